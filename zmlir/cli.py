@@ -1,0 +1,94 @@
+"""The `zmlir` command line: compile PTX, list targets."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import traceback
+from collections.abc import Sequence
+
+from zmlir.compiler import STAGES, compile_module
+from zmlir.diagnostics import CompileError
+from zmlir.targets import targets
+
+
+def _write_atomically(path: str, data: bytes) -> None:
+    """Writes all of `data` or nothing: a failed run leaves no partial file."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".zmlir-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def _cmd_compile(args: argparse.Namespace) -> int:
+    if args.input == "-":
+        text, filename = sys.stdin.read(), "<stdin>"
+    else:
+        with open(args.input, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        filename = args.input
+    module = compile_module(text, args.target, emit=args.emit, filename=filename)
+    result = module.stages[args.emit]
+    data = result if isinstance(result, bytes) else result.encode()
+    if args.output in (None, "-"):
+        if args.emit == "bin" and module.target.name != "nvptx" and sys.stdout.isatty():
+            raise CompileError("refusing to write a binary to a terminal; use -o FILE",
+                               filename)
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        _write_atomically(args.output, data)
+    return 0
+
+
+def _cmd_targets(_: argparse.Namespace) -> int:
+    for name, cls in sorted(targets().items()):
+        arch = f" (default arch {cls.default_arch})" if cls.default_arch else ""
+        doc = (cls.__module__ and sys.modules[cls.__module__].__doc__ or "").strip()
+        summary = doc.splitlines()[0] if doc else ""
+        print(f"{name}{arch}: {summary}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="zmlir", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("compile", help="compile a PTX file")
+    c.add_argument("input", help="PTX file, or - for standard input")
+    c.add_argument("--target", "-t", default="spirv",
+                   help="spirv, nvptx[:sm_XX] or amdgpu:gfxNNN (default: spirv)")
+    c.add_argument("--emit", choices=STAGES, default="bin", help="stage to stop at")
+    c.add_argument("-o", "--output", help="output file (default: standard output)")
+    c.set_defaults(func=_cmd_compile)
+    t = sub.add_parser("targets", help="list the code generation targets")
+    t.set_defaults(func=_cmd_targets)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except CompileError as err:
+        print(err, file=sys.stderr)
+        return 1
+    except (OSError, ValueError) as err:
+        print(f"zmlir: error: {err}", file=sys.stderr)
+        return 1
+    except Exception as err:  # a bug of ours: one line, details on request
+        if os.environ.get("ZMLIR_DEBUG"):
+            traceback.print_exc()
+        print(f"zmlir: internal error: {type(err).__name__}: {err} "
+              "(set ZMLIR_DEBUG=1 for details)", file=sys.stderr)
+        return 70
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+"""The compilation driver: PTX text -> ptx dialect -> std dialects -> LLVM IR
+-> target assembly or binary, stopping at any stage."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from zmlir import _native
+from zmlir.diagnostics import CompileError, SourceLoc
+from zmlir.frontend import parse_ptx
+from zmlir.frontend.importer import import_module
+from zmlir.targets import Target, get_target
+
+STAGES = ("ptx-mlir", "std-mlir", "llvm-mlir", "llvm-ir", "asm", "bin")
+
+
+@dataclass(frozen=True)
+class KernelInfo:
+    """What a launcher needs to know about a compiled kernel."""
+
+    name: str
+    param_count: int
+    # Bytes of the static `.shared` variables; the launcher adds the dynamic
+    # shared memory size to this for the kernel's shared window.
+    static_shared_bytes: int
+
+
+@dataclass
+class CompiledModule:
+    target: Target
+    stages: dict[str, str | bytes] = field(default_factory=dict)
+    kernels: dict[str, KernelInfo] = field(default_factory=dict)
+
+    @property
+    def binary(self) -> bytes:
+        out = self.stages["bin"]
+        assert isinstance(out, bytes)
+        return out
+
+
+def _native_error(err: RuntimeError, filename: str) -> CompileError:
+    """The first MLIR diagnostic as a CompileError (file:line:col kept)."""
+    first = str(err).splitlines()[0] if str(err) else "compilation failed"
+    head, sep, message = first.partition(": error: ")
+    if sep:
+        parts = head.rsplit(":", 2)
+        if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
+            return CompileError(message, parts[0], SourceLoc(int(parts[1]), int(parts[2])))
+        return CompileError(message, filename)
+    return CompileError(first, filename)
+
+
+def compile_module(ptx: str, target: str | Target = "spirv", *, emit: str = "bin",
+                   filename: str = "<input>") -> CompiledModule:
+    """Compiles PTX for `target` up to stage `emit` (one of STAGES)."""
+    if emit not in STAGES:
+        raise ValueError(f"unknown stage '{emit}' (expected one of {', '.join(STAGES)})")
+    tgt = get_target(target) if isinstance(target, str) else target
+    stop = STAGES.index(emit)
+    out = CompiledModule(tgt)
+    try:
+        imported = import_module(parse_ptx(ptx, filename), filename)
+        out.stages["ptx-mlir"] = _native.run_pipeline(imported, "", filename)
+        if stop == 0:
+            return out
+        std = _native.run_pipeline(imported, tgt.std_pipeline(), filename)
+        out.stages["std-mlir"] = std
+        for name, attrs in _native.kernel_attributes(std):
+            values = dict(attrs)
+            out.kernels[name] = KernelInfo(name, values.get("param_count", 0),
+                                           values.get("static_shared_bytes", 0))
+        if stop == 1:
+            return out
+        llvm_mlir = _native.run_pipeline(std, tgt.llvm_pipeline(), filename)
+        out.stages["llvm-mlir"] = llvm_mlir
+        if stop == 2:
+            return out
+        llvm_ir = _native.translate_to_llvm_ir(llvm_mlir, tgt.triple)
+        out.stages["llvm-ir"] = llvm_ir
+        if stop == 3:
+            return out
+        if stop == 4:
+            out.stages["asm"] = tgt.emit_asm(llvm_ir)
+            return out
+        out.stages["bin"] = tgt.emit_binary(llvm_ir)
+        return out
+    except RuntimeError as err:
+        raise _native_error(err, filename) from None
+
+
+def compile(ptx: str, target: str = "spirv", *, filename: str = "<input>") -> bytes:  # noqa: A001
+    """PTX text -> the target's binary (SPIR-V, HSACO, or PTX for NVPTX)."""
+    return compile_module(ptx, target, filename=filename).binary

@@ -1,0 +1,203 @@
+//===- PTXDialect.cpp - ptx dialect registration and verifiers ------------===//
+
+#include "zmlir/dialects/ptx/PTXDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace zmlir::ptx;
+
+#include "zmlir/dialects/ptx/PTXDialect.cpp.inc"
+#include "zmlir/dialects/ptx/PTXEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "zmlir/dialects/ptx/PTXAttrs.cpp.inc"
+
+void PTXDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "zmlir/dialects/ptx/PTXAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "zmlir/dialects/ptx/PTXOps.cpp.inc"
+      >();
+}
+
+unsigned zmlir::ptx::getTypeBitWidth(DataType type) {
+  switch (type) {
+  case DataType::None:
+    return 0;
+  case DataType::Pred:
+    return 1;
+  case DataType::B8:
+  case DataType::U8:
+  case DataType::S8:
+    return 8;
+  case DataType::B16:
+  case DataType::U16:
+  case DataType::S16:
+  case DataType::F16:
+  case DataType::BF16:
+    return 16;
+  case DataType::B32:
+  case DataType::U32:
+  case DataType::S32:
+  case DataType::F32:
+  case DataType::F16x2:
+  case DataType::BF16x2:
+    return 32;
+  case DataType::B64:
+  case DataType::U64:
+  case DataType::S64:
+  case DataType::F64:
+    return 64;
+  case DataType::B128:
+    return 128;
+  }
+  llvm_unreachable("unknown PTX type");
+}
+
+bool zmlir::ptx::isFloatType(DataType type) {
+  switch (type) {
+  case DataType::F16:
+  case DataType::F16x2:
+  case DataType::BF16:
+  case DataType::BF16x2:
+  case DataType::F32:
+  case DataType::F64:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool zmlir::ptx::isSignedType(DataType type) {
+  return type == DataType::S8 || type == DataType::S16 || type == DataType::S32 ||
+         type == DataType::S64;
+}
+
+static unsigned bitWidth(mlir::Type type) {
+  return type.getIntOrFloatBitWidth();
+}
+
+//===----------------------------------------------------------------------===//
+// Verifiers
+//===----------------------------------------------------------------------===//
+
+LogicalResult MulOp::verify() {
+  unsigned in = bitWidth(getA().getType());
+  unsigned out = bitWidth(getRes().getType());
+  unsigned expected = getMode() == MulMode::Wide ? 2 * in : in;
+  if (out != expected)
+    return emitOpError("result must be ")
+           << expected << " bits wide for mode '"
+           << stringifyMulMode(getMode()) << "', got " << out;
+  return success();
+}
+
+LogicalResult MadOp::verify() {
+  unsigned in = bitWidth(getA().getType());
+  unsigned out = bitWidth(getRes().getType());
+  unsigned expected = getMode() == MulMode::Wide ? 2 * in : in;
+  if (out != expected)
+    return emitOpError("addend and result must be ")
+           << expected << " bits wide for mode '"
+           << stringifyMulMode(getMode()) << "', got " << out;
+  return success();
+}
+
+LogicalResult SetpOp::verify() {
+  if ((getBoolop() == BoolOp::None) != !getC())
+    return emitOpError("a combining predicate operand requires .and/.or/.xor "
+                       "and vice versa");
+  if (getNegateC() && !getC())
+    return emitOpError("'negate_c' requires the predicate operand 'c'");
+  return success();
+}
+
+LogicalResult MovOp::verify() {
+  if (bitWidth(getSrc().getType()) != bitWidth(getRes().getType()))
+    return emitOpError("source and result must have the same bit width");
+  return success();
+}
+
+LogicalResult CvtOp::verify() {
+  if (getType() == DataType::None ||
+      getSrcType() == DataType::None)
+    return emitOpError("needs both a destination and a source type");
+  return success();
+}
+
+template <typename MemOp>
+static LogicalResult verifyVectorWidth(MemOp op, size_t numValues) {
+  int64_t vec = op.getVec();
+  if (vec != 1 && vec != 2 && vec != 4 && vec != 8)
+    return op.emitOpError("vector width must be 1, 2, 4 or 8, got ") << vec;
+  if (static_cast<int64_t>(numValues) != vec)
+    return op.emitOpError("expects ")
+           << vec << " values for vector width " << vec << ", got "
+           << numValues;
+  return success();
+}
+
+LogicalResult LdOp::verify() {
+  return verifyVectorWidth(*this, getResults().size());
+}
+
+LogicalResult StOp::verify() {
+  return verifyVectorWidth(*this, getValues().size());
+}
+
+LogicalResult AtomOp::verify() {
+  bool isCas = getOp() == AtomicOp::Cas;
+  if (isCas != static_cast<bool>(getC()))
+    return emitOpError("the third operand is required by, and only by, 'cas'");
+  return success();
+}
+
+int64_t VarOp::getElementSize() {
+  return std::max<int64_t>(1, getTypeBitWidth(getType()) / 8);
+}
+
+LogicalResult VarOp::verify() {
+  int64_t align = getAlign();
+  if (align != 0 && !llvm::isPowerOf2_64(align))
+    return emitOpError("alignment must be a power of two, got ") << align;
+  if (getCount() < 0)
+    return emitOpError("element count must not be negative");
+  if (auto init = getInit()) {
+    if (static_cast<int64_t>(init->size()) > getCount() * getElementSize())
+      return emitOpError("initializer is larger than the variable");
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Branches
+//===----------------------------------------------------------------------===//
+
+SuccessorOperands BraOp::getSuccessorOperands(unsigned index) {
+  assert(index == 0 && "bra has one successor");
+  return SuccessorOperands(getDestOperandsMutable());
+}
+
+Block *BraOp::getSuccessorForOperands(ArrayRef<Attribute>) { return getDest(); }
+
+SuccessorOperands CondBraOp::getSuccessorOperands(unsigned index) {
+  return SuccessorOperands(index == 0 ? getTakenOperandsMutable()
+                                      : getFallthroughOperandsMutable());
+}
+
+Block *CondBraOp::getSuccessorForOperands(ArrayRef<Attribute> operands) {
+  auto cond = llvm::dyn_cast_or_null<IntegerAttr>(operands.front());
+  if (!cond)
+    return nullptr;
+  bool taken = cond.getValue().isOne() != getNegated();
+  return taken ? getTaken() : getFallthrough();
+}
+
+#define GET_OP_CLASSES
+#include "zmlir/dialects/ptx/PTXOps.cpp.inc"

@@ -1,0 +1,35 @@
+//===- PTXDialect.h - The ptx dialect ---------------------------*- C++ -*-===//
+
+#ifndef ZMLIR_DIALECTS_PTX_PTXDIALECT_H
+#define ZMLIR_DIALECTS_PTX_PTXDIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "zmlir/dialects/ptx/PTXDialect.h.inc"
+#include "zmlir/dialects/ptx/PTXEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "zmlir/dialects/ptx/PTXAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "zmlir/dialects/ptx/PTXOps.h.inc"
+
+namespace zmlir::ptx {
+
+/// Width in bits of a PTX instruction type (.b32 -> 32, .pred -> 1).
+unsigned getTypeBitWidth(DataType type);
+bool isFloatType(DataType type);
+bool isSignedType(DataType type);
+
+} // namespace zmlir::ptx
+
+#endif // ZMLIR_DIALECTS_PTX_PTXDIALECT_H

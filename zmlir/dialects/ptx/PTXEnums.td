@@ -1,0 +1,152 @@
+//===- PTXEnums.td - PTX instruction modifiers -------------*- tablegen -*-===//
+
+#ifndef ZMLIR_DIALECT_PTX_ENUMS
+#define ZMLIR_DIALECT_PTX_ENUMS
+
+include "mlir/IR/EnumAttr.td"
+include "zmlir/dialects/ptx/PTXDialect.td"
+
+class PTX_Enum<string name, string summary, list<I32EnumAttrCase> cases>
+    : I32EnumAttr<name, summary, cases> {
+  let cppNamespace = "::zmlir::ptx";
+  let genSpecializedAttr = 0;
+}
+
+class PTX_EnumAttr<EnumAttrInfo enumInfo, string mnemonic>
+    : EnumAttr<PTX_Dialect, enumInfo, mnemonic> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+// Instruction data type (.s32, .f32, ...), PTX ISA 5.2.
+def PTX_TypeEnum : PTX_Enum<"DataType", "PTX instruction data type", [
+  I32EnumAttrCase<"None", 0, "none">,
+  I32EnumAttrCase<"B8", 1, "b8">, I32EnumAttrCase<"B16", 2, "b16">,
+  I32EnumAttrCase<"B32", 3, "b32">, I32EnumAttrCase<"B64", 4, "b64">,
+  I32EnumAttrCase<"U8", 5, "u8">, I32EnumAttrCase<"U16", 6, "u16">,
+  I32EnumAttrCase<"U32", 7, "u32">, I32EnumAttrCase<"U64", 8, "u64">,
+  I32EnumAttrCase<"S8", 9, "s8">, I32EnumAttrCase<"S16", 10, "s16">,
+  I32EnumAttrCase<"S32", 11, "s32">, I32EnumAttrCase<"S64", 12, "s64">,
+  I32EnumAttrCase<"F16", 13, "f16">, I32EnumAttrCase<"F16x2", 14, "f16x2">,
+  I32EnumAttrCase<"BF16", 15, "bf16">, I32EnumAttrCase<"BF16x2", 16, "bf16x2">,
+  I32EnumAttrCase<"F32", 17, "f32">, I32EnumAttrCase<"F64", 18, "f64">,
+  I32EnumAttrCase<"Pred", 19, "pred">, I32EnumAttrCase<"B128", 20, "b128">]>;
+def PTX_TypeAttr : PTX_EnumAttr<PTX_TypeEnum, "type">;
+
+// State spaces, PTX ISA 5.1. `None` is the generic address space.
+def PTX_StateSpaceEnum : PTX_Enum<"StateSpace", "PTX state space", [
+  I32EnumAttrCase<"None", 0, "generic">,
+  I32EnumAttrCase<"Global", 1, "global">,
+  I32EnumAttrCase<"Shared", 2, "shared">,
+  I32EnumAttrCase<"SharedCluster", 3, "shared_cluster">,
+  I32EnumAttrCase<"Local", 4, "local">,
+  I32EnumAttrCase<"Const", 5, "const">,
+  I32EnumAttrCase<"Param", 6, "param">]>;
+def PTX_StateSpaceAttr : PTX_EnumAttr<PTX_StateSpaceEnum, "space">;
+
+// Rounding modifiers: floating-point (.rn ...) and round-to-integer (.rni ...).
+def PTX_RoundingEnum : PTX_Enum<"Rounding", "PTX rounding modifier", [
+  I32EnumAttrCase<"None", 0, "none">,
+  I32EnumAttrCase<"RN", 1, "rn">, I32EnumAttrCase<"RZ", 2, "rz">,
+  I32EnumAttrCase<"RM", 3, "rm">, I32EnumAttrCase<"RP", 4, "rp">,
+  I32EnumAttrCase<"RNA", 5, "rna">, I32EnumAttrCase<"RS", 6, "rs">,
+  I32EnumAttrCase<"RNI", 7, "rni">, I32EnumAttrCase<"RZI", 8, "rzi">,
+  I32EnumAttrCase<"RMI", 9, "rmi">, I32EnumAttrCase<"RPI", 10, "rpi">]>;
+def PTX_RoundingAttr : PTX_EnumAttr<PTX_RoundingEnum, "rnd">;
+
+// Which half of a product mul/mad keep.
+def PTX_MulModeEnum : PTX_Enum<"MulMode", "PTX integer multiply mode", [
+  I32EnumAttrCase<"None", 0, "none">,
+  I32EnumAttrCase<"Lo", 1, "lo">, I32EnumAttrCase<"Hi", 2, "hi">,
+  I32EnumAttrCase<"Wide", 3, "wide">]>;
+def PTX_MulModeAttr : PTX_EnumAttr<PTX_MulModeEnum, "mode">;
+
+// Precision of float division and transcendentals.
+def PTX_PrecisionEnum : PTX_Enum<"Precision", "PTX float precision", [
+  I32EnumAttrCase<"None", 0, "none">,
+  I32EnumAttrCase<"Approx", 1, "approx">, I32EnumAttrCase<"Full", 2, "full">]>;
+def PTX_PrecisionAttr : PTX_EnumAttr<PTX_PrecisionEnum, "precision">;
+
+// setp/set comparison operators, PTX ISA 9.7.4.
+def PTX_CmpEnum : PTX_Enum<"Cmp", "PTX comparison", [
+  I32EnumAttrCase<"EQ", 0, "eq">, I32EnumAttrCase<"NE", 1, "ne">,
+  I32EnumAttrCase<"LT", 2, "lt">, I32EnumAttrCase<"LE", 3, "le">,
+  I32EnumAttrCase<"GT", 4, "gt">, I32EnumAttrCase<"GE", 5, "ge">,
+  I32EnumAttrCase<"LO", 6, "lo">, I32EnumAttrCase<"LS", 7, "ls">,
+  I32EnumAttrCase<"HI", 8, "hi">, I32EnumAttrCase<"HS", 9, "hs">,
+  I32EnumAttrCase<"EQU", 10, "equ">, I32EnumAttrCase<"NEU", 11, "neu">,
+  I32EnumAttrCase<"LTU", 12, "ltu">, I32EnumAttrCase<"LEU", 13, "leu">,
+  I32EnumAttrCase<"GTU", 14, "gtu">, I32EnumAttrCase<"GEU", 15, "geu">,
+  I32EnumAttrCase<"Num", 16, "num">, I32EnumAttrCase<"IsNaN", 17, "nan">]>;
+def PTX_CmpAttr : PTX_EnumAttr<PTX_CmpEnum, "cmp">;
+
+// The .and/.or/.xor that setp combines its result with.
+def PTX_BoolOpEnum : PTX_Enum<"BoolOp", "PTX predicate combining op", [
+  I32EnumAttrCase<"None", 0, "none">,
+  I32EnumAttrCase<"And", 1, "and">, I32EnumAttrCase<"Or", 2, "or">,
+  I32EnumAttrCase<"Xor", 3, "xor">]>;
+def PTX_BoolOpAttr : PTX_EnumAttr<PTX_BoolOpEnum, "boolop">;
+
+// atom/red operations, PTX ISA 9.7.13.5.
+def PTX_AtomOpEnum : PTX_Enum<"AtomicOp", "PTX atomic operation", [
+  I32EnumAttrCase<"And", 0, "and">, I32EnumAttrCase<"Or", 1, "or">,
+  I32EnumAttrCase<"Xor", 2, "xor">, I32EnumAttrCase<"Cas", 3, "cas">,
+  I32EnumAttrCase<"Exch", 4, "exch">, I32EnumAttrCase<"Add", 5, "add">,
+  I32EnumAttrCase<"Inc", 6, "inc">, I32EnumAttrCase<"Dec", 7, "dec">,
+  I32EnumAttrCase<"Min", 8, "min">, I32EnumAttrCase<"Max", 9, "max">]>;
+def PTX_AtomOpAttr : PTX_EnumAttr<PTX_AtomOpEnum, "atomop">;
+
+// Memory consistency: .relaxed/.acquire/... (PTX ISA 8.4) and .volatile.
+def PTX_SemanticsEnum : PTX_Enum<"Semantics", "PTX memory semantics", [
+  I32EnumAttrCase<"None", 0, "none">,
+  I32EnumAttrCase<"Weak", 1, "weak">, I32EnumAttrCase<"Volatile", 2, "volatile">,
+  I32EnumAttrCase<"Relaxed", 3, "relaxed">, I32EnumAttrCase<"Acquire", 4, "acquire">,
+  I32EnumAttrCase<"Release", 5, "release">, I32EnumAttrCase<"AcqRel", 6, "acq_rel">,
+  I32EnumAttrCase<"MMIO", 7, "mmio">]>;
+def PTX_SemanticsAttr : PTX_EnumAttr<PTX_SemanticsEnum, "sem">;
+
+def PTX_ScopeEnum : PTX_Enum<"Scope", "PTX memory scope", [
+  I32EnumAttrCase<"None", 0, "none">,
+  I32EnumAttrCase<"CTA", 1, "cta">, I32EnumAttrCase<"Cluster", 2, "cluster">,
+  I32EnumAttrCase<"GPU", 3, "gpu">, I32EnumAttrCase<"Sys", 4, "sys">]>;
+def PTX_ScopeAttr : PTX_EnumAttr<PTX_ScopeEnum, "scope">;
+
+// ld/st cache operators, PTX ISA 9.7.9.1.
+def PTX_CacheOpEnum : PTX_Enum<"CacheOp", "PTX cache operator", [
+  I32EnumAttrCase<"None", 0, "none">,
+  I32EnumAttrCase<"CA", 1, "ca">, I32EnumAttrCase<"CG", 2, "cg">,
+  I32EnumAttrCase<"CS", 3, "cs">, I32EnumAttrCase<"LU", 4, "lu">,
+  I32EnumAttrCase<"CV", 5, "cv">, I32EnumAttrCase<"WB", 6, "wb">,
+  I32EnumAttrCase<"WT", 7, "wt">]>;
+def PTX_CacheOpAttr : PTX_EnumAttr<PTX_CacheOpEnum, "cache">;
+
+def PTX_ShflModeEnum : PTX_Enum<"ShflMode", "PTX shfl mode", [
+  I32EnumAttrCase<"Up", 0, "up">, I32EnumAttrCase<"Down", 1, "down">,
+  I32EnumAttrCase<"Bfly", 2, "bfly">, I32EnumAttrCase<"Idx", 3, "idx">]>;
+def PTX_ShflModeAttr : PTX_EnumAttr<PTX_ShflModeEnum, "shfl">;
+
+// Special registers read with mov, PTX ISA 10.
+def PTX_SpecialRegEnum : PTX_Enum<"SpecialReg", "PTX special register", [
+  I32EnumAttrCase<"TidX", 0, "tid.x">, I32EnumAttrCase<"TidY", 1, "tid.y">,
+  I32EnumAttrCase<"TidZ", 2, "tid.z">,
+  I32EnumAttrCase<"NtidX", 3, "ntid.x">, I32EnumAttrCase<"NtidY", 4, "ntid.y">,
+  I32EnumAttrCase<"NtidZ", 5, "ntid.z">,
+  I32EnumAttrCase<"CtaidX", 6, "ctaid.x">, I32EnumAttrCase<"CtaidY", 7, "ctaid.y">,
+  I32EnumAttrCase<"CtaidZ", 8, "ctaid.z">,
+  I32EnumAttrCase<"NctaidX", 9, "nctaid.x">, I32EnumAttrCase<"NctaidY", 10, "nctaid.y">,
+  I32EnumAttrCase<"NctaidZ", 11, "nctaid.z">,
+  I32EnumAttrCase<"Laneid", 12, "laneid">, I32EnumAttrCase<"Warpid", 13, "warpid">,
+  I32EnumAttrCase<"Nwarpid", 14, "nwarpid">, I32EnumAttrCase<"WarpSize", 15, "WARP_SZ">,
+  I32EnumAttrCase<"Clock", 16, "clock">, I32EnumAttrCase<"Clock64", 17, "clock64">,
+  I32EnumAttrCase<"LanemaskEq", 18, "lanemask_eq">,
+  I32EnumAttrCase<"LanemaskLt", 19, "lanemask_lt">,
+  I32EnumAttrCase<"LanemaskLe", 20, "lanemask_le">,
+  I32EnumAttrCase<"LanemaskGt", 21, "lanemask_gt">,
+  I32EnumAttrCase<"LanemaskGe", 22, "lanemask_ge">,
+  I32EnumAttrCase<"Smid", 23, "smid">, I32EnumAttrCase<"Nsmid", 24, "nsmid">,
+  I32EnumAttrCase<"Gridid", 25, "gridid">,
+  I32EnumAttrCase<"Globaltimer", 26, "globaltimer">,
+  I32EnumAttrCase<"DynamicSmemSize", 27, "dynamic_smem_size">,
+  I32EnumAttrCase<"TotalSmemSize", 28, "total_smem_size">]>;
+def PTX_SpecialRegAttr : PTX_EnumAttr<PTX_SpecialRegEnum, "sreg">;
+
+#endif // ZMLIR_DIALECT_PTX_ENUMS

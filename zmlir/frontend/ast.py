@@ -1,0 +1,193 @@
+"""The PTX syntax tree the parser builds: plain frozen dataclasses, no behaviour.
+
+Names keep PTX spelling without the leading dot: a `.global` state space is
+`"global"`, an `add.s32` instruction is `Instruction(opcode="add", modifiers=("s32",))`.
+Registers and special registers keep their `%`: `"%r1"`, `"%tid.x"`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from zmlir.diagnostics import SourceLoc
+
+# ---------------------------------------------------------------------------
+# Operands
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Reg:
+    """A register or special register: `%r1`, `%tid.x`, `%clock64`."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class IntImm:
+    """An integer immediate (decimal, hex, octal, binary; `U` suffix dropped)."""
+
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class FloatImm:
+    """A float immediate as its IEEE bit pattern: `0f3F800000` is bits=0x3F800000, width=32."""
+
+    bits: int
+    width: int
+
+
+@dataclass(frozen=True, slots=True)
+class Sym:
+    """A symbol reference: a variable, parameter, function or label name."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Addr:
+    """A memory operand `[base]`, `[base+offset]`; base is a register or a symbol."""
+
+    base: Reg | Sym | IntImm
+    offset: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Vec:
+    """A vector operand `{%r1, %r2, _, %r4}`."""
+
+    elems: tuple[Operand, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """A two-destination operand `%r1|%p1`."""
+
+    first: Operand
+    second: Operand
+
+
+@dataclass(frozen=True, slots=True)
+class Not:
+    """A negated predicate operand `!%p1`."""
+
+    operand: Operand
+
+
+@dataclass(frozen=True, slots=True)
+class Sink:
+    """The bit bucket `_`."""
+
+
+Operand = Reg | IntImm | FloatImm | Sym | Addr | Vec | Pair | Not | Sink
+
+# ---------------------------------------------------------------------------
+# Statements inside a function body
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Guard:
+    """A predicate guard `@%p` or `@!%p`."""
+
+    reg: str
+    negated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Instruction:
+    opcode: str
+    modifiers: tuple[str, ...]
+    operands: tuple[Operand, ...]
+    guard: Guard | None
+    loc: SourceLoc
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    name: str
+    loc: SourceLoc
+
+
+@dataclass(frozen=True, slots=True)
+class RegDecl:
+    """`.reg .b32 %r<5>;` expands to names `%r0` .. `%r4`; `.reg .pred %p, %q;` lists them."""
+
+    type: str
+    names: tuple[str, ...]
+    loc: SourceLoc
+
+
+@dataclass(frozen=True, slots=True)
+class VarDecl:
+    """A variable in a state space: `.shared .align 4 .b8 buf[1024];`.
+
+    `dims` holds one entry per `[...]`; None means unsized (`[]`).
+    `init` is the initializer as written: ints, FloatImm, Sym, or nested tuples.
+    """
+
+    space: str
+    type: str
+    name: str
+    loc: SourceLoc
+    align: int | None = None
+    dims: tuple[int | None, ...] = ()
+    linkage: str | None = None
+    init: object | None = None
+    attributes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A nested `{ ... }` scope inside a function body (nvcc uses these around calls)."""
+
+    body: tuple[Statement, ...]
+    loc: SourceLoc
+
+
+Statement = Instruction | Label | RegDecl | VarDecl | Block
+
+# ---------------------------------------------------------------------------
+# Module level
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """A function parameter or return value: `.param .u64 name`, `.reg .b32 x`,
+    `.param .align 8 .b8 name[16]`; `ptr_space`/`ptr_align` come from `.ptr.global.align N`."""
+
+    space: str
+    type: str
+    name: str
+    loc: SourceLoc
+    align: int | None = None
+    dims: tuple[int | None, ...] = ()
+    ptr_space: str | None = None
+    ptr_align: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Function:
+    """`.entry` (kind="entry") or `.func` (kind="func"); body None for a declaration."""
+
+    kind: str
+    name: str
+    params: tuple[Param, ...]
+    returns: tuple[Param, ...]
+    body: tuple[Statement, ...] | None
+    loc: SourceLoc
+    linkage: str | None = None
+    # Performance directives as written: {"maxntid": (256, 1, 1), "noreturn": ()}.
+    directives: dict[str, tuple[int, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Module:
+    version: tuple[int, int]
+    target: tuple[str, ...]
+    address_size: int
+    variables: tuple[VarDecl, ...]
+    functions: tuple[Function, ...]
+    filename: str = "<input>"

@@ -1,0 +1,985 @@
+"""Imports a parsed PTX module into the MLIR `ptx` dialect (as MLIR text).
+
+Each PTX instruction becomes one ptx op carrying all its modifiers; registers
+become SSA values (see ssa.py); labels and guarded instructions become blocks
+and `ptx.cond_bra`. Every op carries the PTX source location, so later
+diagnostics point at `file.ptx:line:col`.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from zmlir.diagnostics import CompileError, SourceLoc
+from zmlir.frontend import ast
+from zmlir.frontend.ssa import Phi, SSABlock, SSABuilder, Value
+
+# PTX register/instruction type -> MLIR type.
+_MLIR_TYPES = {
+    "pred": "i1",
+    "b8": "i8", "u8": "i8", "s8": "i8",
+    "b16": "i16", "u16": "i16", "s16": "i16", "f16": "f16", "bf16": "bf16",
+    "b32": "i32", "u32": "i32", "s32": "i32", "f32": "f32",
+    "f16x2": "i32", "bf16x2": "i32",
+    "b64": "i64", "u64": "i64", "s64": "i64", "f64": "f64",
+}
+_TYPE_BITS = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64,
+              "f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+_STATE_SPACES = {"global", "shared", "shared::cta", "shared::cluster", "local", "const", "param"}
+_ROUNDING = {"rn", "rz", "rm", "rp", "rna", "rs", "rni", "rzi", "rmi", "rpi"}
+_CMP = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
+        "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"}
+_SEMANTICS = {"weak", "volatile", "relaxed", "acquire", "release", "acq_rel", "mmio"}
+_SCOPES = {"cta", "cluster", "gpu", "sys"}
+_CACHE_OPS = {"ca", "cg", "cs", "lu", "cv", "wb", "wt"}
+_SPECIAL_REGS = {
+    "%tid.x", "%tid.y", "%tid.z", "%ntid.x", "%ntid.y", "%ntid.z",
+    "%ctaid.x", "%ctaid.y", "%ctaid.z", "%nctaid.x", "%nctaid.y", "%nctaid.z",
+    "%laneid", "%warpid", "%nwarpid", "%clock", "%clock64", "%lanemask_eq",
+    "%lanemask_lt", "%lanemask_le", "%lanemask_gt", "%lanemask_ge", "%smid", "%nsmid",
+    "%gridid", "%globaltimer", "%dynamic_smem_size", "%total_smem_size",
+}
+# Modifiers that are hints only and change no result.
+_HINTS = {"uni", "aligned", "sync", "nc", "L1::evict_last", "L1::evict_first",
+          "L1::no_allocate", "L1::evict_normal", "L1::evict_unchanged",
+          "L2::64B", "L2::128B", "L2::256B", "L2::cache_hint"}
+
+
+def mlir_type(ptx_type: str) -> str:
+    return _MLIR_TYPES[ptx_type]
+
+
+def bits(mlir: str) -> int:
+    return _TYPE_BITS[mlir]
+
+
+def _quote(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+@dataclass
+class _Op:
+    """One op to print: results, text with {0}, {1}... operand slots, location."""
+
+    results: list[Value]
+    template: str
+    operands: list[Value]
+    loc: SourceLoc | None
+
+
+@dataclass
+class _Terminator:
+    kind: str  # "bra", "cond_bra", "ret", "exit"
+    succs: list[tuple[SSABlock, int]] = field(default_factory=list)  # (block, edge id)
+    pred: Value | None = None
+    attrs: str = ""
+    loc: SourceLoc | None = None
+
+
+@dataclass
+class _Block:
+    ssa: SSABlock
+    ops: list[_Op] = field(default_factory=list)
+    term: _Terminator | None = None
+
+
+class _FunctionImporter:
+    """Builds the ops of one function; see import_module."""
+
+    def __init__(self, module: ModuleImporter, fn: ast.Function) -> None:
+        self.m = module
+        self.fn = fn
+        self.ssa = SSABuilder(self._undef)
+        self.blocks: list[_Block] = []
+        self.entry = self._new_block()
+        self.block = self.entry
+        self.params: dict[str, Value] = {}
+        self._edge_ids = 0
+        self._undefs: list[_Op] = []
+        self._counter = 0
+
+    # -- values and blocks ---------------------------------------------------
+
+    def _new_block(self) -> _Block:
+        b = _Block(SSABlock(len(self.blocks)))
+        self.blocks.append(b)
+        return b
+
+    def _undef(self, type_: str) -> Value:
+        v = Value(type_)
+        self._undefs.append(_Op([v], f"ub.poison : {type_}", [], None))
+        return v
+
+    def emit(self, results: list[Value], template: str, operands: list[Value],
+             loc: SourceLoc | None) -> None:
+        self.block.ops.append(_Op(results, template, operands, loc))
+
+    def new_value(self, type_: str) -> Value:
+        return Value(type_)
+
+    def error(self, message: str, loc: SourceLoc | None) -> CompileError:
+        return CompileError(message, self.m.filename, loc)
+
+    def _edge(self, target: _Block) -> tuple[SSABlock, int]:
+        self._edge_ids += 1
+        target.ssa.preds.append((self.block.ssa, self._edge_ids))
+        return (target.ssa, self._edge_ids)
+
+    def terminate(self, kind: str, targets: list[_Block], pred: Value | None = None,
+                  attrs: str = "", loc: SourceLoc | None = None) -> None:
+        succs = [self._edge(t) for t in targets]
+        self.block.term = _Terminator(kind, succs, pred, attrs, loc)
+
+    # -- registers -------------------------------------------------------------
+
+    def reg_type(self, name: str, loc: SourceLoc) -> str:
+        t = self.ssa.reg_type(name)
+        if t is None:
+            raise self.error(f"use of undeclared register '{name}'", loc)
+        return t
+
+    def read_reg(self, name: str, loc: SourceLoc) -> Value:
+        self.reg_type(name, loc)
+        return self.ssa.read(self.block.ssa, name)
+
+    def write_reg(self, operand: ast.Operand, value: Value, loc: SourceLoc) -> None:
+        if isinstance(operand, ast.Sink):
+            return
+        if not isinstance(operand, ast.Reg):
+            raise self.error("expected a register as destination", loc)
+        want = self.reg_type(operand.name, loc)
+        self.ssa.write(self.block.ssa, operand.name, self.coerce(value, want, loc))
+
+    def coerce(self, value: Value, want: str, loc: SourceLoc, ptx_type: str = "") -> Value:
+        """Reinterprets `value` as `want` (a register of another type of the same width)."""
+        if value.type == want:
+            return value
+        if bits(value.type) != bits(want):
+            raise self.error(
+                f"operand of type {value.type} where {want} is expected", loc)
+        result = self.new_value(want)
+        type_attr = ptx_type or f"b{bits(want)}"
+        self.emit([result], f"ptx.mov {{0}} {{{{type = #ptx.type<{type_attr}>}}}} "
+                            f": {value.type} -> {want}", [value], loc)
+        return result
+
+    def constant(self, imm: ast.IntImm | ast.FloatImm, type_: str, loc: SourceLoc) -> Value:
+        v = self.new_value(type_)
+        if type_.startswith("i"):
+            n = bits(type_)
+            raw = imm.value if isinstance(imm, ast.IntImm) else imm.bits
+            raw &= (1 << n) - 1
+            if n > 1 and raw >= 1 << (n - 1):
+                raw -= 1 << n
+            text = "true" if n == 1 and raw else ("false" if n == 1 else str(raw))
+            self.emit([v], f"arith.constant {text} : {type_}", [], loc)
+            return v
+        n = bits(type_)
+        if isinstance(imm, ast.FloatImm):
+            if imm.width == n:
+                pattern = imm.bits
+            else:
+                value = _float_of_bits(imm.bits, imm.width)
+                pattern = _bits_of_float(value, n)
+        else:
+            pattern = _bits_of_float(float(imm.value), n)
+        self.emit([v], f"arith.constant 0x{pattern:0{n // 4}X} : {type_}", [], loc)
+        return v
+
+    def value(self, operand: ast.Operand, type_: str, loc: SourceLoc,
+              ptx_type: str = "") -> Value:
+        """An operand read as `type_` (registers, immediates, symbols)."""
+        if isinstance(operand, ast.Reg):
+            if operand.name in _SPECIAL_REGS:
+                return self.special_reg(operand.name, type_, loc)
+            return self.coerce(self.read_reg(operand.name, loc), type_, loc, ptx_type)
+        if isinstance(operand, ast.IntImm | ast.FloatImm):
+            return self.constant(operand, type_, loc)
+        if isinstance(operand, ast.Sym):
+            if operand.name in self.params:
+                raise self.error(
+                    f"unsupported use of parameter '{operand.name}' as a value", loc)
+            return self.address_of(operand.name, type_, loc)
+        if isinstance(operand, ast.Not):
+            inner = self.value(operand.operand, "i1", loc)
+            result = self.new_value("i1")
+            self.emit([result], "ptx.not {0} {{type = #ptx.type<pred>}} : i1", [inner], loc)
+            return result
+        raise self.error(f"unsupported operand {_describe(operand)}", loc)
+
+    def special_reg(self, name: str, type_: str, loc: SourceLoc) -> Value:
+        reg_type = "i64" if name in ("%clock64", "%globaltimer", "%gridid") else "i32"
+        v = self.new_value(reg_type)
+        self.emit([v], f"ptx.sreg <{name[1:]}> : {reg_type}", [], loc)
+        if reg_type != type_ and type_.startswith("i"):
+            return self.coerce(v, type_, loc) if bits(type_) == bits(reg_type) else v
+        return v
+
+    def address_of(self, name: str, type_: str, loc: SourceLoc) -> Value:
+        if name not in self.m.variables:
+            raise self.error(f"unsupported reference to '{name}' (not a variable)", loc)
+        addr_type = type_ if type_ in ("i32", "i64") else "i64"
+        v = self.new_value(addr_type)
+        self.emit([v], f"ptx.addr_of @{_quote(name)} : {addr_type}", [], loc)
+        return v
+
+    # -- import --------------------------------------------------------------
+
+    def run(self) -> str:
+        fn = self.fn
+        args = []
+        for i, p in enumerate(fn.params):
+            if p.dims:
+                size = _array_bytes(p.type, p.dims)
+                t = f"!llvm.array<{size} x i8>"
+            else:
+                t = mlir_type(p.type)
+            v = Value(t, f"%arg{i}")
+            self.params[p.name] = v
+            args.append(f"%arg{i}: {t}")
+        if fn.returns:
+            raise self.error(f"unsupported function '{fn.name}' with return values", fn.loc)
+        assert fn.body is not None
+        labels = self._collect_labels(fn.body)
+        self._import_statements(fn.body, labels)
+        if self.block.term is None:
+            self.terminate("ret", [], loc=fn.loc)
+        self.ssa.seal([b.ssa for b in self.blocks], self.entry.ssa)
+        return self._print(args)
+
+    def _collect_labels(self, body: tuple[ast.Statement, ...]) -> dict[str, _Block]:
+        labels: dict[str, _Block] = {}
+
+        def walk(stmts: tuple[ast.Statement, ...]) -> None:
+            for s in stmts:
+                if isinstance(s, ast.Label):
+                    if s.name in labels:
+                        raise self.error(f"duplicate label '{s.name}'", s.loc)
+                    labels[s.name] = _Block(SSABlock(-1))
+                elif isinstance(s, ast.Block):
+                    walk(s.body)
+
+        walk(body)
+        return labels
+
+    def _import_statements(self, stmts: tuple[ast.Statement, ...],
+                           labels: dict[str, _Block]) -> None:
+        for s in stmts:
+            if isinstance(s, ast.RegDecl):
+                for name in s.names:
+                    if s.type not in _MLIR_TYPES:
+                        raise self.error(f"unsupported register type '.{s.type}'", s.loc)
+                    self.ssa.declare(name, mlir_type(s.type))
+            elif isinstance(s, ast.Label):
+                target = labels[s.name]
+                target.ssa.index = len(self.blocks)
+                self.blocks.append(target)
+                if self.block.term is None:
+                    self.terminate("bra", [target], loc=s.loc)
+                self.block = target
+            elif isinstance(s, ast.Block):
+                self._import_statements(s.body, labels)
+            elif isinstance(s, ast.VarDecl):
+                raise self.error(
+                    f"unsupported function-scope variable '{s.name}' in .{s.space}", s.loc)
+            else:
+                self._instruction(s, labels)
+
+    def _instruction(self, inst: ast.Instruction, labels: dict[str, _Block]) -> None:
+        if self.block.term is not None:
+            # Code after an unconditional branch without a label is unreachable
+            # but still imported into a block of its own.
+            self.block = self._new_block()
+        if inst.opcode == "bra":
+            self._branch(inst, labels)
+            return
+        if inst.guard is not None:
+            pred = self.read_reg(inst.guard.reg, inst.loc)
+            then_block, cont = self._new_block(), self._new_block()
+            negated = " {negated}" if inst.guard.negated else ""
+            self.terminate("cond_bra", [then_block, cont], pred, negated, inst.loc)
+            self.block = then_block
+            self._dispatch(inst)
+            if self.block.term is None:
+                self.terminate("bra", [cont], loc=inst.loc)
+            self.block = cont
+            return
+        self._dispatch(inst)
+
+    def _branch(self, inst: ast.Instruction, labels: dict[str, _Block]) -> None:
+        if len(inst.operands) != 1 or not isinstance(inst.operands[0], ast.Sym):
+            raise self.error("'bra' expects one label", inst.loc)
+        name = inst.operands[0].name
+        if name not in labels:
+            raise self.error(f"branch to unknown label '{name}'", inst.loc)
+        target = labels[name]
+        uni = "uni" in inst.modifiers
+        if inst.guard is None:
+            self.terminate("bra", [target], attrs=" {uni}" if uni else "", loc=inst.loc)
+            return
+        pred = self.read_reg(inst.guard.reg, inst.loc)
+        fallthrough = self._new_block()
+        attrs = [a for a, on in (("negated", inst.guard.negated), ("uni", uni)) if on]
+        self.terminate("cond_bra", [target, fallthrough], pred,
+                       " {" + ", ".join(attrs) + "}" if attrs else "", inst.loc)
+        self.block = fallthrough
+
+    def _dispatch(self, inst: ast.Instruction) -> None:
+        handler = _HANDLERS.get(inst.opcode)
+        if handler is None:
+            raise self.error(f"unsupported instruction '{inst.opcode}'", inst.loc)
+        handler(self, inst)
+
+    # -- printing --------------------------------------------------------------
+
+    def _name(self, v: Value) -> str:
+        v = v.resolve()
+        if not v.name:
+            self._counter += 1
+            v.name = f"%v{self._counter}"
+        return v.name
+
+    def _loc(self, loc: SourceLoc | None) -> str:
+        if loc is None:
+            return ""
+        return f" loc({self.m.quoted_filename}:{loc.line}:{loc.col})"
+
+    def _print(self, args: list[str]) -> str:
+        fn = self.fn
+        attrs = ["ptx.entry"] if fn.kind == "entry" else []
+        if fn.linkage:
+            attrs.append(f"ptx.linkage = {_quote(fn.linkage)}")
+        for key, values in fn.directives.items():
+            attrs.append(f"ptx.{key} = array<i64: {', '.join(map(str, values))}>")
+        attr_text = f" attributes {{{', '.join(attrs)}}}" if attrs else ""
+        lines = [f"  func.func @{_quote(fn.name)}({', '.join(args)}){attr_text} {{"]
+        live_phis = {b.ssa.index: [p for p in b.ssa.phis if not p.dead] for b in self.blocks}
+        for b in self.blocks:
+            if b is not self.entry:
+                phis = live_phis[b.ssa.index]
+                params = ", ".join(f"{self._name(p.value)}: {p.value.type}" for p in phis)
+                lines.append(f"  ^bb{b.ssa.index}" + (f"({params})" if phis else "") + ":")
+            if b is self.entry:
+                for op in self._undefs:
+                    lines.append("    " + self._format_op(op))
+            for op in b.ops:
+                lines.append("    " + self._format_op(op))
+            lines.append("    " + self._format_terminator(b, live_phis))
+        lines.append("  }" + self._loc(fn.loc))
+        return "\n".join(lines)
+
+    def _format_op(self, op: _Op) -> str:
+        results = ", ".join(self._name(r) for r in op.results)
+        body = op.template.format(*(self._name(v) for v in op.operands))
+        prefix = f"{results} = " if results else ""
+        return prefix + body + self._loc(op.loc)
+
+    def _successor(self, succ: tuple[SSABlock, int], live_phis: dict[int, list[Phi]]) -> str:
+        block, edge = succ
+        phis = live_phis[block.index]
+        if not phis:
+            return f"^bb{block.index}"
+        values = [p.incoming[edge] for p in phis]
+        names = ", ".join(self._name(v) for v in values)
+        types = ", ".join(v.resolve().type for v in values)
+        return f"^bb{block.index}({names} : {types})"
+
+    def _format_terminator(self, b: _Block, live_phis: dict[int, list[Phi]]) -> str:
+        t = b.term
+        assert t is not None
+        loc = self._loc(t.loc)
+        if t.kind == "bra":
+            return f"ptx.bra {self._successor(t.succs[0], live_phis)}{t.attrs}{loc}"
+        if t.kind == "cond_bra":
+            assert t.pred is not None
+            taken = self._successor(t.succs[0], live_phis)
+            fall = self._successor(t.succs[1], live_phis)
+            return f"ptx.cond_bra {self._name(t.pred)}, {taken}, {fall}{t.attrs}{loc}"
+        return f"ptx.{t.kind}{t.attrs}{loc}"
+
+
+# ---------------------------------------------------------------------------
+# Instruction handlers
+# ---------------------------------------------------------------------------
+
+Handler = Callable[[_FunctionImporter, ast.Instruction], None]
+_HANDLERS: dict[str, Handler] = {}
+
+
+def _handles(*opcodes: str) -> Callable[[Handler], Handler]:
+    def register(fn: Handler) -> Handler:
+        for op in opcodes:
+            _HANDLERS[op] = fn
+        return fn
+    return register
+
+
+@dataclass
+class _Modifiers:
+    """An instruction's modifiers sorted into kinds; unknown ones are errors."""
+
+    types: list[str] = field(default_factory=list)
+    space: str | None = None
+    rnd: str | None = None
+    cmp: str | None = None
+    sem: str | None = None
+    scope: str | None = None
+    cache: str | None = None
+    vec: int = 1
+    flags: set[str] = field(default_factory=set)
+    rest: list[str] = field(default_factory=list)
+
+
+def _classify(inst: ast.Instruction) -> _Modifiers:
+    m = _Modifiers()
+    for mod in inst.modifiers:
+        if mod in _MLIR_TYPES or mod in ("b128",):
+            m.types.append(mod)
+        elif mod in _STATE_SPACES:
+            m.space = {"shared::cta": "shared", "shared::cluster": "shared_cluster"}.get(mod, mod)
+        elif mod in _ROUNDING:
+            m.rnd = mod
+        elif mod in _CMP and m.cmp is None:
+            m.cmp = mod
+        elif mod in _SEMANTICS:
+            m.sem = mod
+        elif mod in _SCOPES:
+            m.scope = mod
+        elif mod in _CACHE_OPS:
+            m.cache = mod
+        elif mod in ("v2", "v4", "v8"):
+            m.vec = int(mod[1:])
+        elif mod in _HINTS or mod in ("ftz", "sat", "approx", "full", "lo", "hi", "wide",
+                                      "to", "and", "or", "xor", "relu"):
+            m.flags.add(mod)
+        else:
+            m.rest.append(mod)
+    return m
+
+
+def _check_no_rest(imp: _FunctionImporter, inst: ast.Instruction, m: _Modifiers,
+                   allowed: set[str] = frozenset()) -> None:
+    extra = [r for r in m.rest if r not in allowed]
+    if extra:
+        raise imp.error(f"unsupported modifier '.{extra[0]}' on '{inst.opcode}'", inst.loc)
+
+
+def _one_type(imp: _FunctionImporter, inst: ast.Instruction, m: _Modifiers) -> str:
+    if len(m.types) != 1:
+        raise imp.error(f"'{inst.opcode}' needs exactly one type modifier", inst.loc)
+    return m.types[0]
+
+
+def _attrs(**kwargs: object) -> str:
+    parts = []
+    for key, value in kwargs.items():
+        if value is None or value is False:
+            continue
+        if value is True:
+            parts.append(key)
+        else:
+            parts.append(f"{key} = {value}")
+    return "{{" + ", ".join(parts) + "}}" if parts else ""
+
+
+def _arith_attrs(ptx_type: str, m: _Modifiers, **extra: object) -> str:
+    return _attrs(type=f"#ptx.type<{ptx_type}>",
+                  rnd=f"#ptx.rnd<{m.rnd}>" if m.rnd else None,
+                  ftz="ftz" in m.flags, sat="sat" in m.flags, **extra)
+
+
+def _expect_operands(imp: _FunctionImporter, inst: ast.Instruction, n: int) -> None:
+    if len(inst.operands) != n:
+        raise imp.error(f"'{inst.opcode}' expects {n} operands, got {len(inst.operands)}",
+                        inst.loc)
+
+
+@_handles("add", "sub", "min", "max", "and", "or", "xor", "rem", "div")
+def _binary(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    _check_no_rest(imp, inst, m)
+    _expect_operands(imp, inst, 3)
+    ptx_type = _one_type(imp, inst, m)
+    t = mlir_type(ptx_type)
+    d, a, b = inst.operands
+    va = imp.value(a, t, inst.loc, ptx_type)
+    vb = imp.value(b, t, inst.loc, ptx_type)
+    r = imp.new_value(t)
+    extra = {}
+    if inst.opcode == "div":
+        precision = "approx" if "approx" in m.flags else ("full" if "full" in m.flags else None)
+        extra["precision"] = f"#ptx.precision<{precision}>" if precision else None
+    attrs = _arith_attrs(ptx_type, m, **extra)
+    imp.emit([r], f"ptx.{inst.opcode} {{0}}, {{1}} {attrs} : {t}", [va, vb], inst.loc)
+    imp.write_reg(d, r, inst.loc)
+
+
+def _mul_mode(m: _Modifiers) -> str | None:
+    for mode in ("lo", "hi", "wide"):
+        if mode in m.flags:
+            return mode
+    return None
+
+
+@_handles("mul", "mad")
+def _mul(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    _check_no_rest(imp, inst, m)
+    is_mad = inst.opcode == "mad"
+    _expect_operands(imp, inst, 4 if is_mad else 3)
+    ptx_type = _one_type(imp, inst, m)
+    t = mlir_type(ptx_type)
+    mode = _mul_mode(m)
+    rt = f"i{2 * bits(t)}" if mode == "wide" else t
+    va = imp.value(inst.operands[1], t, inst.loc, ptx_type)
+    vb = imp.value(inst.operands[2], t, inst.loc, ptx_type)
+    operands = [va, vb]
+    if is_mad:
+        operands.append(imp.value(inst.operands[3], rt, inst.loc))
+    r = imp.new_value(rt)
+    attrs = _arith_attrs(ptx_type, m, mode=f"#ptx.mode<{mode}>" if mode else None)
+    slots = ", ".join(f"{{{i}}}" for i in range(len(operands)))
+    imp.emit([r], f"ptx.{inst.opcode} {slots} {attrs} : {t} -> {rt}", operands, inst.loc)
+    imp.write_reg(inst.operands[0], r, inst.loc)
+
+
+@_handles("fma")
+def _fma(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    _check_no_rest(imp, inst, m)
+    _expect_operands(imp, inst, 4)
+    ptx_type = _one_type(imp, inst, m)
+    t = mlir_type(ptx_type)
+    vs = [imp.value(o, t, inst.loc, ptx_type) for o in inst.operands[1:]]
+    r = imp.new_value(t)
+    imp.emit([r], f"ptx.fma {{0}}, {{1}}, {{2}} {_arith_attrs(ptx_type, m)} : {t}", vs, inst.loc)
+    imp.write_reg(inst.operands[0], r, inst.loc)
+
+
+@_handles("neg", "abs", "not")
+def _unary(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    _check_no_rest(imp, inst, m)
+    _expect_operands(imp, inst, 2)
+    ptx_type = _one_type(imp, inst, m)
+    t = mlir_type(ptx_type)
+    va = imp.value(inst.operands[1], t, inst.loc, ptx_type)
+    r = imp.new_value(t)
+    imp.emit([r], f"ptx.{inst.opcode} {{0}} {_arith_attrs(ptx_type, m)} : {t}", [va], inst.loc)
+    imp.write_reg(inst.operands[0], r, inst.loc)
+
+
+@_handles("shl", "shr")
+def _shift(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    _check_no_rest(imp, inst, m)
+    _expect_operands(imp, inst, 3)
+    ptx_type = _one_type(imp, inst, m)
+    t = mlir_type(ptx_type)
+    va = imp.value(inst.operands[1], t, inst.loc, ptx_type)
+    vb = imp.value(inst.operands[2], "i32", inst.loc)
+    r = imp.new_value(t)
+    imp.emit([r], f"ptx.{inst.opcode} {{0}}, {{1}} {_arith_attrs(ptx_type, m)} : {t}",
+             [va, vb], inst.loc)
+    imp.write_reg(inst.operands[0], r, inst.loc)
+
+
+@_handles("setp")
+def _setp(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    _check_no_rest(imp, inst, m)
+    ptx_type = _one_type(imp, inst, m)
+    if m.cmp is None:
+        raise imp.error("'setp' needs a comparison operator", inst.loc)
+    t = mlir_type(ptx_type)
+    if len(inst.operands) not in (3, 4):
+        raise imp.error("'setp' expects 3 or 4 operands", inst.loc)
+    dest = inst.operands[0]
+    va = imp.value(inst.operands[1], t, inst.loc, ptx_type)
+    vb = imp.value(inst.operands[2], t, inst.loc, ptx_type)
+    operands = [va, vb]
+    boolop = next((b for b in ("and", "or", "xor") if b in m.flags), None)
+    negate_c = False
+    if len(inst.operands) == 4:
+        c = inst.operands[3]
+        if isinstance(c, ast.Not):
+            negate_c, c = True, c.operand
+        operands.append(imp.value(c, "i1", inst.loc))
+        if boolop is None:
+            raise imp.error("'setp' with a fourth operand needs .and, .or or .xor", inst.loc)
+    p, q = imp.new_value("i1"), imp.new_value("i1")
+    attrs = _attrs(cmp=f"#ptx.cmp<{m.cmp}>", type=f"#ptx.type<{ptx_type}>",
+                   boolop=f"#ptx.boolop<{boolop}>" if boolop else None,
+                   negate_c=negate_c, ftz="ftz" in m.flags)
+    slots = ", ".join(f"{{{i}}}" for i in range(len(operands)))
+    imp.emit([p, q], f"ptx.setp {slots} {attrs} : {t}", operands, inst.loc)
+    if isinstance(dest, ast.Pair):
+        imp.write_reg(dest.first, p, inst.loc)
+        imp.write_reg(dest.second, q, inst.loc)
+    else:
+        imp.write_reg(dest, p, inst.loc)
+
+
+@_handles("selp")
+def _selp(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    _check_no_rest(imp, inst, m)
+    _expect_operands(imp, inst, 4)
+    ptx_type = _one_type(imp, inst, m)
+    t = mlir_type(ptx_type)
+    va = imp.value(inst.operands[1], t, inst.loc, ptx_type)
+    vb = imp.value(inst.operands[2], t, inst.loc, ptx_type)
+    vp = imp.value(inst.operands[3], "i1", inst.loc)
+    r = imp.new_value(t)
+    imp.emit([r], f"ptx.selp {{0}}, {{1}}, {{2}} {_attrs(type=f'#ptx.type<{ptx_type}>')} : {t}",
+             [va, vb, vp], inst.loc)
+    imp.write_reg(inst.operands[0], r, inst.loc)
+
+
+@_handles("mov")
+def _mov(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    _check_no_rest(imp, inst, m)
+    _expect_operands(imp, inst, 2)
+    ptx_type = _one_type(imp, inst, m)
+    dest, src = inst.operands
+    if isinstance(dest, ast.Vec) or isinstance(src, ast.Vec):
+        raise imp.error("unsupported 'mov' packing or unpacking a vector", inst.loc)
+    if not isinstance(dest, ast.Reg):
+        raise imp.error("'mov' needs a register destination", inst.loc)
+    want = imp.reg_type(dest.name, inst.loc)
+    if isinstance(src, ast.Reg) and src.name in _SPECIAL_REGS:
+        v = imp.special_reg(src.name, want, inst.loc)
+    elif isinstance(src, ast.Reg):
+        v = imp.read_reg(src.name, inst.loc)
+        if v.type != want:
+            v = imp.coerce(v, want, inst.loc, ptx_type)
+    else:
+        v = imp.value(src, want, inst.loc, ptx_type)
+    imp.write_reg(dest, v, inst.loc)
+
+
+def _address(imp: _FunctionImporter, inst: ast.Instruction, operand: ast.Operand,
+             space: str | None) -> tuple[Value, int]:
+    if not isinstance(operand, ast.Addr):
+        raise imp.error("expected a memory operand [address]", inst.loc)
+    base = operand.base
+    if isinstance(base, ast.Reg):
+        v = imp.read_reg(base.name, inst.loc)
+        if v.type not in ("i32", "i64"):
+            v = imp.coerce(v, f"i{bits(v.type)}", inst.loc)
+        return v, operand.offset
+    if isinstance(base, ast.Sym):
+        width = "i32" if space == "shared" else "i64"
+        return imp.address_of(base.name, width, inst.loc), operand.offset
+    return imp.constant(ast.IntImm(base.value), "i64", inst.loc), operand.offset
+
+
+def _mem_attrs(m: _Modifiers, ptx_type: str, offset: int) -> str:
+    return _attrs(
+        cache=f"#ptx.cache<{m.cache}>" if m.cache else None,
+        nc="nc" in m.flags,
+        offset=f"{offset} : i64" if offset else None,
+        scope=f"#ptx.scope<{m.scope}>" if m.scope else None,
+        sem=f"#ptx.sem<{m.sem}>" if m.sem else None,
+        space=f"#ptx.space<{m.space}>" if m.space else None,
+        type=f"#ptx.type<{ptx_type}>",
+        vec=f"{m.vec} : i64" if m.vec != 1 else None)
+
+
+def _destinations(inst: ast.Instruction, operand: ast.Operand) -> list[ast.Operand]:
+    return list(operand.elems) if isinstance(operand, ast.Vec) else [operand]
+
+
+@_handles("ld", "ldu")
+def _ld(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    _check_no_rest(imp, inst, m)
+    _expect_operands(imp, inst, 2)
+    ptx_type = _one_type(imp, inst, m)
+    dests = _destinations(inst, inst.operands[0])
+    if len(dests) != m.vec:
+        raise imp.error(f"'{inst.opcode}' with .v{m.vec} needs {m.vec} destinations", inst.loc)
+    src = inst.operands[1]
+    if m.space == "param":
+        if (not isinstance(src, ast.Addr) or not isinstance(src.base, ast.Sym)
+                or src.base.name not in imp.params):
+            raise imp.error("unsupported 'ld.param' from something other than a parameter",
+                            inst.loc)
+        if m.vec != 1:
+            raise imp.error("unsupported vector 'ld.param'", inst.loc)
+        param = imp.params[src.base.name]
+        dest = dests[0]
+        rt = imp.reg_type(dest.name, inst.loc) if isinstance(dest, ast.Reg) else mlir_type(ptx_type)
+        r = imp.new_value(rt)
+        attrs = _attrs(offset=f"{src.offset} : i64" if src.offset else None,
+                       type=f"#ptx.type<{ptx_type}>")
+        imp.emit([r], f"ptx.ld_param {param.name} {attrs} : {param.type} -> {rt}", [], inst.loc)
+        imp.write_reg(dest, r, inst.loc)
+        return
+    addr, offset = _address(imp, inst, src, m.space)
+    results = []
+    for d in dests:
+        rt = imp.reg_type(d.name, inst.loc) if isinstance(d, ast.Reg) else mlir_type(ptx_type)
+        results.append(imp.new_value(rt))
+    types = ", ".join(r.type for r in results)
+    imp.emit(results, f"ptx.ld {{0}} {_mem_attrs(m, ptx_type, offset)} : {addr.type} -> {types}",
+             [addr], inst.loc)
+    for d, r in zip(dests, results, strict=True):
+        imp.write_reg(d, r, inst.loc)
+
+
+@_handles("st")
+def _st(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    _check_no_rest(imp, inst, m)
+    _expect_operands(imp, inst, 2)
+    ptx_type = _one_type(imp, inst, m)
+    if m.space == "param":
+        raise imp.error("unsupported 'st.param' (device function calls)", inst.loc)
+    addr, offset = _address(imp, inst, inst.operands[0], m.space)
+    sources = _destinations(inst, inst.operands[1])
+    if len(sources) != m.vec:
+        raise imp.error(f"'st' with .v{m.vec} needs {m.vec} values", inst.loc)
+    values = []
+    for s in sources:
+        if isinstance(s, ast.Reg) and s.name not in _SPECIAL_REGS:
+            values.append(imp.read_reg(s.name, inst.loc))
+        else:
+            values.append(imp.value(s, mlir_type(ptx_type), inst.loc, ptx_type))
+    slots = ", ".join(f"{{{i + 1}}}" for i in range(len(values)))
+    types = ", ".join(v.type for v in values)
+    imp.emit([], f"ptx.st {{0}}, {slots} {_mem_attrs(m, ptx_type, offset)} : {addr.type}, {types}",
+             [addr, *values], inst.loc)
+
+
+@_handles("cvta")
+def _cvta(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    _check_no_rest(imp, inst, m)
+    _expect_operands(imp, inst, 2)
+    ptx_type = _one_type(imp, inst, m)
+    if m.space is None:
+        raise imp.error("'cvta' needs a state space", inst.loc)
+    dest = inst.operands[0]
+    rt = imp.reg_type(dest.name, inst.loc) if isinstance(dest, ast.Reg) else mlir_type(ptx_type)
+    src = imp.value(inst.operands[1], mlir_type(ptx_type), inst.loc, ptx_type)
+    r = imp.new_value(rt)
+    attrs = _attrs(space=f"#ptx.space<{m.space}>", to="to" in m.flags,
+                   type=f"#ptx.type<{ptx_type}>")
+    imp.emit([r], f"ptx.cvta {{0}} {attrs} : {src.type} -> {rt}", [src], inst.loc)
+    imp.write_reg(dest, r, inst.loc)
+
+
+@_handles("cvt")
+def _cvt(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    _check_no_rest(imp, inst, m)
+    _expect_operands(imp, inst, 2)
+    if len(m.types) != 2:
+        raise imp.error("'cvt' needs a destination and a source type", inst.loc)
+    dst_type, src_type = m.types
+    dest, src = inst.operands
+    if isinstance(src, ast.Reg) and src.name not in _SPECIAL_REGS:
+        v = imp.read_reg(src.name, inst.loc)
+    else:
+        v = imp.value(src, mlir_type(src_type), inst.loc, src_type)
+    rt = imp.reg_type(dest.name, inst.loc) if isinstance(dest, ast.Reg) else mlir_type(dst_type)
+    r = imp.new_value(rt)
+    attrs = _attrs(ftz="ftz" in m.flags, relu="relu" in m.flags,
+                   rnd=f"#ptx.rnd<{m.rnd}>" if m.rnd else None, sat="sat" in m.flags,
+                   src_type=f"#ptx.type<{src_type}>", type=f"#ptx.type<{dst_type}>")
+    imp.emit([r], f"ptx.cvt {{0}} {attrs} : {v.type} -> {rt}", [v], inst.loc)
+    imp.write_reg(dest, r, inst.loc)
+
+
+@_handles("atom")
+def _atom(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    ops = {"and", "or", "xor", "cas", "exch", "add", "inc", "dec", "min", "max"}
+    op = next((r for r in m.rest if r in ops), None)
+    if op is None:
+        op = next((f for f in ("and", "or", "xor") if f in m.flags), None)
+    if op is None:
+        raise imp.error("'atom' needs an operation (.add, .cas, ...)", inst.loc)
+    _check_no_rest(imp, inst, m, allowed=ops)
+    ptx_type = _one_type(imp, inst, m)
+    t = mlir_type(ptx_type)
+    n = 4 if op == "cas" else 3
+    _expect_operands(imp, inst, n)
+    addr, offset = _address(imp, inst, inst.operands[1], m.space)
+    values = [imp.value(o, t, inst.loc, ptx_type) for o in inst.operands[2:]]
+    r = imp.new_value(t)
+    attrs = _attrs(offset=f"{offset} : i64" if offset else None, op=f"#ptx.atomop<{op}>",
+                   scope=f"#ptx.scope<{m.scope}>" if m.scope else None,
+                   sem=f"#ptx.sem<{m.sem}>" if m.sem else None,
+                   space=f"#ptx.space<{m.space}>" if m.space else None,
+                   type=f"#ptx.type<{ptx_type}>")
+    slots = ", ".join(f"{{{i}}}" for i in range(1 + len(values)))
+    types = ", ".join([addr.type, *(v.type for v in values)])
+    imp.emit([r], f"ptx.atom {slots} {attrs} : ({types}) -> {t}", [addr, *values], inst.loc)
+    imp.write_reg(inst.operands[0], r, inst.loc)
+
+
+@_handles("bar", "barrier")
+def _bar(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    if "sync" not in m.flags or m.rest:
+        raise imp.error(f"unsupported '{inst.opcode}' form "
+                        f"'.{'.'.join(inst.modifiers)}'", inst.loc)
+    if len(inst.operands) not in (1, 2):
+        raise imp.error(f"'{inst.opcode}.sync' expects 1 or 2 operands", inst.loc)
+    vs = [imp.value(o, "i32", inst.loc) for o in inst.operands]
+    aligned = inst.opcode == "bar" or "aligned" in m.flags
+    slots = ", ".join(f"{{{i}}}" for i in range(len(vs)))
+    imp.emit([], f"ptx.bar_sync {slots} {_attrs(aligned=aligned)}", vs, inst.loc)
+
+
+@_handles("shfl")
+def _shfl(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    modes = {"up", "down", "bfly", "idx"}
+    mode = next((r for r in m.rest if r in modes), None)
+    if mode is None or "sync" not in m.flags:
+        raise imp.error("unsupported 'shfl' form (expected shfl.sync.<mode>.b32)", inst.loc)
+    _check_no_rest(imp, inst, m, allowed=modes)
+    _expect_operands(imp, inst, 5)
+    dest = inst.operands[0]
+    vs = [imp.value(o, "i32", inst.loc) for o in inst.operands[1:]]
+    d, p = imp.new_value("i32"), imp.new_value("i1")
+    imp.emit([d, p], f"ptx.shfl_sync {{0}}, {{1}}, {{2}}, {{3}} "
+                     f"{_attrs(mode=f'#ptx.shfl<{mode}>')} : i32", vs, inst.loc)
+    if isinstance(dest, ast.Pair):
+        imp.write_reg(dest.first, d, inst.loc)
+        imp.write_reg(dest.second, p, inst.loc)
+    else:
+        imp.write_reg(dest, d, inst.loc)
+
+
+@_handles("ret", "exit")
+def _ret(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    if inst.operands:
+        raise imp.error(f"'{inst.opcode}' takes no operands", inst.loc)
+    uni = " {uni}" if "uni" in inst.modifiers else ""
+    imp.terminate(inst.opcode, [], attrs=uni if inst.opcode == "ret" else "", loc=inst.loc)
+
+
+# ---------------------------------------------------------------------------
+# Module level
+# ---------------------------------------------------------------------------
+
+
+def _float_of_bits(pattern: int, width: int) -> float:
+    fmt = {16: "<e", 32: "<f", 64: "<d"}[width]
+    ifmt = {16: "<H", 32: "<I", 64: "<Q"}[width]
+    return struct.unpack(fmt, struct.pack(ifmt, pattern))[0]
+
+
+def _bits_of_float(value: float, width: int) -> int:
+    fmt = {16: "<e", 32: "<f", 64: "<d"}[width]
+    ifmt = {16: "<H", 32: "<I", 64: "<Q"}[width]
+    return struct.unpack(ifmt, struct.pack(fmt, value))[0]
+
+
+def _element_bytes(ptx_type: str) -> int:
+    return max(1, bits(mlir_type(ptx_type)) // 8)
+
+
+def _array_bytes(ptx_type: str, dims: tuple[int | None, ...]) -> int:
+    n = _element_bytes(ptx_type)
+    for d in dims:
+        n *= d or 0
+    return n
+
+
+def _describe(operand: ast.Operand) -> str:
+    return type(operand).__name__.lower()
+
+
+@dataclass
+class ModuleImporter:
+    module: ast.Module
+    filename: str
+    variables: dict[str, ast.VarDecl] = field(default_factory=dict)
+
+    @property
+    def quoted_filename(self) -> str:
+        return _quote(self.filename)
+
+    def error(self, message: str, loc: SourceLoc | None) -> CompileError:
+        return CompileError(message, self.filename, loc)
+
+    def run(self) -> str:
+        mod = self.module
+        target = ", ".join(_quote(t) for t in mod.target)
+        header = (f"module attributes {{ptx.address_size = {mod.address_size} : i64, "
+                  f"ptx.target = [{target}], "
+                  f'ptx.version = "{mod.version[0]}.{mod.version[1]}"}} {{')
+        lines = [header]
+        for var in mod.variables:
+            lines.append(self._variable(var))
+        for fn in mod.functions:
+            if fn.body is None:
+                continue
+            lines.append(_FunctionImporter(self, fn).run())
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+    def _variable(self, var: ast.VarDecl) -> str:
+        if var.space not in ("global", "shared", "const"):
+            raise self.error(f"unsupported module variable in .{var.space}", var.loc)
+        if var.type not in _MLIR_TYPES:
+            raise self.error(f"unsupported variable type '.{var.type}'", var.loc)
+        self.variables[var.name] = var
+        count = 1
+        for d in var.dims:
+            count *= d if d is not None else 0
+        if var.dims and var.dims[-1] is None and var.init is not None:
+            count = len(_flatten(var.init))
+        attrs = [f"space = #ptx.space<{var.space}>", f"type = #ptx.type<{var.type}>"]
+        if count != 1:
+            attrs.append(f"count = {count} : i64")
+        if var.align:
+            attrs.append(f"align = {var.align} : i64")
+        if var.linkage:
+            attrs.append(f"linkage = {_quote(var.linkage)}")
+        if var.init is not None:
+            data = self._initializer(var)
+            attrs.append(f"init = array<i8: {', '.join(map(str, data))}>")
+        loc = f' loc({self.quoted_filename}:{var.loc.line}:{var.loc.col})'
+        return f"  ptx.var @{_quote(var.name)} {{{', '.join(attrs)}}}{loc}"
+
+    def _initializer(self, var: ast.VarDecl) -> list[int]:
+        size = _element_bytes(var.type)
+        width = size * 8
+        is_float = var.type.startswith("f")
+        out = bytearray()
+        for item in _flatten(var.init):
+            if isinstance(item, int):
+                pattern = _bits_of_float(float(item), width) if is_float else item
+            elif isinstance(item, ast.IntImm):
+                pattern = _bits_of_float(float(item.value), width) if is_float else item.value
+            elif isinstance(item, ast.FloatImm):
+                pattern = (item.bits if item.width == width
+                           else _bits_of_float(_float_of_bits(item.bits, item.width), width))
+            else:
+                raise self.error(f"unsupported initializer for '{var.name}' "
+                                 "(addresses of symbols)", var.loc)
+            out += (pattern & ((1 << width) - 1)).to_bytes(size, "little")
+        return [b - 256 if b >= 128 else b for b in out]
+
+
+def _flatten(init: object) -> list[object]:
+    if isinstance(init, tuple | list):
+        result: list[object] = []
+        for item in init:
+            result.extend(_flatten(item))
+        return result
+    return [init]
+
+
+def import_module(module: ast.Module, filename: str | None = None) -> str:
+    """The ptx-dialect MLIR text for a parsed PTX module."""
+    return ModuleImporter(module, filename or module.filename).run()

@@ -1,0 +1,43 @@
+//===- Passes.td - zmlir lowering passes -------------------*- tablegen -*-===//
+
+#ifndef ZMLIR_LOWERING_PASSES
+#define ZMLIR_LOWERING_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertPTXToStd : Pass<"convert-ptx-to-std", "::mlir::ModuleOp"> {
+  let summary = "Lower the ptx dialect to gpu/arith/math/cf/llvm";
+  let description = [{
+    Moves every `.entry` into a `gpu.module` as a `gpu.func` kernel and
+    lowers each ptx op to upstream dialects with explicit address spaces.
+
+    Shared memory is one window per block: the `.shared` variables a kernel
+    uses are laid out in it at fixed offsets, dynamic (`.extern`) shared memory
+    follows them. `shared-window=kernel-arg` passes the window as a trailing
+    `!llvm.ptr<3>` kernel argument (OpenCL's `__local` argument);
+    `shared-window=global` uses one external zero-sized `addrspace(3)` array
+    (CUDA and HIP dynamic shared memory). Either way the launcher asks for
+    `zmlir.static_shared_bytes` plus the dynamic size.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::math::MathDialect"];
+  let options = [
+    Option<"genericAddressSpace", "generic-address-space", "unsigned", "0",
+           "LLVM address space of generic pointers (SPIR-V: 4)">,
+    Option<"globalAddressSpace", "global-address-space", "unsigned", "1",
+           "LLVM address space of .global">,
+    Option<"sharedAddressSpace", "shared-address-space", "unsigned", "3",
+           "LLVM address space of .shared">,
+    Option<"constAddressSpace", "const-address-space", "unsigned", "4",
+           "LLVM address space of .const (SPIR-V: 2)">,
+    Option<"sharedWindow", "shared-window", "std::string", "\"global\"",
+           "how kernels reach shared memory: 'global' or 'kernel-arg'">,
+    Option<"subgroupSize", "subgroup-size", "unsigned", "0",
+           "sub-group size to require of every kernel (SPIR-V), 0 for none">,
+  ];
+}
+
+#endif // ZMLIR_LOWERING_PASSES

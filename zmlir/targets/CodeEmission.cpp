@@ -1,0 +1,144 @@
+//===- CodeEmission.cpp - MLIR -> LLVM IR -> target code ------------------===//
+
+#include "zmlir/targets/CodeEmission.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <mutex>
+
+using namespace mlir;
+
+namespace {
+
+llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+void initializeTargets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+    llvm::InitializeAllAsmParsers();
+  });
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createTargetMachine(llvm::StringRef tripleName, llvm::StringRef cpu,
+                    llvm::StringRef features, int optLevel) {
+  initializeTargets();
+  llvm::Triple triple(tripleName);
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return makeError("no LLVM target for '" + tripleName + "': " + error);
+  llvm::TargetOptions options;
+  auto level = optLevel <= 0   ? llvm::CodeGenOptLevel::None
+               : optLevel == 1 ? llvm::CodeGenOptLevel::Less
+               : optLevel == 2 ? llvm::CodeGenOptLevel::Default
+                               : llvm::CodeGenOptLevel::Aggressive;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, cpu, features, options, llvm::Reloc::PIC_, std::nullopt, level));
+  if (!machine)
+    return makeError("cannot create a target machine for '" + tripleName +
+                     "' cpu '" + cpu + "'");
+  return machine;
+}
+
+/// The standard LLVM optimisation pipeline at `optLevel`, as clang runs it.
+void optimize(llvm::Module &module, llvm::TargetMachine &machine, int optLevel) {
+  if (optLevel <= 0)
+    return;
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder builder(&machine);
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::OptimizationLevel level = optLevel == 1   ? llvm::OptimizationLevel::O1
+                                  : optLevel == 2 ? llvm::OptimizationLevel::O2
+                                                  : llvm::OptimizationLevel::O3;
+  builder.buildPerModuleDefaultPipeline(level).run(module, mam);
+}
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<llvm::Module>>
+zmlir::translateGpuModuleToLLVMIR(ModuleOp module, llvm::LLVMContext &context,
+                                  llvm::StringRef triple) {
+  auto gpuModules = llvm::to_vector(module.getOps<gpu::GPUModuleOp>());
+  if (gpuModules.size() != 1)
+    return makeError("expected exactly one gpu.module, found " +
+                     llvm::Twine(gpuModules.size()));
+  // translateModuleToLLVMIR wants a builtin.module: clone the gpu.module's
+  // body into a fresh one.
+  OpBuilder builder(module.getContext());
+  OwningOpRef<ModuleOp> flat = ModuleOp::create(module.getLoc());
+  builder.setInsertionPointToStart(flat->getBody());
+  IRMapping mapping;
+  for (Operation &op : gpuModules.front().getBody()->without_terminator())
+    builder.clone(op, mapping);
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(*flat, context, "zmlir");
+  if (!llvmModule)
+    return makeError("translation to LLVM IR failed");
+  llvmModule->setTargetTriple(llvm::Triple(triple));
+  return llvmModule;
+}
+
+llvm::Expected<std::string> zmlir::emitCode(llvm::StringRef llvmIR,
+                                            llvm::StringRef triple,
+                                            llvm::StringRef cpu,
+                                            llvm::StringRef features,
+                                            OutputKind kind, int optLevel) {
+  llvm::LLVMContext context;
+  llvm::SMDiagnostic diag;
+  std::unique_ptr<llvm::Module> module = llvm::parseAssemblyString(llvmIR, diag, context);
+  if (!module) {
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    diag.print("llvm-ir", os);
+    return makeError(message);
+  }
+  auto machine = createTargetMachine(triple, cpu, features, optLevel);
+  if (!machine)
+    return machine.takeError();
+  module->setTargetTriple(llvm::Triple(triple));
+  module->setDataLayout((*machine)->createDataLayout());
+  std::string verifyMessage;
+  llvm::raw_string_ostream verifyStream(verifyMessage);
+  if (llvm::verifyModule(*module, &verifyStream))
+    return makeError("invalid LLVM IR: " + verifyMessage);
+  optimize(*module, **machine, optLevel);
+
+  llvm::SmallString<0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager passes;
+  auto fileType = kind == OutputKind::Object ? llvm::CodeGenFileType::ObjectFile
+                                             : llvm::CodeGenFileType::AssemblyFile;
+  if ((*machine)->addPassesToEmitFile(passes, os, nullptr, fileType))
+    return makeError("target '" + triple + "' cannot emit this file type");
+  passes.run(*module);
+  return std::string(buffer.str());
+}

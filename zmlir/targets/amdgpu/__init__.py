@@ -1,0 +1,70 @@
+"""AMDGPU: HSACO code objects for HIP, through LLVM's AMDGPU backend and lld.
+
+gfx10 and newer run wave32, so a wavefront is a CUDA warp. gfx9 data-centre
+chips (gfx90a, gfx942) run wave64: shuffles over 32 lanes are lowered as two
+32-lane segments of the wavefront (the ROCDL lowering of `gpu.shuffle` with
+width 32)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+from zmlir import _native
+from zmlir.targets.base import LoweringOptions, Target, register
+
+_LLD_CANDIDATES = ("ld.lld-22", "/usr/lib/llvm-22/bin/ld.lld", "ld.lld")
+
+
+def find_lld() -> str:
+    override = os.environ.get("ZMLIR_LLD")
+    tried = [override] if override else []
+    for candidate in ([override] if override else []) + list(_LLD_CANDIDATES):
+        path = shutil.which(candidate)
+        if path:
+            return path
+        tried.append(candidate)
+    raise RuntimeError("ld.lld not found (tried " + ", ".join(tried) + "); install lld-22")
+
+
+@register
+class AMDGPUTarget(Target):
+    name = "amdgpu"
+    default_arch = "gfx1100"
+    triple = "amdgcn-amd-amdhsa"
+    binary_suffix = ".hsaco"
+
+    @classmethod
+    def validate_arch(cls, arch: str) -> None:
+        if not re.fullmatch(r"gfx[0-9a-f]{3,4}", arch):
+            raise ValueError(f"bad AMDGPU architecture '{arch}' (expected gfxNNN)")
+
+    @property
+    def wave_size(self) -> int:
+        return 64 if self.arch.startswith("gfx9") else 32
+
+    def lowering_options(self) -> LoweringOptions:
+        # AMDGPU: 0 flat (generic), 1 global, 3 LDS, 4 constant.
+        return LoweringOptions()
+
+    def llvm_pipeline(self) -> str:
+        return ("builtin.module(gpu.module(convert-math-to-llvm, "
+                f"convert-gpu-to-rocdl{{chipset={self.arch} index-bitwidth=64 runtime=HIP}}, "
+                "convert-ub-to-llvm), reconcile-unrealized-casts)")
+
+    def emit_binary(self, llvm_ir: str) -> bytes:
+        obj = _native.emit(llvm_ir, self.triple, self.cpu, self.features, "obj", 2)
+        with tempfile.TemporaryDirectory(prefix="zmlir-amdgpu-") as tmp:
+            obj_path = os.path.join(tmp, "kernel.o")
+            out_path = os.path.join(tmp, "kernel.hsaco")
+            with open(obj_path, "wb") as f:
+                f.write(obj)
+            result = subprocess.run([find_lld(), "-shared", obj_path, "-o", out_path],
+                                    capture_output=True, text=True)
+            if result.returncode != 0:
+                raise RuntimeError(f"ld.lld failed: {result.stderr.strip()}")
+            with open(out_path, "rb") as f:
+                return f.read()

@@ -1,0 +1,128 @@
+"""The target plugin interface and registry.
+
+A target is one class in `zmlir/targets/<name>/`: it names its LLVM triple,
+the options the ptx-to-std lowering needs (address spaces, how kernels reach
+shared memory, warp shape) and the upstream pipeline from the std dialects
+to the LLVM dialect, and turns LLVM IR into the target's binary.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import ClassVar
+
+from zmlir import _native
+
+
+@dataclass(frozen=True)
+class LoweringOptions:
+    """Options of the convert-ptx-to-std pass for one target."""
+
+    generic_address_space: int = 0
+    global_address_space: int = 1
+    shared_address_space: int = 3
+    const_address_space: int = 4
+    shared_window: str = "global"  # or "kernel-arg"
+    subgroup_size: int = 0
+
+    def __post_init__(self) -> None:
+        if self.shared_window not in ("global", "kernel-arg"):
+            raise ValueError(f"shared_window must be 'global' or 'kernel-arg', "
+                             f"not {self.shared_window!r}")
+
+    def pass_options(self) -> str:
+        return (f"generic-address-space={self.generic_address_space} "
+                f"global-address-space={self.global_address_space} "
+                f"shared-address-space={self.shared_address_space} "
+                f"const-address-space={self.const_address_space} "
+                f"shared-window={self.shared_window} "
+                f"subgroup-size={self.subgroup_size}")
+
+
+class Target(ABC):
+    """One code generation target; `arch` is e.g. `gfx1100` or `sm_80`."""
+
+    name: ClassVar[str]
+    default_arch: ClassVar[str]
+    triple: ClassVar[str]
+    warp_size: ClassVar[int] = 32
+    binary_suffix: ClassVar[str]
+
+    def __init__(self, arch: str | None = None) -> None:
+        self.arch = arch or self.default_arch
+        self.validate_arch(self.arch)
+
+    @classmethod
+    @abstractmethod
+    def validate_arch(cls, arch: str) -> None:
+        """Raises ValueError for an architecture this target cannot emit."""
+
+    @property
+    def spec(self) -> str:
+        return f"{self.name}:{self.arch}" if self.arch else self.name
+
+    @abstractmethod
+    def lowering_options(self) -> LoweringOptions: ...
+
+    @abstractmethod
+    def llvm_pipeline(self) -> str:
+        """Pass pipeline from the std dialects (inside gpu.module) to the LLVM dialect."""
+
+    def std_pipeline(self) -> str:
+        return (f"builtin.module(convert-ptx-to-std{{{self.lowering_options().pass_options()}}},"
+                f" gpu.module(canonicalize, cse))")
+
+    @property
+    def cpu(self) -> str:
+        return self.arch
+
+    @property
+    def features(self) -> str:
+        return ""
+
+    def emit_asm(self, llvm_ir: str) -> bytes:
+        return _native.emit(llvm_ir, self.triple, self.cpu, self.features, "asm", 2)
+
+    @abstractmethod
+    def emit_binary(self, llvm_ir: str) -> bytes: ...
+
+    def cache_key(self) -> str:
+        """Identifies this target's output: name, arch, options and toolchain."""
+        text = f"{self.spec}|{self.lowering_options()}|{self.llvm_pipeline()}|" \
+               f"{_native.llvm_version()}"
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+_REGISTRY: dict[str, type[Target]] = {}
+
+
+def register(cls: type[Target]) -> type[Target]:
+    if cls.name in _REGISTRY:
+        raise RuntimeError(f"target '{cls.name}' registered twice "
+                           f"({_REGISTRY[cls.name].__module__} and {cls.__module__})")
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def _discover() -> None:
+    # Importing the plugins registers them.
+    from zmlir.targets import amdgpu, nvptx, spirv  # noqa: F401
+
+    if not _REGISTRY:
+        raise RuntimeError("no zmlir targets registered")
+
+
+def targets() -> dict[str, type[Target]]:
+    _discover()
+    return dict(_REGISTRY)
+
+
+def get_target(spec: str) -> Target:
+    """`spirv`, `nvptx`, `nvptx:sm_90`, `amdgpu:gfx942` -> a Target."""
+    name, _, arch = spec.partition(":")
+    registry = targets()
+    if name not in registry:
+        raise ValueError(f"unknown target '{name}' (known: {', '.join(sorted(registry))})")
+    return registry[name](arch or None)

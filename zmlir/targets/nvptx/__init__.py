@@ -1,0 +1,37 @@
+"""NVPTX: PTX for NVIDIA GPUs through LLVM's NVPTX backend. Used to check
+the whole compiler against real hardware."""
+
+from __future__ import annotations
+
+import re
+
+from zmlir.targets.base import LoweringOptions, Target, register
+
+
+@register
+class NVPTXTarget(Target):
+    name = "nvptx"
+    default_arch = "sm_80"
+    triple = "nvptx64-nvidia-cuda"
+    binary_suffix = ".ptx"
+
+    @classmethod
+    def validate_arch(cls, arch: str) -> None:
+        if not re.fullmatch(r"sm_\d{2,3}[af]?", arch):
+            raise ValueError(f"bad NVPTX architecture '{arch}' (expected sm_XX)")
+
+    def lowering_options(self) -> LoweringOptions:
+        # NVPTX: 0 generic, 1 global, 3 shared, 4 const. All shared memory is
+        # one dynamic `.extern .shared` window sized by the launcher.
+        return LoweringOptions()
+
+    def llvm_pipeline(self) -> str:
+        # Math first, to LLVM intrinsics: the NVVM lowering would otherwise
+        # call libdevice, which we do not link.
+        return ("builtin.module(gpu.module(convert-math-to-llvm, "
+                "convert-gpu-to-nvvm{index-bitwidth=64}, convert-ub-to-llvm), "
+                "reconcile-unrealized-casts)")
+
+    def emit_binary(self, llvm_ir: str) -> bytes:
+        # The "binary" of NVPTX is PTX text, loaded by the CUDA driver.
+        return self.emit_asm(llvm_ir)
