@@ -51,7 +51,7 @@ def _cmd_compile(args: argparse.Namespace) -> int:
 def _cmd_targets(_: argparse.Namespace) -> int:
     for name, cls in sorted(targets().items()):
         arch = f" (default arch {cls.default_arch})" if cls.default_arch else ""
-        doc = (cls.__module__ and sys.modules[cls.__module__].__doc__ or "").strip()
+        doc = ((cls.__module__ and sys.modules[cls.__module__].__doc__) or "").strip()
         summary = doc.splitlines()[0] if doc else ""
         print(f"{name}{arch}: {summary}")
     return 0

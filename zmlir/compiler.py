@@ -88,6 +88,6 @@ def compile_module(ptx: str, target: str | Target = "spirv", *, emit: str = "bin
         raise _native_error(err, filename) from None
 
 
-def compile(ptx: str, target: str = "spirv", *, filename: str = "<input>") -> bytes:  # noqa: A001
+def compile(ptx: str, target: str = "spirv", *, filename: str = "<input>") -> bytes:
     """PTX text -> the target's binary (SPIR-V, HSACO, or PTX for NVPTX)."""
     return compile_module(ptx, target, filename=filename).binary

@@ -282,8 +282,11 @@ class _FunctionImporter:
             elif isinstance(s, ast.Block):
                 self._import_statements(s.body, labels)
             elif isinstance(s, ast.VarDecl):
-                raise self.error(
-                    f"unsupported function-scope variable '{s.name}' in .{s.space}", s.loc)
+                # .shared/.global/.const declared in a body were hoisted to
+                # module scope by ModuleImporter; others are not supported.
+                if s.name not in self.m.variables:
+                    raise self.error(
+                        f"unsupported function-scope variable '{s.name}' in .{s.space}", s.loc)
             else:
                 self._instruction(s, labels)
 
@@ -918,7 +921,7 @@ class ModuleImporter:
                   f"ptx.target = [{target}], "
                   f'ptx.version = "{mod.version[0]}.{mod.version[1]}"}} {{')
         lines = [header]
-        for var in mod.variables:
+        for var in mod.variables + self._function_scope_variables():
             lines.append(self._variable(var))
         for fn in mod.functions:
             if fn.body is None:
@@ -926,6 +929,26 @@ class ModuleImporter:
             lines.append(_FunctionImporter(self, fn).run())
         lines.append("}")
         return "\n".join(lines) + "\n"
+
+    def _function_scope_variables(self) -> tuple[ast.VarDecl, ...]:
+        """`.shared`/`.global`/`.const` variables declared inside bodies (nvcc
+        puts a kernel's `__shared__` arrays there); their names are unique."""
+        found: list[ast.VarDecl] = []
+
+        def walk(stmts: tuple[ast.Statement, ...]) -> None:
+            for s in stmts:
+                if isinstance(s, ast.VarDecl) and s.space in ("shared", "global", "const"):
+                    if any(v.name == s.name for v in (*self.module.variables, *found)):
+                        raise self.error(f"unsupported redeclaration of '{s.name}' "
+                                         "in a function body", s.loc)
+                    found.append(s)
+                elif isinstance(s, ast.Block):
+                    walk(s.body)
+
+        for fn in self.module.functions:
+            if fn.body is not None:
+                walk(fn.body)
+        return tuple(found)
 
     def _variable(self, var: ast.VarDecl) -> str:
         if var.space not in ("global", "shared", "const"):

@@ -1,0 +1,67 @@
+# zmlir: `make demo` and `make test` bootstrap everything they need on a fresh
+# Debian 12 machine (as root), idempotently: a second run only checks.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMPS := .stamps
+LLVM_BIN := /usr/lib/llvm-22/bin
+
+APT_PACKAGES := mlir-22-tools libmlir-22-dev llvm-22-dev llvm-22-tools lld-22 \
+	spirv-tools ninja-build ocl-icd-libopencl1 clinfo
+PIP_PACKAGES := 'scikit-build-core>=0.10' 'nanobind>=2.0' cmake ninja \
+	lark numpy cffi zstandard pytest lit filecheck ruff \
+	intel-opencl-rt intel-cmplr-lib-rt 'tbb==2023.*'
+
+NATIVE_SOURCES := $(shell find zmlir -name '*.cpp' -o -name '*.h' -o -name '*.td' \
+	-o -name CMakeLists.txt) CMakeLists.txt pyproject.toml
+
+export PATH := $(CURDIR)/$(VENV)/bin:$(LLVM_BIN):$(PATH)
+
+.PHONY: all bootstrap apt demo test lit pytest lint clean
+
+all: bootstrap
+
+bootstrap: apt $(STAMPS)/build
+
+# System packages: installed only when one is missing.
+apt:
+	@if ! dpkg -s $(APT_PACKAGES) >/dev/null 2>&1; then \
+	  echo "== installing Debian packages: $(APT_PACKAGES)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	    apt-get install -y -qq --no-install-recommends $(APT_PACKAGES); \
+	fi
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMPS)/pip: $(PY) Makefile
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q $(PIP_PACKAGES)
+	@mkdir -p $(STAMPS) && touch $@
+
+# The native core (zmlir._native, zmlir-opt), rebuilt when a C++/TableGen/
+# CMake input changes; scikit-build-core keeps its build tree in build/.
+$(STAMPS)/build: $(STAMPS)/pip $(NATIVE_SOURCES)
+	$(PY) -m pip install -q --no-build-isolation --no-deps -e .
+	@touch $@
+
+demo: bootstrap
+	$(PY) examples/demo.py
+
+lit: bootstrap
+	lit -sv test/lit
+
+pytest: bootstrap
+	$(PY) -m pytest test
+
+test: bootstrap
+	lit -s test/lit
+	$(PY) -m pytest test
+
+lint: bootstrap
+	$(PY) -m ruff check zmlir test examples
+
+clean:
+	rm -rf build $(STAMPS)

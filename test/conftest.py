@@ -1,0 +1,39 @@
+"""Shared pytest fixtures: nvcc-compiled PTX of our CUDA sources."""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+CUDA_DIR = Path(__file__).parent / "cuda"
+LLVM_BIN = Path("/usr/lib/llvm-22/bin")
+
+
+def tool(name: str) -> str | None:
+    """A tool from PATH or LLVM 22's bin directory."""
+    return shutil.which(name) or shutil.which(name, path=str(LLVM_BIN))
+
+
+@functools.cache
+def _nvcc_ptx(source: Path, arch: str, cache_dir: Path) -> str:
+    out = cache_dir / f"{source.stem}.{arch}.ptx"
+    subprocess.run([tool("nvcc") or "nvcc", "-ptx", f"-arch={arch}", str(source), "-o",
+                    str(out)], check=True, capture_output=True, text=True)
+    return out.read_text()
+
+
+@pytest.fixture(scope="session")
+def nvcc_ptx(tmp_path_factory: pytest.TempPathFactory):
+    """nvcc_ptx("vector_add.cu", arch="sm_80") -> the PTX nvcc emits for it."""
+    if tool("nvcc") is None:
+        pytest.skip("nvcc is not installed")
+    cache_dir = tmp_path_factory.mktemp("ptx")
+
+    def compile_ptx(name: str, arch: str = "sm_80") -> str:
+        return _nvcc_ptx(CUDA_DIR / name, arch, cache_dir)
+
+    return compile_ptx

@@ -1,0 +1,44 @@
+// RUN: zmlir-opt %s -split-input-file -verify-diagnostics
+
+func.func @mul_wide_result_width(%a: i32) {
+  // expected-error @+1 {{result must be 64 bits wide for mode 'wide', got 32}}
+  %0 = ptx.mul %a, %a {type = #ptx.type<s32>, mode = #ptx.mode<wide>} : i32 -> i32
+  return
+}
+
+// -----
+
+func.func @setp_combine_without_boolop(%a: i32, %c: i1) {
+  // expected-error @+1 {{a combining predicate operand requires .and/.or/.xor}}
+  %p, %q = ptx.setp %a, %a, %c {cmp = #ptx.cmp<lt>, type = #ptx.type<s32>} : i32
+  return
+}
+
+// -----
+
+func.func @mov_width_mismatch(%a: i32) {
+  // expected-error @+1 {{source and result must have the same bit width}}
+  %0 = ptx.mov %a {type = #ptx.type<b32>} : i32 -> i64
+  return
+}
+
+// -----
+
+func.func @ld_vector_results(%p: i64) {
+  // expected-error @+1 {{expects 4 values for vector width 4, got 2}}
+  %0:2 = ptx.ld %p {type = #ptx.type<f32>, vec = 4} : i64 -> f32, f32
+  return
+}
+
+// -----
+
+func.func @atom_cas_needs_three_operands(%p: i64, %a: i32) {
+  // expected-error @+1 {{the third operand is required by, and only by, 'cas'}}
+  %0 = ptx.atom %p, %a {op = #ptx.atomop<cas>, type = #ptx.type<b32>} : (i64, i32) -> i32
+  return
+}
+
+// -----
+
+// expected-error @+1 {{alignment must be a power of two, got 3}}
+ptx.var @v {space = #ptx.space<global>, type = #ptx.type<u32>, align = 3}

@@ -1,0 +1,29 @@
+# Lit configuration for zmlir: the tools come from the project's venv
+# (zmlir, zmlir-opt) and LLVM 22 (FileCheck, not).
+import os
+import shutil
+
+import lit.formats
+import lit.llvm
+
+config.name = "zmlir"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".ptx"]
+config.test_source_root = os.path.dirname(__file__)
+config.excludes = ["lit.cfg.py", "Inputs"]
+
+repo = os.path.dirname(os.path.dirname(config.test_source_root))
+tool_dirs = [os.path.join(repo, ".venv", "bin"), "/usr/lib/llvm-22/bin"]
+config.environment["PATH"] = os.pathsep.join(tool_dirs + [os.environ.get("PATH", "")])
+
+lit.llvm.initialize(lit_config, config)
+from lit.llvm import llvm_config  # noqa: E402  (set by initialize)
+
+llvm_config.with_system_environment(["HOME", "TMPDIR", "XDG_CACHE_HOME"])
+config.llvm_tools_dir = "/usr/lib/llvm-22/bin"
+llvm_config.use_default_substitutions()
+search_dirs = tool_dirs + os.environ.get("PATH", "").split(os.pathsep)
+llvm_config.add_tool_substitutions(["zmlir-opt", "zmlir", "FileCheck", "not", "spirv-val",
+                                    "llvm-readelf", "ptxas"], search_dirs)
+if shutil.which("ptxas"):
+    config.available_features.add("ptxas")

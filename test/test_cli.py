@@ -1,0 +1,83 @@
+"""The `zmlir` command line: diagnostics, stages, no tracebacks, no partial output."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+VADD = Path(__file__).parent / "lit" / "Inputs" / "vadd.ptx"
+
+
+def run_zmlir(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "zmlir.cli", *args], capture_output=True,
+                          text=True, input=stdin)
+
+
+def test_targets_lists_all_three() -> None:
+    out = run_zmlir("targets")
+    assert out.returncode == 0
+    names = [line.split(":")[0].split()[0] for line in out.stdout.splitlines()]
+    assert names == ["amdgpu", "nvptx", "spirv"]
+
+
+@pytest.mark.parametrize("stage, marker", [
+    ("ptx-mlir", "ptx.ld_param"),
+    ("std-mlir", "gpu.func @vadd"),
+    ("llvm-mlir", "llvm.func"),
+    ("llvm-ir", "define"),
+    ("asm", "OpEntryPoint"),
+])
+def test_every_stage_can_be_emitted(stage: str, marker: str) -> None:
+    out = run_zmlir("compile", str(VADD), "--emit", stage)
+    assert out.returncode == 0, out.stderr
+    assert marker in out.stdout
+
+
+def test_malformed_ptx_is_one_diagnostic_and_no_output(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.ptx"
+    bad.write_text(".version 9.0\n.target sm_80\n.address_size 64\n"
+                   ".visible .entry k()\n{\n\tadd.s32 %r1 %r2;\n}\n")
+    out_file = tmp_path / "out.spv"
+    out = run_zmlir("compile", str(bad), "-o", str(out_file))
+    assert out.returncode == 1
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1, out.stderr
+    assert lines[0].startswith(f"{bad}:6:")
+    assert ": error: " in lines[0]
+    assert "Traceback" not in out.stderr
+    assert not out_file.exists()
+    assert list(tmp_path.iterdir()) == [bad]
+
+
+def test_unsupported_instruction_is_one_diagnostic(tmp_path: Path) -> None:
+    src = tmp_path / "unsupported.ptx"
+    src.write_text(".version 9.0\n.target sm_80\n.address_size 64\n"
+                   ".visible .entry k()\n{\n\t.reg .b32 %r<3>;\n"
+                   "\tmov.u32 %r1, 1;\n\tbrev.b32 %r2, %r1;\n\tret;\n}\n")
+    out = run_zmlir("compile", str(src), "-o", str(tmp_path / "o.spv"))
+    assert out.returncode == 1
+    assert out.stderr.strip() == f"{src}:8:2: error: unsupported instruction 'brev'"
+
+
+def test_unsupported_lowering_points_at_the_ptx_line(tmp_path: Path) -> None:
+    # Imports fine, but directed rounding of a float add is not lowered yet.
+    src = tmp_path / "rz.ptx"
+    src.write_text(".version 9.0\n.target sm_80\n.address_size 64\n"
+                   ".visible .entry k(.param .u64 p)\n{\n\t.reg .f32 %f<3>;\n"
+                   "\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [p];\n"
+                   "\tld.global.f32 %f1, [%rd1];\n\tadd.rz.f32 %f2, %f1, %f1;\n"
+                   "\tst.global.f32 [%rd1], %f2;\n\tret;\n}\n")
+    out = run_zmlir("compile", str(src), "-o", str(tmp_path / "o.spv"))
+    assert out.returncode == 1
+    assert out.stderr.strip() == (f"{src}:10:2: error: unsupported rounding modifier "
+                                  "'.rz' on 'add'")
+
+
+def test_unknown_target_is_an_error() -> None:
+    out = run_zmlir("compile", str(VADD), "-t", "amdgpu:sm_80")
+    assert out.returncode == 1
+    assert "bad AMDGPU architecture 'sm_80'" in out.stderr
+    assert "Traceback" not in out.stderr
