@@ -1416,6 +1416,18 @@ void ConvertPTXToStdPass::runOnOperation() {
   configurePTXToStdConversionLegality(target);
   RewritePatternSet patterns(ctx);
   populatePTXToStdConversionPatterns(patterns, state);
+  // A pattern that rejects an op says why ("unsupported ..."); the driver's
+  // own "failed to legalize" follow-up would only repeat it.
+  bool reportedUnsupported = false;
+  ScopedDiagnosticHandler dropFollowUps(ctx, [&](Diagnostic &diag) {
+    std::string message = diag.str();
+    if (StringRef(message).starts_with("unsupported "))
+      reportedUnsupported = true;
+    else if (reportedUnsupported &&
+             StringRef(message).starts_with("failed to legalize"))
+      return success();
+    return failure();
+  });
   if (failed(applyPartialConversion(gpuModule, target, std::move(patterns))))
     return signalPassFailure();
 
