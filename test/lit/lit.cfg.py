@@ -16,7 +16,7 @@ repo = os.path.dirname(os.path.dirname(config.test_source_root))
 # Test outputs go to the build tree, not next to the sources.
 config.test_exec_root = os.path.join(repo, "build", "lit")
 tool_dirs = [os.path.join(repo, ".venv", "bin"), "/usr/lib/llvm-22/bin"]
-config.environment["PATH"] = os.pathsep.join(tool_dirs + [os.environ.get("PATH", "")])
+config.environment["PATH"] = os.pathsep.join([*tool_dirs, os.environ.get("PATH", "")])
 
 lit.llvm.initialize(lit_config, config)
 from lit.llvm import llvm_config  # noqa: E402  (set by initialize)

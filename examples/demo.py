@@ -1,0 +1,89 @@
+"""zmlir demo: our CUDA kernels, compiled by nvcc to PTX, then by zmlir to
+SPIR-V, AMDGPU (HSACO) and NVPTX; each target's output validated by its own
+tool, and the SPIR-V run on the CPU (Intel OpenCL runtime) against numpy."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "test"))
+
+from cuda_cases import CASES, compile_ptx, run_launch  # noqa: E402
+
+import zmlir  # noqa: E402
+from zmlir.runtime.launcher import Device  # noqa: E402
+
+TARGETS = ["spirv", "nvptx:sm_80", "amdgpu:gfx90a", "amdgpu:gfx942", "amdgpu:gfx1100"]
+
+
+def _tool(name: str) -> str | None:
+    return shutil.which(name) or shutil.which(name, path="/usr/lib/llvm-22/bin")
+
+
+def _validate(target: str, binary: bytes, tmp: Path) -> str:
+    """Runs the target's own validator; returns 'ok' or what failed."""
+    path = tmp / "out.bin"
+    path.write_bytes(binary)
+    if target == "spirv":
+        cmd = [_tool("spirv-val"), str(path)]
+    elif target.startswith("nvptx"):
+        if _tool("ptxas") is None:
+            return "built"
+        cmd = [_tool("ptxas"), f"-arch={target.split(':')[1]}", str(path), "-o",
+               str(tmp / "out.cubin")]
+    else:
+        cmd = [_tool("llvm-readelf-22") or _tool("llvm-readelf"), "--notes", str(path)]
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    return "ok" if result.returncode == 0 else f"FAILED: {result.stderr.strip()[:200]}"
+
+
+def main() -> int:
+    failures = 0
+    device = Device.open()
+    print(f"zmlir {zmlir.__version__}: CPU device '{device.name}'")
+    print(f"targets: {', '.join(TARGETS)}  (validated by spirv-val, ptxas, llvm-readelf)\n")
+    with tempfile.TemporaryDirectory(prefix="zmlir-demo-") as tmp_name:
+        tmp = Path(tmp_name)
+        for case in CASES.values():
+            ptx_path = compile_ptx(case, tmp)
+            ptx = ptx_path.read_text()
+            compiled = []
+            spirv_module = None
+            for target in TARGETS:
+                start = time.perf_counter()
+                module = zmlir.compile_module(ptx, target, filename=ptx_path.name)
+                ms = (time.perf_counter() - start) * 1000
+                status = _validate(target, module.binary, tmp)
+                failures += status.startswith("FAILED")
+                compiled.append(f"{target} {status} ({ms:.0f} ms)")
+                if target == "spirv":
+                    spirv_module = module
+            assert spirv_module is not None
+            program = device.load_spirv(spirv_module.binary)
+            kernel = program.kernel(case.kernel)
+            info = spirv_module.kernels[case.kernel]
+            results = []
+            for size in case.sizes:
+                launch = case.launch_for(size)
+                try:
+                    launch.check(run_launch(device, kernel, launch, info.static_shared_bytes))
+                    results.append(f"{size}: match")
+                except AssertionError as err:
+                    failures += 1
+                    results.append(f"{size}: MISMATCH ({str(err).splitlines()[0]})")
+            print(f"{case.name} ({case.source.name}, kernel {case.kernel})")
+            print(f"  compiled: {'; '.join(compiled)}")
+            print(f"  CPU run vs numpy: {', '.join(results)}")
+    device.close()
+    print(f"\n{'all kernels matched' if not failures else f'{failures} FAILURES'}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

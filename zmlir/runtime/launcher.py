@@ -1,0 +1,594 @@
+"""Run compiled SPIR-V kernels on an OpenCL device with CUDA-style launches and raw pointers.
+
+Device memory is Intel unified shared memory (USM): `Device.alloc` returns a plain integer
+address that kernels receive as an i64 argument, convert with inttoptr and do arithmetic on,
+exactly as a CUDA kernel does with a device pointer. Because such pointers reach memory without
+passing through a kernel argument of pointer type, every kernel is marked as accessing device,
+shared and host USM indirectly (CL_KERNEL_EXEC_INFO_INDIRECT_*_ACCESS_INTEL).
+
+    dev = Device.open()
+    a = dev.alloc(n * 4)
+    dev.copy_to_device(a, host_array)
+    kernel = dev.load_spirv(spv).kernel("vadd")
+    dev.launch(kernel, grid=(blocks, 1, 1), block=(256, 1, 1), args=[KernelArg.ptr(a), ...])
+"""
+
+from __future__ import annotations
+
+import array
+import bisect
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Literal
+
+import numpy as np
+
+from zmlir.runtime import icd
+from zmlir.runtime import opencl_api as cl
+from zmlir.runtime.opencl_api import OpenCLError, check, ffi
+
+AllocKind = Literal["device", "shared", "host"]
+_SPIRV_MAGIC = 0x07230203
+_SPIRV_MAGIC_SWAPPED = 0x03022307
+Dim3 = tuple[int, int, int]
+
+
+# The ABI types a compiled kernel's scalar parameters can have. Device pointers are PTR: our
+# kernels take them as i64 and convert inside, so they travel as 64-bit integers.
+class ArgKind(Enum):
+    I8 = "int8"
+    U8 = "uint8"
+    I16 = "int16"
+    U16 = "uint16"
+    I32 = "int32"
+    U32 = "uint32"
+    I64 = "int64"
+    U64 = "uint64"
+    F16 = "float16"
+    F32 = "float32"
+    F64 = "float64"
+    PTR = "ptr"
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(np.uint64 if self is ArgKind.PTR else self.value)
+
+
+_KIND_BY_DTYPE = {kind.dtype: kind for kind in ArgKind if kind is not ArgKind.PTR}
+
+
+@dataclass(frozen=True)
+class KernelArg:
+    """One kernel argument with its ABI type made explicit."""
+
+    kind: ArgKind
+    value: int | float
+
+    @staticmethod
+    def ptr(address: int) -> KernelArg:
+        return KernelArg(ArgKind.PTR, address)
+
+    def encode(self) -> bytes:
+        """The argument's bytes as clSetKernelArg wants them; range errors raise."""
+        if self.kind is ArgKind.PTR or self.kind.dtype.kind in "iu":
+            if isinstance(self.value, (float, np.floating)):
+                raise TypeError(f"{self.kind.name} argument given a float: {self.value!r}")
+            info = np.iinfo(self.kind.dtype)
+            if not info.min <= int(self.value) <= info.max:
+                raise OverflowError(f"{self.value} does not fit {self.kind.name}")
+            return np.array(int(self.value), dtype=self.kind.dtype).tobytes()
+        return np.array(self.value, dtype=self.kind.dtype).tobytes()
+
+    @staticmethod
+    def coerce(value: object) -> KernelArg:
+        """Accept a KernelArg or a numpy scalar; plain Python numbers are ambiguous and refused."""
+        if isinstance(value, KernelArg):
+            return value
+        if isinstance(value, np.generic):
+            kind = _KIND_BY_DTYPE.get(value.dtype)
+            if kind is None:
+                raise TypeError(f"unsupported kernel argument dtype {value.dtype}")
+            return KernelArg(kind, value.item())
+        raise TypeError(
+            f"kernel argument {value!r} ({type(value).__name__}) has no C type: pass a numpy "
+            "scalar (np.int32(...), np.float32(...)) or KernelArg.ptr(address) for a pointer"
+        )
+
+
+@dataclass
+class Kernel:
+    """A kernel of a built program; its USM indirect-access flags are already set."""
+
+    name: str
+    handle: Any = field(repr=False)
+    num_args: int
+    device: Device = field(repr=False)
+
+    def work_group_size(self) -> int:
+        """CL_KERNEL_WORK_GROUP_SIZE: the largest block this kernel can be launched with."""
+        value = ffi.new("size_t *")
+        check(
+            "clGetKernelWorkGroupInfo",
+            cl.loader().clGetKernelWorkGroupInfo(
+                self.handle,
+                self.device.device_id,
+                cl.CL_KERNEL_WORK_GROUP_SIZE,
+                ffi.sizeof("size_t"),
+                value,
+                ffi.NULL,
+            ),
+        )
+        return int(value[0])
+
+    def compile_sub_group_size(self) -> int:
+        """The sub-group size required by the kernel's SPIR-V (0 when it requires none)."""
+        return self._sub_group_info(cl.CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL, (1, 1, 1))
+
+    def max_sub_group_size(self, block: Dim3) -> int:
+        """The sub-group size the runtime picks for a launch with this block shape."""
+        return self._sub_group_info(cl.CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, block)
+
+    def _sub_group_info(self, param: int, block: Dim3) -> int:
+        local = ffi.new("size_t[3]", list(block))
+        value = ffi.new("size_t *")
+        check(
+            "clGetKernelSubGroupInfo",
+            cl.loader().clGetKernelSubGroupInfo(
+                self.handle,
+                self.device.device_id,
+                param,
+                ffi.sizeof(local),
+                local,
+                ffi.sizeof("size_t"),
+                value,
+                ffi.NULL,
+            ),
+        )
+        return int(value[0])
+
+
+@dataclass
+class Program:
+    """A SPIR-V module built for one device."""
+
+    handle: Any = field(repr=False)
+    device: Device = field(repr=False)
+    build_log: str = ""
+
+    def kernel(self, name: str) -> Kernel:
+        lib = cl.loader()
+        err = ffi.new("cl_int *")
+        handle = lib.clCreateKernel(self.handle, name.encode(), err)
+        check("clCreateKernel", err[0], f"kernel {name!r}")
+        handle = ffi.gc(handle, lib.clReleaseKernel)
+        yes = ffi.new("cl_bool *", cl.CL_TRUE)
+        for param in (
+            cl.CL_KERNEL_EXEC_INFO_INDIRECT_DEVICE_ACCESS_INTEL,
+            cl.CL_KERNEL_EXEC_INFO_INDIRECT_SHARED_ACCESS_INTEL,
+            cl.CL_KERNEL_EXEC_INFO_INDIRECT_HOST_ACCESS_INTEL,
+        ):
+            check(
+                "clSetKernelExecInfo",
+                lib.clSetKernelExecInfo(handle, param, ffi.sizeof("cl_bool"), yes),
+            )
+        num_args = ffi.new("cl_uint *")
+        check(
+            "clGetKernelInfo",
+            lib.clGetKernelInfo(
+                handle, cl.CL_KERNEL_NUM_ARGS, ffi.sizeof("cl_uint"), num_args, ffi.NULL
+            ),
+        )
+        return Kernel(name=name, handle=handle, num_args=int(num_args[0]), device=self.device)
+
+
+@dataclass(frozen=True)
+class Allocation:
+    address: int
+    nbytes: int
+    kind: AllocKind
+
+
+@dataclass
+class Device:
+    """One OpenCL device that accepts SPIR-V, with its context, in-order queue and USM API."""
+
+    name: str
+    platform_name: str
+    il_version: str
+    max_work_group_size: int
+    max_work_item_sizes: tuple[int, int, int]
+    local_mem_size: int
+    sub_group_sizes: tuple[int, ...]
+    alloc_kind: AllocKind
+    platform_id: Any = field(repr=False)
+    device_id: Any = field(repr=False)
+    context: Any = field(repr=False)
+    queue: Any = field(repr=False)
+    usm: cl.UsmApi = field(repr=False)
+    _allocations: dict[int, Allocation] = field(default_factory=dict, repr=False)
+    _sorted_addresses: list[int] = field(default_factory=list, repr=False)
+
+    # --- lifetime ---------------------------------------------------------------------------
+
+    @staticmethod
+    def open(alloc_kind: AllocKind = "device") -> Device:
+        """Open the first device whose CL_DEVICE_IL_VERSION lists SPIR-V.
+
+        `alloc_kind` picks the USM flavour behind `alloc` (all give real addresses on a CPU
+        device; "device" matches cudaMalloc's semantics).
+        """
+        runtime = icd.ensure_icd()
+        lib = cl.loader()
+        seen: list[str] = []
+        for platform in cl.platforms():
+            platform_name = cl.platform_str(platform, cl.CL_PLATFORM_NAME)
+            for device in cl.devices(platform):
+                name = cl.device_str(device, cl.CL_DEVICE_NAME)
+                il = cl.device_str(device, cl.CL_DEVICE_IL_VERSION)
+                seen.append(f"  {platform_name} / {name}: IL {il or '(none)'}")
+                if "SPIR-V" in il:
+                    return Device._create(
+                        lib, platform, platform_name, device, name, il, alloc_kind
+                    )
+        listing = "\n".join(seen) or "  (no OpenCL platforms)"
+        raise RuntimeError(
+            f"no OpenCL device accepts SPIR-V (OCL_ICD_VENDORS={runtime.icd_dir}; was OpenCL "
+            f"already used in this process before zmlir registered the runtime?); found:\n"
+            f"{listing}"
+        )
+
+    @staticmethod
+    def _create(
+        lib: Any,
+        platform: Any,
+        platform_name: str,
+        device: Any,
+        name: str,
+        il: str,
+        alloc_kind: AllocKind,
+    ) -> Device:
+        err = ffi.new("cl_int *")
+        devices = ffi.new("cl_device_id[1]", [device])
+        context = lib.clCreateContext(ffi.NULL, 1, devices, ffi.NULL, ffi.NULL, err)
+        check("clCreateContext", err[0])
+        queue = lib.clCreateCommandQueueWithProperties(context, device, ffi.NULL, err)
+        if err[0] != cl.CL_SUCCESS:
+            lib.clReleaseContext(context)
+            check("clCreateCommandQueueWithProperties", err[0])
+        sizes = cl.device_sizes(device, cl.CL_DEVICE_MAX_WORK_ITEM_SIZES)
+        try:
+            sub_groups = cl.device_sizes(device, cl.CL_DEVICE_SUB_GROUP_SIZES_INTEL)
+        except OpenCLError:
+            sub_groups = ()  # not an Intel device: no cl_intel_required_subgroup_size
+        return Device(
+            name=name,
+            platform_name=platform_name,
+            il_version=il,
+            max_work_group_size=cl.device_scalar(
+                device, cl.CL_DEVICE_MAX_WORK_GROUP_SIZE, "size_t"
+            ),
+            max_work_item_sizes=(sizes[0], sizes[1], sizes[2]),
+            local_mem_size=cl.device_scalar(device, cl.CL_DEVICE_LOCAL_MEM_SIZE, "cl_ulong"),
+            sub_group_sizes=sub_groups,
+            alloc_kind=alloc_kind,
+            platform_id=platform,
+            device_id=device,
+            context=context,
+            queue=queue,
+            usm=cl.UsmApi.for_platform(platform),
+        )
+
+    def close(self) -> None:
+        """Free every live allocation and release the queue and context (idempotent)."""
+        if self.context is None:
+            return
+        lib = cl.loader()
+        lib.clFinish(self.queue)
+        for address in list(self._allocations):
+            self.free(address)
+        lib.clReleaseCommandQueue(self.queue)
+        lib.clReleaseContext(self.context)
+        self.queue = None
+        self.context = None
+
+    def __enter__(self) -> Device:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- memory -----------------------------------------------------------------------------
+
+    def alloc(self, nbytes: int, alignment: int = 0) -> int:
+        """A USM allocation's address. Zero bytes gives 0 (NULL), as cudaMalloc does."""
+        if nbytes < 0:
+            raise ValueError(f"negative allocation size {nbytes}")
+        if nbytes == 0:
+            return 0
+        err = ffi.new("cl_int *")
+        if self.alloc_kind == "device":
+            ptr = self.usm.device_alloc(
+                self.context, self.device_id, ffi.NULL, nbytes, alignment, err
+            )
+        elif self.alloc_kind == "shared":
+            ptr = self.usm.shared_alloc(
+                self.context, self.device_id, ffi.NULL, nbytes, alignment, err
+            )
+        else:
+            ptr = self.usm.host_alloc(self.context, ffi.NULL, nbytes, alignment, err)
+        check(f"cl{self.alloc_kind.capitalize()}MemAllocINTEL", err[0], f"{nbytes} bytes")
+        address = int(ffi.cast("uintptr_t", ptr))
+        if address == 0:
+            raise OpenCLError(-6, "CL_OUT_OF_HOST_MEMORY", "USM alloc", f"{nbytes} bytes: NULL")
+        self._allocations[address] = Allocation(address, nbytes, self.alloc_kind)
+        bisect.insort(self._sorted_addresses, address)
+        return address
+
+    def free(self, address: int) -> None:
+        """Free an allocation from `alloc`; waits for queued work that may still use it."""
+        if address == 0:
+            return
+        if address not in self._allocations:
+            raise ValueError(f"free of {address:#x}, which is not a live allocation start")
+        check(
+            "clMemBlockingFreeINTEL",
+            self.usm.blocking_free(self.context, ffi.cast("void *", address)),
+        )
+        del self._allocations[address]
+        self._sorted_addresses.remove(address)
+
+    def allocation_at(self, address: int, nbytes: int) -> Allocation:
+        """The live allocation holding [address, address + nbytes); raises if there is none.
+
+        On a CPU device a stray copy would corrupt or crash this very process, so every host
+        transfer is checked against the allocations we handed out.
+        """
+        index = bisect.bisect_right(self._sorted_addresses, address) - 1
+        if index >= 0:
+            found = self._allocations[self._sorted_addresses[index]]
+            if address + nbytes <= found.address + found.nbytes:
+                return found
+        raise ValueError(f"[{address:#x}, +{nbytes}) is not inside one live device allocation")
+
+    def copy_to_device(
+        self, address: int, data: bytes | bytearray | memoryview | np.ndarray
+    ) -> None:
+        """Copy host bytes (a numpy array's buffer in C order) to device memory; blocking."""
+        src = _host_bytes(data)
+        if len(src) == 0:
+            return
+        self.allocation_at(address, len(src))
+        check(
+            "clEnqueueMemcpyINTEL",
+            self.usm.memcpy(
+                self.queue,
+                cl.CL_TRUE,
+                ffi.cast("void *", address),
+                ffi.from_buffer(src),
+                len(src),
+                0,
+                ffi.NULL,
+                ffi.NULL,
+            ),
+        )
+
+    def copy_from_device(self, address: int, nbytes: int) -> bytes:
+        """`nbytes` bytes of device memory; blocking."""
+        out = bytearray(nbytes)
+        self._read(address, memoryview(out))
+        return bytes(out)
+
+    def copy_into(self, address: int, out: np.ndarray) -> np.ndarray:
+        """Fill a C-contiguous numpy array from device memory; returns it."""
+        if not out.flags.c_contiguous or not out.flags.writeable:
+            raise ValueError("copy_into needs a writeable C-contiguous array")
+        self._read(address, memoryview(out).cast("B"))
+        return out
+
+    def _read(self, address: int, dst: memoryview) -> None:
+        if dst.nbytes == 0:
+            return
+        self.allocation_at(address, dst.nbytes)
+        check(
+            "clEnqueueMemcpyINTEL",
+            self.usm.memcpy(
+                self.queue,
+                cl.CL_TRUE,
+                ffi.from_buffer(dst),
+                ffi.cast("void *", address),
+                dst.nbytes,
+                0,
+                ffi.NULL,
+                ffi.NULL,
+            ),
+        )
+
+    def memset(self, address: int, byte: int, nbytes: int) -> None:
+        """Set `nbytes` bytes to `byte` (cudaMemset semantics); blocking."""
+        if not 0 <= byte <= 255:
+            raise ValueError(f"memset byte {byte} is not in 0..255")
+        if nbytes == 0:
+            return
+        self.allocation_at(address, nbytes)
+        pattern = ffi.new("unsigned char *", byte)
+        lib = cl.loader()
+        check(
+            "clEnqueueMemFillINTEL",
+            self.usm.memfill(
+                self.queue, ffi.cast("void *", address), pattern, 1, nbytes, 0, ffi.NULL, ffi.NULL
+            ),
+        )
+        check("clFinish", lib.clFinish(self.queue))
+
+    # --- programs and launches --------------------------------------------------------------
+
+    def load_spirv(self, spirv: bytes, options: str = "") -> Program:
+        """Create and build a program from a SPIR-V binary; the build log is in the error."""
+        check_spirv(spirv, self.spirv_versions)
+        lib = cl.loader()
+        err = ffi.new("cl_int *")
+        handle = lib.clCreateProgramWithIL(self.context, ffi.from_buffer(spirv), len(spirv), err)
+        check("clCreateProgramWithIL", err[0])
+        handle = ffi.gc(handle, lib.clReleaseProgram)
+        devices = ffi.new("cl_device_id[1]", [self.device_id])
+        code = lib.clBuildProgram(handle, 1, devices, options.encode(), ffi.NULL, ffi.NULL)
+        log = self._build_log(handle)
+        check("clBuildProgram", code, f"build log:\n{log}" if log else "(empty build log)")
+        return Program(handle=handle, device=self, build_log=log)
+
+    @property
+    def spirv_versions(self) -> tuple[tuple[int, int], ...]:
+        """The SPIR-V versions CL_DEVICE_IL_VERSION lists, e.g. ((1, 0), ..., (1, 4))."""
+        return tuple(
+            (int(major), int(minor))
+            for major, minor in re.findall(r"SPIR-V_(\d+)\.(\d+)", self.il_version)
+        )
+
+    def _build_log(self, program: Any) -> str:
+        raw = cl._info_bytes(
+            "clGetProgramBuildInfo",
+            cl.loader().clGetProgramBuildInfo,
+            program,
+            self.device_id,
+            cl.CL_PROGRAM_BUILD_LOG,
+        )
+        return raw.rstrip(b"\0").decode(errors="replace").strip()
+
+    def launch(
+        self,
+        kernel: Kernel,
+        grid: Sequence[int],
+        block: Sequence[int],
+        args: Iterable[KernelArg | np.generic],
+        shared_bytes: int = 0,
+        shared_window: int | None = None,
+        blocking: bool = True,
+    ) -> None:
+        """Launch `kernel` over `grid` blocks of `block` threads (CUDA semantics).
+
+        The OpenCL global size is grid*block per dimension and the local size is block.
+        `shared_window` is the static shared-memory size in bytes that the compiled kernel takes
+        as a trailing `__local` argument (None: the kernel has no such argument);
+        `shared_bytes` is CUDA's dynamic shared memory, which lives in the same window after the
+        static part. The trailing argument is passed iff the kernel has it, sized
+        shared_window + shared_bytes.
+
+        Arguments are bound to the kernel object itself (clSetKernelArg), so one Kernel must
+        not be launched from two threads at once.
+        """
+        grid3, block3 = _dim3("grid", grid), _dim3("block", block)
+        threads = block3[0] * block3[1] * block3[2]
+        if threads > self.max_work_group_size:
+            raise ValueError(
+                f"block {block3} has {threads} threads; the device allows "
+                f"{self.max_work_group_size}"
+            )
+        if shared_bytes < 0 or (shared_window is not None and shared_window < 0):
+            raise ValueError("shared memory sizes must be non-negative")
+        if shared_window is None and shared_bytes > 0:
+            raise ValueError(
+                f"{shared_bytes} bytes of dynamic shared memory asked for, but the kernel has "
+                "no shared-memory window argument (shared_window=None)"
+            )
+        encoded = [KernelArg.coerce(arg).encode() for arg in args]
+        expected = len(encoded) + (shared_window is not None)
+        if expected != kernel.num_args:
+            raise ValueError(
+                f"kernel {kernel.name!r} takes {kernel.num_args} arguments, launch gives "
+                f"{len(encoded)}"
+                + (" + the shared-memory window" if shared_window is not None else "")
+            )
+        lib = cl.loader()
+        for index, value in enumerate(encoded):
+            check(
+                "clSetKernelArg",
+                lib.clSetKernelArg(kernel.handle, index, len(value), ffi.from_buffer(value)),
+                f"kernel {kernel.name!r} argument {index}",
+            )
+        if shared_window is not None:
+            window = shared_window + shared_bytes
+            if window > self.local_mem_size:
+                raise ValueError(
+                    f"shared-memory window of {window} bytes exceeds the device's "
+                    f"{self.local_mem_size} bytes of local memory"
+                )
+            # A __local argument cannot be 0 bytes (CL_INVALID_ARG_SIZE); a kernel whose window
+            # is empty never touches it, so one byte stands in.
+            check(
+                "clSetKernelArg",
+                lib.clSetKernelArg(kernel.handle, len(encoded), max(window, 1), ffi.NULL),
+                f"kernel {kernel.name!r} shared-memory window",
+            )
+        global_size = ffi.new("size_t[3]", [g * b for g, b in zip(grid3, block3, strict=True)])
+        local_size = ffi.new("size_t[3]", list(block3))
+        check(
+            "clEnqueueNDRangeKernel",
+            lib.clEnqueueNDRangeKernel(
+                self.queue,
+                kernel.handle,
+                3,
+                ffi.NULL,
+                global_size,
+                local_size,
+                0,
+                ffi.NULL,
+                ffi.NULL,
+            ),
+            f"kernel {kernel.name!r}, grid {grid3}, block {block3}",
+        )
+        if blocking:
+            self.synchronize()
+
+    def synchronize(self) -> None:
+        check("clFinish", cl.loader().clFinish(self.queue))
+
+
+def check_spirv(spirv: bytes, versions: Sequence[tuple[int, int]]) -> None:
+    """Reject a module the runtime would mishandle, before it sees it.
+
+    The Intel CPU runtime's SPIR-V reader spins forever on an instruction whose word count is
+    0 and quietly builds a truncated module, so the instruction stream is walked here: every
+    word count must be at least 1 and the last instruction must end exactly at the end.
+    """
+    if len(spirv) % 4 or len(spirv) < 20:
+        raise ValueError(f"not a SPIR-V module: {len(spirv)} bytes is not a whole header + words")
+    words = array.array("I", spirv)
+    if words[0] != _SPIRV_MAGIC:
+        if words[0] == _SPIRV_MAGIC_SWAPPED:
+            raise ValueError("big-endian SPIR-V modules are not supported")
+        raise ValueError(f"not a SPIR-V module: magic {words[0]:#010x}")
+    version = ((words[1] >> 16) & 0xFF, (words[1] >> 8) & 0xFF)
+    if versions and version not in versions:
+        raise ValueError(
+            f"SPIR-V {version[0]}.{version[1]} module; the device accepts "
+            + ", ".join(f"{major}.{minor}" for major, minor in versions)
+        )
+    index, end = 5, len(words)
+    if index == end:
+        raise ValueError("SPIR-V module has a header but no instructions")
+    while index < end:
+        count = words[index] >> 16
+        if count == 0 or index + count > end:
+            raise ValueError(
+                f"malformed SPIR-V: instruction at word {index} (opcode {words[index] & 0xFFFF}) "
+                f"has word count {count} with {end - index} words left"
+            )
+        index += count
+
+
+def _dim3(what: str, dims: Sequence[int]) -> Dim3:
+    if not 1 <= len(dims) <= 3:
+        raise ValueError(f"{what} must have 1 to 3 dimensions, got {tuple(dims)}")
+    padded = [int(d) for d in dims] + [1] * (3 - len(dims))
+    if any(d < 1 for d in padded):
+        raise ValueError(f"{what} dimensions must be >= 1, got {tuple(dims)}")
+    return (padded[0], padded[1], padded[2])
+
+
+def _host_bytes(data: bytes | bytearray | memoryview | np.ndarray) -> memoryview:
+    if isinstance(data, np.ndarray):
+        return memoryview(np.ascontiguousarray(data)).cast("B")
+    view = memoryview(data)
+    return view if view.format == "B" and view.c_contiguous else view.cast("B")
