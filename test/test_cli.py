@@ -59,7 +59,7 @@ def test_unsupported_instruction_is_one_diagnostic(tmp_path: Path) -> None:
                    "\tmov.u32 %r1, 1;\n\tbrev.b32 %r2, %r1;\n\tret;\n}\n")
     out = run_zmlir("compile", str(src), "-o", str(tmp_path / "o.spv"))
     assert out.returncode == 1
-    assert out.stderr.strip() == f"{src}:8:2: error: unsupported instruction 'brev'"
+    assert out.stderr.strip() == f"{src}:8:2: error: unsupported instruction 'brev.b32'"
 
 
 def test_unsupported_lowering_points_at_the_ptx_line(tmp_path: Path) -> None:

@@ -330,9 +330,7 @@ class _FunctionImporter:
         self.block = fallthrough
 
     def _dispatch(self, inst: ast.Instruction) -> None:
-        handler = _HANDLERS.get(inst.opcode)
-        if handler is None:
-            raise self.error(f"unsupported instruction '{inst.opcode}'", inst.loc)
+        handler = _HANDLERS.get(inst.opcode, _generic)
         handler(self, inst)
 
     # -- printing --------------------------------------------------------------
@@ -859,6 +857,77 @@ def _shfl(imp: _FunctionImporter, inst: ast.Instruction) -> None:
         imp.write_reg(dest.second, p, inst.loc)
     else:
         imp.write_reg(dest, d, inst.loc)
+
+
+# Instructions whose first operand is not a destination register.
+_NO_DESTINATION = {
+    "st", "red", "bar", "barrier", "membar", "fence", "prefetch", "prefetchu", "trap",
+    "brkpt", "pmevent", "call", "brx", "nanosleep", "stmatrix", "wmma.store", "cp",
+    "mbarrier", "griddepcontrol", "setmaxnreg", "bar.warp", "discard", "applypriority",
+    "createpolicy", "multimem", "sust", "sured", "tensormap", "stackrestore", "wgmma",
+}
+
+
+def _generic(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    """Imports an instruction with no dedicated op as `ptx.inst`, keeping
+    opcode, modifiers and operands; lowering reports it as unsupported."""
+    m = _classify(inst)
+    default_type = mlir_type(m.types[-1]) if m.types and m.types[-1] in _MLIR_TYPES else "i32"
+    operands = list(inst.operands)
+    dests: list[ast.Operand] = []
+    if operands and inst.opcode not in _NO_DESTINATION:
+        first = operands.pop(0)
+        dests = list(first.elems) if isinstance(first, ast.Vec) else (
+            [first.first, first.second] if isinstance(first, ast.Pair) else [first])
+    kinds: list[str] = ["d" * len(dests)] if dests else []
+    args: list[Value] = []
+    symbols: list[str] = []
+
+    def value_of(o: ast.Operand) -> Value:
+        if isinstance(o, ast.Reg) and o.name not in _SPECIAL_REGS:
+            return imp.read_reg(o.name, inst.loc)
+        return imp.value(o, default_type, inst.loc)
+
+    for o in operands:
+        if isinstance(o, ast.Addr):
+            if isinstance(o.base, ast.Sym) and o.base.name not in imp.m.variables:
+                symbols.append(o.base.name)
+                kinds.append(f"as{o.offset:+d}")
+                continue
+            base, offset = _address(imp, inst, o, m.space)
+            args.append(base)
+            kinds.append(f"a{offset:+d}")
+        elif isinstance(o, ast.Vec):
+            elems = [e for e in o.elems if not isinstance(e, ast.Sink)]
+            args.extend(value_of(e) for e in elems)
+            kinds.append(f"v{len(elems)}")
+        elif isinstance(o, ast.Sym) and o.name not in imp.m.variables:
+            symbols.append(o.name)
+            kinds.append("s")
+        elif isinstance(o, ast.Sink):
+            kinds.append("_")
+        else:
+            args.append(value_of(o))
+            kinds.append("r")
+    results = []
+    for d in dests:
+        if isinstance(d, ast.Reg) and d.name not in _SPECIAL_REGS:
+            results.append(imp.new_value(imp.reg_type(d.name, inst.loc)))
+        else:
+            results.append(imp.new_value(default_type))
+    mods = ", ".join(_quote("." + mod) for mod in inst.modifiers)
+    attrs = [f"operand_kinds = [{', '.join(_quote(k) for k in kinds)}]"]
+    if symbols:
+        attrs.append(f"symbols = [{', '.join('@' + _quote(sym) for sym in symbols)}]")
+    arg_slots = ", ".join(f"{{{i}}}" for i in range(len(args)))
+    arg_types = ", ".join(a.type for a in args)
+    result_types = ", ".join(r.type for r in results)
+    imp.emit(results, f"ptx.inst {_quote(inst.opcode)} [{mods}] ({arg_slots}) "
+                      f"{{{{{', '.join(attrs)}}}}} : ({arg_types}) -> ({result_types})",
+             args, inst.loc)
+    for d, r in zip(dests, results, strict=True):
+        if not isinstance(d, ast.Sink):
+            imp.write_reg(d, r, inst.loc)
 
 
 @_handles("ret", "exit")

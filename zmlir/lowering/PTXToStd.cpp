@@ -1228,6 +1228,20 @@ struct CondBraOpLowering : PTXPattern<CondBraOp> {
   }
 };
 
+/// Instructions imported without a dedicated op: say which one.
+struct InstOpLowering : PTXPattern<InstOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(InstOp op, OpAdaptor,
+                  ConversionPatternRewriter &) const override {
+    std::string name = op.getOpcode().str();
+    for (Attribute mod : op.getModifiers())
+      name += "." + cast<StringAttr>(mod).getValue().ltrim('.').str();
+    return unsupported(op, Twine("instruction '") + name + "'");
+  }
+};
+
 template <typename OpTy>
 struct ReturnLowering : PTXPattern<OpTy> {
   using PTXPattern<OpTy>::PTXPattern;
@@ -1458,6 +1472,6 @@ void zmlir::populatePTXToStdConversionPatterns(RewritePatternSet &patterns,
                MovOpLowering, CvtOpLowering, SregOpLowering, AddrOfOpLowering,
                CvtaOpLowering, LdParamOpLowering, LdOpLowering, StOpLowering,
                AtomOpLowering, BarSyncOpLowering, ShflSyncOpLowering,
-               BraOpLowering, CondBraOpLowering, ReturnLowering<RetOp>,
+               BraOpLowering, CondBraOpLowering, InstOpLowering, ReturnLowering<RetOp>,
                ReturnLowering<ExitOp>>(ctx, state);
 }

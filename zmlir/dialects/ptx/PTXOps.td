@@ -337,6 +337,29 @@ def PTX_ShflSyncOp : PTX_Op<"shfl_sync", [AllTypesMatch<["a", "res"]>]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Instructions without a dedicated op yet
+//===----------------------------------------------------------------------===//
+
+def PTX_InstOp : PTX_Op<"inst"> {
+  let summary = "a PTX instruction the dialect has no dedicated op for yet";
+  let description = [{
+    Keeps the instruction as written: `opcode`, its `modifiers` in order
+    (without dots) and its operands. `operand_kinds` says what each PTX
+    operand was (`r` register or immediate value, `a` address `[v+offset]`,
+    `v<N>` vector of N values, `s` symbol, `_` sink) so the instruction can be
+    printed back. Lowering rejects it with "unsupported instruction".
+    Example: `%r = ptx.inst "brev" [".b32"] (%a) {operand_kinds = ["r", "r"]} : (i32) -> i32`
+  }];
+  let arguments = (ins StrAttr:$opcode, StrArrayAttr:$modifiers,
+                   Variadic<AnyType>:$args, StrArrayAttr:$operand_kinds,
+                   OptionalAttr<ArrayAttr>:$symbols);
+  let results = (outs Variadic<AnyType>:$results);
+  let assemblyFormat = [{
+    $opcode $modifiers `(` $args `)` attr-dict `:` functional-type($args, $results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Control flow (PTX ISA 9.7.10)
 //===----------------------------------------------------------------------===//
 
