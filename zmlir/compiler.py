@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from zmlir import _native
 from zmlir.diagnostics import CompileError, SourceLoc
 from zmlir.frontend import parse_ptx
+from zmlir.frontend.ast import Param
 from zmlir.frontend.importer import import_module
 from zmlir.targets import Target, get_target
 
@@ -23,6 +24,8 @@ class KernelInfo:
     # Bytes of the static `.shared` variables; the launcher adds the dynamic
     # shared memory size to this for the kernel's shared window.
     static_shared_bytes: int
+    # Each parameter's PTX type ("u64", "f32", ...), "b8[24]" for byte arrays.
+    params: tuple[str, ...] = ()
 
 
 @dataclass
@@ -50,6 +53,15 @@ def _native_error(err: RuntimeError, filename: str) -> CompileError:
     return CompileError(first, filename)
 
 
+def _param_type(param: Param) -> str:
+    if param.dims:
+        count = 1
+        for d in param.dims:
+            count *= d or 0
+        return f"{param.type}[{count}]"
+    return param.type
+
+
 def compile_module(ptx: str, target: str | Target = "spirv", *, emit: str = "bin",
                    filename: str = "<input>") -> CompiledModule:
     """Compiles PTX for `target` up to stage `emit` (one of STAGES)."""
@@ -59,7 +71,10 @@ def compile_module(ptx: str, target: str | Target = "spirv", *, emit: str = "bin
     stop = STAGES.index(emit)
     out = CompiledModule(tgt)
     try:
-        imported = import_module(parse_ptx(ptx, filename), filename)
+        parsed = parse_ptx(ptx, filename)
+        param_types = {fn.name: tuple(_param_type(p) for p in fn.params)
+                       for fn in parsed.functions if fn.kind == "entry"}
+        imported = import_module(parsed, filename)
         out.stages["ptx-mlir"] = _native.run_pipeline(imported, "", filename)
         if stop == 0:
             return out
@@ -68,7 +83,8 @@ def compile_module(ptx: str, target: str | Target = "spirv", *, emit: str = "bin
         for name, attrs in _native.kernel_attributes(std):
             values = dict(attrs)
             out.kernels[name] = KernelInfo(name, values.get("param_count", 0),
-                                           values.get("static_shared_bytes", 0))
+                                           values.get("static_shared_bytes", 0),
+                                           param_types.get(name, ()))
         if stop == 1:
             return out
         llvm_mlir = _native.run_pipeline(std, tgt.llvm_pipeline(), filename)

@@ -1,0 +1,81 @@
+"""Device and function attributes we report: an sm_80-class device (the PTX
+we JIT), sized from what the backend device really offers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from zmlir.runtime.cuda.driver import COMPUTE_CAPABILITY
+
+# CUdevice_attribute -> value; entries that depend on the backend are filled
+# in by device_attribute().
+_STATIC = {
+    1: 1024,  # MAX_THREADS_PER_BLOCK
+    2: 1024, 3: 1024, 4: 64,  # MAX_BLOCK_DIM_X/Y/Z
+    5: 2**31 - 1, 6: 65535, 7: 65535,  # MAX_GRID_DIM_X/Y/Z
+    8: 48 * 1024,  # MAX_SHARED_MEMORY_PER_BLOCK
+    9: 64 * 1024,  # TOTAL_CONSTANT_MEMORY
+    10: 32,  # WARP_SIZE
+    11: 2**31 - 1,  # MAX_PITCH
+    12: 65536,  # MAX_REGISTERS_PER_BLOCK
+    13: 1_500_000,  # CLOCK_RATE (kHz)
+    14: 512,  # TEXTURE_ALIGNMENT
+    15: 1,  # GPU_OVERLAP
+    17: 0,  # KERNEL_EXEC_TIMEOUT
+    18: 1,  # INTEGRATED: device memory is host memory
+    19: 1,  # CAN_MAP_HOST_MEMORY
+    20: 0,  # COMPUTE_MODE default
+    31: 1,  # CONCURRENT_KERNELS
+    32: 0,  # ECC_ENABLED
+    33: 0, 34: 0, 50: 0,  # PCI bus, device, domain
+    35: 0,  # TCC_DRIVER
+    36: 1_500_000,  # MEMORY_CLOCK_RATE
+    37: 64,  # GLOBAL_MEMORY_BUS_WIDTH
+    38: 1 << 20,  # L2_CACHE_SIZE
+    39: 2048,  # MAX_THREADS_PER_MULTIPROCESSOR
+    40: 1,  # ASYNC_ENGINE_COUNT
+    41: 1,  # UNIFIED_ADDRESSING
+    75: COMPUTE_CAPABILITY[0], 76: COMPUTE_CAPABILITY[1],
+    78: 0,  # STREAM_PRIORITIES_SUPPORTED
+    79: 1, 80: 1,  # GLOBAL/LOCAL_L1_CACHE_SUPPORTED
+    81: 48 * 1024,  # MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
+    82: 65536,  # MAX_REGISTERS_PER_MULTIPROCESSOR
+    83: 1,  # MANAGED_MEMORY
+    84: 0,  # MULTI_GPU_BOARD
+    86: 1,  # HOST_NATIVE_ATOMIC_SUPPORTED
+    88: 1,  # PAGEABLE_MEMORY_ACCESS
+    89: 1,  # CONCURRENT_MANAGED_ACCESS
+    90: 0,  # COMPUTE_PREEMPTION_SUPPORTED
+    91: 1,  # CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM
+    95: 0,  # COOPERATIVE_LAUNCH: not yet
+    97: 48 * 1024,  # MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+    100: 1,  # PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES
+    101: 1,  # DIRECT_MANAGED_MEM_ACCESS_FROM_HOST
+    106: 32,  # MAX_BLOCKS_PER_MULTIPROCESSOR
+    111: 0,  # RESERVED_SHARED_MEMORY_PER_BLOCK
+    115: 0,  # MEMORY_POOLS_SUPPORTED
+}
+
+
+def device_attribute(attrib: int, device: Any) -> int:
+    if attrib == 16:  # MULTIPROCESSOR_COUNT
+        return int(getattr(device, "compute_units", 0) or 1)
+    if attrib in (8, 81, 97):
+        return min(_STATIC[attrib], int(device.local_mem_size))
+    return _STATIC.get(attrib, 0)
+
+
+def function_attribute(attrib: int, fn: Any, device: Any) -> int | None:
+    values = {
+        0: 1024,  # MAX_THREADS_PER_BLOCK
+        1: fn.info.static_shared_bytes,  # SHARED_SIZE_BYTES
+        2: 0,  # CONST_SIZE_BYTES
+        3: 0,  # LOCAL_SIZE_BYTES
+        4: 32,  # NUM_REGS
+        5: 80,  # PTX_VERSION
+        6: 80,  # BINARY_VERSION
+        7: 0,  # CACHE_MODE_CA
+        8: fn.attributes.get(8, 0),  # MAX_DYNAMIC_SHARED_SIZE_BYTES
+        9: fn.attributes.get(9, -1),  # PREFERRED_SHARED_MEMORY_CARVEOUT
+    }
+    return values.get(attrib)

@@ -1,0 +1,1014 @@
+"""The CUDA driver API, in Python, behind the exported symbols of our
+libcuda.so.1 (see build.py). Handles are small integers the application
+sees as pointers; device memory is the backend's unified (USM) memory, so
+device pointers are real addresses. Kernels are JIT-compiled from the PTX in
+the application's fatbins to SPIR-V and run on the OpenCL backend.
+
+Every entry point returns a CUresult; Python exceptions never cross into C:
+a CudaError becomes its code, anything else CUDA_ERROR_UNKNOWN with one line
+on stderr. APIs we do not implement return CUDA_ERROR_NOT_SUPPORTED and log
+their name once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+import struct
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from zmlir.runtime.cuda import api, fatbin
+from zmlir.runtime.cuda.errors import CudaError, CUresult, message_of, name_of
+
+DRIVER_VERSION = 13000
+COMPUTE_CAPABILITY = (8, 0)
+E = CUresult
+
+_NUMPY_TYPES = {
+    "u8": np.uint8, "s8": np.int8, "b8": np.uint8, "u16": np.uint16, "s16": np.int16,
+    "b16": np.uint16, "f16": np.float16, "u32": np.uint32, "s32": np.int32, "b32": np.uint32,
+    "f32": np.float32, "u64": np.uint64, "s64": np.int64, "b64": np.uint64, "f64": np.float64,
+}
+
+
+def log(message: str) -> None:
+    print(f"zmlir: {message}", file=sys.stderr, flush=True)
+
+
+@dataclass
+class Context:
+    device: int
+    flags: int = 0
+    primary: bool = False
+    refcount: int = 1
+    limits: dict[int, int] = field(default_factory=dict)
+    local_storage: dict[int, tuple[int, Any]] = field(default_factory=dict)
+
+
+@dataclass
+class Function:
+    module: Module
+    name: str
+    info: Any  # zmlir.KernelInfo
+    kernel: Any  # launcher.Kernel
+    attributes: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass
+class Module:
+    ptx_name: str
+    compiled: Any  # zmlir.CompiledModule
+    program: Any  # launcher.Program
+    functions: dict[str, Function] = field(default_factory=dict)
+
+
+@dataclass
+class Stream:
+    flags: int = 0
+    priority: int = 0
+
+
+@dataclass
+class Event:
+    flags: int = 0
+    timestamp: float | None = None
+
+
+class Handles:
+    """Integer handles for driver objects (what the application sees)."""
+
+    def __init__(self) -> None:
+        self._objects: dict[int, Any] = {}
+        self._ids = itertools.count(0x1000, 0x10)
+
+    def add(self, obj: Any) -> int:
+        handle = next(self._ids)
+        self._objects[handle] = obj
+        return handle
+
+    def get(self, handle: int, kind: type) -> Any:
+        obj = self._objects.get(handle)
+        if not isinstance(obj, kind):
+            raise CudaError(E.CUDA_ERROR_INVALID_HANDLE, f"not a {kind.__name__}: 0x{handle:x}")
+        return obj
+
+    def remove(self, handle: int, kind: type) -> Any:
+        obj = self.get(handle, kind)
+        del self._objects[handle]
+        return obj
+
+    def handle_of(self, obj: Any) -> int:
+        for handle, candidate in self._objects.items():
+            if candidate is obj:
+                return handle
+        return self.add(obj)
+
+
+class Driver:
+    """The state behind the API: one process, one backend device."""
+
+    def __init__(self, ffi: Any, lib: Any) -> None:
+        self.ffi, self.lib = ffi, lib
+        self.handles = Handles()
+        self.device: Any = None  # launcher.Device
+        self.initialized = False
+        self.primary: Context | None = None
+        self.primary_handle = 0
+        self.tls = threading.local()
+        self.allocations: dict[int, int] = {}
+        self.host_allocations: dict[int, Any] = {}
+        self.modules_by_hash: dict[str, Module] = {}
+        self.keepalive: list[Any] = []
+        self.warned: set[str] = set()
+        self.lock = threading.RLock()
+
+    # -- helpers ------------------------------------------------------------
+
+    def _stack(self) -> list[int]:
+        stack = getattr(self.tls, "stack", None)
+        if stack is None:
+            stack = self.tls.stack = []
+        return stack
+
+    def require_init(self) -> None:
+        if not self.initialized:
+            raise CudaError(E.CUDA_ERROR_NOT_INITIALIZED)
+
+    def current_context(self) -> Context:
+        self.require_init()
+        stack = self._stack()
+        if not stack:
+            raise CudaError(E.CUDA_ERROR_INVALID_CONTEXT, "no current context")
+        return self.handles.get(stack[-1], Context)
+
+    def check_device(self, dev: int) -> None:
+        self.require_init()
+        if dev != 0:
+            raise CudaError(E.CUDA_ERROR_INVALID_DEVICE, f"device {dev}")
+
+    def ptr(self, value: Any) -> int:
+        return int(self.ffi.cast("uintptr_t", value))
+
+    def out(self, pointer: Any, value: Any) -> None:
+        if pointer == self.ffi.NULL:
+            raise CudaError(E.CUDA_ERROR_INVALID_VALUE, "null output pointer")
+        pointer[0] = value
+
+    def handle_ptr(self, handle: int) -> Any:
+        return self.ffi.cast("void *", handle)
+
+    def host_view(self, address: int, nbytes: int) -> memoryview:
+        if address == 0 and nbytes:
+            raise CudaError(E.CUDA_ERROR_INVALID_VALUE, "null host pointer")
+        return memoryview(self.ffi.buffer(self.ffi.cast("char *", address), nbytes))
+
+    def check_device_range(self, address: int, nbytes: int) -> None:
+        for base, size in self.allocations.items():
+            if base <= address and address + nbytes <= base + size:
+                return
+        raise CudaError(E.CUDA_ERROR_INVALID_VALUE,
+                        f"[0x{address:x}, +{nbytes}) is not inside a device allocation")
+
+    # -- init, versions, errors ---------------------------------------------
+
+    def cuInit(self, flags: int) -> int:
+        if flags != 0:
+            return E.CUDA_ERROR_INVALID_VALUE
+        with self.lock:
+            if self.initialized:
+                return E.CUDA_SUCCESS
+            from zmlir.runtime.launcher import Device
+
+            try:
+                self.device = Device.open(alloc_kind="shared")
+            except Exception as err:  # no OpenCL SPIR-V device, runtime missing
+                log(f"no device: {err}")
+                return E.CUDA_ERROR_NO_DEVICE
+            self.initialized = True
+        return E.CUDA_SUCCESS
+
+    def cuDriverGetVersion(self, version: Any) -> int:
+        self.out(version, DRIVER_VERSION)
+        return E.CUDA_SUCCESS
+
+    def _error_string(self, table: Callable[[int], str | None], error: int, out: Any) -> int:
+        text = table(error)
+        if text is None:
+            out[0] = self.ffi.NULL
+            return E.CUDA_ERROR_INVALID_VALUE
+        cstr = self.ffi.new("char[]", text.encode())
+        self.keepalive.append(cstr)
+        out[0] = cstr
+        return E.CUDA_SUCCESS
+
+    def cuGetErrorName(self, error: int, out: Any) -> int:
+        return self._error_string(name_of, error, out)
+
+    def cuGetErrorString(self, error: int, out: Any) -> int:
+        return self._error_string(message_of, error, out)
+
+    # -- devices ------------------------------------------------------------
+
+    def cuDeviceGetCount(self, count: Any) -> int:
+        self.require_init()
+        self.out(count, 1)
+        return E.CUDA_SUCCESS
+
+    def cuDeviceGet(self, device: Any, ordinal: int) -> int:
+        self.check_device(ordinal)
+        self.out(device, 0)
+        return E.CUDA_SUCCESS
+
+    def cuDeviceGetName(self, name: Any, length: int, dev: int) -> int:
+        self.check_device(dev)
+        text = f"zmlir {self.device.name}".encode()[: max(length - 1, 0)]
+        self.ffi.memmove(name, text + b"\0", len(text) + 1)
+        return E.CUDA_SUCCESS
+
+    def cuDeviceGetUuid(self, uuid: Any, dev: int) -> int:
+        self.check_device(dev)
+        digest = hashlib.md5(f"zmlir:{self.device.name}".encode()).digest()
+        self.ffi.memmove(uuid, digest, 16)
+        return E.CUDA_SUCCESS
+
+    cuDeviceGetUuid_v2 = cuDeviceGetUuid
+
+    def device_hash_info(self) -> bytes:
+        """Per device: UUID, PCI domain, bus and device (the integrity check's input)."""
+        uuid = self.ffi.new("CUuuid *")
+        self.cuDeviceGetUuid(uuid, 0)
+        return bytes(self.ffi.buffer(uuid, 16)) + struct.pack("<iii", 0, 0, 0)
+
+    def cuDeviceGetLuid(self, luid: Any, mask: Any, dev: int) -> int:
+        self.check_device(dev)
+        return E.CUDA_ERROR_NOT_SUPPORTED
+
+    def cuDeviceTotalMem_v2(self, nbytes: Any, dev: int) -> int:
+        self.check_device(dev)
+        self.out(nbytes, self.total_memory())
+        return E.CUDA_SUCCESS
+
+    def total_memory(self) -> int:
+        try:
+            return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+        except (ValueError, OSError):
+            return 8 << 30
+
+    def cuDeviceGetAttribute(self, pi: Any, attrib: int, dev: int) -> int:
+        self.check_device(dev)
+        from zmlir.runtime.cuda.attributes import device_attribute
+
+        self.out(pi, device_attribute(attrib, self.device))
+        return E.CUDA_SUCCESS
+
+    def cuDeviceComputeCapability(self, major: Any, minor: Any, dev: int) -> int:
+        self.check_device(dev)
+        self.out(major, COMPUTE_CAPABILITY[0])
+        self.out(minor, COMPUTE_CAPABILITY[1])
+        return E.CUDA_SUCCESS
+
+    # -- contexts -------------------------------------------------------------
+
+    def _primary(self) -> int:
+        if self.primary is None:
+            self.primary = Context(device=0, primary=True, refcount=0)
+            self.primary_handle = self.handles.add(self.primary)
+        return self.primary_handle
+
+    def cuDevicePrimaryCtxRetain(self, pctx: Any, dev: int) -> int:
+        self.check_device(dev)
+        handle = self._primary()
+        assert self.primary is not None
+        self.primary.refcount += 1
+        self.out(pctx, self.handle_ptr(handle))
+        return E.CUDA_SUCCESS
+
+    def cuDevicePrimaryCtxRelease_v2(self, dev: int) -> int:
+        self.check_device(dev)
+        if self.primary is None or self.primary.refcount == 0:
+            return E.CUDA_ERROR_INVALID_CONTEXT
+        self.primary.refcount -= 1
+        return E.CUDA_SUCCESS
+
+    def cuDevicePrimaryCtxReset_v2(self, dev: int) -> int:
+        self.check_device(dev)
+        if self.primary is not None:
+            self._destroy_local_storage(self.primary_handle, self.primary)
+            self.primary.refcount = 0
+        return E.CUDA_SUCCESS
+
+    def cuDevicePrimaryCtxGetState(self, dev: int, flags: Any, active: Any) -> int:
+        self.check_device(dev)
+        ctx = self.primary
+        self.out(flags, ctx.flags if ctx else 0)
+        self.out(active, int(bool(ctx and ctx.refcount > 0)))
+        return E.CUDA_SUCCESS
+
+    def cuDevicePrimaryCtxSetFlags_v2(self, dev: int, flags: int) -> int:
+        self.check_device(dev)
+        self.handles.get(self._primary(), Context).flags = flags
+        return E.CUDA_SUCCESS
+
+    def cuCtxCreate_v2(self, pctx: Any, flags: int, dev: int) -> int:
+        self.check_device(dev)
+        handle = self.handles.add(Context(device=dev, flags=flags))
+        self._stack().append(handle)
+        self.out(pctx, self.handle_ptr(handle))
+        return E.CUDA_SUCCESS
+
+    def cuCtxCreate_v4(self, pctx: Any, params: Any, flags: int, dev: int) -> int:
+        return self.cuCtxCreate_v2(pctx, flags, dev)
+
+    def cuCtxDestroy_v2(self, ctx: Any) -> int:
+        self.require_init()
+        handle = self.ptr(ctx)
+        context = self.handles.get(handle, Context)
+        if context.primary:
+            return E.CUDA_ERROR_INVALID_CONTEXT
+        self._destroy_local_storage(handle, context)
+        self.handles.remove(handle, Context)
+        stack = self._stack()
+        while handle in stack:
+            stack.remove(handle)
+        return E.CUDA_SUCCESS
+
+    def cuCtxGetCurrent(self, pctx: Any) -> int:
+        self.require_init()
+        stack = self._stack()
+        self.out(pctx, self.handle_ptr(stack[-1]) if stack else self.ffi.NULL)
+        return E.CUDA_SUCCESS
+
+    def cuCtxSetCurrent(self, ctx: Any) -> int:
+        self.require_init()
+        handle = self.ptr(ctx)
+        stack = self._stack()
+        if handle == 0:
+            if stack:
+                stack.pop()
+            return E.CUDA_SUCCESS
+        self.handles.get(handle, Context)
+        if stack:
+            stack[-1] = handle
+        else:
+            stack.append(handle)
+        return E.CUDA_SUCCESS
+
+    def cuCtxPushCurrent_v2(self, ctx: Any) -> int:
+        self.require_init()
+        handle = self.ptr(ctx)
+        self.handles.get(handle, Context)
+        self._stack().append(handle)
+        return E.CUDA_SUCCESS
+
+    def cuCtxPopCurrent_v2(self, pctx: Any) -> int:
+        self.require_init()
+        stack = self._stack()
+        if not stack:
+            return E.CUDA_ERROR_INVALID_CONTEXT
+        handle = stack.pop()
+        if pctx != self.ffi.NULL:
+            pctx[0] = self.handle_ptr(handle)
+        return E.CUDA_SUCCESS
+
+    def cuCtxGetDevice(self, device: Any) -> int:
+        self.out(device, self.current_context().device)
+        return E.CUDA_SUCCESS
+
+    def cuCtxGetFlags(self, flags: Any) -> int:
+        self.out(flags, self.current_context().flags)
+        return E.CUDA_SUCCESS
+
+    def cuCtxGetId(self, ctx: Any, ctx_id: Any) -> int:
+        handle = self.ptr(ctx)
+        if handle == 0:
+            stack = self._stack()
+            handle = stack[-1] if stack else 0
+        self.handles.get(handle, Context)
+        self.out(ctx_id, handle)
+        return E.CUDA_SUCCESS
+
+    def cuCtxSynchronize(self) -> int:
+        self.current_context()
+        self.device.synchronize()
+        return E.CUDA_SUCCESS
+
+    def cuCtxGetApiVersion(self, ctx: Any, version: Any) -> int:
+        self.require_init()
+        self.out(version, 3020)
+        return E.CUDA_SUCCESS
+
+    def cuCtxGetLimit(self, value: Any, limit: int) -> int:
+        ctx = self.current_context()
+        defaults = {0: 1024, 1: 1 << 20, 2: 8 << 20, 3: 2, 4: 2048, 5: 0, 6: 0}
+        if limit not in defaults:
+            return E.CUDA_ERROR_INVALID_VALUE
+        self.out(value, ctx.limits.get(limit, defaults[limit]))
+        return E.CUDA_SUCCESS
+
+    def cuCtxSetLimit(self, limit: int, value: int) -> int:
+        self.current_context().limits[limit] = value
+        return E.CUDA_SUCCESS
+
+    def cuCtxGetCacheConfig(self, config: Any) -> int:
+        self.current_context()
+        self.out(config, 0)
+        return E.CUDA_SUCCESS
+
+    def cuCtxSetCacheConfig(self, config: int) -> int:
+        self.current_context()
+        return E.CUDA_SUCCESS
+
+    def cuCtxGetSharedMemConfig(self, config: Any) -> int:
+        self.current_context()
+        self.out(config, 1)
+        return E.CUDA_SUCCESS
+
+    def cuCtxGetStreamPriorityRange(self, least: Any, greatest: Any) -> int:
+        self.require_init()
+        if least != self.ffi.NULL:
+            least[0] = 0
+        if greatest != self.ffi.NULL:
+            greatest[0] = 0
+        return E.CUDA_SUCCESS
+
+    def _destroy_local_storage(self, handle: int, ctx: Context) -> None:
+        for key, (value, dtor) in list(ctx.local_storage.items()):
+            if dtor is not None and dtor != self.ffi.NULL:
+                dtor(self.handle_ptr(handle), self.ffi.cast("void *", key), value)
+        ctx.local_storage.clear()
+
+    # -- modules ---------------------------------------------------------------
+
+    def _image_ptx(self, image: Any) -> tuple[str, str]:
+        """(PTX text, a name for diagnostics) of a module image in memory."""
+        address = self.ptr(image)
+        if address == 0:
+            raise CudaError(E.CUDA_ERROR_INVALID_VALUE, "null module image")
+        head = bytes(self.ffi.buffer(self.ffi.cast("char *", address), 16))
+        magic = struct.unpack_from("<I", head)[0]
+        if magic == fatbin.WRAPPER_MAGIC:
+            _, version, data, _ = struct.unpack("<IIQQ", bytes(
+                self.ffi.buffer(self.ffi.cast("char *", address), 24)))
+            if version != 1:
+                raise CudaError(E.CUDA_ERROR_INVALID_IMAGE,
+                                f"fatbin wrapper version {version} is not supported")
+            return self._fatbin_ptx(data)
+        if magic == fatbin.FATBIN_MAGIC:
+            return self._fatbin_ptx(address)
+        if head.startswith(b"\x7fELF"):
+            raise CudaError(E.CUDA_ERROR_NO_BINARY_FOR_GPU,
+                            "module image is NVIDIA machine code (cubin), not PTX")
+        text = self.ffi.string(self.ffi.cast("char *", address)).decode("utf-8", "replace")
+        return text, "module.ptx"
+
+    def _fatbin_ptx(self, address: int) -> tuple[str, str]:
+        header = bytes(self.ffi.buffer(self.ffi.cast("char *", address), 16))
+        size = fatbin.fatbin_size(header)
+        data = bytes(self.ffi.buffer(self.ffi.cast("char *", address), size))
+        try:
+            entry = fatbin.select_ptx(fatbin.parse(data), COMPUTE_CAPABILITY[0] * 10
+                                      + COMPUTE_CAPABILITY[1])
+        except fatbin.FatbinError as err:
+            raise CudaError(E.CUDA_ERROR_NO_BINARY_FOR_GPU, str(err)) from None
+        return entry.ptx_text(), f"fatbin@0x{address:x}.sm_{entry.sm}.ptx"
+
+    def load_module(self, image: Any) -> int:
+        self.require_init()
+        ptx, name = self._image_ptx(image)
+        key = hashlib.sha256(ptx.encode()).hexdigest()
+        module = self.modules_by_hash.get(key)
+        if module is None:
+            import zmlir
+
+            try:
+                compiled = zmlir.compile_module(ptx, "spirv", filename=name)
+            except zmlir.CompileError as err:
+                log(f"cannot compile {name}: {err}")
+                raise CudaError(E.CUDA_ERROR_INVALID_PTX, str(err)) from None
+            program = self.device.load_spirv(compiled.binary)
+            module = Module(name, compiled, program)
+            self.modules_by_hash[key] = module
+        return self.handles.add(module)
+
+    def cuModuleLoadData(self, pmodule: Any, image: Any) -> int:
+        self.out(pmodule, self.handle_ptr(self.load_module(image)))
+        return E.CUDA_SUCCESS
+
+    def cuModuleLoadDataEx(self, pmodule: Any, image: Any, n: int, options: Any,
+                           values: Any) -> int:
+        return self.cuModuleLoadData(pmodule, image)
+
+    cuModuleLoadFatBinary = cuModuleLoadData
+
+    def cuModuleUnload(self, hmod: Any) -> int:
+        self.require_init()
+        self.handles.remove(self.ptr(hmod), Module)
+        return E.CUDA_SUCCESS
+
+    def function(self, module: Module, name: str) -> int:
+        fn = module.functions.get(name)
+        if fn is None:
+            info = module.compiled.kernels.get(name)
+            if info is None:
+                raise CudaError(E.CUDA_ERROR_NOT_FOUND, f"no kernel named {name!r}")
+            fn = Function(module, name, info, module.program.kernel(name))
+            module.functions[name] = fn
+        return self.handles.handle_of(fn)
+
+    def cuModuleGetFunction(self, hfunc: Any, hmod: Any, name: Any) -> int:
+        self.require_init()
+        module = self.handles.get(self.ptr(hmod), Module)
+        self.out(hfunc, self.handle_ptr(self.function(module, self.ffi.string(name).decode())))
+        return E.CUDA_SUCCESS
+
+    def cuModuleGetGlobal_v2(self, dptr: Any, nbytes: Any, hmod: Any, name: Any) -> int:
+        self.require_init()
+        self.handles.get(self.ptr(hmod), Module)
+        log("unsupported: cuModuleGetGlobal (module variables are not reachable yet)")
+        return E.CUDA_ERROR_NOT_SUPPORTED
+
+    def cuModuleGetLoadingMode(self, mode: Any) -> int:
+        self.out(mode, 1)  # CU_MODULE_EAGER_LOADING
+        return E.CUDA_SUCCESS
+
+    # Libraries are modules loaded on first use in CUDA; we load eagerly.
+    def cuLibraryLoadData(self, plib: Any, code: Any, *options: Any) -> int:
+        self.out(plib, self.handle_ptr(self.load_module(code)))
+        return E.CUDA_SUCCESS
+
+    cuLibraryUnload = cuModuleUnload
+
+    def cuLibraryGetKernel(self, pkernel: Any, lib: Any, name: Any) -> int:
+        return self.cuModuleGetFunction(pkernel, lib, name)
+
+    def cuLibraryGetModule(self, pmod: Any, lib: Any) -> int:
+        self.handles.get(self.ptr(lib), Module)
+        self.out(pmod, lib)
+        return E.CUDA_SUCCESS
+
+    def cuLibraryGetGlobal(self, dptr: Any, nbytes: Any, lib: Any, name: Any) -> int:
+        return self.cuModuleGetGlobal_v2(dptr, nbytes, lib, name)
+
+    def cuKernelGetFunction(self, pfunc: Any, kernel: Any) -> int:
+        self.handles.get(self.ptr(kernel), Function)
+        self.out(pfunc, kernel)
+        return E.CUDA_SUCCESS
+
+    def cuKernelGetName(self, name: Any, kernel: Any) -> int:
+        return self.cuFuncGetName(name, kernel)
+
+    def cuFuncGetName(self, name: Any, hfunc: Any) -> int:
+        fn = self.handles.get(self.ptr(hfunc), Function)
+        cstr = self.ffi.new("char[]", fn.name.encode())
+        self.keepalive.append(cstr)
+        self.out(name, cstr)
+        return E.CUDA_SUCCESS
+
+    def cuFuncGetModule(self, hmod: Any, hfunc: Any) -> int:
+        fn = self.handles.get(self.ptr(hfunc), Function)
+        self.out(hmod, self.handle_ptr(self.handles.handle_of(fn.module)))
+        return E.CUDA_SUCCESS
+
+    def cuFuncGetAttribute(self, pi: Any, attrib: int, hfunc: Any) -> int:
+        fn = self.handles.get(self.ptr(hfunc), Function)
+        from zmlir.runtime.cuda.attributes import function_attribute
+
+        value = function_attribute(attrib, fn, self.device)
+        if value is None:
+            return E.CUDA_ERROR_INVALID_VALUE
+        self.out(pi, value)
+        return E.CUDA_SUCCESS
+
+    def cuKernelGetAttribute(self, pi: Any, attrib: int, kernel: Any, dev: int) -> int:
+        return self.cuFuncGetAttribute(pi, attrib, kernel)
+
+    def cuFuncSetAttribute(self, hfunc: Any, attrib: int, value: int) -> int:
+        fn = self.handles.get(self.ptr(hfunc), Function)
+        fn.attributes[attrib] = value
+        return E.CUDA_SUCCESS
+
+    def cuKernelSetAttribute(self, attrib: int, value: int, kernel: Any, dev: int) -> int:
+        return self.cuFuncSetAttribute(kernel, attrib, value)
+
+    def cuFuncSetCacheConfig(self, hfunc: Any, config: int) -> int:
+        self.handles.get(self.ptr(hfunc), Function)
+        return E.CUDA_SUCCESS
+
+    # -- memory ----------------------------------------------------------------
+
+    def cuMemAlloc_v2(self, dptr: Any, nbytes: int) -> int:
+        self.current_context()
+        if nbytes == 0:
+            return E.CUDA_ERROR_INVALID_VALUE
+        try:
+            address = self.device.alloc(nbytes, 256)
+        except Exception as err:
+            log(f"allocation of {nbytes} bytes failed: {err}")
+            return E.CUDA_ERROR_OUT_OF_MEMORY
+        self.allocations[address] = nbytes
+        self.out(dptr, address)
+        return E.CUDA_SUCCESS
+
+    def cuMemAllocManaged(self, dptr: Any, nbytes: int, flags: int) -> int:
+        # Our device memory is already shared with the host.
+        return self.cuMemAlloc_v2(dptr, nbytes)
+
+    def cuMemAllocAsync(self, dptr: Any, nbytes: int, stream: Any) -> int:
+        return self.cuMemAlloc_v2(dptr, nbytes)
+
+    def cuMemFree_v2(self, dptr: int) -> int:
+        self.require_init()
+        if dptr == 0:
+            return E.CUDA_SUCCESS
+        if dptr not in self.allocations:
+            return E.CUDA_ERROR_INVALID_VALUE
+        del self.allocations[dptr]
+        self.device.free(dptr)
+        return E.CUDA_SUCCESS
+
+    def cuMemFreeAsync(self, dptr: int, stream: Any) -> int:
+        return self.cuMemFree_v2(dptr)
+
+    def cuMemAllocHost_v2(self, pp: Any, nbytes: int) -> int:
+        self.require_init()
+        buffer = self.ffi.new("char[]", max(nbytes, 1))
+        address = self.ptr(buffer)
+        self.host_allocations[address] = buffer
+        self.out(pp, buffer)
+        return E.CUDA_SUCCESS
+
+    def cuMemHostAlloc(self, pp: Any, nbytes: int, flags: int) -> int:
+        return self.cuMemAllocHost_v2(pp, nbytes)
+
+    def cuMemFreeHost(self, p: Any) -> int:
+        if self.host_allocations.pop(self.ptr(p), None) is None:
+            return E.CUDA_ERROR_INVALID_VALUE
+        return E.CUDA_SUCCESS
+
+    def cuMemHostGetDevicePointer_v2(self, pdptr: Any, p: Any, flags: int) -> int:
+        self.require_init()
+        self.out(pdptr, self.ptr(p))
+        return E.CUDA_SUCCESS
+
+    def cuMemHostRegister_v2(self, p: Any, nbytes: int, flags: int) -> int:
+        self.require_init()
+        return E.CUDA_SUCCESS
+
+    def cuMemHostUnregister(self, p: Any) -> int:
+        self.require_init()
+        return E.CUDA_SUCCESS
+
+    def cuMemGetInfo_v2(self, free: Any, total: Any) -> int:
+        self.current_context()
+        total_bytes = self.total_memory()
+        self.out(free, max(total_bytes - sum(self.allocations.values()), 0))
+        self.out(total, total_bytes)
+        return E.CUDA_SUCCESS
+
+    def cuMemGetAddressRange_v2(self, pbase: Any, psize: Any, dptr: int) -> int:
+        self.require_init()
+        for base, size in self.allocations.items():
+            if base <= dptr < base + size:
+                if pbase != self.ffi.NULL:
+                    pbase[0] = base
+                if psize != self.ffi.NULL:
+                    psize[0] = size
+                return E.CUDA_SUCCESS
+        return E.CUDA_ERROR_NOT_FOUND
+
+    def _is_device(self, address: int) -> bool:
+        return any(base <= address < base + size for base, size in self.allocations.items())
+
+    def copy(self, dst: int, src: int, nbytes: int) -> int:
+        """cudaMemcpyDefault semantics: either side may be host or device."""
+        self.current_context()
+        if nbytes == 0:
+            return E.CUDA_SUCCESS
+        dst_dev, src_dev = self._is_device(dst), self._is_device(src)
+        if dst_dev:
+            self.check_device_range(dst, nbytes)
+        if src_dev:
+            self.check_device_range(src, nbytes)
+        self.device.synchronize()
+        if dst_dev and not src_dev:
+            self.device.copy_to_device(dst, self.host_view(src, nbytes))
+        elif src_dev and not dst_dev:
+            self.host_view(dst, nbytes)[:] = self.device.copy_from_device(src, nbytes)
+        else:
+            # Device to device, or host to host: both are plain memory here.
+            self.ffi.memmove(self.ffi.cast("void *", dst), self.ffi.cast("void *", src), nbytes)
+        return E.CUDA_SUCCESS
+
+    def cuMemcpy(self, dst: int, src: int, nbytes: int) -> int:
+        return self.copy(dst, src, nbytes)
+
+    def cuMemcpyAsync(self, dst: int, src: int, nbytes: int, stream: Any) -> int:
+        return self.copy(dst, src, nbytes)
+
+    def cuMemcpyHtoD_v2(self, dst: int, src: Any, nbytes: int) -> int:
+        self.check_device_range(dst, nbytes)
+        return self.copy(dst, self.ptr(src), nbytes)
+
+    def cuMemcpyDtoH_v2(self, dst: Any, src: int, nbytes: int) -> int:
+        self.check_device_range(src, nbytes)
+        return self.copy(self.ptr(dst), src, nbytes)
+
+    def cuMemcpyDtoD_v2(self, dst: int, src: int, nbytes: int) -> int:
+        self.check_device_range(dst, nbytes)
+        self.check_device_range(src, nbytes)
+        return self.copy(dst, src, nbytes)
+
+    def cuMemcpyHtoDAsync_v2(self, dst: int, src: Any, nbytes: int, stream: Any) -> int:
+        return self.cuMemcpyHtoD_v2(dst, src, nbytes)
+
+    def cuMemcpyDtoHAsync_v2(self, dst: Any, src: int, nbytes: int, stream: Any) -> int:
+        return self.cuMemcpyDtoH_v2(dst, src, nbytes)
+
+    def cuMemcpyDtoDAsync_v2(self, dst: int, src: int, nbytes: int, stream: Any) -> int:
+        return self.cuMemcpyDtoD_v2(dst, src, nbytes)
+
+    def memset(self, dst: int, value: int, width: int, count: int) -> int:
+        self.current_context()
+        nbytes = width * count
+        if nbytes == 0:
+            return E.CUDA_SUCCESS
+        self.check_device_range(dst, nbytes)
+        self.device.synchronize()
+        if width == 1:
+            self.device.memset(dst, value & 0xFF, nbytes)
+        else:
+            pattern = np.full(count, value, dtype={2: np.uint16, 4: np.uint32}[width])
+            self.device.copy_to_device(dst, pattern)
+        return E.CUDA_SUCCESS
+
+    def cuMemsetD8_v2(self, dst: int, value: int, n: int) -> int:
+        return self.memset(dst, value, 1, n)
+
+    def cuMemsetD16_v2(self, dst: int, value: int, n: int) -> int:
+        return self.memset(dst, value, 2, n)
+
+    def cuMemsetD32_v2(self, dst: int, value: int, n: int) -> int:
+        return self.memset(dst, value, 4, n)
+
+    def cuMemsetD8Async(self, dst: int, value: int, n: int, stream: Any) -> int:
+        return self.memset(dst, value, 1, n)
+
+    def cuMemsetD16Async(self, dst: int, value: int, n: int, stream: Any) -> int:
+        return self.memset(dst, value, 2, n)
+
+    def cuMemsetD32Async(self, dst: int, value: int, n: int, stream: Any) -> int:
+        return self.memset(dst, value, 4, n)
+
+    def cuPointerGetAttribute(self, data: Any, attribute: int, ptr: int) -> int:
+        self.require_init()
+        is_device = self._is_device(ptr)
+        if attribute == 2:  # CU_POINTER_ATTRIBUTE_MEMORY_TYPE
+            self.ffi.cast("unsigned int *", data)[0] = 2 if is_device else 1
+        elif attribute == 1:  # CONTEXT
+            self.ffi.cast("void **", data)[0] = self.handle_ptr(self._primary())
+        elif attribute in (3, 4):  # DEVICE_POINTER, HOST_POINTER
+            self.ffi.cast("unsigned long long *", data)[0] = ptr
+        elif attribute == 9:  # DEVICE_ORDINAL
+            self.ffi.cast("int *", data)[0] = 0
+        else:
+            return E.CUDA_ERROR_INVALID_VALUE
+        return E.CUDA_SUCCESS
+
+    # -- launch ----------------------------------------------------------------
+
+    def launch(self, hfunc: Any, grid: tuple[int, int, int], block: tuple[int, int, int],
+               shared: int, params: Any, extra: Any) -> int:
+        self.current_context()
+        fn = self.handles.get(self.ptr(hfunc), Function)
+        if min(grid) < 1 or min(block) < 1:
+            return E.CUDA_ERROR_INVALID_VALUE
+        if block[0] * block[1] * block[2] > 1024 or block[2] > 64:
+            return E.CUDA_ERROR_INVALID_VALUE
+        if extra != self.ffi.NULL:
+            log("unsupported: cuLaunchKernel with 'extra' parameters")
+            return E.CUDA_ERROR_NOT_SUPPORTED
+        if params == self.ffi.NULL and fn.info.params:
+            return E.CUDA_ERROR_INVALID_VALUE
+        args = []
+        for i, ptx_type in enumerate(fn.info.params):
+            dtype = _NUMPY_TYPES.get(ptx_type)
+            if dtype is None:
+                log(f"unsupported: kernel parameter of type .{ptx_type} ({fn.name})")
+                return E.CUDA_ERROR_NOT_SUPPORTED
+            raw = bytes(self.ffi.buffer(params[i], np.dtype(dtype).itemsize))
+            args.append(np.frombuffer(raw, dtype=dtype)[0])
+        try:
+            self.device.launch(fn.kernel, grid, block, args, shared_bytes=shared,
+                               shared_window=fn.info.static_shared_bytes)
+        except ValueError as err:
+            log(f"launch of {fn.name} rejected: {err}")
+            return E.CUDA_ERROR_INVALID_VALUE
+        return E.CUDA_SUCCESS
+
+    def cuLaunchKernel(self, f: Any, gx: int, gy: int, gz: int, bx: int, by: int, bz: int,
+                       shared: int, stream: Any, params: Any, extra: Any) -> int:
+        return self.launch(f, (gx, gy, gz), (bx, by, bz), shared, params, extra)
+
+    def cuLaunchKernelEx(self, config: Any, f: Any, params: Any, extra: Any) -> int:
+        if config == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        c = config[0]
+        return self.launch(f, (c.gridDimX, c.gridDimY, c.gridDimZ),
+                           (c.blockDimX, c.blockDimY, c.blockDimZ), c.sharedMemBytes,
+                           params, extra)
+
+    def cuLaunchHostFunc(self, stream: Any, fn: Any, user_data: Any) -> int:
+        self.current_context()
+        self.device.synchronize()
+        fn(user_data)
+        return E.CUDA_SUCCESS
+
+    def cuOccupancyMaxActiveBlocksPerMultiprocessor(self, num: Any, f: Any, block: int,
+                                                     smem: int) -> int:
+        self.handles.get(self.ptr(f), Function)
+        self.out(num, max(1, 2048 // max(block, 1)))
+        return E.CUDA_SUCCESS
+
+    def cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(self, num: Any, f: Any, block: int,
+                                                              smem: int, flags: int) -> int:
+        return self.cuOccupancyMaxActiveBlocksPerMultiprocessor(num, f, block, smem)
+
+    # -- streams and events (work is synchronous: ordering is always kept) ----
+
+    def stream(self, handle: Any) -> Stream | None:
+        value = self.ptr(handle)
+        if value in (0, 1, 2):  # legacy, per-thread default streams
+            return None
+        return self.handles.get(value, Stream)
+
+    def cuStreamCreate(self, phstream: Any, flags: int) -> int:
+        self.current_context()
+        self.out(phstream, self.handle_ptr(self.handles.add(Stream(flags))))
+        return E.CUDA_SUCCESS
+
+    def cuStreamCreateWithPriority(self, phstream: Any, flags: int, priority: int) -> int:
+        self.current_context()
+        self.out(phstream, self.handle_ptr(self.handles.add(Stream(flags, priority))))
+        return E.CUDA_SUCCESS
+
+    def cuStreamDestroy_v2(self, stream: Any) -> int:
+        self.require_init()
+        self.handles.remove(self.ptr(stream), Stream)
+        return E.CUDA_SUCCESS
+
+    def cuStreamSynchronize(self, stream: Any) -> int:
+        self.require_init()
+        self.stream(stream)
+        self.device.synchronize()
+        return E.CUDA_SUCCESS
+
+    def cuStreamQuery(self, stream: Any) -> int:
+        self.require_init()
+        self.stream(stream)
+        return E.CUDA_SUCCESS
+
+    def cuStreamWaitEvent(self, stream: Any, event: Any, flags: int) -> int:
+        self.require_init()
+        self.stream(stream)
+        self.handles.get(self.ptr(event), Event)
+        return E.CUDA_SUCCESS
+
+    def cuStreamAddCallback(self, stream: Any, callback: Any, user_data: Any, flags: int) -> int:
+        self.require_init()
+        self.device.synchronize()
+        callback(stream, E.CUDA_SUCCESS, user_data)
+        return E.CUDA_SUCCESS
+
+    def cuStreamIsCapturing(self, stream: Any, status: Any) -> int:
+        self.require_init()
+        self.stream(stream)
+        self.out(status, 0)
+        return E.CUDA_SUCCESS
+
+    def cuStreamGetFlags(self, stream: Any, flags: Any) -> int:
+        s = self.stream(stream)
+        self.out(flags, s.flags if s else 0)
+        return E.CUDA_SUCCESS
+
+    def cuStreamGetPriority(self, stream: Any, priority: Any) -> int:
+        s = self.stream(stream)
+        self.out(priority, s.priority if s else 0)
+        return E.CUDA_SUCCESS
+
+    def cuStreamGetCtx(self, stream: Any, pctx: Any) -> int:
+        self.stream(stream)
+        self.out(pctx, self.handle_ptr(self._primary()))
+        return E.CUDA_SUCCESS
+
+    def cuEventCreate(self, phevent: Any, flags: int) -> int:
+        self.current_context()
+        self.out(phevent, self.handle_ptr(self.handles.add(Event(flags))))
+        return E.CUDA_SUCCESS
+
+    def cuEventRecord(self, event: Any, stream: Any) -> int:
+        self.require_init()
+        ev = self.handles.get(self.ptr(event), Event)
+        self.stream(stream)
+        self.device.synchronize()
+        ev.timestamp = time.perf_counter()
+        return E.CUDA_SUCCESS
+
+    def cuEventRecordWithFlags(self, event: Any, stream: Any, flags: int) -> int:
+        return self.cuEventRecord(event, stream)
+
+    def cuEventSynchronize(self, event: Any) -> int:
+        self.require_init()
+        self.handles.get(self.ptr(event), Event)
+        return E.CUDA_SUCCESS
+
+    def cuEventQuery(self, event: Any) -> int:
+        self.require_init()
+        self.handles.get(self.ptr(event), Event)
+        return E.CUDA_SUCCESS
+
+    def cuEventDestroy_v2(self, event: Any) -> int:
+        self.require_init()
+        self.handles.remove(self.ptr(event), Event)
+        return E.CUDA_SUCCESS
+
+    def cuEventElapsedTime(self, ms: Any, start: Any, end: Any) -> int:
+        self.require_init()
+        a = self.handles.get(self.ptr(start), Event)
+        b = self.handles.get(self.ptr(end), Event)
+        if a.timestamp is None or b.timestamp is None:
+            return E.CUDA_ERROR_INVALID_HANDLE
+        if (a.flags | b.flags) & 0x2:  # CU_EVENT_DISABLE_TIMING
+            return E.CUDA_ERROR_INVALID_HANDLE
+        self.out(ms, (b.timestamp - a.timestamp) * 1000.0)
+        return E.CUDA_SUCCESS
+
+    cuEventElapsedTime_v2 = cuEventElapsedTime
+
+    def cuDeviceGetDefaultMemPool(self, pool: Any, dev: int) -> int:
+        self.check_device(dev)
+        return E.CUDA_ERROR_NOT_SUPPORTED
+
+
+# -- the C boundary ---------------------------------------------------------------
+
+_INSTANCE: Driver | None = None
+
+
+def instance() -> Driver:
+    assert _INSTANCE is not None, "driver not bound"
+    return _INSTANCE
+
+
+def bind(ffi: Any, lib: Any) -> Driver:
+    """Binds every exported symbol to its Python body (or a logging stub)."""
+    global _INSTANCE
+    driver = Driver(ffi, lib)
+    _INSTANCE = driver
+    from zmlir.runtime.cuda import export_tables, proc_address
+
+    bodies: dict[str, Callable[..., int]] = {
+        "cuGetProcAddress": lambda s, p, v, f: proc_address.get_proc_address(driver, s, p, v, f,
+                                                                              None),
+        "cuGetProcAddress_v2": lambda s, p, v, f, st: proc_address.get_proc_address(
+            driver, s, p, v, f, st),
+        "cuGetExportTable": lambda t, u: export_tables.get_export_table(driver, t, u),
+    }
+    for name in api.function_names():
+        body = bodies.get(name) or getattr(driver, name, None)
+        ffi.def_extern(name=name)(_boundary(name, body, driver))
+    return driver
+
+
+def _boundary(name: str, body: Callable[..., int] | None, driver: Driver) -> Callable[..., int]:
+    if body is None:
+        def unsupported(*args: Any) -> int:
+            if name not in driver.warned:
+                driver.warned.add(name)
+                log(f"unsupported CUDA driver API: {name} (returning CUDA_ERROR_NOT_SUPPORTED)")
+            return int(E.CUDA_ERROR_NOT_SUPPORTED)
+        return unsupported
+
+    def call(*args: Any) -> int:
+        try:
+            return int(body(*args))
+        except CudaError as err:
+            if os.environ.get("ZMLIR_LOG"):
+                log(f"{name}: {err}")
+            return int(err.code)
+        except Exception as err:  # a bug of ours: report it, never unwind into C
+            log(f"internal error in {name}: {type(err).__name__}: {err}")
+            if os.environ.get("ZMLIR_DEBUG"):
+                import traceback
+
+                traceback.print_exc()
+            return int(E.CUDA_ERROR_UNKNOWN)
+
+    return call

@@ -1,0 +1,104 @@
+"""Fatbinaries: the containers nvcc embeds in host programs.
+
+A host program registers a `__fatBinC_Wrapper_t` (magic 0x466243B1) whose
+`data` points at a fatbin: a 16-byte header (magic 0xBA55ED50, version 1,
+header size, size of what follows) and then entries, each with its own
+header (kind 1 = PTX, 2 = ELF/SASS; the SM it is for; flags saying 64-bit and
+whether the payload is LZ4- or zstd-compressed). nvcc 13 compresses with zstd
+by default. We run PTX only: SASS is NVIDIA machine code.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+WRAPPER_MAGIC = 0x466243B1
+FATBIN_MAGIC = 0xBA55ED50
+KIND_PTX = 1
+KIND_ELF = 2
+FLAG_LZ4 = 0x2000
+FLAG_ZSTD = 0x8000
+_HEADER = struct.Struct("<IHHQ")
+_ENTRY = struct.Struct("<HHIIIIIIIIIQQQ")
+
+
+class FatbinError(ValueError):
+    """A malformed fatbin, or one with nothing we can run."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    kind: int  # KIND_PTX or KIND_ELF
+    sm: int  # e.g. 80 for sm_80 / compute_80
+    flags: int
+    payload: bytes  # decompressed
+
+    @property
+    def is_ptx(self) -> bool:
+        return self.kind == KIND_PTX
+
+    def ptx_text(self) -> str:
+        return self.payload.rstrip(b"\0").decode("utf-8", errors="replace")
+
+
+def fatbin_size(header: bytes) -> int:
+    """Total size of a fatbin given at least its 16-byte header."""
+    magic, _, header_size, files_size = _HEADER.unpack_from(header)
+    if magic != FATBIN_MAGIC:
+        raise FatbinError(f"not a fatbin (magic 0x{magic:08X})")
+    return header_size + files_size
+
+
+def _decompress(flags: int, data: bytes, size: int) -> bytes:
+    if flags & FLAG_ZSTD:
+        import zstandard
+
+        try:
+            return zstandard.ZstdDecompressor().decompress(data, max_output_size=max(size, 1))
+        except zstandard.ZstdError as err:
+            raise FatbinError(f"corrupt zstd-compressed fatbin entry: {err}") from None
+    if flags & FLAG_LZ4:
+        raise FatbinError("LZ4-compressed fatbin entries are not supported "
+                          "(rebuild with -compress-mode=zstd or =none)")
+    return data
+
+
+def parse(data: bytes) -> list[Entry]:
+    """The entries of one fatbin (`data` starts at its header)."""
+    if len(data) < _HEADER.size:
+        raise FatbinError("truncated fatbin header")
+    magic, version, header_size, files_size = _HEADER.unpack_from(data)
+    if magic != FATBIN_MAGIC:
+        raise FatbinError(f"not a fatbin (magic 0x{magic:08X})")
+    if version != 1:
+        raise FatbinError(f"unsupported fatbin version {version}")
+    end = header_size + files_size
+    if end > len(data):
+        raise FatbinError("truncated fatbin")
+    entries = []
+    offset = header_size
+    while offset + _ENTRY.size <= end:
+        (kind, _, entry_header, padded, _, payload_size, _, _, sm, _, _, flags, _,
+         uncompressed) = _ENTRY.unpack_from(data, offset)
+        start = offset + entry_header
+        # Compressed entries give their compressed size; plain ones only the
+        # padded size of the space they take.
+        size = payload_size if flags & (FLAG_ZSTD | FLAG_LZ4) else padded
+        if entry_header < _ENTRY.size or start + size > end:
+            raise FatbinError(f"corrupt fatbin entry at offset {offset}")
+        payload = _decompress(flags, bytes(data[start:start + size]), uncompressed)
+        entries.append(Entry(kind, sm, flags, payload))
+        offset = start + max(padded, payload_size)
+    return entries
+
+
+def select_ptx(entries: list[Entry], max_sm: int) -> Entry:
+    """The PTX entry for the newest architecture not above `max_sm`."""
+    ptx = [e for e in entries if e.is_ptx and e.sm <= max_sm]
+    if not ptx:
+        kinds = ", ".join(sorted({f"{'PTX' if e.is_ptx else 'SASS'} sm_{e.sm}" for e in entries}))
+        raise FatbinError(f"no PTX for sm_{max_sm} or older in this fatbin (it holds: "
+                          f"{kinds or 'nothing'}); rebuild with PTX, e.g. "
+                          f"-gencode arch=compute_{min(max_sm, 80)},code=compute_{min(max_sm, 80)}")
+    return max(ptx, key=lambda e: e.sm)
