@@ -26,9 +26,11 @@ from zmlir.frontend.ast import (
     FloatImm,
     Function,
     Guard,
+    InitField,
     Instruction,
     IntImm,
     Label,
+    Mask,
     Module,
     Not,
     Operand,
@@ -38,6 +40,7 @@ from zmlir.frontend.ast import (
     Sink,
     Statement,
     Sym,
+    SymOffset,
     VarDecl,
     Vec,
 )
@@ -886,7 +889,7 @@ KERNEL = HEADER + ".visible .entry k()\n{\n"  # the body starts on line 6
         (KERNEL + "\t5;\n}\n", 6, 2, "unexpected '5'"),
         (KERNEL + "\tmov.u32 %r1, 09;\n}\n", 6, 15, "invalid octal literal '09'"),
         (KERNEL + "\tmov.u32 %r1, [%r2+1.5];\n}\n", 6, 20, "expected an integer, found '1.5'"),
-        (KERNEL + "\tld.u32 %r1, [%r2 %r3];\n}\n", 6, 19, "expected '+' or ']', found '%r3'"),
+        (KERNEL + "\tld.u32 %r1, [%r2 %r3];\n}\n", 6, 19, "expected '+', ',' or ']', found '%r3'"),
         (KERNEL + "\tmov.u64 %rd1, 18446744073709551616;\n}\n", 6, 16, "does not fit in 64 bits"),
         (KERNEL + "\tmov.u32 %r1, {{%r1}};\n}\n", 6, 16, "unexpected '{'"),
         (KERNEL + "\tmov.u32 %r1, {%r2, %r3;\n}\n", 6, 24, "expected ',' or '}', found ';'"),
@@ -964,3 +967,214 @@ $L__BB0_2:
             parse_ptx(mutated, "fuzz.ptx")
         except CompileError as e:
             assert e.filename == "fuzz.ptx" and e.loc is not None and e.loc.line >= 1
+
+
+# ---------------------------------------------------------------------------
+# Module-level syntax of PTX ISA 9.0, texture operands, `.loc`
+# ---------------------------------------------------------------------------
+
+
+def test_texture_surface_and_tensor_addresses() -> None:
+    f = kernel_body(
+        """
+    tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex_a, {%f5, %f6}];
+    tex.1d.v4.s32.s32 {%r1, %r2, %r3, %r4}, [tex_b, smp, {%r5}];
+    suld.b.2d.v2.b32.trap {%r1, %r2}, [surf, {%r3, %r4}];
+    sust.b.1d.b32.clamp [%rd1, {%r1}], {%r2};
+    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], [%rd2, {%r3, %r4}], [%r5];
+    tld4.r.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex_a, {%f5, 0f3F000000}];
+    """
+    )
+    tex, tex1, suld, sust, cp, tld4 = instructions(f)
+    assert tex.operands[1] == Addr(Sym("tex_a"), 0, (Reg("%f5"), Reg("%f6")))
+    assert tex1.operands[1] == Addr(Sym("tex_b"), 0, (Reg("%r5"),), Sym("smp"))
+    assert suld.operands[1] == Addr(Sym("surf"), 0, (Reg("%r3"), Reg("%r4")))
+    assert sust.operands == (Addr(Reg("%rd1"), 0, (Reg("%r1"),)), Vec((Reg("%r2"),)))
+    assert cp.operands == (
+        Addr(Reg("%r1")),
+        Addr(Reg("%rd2"), 0, (Reg("%r3"), Reg("%r4"))),
+        Addr(Reg("%r5")),
+    )
+    assert tld4.operands[1].coords == (Reg("%f5"), FloatImm(0x3F000000, 32))  # type: ignore[union-attr]
+    # Plain addresses have no coordinates.
+    assert operand("[%rd1+4]").coords is None  # type: ignore[union-attr]
+
+
+def test_texture_coordinates_resolve_plain_registers() -> None:
+    f = kernel_body("{ .reg .f32 x; .reg .b64 t; tex.1d.v4.f32.f32 {%f1,%f2,%f3,%f4}, [t, {x}]; }")
+    (block,) = f.body or ()
+    assert isinstance(block, Block)
+    tex = block.body[-1]
+    assert isinstance(tex, Instruction)
+    assert tex.operands[1] == Addr(Reg("t"), 0, (Reg("x"),))
+
+
+@pytest.mark.parametrize("guard", ["@%p1", "@ %p1", "@\t%p1", "@!%p1", "@ !%p1", "@! %p1", "@ ! %p1"])
+def test_guard_spacing(guard: str) -> None:
+    (inst,) = kernel_body(f"{guard} bra L;\nL: ret;").body[:1]  # type: ignore[index]
+    assert isinstance(inst, Instruction)
+    assert inst.guard == Guard("%p1", "!" in guard)
+
+
+def test_loc_attaches_cuda_source_positions() -> None:
+    m = parse_ptx(
+        HEADER
+        + """.visible .entry k()
+{
+    .reg .b32 %r<3>;
+    mov.u32 %r1, 0;
+    .loc 1 12 5
+    add.s32 %r1, %r1, 1;
+    .loc 2 7 0, function_name $L__info_string0, inlined_at 1 12 5
+    add.s32 %r1, %r1, 2; add.s32 %r1, %r1, 3;
+    .loc 1 13 9
+    @%p1 bra $L__BB0_1;
+$L__BB0_1:
+    ret;
+}
+.file 1 "/src/k.cu"
+.file 2 "/usr/include/some \\"quoted\\" header.h", 1700000000, 4096
+"""
+    )
+    (f,) = m.functions
+    srcs = [i.src for i in instructions(f)]
+    assert srcs == [None, (1, 12, 5), (2, 7, 0), (2, 7, 0), (1, 13, 9), (1, 13, 9)]
+    assert m.files == {1: "/src/k.cu", 2: '/usr/include/some "quoted" header.h'}
+
+
+def test_alias_and_module_directives() -> None:
+    m = parse_ptx(
+        """.version 9.0
+.target sm_100a, texmode_independent, debug
+.address_size 64
+.visible .func foo(.param .b32 a) { ret; }
+.visible .func bar(.param .b32 a);
+.alias bar, foo;
+.weak .global .align 4 .u32 w;
+.common .global .align 8 .b8 c[16];
+.tex .u32 old_tex;
+.global .samplerref smp = { addr_mode_0 = clamp_to_edge, filter_mode = linear };
+.global .texref tr = { width = 64, height = 32 };
+.global .surfref sr;
+.pragma "nounroll";
+.section .debug_str { $L__info_string0: .b8 95, 0 }
+.entry k() .maxntid 128 .reqnctapercluster 2, 1, 1 .maxclusterrank 4 .explicitcluster
+    .noreturn .maxnreg 64 .minnctapersm 1 .abi_preserve 2 .blocksareclusters { exit; }
+"""
+    )
+    assert m.target == ("sm_100a", "texmode_independent", "debug")
+    assert [(a.name, a.aliasee) for a in m.aliases] == [("bar", "foo")]
+    assert m.aliases[0].loc == SourceLoc(6, 1)
+    v = {x.name: x for x in m.variables}
+    assert (v["w"].linkage, v["c"].linkage, v["old_tex"].space) == ("weak", "common", "tex")
+    assert v["smp"].type == "samplerref"
+    assert v["smp"].init == (
+        InitField("addr_mode_0", Sym("clamp_to_edge")),
+        InitField("filter_mode", Sym("linear")),
+    )
+    assert v["tr"].init == (InitField("width", 64), InitField("height", 32))
+    assert v["sr"].type == "surfref"
+    k = m.functions[-1]
+    assert k.directives == {
+        "maxntid": (128,),
+        "reqnctapercluster": (2, 1, 1),
+        "maxclusterrank": (4,),
+        "explicitcluster": (),
+        "noreturn": (),
+        "maxnreg": (64,),
+        "minnctapersm": (1,),
+        "abi_preserve": (2,),
+        "blocksareclusters": (),
+    }
+
+
+def test_constant_expressions_in_initializers() -> None:
+    m = parse_ptx(
+        HEADER
+        + """
+.const .u32 foo = 42;
+.global .u32 bar[] = { 2, 3, 5 };
+.global .u32 arith[6] = { 1000 + 546, (1 << 4) | 3, -7 / 2, -7 % 2, ~0 & 0xff, !5 };
+.global .u64 parr[] = { generic(bar), generic(bar)+4, 8 + bar, bar - 4 };
+.global .u8 addr[] = { 0xff(foo), 0xff00(generic(foo)+4), 0xFF(1000 + 546), 0xff00(0x1234) };
+.global .b8 sized[2 * 8 + 1];
+.global .f32 negf = -0f3F800000;
+.global .f64 negd = -1.5;
+"""
+    )
+    v = {x.name: x for x in m.variables}
+    assert v["foo"].init == 42
+    assert v["arith"].init == (1546, 19, -3, -1, 255, 0)
+    assert v["parr"].init == (
+        Sym("bar"),
+        SymOffset("bar", 4, generic=True),
+        SymOffset("bar", 8),
+        SymOffset("bar", -4),
+    )
+    assert v["addr"].init == (
+        Mask(0xFF, SymOffset("foo", 0)),
+        Mask(0xFF00, SymOffset("foo", 4, generic=True)),
+        1546 & 0xFF,
+        0x12,
+    )
+    assert v["sized"].dims == (17,)
+    assert v["negf"].init == FloatImm(0xBF800000, 32)
+    assert v["negd"].init == FloatImm(0xBFF8000000000000, 64)
+
+
+@pytest.mark.parametrize(
+    ("decl", "message"),
+    [
+        (".global .u32 x = 1 / 0;", "division by zero"),
+        (".global .u32 x = 1 << 99999999;", "shift count"),
+        (".global .u32 x = 0xffffffffffffffff * 16;", "does not fit in 64 bits"),
+        (".global .u32 x = foo * 2;", "invalid operands to '*'"),
+        (".global .u8 x = 0xf0(foo);", "mask 0xf0"),
+        (".global .u32 x = ~1.5;", "invalid operand to '~'"),
+        (".global .b8 x[1 - 2];", "non-negative"),
+        (".global .b8 x[1 / 0];", "division by zero"),
+    ],
+)
+def test_bad_constant_expressions(decl: str, message: str) -> None:
+    e = errors(HEADER + decl + "\n")
+    assert e.loc == SourceLoc(4, 1) and message in e.message
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "col", "message"),
+    [
+        (KERNEL + "\t.loc 1 x 2\n\tret;\n}\n", 6, 2, "malformed '.loc' directive"),
+        (
+            HEADER + '.file 1 "a.cu"\n.file 1 "b.cu"\n',
+            5,
+            1,
+            "'.file 1' declared twice",
+        ),
+        (HEADER + ".alias a;\n", 4, 9, "expected ','"),
+    ],
+)
+def test_debug_directive_errors(source: str, line: int, col: int, message: str) -> None:
+    e = errors(source)
+    assert e.loc == SourceLoc(line, col) and message in e.message, e
+
+
+@needs_nvcc
+def test_lineinfo_maps_instructions_to_cuda_lines(nvcc: Nvcc) -> None:
+    ptx = nvcc.ptx("reduce", "-arch=sm_80", "-lineinfo")
+    m = parse_ptx(ptx, "reduce.ptx")
+    # Our file and the CUDA headers the intrinsics are inlined from.
+    ours = [n for n, name in m.files.items() if name.endswith("reduce.cu")]
+    assert len(ours) == 1 and len(m.files) >= 2
+    f = function(m, "reduce")
+    srcs = [i.src for i in instructions(f)]
+    assert all(s is not None and s[0] in m.files for s in srcs)
+    # The source lines are within the CUDA file (the kernel is lines 2..16).
+    lines = {s[1] for s in srcs if s is not None and s[0] == ours[0]}
+    assert lines <= set(range(0, 17)) and len(lines) > 5
+    cu_lines = CUDA_SOURCES["reduce"].splitlines()
+    load_lines = {
+        cu_lines[i.src[1] - 1]
+        for i in instructions(f)
+        if (i.opcode, i.modifiers[:1]) == ("ld", ("global",)) and i.src and i.src[0] == ours[0]
+    }
+    assert len(load_lines) == 1 and "v += in[i]" in load_lines.pop()

@@ -47,10 +47,17 @@ class Sym:
 
 @dataclass(frozen=True, slots=True)
 class Addr:
-    """A memory operand `[base]`, `[base+offset]`; base is a register or a symbol."""
+    """A memory operand `[base]`, `[base+offset]`; base is a register or a symbol.
+
+    Texture, surface and tensor operands carry coordinates too:
+    `[tex, {%f1, %f2}]` has coords (%f1, %f2); `[tex, smp, {%f1}]` also has
+    sampler `smp`. Plain addresses have coords None.
+    """
 
     base: Reg | Sym | IntImm
     offset: int = 0
+    coords: tuple[Operand, ...] | None = None
+    sampler: Reg | Sym | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,11 +104,16 @@ class Guard:
 
 @dataclass(frozen=True, slots=True)
 class Instruction:
+    """One PTX instruction. `src` is the CUDA source position from the last
+    preceding `.loc` directive: (file index, line, column); the file index maps
+    to a name through Module.files. None when the PTX has no `.loc`."""
+
     opcode: str
     modifiers: tuple[str, ...]
     operands: tuple[Operand, ...]
     guard: Guard | None
     loc: SourceLoc
+    src: tuple[int, int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +136,10 @@ class VarDecl:
     """A variable in a state space: `.shared .align 4 .b8 buf[1024];`.
 
     `dims` holds one entry per `[...]`; None means unsized (`[]`).
-    `init` is the initializer as written: ints, FloatImm, Sym, or nested tuples.
+    `init` is the initializer: ints (constant expressions are evaluated),
+    FloatImm, Sym (`sym` or `generic(sym)`), SymOffset (`sym+4`,
+    `generic(sym)-8`), Mask (`0xff00(sym)`), InitField (`filter_mode = linear`
+    in `.samplerref`/`.texref` initializers), or nested tuples.
     """
 
     space: str
@@ -147,6 +162,41 @@ class Block:
 
 
 Statement = Instruction | Label | RegDecl | VarDecl | Block
+
+
+# ---------------------------------------------------------------------------
+# Initializer values beyond plain numbers and symbols
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SymOffset:
+    """An address plus a constant in an initializer: `bar+4`, `generic(bar)+8`."""
+
+    name: str
+    offset: int
+    generic: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Mask:
+    """The mask() operator: `0xff00(foo)` is byte 1 of foo's address.
+
+    `value` is the address masked, a SymOffset (offset 0 for `0xff(foo)`);
+    masks of plain integers are evaluated by the parser."""
+
+    mask: int
+    value: object
+
+
+@dataclass(frozen=True, slots=True)
+class InitField:
+    """A named field of an opaque-type initializer: `addr_mode_0 = clamp_to_edge`.
+
+    `value` is a Sym for a named setting, or an int."""
+
+    name: str
+    value: object
 
 # ---------------------------------------------------------------------------
 # Module level
@@ -184,6 +234,15 @@ class Function:
 
 
 @dataclass(frozen=True, slots=True)
+class Alias:
+    """`.alias name, aliasee;`: `name` is another name for function `aliasee`."""
+
+    name: str
+    aliasee: str
+    loc: SourceLoc
+
+
+@dataclass(frozen=True, slots=True)
 class Module:
     version: tuple[int, int]
     target: tuple[str, ...]
@@ -191,3 +250,6 @@ class Module:
     variables: tuple[VarDecl, ...]
     functions: tuple[Function, ...]
     filename: str = "<input>"
+    # `.file` directives: index -> source file name, for Instruction.src.
+    files: dict[int, str] = field(default_factory=dict)
+    aliases: tuple[Alias, ...] = ()

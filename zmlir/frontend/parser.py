@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 import struct
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from typing import Any
 
 from lark import Lark, Token, Transformer
@@ -20,7 +22,7 @@ from lark.lexer import PatternStr
 from lark.parsers.lalr_analysis import Shift
 
 from zmlir.diagnostics import CompileError, SourceLoc
-from zmlir.frontend import ast
+from zmlir.frontend import ast, cexpr
 
 __all__ = ["parse_ptx"]
 
@@ -28,6 +30,17 @@ __all__ = ["parse_ptx"]
 def parse_ptx(text: str, filename: str = "<input>") -> ast.Module:
     """Parse a whole PTX module; raise CompileError (with `filename`) on bad input."""
     parser = _parser()
+    # The lexer callbacks and the transformer share one per-parse state
+    # (_STATE); the lock keeps concurrent parses in threads from mixing it up.
+    with _LOCK:
+        _STATE.reset()
+        try:
+            return _parse_locked(parser, text, filename)
+        finally:
+            _STATE.reset()
+
+
+def _parse_locked(parser: Lark, text: str, filename: str) -> ast.Module:
     try:
         module = parser.parse(text)
     except CompileError as e:  # raised by the transformer, which doesn't know the filename
@@ -50,7 +63,54 @@ def _parser() -> Lark:
         lexer="contextual",
         transformer=_AstBuilder(),
         maybe_placeholders=True,
+        lexer_callbacks={"LOC": _on_loc, "OPCODE": _on_opcode},
     )
+
+
+# ---------------------------------------------------------------------------
+# `.loc`: the CUDA source position of the instructions that follow
+# ---------------------------------------------------------------------------
+#
+# `.loc` is an ignored terminal, so it may appear between any two tokens. Its
+# lexer callback records the position; each OPCODE token lexed after it is
+# tagged with that position (by offset in the text), and the `instruction`
+# callback picks the tag up. Tagging at lex time matters: LALR reduces an
+# instruction only after lexing the token after its `;`, which may be the
+# next `.loc` already.
+
+
+@dataclass(slots=True)
+class _ParseState:
+    src: tuple[int, int, int] | None = None
+    src_at: dict[int, tuple[int, int, int]] = field(default_factory=dict)
+
+    def reset(self) -> None:
+        self.src = None
+        self.src_at = {}
+
+
+_STATE = _ParseState()
+_LOCK = threading.Lock()
+
+# `.loc file line column`, then optional `, function_name ...`, `, inlined_at ...`.
+_LOC_RE = re.compile(r"\.loc[ \t]+(\d+)[ \t]+(\d+)[ \t]+(\d+)[ \t]*(?:,|//|$)")
+
+
+def _on_loc(tok: Token) -> Token:
+    m = _LOC_RE.match(tok)
+    if m is None:
+        raise CompileError("malformed '.loc' directive; expected '.loc file line column'",
+                           loc=_loc(tok))
+    file, line, col = (int(g) for g in m.groups())
+    _STATE.src = (file, line, col)
+    return tok
+
+
+def _on_opcode(tok: Token) -> Token:
+    if _STATE.src is not None:
+        assert tok.start_pos is not None
+        _STATE.src_at[tok.start_pos] = _STATE.src
+    return tok
 
 
 # ---------------------------------------------------------------------------
@@ -155,6 +215,17 @@ class _Body:
     stmts: tuple[ast.Statement, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class _File:
+    index: int
+    name: str
+    loc: SourceLoc
+
+
+# `.file 1 "name"` with optional `, timestamp, size` (the FILE terminal).
+_FILE_RE = re.compile(r'\.file[ \t]+(\d+)[ \t]+"((?:[^"\\\n]|\\.)*)"')
+
+
 _SINK = ast.Sink()
 
 
@@ -191,8 +262,15 @@ def _resolve_plain_regs(
 def _resolve_operand(o: ast.Operand, regs: frozenset[str]) -> ast.Operand:
     if isinstance(o, ast.Sym):
         return ast.Reg(o.name) if o.name in regs else o
-    if isinstance(o, ast.Addr) and isinstance(o.base, ast.Sym) and o.base.name in regs:
-        return ast.Addr(ast.Reg(o.base.name), o.offset)
+    if isinstance(o, ast.Addr):
+        base = _resolve_operand(o.base, regs)
+        sampler = _resolve_operand(o.sampler, regs) if o.sampler is not None else None
+        coords = (
+            tuple(_resolve_operand(e, regs) for e in o.coords) if o.coords is not None else None
+        )
+        if (base, sampler, coords) == (o.base, o.sampler, o.coords):
+            return o
+        return dataclasses.replace(o, base=base, sampler=sampler, coords=coords)  # type: ignore[arg-type]
     if isinstance(o, ast.Vec):
         return ast.Vec(tuple(_resolve_operand(e, regs) for e in o.elems))
     if isinstance(o, ast.Pair):
@@ -225,13 +303,32 @@ class _AstBuilder(Transformer[Token, Any]):
         if "target" not in found:
             raise CompileError("missing '.target' directive", loc=c[0].loc)
         address_size = found["address_size"].value if "address_size" in found else 32
+        files: dict[int, str] = {}
+        for x in c:
+            if isinstance(x, _File):
+                if x.index in files and files[x.index] != x.name:
+                    raise CompileError(f"'.file {x.index}' declared twice", loc=x.loc)
+                files[x.index] = x.name
         return ast.Module(
             version=found["version"].value,
             target=found["target"].value,
             address_size=address_size,
             variables=tuple(x for x in c if isinstance(x, ast.VarDecl)),
             functions=tuple(x for x in c if isinstance(x, ast.Function)),
+            files=files,
+            aliases=tuple(x for x in c if isinstance(x, ast.Alias)),
         )
+
+    def file_decl(self, c: list[Token]) -> _File:
+        m = _FILE_RE.match(c[0])
+        assert m is not None  # the FILE terminal has the same shape
+        # C escapes in the name: only `\"` and `\\` occur in practice.
+        name = re.sub(r"\\(.)", r"\1", m.group(2))
+        return _File(int(m.group(1)), name, _loc(c[0]))
+
+    def alias(self, c: list[Any]) -> ast.Alias:
+        # `!alias` keeps every token: [".alias", name, ",", aliasee, ";"].
+        return ast.Alias(c[1].name, c[3].name, _loc(c[0]))
 
     def version(self, c: list[Token]) -> _Header:
         major, minor = c[1].split(".")
@@ -255,6 +352,8 @@ class _AstBuilder(Transformer[Token, Any]):
         body: _Body | None = rest.pop() if rest and isinstance(rest[-1], _Body) else None
         if kind == ".entry" and rets is not None:
             raise CompileError("'.entry' cannot have return values", loc=_loc(kind))
+        if name.name == "_":  # `_` lexes as the sink, which isn't a name
+            raise CompileError("'_' is not a valid function name", loc=_loc(kind))
         params = params.params if params is not None else ()
         rets = rets.params if rets is not None else ()
         stmts = None
@@ -282,7 +381,7 @@ class _AstBuilder(Transformer[Token, Any]):
 
     def param(self, c: list[Any]) -> ast.Param:
         space, align, vector, ty, ptr, name = c[:6]
-        dims = c[6].dims if len(c) > 6 else ()
+        dims = _checked_dims(c[6], space) if len(c) > 6 else ()
         return ast.Param(
             space=space[1:],
             type=_type_name(vector, ty),
@@ -329,8 +428,11 @@ class _AstBuilder(Transformer[Token, Any]):
     def instruction(self, c: list[Any]) -> ast.Instruction:
         first = c[0]
         if first.type == "GUARD":
-            negated = first[1] == "!"
-            guard: ast.Guard | None = ast.Guard(first[2:] if negated else first[1:], negated)
+            reg = first[1:].lstrip(" \t")  # `@ !%p` may have blanks
+            negated = reg[0] == "!"
+            if negated:
+                reg = reg[1:].lstrip(" \t")
+            guard: ast.Guard | None = ast.Guard(reg, negated)
             opcode, operands = c[1], c[2]
         else:
             guard, opcode, operands = None, first, c[1]
@@ -342,6 +444,7 @@ class _AstBuilder(Transformer[Token, Any]):
             tuple(operands) if operands is not None else (),
             guard,
             _loc(first),
+            _STATE.src_at.get(opcode.start_pos) if _STATE.src_at else None,
         )
 
     def operands(self, c: list[Any]) -> list[ast.Operand]:
@@ -375,6 +478,9 @@ class _AstBuilder(Transformer[Token, Any]):
         init = c[-1]
         linkage = c[0]
         space = c[1]
+        where = linkage if linkage is not None else space
+        if init is not None:
+            init = _checked_init(init, where)
         align: int | None = None
         attrs: tuple[str, ...] = ()
         dims: tuple[int | None, ...] = ()
@@ -385,7 +491,7 @@ class _AstBuilder(Transformer[Token, Any]):
             elif isinstance(x, _Attrs):
                 attrs += x.names
             elif isinstance(x, _Dims):
-                dims = x.dims
+                dims = _checked_dims(x, where)
             elif isinstance(x, Token):
                 if x.type == "VECTOR":
                     vector = x
@@ -398,7 +504,7 @@ class _AstBuilder(Transformer[Token, Any]):
             space=space[1:],
             type=_type_name(vector, ty),
             name=name,
-            loc=_loc(linkage if linkage is not None else space),
+            loc=_loc(where),
             align=align,
             dims=dims,
             linkage=linkage[1:] if linkage is not None else None,
@@ -418,22 +524,52 @@ class _AstBuilder(Transformer[Token, Any]):
         values = [str(_int(a)) for a in args if a is not None]
         return f"{name[1:]}({', '.join(values)})" if values else name[1:]
 
-    def dims(self, c: list[int | None]) -> _Dims:
-        return _Dims(tuple(c))
+    def dims(self, c: list[cexpr.Value | None]) -> _Dims:
+        return _Dims(tuple(c))  # type: ignore[arg-type]  # checked by _checked_dims
 
-    def dim(self, c: list[Token | None]) -> int | None:
-        return _int(c[0]) if c[0] is not None else None
+    def dim(self, c: list[cexpr.Value | None]) -> cexpr.Value | None:
+        return c[0]
 
     def init_list(self, c: list[object]) -> tuple[object, ...]:
         # An empty `{}` leaves a single None placeholder.
-        return tuple(x for x in c if x is not None)
+        return tuple(cexpr.finish(x) for x in c if x is not None)  # type: ignore[arg-type]
 
-    def init_scalar(self, c: list[ast.IntImm | ast.FloatImm]) -> int | ast.FloatImm:
-        imm = c[0]
+    def init_field(self, c: list[Any]) -> ast.InitField:
+        name, value = c
+        return ast.InitField(name.name, cexpr.finish(value))
+
+    # --- constant expressions (see cexpr.py) -----------------------------------
+
+    def c_num(self, c: list[Token]) -> int | ast.FloatImm:
+        imm = _number(c[0])
         return imm.value if isinstance(imm, ast.IntImm) else imm
 
-    def init_sym(self, c: list[ast.Sym]) -> ast.Sym:
-        return c[0]
+    def c_sym(self, c: list[ast.Sym]) -> ast.SymOffset:
+        return ast.SymOffset(c[0].name, 0)
+
+    def c_generic(self, c: list[ast.Sym]) -> ast.SymOffset:
+        return ast.SymOffset(c[0].name, 0, generic=True)
+
+    def c_mask(self, c: list[Any]) -> cexpr.Value:
+        return cexpr.mask(_int(c[0]), c[1])
+
+    def c_binop(self, c: list[Any]) -> cexpr.Value:
+        return cexpr.binop(str(c[1]), c[0], c[2])
+
+    def c_bor(self, c: list[Any]) -> cexpr.Value:
+        return cexpr.binop("|", c[0], c[1])
+
+    def c_bxor(self, c: list[Any]) -> cexpr.Value:
+        return cexpr.binop("^", c[0], c[1])
+
+    def c_band(self, c: list[Any]) -> cexpr.Value:
+        return cexpr.binop("&", c[0], c[1])
+
+    def c_unop(self, c: list[Any]) -> cexpr.Value:
+        return cexpr.unop(str(c[0]), c[1])
+
+    def c_lnot(self, c: list[Any]) -> cexpr.Value:
+        return cexpr.unop("!", c[0])
 
     # --- terminals: called as each token is shifted ---------------------------
     # (Upper-case names: lark looks these methods up by terminal name.)
@@ -465,6 +601,11 @@ class _AstBuilder(Transformer[Token, Any]):
         offset = _int(c[-1], negative=len(c) == 4)
         return ast.Addr(base, -offset if c[1] == "-" else offset)
 
+    def tex_addr(self, c: list[Any]) -> ast.Addr:
+        # [base, sampler or None, elems or None]
+        base, sampler, elems = c
+        return ast.Addr(base, 0, tuple(elems) if elems is not None else (), sampler)
+
     def vec(self, c: list[list[ast.Operand] | None]) -> ast.Vec:
         return ast.Vec(tuple(c[0]) if c[0] is not None else ())
 
@@ -473,6 +614,31 @@ class _AstBuilder(Transformer[Token, Any]):
 
     def negative(self, c: list[Token]) -> ast.IntImm | ast.FloatImm:
         return _number(c[1], negative=True)
+
+
+def _checked_dims(d: _Dims, where: Token) -> tuple[int | None, ...]:
+    out: list[int | None] = []
+    for v in d.dims:
+        if isinstance(v, cexpr.Bad):
+            raise CompileError(f"invalid array size: {v.message}", loc=_loc(where))
+        if v is not None and (type(v) is not int or v < 0):
+            raise CompileError("array size must be a non-negative integer", loc=_loc(where))
+        out.append(v)
+    return tuple(out)
+
+
+def _checked_init(init: object, where: Token) -> object:
+    """The initializer with its top level finished; a Bad anywhere in it is an error."""
+    stack = [init]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, cexpr.Bad):
+            raise CompileError(f"invalid initializer: {v.message}", loc=_loc(where))
+        if isinstance(v, tuple):
+            stack.extend(v)
+        elif isinstance(v, ast.InitField | ast.Mask):
+            stack.append(v.value)
+    return cexpr.finish(init)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------
@@ -492,6 +658,10 @@ _TERMINAL_DESCRIPTIONS = {
     "NEG": "'-'",
     "ADD_OP": "'+'",
     "VERSION_NUM": "a version number",
+    "MUL_OP": "an operator",
+    "SHIFT_OP": "an operator",
+    "UNARY_OP": "'~'",
+    "FILE": "'.file'",
     "LINKAGE": "a linkage directive",
     "FUNC_KIND": "'.entry' or '.func'",
     "VAR_SPACE": "a state space",
@@ -594,6 +764,9 @@ def _diagnose(e: UnexpectedInput, text: str, filename: str, parser: Lark) -> Com
             elif expected and len(expected) <= 4:
                 message += f"; expected {_join_alternatives(expected)}"
             return CompileError(message, filename, _end_of_text(text))
+        if tok.start_pos is not None and text.startswith("/*", tok.start_pos):
+            # BLOCK_COMMENT didn't match; the root lexer saw a '/' operator.
+            return CompileError("unterminated '/*' comment", filename, _loc(tok))
         if tok.start_pos is not None and text.startswith(".section", tok.start_pos):
             # The SECTION terminal didn't match, so the root lexer saw a bare directive.
             message = "unterminated '.section' (or its braces are nested too deeply)"
