@@ -6,6 +6,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMPS := .stamps
+LIBCUDA := zmlir/runtime/cuda/lib/libcuda.so.1
 LLVM_BIN := /usr/lib/llvm-22/bin
 
 APT_PACKAGES := mlir-22-tools libmlir-22-dev llvm-22-dev llvm-22-tools lld-22 \
@@ -23,7 +24,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(LLVM_BIN):$(PATH)
 
 all: bootstrap
 
-bootstrap: apt $(STAMPS)/build
+bootstrap: apt $(STAMPS)/build $(LIBCUDA)
 
 # System packages: installed only when one is missing.
 apt:
@@ -46,6 +47,11 @@ $(STAMPS)/pip: $(PY) Makefile
 $(STAMPS)/build: $(STAMPS)/pip $(NATIVE_SOURCES)
 	$(PY) -m pip install -q --no-build-isolation --no-deps -e .
 	@touch $@
+
+# Our libcuda.so.1; its Python driver is loaded from the tree at run time, so
+# only the exported API and the build recipe make it stale.
+$(LIBCUDA): $(STAMPS)/build zmlir/runtime/cuda/api.py zmlir/runtime/cuda/build.py
+	$(PY) -m zmlir.runtime.cuda.build >/dev/null
 
 demo: bootstrap
 	$(PY) examples/demo.py

@@ -57,6 +57,36 @@ def _cmd_targets(_: argparse.Namespace) -> int:
     return 0
 
 
+def _ensure_libcuda() -> str:
+    """The directory holding our libcuda.so.1, built on first use."""
+    from zmlir.runtime.cuda import build
+
+    directory = build.library_dir()
+    if not (directory / build.SONAME).exists():
+        build.build()
+    return str(directory)
+
+
+def _cmd_libdir(_: argparse.Namespace) -> int:
+    print(_ensure_libcuda())
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    command = [a for a in args.command if a != "--"] if args.command[:1] == ["--"] else args.command
+    if not command:
+        raise ValueError("zmlir run: no program given (usage: zmlir run -- ./app [args])")
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = os.pathsep.join(
+        p for p in (_ensure_libcuda(), env.get("LD_LIBRARY_PATH", "")) if p)
+    sys.stdout.flush()
+    try:
+        os.execvpe(command[0], command, env)
+    except FileNotFoundError:
+        raise ValueError(f"zmlir run: program not found: {command[0]}") from None
+    return 0  # not reached
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="zmlir", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -69,6 +99,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=_cmd_compile)
     t = sub.add_parser("targets", help="list the code generation targets")
     t.set_defaults(func=_cmd_targets)
+    r = sub.add_parser("run", help="run a CUDA program on zmlir's driver: zmlir run -- ./app")
+    r.add_argument("command", nargs=argparse.REMAINDER, help="the program and its arguments")
+    r.set_defaults(func=_cmd_run)
+    lib = sub.add_parser("libdir", help="print the directory of zmlir's libcuda.so.1")
+    lib.set_defaults(func=_cmd_libdir)
     return parser
 
 

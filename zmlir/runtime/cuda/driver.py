@@ -138,6 +138,15 @@ class Driver:
             stack = self.tls.stack = []
         return stack
 
+    def unsupported(self, api_name: str, why: str) -> int:
+        """Logs (once per API and reason) and returns CUDA_ERROR_NOT_SUPPORTED."""
+        key = f"{api_name}: {why}"
+        if key not in self.warned:
+            self.warned.add(key)
+            log(f"unsupported CUDA driver API: {api_name} ({why}); "
+                "returning CUDA_ERROR_NOT_SUPPORTED")
+        return E.CUDA_ERROR_NOT_SUPPORTED
+
     def require_init(self) -> None:
         if not self.initialized:
             raise CudaError(E.CUDA_ERROR_NOT_INITIALIZED)
@@ -249,7 +258,7 @@ class Driver:
 
     def cuDeviceGetLuid(self, luid: Any, mask: Any, dev: int) -> int:
         self.check_device(dev)
-        return E.CUDA_ERROR_NOT_SUPPORTED
+        return self.unsupported("cuDeviceGetLuid", "LUIDs exist on Windows only")
 
     def cuDeviceTotalMem_v2(self, nbytes: Any, dev: int) -> int:
         self.check_device(dev)
@@ -532,8 +541,7 @@ class Driver:
     def cuModuleGetGlobal_v2(self, dptr: Any, nbytes: Any, hmod: Any, name: Any) -> int:
         self.require_init()
         self.handles.get(self.ptr(hmod), Module)
-        log("unsupported: cuModuleGetGlobal (module variables are not reachable yet)")
-        return E.CUDA_ERROR_NOT_SUPPORTED
+        return self.unsupported("cuModuleGetGlobal", "module variables are not reachable yet")
 
     def cuModuleGetLoadingMode(self, mode: Any) -> int:
         self.out(mode, 1)  # CU_MODULE_EAGER_LOADING
@@ -793,16 +801,15 @@ class Driver:
         if block[0] * block[1] * block[2] > 1024 or block[2] > 64:
             return E.CUDA_ERROR_INVALID_VALUE
         if extra != self.ffi.NULL:
-            log("unsupported: cuLaunchKernel with 'extra' parameters")
-            return E.CUDA_ERROR_NOT_SUPPORTED
+            return self.unsupported("cuLaunchKernel", "parameters passed through 'extra'")
         if params == self.ffi.NULL and fn.info.params:
             return E.CUDA_ERROR_INVALID_VALUE
         args = []
         for i, ptx_type in enumerate(fn.info.params):
             dtype = _NUMPY_TYPES.get(ptx_type)
             if dtype is None:
-                log(f"unsupported: kernel parameter of type .{ptx_type} ({fn.name})")
-                return E.CUDA_ERROR_NOT_SUPPORTED
+                return self.unsupported("cuLaunchKernel",
+                                        f"kernel parameter of type .{ptx_type} ({fn.name})")
             raw = bytes(self.ffi.buffer(params[i], np.dtype(dtype).itemsize))
             args.append(np.frombuffer(raw, dtype=dtype)[0])
         try:
@@ -952,9 +959,6 @@ class Driver:
 
     cuEventElapsedTime_v2 = cuEventElapsedTime
 
-    def cuDeviceGetDefaultMemPool(self, pool: Any, dev: int) -> int:
-        self.check_device(dev)
-        return E.CUDA_ERROR_NOT_SUPPORTED
 
 
 # -- the C boundary ---------------------------------------------------------------
@@ -990,10 +994,7 @@ def bind(ffi: Any, lib: Any) -> Driver:
 def _boundary(name: str, body: Callable[..., int] | None, driver: Driver) -> Callable[..., int]:
     if body is None:
         def unsupported(*args: Any) -> int:
-            if name not in driver.warned:
-                driver.warned.add(name)
-                log(f"unsupported CUDA driver API: {name} (returning CUDA_ERROR_NOT_SUPPORTED)")
-            return int(E.CUDA_ERROR_NOT_SUPPORTED)
+            return int(driver.unsupported(name, "not implemented"))
         return unsupported
 
     def call(*args: Any) -> int:

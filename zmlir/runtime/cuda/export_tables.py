@@ -98,7 +98,7 @@ def _cls_put(d: Any, ctx: Any, key: Any, value: Any, dtor: Any) -> int:
 
 def _cls_delete(d: Any, key: Any, value: Any) -> int:
     k = d.ptr(key)
-    for handle, obj in list(d.handles._objects.items()):
+    for obj in list(d.handles._objects.values()):
         storage = getattr(obj, "local_storage", None)
         if storage is not None and k in storage:
             del storage[k]
