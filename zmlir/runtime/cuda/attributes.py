@@ -59,7 +59,7 @@ _STATIC = {
 
 def device_attribute(attrib: int, device: Any) -> int:
     if attrib == 16:  # MULTIPROCESSOR_COUNT
-        return int(getattr(device, "compute_units", 0) or 1)
+        return int(device.compute_units)
     if attrib in (8, 81, 97):
         return min(_STATIC[attrib], int(device.local_mem_size))
     return _STATIC.get(attrib, 0)

@@ -118,7 +118,7 @@ class Driver:
     def __init__(self, ffi: Any, lib: Any) -> None:
         self.ffi, self.lib = ffi, lib
         self.handles = Handles()
-        self.device: Any = None  # launcher.Device
+        self.device: Any = None  # backends.Backend
         self.initialized = False
         self.primary: Context | None = None
         self.primary_handle = 0
@@ -129,6 +129,8 @@ class Driver:
         self.keepalive: list[Any] = []
         self.warned: set[str] = set()
         self.lock = threading.RLock()
+        # Set by trace.install() when ZMLIR_TRACE asks for a call log.
+        self.tracer: Any = None
 
     # -- helpers ------------------------------------------------------------
 
@@ -194,11 +196,11 @@ class Driver:
         with self.lock:
             if self.initialized:
                 return E.CUDA_SUCCESS
-            from zmlir.runtime.launcher import Device
+            from zmlir.runtime.backends import NoDevice, open_backend
 
             try:
-                self.device = Device.open(alloc_kind="shared")
-            except Exception as err:  # no OpenCL SPIR-V device, runtime missing
+                self.device = open_backend()
+            except NoDevice as err:
                 log(f"no device: {err}")
                 return E.CUDA_ERROR_NO_DEVICE
             self.initialized = True
@@ -238,13 +240,13 @@ class Driver:
 
     def cuDeviceGetName(self, name: Any, length: int, dev: int) -> int:
         self.check_device(dev)
-        text = f"zmlir {self.device.name}".encode()[: max(length - 1, 0)]
+        text = f"zmlir {self.device.device_name}".encode()[: max(length - 1, 0)]
         self.ffi.memmove(name, text + b"\0", len(text) + 1)
         return E.CUDA_SUCCESS
 
     def cuDeviceGetUuid(self, uuid: Any, dev: int) -> int:
         self.check_device(dev)
-        digest = hashlib.md5(f"zmlir:{self.device.name}".encode()).digest()
+        digest = hashlib.md5(f"zmlir:{self.device.device_name}".encode()).digest()
         self.ffi.memmove(uuid, digest, 16)
         return E.CUDA_SUCCESS
 
@@ -266,10 +268,7 @@ class Driver:
         return E.CUDA_SUCCESS
 
     def total_memory(self) -> int:
-        try:
-            return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
-        except (ValueError, OSError):
-            return 8 << 30
+        return self.device.total_memory()
 
     def cuDeviceGetAttribute(self, pi: Any, attrib: int, dev: int) -> int:
         self.check_device(dev)
@@ -498,11 +497,11 @@ class Driver:
             import zmlir
 
             try:
-                compiled = zmlir.compile_module(ptx, "spirv", filename=name)
+                compiled = zmlir.compile_module(ptx, self.device.target, filename=name)
             except zmlir.CompileError as err:
                 log(f"cannot compile {name}: {err}")
                 raise CudaError(E.CUDA_ERROR_INVALID_PTX, str(err)) from None
-            program = self.device.load_spirv(compiled.binary)
+            program = self.device.load(compiled)
             module = Module(name, compiled, program)
             self.modules_by_hash[key] = module
         return self.handles.add(module)
@@ -528,7 +527,7 @@ class Driver:
             info = module.compiled.kernels.get(name)
             if info is None:
                 raise CudaError(E.CUDA_ERROR_NOT_FOUND, f"no kernel named {name!r}")
-            fn = Function(module, name, info, module.program.kernel(name))
+            fn = Function(module, name, info, self.device.kernel(module.program, name))
             module.functions[name] = fn
         return self.handles.handle_of(fn)
 
@@ -617,7 +616,7 @@ class Driver:
         if nbytes == 0:
             return E.CUDA_ERROR_INVALID_VALUE
         try:
-            address = self.device.alloc(nbytes, 256)
+            address = self.device.alloc(nbytes)
         except Exception as err:
             log(f"allocation of {nbytes} bytes failed: {err}")
             return E.CUDA_ERROR_OUT_OF_MEMORY
@@ -710,8 +709,9 @@ class Driver:
             self.device.copy_to_device(dst, self.host_view(src, nbytes))
         elif src_dev and not dst_dev:
             self.host_view(dst, nbytes)[:] = self.device.copy_from_device(src, nbytes)
+        elif dst_dev and src_dev:
+            self.device.copy_device_to_device(dst, src, nbytes)
         else:
-            # Device to device, or host to host: both are plain memory here.
             self.ffi.memmove(self.ffi.cast("void *", dst), self.ffi.cast("void *", src), nbytes)
         return E.CUDA_SUCCESS
 
@@ -813,8 +813,7 @@ class Driver:
             raw = bytes(self.ffi.buffer(params[i], np.dtype(dtype).itemsize))
             args.append(np.frombuffer(raw, dtype=dtype)[0])
         try:
-            self.device.launch(fn.kernel, grid, block, args, shared_bytes=shared,
-                               shared_window=fn.info.static_shared_bytes)
+            self.device.launch(fn.kernel, fn.info, grid, block, args, shared)
         except ValueError as err:
             log(f"launch of {fn.name} rejected: {err}")
             return E.CUDA_ERROR_INVALID_VALUE
@@ -988,6 +987,11 @@ def bind(ffi: Any, lib: Any) -> Driver:
     for name in api.function_names():
         body = bodies.get(name) or getattr(driver, name, None)
         ffi.def_extern(name=name)(_boundary(name, body, driver))
+    try:
+        from zmlir.runtime.cuda import trace
+    except ImportError:  # tracing not available in this build
+        return driver
+    trace.install(driver)
     return driver
 
 
@@ -997,7 +1001,7 @@ def _boundary(name: str, body: Callable[..., int] | None, driver: Driver) -> Cal
             return int(driver.unsupported(name, "not implemented"))
         return unsupported
 
-    def call(*args: Any) -> int:
+    def invoke(*args: Any) -> int:
         try:
             return int(body(*args))
         except CudaError as err:
@@ -1011,5 +1015,11 @@ def _boundary(name: str, body: Callable[..., int] | None, driver: Driver) -> Cal
 
                 traceback.print_exc()
             return int(E.CUDA_ERROR_UNKNOWN)
+
+    def call(*args: Any) -> int:
+        tracer = driver.tracer
+        if tracer is None:
+            return invoke(*args)
+        return tracer.call(name, args, invoke)
 
     return call

@@ -1,0 +1,82 @@
+"""The interface every driver backend implements (OpenCL, Level Zero, HIP,
+CUDA passthrough). Device pointers are plain integers: real addresses in the
+backend's unified memory, so applications can do arithmetic on them."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+
+class NoDevice(RuntimeError):
+    """The backend's library loaded (or not) but offers no usable device."""
+
+
+class Backend(ABC):
+    name: ClassVar[str]
+
+    @classmethod
+    @abstractmethod
+    def open(cls) -> Backend:
+        """The backend on its first device; raises NoDevice (with the reason)."""
+
+    # -- what the device is --------------------------------------------------
+    @property
+    @abstractmethod
+    def device_name(self) -> str: ...
+
+    @property
+    @abstractmethod
+    def target(self) -> str:
+        """The zmlir compile target for this device, e.g. "spirv" or "amdgpu:gfx1100"."""
+
+    @property
+    def compute_units(self) -> int:
+        return 1
+
+    @property
+    def local_mem_size(self) -> int:
+        return 48 * 1024
+
+    def total_memory(self) -> int:
+        return 8 << 30
+
+    # -- memory ----------------------------------------------------------------
+    @abstractmethod
+    def alloc(self, nbytes: int) -> int: ...
+
+    @abstractmethod
+    def free(self, address: int) -> None: ...
+
+    @abstractmethod
+    def copy_to_device(self, address: int, data: memoryview | bytes | Any) -> None: ...
+
+    @abstractmethod
+    def copy_from_device(self, address: int, nbytes: int) -> bytes: ...
+
+    @abstractmethod
+    def copy_device_to_device(self, dst: int, src: int, nbytes: int) -> None: ...
+
+    @abstractmethod
+    def memset(self, address: int, byte: int, nbytes: int) -> None: ...
+
+    # -- code --------------------------------------------------------------------
+    @abstractmethod
+    def load(self, compiled: Any) -> Any:
+        """Loads a zmlir.CompiledModule built for `target`; returns a program."""
+
+    @abstractmethod
+    def kernel(self, program: Any, name: str) -> Any: ...
+
+    @abstractmethod
+    def launch(self, kernel: Any, info: Any, grid: Sequence[int], block: Sequence[int],
+               args: Sequence[Any], shared_bytes: int) -> None:
+        """Launches with CUDA semantics; `args` are numpy scalars in parameter order,
+        `info` the kernel's zmlir.KernelInfo."""
+
+    @abstractmethod
+    def synchronize(self) -> None: ...
+
+    def close(self) -> None:
+        return None

@@ -1,0 +1,89 @@
+"""The OpenCL backend: SPIR-V kernels on any OpenCL 3.0 device with SPIR-V
+and Intel USM (here: Intel's OpenCL CPU runtime)."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from zmlir.runtime.backends.base import Backend, NoDevice
+
+
+class OpenCLBackend(Backend):
+    name = "opencl"
+
+    def __init__(self, device: Any) -> None:
+        self.device = device
+
+    @classmethod
+    def open(cls) -> OpenCLBackend:
+        from zmlir.runtime.launcher import Device
+
+        try:
+            # Shared USM: device memory the host can also read, like CUDA's
+            # unified addressing on an integrated device.
+            return cls(Device.open(alloc_kind="shared"))
+        except Exception as err:
+            raise NoDevice(str(err)) from None
+
+    @property
+    def device_name(self) -> str:
+        return str(self.device.name)
+
+    @property
+    def target(self) -> str:
+        return "spirv"
+
+    @property
+    def compute_units(self) -> int:
+        return int(getattr(self.device, "compute_units", 0) or 1)
+
+    @property
+    def local_mem_size(self) -> int:
+        return int(self.device.local_mem_size)
+
+    def total_memory(self) -> int:
+        # Host memory backs the device: report half of it.
+        try:
+            return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+        except (ValueError, OSError):
+            return 8 << 30
+
+    def alloc(self, nbytes: int) -> int:
+        return int(self.device.alloc(nbytes, 256))
+
+    def free(self, address: int) -> None:
+        self.device.free(address)
+
+    def copy_to_device(self, address: int, data: Any) -> None:
+        self.device.copy_to_device(address, data)
+
+    def copy_from_device(self, address: int, nbytes: int) -> bytes:
+        return bytes(self.device.copy_from_device(address, nbytes))
+
+    def copy_device_to_device(self, dst: int, src: int, nbytes: int) -> None:
+        # Shared USM is ordinary memory once the queue is idle.
+        self.device.synchronize()
+        ctypes.memmove(dst, src, nbytes)
+
+    def memset(self, address: int, byte: int, nbytes: int) -> None:
+        self.device.memset(address, byte, nbytes)
+
+    def load(self, compiled: Any) -> Any:
+        return self.device.load_spirv(compiled.binary)
+
+    def kernel(self, program: Any, name: str) -> Any:
+        return program.kernel(name)
+
+    def launch(self, kernel: Any, info: Any, grid: Sequence[int], block: Sequence[int],
+               args: Sequence[Any], shared_bytes: int) -> None:
+        self.device.launch(kernel, grid, block, args, shared_bytes=shared_bytes,
+                           shared_window=info.static_shared_bytes)
+
+    def synchronize(self) -> None:
+        self.device.synchronize()
+
+    def close(self) -> None:
+        self.device.close()
