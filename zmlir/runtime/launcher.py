@@ -29,7 +29,7 @@ from zmlir.runtime import icd
 from zmlir.runtime import opencl_api as cl
 from zmlir.runtime.opencl_api import OpenCLError, check, ffi
 
-AllocKind = Literal["device", "shared", "host"]
+AllocKind = Literal["device", "shared", "host", "program"]
 _SPIRV_MAGIC = 0x07230203
 _SPIRV_MAGIC_SWAPPED = 0x03022307
 Dim3 = tuple[int, int, int]
@@ -156,6 +156,23 @@ class Program:
     handle: Any = field(repr=False)
     device: Device = field(repr=False)
     build_log: str = ""
+
+    def global_variable(self, name: str) -> tuple[int, int]:
+        """(address, size) of a program-scope variable, through Intel's
+        clGetDeviceGlobalVariablePointerINTEL."""
+        lib = cl.loader()
+        entry = lib.clGetExtensionFunctionAddressForPlatform(self.device.platform_id,
+                                                             b"clGetDeviceGlobalVariablePointerINTEL")
+        if entry == ffi.NULL:
+            raise OpenCLError(-59, "CL_INVALID_OPERATION", "clGetDeviceGlobalVariablePointerINTEL",
+                              "the platform cannot expose program-scope variables")
+        fn = ffi.cast("clGetDeviceGlobalVariablePointerINTEL_fn", entry)
+        size = ffi.new("size_t *")
+        pointer = ffi.new("void **")
+        check("clGetDeviceGlobalVariablePointerINTEL",
+              fn(self.device.device_id, self.handle, name.encode(), size, pointer),
+              f"variable {name!r}")
+        return int(ffi.cast("uintptr_t", pointer[0])), int(size[0])
 
     def kernel(self, name: str) -> Kernel:
         lib = cl.loader()
@@ -286,8 +303,9 @@ class Device:
             return
         lib = cl.loader()
         lib.clFinish(self.queue)
-        for address in list(self._allocations):
-            self.free(address)
+        for address, allocation in list(self._allocations.items()):
+            if allocation.kind != "program":
+                self.free(address)
         lib.clReleaseCommandQueue(self.queue)
         lib.clReleaseContext(self.context)
         self.queue = None
@@ -338,6 +356,14 @@ class Device:
         )
         del self._allocations[address]
         self._sorted_addresses.remove(address)
+
+    def adopt(self, address: int, nbytes: int) -> None:
+        """Lets copies reach memory the device owns but we did not allocate
+        (a program's global variables); it is never freed by us."""
+        if address in self._allocations:
+            return
+        self._allocations[address] = Allocation(address, nbytes, "program")
+        bisect.insort(self._sorted_addresses, address)
 
     def allocation_at(self, address: int, nbytes: int) -> Allocation:
         """The live allocation holding [address, address + nbytes); raises if there is none.

@@ -124,6 +124,10 @@ typedef cl_int (*clEnqueueMemFillINTEL_fn)(cl_command_queue command_queue, void 
                                            const void *pattern, size_t pattern_size,
                                            size_t size, cl_uint num_events_in_wait_list,
                                            const cl_event *event_wait_list, cl_event *event);
+/* Intel: the address of a program-scope variable (CUDA __device__/__constant__). */
+typedef cl_int (*clGetDeviceGlobalVariablePointerINTEL_fn)(
+    cl_device_id device, cl_program program, const char *name, size_t *size_ret,
+    void **pointer_ret);
 """
 
 # Enum values from the Khronos headers (CL/cl.h, CL/cl_ext.h); only those we pass.

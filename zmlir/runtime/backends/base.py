@@ -70,6 +70,10 @@ class Backend(ABC):
     def kernel(self, program: Any, name: str) -> Any: ...
 
     @abstractmethod
+    def global_variable(self, program: Any, name: str) -> tuple[int, int]:
+        """(device address, size) of a module-scope variable of a loaded program."""
+
+    @abstractmethod
     def launch(self, kernel: Any, info: Any, grid: Sequence[int], block: Sequence[int],
                args: Sequence[Any], shared_bytes: int) -> None:
         """Launches with CUDA semantics; `args` are numpy scalars in parameter order,

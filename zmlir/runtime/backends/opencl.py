@@ -77,6 +77,11 @@ class OpenCLBackend(Backend):
     def kernel(self, program: Any, name: str) -> Any:
         return program.kernel(name)
 
+    def global_variable(self, program: Any, name: str) -> tuple[int, int]:
+        address, size = program.global_variable(name)
+        self.device.adopt(address, size)
+        return address, size
+
     def launch(self, kernel: Any, info: Any, grid: Sequence[int], block: Sequence[int],
                args: Sequence[Any], shared_bytes: int) -> None:
         self.device.launch(kernel, grid, block, args, shared_bytes=shared_bytes,

@@ -66,8 +66,9 @@ class Function:
 class Module:
     ptx_name: str
     compiled: Any  # zmlir.CompiledModule
-    program: Any  # launcher.Program
+    program: Any  # the backend's program
     functions: dict[str, Function] = field(default_factory=dict)
+    globals: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -539,8 +540,26 @@ class Driver:
 
     def cuModuleGetGlobal_v2(self, dptr: Any, nbytes: Any, hmod: Any, name: Any) -> int:
         self.require_init()
-        self.handles.get(self.ptr(hmod), Module)
-        return self.unsupported("cuModuleGetGlobal", "module variables are not reachable yet")
+        module = self.handles.get(self.ptr(hmod), Module)
+        if name == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        var = self.ffi.string(name).decode()
+        address = module.globals.get(var)
+        if address is None:
+            try:
+                address, size = self.device.global_variable(module.program, var)
+            except Exception as err:
+                if os.environ.get("ZMLIR_LOG"):
+                    log(f"cuModuleGetGlobal({var!r}): {err}")
+                return E.CUDA_ERROR_NOT_FOUND
+            module.globals[var] = address
+            # Module variables are device memory for copies and range checks.
+            self.allocations.setdefault(address, size)
+        if dptr != self.ffi.NULL:
+            dptr[0] = address
+        if nbytes != self.ffi.NULL:
+            nbytes[0] = self.allocations[address]
+        return E.CUDA_SUCCESS
 
     def cuModuleGetLoadingMode(self, mode: Any) -> int:
         self.out(mode, 1)  # CU_MODULE_EAGER_LOADING

@@ -35,9 +35,11 @@ class SPIRVTarget(Target):
 
     def lowering_options(self) -> LoweringOptions:
         # LLVM's SPIR-V backend: 0 = Function, 1 = CrossWorkgroup,
-        # 2 = UniformConstant, 3 = Workgroup, 4 = Generic. The shared window
-        # is OpenCL's `__local` kernel argument sized at launch.
-        return LoweringOptions(generic_address_space=4, const_address_space=2,
+        # 2 = UniformConstant, 3 = Workgroup, 4 = Generic. `.const` lives in
+        # CrossWorkgroup: the host writes __constant__ memory after loading
+        # (cudaMemcpyToSymbol), so it must not be a compile-time constant.
+        # The shared window is OpenCL's `__local` kernel argument.
+        return LoweringOptions(generic_address_space=4, const_address_space=1,
                                shared_window="kernel-arg", subgroup_size=self.warp_size)
 
     def llvm_pipeline(self) -> str:
