@@ -496,9 +496,10 @@ class Driver:
         module = self.modules_by_hash.get(key)
         if module is None:
             import zmlir
+            from zmlir.runtime.cache import compile_cached
 
             try:
-                compiled = zmlir.compile_module(ptx, self.device.target, filename=name)
+                compiled = compile_cached(ptx, self.device.target, name)
             except zmlir.CompileError as err:
                 log(f"cannot compile {name}: {err}")
                 raise CudaError(E.CUDA_ERROR_INVALID_PTX, str(err)) from None

@@ -1,0 +1,156 @@
+"""The JIT cache: compiled modules on disk, in one SQLite file under
+$XDG_CACHE_HOME/zmlir (ZMLIR_CACHE=0 turns it off, ZMLIR_CACHE_DIR moves it).
+
+The key is a hash of the PTX, the target (its options and LLVM version) and a
+fingerprint of the compiler itself (the native core and the Python sources
+that shape the output), so a changed compiler never serves stale code. Each
+entry carries a checksum of its payload: a corrupt or truncated entry is
+deleted and recompiled. SQLite's transactions make writes atomic, and its
+locking (WAL, a busy timeout) lets processes share the file.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS modules (
+    key TEXT PRIMARY KEY,
+    checksum TEXT NOT NULL,
+    kernels TEXT NOT NULL,
+    binary BLOB NOT NULL
+)
+"""
+
+
+def enabled() -> bool:
+    return os.environ.get("ZMLIR_CACHE", "1") not in ("0", "off", "false", "no")
+
+
+def cache_dir() -> Path:
+    if "ZMLIR_CACHE_DIR" in os.environ:
+        return Path(os.environ["ZMLIR_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "zmlir"
+
+
+@functools.cache
+def compiler_fingerprint() -> str:
+    """Hash of what decides the compiler's output: the native core and the
+    Python frontend, driver and targets."""
+    import zmlir
+    from zmlir import _native
+
+    root = Path(zmlir.__file__).parent
+    digest = hashlib.sha256(zmlir.__version__.encode())
+    files = [Path(_native.__file__), root / "compiler.py"]
+    for folder in ("frontend", "targets"):
+        files += sorted((root / folder).rglob("*.py")) + sorted((root / folder).rglob("*.lark"))
+    for path in files:
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _checksum(kernels: str, binary: bytes) -> str:
+    return hashlib.sha256(kernels.encode() + b"\0" + binary).hexdigest()
+
+
+class JITCache:
+    def __init__(self, directory: Path | None = None) -> None:
+        self.directory = directory or cache_dir()
+        self._local = threading.local()
+
+    def _db(self) -> sqlite3.Connection:
+        db = getattr(self._local, "db", None)
+        if db is None:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.directory / "jit.sqlite", timeout=30)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute(_SCHEMA)
+            db.commit()
+            self._local.db = db
+        return db
+
+    @staticmethod
+    def key(ptx: str, target: Any) -> str:
+        text = f"{compiler_fingerprint()}|{target.cache_key()}|"
+        return hashlib.sha256(text.encode() + ptx.encode()).hexdigest()
+
+    def get(self, key: str) -> tuple[bytes, list[dict[str, Any]]] | None:
+        try:
+            row = self._db().execute(
+                "SELECT checksum, kernels, binary FROM modules WHERE key = ?", (key,)).fetchone()
+        except sqlite3.DatabaseError:
+            self._reset()
+            return None
+        if row is None:
+            return None
+        checksum, kernels, binary = row
+        if _checksum(kernels, bytes(binary)) != checksum:
+            self.delete(key)  # corrupt or truncated: recompile
+            return None
+        try:
+            return bytes(binary), json.loads(kernels)
+        except json.JSONDecodeError:
+            self.delete(key)
+            return None
+
+    def put(self, key: str, binary: bytes, kernels: list[dict[str, Any]]) -> None:
+        text = json.dumps(kernels, sort_keys=True)
+        try:
+            with self._db() as db:
+                db.execute("INSERT OR REPLACE INTO modules VALUES (?, ?, ?, ?)",
+                           (key, _checksum(text, binary), text, binary))
+        except sqlite3.DatabaseError:
+            self._reset()
+
+    def delete(self, key: str) -> None:
+        try:
+            with self._db() as db:
+                db.execute("DELETE FROM modules WHERE key = ?", (key,))
+        except sqlite3.DatabaseError:
+            self._reset()
+
+    def _reset(self) -> None:
+        """A database file that is not one (damaged on disk): start over."""
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            db.close()
+            self._local.db = None
+        for suffix in ("", "-wal", "-shm"):
+            path = self.directory / f"jit.sqlite{suffix}"
+            if path.exists():
+                path.unlink()
+
+
+def compile_cached(ptx: str, target_spec: str, filename: str) -> Any:
+    """zmlir.compile_module through the cache; returns a CompiledModule."""
+    import dataclasses
+
+    import zmlir
+    from zmlir.targets import get_target
+
+    target = get_target(target_spec)
+    if not enabled():
+        return zmlir.compile_module(ptx, target, filename=filename)
+    cache = JITCache()
+    key = cache.key(ptx, target)
+    hit = cache.get(key)
+    if hit is not None:
+        binary, kernels = hit
+        module = zmlir.CompiledModule(target)
+        module.stages["bin"] = binary
+        module.kernels = {k["name"]: zmlir.KernelInfo(**{**k, "params": tuple(k["params"])})
+                          for k in kernels}
+        return module
+    module = zmlir.compile_module(ptx, target, filename=filename)
+    cache.put(key, module.binary, [dataclasses.asdict(k) for k in module.kernels.values()])
+    return module
