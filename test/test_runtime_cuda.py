@@ -14,7 +14,11 @@ import pytest
 from conftest import tool
 
 PROGRAMS_DIR = Path(__file__).parent / "cuda" / "programs"
-PROGRAMS = sorted(p.stem for p in PROGRAMS_DIR.glob("*.cu"))
+# A program is one .cu file, or a folder of .cu files linked together.
+PROGRAMS = sorted([p.stem for p in PROGRAMS_DIR.glob("*.cu")]
+                  + [p.name for p in PROGRAMS_DIR.iterdir() if p.is_dir()])
+# Not lowered yet: device functions kept as calls (.func / call).
+PENDING = {"device_functions": "the compiler does not lower .func and call yet"}
 
 pytest.importorskip("zmlir.runtime.launcher")
 
@@ -33,17 +37,20 @@ def build_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("programs")
 
 
-def _build(source: str, cudart: str, out_dir: Path) -> Path:
-    exe = out_dir / f"{source}.{cudart}"
+def _build(program: str, cudart: str, out_dir: Path) -> Path:
+    exe = out_dir / f"{program}.{cudart}"
+    folder = PROGRAMS_DIR / program
+    sources = sorted(folder.glob("*.cu")) if folder.is_dir() else [PROGRAMS_DIR / f"{program}.cu"]
     if not exe.exists():
         subprocess.run([tool("nvcc"), "-arch=sm_80", f"-cudart={cudart}", f"-I{PROGRAMS_DIR}",
-                        str(PROGRAMS_DIR / f"{source}.cu"), "-o", str(exe)], check=True,
-                       capture_output=True)
+                        *map(str, sources), "-o", str(exe)], check=True, capture_output=True)
     return exe
 
 
 @pytest.mark.parametrize("cudart", ["static", "shared"])
-@pytest.mark.parametrize("program", PROGRAMS)
+@pytest.mark.parametrize("program", [
+    pytest.param(p, marks=pytest.mark.xfail(reason=PENDING[p], strict=True)) if p in PENDING
+    else p for p in PROGRAMS])
 def test_program_runs_unmodified(program: str, cudart: str, build_dir: Path, libdir: str) -> None:
     exe = _build(program, cudart, build_dir)
     result = subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(exe)],
