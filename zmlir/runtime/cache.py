@@ -26,6 +26,11 @@ CREATE TABLE IF NOT EXISTS modules (
     checksum TEXT NOT NULL,
     kernels TEXT NOT NULL,
     binary BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS blobs (
+    key TEXT PRIMARY KEY,
+    checksum TEXT NOT NULL,
+    data BLOB NOT NULL
 )
 """
 
@@ -43,24 +48,56 @@ def cache_dir() -> Path:
 
 @functools.cache
 def compiler_fingerprint() -> str:
-    """Hash of what decides the compiler's output: the native core and the
-    Python frontend, driver and targets."""
+    """Identifies the compiler: version, and the size and modification time
+    of the native core and of the Python frontend and targets (cheap to read,
+    and any rebuild or edit changes them)."""
+    import importlib.util
+
     import zmlir
-    from zmlir import _native
 
     root = Path(zmlir.__file__).parent
     digest = hashlib.sha256(zmlir.__version__.encode())
-    files = [Path(_native.__file__), root / "compiler.py"]
+    spec = importlib.util.find_spec("zmlir._native")
+    files = [Path(spec.origin)] if spec and spec.origin else []
+    files.append(root / "compiler.py")
     for folder in ("frontend", "targets"):
         files += sorted((root / folder).rglob("*.py")) + sorted((root / folder).rglob("*.lark"))
     for path in files:
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
+        stat = path.stat()
+        digest.update(f"{path}|{stat.st_size}|{stat.st_mtime_ns}\n".encode())
     return digest.hexdigest()
 
 
 def _checksum(kernels: str, binary: bytes) -> str:
     return hashlib.sha256(kernels.encode() + b"\0" + binary).hexdigest()
+
+
+class BlobCache:
+    """A second table of the same file for the backends' own binaries (what
+    an OpenCL driver builds from our SPIR-V), keyed by the input's hash and
+    the device."""
+
+    def __init__(self, cache: JITCache) -> None:
+        self.cache = cache
+
+    def get(self, key: str) -> bytes | None:
+        try:
+            row = self.cache._db().execute(
+                "SELECT checksum, data FROM blobs WHERE key = ?", (key,)).fetchone()
+        except sqlite3.DatabaseError:
+            self.cache._reset()
+            return None
+        if row is None or hashlib.sha256(bytes(row[1])).hexdigest() != row[0]:
+            return None
+        return bytes(row[1])
+
+    def put(self, key: str, data: bytes) -> None:
+        try:
+            with self.cache._db() as db:
+                db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?, ?)",
+                           (key, hashlib.sha256(data).hexdigest(), data))
+        except sqlite3.DatabaseError:
+            self.cache._reset()
 
 
 class JITCache:
@@ -74,7 +111,7 @@ class JITCache:
             self.directory.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(self.directory / "jit.sqlite", timeout=30)
             db.execute("PRAGMA journal_mode=WAL")
-            db.execute(_SCHEMA)
+            db.executescript(_SCHEMA)
             db.commit()
             self._local.db = db
         return db

@@ -157,6 +157,19 @@ class Program:
     device: Device = field(repr=False)
     build_log: str = ""
 
+    def binary(self) -> bytes:
+        """The device's own binary of this built program (for clCreateProgramWithBinary)."""
+        lib = cl.loader()
+        size = ffi.new("size_t[1]")
+        check("clGetProgramInfo", lib.clGetProgramInfo(self.handle, cl.CL_PROGRAM_BINARY_SIZES,
+                                                       ffi.sizeof("size_t"), size, ffi.NULL))
+        buffer = ffi.new("unsigned char[]", size[0])
+        pointers = ffi.new("unsigned char *[1]", [buffer])
+        check("clGetProgramInfo", lib.clGetProgramInfo(self.handle, cl.CL_PROGRAM_BINARIES,
+                                                       ffi.sizeof("unsigned char *"), pointers,
+                                                       ffi.NULL))
+        return bytes(ffi.buffer(buffer, size[0]))
+
     def global_variable(self, name: str) -> tuple[int, int]:
         """(address, size) of a program-scope variable, through Intel's
         clGetDeviceGlobalVariablePointerINTEL."""
@@ -459,6 +472,26 @@ class Device:
         check("clCreateProgramWithIL", err[0])
         handle = ffi.gc(handle, lib.clReleaseProgram)
         devices = ffi.new("cl_device_id[1]", [self.device_id])
+        code = lib.clBuildProgram(handle, 1, devices, options.encode(), ffi.NULL, ffi.NULL)
+        log = self._build_log(handle)
+        check("clBuildProgram", code, f"build log:\n{log}" if log else "(empty build log)")
+        return Program(handle=handle, device=self, build_log=log)
+
+    def load_binary(self, binary: bytes, options: str = "") -> Program:
+        """Create and build a program from this device's own binary (see Program.binary)."""
+        lib = cl.loader()
+        err = ffi.new("cl_int *")
+        status = ffi.new("cl_int *")
+        devices = ffi.new("cl_device_id[1]", [self.device_id])
+        lengths = ffi.new("size_t[1]", [len(binary)])
+        data = ffi.from_buffer(binary)
+        pointers = ffi.new("unsigned char *[1]", [ffi.cast("unsigned char *", data)])
+        handle = lib.clCreateProgramWithBinary(self.context, 1, devices, lengths,
+                                               ffi.cast("const unsigned char **", pointers),
+                                               status, err)
+        check("clCreateProgramWithBinary", err[0])
+        check("clCreateProgramWithBinary", status[0], "binary status")
+        handle = ffi.gc(handle, lib.clReleaseProgram)
         code = lib.clBuildProgram(handle, 1, devices, options.encode(), ffi.NULL, ffi.NULL)
         log = self._build_log(handle)
         check("clBuildProgram", code, f"build log:\n{log}" if log else "(empty build log)")

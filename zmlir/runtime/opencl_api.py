@@ -66,6 +66,12 @@ cl_command_queue clCreateCommandQueueWithProperties(cl_context context, cl_devic
 cl_int clReleaseCommandQueue(cl_command_queue command_queue);
 cl_int clFinish(cl_command_queue command_queue);
 
+cl_program clCreateProgramWithBinary(cl_context context, cl_uint num_devices,
+                                     const cl_device_id *device_list, const size_t *lengths,
+                                     const unsigned char **binaries, cl_int *binary_status,
+                                     cl_int *errcode_ret);
+cl_int clGetProgramInfo(cl_program program, cl_uint param_name, size_t param_value_size,
+                        void *param_value, size_t *param_value_size_ret);
 cl_program clCreateProgramWithIL(cl_context context, const void *il, size_t length,
                                  cl_int *errcode_ret);
 cl_int clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list,
@@ -132,6 +138,8 @@ typedef cl_int (*clGetDeviceGlobalVariablePointerINTEL_fn)(
 
 # Enum values from the Khronos headers (CL/cl.h, CL/cl_ext.h); only those we pass.
 CL_SUCCESS = 0
+CL_PROGRAM_BINARY_SIZES = 0x1165
+CL_PROGRAM_BINARIES = 0x1166
 CL_TRUE = 1
 CL_DEVICE_TYPE_ALL = 0xFFFFFFFF
 

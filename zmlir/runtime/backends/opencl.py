@@ -4,6 +4,7 @@ and Intel USM (here: Intel's OpenCL CPU runtime)."""
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -72,7 +73,24 @@ class OpenCLBackend(Backend):
         self.device.memset(address, byte, nbytes)
 
     def load(self, compiled: Any) -> Any:
-        return self.device.load_spirv(compiled.binary)
+        from zmlir.runtime import cache
+
+        if not cache.enabled():
+            return self.device.load_spirv(compiled.binary)
+        # The OpenCL driver's build of our SPIR-V is cached too: rebuilding
+        # from its own binary takes a fraction of the time.
+        blobs = cache.BlobCache(cache.JITCache())
+        key = hashlib.sha256(compiled.binary + b"|" + self.device.name.encode()
+                             + b"|" + self.device.platform_name.encode()).hexdigest()
+        binary = blobs.get(key)
+        if binary is not None:
+            try:
+                return self.device.load_binary(binary)
+            except Exception:  # stale or rejected: rebuild from SPIR-V
+                pass
+        program = self.device.load_spirv(compiled.binary)
+        blobs.put(key, program.binary())
+        return program
 
     def kernel(self, program: Any, name: str) -> Any:
         return program.kernel(name)
