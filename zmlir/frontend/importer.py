@@ -47,6 +47,9 @@ _HINTS = {"uni", "aligned", "sync", "nc", "L1::evict_last", "L1::evict_first",
           "L2::64B", "L2::128B", "L2::256B", "L2::cache_hint"}
 
 
+CARRY_REG = "%cc.cf"
+
+
 def mlir_type(ptx_type: str) -> str:
     return _MLIR_TYPES[ptx_type]
 
@@ -76,6 +79,7 @@ class _Terminator:
     pred: Value | None = None
     attrs: str = ""
     loc: SourceLoc | None = None
+    values: list[Value] = field(default_factory=list)  # a .func's return values
 
 
 @dataclass
@@ -96,6 +100,12 @@ class _FunctionImporter:
         self.entry = self._new_block()
         self.block = self.entry
         self.params: dict[str, Value] = {}
+        # `.param` variables of a body (call arguments and return values) and
+        # a `.func`'s return parameters live in pseudo-registers named
+        # "%param:<name>"; `.local` variables are ptx.local_var addresses.
+        self.param_regs: dict[str, str] = {}
+        self.locals: dict[str, Value] = {}
+        self.result_types: list[str] = []
         self._edge_ids = 0
         self._undefs: list[_Op] = []
         self._counter = 0
@@ -133,6 +143,27 @@ class _FunctionImporter:
         self.block.term = _Terminator(kind, succs, pred, attrs, loc)
 
     # -- registers -------------------------------------------------------------
+
+    def declare_param(self, name: str, type_: str) -> None:
+        reg = f"%param:{name}"
+        self.param_regs[name] = reg
+        self.ssa.declare(reg, type_)
+
+    def declare_local(self, var: ast.VarDecl) -> None:
+        if var.type not in _MLIR_TYPES:
+            raise self.error(f"unsupported .local variable type '.{var.type}'", var.loc)
+        size = _element_bytes(var.type)
+        for d in var.dims:
+            if d is None:
+                raise self.error(f"unsupported unsized .local variable '{var.name}'", var.loc)
+            size *= d
+        v = self.new_value("i64")
+        align = var.align or _element_bytes(var.type)
+        # In the entry block, so it is one static allocation per thread.
+        self.entry.ops.append(_Op([v], f"ptx.local_var {{{{align = {align} : i64, "
+                                        f"name = {_quote(var.name)}, size = {size} : i64}}}} "
+                                        ": i64", [], var.loc))
+        self.locals[var.name] = v
 
     def reg_type(self, name: str, loc: SourceLoc) -> str:
         t = self.ssa.reg_type(name)
@@ -218,6 +249,14 @@ class _FunctionImporter:
         return v
 
     def address_of(self, name: str, type_: str, loc: SourceLoc) -> Value:
+        if name in self.locals:
+            v = self.locals[name]
+            if type_ == "i32":
+                r = self.new_value("i32")
+                self.emit([r], "ptx.cvt {0} {{src_type = #ptx.type<u64>, type = #ptx.type<u32>}}"
+                               " : i64 -> i32", [v], loc)
+                return r
+            return v
         if name not in self.m.variables:
             raise self.error(f"unsupported reference to '{name}' (not a variable)", loc)
         addr_type = type_ if type_ in ("i32", "i64") else "i64"
@@ -239,8 +278,14 @@ class _FunctionImporter:
             v = Value(t, f"%arg{i}")
             self.params[p.name] = v
             args.append(f"%arg{i}: {t}")
-        if fn.returns:
-            raise self.error(f"unsupported function '{fn.name}' with return values", fn.loc)
+        for r in fn.returns:
+            if r.dims or r.type not in _MLIR_TYPES:
+                raise self.error(f"unsupported return parameter '{r.name}' of '{fn.name}' "
+                                 "(aggregate or unknown type)", r.loc)
+            self.declare_param(r.name, mlir_type(r.type))
+            self.result_types.append(mlir_type(r.type))
+        # CC.CF, the carry flag of add.cc/addc/..., as a hidden predicate.
+        self.ssa.declare(CARRY_REG, "i1")
         assert fn.body is not None
         labels = self._collect_labels(fn.body)
         self._import_statements(fn.body, labels)
@@ -283,8 +328,15 @@ class _FunctionImporter:
                 self._import_statements(s.body, labels)
             elif isinstance(s, ast.VarDecl):
                 # .shared/.global/.const declared in a body were hoisted to
-                # module scope by ModuleImporter; others are not supported.
-                if s.name not in self.m.variables:
+                # module scope by ModuleImporter.
+                if s.space == "param":
+                    if s.dims or s.type not in _MLIR_TYPES:
+                        raise self.error(f"unsupported aggregate .param '{s.name}' "
+                                         "(calls pass scalars only)", s.loc)
+                    self.declare_param(s.name, mlir_type(s.type))
+                elif s.space == "local":
+                    self.declare_local(s)
+                elif s.name not in self.m.variables:
                     raise self.error(
                         f"unsupported function-scope variable '{s.name}' in .{s.space}", s.loc)
             else:
@@ -355,7 +407,11 @@ class _FunctionImporter:
         for key, values in fn.directives.items():
             attrs.append(f"ptx.{key} = array<i64: {', '.join(map(str, values))}>")
         attr_text = f" attributes {{{', '.join(attrs)}}}" if attrs else ""
-        lines = [f"  func.func @{_quote(fn.name)}({', '.join(args)}){attr_text} {{"]
+        results = ""
+        if self.result_types:
+            results = " -> " + (self.result_types[0] if len(self.result_types) == 1
+                                else f"({', '.join(self.result_types)})")
+        lines = [f"  func.func @{_quote(fn.name)}({', '.join(args)}){results}{attr_text} {{"]
         live_phis = {b.ssa.index: [p for p in b.ssa.phis if not p.dead] for b in self.blocks}
         for b in self.blocks:
             if b is not self.entry:
@@ -398,6 +454,10 @@ class _FunctionImporter:
             taken = self._successor(t.succs[0], live_phis)
             fall = self._successor(t.succs[1], live_phis)
             return f"ptx.cond_bra {self._name(t.pred)}, {taken}, {fall}{t.attrs}{loc}"
+        if t.values:
+            names = ", ".join(self._name(v) for v in t.values)
+            types = ", ".join(v.resolve().type for v in t.values)
+            return f"ptx.{t.kind}{t.attrs} {names} : {types}{loc}"
         return f"ptx.{t.kind}{t.attrs}{loc}"
 
 
@@ -497,10 +557,13 @@ def _expect_operands(imp: _FunctionImporter, inst: ast.Instruction, n: int) -> N
                         inst.loc)
 
 
-@_handles("add", "sub", "min", "max", "and", "or", "xor", "rem", "div")
+@_handles("add", "sub", "min", "max", "and", "or", "xor", "rem", "div", "copysign")
 def _binary(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    if "cc" in inst.modifiers and inst.opcode in ("add", "sub"):
+        _carry(imp, inst)
+        return
     m = _classify(inst)
-    _check_no_rest(imp, inst, m)
+    _check_no_rest(imp, inst, m, {"NaN"} if inst.opcode in ("min", "max") else set())
     _expect_operands(imp, inst, 3)
     ptx_type = _one_type(imp, inst, m)
     t = mlir_type(ptx_type)
@@ -512,6 +575,8 @@ def _binary(imp: _FunctionImporter, inst: ast.Instruction) -> None:
     if inst.opcode == "div":
         precision = "approx" if "approx" in m.flags else ("full" if "full" in m.flags else None)
         extra["precision"] = f"#ptx.precision<{precision}>" if precision else None
+    extra["nan"] = "NaN" in m.rest
+    extra["relu"] = "relu" in m.flags
     attrs = _arith_attrs(ptx_type, m, **extra)
     imp.emit([r], f"ptx.{inst.opcode} {{0}}, {{1}} {attrs} : {t}", [va, vb], inst.loc)
     imp.write_reg(d, r, inst.loc)
@@ -526,6 +591,9 @@ def _mul_mode(m: _Modifiers) -> str | None:
 
 @_handles("mul", "mad")
 def _mul(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    if "cc" in inst.modifiers and inst.opcode == "mad":
+        _carry(imp, inst)
+        return
     m = _classify(inst)
     _check_no_rest(imp, inst, m)
     is_mad = inst.opcode == "mad"
@@ -646,8 +714,42 @@ def _mov(imp: _FunctionImporter, inst: ast.Instruction) -> None:
     _expect_operands(imp, inst, 2)
     ptx_type = _one_type(imp, inst, m)
     dest, src = inst.operands
-    if isinstance(dest, ast.Vec) or isinstance(src, ast.Vec):
-        raise imp.error("unsupported 'mov' packing or unpacking a vector", inst.loc)
+    if isinstance(src, ast.Vec):
+        # mov.b64 %rd, {%r1, %r2}: the first element in the low bits.
+        if not isinstance(dest, ast.Reg):
+            raise imp.error("'mov' packing needs a register destination", inst.loc)
+        want = imp.reg_type(dest.name, inst.loc)
+        n = len(src.elems)
+        if bits(want) % n:
+            raise imp.error("'mov' packing elements do not divide the destination", inst.loc)
+        part = f"i{bits(want) // n}"
+        elems = []
+        for e in src.elems:
+            if isinstance(e, ast.Reg) and e.name not in _SPECIAL_REGS:
+                v = imp.read_reg(e.name, inst.loc)
+                elems.append(v if bits(v.type) == bits(part) else imp.coerce(v, part, inst.loc))
+            else:
+                elems.append(imp.value(e, part, inst.loc))
+        types = ", ".join(v.type for v in elems)
+        _emit_result(imp, inst, f"ptx.mov_pack {_slots(n)} : {types} -> {want}", elems, want)
+        return
+    if isinstance(dest, ast.Vec):
+        # mov.b32 {%h1, %h2}, %r: the first element from the low bits; `_`
+        # sinks take their share of the bits too.
+        n = len(dest.elems)
+        v = imp.value(src, mlir_type(ptx_type), inst.loc, ptx_type)
+        if bits(v.type) % n:
+            raise imp.error("'mov' unpacking elements do not divide the source", inst.loc)
+        part = f"i{bits(v.type) // n}"
+        types = []
+        for e in dest.elems:
+            t = imp.reg_type(e.name, inst.loc) if isinstance(e, ast.Reg) else part
+            types.append(t if bits(t) == bits(part) else part)
+        results = [imp.new_value(t) for t in types]
+        imp.emit(results, f"ptx.mov_unpack {{0}} : {v.type} -> {', '.join(types)}", [v], inst.loc)
+        for e, r in zip(dest.elems, results, strict=True):
+            imp.write_reg(e, r, inst.loc)
+        return
     if not isinstance(dest, ast.Reg):
         raise imp.error("'mov' needs a register destination", inst.loc)
     want = imp.reg_type(dest.name, inst.loc)
@@ -704,6 +806,22 @@ def _ld(imp: _FunctionImporter, inst: ast.Instruction) -> None:
     if len(dests) != m.vec:
         raise imp.error(f"'{inst.opcode}' with .v{m.vec} needs {m.vec} destinations", inst.loc)
     src = inst.operands[1]
+    if (m.space == "param" and isinstance(src, ast.Addr) and isinstance(src.base, ast.Sym)
+            and src.base.name in imp.param_regs):
+        if src.offset or m.vec != 1:
+            raise imp.error("unsupported 'ld.param' of part of a call parameter", inst.loc)
+        v = imp.read_reg(imp.param_regs[src.base.name], inst.loc)
+        dest = dests[0]
+        if isinstance(dest, ast.Reg):
+            want = imp.reg_type(dest.name, inst.loc)
+            if bits(v.type) != bits(want):
+                r = imp.new_value(want)
+                imp.emit([r], f"ptx.cvt {{0}} {{{{src_type = #ptx.type<b{bits(v.type)}>, "
+                              f"type = #ptx.type<{ptx_type}>}}}} : {v.type} -> {want}",
+                         [imp.coerce(v, f"i{bits(v.type)}", inst.loc)], inst.loc)
+                v = r
+        imp.write_reg(dest, v, inst.loc)
+        return
     if m.space == "param":
         if (not isinstance(src, ast.Addr) or not isinstance(src.base, ast.Sym)
                 or src.base.name not in imp.params):
@@ -739,7 +857,19 @@ def _st(imp: _FunctionImporter, inst: ast.Instruction) -> None:
     _expect_operands(imp, inst, 2)
     ptx_type = _one_type(imp, inst, m)
     if m.space == "param":
-        raise imp.error("unsupported 'st.param' (device function calls)", inst.loc)
+        target = inst.operands[0]
+        if (not isinstance(target, ast.Addr) or not isinstance(target.base, ast.Sym)
+                or target.base.name not in imp.param_regs):
+            raise imp.error("unsupported 'st.param' to something other than a call "
+                            "or return parameter", inst.loc)
+        if target.offset or m.vec != 1:
+            raise imp.error("unsupported 'st.param' of part of a parameter", inst.loc)
+        reg = imp.param_regs[target.base.name]
+        want = imp.reg_type(reg, inst.loc)
+        v = imp.value(inst.operands[1], f"i{bits(want)}" if not want.startswith("f")
+                      and not want.startswith("bf") else want, inst.loc, ptx_type)
+        imp.ssa.write(imp.block.ssa, reg, imp.coerce(v, want, inst.loc))
+        return
     addr, offset = _address(imp, inst, inst.operands[0], m.space)
     sources = _destinations(inst, inst.operands[1])
     if len(sources) != m.vec:
@@ -777,6 +907,15 @@ def _cvta(imp: _FunctionImporter, inst: ast.Instruction) -> None:
 @_handles("cvt")
 def _cvt(imp: _FunctionImporter, inst: ast.Instruction) -> None:
     m = _classify(inst)
+    if len(inst.operands) == 3 and m.types and m.types[0] in ("f16x2", "bf16x2"):
+        _check_no_rest(imp, inst, m, {"satfinite"})
+        if m.types[1:] != ["f32"]:
+            raise imp.error("unsupported packed 'cvt' source (expected .f32)", inst.loc)
+        vs = _operand_values(imp, inst, ["f32", "f32"], ["f32", "f32"])
+        attrs = _attrs(relu="relu" in m.flags, rnd=f"#ptx.rnd<{m.rnd}>" if m.rnd else None,
+                       satfinite="satfinite" in m.rest, type=f"#ptx.type<{m.types[0]}>")
+        _emit_result(imp, inst, f"ptx.cvt_pack {{0}}, {{1}} {attrs} : i32", vs, "i32")
+        return
     _check_no_rest(imp, inst, m)
     _expect_operands(imp, inst, 2)
     if len(m.types) != 2:
@@ -826,6 +965,11 @@ def _atom(imp: _FunctionImporter, inst: ast.Instruction) -> None:
 
 @_handles("bar", "barrier")
 def _bar(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    if inst.opcode == "bar" and inst.modifiers == ("warp", "sync"):
+        _expect_operands(imp, inst, 1)
+        mask = imp.value(inst.operands[0], "i32", inst.loc)
+        imp.emit([], "ptx.bar_warp_sync {0}", [mask], inst.loc)
+        return
     m = _classify(inst)
     if "sync" not in m.flags or m.rest:
         raise imp.error(f"unsupported '{inst.opcode}' form "
@@ -857,6 +1001,409 @@ def _shfl(imp: _FunctionImporter, inst: ast.Instruction) -> None:
         imp.write_reg(dest.second, p, inst.loc)
     else:
         imp.write_reg(dest, d, inst.loc)
+
+
+# -- integer bit manipulation ---------------------------------------------------
+
+
+def _operand_values(imp: _FunctionImporter, inst: ast.Instruction,
+                    types: list[str], ptx_types: list[str] | None = None) -> list[Value]:
+    """Operands 1.. read as `types` (immediates and registers alike)."""
+    _expect_operands(imp, inst, 1 + len(types))
+    ptx_types = ptx_types or [""] * len(types)
+    return [imp.value(o, t, inst.loc, pt)
+            for o, t, pt in zip(inst.operands[1:], types, ptx_types, strict=True)]
+
+
+def _emit_result(imp: _FunctionImporter, inst: ast.Instruction, text: str,
+                 operands: list[Value], result_type: str) -> None:
+    r = imp.new_value(result_type)
+    imp.emit([r], text, operands, inst.loc)
+    imp.write_reg(inst.operands[0], r, inst.loc)
+
+
+def _slots(n: int, start: int = 0) -> str:
+    return ", ".join(f"{{{i}}}" for i in range(start, start + n))
+
+
+@_handles("popc", "clz", "bfind", "brev", "cnot")
+def _bit_unary(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    allowed = {"shiftamt"} if inst.opcode == "bfind" else set()
+    _check_no_rest(imp, inst, m, allowed)
+    ptx_type = _one_type(imp, inst, m)
+    t = mlir_type(ptx_type)
+    (a,) = _operand_values(imp, inst, [t], [ptx_type])
+    attrs = _attrs(shiftamt="shiftamt" in m.rest, type=f"#ptx.type<{ptx_type}>")
+    if inst.opcode in ("brev", "cnot"):
+        _emit_result(imp, inst, f"ptx.{inst.opcode} {{0}} {attrs} : {t}", [a], t)
+    else:
+        _emit_result(imp, inst, f"ptx.{inst.opcode} {{0}} {attrs} : {t} -> i32", [a], "i32")
+
+
+@_handles("bfe", "bfi")
+def _bit_field(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    _check_no_rest(imp, inst, m)
+    ptx_type = _one_type(imp, inst, m)
+    t = mlir_type(ptx_type)
+    types = [t, "i32", "i32"] if inst.opcode == "bfe" else [t, t, "i32", "i32"]
+    vs = _operand_values(imp, inst, types, [ptx_type] + [""] * (len(types) - 1))
+    attrs = _attrs(type=f"#ptx.type<{ptx_type}>")
+    _emit_result(imp, inst, f"ptx.{inst.opcode} {_slots(len(vs))} {attrs} : {t}", vs, t)
+
+
+@_handles("prmt")
+def _prmt(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    modes = {"f4e", "b4e", "rc8", "ecl", "ecr", "rc16"}
+    _check_no_rest(imp, inst, m, modes)
+    mode = next((r for r in m.rest if r in modes), None)
+    vs = _operand_values(imp, inst, ["i32"] * 3)
+    attrs = _attrs(mode=f"#ptx.prmt<{mode}>" if mode else None)
+    _emit_result(imp, inst, f"ptx.prmt {_slots(3)} {attrs} : i32", vs, "i32")
+
+
+@_handles("lop3")
+def _lop3(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    _check_no_rest(imp, inst, m)
+    _expect_operands(imp, inst, 5)
+    lut = inst.operands[4]
+    if not isinstance(lut, ast.IntImm):
+        raise imp.error("'lop3' needs an immediate lookup table", inst.loc)
+    vs = [imp.value(o, "i32", inst.loc) for o in inst.operands[1:4]]
+    _emit_result(imp, inst, f"ptx.lop3 {_slots(3)} {{{{lut = {lut.value & 0xff} : i32}}}} : i32",
+                 vs, "i32")
+
+
+def _clamp_mode(imp: _FunctionImporter, inst: ast.Instruction, m: _Modifiers) -> str:
+    mode = next((r for r in m.rest if r in ("clamp", "wrap")), None)
+    if mode is None:
+        raise imp.error(f"'{inst.opcode}' needs .clamp or .wrap", inst.loc)
+    return f"#ptx.clampmode<{mode}>"
+
+
+@_handles("shf")
+def _shf(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    _check_no_rest(imp, inst, m, {"l", "r", "clamp", "wrap"})
+    direction = next((r for r in m.rest if r in ("l", "r")), None)
+    if direction is None:
+        raise imp.error("'shf' needs .l or .r", inst.loc)
+    ptx_type = _one_type(imp, inst, m)
+    vs = _operand_values(imp, inst, ["i32"] * 3)
+    attrs = _attrs(dir=f"#ptx.dir<{direction}>", mode=_clamp_mode(imp, inst, m),
+                   type=f"#ptx.type<{ptx_type}>")
+    _emit_result(imp, inst, f"ptx.shf {_slots(3)} {attrs} : i32", vs, "i32")
+
+
+@_handles("szext", "bmsk")
+def _szext(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    _check_no_rest(imp, inst, m, {"clamp", "wrap"})
+    ptx_type = _one_type(imp, inst, m)
+    vs = _operand_values(imp, inst, ["i32"] * 2)
+    attrs = _attrs(mode=_clamp_mode(imp, inst, m),
+                   type=f"#ptx.type<{ptx_type}>" if inst.opcode == "szext" else None)
+    _emit_result(imp, inst, f"ptx.{inst.opcode} {_slots(2)} {attrs} : i32", vs, "i32")
+
+
+@_handles("mul24", "mad24")
+def _mul24(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    _check_no_rest(imp, inst, m)
+    ptx_type = _one_type(imp, inst, m)
+    mode = _mul_mode(m)
+    vs = _operand_values(imp, inst, ["i32"] * (3 if inst.opcode == "mad24" else 2))
+    attrs = _attrs(mode=f"#ptx.mode<{mode}>" if mode else None,
+                   sat="sat" in m.flags and inst.opcode == "mad24",
+                   type=f"#ptx.type<{ptx_type}>")
+    _emit_result(imp, inst, f"ptx.{inst.opcode} {_slots(len(vs))} {attrs} : i32", vs, "i32")
+
+
+@_handles("sad")
+def _sad(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    _check_no_rest(imp, inst, m)
+    ptx_type = _one_type(imp, inst, m)
+    t = mlir_type(ptx_type)
+    vs = _operand_values(imp, inst, [t] * 3, [ptx_type] * 3)
+    _emit_result(imp, inst, f"ptx.sad {_slots(3)} {_attrs(type=f'#ptx.type<{ptx_type}>')} : {t}",
+                 vs, t)
+
+
+@_handles("dp4a", "dp2a")
+def _dp(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    _check_no_rest(imp, inst, m)
+    if len(m.types) != 2:
+        raise imp.error(f"'{inst.opcode}' needs two operand types", inst.loc)
+    vs = _operand_values(imp, inst, ["i32"] * 3)
+    attrs = _attrs(a_type=f"#ptx.type<{m.types[0]}>", b_type=f"#ptx.type<{m.types[1]}>",
+                   hi=inst.opcode == "dp2a" and "hi" in m.flags)
+    _emit_result(imp, inst, f"ptx.{inst.opcode} {_slots(3)} {attrs} : i32", vs, "i32")
+
+
+def _carry(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    """add.cc/addc/sub.cc/subc/mad.cc/madc: CC.CF is the hidden register
+    CARRY_REG, read by the `c` forms and written by the `.cc` forms."""
+    m = _classify(inst)
+    _check_no_rest(imp, inst, m, {"cc"})
+    ptx_type = _one_type(imp, inst, m)
+    t = mlir_type(ptx_type)
+    base = inst.opcode.rstrip("c") if inst.opcode in ("addc", "subc", "madc") else inst.opcode
+    carry_in = inst.opcode in ("addc", "subc", "madc")
+    writes_cc = "cc" in m.rest
+    n = 3 if base == "mad" else 2
+    vs = _operand_values(imp, inst, [t] * n, [ptx_type] * n)
+    if carry_in:
+        vs.append(imp.read_reg(CARRY_REG, inst.loc))
+    mode = _mul_mode(m)
+    if base == "mad" and mode not in ("lo", "hi"):
+        raise imp.error(f"'{inst.opcode}' needs .lo or .hi", inst.loc)
+    attrs = _attrs(mode=f"#ptx.mode<{mode}>" if base == "mad" else None,
+                   type=f"#ptx.type<{ptx_type}>")
+    r, cf = imp.new_value(t), imp.new_value("i1")
+    imp.emit([r, cf], f"ptx.{base}_cc {_slots(len(vs))} {attrs} : {t}", vs, inst.loc)
+    imp.write_reg(inst.operands[0], r, inst.loc)
+    if writes_cc:
+        imp.ssa.write(imp.block.ssa, CARRY_REG, cf)
+
+
+_HANDLERS["addc"] = _carry
+_HANDLERS["subc"] = _carry
+_HANDLERS["madc"] = _carry
+
+
+# -- float special functions ----------------------------------------------------
+
+
+@_handles("rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh")
+def _float_unary(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    _check_no_rest(imp, inst, m)
+    ptx_type = _one_type(imp, inst, m)
+    t = mlir_type(ptx_type)
+    (a,) = _operand_values(imp, inst, [t], [ptx_type])
+    precision = "approx" if "approx" in m.flags else ("full" if "full" in m.flags else None)
+    attrs = _arith_attrs(ptx_type, m,
+                         precision=f"#ptx.precision<{precision}>" if precision else None)
+    _emit_result(imp, inst, f"ptx.{inst.opcode} {{0}} {attrs} : {t}", [a], t)
+
+
+@_handles("testp")
+def _testp(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    classes = {"finite", "infinite", "number", "notanumber", "normal", "subnormal"}
+    _check_no_rest(imp, inst, m, classes)
+    kind = next((r for r in m.rest if r in classes), None)
+    if kind is None:
+        raise imp.error("'testp' needs a class (.finite, .normal, ...)", inst.loc)
+    ptx_type = _one_type(imp, inst, m)
+    t = mlir_type(ptx_type)
+    (a,) = _operand_values(imp, inst, [t], [ptx_type])
+    attrs = _attrs(kind=f"#ptx.testp<{kind}>", type=f"#ptx.type<{ptx_type}>")
+    _emit_result(imp, inst, f"ptx.testp {{0}} {attrs} : {t}", [a], "i1")
+
+
+# -- set, slct ------------------------------------------------------------------
+
+
+@_handles("set")
+def _set(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    _check_no_rest(imp, inst, m)
+    if len(m.types) != 2 or m.cmp is None:
+        raise imp.error("'set' needs a comparison and two types", inst.loc)
+    dtype, stype = m.types
+    if dtype not in ("u32", "s32", "f32"):
+        raise imp.error(f"unsupported 'set' result type '.{dtype}'", inst.loc)
+    if len(inst.operands) not in (3, 4):
+        raise imp.error("'set' expects 3 or 4 operands", inst.loc)
+    st = mlir_type(stype)
+    operands = [imp.value(o, st, inst.loc, stype) for o in inst.operands[1:3]]
+    boolop = next((b for b in ("and", "or", "xor") if b in m.flags), None)
+    negate_c = False
+    if len(inst.operands) == 4:
+        c = inst.operands[3]
+        if isinstance(c, ast.Not):
+            negate_c, c = True, c.operand
+        operands.append(imp.value(c, "i1", inst.loc))
+        if boolop is None:
+            raise imp.error("'set' with a fourth operand needs .and, .or or .xor", inst.loc)
+    rt = "f32" if dtype == "f32" else "i32"
+    attrs = _attrs(boolop=f"#ptx.boolop<{boolop}>" if boolop else None,
+                   cmp=f"#ptx.cmp<{m.cmp}>", ftz="ftz" in m.flags, negate_c=negate_c,
+                   src_type=f"#ptx.type<{stype}>", type=f"#ptx.type<{dtype}>")
+    _emit_result(imp, inst, f"ptx.set {_slots(len(operands))} {attrs} : {st} -> {rt}",
+                 operands, rt)
+
+
+@_handles("slct")
+def _slct(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    _check_no_rest(imp, inst, m)
+    if len(m.types) != 2 or m.types[1] not in ("s32", "f32"):
+        raise imp.error("'slct' needs a result type and .s32 or .f32", inst.loc)
+    dtype, ctype = m.types
+    t, ct = mlir_type(dtype), mlir_type(ctype)
+    vs = _operand_values(imp, inst, [t, t, ct], [dtype, dtype, ctype])
+    attrs = _attrs(c_type=f"#ptx.type<{ctype}>", ftz="ftz" in m.flags,
+                   type=f"#ptx.type<{dtype}>")
+    _emit_result(imp, inst, f"ptx.slct {_slots(3)} {attrs} : {t}, {ct}", vs, t)
+
+
+# -- warp level and memory ordering ---------------------------------------------
+
+
+@_handles("vote")
+def _vote(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    modes = {"all", "any", "uni", "ballot"}
+    _check_no_rest(imp, inst, m, modes)
+    mode = next((r for r in m.rest if r in modes), None)
+    if mode is None or "sync" not in m.flags:
+        raise imp.error("unsupported 'vote' form (expected vote.sync.mode)", inst.loc)
+    if len(inst.operands) != 3:
+        raise imp.error("'vote.sync' expects 3 operands", inst.loc)
+    _, p, mask = inst.operands
+    pv = imp.value(p, "i1", inst.loc)  # a `!p` operand is negated here
+    mv = imp.value(mask, "i32", inst.loc)
+    rt = "i32" if mode == "ballot" else "i1"
+    _emit_result(imp, inst, f"ptx.vote_sync {{0}}, {{1}} {{{{mode = #ptx.vote<{mode}>}}}} : {rt}",
+                 [pv, mv], rt)
+
+
+@_handles("activemask")
+def _activemask(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    _expect_operands(imp, inst, 1)
+    _emit_result(imp, inst, "ptx.activemask : i32", [], "i32")
+
+
+@_handles("redux")
+def _redux(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    ops = {"add", "min", "max"}
+    _check_no_rest(imp, inst, m, ops)
+    op = next((r for r in m.rest if r in ops), None) or next(
+        (f for f in ("and", "or", "xor") if f in m.flags), None)
+    if op is None or "sync" not in m.flags:
+        raise imp.error("unsupported 'redux' form (expected redux.sync.op.type)", inst.loc)
+    ptx_type = _one_type(imp, inst, m)
+    if ptx_type not in ("b32", "u32", "s32"):
+        raise imp.error(f"unsupported 'redux.sync' type '.{ptx_type}'", inst.loc)
+    vs = _operand_values(imp, inst, ["i32", "i32"])
+    attrs = _attrs(op=f"#ptx.atomop<{op}>", type=f"#ptx.type<{ptx_type}>")
+    _emit_result(imp, inst, f"ptx.redux_sync {{0}}, {{1}} {attrs} : i32", vs, "i32")
+
+
+@_handles("match")
+def _match(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    modes = {"any", "all"}
+    _check_no_rest(imp, inst, m, modes)
+    mode = next((r for r in m.rest if r in modes), None)
+    if mode is None or "sync" not in m.flags:
+        raise imp.error("unsupported 'match' form (expected match.mode.sync.type)", inst.loc)
+    ptx_type = _one_type(imp, inst, m)
+    t = mlir_type(ptx_type)
+    _expect_operands(imp, inst, 3)
+    a = imp.value(inst.operands[1], t, inst.loc, ptx_type)
+    mask = imp.value(inst.operands[2], "i32", inst.loc)
+    d, p = imp.new_value("i32"), imp.new_value("i1")
+    imp.emit([d, p], f"ptx.match_sync {{0}}, {{1}} {{{{mode = #ptx.match<{mode}>}}}} : {t}",
+             [a, mask], inst.loc)
+    dest = inst.operands[0]
+    if isinstance(dest, ast.Pair):
+        imp.write_reg(dest.first, d, inst.loc)
+        imp.write_reg(dest.second, p, inst.loc)
+    else:
+        imp.write_reg(dest, d, inst.loc)
+
+
+@_handles("membar", "fence")
+def _fence(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    if inst.opcode == "membar":
+        scopes = {"cta": "cta", "gl": "gpu", "sys": "sys"}
+        if len(inst.modifiers) != 1 or inst.modifiers[0] not in scopes:
+            raise imp.error(f"unsupported 'membar' form '.{'.'.join(inst.modifiers)}'",
+                            inst.loc)
+        sem, scope = "sc", scopes[inst.modifiers[0]]
+    else:
+        mods = list(inst.modifiers)
+        if len(mods) != 2 or mods[0] not in ("sc", "acq_rel") or mods[1] not in _SCOPES:
+            raise imp.error(f"unsupported 'fence' form '.{'.'.join(mods)}' "
+                            "(proxy and mbarrier fences are not lowered)", inst.loc)
+        sem, scope = mods
+    imp.emit([], f"ptx.fence {{{{scope = #ptx.scope<{scope}>, sem = #ptx.sem<{sem}>}}}}", [],
+             inst.loc)
+
+
+@_handles("red")
+def _red(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    ops = {"add", "inc", "dec", "min", "max"}
+    op = next((r for r in m.rest if r in ops), None)
+    if op is None:
+        op = next((f for f in ("and", "or", "xor") if f in m.flags), None)
+    if op is None:
+        raise imp.error("'red' needs an operation (.add, .min, ...)", inst.loc)
+    _check_no_rest(imp, inst, m, allowed=ops)
+    ptx_type = _one_type(imp, inst, m)
+    t = mlir_type(ptx_type)
+    _expect_operands(imp, inst, 2)
+    addr, offset = _address(imp, inst, inst.operands[0], m.space)
+    b = imp.value(inst.operands[1], t, inst.loc, ptx_type)
+    attrs = _attrs(offset=f"{offset} : i64" if offset else None, op=f"#ptx.atomop<{op}>",
+                   scope=f"#ptx.scope<{m.scope}>" if m.scope else None,
+                   sem=f"#ptx.sem<{m.sem}>" if m.sem else None,
+                   space=f"#ptx.space<{m.space}>" if m.space else None,
+                   type=f"#ptx.type<{ptx_type}>")
+    imp.emit([], f"ptx.red {{0}}, {{1}} {attrs} : {addr.type}, {t}", [addr, b], inst.loc)
+
+
+# -- calls ------------------------------------------------------------------------
+
+
+@_handles("call")
+def _call(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    ops = list(inst.operands)
+    rets: list[ast.Operand] = []
+    if ops and isinstance(ops[0], ast.Vec):
+        rets = list(ops.pop(0).elems)
+    if not ops or not isinstance(ops[0], ast.Sym):
+        raise imp.error("unsupported indirect 'call' (through a register)", inst.loc)
+    name = ops.pop(0).name
+    args: list[ast.Operand] = list(ops.pop(0).elems) if ops and isinstance(ops[0], ast.Vec) else []
+    if ops:
+        raise imp.error("unsupported 'call' with a prototype or jump table", inst.loc)
+    callee = next((f for f in imp.m.module.functions if f.name == name), None)
+    if callee is None or callee.kind == "entry":
+        raise imp.error(f"'call' of unknown function '{name}'", inst.loc)
+    if len(args) != len(callee.params) or len(rets) != len(callee.returns):
+        raise imp.error(f"'call' of '{name}' with the wrong number of parameters", inst.loc)
+    values = []
+    for a, p in zip(args, callee.params, strict=True):
+        want = mlir_type(p.type) if not p.dims else None
+        if want is None:
+            raise imp.error(f"unsupported aggregate parameter '{p.name}' in a call", inst.loc)
+        if isinstance(a, ast.Sym) and a.name in imp.param_regs:
+            v = imp.read_reg(imp.param_regs[a.name], inst.loc)
+            values.append(imp.coerce(v, want, inst.loc))
+        else:
+            values.append(imp.value(a, want, inst.loc, p.type))
+    results = [imp.new_value(mlir_type(r.type)) for r in callee.returns]
+    arg_types = ", ".join(v.type for v in values)
+    res_types = ", ".join(r.type for r in results)
+    uni = " {{uni}}" if "uni" in inst.modifiers else ""
+    imp.emit(results, f"ptx.call @{_quote(name)}({_slots(len(values))}){uni} : "
+                      f"({arg_types}) -> ({res_types})", values, inst.loc)
+    for r_op, r in zip(rets, results, strict=True):
+        if not isinstance(r_op, ast.Sym) or r_op.name not in imp.param_regs:
+            raise imp.error("'call' return values must be .param variables", inst.loc)
+        reg = imp.param_regs[r_op.name]
+        imp.ssa.write(imp.block.ssa, reg, imp.coerce(r, imp.reg_type(reg, inst.loc), inst.loc))
 
 
 # Instructions whose first operand is not a destination register.
@@ -936,6 +1483,10 @@ def _ret(imp: _FunctionImporter, inst: ast.Instruction) -> None:
         raise imp.error(f"'{inst.opcode}' takes no operands", inst.loc)
     uni = " {uni}" if "uni" in inst.modifiers else ""
     imp.terminate(inst.opcode, [], attrs=uni if inst.opcode == "ret" else "", loc=inst.loc)
+    if inst.opcode == "ret":
+        assert imp.block.term is not None
+        imp.block.term.values = [imp.read_reg(f"%param:{r.name}", inst.loc)
+                                 for r in imp.fn.returns]
 
 
 # ---------------------------------------------------------------------------

@@ -8,8 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "zmlir/dialects/ptx/PTXDialect.h"
-#include "zmlir/lowering/Passes.h"
+#include "zmlir/lowering/PTXLowering.h"
 
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/Builders.h"
@@ -28,174 +27,7 @@ using namespace mlir;
 using namespace zmlir;
 using namespace zmlir::ptx;
 
-namespace zmlir {
-struct PTXLoweringState {
-  AddressSpaceMap addressSpaces;
-  /// Base of the shared window, per kernel (the gpu.func operation).
-  llvm::DenseMap<Operation *, Value> sharedWindows;
-  /// Offset of each shared variable in a kernel's window.
-  llvm::DenseMap<std::pair<Operation *, StringAttr>, int64_t> sharedOffsets;
-  /// Module-scope variables by name.
-  llvm::DenseMap<StringAttr, VarOp> variables;
-};
-} // namespace zmlir
-
 namespace {
-
-//===----------------------------------------------------------------------===//
-// Helpers
-//===----------------------------------------------------------------------===//
-
-Value intConst(OpBuilder &b, Location loc, mlir::Type type, int64_t value) {
-  return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, value));
-}
-
-Value floatConst(OpBuilder &b, Location loc, mlir::Type type, double value) {
-  return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
-}
-
-unsigned widthOf(mlir::Type type) { return type.getIntOrFloatBitWidth(); }
-
-/// The MLIR type of memory accessed by a PTX data type.
-mlir::Type memoryType(MLIRContext *ctx, DataType type) {
-  switch (type) {
-  case DataType::F16:
-    return Float16Type::get(ctx);
-  case DataType::BF16:
-    return BFloat16Type::get(ctx);
-  case DataType::F32:
-    return Float32Type::get(ctx);
-  case DataType::F64:
-    return Float64Type::get(ctx);
-  default:
-    return IntegerType::get(ctx, getTypeBitWidth(type));
-  }
-}
-
-/// Reinterprets `value` as an integer of the same width.
-Value asInteger(OpBuilder &b, Location loc, Value value) {
-  mlir::Type type = value.getType();
-  if (type.isInteger())
-    return value;
-  return arith::BitcastOp::create(
-      b, loc, b.getIntegerType(widthOf(type)), value);
-}
-
-/// Converts `value` to `target` the way a PTX register move does when the
-/// instruction type and the register differ: bitcast at equal width, else
-/// truncate or extend (signed when `isSigned`) the bits.
-Value adjustBits(OpBuilder &b, Location loc, Value value, mlir::Type target,
-                 bool isSigned) {
-  mlir::Type source = value.getType();
-  if (source == target)
-    return value;
-  unsigned from = widthOf(source), to = widthOf(target);
-  if (from == to)
-    return arith::BitcastOp::create(b, loc, target, value);
-  Value bits = asInteger(b, loc, value);
-  mlir::Type intTarget = b.getIntegerType(to);
-  if (to < from)
-    bits = arith::TruncIOp::create(b, loc, intTarget, bits);
-  else if (isSigned)
-    bits = arith::ExtSIOp::create(b, loc, intTarget, bits);
-  else
-    bits = arith::ExtUIOp::create(b, loc, intTarget, bits);
-  if (target.isInteger())
-    return bits;
-  return arith::BitcastOp::create(b, loc, target, bits);
-}
-
-/// Flushes a subnormal f32 to a zero of the same sign (PTX `.ftz`).
-Value flushSubnormal(OpBuilder &b, Location loc, Value value) {
-  if (!value.getType().isF32())
-    return value;
-  mlir::Type i32 = b.getI32Type();
-  Value bits = arith::BitcastOp::create(b, loc, i32, value);
-  Value exponent = arith::AndIOp::create(b, loc, bits, intConst(b, loc, i32, 0x7f800000));
-  Value isSubnormal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            exponent, intConst(b, loc, i32, 0));
-  Value sign = arith::AndIOp::create(
-      b, loc, bits, intConst(b, loc, i32, static_cast<int32_t>(0x80000000u)));
-  Value zero = arith::BitcastOp::create(b, loc, value.getType(), sign);
-  return arith::SelectOp::create(b, loc, isSubnormal, zero, value);
-}
-
-/// Clamps a float to [0, 1] with NaN going to 0 (PTX `.sat` on floats).
-Value saturateFloat(OpBuilder &b, Location loc, Value value) {
-  mlir::Type type = value.getType();
-  Value lo = arith::MaxNumFOp::create(b, loc, value, floatConst(b, loc, type, 0.0));
-  return arith::MinNumFOp::create(b, loc, lo, floatConst(b, loc, type, 1.0));
-}
-
-LLVM::AtomicOrdering orderingFor(Semantics sem) {
-  switch (sem) {
-  case Semantics::Acquire:
-    return LLVM::AtomicOrdering::acquire;
-  case Semantics::Release:
-    return LLVM::AtomicOrdering::release;
-  case Semantics::AcqRel:
-    return LLVM::AtomicOrdering::acq_rel;
-  default:
-    return LLVM::AtomicOrdering::monotonic;
-  }
-}
-
-/// Base class of the ptx lowering patterns: gives access to the shared state
-/// and a uniform way to reject what is not supported yet.
-template <typename OpTy>
-struct PTXPattern : OpConversionPattern<OpTy> {
-  PTXPattern(MLIRContext *ctx, const PTXLoweringState &state)
-      : OpConversionPattern<OpTy>(ctx), state(state) {}
-
-  LogicalResult unsupported(OpTy op, const Twine &what) const {
-    op->emitError("unsupported ") << what;
-    return failure();
-  }
-
-  /// The shared window base of the kernel containing `op`.
-  Value sharedWindow(Operation *op) const {
-    auto func = op->template getParentOfType<gpu::GPUFuncOp>();
-    return state.sharedWindows.lookup(func);
-  }
-
-  /// A pointer to `[address + offset]` in `space`.
-  FailureOr<Value> pointerTo(OpTy op, OpBuilder &b, Value address,
-                             int64_t offset, StateSpace space) const {
-    Location loc = op.getLoc();
-    MLIRContext *ctx = b.getContext();
-    mlir::Type i64 = b.getI64Type();
-    Value wide = address.getType() == i64
-                     ? address
-                     : arith::ExtUIOp::create(b, loc, i64, address).getResult();
-    if (offset != 0)
-      wide = arith::AddIOp::create(b, loc, wide, intConst(b, loc, i64, offset));
-    const AddressSpaceMap &as = state.addressSpaces;
-    switch (space) {
-    case StateSpace::None:
-      return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, as.generic), wide)
-          .getResult();
-    case StateSpace::Global:
-      return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, as.global), wide)
-          .getResult();
-    case StateSpace::Const:
-      return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, as.constant), wide)
-          .getResult();
-    case StateSpace::Shared: {
-      // Shared addresses are offsets into the block's window.
-      Value window = sharedWindow(op);
-      return LLVM::GEPOp::create(b, loc, window.getType(), b.getI8Type(),
-                                 window, ValueRange{wide})
-          .getResult();
-    }
-    default:
-      (void)unsupported(op, Twine("state space '") +
-                                stringifyStateSpace(space) + "' in memory access");
-      return failure();
-    }
-  }
-
-  const PTXLoweringState &state;
-};
 
 //===----------------------------------------------------------------------===//
 // Arithmetic
@@ -213,7 +45,33 @@ LogicalResult checkDefaultRounding(OpTy op, const PTXPattern<OpTy> &p) {
   return success();
 }
 
-/// add, sub, min, max, and, or, xor on integers, predicates and floats.
+/// PTX float min/max: -0 orders below +0; without `.NaN` a NaN operand
+/// yields the other operand, with `.NaN` the result is NaN.
+Value floatMinMax(OpBuilder &b, Location loc, Value x, Value y, bool isMin, bool nan) {
+  Value r = isMin ? arith::MinimumFOp::create(b, loc, x, y).getResult()
+                  : arith::MaximumFOp::create(b, loc, x, y).getResult();
+  if (nan)
+    return r;
+  Value xNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+  Value yNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, y, y);
+  r = arith::SelectOp::create(b, loc, yNaN, x, r);
+  return arith::SelectOp::create(b, loc, xNaN, y, r);
+}
+
+/// add.sat.s32 / sub.sat.s32: the exact result in 64 bits, clamped.
+Value saturatingAddSub(OpBuilder &b, Location loc, Value x, Value y, bool subtract) {
+  mlir::Type i64 = b.getI64Type();
+  Value wx = arith::ExtSIOp::create(b, loc, i64, x);
+  Value wy = arith::ExtSIOp::create(b, loc, i64, y);
+  Value r = subtract ? arith::SubIOp::create(b, loc, wx, wy).getResult()
+                     : arith::AddIOp::create(b, loc, wx, wy).getResult();
+  r = arith::MaxSIOp::create(b, loc, r, intConst(b, loc, i64, INT32_MIN));
+  r = arith::MinSIOp::create(b, loc, r, intConst(b, loc, i64, INT32_MAX));
+  return arith::TruncIOp::create(b, loc, x.getType(), r);
+}
+
+/// add, sub, min, max, and, or, xor, copysign on integers, predicates and
+/// floats.
 template <typename OpTy>
 struct BinaryOpLowering : PTXPattern<OpTy> {
   using PTXPattern<OpTy>::PTXPattern;
@@ -241,10 +99,10 @@ struct BinaryOpLowering : PTXPattern<OpTy> {
         r = arith::AddFOp::create(rewriter, loc, a, b);
       else if (name == "sub")
         r = arith::SubFOp::create(rewriter, loc, a, b);
-      else if (name == "min")
-        r = arith::MinNumFOp::create(rewriter, loc, a, b);
-      else if (name == "max")
-        r = arith::MaxNumFOp::create(rewriter, loc, a, b);
+      else if (name == "min" || name == "max")
+        r = floatMinMax(rewriter, loc, a, b, name == "min", op.getNan());
+      else if (name == "copysign")
+        r = math::CopySignOp::create(rewriter, loc, b, a);
       else
         return this->unsupported(op, Twine("float '") + name + "'");
       if (op.getFtz())
@@ -254,9 +112,19 @@ struct BinaryOpLowering : PTXPattern<OpTy> {
       rewriter.replaceOp(op, r);
       return success();
     }
-    if (op.getSat())
-      return this->unsupported(op, Twine("'.sat' on integer '") + name + "'");
-    mlir::Type resultType = op.getType() == DataType::None ? a.getType() : a.getType();
+    if (op.getNan() || name == "copysign")
+      return this->unsupported(op, Twine("integer '") + name + "'" +
+                                       (op.getNan() ? " with '.NaN'" : ""));
+    if (op.getSat()) {
+      if (type != DataType::S32 || (name != "add" && name != "sub"))
+        return this->unsupported(op, Twine("'.sat' on integer '") + name + "' other than .s32");
+      rewriter.replaceOp(op, saturatingAddSub(rewriter, loc, a, b, name == "sub"));
+      return success();
+    }
+    if (op.getRelu() && !((name == "min" || name == "max") && type == DataType::S32))
+      return this->unsupported(op, Twine("'.relu' on '") + name + "." +
+                                       stringifyDataType(type) + "'");
+    mlir::Type resultType = a.getType();
     Value ia = asInteger(rewriter, loc, a), ib = asInteger(rewriter, loc, b);
     bool isSigned = isSignedType(type);
     Value r;
@@ -276,6 +144,8 @@ struct BinaryOpLowering : PTXPattern<OpTy> {
       r = arith::OrIOp::create(rewriter, loc, ia, ib);
     else if (name == "xor")
       r = arith::XOrIOp::create(rewriter, loc, ia, ib);
+    if (op.getRelu())
+      r = arith::MaxSIOp::create(rewriter, loc, r, intConst(rewriter, loc, r.getType(), 0));
     rewriter.replaceOp(op, adjustBits(rewriter, loc, r, resultType, false));
     return success();
   }
@@ -657,6 +527,93 @@ struct SetpOpLowering : PTXPattern<SetpOp> {
   }
 };
 
+/// The predicate of a comparison (with .ftz flushing float operands).
+FailureOr<Value> comparePredicate(Operation *op, OpBuilder &b, Value a, Value x, Cmp cmp,
+                                  DataType type, bool ftz) {
+  Location loc = op->getLoc();
+  if (isFloatType(type)) {
+    auto pred = floatPredicate(cmp);
+    if (!pred || (type != DataType::F32 && type != DataType::F64)) {
+      op->emitError("unsupported comparison '.") << stringifyCmp(cmp) << "."
+                                                 << stringifyDataType(type) << "'";
+      return failure();
+    }
+    if (ftz) {
+      a = flushSubnormal(b, loc, a);
+      x = flushSubnormal(b, loc, x);
+    }
+    return arith::CmpFOp::create(b, loc, *pred, a, x).getResult();
+  }
+  auto pred = integerPredicate(cmp, isSignedType(type));
+  if (!pred) {
+    op->emitError("unsupported comparison '.") << stringifyCmp(cmp) << "' on integers";
+    return failure();
+  }
+  return arith::CmpIOp::create(b, loc, *pred, asInteger(b, loc, a), asInteger(b, loc, x))
+      .getResult();
+}
+
+/// set: the predicate (combined like setp's) as all ones / 1.0 or zero.
+struct SetOpLowering : PTXPattern<SetOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(SetOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FailureOr<Value> p = comparePredicate(op, rewriter, adaptor.getA(), adaptor.getB(),
+                                          op.getCmp(), op.getSrcType(), op.getFtz());
+    if (failed(p))
+      return failure();
+    Value r = *p;
+    if (Value c = adaptor.getC()) {
+      Value t = intConst(rewriter, loc, rewriter.getI1Type(), 1);
+      if (op.getNegateC())
+        c = arith::XOrIOp::create(rewriter, loc, c, t);
+      switch (op.getBoolop()) {
+      case BoolOp::And:
+        r = arith::AndIOp::create(rewriter, loc, r, c);
+        break;
+      case BoolOp::Or:
+        r = arith::OrIOp::create(rewriter, loc, r, c);
+        break;
+      default:
+        r = arith::XOrIOp::create(rewriter, loc, r, c);
+        break;
+      }
+    }
+    mlir::Type t = op.getRes().getType();
+    Value yes = t.isF32() ? floatConst(rewriter, loc, t, 1.0) : intConst(rewriter, loc, t, -1);
+    Value no = t.isF32() ? floatConst(rewriter, loc, t, 0.0) : intConst(rewriter, loc, t, 0);
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, r, yes, no);
+    return success();
+  }
+};
+
+/// slct: c >= 0 picks a; a float -0.0 counts as >= 0, NaN picks b.
+struct SlctOpLowering : PTXPattern<SlctOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(SlctOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value c = adaptor.getC();
+    Value p;
+    if (c.getType().isF32()) {
+      if (op.getFtz())
+        c = flushSubnormal(rewriter, loc, c);
+      p = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGE, c,
+                                floatConst(rewriter, loc, c.getType(), 0.0));
+    } else {
+      p = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge, c,
+                                intConst(rewriter, loc, c.getType(), 0));
+    }
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, p, adaptor.getA(), adaptor.getB());
+    return success();
+  }
+};
+
 struct SelpOpLowering : PTXPattern<SelpOp> {
   using PTXPattern::PTXPattern;
 
@@ -728,6 +685,35 @@ Value floatToInteger(OpBuilder &b, Location loc, Value x, Rounding rnd,
   return arith::SelectOp::create(b, loc, isNaN, intConst(b, loc, intType, 0), r);
 }
 
+/// cvt.sat between integers: clamps `x` (of its own signedness) to the
+/// range of `target` before the bits are truncated or extended.
+Value clampInteger(OpBuilder &b, Location loc, Value x, bool srcSigned, mlir::Type target,
+                   bool dstSigned) {
+  mlir::Type t = x.getType();
+  unsigned ws = widthOf(t), wd = widthOf(target);
+  APInt srcMax = srcSigned ? APInt::getSignedMaxValue(ws) : APInt::getMaxValue(ws);
+  APInt dstMax = dstSigned ? APInt::getSignedMaxValue(wd) : APInt::getMaxValue(wd);
+  // dstMax < srcMax, compared as unsigned numbers of the larger width.
+  unsigned w = std::max(ws, wd);
+  if (dstMax.zext(w).ult(srcMax.zext(w))) {
+    Value limit = arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, dstMax.zextOrTrunc(ws)));
+    Value above = arith::CmpIOp::create(
+        b, loc, srcSigned ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::ugt, x, limit);
+    x = arith::SelectOp::create(b, loc, above, limit, x);
+  }
+  if (srcSigned) {
+    // The smallest destination value, if it is above the source's.
+    bool clampLow = !dstSigned || wd < ws;
+    if (clampLow) {
+      APInt dstMin = dstSigned ? APInt::getSignedMinValue(wd).sext(ws) : APInt(ws, 0);
+      Value limit = arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, dstMin));
+      Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, limit);
+      x = arith::SelectOp::create(b, loc, below, limit, x);
+    }
+  }
+  return x;
+}
+
 struct CvtOpLowering : PTXPattern<CvtOp> {
   using PTXPattern::PTXPattern;
 
@@ -743,10 +729,9 @@ struct CvtOpLowering : PTXPattern<CvtOp> {
     // The source register may be wider than the source type (cvt.u32.u16 on
     // a 32-bit register reads its low half).
     Value x = adjustBits(rewriter, loc, adaptor.getSrc(), srcType, isSignedType(src));
-    if (op.getRelu() || (op.getSat() && !isFloatType(dst)))
-      return unsupported(op, Twine("'cvt' modifier '") +
-                                 (op.getRelu() ? ".relu" : ".sat") + "'");
     bool srcFloat = isFloatType(src), dstFloat = isFloatType(dst);
+    if (op.getRelu() && !dstFloat)
+      return unsupported(op, "'cvt' modifier '.relu' to an integer type");
     if ((srcFloat && src != DataType::F16 && src != DataType::BF16 &&
          src != DataType::F32 && src != DataType::F64) ||
         (dstFloat && dst != DataType::F16 && dst != DataType::BF16 &&
@@ -757,13 +742,18 @@ struct CvtOpLowering : PTXPattern<CvtOp> {
       x = flushSubnormal(rewriter, loc, x);
     Value r;
     if (!srcFloat && !dstFloat) {
+      if (op.getSat())
+        x = clampInteger(rewriter, loc, x, isSignedType(src), dstType, isSignedType(dst));
       r = adjustBits(rewriter, loc, x, dstType, isSignedType(src));
     } else if (!srcFloat && dstFloat) {
-      if (rnd != Rounding::None && rnd != Rounding::RN)
+      if (rnd != Rounding::None && rnd != Rounding::RN && rnd != Rounding::RZ &&
+          rnd != Rounding::RM && rnd != Rounding::RP)
         return unsupported(op, Twine("rounding '.") + stringifyRounding(rnd) +
                                    "' converting integer to float");
-      r = isSignedType(src) ? arith::SIToFPOp::create(rewriter, loc, dstType, x).getResult()
-                            : arith::UIToFPOp::create(rewriter, loc, dstType, x).getResult();
+      r = integerToFloat(rewriter, loc, x, isSignedType(src), dstType, rnd);
+      if (!r)
+        return unsupported(op, Twine("rounding '.") + stringifyRounding(rnd) +
+                                   "' converting integer to bf16");
     } else if (srcFloat && !dstFloat) {
       if (rnd != Rounding::None && rnd != Rounding::RZI && rnd != Rounding::RNI &&
           rnd != Rounding::RMI && rnd != Rounding::RPI)
@@ -799,16 +789,25 @@ struct CvtOpLowering : PTXPattern<CvtOp> {
                                      "' on a widening float conversion");
         }
       } else {
-        if (rnd != Rounding::None && rnd != Rounding::RN)
+        if (rnd != Rounding::None && rnd != Rounding::RN && rnd != Rounding::RZ &&
+            rnd != Rounding::RM && rnd != Rounding::RP)
           return unsupported(op, Twine("rounding '.") + stringifyRounding(rnd) +
                                      "' on a narrowing float conversion");
-        r = arith::TruncFOp::create(rewriter, loc, dstType, x);
+        r = narrowFloat(rewriter, loc, x, dstType, rnd);
+        if (!r)
+          return unsupported(op, Twine("conversion '.") + stringifyDataType(dst) + "." +
+                                     stringifyDataType(src) + "'");
       }
     }
     if (dstFloat && op.getFtz())
       r = flushSubnormal(rewriter, loc, r);
     if (dstFloat && op.getSat())
       r = saturateFloat(rewriter, loc, r);
+    if (op.getRelu()) {
+      Value zero = floatConst(rewriter, loc, r.getType(), 0.0);
+      Value negative = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OLT, r, zero);
+      r = arith::SelectOp::create(rewriter, loc, negative, zero, r);
+    }
     rewriter.replaceOp(op, adjustBits(rewriter, loc, r, resultType, isSignedType(dst)));
     return success();
   }
@@ -816,6 +815,16 @@ struct CvtOpLowering : PTXPattern<CvtOp> {
 
 struct SregOpLowering : PTXPattern<SregOp> {
   using PTXPattern::PTXPattern;
+
+  /// %laneid: the sub-group (SPIR-V) or wavefront lane, modulo 32 on wave64
+  /// AMD chips, whose wavefronts hold two CUDA warps.
+  Value laneInWarp(OpBuilder &b, Location loc, mlir::Type type) const {
+    Value lane = arith::IndexCastUIOp::create(b, loc, type,
+                                              gpu::LaneIdOp::create(b, loc, nullptr));
+    if (state.waveSize > 32)
+      lane = arith::AndIOp::create(b, loc, lane, intConst(b, loc, type, 31));
+    return lane;
+  }
 
   LogicalResult
   matchAndRewrite(SregOp op, OpAdaptor,
@@ -849,8 +858,72 @@ struct SregOpLowering : PTXPattern<SregOp> {
       index = gpu::GridDimOp::create(rewriter, loc, dim(reg, SpecialReg::NctaidX));
       break;
     case SpecialReg::Laneid:
-      index = gpu::LaneIdOp::create(rewriter, loc, /*upper_bound=*/nullptr);
-      break;
+      rewriter.replaceOp(op, laneInWarp(rewriter, loc, type));
+      return success();
+    case SpecialReg::LanemaskEq:
+    case SpecialReg::LanemaskLt:
+    case SpecialReg::LanemaskLe:
+    case SpecialReg::LanemaskGt:
+    case SpecialReg::LanemaskGe: {
+      // eq = 1 << lane, lt = eq - 1, le = (2 << lane) - 1, gt = ~le, ge = ~lt
+      // (2 << 31 wraps to 0, so le of lane 31 is all ones).
+      Value lane = laneInWarp(rewriter, loc, type);
+      Value one = intConst(rewriter, loc, type, 1), ones = intConst(rewriter, loc, type, -1);
+      Value eq = arith::ShLIOp::create(rewriter, loc, one, lane);
+      Value lt = arith::SubIOp::create(rewriter, loc, eq, one);
+      Value le = arith::SubIOp::create(
+          rewriter, loc, arith::ShLIOp::create(rewriter, loc, intConst(rewriter, loc, type, 2), lane),
+          one);
+      Value r = reg == SpecialReg::LanemaskEq   ? eq
+                : reg == SpecialReg::LanemaskLt ? lt
+                : reg == SpecialReg::LanemaskLe ? le
+                : reg == SpecialReg::LanemaskGt
+                    ? arith::XOrIOp::create(rewriter, loc, le, ones).getResult()
+                    : arith::XOrIOp::create(rewriter, loc, lt, ones).getResult();
+      rewriter.replaceOp(op, r);
+      return success();
+    }
+    case SpecialReg::Warpid: {
+      // The warp's index in its CTA (PTX's %warpid is the hardware slot,
+      // which may differ and change; programs use it as an identifier).
+      mlir::Type idx = rewriter.getIndexType();
+      Value tx = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
+      Value ty = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::y);
+      Value tz = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::z);
+      Value nx = gpu::BlockDimOp::create(rewriter, loc, gpu::Dimension::x);
+      Value ny = gpu::BlockDimOp::create(rewriter, loc, gpu::Dimension::y);
+      Value linear = arith::AddIOp::create(
+          rewriter, loc, tx,
+          arith::MulIOp::create(rewriter, loc, nx,
+                                arith::AddIOp::create(rewriter, loc, ty,
+                                                      arith::MulIOp::create(rewriter, loc, ny, tz))));
+      Value warp = arith::DivUIOp::create(rewriter, loc, linear,
+                                          arith::ConstantIndexOp::create(rewriter, loc, 32));
+      (void)idx;
+      rewriter.replaceOpWithNewOp<arith::IndexCastUIOp>(op, type, warp);
+      return success();
+    }
+    case SpecialReg::Clock:
+    case SpecialReg::Clock64:
+    case SpecialReg::Globaltimer: {
+      mlir::Type i64 = rewriter.getI64Type();
+      bool timer = reg == SpecialReg::Globaltimer;
+      Value r;
+      if (state.target == "nvptx")
+        r = callIntrinsic(rewriter, loc, reg == SpecialReg::Clock ? rewriter.getI32Type() : i64,
+                          timer ? "llvm.nvvm.read.ptx.sreg.globaltimer"
+                          : reg == SpecialReg::Clock ? "llvm.nvvm.read.ptx.sreg.clock"
+                                                     : "llvm.nvvm.read.ptx.sreg.clock64",
+                          {});
+      else if (state.target == "amdgpu")
+        r = callIntrinsic(rewriter, loc, i64,
+                          timer ? "llvm.readsteadycounter" : "llvm.readcyclecounter", {});
+      else
+        return unsupported(op, Twine("special register '%") + stringifySpecialReg(reg) +
+                                   "' on target '" + state.target + "'");
+      rewriter.replaceOp(op, adjustBits(rewriter, loc, r, type, false));
+      return success();
+    }
     case SpecialReg::WarpSize:
       rewriter.replaceOp(op, intConst(rewriter, loc, type, 32));
       return success();
@@ -926,6 +999,28 @@ struct CvtaOpLowering : PTXPattern<CvtaOp> {
       Value generic = LLVM::AddrSpaceCastOp::create(rewriter, loc, genericPtr, ptr);
       Value asInt = LLVM::PtrToIntOp::create(rewriter, loc, i64, generic);
       rewriter.replaceOp(op, adjustBits(rewriter, loc, asInt, type, false));
+      return success();
+    }
+    case StateSpace::Local: {
+      // Local addresses are private-space pointers as integers.
+      MLIRContext *ctx = rewriter.getContext();
+      auto localPtr = LLVM::LLVMPointerType::get(ctx, state.addressSpaces.local);
+      auto genericPtr = LLVM::LLVMPointerType::get(ctx, state.addressSpaces.generic);
+      mlir::Type i64 = rewriter.getI64Type();
+      Value wide = adjustBits(rewriter, loc, src, i64, false);
+      Value result;
+      if (localPtr == genericPtr) {
+        result = wide;
+      } else if (op.getTo()) {
+        Value p = LLVM::IntToPtrOp::create(rewriter, loc, genericPtr, wide);
+        Value q = LLVM::AddrSpaceCastOp::create(rewriter, loc, localPtr, p);
+        result = LLVM::PtrToIntOp::create(rewriter, loc, i64, q);
+      } else {
+        Value p = LLVM::IntToPtrOp::create(rewriter, loc, localPtr, wide);
+        Value q = LLVM::AddrSpaceCastOp::create(rewriter, loc, genericPtr, p);
+        result = LLVM::PtrToIntOp::create(rewriter, loc, i64, q);
+      }
+      rewriter.replaceOp(op, adjustBits(rewriter, loc, result, type, false));
       return success();
     }
     default:
@@ -1054,11 +1149,16 @@ struct StOpLowering : PTXPattern<StOp> {
   }
 };
 
-struct AtomOpLowering : PTXPattern<AtomOp> {
-  using PTXPattern::PTXPattern;
+/// atom and red (red is atom without the old value): LLVM atomics with
+/// PTX's ordering and scope. Without an ordering PTX atomics are relaxed.
+template <typename OpTy>
+struct AtomicLowering : PTXPattern<OpTy> {
+  using PTXPattern<OpTy>::PTXPattern;
+  using PTXPattern<OpTy>::unsupported;
+  using PTXPattern<OpTy>::pointerTo;
 
   LogicalResult
-  matchAndRewrite(AtomOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     DataType type = op.getType();
@@ -1074,8 +1174,10 @@ struct AtomOpLowering : PTXPattern<AtomOp> {
     mlir::Type elem = memoryType(rewriter.getContext(), type);
     Value b = adjustBits(rewriter, loc, adaptor.getB(), elem, false);
     LLVM::AtomicOrdering ordering = orderingFor(op.getSem());
+    std::string scope = syncScopeName(this->state, op.getScope());
     Value r;
-    if (op.getOp() == AtomicOp::Cas) {
+    if constexpr (std::is_same_v<OpTy, AtomOp>) {
+      if (op.getOp() == AtomicOp::Cas) {
       Value c = adjustBits(rewriter, loc, adaptor.getC(), elem, false);
       LLVM::AtomicOrdering failure = ordering == LLVM::AtomicOrdering::acq_rel ||
                                              ordering == LLVM::AtomicOrdering::acquire
@@ -1083,9 +1185,14 @@ struct AtomOpLowering : PTXPattern<AtomOp> {
                                          : LLVM::AtomicOrdering::monotonic;
       if (ordering == LLVM::AtomicOrdering::release)
         failure = LLVM::AtomicOrdering::monotonic;
-      Value pair = LLVM::AtomicCmpXchgOp::create(rewriter, loc, *ptr, b, c, ordering, failure);
+      Value pair = LLVM::AtomicCmpXchgOp::create(rewriter, loc, *ptr, b, c, ordering, failure,
+                                                 scope);
       r = LLVM::ExtractValueOp::create(rewriter, loc, pair, ArrayRef<int64_t>{0});
-    } else {
+      rewriter.replaceOp(op, adjustBits(rewriter, loc, r, op.getRes().getType(), false));
+      return success();
+      }
+    }
+    {
       using B = LLVM::AtomicBinOp;
       bool isSigned = isSignedType(type);
       B bin;
@@ -1120,9 +1227,12 @@ struct AtomOpLowering : PTXPattern<AtomOp> {
       default:
         return unsupported(op, "atomic operation");
       }
-      r = LLVM::AtomicRMWOp::create(rewriter, loc, bin, *ptr, b, ordering);
+      r = LLVM::AtomicRMWOp::create(rewriter, loc, bin, *ptr, b, ordering, scope);
     }
-    rewriter.replaceOp(op, adjustBits(rewriter, loc, r, op.getRes().getType(), false));
+    if constexpr (std::is_same_v<OpTy, AtomOp>)
+      rewriter.replaceOp(op, adjustBits(rewriter, loc, r, op.getRes().getType(), false));
+    else
+      rewriter.eraseOp(op);
     return success();
   }
 };
@@ -1130,13 +1240,6 @@ struct AtomOpLowering : PTXPattern<AtomOp> {
 //===----------------------------------------------------------------------===//
 // Synchronisation and warp-level ops
 //===----------------------------------------------------------------------===//
-
-std::optional<int64_t> constantInt(Value v) {
-  APInt value;
-  if (matchPattern(v, m_ConstantInt(&value)))
-    return value.getSExtValue();
-  return std::nullopt;
-}
 
 struct BarSyncOpLowering : PTXPattern<BarSyncOp> {
   using PTXPattern::PTXPattern;
@@ -1242,15 +1345,25 @@ struct InstOpLowering : PTXPattern<InstOp> {
   }
 };
 
+/// ret and exit: gpu.return in kernels, llvm.return (with the values of the
+/// return parameters) in device functions.
 template <typename OpTy>
 struct ReturnLowering : PTXPattern<OpTy> {
   using PTXPattern<OpTy>::PTXPattern;
 
   LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor,
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<gpu::ReturnOp>(op);
-    return success();
+    if (op->template getParentOfType<gpu::GPUFuncOp>()) {
+      rewriter.replaceOpWithNewOp<gpu::ReturnOp>(op);
+      return success();
+    }
+    if constexpr (std::is_same_v<OpTy, ExitOp>) {
+      return this->unsupported(op, "'exit' in a device function");
+    } else {
+      rewriter.replaceOpWithNewOp<LLVM::ReturnOp>(op, adaptor.getValues());
+      return success();
+    }
   }
 };
 
@@ -1299,6 +1412,7 @@ struct ConvertPTXToStdPass
   void runOnOperation() override;
 
 private:
+  LogicalResult convertDeviceFunction(func::FuncOp func, gpu::GPUModuleOp gpuModule);
   LogicalResult convertVariables(ModuleOp module, gpu::GPUModuleOp gpuModule,
                                  PTXLoweringState &state);
   FailureOr<gpu::GPUFuncOp> convertKernel(func::FuncOp func,
@@ -1338,6 +1452,26 @@ LogicalResult ConvertPTXToStdPass::convertVariables(ModuleOp module,
         var.getSymName(), init, std::max<int64_t>(var.getAlign(), 1), as);
     (void)global;
   }
+  return success();
+}
+
+/// A `.func` becomes an internal llvm.func in the gpu.module with the same
+/// blocks; its `.param` arguments and return value are plain values.
+LogicalResult ConvertPTXToStdPass::convertDeviceFunction(func::FuncOp func,
+                                                         gpu::GPUModuleOp gpuModule) {
+  MLIRContext *ctx = func.getContext();
+  FunctionType type = func.getFunctionType();
+  if (type.getNumResults() > 1)
+    return func.emitError("unsupported device function '")
+           << func.getName() << "' with more than one return value";
+  mlir::Type result = type.getNumResults() ? type.getResult(0) : LLVM::LLVMVoidType::get(ctx);
+  auto fnType = LLVM::LLVMFunctionType::get(result, type.getInputs());
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(gpuModule.getBody());
+  auto fn = LLVM::LLVMFuncOp::create(b, func.getLoc(), func.getName(), fnType,
+                                     LLVM::Linkage::Internal);
+  fn.getBody().getBlocks().splice(fn.getBody().end(), func.getBody().getBlocks());
+  func.erase();
   return success();
 }
 
@@ -1387,8 +1521,19 @@ void ConvertPTXToStdPass::runOnOperation() {
     return signalPassFailure();
   }
   PTXLoweringState state;
-  state.addressSpaces = {genericAddressSpace, globalAddressSpace,
-                         sharedAddressSpace, constAddressSpace};
+  if (target != "generic" && target != "spirv" && target != "nvptx" && target != "amdgpu") {
+    module.emitError("invalid target '")
+        << target << "': expected 'spirv', 'nvptx', 'amdgpu' or 'generic'";
+    return signalPassFailure();
+  }
+  if (waveSize != 32 && waveSize != 64) {
+    module.emitError("invalid wave-size ") << waveSize << ": expected 32 or 64";
+    return signalPassFailure();
+  }
+  state.addressSpaces = {genericAddressSpace, globalAddressSpace, sharedAddressSpace,
+                         constAddressSpace, localAddressSpace};
+  state.target = target;
+  state.waveSize = waveSize;
 
   OpBuilder b(ctx);
   b.setInsertionPointToEnd(module.getBody());
@@ -1406,9 +1551,8 @@ void ConvertPTXToStdPass::runOnOperation() {
       continue;
     }
     if (!func->hasAttr("ptx.entry")) {
-      func.emitError("unsupported device function '")
-          << func.getName() << "' (.func and call are not lowered yet)";
-      failedAny = true;
+      if (failed(convertDeviceFunction(func, gpuModule)))
+        failedAny = true;
       continue;
     }
     if (failed(convertKernel(func, gpuModule, state)))
@@ -1461,7 +1605,11 @@ void zmlir::configurePTXToStdConversionLegality(ConversionTarget &target) {
 void zmlir::populatePTXToStdConversionPatterns(RewritePatternSet &patterns,
                                                const PTXLoweringState &state) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<BinaryOpLowering<AddOp>, BinaryOpLowering<SubOp>,
+  populatePTXIntegerPatterns(patterns, state);
+  populatePTXFloatPatterns(patterns, state);
+  populatePTXWarpPatterns(patterns, state);
+  patterns.add<BinaryOpLowering<AddOp>, BinaryOpLowering<CopysignOp>, SetOpLowering,
+               SlctOpLowering, BinaryOpLowering<SubOp>,
                BinaryOpLowering<MinOp>, BinaryOpLowering<MaxOp>,
                BinaryOpLowering<AndOp>, BinaryOpLowering<OrOp>,
                BinaryOpLowering<XorOp>, DivRemLowering<DivOp>,
@@ -1471,7 +1619,7 @@ void zmlir::populatePTXToStdConversionPatterns(RewritePatternSet &patterns,
                ShiftOpLowering<ShrOp>, SetpOpLowering, SelpOpLowering,
                MovOpLowering, CvtOpLowering, SregOpLowering, AddrOfOpLowering,
                CvtaOpLowering, LdParamOpLowering, LdOpLowering, StOpLowering,
-               AtomOpLowering, BarSyncOpLowering, ShflSyncOpLowering,
+               AtomicLowering<AtomOp>, AtomicLowering<RedOp>, BarSyncOpLowering, ShflSyncOpLowering,
                BraOpLowering, CondBraOpLowering, InstOpLowering, ReturnLowering<RetOp>,
                ReturnLowering<ExitOp>>(ctx, state);
 }

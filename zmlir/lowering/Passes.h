@@ -20,6 +20,7 @@ struct AddressSpaceMap {
   unsigned global = 1;
   unsigned shared = 3;
   unsigned constant = 4;
+  unsigned local = 5;
 };
 
 #define GEN_PASS_DECL

@@ -33,6 +33,13 @@ def ConvertPTXToStd : Pass<"convert-ptx-to-std", "::mlir::ModuleOp"> {
            "LLVM address space of .shared">,
     Option<"constAddressSpace", "const-address-space", "unsigned", "4",
            "LLVM address space of .const (SPIR-V: 2)">,
+    Option<"localAddressSpace", "local-address-space", "unsigned", "5",
+           "LLVM address space of .local (SPIR-V: 0, Function)">,
+    Option<"target", "target", "std::string", "\"generic\"",
+           "backend of the result: 'spirv', 'nvptx', 'amdgpu' or 'generic'; "
+           "picks the intrinsics for warp votes, clocks and memory scopes">,
+    Option<"waveSize", "wave-size", "unsigned", "32",
+           "hardware lanes per wavefront (64 on AMD gfx9); warps stay 32">,
     Option<"sharedWindow", "shared-window", "std::string", "\"global\"",
            "how kernels reach shared memory: 'global' or 'kernel-arg'">,
     Option<"subgroupSize", "subgroup-size", "unsigned", "0",

@@ -24,19 +24,29 @@ class LoweringOptions:
     global_address_space: int = 1
     shared_address_space: int = 3
     const_address_space: int = 4
+    local_address_space: int = 5
     shared_window: str = "global"  # or "kernel-arg"
     subgroup_size: int = 0
+    # Picks the intrinsics of warp votes, clocks and memory scopes.
+    target: str = "generic"
+    wave_size: int = 32
 
     def __post_init__(self) -> None:
         if self.shared_window not in ("global", "kernel-arg"):
             raise ValueError(f"shared_window must be 'global' or 'kernel-arg', "
                              f"not {self.shared_window!r}")
+        if self.target not in ("generic", "spirv", "nvptx", "amdgpu"):
+            raise ValueError(f"unknown lowering target {self.target!r}")
+        if self.wave_size not in (32, 64):
+            raise ValueError(f"wave_size must be 32 or 64, not {self.wave_size}")
 
     def pass_options(self) -> str:
         return (f"generic-address-space={self.generic_address_space} "
                 f"global-address-space={self.global_address_space} "
                 f"shared-address-space={self.shared_address_space} "
                 f"const-address-space={self.const_address_space} "
+                f"local-address-space={self.local_address_space} "
+                f"target={self.target} wave-size={self.wave_size} "
                 f"shared-window={self.shared_window} "
                 f"subgroup-size={self.subgroup_size}")
 

@@ -28,8 +28,36 @@ func.func @partial_warp_shuffle(%a: i32) attributes {ptx.entry} {
 
 // -----
 
-// expected-error @+1 {{unsupported device function 'helper'}}
-func.func @helper() {
+// A device function returns at most one value.
+// expected-error @+1 {{unsupported device function 'pair' with more than one return value}}
+func.func @pair(%a: i32) -> (i32, i32) {
+  ptx.ret %a, %a : i32, i32
+}
+
+// -----
+
+// Warp votes need a target ballot; the generic target has none.
+func.func @vote_generic(%p: i1, %m: i32) attributes {ptx.entry} {
+  // expected-error @+1 {{unsupported 'vote.sync' for the generic target (no ballot)}}
+  %0 = ptx.vote_sync %p, %m {mode = #ptx.vote<ballot>} : i32
+  ptx.ret
+}
+
+// -----
+
+// Transcendentals exist only as .approx.
+func.func @sin_exact(%a: f32) attributes {ptx.entry} {
+  // expected-error @+1 {{unsupported 'sin' without '.approx'}}
+  %0 = ptx.sin %a {type = #ptx.type<f32>} : f32
+  ptx.ret
+}
+
+// -----
+
+// Integer .sat exists only on add/sub.s32.
+func.func @sat_u32(%a: i32) attributes {ptx.entry} {
+  // expected-error @+1 {{unsupported '.sat' on integer 'add' other than .s32}}
+  %0 = ptx.add %a, %a {type = #ptx.type<u32>, sat} : i32
   ptx.ret
 }
 

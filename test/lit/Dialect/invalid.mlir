@@ -42,3 +42,27 @@ func.func @atom_cas_needs_three_operands(%p: i64, %a: i32) {
 
 // expected-error @+1 {{alignment must be a power of two, got 3}}
 ptx.var @v {space = #ptx.space<global>, type = #ptx.type<u32>, align = 3}
+
+// -----
+
+func.func @lop3_table(%a: i32) {
+  // expected-error @+1 {{lookup table must be in [0, 255], got 300}}
+  %0 = ptx.lop3 %a, %a, %a {lut = 300 : i32} : i32
+  ptx.ret
+}
+
+// -----
+
+func.func @ballot_type(%p: i1, %m: i32) {
+  // expected-error @+1 {{'ballot' and only 'ballot' produces an i32}}
+  %0 = ptx.vote_sync %p, %m {mode = #ptx.vote<ballot>} : i1
+  ptx.ret
+}
+
+// -----
+
+func.func @red_exch(%a: i64, %b: i32) {
+  // expected-error @+1 {{'exch' has no reduction form}}
+  ptx.red %a, %b {op = #ptx.atomop<exch>, type = #ptx.type<b32>} : i64, i32
+  ptx.ret
+}

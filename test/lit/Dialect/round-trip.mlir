@@ -75,3 +75,36 @@ func.func @control(%p: i1, %a: i32) attributes {ptx.entry} {
   // CHECK: ptx.ret
   ptx.ret
 }
+
+// -----
+// The instruction families added for fidelity print back as written.
+// CHECK-LABEL: func.func @families
+func.func @families(%a: i32, %b: i32, %c: i32, %f: f32, %p: i1) attributes {ptx.entry} {
+  // CHECK: ptx.bfind %{{.*}} {shiftamt, type = #ptx.type<u32>} : i32 -> i32
+  %0 = ptx.bfind %a {type = #ptx.type<u32>, shiftamt} : i32 -> i32
+  // CHECK: ptx.prmt %{{.*}}, %{{.*}}, %{{.*}} {mode = #ptx.prmt<rc16>} : i32
+  %1 = ptx.prmt %a, %b, %c {mode = #ptx.prmt<rc16>} : i32
+  // CHECK: ptx.lop3 %{{.*}}, %{{.*}}, %{{.*}} {lut = 150 : i32} : i32
+  %2 = ptx.lop3 %a, %b, %c {lut = 150 : i32} : i32
+  // CHECK: ptx.shf %{{.*}}, %{{.*}}, %{{.*}} {dir = #ptx.dir<r>, mode = #ptx.clampmode<clamp>, type = #ptx.type<b32>} : i32
+  %3 = ptx.shf %a, %b, %c {dir = #ptx.dir<r>, mode = #ptx.clampmode<clamp>, type = #ptx.type<b32>} : i32
+  // CHECK: %{{.*}}, %[[CF:.*]] = ptx.add_cc %{{.*}}, %{{.*}} {type = #ptx.type<u32>} : i32
+  // CHECK: ptx.add_cc %{{.*}}, %{{.*}}, %[[CF]] {type = #ptx.type<u32>} : i32
+  %4, %cf = ptx.add_cc %a, %b {type = #ptx.type<u32>} : i32
+  %5, %cf2 = ptx.add_cc %a, %b, %cf {type = #ptx.type<u32>} : i32
+  // CHECK: ptx.ex2 %{{.*}} {ftz, precision = #ptx.precision<approx>, type = #ptx.type<f32>} : f32
+  %6 = ptx.ex2 %f {type = #ptx.type<f32>, precision = #ptx.precision<approx>, ftz} : f32
+  // CHECK: ptx.testp %{{.*}} {kind = #ptx.testp<notanumber>, type = #ptx.type<f32>} : f32
+  %7 = ptx.testp %f {kind = #ptx.testp<notanumber>, type = #ptx.type<f32>} : f32
+  // CHECK: ptx.vote_sync %{{.*}}, %{{.*}} {mode = #ptx.vote<any>} : i1
+  %8 = ptx.vote_sync %p, %a {mode = #ptx.vote<any>} : i1
+  // CHECK: ptx.mov_unpack %{{.*}} : i32 -> i16, i16
+  %9:2 = ptx.mov_unpack %a : i32 -> i16, i16
+  // CHECK: ptx.cvt_pack %{{.*}}, %{{.*}} {relu, rnd = #ptx.rnd<rn>, type = #ptx.type<f16x2>} : i32
+  %10 = ptx.cvt_pack %f, %f {type = #ptx.type<f16x2>, rnd = #ptx.rnd<rn>, relu} : i32
+  // CHECK: ptx.fence {scope = #ptx.scope<sys>, sem = #ptx.sem<sc>}
+  ptx.fence {sem = #ptx.sem<sc>, scope = #ptx.scope<sys>}
+  // CHECK: ptx.local_var {align = 4 : i64, size = 8 : i64} : i64
+  %11 = ptx.local_var {size = 8, align = 4} : i64
+  ptx.ret
+}

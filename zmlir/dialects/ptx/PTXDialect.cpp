@@ -158,6 +158,74 @@ LogicalResult AtomOp::verify() {
   return success();
 }
 
+LogicalResult RedOp::verify() {
+  if (getOp() == AtomicOp::Cas || getOp() == AtomicOp::Exch)
+    return emitOpError("'") << stringifyAtomicOp(getOp())
+                            << "' has no reduction form";
+  return success();
+}
+
+LogicalResult Lop3Op::verify() {
+  int64_t lut = getLut();
+  if (lut < 0 || lut > 255)
+    return emitOpError("lookup table must be in [0, 255], got ") << lut;
+  return success();
+}
+
+LogicalResult SetOp::verify() {
+  if ((getBoolop() == BoolOp::None) != !getC())
+    return emitOpError("a combining predicate operand requires .and/.or/.xor "
+                       "and vice versa");
+  if (getNegateC() && !getC())
+    return emitOpError("'negate_c' requires the predicate operand 'c'");
+  bool floatResult = getType() == DataType::F32;
+  if (floatResult != getRes().getType().isF32())
+    return emitOpError("result must be f32 exactly when the type is .f32");
+  return success();
+}
+
+LogicalResult MovPackOp::verify() {
+  unsigned total = 0;
+  for (Value v : getElems())
+    total += bitWidth(v.getType());
+  if (getElems().size() < 2 || total != bitWidth(getRes().getType()))
+    return emitOpError("needs at least two elements whose widths add up to "
+                       "the result's");
+  return success();
+}
+
+LogicalResult MovUnpackOp::verify() {
+  unsigned total = 0;
+  for (Value v : getElems())
+    total += bitWidth(v.getType());
+  if (getElems().size() < 2 || total != bitWidth(getSrc().getType()))
+    return emitOpError("needs at least two results whose widths add up to "
+                       "the source's");
+  return success();
+}
+
+LogicalResult VoteSyncOp::verify() {
+  bool ballot = getMode() == VoteMode::Ballot;
+  if (ballot != getRes().getType().isInteger(32))
+    return emitOpError("'ballot' and only 'ballot' produces an i32");
+  return success();
+}
+
+LogicalResult ReduxSyncOp::verify() {
+  switch (getOp()) {
+  case AtomicOp::Add:
+  case AtomicOp::Min:
+  case AtomicOp::Max:
+  case AtomicOp::And:
+  case AtomicOp::Or:
+  case AtomicOp::Xor:
+    return success();
+  default:
+    return emitOpError("'") << stringifyAtomicOp(getOp())
+                            << "' is not a redux operation";
+  }
+}
+
 int64_t VarOp::getElementSize() {
   return std::max<int64_t>(1, getTypeBitWidth(getType()) / 8);
 }

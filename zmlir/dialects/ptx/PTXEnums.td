@@ -101,7 +101,7 @@ def PTX_SemanticsEnum : PTX_Enum<"Semantics", "PTX memory semantics", [
   I32EnumAttrCase<"Weak", 1, "weak">, I32EnumAttrCase<"Volatile", 2, "volatile">,
   I32EnumAttrCase<"Relaxed", 3, "relaxed">, I32EnumAttrCase<"Acquire", 4, "acquire">,
   I32EnumAttrCase<"Release", 5, "release">, I32EnumAttrCase<"AcqRel", 6, "acq_rel">,
-  I32EnumAttrCase<"MMIO", 7, "mmio">]>;
+  I32EnumAttrCase<"MMIO", 7, "mmio">, I32EnumAttrCase<"SC", 8, "sc">]>;
 def PTX_SemanticsAttr : PTX_EnumAttr<PTX_SemanticsEnum, "sem">;
 
 def PTX_ScopeEnum : PTX_Enum<"Scope", "PTX memory scope", [
@@ -148,5 +148,41 @@ def PTX_SpecialRegEnum : PTX_Enum<"SpecialReg", "PTX special register", [
   I32EnumAttrCase<"DynamicSmemSize", 27, "dynamic_smem_size">,
   I32EnumAttrCase<"TotalSmemSize", 28, "total_smem_size">]>;
 def PTX_SpecialRegAttr : PTX_EnumAttr<PTX_SpecialRegEnum, "sreg">;
+
+// prmt permute modes, PTX ISA 9.7.9.7. `None` is the generic form.
+def PTX_PrmtModeEnum : PTX_Enum<"PrmtMode", "PTX prmt mode", [
+  I32EnumAttrCase<"None", 0, "none">,
+  I32EnumAttrCase<"F4E", 1, "f4e">, I32EnumAttrCase<"B4E", 2, "b4e">,
+  I32EnumAttrCase<"RC8", 3, "rc8">, I32EnumAttrCase<"ECL", 4, "ecl">,
+  I32EnumAttrCase<"ECR", 5, "ecr">, I32EnumAttrCase<"RC16", 6, "rc16">]>;
+def PTX_PrmtModeAttr : PTX_EnumAttr<PTX_PrmtModeEnum, "prmt">;
+
+// Out-of-range handling of shf/szext/bmsk amounts.
+def PTX_ClampModeEnum : PTX_Enum<"ClampMode", "PTX clamp or wrap", [
+  I32EnumAttrCase<"Clamp", 0, "clamp">, I32EnumAttrCase<"Wrap", 1, "wrap">]>;
+def PTX_ClampModeAttr : PTX_EnumAttr<PTX_ClampModeEnum, "clampmode">;
+
+// Funnel shift direction.
+def PTX_ShfDirEnum : PTX_Enum<"ShfDir", "PTX shf direction", [
+  I32EnumAttrCase<"L", 0, "l">, I32EnumAttrCase<"R", 1, "r">]>;
+def PTX_ShfDirAttr : PTX_EnumAttr<PTX_ShfDirEnum, "dir">;
+
+// testp classes, PTX ISA 9.7.3.3.
+def PTX_TestpClassEnum : PTX_Enum<"TestpClass", "PTX testp class", [
+  I32EnumAttrCase<"Finite", 0, "finite">, I32EnumAttrCase<"Infinite", 1, "infinite">,
+  I32EnumAttrCase<"Number", 2, "number">, I32EnumAttrCase<"NotANumber", 3, "notanumber">,
+  I32EnumAttrCase<"Normal", 4, "normal">, I32EnumAttrCase<"Subnormal", 5, "subnormal">]>;
+def PTX_TestpClassAttr : PTX_EnumAttr<PTX_TestpClassEnum, "testp">;
+
+// vote.sync modes, PTX ISA 9.7.13.9.
+def PTX_VoteModeEnum : PTX_Enum<"VoteMode", "PTX vote mode", [
+  I32EnumAttrCase<"All", 0, "all">, I32EnumAttrCase<"Any", 1, "any">,
+  I32EnumAttrCase<"Uni", 2, "uni">, I32EnumAttrCase<"Ballot", 3, "ballot">]>;
+def PTX_VoteModeAttr : PTX_EnumAttr<PTX_VoteModeEnum, "vote">;
+
+// match.sync modes, PTX ISA 9.7.13.10.
+def PTX_MatchModeEnum : PTX_Enum<"MatchMode", "PTX match mode", [
+  I32EnumAttrCase<"Any", 0, "any">, I32EnumAttrCase<"All", 1, "all">]>;
+def PTX_MatchModeAttr : PTX_EnumAttr<PTX_MatchModeEnum, "match">;
 
 #endif // ZMLIR_DIALECT_PTX_ENUMS

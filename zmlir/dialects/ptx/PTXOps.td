@@ -37,7 +37,8 @@ class PTX_BinaryOp<string mnemonic, string isaSection>
     `d = a } # mnemonic # [{ b` with the instruction's type and modifiers.
     See PTX ISA section }] # isaSection # [{.
   }];
-  let arguments = !con((ins PTX_Reg:$a, PTX_Reg:$b), modifiers);
+  let arguments = !con((ins PTX_Reg:$a, PTX_Reg:$b), modifiers,
+                       (ins UnitAttr:$relu, UnitAttr:$nan));
   let results = (outs PTX_Reg:$res);
   let assemblyFormat = "$a `,` $b attr-dict `:` type($res)";
 }
@@ -50,6 +51,7 @@ def PTX_RemOp : PTX_BinaryOp<"rem", "9.7.1.8">;
 def PTX_AndOp : PTX_BinaryOp<"and", "9.7.8.1">;
 def PTX_OrOp : PTX_BinaryOp<"or", "9.7.8.2">;
 def PTX_XorOp : PTX_BinaryOp<"xor", "9.7.8.3">;
+def PTX_CopysignOp : PTX_BinaryOp<"copysign", "9.7.3.4 (d = |b| with the sign of a)">;
 
 def PTX_DivOp : PTX_ArithOp<"div", [AllTypesMatch<["a", "b", "res"]>]> {
   let summary = "PTX `div`";
@@ -129,6 +131,317 @@ def PTX_ShlOp : PTX_ShiftOp<"shl", "9.7.8.8">;
 def PTX_ShrOp : PTX_ShiftOp<"shr", "9.7.8.9">;
 
 //===----------------------------------------------------------------------===//
+// Integer bit manipulation (PTX ISA 9.7.1.13 - 9.7.1.25, 9.7.8.5 - 9.7.8.7)
+//===----------------------------------------------------------------------===//
+
+class PTX_BitCountOp<string mnemonic, string what, string isaSection>
+    : PTX_Op<mnemonic, [Pure]> {
+  let summary = "PTX `" # mnemonic # "`: " # what;
+  let description = [{
+    Counts over the `.b32`/`.b64` operand; the result is always `.u32`.
+    Example: `%n = ptx.}] # mnemonic # [{ %a {type = #ptx.type<b64>} : i64 -> i32`.
+    PTX ISA section }] # isaSection # [{.
+  }];
+  let arguments = (ins AnyTypeOf<[I32, I64]>:$a, PTX_TypeAttr:$type);
+  let results = (outs I32:$res);
+  let assemblyFormat = "$a attr-dict `:` type($a) `->` type($res)";
+}
+
+def PTX_PopcOp : PTX_BitCountOp<"popc", "population count", "9.7.1.15">;
+def PTX_ClzOp : PTX_BitCountOp<"clz", "count leading zeros", "9.7.1.16">;
+
+def PTX_BfindOp : PTX_Op<"bfind", [Pure]> {
+  let summary = "PTX `bfind`: position of the most significant non-sign bit";
+  let description = [{
+    For `.u32/.u64` the most significant 1 bit, for `.s32/.s64` the most
+    significant bit that differs from the sign bit; `0xffffffff` when there
+    is none. `.shiftamt` returns the left shift that moves the found bit to
+    the top instead. PTX ISA 9.7.1.17.
+    Example: `%p = ptx.bfind %a {shiftamt, type = #ptx.type<s32>} : i32 -> i32`
+  }];
+  let arguments = (ins AnyTypeOf<[I32, I64]>:$a, PTX_TypeAttr:$type, UnitAttr:$shiftamt);
+  let results = (outs I32:$res);
+  let assemblyFormat = "$a attr-dict `:` type($a) `->` type($res)";
+}
+
+def PTX_BrevOp : PTX_Op<"brev", [Pure, AllTypesMatch<["a", "res"]>]> {
+  let summary = "PTX `brev`: bit reverse";
+  let description = "PTX ISA 9.7.1.19. Example: `%r = ptx.brev %a {type = #ptx.type<b32>} : i32`";
+  let arguments = (ins AnyTypeOf<[I32, I64]>:$a, PTX_TypeAttr:$type);
+  let results = (outs AnyTypeOf<[I32, I64]>:$res);
+  let assemblyFormat = "$a attr-dict `:` type($res)";
+}
+
+def PTX_CnotOp : PTX_Op<"cnot", [Pure, AllTypesMatch<["a", "res"]>]> {
+  let summary = "PTX `cnot`: C logical not, d = (a == 0) ? 1 : 0";
+  let description = "PTX ISA 9.7.8.5. Example: `%r = ptx.cnot %a {type = #ptx.type<b16>} : i16`";
+  let arguments = (ins AnyTypeOf<[I16, I32, I64]>:$a, PTX_TypeAttr:$type);
+  let results = (outs AnyTypeOf<[I16, I32, I64]>:$res);
+  let assemblyFormat = "$a attr-dict `:` type($res)";
+}
+
+def PTX_BfeOp : PTX_Op<"bfe", [Pure, AllTypesMatch<["a", "res"]>]> {
+  let summary = "PTX `bfe`: bit field extract";
+  let description = [{
+    Extracts `len = c & 0xff` bits of `a` starting at `pos = b & 0xff`, zero-
+    or (for `.s32/.s64`) sign-extended from the field's last bit inside `a`.
+    PTX ISA 9.7.1.20.
+    Example: `%r = ptx.bfe %a, %pos, %len {type = #ptx.type<s32>} : i32`
+  }];
+  let arguments = (ins AnyTypeOf<[I32, I64]>:$a, I32:$b, I32:$c, PTX_TypeAttr:$type);
+  let results = (outs AnyTypeOf<[I32, I64]>:$res);
+  let assemblyFormat = "$a `,` $b `,` $c attr-dict `:` type($res)";
+}
+
+def PTX_BfiOp : PTX_Op<"bfi", [Pure, AllTypesMatch<["a", "b", "res"]>]> {
+  let summary = "PTX `bfi`: bit field insert";
+  let description = [{
+    Inserts the low `len = d & 0xff` bits of `a` into `b` at `pos = c & 0xff`;
+    bits past the top of `b` are dropped. PTX ISA 9.7.1.21.
+    Example: `%r = ptx.bfi %a, %b, %pos, %len {type = #ptx.type<b32>} : i32`
+  }];
+  let arguments = (ins AnyTypeOf<[I32, I64]>:$a, AnyTypeOf<[I32, I64]>:$b, I32:$c, I32:$d,
+                   PTX_TypeAttr:$type);
+  let results = (outs AnyTypeOf<[I32, I64]>:$res);
+  let assemblyFormat = "$a `,` $b `,` $c `,` $d attr-dict `:` type($res)";
+}
+
+def PTX_PrmtOp : PTX_Op<"prmt", [Pure]> {
+  let summary = "PTX `prmt`: byte permute of a register pair";
+  let description = [{
+    Picks four of the eight bytes of `{b, a}` by the selector `c` (generic
+    form: four nibbles, bit 3 of each replicating the byte's sign) or by the
+    two low bits of `c` and a `mode` (`.f4e .b4e .rc8 .ecl .ecr .rc16`).
+    PTX ISA 9.7.9.7.
+    Example: `%r = ptx.prmt %a, %b, %c {mode = #ptx.prmt<b4e>} : i32`
+  }];
+  let arguments = (ins I32:$a, I32:$b, I32:$c,
+                   DefaultValuedAttr<PTX_PrmtModeAttr, "::zmlir::ptx::PrmtMode::None">:$mode);
+  let results = (outs I32:$res);
+  let assemblyFormat = "$a `,` $b `,` $c attr-dict `:` type($res)";
+}
+
+def PTX_Lop3Op : PTX_Op<"lop3", [Pure]> {
+  let summary = "PTX `lop3`: arbitrary three-input logic function";
+  let description = [{
+    Bit `i` of the result is bit `(a_i << 2) | (b_i << 1) | c_i` of `lut`
+    (PTX: `F(0xF0, 0xCC, 0xAA)`). PTX ISA 9.7.8.6.
+    Example: `%r = ptx.lop3 %a, %b, %c {lut = 150 : i32} : i32`
+  }];
+  let arguments = (ins I32:$a, I32:$b, I32:$c, I32Attr:$lut);
+  let results = (outs I32:$res);
+  let assemblyFormat = "$a `,` $b `,` $c attr-dict `:` type($res)";
+  let hasVerifier = 1;
+}
+
+def PTX_ShfOp : PTX_Op<"shf", [Pure]> {
+  let summary = "PTX `shf`: funnel shift";
+  let description = [{
+    Shifts the 64-bit `{b, a}` left (`.l`, keeping the high word) or right
+    (`.r`, keeping the low word) by `c`, clamped to 32 (`.clamp`) or taken
+    modulo 32 (`.wrap`). `.s32` right shifts fill with b's sign.
+    PTX ISA 9.7.8.7.
+    Example: `%r = ptx.shf %a, %b, %c {dir = #ptx.dir<l>, mode = #ptx.clampmode<wrap>, type = #ptx.type<b32>} : i32`
+  }];
+  let arguments = (ins I32:$a, I32:$b, I32:$c, PTX_ShfDirAttr:$dir,
+                   PTX_ClampModeAttr:$mode, PTX_TypeAttr:$type);
+  let results = (outs I32:$res);
+  let assemblyFormat = "$a `,` $b `,` $c attr-dict `:` type($res)";
+}
+
+def PTX_Mul24Op : PTX_Op<"mul24", [Pure]> {
+  let summary = "PTX `mul24`: multiply the low 24 bits";
+  let description = [{
+    The 48-bit product of the low 24 bits of `a` and `b` (sign-extended for
+    `.s32`); `.lo` keeps bits 0..31, `.hi` bits 16..47. PTX ISA 9.7.1.5.
+  }];
+  let arguments = (ins I32:$a, I32:$b, PTX_TypeAttr:$type,
+                   DefaultValuedAttr<PTX_MulModeAttr, "::zmlir::ptx::MulMode::None">:$mode);
+  let results = (outs I32:$res);
+  let assemblyFormat = "$a `,` $b attr-dict `:` type($res)";
+}
+
+def PTX_Mad24Op : PTX_Op<"mad24", [Pure]> {
+  let summary = "PTX `mad24`: mul24 plus c";
+  let description = [{
+    `mul24` then a 32-bit add of `c`; `.sat` (with `.hi.s32`) clamps the sum.
+    PTX ISA 9.7.1.6.
+  }];
+  let arguments = (ins I32:$a, I32:$b, I32:$c, PTX_TypeAttr:$type,
+                   DefaultValuedAttr<PTX_MulModeAttr, "::zmlir::ptx::MulMode::None">:$mode,
+                   UnitAttr:$sat);
+  let results = (outs I32:$res);
+  let assemblyFormat = "$a `,` $b `,` $c attr-dict `:` type($res)";
+}
+
+def PTX_SadOp : PTX_Op<"sad", [Pure, AllTypesMatch<["a", "b", "c", "res"]>]> {
+  let summary = "PTX `sad`: sum of absolute difference, d = c + |a - b|";
+  let description = "PTX ISA 9.7.1.9.";
+  let arguments = (ins AnyTypeOf<[I16, I32, I64]>:$a, AnyTypeOf<[I16, I32, I64]>:$b,
+                   AnyTypeOf<[I16, I32, I64]>:$c, PTX_TypeAttr:$type);
+  let results = (outs AnyTypeOf<[I16, I32, I64]>:$res);
+  let assemblyFormat = "$a `,` $b `,` $c attr-dict `:` type($res)";
+}
+
+def PTX_Dp4aOp : PTX_Op<"dp4a", [Pure]> {
+  let summary = "PTX `dp4a`: four-way byte dot product accumulate";
+  let description = [{
+    `d = c + sum(a.byte[i] * b.byte[i])`, bytes signed or unsigned by
+    `a_type`/`b_type`; wraps in 32 bits. PTX ISA 9.7.1.23.
+  }];
+  let arguments = (ins I32:$a, I32:$b, I32:$c, PTX_TypeAttr:$a_type, PTX_TypeAttr:$b_type);
+  let results = (outs I32:$res);
+  let assemblyFormat = "$a `,` $b `,` $c attr-dict `:` type($res)";
+}
+
+def PTX_Dp2aOp : PTX_Op<"dp2a", [Pure]> {
+  let summary = "PTX `dp2a`: two-way 16x8-bit dot product accumulate";
+  let description = [{
+    `d = c + a.half[0] * b.byte[k] + a.half[1] * b.byte[k+1]` with `k = 0`
+    (`.lo`) or `k = 2` (`.hi`). PTX ISA 9.7.1.24.
+  }];
+  let arguments = (ins I32:$a, I32:$b, I32:$c, PTX_TypeAttr:$a_type, PTX_TypeAttr:$b_type,
+                   UnitAttr:$hi);
+  let results = (outs I32:$res);
+  let assemblyFormat = "$a `,` $b `,` $c attr-dict `:` type($res)";
+}
+
+def PTX_SzextOp : PTX_Op<"szext", [Pure]> {
+  let summary = "PTX `szext`: sign- or zero-extend the low N bits";
+  let description = [{
+    Extends the low `N = b` bits of `a` (`.wrap`: `b mod 32`; `.clamp`:
+    values of 32 and up keep `a`); `N = 0` gives 0. PTX ISA 9.7.1.26.
+  }];
+  let arguments = (ins I32:$a, I32:$b, PTX_ClampModeAttr:$mode, PTX_TypeAttr:$type);
+  let results = (outs I32:$res);
+  let assemblyFormat = "$a `,` $b attr-dict `:` type($res)";
+}
+
+def PTX_BmskOp : PTX_Op<"bmsk", [Pure]> {
+  let summary = "PTX `bmsk`: bit mask of width b starting at bit a";
+  let description = "PTX ISA 9.7.1.25. `.clamp` or `.wrap` out-of-range positions and widths.";
+  let arguments = (ins I32:$a, I32:$b, PTX_ClampModeAttr:$mode);
+  let results = (outs I32:$res);
+  let assemblyFormat = "$a `,` $b attr-dict `:` type($res)";
+}
+
+//===----------------------------------------------------------------------===//
+// Extended-precision arithmetic (PTX ISA 9.7.2)
+//===----------------------------------------------------------------------===//
+
+// The condition code register CC.CF is an explicit i1 SSA value: the
+// importer keeps it as a hidden predicate register, so `add.cc` defines it
+// (`carry_out`) and `addc` uses it (`carry_in`) like any other register.
+class PTX_CarryOp<string mnemonic, string what, string isaSection,
+                  list<string> sameTyped = ["a", "b", "res"]>
+    : PTX_Op<mnemonic, [Pure, AllTypesMatch<sameTyped>]> {
+  let summary = "PTX `" # mnemonic # "`: " # what;
+  let description = [{
+    Without `carry_in` this is the `.cc` form that only sets the flag;
+    with it, the `c` form (addc/subc/madc) that consumes CC.CF. `carry_out`
+    is the new CC.CF (a borrow for subtraction); the importer drops it when
+    the instruction has no `.cc`. PTX ISA section }] # isaSection # [{.
+  }];
+}
+
+def PTX_AddCcOp : PTX_CarryOp<"add_cc", "add with carry-in/out", "9.7.2.1 - 9.7.2.2"> {
+  let arguments = (ins AnyTypeOf<[I32, I64]>:$a, AnyTypeOf<[I32, I64]>:$b,
+                   Optional<I1>:$carry_in, PTX_TypeAttr:$type);
+  let results = (outs AnyTypeOf<[I32, I64]>:$res, I1:$carry_out);
+  let assemblyFormat = "$a `,` $b (`,` $carry_in^)? attr-dict `:` type($res)";
+}
+
+def PTX_SubCcOp : PTX_CarryOp<"sub_cc", "subtract with borrow-in/out", "9.7.2.3 - 9.7.2.4"> {
+  let arguments = (ins AnyTypeOf<[I32, I64]>:$a, AnyTypeOf<[I32, I64]>:$b,
+                   Optional<I1>:$carry_in, PTX_TypeAttr:$type);
+  let results = (outs AnyTypeOf<[I32, I64]>:$res, I1:$carry_out);
+  let assemblyFormat = "$a `,` $b (`,` $carry_in^)? attr-dict `:` type($res)";
+}
+
+def PTX_MadCcOp : PTX_CarryOp<"mad_cc", "multiply-add with carry-in/out", "9.7.2.5 - 9.7.2.6",
+                              ["a", "b", "c", "res"]> {
+  let arguments = (ins AnyTypeOf<[I32, I64]>:$a, AnyTypeOf<[I32, I64]>:$b,
+                   AnyTypeOf<[I32, I64]>:$c, Optional<I1>:$carry_in, PTX_TypeAttr:$type,
+                   PTX_MulModeAttr:$mode);
+  let results = (outs AnyTypeOf<[I32, I64]>:$res, I1:$carry_out);
+  let assemblyFormat = "$a `,` $b `,` $c (`,` $carry_in^)? attr-dict `:` type($res)";
+}
+
+//===----------------------------------------------------------------------===//
+// Float special functions and classification (PTX ISA 9.7.3)
+//===----------------------------------------------------------------------===//
+
+class PTX_FloatUnaryOp<string mnemonic, string what, string isaSection>
+    : PTX_Op<mnemonic, [Pure, AllTypesMatch<["a", "res"]>]> {
+  let summary = "PTX `" # mnemonic # "`: " # what;
+  let description = [{
+    `.approx` forms are within NVIDIA's documented bound for the op; `.rn`
+    (and the other rounding modes) are correctly rounded.
+    Example: `%r = ptx.}] # mnemonic # [{ %a {precision = #ptx.precision<approx>, ftz, type = #ptx.type<f32>} : f32`.
+    PTX ISA section }] # isaSection # [{.
+  }];
+  let arguments = (ins AnyTypeOf<[F16, BF16, F32, F64]>:$a, PTX_TypeAttr:$type,
+                   DefaultValuedAttr<PTX_RoundingAttr, "::zmlir::ptx::Rounding::None">:$rnd,
+                   DefaultValuedAttr<PTX_PrecisionAttr, "::zmlir::ptx::Precision::None">:$precision,
+                   UnitAttr:$ftz);
+  let results = (outs AnyTypeOf<[F16, BF16, F32, F64]>:$res);
+  let assemblyFormat = "$a attr-dict `:` type($res)";
+}
+
+def PTX_RcpOp : PTX_FloatUnaryOp<"rcp", "reciprocal", "9.7.3.13 / 9.7.3.14">;
+def PTX_SqrtOp : PTX_FloatUnaryOp<"sqrt", "square root", "9.7.3.15">;
+def PTX_RsqrtOp : PTX_FloatUnaryOp<"rsqrt", "reciprocal square root", "9.7.3.16 / 9.7.3.17">;
+def PTX_SinOp : PTX_FloatUnaryOp<"sin", "sine (.approx)", "9.7.3.18">;
+def PTX_CosOp : PTX_FloatUnaryOp<"cos", "cosine (.approx)", "9.7.3.19">;
+def PTX_Lg2Op : PTX_FloatUnaryOp<"lg2", "base-2 logarithm (.approx)", "9.7.3.20">;
+def PTX_Ex2Op : PTX_FloatUnaryOp<"ex2", "base-2 exponential (.approx)", "9.7.3.21">;
+def PTX_TanhOp : PTX_FloatUnaryOp<"tanh", "hyperbolic tangent (.approx)", "9.7.3.22">;
+
+def PTX_TestpOp : PTX_Op<"testp", [Pure]> {
+  let summary = "PTX `testp`: test a float's class";
+  let description = [{
+    `.finite .infinite .number .notanumber .normal .subnormal`; zero is
+    neither normal nor subnormal. PTX ISA 9.7.3.3.
+    Example: `%p = ptx.testp %a {kind = #ptx.testp<subnormal>, type = #ptx.type<f32>} : f32`
+  }];
+  let arguments = (ins AnyTypeOf<[F32, F64]>:$a, PTX_TestpClassAttr:$kind, PTX_TypeAttr:$type);
+  let results = (outs I1:$res);
+  let assemblyFormat = "$a attr-dict `:` type($a)";
+}
+
+//===----------------------------------------------------------------------===//
+// set and slct (PTX ISA 9.7.4.1, 9.7.4.5)
+//===----------------------------------------------------------------------===//
+
+def PTX_SetOp : PTX_Op<"set", [Pure, AllTypesMatch<["a", "b"]>]> {
+  let summary = "PTX `set`: compare and write a boolean as an integer or float";
+  let description = [{
+    `set.CmpOp{.BoolOp}.dtype.stype d, a, b{, {!}c}`: true is `0xffffffff`
+    for integer `type` and `1.0` for `.f32`, false is 0. PTX ISA 9.7.4.1.
+    Example: `%d = ptx.set %a, %b {cmp = #ptx.cmp<lt>, type = #ptx.type<u32>, src_type = #ptx.type<f32>} : f32 -> i32`
+  }];
+  let arguments = (ins PTX_Reg:$a, PTX_Reg:$b, Optional<I1>:$c, PTX_CmpAttr:$cmp,
+                   PTX_TypeAttr:$type, PTX_TypeAttr:$src_type,
+                   DefaultValuedAttr<PTX_BoolOpAttr, "::zmlir::ptx::BoolOp::None">:$boolop,
+                   UnitAttr:$negate_c, UnitAttr:$ftz);
+  let results = (outs AnyTypeOf<[I32, F32]>:$res);
+  let assemblyFormat = "$a `,` $b (`,` $c^)? attr-dict `:` type($a) `->` type($res)";
+  let hasVerifier = 1;
+}
+
+def PTX_SlctOp : PTX_Op<"slct", [Pure, AllTypesMatch<["a", "b", "res"]>]> {
+  let summary = "PTX `slct`: d = (c >= 0) ? a : b";
+  let description = [{
+    `c` is `.s32` or `.f32` (`c_type`); `-0.0` counts as `>= 0`.
+    PTX ISA 9.7.4.5.
+  }];
+  let arguments = (ins PTX_Reg:$a, PTX_Reg:$b, AnyTypeOf<[I32, F32]>:$c,
+                   PTX_TypeAttr:$type, PTX_TypeAttr:$c_type, UnitAttr:$ftz);
+  let results = (outs PTX_Reg:$res);
+  let assemblyFormat = "$a `,` $b `,` $c attr-dict `:` type($res) `,` type($c)";
+}
+
+//===----------------------------------------------------------------------===//
 // Comparison and selection (PTX ISA 9.7.4)
 //===----------------------------------------------------------------------===//
 
@@ -170,6 +483,30 @@ def PTX_MovOp : PTX_Op<"mov", [Pure]> {
   let arguments = (ins PTX_Reg:$src, PTX_TypeAttr:$type);
   let results = (outs PTX_Reg:$res);
   let assemblyFormat = "$src attr-dict `:` type($src) `->` type($res)";
+  let hasVerifier = 1;
+}
+
+def PTX_MovPackOp : PTX_Op<"mov_pack", [Pure]> {
+  let summary = "PTX `mov` packing registers: `mov.b64 %rd, {%r1, %r2}`";
+  let description = [{
+    Concatenates the elements, the first in the low bits. PTX ISA 9.7.9.1.
+    Example: `%d = ptx.mov_pack %lo, %hi : i32, i32 -> i64`
+  }];
+  let arguments = (ins Variadic<PTX_Reg>:$elems);
+  let results = (outs PTX_Reg:$res);
+  let assemblyFormat = "$elems attr-dict `:` type($elems) `->` type($res)";
+  let hasVerifier = 1;
+}
+
+def PTX_MovUnpackOp : PTX_Op<"mov_unpack", [Pure]> {
+  let summary = "PTX `mov` unpacking a register: `mov.b32 {%h1, %h2}, %r`";
+  let description = [{
+    Splits `src` into equal parts, the first result from the low bits.
+    PTX ISA 9.7.9.1.
+  }];
+  let arguments = (ins PTX_Reg:$src);
+  let results = (outs Variadic<PTX_Reg>:$elems);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($elems)";
   let hasVerifier = 1;
 }
 
@@ -220,6 +557,34 @@ def PTX_CvtOp : PTX_Op<"cvt", [Pure]> {
   let results = (outs PTX_Reg:$res);
   let assemblyFormat = "$src attr-dict `:` type($src) `->` type($res)";
   let hasVerifier = 1;
+}
+
+def PTX_CvtPackOp : PTX_Op<"cvt_pack", [Pure]> {
+  let summary = "PTX `cvt.frnd.f16x2.f32` / `.bf16x2.f32`: convert and pack two floats";
+  let description = [{
+    `d = {cvt(a), cvt(b)}` with `a` in the upper and `b` in the lower half;
+    `.relu` clamps negatives (and NaN) to +0, `.satfinite` clamps to the
+    largest finite value. PTX ISA 9.7.9.21.
+  }];
+  let arguments = (ins F32:$a, F32:$b, PTX_TypeAttr:$type,
+                   DefaultValuedAttr<PTX_RoundingAttr, "::zmlir::ptx::Rounding::None">:$rnd,
+                   UnitAttr:$relu, UnitAttr:$satfinite);
+  let results = (outs I32:$res);
+  let assemblyFormat = "$a `,` $b attr-dict `:` type($res)";
+}
+
+def PTX_LocalVarOp : PTX_Op<"local_var"> {
+  let summary = "a function's `.local` variable (`__local_depot`)";
+  let description = [{
+    `size` bytes of per-thread memory aligned to `align`; the result is its
+    address in the `.local` state space (what `mov.u64 %r, __local_depot0`
+    gives). PTX ISA 5.1.5.
+    Example: `%d = ptx.local_var {size = 40, align = 8} : i64`
+  }];
+  let arguments = (ins I64Attr:$size, DefaultValuedAttr<I64Attr, "1">:$align,
+                   OptionalAttr<StrAttr>:$name);
+  let results = (outs PTX_Address:$res);
+  let assemblyFormat = "attr-dict `:` type($res)";
 }
 
 def PTX_LdParamOp : PTX_Op<"ld_param", [Pure]> {
@@ -314,6 +679,33 @@ def PTX_AtomOp : PTX_Op<"atom"> {
   let hasVerifier = 1;
 }
 
+def PTX_RedOp : PTX_Op<"red"> {
+  let summary = "PTX `red`: atomic reduction without a result";
+  let description = [{
+    `red{.sem}{.scope}{.space}.op.type [a], b`: `ptx.atom` without the old
+    value. PTX ISA 9.7.13.6.
+  }];
+  let arguments = (ins PTX_Address:$addr, PTX_Reg:$b,
+      PTX_AtomOpAttr:$op, PTX_TypeAttr:$type,
+      DefaultValuedAttr<PTX_StateSpaceAttr, "::zmlir::ptx::StateSpace::None">:$space,
+      DefaultValuedAttr<I64Attr, "0">:$offset,
+      DefaultValuedAttr<PTX_SemanticsAttr, "::zmlir::ptx::Semantics::None">:$sem,
+      DefaultValuedAttr<PTX_ScopeAttr, "::zmlir::ptx::Scope::None">:$scope);
+  let assemblyFormat = "operands attr-dict `:` type(operands)";
+  let hasVerifier = 1;
+}
+
+def PTX_FenceOp : PTX_Op<"fence"> {
+  let summary = "PTX `fence.sc` / `fence.acq_rel` / `membar`";
+  let description = [{
+    A memory fence at `scope`; `membar.{cta,gl,sys}` is `fence.sc` at
+    `cta`/`gpu`/`sys`. PTX ISA 9.7.13.4.
+    Example: `ptx.fence {sem = #ptx.sem<acq_rel>, scope = #ptx.scope<gpu>}`
+  }];
+  let arguments = (ins PTX_SemanticsAttr:$sem, PTX_ScopeAttr:$scope);
+  let assemblyFormat = "attr-dict";
+}
+
 def PTX_BarSyncOp : PTX_Op<"bar_sync"> {
   let summary = "PTX `bar.sync` / `barrier.sync`";
   let description = [{
@@ -334,6 +726,57 @@ def PTX_ShflSyncOp : PTX_Op<"shfl_sync", [AllTypesMatch<["a", "res"]>]> {
   let arguments = (ins I32:$a, I32:$b, I32:$c, I32:$membermask, PTX_ShflModeAttr:$mode);
   let results = (outs I32:$res, I1:$p);
   let assemblyFormat = "$a `,` $b `,` $c `,` $membermask attr-dict `:` type($a)";
+}
+
+def PTX_BarWarpSyncOp : PTX_Op<"bar_warp_sync"> {
+  let summary = "PTX `bar.warp.sync`: converge the lanes in membermask";
+  let description = "Also orders their memory accesses. PTX ISA 9.7.13.3.";
+  let arguments = (ins I32:$membermask);
+  let assemblyFormat = "$membermask attr-dict";
+}
+
+def PTX_VoteSyncOp : PTX_Op<"vote_sync"> {
+  let summary = "PTX `vote.sync`: warp vote";
+  let description = [{
+    `.all .any .uni` give a predicate over the lanes in `membermask`,
+    `.ballot.b32` the mask of lanes whose `pred` is true. PTX ISA 9.7.13.9.
+    Example: `%b = ptx.vote_sync %p, %mask {mode = #ptx.vote<ballot>} : i32`
+  }];
+  let arguments = (ins I1:$pred, I32:$membermask, PTX_VoteModeAttr:$mode);
+  let results = (outs AnyTypeOf<[I1, I32]>:$res);
+  let assemblyFormat = "$pred `,` $membermask attr-dict `:` type($res)";
+  let hasVerifier = 1;
+}
+
+def PTX_ActivemaskOp : PTX_Op<"activemask"> {
+  let summary = "PTX `activemask.b32`: the mask of active lanes";
+  let description = "PTX ISA 9.7.13.12.";
+  let results = (outs I32:$res);
+  let assemblyFormat = "attr-dict `:` type($res)";
+}
+
+def PTX_ReduxSyncOp : PTX_Op<"redux_sync"> {
+  let summary = "PTX `redux.sync`: reduce a register over the lanes in membermask";
+  let description = [{
+    `.add .min .max` (`.u32/.s32`) and `.and .or .xor` (`.b32`).
+    PTX ISA 9.7.13.11.
+  }];
+  let arguments = (ins I32:$a, I32:$membermask, PTX_AtomOpAttr:$op, PTX_TypeAttr:$type);
+  let results = (outs I32:$res);
+  let assemblyFormat = "$a `,` $membermask attr-dict `:` type($res)";
+  let hasVerifier = 1;
+}
+
+def PTX_MatchSyncOp : PTX_Op<"match_sync"> {
+  let summary = "PTX `match.sync`: lanes holding the same value";
+  let description = [{
+    `.any`: the mask of lanes in `membermask` whose `a` equals this lane's;
+    `.all`: `membermask` when all of them hold one value (then `p` is true),
+    else 0. PTX ISA 9.7.13.10.
+  }];
+  let arguments = (ins AnyTypeOf<[I32, I64]>:$a, I32:$membermask, PTX_MatchModeAttr:$mode);
+  let results = (outs I32:$res, I1:$p);
+  let assemblyFormat = "$a `,` $membermask attr-dict `:` type($a)";
 }
 
 //===----------------------------------------------------------------------===//
@@ -390,11 +833,27 @@ def PTX_CondBraOp : PTX_Op<"cond_bra", [Terminator, Pure, AttrSizedOperandSegmen
   }];
 }
 
+def PTX_CallOp : PTX_Op<"call"> {
+  let summary = "PTX `call`: a direct call of a `.func`";
+  let description = [{
+    The `.param` arguments and return values are SSA values: the importer
+    turns the caller's `st.param` into call operands and `ld.param` of the
+    return parameters into uses of the results. PTX ISA 9.7.10.4.
+    Example: `%r = ptx.call @f(%a) {uni} : (i32) -> i32`
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<AnyType>:$args, UnitAttr:$uni);
+  let results = (outs Variadic<AnyType>:$results);
+  let assemblyFormat = "$callee `(` $args `)` attr-dict `:` functional-type($args, $results)";
+}
+
 def PTX_RetOp : PTX_Op<"ret", [Terminator, ReturnLike]> {
   let summary = "PTX `ret`";
-  let description = "Return from a function or kernel. PTX ISA 9.7.10.5.";
-  let arguments = (ins UnitAttr:$uni);
-  let assemblyFormat = "attr-dict";
+  let description = [{
+    Return from a function or kernel; a `.func` returns the values its body
+    stored to its return parameters. PTX ISA 9.7.10.5.
+  }];
+  let arguments = (ins Variadic<AnyType>:$values, UnitAttr:$uni);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
 }
 
 def PTX_ExitOp : PTX_Op<"exit", [Terminator]> {

@@ -1,9 +1,11 @@
 """AMDGPU: HSACO code objects for HIP, through LLVM's AMDGPU backend and lld.
 
 gfx10 and newer run wave32, so a wavefront is a CUDA warp. gfx9 data-centre
-chips (gfx90a, gfx942) run wave64: shuffles over 32 lanes are lowered as two
-32-lane segments of the wavefront (the ROCDL lowering of `gpu.shuffle` with
-width 32)."""
+chips (gfx90a, gfx942) run wave64 and we emulate 32-lane warps: each half
+of a wavefront is one CUDA warp. Shuffles over 32 lanes are two 32-lane
+segments (the ROCDL lowering of `gpu.shuffle` with width 32), `%laneid` is
+the lane modulo 32, and ballots (vote, activemask) take the 32 bits of the
+lane's half of the 64-bit wavefront ballot."""
 
 from __future__ import annotations
 
@@ -47,8 +49,9 @@ class AMDGPUTarget(Target):
         return 64 if self.arch.startswith("gfx9") else 32
 
     def lowering_options(self) -> LoweringOptions:
-        # AMDGPU: 0 flat (generic), 1 global, 3 LDS, 4 constant.
-        return LoweringOptions()
+        # AMDGPU: 0 flat (generic), 1 global, 3 LDS, 4 constant, 5 private.
+        return LoweringOptions(local_address_space=5, target="amdgpu",
+                               wave_size=self.wave_size)
 
     def llvm_pipeline(self) -> str:
         return ("builtin.module(gpu.module(convert-math-to-llvm, "

@@ -22,8 +22,9 @@ class NVPTXTarget(Target):
 
     def lowering_options(self) -> LoweringOptions:
         # NVPTX: 0 generic, 1 global, 3 shared, 4 const. All shared memory is
-        # one dynamic `.extern .shared` window sized by the launcher.
-        return LoweringOptions()
+        # one dynamic `.extern .shared` window sized by the launcher. `.local`
+        # variables are allocas in 5, reached from generic code by cvta.
+        return LoweringOptions(local_address_space=5, target="nvptx")
 
     def llvm_pipeline(self) -> str:
         # Math first, to LLVM intrinsics: the NVVM lowering would otherwise

@@ -39,8 +39,10 @@ class SPIRVTarget(Target):
         # CrossWorkgroup: the host writes __constant__ memory after loading
         # (cudaMemcpyToSymbol), so it must not be a compile-time constant.
         # The shared window is OpenCL's `__local` kernel argument.
+        # `.local` is Function storage (0).
         return LoweringOptions(generic_address_space=4, const_address_space=1,
-                               shared_window="kernel-arg", subgroup_size=self.warp_size)
+                               local_address_space=0, shared_window="kernel-arg",
+                               subgroup_size=self.warp_size, target="spirv")
 
     def llvm_pipeline(self) -> str:
         return ("builtin.module(gpu.module(convert-math-to-llvm, "

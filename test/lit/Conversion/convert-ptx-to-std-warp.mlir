@@ -1,0 +1,82 @@
+// RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std="target=spirv local-address-space=0" | FileCheck %s --check-prefix=SPV
+// RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std=target=nvptx | FileCheck %s --check-prefix=NV
+// RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std="target=amdgpu wave-size=64" | FileCheck %s --check-prefix=GFX9
+
+// A ballot is sub_group_ballot on SPIR-V, vote.ballot.sync on NVPTX and the
+// lane's half of the 64-bit ballot on wave64 AMD chips.
+// SPV-LABEL: gpu.func @ballot
+// SPV: llvm.call @_Z16sub_group_balloti
+// NV-LABEL: gpu.func @ballot
+// NV: llvm.call_intrinsic "llvm.nvvm.vote.ballot.sync"
+// GFX9-LABEL: gpu.func @ballot
+// GFX9: llvm.call_intrinsic "llvm.amdgcn.ballot.i64"
+// GFX9: arith.andi %{{.*}}, %c32_i64
+func.func @ballot(%p: i1, %m: i32) attributes {ptx.entry} {
+  %0 = ptx.vote_sync %p, %m {mode = #ptx.vote<ballot>} : i32
+  ptx.ret
+}
+
+// -----
+
+// %laneid is the lane modulo 32 on wave64.
+// GFX9-LABEL: gpu.func @laneid
+// GFX9: gpu.lane_id
+// GFX9: arith.andi %{{.*}}, %c31_i32
+func.func @laneid() attributes {ptx.entry} {
+  %0 = ptx.sreg <laneid> : i32
+  ptx.ret
+}
+
+// -----
+
+// Fences carry the target's name of the PTX scope.
+// SPV-LABEL: gpu.func @fences
+// SPV: llvm.fence syncscope("workgroup") seq_cst
+// NV-LABEL: gpu.func @fences
+// NV: llvm.fence syncscope("device") acq_rel
+func.func @fences() attributes {ptx.entry} {
+  ptx.fence {sem = #ptx.sem<sc>, scope = #ptx.scope<cta>}
+  ptx.fence {sem = #ptx.sem<acq_rel>, scope = #ptx.scope<gpu>}
+  ptx.ret
+}
+
+// -----
+
+// redux.sync is five butterfly shuffles off NVPTX.
+// SPV-LABEL: gpu.func @redux
+// SPV-COUNT-5: gpu.shuffle xor
+// NV-LABEL: gpu.func @redux
+// NV: llvm.call_intrinsic "llvm.nvvm.redux.sync.umin"
+func.func @redux(%a: i32, %m: i32) attributes {ptx.entry} {
+  %0 = ptx.redux_sync %a, %m {op = #ptx.atomop<min>, type = #ptx.type<u32>} : i32
+  ptx.ret
+}
+
+// -----
+
+// A .func becomes an internal llvm.func; call and ret follow.
+// SPV: llvm.func internal @inc(%{{.*}}: i32) -> i32
+// SPV: llvm.return %{{.*}} : i32
+// SPV-LABEL: gpu.func @caller
+// SPV: llvm.call @inc(%{{.*}}) : (i32) -> i32
+func.func @inc(%a: i32) -> i32 {
+  %c1 = arith.constant 1 : i32
+  %0 = ptx.add %a, %c1 {type = #ptx.type<s32>} : i32
+  ptx.ret %0 : i32
+}
+func.func @caller(%a: i32) attributes {ptx.entry} {
+  %0 = ptx.call @inc(%a) {uni} : (i32) -> i32
+  ptx.ret
+}
+
+// -----
+
+// .local variables are allocas in the private address space.
+// SPV-LABEL: gpu.func @depot
+// SPV: llvm.alloca %{{.*}} x i8 {alignment = 8 : i64} : (i64) -> !llvm.ptr{{$}}
+// NV-LABEL: gpu.func @depot
+// NV: llvm.alloca %{{.*}} x i8 {alignment = 8 : i64} : (i64) -> !llvm.ptr<5>
+func.func @depot() attributes {ptx.entry} {
+  %0 = ptx.local_var {size = 16, align = 8} : i64
+  ptx.ret
+}

@@ -1,0 +1,245 @@
+//===- PTXLowering.h - Shared pieces of the ptx lowering -------*- C++ -*-===//
+//
+// The state the convert-ptx-to-std patterns share, small builders used by
+// all of them, and the PTXPattern base class. Internal to zmlir/lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ZMLIR_LOWERING_PTXLOWERING_H
+#define ZMLIR_LOWERING_PTXLOWERING_H
+
+#include "zmlir/dialects/ptx/PTXDialect.h"
+#include "zmlir/lowering/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace zmlir {
+
+using namespace mlir;
+using namespace zmlir::ptx;
+
+struct PTXLoweringState {
+  AddressSpaceMap addressSpaces;
+  /// Base of the shared window, per kernel (the gpu.func operation).
+  llvm::DenseMap<Operation *, Value> sharedWindows;
+  /// Offset of each shared variable in a kernel's window.
+  llvm::DenseMap<std::pair<Operation *, StringAttr>, int64_t> sharedOffsets;
+  /// Module-scope variables by name.
+  llvm::DenseMap<StringAttr, VarOp> variables;
+  /// Which backend the std dialects are for: "spirv", "nvptx", "amdgpu" or
+  /// "generic" (no target-specific intrinsics: warp votes, clocks and memory
+  /// scopes are then rejected).
+  std::string target = "generic";
+  /// Hardware lanes per wavefront (64 on AMD gfx9); CUDA warps are 32 lanes.
+  unsigned waveSize = 32;
+};
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+inline Value intConst(OpBuilder &b, Location loc, mlir::Type type, int64_t value) {
+  return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, value));
+}
+
+inline Value floatConst(OpBuilder &b, Location loc, mlir::Type type, double value) {
+  return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
+}
+
+inline unsigned widthOf(mlir::Type type) { return type.getIntOrFloatBitWidth(); }
+
+/// The MLIR type of memory accessed by a PTX data type.
+inline mlir::Type memoryType(MLIRContext *ctx, DataType type) {
+  switch (type) {
+  case DataType::F16:
+    return Float16Type::get(ctx);
+  case DataType::BF16:
+    return BFloat16Type::get(ctx);
+  case DataType::F32:
+    return Float32Type::get(ctx);
+  case DataType::F64:
+    return Float64Type::get(ctx);
+  default:
+    return IntegerType::get(ctx, getTypeBitWidth(type));
+  }
+}
+
+/// Reinterprets `value` as an integer of the same width.
+inline Value asInteger(OpBuilder &b, Location loc, Value value) {
+  mlir::Type type = value.getType();
+  if (type.isInteger())
+    return value;
+  return arith::BitcastOp::create(
+      b, loc, b.getIntegerType(widthOf(type)), value);
+}
+
+/// Converts `value` to `target` the way a PTX register move does when the
+/// instruction type and the register differ: bitcast at equal width, else
+/// truncate or extend (signed when `isSigned`) the bits.
+inline Value adjustBits(OpBuilder &b, Location loc, Value value, mlir::Type target,
+                 bool isSigned) {
+  mlir::Type source = value.getType();
+  if (source == target)
+    return value;
+  unsigned from = widthOf(source), to = widthOf(target);
+  if (from == to)
+    return arith::BitcastOp::create(b, loc, target, value);
+  Value bits = asInteger(b, loc, value);
+  mlir::Type intTarget = b.getIntegerType(to);
+  if (to < from)
+    bits = arith::TruncIOp::create(b, loc, intTarget, bits);
+  else if (isSigned)
+    bits = arith::ExtSIOp::create(b, loc, intTarget, bits);
+  else
+    bits = arith::ExtUIOp::create(b, loc, intTarget, bits);
+  if (target.isInteger())
+    return bits;
+  return arith::BitcastOp::create(b, loc, target, bits);
+}
+
+/// Flushes a subnormal f32 to a zero of the same sign (PTX `.ftz`).
+inline Value flushSubnormal(OpBuilder &b, Location loc, Value value) {
+  if (!value.getType().isF32())
+    return value;
+  mlir::Type i32 = b.getI32Type();
+  Value bits = arith::BitcastOp::create(b, loc, i32, value);
+  Value exponent = arith::AndIOp::create(b, loc, bits, intConst(b, loc, i32, 0x7f800000));
+  Value isSubnormal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            exponent, intConst(b, loc, i32, 0));
+  Value sign = arith::AndIOp::create(
+      b, loc, bits, intConst(b, loc, i32, static_cast<int32_t>(0x80000000u)));
+  Value zero = arith::BitcastOp::create(b, loc, value.getType(), sign);
+  return arith::SelectOp::create(b, loc, isSubnormal, zero, value);
+}
+
+/// Clamps a float to [0, 1] with NaN going to 0 (PTX `.sat` on floats).
+inline Value saturateFloat(OpBuilder &b, Location loc, Value value) {
+  mlir::Type type = value.getType();
+  Value lo = arith::MaxNumFOp::create(b, loc, value, floatConst(b, loc, type, 0.0));
+  return arith::MinNumFOp::create(b, loc, lo, floatConst(b, loc, type, 1.0));
+}
+
+inline LLVM::AtomicOrdering orderingFor(Semantics sem) {
+  switch (sem) {
+  case Semantics::Acquire:
+    return LLVM::AtomicOrdering::acquire;
+  case Semantics::Release:
+    return LLVM::AtomicOrdering::release;
+  case Semantics::AcqRel:
+    return LLVM::AtomicOrdering::acq_rel;
+  default:
+    return LLVM::AtomicOrdering::monotonic;
+  }
+}
+
+/// Base class of the ptx lowering patterns: gives access to the shared state
+/// and a uniform way to reject what is not supported yet.
+template <typename OpTy>
+struct PTXPattern : OpConversionPattern<OpTy> {
+  PTXPattern(MLIRContext *ctx, const PTXLoweringState &state)
+      : OpConversionPattern<OpTy>(ctx), state(state) {}
+
+  LogicalResult unsupported(OpTy op, const Twine &what) const {
+    op->emitError("unsupported ") << what;
+    return failure();
+  }
+
+  /// The shared window base of the kernel containing `op`.
+  Value sharedWindow(Operation *op) const {
+    auto func = op->template getParentOfType<gpu::GPUFuncOp>();
+    return func ? state.sharedWindows.lookup(func) : Value();
+  }
+
+  /// A pointer to `[address + offset]` in `space`.
+  FailureOr<Value> pointerTo(OpTy op, OpBuilder &b, Value address,
+                             int64_t offset, StateSpace space) const {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = b.getContext();
+    mlir::Type i64 = b.getI64Type();
+    Value wide = address.getType() == i64
+                     ? address
+                     : arith::ExtUIOp::create(b, loc, i64, address).getResult();
+    if (offset != 0)
+      wide = arith::AddIOp::create(b, loc, wide, intConst(b, loc, i64, offset));
+    const AddressSpaceMap &as = state.addressSpaces;
+    switch (space) {
+    case StateSpace::None:
+      return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, as.generic), wide)
+          .getResult();
+    case StateSpace::Global:
+      return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, as.global), wide)
+          .getResult();
+    case StateSpace::Const:
+      return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, as.constant), wide)
+          .getResult();
+    case StateSpace::Local:
+      return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, as.local), wide)
+          .getResult();
+    case StateSpace::Shared: {
+      // Shared addresses are offsets into the block's window.
+      Value window = sharedWindow(op);
+      if (!window) {
+        (void)unsupported(op, "shared memory access in a '.func' (only kernels "
+                              "have a shared window)");
+        return failure();
+      }
+      return LLVM::GEPOp::create(b, loc, window.getType(), b.getI8Type(),
+                                 window, ValueRange{wide})
+          .getResult();
+    }
+    default:
+      (void)unsupported(op, Twine("state space '") +
+                                stringifyStateSpace(space) + "' in memory access");
+      return failure();
+    }
+  }
+
+  const PTXLoweringState &state;
+};
+
+/// The value of a constant integer operand, if it is one.
+inline std::optional<int64_t> constantInt(Value v) {
+  APInt value;
+  if (matchPattern(v, m_ConstantInt(&value)))
+    return value.getSExtValue();
+  return std::nullopt;
+}
+
+/// A call of the LLVM intrinsic `name` (e.g. `llvm.nvvm.sin.approx.f`).
+inline Value callIntrinsic(OpBuilder &b, Location loc, mlir::Type result,
+                           StringRef name, ValueRange args) {
+  TypeRange results = result ? TypeRange(result) : TypeRange();
+  auto call = LLVM::CallIntrinsicOp::create(b, loc, results, b.getStringAttr(name), args,
+                                            LLVM::FastmathFlagsAttr(), {}, ArrayAttr(),
+                                            ArrayAttr(), ArrayAttr());
+  return result ? call.getResult(0) : Value();
+}
+
+/// The LLVM sync scope of a PTX memory scope on the state's target.
+std::string syncScopeName(const PTXLoweringState &state, Scope scope);
+
+/// Narrows the float `x` to `target` with rounding `rnd` (.rn, .rz, .rm,
+/// .rp); see PTXToStdFloat.cpp.
+Value narrowFloat(OpBuilder &b, Location loc, Value x, mlir::Type target, Rounding rnd);
+/// Converts the integer `x` to the float `target` with rounding `rnd`.
+Value integerToFloat(OpBuilder &b, Location loc, Value x, bool isSigned,
+                     mlir::Type target, Rounding rnd);
+
+/// Patterns of the integer bit-manipulation, extended-precision and 24-bit
+/// instructions (PTXToStdInteger.cpp).
+void populatePTXIntegerPatterns(RewritePatternSet &patterns,
+                                const PTXLoweringState &state);
+/// Float special functions, classification, set/slct, packing moves and
+/// conversions (PTXToStdFloat.cpp).
+void populatePTXFloatPatterns(RewritePatternSet &patterns,
+                              const PTXLoweringState &state);
+/// Warp-level ops, fences, reductions, calls and local memory
+/// (PTXToStdWarp.cpp).
+void populatePTXWarpPatterns(RewritePatternSet &patterns,
+                             const PTXLoweringState &state);
+
+} // namespace zmlir
+
+#endif // ZMLIR_LOWERING_PTXLOWERING_H
