@@ -139,3 +139,18 @@ def test_driver_api_error_paths(libdir: str) -> None:
     assert r["proc_unknown"] == [500, 1]  # CUDA_ERROR_NOT_FOUND, symbol not found
     assert r["unsupported_api"] == 801
     assert "cuDeviceGetDefaultMemPool" in result.stderr
+
+
+DRIVER_API_DIR = Path(__file__).parent / "cuda" / "driver_api"
+
+
+@pytest.mark.parametrize("program", sorted(p.stem for p in DRIVER_API_DIR.glob("*.cu")))
+def test_driver_api_program(program: str, build_dir: Path, libdir: str) -> None:
+    # Programs written against the driver API link with -lcuda: ours.
+    exe = build_dir / f"driver_api.{program}"
+    subprocess.run([tool("nvcc"), str(DRIVER_API_DIR / f"{program}.cu"), "-o", str(exe),
+                    f"-L{libdir}", "-lcuda"], check=True, capture_output=True)
+    result = subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(exe)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip().endswith("PASS")

@@ -820,24 +820,53 @@ class Driver:
             return E.CUDA_ERROR_INVALID_VALUE
         if block[0] * block[1] * block[2] > 1024 or block[2] > 64:
             return E.CUDA_ERROR_INVALID_VALUE
-        if extra != self.ffi.NULL:
-            return self.unsupported("cuLaunchKernel", "parameters passed through 'extra'")
-        if params == self.ffi.NULL and fn.info.params:
-            return E.CUDA_ERROR_INVALID_VALUE
-        args = []
-        for i, ptx_type in enumerate(fn.info.params):
+        dtypes = []
+        for ptx_type in fn.info.params:
             dtype = _NUMPY_TYPES.get(ptx_type)
             if dtype is None:
                 return self.unsupported("cuLaunchKernel",
                                         f"kernel parameter of type .{ptx_type} ({fn.name})")
-            raw = bytes(self.ffi.buffer(params[i], np.dtype(dtype).itemsize))
-            args.append(np.frombuffer(raw, dtype=dtype)[0])
+            dtypes.append(np.dtype(dtype))
+        if params != self.ffi.NULL and extra != self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        if extra != self.ffi.NULL:
+            buffer = self._extra_buffer(extra)
+            args, offset = [], 0
+            for dtype in dtypes:
+                offset = -(-offset // dtype.itemsize) * dtype.itemsize  # natural alignment
+                if offset + dtype.itemsize > len(buffer):
+                    return E.CUDA_ERROR_INVALID_VALUE
+                args.append(np.frombuffer(buffer, dtype=dtype, count=1, offset=offset)[0])
+                offset += dtype.itemsize
+        else:
+            if params == self.ffi.NULL and dtypes:
+                return E.CUDA_ERROR_INVALID_VALUE
+            args = [np.frombuffer(bytes(self.ffi.buffer(params[i], dtype.itemsize)),
+                                  dtype=dtype)[0] for i, dtype in enumerate(dtypes)]
         try:
             self.device.launch(fn.kernel, fn.info, grid, block, args, shared)
         except ValueError as err:
             log(f"launch of {fn.name} rejected: {err}")
             return E.CUDA_ERROR_INVALID_VALUE
         return E.CUDA_SUCCESS
+
+    def _extra_buffer(self, extra: Any) -> bytes:
+        """The packed parameters of cuLaunchKernel's `extra`: pairs of
+        CU_LAUNCH_PARAM_BUFFER_POINTER (1) / _SIZE (2), ended by _END (0)."""
+        pointer, size = None, None
+        for i in range(0, 64, 2):
+            tag = self.ptr(extra[i])
+            if tag == 0:
+                break
+            if tag == 1:
+                pointer = extra[i + 1]
+            elif tag == 2:
+                size = self.ffi.cast("size_t *", extra[i + 1])[0]
+            else:
+                raise CudaError(E.CUDA_ERROR_INVALID_VALUE, f"unknown launch extra {tag}")
+        if pointer is None or size is None:
+            raise CudaError(E.CUDA_ERROR_INVALID_VALUE, "extra lacks the buffer or its size")
+        return bytes(self.ffi.buffer(pointer, size))
 
     def cuLaunchKernel(self, f: Any, gx: int, gy: int, gz: int, bx: int, by: int, bz: int,
                        shared: int, stream: Any, params: Any, extra: Any) -> int:
