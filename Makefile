@@ -10,7 +10,7 @@ LIBCUDA := zmlir/runtime/cuda/lib/libcuda.so.1
 LLVM_BIN := /usr/lib/llvm-22/bin
 
 APT_PACKAGES := mlir-22-tools libmlir-22-dev llvm-22-dev llvm-22-tools lld-22 \
-	spirv-tools ninja-build ocl-icd-libopencl1 clinfo
+	spirv-tools ninja-build ocl-icd-libopencl1 clinfo libamdhip64-5 libze1
 PIP_PACKAGES := 'scikit-build-core>=0.10' 'nanobind>=2.0' cmake ninja \
 	lark numpy cffi zstandard pytest lit filecheck ruff \
 	intel-opencl-rt intel-cmplr-lib-rt 'tbb==2023.*'

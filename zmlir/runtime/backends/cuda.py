@@ -1,0 +1,422 @@
+"""The CUDA passthrough backend: the real NVIDIA driver underneath, kernels
+recompiled by zmlir for the NVPTX target "nvptx:sm_<cc>" (capped at what
+LLVM's NVPTX backend emits). It is how the whole stack is checked on NVIDIA
+hardware; it runs only when asked for (ZMLIR_BACKEND=cuda).
+
+Our own libcuda.so.1 shadows NVIDIA's by name, so NVIDIA's is opened by
+absolute path (ZMLIR_CUDA_DRIVER, else the usual install locations and the
+ld.so cache), skipping any file that is our library, with RTLD_DEEPBIND so
+that the real driver's own symbol references never resolve to ours.
+
+Memory is managed (cuMemAllocManaged): device addresses the host can also
+touch, as on our other backends, so cudaMallocManaged-style programs work.
+Kernels are zmlir's: all shared memory is one external `.shared` window, so a
+launch's dynamic shared size is the kernel's static window plus CUDA's
+dynamic bytes. Precompiled NVPTX (ZMLIR_NVPTX_CACHE, see nvptx_cache.py)
+lets a machine without LLVM run the passthrough.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cffi
+
+from zmlir.runtime.backends import nvptx_cache
+from zmlir.runtime.backends._vendor import (
+    OpenedLibrary,
+    VendorError,
+    dim3,
+    env_path,
+    host_buffer,
+    note,
+    open_library,
+    param_block,
+)
+from zmlir.runtime.backends.base import Backend, NoDevice
+
+_CDEF = """
+typedef int CUresult;
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+CUresult cuInit(unsigned int flags);
+CUresult cuDriverGetVersion(int *version);
+CUresult cuDeviceGetCount(int *count);
+CUresult cuDeviceGet(CUdevice *device, int ordinal);
+CUresult cuDeviceGetName(char *name, int len, CUdevice dev);
+CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev);
+CUresult cuDeviceGetAttribute(int *pi, int attrib, CUdevice dev);
+CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev);
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
+CUresult cuCtxSetCurrent(CUcontext ctx);
+CUresult cuCtxSynchronize(void);
+CUresult cuGetErrorName(CUresult error, const char **pStr);
+CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags);
+CUresult cuMemFree_v2(CUdeviceptr dptr);
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n);
+CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n);
+CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n);
+CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t n);
+CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
+                            int *options, void **optionValues);
+CUresult cuModuleUnload(CUmodule hmod);
+CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name);
+CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod,
+                              const char *name);
+CUresult cuFuncSetAttribute(CUfunction hfunc, int attrib, int value);
+CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                        unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+                        unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+                        void **kernelParams, void **extra);
+"""
+
+# Where NVIDIA's driver usually is: Debian/Ubuntu, RHEL-likes, the NVIDIA
+# container toolkit, WSL. The ld.so cache adds whatever else is installed.
+DRIVER_LOCATIONS = (
+    "/usr/lib/x86_64-linux-gnu/libcuda.so.1",
+    "/usr/lib64/libcuda.so.1",
+    "/usr/local/nvidia/lib64/libcuda.so.1",
+    "/usr/lib/wsl/lib/libcuda.so.1",
+    "/usr/lib/aarch64-linux-gnu/libcuda.so.1",
+)
+
+# The sm_XY LLVM 22's NVPTX backend emits (llc -march=nvptx64 -mcpu=help),
+# without the a/f feature variants: a newer GPU gets the newest one below it.
+LLVM_NVPTX_SMS = (20, 21, 30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 88,
+                  89, 90, 100, 101, 103, 110, 120, 121)
+
+CUDA_SUCCESS = 0
+_ATTR_MAX_THREADS_PER_BLOCK = 1
+_ATTR_MAX_SHARED_MEMORY_PER_BLOCK = 8
+_ATTR_MULTIPROCESSOR_COUNT = 16
+_ATTR_COMPUTE_CAPABILITY_MAJOR = 75
+_ATTR_COMPUTE_CAPABILITY_MINOR = 76
+_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97
+_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+_MEM_ATTACH_GLOBAL = 1
+_JIT_ERROR_LOG_BUFFER = 5
+_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
+_DEFAULT_SHARED_LIMIT = 48 * 1024  # above this a kernel must opt in
+
+_ffi: cffi.FFI | None = None
+
+
+def _get_ffi() -> cffi.FFI:
+    global _ffi
+    if _ffi is None:
+        ffi = cffi.FFI()
+        ffi.cdef(_CDEF)
+        _ffi = ffi
+    return _ffi
+
+
+def nvptx_arch(major: int, minor: int) -> str:
+    """The NVPTX architecture zmlir compiles for on a device of compute
+    capability major.minor: sm_<major><minor>, capped at LLVM's newest."""
+    cc = major * 10 + minor
+    return f"sm_{max((s for s in LLVM_NVPTX_SMS if s <= cc), default=LLVM_NVPTX_SMS[0])}"
+
+
+def _our_library_dir() -> Path | None:
+    try:
+        from zmlir.runtime.cuda.build import library_dir
+    except ImportError:
+        return None
+    return library_dir().resolve()
+
+
+def _ldconfig_entries() -> list[str]:
+    for ldconfig in ("/sbin/ldconfig", "/usr/sbin/ldconfig", "ldconfig"):
+        try:
+            out = subprocess.run([ldconfig, "-p"], capture_output=True, text=True, timeout=10,
+                                 check=False).stdout
+        except (OSError, subprocess.SubprocessError):
+            continue
+        return [line.rsplit("=> ", 1)[1].strip() for line in out.splitlines()
+                if line.strip().startswith("libcuda.so.1 ") and "=> " in line]
+    return []
+
+
+def driver_candidates() -> tuple[list[str], list[str]]:
+    """(paths to try, paths skipped because they are our own libcuda.so.1)."""
+    ours = _our_library_dir()
+    wanted, skipped = [], []
+    for path in [*env_path("ZMLIR_CUDA_DRIVER"), *DRIVER_LOCATIONS, *_ldconfig_entries()]:
+        real = Path(os.path.realpath(path))
+        if ours is not None and real.parent == ours:
+            skipped.append(path)
+        elif path not in wanted:
+            wanted.append(path)
+    return wanted, skipped
+
+
+@dataclass
+class CUDAKernel:
+    name: str
+    handle: Any
+    shared_limit: int = _DEFAULT_SHARED_LIMIT  # dynamic bytes the kernel is opted in to
+
+
+@dataclass
+class CUDAProgram:
+    handle: Any
+    target: str
+    kernels: dict[str, CUDAKernel] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CUDADeviceInfo:
+    name: str
+    compute_capability: tuple[int, int]
+    compute_units: int
+    max_threads: int
+    shared_optin: int
+    total_memory: int
+
+
+class CUDABackend(Backend):
+    name = "cuda"
+
+    def __init__(self, opened: OpenedLibrary, device: int, context: Any,
+                 info: CUDADeviceInfo) -> None:
+        self.ffi = _get_ffi()
+        self.lib = opened.lib
+        self.library_path = opened.path
+        self.device, self.context, self.info = device, context, info
+        self.arch = nvptx_arch(*info.compute_capability)
+        cache = os.environ.get(nvptx_cache.ENV, "").strip()
+        self.cache_dir = Path(cache) if cache else None
+        self._current = threading.local()
+
+    # -- opening -----------------------------------------------------------------
+
+    @classmethod
+    def open(cls) -> CUDABackend:
+        ffi = _get_ffi()
+        candidates, skipped = driver_candidates()
+        what = "NVIDIA CUDA driver (libcuda.so.1)"
+        if skipped:
+            what += f", skipping zmlir's own {', '.join(skipped)}"
+        flags = ffi.RTLD_NOW | ffi.RTLD_LOCAL | getattr(ffi, "RTLD_DEEPBIND", 0)
+        opened = open_library(ffi, candidates, what, flags)
+        lib = opened.lib
+        code = lib.cuInit(0)
+        if code != CUDA_SUCCESS:
+            raise NoDevice(f"no CUDA device: cuInit: {_error_name(lib, code)} "
+                           f"({opened.path})")
+        count = ffi.new("int *")
+        _check(lib, "cuDeviceGetCount", lib.cuDeviceGetCount(count))
+        if count[0] < 1:
+            raise NoDevice("no CUDA device: cuDeviceGetCount found 0 devices")
+        device = ffi.new("CUdevice *")
+        _check(lib, "cuDeviceGet", lib.cuDeviceGet(device, 0))
+        context = ffi.new("CUcontext *")
+        _check(lib, "cuDevicePrimaryCtxRetain", lib.cuDevicePrimaryCtxRetain(context, device[0]))
+        _check(lib, "cuCtxSetCurrent", lib.cuCtxSetCurrent(context[0]))
+        backend = cls(opened, device[0], context[0], _device_info(ffi, lib, device[0]))
+        backend._current.set = True
+        note(f"cuda backend: {backend.device_name} (compute capability "
+             f"{'.'.join(map(str, backend.info.compute_capability))}, kernels for "
+             f"{backend.target}) through {opened.path}"
+             + (f"; NVPTX cache {backend.cache_dir}" if backend.cache_dir else ""))
+        return backend
+
+    def close(self) -> None:
+        if self.context is not None:
+            self.lib.cuDevicePrimaryCtxRelease_v2(self.device)
+            self.context = None
+
+    def _enter(self) -> None:
+        # A CUDA context is current per thread; the application may call us
+        # from any of its threads.
+        if not getattr(self._current, "set", False):
+            self.check("cuCtxSetCurrent", self.lib.cuCtxSetCurrent(self.context))
+            self._current.set = True
+
+    def check(self, api: str, code: int, detail: str = "") -> None:
+        _check(self.lib, api, code, detail)
+
+    # -- what the device is ------------------------------------------------------
+
+    @property
+    def device_name(self) -> str:
+        return self.info.name
+
+    @property
+    def target(self) -> str:
+        return f"nvptx:{self.arch}"
+
+    @property
+    def compute_units(self) -> int:
+        return max(self.info.compute_units, 1)
+
+    @property
+    def local_mem_size(self) -> int:
+        # Launches opt kernels in to more than 48 KiB themselves.
+        return self.info.shared_optin
+
+    def total_memory(self) -> int:
+        return self.info.total_memory
+
+    # -- memory ------------------------------------------------------------------
+
+    def alloc(self, nbytes: int) -> int:
+        self._enter()
+        ptr = self.ffi.new("CUdeviceptr *")
+        self.check("cuMemAllocManaged",
+                   self.lib.cuMemAllocManaged(ptr, max(nbytes, 1), _MEM_ATTACH_GLOBAL),
+                   f"{nbytes} bytes")
+        return int(ptr[0])
+
+    def free(self, address: int) -> None:
+        self._enter()
+        self.check("cuMemFree_v2", self.lib.cuMemFree_v2(address))
+
+    def copy_to_device(self, address: int, data: Any) -> None:
+        src, nbytes = host_buffer(self.ffi, data)
+        if nbytes:
+            self._enter()
+            self.check("cuMemcpyHtoD_v2", self.lib.cuMemcpyHtoD_v2(address, src, nbytes),
+                       f"{nbytes} bytes to {address:#x}")
+
+    def copy_from_device(self, address: int, nbytes: int) -> bytes:
+        out = bytearray(nbytes)
+        if nbytes:
+            self._enter()
+            self.check("cuMemcpyDtoH_v2",
+                       self.lib.cuMemcpyDtoH_v2(self.ffi.from_buffer(out), address, nbytes),
+                       f"{nbytes} bytes from {address:#x}")
+        return bytes(out)
+
+    def copy_device_to_device(self, dst: int, src: int, nbytes: int) -> None:
+        if nbytes:
+            self._enter()
+            self.check("cuMemcpyDtoD_v2", self.lib.cuMemcpyDtoD_v2(dst, src, nbytes),
+                       f"{nbytes} bytes")
+
+    def memset(self, address: int, byte: int, nbytes: int) -> None:
+        if nbytes:
+            self._enter()
+            self.check("cuMemsetD8_v2", self.lib.cuMemsetD8_v2(address, byte & 0xFF, nbytes))
+
+    # -- code --------------------------------------------------------------------
+
+    def precompiled(self, key: str) -> nvptx_cache.CachedModule | None:
+        """The module precompiled for `key` (nvptx_cache.ptx_key of the PTX
+        the driver extracted) in ZMLIR_NVPTX_CACHE, if there is one."""
+        if self.cache_dir is None:
+            return None
+        found = nvptx_cache.lookup(self.cache_dir, key, self.arch)
+        note(f"cuda backend: module {key[:16]} "
+             + (f"precompiled for {found.target}" if found else "not in the NVPTX cache"))
+        return found
+
+    def load(self, compiled: Any) -> CUDAProgram:
+        self._enter()
+        ffi = self.ffi
+        # cuModuleLoadData takes PTX as a NUL-terminated string.
+        image = bytes(compiled.binary)
+        if not image.endswith(b"\0"):
+            image += b"\0"
+        log = ffi.new("char[]", 8192)
+        options = ffi.new("int[]", [_JIT_ERROR_LOG_BUFFER, _JIT_ERROR_LOG_BUFFER_SIZE_BYTES])
+        values = ffi.new("void *[]", [ffi.cast("void *", log), ffi.cast("void *", 8192)])
+        module = ffi.new("CUmodule *")
+        target = compiled.target if isinstance(compiled.target, str) else compiled.target.spec
+        code = self.lib.cuModuleLoadDataEx(module, image, 2, options, values)
+        text = ffi.string(log).decode(errors="replace").strip()
+        self.check("cuModuleLoadDataEx", code,
+                   f"{target} PTX" + (f"; JIT log:\n{text}" if text else ""))
+        return CUDAProgram(module[0], target)
+
+    def kernel(self, program: CUDAProgram, name: str) -> CUDAKernel:
+        cached = program.kernels.get(name)
+        if cached is None:
+            self._enter()
+            fn = self.ffi.new("CUfunction *")
+            self.check("cuModuleGetFunction",
+                       self.lib.cuModuleGetFunction(fn, program.handle, name.encode()),
+                       f"kernel {name!r}")
+            cached = program.kernels[name] = CUDAKernel(name, fn[0])
+        return cached
+
+    def global_variable(self, program: CUDAProgram, name: str) -> tuple[int, int]:
+        self._enter()
+        ptr, size = self.ffi.new("CUdeviceptr *"), self.ffi.new("size_t *")
+        self.check("cuModuleGetGlobal_v2",
+                   self.lib.cuModuleGetGlobal_v2(ptr, size, program.handle, name.encode()),
+                   f"variable {name!r}")
+        return int(ptr[0]), int(size[0])
+
+    def launch(self, kernel: CUDAKernel, info: Any, grid: Sequence[int], block: Sequence[int],
+               args: Sequence[Any], shared_bytes: int) -> None:
+        (gx, gy, gz), (bx, by, bz) = dim3("grid", grid), dim3("block", block)
+        if bx * by * bz > self.info.max_threads:
+            raise ValueError(f"block ({bx}, {by}, {bz}) has {bx * by * bz} threads; the "
+                             f"device allows {self.info.max_threads}")
+        # zmlir's kernels declare no static .shared: the whole window is dynamic.
+        window = int(info.static_shared_bytes) + int(shared_bytes)
+        if window > self.info.shared_optin:
+            raise ValueError(f"shared-memory window of {window} bytes exceeds the device's "
+                             f"{self.info.shared_optin} bytes per block")
+        self._enter()
+        if window > kernel.shared_limit:
+            self.check("cuFuncSetAttribute", self.lib.cuFuncSetAttribute(
+                kernel.handle, _FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, window),
+                f"kernel {kernel.name!r}: {window} bytes of dynamic shared memory")
+            kernel.shared_limit = window
+        params = param_block(self.ffi, args)
+        self.check("cuLaunchKernel", self.lib.cuLaunchKernel(
+            kernel.handle, gx, gy, gz, bx, by, bz, window, self.ffi.NULL, params.array,
+            self.ffi.NULL), f"kernel {kernel.name!r}, grid ({gx}, {gy}, {gz}), "
+            f"block ({bx}, {by}, {bz}), {window} bytes shared")
+
+    def synchronize(self) -> None:
+        self._enter()
+        self.check("cuCtxSynchronize", self.lib.cuCtxSynchronize())
+
+
+def _error_name(lib: Any, code: int) -> str:
+    ffi = _get_ffi()
+    name = ffi.new("const char **")
+    if lib.cuGetErrorName(code, name) == CUDA_SUCCESS and name[0] != ffi.NULL:
+        return ffi.string(name[0]).decode()
+    return f"CUresult {code}"
+
+
+def _check(lib: Any, api: str, code: int, detail: str = "") -> None:
+    if code != CUDA_SUCCESS:
+        raise VendorError(api, code, _error_name(lib, code), detail)
+
+
+def _device_info(ffi: Any, lib: Any, device: int) -> CUDADeviceInfo:
+    def attribute(attrib: int) -> int:
+        value = ffi.new("int *")
+        _check(lib, "cuDeviceGetAttribute", lib.cuDeviceGetAttribute(value, attrib, device),
+               f"attribute {attrib}")
+        return int(value[0])
+
+    name = ffi.new("char[256]")
+    _check(lib, "cuDeviceGetName", lib.cuDeviceGetName(name, 256, device))
+    memory = ffi.new("size_t *")
+    _check(lib, "cuDeviceTotalMem_v2", lib.cuDeviceTotalMem_v2(memory, device))
+    return CUDADeviceInfo(
+        name=ffi.string(name).decode(errors="replace"),
+        compute_capability=(attribute(_ATTR_COMPUTE_CAPABILITY_MAJOR),
+                            attribute(_ATTR_COMPUTE_CAPABILITY_MINOR)),
+        compute_units=attribute(_ATTR_MULTIPROCESSOR_COUNT),
+        max_threads=attribute(_ATTR_MAX_THREADS_PER_BLOCK),
+        shared_optin=max(attribute(_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
+                         attribute(_ATTR_MAX_SHARED_MEMORY_PER_BLOCK)),
+        total_memory=int(memory[0]),
+    )

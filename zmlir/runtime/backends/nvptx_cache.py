@@ -1,0 +1,119 @@
+"""Precompiled NVPTX for the CUDA passthrough backend (ZMLIR_NVPTX_CACHE=dir).
+
+A machine with an NVIDIA GPU may have no LLVM/MLIR to run zmlir's compiler
+on, so modules can be compiled ahead of time elsewhere and shipped as a
+directory. An entry is keyed like the driver's module table:
+
+    key = hashlib.sha256(ptx.encode("utf-8")).hexdigest()
+
+where `ptx` is the PTX text the driver extracted from the application's
+image (for a fatbin: the selected PTX entry's payload with trailing NULs
+stripped, decoded as UTF-8 with errors="replace"). Per key and architecture
+there are two files:
+
+    <dir>/<key>.<arch>.ptx    zmlir's NVPTX output (PTX text, what cuModuleLoadData takes)
+    <dir>/<key>.<arch>.json   {"target", "kernels": {name: {param_count, static_shared_bytes,
+                               params}}, "source"}
+
+This module imports nothing of the compiler, so it works without LLVM.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ENV = "ZMLIR_NVPTX_CACHE"
+_ARCH = re.compile(r"sm_(\d+)")
+
+
+def ptx_key(ptx: str) -> str:
+    """The key of a PTX text: what the driver hashes for its module table."""
+    return hashlib.sha256(ptx.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class CachedKernel:
+    """The fields of zmlir.KernelInfo the driver and backends read."""
+
+    name: str
+    param_count: int
+    static_shared_bytes: int
+    params: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CachedModule:
+    """Stands in for a zmlir.CompiledModule built for an NVPTX target: the
+    driver reads `kernels`, the backend `binary`."""
+
+    target: str
+    binary: bytes
+    kernels: dict[str, CachedKernel] = field(default_factory=dict)
+    source: str = ""
+
+
+def _arch_of(target: str) -> str:
+    return target.split(":", 1)[1] if ":" in target else "sm_80"
+
+
+def store(directory: Path, key: str, compiled: Any, source: str = "") -> Path:
+    """Writes a compiled NVPTX module under `key`; returns the .ptx path."""
+    target = compiled.target if isinstance(compiled.target, str) else compiled.target.spec
+    arch = _arch_of(target)
+    directory.mkdir(parents=True, exist_ok=True)
+    meta = {
+        "target": target,
+        "source": source,
+        "kernels": {name: {"param_count": k.param_count,
+                           "static_shared_bytes": k.static_shared_bytes,
+                           "params": list(k.params)}
+                    for name, k in compiled.kernels.items()},
+    }
+    ptx_path = directory / f"{key}.{arch}.ptx"
+    _write_atomically(ptx_path, compiled.binary)
+    # The metadata last: an entry is complete once its .json exists.
+    _write_atomically(directory / f"{key}.{arch}.json", json.dumps(meta, indent=1).encode())
+    return ptx_path
+
+
+def lookup(directory: Path, key: str, arch: str) -> CachedModule | None:
+    """The entry for `key` built for `arch` or, failing that, for the newest
+    architecture below it (PTX for an older sm runs on newer GPUs)."""
+    wanted = _sm_number(arch)
+    candidates = []
+    for meta_path in directory.glob(f"{key}.sm_*.json"):
+        have = _sm_number(meta_path.name[len(key) + 1:-len(".json")])
+        if have is not None and wanted is not None and have <= wanted:
+            candidates.append((have, meta_path))
+    if not candidates:
+        return None
+    _, meta_path = max(candidates)
+    ptx_path = meta_path.with_suffix(".ptx")
+    meta = json.loads(meta_path.read_text())
+    kernels = {name: CachedKernel(name, int(k["param_count"]), int(k["static_shared_bytes"]),
+                                  tuple(k.get("params", ())))
+               for name, k in meta["kernels"].items()}
+    return CachedModule(meta["target"], ptx_path.read_bytes(), kernels, meta.get("source", ""))
+
+
+def _sm_number(arch: str) -> int | None:
+    match = _ARCH.fullmatch(arch)
+    return int(match.group(1)) if match else None
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".zmlir-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
