@@ -87,6 +87,19 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0  # not reached
 
 
+def _cmd_report(args: argparse.Namespace) -> int:
+    from zmlir.trace.report import main as report
+
+    return report(args.traces, args.compare, args.json, args.perfetto, args.top, args.exact)
+
+
+def _cmd_trace(args: argparse.Namespace) -> int:
+    from zmlir.trace.interposer import run
+
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    return run(command, args.output, args.real_libcuda)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="zmlir", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -104,6 +117,20 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=_cmd_run)
     lib = sub.add_parser("libdir", help="print the directory of zmlir's libcuda.so.1")
     lib.set_defaults(func=_cmd_libdir)
+    rep = sub.add_parser("report", help="summarize driver API traces (ZMLIR_TRACE files)")
+    rep.add_argument("traces", nargs="*", help="trace files (.jsonl)")
+    rep.add_argument("--compare", metavar="B.jsonl", help="where the (first) trace and B diverge")
+    rep.add_argument("--exact", action="store_true",
+                     help="--compare: calls must also agree on key arguments (sizes, kernels)")
+    rep.add_argument("--perfetto", metavar="OUT.json", help="write a Chrome/Perfetto trace")
+    rep.add_argument("--json", action="store_true", help="machine-readable output")
+    rep.add_argument("--top", type=int, help="show only the N most called APIs")
+    rep.set_defaults(func=_cmd_report)
+    tr = sub.add_parser("trace", help="trace a program on NVIDIA's driver: zmlir trace -- ./app")
+    tr.add_argument("-o", "--output", default="zmlir-trace.jsonl", help="the trace file")
+    tr.add_argument("--real-libcuda", help="NVIDIA's libcuda.so.1 (default: searched)")
+    tr.add_argument("command", nargs=argparse.REMAINDER, help="the program and its arguments")
+    tr.set_defaults(func=_cmd_trace)
     return parser
 
 

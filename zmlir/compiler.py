@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass, field
 
 from zmlir import _native
@@ -102,6 +104,11 @@ def compile_module(ptx: str, target: str | Target = "spirv", *, emit: str = "bin
         return out
     except RuntimeError as err:
         raise _native_error(err, filename) from None
+    finally:
+        if os.environ.get("ZMLIR_DUMP_DIR"):  # every compiled module written out
+            from zmlir.trace.dump import dump_module
+
+            dump_module(os.environ["ZMLIR_DUMP_DIR"], ptx, out, filename, sys.exc_info()[1])
 
 
 def compile(ptx: str, target: str = "spirv", *, filename: str = "<input>") -> bytes:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from zmlir.runtime.cuda.errors import CudaError, CUresult
+from zmlir.runtime.cuda.trace import traced_slot, traced_stub
 
 E = CUresult
 
@@ -230,11 +231,12 @@ def _stub(driver: Any, table: Table, index: int) -> Any:
              "(returning CUDA_ERROR_NOT_SUPPORTED)")
         return int(E.CUDA_ERROR_NOT_SUPPORTED)
 
-    return driver.ffi.callback("CUresult(void)", body)
+    return driver.ffi.callback("CUresult(void)", traced_stub(driver, table, index, body))
 
 
 def _callback(driver: Any, table: Table, index: int, slot: Slot) -> Any:
     ffi = driver.ffi
+    slot = traced_slot(driver, table, index, slot)
     returns_void = slot.signature.startswith("void(")
 
     def body(*args: Any) -> Any:

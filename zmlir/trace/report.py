@@ -1,0 +1,348 @@
+"""`zmlir report trace.jsonl`: what an application asked of the driver.
+
+Totals (calls, distinct APIs), per-API counts and time, the APIs that
+returned CUDA_ERROR_NOT_SUPPORTED or failed, and the first failing call; with
+--compare B.jsonl, where two traces of the same program diverge (e.g. NVIDIA's
+driver under `zmlir trace` against zmlir's).
+
+A failure is a call whose result is neither CUDA_SUCCESS nor one of the
+answers that are part of normal operation: CUDA_ERROR_NOT_READY from
+cuStreamQuery/cuEventQuery, and CUDA_ERROR_NOT_FOUND from cuGetProcAddress
+(the runtime probes for entry points the driver may not have). Those still
+count under "non-success results".
+
+Lines that are not valid trace records are reported with their line number
+and skipped; they never stop the report.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+NOT_SUPPORTED = 801
+_BENIGN = {("cuStreamQuery", 600), ("cuEventQuery", 600), ("cuGetProcAddress", 500),
+           ("cuGetProcAddress_v2", 500)}
+
+
+@dataclass
+class Call:
+    line: int
+    seq: int
+    api: str
+    result: int | None
+    result_name: str | None
+    dur: float
+    t: float
+    tid: int
+    args: dict[str, Any]
+
+
+@dataclass
+class Trace:
+    path: str
+    header: dict[str, Any] | None = None
+    calls: list[Call] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    malformed: list[tuple[int, str]] = field(default_factory=list)
+
+
+def load(path: str | Path) -> Trace:
+    """Reads a trace; bad lines go to .malformed as (line number, why)."""
+    trace = Trace(str(path))
+    with open(path, "rb") as f:
+        for number, raw in enumerate(f, 1):
+            text = raw.decode("utf-8", "replace").strip()
+            if not text:
+                continue
+            try:
+                record = json.loads(text)
+            except ValueError as err:
+                trace.malformed.append((number, f"not JSON ({err.msg} at column {err.colno})"))
+                continue
+            if not isinstance(record, dict):
+                trace.malformed.append((number, f"not a JSON object ({type(record).__name__})"))
+                continue
+            if "trace" in record and "api" not in record:
+                if trace.header is None:
+                    trace.header = record
+                continue
+            if "event" in record and "api" not in record:
+                trace.events.append(record)
+                continue
+            call = _call(number, record)
+            if isinstance(call, str):
+                trace.malformed.append((number, call))
+            else:
+                trace.calls.append(call)
+    trace.calls.sort(key=lambda c: c.seq)
+    return trace
+
+
+def _call(number: int, r: dict[str, Any]) -> Call | str:
+    api = r.get("api")
+    if not isinstance(api, str) or not api:
+        return "no 'api' name"
+    seq = r.get("seq")
+    if not isinstance(seq, int) or isinstance(seq, bool):
+        return f"{api}: 'seq' is not an integer"
+    result = r.get("result")
+    if result is not None and (not isinstance(result, int) or isinstance(result, bool)):
+        return f"{api}: 'result' is not an integer"
+    num = {}
+    for key in ("dur", "t"):
+        value = r.get(key, 0.0)
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            return f"{api}: '{key}' is not a number"
+        num[key] = float(value)
+    args = r.get("args", {})
+    tid = r.get("tid", 0)
+    return Call(number, seq, api, result, r.get("result_name") if isinstance(
+        r.get("result_name"), str) else None, num["dur"], num["t"],
+        tid if isinstance(tid, int) else 0, args if isinstance(args, dict) else {})
+
+
+def is_failure(call: Call) -> bool:
+    return call.result not in (None, 0) and (call.api, call.result) not in _BENIGN
+
+
+@dataclass
+class Summary:
+    calls: int
+    distinct_apis: int
+    per_api: dict[str, dict[str, Any]]
+    not_supported: list[str]
+    failed: dict[str, dict[str, int]]  # api -> result name -> count
+    first_failure: dict[str, Any] | None
+    first_non_success: dict[str, Any] | None
+    malformed: list[tuple[int, str]]
+    total_time_us: float
+    header: dict[str, Any] | None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"calls": self.calls, "distinct_apis": self.distinct_apis,
+                "total_time_us": round(self.total_time_us, 3), "per_api": self.per_api,
+                "not_supported": self.not_supported, "failed": self.failed,
+                "first_failure": self.first_failure,
+                "first_non_success": self.first_non_success,
+                "malformed": [{"line": n, "error": e} for n, e in self.malformed],
+                "header": self.header}
+
+
+def _where(index: int, call: Call) -> dict[str, Any]:
+    return {"index": index, "seq": call.seq, "line": call.line, "api": call.api,
+            "result": call.result, "result_name": call.result_name}
+
+
+def summarize(trace: Trace) -> Summary:
+    per_api: dict[str, dict[str, Any]] = {}
+    failed: dict[str, Counter[str]] = defaultdict(Counter)
+    not_supported: list[str] = []
+    first_failure = first_non_success = None
+    for index, call in enumerate(trace.calls):
+        entry = per_api.setdefault(call.api, {"count": 0, "time_us": 0.0, "errors": 0})
+        entry["count"] += 1
+        entry["time_us"] += call.dur
+        if call.result not in (None, 0):
+            if first_non_success is None:
+                first_non_success = _where(index, call)
+            if call.result == NOT_SUPPORTED and call.api not in not_supported:
+                not_supported.append(call.api)
+            if is_failure(call):
+                entry["errors"] += 1
+                failed[call.api][call.result_name or str(call.result)] += 1
+                if first_failure is None:
+                    first_failure = _where(index, call)
+    for entry in per_api.values():
+        entry["time_us"] = round(entry["time_us"], 3)
+    return Summary(len(trace.calls), len(per_api), per_api, not_supported,
+                   {api: dict(c) for api, c in failed.items()}, first_failure,
+                   first_non_success, trace.malformed,
+                   sum(c.dur for c in trace.calls), trace.header)
+
+
+def format_summary(s: Summary, path: str, top: int | None = None) -> str:
+    lines = [f"{path}: {s.calls} calls across {s.distinct_apis} APIs, "
+             f"{s.total_time_us / 1000:.3f} ms in the driver"]
+    if s.header:
+        lines.append(f"  driver: {s.header.get('driver')}, program: "
+                     f"{' '.join(s.header.get('argv') or [])}")
+    if s.first_failure:
+        f = s.first_failure
+        lines.append(f"  first failing call: #{f['index']} (seq {f['seq']}, line {f['line']}) "
+                     f"{f['api']} -> {f['result_name'] or f['result']}")
+    else:
+        lines.append("  no failing call")
+    if s.not_supported:
+        lines.append(f"  CUDA_ERROR_NOT_SUPPORTED from {len(s.not_supported)} APIs: "
+                     + ", ".join(s.not_supported))
+    if s.failed:
+        lines.append("  failed:")
+        for api, results in sorted(s.failed.items()):
+            lines.append(f"    {api}: " + ", ".join(f"{r} x{n}" for r, n in results.items()))
+    lines.append(f"  {'API':<48} {'calls':>7} {'time (us)':>12} {'errors':>7}")
+    rows = sorted(s.per_api.items(), key=lambda kv: (-kv[1]["count"], kv[0]))
+    for api, e in rows[:top] if top else rows:
+        lines.append(f"  {api:<48} {e['count']:>7} {e['time_us']:>12.1f} {e['errors']:>7}")
+    if top and len(rows) > top:
+        lines.append(f"  ... {len(rows) - top} more APIs")
+    for number, why in s.malformed:
+        lines.append(f"  malformed line {number}: {why}")
+    return "\n".join(lines)
+
+
+# -- comparison -------------------------------------------------------------------------
+
+
+def normalize(api: str) -> str:
+    """cuMemcpyAsync_v2_ptsz -> cuMemcpyAsync: the same request across ABI versions."""
+    api = re.sub(r"_(ptds|ptsz)$", "", api)
+    return re.sub(r"_v\d+$", "", api)
+
+
+_KEY_ARGS = {"cuLaunchKernel": ("kernel", "grid", "block", "sharedMemBytes"),
+             "cuMemAlloc": ("bytesize",), "cuMemcpyHtoD": ("byteCount",),
+             "cuMemcpyDtoH": ("byteCount",), "cuMemcpyHtoDAsync": ("byteCount",),
+             "cuMemcpyDtoHAsync": ("byteCount",), "cuGetProcAddress": ("symbol",),
+             "cuGetExportTable": ("pExportTableId",), "cuModuleGetFunction": ("name",),
+             "cuLibraryGetKernel": ("name",)}
+
+
+def call_key(call: Call, with_args: bool = True,
+             resultless: frozenset[str] = frozenset()) -> tuple[Any, ...]:
+    """What must match for two calls to count as the same request (APIs in
+    `resultless` are compared without their result)."""
+    api = normalize(call.api)
+    extra = tuple(json.dumps(call.args.get(a), sort_keys=True)
+                  for a in _KEY_ARGS.get(api, ())) if with_args else ()
+    return (api, None if api in resultless else call.result, *extra)
+
+
+def _describe(call: Call) -> str:
+    keys = _KEY_ARGS.get(normalize(call.api), ())
+    shown = {k: call.args.get(k) for k in keys if k in call.args}
+    extra = f" {json.dumps(shown)}" if shown else ""
+    return f"{call.api}{extra} -> {call.result_name or call.result}"
+
+
+@dataclass
+class Comparison:
+    a: Trace
+    b: Trace
+    diverge_at: int | None  # index of the first differing call; None when equal
+    context: list[str]
+    opcodes: list[tuple[str, int, int, int, int]]
+    only_a: list[str]
+    only_b: list[str]
+    count_diff: dict[str, tuple[int, int]]
+
+    def as_json(self) -> dict[str, Any]:
+        return {"a": self.a.path, "b": self.b.path, "calls": [len(self.a.calls), len(self.b.calls)],
+                "diverge_at": self.diverge_at, "only_a": self.only_a, "only_b": self.only_b,
+                "count_diff": {k: list(v) for k, v in self.count_diff.items()},
+                "edits": [list(op) for op in self.opcodes if op[0] != "equal"]}
+
+
+def compare(a: Trace, b: Trace, *, with_args: bool = True, context: int = 3) -> Comparison:
+    # Calls the interposer saw only on entry have no result: compare those APIs by name.
+    resultless = frozenset(normalize(c.api) for c in a.calls + b.calls if c.result is None)
+    ka = [call_key(c, with_args, resultless) for c in a.calls]
+    kb = [call_key(c, with_args, resultless) for c in b.calls]
+    diverge = next((i for i, (x, y) in enumerate(zip(ka, kb, strict=False)) if x != y), None)
+    if diverge is None and len(ka) != len(kb):
+        diverge = min(len(ka), len(kb))
+    lines: list[str] = []
+    if diverge is not None:
+        lo = max(diverge - context, 0)
+        for i in range(lo, diverge + context + 1):
+            left = _describe(a.calls[i]) if i < len(a.calls) else "(end of trace)"
+            right = _describe(b.calls[i]) if i < len(b.calls) else "(end of trace)"
+            mark = ">>" if i == diverge else "  "
+            lines.append(f"{mark} #{i:<6} A: {left}")
+            lines.append(f"   {'':<7} B: {right}")
+    matcher = difflib.SequenceMatcher(None, ka, kb, autojunk=False)
+    apis_a = Counter(normalize(c.api) for c in a.calls)
+    apis_b = Counter(normalize(c.api) for c in b.calls)
+    return Comparison(a, b, diverge, lines, matcher.get_opcodes(),
+                      sorted(set(apis_a) - set(apis_b)), sorted(set(apis_b) - set(apis_a)),
+                      {k: (apis_a[k], apis_b[k]) for k in sorted(set(apis_a) | set(apis_b))
+                       if apis_a[k] != apis_b[k]})
+
+
+def format_comparison(c: Comparison, limit: int = 20) -> str:
+    out = [f"A: {c.a.path} ({len(c.a.calls)} calls)", f"B: {c.b.path} ({len(c.b.calls)} calls)"]
+    if c.diverge_at is None:
+        out.append("the traces make the same calls with the same results")
+        return "\n".join(out)
+    out.append(f"first divergence at call #{c.diverge_at}:")
+    out.extend("  " + line for line in c.context)
+    edits = [op for op in c.opcodes if op[0] != "equal"]
+    same = sum(i2 - i1 for tag, i1, i2, _, _ in c.opcodes if tag == "equal")
+    out.append(f"{same} calls match in order; {len(edits)} differing stretches:")
+    for tag, i1, i2, j1, j2 in edits[:limit]:
+        left = ", ".join(_describe(x) for x in c.a.calls[i1:min(i2, i1 + 3)])
+        right = ", ".join(_describe(x) for x in c.b.calls[j1:min(j2, j1 + 3)])
+        more_l = " ..." if i2 - i1 > 3 else ""
+        more_r = " ..." if j2 - j1 > 3 else ""
+        out.append(f"  {tag:<7} A[{i1}:{i2}] {left}{more_l}")
+        out.append(f"  {'':<7} B[{j1}:{j2}] {right}{more_r}")
+    if len(edits) > limit:
+        out.append(f"  ... {len(edits) - limit} more")
+    if c.only_a:
+        out.append("APIs only in A: " + ", ".join(c.only_a))
+    if c.only_b:
+        out.append("APIs only in B: " + ", ".join(c.only_b))
+    if c.count_diff:
+        out.append("call counts that differ (A, B): " + ", ".join(
+            f"{k} {a}/{b}" for k, (a, b) in c.count_diff.items()))
+    return "\n".join(out)
+
+
+def main(paths: list[str], compare_with: str | None = None, as_json: bool = False,
+         perfetto: str | None = None, top: int | None = None, exact: bool = False) -> int:
+    import sys
+
+    if not paths:
+        print("zmlir report: no trace given", file=sys.stderr)
+        return 2
+    traces = []
+    for p in paths:
+        try:
+            traces.append(load(p))
+        except OSError as err:
+            print(f"zmlir report: cannot read {p}: {err.strerror or err}", file=sys.stderr)
+            return 1
+    if perfetto:
+        from zmlir.trace.perfetto import write
+
+        write(traces, perfetto)
+    outputs: dict[str, Any] = {}
+    for trace in traces:
+        s = summarize(trace)
+        if as_json:
+            outputs[trace.path] = s.as_json()
+        else:
+            print(format_summary(s, trace.path, top))
+    if compare_with:
+        try:
+            other = load(compare_with)
+        except OSError as err:
+            print(f"zmlir report: cannot read {compare_with}: {err.strerror or err}",
+                  file=sys.stderr)
+            return 1
+        comparison = compare(traces[0], other, with_args=exact)
+        if as_json:
+            outputs["compare"] = comparison.as_json()
+        else:
+            print()
+            print(format_comparison(comparison))
+    if as_json:
+        print(json.dumps(outputs, indent=1))
+    if perfetto and not as_json:
+        print(f"perfetto trace written to {perfetto} (open it in https://ui.perfetto.dev)")
+    return 0
