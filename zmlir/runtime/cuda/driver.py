@@ -495,18 +495,30 @@ class Driver:
         key = hashlib.sha256(ptx.encode()).hexdigest()
         module = self.modules_by_hash.get(key)
         if module is None:
-            import zmlir
-            from zmlir.runtime.cache import compile_cached
-
-            try:
-                compiled = compile_cached(ptx, self.device.target, name)
-            except zmlir.CompileError as err:
-                log(f"cannot compile {name}: {err}")
-                raise CudaError(E.CUDA_ERROR_INVALID_PTX, str(err)) from None
+            # A backend may hold modules compiled ahead of time (the CUDA
+            # passthrough on machines without our compiler).
+            find = getattr(self.device, "precompiled", None)
+            compiled = find(key) if find is not None else None
+            if compiled is None:
+                compiled = self._compile(ptx, name, key)
             program = self.device.load(compiled)
             module = Module(name, compiled, program)
             self.modules_by_hash[key] = module
         return self.handles.add(module)
+
+    def _compile(self, ptx: str, name: str, key: str) -> Any:
+        from zmlir.diagnostics import CompileError
+
+        try:
+            from zmlir.runtime.cache import compile_cached
+
+            return compile_cached(ptx, self.device.target, name)
+        except CompileError as err:
+            log(f"cannot compile {name}: {err}")
+            raise CudaError(E.CUDA_ERROR_INVALID_PTX, str(err)) from None
+        except ImportError as err:
+            log(f"module {key} is not precompiled and zmlir's compiler is unavailable ({err})")
+            raise CudaError(E.CUDA_ERROR_INVALID_PTX, "compiler unavailable") from None
 
     def cuModuleLoadData(self, pmodule: Any, image: Any) -> int:
         self.out(pmodule, self.handle_ptr(self.load_module(image)))
