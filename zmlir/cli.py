@@ -9,9 +9,11 @@ import tempfile
 import traceback
 from collections.abc import Sequence
 
-from zmlir.compiler import STAGES, compile_module
 from zmlir.diagnostics import CompileError
-from zmlir.targets import targets
+from zmlir.stages import STAGES
+
+# The compiler (and LLVM) loads only for the commands that compile: `run` and
+# `libdir` work where only the runtime is installed.
 
 
 def _write_atomically(path: str, data: bytes) -> None:
@@ -34,6 +36,8 @@ def _cmd_compile(args: argparse.Namespace) -> int:
         with open(args.input, encoding="utf-8", errors="replace") as f:
             text = f.read()
         filename = args.input
+    from zmlir.compiler import compile_module
+
     module = compile_module(text, args.target, emit=args.emit, filename=filename)
     result = module.stages[args.emit]
     data = result if isinstance(result, bytes) else result.encode()
@@ -49,6 +53,8 @@ def _cmd_compile(args: argparse.Namespace) -> int:
 
 
 def _cmd_targets(_: argparse.Namespace) -> int:
+    from zmlir.targets import targets
+
     for name, cls in sorted(targets().items()):
         arch = f" (default arch {cls.default_arch})" if cls.default_arch else ""
         doc = ((cls.__module__ and sys.modules[cls.__module__].__doc__) or "").strip()

@@ -12,9 +12,8 @@ from zmlir.diagnostics import CompileError, SourceLoc
 from zmlir.frontend import parse_ptx
 from zmlir.frontend.ast import Param
 from zmlir.frontend.importer import import_module
+from zmlir.stages import STAGES
 from zmlir.targets import Target, get_target
-
-STAGES = ("ptx-mlir", "std-mlir", "llvm-mlir", "llvm-ir", "asm", "bin")
 
 
 @dataclass(frozen=True)

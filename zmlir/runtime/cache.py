@@ -176,7 +176,8 @@ def compile_cached(ptx: str, target_spec: str, filename: str) -> Any:
     from zmlir.targets import get_target
 
     target = get_target(target_spec)
-    if not enabled():
+    # A dump (ZMLIR_DUMP_DIR) wants every stage: compile even on a hit.
+    if not enabled() or os.environ.get("ZMLIR_DUMP_DIR"):
         return zmlir.compile_module(ptx, target, filename=filename)
     cache = JITCache()
     key = cache.key(ptx, target)

@@ -1058,9 +1058,9 @@ def bind(ffi: Any, lib: Any) -> Driver:
 
 def _boundary(name: str, body: Callable[..., int] | None, driver: Driver) -> Callable[..., int]:
     if body is None:
-        def unsupported(*args: Any) -> int:
+        def not_implemented(*args: Any) -> int:
             return int(driver.unsupported(name, "not implemented"))
-        return unsupported
+        body = not_implemented
 
     def invoke(*args: Any) -> int:
         try:

@@ -397,27 +397,6 @@ def install(driver: Any) -> None:
         driver.tracer = Tracer(path, driver.ffi, driver="zmlir", kernel_name=kernel_name)
     except OSError as err:
         print(f"zmlir: cannot write the trace {path}: {err}", file=sys.stderr, flush=True)
-        return
-    _trace_unimplemented(driver)
-
-
-_SPECIAL = {"cuGetProcAddress", "cuGetProcAddress_v2", "cuGetExportTable"}
-
-
-def _trace_unimplemented(driver: Any) -> None:
-    """driver.bind() gives the APIs without a Python body a stub that bypasses
-    the tracer; rebind those stubs (cffi's def_extern replaces the body) so a
-    trace shows every CUDA_ERROR_NOT_SUPPORTED they return."""
-    for name in api.function_names():
-        if name in _SPECIAL or getattr(driver, name, None) is not None:
-            continue
-
-        def stub(*args: Any, _name: str = name) -> int:
-            def body(*_: Any) -> int:
-                return int(driver.unsupported(_name, "not implemented"))
-            return driver.tracer.call(_name, args, body)
-
-        driver.ffi.def_extern(name=name)(stub)
 
 
 def traced_slot(driver: Any, table: Any, index: int, slot: Any) -> Any:
