@@ -583,8 +583,10 @@ def _binary(imp: _FunctionImporter, inst: ast.Instruction) -> None:
 
 
 def _mul_mode(m: _Modifiers) -> str | None:
+    # .lo and .hi are also comparison names (setp.lo/.hi), so _classify may
+    # have put them in `cmp`.
     for mode in ("lo", "hi", "wide"):
-        if mode in m.flags:
+        if mode in m.flags or m.cmp == mode:
             return mode
     return None
 
@@ -1262,7 +1264,8 @@ def _vote(imp: _FunctionImporter, inst: ast.Instruction) -> None:
     m = _classify(inst)
     modes = {"all", "any", "uni", "ballot"}
     _check_no_rest(imp, inst, m, modes)
-    mode = next((r for r in m.rest if r in modes), None)
+    # .uni is also a hint modifier elsewhere, so look at the modifiers as written.
+    mode = next((r for r in inst.modifiers if r in modes), None)
     if mode is None or "sync" not in m.flags:
         raise imp.error("unsupported 'vote' form (expected vote.sync.mode)", inst.loc)
     if len(inst.operands) != 3:

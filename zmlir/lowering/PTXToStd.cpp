@@ -58,6 +58,33 @@ Value floatMinMax(OpBuilder &b, Location loc, Value x, Value y, bool isMin, bool
   return arith::SelectOp::create(b, loc, xNaN, y, r);
 }
 
+/// |magnitude| with the sign bit of `sign`, in integer arithmetic (exact for
+/// NaNs, and llvm.copysign is not legal for every GPU lowering).
+Value copySign(OpBuilder &b, Location loc, Value magnitude, Value sign) {
+  Value m = asInteger(b, loc, magnitude), s = asInteger(b, loc, sign);
+  mlir::Type t = m.getType();
+  unsigned width = widthOf(t);
+  Value signBit = intConst(b, loc, t, static_cast<int64_t>(uint64_t(1) << (width - 1)));
+  Value rest = arith::XOrIOp::create(b, loc, signBit, intConst(b, loc, t, -1));
+  Value r = arith::OrIOp::create(b, loc, arith::AndIOp::create(b, loc, m, rest),
+                                 arith::AndIOp::create(b, loc, s, signBit));
+  return arith::BitcastOp::create(b, loc, magnitude.getType(), r);
+}
+
+/// Round half to even without llvm.roundeven (not legal for every GPU
+/// lowering): below 2^(p-1) adding and subtracting 2^(p-1) rounds exactly
+/// that way; larger magnitudes, infinities and NaN are already integral.
+Value roundEven(OpBuilder &b, Location loc, Value x) {
+  mlir::Type t = x.getType();
+  double big = t.isF64() ? 4503599627370496.0 : 8388608.0;
+  Value zero = floatConst(b, loc, t, 0.0);
+  Value ax = copySign(b, loc, x, zero);
+  Value c = floatConst(b, loc, t, big);
+  Value r = arith::SubFOp::create(b, loc, arith::AddFOp::create(b, loc, ax, c), c);
+  Value small = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, ax, c);
+  return arith::SelectOp::create(b, loc, small, copySign(b, loc, r, x), x);
+}
+
 /// add.sat.s32 / sub.sat.s32: the exact result in 64 bits, clamped.
 Value saturatingAddSub(OpBuilder &b, Location loc, Value x, Value y, bool subtract) {
   mlir::Type i64 = b.getI64Type();
@@ -102,7 +129,7 @@ struct BinaryOpLowering : PTXPattern<OpTy> {
       else if (name == "min" || name == "max")
         r = floatMinMax(rewriter, loc, a, b, name == "min", op.getNan());
       else if (name == "copysign")
-        r = math::CopySignOp::create(rewriter, loc, b, a);
+        r = copySign(rewriter, loc, b, a);
       else
         return this->unsupported(op, Twine("float '") + name + "'");
       if (op.getFtz())
@@ -651,7 +678,7 @@ Value floatToInteger(OpBuilder &b, Location loc, Value x, Rounding rnd,
                      mlir::Type intType, bool isSigned) {
   switch (rnd) {
   case Rounding::RNI:
-    x = math::RoundEvenOp::create(b, loc, x);
+    x = roundEven(b, loc, x);
     break;
   case Rounding::RMI:
     x = math::FloorOp::create(b, loc, x);
@@ -773,7 +800,7 @@ struct CvtOpLowering : PTXPattern<CvtOp> {
           r = x;
           break;
         case Rounding::RNI:
-          r = math::RoundEvenOp::create(rewriter, loc, x);
+          r = roundEven(rewriter, loc, x);
           break;
         case Rounding::RZI:
           r = math::TruncOp::create(rewriter, loc, x);

@@ -178,11 +178,13 @@ namespace {
 
 /// tanh from exp2 for targets without a tanh instruction: x itself below
 /// 2^-5 (relative error < 2^-11), else sign(x) * (1 - 2 / (e^2|x| + 1)).
-Value tanhFromExp(OpBuilder &b, Location loc, Value x) {
+Value tanhFromExp(OpBuilder &b, Location loc, Value x, bool amdgpu) {
   mlir::Type t = x.getType();
   Value ax = math::AbsFOp::create(b, loc, x);
   Value twoLog2e = floatConst(b, loc, t, 2.0 * 1.4426950408889634);
-  Value e = math::Exp2Op::create(b, loc, arith::MulFOp::create(b, loc, ax, twoLog2e));
+  Value scaled = arith::MulFOp::create(b, loc, ax, twoLog2e);
+  Value e = amdgpu ? callIntrinsic(b, loc, t, "llvm.amdgcn.exp2", scaled)
+                   : math::Exp2Op::create(b, loc, scaled).getResult();
   Value q = arith::DivFOp::create(b, loc, floatConst(b, loc, t, 2.0),
                                   arith::AddFOp::create(b, loc, e, floatConst(b, loc, t, 1.0)));
   Value big = math::CopySignOp::create(
@@ -194,6 +196,15 @@ Value tanhFromExp(OpBuilder &b, Location loc, Value x) {
 template <typename OpTy>
 struct FloatUnaryLowering : PTXPattern<OpTy> {
   using PTXPattern<OpTy>::PTXPattern;
+
+  /// IEEE square root; NVPTX's NVVM lowering only takes its own intrinsic.
+  Value squareRoot(OpBuilder &b, Location loc, Value a) const {
+    if (this->state.target == "nvptx")
+      return callIntrinsic(b, loc, a.getType(),
+                           a.getType().isF64() ? "llvm.nvvm.sqrt.rn.d" : "llvm.nvvm.sqrt.rn.f",
+                           a);
+    return math::SqrtOp::create(b, loc, a);
+  }
 
   /// NVIDIA's own .approx instruction on NVPTX, else null.
   Value nativeApprox(OpTy op, OpBuilder &b, Value a, StringRef name) const {
@@ -255,24 +266,36 @@ struct FloatUnaryLowering : PTXPattern<OpTy> {
     bool ftz = op.getFtz();
     if (ftz)
       a = flushSubnormal(rewriter, loc, a);
+    bool amdgpu = this->state.target == "amdgpu";
+    if (amdgpu && transcendental && !t.isF32())
+      return this->unsupported(op, Twine("'") + name + ".approx' on f64 for AMDGPU");
     Value one = floatConst(rewriter, loc, t, 1.0);
     Value r;
     if (name == "rcp")
       r = arith::DivFOp::create(rewriter, loc, one, a);
     else if (name == "sqrt")
-      r = math::SqrtOp::create(rewriter, loc, a);
+      r = squareRoot(rewriter, loc, a);
     else if (name == "rsqrt")
-      r = arith::DivFOp::create(rewriter, loc, one, math::SqrtOp::create(rewriter, loc, a));
-    else if (name == "sin")
-      r = math::SinOp::create(rewriter, loc, a);
-    else if (name == "cos")
-      r = math::CosOp::create(rewriter, loc, a);
-    else if (name == "lg2")
-      r = math::Log2Op::create(rewriter, loc, a);
+      r = arith::DivFOp::create(rewriter, loc, one, squareRoot(rewriter, loc, a));
+    else if (name == "sin" || name == "cos") {
+      if (amdgpu) {
+        // v_sin/v_cos take the angle in revolutions.
+        Value turns = arith::MulFOp::create(rewriter, loc, a,
+                                            floatConst(rewriter, loc, t, 0.15915494309189535));
+        r = callIntrinsic(rewriter, loc, t, name == "sin" ? "llvm.amdgcn.sin" : "llvm.amdgcn.cos",
+                          turns);
+      } else {
+        r = name == "sin" ? math::SinOp::create(rewriter, loc, a).getResult()
+                          : math::CosOp::create(rewriter, loc, a).getResult();
+      }
+    } else if (name == "lg2")
+      r = amdgpu ? callIntrinsic(rewriter, loc, t, "llvm.amdgcn.log", a)
+                 : math::Log2Op::create(rewriter, loc, a).getResult();
     else if (name == "ex2")
-      r = math::Exp2Op::create(rewriter, loc, a);
+      r = amdgpu ? callIntrinsic(rewriter, loc, t, "llvm.amdgcn.exp2", a)
+                 : math::Exp2Op::create(rewriter, loc, a).getResult();
     else
-      r = tanhFromExp(rewriter, loc, a);
+      r = tanhFromExp(rewriter, loc, a, amdgpu);
     if (ftz)
       r = flushSubnormal(rewriter, loc, r);
     rewriter.replaceOp(op, r);

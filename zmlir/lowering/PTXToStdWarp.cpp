@@ -359,9 +359,10 @@ struct LocalVarOpLowering : PTXPattern<LocalVarOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto ptrType = LLVM::LLVMPointerType::get(rewriter.getContext(), state.addressSpaces.local);
-    Value size = intConst(rewriter, loc, rewriter.getI64Type(), op.getSize());
-    Value ptr = LLVM::AllocaOp::create(rewriter, loc, ptrType, rewriter.getI8Type(), size,
-                                       op.getAlign());
+    // One array-typed element: SPIR-V has no array-sized allocas.
+    auto arrayType = LLVM::LLVMArrayType::get(rewriter.getI8Type(), op.getSize());
+    Value one = intConst(rewriter, loc, rewriter.getI64Type(), 1);
+    Value ptr = LLVM::AllocaOp::create(rewriter, loc, ptrType, arrayType, one, op.getAlign());
     rewriter.replaceOpWithNewOp<LLVM::PtrToIntOp>(op, op.getRes().getType(), ptr);
     return success();
   }

@@ -71,11 +71,12 @@ func.func @caller(%a: i32) attributes {ptx.entry} {
 
 // -----
 
-// .local variables are allocas in the private address space.
+// .local variables are allocas of one byte array in the private address
+// space (SPIR-V has no array-sized allocas).
 // SPV-LABEL: gpu.func @depot
-// SPV: llvm.alloca %{{.*}} x i8 {alignment = 8 : i64} : (i64) -> !llvm.ptr{{$}}
+// SPV: llvm.alloca %{{.*}} x !llvm.array<16 x i8> {alignment = 8 : i64} : (i64) -> !llvm.ptr{{$}}
 // NV-LABEL: gpu.func @depot
-// NV: llvm.alloca %{{.*}} x i8 {alignment = 8 : i64} : (i64) -> !llvm.ptr<5>
+// NV: llvm.alloca %{{.*}} x !llvm.array<16 x i8> {alignment = 8 : i64} : (i64) -> !llvm.ptr<5>
 func.func @depot() attributes {ptx.entry} {
   %0 = ptx.local_var {size = 16, align = 8} : i64
   ptx.ret
