@@ -1,0 +1,112 @@
+"""PTX instruction fidelity: every kernel of test/ptx/ compiled for each target, and run as
+SPIR-V on the CPU against golden outputs captured on an NVIDIA H200
+(tools/capture_golden.py). Bit-exact, except `.approx` cases, which must be within the bound
+the PTX ISA states for the op (see each case's Tolerance) and NaNs, whose payloads are not
+compared. Results also go to build/fidelity/*.json for tools/fidelity_table.py."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import zmlir
+
+sys.path.insert(0, str(Path(__file__).parent / "ptx"))
+import spec
+
+RESULTS = Path(__file__).resolve().parent.parent / "build" / "fidelity"
+COMPILE_TARGETS = ("spirv", "nvptx:sm_90", "amdgpu:gfx1100", "amdgpu:gfx942")
+_results: dict[str, dict[str, dict[str, object]]] = {}
+
+
+def _record(target: str, case: spec.Case, status: str, detail: str = "") -> None:
+    _results.setdefault(target, {})[case.name] = {"family": case.family, "status": status,
+                                                  "detail": detail}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _write_results():
+    yield
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    for target, cases in _results.items():
+        path = RESULTS / f"{target.replace(':', '-')}.json"
+        old = json.loads(path.read_text()) if path.exists() else {}
+        old.update(cases)
+        path.write_text(json.dumps(old, indent=1, sort_keys=True))
+
+
+def test_kernels_are_current() -> None:
+    """test/ptx/kernels/ is what spec.py generates (run `python3 test/ptx/spec.py`)."""
+    for c in spec.CASES:
+        assert (spec.KERNELS / f"{c.name}.ptx").read_text() == spec.ptx(c), c.name
+
+
+@pytest.mark.parametrize("target", COMPILE_TARGETS)
+def test_compiles(target: str) -> None:
+    failures = []
+    for c in spec.CASES:
+        try:
+            zmlir.compile_module(spec.ptx(c), target, filename=f"{c.name}.ptx")
+            _record(target, c, "compiles")
+        except zmlir.CompileError as err:
+            _record(target, c, "unsupported", str(err))
+            if "unsupported" not in str(err):
+                failures.append(f"{c.name}: {err}")
+    assert not failures, "\n".join(failures)
+
+
+@pytest.fixture(scope="module")
+def device():
+    launcher = pytest.importorskip("zmlir.runtime.launcher")
+    try:
+        dev = launcher.Device.open()
+    except Exception as err:  # no OpenCL runtime with SPIR-V on this machine
+        pytest.skip(f"no SPIR-V capable OpenCL device: {err}")
+    yield dev
+    dev.close()
+
+
+def _run_spirv(device, c: spec.Case, ins: list[np.ndarray]) -> np.ndarray:
+    from zmlir.runtime.launcher import KernelArg
+
+    module = zmlir.compile_module(spec.ptx(c), "spirv", filename=f"{c.name}.ptx")
+    program = device.load_spirv(module.binary)
+    n = len(ins[0])
+    out = np.zeros(n, dtype=spec.output_dtype(c))
+    arrays = [out, *ins, *([ins[0]] * (3 - len(ins)))]
+    addresses = []
+    try:
+        for a in arrays:
+            addr = device.alloc(a.nbytes)
+            device.copy_to_device(addr, a)
+            addresses.append(addr)
+        device.launch(program.kernel("k"), grid=(n // spec.BLOCK, 1, 1), block=(spec.BLOCK, 1, 1),
+                      args=[*(KernelArg.ptr(x) for x in addresses), np.uint32(n)],
+                      shared_bytes=0, shared_window=module.kernels["k"].static_shared_bytes)
+        return device.copy_into(addresses[0], out)
+    finally:
+        for addr in addresses:
+            device.free(addr)
+
+
+@pytest.mark.parametrize("name", [c.name for c in spec.CASES])
+def test_spirv_cpu_matches_h200(name: str, device) -> None:
+    c = spec.case(name)
+    golden_path = spec.GOLDEN / f"{name}.npz"
+    if not golden_path.exists():
+        pytest.skip("no H200 golden data yet: run tools/capture_golden.py on an NVIDIA GPU "
+                    "and copy the .npz files to test/ptx/golden/")
+    golden = np.load(golden_path)
+    ins = [golden[f"in{i}"] for i in range(len(c.inputs))]
+    try:
+        got = _run_spirv(device, c, ins)
+    except zmlir.CompileError as err:
+        _record("spirv-cpu", c, "unsupported", str(err))
+        pytest.skip(f"unsupported: {err}")
+    status, ndiff = spec.compare(c, got, golden["out"])
+    _record("spirv-cpu", c, status, f"{ndiff} of {len(got)} differ" if ndiff else "")
+    assert status != "mismatch", f"{ndiff} of {len(got)} results differ from the H200"

@@ -1,0 +1,150 @@
+"""Golden outputs of the PTX fidelity kernels (test/ptx/) from a real NVIDIA GPU.
+
+  python3 tools/capture_golden.py OUTDIR [--nvptx DIR]
+      (a machine with numpy and the CUDA driver; nothing of zmlir is imported) runs every
+      kernel of test/ptx/kernels/ on its generated inputs through the CUDA driver (ctypes on
+      libcuda.so.1) and writes OUTDIR/<case>.npz (inputs in0.., output `out`, compressed).
+      With --nvptx DIR it also runs zmlir's NVPTX translation of each kernel, DIR/<case>.ptx,
+      on the same inputs and compares it with the golden output bit for bit (.approx cases
+      within their stated bound); the verdicts go to OUTDIR/nvptx.json.
+
+  python3 tools/capture_golden.py --prepare-nvptx DIR
+      (this repository, with zmlir built) writes zmlir's NVPTX (sm_90) output of every kernel
+      to DIR/<case>.ptx, or DIR/<case>.error with the compiler's message.
+
+Copy OUTDIR/*.npz to test/ptx/golden/ to make test/test_ptx_fidelity.py compare against them.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "test" / "ptx"))
+
+import spec  # noqa: E402
+
+
+class Driver:
+    def __init__(self) -> None:
+        self.lib = ctypes.CDLL("libcuda.so.1")
+        self.check(self.lib.cuInit(0), "cuInit")
+        dev = ctypes.c_int()
+        self.check(self.lib.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
+        name = ctypes.create_string_buffer(256)
+        self.lib.cuDeviceGetName(name, 256, dev)
+        self.name = name.value.decode()
+        self.ctx = ctypes.c_void_p()
+        self.check(self.lib.cuDevicePrimaryCtxRetain(ctypes.byref(self.ctx), dev),
+                   "cuDevicePrimaryCtxRetain")
+        self.check(self.lib.cuCtxSetCurrent(self.ctx), "cuCtxSetCurrent")
+
+    def check(self, code: int, api: str) -> None:
+        if code != 0:
+            text = ctypes.c_char_p()
+            self.lib.cuGetErrorName(code, ctypes.byref(text))
+            raise RuntimeError(f"{api} failed: {text.value.decode() if text.value else code}")
+
+    def run(self, ptx: bytes, ins: list[np.ndarray], out_dtype: type) -> np.ndarray:
+        lib = self.lib
+        module, func = ctypes.c_void_p(), ctypes.c_void_p()
+        self.check(lib.cuModuleLoadData(ctypes.byref(module), ptx + b"\0"), "cuModuleLoadData")
+        try:
+            self.check(lib.cuModuleGetFunction(ctypes.byref(func), module, b"k"),
+                       "cuModuleGetFunction")
+            n = len(ins[0])
+            out = np.zeros(n, dtype=out_dtype)
+            arrays = [out] + list(ins) + [ins[0]] * (3 - len(ins))
+            ptrs = []
+            try:
+                for a in arrays:
+                    p = ctypes.c_uint64()
+                    self.check(lib.cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(a.nbytes)),
+                               "cuMemAlloc")
+                    ptrs.append(p)
+                    data = np.ascontiguousarray(a)
+                    self.check(lib.cuMemcpyHtoD_v2(p, data.ctypes.data_as(ctypes.c_void_p),
+                                                   ctypes.c_size_t(data.nbytes)), "cuMemcpyHtoD")
+                count = ctypes.c_uint32(n)
+                values = [*ptrs, count]
+                params = (ctypes.c_void_p * len(values))(
+                    *[ctypes.cast(ctypes.byref(v), ctypes.c_void_p) for v in values])
+                self.check(lib.cuLaunchKernel(func, n // spec.BLOCK, 1, 1, spec.BLOCK, 1, 1, 0,
+                                              None, params, None), "cuLaunchKernel")
+                self.check(lib.cuCtxSynchronize(), "cuCtxSynchronize")
+                self.check(lib.cuMemcpyDtoH_v2(out.ctypes.data_as(ctypes.c_void_p), ptrs[0],
+                                               ctypes.c_size_t(out.nbytes)), "cuMemcpyDtoH")
+                return out
+            finally:
+                for p in ptrs:
+                    lib.cuMemFree_v2(p)
+        finally:
+            lib.cuModuleUnload(module)
+
+
+def capture(outdir: Path, nvptx: Path | None) -> int:
+    driver = Driver()
+    print(f"device: {driver.name}")
+    outdir.mkdir(parents=True, exist_ok=True)
+    verdicts: dict[str, object] = {"device": driver.name, "cases": {}}
+    failures = 0
+    for c in spec.CASES:
+        ins = spec.inputs(c)
+        ptx = (spec.KERNELS / f"{c.name}.ptx").read_bytes()
+        try:
+            golden = driver.run(ptx, ins, spec.output_dtype(c))
+        except RuntimeError as err:
+            print(f"{c.name:28s} golden FAILED: {err}")
+            failures += 1
+            continue
+        np.savez_compressed(outdir / f"{c.name}.npz", out=golden,
+                            **{f"in{i}": a for i, a in enumerate(ins)})
+        line = f"{c.name:28s} captured {len(golden)}"
+        if nvptx is not None:
+            ours = nvptx / f"{c.name}.ptx"
+            if not ours.exists():
+                status, ndiff = "unsupported", 0
+            else:
+                try:
+                    got = driver.run(ours.read_bytes(), ins, spec.output_dtype(c))
+                    status, ndiff = spec.compare(c, got, golden)
+                except RuntimeError as err:
+                    status, ndiff = f"error: {err}", -1
+            verdicts["cases"][c.name] = {"family": c.family, "status": status,  # type: ignore[index]
+                                         "differing": ndiff, "n": len(golden)}
+            failures += status not in ("pass", "within-ulp", "unsupported")
+            line += f"  nvptx: {status}" + (f" ({ndiff} differ)" if ndiff > 0 else "")
+        print(line)
+    if nvptx is not None:
+        (outdir / "nvptx.json").write_text(json.dumps(verdicts, indent=1))
+    return 1 if failures else 0
+
+
+def prepare_nvptx(directory: Path) -> None:
+    import zmlir
+
+    directory.mkdir(parents=True, exist_ok=True)
+    for c in spec.CASES:
+        try:
+            module = zmlir.compile_module(spec.ptx(c), "nvptx:sm_90", filename=f"{c.name}.ptx")
+            (directory / f"{c.name}.ptx").write_bytes(module.binary)
+        except Exception as err:
+            (directory / f"{c.name}.error").write_text(str(err))
+    print(f"prepared {len(spec.CASES)} kernels in {directory}")
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    if len(args) == 2 and args[0] == "--prepare-nvptx":
+        prepare_nvptx(Path(args[1]))
+        sys.exit(0)
+    if len(args) in (1, 3) and not args[0].startswith("-"):
+        nv = Path(args[2]) if len(args) == 3 and args[1] == "--nvptx" else None
+        sys.exit(capture(Path(args[0]), nv))
+    print(__doc__)
+    sys.exit(2)
