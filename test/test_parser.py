@@ -1178,3 +1178,87 @@ def test_lineinfo_maps_instructions_to_cuda_lines(nvcc: Nvcc) -> None:
         if (i.opcode, i.modifiers[:1]) == ("ld", ("global",)) and i.src and i.src[0] == ours[0]
     }
     assert len(load_lines) == 1 and "v += in[i]" in load_lines.pop()
+
+
+# ---------------------------------------------------------------------------
+# The fast path (fastpath.py) against lark alone
+# ---------------------------------------------------------------------------
+
+TRICKY = (
+    HEADER
+    + """
+.global .align 4 .b8 tab[4] = {1, 2, 3, 4};
+.visible .entry k(.param .u64 a, .param .align 8 .b8 s[16]) .maxntid 128, 1, 1
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<9>, %x;
+    .reg.b16 plain, other<2>;
+    .reg .v4 .f32 %v;
+    .reg .b32 %big<017>;
+    .local .align 8 .b8 depot[32];
+    .shared .b32 sh[2][3];
+    .loc 1 5 7
+    ld.param.u64 %rd1, [a+8];
+    ld.param.u64 %rd2, [ a + -8 ];
+    ld.param.u64 %rd2, [a - 0x10];
+    ld.global.u32 %r1, [100];
+    @!%p1 bra $L__BB0_2;
+    @ ! %p1 bra $L__BB0_2;
+    { .param .b32 param0; call.uni (retval0), f, (param0); }
+    call.uni (retval0),
+    f,
+    (
+    param0
+    );
+    call f, ();
+    shfl.sync.down.b32 %r1|%p2, %r2, 1, 31, -1;
+    setp.ne.s32 plain | %p1, %r1, 0;
+    selp.b32 %r1, 1, 0, !%p1;
+    st.global.v4.f32 [%rd1], {%f1, %f2, _, 0f3F800000};
+    mov.b64 %rd1, {%r1,%r2};
+    tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex, {%f5, %f6}];
+    tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex, smp, {%f5, -1}];
+    mov.u32 %r1, 0x1F; mov.u32 %r2, 017; mov.u32 %r3, 0b101U; mov.f64 %fd1, 1.5e3;
+    mov.f32 %f1, -0f3F800000; add.s32 %r1, %r1, -5;
+    /* comment */ add.s32 %r1, %r1, 1; // trailing
+    ret ;
+    ret
+    ;
+    exit;
+    .pragma "nounroll";
+    { { { mov.u32 %r1, 1; } } }
+    {}
+    ts: .branchtargets L1, L2;
+    brx.idx %r1, ts;
+L1: ret;
+L2 :
+$L__BB0_2:
+    .loc 1 9 2, function_name $L__info_string0, inlined_at 1 5 7
+    ret;
+}
+"""
+)
+
+
+def test_fast_path_matches_lark() -> None:
+    fast, slow = parse_ptx(TRICKY), parse_ptx(TRICKY, fast=False)
+    assert fast == slow
+    insts = instructions(fast.functions[0])
+    assert len(insts) == 30 and insts[0].src == (1, 5, 7) and insts[-1].src == (1, 9, 2)
+
+
+def test_fast_path_errors_match_lark() -> None:
+    """Mutated inputs: both paths give the same AST or the same diagnostic."""
+    for mutated in _mutations(TRICKY, 400, seed=99):
+        results = []
+        for fast in (True, False):
+            try:
+                results.append(parse_ptx(mutated, "m.ptx", fast=fast))
+            except CompileError as e:
+                results.append(str(e))
+        assert results[0] == results[1], mutated
+
+
+def test_register_count_limit() -> None:
+    e = errors(KERNEL + "\t.reg .b32 %r<99999999999>;\n}\n")
+    assert e.loc == SourceLoc(6, 15) and "too many registers" in e.message

@@ -23,21 +23,30 @@ from lark.parsers.lalr_analysis import Shift
 
 from zmlir.diagnostics import CompileError, SourceLoc
 from zmlir.frontend import ast, cexpr
+from zmlir.frontend.fastpath import MAX_REG_COUNT, FastLexer
 
 __all__ = ["parse_ptx"]
 
 
-def parse_ptx(text: str, filename: str = "<input>") -> ast.Module:
-    """Parse a whole PTX module; raise CompileError (with `filename`) on bad input."""
+def parse_ptx(text: str, filename: str = "<input>", *, fast: bool = True) -> ast.Module:
+    """Parse a whole PTX module; raise CompileError (with `filename`) on bad input.
+
+    `fast=False` parses every statement with lark, bypassing fastpath.py
+    (same result, slower; for tests).
+    """
     parser = _parser()
     # The lexer callbacks and the transformer share one per-parse state
     # (_STATE); the lock keeps concurrent parses in threads from mixing it up.
     with _LOCK:
         _STATE.reset()
+        lexer = parser.parser.lexer
+        assert isinstance(lexer, FastLexer)
+        lexer.enabled = fast
         try:
             return _parse_locked(parser, text, filename)
         finally:
             _STATE.reset()
+            lexer.enabled = True
 
 
 def _parse_locked(parser: Lark, text: str, filename: str) -> ast.Module:
@@ -56,7 +65,7 @@ def _parse_locked(parser: Lark, text: str, filename: str) -> ast.Module:
 @functools.lru_cache(maxsize=1)
 def _parser() -> Lark:
     # Building the LALR tables takes a noticeable fraction of a second; do it once.
-    return Lark.open(
+    lark = Lark.open(
         "grammar/ptx.lark",
         rel_to=__file__,
         parser="lalr",
@@ -65,6 +74,15 @@ def _parser() -> Lark:
         maybe_placeholders=True,
         lexer_callbacks={"LOC": _on_loc, "OPCODE": _on_opcode},
     )
+    # Runs of plain statements bypass lark's lexer and parser (fastpath.py).
+    lalr = lark.parser.parser.parser  # ParsingFrontend -> LALR_Parser -> _Parser
+    lark.parser.lexer = FastLexer(lark.parser.lexer, lalr.parse_table, _fast_number, _loc_value,
+                                  _STATE)
+    return lark
+
+
+def _fast_number(text: str, negative: bool) -> ast.IntImm | ast.FloatImm:
+    return _number(Token("NUMBER", text, 0, 1, 1), negative)
 
 
 # ---------------------------------------------------------------------------
@@ -96,13 +114,20 @@ _LOCK = threading.Lock()
 _LOC_RE = re.compile(r"\.loc[ \t]+(\d+)[ \t]+(\d+)[ \t]+(\d+)[ \t]*(?:,|//|$)")
 
 
-def _on_loc(tok: Token) -> Token:
-    m = _LOC_RE.match(tok)
+def _loc_value(text: str) -> tuple[int, int, int] | None:
+    m = _LOC_RE.match(text)
     if m is None:
+        return None
+    file, line, col = (int(g) for g in m.groups())
+    return (file, line, col)
+
+
+def _on_loc(tok: Token) -> Token:
+    src = _loc_value(tok)
+    if src is None:
         raise CompileError("malformed '.loc' directive; expected '.loc file line column'",
                            loc=_loc(tok))
-    file, line, col = (int(g) for g in m.groups())
-    _STATE.src = (file, line, col)
+    _STATE.src = src
     return tok
 
 
@@ -408,9 +433,15 @@ class _AstBuilder(Transformer[Token, Any]):
 
     def stmts(self, c: list[Any]) -> list[ast.Statement]:
         # `stmts stmt` or `stmt`; a dropped `_TARGET_LIST` leaves no child.
+        # A FAST_STMTS child is a list of statements (see FAST_STMTS below);
+        # nothing else is a list, so a list first is the statements so far.
         if c and type(c[0]) is list:
             head: list[ast.Statement] = c[0]
-            head.extend(c[1:])
+            for x in c[1:]:
+                if type(x) is list:
+                    head.extend(x)
+                else:
+                    head.append(x)
             return head
         return c
 
@@ -472,7 +503,11 @@ class _AstBuilder(Transformer[Token, Any]):
         if count is None:
             return (name,)
         # `%r<12>` declares %r0 .. %r11.
-        return tuple(f"{name}{i}" for i in range(_int(count)))
+        n = _int(count)
+        if n > MAX_REG_COUNT:  # a typo like %r<99999999999> would exhaust memory
+            raise CompileError(f"too many registers in '{name}<{count}>' (at most "
+                               f"{MAX_REG_COUNT})", loc=_loc(count))
+        return tuple(f"{name}{i}" for i in range(n))
 
     def var_decl(self, c: list[Any]) -> ast.VarDecl:
         init = c[-1]
@@ -583,6 +618,9 @@ class _AstBuilder(Transformer[Token, Any]):
     def SINK(self, tok: Token) -> ast.Sink:
         return _SINK
 
+    def FAST_STMTS(self, tok: Token) -> list[ast.Statement]:
+        return tok.value  # type: ignore[return-value]  # set by FastLexer
+
     # --- operands --------------------------------------------------------------
 
     def not_(self, c: list[ast.Reg | ast.Sym]) -> ast.Not:
@@ -649,6 +687,7 @@ def _checked_init(init: object, where: Token) -> object:
 # (punctuation, keywords) are quoted as written.
 _TERMINAL_DESCRIPTIONS = {
     "OPCODE": "an instruction",
+    "FAST_STMTS": "an instruction",
     "LABEL_DEF": "a label",
     "GUARD": "a predicate guard",
     "REG": "a register",
