@@ -1143,7 +1143,7 @@ def _dp(imp: _FunctionImporter, inst: ast.Instruction) -> None:
         raise imp.error(f"'{inst.opcode}' needs two operand types", inst.loc)
     vs = _operand_values(imp, inst, ["i32"] * 3)
     attrs = _attrs(a_type=f"#ptx.type<{m.types[0]}>", b_type=f"#ptx.type<{m.types[1]}>",
-                   hi=inst.opcode == "dp2a" and "hi" in m.flags)
+                   hi=inst.opcode == "dp2a" and _mul_mode(m) == "hi")
     _emit_result(imp, inst, f"ptx.{inst.opcode} {_slots(3)} {attrs} : i32", vs, "i32")
 
 

@@ -47,13 +47,44 @@ LogicalResult checkDefaultRounding(OpTy op, const PTXPattern<OpTy> &p) {
 
 /// PTX float min/max: -0 orders below +0; without `.NaN` a NaN operand
 /// yields the other operand, with `.NaN` the result is NaN.
-Value floatMinMax(OpBuilder &b, Location loc, Value x, Value y, bool isMin, bool nan) {
-  Value r = isMin ? arith::MinimumFOp::create(b, loc, x, y).getResult()
-                  : arith::MaximumFOp::create(b, loc, x, y).getResult();
-  if (nan)
-    return r;
-  Value xNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
-  Value yNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, y, y);
+///
+/// arith.minimumf/maximumf have exactly the `.NaN` semantics, but LLVM's
+/// SPIR-V backend lowers llvm.minimum/maximum to OpenCL fmin/fmax, which
+/// ignore NaNs and may return either zero. With `explicitOrder` the order is
+/// built from compares instead: the smaller (larger) operand, and for equal
+/// operands (only +-0 differ) the OR (AND) of their bits, which prefers -0
+/// (+0).
+Value floatMinMax(OpBuilder &b, Location loc, Value x, Value y, bool isMin, bool nan,
+                  bool explicitOrder) {
+  using FP = arith::CmpFPredicate;
+  Value xNaN = arith::CmpFOp::create(b, loc, FP::UNO, x, x);
+  Value yNaN = arith::CmpFOp::create(b, loc, FP::UNO, y, y);
+  Value r;
+  if (explicitOrder) {
+    Value first = arith::CmpFOp::create(b, loc, isMin ? FP::OLT : FP::OGT, x, y);
+    r = arith::SelectOp::create(b, loc, first, x, y);
+    Value bx = asInteger(b, loc, x), by = asInteger(b, loc, y);
+    Value zeros = isMin ? arith::OrIOp::create(b, loc, bx, by).getResult()
+                        : arith::AndIOp::create(b, loc, bx, by).getResult();
+    Value equal = arith::CmpFOp::create(b, loc, FP::OEQ, x, y);
+    r = arith::SelectOp::create(b, loc, equal,
+                                arith::BitcastOp::create(b, loc, x.getType(), zeros), r);
+    if (nan) {
+      // NVIDIA's canonical NaN (all ones but the sign).
+      unsigned width = widthOf(x.getType());
+      Value canonical = arith::BitcastOp::create(
+          b, loc, x.getType(),
+          intConst(b, loc, b.getIntegerType(width),
+                   static_cast<int64_t>(~uint64_t(0) >> 1)));
+      return arith::SelectOp::create(b, loc, arith::OrIOp::create(b, loc, xNaN, yNaN),
+                                     canonical, r);
+    }
+  } else {
+    r = isMin ? arith::MinimumFOp::create(b, loc, x, y).getResult()
+              : arith::MaximumFOp::create(b, loc, x, y).getResult();
+    if (nan)
+      return r;
+  }
   r = arith::SelectOp::create(b, loc, yNaN, x, r);
   return arith::SelectOp::create(b, loc, xNaN, y, r);
 }
@@ -127,7 +158,8 @@ struct BinaryOpLowering : PTXPattern<OpTy> {
       else if (name == "sub")
         r = arith::SubFOp::create(rewriter, loc, a, b);
       else if (name == "min" || name == "max")
-        r = floatMinMax(rewriter, loc, a, b, name == "min", op.getNan());
+        r = floatMinMax(rewriter, loc, a, b, name == "min", op.getNan(),
+                        this->state.target == "spirv");
       else if (name == "copysign")
         r = copySign(rewriter, loc, b, a);
       else
@@ -831,9 +863,10 @@ struct CvtOpLowering : PTXPattern<CvtOp> {
     if (dstFloat && op.getSat())
       r = saturateFloat(rewriter, loc, r);
     if (op.getRelu()) {
+      // Negative values and -0 become +0 (as on the H200); NaN stays NaN.
       Value zero = floatConst(rewriter, loc, r.getType(), 0.0);
-      Value negative = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OLT, r, zero);
-      r = arith::SelectOp::create(rewriter, loc, negative, zero, r);
+      Value notPositive = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OLE, r, zero);
+      r = arith::SelectOp::create(rewriter, loc, notPositive, zero, r);
     }
     rewriter.replaceOp(op, adjustBits(rewriter, loc, r, resultType, isSignedType(dst)));
     return success();

@@ -7,11 +7,13 @@
 // `.approx` on NVPTX is NVIDIA's own instruction (through the NVVM
 // intrinsics), so it matches the hardware bit for bit; elsewhere it is the
 // correctly rounded (or libm-accurate) function, which is within the bound
-// the PTX ISA documents for each `.approx` op.
+// the PTX ISA documents for each `.approx` op; sin and cos first reduce the
+// angle the way the hardware does, so large angles agree with NVIDIA too.
 //
 //===----------------------------------------------------------------------===//
 
 #include "zmlir/lowering/PTXLowering.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace zmlir;
@@ -73,7 +75,7 @@ Value adjustRounding(OpBuilder &b, Location loc, Value r, Rounding rnd, Value ab
 }
 
 /// f32 -> bf16 round to nearest even, in integer arithmetic (bf16 floats
-/// need an extension on SPIR-V). NaN stays NaN, quieted.
+/// need an extension on SPIR-V). NaN gives NVIDIA's canonical NaN 0x7fff.
 Value f32ToBf16Bits(OpBuilder &b, Location loc, Value x) {
   mlir::Type i32 = b.getI32Type();
   Value bits = bitsOf(b, loc, x);
@@ -83,10 +85,8 @@ Value f32ToBf16Bits(OpBuilder &b, Location loc, Value x) {
   Value rounded = arith::AddIOp::create(
       b, loc, bits, arith::AddIOp::create(b, loc, lsb, intConst(b, loc, i32, 0x7fff)));
   Value nearest = arith::ShRUIOp::create(b, loc, rounded, c16);
-  Value quietNaN = arith::OrIOp::create(b, loc, arith::ShRUIOp::create(b, loc, bits, c16),
-                                        intConst(b, loc, i32, 0x40));
   Value isNaN = arith::CmpFOp::create(b, loc, FP::UNO, x, x);
-  Value r = arith::SelectOp::create(b, loc, isNaN, quietNaN, nearest);
+  Value r = arith::SelectOp::create(b, loc, isNaN, intConst(b, loc, i32, 0x7fff), nearest);
   return arith::TruncIOp::create(b, loc, b.getI16Type(), r);
 }
 
@@ -97,8 +97,8 @@ Value f32ToBf16Bits(OpBuilder &b, Location loc, Value x) {
 ///  2. widen the result back (exact) and compare it with the input;
 ///  3. if it is on the wrong side for the mode, step one ulp back.
 /// bf16 results are rounded in integer arithmetic (only from f32).
-Value zmlir::narrowFloat(OpBuilder &b, Location loc, Value x, mlir::Type target,
-                         Rounding rnd) {
+static Value narrowFloatRounded(OpBuilder &b, Location loc, Value x, mlir::Type target,
+                                Rounding rnd) {
   mlir::Type source = x.getType();
   Value r;
   if (target.isBF16()) {
@@ -126,6 +126,21 @@ Value zmlir::narrowFloat(OpBuilder &b, Location loc, Value x, mlir::Type target,
                         arith::CmpFOp::create(b, loc, FP::OLT, back, x),
                         arith::CmpFOp::create(b, loc, FP::OGT, x, zero),
                         arith::CmpFOp::create(b, loc, FP::OLT, x, zero));
+}
+
+/// narrowFloatRounded, then NaN results of f16 made canonical.
+Value zmlir::narrowFloat(OpBuilder &b, Location loc, Value x, mlir::Type target,
+                         Rounding rnd) {
+  Value r = narrowFloatRounded(b, loc, x, target, rnd);
+  if (!r || !target.isF16())
+    return r;
+  // NVIDIA converts every NaN to the canonical 16-bit NaN 0x7fff (payload
+  // and sign dropped); the CPU's conversion keeps the payload. (bf16: in
+  // f32ToBf16Bits, as bf16 values are not legal on SPIR-V.)
+  Value isNaN = arith::CmpFOp::create(b, loc, FP::UNO, x, x);
+  Value canonical = arith::BitcastOp::create(b, loc, target,
+                                             intConst(b, loc, b.getI16Type(), 0x7fff));
+  return arith::SelectOp::create(b, loc, isNaN, canonical, r);
 }
 
 /// Integer to float with a directed rounding mode:
@@ -191,6 +206,33 @@ Value tanhFromExp(OpBuilder &b, Location loc, Value x, bool amdgpu) {
       b, loc, arith::SubFOp::create(b, loc, floatConst(b, loc, t, 1.0), q), x);
   Value small = arith::CmpFOp::create(b, loc, FP::OLT, ax, floatConst(b, loc, t, 0.03125));
   return arith::SelectOp::create(b, loc, small, x, big);
+}
+
+/// The angle `x` (radians) in revolutions, reduced the way NVIDIA's
+/// sin/cos.approx reduce it: x * 1/(2 pi) rounded to the type, then its
+/// fraction, in [-0.5, 0.5]. Angles too large for a fraction are whole
+/// revolutions (the H200 gives sin 0, cos 1 for +-FLT_MAX), a zero keeps the
+/// sign of x, and infinities give NaN. `wholeOnly` (AMDGPU, whose v_sin/v_cos
+/// reduce revolutions themselves and where llvm.floor is not legal) only
+/// turns the whole revolutions into zeros.
+Value revolutions(OpBuilder &b, Location loc, Value x, bool wholeOnly) {
+  mlir::Type t = x.getType();
+  Value turns =
+      arith::MulFOp::create(b, loc, x, floatConst(b, loc, t, 0.5 * llvm::numbers::inv_pi));
+  Value zero = floatConst(b, loc, t, 0.0);
+  Value signedZero = arith::MulFOp::create(b, loc, turns, zero);
+  if (wholeOnly) {
+    // From 2^(p-1) on (p the precision) every value is an integer.
+    double integral = t.isF64() ? 4503599627370496.0 : 8388608.0;
+    Value whole = arith::CmpFOp::create(b, loc, FP::OGE, math::AbsFOp::create(b, loc, turns),
+                                        floatConst(b, loc, t, integral));
+    return arith::SelectOp::create(b, loc, whole, signedZero, turns);
+  }
+  Value whole = math::FloorOp::create(
+      b, loc, arith::AddFOp::create(b, loc, turns, floatConst(b, loc, t, 0.5)));
+  Value fraction = arith::SubFOp::create(b, loc, turns, whole);
+  Value isZero = arith::CmpFOp::create(b, loc, FP::OEQ, fraction, zero);
+  return arith::SelectOp::create(b, loc, isZero, signedZero, fraction);
 }
 
 template <typename OpTy>
@@ -278,15 +320,16 @@ struct FloatUnaryLowering : PTXPattern<OpTy> {
     else if (name == "rsqrt")
       r = arith::DivFOp::create(rewriter, loc, one, squareRoot(rewriter, loc, a));
     else if (name == "sin" || name == "cos") {
+      Value turns = revolutions(rewriter, loc, a, amdgpu);
       if (amdgpu) {
         // v_sin/v_cos take the angle in revolutions.
-        Value turns = arith::MulFOp::create(rewriter, loc, a,
-                                            floatConst(rewriter, loc, t, 0.15915494309189535));
         r = callIntrinsic(rewriter, loc, t, name == "sin" ? "llvm.amdgcn.sin" : "llvm.amdgcn.cos",
                           turns);
       } else {
-        r = name == "sin" ? math::SinOp::create(rewriter, loc, a).getResult()
-                          : math::CosOp::create(rewriter, loc, a).getResult();
+        Value angle = arith::MulFOp::create(rewriter, loc, turns,
+                                            floatConst(rewriter, loc, t, 2.0 * llvm::numbers::pi));
+        r = name == "sin" ? math::SinOp::create(rewriter, loc, angle).getResult()
+                          : math::CosOp::create(rewriter, loc, angle).getResult();
       }
     } else if (name == "lg2")
       r = amdgpu ? callIntrinsic(rewriter, loc, t, "llvm.amdgcn.log", a)
@@ -339,9 +382,12 @@ struct TestpOpLowering : PTXPattern<TestpOp> {
     case TestpClass::NotANumber:
       r = arith::AndIOp::create(rewriter, loc, expMax, notOf(mantZero));
       break;
-    case TestpClass::Normal:
-      r = arith::AndIOp::create(rewriter, loc, notOf(expMax), notOf(expZero));
+    case TestpClass::Normal: {
+      // Not NaN, infinite or subnormal: NVIDIA hardware counts +-0 as normal.
+      Value subnormal = arith::AndIOp::create(rewriter, loc, expZero, notOf(mantZero));
+      r = arith::AndIOp::create(rewriter, loc, notOf(expMax), notOf(subnormal));
       break;
+    }
     case TestpClass::Subnormal:
       r = arith::AndIOp::create(rewriter, loc, expZero, notOf(mantZero));
       break;
@@ -404,8 +450,9 @@ struct MovUnpackOpLowering : PTXPattern<MovUnpackOp> {
 };
 
 /// cvt.{rn,rz}{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b: a in the high
-/// half. .relu turns negative values into +0 (NaN stays NaN); .satfinite
-/// clamps to the largest finite value of the result type (NaN stays NaN).
+/// half. .relu turns negative values and -0 into +0; .satfinite clamps to
+/// the largest finite value of the result type; NaN gives the canonical NaN
+/// 0x7fff (narrowFloat).
 struct CvtPackOpLowering : PTXPattern<CvtPackOp> {
   using PTXPattern::PTXPattern;
 
@@ -434,9 +481,10 @@ struct CvtPackOpLowering : PTXPattern<CvtPackOp> {
         x = arith::SelectOp::create(rewriter, loc, isNaN, x, clamped);
       }
       if (op.getRelu()) {
+        // -0 becomes +0 as well (ole); NaN stays NaN.
         Value zero = floatConst(rewriter, loc, f32, 0.0);
-        Value negative = arith::CmpFOp::create(rewriter, loc, FP::OLT, x, zero);
-        x = arith::SelectOp::create(rewriter, loc, negative, zero, x);
+        Value notPositive = arith::CmpFOp::create(rewriter, loc, FP::OLE, x, zero);
+        x = arith::SelectOp::create(rewriter, loc, notPositive, zero, x);
       }
       Value h = narrowFloat(rewriter, loc, x, half, rnd);
       if (op.getSatfinite()) {

@@ -171,7 +171,9 @@ struct CnotOpLowering : PTXPattern<CnotOp> {
 //===----------------------------------------------------------------------===//
 
 /// bfe, following the ISA's pseudo code:
-///  1. pos = b & 0xff, len = c & 0xff;
+///  1. pos = b & 0xff, len = c & 0xff for 32 bits; for 64 bits the H200
+///     takes b and c whole (the ISA's masking would turn pos 256 into 0 and
+///     len 0x8000 into 0; the hardware gives the sign and a 49-bit field);
 ///  2. the field has n = min(len, width - pos) bits inside `a`;
 ///  3. shift it down, then up and down again by width - n, arithmetically
 ///     for signed types (that replicates bit pos + n - 1, the ISA's sbit);
@@ -187,9 +189,14 @@ struct BfeOpLowering : PTXPattern<BfeOp> {
     mlir::Type t = a.getType(), i32 = rewriter.getI32Type();
     unsigned width = widthOf(t);
     bool isSigned = isSignedType(op.getType());
-    Value byteMask = intConst(rewriter, loc, i32, 0xff);
-    Value pos = zext(rewriter, loc, t, andi(rewriter, loc, adaptor.getB(), byteMask));
-    Value len = zext(rewriter, loc, t, andi(rewriter, loc, adaptor.getC(), byteMask));
+    Value pos = adaptor.getB(), len = adaptor.getC();
+    if (width == 32) {
+      Value byteMask = intConst(rewriter, loc, i32, 0xff);
+      pos = andi(rewriter, loc, pos, byteMask);
+      len = andi(rewriter, loc, len, byteMask);
+    }
+    pos = zext(rewriter, loc, t, pos);
+    len = zext(rewriter, loc, t, len);
     Value w = intConst(rewriter, loc, t, width);
     Value wMinus1 = intConst(rewriter, loc, t, width - 1);
     Value zero = intConst(rewriter, loc, t, 0);

@@ -351,6 +351,12 @@ struct CallOpLowering : PTXPattern<CallOp> {
 
 /// A `.local` variable is an alloca in the target's private address space;
 /// its PTX address is the pointer as an integer.
+///
+/// NVPTX wants allocas in the generic space, cast to the local one (what
+/// NVPTXLowerAlloca expects): LLVM 22 selects an addrspace(5) alloca's frame
+/// index as the generic %SP, so its "local" address was a generic one and
+/// local loads and stores through it faulted (CUDA_ERROR_ILLEGAL_ADDRESS on
+/// the H200).
 struct LocalVarOpLowering : PTXPattern<LocalVarOp> {
   using PTXPattern::PTXPattern;
 
@@ -358,11 +364,17 @@ struct LocalVarOpLowering : PTXPattern<LocalVarOp> {
   matchAndRewrite(LocalVarOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto ptrType = LLVM::LLVMPointerType::get(rewriter.getContext(), state.addressSpaces.local);
+    MLIRContext *ctx = rewriter.getContext();
+    auto localType = LLVM::LLVMPointerType::get(ctx, state.addressSpaces.local);
+    bool nvptx = state.target == "nvptx";
+    auto allocaType =
+        nvptx ? LLVM::LLVMPointerType::get(ctx, state.addressSpaces.generic) : localType;
     // One array-typed element: SPIR-V has no array-sized allocas.
     auto arrayType = LLVM::LLVMArrayType::get(rewriter.getI8Type(), op.getSize());
     Value one = intConst(rewriter, loc, rewriter.getI64Type(), 1);
-    Value ptr = LLVM::AllocaOp::create(rewriter, loc, ptrType, arrayType, one, op.getAlign());
+    Value ptr = LLVM::AllocaOp::create(rewriter, loc, allocaType, arrayType, one, op.getAlign());
+    if (allocaType != localType)
+      ptr = LLVM::AddrSpaceCastOp::create(rewriter, loc, localType, ptr);
     rewriter.replaceOpWithNewOp<LLVM::PtrToIntOp>(op, op.getRes().getType(), ptr);
     return success();
   }

@@ -48,6 +48,31 @@ func.func @bfe(%a: i32, %p: i32, %l: i32) attributes {ptx.entry} {
 
 // -----
 
+// bfe.s32 masks position and length to 8 bits (PTX ISA).
+// CHECK-LABEL: gpu.func @bfe_mask32
+// CHECK: arith.andi %{{.*}}, %c255_i32
+// CHECK: arith.andi %{{.*}}, %c255_i32
+func.func @bfe_mask32(%a: i32, %p: i32, %l: i32) attributes {ptx.entry} {
+  %0 = ptx.bfe %a, %p, %l {type = #ptx.type<s32>} : i32
+  ptx.ret
+}
+
+// -----
+
+// bfe.s64 takes position and length whole, as the H200 does.
+// CHECK-LABEL: gpu.func @bfe_s64
+// CHECK-NOT: %c255_i32
+// CHECK: arith.extui %{{.*}} : i32 to i64
+// CHECK: arith.extui %{{.*}} : i32 to i64
+// CHECK-NOT: %c255_i32
+// CHECK: gpu.return
+func.func @bfe_s64(%a: i64, %p: i32, %l: i32) attributes {ptx.entry} {
+  %0 = ptx.bfe %a, %p, %l {type = #ptx.type<s64>} : i64
+  ptx.ret
+}
+
+// -----
+
 // prmt with a mode selects one of four constant selector words by c & 3.
 // CHECK-LABEL: gpu.func @prmt_b4e
 // CHECK: arith.andi %{{.*}}, %c3_i32

@@ -1,5 +1,6 @@
 // RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std | FileCheck %s
 // RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std=target=nvptx | FileCheck %s --check-prefix=NV
+// RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std=target=spirv | FileCheck %s --check-prefix=SPV
 
 // .approx is NVIDIA's instruction on NVPTX, a libm function elsewhere.
 // CHECK-LABEL: gpu.func @sin_approx
@@ -36,11 +37,72 @@ func.func @testp(%a: f32) attributes {ptx.entry} {
 
 // min without .NaN returns the non-NaN operand; -0 orders below +0.
 // CHECK-LABEL: gpu.func @fmin
-// CHECK: arith.minimumf
 // CHECK: arith.cmpf uno
+// CHECK: arith.minimumf
 // CHECK: arith.select
+// SPIR-V's llvm.minimum is OpenCL fmin: the order is built from compares,
+// and equal operands (+-0) OR their bits so -0 wins.
+// SPV-LABEL: gpu.func @fmin
+// SPV-NOT: arith.minimumf
+// SPV: %[[LT:.*]] = arith.cmpf olt, %[[X:.*]], %[[Y:[^ ]*]] : f32
+// SPV: arith.select %[[LT]], %[[X]], %[[Y]]
+// SPV: arith.ori
+// SPV: arith.cmpf oeq
+// SPV-NOT: arith.minimumf
+// SPV: gpu.return
 func.func @fmin(%a: f32, %b: f32) attributes {ptx.entry} {
   %0 = ptx.min %a, %b {type = #ptx.type<f32>} : f32
+  ptx.ret
+}
+
+// -----
+
+// max.NaN: NaN in, NVIDIA's canonical NaN 0x7fffffff out; +-0 AND their
+// bits so +0 wins.
+// SPV-LABEL: gpu.func @fmax_nan
+// SPV: arith.cmpf ogt
+// SPV: arith.andi
+// SPV: %[[NAN:.*]] = arith.ori
+// SPV: arith.select %[[NAN]], %{{.*}}
+// SPV: gpu.return
+// NV-LABEL: gpu.func @fmax_nan
+// NV: arith.maximumf
+func.func @fmax_nan(%a: f32, %b: f32) attributes {ptx.entry} {
+  %0 = ptx.max %a, %b {type = #ptx.type<f32>, nan} : f32
+  ptx.ret
+}
+
+// -----
+
+// testp.normal is true for +-0 on NVIDIA hardware: not NaN, infinite or
+// subnormal (exponent 0 with a mantissa).
+// CHECK-LABEL: gpu.func @testp_normal
+// CHECK: %[[EXP:.*]] = arith.andi %{{.*}}, %c2139095040_i32
+// CHECK: %[[MANT:.*]] = arith.andi %{{.*}}, %c8388607_i32
+// CHECK: %[[EXPZERO:.*]] = arith.cmpi eq, %[[EXP]], %c0_i32
+// CHECK: %[[MANTZERO:.*]] = arith.cmpi eq, %[[MANT]], %c0_i32
+// CHECK: %[[MANTSET:.*]] = arith.xori %[[MANTZERO]], %true
+// CHECK: arith.andi %[[EXPZERO]], %[[MANTSET]]
+func.func @testp_normal(%a: f32) attributes {ptx.entry} {
+  %0 = ptx.testp %a {kind = #ptx.testp<normal>, type = #ptx.type<f32>} : f32
+  ptx.ret
+}
+
+// -----
+
+// sin/cos.approx off NVPTX reduce the angle like the hardware: revolutions
+// (x / 2pi in f32), their fraction, then the libm function of 2pi times it.
+// CHECK-LABEL: gpu.func @cos_approx
+// CHECK: %[[T:.*]] = arith.mulf %{{.*}}, %cst{{.*}} : f32
+// CHECK: %[[H:.*]] = arith.addf %[[T]], %cst{{.*}} : f32
+// CHECK: %[[W:.*]] = math.floor %[[H]] : f32
+// CHECK: arith.subf %[[T]], %[[W]] : f32
+// CHECK: math.cos
+// NV-LABEL: gpu.func @cos_approx
+// NV-NOT: math.floor
+// NV: llvm.call_intrinsic "llvm.nvvm.cos.approx.f"
+func.func @cos_approx(%a: f32) attributes {ptx.entry} {
+  %0 = ptx.cos %a {type = #ptx.type<f32>, precision = #ptx.precision<approx>} : f32
   ptx.ret
 }
 
@@ -75,5 +137,51 @@ func.func @pack(%a: i32, %b: i32) attributes {ptx.entry} {
 // CHECK: arith.select %[[P]], %c-1_i32, %c0_i32
 func.func @set(%a: f32, %b: f32) attributes {ptx.entry} {
   %0 = ptx.set %a, %b {cmp = #ptx.cmp<lt>, type = #ptx.type<u32>, src_type = #ptx.type<f32>} : f32 -> i32
+  ptx.ret
+}
+
+// -----
+
+// f32 -> f16 gives NVIDIA's canonical NaN 0x7fff (32767) for every NaN.
+// CHECK-LABEL: gpu.func @cvt_f16_nan
+// CHECK: %[[H:.*]] = arith.truncf %[[X:.*]] : f32 to f16
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f32
+// CHECK: %[[C:.*]] = arith.bitcast %c32767_i16 : i16 to f16
+// CHECK: arith.select %[[NAN]], %[[C]], %[[H]] : f16
+func.func @cvt_f16_nan(%a: f32) attributes {ptx.entry} {
+  %0 = ptx.cvt %a {type = #ptx.type<f16>, src_type = #ptx.type<f32>, rnd = #ptx.rnd<rn>} : f32 -> i16
+  ptx.ret
+}
+
+// -----
+
+// .relu: -0 becomes +0 too (ole, not olt).
+// CHECK-LABEL: gpu.func @cvt_relu_f16
+// CHECK: %[[LE:.*]] = arith.cmpf ole, %[[R:.*]], %[[Z:.*]] : f16
+// CHECK: arith.select %[[LE]], %[[Z]], %[[R]] : f16
+func.func @cvt_relu_f16(%a: f32) attributes {ptx.entry} {
+  %0 = ptx.cvt %a {type = #ptx.type<f16>, src_type = #ptx.type<f32>, rnd = #ptx.rnd<rn>, relu} : f32 -> i16
+  ptx.ret
+}
+
+// -----
+
+// cvt.rn.relu.f16x2.f32: relu before narrowing, -0 included.
+// CHECK-LABEL: gpu.func @cvt_pack_relu
+// CHECK: %[[LE:.*]] = arith.cmpf ole, %[[X:.*]], %[[Z:.*]] : f32
+// CHECK: arith.select %[[LE]], %[[Z]], %[[X]] : f32
+func.func @cvt_pack_relu(%a: f32, %b: f32) attributes {ptx.entry} {
+  %0 = ptx.cvt_pack %a, %b {type = #ptx.type<f16x2>, rnd = #ptx.rnd<rn>, relu} : i32
+  ptx.ret
+}
+
+// -----
+
+// f32 -> bf16 rounds in integer arithmetic; NaN gives 0x7fff.
+// CHECK-LABEL: gpu.func @cvt_pack_bf16
+// CHECK: %[[NAN:.*]] = arith.cmpf uno
+// CHECK: arith.select %[[NAN]], %c32767_i32{{.*}}, %{{.*}} : i32
+func.func @cvt_pack_bf16(%a: f32, %b: f32) attributes {ptx.entry} {
+  %0 = ptx.cvt_pack %a, %b {type = #ptx.type<bf16x2>, rnd = #ptx.rnd<rn>} : i32
   ptx.ret
 }

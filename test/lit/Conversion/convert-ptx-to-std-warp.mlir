@@ -72,11 +72,17 @@ func.func @caller(%a: i32) attributes {ptx.entry} {
 // -----
 
 // .local variables are allocas of one byte array in the private address
-// space (SPIR-V has no array-sized allocas).
+// space (SPIR-V has no array-sized allocas). NVPTX allocates in the generic
+// space and casts to local (an addrspace(5) alloca became a generic %SP
+// address in LLVM 22 and faulted on the H200).
 // SPV-LABEL: gpu.func @depot
 // SPV: llvm.alloca %{{.*}} x !llvm.array<16 x i8> {alignment = 8 : i64} : (i64) -> !llvm.ptr{{$}}
 // NV-LABEL: gpu.func @depot
-// NV: llvm.alloca %{{.*}} x !llvm.array<16 x i8> {alignment = 8 : i64} : (i64) -> !llvm.ptr<5>
+// NV: %[[A:.*]] = llvm.alloca %{{.*}} x !llvm.array<16 x i8> {alignment = 8 : i64} : (i64) -> !llvm.ptr{{$}}
+// NV: %[[L:.*]] = llvm.addrspacecast %[[A]] : !llvm.ptr to !llvm.ptr<5>
+// NV: llvm.ptrtoint %[[L]] : !llvm.ptr<5> to i64
+// GFX9-LABEL: gpu.func @depot
+// GFX9: llvm.alloca %{{.*}} x !llvm.array<16 x i8> {alignment = 8 : i64} : (i64) -> !llvm.ptr<5>
 func.func @depot() attributes {ptx.entry} {
   %0 = ptx.local_var {size = 16, align = 8} : i64
   ptx.ret

@@ -185,7 +185,8 @@ def PTX_BfeOp : PTX_Op<"bfe", [Pure, AllTypesMatch<["a", "res"]>]> {
   let description = [{
     Extracts `len = c & 0xff` bits of `a` starting at `pos = b & 0xff`, zero-
     or (for `.s32/.s64`) sign-extended from the field's last bit inside `a`.
-    PTX ISA 9.7.1.20.
+    PTX ISA 9.7.1.20. For 64-bit `a` NVIDIA hardware does not mask: `pos`
+    and `len` are `b` and `c` whole (verified on an H200).
     Example: `%r = ptx.bfe %a, %pos, %len {type = #ptx.type<s32>} : i32`
   }];
   let arguments = (ins AnyTypeOf<[I32, I64]>:$a, I32:$b, I32:$c, PTX_TypeAttr:$type);
