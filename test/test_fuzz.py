@@ -116,8 +116,8 @@ class Outcome:
     problem: str | None  # None when the run ended in one of the two allowed ways
 
 
-class _Timeout(Exception):
-    pass
+class _Timeout(BaseException):
+    """Not an Exception: main() must not catch it as an internal error."""
 
 
 def _on_alarm(signum: int, frame: object) -> None:

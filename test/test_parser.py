@@ -1262,3 +1262,18 @@ def test_fast_path_errors_match_lark() -> None:
 def test_register_count_limit() -> None:
     e = errors(KERNEL + "\t.reg .b32 %r<99999999999>;\n}\n")
     assert e.loc == SourceLoc(6, 15) and "too many registers" in e.message
+
+
+@pytest.mark.parametrize("ty", ["u14", "b7", "f8", "s128", "u16x2", "e9m9", "q32"])
+def test_declarations_take_only_ptx_types(ty: str) -> None:
+    for fast in (True, False):
+        with pytest.raises(CompileError, match=f"found '.{ty}'"):
+            parse_ptx(KERNEL + f"\t.reg .{ty} %r;\n}}\n", fast=fast)
+    e = errors(HEADER + f".entry k(.param .{ty} p) {{ ret; }}\n")
+    assert e.loc == SourceLoc(4, 17)
+
+
+def test_declaration_types() -> None:
+    types = ["s8", "u64", "b128", "f16x2", "bf16x2", "tf32", "pred", "e4m3x2", "e2m1", "ue8m0x2"]
+    f = kernel_body("".join(f".reg .{t} %x{n};\n" for n, t in enumerate(types)))
+    assert [d.type for d in f.body or ()] == types

@@ -36,9 +36,10 @@ _NUMBER = (
     r"|(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\d+U?"
 )
 
-_TYPE = (
-    r"\.(?:[subf]\d+(?:x\d+)?|bf16(?:x2)?|tf32|pred|e\dm\d(?:x\d+)?|texref|samplerref|surfref)"
-    r"(?![a-zA-Z0-9_$])"
+_TYPE = (  # the TYPE terminal
+    r"\.(?:[su](?:8|16|32|64)|b(?:8|16|32|64|128)|f(?:16|32|64)|f16x2|bf16(?:x2)?|tf32|pred"
+    r"|e4m3(?:x2)?|e5m2(?:x2)?|e2m1(?:x2)?|e2m3(?:x2)?|e3m2(?:x2)?|ue8m0(?:x2)?"
+    r"|texref|samplerref|surfref)(?![a-zA-Z0-9_$])"
 )
 _INT = r"(?:0|[1-9][0-9]{0,17})"  # decimal only: a leading 0 means octal to lark
 
