@@ -81,3 +81,26 @@ def test_unknown_target_is_an_error() -> None:
     assert out.returncode == 1
     assert "bad AMDGPU architecture 'sm_80'" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_invalid_importer_output_is_an_internal_error(monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """MLIR from the importer that does not parse is our bug: said so, at the PTX line the
+    broken MLIR line came from, never as an error in the user's file at MLIR coordinates."""
+    import zmlir.compiler
+    from zmlir.cli import main
+
+    real = zmlir.compiler.import_module
+
+    def broken(parsed, filename):  # type: ignore[no-untyped-def]
+        text = real(parsed, filename)
+        return text.replace("ptx.ret", "ptx.ret junk", 1)
+
+    monkeypatch.setattr(zmlir.compiler, "import_module", broken)
+    assert main(["compile", str(VADD), "--emit", "ptx-mlir"]) == 1
+    err = capsys.readouterr().err
+    ptx_line = next(i for i, line in enumerate(VADD.read_text().splitlines(), 1)
+                    if line.strip().startswith("ret"))
+    assert err.startswith(f"{VADD}:{ptx_line}:"), err
+    assert "error: internal error: the importer produced invalid MLIR: " in err
+    assert "of its output: `ptx.ret junk`" in err

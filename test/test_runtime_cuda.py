@@ -17,8 +17,8 @@ PROGRAMS_DIR = Path(__file__).parent / "cuda" / "programs"
 # A program is one .cu file, or a folder of .cu files linked together.
 PROGRAMS = sorted([p.stem for p in PROGRAMS_DIR.glob("*.cu")]
                   + [p.name for p in PROGRAMS_DIR.iterdir() if p.is_dir()])
-# Not lowered yet: device functions kept as calls (.func / call).
-PENDING = {"device_functions": "the compiler does not lower .func and call yet"}
+# Programs expected to fail, with the reason (strict xfail: a fixed one fails the test).
+PENDING: dict[str, str] = {}
 
 pytest.importorskip("zmlir.runtime.launcher")
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 
@@ -54,6 +55,31 @@ def _native_error(err: RuntimeError, filename: str) -> CompileError:
     return CompileError(first, filename)
 
 
+# The buffer name the importer's output is parsed under: a parse error there is
+# located in the generated MLIR, never in the user's PTX.
+IMPORTED_BUFFER = "<zmlir importer output>"
+_LOC = re.compile(r'loc\("((?:[^"\\]|\\.)*)":(\d+):(\d+)\)')
+
+
+def _importer_error(err: RuntimeError, imported: str, filename: str) -> CompileError | None:
+    """A parse error in the importer's output as an internal error (the importer's bug,
+    not the user's), at the PTX instruction the offending MLIR line came from if it
+    has one; None for any other error."""
+    first = str(err).splitlines()[0] if str(err) else ""
+    m = re.match(re.escape(IMPORTED_BUFFER) + r":(\d+):(\d+): error: (.*)", first)
+    if not m:
+        return None
+    line, col, message = int(m[1]), int(m[2]), m[3]
+    lines = imported.splitlines()
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    ptx = _LOC.search(text)
+    code = _LOC.sub("", text).strip()
+    return CompileError(
+        f"internal error: the importer produced invalid MLIR: {message} "
+        f"(line {line}:{col} of its output: `{code}`)",
+        filename, SourceLoc(int(ptx[2]), int(ptx[3])) if ptx else None)
+
+
 def _param_type(param: Param) -> str:
     if param.dims:
         count = 1
@@ -76,7 +102,11 @@ def compile_module(ptx: str, target: str | Target = "spirv", *, emit: str = "bin
         param_types = {fn.name: tuple(_param_type(p) for p in fn.params)
                        for fn in parsed.functions if fn.kind == "entry"}
         imported = import_module(parsed, filename)
-        out.stages["ptx-mlir"] = _native.run_pipeline(imported, "", filename)
+        try:
+            out.stages["ptx-mlir"] = _native.run_pipeline(imported, "", IMPORTED_BUFFER)
+        except RuntimeError as err:
+            raise _importer_error(err, imported, filename) or _native_error(
+                err, filename) from None
         if stop == 0:
             return out
         std = _native.run_pipeline(imported, tgt.std_pipeline(), filename)

@@ -204,8 +204,9 @@ class _FunctionImporter:
             raw &= (1 << n) - 1
             if n > 1 and raw >= 1 << (n - 1):
                 raw -= 1 << n
-            text = "true" if n == 1 and raw else ("false" if n == 1 else str(raw))
-            self.emit([v], f"arith.constant {text} : {type_}", [], loc)
+            # i1 constants are `true`/`false`, which take no type suffix.
+            text = ("true" if raw else "false") if n == 1 else f"{raw} : {type_}"
+            self.emit([v], f"arith.constant {text}", [], loc)
             return v
         n = bits(type_)
         if isinstance(imm, ast.FloatImm):
