@@ -22,6 +22,10 @@ from zmlir.diagnostics import CompileError  # noqa: E402
 
 
 def __getattr__(name: str) -> Any:
+    if name in ("CompiledModule", "KernelInfo"):
+        from zmlir import compiled
+
+        return getattr(compiled, name)
     if name in _COMPILER_NAMES:
         from zmlir import compiler
 

@@ -6,41 +6,15 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass, field
 
 from zmlir import _native
+from zmlir.compiled import CompiledModule, KernelInfo
 from zmlir.diagnostics import CompileError, SourceLoc
 from zmlir.frontend import parse_ptx
 from zmlir.frontend.ast import Param
 from zmlir.frontend.importer import import_module
 from zmlir.stages import STAGES
 from zmlir.targets import Target, get_target
-
-
-@dataclass(frozen=True)
-class KernelInfo:
-    """What a launcher needs to know about a compiled kernel."""
-
-    name: str
-    param_count: int
-    # Bytes of the static `.shared` variables; the launcher adds the dynamic
-    # shared memory size to this for the kernel's shared window.
-    static_shared_bytes: int
-    # Each parameter's PTX type ("u64", "f32", ...), "b8[24]" for byte arrays.
-    params: tuple[str, ...] = ()
-
-
-@dataclass
-class CompiledModule:
-    target: Target
-    stages: dict[str, str | bytes] = field(default_factory=dict)
-    kernels: dict[str, KernelInfo] = field(default_factory=dict)
-
-    @property
-    def binary(self) -> bytes:
-        out = self.stages["bin"]
-        assert isinstance(out, bytes)
-        return out
 
 
 def _native_error(err: RuntimeError, filename: str) -> CompileError:

@@ -168,27 +168,43 @@ class JITCache:
                 path.unlink()
 
 
+_SHARED: dict[Path, JITCache] = {}
+
+
+def shared_cache() -> JITCache:
+    """The process's cache for the current cache directory (one SQLite
+    connection per thread, kept open)."""
+    directory = cache_dir()
+    if directory not in _SHARED:
+        _SHARED[directory] = JITCache(directory)
+    return _SHARED[directory]
+
+
 def compile_cached(ptx: str, target_spec: str, filename: str) -> Any:
     """zmlir.compile_module through the cache; returns a CompiledModule."""
     import dataclasses
 
-    import zmlir
+    from zmlir.compiled import CompiledModule, KernelInfo
     from zmlir.targets import get_target
 
     target = get_target(target_spec)
     # A dump (ZMLIR_DUMP_DIR) wants every stage: compile even on a hit.
     if not enabled() or os.environ.get("ZMLIR_DUMP_DIR"):
-        return zmlir.compile_module(ptx, target, filename=filename)
-    cache = JITCache()
+        from zmlir.compiler import compile_module
+
+        return compile_module(ptx, target, filename=filename)
+    cache = shared_cache()
     key = cache.key(ptx, target)
     hit = cache.get(key)
     if hit is not None:
         binary, kernels = hit
-        module = zmlir.CompiledModule(target)
+        module = CompiledModule(target)
         module.stages["bin"] = binary
-        module.kernels = {k["name"]: zmlir.KernelInfo(**{**k, "params": tuple(k["params"])})
+        module.kernels = {k["name"]: KernelInfo(**{**k, "params": tuple(k["params"])})
                           for k in kernels}
         return module
-    module = zmlir.compile_module(ptx, target, filename=filename)
+    from zmlir.compiler import compile_module
+
+    module = compile_module(ptx, target, filename=filename)
     cache.put(key, module.binary, [dataclasses.asdict(k) for k in module.kernels.values()])
     return module

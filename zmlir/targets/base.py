@@ -13,8 +13,6 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar
 
-from zmlir import _native
-
 
 @dataclass(frozen=True)
 class LoweringOptions:
@@ -93,15 +91,17 @@ class Target(ABC):
         return ""
 
     def emit_asm(self, llvm_ir: str) -> bytes:
+        from zmlir import _native
+
         return _native.emit(llvm_ir, self.triple, self.cpu, self.features, "asm", 2)
 
     @abstractmethod
     def emit_binary(self, llvm_ir: str) -> bytes: ...
 
     def cache_key(self) -> str:
-        """Identifies this target's output: name, arch, options and toolchain."""
-        text = f"{self.spec}|{self.lowering_options()}|{self.llvm_pipeline()}|" \
-               f"{_native.llvm_version()}"
+        """Identifies this target's output: name, arch, options and pipelines
+        (the compiler itself, LLVM included, is the JIT cache's fingerprint)."""
+        text = f"{self.spec}|{self.lowering_options()}|{self.llvm_pipeline()}"
         return hashlib.sha256(text.encode()).hexdigest()
 
 

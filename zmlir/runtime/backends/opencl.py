@@ -25,9 +25,11 @@ class OpenCLBackend(Backend):
         try:
             # Shared USM: device memory the host can also read, like CUDA's
             # unified addressing on an integrated device.
-            return cls(Device.open(alloc_kind="shared"))
+            backend = cls(Device.open(alloc_kind="shared"))
         except Exception as err:
             raise NoDevice(str(err)) from None
+        _parse_c_types()
+        return backend
 
     @property
     def device_name(self) -> str:
@@ -79,7 +81,7 @@ class OpenCLBackend(Backend):
             return self.device.load_spirv(compiled.binary)
         # The OpenCL driver's build of our SPIR-V is cached too: rebuilding
         # from its own binary takes a fraction of the time.
-        blobs = cache.BlobCache(cache.JITCache())
+        blobs = cache.BlobCache(cache.shared_cache())
         key = hashlib.sha256(compiled.binary + b"|" + self.device.name.encode()
                              + b"|" + self.device.platform_name.encode()).hexdigest()
         binary = blobs.get(key)
@@ -110,3 +112,16 @@ class OpenCLBackend(Backend):
 
     def close(self) -> None:
         self.device.close()
+
+
+def _parse_c_types() -> None:
+    """cffi parses each C type string on first use (a few ms each, with
+    pycparser): do it while the driver starts, not in the first module load
+    or launch."""
+    from zmlir.runtime.opencl_api import ffi
+
+    for name in ("cl_bool *", "cl_device_id[1]", "cl_int *", "cl_uint *",
+                 "const unsigned char **", "size_t *", "size_t[1]", "size_t[3]", "uintptr_t",
+                 "unsigned char *", "unsigned char *[1]", "unsigned char[]", "void *", "void **",
+                 "clGetDeviceGlobalVariablePointerINTEL_fn"):
+        ffi.typeof(name)

@@ -204,8 +204,23 @@ class Driver:
             except NoDevice as err:
                 log(f"no device: {err}")
                 return E.CUDA_ERROR_NO_DEVICE
+            self._prepare_module_loading()
             self.initialized = True
         return E.CUDA_SUCCESS
+
+    def _prepare_module_loading(self) -> None:
+        """Imports what loading a cached module needs now, at start-up, so a
+        warm module load costs milliseconds."""
+        try:
+            from zmlir.runtime import cache
+            from zmlir.targets import get_target
+
+            get_target(self.device.target)
+            cache.shared_cache()
+            cache.compiler_fingerprint()
+        except Exception as err:  # no compiler here: precompiled modules only
+            if os.environ.get("ZMLIR_LOG"):
+                log(f"module cache unavailable: {err}")
 
     def cuDriverGetVersion(self, version: Any) -> int:
         self.out(version, DRIVER_VERSION)

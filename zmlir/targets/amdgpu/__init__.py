@@ -15,7 +15,6 @@ import shutil
 import subprocess
 import tempfile
 
-from zmlir import _native
 from zmlir.targets.base import LoweringOptions, Target, register
 
 _LLD_CANDIDATES = ("ld.lld-22", "/usr/lib/llvm-22/bin/ld.lld", "ld.lld")
@@ -59,6 +58,8 @@ class AMDGPUTarget(Target):
                 "convert-ub-to-llvm), reconcile-unrealized-casts)")
 
     def emit_binary(self, llvm_ir: str) -> bytes:
+        from zmlir import _native
+
         obj = _native.emit(llvm_ir, self.triple, self.cpu, self.features, "obj", 2)
         with tempfile.TemporaryDirectory(prefix="zmlir-amdgpu-") as tmp:
             obj_path = os.path.join(tmp, "kernel.o")

@@ -1,0 +1,33 @@
+"""What compilation produces, in a module light enough for the runtime to
+import without loading the compiler (a JIT cache hit needs only this)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class KernelInfo:
+    """What a launcher needs to know about a compiled kernel."""
+
+    name: str
+    param_count: int
+    # Bytes of the static `.shared` variables; the launcher adds the dynamic
+    # shared memory size to this for the kernel's shared window.
+    static_shared_bytes: int
+    # Each parameter's PTX type ("u64", "f32", ...), "b8[24]" for byte arrays.
+    params: tuple[str, ...] = ()
+
+
+@dataclass
+class CompiledModule:
+    target: Any  # zmlir.targets.Target
+    stages: dict[str, str | bytes] = field(default_factory=dict)
+    kernels: dict[str, KernelInfo] = field(default_factory=dict)
+
+    @property
+    def binary(self) -> bytes:
+        out = self.stages["bin"]
+        assert isinstance(out, bytes)
+        return out
