@@ -358,8 +358,20 @@ class CUDABackend(Backend):
                    f"variable {name!r}")
         return int(ptr[0]), int(size[0])
 
+    def launch_raw(self, kernel: CUDAKernel, info: Any, grid: Sequence[int],
+                   block: Sequence[int], params_address: int, shared_bytes: int) -> None:
+        """Launch with the application's own kernelParams array: our NVPTX
+        kernels take exactly the PTX parameters, so it passes through as is."""
+        self._launch(kernel, info, grid, block, self.ffi.cast("void **", params_address),
+                     shared_bytes)
+
     def launch(self, kernel: CUDAKernel, info: Any, grid: Sequence[int], block: Sequence[int],
                args: Sequence[Any], shared_bytes: int) -> None:
+        params = param_block(self.ffi, args)
+        self._launch(kernel, info, grid, block, params.array, shared_bytes)
+
+    def _launch(self, kernel: CUDAKernel, info: Any, grid: Sequence[int], block: Sequence[int],
+                params: Any, shared_bytes: int) -> None:
         (gx, gy, gz), (bx, by, bz) = dim3("grid", grid), dim3("block", block)
         if bx * by * bz > self.info.max_threads:
             raise ValueError(f"block ({bx}, {by}, {bz}) has {bx * by * bz} threads; the "
@@ -375,9 +387,8 @@ class CUDABackend(Backend):
                 kernel.handle, _FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, window),
                 f"kernel {kernel.name!r}: {window} bytes of dynamic shared memory")
             kernel.shared_limit = window
-        params = param_block(self.ffi, args)
         self.check("cuLaunchKernel", self.lib.cuLaunchKernel(
-            kernel.handle, gx, gy, gz, bx, by, bz, window, self.ffi.NULL, params.array,
+            kernel.handle, gx, gy, gz, bx, by, bz, window, self.ffi.NULL, params,
             self.ffi.NULL), f"kernel {kernel.name!r}, grid ({gx}, {gy}, {gz}), "
             f"block ({bx}, {by}, {bz}), {window} bytes shared")
 

@@ -58,8 +58,9 @@ class Function:
     module: Module
     name: str
     info: Any  # zmlir.KernelInfo
-    kernel: Any  # launcher.Kernel
+    kernel: Any  # the backend's kernel
     attributes: dict[int, int] = field(default_factory=dict)
+    dtypes: list[Any] | None = None  # numpy types of the parameters, found on first launch
 
 
 @dataclass
@@ -847,15 +848,27 @@ class Driver:
             return E.CUDA_ERROR_INVALID_VALUE
         if block[0] * block[1] * block[2] > 1024 or block[2] > 64:
             return E.CUDA_ERROR_INVALID_VALUE
-        dtypes = []
-        for ptx_type in fn.info.params:
-            dtype = _NUMPY_TYPES.get(ptx_type)
-            if dtype is None:
-                return self.unsupported("cuLaunchKernel",
-                                        f"kernel parameter of type .{ptx_type} ({fn.name})")
-            dtypes.append(np.dtype(dtype))
         if params != self.ffi.NULL and extra != self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
+        raw = getattr(self.device, "launch_raw", None)
+        if raw is not None and params != self.ffi.NULL:
+            # The backend takes the application's parameter array as it is.
+            try:
+                raw(fn.kernel, fn.info, grid, block, self.ptr(params), shared)
+            except ValueError as err:
+                log(f"launch of {fn.name} rejected: {err}")
+                return E.CUDA_ERROR_INVALID_VALUE
+            return E.CUDA_SUCCESS
+        dtypes = fn.dtypes
+        if dtypes is None:
+            dtypes = []
+            for ptx_type in fn.info.params:
+                dtype = _NUMPY_TYPES.get(ptx_type)
+                if dtype is None:
+                    return self.unsupported("cuLaunchKernel",
+                                            f"kernel parameter of type .{ptx_type} ({fn.name})")
+                dtypes.append(np.dtype(dtype))
+            fn.dtypes = dtypes
         if extra != self.ffi.NULL:
             buffer = self._extra_buffer(extra)
             args, offset = [], 0
