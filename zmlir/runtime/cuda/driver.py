@@ -76,12 +76,28 @@ class Module:
 class Stream:
     flags: int = 0
     priority: int = 0
+    # While capturing (cuStreamBeginCapture): the work recorded for the graph.
+    capture: list[Callable[[], int]] | None = None
+
+
+@dataclass
+class Graph:
+    """Work captured from a stream, replayed in order by cuGraphLaunch."""
+
+    nodes: list[Callable[[], int]]
+
+
+@dataclass
+class GraphExec:
+    nodes: list[Callable[[], int]]
 
 
 @dataclass
 class Event:
     flags: int = 0
     timestamp: float | None = None
+    # Recorded in a capturing stream: streams waiting on it join that capture.
+    capture: list[Callable[[], int]] | None = None
 
 
 class Handles:
@@ -766,8 +782,16 @@ class Driver:
     def cuMemcpy(self, dst: int, src: int, nbytes: int) -> int:
         return self.copy(dst, src, nbytes)
 
+    def enqueue(self, stream: Any, work: Callable[[], int]) -> int:
+        """Runs `work` now, or records it while `stream` is being captured."""
+        s = self.stream(stream)
+        if s is not None and s.capture is not None:
+            s.capture.append(work)
+            return E.CUDA_SUCCESS
+        return work()
+
     def cuMemcpyAsync(self, dst: int, src: int, nbytes: int, stream: Any) -> int:
-        return self.copy(dst, src, nbytes)
+        return self.enqueue(stream, lambda: self.copy(dst, src, nbytes))
 
     def cuMemcpyHtoD_v2(self, dst: int, src: Any, nbytes: int) -> int:
         self.check_device_range(dst, nbytes)
@@ -783,13 +807,13 @@ class Driver:
         return self.copy(dst, src, nbytes)
 
     def cuMemcpyHtoDAsync_v2(self, dst: int, src: Any, nbytes: int, stream: Any) -> int:
-        return self.cuMemcpyHtoD_v2(dst, src, nbytes)
+        return self.enqueue(stream, lambda: self.cuMemcpyHtoD_v2(dst, src, nbytes))
 
     def cuMemcpyDtoHAsync_v2(self, dst: Any, src: int, nbytes: int, stream: Any) -> int:
-        return self.cuMemcpyDtoH_v2(dst, src, nbytes)
+        return self.enqueue(stream, lambda: self.cuMemcpyDtoH_v2(dst, src, nbytes))
 
     def cuMemcpyDtoDAsync_v2(self, dst: int, src: int, nbytes: int, stream: Any) -> int:
-        return self.cuMemcpyDtoD_v2(dst, src, nbytes)
+        return self.enqueue(stream, lambda: self.cuMemcpyDtoD_v2(dst, src, nbytes))
 
     def memset(self, dst: int, value: int, width: int, count: int) -> int:
         self.current_context()
@@ -815,13 +839,166 @@ class Driver:
         return self.memset(dst, value, 4, n)
 
     def cuMemsetD8Async(self, dst: int, value: int, n: int, stream: Any) -> int:
-        return self.memset(dst, value, 1, n)
+        return self.enqueue(stream, lambda: self.memset(dst, value, 1, n))
 
     def cuMemsetD16Async(self, dst: int, value: int, n: int, stream: Any) -> int:
-        return self.memset(dst, value, 2, n)
+        return self.enqueue(stream, lambda: self.memset(dst, value, 2, n))
 
     def cuMemsetD32Async(self, dst: int, value: int, n: int, stream: Any) -> int:
-        return self.memset(dst, value, 4, n)
+        return self.enqueue(stream, lambda: self.memset(dst, value, 4, n))
+
+    def cuMemAllocPitch_v2(self, dptr: Any, ppitch: Any, width: int, height: int,
+                           element_size: int) -> int:
+        if element_size not in (4, 8, 16) or width == 0 or height == 0:
+            return E.CUDA_ERROR_INVALID_VALUE
+        pitch = -(-width // 256) * 256  # rows aligned like the texture alignment
+        code = self.cuMemAlloc_v2(dptr, pitch * height)
+        if code == E.CUDA_SUCCESS:
+            self.out(ppitch, pitch)
+        return code
+
+    def _copy_end(self, memory_type: int, host: Any, device: int, array: Any, what: str) -> int:
+        """The base address of one side of a 2D/3D copy (CUmemorytype)."""
+        if memory_type == 1:  # HOST
+            return self.ptr(host)
+        if memory_type in (2, 4):  # DEVICE, UNIFIED
+            return int(device)
+        if memory_type == 3:
+            raise CudaError(self.unsupported("cuMemcpy2D/3D", f"CUDA arrays ({what})"))
+        raise CudaError(E.CUDA_ERROR_INVALID_VALUE, f"{what} memory type {memory_type}")
+
+    def _copy_rows(self, src: int, src_pitch: int, src_height: int, dst: int, dst_pitch: int,
+                   dst_height: int, width: int, height: int, depth: int) -> int:
+        for z in range(depth):
+            for y in range(height):
+                code = self.copy(dst + (z * dst_height + y) * dst_pitch,
+                                 src + (z * src_height + y) * src_pitch, width)
+                if code != E.CUDA_SUCCESS:
+                    return code
+        return E.CUDA_SUCCESS
+
+    def cuMemcpy2D_v2(self, copy: Any) -> int:
+        if copy == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        c = copy[0]
+        if (c.WidthInBytes > c.srcPitch and c.Height > 1) or (
+                c.WidthInBytes > c.dstPitch and c.Height > 1):
+            return E.CUDA_ERROR_INVALID_VALUE
+        src = self._copy_end(c.srcMemoryType, c.srcHost, c.srcDevice, c.srcArray, "source")
+        dst = self._copy_end(c.dstMemoryType, c.dstHost, c.dstDevice, c.dstArray, "destination")
+        src += c.srcY * c.srcPitch + c.srcXInBytes
+        dst += c.dstY * c.dstPitch + c.dstXInBytes
+        return self._copy_rows(src, c.srcPitch, 0, dst, c.dstPitch, 0, c.WidthInBytes,
+                               c.Height, 1)
+
+    cuMemcpy2DUnaligned_v2 = cuMemcpy2D_v2
+
+    def cuMemcpy2DAsync_v2(self, copy: Any, stream: Any) -> int:
+        s = self.stream(stream)
+        if s is not None and s.capture is not None:
+            return self.unsupported("cuMemcpy2DAsync", "inside a stream capture")
+        return self.cuMemcpy2D_v2(copy)
+
+    def cuMemcpy3D_v2(self, copy: Any) -> int:
+        if copy == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        c = copy[0]
+        src = self._copy_end(c.srcMemoryType, c.srcHost, c.srcDevice, c.srcArray, "source")
+        dst = self._copy_end(c.dstMemoryType, c.dstHost, c.dstDevice, c.dstArray, "destination")
+        src_pitch = c.srcPitch or c.WidthInBytes
+        dst_pitch = c.dstPitch or c.WidthInBytes
+        src_height = c.srcHeight or c.Height
+        dst_height = c.dstHeight or c.Height
+        src += (c.srcZ * src_height + c.srcY) * src_pitch + c.srcXInBytes
+        dst += (c.dstZ * dst_height + c.dstY) * dst_pitch + c.dstXInBytes
+        return self._copy_rows(src, src_pitch, src_height, dst, dst_pitch, dst_height,
+                               c.WidthInBytes, c.Height, max(c.Depth, 1))
+
+    def cuMemcpy3DAsync_v2(self, copy: Any, stream: Any) -> int:
+        s = self.stream(stream)
+        if s is not None and s.capture is not None:
+            return self.unsupported("cuMemcpy3DAsync", "inside a stream capture")
+        return self.cuMemcpy3D_v2(copy)
+
+    def memset_2d(self, dst: int, pitch: int, value: int, width: int, count: int,
+                  height: int) -> int:
+        for row in range(height):
+            code = self.memset(dst + row * pitch, value, width, count)
+            if code != E.CUDA_SUCCESS:
+                return code
+        return E.CUDA_SUCCESS
+
+    def cuMemsetD2D8_v2(self, dst: int, pitch: int, value: int, width: int, height: int) -> int:
+        return self.memset_2d(dst, pitch, value, 1, width, height)
+
+    def cuMemsetD2D16_v2(self, dst: int, pitch: int, value: int, width: int, height: int) -> int:
+        return self.memset_2d(dst, pitch, value, 2, width, height)
+
+    def cuMemsetD2D32_v2(self, dst: int, pitch: int, value: int, width: int, height: int) -> int:
+        return self.memset_2d(dst, pitch, value, 4, width, height)
+
+    def cuMemsetD2D8Async(self, dst: int, pitch: int, value: int, width: int, height: int,
+                          stream: Any) -> int:
+        return self.memset_2d(dst, pitch, value, 1, width, height)
+
+    def cuMemsetD2D32Async(self, dst: int, pitch: int, value: int, width: int, height: int,
+                           stream: Any) -> int:
+        return self.memset_2d(dst, pitch, value, 4, width, height)
+
+    # -- one device: peers, PCI identity -------------------------------------------
+
+    def cuDeviceCanAccessPeer(self, can: Any, dev: int, peer: int) -> int:
+        self.check_device(dev)
+        self.check_device(peer)
+        self.out(can, 0)
+        return E.CUDA_SUCCESS
+
+    def cuDeviceGetP2PAttribute(self, value: Any, attrib: int, src: int, dst: int) -> int:
+        self.check_device(src)
+        self.check_device(dst)
+        self.out(value, 0)
+        return E.CUDA_SUCCESS
+
+    def cuCtxEnablePeerAccess(self, peer: Any, flags: int) -> int:
+        self.current_context()
+        return E.CUDA_ERROR_INVALID_DEVICE  # there is no other device to peer with
+
+    def cuCtxDisablePeerAccess(self, peer: Any) -> int:
+        self.current_context()
+        return E.CUDA_ERROR_INVALID_DEVICE
+
+    _PCI_BUS_ID = "0000:00:00.0"
+
+    def cuDeviceGetPCIBusId(self, bus_id: Any, length: int, dev: int) -> int:
+        self.check_device(dev)
+        text = self._PCI_BUS_ID.encode()[: max(length - 1, 0)]
+        self.ffi.memmove(bus_id, text + b"\0", len(text) + 1)
+        return E.CUDA_SUCCESS
+
+    def cuDeviceGetByPCIBusId(self, dev: Any, bus_id: Any) -> int:
+        self.require_init()
+        if self.ffi.string(bus_id).decode().lower() != self._PCI_BUS_ID:
+            return E.CUDA_ERROR_INVALID_DEVICE
+        self.out(dev, 0)
+        return E.CUDA_SUCCESS
+
+    def cuStreamGetId(self, stream: Any, stream_id: Any) -> int:
+        self.require_init()
+        self.stream(stream)
+        self.out(stream_id, self.ptr(stream))
+        return E.CUDA_SUCCESS
+
+    def cuCtxResetPersistingL2Cache(self) -> int:
+        self.current_context()
+        return E.CUDA_SUCCESS
+
+    def cuOccupancyMaxPotentialBlockSize(self, min_grid: Any, block: Any, f: Any,
+                                         smem_fn: Any, smem: int, limit: int) -> int:
+        self.handles.get(self.ptr(f), Function)
+        size = min(limit or 1024, 1024)
+        self.out(block, size)
+        self.out(min_grid, self.device.compute_units * max(1, 2048 // size))
+        return E.CUDA_SUCCESS
 
     def cuPointerGetAttribute(self, data: Any, attribute: int, ptr: int) -> int:
         self.require_init()
@@ -841,9 +1018,11 @@ class Driver:
     # -- launch ----------------------------------------------------------------
 
     def launch(self, hfunc: Any, grid: tuple[int, int, int], block: tuple[int, int, int],
-               shared: int, params: Any, extra: Any) -> int:
+               shared: int, params: Any, extra: Any, stream: Any = None) -> int:
         self.current_context()
         fn = self.handles.get(self.ptr(hfunc), Function)
+        s = self.stream(stream) if stream is not None else None
+        capturing = s is not None and s.capture is not None
         if min(grid) < 1 or min(block) < 1:
             return E.CUDA_ERROR_INVALID_VALUE
         if block[0] * block[1] * block[2] > 1024 or block[2] > 64:
@@ -851,7 +1030,7 @@ class Driver:
         if params != self.ffi.NULL and extra != self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
         raw = getattr(self.device, "launch_raw", None)
-        if raw is not None and params != self.ffi.NULL:
+        if raw is not None and params != self.ffi.NULL and not capturing:
             # The backend takes the application's parameter array as it is.
             try:
                 raw(fn.kernel, fn.info, grid, block, self.ptr(params), shared)
@@ -883,12 +1062,19 @@ class Driver:
                 return E.CUDA_ERROR_INVALID_VALUE
             args = [np.frombuffer(bytes(self.ffi.buffer(params[i], dtype.itemsize)),
                                   dtype=dtype)[0] for i, dtype in enumerate(dtypes)]
-        try:
-            self.device.launch(fn.kernel, fn.info, grid, block, args, shared)
-        except ValueError as err:
-            log(f"launch of {fn.name} rejected: {err}")
-            return E.CUDA_ERROR_INVALID_VALUE
-        return E.CUDA_SUCCESS
+        def run() -> int:
+            try:
+                self.device.launch(fn.kernel, fn.info, grid, block, args, shared)
+            except ValueError as err:
+                log(f"launch of {fn.name} rejected: {err}")
+                return E.CUDA_ERROR_INVALID_VALUE
+            return E.CUDA_SUCCESS
+
+        if capturing:
+            assert s is not None and s.capture is not None
+            s.capture.append(run)  # the arguments were copied above
+            return E.CUDA_SUCCESS
+        return run()
 
     def _extra_buffer(self, extra: Any) -> bytes:
         """The packed parameters of cuLaunchKernel's `extra`: pairs of
@@ -910,7 +1096,7 @@ class Driver:
 
     def cuLaunchKernel(self, f: Any, gx: int, gy: int, gz: int, bx: int, by: int, bz: int,
                        shared: int, stream: Any, params: Any, extra: Any) -> int:
-        return self.launch(f, (gx, gy, gz), (bx, by, bz), shared, params, extra)
+        return self.launch(f, (gx, gy, gz), (bx, by, bz), shared, params, extra, stream)
 
     def cuLaunchKernelEx(self, config: Any, f: Any, params: Any, extra: Any) -> int:
         if config == self.ffi.NULL:
@@ -918,13 +1104,17 @@ class Driver:
         c = config[0]
         return self.launch(f, (c.gridDimX, c.gridDimY, c.gridDimZ),
                            (c.blockDimX, c.blockDimY, c.blockDimZ), c.sharedMemBytes,
-                           params, extra)
+                           params, extra, c.hStream)
 
     def cuLaunchHostFunc(self, stream: Any, fn: Any, user_data: Any) -> int:
         self.current_context()
-        self.device.synchronize()
-        fn(user_data)
-        return E.CUDA_SUCCESS
+
+        def run() -> int:
+            self.device.synchronize()
+            fn(user_data)
+            return E.CUDA_SUCCESS
+
+        return self.enqueue(stream, run)
 
     def cuOccupancyMaxActiveBlocksPerMultiprocessor(self, num: Any, f: Any, block: int,
                                                      smem: int) -> int:
@@ -972,8 +1162,12 @@ class Driver:
 
     def cuStreamWaitEvent(self, stream: Any, event: Any, flags: int) -> int:
         self.require_init()
-        self.stream(stream)
-        self.handles.get(self.ptr(event), Event)
+        s = self.stream(stream)
+        ev = self.handles.get(self.ptr(event), Event)
+        if s is not None and ev.capture is not None and s.capture is None:
+            # Waiting on an event of a capture pulls this stream into it; all
+            # recorded work is replayed in order, which keeps every dependency.
+            s.capture = ev.capture
         return E.CUDA_SUCCESS
 
     def cuStreamAddCallback(self, stream: Any, callback: Any, user_data: Any, flags: int) -> int:
@@ -984,8 +1178,69 @@ class Driver:
 
     def cuStreamIsCapturing(self, stream: Any, status: Any) -> int:
         self.require_init()
-        self.stream(stream)
-        self.out(status, 0)
+        s = self.stream(stream)
+        self.out(status, 1 if s is not None and s.capture is not None else 0)
+        return E.CUDA_SUCCESS
+
+    # -- graphs: stream capture and replay ---------------------------------------
+
+    def cuStreamBeginCapture_v2(self, stream: Any, mode: int) -> int:
+        self.current_context()
+        s = self.stream(stream)
+        if s is None:  # the legacy default stream cannot be captured
+            return E.CUDA_ERROR_NOT_PERMITTED
+        if s.capture is not None:
+            return E.CUDA_ERROR_NOT_PERMITTED
+        s.capture = []
+        return E.CUDA_SUCCESS
+
+    def cuStreamEndCapture(self, stream: Any, pgraph: Any) -> int:
+        self.require_init()
+        s = self.stream(stream)
+        if s is None or s.capture is None:
+            return E.CUDA_ERROR_NOT_PERMITTED
+        graph = Graph(s.capture)
+        for obj in self.handles._objects.values():  # streams that joined the capture
+            if isinstance(obj, Stream) and obj.capture is graph.nodes:
+                obj.capture = None
+        self.out(pgraph, self.handle_ptr(self.handles.add(graph)))
+        return E.CUDA_SUCCESS
+
+    def cuGraphInstantiateWithFlags(self, pexec: Any, graph: Any, flags: int) -> int:
+        self.require_init()
+        g = self.handles.get(self.ptr(graph), Graph)
+        self.out(pexec, self.handle_ptr(self.handles.add(GraphExec(list(g.nodes)))))
+        return E.CUDA_SUCCESS
+
+    def cuGraphLaunch(self, exec_: Any, stream: Any) -> int:
+        self.current_context()
+        graph = self.handles.get(self.ptr(exec_), GraphExec)
+
+        def run() -> int:
+            for node in graph.nodes:
+                code = node()
+                if code != E.CUDA_SUCCESS:
+                    return code
+            return E.CUDA_SUCCESS
+
+        return self.enqueue(stream, run)
+
+    def cuGraphGetNodes(self, graph: Any, nodes: Any, count: Any) -> int:
+        self.require_init()
+        g = self.handles.get(self.ptr(graph), Graph)
+        if nodes != self.ffi.NULL:
+            return self.unsupported("cuGraphGetNodes", "node handles")
+        self.out(count, len(g.nodes))
+        return E.CUDA_SUCCESS
+
+    def cuGraphDestroy(self, graph: Any) -> int:
+        self.require_init()
+        self.handles.remove(self.ptr(graph), Graph)
+        return E.CUDA_SUCCESS
+
+    def cuGraphExecDestroy(self, exec_: Any) -> int:
+        self.require_init()
+        self.handles.remove(self.ptr(exec_), GraphExec)
         return E.CUDA_SUCCESS
 
     def cuStreamGetFlags(self, stream: Any, flags: Any) -> int:
@@ -1011,7 +1266,11 @@ class Driver:
     def cuEventRecord(self, event: Any, stream: Any) -> int:
         self.require_init()
         ev = self.handles.get(self.ptr(event), Event)
-        self.stream(stream)
+        s = self.stream(stream)
+        if s is not None and s.capture is not None:
+            ev.capture = s.capture  # a fork point of the capture
+            return E.CUDA_SUCCESS
+        ev.capture = None
         self.device.synchronize()
         ev.timestamp = time.perf_counter()
         return E.CUDA_SUCCESS

@@ -227,9 +227,8 @@ _BUILT = _Built()
 
 def _stub(driver: Any, table: Table, index: int) -> Any:
     def body() -> int:
-        _log(f"unsupported: export table {table.name} slot {index} "
-             "(returning CUDA_ERROR_NOT_SUPPORTED)")
-        return int(E.CUDA_ERROR_NOT_SUPPORTED)
+        return int(driver.unsupported(f"export table {table.name} slot {index}",
+                                      "meaning unknown"))
 
     return driver.ffi.callback("CUresult(void)", traced_stub(driver, table, index, body))
 
