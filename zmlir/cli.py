@@ -5,28 +5,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 import traceback
 from collections.abc import Sequence
 
 from zmlir.diagnostics import CompileError
+from zmlir.files import write_atomically
 from zmlir.stages import STAGES
 
 # The compiler (and LLVM) loads only for the commands that compile: `run` and
 # `libdir` work where only the runtime is installed.
-
-
-def _write_atomically(path: str, data: bytes) -> None:
-    """Writes all of `data` or nothing: a failed run leaves no partial file."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".zmlir-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 def _cmd_compile(args: argparse.Namespace) -> int:
@@ -48,7 +35,7 @@ def _cmd_compile(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
     else:
-        _write_atomically(args.output, data)
+        write_atomically(args.output, data)
     return 0
 
 

@@ -148,29 +148,6 @@ void *zmlir_trampoline(int k, void *real);
 """
 
 
-def _preinit_c(paths: list[str]) -> str:
-    libpython = Path(sysconfig.get_config_var("LIBDIR")) / (
-        sysconfig.get_config_var("INSTSONAME") or "")
-    joined = ":".join(paths)
-    return f"""
-#include <stdio.h>
-#include <stdlib.h>
-static void __attribute__((constructor)) zmlir_interposer_preinit(void) {{
-    dlopen("{libpython}", RTLD_NOW | RTLD_GLOBAL);
-    const char *old = getenv("PYTHONPATH");
-    static char value[16384];
-    if (old) {{
-        setenv("ZMLIR_APP_PYTHONPATH", old, 1);
-        snprintf(value, sizeof value, "%s:%s", "{joined}", old);
-    }} else {{
-        unsetenv("ZMLIR_APP_PYTHONPATH");
-        snprintf(value, sizeof value, "%s", "{joined}");
-    }}
-    setenv("PYTHONPATH", value, 1);
-}}
-"""
-
-
 def _init_code(paths: list[str], package_root: str) -> str:
     return f"""
 import os, site, sys, types
@@ -199,6 +176,7 @@ def build(out_dir: Path | None = None, verbose: bool = False) -> Path:
     import cffi
 
     from zmlir.runtime.cuda import api
+    from zmlir.runtime.cuda import build as libcuda
 
     out = Path(out_dir) if out_dir else default_dir()
     out.mkdir(parents=True, exist_ok=True)
@@ -210,7 +188,8 @@ def build(out_dir: Path | None = None, verbose: bool = False) -> Path:
     ffibuilder.embedding_api(api.TYPES + api.FUNCTIONS
                              + "void zmlir_slot_called(int k, unsigned long long *regs);\n")
     ffibuilder.cdef(_HELPERS_CDEF)
-    ffibuilder.set_source("_zmlir_interposer", api.TYPES + _helpers_c() + _preinit_c(paths),
+    preinit = libcuda.preinit_c(paths, "zmlir_interposer_preinit")
+    ffibuilder.set_source("_zmlir_interposer", api.TYPES + _helpers_c() + preinit,
                           extra_link_args=[
                               f"-Wl,-soname,{SONAME}", "-ldl",
                               f"-L{sysconfig.get_config_var('LIBDIR')}",

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from zmlir.files import write_atomically
 
 ENV = "ZMLIR_NVPTX_CACHE"
 _ARCH = re.compile(r"sm_(\d+)")
@@ -77,9 +77,9 @@ def store(directory: Path, key: str, compiled: Any, source: str = "") -> Path:
                     for name, k in compiled.kernels.items()},
     }
     ptx_path = directory / f"{key}.{arch}.ptx"
-    _write_atomically(ptx_path, compiled.binary)
+    write_atomically(ptx_path, compiled.binary)
     # The metadata last: an entry is complete once its .json exists.
-    _write_atomically(directory / f"{key}.{arch}.json", json.dumps(meta, indent=1).encode())
+    write_atomically(directory / f"{key}.{arch}.json", json.dumps(meta, indent=1).encode())
     return ptx_path
 
 
@@ -106,14 +106,3 @@ def lookup(directory: Path, key: str, arch: str) -> CachedModule | None:
 def _sm_number(arch: str) -> int | None:
     match = _ARCH.fullmatch(arch)
     return int(match.group(1)) if match else None
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".zmlir-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise

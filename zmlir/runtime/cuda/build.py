@@ -25,7 +25,7 @@ def library_dir() -> Path:
     return Path(__file__).resolve().parent / "lib"
 
 
-def _preinit_c(paths: list[str]) -> str:
+def preinit_c(paths: list[str], name: str = "zmlir_preinit") -> str:
     """C run when the application loads the library, before Python starts.
 
     The application dlopens us without RTLD_GLOBAL, so libpython's symbols
@@ -41,7 +41,7 @@ def _preinit_c(paths: list[str]) -> str:
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
-static void __attribute__((constructor)) zmlir_preinit(void) {{
+static void __attribute__((constructor)) {name}(void) {{
     dlopen("{libpython}", RTLD_NOW | RTLD_GLOBAL);
     const char *old = getenv("PYTHONPATH");
     static char value[16384];
@@ -88,7 +88,7 @@ def build(out_dir: Path | None = None, verbose: bool = False) -> Path:
     paths = [package_root, *site.getsitepackages()]
     ffibuilder = cffi.FFI()
     ffibuilder.embedding_api(api.TYPES + api.FUNCTIONS)
-    ffibuilder.set_source("_zmlir_cuda", api.TYPES + _preinit_c(paths), extra_link_args=[
+    ffibuilder.set_source("_zmlir_cuda", api.TYPES + preinit_c(paths), extra_link_args=[
         f"-Wl,-soname,{SONAME}",
         f"-L{sysconfig.get_config_var('LIBDIR')}",
         f"-Wl,-rpath,{sysconfig.get_config_var('LIBDIR')}",
