@@ -104,3 +104,20 @@ def test_invalid_importer_output_is_an_internal_error(monkeypatch: pytest.Monkey
     assert err.startswith(f"{VADD}:{ptx_line}:"), err
     assert "error: internal error: the importer produced invalid MLIR: " in err
     assert "of its output: `ptx.ret junk`" in err
+
+
+REGRESSIONS = Path(__file__).parent / "fuzz_regressions"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in REGRESSIONS.glob("*.ptx")))
+def test_fuzz_regressions_end_cleanly(name: str, tmp_path: Path) -> None:
+    # Inputs the fuzzer once hung or crashed the importer on: each now ends
+    # quickly with success or one diagnostic.
+    out = subprocess.run([sys.executable, "-m", "zmlir.cli", "compile",
+                          str(REGRESSIONS / name), "--emit=ptx-mlir", "-o",
+                          str(tmp_path / "out.mlir")], capture_output=True, text=True, timeout=60)
+    assert out.returncode in (0, 1), out.stderr
+    assert "internal error" not in out.stderr and "Traceback" not in out.stderr
+    if out.returncode == 1:
+        assert len(out.stderr.strip().splitlines()) == 1
+        assert ": error: " in out.stderr

@@ -274,8 +274,10 @@ class _FunctionImporter:
             if p.dims:
                 size = _array_bytes(p.type, p.dims)
                 t = f"!llvm.array<{size} x i8>"
-            else:
+            elif p.type in _MLIR_TYPES:
                 t = mlir_type(p.type)
+            else:
+                raise self.error(f"unsupported parameter type '.{p.type}'", p.loc)
             v = Value(t, f"%arg{i}")
             self.params[p.name] = v
             args.append(f"%arg{i}: {t}")
@@ -1389,7 +1391,7 @@ def _call(imp: _FunctionImporter, inst: ast.Instruction) -> None:
         raise imp.error(f"'call' of '{name}' with the wrong number of parameters", inst.loc)
     values = []
     for a, p in zip(args, callee.params, strict=True):
-        want = mlir_type(p.type) if not p.dims else None
+        want = mlir_type(p.type) if not p.dims and p.type in _MLIR_TYPES else None
         if want is None:
             raise imp.error(f"unsupported aggregate parameter '{p.name}' in a call", inst.loc)
         if isinstance(a, ast.Sym) and a.name in imp.param_regs:

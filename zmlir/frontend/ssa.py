@@ -100,7 +100,23 @@ class SSABuilder:
                 before = set(pred.entry)
                 phi.incoming[edge] = self._exit_value(pred, reg)
                 worklist.extend((pred, r) for r in pred.entry if r not in before)
+        self._break_alias_cycles(blocks)
         self._fold_trivial_phis(blocks)
+
+    def _break_alias_cycles(self, blocks: list[SSABlock]) -> None:
+        """Unreachable code can form a loop of single-predecessor blocks whose
+        entry values alias one another in a circle; such a register is
+        undefined there."""
+        for block in blocks:
+            for placeholder in block.entry.values():
+                seen: set[int] = set()
+                v = placeholder
+                while v.alias is not None:
+                    if id(v) in seen:
+                        v.alias = self._undef(v.type)
+                        break
+                    seen.add(id(v))
+                    v = v.alias
 
     @staticmethod
     def _fold_trivial_phis(blocks: list[SSABlock]) -> None:
