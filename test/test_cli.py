@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -121,3 +122,15 @@ def test_fuzz_regressions_end_cleanly(name: str, tmp_path: Path) -> None:
     if out.returncode == 1:
         assert len(out.stderr.strip().splitlines()) == 1
         assert ": error: " in out.stderr
+
+
+def test_output_to_a_device_writes_through_it(tmp_path: Path) -> None:
+    # `-o /dev/null` must write to the device, not replace it with a file.
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    out = run_zmlir("compile", str(VADD), "--emit", "ptx-mlir", "-o", str(fifo))
+    data = reader.communicate(timeout=60)[0]
+    assert out.returncode == 0, out.stderr
+    assert b"ptx.ld_param" in data
+    assert fifo.is_fifo()

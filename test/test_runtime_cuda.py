@@ -154,3 +154,27 @@ def test_driver_api_program(program: str, build_dir: Path, libdir: str) -> None:
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.strip().endswith("PASS")
+
+
+_ATTRIBUTES = textwrap.dedent("""
+    import ctypes, json, os, sys
+    lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
+    assert lib.cuInit(0) == 0
+    def attr(a):
+        v = ctypes.c_int()
+        assert lib.cuDeviceGetAttribute(ctypes.byref(v), a, 0) == 0
+        return v.value
+    print(json.dumps({"sm": attr(16), "warp": attr(10), "threads": attr(1),
+                      "major": attr(75), "minor": attr(76), "cpus": os.cpu_count()}))
+""")
+
+
+def test_device_attributes_describe_the_backend_device(libdir: str) -> None:
+    result = subprocess.run([sys.executable, "-c", _ATTRIBUTES, libdir], capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    r = json.loads(result.stdout.strip().splitlines()[-1])
+    assert r["warp"] == 32 and r["threads"] == 1024
+    assert (r["major"], r["minor"]) == (8, 0)
+    # The CPU device's compute units are its cores.
+    assert 1 <= r["sm"] <= r["cpus"]

@@ -8,7 +8,14 @@ from pathlib import Path
 
 
 def write_atomically(path: str | Path, data: bytes) -> None:
-    """Writes all of `data` or nothing: a failure leaves no partial file."""
+    """Writes all of `data` or nothing: a failure leaves no partial file.
+
+    Only regular files are replaced by renaming; a device or pipe (`-o
+    /dev/null`, `-o /dev/stdout`) is written in place, never replaced."""
+    if os.path.exists(path) and not os.path.isfile(path):
+        with open(path, "wb") as f:
+            f.write(data)
+        return
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".zmlir-")
     try:

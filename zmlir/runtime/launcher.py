@@ -232,6 +232,7 @@ class Device:
     local_mem_size: int
     sub_group_sizes: tuple[int, ...]
     alloc_kind: AllocKind
+    compute_units: int
     platform_id: Any = field(repr=False)
     device_id: Any = field(repr=False)
     context: Any = field(repr=False)
@@ -303,6 +304,7 @@ class Device:
             local_mem_size=cl.device_scalar(device, cl.CL_DEVICE_LOCAL_MEM_SIZE, "cl_ulong"),
             sub_group_sizes=sub_groups,
             alloc_kind=alloc_kind,
+            compute_units=cl.device_scalar(device, cl.CL_DEVICE_MAX_COMPUTE_UNITS, "cl_uint"),
             platform_id=platform,
             device_id=device,
             context=context,

@@ -41,7 +41,7 @@ class OpenCLBackend(Backend):
 
     @property
     def compute_units(self) -> int:
-        return int(getattr(self.device, "compute_units", 0) or 1)
+        return max(1, int(self.device.compute_units))
 
     @property
     def local_mem_size(self) -> int:
