@@ -8,6 +8,7 @@ diagnostics point at `file.ptx:line:col`.
 
 from __future__ import annotations
 
+import re
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,6 +42,12 @@ _SPECIAL_REGS = {
     "%lanemask_lt", "%lanemask_le", "%lanemask_gt", "%lanemask_ge", "%smid", "%nsmid",
     "%gridid", "%globaltimer", "%dynamic_smem_size", "%total_smem_size",
 }
+_PACKED_INT_TYPES = {"u16x2", "s16x2"}
+# Special registers with no `ptx.sreg` case: reads of them import as the
+# generic `ptx.inst` (operand kind "%name"), which lowering rejects.
+_OTHER_SPECIAL_REG = re.compile(
+    r"%(?:envreg\d+|cluster_\w+(?:\.[xyz])?|n?clusterid\.[xyz]|is_explicit_cluster"
+    r"|aggr_smem_size|reserved_smem_\w+|pm\d+(?:_64)?|current_graph_exec)")
 # Modifiers that are hints only and change no result.
 _HINTS = {"uni", "aligned", "sync", "nc", "L1::evict_last", "L1::evict_first",
           "L1::no_allocate", "L1::evict_normal", "L1::evict_unchanged",
@@ -408,7 +415,9 @@ class _FunctionImporter:
         if fn.linkage:
             attrs.append(f"ptx.linkage = {_quote(fn.linkage)}")
         for key, values in fn.directives.items():
-            attrs.append(f"ptx.{key} = array<i64: {', '.join(map(str, values))}>")
+            # `.explicitcluster` has no values: `array<i64>`.
+            elems = f": {', '.join(map(str, values))}" if values else ""
+            attrs.append(f"ptx.{key} = array<i64{elems}>")
         attr_text = f" attributes {{{', '.join(attrs)}}}" if attrs else ""
         results = ""
         if self.result_types:
@@ -566,6 +575,10 @@ def _binary(imp: _FunctionImporter, inst: ast.Instruction) -> None:
         _carry(imp, inst)
         return
     m = _classify(inst)
+    if any(r in _PACKED_INT_TYPES for r in m.rest):
+        # Packed 16-bit SIMD integer arithmetic: no ptx type for the lanes.
+        _generic(imp, inst)
+        return
     _check_no_rest(imp, inst, m, {"NaN"} if inst.opcode in ("min", "max") else set())
     _expect_operands(imp, inst, 3)
     ptx_type = _one_type(imp, inst, m)
@@ -714,6 +727,13 @@ def _selp(imp: _FunctionImporter, inst: ast.Instruction) -> None:
 
 @_handles("mov")
 def _mov(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    if len(inst.operands) == 2 and (
+            _is_other_special_reg(imp, inst.operands[1])
+            or (isinstance(inst.operands[1], ast.Sym) and inst.operands[1].name in imp.params)):
+        # Special registers without a ptx.sreg case, and the address of a
+        # kernel parameter (grid constants, tensor maps).
+        _generic(imp, inst)
+        return
     m = _classify(inst)
     _check_no_rest(imp, inst, m)
     _expect_operands(imp, inst, 2)
@@ -804,6 +824,11 @@ def _destinations(inst: ast.Instruction, operand: ast.Operand) -> list[ast.Opera
 @_handles("ld", "ldu")
 def _ld(imp: _FunctionImporter, inst: ast.Instruction) -> None:
     m = _classify(inst)
+    if len(inst.operands) == 3 and "L2::cache_hint" in m.flags:
+        # The third operand is a cache policy (from `createpolicy`); ld_op has
+        # no place for it.
+        _generic(imp, inst)
+        return
     _check_no_rest(imp, inst, m)
     _expect_operands(imp, inst, 2)
     ptx_type = _one_type(imp, inst, m)
@@ -828,20 +853,27 @@ def _ld(imp: _FunctionImporter, inst: ast.Instruction) -> None:
         imp.write_reg(dest, v, inst.loc)
         return
     if m.space == "param":
+        if isinstance(src, ast.Addr) and isinstance(src.base, ast.Reg):
+            # Through the address of a kernel parameter (`mov %rd, param`).
+            _generic(imp, inst)
+            return
         if (not isinstance(src, ast.Addr) or not isinstance(src.base, ast.Sym)
                 or src.base.name not in imp.params):
             raise imp.error("unsupported 'ld.param' from something other than a parameter",
                             inst.loc)
-        if m.vec != 1:
-            raise imp.error("unsupported vector 'ld.param'", inst.loc)
         param = imp.params[src.base.name]
-        dest = dests[0]
-        rt = imp.reg_type(dest.name, inst.loc) if isinstance(dest, ast.Reg) else mlir_type(ptx_type)
-        r = imp.new_value(rt)
-        attrs = _attrs(offset=f"{src.offset} : i64" if src.offset else None,
-                       type=f"#ptx.type<{ptx_type}>")
-        imp.emit([r], f"ptx.ld_param {param.name} {attrs} : {param.type} -> {rt}", [], inst.loc)
-        imp.write_reg(dest, r, inst.loc)
+        # ld.param.vN: N element loads at consecutive offsets (a sink's
+        # element is read too, and dropped).
+        for i, dest in enumerate(dests):
+            rt = (imp.reg_type(dest.name, inst.loc) if isinstance(dest, ast.Reg)
+                  else mlir_type(ptx_type))
+            r = imp.new_value(rt)
+            offset = src.offset + i * _element_bytes(ptx_type)
+            attrs = _attrs(offset=f"{offset} : i64" if offset else None,
+                           type=f"#ptx.type<{ptx_type}>")
+            imp.emit([r], f"ptx.ld_param {param.name} {attrs} : {param.type} -> {rt}", [],
+                     inst.loc)
+            imp.write_reg(dest, r, inst.loc)
         return
     addr, offset = _address(imp, inst, src, m.space)
     results = []
@@ -921,7 +953,10 @@ def _cvt(imp: _FunctionImporter, inst: ast.Instruction) -> None:
                        satfinite="satfinite" in m.rest, type=f"#ptx.type<{m.types[0]}>")
         _emit_result(imp, inst, f"ptx.cvt_pack {{0}}, {{1}} {attrs} : i32", vs, "i32")
         return
-    _check_no_rest(imp, inst, m)
+    if m.rest:
+        # .satfinite, .tf32, fp8 pairs (.e4m3x2), ...: ptx.cvt has no place for them.
+        _generic(imp, inst)
+        return
     _expect_operands(imp, inst, 2)
     if len(m.types) != 2:
         raise imp.error("'cvt' needs a destination and a source type", inst.loc)
@@ -949,7 +984,10 @@ def _atom(imp: _FunctionImporter, inst: ast.Instruction) -> None:
         op = next((f for f in ("and", "or", "xor") if f in m.flags), None)
     if op is None:
         raise imp.error("'atom' needs an operation (.add, .cas, ...)", inst.loc)
-    _check_no_rest(imp, inst, m, allowed=ops)
+    if any(r not in ops for r in m.rest):
+        # e.g. atom.add.noftz.f16: no attribute of ptx.atom says .noftz.
+        _generic(imp, inst)
+        return
     ptx_type = _one_type(imp, inst, m)
     t = mlir_type(ptx_type)
     n = 4 if op == "cas" else 3
@@ -977,8 +1015,9 @@ def _bar(imp: _FunctionImporter, inst: ast.Instruction) -> None:
         return
     m = _classify(inst)
     if "sync" not in m.flags or m.rest:
-        raise imp.error(f"unsupported '{inst.opcode}' form "
-                        f"'.{'.'.join(inst.modifiers)}'", inst.loc)
+        # bar.red, bar.arrive, barrier.cluster, ...: no dedicated op.
+        _generic(imp, inst)
+        return
     if len(inst.operands) not in (1, 2):
         raise imp.error(f"'{inst.opcode}.sync' expects 1 or 2 operands", inst.loc)
     vs = [imp.value(o, "i32", inst.loc) for o in inst.operands]
@@ -1223,7 +1262,9 @@ def _set(imp: _FunctionImporter, inst: ast.Instruction) -> None:
         raise imp.error("'set' needs a comparison and two types", inst.loc)
     dtype, stype = m.types
     if dtype not in ("u32", "s32", "f32"):
-        raise imp.error(f"unsupported 'set' result type '.{dtype}'", inst.loc)
+        # .f16/.f16x2/... results: ptx.set has no such result type.
+        _generic(imp, inst)
+        return
     if len(inst.operands) not in (3, 4):
         raise imp.error("'set' expects 3 or 4 operands", inst.loc)
     st = mlir_type(stype)
@@ -1339,8 +1380,9 @@ def _fence(imp: _FunctionImporter, inst: ast.Instruction) -> None:
     else:
         mods = list(inst.modifiers)
         if len(mods) != 2 or mods[0] not in ("sc", "acq_rel") or mods[1] not in _SCOPES:
-            raise imp.error(f"unsupported 'fence' form '.{'.'.join(mods)}' "
-                            "(proxy and mbarrier fences are not lowered)", inst.loc)
+            # Proxy and mbarrier fences: no ptx.fence form for them.
+            _generic(imp, inst)
+            return
         sem, scope = mods
     imp.emit([], f"ptx.fence {{{{scope = #ptx.scope<{scope}>, sem = #ptx.sem<{sem}>}}}}", [],
              inst.loc)
@@ -1412,23 +1454,42 @@ def _call(imp: _FunctionImporter, inst: ast.Instruction) -> None:
         imp.ssa.write(imp.block.ssa, reg, imp.coerce(r, imp.reg_type(reg, inst.loc), inst.loc))
 
 
-# Instructions whose first operand is not a destination register.
+# Instructions (opcode, or opcode.first-modifier) whose first operand is not
+# a destination register. Besides these, a first operand that is an address
+# (`st`, `mbarrier.init`, `multimem.st`, `cp.async`, ...) is never one.
 _NO_DESTINATION = {
     "st", "red", "bar", "barrier", "membar", "fence", "prefetch", "prefetchu", "trap",
     "brkpt", "pmevent", "call", "brx", "nanosleep", "stmatrix", "wmma.store", "cp",
-    "mbarrier", "griddepcontrol", "setmaxnreg", "bar.warp", "discard", "applypriority",
-    "createpolicy", "multimem", "sust", "sured", "tensormap", "stackrestore", "wgmma",
+    "griddepcontrol", "setmaxnreg", "bar.warp", "discard", "applypriority",
+    "sust", "sured", "tensormap", "stackrestore", "wgmma",
 }
+
+
+def _has_destination(inst: ast.Instruction) -> bool:
+    if not inst.operands or isinstance(inst.operands[0], ast.Addr):
+        return False
+    if inst.opcode in ("bar", "barrier") and "red" in inst.modifiers:
+        return True
+    dotted = f"{inst.opcode}.{inst.modifiers[0]}" if inst.modifiers else inst.opcode
+    return inst.opcode not in _NO_DESTINATION and dotted not in _NO_DESTINATION
+
+
+def _is_other_special_reg(imp: _FunctionImporter, operand: ast.Operand) -> bool:
+    """A special register without a `ptx.sreg` case (and not a declared register)."""
+    return (isinstance(operand, ast.Reg) and _OTHER_SPECIAL_REG.fullmatch(operand.name) is not None
+            and imp.ssa.reg_type(operand.name) is None)
 
 
 def _generic(imp: _FunctionImporter, inst: ast.Instruction) -> None:
     """Imports an instruction with no dedicated op as `ptx.inst`, keeping
-    opcode, modifiers and operands; lowering reports it as unsupported."""
+    opcode, modifiers and operands; lowering reports it as unsupported.
+    A special register with no `ptx.sreg` case (`%envreg0`, `%cluster_ctarank`,
+    ...) is an operand of kind "%name" (its own name) with no SSA value."""
     m = _classify(inst)
     default_type = mlir_type(m.types[-1]) if m.types and m.types[-1] in _MLIR_TYPES else "i32"
     operands = list(inst.operands)
     dests: list[ast.Operand] = []
-    if operands and inst.opcode not in _NO_DESTINATION:
+    if _has_destination(inst):
         first = operands.pop(0)
         dests = list(first.elems) if isinstance(first, ast.Vec) else (
             [first.first, first.second] if isinstance(first, ast.Pair) else [first])
@@ -1459,6 +1520,9 @@ def _generic(imp: _FunctionImporter, inst: ast.Instruction) -> None:
             kinds.append("s")
         elif isinstance(o, ast.Sink):
             kinds.append("_")
+        elif _is_other_special_reg(imp, o):
+            assert isinstance(o, ast.Reg)
+            kinds.append(o.name)
         else:
             args.append(value_of(o))
             kinds.append("r")
