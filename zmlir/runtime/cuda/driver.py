@@ -27,6 +27,7 @@ import numpy as np
 
 from zmlir.runtime.cuda import api, fatbin
 from zmlir.runtime.cuda.errors import CudaError, CUresult, message_of, name_of
+from zmlir.runtime.cuda.memory_map import AllocationMap
 
 DRIVER_VERSION = 13000
 COMPUTE_CAPABILITY = (8, 0)
@@ -61,6 +62,7 @@ class Function:
     kernel: Any  # the backend's kernel
     attributes: dict[int, int] = field(default_factory=dict)
     dtypes: list[Any] | None = None  # numpy types of the parameters, found on first launch
+    handle: int = 0
 
 
 @dataclass
@@ -70,6 +72,7 @@ class Module:
     program: Any  # the backend's program
     functions: dict[str, Function] = field(default_factory=dict)
     globals: dict[str, int] = field(default_factory=dict)
+    handle: int = 0  # the first handle it was loaded under (cuFuncGetModule)
 
 
 @dataclass
@@ -123,12 +126,6 @@ class Handles:
         del self._objects[handle]
         return obj
 
-    def handle_of(self, obj: Any) -> int:
-        for handle, candidate in self._objects.items():
-            if candidate is obj:
-                return handle
-        return self.add(obj)
-
 
 class Driver:
     """The state behind the API: one process, one backend device."""
@@ -141,7 +138,7 @@ class Driver:
         self.primary: Context | None = None
         self.primary_handle = 0
         self.tls = threading.local()
-        self.allocations: dict[int, int] = {}
+        self.allocations = AllocationMap()
         self.host_allocations: dict[int, Any] = {}
         self.modules_by_hash: dict[str, Module] = {}
         self.keepalive: list[Any] = []
@@ -200,9 +197,8 @@ class Driver:
         return memoryview(self.ffi.buffer(self.ffi.cast("char *", address), nbytes))
 
     def check_device_range(self, address: int, nbytes: int) -> None:
-        for base, size in self.allocations.items():
-            if base <= address and address + nbytes <= base + size:
-                return
+        if self.allocations.containing(address, nbytes) is not None:
+            return
         raise CudaError(E.CUDA_ERROR_INVALID_VALUE,
                         f"[0x{address:x}, +{nbytes}) is not inside a device allocation")
 
@@ -536,7 +532,9 @@ class Driver:
             program = self.device.load(compiled)
             module = Module(name, compiled, program)
             self.modules_by_hash[key] = module
-        return self.handles.add(module)
+        handle = self.handles.add(module)
+        module.handle = module.handle or handle
+        return handle
 
     def _compile(self, ptx: str, name: str, key: str) -> Any:
         from zmlir.diagnostics import CompileError
@@ -574,8 +572,9 @@ class Driver:
             if info is None:
                 raise CudaError(E.CUDA_ERROR_NOT_FOUND, f"no kernel named {name!r}")
             fn = Function(module, name, info, self.device.kernel(module.program, name))
+            fn.handle = self.handles.add(fn)
             module.functions[name] = fn
-        return self.handles.handle_of(fn)
+        return fn.handle
 
     def cuModuleGetFunction(self, hfunc: Any, hmod: Any, name: Any) -> int:
         self.require_init()
@@ -599,11 +598,11 @@ class Driver:
                 return E.CUDA_ERROR_NOT_FOUND
             module.globals[var] = address
             # Module variables are device memory for copies and range checks.
-            self.allocations.setdefault(address, size)
+            self.allocations.add(address, size, owned=False)
         if dptr != self.ffi.NULL:
             dptr[0] = address
         if nbytes != self.ffi.NULL:
-            nbytes[0] = self.allocations[address]
+            nbytes[0] = self.allocations.size_of(address)
         return E.CUDA_SUCCESS
 
     def cuModuleGetLoadingMode(self, mode: Any) -> int:
@@ -645,7 +644,7 @@ class Driver:
 
     def cuFuncGetModule(self, hmod: Any, hfunc: Any) -> int:
         fn = self.handles.get(self.ptr(hfunc), Function)
-        self.out(hmod, self.handle_ptr(self.handles.handle_of(fn.module)))
+        self.out(hmod, self.handle_ptr(fn.module.handle))
         return E.CUDA_SUCCESS
 
     def cuFuncGetAttribute(self, pi: Any, attrib: int, hfunc: Any) -> int:
@@ -684,7 +683,7 @@ class Driver:
         except Exception as err:
             log(f"allocation of {nbytes} bytes failed: {err}")
             return E.CUDA_ERROR_OUT_OF_MEMORY
-        self.allocations[address] = nbytes
+        self.allocations.add(address, nbytes)
         self.out(dptr, address)
         return E.CUDA_SUCCESS
 
@@ -699,9 +698,8 @@ class Driver:
         self.require_init()
         if dptr == 0:
             return E.CUDA_SUCCESS
-        if dptr not in self.allocations:
+        if not self.allocations.remove_owned(dptr):
             return E.CUDA_ERROR_INVALID_VALUE
-        del self.allocations[dptr]
         self.device.free(dptr)
         return E.CUDA_SUCCESS
 
@@ -740,23 +738,23 @@ class Driver:
     def cuMemGetInfo_v2(self, free: Any, total: Any) -> int:
         self.current_context()
         total_bytes = self.total_memory()
-        self.out(free, max(total_bytes - sum(self.allocations.values()), 0))
+        self.out(free, max(total_bytes - self.allocations.owned_bytes(), 0))
         self.out(total, total_bytes)
         return E.CUDA_SUCCESS
 
     def cuMemGetAddressRange_v2(self, pbase: Any, psize: Any, dptr: int) -> int:
         self.require_init()
-        for base, size in self.allocations.items():
-            if base <= dptr < base + size:
-                if pbase != self.ffi.NULL:
-                    pbase[0] = base
-                if psize != self.ffi.NULL:
-                    psize[0] = size
-                return E.CUDA_SUCCESS
-        return E.CUDA_ERROR_NOT_FOUND
+        found = self.allocations.containing(dptr)
+        if found is None:
+            return E.CUDA_ERROR_NOT_FOUND
+        if pbase != self.ffi.NULL:
+            pbase[0] = found[0]
+        if psize != self.ffi.NULL:
+            psize[0] = found[1]
+        return E.CUDA_SUCCESS
 
     def _is_device(self, address: int) -> bool:
-        return any(base <= address < base + size for base, size in self.allocations.items())
+        return self.allocations.containing(address) is not None
 
     def copy(self, dst: int, src: int, nbytes: int) -> int:
         """cudaMemcpyDefault semantics: either side may be host or device."""

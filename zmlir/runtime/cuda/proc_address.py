@@ -41,7 +41,6 @@ def get_proc_address(driver: Any, symbol: Any, pfn: Any, version: int, flags: in
         pfn[0] = ffi.NULL
         if status is not None and status != ffi.NULL:
             status[0] = _SYMBOL_NOT_FOUND
-        driver.requested_missing = getattr(driver, "requested_missing", set()) | {name}
         return CUresult.CUDA_ERROR_NOT_FOUND
     pfn[0] = ffi.cast("void *", ffi.addressof(driver.lib, target))
     if status is not None and status != ffi.NULL:

@@ -1,0 +1,48 @@
+"""The device address ranges the driver knows: its allocations and the
+module variables it handed out. Lookups by address use bisection: copies ask
+for every pointer they are given."""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+
+@dataclass
+class AllocationMap:
+    _sizes: dict[int, int] = field(default_factory=dict)
+    _bases: list[int] = field(default_factory=list)  # sorted
+    _owned: set[int] = field(default_factory=set)  # ours to free (not module variables)
+
+    def add(self, base: int, size: int, owned: bool = True) -> None:
+        if base not in self._sizes:
+            bisect.insort(self._bases, base)
+        self._sizes[base] = size
+        if owned:
+            self._owned.add(base)
+
+    def remove_owned(self, base: int) -> bool:
+        """Forgets an allocation of ours; False if `base` does not start one."""
+        if base not in self._owned:
+            return False
+        self._owned.discard(base)
+        del self._sizes[base]
+        self._bases.pop(bisect.bisect_left(self._bases, base))
+        return True
+
+    def size_of(self, base: int) -> int:
+        return self._sizes[base]
+
+    def containing(self, address: int, nbytes: int = 1) -> tuple[int, int] | None:
+        """(base, size) of the range holding [address, address + nbytes)."""
+        index = bisect.bisect_right(self._bases, address) - 1
+        if index < 0:
+            return None
+        base = self._bases[index]
+        size = self._sizes[base]
+        if address + max(nbytes, 1) <= base + size:
+            return base, size
+        return None
+
+    def owned_bytes(self) -> int:
+        return sum(self._sizes[base] for base in self._owned)
