@@ -28,27 +28,11 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "test" / "ptx"))
 
 import spec  # noqa: E402
+from check_nvptx_on_cuda import Driver as CudaDriver  # noqa: E402
 
 
-class Driver:
-    def __init__(self) -> None:
-        self.lib = ctypes.CDLL("libcuda.so.1")
-        self.check(self.lib.cuInit(0), "cuInit")
-        dev = ctypes.c_int()
-        self.check(self.lib.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
-        name = ctypes.create_string_buffer(256)
-        self.lib.cuDeviceGetName(name, 256, dev)
-        self.name = name.value.decode()
-        self.ctx = ctypes.c_void_p()
-        self.check(self.lib.cuDevicePrimaryCtxRetain(ctypes.byref(self.ctx), dev),
-                   "cuDevicePrimaryCtxRetain")
-        self.check(self.lib.cuCtxSetCurrent(self.ctx), "cuCtxSetCurrent")
-
-    def check(self, code: int, api: str) -> None:
-        if code != 0:
-            text = ctypes.c_char_p()
-            self.lib.cuGetErrorName(code, ctypes.byref(text))
-            raise RuntimeError(f"{api} failed: {text.value.decode() if text.value else code}")
+class Driver(CudaDriver):
+    """The ctypes driver of check_nvptx_on_cuda.py, running one test kernel."""
 
     def run(self, ptx: bytes, ins: list[np.ndarray], out_dtype: type) -> np.ndarray:
         lib = self.lib
