@@ -117,3 +117,27 @@ def host_buffer(ffi: Any, data: Any) -> tuple[Any, int]:
     return ffi.from_buffer(view), view.nbytes
 
 
+class CopiesThroughMemcpy:
+    """The Backend copy methods for a vendor with one memcpy for every
+    direction (hipMemcpy with hipMemcpyDefault, Level Zero's append copy):
+    subclasses provide `ffi` and `_memcpy(dst, src, nbytes)`."""
+
+    ffi: Any
+
+    def _memcpy(self, dst: Any, src: Any, nbytes: int) -> None:
+        raise NotImplementedError
+
+    def copy_to_device(self, address: int, data: Any) -> None:
+        src, nbytes = host_buffer(self.ffi, data)
+        if nbytes:
+            self._memcpy(address, src, nbytes)
+
+    def copy_from_device(self, address: int, nbytes: int) -> bytes:
+        out = bytearray(nbytes)
+        if nbytes:
+            self._memcpy(self.ffi.from_buffer(out), address, nbytes)
+        return bytes(out)
+
+    def copy_device_to_device(self, dst: int, src: int, nbytes: int) -> None:
+        if nbytes:
+            self._memcpy(dst, src, nbytes)

@@ -18,11 +18,11 @@ from typing import Any
 import cffi
 
 from zmlir.runtime.backends._vendor import (
+    CopiesThroughMemcpy,
     OpenedLibrary,
     VendorError,
     dim3,
     env_path,
-    host_buffer,
     note,
     open_library,
     param_block,
@@ -102,7 +102,7 @@ class HIPProgram:
     image: Any  # the code object, kept alive for the module's lifetime
 
 
-class HIPBackend(Backend):
+class HIPBackend(CopiesThroughMemcpy, Backend):
     name = "hip"
 
     def __init__(self, opened: OpenedLibrary, ordinal: int, name: str, arch: str,
@@ -178,21 +178,6 @@ class HIPBackend(Backend):
 
     def free(self, address: int) -> None:
         self.check("hipFree", self.lib.hipFree(self.ffi.cast("void *", address)))
-
-    def copy_to_device(self, address: int, data: Any) -> None:
-        src, nbytes = host_buffer(self.ffi, data)
-        if nbytes:
-            self._memcpy(address, src, nbytes)
-
-    def copy_from_device(self, address: int, nbytes: int) -> bytes:
-        out = bytearray(nbytes)
-        if nbytes:
-            self._memcpy(self.ffi.from_buffer(out), address, nbytes)
-        return bytes(out)
-
-    def copy_device_to_device(self, dst: int, src: int, nbytes: int) -> None:
-        if nbytes:
-            self._memcpy(dst, src, nbytes)
 
     def _memcpy(self, dst: Any, src: Any, nbytes: int) -> None:
         as_ptr = self.ffi.cast

@@ -18,12 +18,12 @@ from typing import Any
 import cffi
 
 from zmlir.runtime.backends._vendor import (
+    CopiesThroughMemcpy,
     OpenedLibrary,
     VendorError,
     dim3,
     encode_args,
     env_path,
-    host_buffer,
     note,
     open_library,
 )
@@ -234,7 +234,7 @@ class ZeDeviceInfo:
     total_memory: int
 
 
-class LevelZeroBackend(Backend):
+class LevelZeroBackend(CopiesThroughMemcpy, Backend):
     name = "level_zero"
 
     def __init__(self, opened: OpenedLibrary, driver: Any, device: Any, info: ZeDeviceInfo,
@@ -338,22 +338,7 @@ class LevelZeroBackend(Backend):
         _check("zeMemFree", self.lib.zeMemFree(self.context, self.ffi.cast("void *", address)))
         self._allocations.discard(address)
 
-    def copy_to_device(self, address: int, data: Any) -> None:
-        src, nbytes = host_buffer(self.ffi, data)
-        if nbytes:
-            self._copy(address, src, nbytes)
-
-    def copy_from_device(self, address: int, nbytes: int) -> bytes:
-        out = bytearray(nbytes)
-        if nbytes:
-            self._copy(self.ffi.from_buffer(out), address, nbytes)
-        return bytes(out)
-
-    def copy_device_to_device(self, dst: int, src: int, nbytes: int) -> None:
-        if nbytes:
-            self._copy(dst, src, nbytes)
-
-    def _copy(self, dst: Any, src: Any, nbytes: int) -> None:
+    def _memcpy(self, dst: Any, src: Any, nbytes: int) -> None:
         cast = self.ffi.cast
         _check("zeCommandListAppendMemoryCopy", self.lib.zeCommandListAppendMemoryCopy(
             self.command_list, cast("void *", dst), cast("void *", src), nbytes, self.ffi.NULL,
