@@ -5,10 +5,7 @@ Parsing is checked against the text itself: every one-statement instruction
 line of the PTX is an instruction of the AST at that line with the same
 opcode and modifiers, and every function the text defines is in the module.
 
-Import failures that are the importer's missing features are listed in
-KNOWN_IMPORT_FAILURES with their exact message; those cases are strict
-xfails, so they fail as soon as the importer handles them (then delete the
-entry) and also fail if the import fails differently.
+Every case imports: there are no known import failures.
 """
 
 from __future__ import annotations
@@ -23,29 +20,10 @@ from conftest import tool
 from corpus.build import REPO, Case, cases, compile_all, have_nvcc
 
 from zmlir import compile_module
-from zmlir.diagnostics import CompileError
 from zmlir.frontend import parse_ptx
 from zmlir.frontend.ast import Block, Instruction, Module, Statement
 
 pytestmark = pytest.mark.skipif(not have_nvcc(), reason="nvcc is not installed")
-
-# (source stem, arch) -> the importer's message (without file:line:col).
-# Measured against the importer of this tree; see the module docstring.
-KNOWN_IMPORT_FAILURES: dict[tuple[str, str], str] = {
-    ('calls', 'sm_100'): "unsupported initializer for 'device_ptr' (addresses of symbols)",
-    ('calls', 'sm_75'): "unsupported initializer for 'device_ptr' (addresses of symbols)",
-    ('calls', 'sm_80'): "unsupported initializer for 'device_ptr' (addresses of symbols)",
-    ('calls', 'sm_90'): "unsupported initializer for 'device_ptr' (addresses of symbols)",
-    ('conversions', 'sm_100'):
-        "unsupported aggregate .param 'retval0' (calls pass scalars only)",
-    ('conversions', 'sm_75'):
-        "unsupported aggregate .param 'retval0' (calls pass scalars only)",
-    ('conversions', 'sm_80'):
-        "unsupported aggregate .param 'retval0' (calls pass scalars only)",
-    ('conversions', 'sm_90'):
-        "unsupported aggregate .param 'retval0' (calls pass scalars only)",
-}
-
 
 @pytest.fixture(scope="session")
 def corpus() -> dict[str, str]:
@@ -54,19 +32,15 @@ def corpus() -> dict[str, str]:
     return {case.name: ptx for case, ptx in compile_all().items()}
 
 
-def _params(kind: str) -> list[object]:
-    return list(_iter_params(kind))
+def _params() -> list[object]:
+    return list(_iter_params())
 
 
-def _iter_params(kind: str) -> Iterator[object]:
+def _iter_params() -> Iterator[object]:
     for case in cases():
         marks: list[pytest.MarkDecorator] = []
         if case.skip is not None:
             marks.append(pytest.mark.skip(reason=case.skip))
-        known = KNOWN_IMPORT_FAILURES.get((case.source.stem, case.arch))
-        if kind == "import" and known is not None:
-            marks.append(pytest.mark.xfail(reason=f"importer: {known}", strict=True,
-                                           raises=CompileError))
         yield pytest.param(case, id=case.name, marks=marks)
 
 
@@ -97,7 +71,7 @@ _DEFINED_FUNCTION = re.compile(r"^(?:\.\w+\s+)*\.(?:entry|func)\s+(?:\([^)]*\)\s
                                re.MULTILINE)
 
 
-@pytest.mark.parametrize("case", _params("parse"))
+@pytest.mark.parametrize("case", _params())
 def test_parses(case: Case, corpus: dict[str, str]) -> None:
     ptx = corpus[case.name]
     m = parse_ptx(ptx, f"{case.name}.ptx")
@@ -121,17 +95,10 @@ def test_parses(case: Case, corpus: dict[str, str]) -> None:
     assert defined
 
 
-@pytest.mark.parametrize("case", _params("import"))
+@pytest.mark.parametrize("case", _params())
 def test_imports_and_round_trips(case: Case, corpus: dict[str, str], tmp_path: Path) -> None:
     ptx = corpus[case.name]
-    known = KNOWN_IMPORT_FAILURES.get((case.source.stem, case.arch))
-    try:
-        mlir = compile_module(ptx, emit="ptx-mlir", filename=f"{case.name}.ptx")
-    except CompileError as e:
-        if known is not None and e.message != known:
-            # Not the recorded failure: fail for real (xfail expects CompileError).
-            raise AssertionError(f"import failed differently: {e}") from None
-        raise
+    mlir = compile_module(ptx, emit="ptx-mlir", filename=f"{case.name}.ptx")
     text = mlir.stages["ptx-mlir"]
     assert isinstance(text, str) and "func.func" in text
     # print -> parse -> print gives back the same text.

@@ -657,12 +657,12 @@ def test_variables() -> None:
     assert (v["dyn"].linkage, v["dyn"].dims, v["dyn"].align) == ("extern", (None,), 16)
     assert (v["x"].init, v["x"].align, v["x"].type) == (5, 4, "u32")
     assert v["tab"].init == (1, 2, 3, 4, 5, 6, 7, 8) and v["tab"].space == "const"
-    assert v["p"].init == Sym("sym") and v["q"].init == Sym("sym")
+    assert v["p"].init == SymOffset("sym", 0, generic=True) and v["q"].init == Sym("sym")
     assert v["f"].init == FloatImm(0x3F800000, 32)
     assert v["d"].init == FloatImm(0x3FF8000000000000, 64)
     assert v["neg"].init == -3
     assert v["grid"].dims == (2, 3) and v["grid"].init == ((1, 2, 3), (4, 5, 6))
-    assert v["ptrs"].init == (Sym("a"), Sym("b"))
+    assert v["ptrs"].init == (SymOffset("a", 0, generic=True), SymOffset("b", 0, generic=True))
     assert v["managed"].attributes == ("managed",)
     assert v["vec"].type == "v4.f32"
     assert v["tex"].type == "texref"
@@ -1106,7 +1106,7 @@ def test_constant_expressions_in_initializers() -> None:
     assert v["foo"].init == 42
     assert v["arith"].init == (1546, 19, -3, -1, 255, 0)
     assert v["parr"].init == (
-        Sym("bar"),
+        SymOffset("bar", 0, generic=True),
         SymOffset("bar", 4, generic=True),
         SymOffset("bar", 8),
         SymOffset("bar", -4),

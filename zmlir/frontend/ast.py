@@ -137,7 +137,7 @@ class VarDecl:
 
     `dims` holds one entry per `[...]`; None means unsized (`[]`).
     `init` is the initializer: ints (constant expressions are evaluated),
-    FloatImm, Sym (`sym` or `generic(sym)`), SymOffset (`sym+4`,
+    FloatImm, Sym (`sym`), SymOffset (`generic(sym)`, `sym+4`,
     `generic(sym)-8`), Mask (`0xff00(sym)`), InitField (`filter_mode = linear`
     in `.samplerref`/`.texref` initializers), or nested tuples.
     """

@@ -110,9 +110,9 @@ def mask(m: int, a: Value) -> Value:
 
 
 def finish(v: Value) -> object:
-    """The initializer value the AST keeps: an address without offset is a
-    plain Sym (whether written `bar` or `generic(bar)`), as before SymOffset
-    existed."""
-    if isinstance(v, SymOffset) and v.offset == 0:
+    """The initializer value the AST keeps: a plain `bar` is a Sym;
+    `generic(bar)` and addresses with an offset stay SymOffset (the generic
+    address and the state-space address of a variable differ)."""
+    if isinstance(v, SymOffset) and v.offset == 0 and not v.generic:
         return Sym(v.name)
     return v

@@ -116,6 +116,7 @@ class _FunctionImporter:
         self._edge_ids = 0
         self._undefs: list[_Op] = []
         self._counter = 0
+        self._param_decls = 0
 
     # -- values and blocks ---------------------------------------------------
 
@@ -151,8 +152,14 @@ class _FunctionImporter:
 
     # -- registers -------------------------------------------------------------
 
-    def declare_param(self, name: str, type_: str) -> None:
+    def declare_param(self, name: str, type_: str, fresh: bool = False) -> None:
+        # A `.param` declared in a body (in each call's `{ }` scope, names
+        # reused) is a new pseudo-register per declaration, so a call never
+        # sees what an earlier call of the same name stored.
         reg = f"%param:{name}"
+        if fresh:
+            self._param_decls += 1
+            reg = f"{reg}:{self._param_decls}"
         self.param_regs[name] = reg
         self.ssa.declare(reg, type_)
 
@@ -266,7 +273,12 @@ class _FunctionImporter:
                 return r
             return v
         if name not in self.m.variables:
-            raise self.error(f"unsupported reference to '{name}' (not a variable)", loc)
+            if name in self.m.functions:  # a function pointer
+                v = self.new_value("i64")
+                self.emit([v], f"ptx.func_addr @{_quote(name)} : i64", [], loc)
+                return v
+            raise self.error(f"unsupported reference to '{name}' (not a variable or "
+                             "function)", loc)
         addr_type = type_ if type_ in ("i32", "i64") else "i64"
         v = self.new_value(addr_type)
         self.emit([v], f"ptx.addr_of @{_quote(name)} : {addr_type}", [], loc)
@@ -289,11 +301,12 @@ class _FunctionImporter:
             self.params[p.name] = v
             args.append(f"%arg{i}: {t}")
         for r in fn.returns:
-            if r.dims or r.type not in _MLIR_TYPES:
+            t = _param_value_type(r.type, r.dims)
+            if t is None:
                 raise self.error(f"unsupported return parameter '{r.name}' of '{fn.name}' "
-                                 "(aggregate or unknown type)", r.loc)
-            self.declare_param(r.name, mlir_type(r.type))
-            self.result_types.append(mlir_type(r.type))
+                                 "(unknown type or unsized array)", r.loc)
+            self.declare_param(r.name, t)
+            self.result_types.append(t)
         # CC.CF, the carry flag of add.cc/addc/..., as a hidden predicate.
         self.ssa.declare(CARRY_REG, "i1")
         assert fn.body is not None
@@ -340,10 +353,11 @@ class _FunctionImporter:
                 # .shared/.global/.const declared in a body were hoisted to
                 # module scope by ModuleImporter.
                 if s.space == "param":
-                    if s.dims or s.type not in _MLIR_TYPES:
-                        raise self.error(f"unsupported aggregate .param '{s.name}' "
-                                         "(calls pass scalars only)", s.loc)
-                    self.declare_param(s.name, mlir_type(s.type))
+                    t = _param_value_type(s.type, s.dims)
+                    if t is None:
+                        raise self.error(f"unsupported .param variable '{s.name}' "
+                                         "(unknown type or unsized array)", s.loc)
+                    self.declare_param(s.name, t, fresh=True)
                 elif s.space == "local":
                     self.declare_local(s)
                 elif s.name not in self.m.variables:
@@ -838,9 +852,13 @@ def _ld(imp: _FunctionImporter, inst: ast.Instruction) -> None:
     src = inst.operands[1]
     if (m.space == "param" and isinstance(src, ast.Addr) and isinstance(src.base, ast.Sym)
             and src.base.name in imp.param_regs):
-        if src.offset or m.vec != 1:
-            raise imp.error("unsupported 'ld.param' of part of a call parameter", inst.loc)
         v = imp.read_reg(imp.param_regs[src.base.name], inst.loc)
+        if _is_aggregate(v.type):
+            _ld_aggregate(imp, inst, v, src.offset, ptx_type, dests)
+            return
+        if src.offset or m.vec != 1:
+            raise imp.error("unsupported 'ld.param' of part of a scalar call parameter",
+                            inst.loc)
         dest = dests[0]
         if isinstance(dest, ast.Reg):
             want = imp.reg_type(dest.name, inst.loc)
@@ -899,10 +917,13 @@ def _st(imp: _FunctionImporter, inst: ast.Instruction) -> None:
                 or target.base.name not in imp.param_regs):
             raise imp.error("unsupported 'st.param' to something other than a call "
                             "or return parameter", inst.loc)
-        if target.offset or m.vec != 1:
-            raise imp.error("unsupported 'st.param' of part of a parameter", inst.loc)
         reg = imp.param_regs[target.base.name]
         want = imp.reg_type(reg, inst.loc)
+        if _is_aggregate(want):
+            _st_aggregate(imp, inst, reg, target.offset, ptx_type, m.vec)
+            return
+        if target.offset or m.vec != 1:
+            raise imp.error("unsupported 'st.param' of part of a scalar parameter", inst.loc)
         v = imp.value(inst.operands[1], f"i{bits(want)}" if not want.startswith("f")
                       and not want.startswith("bf") else want, inst.loc, ptx_type)
         imp.ssa.write(imp.block.ssa, reg, imp.coerce(v, want, inst.loc))
@@ -921,6 +942,45 @@ def _st(imp: _FunctionImporter, inst: ast.Instruction) -> None:
     types = ", ".join(v.type for v in values)
     imp.emit([], f"ptx.st {{0}}, {slots} {_mem_attrs(m, ptx_type, offset)} : {addr.type}, {types}",
              [addr, *values], inst.loc)
+
+
+def _ld_aggregate(imp: _FunctionImporter, inst: ast.Instruction, agg: Value, offset: int,
+                  ptx_type: str, dests: list[ast.Operand]) -> None:
+    """`ld.param{.vN}` from an aggregate call or return parameter: one
+    `ptx.ld_param` per element, at consecutive offsets."""
+    for i, dest in enumerate(dests):
+        rt = (imp.reg_type(dest.name, inst.loc) if isinstance(dest, ast.Reg)
+              else mlir_type(ptx_type))
+        r = imp.new_value(rt)
+        at = offset + i * _element_bytes(ptx_type)
+        attrs = _attrs(offset=f"{at} : i64" if at else None, type=f"#ptx.type<{ptx_type}>")
+        imp.emit([r], f"ptx.ld_param {{0}} {attrs} : {agg.type} -> {rt}", [agg], inst.loc)
+        imp.write_reg(dest, r, inst.loc)
+
+
+def _st_aggregate(imp: _FunctionImporter, inst: ast.Instruction, reg: str, offset: int,
+                  ptx_type: str, vec: int) -> None:
+    """`st.param{.vN}` into an aggregate call or return parameter: each
+    element gives a new value of the aggregate (`ptx.st_param`)."""
+    sources = _destinations(inst, inst.operands[1])
+    if len(sources) != vec:
+        raise imp.error(f"'st' with .v{vec} needs {vec} values", inst.loc)
+    size = _array_size(imp.reg_type(reg, inst.loc))
+    for i, src in enumerate(sources):
+        at = offset + i * _element_bytes(ptx_type)
+        if at < 0 or at + _element_bytes(ptx_type) > size:
+            raise imp.error(f"'st.param' at byte {at} is outside the {size}-byte parameter",
+                            inst.loc)
+        if isinstance(src, ast.Reg) and src.name not in _SPECIAL_REGS:
+            v = imp.read_reg(src.name, inst.loc)
+        else:
+            v = imp.value(src, mlir_type(ptx_type), inst.loc, ptx_type)
+        agg = imp.read_reg(reg, inst.loc)
+        r = imp.new_value(agg.type)
+        attrs = _attrs(offset=f"{at} : i64" if at else None, type=f"#ptx.type<{ptx_type}>")
+        imp.emit([r], f"ptx.st_param {{0}}, {{1}} {attrs} : {agg.type}, {v.type}", [agg, v],
+                 inst.loc)
+        imp.ssa.write(imp.block.ssa, reg, r)
 
 
 @_handles("cvta")
@@ -1420,28 +1480,48 @@ def _call(imp: _FunctionImporter, inst: ast.Instruction) -> None:
     rets: list[ast.Operand] = []
     if ops and isinstance(ops[0], ast.Vec):
         rets = list(ops.pop(0).elems)
+    if ops and isinstance(ops[0], ast.Reg):
+        _call_indirect(imp, inst, rets, ops)
+        return
     if not ops or not isinstance(ops[0], ast.Sym):
-        raise imp.error("unsupported indirect 'call' (through a register)", inst.loc)
+        raise imp.error("'call' needs a function name or a register", inst.loc)
     name = ops.pop(0).name
     args: list[ast.Operand] = list(ops.pop(0).elems) if ops and isinstance(ops[0], ast.Vec) else []
     if ops:
         raise imp.error("unsupported 'call' with a prototype or jump table", inst.loc)
-    callee = next((f for f in imp.m.module.functions if f.name == name), None)
+    callee = imp.m.functions.get(name)
     if callee is None or callee.kind == "entry":
         raise imp.error(f"'call' of unknown function '{name}'", inst.loc)
     if len(args) != len(callee.params) or len(rets) != len(callee.returns):
         raise imp.error(f"'call' of '{name}' with the wrong number of parameters", inst.loc)
     values = []
     for a, p in zip(args, callee.params, strict=True):
-        want = mlir_type(p.type) if not p.dims and p.type in _MLIR_TYPES else None
+        want = _param_value_type(p.type, p.dims)
         if want is None:
-            raise imp.error(f"unsupported aggregate parameter '{p.name}' in a call", inst.loc)
+            raise imp.error(f"unsupported parameter '{p.name}' in a call (unknown type or "
+                            "unsized array)", inst.loc)
+        if _is_aggregate(want):
+            if not isinstance(a, ast.Sym) or a.name not in imp.param_regs:
+                raise imp.error(f"aggregate parameter '{p.name}' must be passed as a .param "
+                                "variable", inst.loc)
+            v = imp.read_reg(imp.param_regs[a.name], inst.loc)
+            if v.type != want:
+                raise imp.error(f"'call' of '{name}' passes {v.type} for parameter "
+                                f"'{p.name}' of type {want}", inst.loc)
+            values.append(v)
+            continue
         if isinstance(a, ast.Sym) and a.name in imp.param_regs:
             v = imp.read_reg(imp.param_regs[a.name], inst.loc)
             values.append(imp.coerce(v, want, inst.loc))
         else:
             values.append(imp.value(a, want, inst.loc, p.type))
-    results = [imp.new_value(mlir_type(r.type)) for r in callee.returns]
+    results = []
+    for r in callee.returns:
+        rt = _param_value_type(r.type, r.dims)
+        if rt is None:
+            raise imp.error(f"unsupported return parameter '{r.name}' of '{name}' (unknown "
+                            "type or unsized array)", inst.loc)
+        results.append(imp.new_value(rt))
     arg_types = ", ".join(v.type for v in values)
     res_types = ", ".join(r.type for r in results)
     uni = " {{uni}}" if "uni" in inst.modifiers else ""
@@ -1451,7 +1531,49 @@ def _call(imp: _FunctionImporter, inst: ast.Instruction) -> None:
         if not isinstance(r_op, ast.Sym) or r_op.name not in imp.param_regs:
             raise imp.error("'call' return values must be .param variables", inst.loc)
         reg = imp.param_regs[r_op.name]
-        imp.ssa.write(imp.block.ssa, reg, imp.coerce(r, imp.reg_type(reg, inst.loc), inst.loc))
+        want = imp.reg_type(reg, inst.loc)
+        if _is_aggregate(want) or _is_aggregate(r.type):
+            if want != r.type:
+                raise imp.error(f"'call' of '{name}' returns {r.type} into '{r_op.name}' of "
+                                f"type {want}", inst.loc)
+            imp.ssa.write(imp.block.ssa, reg, r)
+            continue
+        imp.ssa.write(imp.block.ssa, reg, imp.coerce(r, want, inst.loc))
+
+
+def _call_indirect(imp: _FunctionImporter, inst: ast.Instruction, rets: list[ast.Operand],
+                   ops: list[ast.Operand]) -> None:
+    """`call (ret), %fptr, (args), prototype;`: the `.callprototype` (or
+    `.calltargets`) names the signature, which is that of the `.param`
+    variables passed; so arguments and results take their declared types."""
+    fptr = ops.pop(0)
+    assert isinstance(fptr, ast.Reg)
+    args: list[ast.Operand] = list(ops.pop(0).elems) if ops and isinstance(ops[0], ast.Vec) else []
+    if len(ops) != 1 or not isinstance(ops[0], ast.Sym):
+        raise imp.error("indirect 'call' needs a '.callprototype' or '.calltargets' label",
+                        inst.loc)
+    callee = imp.read_reg(fptr.name, inst.loc)
+    if callee.type != "i64":
+        raise imp.error(f"unsupported indirect 'call' through '{fptr.name}' of type "
+                        f"{callee.type} (function pointers are 64-bit)", inst.loc)
+    values = []
+    for a in args:
+        if not isinstance(a, ast.Sym) or a.name not in imp.param_regs:
+            raise imp.error("indirect 'call' arguments must be .param variables", inst.loc)
+        values.append(imp.read_reg(imp.param_regs[a.name], inst.loc))
+    regs = []
+    for r_op in rets:
+        if not isinstance(r_op, ast.Sym) or r_op.name not in imp.param_regs:
+            raise imp.error("'call' return values must be .param variables", inst.loc)
+        regs.append(imp.param_regs[r_op.name])
+    results = [imp.new_value(imp.reg_type(reg, inst.loc)) for reg in regs]
+    arg_types = ", ".join(v.type for v in (callee, *values))
+    res_types = ", ".join(r.type for r in results)
+    uni = " {{uni}}" if "uni" in inst.modifiers else ""
+    imp.emit(results, f"ptx.call_indirect {{0}}({_slots(len(values), 1)}){uni} : "
+                      f"({arg_types}) -> ({res_types})", [callee, *values], inst.loc)
+    for reg, r in zip(regs, results, strict=True):
+        imp.ssa.write(imp.block.ssa, reg, r)
 
 
 # Instructions (opcode, or opcode.first-modifier) whose first operand is not
@@ -1580,6 +1702,26 @@ def _element_bytes(ptx_type: str) -> int:
     return max(1, bits(mlir_type(ptx_type)) // 8)
 
 
+def _param_value_type(ptx_type: str, dims: tuple[int | None, ...]) -> str | None:
+    """The SSA type of a `.param`: its register type, or `!llvm.array<N x i8>`
+    for an aggregate (`.param .align 8 .b8 p[16]`); None if it has none."""
+    if ptx_type not in _MLIR_TYPES:
+        return None
+    if not dims:
+        return mlir_type(ptx_type)
+    if any(d is None for d in dims):
+        return None
+    return f"!llvm.array<{_array_bytes(ptx_type, dims)} x i8>"
+
+
+def _is_aggregate(mlir: str) -> bool:
+    return mlir.startswith("!llvm.array<")
+
+
+def _array_size(mlir: str) -> int:
+    return int(mlir[len("!llvm.array<"):].split(" ", 1)[0])
+
+
 def _array_bytes(ptx_type: str, dims: tuple[int | None, ...]) -> int:
     n = _element_bytes(ptx_type)
     for d in dims:
@@ -1596,6 +1738,14 @@ class ModuleImporter:
     module: ast.Module
     filename: str
     variables: dict[str, ast.VarDecl] = field(default_factory=dict)
+    functions: dict[str, ast.Function] = field(default_factory=dict)
+    _symbol_names: set[str] | None = None
+
+    def __post_init__(self) -> None:
+        for fn in self.module.functions:
+            # A definition wins over a declaration of the same name.
+            if fn.name not in self.functions or fn.body is not None:
+                self.functions[fn.name] = fn
 
     @property
     def quoted_filename(self) -> str:
@@ -1659,17 +1809,39 @@ class ModuleImporter:
         if var.linkage:
             attrs.append(f"linkage = {_quote(var.linkage)}")
         if var.init is not None:
-            data = self._initializer(var)
+            data, addresses = self._initializer(var)
             attrs.append(f"init = array<i8: {', '.join(map(str, data))}>")
+            if addresses:
+                attrs.append(f"init_addresses = [{', '.join(addresses)}]")
         loc = f' loc({self.quoted_filename}:{var.loc.line}:{var.loc.col})'
         return f"  ptx.var @{_quote(var.name)} {{{', '.join(attrs)}}}{loc}"
 
-    def _initializer(self, var: ast.VarDecl) -> list[int]:
+    def _initializer(self, var: ast.VarDecl) -> tuple[list[int], list[str]]:
+        """The initializer's bytes, and a `#ptx.init_addr` for each element
+        that holds the address of a symbol (zero in the bytes)."""
         size = _element_bytes(var.type)
         width = size * 8
         is_float = var.type.startswith("f")
         out = bytearray()
+        addresses: list[str] = []
         for item in _flatten(var.init):
+            if isinstance(item, ast.Sym):
+                item = ast.SymOffset(item.name, 0)
+            if isinstance(item, ast.SymOffset):
+                if size not in (4, 8) or is_float:
+                    raise self.error(f"unsupported initializer for '{var.name}' (a symbol's "
+                                     f"address in a .{var.type} element)", var.loc)
+                if item.name not in self._symbols():
+                    raise self.error(f"initializer of '{var.name}' refers to unknown symbol "
+                                     f"'{item.name}'", var.loc)
+                params = [f"offset = {len(out)}", f"symbol = @{_quote(item.name)}"]
+                if item.offset:
+                    params.append(f"addend = {item.offset}")
+                if item.generic:
+                    params.append("generic = true")
+                addresses.append(f"#ptx.init_addr<{', '.join(params)}>")
+                out += bytes(size)
+                continue
             if isinstance(item, int):
                 pattern = _bits_of_float(float(item), width) if is_float else item
             elif isinstance(item, ast.IntImm):
@@ -1681,7 +1853,16 @@ class ModuleImporter:
                 raise self.error(f"unsupported initializer for '{var.name}' "
                                  "(addresses of symbols)", var.loc)
             out += (pattern & ((1 << width) - 1)).to_bytes(size, "little")
-        return [b - 256 if b >= 128 else b for b in out]
+        return [b - 256 if b >= 128 else b for b in out], addresses
+
+    def _symbols(self) -> set[str]:
+        """Names an initializer may take the address of: variables and functions."""
+        if self._symbol_names is None:
+            mod = self.module
+            self._symbol_names = {v.name for v in mod.variables} | {
+                f.name for f in mod.functions} | {
+                v.name for v in self._function_scope_variables()}
+        return self._symbol_names
 
 
 def _flatten(init: object) -> list[object]:

@@ -1105,6 +1105,17 @@ struct LdParamOpLowering : PTXPattern<LdParamOp> {
   }
 };
 
+/// Aggregate call and return parameters are not lowered yet.
+struct StParamOpLowering : PTXPattern<StParamOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(StParamOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    return unsupported(op, "'st.param' into an aggregate parameter");
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Memory
 //===----------------------------------------------------------------------===//
@@ -1493,6 +1504,9 @@ LogicalResult ConvertPTXToStdPass::convertVariables(ModuleOp module,
              << stringifyStateSpace(var.getSpace()) << "'";
     if (var.getCount() == 0)
       return var.emitError("unsupported unsized variable outside .shared");
+    if (var.getInitAddresses())
+      return var.emitError("unsupported initializer with addresses of symbols in '")
+             << var.getSymName() << "'";
     int64_t size = var.getCount() * var.getElementSize();
     auto type = LLVM::LLVMArrayType::get(b.getI8Type(), size);
     Attribute init;
@@ -1678,7 +1692,7 @@ void zmlir::populatePTXToStdConversionPatterns(RewritePatternSet &patterns,
                UnaryOpLowering<NotOp>, ShiftOpLowering<ShlOp>,
                ShiftOpLowering<ShrOp>, SetpOpLowering, SelpOpLowering,
                MovOpLowering, CvtOpLowering, SregOpLowering, AddrOfOpLowering,
-               CvtaOpLowering, LdParamOpLowering, LdOpLowering, StOpLowering,
+               CvtaOpLowering, LdParamOpLowering, StParamOpLowering, LdOpLowering, StOpLowering,
                AtomicLowering<AtomOp>, AtomicLowering<RedOp>, BarSyncOpLowering, ShflSyncOpLowering,
                BraOpLowering, CondBraOpLowering, InstOpLowering, ReturnLowering<RetOp>,
                ReturnLowering<ExitOp>>(ctx, state);

@@ -2,6 +2,7 @@
 
 #include "zmlir/dialects/ptx/PTXDialect.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -240,6 +241,32 @@ LogicalResult VarOp::verify() {
     if (static_cast<int64_t>(init->size()) > getCount() * getElementSize())
       return emitOpError("initializer is larger than the variable");
   }
+  if (auto addresses = getInitAddresses()) {
+    int64_t element = getElementSize();
+    if (element != 4 && element != 8)
+      return emitOpError("addresses in the initializer need a 32- or 64-bit "
+                         "element type");
+    for (auto address : addresses->getAsRange<InitAddressAttr>()) {
+      int64_t offset = address.getOffset();
+      if (offset < 0 || offset % element != 0 ||
+          offset + element > getCount() * element)
+        return emitOpError("initializer address at byte ")
+               << offset << " is not an element of the variable";
+    }
+  }
+  return success();
+}
+
+LogicalResult StParamOp::verify() {
+  auto array = llvm::dyn_cast<LLVM::LLVMArrayType>(getParam().getType());
+  if (!array || !array.getElementType().isInteger(8))
+    return emitOpError("expects an aggregate parameter of type !llvm.array<N x i8>");
+  int64_t bytes = std::max<int64_t>(1, getTypeBitWidth(getType()) / 8);
+  if (getOffset() < 0 ||
+      getOffset() + bytes > static_cast<int64_t>(array.getNumElements()))
+    return emitOpError("stores bytes [")
+           << getOffset() << ", " << getOffset() + bytes
+           << ") outside the parameter of " << array.getNumElements() << " bytes";
   return success();
 }
 

@@ -614,6 +614,23 @@ class PTX_MemOp<string mnemonic, list<Trait> traits = []>
       UnitAttr:$nc);
 }
 
+def PTX_StParamOp : PTX_Op<"st_param", [Pure, AllTypesMatch<["param", "res"]>]> {
+  let summary = "PTX `st.param` into an aggregate call or return parameter";
+  let description = [{
+    An aggregate `.param` (`.param .align 8 .b8 p[16]`) of a call or of a
+    `.func`'s return is an SSA value of type `!llvm.array<N x i8>`, like an
+    aggregate kernel parameter; `st.param.type [p+offset], value` gives the
+    aggregate with the `size(type)` bytes at `offset` replaced by `value`,
+    and `ptx.ld_param` reads it back. PTX ISA 9.7.9.10.
+    Example: `%p1 = ptx.st_param %p0, %x {offset = 8 : i64, type = #ptx.type<f64>} : !llvm.array<16 x i8>, f64`
+  }];
+  let arguments = (ins AnyType:$param, PTX_Reg:$value, PTX_TypeAttr:$type,
+                   DefaultValuedAttr<I64Attr, "0">:$offset);
+  let results = (outs AnyType:$res);
+  let assemblyFormat = "$param `,` $value attr-dict `:` type($param) `,` type($value)";
+  let hasVerifier = 1;
+}
+
 def PTX_LdOp : PTX_MemOp<"ld"> {
   let summary = "PTX `ld`: load from a state space";
   let description = [{
@@ -639,18 +656,39 @@ def PTX_StOp : PTX_MemOp<"st"> {
 // Module-scope variables (PTX ISA 5.1, 5.4)
 //===----------------------------------------------------------------------===//
 
+def PTX_InitAddressAttr : AttrDef<PTX_Dialect, "InitAddress"> {
+  let mnemonic = "init_addr";
+  let summary = "a symbol's address stored in a variable's initializer";
+  let description = [{
+    The element at byte `offset` of the variable holds the address of
+    `symbol` (a variable or function) plus `addend`: `sym`, `sym+4`,
+    `generic(sym)+8` in a PTX initializer. `generic` marks `generic(sym)`,
+    the generic address, rather than the address in the symbol's own state
+    space. PTX ISA 5.4.4 (initializers).
+    Example: `#ptx.init_addr<offset = 8, symbol = @table, addend = 8, generic = true>`
+  }];
+  let parameters = (ins "int64_t":$offset, "::mlir::FlatSymbolRefAttr":$symbol,
+                    DefaultValuedParameter<"int64_t", "0">:$addend,
+                    DefaultValuedParameter<"bool", "false">:$generic);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
 def PTX_VarOp : PTX_Op<"var", [Symbol]> {
   let summary = "a variable in .global, .const or .shared";
   let description = [{
     `count` elements of `type`; `count = 0` is an unsized `.extern` array
-    (dynamic shared memory). `init` holds the initializer bytes.
+    (dynamic shared memory). `init` holds the initializer bytes; elements
+    that hold addresses of symbols are zero there and listed in
+    `init_addresses`.
     Example: `ptx.var @tile {space = #ptx.space<shared>, type = #ptx.type<b8>, count = 1024, align = 4}`
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, PTX_StateSpaceAttr:$space,
                    PTX_TypeAttr:$type, DefaultValuedAttr<I64Attr, "1">:$count,
                    DefaultValuedAttr<I64Attr, "0">:$align,
                    OptionalAttr<StrAttr>:$linkage,
-                   OptionalAttr<DenseI8ArrayAttr>:$init);
+                   OptionalAttr<DenseI8ArrayAttr>:$init,
+                   OptionalAttr<TypedArrayAttrBase<PTX_InitAddressAttr,
+                                "addresses in an initializer">>:$init_addresses);
   let assemblyFormat = "$sym_name attr-dict";
   let hasVerifier = 1;
   let extraClassDeclaration = [{
