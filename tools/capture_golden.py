@@ -10,7 +10,9 @@
 
   python3 tools/capture_golden.py --prepare-nvptx DIR
       (this repository, with zmlir built) writes zmlir's NVPTX (sm_90) output of every kernel
-      to DIR/<case>.ptx, or DIR/<case>.error with the compiler's message.
+      to DIR/<case>.ptx, or DIR/<case>.error with the compiler's message, and
+      DIR/kernels.json with the shared-memory window each needs at launch (zmlir reaches a
+      kernel's .shared variables through one dynamic window; nvcc-style PTX declares them).
 
 Copy OUTDIR/*.npz to test/ptx/golden/ to make test/test_ptx_fidelity.py compare against them.
 """
@@ -34,7 +36,8 @@ from check_nvptx_on_cuda import Driver as CudaDriver  # noqa: E402
 class Driver(CudaDriver):
     """The ctypes driver of check_nvptx_on_cuda.py, running one test kernel."""
 
-    def run(self, ptx: bytes, ins: list[np.ndarray], out_dtype: type) -> np.ndarray:
+    def run(self, ptx: bytes, ins: list[np.ndarray], out_dtype: type,
+            shared_bytes: int = 0) -> np.ndarray:
         lib = self.lib
         module, func = ctypes.c_void_p(), ctypes.c_void_p()
         self.check(lib.cuModuleLoadData(ctypes.byref(module), ptx + b"\0"), "cuModuleLoadData")
@@ -58,8 +61,9 @@ class Driver(CudaDriver):
                 values = [*ptrs, count]
                 params = (ctypes.c_void_p * len(values))(
                     *[ctypes.cast(ctypes.byref(v), ctypes.c_void_p) for v in values])
-                self.check(lib.cuLaunchKernel(func, n // spec.BLOCK, 1, 1, spec.BLOCK, 1, 1, 0,
-                                              None, params, None), "cuLaunchKernel")
+                self.check(lib.cuLaunchKernel(func, n // spec.BLOCK, 1, 1, spec.BLOCK, 1, 1,
+                                              shared_bytes, None, params, None),
+                           "cuLaunchKernel")
                 self.check(lib.cuCtxSynchronize(), "cuCtxSynchronize")
                 self.check(lib.cuMemcpyDtoH_v2(out.ctypes.data_as(ctypes.c_void_p), ptrs[0],
                                                ctypes.c_size_t(out.nbytes)), "cuMemcpyDtoH")
@@ -77,6 +81,9 @@ def capture(outdir: Path, nvptx: Path | None) -> int:
     outdir.mkdir(parents=True, exist_ok=True)
     verdicts: dict[str, object] = {"device": driver.name, "cases": {}}
     failures = 0
+    windows: dict[str, int] = {}
+    if nvptx is not None and (nvptx / "kernels.json").exists():
+        windows = json.loads((nvptx / "kernels.json").read_text())
     for c in spec.CASES:
         ins = spec.inputs(c)
         ptx = (spec.KERNELS / f"{c.name}.ptx").read_bytes()
@@ -95,7 +102,8 @@ def capture(outdir: Path, nvptx: Path | None) -> int:
                 status, ndiff = "unsupported", 0
             else:
                 try:
-                    got = driver.run(ours.read_bytes(), ins, spec.output_dtype(c))
+                    got = driver.run(ours.read_bytes(), ins, spec.output_dtype(c),
+                                     windows.get(c.name, 0))
                     status, ndiff = spec.compare(c, got, golden)
                 except RuntimeError as err:
                     status, ndiff = f"error: {err}", -1
@@ -113,13 +121,17 @@ def prepare_nvptx(directory: Path) -> None:
     import zmlir
 
     directory.mkdir(parents=True, exist_ok=True)
+    windows = {}
     for c in spec.CASES:
         try:
             module = zmlir.compile_module(spec.ptx(c), "nvptx:sm_90", filename=f"{c.name}.ptx")
             (directory / f"{c.name}.ptx").write_bytes(module.binary)
+            windows[c.name] = module.kernels["k"].static_shared_bytes
         except Exception as err:
             (directory / f"{c.name}.error").write_text(str(err))
-    print(f"prepared {len(spec.CASES)} kernels in {directory}")
+    (directory / "kernels.json").write_text(json.dumps(windows, indent=1, sort_keys=True))
+    failed = len(spec.CASES) - len(windows)
+    print(f"prepared {len(windows)} kernels in {directory} ({failed} rejected, see *.error)")
 
 
 if __name__ == "__main__":

@@ -61,6 +61,474 @@ def _c(name: str, family: str, body: str, inputs: str, output: str, **kw: object
 
 
 SELP = "selp.u32 %d, 1, 0, %q0;"
+# -- coverage of every instruction family (issue 4) ----------------------------------------
+# Extra registers for the cases below (declared through `locals_`): %x 64-bit, %e f64,
+# %s 16-bit, %g predicates.
+XREGS = ".reg .b64 %x<4>;\n\t.reg .f64 %e<4>;\n\t.reg .b16 %s<4>;\n\t.reg .pred %g<4>;"
+SMALL = {"n_random": 512}  # inputs per case beyond the edge cases
+_IK = {"8": "u16", "16": "u16", "32": "u32", "64": "u64"}  # input kind of an integer width
+_ITYPES = ("s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64")
+
+
+def _ik(t: str) -> str:
+    return _IK[t[1:]]
+
+
+def _ok(t: str) -> str:  # output kind of an integer type (8-bit results in 32-bit registers)
+    return "u32" if t[1:] == "8" else _IK[t[1:]]
+
+
+def _wide(t: str) -> str:  # the double width type of mul.wide / mad.wide
+    return t[0] + str(2 * int(t[1:]))
+
+
+def _ints(name: str, family: str, body: str, t: str, arity: int, out: str | None = None,
+          gen: str | None = None) -> Case:
+    """An integer case whose inputs are all of type t (64-bit ones with INT64_MIN/MAX)."""
+    return _c(name, family, body, " ".join([_ik(t)] * arity), out or _ik(t),
+              gen=gen or ("wide" if t.endswith("64") else "random"), extra=SMALL)
+
+
+_I163264 = ("s16", "u16", "s32", "u32", "s64", "u64")
+INT_ARITH = [
+    *[_ints(f"{op}_{t}", "add/sub", f"{op}.{t} %d, %a0, %a1;", t, 2)
+      for op in ("add", "sub") for t in _I163264],
+    *[_ints(f"mul_{m}_{t}", "mul .lo/.hi/.wide", f"mul.{m}.{t} %d, %a0, %a1;", t, 2)
+      for m in ("lo", "hi") for t in _I163264],
+    *[_ints(f"mul_wide_{t}", "mul .lo/.hi/.wide", f"mul.wide.{t} %d, %a0, %a1;", t, 2,
+            out=_ik(_wide(t))) for t in _I163264[:4]],
+    *[_ints(f"mad_{m}_{t}", "mad .lo/.hi/.wide", f"mad.{m}.{t} %d, %a0, %a1, %a2;", t, 3)
+      for m in ("lo", "hi") for t in _I163264],
+    *[_c(f"mad_wide_{t}", "mad .lo/.hi/.wide", f"mad.wide.{t} %d, %a0, %a1, %a2;",
+         f"{_ik(t)} {_ik(t)} {_ik(_wide(t))}", _ik(_wide(t)), extra=SMALL)
+      for t in _I163264[:4]],
+    _ints("mad_hi_sat_s32", "mad .lo/.hi/.wide", "mad.hi.sat.s32 %d, %a0, %a1, %a2;", "s32", 3),
+    *[_ints(f"{op}_{t}", "div/rem", f"{op}.{t} %d, %a0, %a1;", t, 2)
+      for op in ("div", "rem") for t in _I163264],
+    *[_ints(f"{op}_{t}", "abs/neg", f"{op}.{t} %d, %a0;", t, 1)
+      for op in ("abs", "neg") for t in ("s16", "s32", "s64")],
+    *[_ints(f"{op}_{t}", "min/max", f"{op}.{t} %d, %a0, %a1;", t, 2)
+      for op in ("min", "max") for t in _I163264],
+]
+LOGIC = [
+    *[_ints(f"{op}_b{w}", "and/or/xor/not", f"{op}.b{w} %d, %a0, %a1;", f"u{w}", 2)
+      for op in ("and", "or", "xor") for w in (16, 32, 64)],
+    *[_ints(f"not_b{w}", "and/or/xor/not", f"not.b{w} %d, %a0;", f"u{w}", 1)
+      for w in (16, 32, 64)],
+    *[_c(f"{op}_pred", "and/or/xor/not", "and.b32 %t0, %a0, 1; setp.ne.u32 %q0, %t0, 0; "
+         "and.b32 %t1, %a1, 1; setp.ne.u32 %q1, %t1, 0; "
+         f"{op}.pred %q2, %q0, %q1; selp.u32 %d, 1, 0, %q2;", "u32 u32", "u32", extra=SMALL)
+      for op in ("and", "or", "xor")],
+    _c("not_pred", "and/or/xor/not", "and.b32 %t0, %a0, 1; setp.ne.u32 %q0, %t0, 0; "
+       "not.pred %q2, %q0; selp.u32 %d, 1, 0, %q2;", "u32", "u32", extra=SMALL),
+    *[_c(f"{op}_{t}", "shl/shr", f"{op}.{t} %d, %a0, %a1;", f"{_ik(t)} u32", _ik(t),
+         gen="shifts", extra=SMALL)
+      for op, t in (("shl", "b16"), ("shr", "u16"), ("shr", "s16"), ("shl", "b64"),
+                    ("shr", "u64"), ("shr", "s64"), ("shr", "u32"))],
+]
+FLOAT_ARITH = [
+    *[_c(f"{op}_{'_'.join(m)}_{t}".replace("__", "_"), f"{op} .rn .ftz .sat",
+         f"{op}{''.join('.' + x for x in m)}.{t} %d, %a0, %a1;", f"{t} {t}", t, gen="pairs",
+         extra=SMALL)
+      for op in ("add", "sub", "mul")
+      for m, t in ((("rn",), "f32"), (("rn", "ftz"), "f32"), (("rn", "sat"), "f32"),
+                   (("rn", "ftz", "sat"), "f32"), ((), "f32"), (("rn",), "f64"),
+                   (("rz",), "f32"), (("rm",), "f64"), (("rp",), "f32"))],
+    *[_c(f"{op}_{'_'.join(m)}_{t}", "fma/mad .rn .ftz .sat",
+         f"{op}.{'.'.join(m)}.{t} %d, %a0, %a1, %a2;", f"{t} {t} {t}", t, extra=SMALL)
+      for op, m, t in (("fma", ("rn",), "f32"), ("fma", ("rn", "ftz"), "f32"),
+                       ("fma", ("rn", "sat"), "f32"), ("fma", ("rn", "ftz", "sat"), "f32"),
+                       ("fma", ("rn",), "f64"), ("fma", ("rz",), "f32"),
+                       ("mad", ("rn",), "f32"), ("mad", ("rn", "ftz"), "f32"),
+                       ("mad", ("rn",), "f64"))],
+    *[_c(f"div_{'_'.join(m)}_{t}", "div .approx/.full/.rn",
+         f"div.{'.'.join(m)}.{t} %d, %a0, %a1;", f"{t} {t}", t, gen="pairs", extra=SMALL,
+         tolerance=tol)
+      for m, t, tol in (
+          (("approx",), "f32", Tolerance(ulp=2, source="PTX ISA div.approx.f32: max 2 ulp "
+                                                      "for |b| in [2^-126, 2^126]")),
+          (("approx", "ftz"), "f32", Tolerance(ulp=2, source="PTX ISA div.approx.f32: max 2 "
+                                                             "ulp for |b| in [2^-126, 2^126]")),
+          (("full",), "f32", Tolerance(ulp=2, source="PTX ISA div.full.f32: max 2 ulp")),
+          (("full", "ftz"), "f32", Tolerance(ulp=2, source="PTX ISA div.full.f32: max 2 ulp")),
+          (("rn",), "f32", None), (("rn", "ftz"), "f32", None), (("rz",), "f32", None),
+          (("rn",), "f64", None), (("rm",), "f64", None))],
+    _c("rcp_approx_ftz_f64", "rcp.approx.ftz.f64", "rcp.approx.ftz.f64 %d, %a0;", "f64", "f64",
+       extra=SMALL, tolerance=Tolerance(ulp=2 ** 31, source="PTX ISA rcp.approx.ftz.f64: "
+                                                            "max relative error 2^-22")),
+    _c("rcp_rn_ftz_f32", "rcp/sqrt .rn", "rcp.rn.ftz.f32 %d, %a0;", "f32", "f32", extra=SMALL),
+    _c("sqrt_rn_ftz_f32", "rcp/sqrt .rn", "sqrt.rn.ftz.f32 %d, %a0;", "f32", "f32",
+       extra=SMALL),
+    *[_c(f"{op}_{'ftz_' if z else ''}{t}", "abs/neg float", f"{op}{'.ftz' if z else ''}.{t} "
+         "%d, %a0;", t, t, extra=SMALL)
+      for op in ("abs", "neg") for t, z in (("f32", False), ("f32", True), ("f64", False))],
+    *[_c(f"{op}_xorsign_abs_f32", "min/max .xorsign.abs", f"{op}.xorsign.abs.f32 %d, %a0, %a1;",
+         "f32 f32", "f32", gen="pairs", extra=SMALL) for op in ("min", "max")],
+    *[_c(f"{op}_{v.replace('.', '_')}", "min/max f64 .ftz", f"{op}.{v} %d, %a0, %a1;",
+         f"{v[-3:]} {v[-3:]}", v[-3:], gen="pairs", extra=SMALL)
+      for op in ("min", "max") for v in ("f64", "ftz.f32", "ftz.NaN.f32")],
+    _c("ex2_approx_ftz_f32", "sin/cos/lg2/ex2/tanh .approx", "ex2.approx.ftz.f32 %d, %a0;",
+       "f32", "f32", gen="exponent", extra=SMALL,
+       tolerance=Tolerance(ulp=4, source="PTX ISA ex2.approx.f32: max 2 ulp")),
+    _c("ex2_approx_ftz_f32_edges", "sin/cos/lg2/ex2/tanh .approx",
+       "ex2.approx.ftz.f32 %d, %a0;", "f32", "f32", extra=SMALL,
+       tolerance=Tolerance(ulp=4, source="PTX ISA ex2.approx.f32: max 2 ulp")),
+]
+_SETP_F = ("eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu",
+           "num", "nan")
+COMPARE = [
+    *[_c(f"setp_{cmp}_{t}", f"setp {t if t in ('f32', 'f64') else 'int'}", f"setp.{cmp}.{t} %q0, %a0, %a1; {SELP}",
+         f"{k} {k}", "u32", gen="pairs", extra=SMALL)
+      for t, k, cmps in (("s32", "u32", ("eq", "ne", "lt", "le", "gt", "ge")),
+                         ("u32", "u32", ("eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi",
+                                         "hs")),
+                         ("f32", "f32", _SETP_F), ("f64", "f64", _SETP_F),
+                         ("s16", "u16", ("lt", "ge")), ("u64", "u64", ("lo", "gt")),
+                         ("s64", "u64", ("le", "ne")), ("b32", "u32", ("eq", "ne")))
+      for cmp in cmps],
+    _c("setp_lt_ftz_f32", "setp f32", f"setp.lt.ftz.f32 %q0, %a0, %a1; {SELP}", "f32 f32",
+       "u32", gen="pairs", extra=SMALL),
+    *[_c(f"setp_lt_{b}{'_not' if n else ''}_s32", "setp .and/.or/.xor", "and.b32 %t0, %a2, 1; setp.ne.u32 %q1, "
+         f"%t0, 0; setp.lt.{b}.s32 %q0|%q2, %a0, %a1, {n}%q1; selp.u32 %t1, 2, 0, %q2; "
+         f"{SELP} or.b32 %d, %d, %t1;", "u32 u32 u32", "u32", extra=SMALL)
+      for b in ("and", "or", "xor") for n in ("", "!") if not (n and b != "and")],
+    _c("setp_gtu_and_not_f32", "setp .and/.or/.xor", "mov.b32 %w0, %a2; setp.num.f32 %q1, "
+       "%w0, %w0; setp.gtu.and.f32 %q0, %a0, %a1, !%q1; " + SELP, "f32 f32 f32", "u32",
+       extra=SMALL),
+    _c("setp_pair_u32", "setp .and/.or/.xor", "setp.hi.u32 %q0|%q2, %a0, %a1; selp.u32 %t1, "
+       "2, 0, %q2; " + SELP + " or.b32 %d, %d, %t1;", "u32 u32", "u32", extra=SMALL),
+    *[_c(f"selp_{t}", "selp", f"and.b32 %t0, %a2, 1; setp.ne.u32 %q0, %t0, 0; "
+         f"selp.{t} %d, %a0, %a1, %q0;", f"{k} {k} u32", k, extra=SMALL)
+      for t, k in (("b16", "u16"), ("b32", "u32"), ("b64", "u64"), ("f32", "f32"),
+                   ("f64", "f64"))],
+]
+MOVES = [
+    *[_c(f"mov_{t}", "mov", f"mov.{t} %d, %a0;", k, k, extra=SMALL)
+      for t, k in (("b16", "u16"), ("u32", "u32"), ("b64", "u64"), ("f32", "f32"),
+                   ("f64", "f64"))],
+    _c("mov_imm", "mov", "mov.b32 %t0, 0x9E3779B9; mov.f32 %w0, 0f3FC00000; mov.b32 %t1, %w0; "
+       "mov.u64 %x0, -2; cvt.u32.u64 %t2, %x0; xor.b32 %t0, %t0, %t1; xor.b32 %t0, %t0, %t2; "
+       "xor.b32 %d, %t0, %a0;", "u32", "u32", locals_=XREGS, extra=SMALL),
+    _c("mov_pred", "mov", "and.b32 %t0, %a0, 1; setp.ne.u32 %q0, %t0, 0; mov.pred %q1, %q0; "
+       "selp.u32 %d, 1, 0, %q1;", "u32", "u32", extra=SMALL),
+    _c("mov_unpack_b64", "mov pack/unpack", "mov.b64 {%t0, %t1}, %a0; mov.b64 %d, {%t1, %t0};",
+       "u64", "u64", extra=SMALL),
+    _c("mov_pack_b32_b16", "mov pack/unpack", "mov.b32 %d, {%a1, %a0};", "u16 u16", "u32",
+       extra=SMALL),
+    _c("mov_unpack_b64_b16", "mov pack/unpack", "mov.b64 {%s0, %s1, %s2, %s3}, %a0; "
+       "mov.b64 %d, {%s2, %s0, %s3, %s1};", "u64", "u64", locals_=XREGS, extra=SMALL),
+]
+
+
+def _sat_matters(d: str, s: str) -> bool:
+    """Whether cvt.sat.d.s can clamp: the source range is not inside the destination's."""
+    dw, sw = int(d[1:]), int(s[1:])
+    if d[0] == s[0]:
+        return dw < sw
+    return d[0] == "u" or dw <= sw  # s -> u clamps negatives; u -> s of the same or less width
+
+
+CVT = [
+    *[_c(f"cvt_{d}_{s}", "cvt int<->int", f"cvt.{d}.{s} %d, %a0;", _ik(s), _ok(d),
+         gen="wide", extra=SMALL)
+      for d in _ITYPES for s in _ITYPES if d != s],
+    *[_c(f"cvt_sat_{d}_{s}", "cvt .sat int", f"cvt.sat.{d}.{s} %d, %a0;", _ik(s), _ok(d),
+         gen="wide", extra=SMALL)
+      for d in _ITYPES for s in _ITYPES
+      if d != s and _sat_matters(d, s) and f"{d}_{s}" not in ("s8_s32", "u16_s32", "s32_u32")],
+    *[_c(f"cvt_{r}_{d}_{s}", "cvt float->int", f"cvt.{r}.{d}.{s} %d, %a0;", s, _ok(d),
+         gen="ties", extra=SMALL)
+      for r in ("rni", "rzi", "rmi", "rpi") for d in ("s32", "u32", "s64", "u64")
+      for s in ("f32", "f64") if f"{r}_{d}_{s}" != "rni_s32_f32"],
+    *[_c(f"cvt_{r.replace('.', '_')}_{d}_{s}", "cvt float->int", f"cvt.{r}.{d}.{s} %d, %a0;",
+         s, _ok(d), gen="ties", extra=SMALL)
+      for r, d, s in (("rzi.sat", "s32", "f32"), ("rni.sat", "u32", "f64"),
+                      ("rzi.ftz", "s32", "f32"), ("rzi.ftz.sat", "u64", "f32"),
+                      ("rzi", "s16", "f32"), ("rni", "u16", "f32"), ("rzi", "s8", "f32"),
+                      ("rni", "u8", "f64"), ("rmi", "s16", "f64"))],
+    *[_c(f"cvt_rn_{d}_{s}", "cvt int->float .rn", f"cvt.rn.{d}.{s} %d, %a0;", _ik(s), d,
+         gen="wide", extra=SMALL)
+      for d in ("f32", "f64") for s in ("s16", "u16", "s32", "u32", "s64", "u64")],
+    *[_c(f"cvt_{m.replace('.', '_')}_{d}_{s}", "cvt float<->float", f"cvt.{m}.{d}.{s} %d, %a0;",
+         s, d, gen="ties", extra=SMALL)
+      for m, d, s in (("rn", "f32", "f64"), ("rn.ftz", "f32", "f64"), ("rn.sat", "f32", "f64"),
+                      ("rni", "f32", "f32"), ("rzi", "f32", "f32"), ("rmi", "f64", "f64"),
+                      ("rpi", "f64", "f64"), ("rni.ftz", "f32", "f32"),
+                      ("ftz.sat", "f32", "f32"), ("sat", "f64", "f64"))],
+    _c("cvt_f64_f32", "cvt float<->float", "cvt.f64.f32 %d, %a0;", "f32", "f64", extra=SMALL),
+    _c("cvt_ftz_f64_f32", "cvt float<->float", "cvt.ftz.f64.f32 %d, %a0;", "f32", "f64",
+       extra=SMALL),
+    _c("cvt_rna_tf32_f32", "cvt tf32/fp8", "cvt.rna.tf32.f32 %d, %a0;", "f32", "u32",
+       gen="ties", extra=SMALL),
+    *[_c(f"cvt_rn_satfinite_{r}{t}x2_f32", "cvt tf32/fp8",
+         f"cvt.rn.satfinite.{r.replace('_', '.')}{t}x2.f32 %h0, %a0, %a1; "
+         "cvt.u32.u16 %d, %h0;", "f32 f32", "u32", gen="fp8", extra=SMALL)
+      for t in ("e4m3", "e5m2") for r in ("", "relu_")],
+    *[_c(f"cvt_rn_satfinite_{t}x2_f16x2", "cvt tf32/fp8",
+         f"cvt.rn.satfinite.{t}x2.f16x2 %h0, %a0; cvt.u32.u16 %d, %h0;", "u32", "u32",
+         extra=SMALL) for t in ("e4m3", "e5m2")],
+    *[_c(f"cvt_rn_f16x2_{t}x2", "cvt tf32/fp8", f"mov.b16 %h0, %a0; "
+         f"cvt.rn.f16x2.{t}x2 %d, %h0;", "u16", "u32", gen="exhaustive16")
+      for t in ("e4m3", "e5m2")],
+]
+
+
+SHARED = ".shared .align 16 .b8 sh[2048];"
+DEPOT = ".local .align 8 .b8 depot[8];"
+# %rd0 = &in2[i] (in2 is a copy of in0 when a case has fewer than three inputs; the kernel
+# does not read it before the case body), then a store, and the neighbour i^1 read back.
+_IN2_OWN = "ld.param.u64 %rd0, [in2]; mul.wide.u32 %rd5, %r4, 4; add.s64 %rd5, %rd0, %rd5;"
+_IN2_NEIGHBOUR = ("xor.b32 %r0, %r4, 1; mul.wide.u32 %rd5, %r0, 4; add.s64 %rd5, %rd0, %rd5; "
+                  "ld.global.u32 %d, [%rd5];")
+_IN0_NEIGHBOUR = ("xor.b32 %r0, %r4, 1; ld.param.u64 %rd0, [in0]; mul.wide.u32 %rd5, %r0, 4; "
+                  "add.s64 %rd0, %rd0, %rd5;")
+_SH_NEXT = "add.u32 %t2, %r3, 37; and.b32 %t2, %t2, 127; shl.b32 %t2, %t2, 2;"
+MEMORY = [
+    _c("ld_global_v2_u32", "ld/st vector", "ld.global.v2.u32 {%t0, %t1}, [%rd2]; "
+       "mov.b64 %d, {%t1, %t0};", "u64", "u64", extra=SMALL),
+    _c("ld_global_v4_u32", "ld/st vector", "ld.param.u64 %rd0, [in0]; shr.u32 %r0, %r4, 1; "
+       "mul.wide.u32 %rd5, %r0, 16; add.s64 %rd0, %rd0, %rd5; "
+       "ld.global.v4.u32 {%t0, %t1, %t2, %t3}, [%rd0]; mul.lo.u32 %t1, %t1, 3; "
+       "xor.b32 %t0, %t0, %t1; mul.lo.u32 %t2, %t2, 5; add.u32 %t0, %t0, %t2; "
+       "xor.b32 %t0, %t0, %t3; xor.b32 %d, %t0, %r4;", "u64", "u32", extra=SMALL),
+    _c("ld_global_v2_f64", "ld/st vector", "ld.param.u64 %rd0, [in0]; shr.u32 %r0, %r4, 1; "
+       "mul.wide.u32 %rd5, %r0, 16; add.s64 %rd0, %rd0, %rd5; "
+       "ld.global.v2.f64 {%e0, %e1}, [%rd0]; mov.b64 %x0, %e0; mov.b64 %x1, %e1; "
+       "brev.b64 %x1, %x1; xor.b64 %d, %x0, %x1;", "u64", "u64", locals_=XREGS, extra=SMALL),
+    _c("ld_global_v4_f32", "ld/st vector", "ld.param.u64 %rd0, [in0]; shr.u32 %r0, %r4, 1; "
+       "mul.wide.u32 %rd5, %r0, 16; add.s64 %rd0, %rd0, %rd5; "
+       "ld.global.v4.f32 {%v0, %v1, %v2, %v3}, [%rd0]; and.b32 %r0, %r4, 1; "
+       "setp.eq.u32 %q0, %r0, 0; selp.f32 %w0, %v0, %v1, %q0; selp.f32 %w1, %v3, %v2, %q0; "
+       "mov.b32 %t0, %w0; mov.b32 %t1, %w1; mov.b64 %d, {%t0, %t1};", "u64", "u64",
+       locals_=XREGS + "\n\t.reg .f32 %v<4>;", extra=SMALL),
+    _c("st_global_v2_u32", "ld/st vector", _IN2_OWN + " and.b32 %t0, %r4, 1; "
+       "setp.eq.u32 %q0, %t0, 0; xor.b32 %t1, %a1, 0x5555; "
+       "@%q0 st.global.v2.u32 [%rd5], {%a1, %t1}; bar.sync 0; ld.global.u32 %d, [%rd5];",
+       "u32 u32", "u32", extra=SMALL),
+    _c("st_global_v4_u32", "ld/st vector", _IN2_OWN + " and.b32 %t0, %r4, 3; "
+       "setp.eq.u32 %q0, %t0, 0; xor.b32 %t1, %a1, 0x5555; add.u32 %t2, %a1, 77; "
+       "not.b32 %t3, %a1; @%q0 st.global.v4.u32 [%rd5], {%a1, %t1, %t2, %t3}; bar.sync 0; "
+       "ld.global.u32 %d, [%rd5];", "u32 u32", "u32", extra=SMALL),
+    *[_c(f"{q.replace('.', '_')}_u32", "ld/st qualifiers", _IN0_NEIGHBOUR +
+         f" {q}.u32 %t0, [%rd0]; xor.b32 %d, %t0, %a0;", "u32", "u32", extra=SMALL)
+      for q in ("ld.volatile.global", "ld.relaxed.gpu.global", "ld.acquire.gpu.global",
+                "ld.relaxed.sys.global", "ld.acquire.cta.global", "ld.global.nc", "ldu.global",
+                "ld.global.ca", "ld.global.cg", "ld.global.cs", "ld.global.lu", "ld.global.cv",
+                "ld")],
+    *[_c(f"{q.replace('.', '_')}_u32", "ld/st qualifiers", _IN2_OWN +
+         f" xor.b32 %t0, %a0, %a1; {q}.u32 [%rd5], %t0; bar.sync 0; " + _IN2_NEIGHBOUR,
+         "u32 u32", "u32", extra=SMALL)
+      for q in ("st.volatile.global", "st.release.gpu.global", "st.relaxed.sys.global",
+                "st.global.cs", "st.global.wt", "st")],
+    *[_c(f"{f.replace('.', '_')}", "membar/fence", _IN2_OWN +
+         f" xor.b32 %t0, %a0, %a1; st.global.u32 [%rd5], %t0; {f}; bar.sync 0; "
+         + _IN2_NEIGHBOUR, "u32 u32", "u32", extra=SMALL)
+      for f in ("membar.cta", "membar.gl", "membar.sys", "fence.sc.cta", "fence.acq_rel.gpu",
+                "fence.sc.sys", "fence.acq_rel.sys")],
+    _c("bar_sync_shared_u32addr", "bar.sync + shared", "mov.u32 %r0, sh; shl.b32 %t0, %r3, 2; "
+       "add.u32 %t1, %r0, %t0; st.shared.u32 [%t1], %a0; bar.sync 0; " + _SH_NEXT +
+       " add.u32 %t2, %r0, %t2; ld.shared.u32 %d, [%t2];", "u32", "u32", locals_=SHARED,
+       extra=SMALL),
+    *[_c(f"{b.replace(', ', '_').replace(' ', '_').replace('.', '_')}_shared", "bar.sync + shared", "mov.u64 %rd0, sh; "
+         "mul.wide.u32 %rd5, %r3, 4; add.s64 %rd5, %rd0, %rd5; st.shared.u32 [%rd5], %a0; "
+         f"{b}; " + _SH_NEXT + " cvt.u64.u32 %rd5, %t2; add.s64 %rd5, %rd0, %rd5; "
+         "ld.shared.u32 %d, [%rd5];", "u32", "u32", locals_=SHARED, extra=SMALL)
+      for b in ("bar.sync 0", "barrier.sync 0", "barrier.sync.aligned 0", "bar.sync 1, 128")],
+    _c("shared_v4_v2", "bar.sync + shared", "mov.u64 %rd0, sh; mul.wide.u32 %rd5, %r3, 16; "
+       "add.s64 %rd5, %rd0, %rd5; xor.b32 %t1, %a0, 0x5555; add.u32 %t2, %a0, 77; "
+       "not.b32 %t3, %a0; st.shared.v4.u32 [%rd5], {%a0, %t1, %t2, %t3}; bar.sync 0; "
+       "xor.b32 %t0, %r3, 1; mul.wide.u32 %rd5, %t0, 16; add.s64 %rd5, %rd0, %rd5; "
+       "ld.shared.v2.u32 {%t0, %t1}, [%rd5+8]; mov.b64 %d, {%t0, %t1};", "u32", "u64",
+       locals_=SHARED, extra=SMALL),
+    _c("bar_warp_sync_shared", "bar.sync + shared", "mov.u64 %rd0, sh; "
+       "mul.wide.u32 %rd5, %r3, 4; add.s64 %rd5, %rd0, %rd5; st.shared.u32 [%rd5], %a0; "
+       "bar.warp.sync -1; xor.b32 %t0, %r3, 5; mul.wide.u32 %rd5, %t0, 4; "
+       "add.s64 %rd5, %rd0, %rd5; ld.shared.u32 %d, [%rd5];", "u32", "u32", locals_=SHARED,
+       extra=SMALL),
+    _c("bar_red_popc", "bar.sync + shared", "and.b32 %t0, %a0, 1; setp.ne.u32 %q0, %t0, 0; "
+       "bar.red.popc.u32 %d, 0, %q0;", "u32", "u32", extra=SMALL),
+    _c("bar_red_or_pred", "bar.sync + shared", "and.b32 %t0, %a0, 255; setp.eq.u32 %q0, %t0, 0; "
+       "bar.red.or.pred %q1, 0, %q0; selp.u32 %d, 1, 0, %q1;", "u32", "u32", extra=SMALL),
+    *[_c("prefetch_" + p.replace("prefetchu.", "u_").replace("prefetch.", "").replace(
+        ".", "_").replace("::", "_").lower(), "prefetch",
+         f"{p} [%rd2]; add.u32 %d, %a0, 1;", "u32", "u32", extra=SMALL)
+      for p in ("prefetch.global.L1", "prefetch.global.L2", "prefetchu.L1", "prefetch.L1",
+                "prefetch.global.L2::evict_last")],
+    _c("cvta_to_global", "cvta", "cvta.to.global.u64 %rd0, %rd2; ld.global.u32 %t0, [%rd0]; "
+       "xor.b32 %d, %t0, 0x1234;", "u32", "u32", extra=SMALL),
+    _c("cvta_global", "cvta", "cvta.to.global.u64 %rd0, %rd2; cvta.global.u64 %rd5, %rd0; "
+       "ld.u32 %d, [%rd5];", "u32", "u32", extra=SMALL),
+    _c("cvta_shared", "cvta", "mov.u64 %rd0, sh; cvta.shared.u64 %rd5, %rd0; "
+       "mul.wide.u32 %l0, %r3, 4; add.s64 %l1, %rd5, %l0; st.u32 [%l1], %a0; bar.sync 0; "
+       + _SH_NEXT + " cvt.u64.u32 %l0, %t2; add.s64 %l0, %rd0, %l0; ld.shared.u32 %d, [%l0];",
+       "u32", "u32", locals_=SHARED, extra=SMALL),
+    _c("cvta_to_shared", "cvta", "cvta.shared.u64 %rd5, sh; cvta.to.shared.u64 %rd0, %rd5; "
+       "mul.wide.u32 %l0, %r3, 4; add.s64 %l1, %rd0, %l0; st.shared.u32 [%l1], %a0; "
+       "bar.sync 0; " + _SH_NEXT + " cvt.u64.u32 %l0, %t2; add.s64 %l0, %rd5, %l0; "
+       "ld.u32 %d, [%l0];", "u32", "u32", locals_=SHARED, extra=SMALL),
+    _c("cvta_to_shared_u32", "cvta", "cvta.shared.u64 %rd5, sh; cvta.to.shared.u64 %rd0, %rd5; "
+       "cvt.u32.u64 %r0, %rd0; "
+       "shl.b32 %t0, %r3, 2; add.u32 %t1, %r0, %t0; st.shared.u32 [%t1], %a0; bar.sync 0; "
+       + _SH_NEXT + " cvt.u64.u32 %l0, %t2; add.s64 %l0, %rd5, %l0; ld.u32 %d, [%l0];",
+       "u32", "u32", locals_=SHARED, extra=SMALL),
+    _c("cvta_to_local", "cvta", "mov.u64 %l1, depot; cvta.local.u64 %l0, %l1; "
+       "cvta.to.local.u64 %l2, %l0; st.local.u32 [%l2], %a0; ld.u32 %t0, [%l0]; "
+       "add.u32 %d, %t0, 1;", "u32", "u32", locals_=DEPOT, extra=SMALL),
+    *[_c(f"isspacep_{k}", "isspacep", f"{p} isspacep.global %g0, %x0; "
+         "isspacep.shared %g1, %x0; isspacep.local %g2, %x0; selp.u32 %t0, 1, 0, %g0; "
+         "selp.u32 %t1, 2, 0, %g1; selp.u32 %t2, 4, 0, %g2; or.b32 %t0, %t0, %t1; "
+         "or.b32 %t0, %t0, %t2; xor.b32 %d, %t0, %a0;", "u32", "u32",
+         locals_=f"{XREGS}\n\t{SHARED}\n\t{DEPOT}", extra=SMALL)
+      for k, p in (("global", "mov.b64 %x0, %rd2;"),
+                   ("shared", "cvta.shared.u64 %x0, sh; mul.wide.u32 %x1, %r3, 4; "
+                              "add.s64 %x0, %x0, %x1;"),
+                   ("local", "mov.u64 %x1, depot; cvta.local.u64 %x0, %x1;"))],
+]
+
+
+def _atom_own(inst: str, op: str, t: str, gen: str = "random") -> Case:
+    """`inst` (atom.global, atom.relaxed.gpu.global, atom: generic) on the thread's own in0[i]:
+    the old value and the memory afterwards."""
+    w = int(t[1:])
+    k = {"f32": "f32", "f64": "f64"}.get(t, f"u{w}")
+    operands = "%a1, %a2" if op == "cas" else "%a1"
+    if w == 32:
+        old, new = ("%w0", "%w1") if t == "f32" else ("%t0", "%t1")
+        tail = ("mov.b32 %t0, %w0; mov.b32 %t1, %w1; " if t == "f32" else "") + \
+            "mov.b64 %d, {%t0, %t1};"
+    else:
+        old, new = ("%e0", "%e1") if t == "f64" else ("%x0", "%x1")
+        tail = ("mov.b64 %x0, %e0; mov.b64 %x1, %e1; " if t == "f64" else "") + \
+            "brev.b64 %x1, %x1; xor.b64 %d, %x0, %x1;"
+    ld = "ld.global" if ".global" in inst else "ld"
+    body = (f"{inst}.{op}.{t} {old}, [%rd2], {operands}; {ld}.{t[0] if t[0] == 'f' else 'b'}{w} "
+            f"{new}, [%rd2]; {tail}")
+    name = f"{inst.replace('.', '_')}{'_generic' if inst == 'atom' else ''}_{op}_{t}"
+    return _c(name, f"atom {op}", body, " ".join([k] * (3 if op == "cas" else 2)), "u64",
+              gen=gen, locals_=XREGS, extra=SMALL)
+
+
+def _red_own(qual: str, op: str, t: str, gen: str = "random") -> Case:
+    """red on the thread's own in0[i]: the memory afterwards."""
+    w = int(t[1:])
+    k = {"f32": "f32", "f64": "f64"}.get(t, f"u{w}")
+    ld = f"{k[0] if k[0] == 'f' else 'b'}{w}"
+    return _c(f"{qual}_{op}_{t}".replace(".", "_"), f"red {op}",
+              f"{qual}.{op}.{t} [%rd2], %a1; ld.global.{ld} %d, [%rd2];", f"{k} {k}", k,
+              gen=gen, extra=SMALL)
+
+
+_INIT = {"add": "0", "min": "-1", "max": "0", "and": "-1", "or": "0", "xor": "0", "inc": "0",
+         "dec": "0"}
+
+
+def _atom_block(space: str, op: str, t: str, red: bool = False, qual: str = "",
+                gen: str = "random") -> Case:
+    """Every thread of a block applies `op` with its in0[i] to one address (a shared word set
+    up by thread 0, or in2[128 * block] whose start value is in0[128 * block]): the total
+    after a barrier, the same whatever the order of the threads."""
+    w = int(t[1:])
+    k = {"f32": "f32", "f64": "f64"}.get(t, f"u{w}")
+    b = f"b{w}"
+    init = _INIT[op] if not (op == "min" and t[0] == "s") else (
+        "0x7FFFFFFF" if w == 32 else "0x7FFFFFFFFFFFFFFF")
+    if op == "max" and t[0] == "s":
+        init = "0x80000000" if w == 32 else "0x8000000000000000"
+    operand = "100" if op in ("inc", "dec") else "%a0"
+    if t[0] == "f":
+        operand, init = ("%a0", "0")
+    old = "%t0" if w == 32 else "%x0"
+    if t[0] == "f":
+        old = "%w0" if w == 32 else "%e0"
+    inst = (f"red{qual}.{space}.{op}.{t} [%rd0], {operand};" if red else
+            f"atom{qual}.{space}.{op}.{t} {old}, [%rd0], {operand};")
+    if space == "shared":
+        body = (f"mov.u64 %rd0, sh; setp.eq.u32 %g0, %r3, 0; @%g0 st.shared.{b} [%rd0], "
+                f"{init}; bar.sync 0; {inst} bar.sync 0; ld.shared.{b} %d, [%rd0];")
+    else:
+        body = (f"ld.param.u64 %rd0, [in2]; mul.wide.u32 %rd5, %r1, {BLOCK * w // 8}; "
+                f"add.s64 %rd0, %rd0, %rd5; {inst} bar.sync 0; ld.volatile.global.{b} %d, "
+                "[%rd0];")
+    name = f"{'red' if red else 'atom'}{qual}_{space}_total_{op}_{t}".replace(".", "_")
+    return _c(name, f"{'red' if red else 'atom'} {op}", body, k, k, gen="smallint" if t[0] == "f" else gen,
+              locals_=f"{XREGS}\n\t{SHARED}", extra=SMALL)
+
+
+ATOMICS = [
+    *[_atom_own("atom.global", op, t) for op, ts in (
+        ("add", ("u32", "s32", "u64", "f32", "f64")), ("min", ("u32", "s32", "u64", "s64")),
+        ("max", ("u32", "s32", "u64", "s64")), ("and", ("b32", "b64")), ("or", ("b32", "b64")),
+        ("xor", ("b32", "b64")), ("exch", ("b32", "b64"))) for t in ts],
+    *[_atom_own("atom.global", op, "u32", gen="incdec") for op in ("inc", "dec")],
+    *[_atom_own("atom.global", "cas", t, gen="cas") for t in ("b32", "b64")],
+    *[_atom_own(f"atom.{q}.global", "add", "u32")
+      for q in ("relaxed.gpu", "acquire.gpu", "release.gpu", "acq_rel.gpu", "relaxed.cta",
+                "relaxed.sys", "acq_rel.sys")],
+    _atom_own("atom", "add", "u32"),
+    _atom_own("atom", "cas", "b32", gen="cas"),
+    _atom_own("atom.acq_rel.gpu.global", "cas", "b64", gen="cas"),
+    *[_red_own(q, op, t, gen="incdec" if op in ("inc", "dec") else "random") for q, op, t in (
+        ("red.global", "add", "u32"), ("red.global", "add", "u64"), ("red.global", "add", "f32"),
+        ("red.global", "add", "f64"), ("red.global", "min", "s32"), ("red.global", "max", "u32"),
+        ("red.global", "and", "b32"), ("red.global", "or", "b64"), ("red.global", "xor", "b32"),
+        ("red.global", "inc", "u32"), ("red.global", "dec", "u32"),
+        ("red.relaxed.gpu.global", "add", "u32"), ("red.release.sys.global", "add", "u64"))],
+    *[_atom_block("shared", op, t) for op, t in (
+        ("add", "u32"), ("add", "u64"), ("add", "f32"), ("add", "f64"), ("min", "s32"),
+        ("max", "u32"), ("min", "u64"), ("max", "s64"), ("and", "b32"), ("or", "b32"),
+        ("xor", "b64"), ("inc", "u32"), ("dec", "u32"))],
+    _atom_block("shared", "add", "u32", red=True),
+    _atom_block("shared", "max", "s32", red=True),
+    *[_atom_block("global", op, t, qual=q) for op, t, q in (
+        ("add", "u32", ""), ("add", "u64", ""), ("add", "f32", ""), ("min", "s32", ""),
+        ("max", "u32", ""), ("or", "b32", ""), ("xor", "b64", ""), ("inc", "u32", ""),
+        ("add", "u32", ".relaxed.gpu"), ("add", "u32", ".acq_rel.gpu"))],
+    _atom_block("global", "add", "u32", red=True, qual=".release.gpu"),
+    _atom_block("global", "and", "b32", red=True),
+]
+
+
+def _shfl(mode: str, c: int, tag: str, bmask: int = 31, mask: str = "-1", pre: str = "",
+          pred: str = "") -> Case:
+    return _c(f"shfl_{mode}_{tag}", "shfl.sync",
+              f"{pre} and.b32 %t0, %a1, {bmask}; {pred}shfl.sync.{mode}.b32 %t1|%q0, %a0, %t0, "
+              f"{c:#x}, {mask}; selp.u32 %t2, 1, 0, %q0; mov.b64 %d, {{%t1, %t2}};",
+              "u32 u32", "u64", gen="warp", locals_=XREGS)
+
+
+_HALF = ("mov.u32 %t3, %laneid; setp.lt.u32 %g0, %t3, 16; selp.b32 %t3, 0xFFFF, 0xFFFF0000, "
+         "%g0;")
+WARP = [
+    *[_shfl(m, 0 if m == "up" else 0x1F, "w32") for m in ("up", "down", "bfly", "idx")],
+    *[_shfl(m, 0x1800 if m == "up" else 0x181F, "w8") for m in ("up", "down", "bfly", "idx")],
+    _shfl("idx", 0x0F, "c0f"), _shfl("down", 0x10, "c10"), _shfl("up", 0x03, "c03"),
+    _shfl("bfly", 0x1C07, "c1c07"),
+    *[_shfl(m, 0x101F, "half_mask", bmask=15, mask="%t3", pre=_HALF) for m in ("bfly", "idx")],
+    _c("shfl_idx_divergent", "shfl.sync", "mov.u32 %t3, %laneid; setp.lt.u32 %g0, %t3, 16; "
+       "mov.b32 %t1, 7; setp.eq.u32 %q0, %t1, 0; and.b32 %t0, %a1, 31; "
+       "@%g0 shfl.sync.idx.b32 %t1|%q0, %a0, %t0, 0x100f, 0xFFFF; selp.u32 %t2, 1, 0, %q0; "
+       "mov.b64 %d, {%t1, %t2};", "u32 u32", "u64", gen="warp", locals_=XREGS),
+]
+SREGS = [
+    _c("sreg_tid_ntid_ctaid", "special registers",
+       "mov.u32 %t0, %tid.x; mov.u32 %t1, %tid.y; shl.b32 %t1, %t1, 7; or.b32 %t0, %t0, %t1; "
+       "mov.u32 %t1, %tid.z; shl.b32 %t1, %t1, 9; or.b32 %t0, %t0, %t1; "
+       "mov.u32 %t1, %ntid.x; shl.b32 %t1, %t1, 11; or.b32 %t0, %t0, %t1; "
+       "mov.u32 %t1, %ntid.y; shl.b32 %t1, %t1, 20; or.b32 %t0, %t0, %t1; "
+       "mov.u32 %t1, %ntid.z; shl.b32 %t1, %t1, 26; or.b32 %t0, %t0, %t1; "
+       "mov.u32 %t2, %ctaid.x; mov.u32 %t1, %nctaid.x; shl.b32 %t1, %t1, 16; "
+       "or.b32 %t2, %t2, %t1; mov.b64 %d, {%t0, %t2};", "u32", "u64", extra=SMALL),
+    _c("sreg_yz_laneid", "special registers",
+       "mov.u32 %t0, %ctaid.y; mov.u32 %t1, %ctaid.z; shl.b32 %t1, %t1, 4; or.b32 %t0, %t0, %t1; "
+       "mov.u32 %t1, %nctaid.y; shl.b32 %t1, %t1, 8; or.b32 %t0, %t0, %t1; "
+       "mov.u32 %t1, %nctaid.z; shl.b32 %t1, %t1, 12; or.b32 %t0, %t0, %t1; "
+       "mov.u32 %t1, %laneid; shl.b32 %t1, %t1, 16; or.b32 %t0, %t0, %t1; "
+       "mov.u32 %t1, WARP_SZ; shl.b32 %t1, %t1, 24; or.b32 %t0, %t0, %t1; "
+       "mov.u32 %t1, %laneid; and.b32 %t2, %r3, 31; xor.b32 %t1, %t1, %t2; "
+       "shl.b32 %t1, %t1, 21; xor.b32 %d, %t0, %t1;", "u32", "u32", extra=SMALL),
+]
+
+
 CASES: list[Case] = [
     # -- integer bit manipulation ------------------------------------------------------
     _c("popc_b32", "popc", "popc.b32 %d, %a0;", "u32", "u32"),
@@ -96,6 +564,7 @@ CASES: list[Case] = [
     _c("bmsk_wrap", "bmsk", "bmsk.wrap.b32 %d, %a0, %a1;", "u32 u32", "u32", gen="shifts2"),
     _c("shl_b32", "shl/shr", "shl.b32 %d, %a0, %a1;", "u32 u32", "u32", gen="shifts"),
     _c("shr_s32", "shl/shr", "shr.s32 %d, %a0, %a1;", "u32 u32", "u32", gen="shifts"),
+    *LOGIC,
     # -- integer arithmetic ----------------------------------------------------------------
     _c("mul24_lo_s32", "mul24/mad24", "mul24.lo.s32 %d, %a0, %a1;", "u32 u32", "u32"),
     _c("mul24_hi_u32", "mul24/mad24", "mul24.hi.u32 %d, %a0, %a1;", "u32 u32", "u32"),
@@ -124,6 +593,7 @@ CASES: list[Case] = [
        "mad.lo.cc.u32 %t0, %a0, %a1, %a2; madc.hi.cc.u32 %t1, %a0, %a1, %a2; "
        "addc.u32 %t2, 0, 0; xor.b32 %t1, %t1, %t0; shl.b32 %t2, %t2, 16; xor.b32 %d, %t1, %t2;",
        "u32 u32 u32", "u32"),
+    *INT_ARITH,
     # -- float ------------------------------------------------------------------------------
     _c("rcp_rn_f32", "rcp/sqrt .rn", "rcp.rn.f32 %d, %a0;", "f32", "f32"),
     _c("rcp_rn_f64", "rcp/sqrt .rn", "rcp.rn.f64 %d, %a0;", "f64", "f64"),
@@ -162,6 +632,7 @@ CASES: list[Case] = [
     _c("max_f32", "min/max f32", "max.f32 %d, %a0, %a1;", "f32 f32", "f32", gen="pairs"),
     _c("min_nan_f32", "min/max .NaN", "min.NaN.f32 %d, %a0, %a1;", "f32 f32", "f32", gen="pairs"),
     _c("max_nan_f32", "min/max .NaN", "max.NaN.f32 %d, %a0, %a1;", "f32 f32", "f32", gen="pairs"),
+    *FLOAT_ARITH,
     # -- compare and select ------------------------------------------------------------------
     _c("set_lt_u32_f32", "set", "set.lt.u32.f32 %d, %a0, %a1;", "f32 f32", "u32", gen="pairs"),
     _c("set_gtu_f32_f32", "set", "set.gtu.f32.f32 %w0, %a0, %a1; mov.b32 %d, %w0;", "f32 f32",
@@ -171,6 +642,7 @@ CASES: list[Case] = [
     _c("slct_s32_s32", "slct", "slct.b32.s32 %d, %a0, %a1, %a2;", "u32 u32 u32", "u32"),
     _c("slct_f32_f32", "slct", "mov.b32 %w0, %a2; slct.b32.f32 %d, %a0, %a1, %w0;", "u32 u32 u32",
        "u32", gen="float_bits"),
+    *COMPARE,
     # -- moves and conversions ----------------------------------------------------------------
     _c("mov_pack_b64", "mov pack/unpack", "mov.b64 %d, {%a0, %a1};", "u32 u32", "u64"),
     _c("mov_unpack_b32", "mov pack/unpack",
@@ -202,6 +674,8 @@ CASES: list[Case] = [
     _c("cvt_sat_u16_s32", "cvt .sat int", "cvt.sat.u16.s32 %d, %a0;", "u32", "u32"),
     _c("cvt_sat_s32_u32", "cvt .sat int", "cvt.sat.s32.u32 %d, %a0;", "u32", "u32"),
     _c("cvt_rni_s32_f32", "cvt float->int", "cvt.rni.s32.f32 %d, %a0;", "f32", "u32"),
+    *MOVES,
+    *CVT,
     # -- warp level (full warps) ----------------------------------------------------------------
     _c("vote_ballot", "vote.sync", "and.b32 %t0, %a0, 1; setp.ne.u32 %q0, %t0, 0; "
        "vote.sync.ballot.b32 %d, %q0, -1;", "u32", "u32", gen="warp"),
@@ -221,6 +695,10 @@ CASES: list[Case] = [
     _c("lanemasks", "special registers", "mov.u32 %t0, %laneid; mov.u32 %t1, %lanemask_lt; "
        "mov.u32 %t2, %lanemask_ge; shl.b32 %t0, %t0, 24; xor.b32 %t1, %t1, %t2; "
        "xor.b32 %d, %t1, %t0;", "u32", "u32", gen="warp"),
+    *SREGS,
+    *WARP,
+    *MEMORY,
+    *ATOMICS,
     # -- calls and local memory ---------------------------------------------------------------
     _c("call_func", ".func/call",
        "{ .param .b32 param0; .param .b32 param1; st.param.b32 [param0], %a0; "
@@ -361,38 +839,41 @@ def inputs(c: Case) -> list[np.ndarray]:
             flip = (rng.random(n) < 0.01) & np.repeat(rng.random(n // 32) < 0.5, 32)
             cols = [np.where(flip, v ^ np.uint64(1), v)]
         else:
-            cols = [rng.integers(0, 2 ** 32, n, dtype=np.uint64)]
+            cols = [rng.integers(0, 2 ** 32, n, dtype=np.uint64) for _ in c.inputs]
     else:
         kinds = c.inputs
         cols = []
+        n_random = int(c.extra.get("n_random", N_RANDOM))  # type: ignore[call-overload]
         for i, k in enumerate(kinds):
             if k == "u16":
-                cols.append(rng.integers(0, 2 ** 16, N_RANDOM, dtype=np.uint64))
+                cols.append(rng.integers(0, 2 ** 16, n_random, dtype=np.uint64))
             elif k == "u32":
-                cols.append(rng.integers(0, 2 ** 32, N_RANDOM, dtype=np.uint64))
+                cols.append(rng.integers(0, 2 ** 32, n_random, dtype=np.uint64))
             elif k == "u64":
-                cols.append(rng.integers(0, 2 ** 63, N_RANDOM, dtype=np.uint64) * np.uint64(2)
-                            + rng.integers(0, 2, N_RANDOM, dtype=np.uint64))
+                cols.append(rng.integers(0, 2 ** 63, n_random, dtype=np.uint64) * np.uint64(2)
+                            + rng.integers(0, 2, n_random, dtype=np.uint64))
             else:
-                cols.append(_float_bits(k, N_RANDOM, rng))
+                cols.append(_float_bits(k, n_random, rng))
             if g in ("fields", "shifts", "shifts2") and i > 0:
-                cols[i] = rng.integers(0, 80, N_RANDOM, dtype=np.uint64)
+                cols[i] = rng.integers(0, 80, n_random, dtype=np.uint64)
             if g == "fields" and i == 2 and c.name == "bfi_b32":
-                cols[i] = rng.integers(0, 80, N_RANDOM, dtype=np.uint64) | (
-                    rng.integers(0, 80, N_RANDOM, dtype=np.uint64) << np.uint64(8))
+                cols[i] = rng.integers(0, 80, n_random, dtype=np.uint64) | (
+                    rng.integers(0, 80, n_random, dtype=np.uint64) << np.uint64(8))
             if g == "shifts2" and i == 0:
-                cols[i] = rng.integers(0, 80, N_RANDOM, dtype=np.uint64)
+                cols[i] = rng.integers(0, 80, n_random, dtype=np.uint64)
         if g == "angle":
-            cols[0] = np.float32(rng.uniform(-np.pi, np.pi, N_RANDOM)).view(np.uint32).astype(
+            cols[0] = np.float32(rng.uniform(-np.pi, np.pi, n_random)).view(np.uint32).astype(
                 np.uint64)
         elif g == "positive":
             cols[0] = cols[0] & np.uint64(0x7FFFFFFF)
         elif g == "exponent":
-            cols[0] = np.float32(rng.uniform(-30, 30, N_RANDOM)).view(np.uint32).astype(np.uint64)
+            cols[0] = np.float32(rng.uniform(-30, 30, n_random)).view(np.uint32).astype(np.uint64)
         elif g == "small":
-            cols[0] = np.where(rng.random(N_RANDOM) < 0.5, np.uint64(0), cols[0])
+            cols[0] = np.where(rng.random(n_random) < 0.5, np.uint64(0), cols[0])
         elif g == "float_bits":
-            cols[2] = _float_bits("f32", N_RANDOM, rng)
+            cols[2] = _float_bits("f32", n_random, rng)
+        else:
+            _more_inputs(g, kinds, cols, rng)
         # Edge cases, crossed for binary ops.
         edges = []
         for k in kinds:
@@ -400,10 +881,14 @@ def inputs(c: Case) -> list[np.ndarray]:
                          [e & 0xFFFF for e in U32_EDGES] if k == "u16" else
                          U32_EDGES + [e << 32 | e for e in U32_EDGES[-8:]] if k == "u64"
                          else U32_EDGES)
-        if g not in ("angle", "exponent", "positive"):
+        if g == "wide":
+            edges = [e + U64_EDGES if k == "u64" else e for e, k in zip(edges, kinds, strict=True)]
+        if g == "smallint":
+            pass  # block-wide float totals: only values whose sum is exact in any order
+        elif g not in ("angle", "exponent", "positive"):
             grid = _edge_grid(edges[0], arity, rng) if arity <= 2 and all(
-                e == edges[0] for e in edges) else [np.array(rng.choice(e, 1024),
-                                                             dtype=np.uint64) for e in edges]
+                e == edges[0] for e in edges) else [rng.choice(np.array(e, dtype=np.uint64),
+                                                               1024) for e in edges]
             cols = [np.concatenate([g_, col]) for g_, col in zip(grid, cols, strict=True)]
         else:
             special = np.array(F32_EDGES[:17], dtype=np.uint64)
@@ -420,6 +905,52 @@ def inputs(c: Case) -> list[np.ndarray]:
         int_type = {16: np.uint16, 32: np.uint32, 64: np.uint64}[width]
         out.append(bits.astype(int_type).view(dtype))
     return out
+
+
+U64_EDGES = [0x8000000000000000, 0x7FFFFFFFFFFFFFFF, 0x8000000000000001, 0xFFFFFFFFFFFFFFFE,
+             0x0000000100000000, 0x00000000FFFFFFFF, 0xFFFFFFFF00000000, 0x0000FFFFFFFFFFFF,
+             0xFFFFFFFF80000000, 0x000000007FFFFFFF, 0x0123456789ABCDEF]
+_TIES = [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999997, 127.5, 128.0, 255.5, 256.0, -128.5,
+         -129.0, 32767.5, 32768.0, 65535.5, 65536.0, -32768.5, -32769.0, 2.0 ** 31 - 0.5,
+         2.0 ** 31 - 1, 2.0 ** 31, 2.0 ** 32 - 0.5, 2.0 ** 32, -2.0 ** 31, -2.0 ** 31 - 1,
+         -2.0 ** 31 - 0.5, 2.0 ** 63, 2.0 ** 63 - 1024, 2.0 ** 64, -2.0 ** 63, -2.0 ** 63 - 4096,
+         2.0 ** 53 + 1, 8388608.5, 4194304.5, 16777217.0, 1e30, -1e30]
+
+
+def _more_inputs(g: str, kinds: tuple[str, ...], cols: list[np.ndarray],
+                 rng: np.random.Generator) -> None:
+    """The generator modes of the issue 4 coverage cases, changing `cols` in place:
+    ties (halves, and the limits of every integer type, for conversions), fp8 (magnitudes
+    around the fp8 ranges), cas (the compare value equals the memory half of the time),
+    incdec (atom.inc/dec bounds near the memory value), smallint (small integers, as floats
+    for float kinds, so that sums are exact in any order)."""
+    n = len(cols[0])
+    if g == "ties":
+        ft = np.float32 if kinds[0] == "f32" else np.float64
+        it = np.uint32 if kinds[0] == "f32" else np.uint64
+        halves = (rng.integers(-2 ** 12, 2 ** 12, n // 4) / 2.0).astype(ft)
+        cols[0][: n // 4] = halves.view(it).astype(np.uint64)
+        special = np.array(_TIES, dtype=ft).view(it).astype(np.uint64)
+        cols[0] = np.concatenate([special, cols[0]])
+    elif g == "fp8":
+        for i in range(len(cols)):
+            scale = 2.0 ** rng.integers(-24, 18, n)
+            v = (rng.uniform(-1, 1, n) * scale).astype(np.float32)
+            cols[i] = np.where(rng.random(n) < 0.75, v.view(np.uint32).astype(np.uint64),
+                               cols[i])
+    elif g == "cas":
+        cols[1] = np.where(rng.random(n) < 0.5, cols[0], cols[1])
+    elif g == "incdec":
+        near = (cols[0] + rng.integers(-2, 3, n).astype(np.uint64)) & np.uint64(0xFFFFFFFF)
+        pick = rng.random(n)
+        cols[1] = np.where(pick < 0.4, near, np.where(pick < 0.6, np.uint64(0), cols[1]))
+        cols[0] = np.where(rng.random(n) < 0.2, np.uint64(0), cols[0])
+    elif g == "smallint":
+        for i, k in enumerate(kinds):
+            v = rng.integers(0, 1000, n)
+            cols[i] = (v.astype(np.float32).view(np.uint32).astype(np.uint64) if k == "f32" else
+                       v.astype(np.float64).view(np.uint64) if k == "f64" else
+                       v.astype(np.uint64))
 
 
 def _seed(name: str) -> int:
