@@ -247,6 +247,8 @@ class _FunctionImporter:
             if operand.name in self.params:
                 raise self.error(
                     f"unsupported use of parameter '{operand.name}' as a value", loc)
+            if operand.name == "WARP_SZ" and operand.name not in self.m.variables:
+                return self.constant(ast.IntImm(32), type_, loc)  # PTX's warp size constant
             return self.address_of(operand.name, type_, loc)
         if isinstance(operand, ast.Not):
             inner = self.value(operand.operand, "i1", loc)
