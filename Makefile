@@ -49,8 +49,9 @@ $(STAMPS)/build: $(STAMPS)/pip $(NATIVE_SOURCES)
 	@touch $@
 
 # Our libcuda.so.1; its Python driver is loaded from the tree at run time, so
-# only the exported API and the build recipe make it stale.
-$(LIBCUDA): $(STAMPS)/build zmlir/runtime/cuda/api.py zmlir/runtime/cuda/build.py
+# only the exported API, the C launch fast path and the build recipe make it stale.
+$(LIBCUDA): $(STAMPS)/build zmlir/runtime/cuda/api.py zmlir/runtime/cuda/build.py \
+            zmlir/runtime/cuda/fastpath.c
 	$(PY) -m zmlir.runtime.cuda.build >/dev/null
 
 demo: bootstrap

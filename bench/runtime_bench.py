@@ -1,17 +1,36 @@
 """Runtime benchmark: launch overhead (µs per cuLaunchKernel of an empty
-kernel) and warm-cache module load time, on zmlir's driver.
+kernel, bench/launch_overhead.cu) and warm-cache module load time
+(cuModuleLoadData of test/cuda/matmul_tiled.cu's PTX), on zmlir's driver.
 
-    python bench/runtime_bench.py [--real-driver]
+    python bench/runtime_bench.py [--out FILE]
+        Here, on the default backend (the CPU through OpenCL). The C launch
+        fast path is measured against the Python launch path
+        (ZMLIR_FAST_LAUNCH=0) in the same run. Results: bench/results/runtime.json.
 
-With --real-driver (on a machine with an NVIDIA GPU) the same program also
-runs on NVIDIA's driver and through zmlir's CUDA passthrough backend, and the
-ratio passthrough / real is printed. Results go to bench/results/runtime.json.
+    python bench/runtime_bench.py prepare DIR
+        Here (nvcc + zmlir with LLVM): builds the benchmark program into DIR,
+        extracts the PTX our driver will pick and precompiles it to NVPTX
+        (sm_90: the H200) into DIR/nvptx, as tools/run_programs_passthrough.py
+        does for the test programs; the module-load PTX likewise.
+
+    python3 bench/runtime_bench.py --real-driver DIR [--out FILE]
+        On the NVIDIA machine (nvcc, NVIDIA's driver, our libcuda.so.1 built
+        there; no LLVM needed): the program of DIR runs on NVIDIA's driver and
+        through zmlir's CUDA passthrough (ZMLIR_BACKEND=cuda,
+        ZMLIR_NVPTX_CACHE=DIR/nvptx), alternating, ROUNDS times each; prints
+        the medians in µs/launch and their ratio, and the passthrough's warm
+        module load. Results: bench/results/h200/runtime_passthrough.json.
+
+Every figure is the median of ROUNDS fresh processes.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -19,14 +38,46 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
 LAUNCHES = 2000
+ROUNDS = 5
+NVCC_ARCH = "sm_80"  # the PTX our driver picks (compute capability 8.0)
+MODULE_SOURCE = REPO / "test" / "cuda" / "matmul_tiled.cu"
+
+
+def nvcc() -> str:
+    for candidate in (shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc"):
+        if candidate and Path(candidate).exists():
+            return candidate
+    raise SystemExit("nvcc not found (PATH or /usr/local/cuda/bin)")
+
+
+def build_programs(directory: Path) -> tuple[Path, Path]:
+    """(the launch-overhead executable, the module PTX) in `directory`."""
+    directory.mkdir(parents=True, exist_ok=True)
+    exe, ptx = directory / "launch_overhead", directory / "module.ptx"
+    subprocess.run([nvcc(), f"-arch={NVCC_ARCH}", str(HERE / "launch_overhead.cu"), "-o",
+                    str(exe)], check=True, capture_output=True)
+    subprocess.run([nvcc(), "-ptx", f"-arch={NVCC_ARCH}", str(MODULE_SOURCE), "-o", str(ptx)],
+                   check=True, capture_output=True)
+    return exe, ptx
+
+
+def zmlir_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = dict(os.environ, **(extra or {}))
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH")) if p)
+    return env
+
+
+ZMLIR_RUN = [sys.executable, "-m", "zmlir.cli", "run", "--"]
 
 
 def launch_overhead(exe: Path, env: dict[str, str], runner: list[str]) -> float:
+    """µs per launch, from one fresh process."""
     out = subprocess.run([*runner, str(exe), str(LAUNCHES)], capture_output=True, text=True,
                          env=env, timeout=600)
     if out.returncode != 0:
-        raise RuntimeError(f"{runner} {exe}: {out.stderr.strip()[-300:]}")
+        raise RuntimeError(f"{' '.join(runner)} {exe}: {out.stderr.strip()[-600:]}")
     return float(out.stdout.strip().splitlines()[-1])
 
 
@@ -40,58 +91,131 @@ assert lib.cuCtxSetCurrent(ctx) == 0
 ptx = open(sys.argv[2], "rb").read() + b"\\0"
 mod = ctypes.c_void_p()
 start = time.perf_counter()
-assert lib.cuModuleLoadData(ctypes.byref(mod), ptx) == 0
-print((time.perf_counter() - start) * 1000)
+code = lib.cuModuleLoadData(ctypes.byref(mod), ptx)
+elapsed = (time.perf_counter() - start) * 1000
+assert code == 0, code
+print(elapsed)
 """
 
 
-def warm_load_ms(libdir: str, ptx: Path, cache_dir: str) -> tuple[float, float]:
-    """(cold, warm) cuModuleLoadData time in ms, each in a fresh process."""
-    env = {**os.environ, "ZMLIR_CACHE_DIR": cache_dir}
-    times = []
-    for _ in range(2):
-        out = subprocess.run([sys.executable, "-c", _LOAD, libdir, str(ptx)], env=env,
-                             capture_output=True, text=True, check=True)
-        times.append(float(out.stdout.strip().splitlines()[-1]))
-    return times[0], times[1]
+def module_load_ms(libdir: str, ptx: Path, env: dict[str, str]) -> float:
+    out = subprocess.run([sys.executable, "-c", _LOAD, libdir, str(ptx)], env=env,
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"module load: {out.stderr.strip()[-600:]}")
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def our_libdir() -> str:
+    return subprocess.run([sys.executable, "-m", "zmlir.cli", "libdir"], capture_output=True,
+                          text=True, check=True, env=zmlir_env()).stdout.strip()
+
+
+def write(results: dict[str, object], out: Path) -> None:
+    results["when"] = time.strftime("%Y-%m-%dT%H:%M:%S")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=1) + "\n")
+    print(f"written to {out}")
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def here(out: Path) -> int:
+    results: dict[str, object] = {"launches": LAUNCHES, "rounds": ROUNDS}
+    with tempfile.TemporaryDirectory(prefix="zmlir-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        exe, ptx = build_programs(tmp)
+        fast, python = [], []
+        for _ in range(ROUNDS):
+            fast.append(launch_overhead(exe, zmlir_env(), ZMLIR_RUN))
+            python.append(launch_overhead(exe, zmlir_env({"ZMLIR_FAST_LAUNCH": "0"}), ZMLIR_RUN))
+        results.update(zmlir_default_backend_us_per_launch=median(fast),
+                       python_launch_path_us_per_launch=median(python),
+                       fast_over_python=median(fast) / median(python))
+        print(f"launch overhead, zmlir (default backend): C fast path {median(fast):.1f} "
+              f"µs/launch, Python path {median(python):.1f} µs/launch; ratio "
+              f"{median(fast) / median(python):.2f}")
+        env = zmlir_env({"ZMLIR_CACHE_DIR": str(tmp / "cache")})
+        libdir = our_libdir()
+        cold = module_load_ms(libdir, ptx, env)
+        warm = median([module_load_ms(libdir, ptx, env) for _ in range(ROUNDS)])
+        results.update(module_load_cold_ms=cold, module_load_warm_ms=warm)
+        print(f"cuModuleLoadData of matmul_tiled: cold {cold:.1f} ms, warm cache {warm:.2f} ms")
+    write(results, out)
+    return 0
+
+
+def prepare(directory: Path, archs: list[str]) -> int:
+    import zmlir
+    from zmlir.runtime.backends import nvptx_cache
+
+    sys.path.insert(0, str(REPO / "tools"))
+    from run_programs_passthrough import driver_ptx_texts
+
+    exe, ptx = build_programs(directory)
+    texts = [*driver_ptx_texts(exe), ptx.read_text()]
+    for index, text in enumerate(texts):
+        key = nvptx_cache.ptx_key(text)
+        for arch in archs:
+            compiled = zmlir.compile_module(text, f"nvptx:{arch}", filename=f"bench.{index}.ptx")
+            nvptx_cache.store(directory / "nvptx", key, compiled, source=f"bench.{index}")
+            print(f"module {index} {arch}: {key[:16]}…")
+    print(f"prepared {directory}: {exe.name}, {ptx.name}, nvptx/")
+    return 0
+
+
+def real_driver(directory: Path, out: Path) -> int:
+    exe, ptx = directory / "launch_overhead", directory / "module.ptx"
+    cache = directory / "nvptx"
+    if not cache.is_dir():
+        raise SystemExit(f"{cache} does not exist: run `prepare {directory}` here first")
+    passthrough = zmlir_env({"ZMLIR_BACKEND": "cuda", "ZMLIR_NVPTX_CACHE": str(cache)})
+    real, ours = [], []
+    for _ in range(ROUNDS):  # alternating, so both see the same machine state
+        real.append(launch_overhead(exe, dict(os.environ), []))
+        ours.append(launch_overhead(exe, passthrough, ZMLIR_RUN))
+    python = median([launch_overhead(exe, {**passthrough, "ZMLIR_FAST_LAUNCH": "0"}, ZMLIR_RUN)
+                     for _ in range(ROUNDS)])
+    ratio = median(ours) / median(real)
+    results: dict[str, object] = {
+        "launches": LAUNCHES, "rounds": ROUNDS,
+        "real_driver_us_per_launch": median(real), "passthrough_us_per_launch": median(ours),
+        "passthrough_over_real": ratio, "passthrough_python_path_us_per_launch": python,
+        "real_driver_rounds": real, "passthrough_rounds": ours,
+    }
+    print(f"launch overhead: NVIDIA driver {median(real):.2f} µs/launch; zmlir passthrough "
+          f"{median(ours):.2f} µs/launch (C fast path; Python path {python:.2f}); "
+          f"ratio {ratio:.2f} (goal <= 2)")
+    libdir = our_libdir()
+    module_load_ms(libdir, ptx, passthrough)  # NVIDIA's own JIT cache warms too
+    warm = median([module_load_ms(libdir, ptx, passthrough) for _ in range(ROUNDS)])
+    results["passthrough_module_load_warm_ms"] = warm
+    print(f"cuModuleLoadData of matmul_tiled through the passthrough, warm: {warm:.2f} ms "
+          "(goal <= 5)")
+    write(results, out)
+    return 0
 
 
 def main() -> int:
-    real = "--real-driver" in sys.argv
-    results: dict[str, object] = {"launches": LAUNCHES}
-    with tempfile.TemporaryDirectory(prefix="zmlir-bench-") as tmp_name:
-        tmp = Path(tmp_name)
-        exe = tmp / "launch_overhead"
-        subprocess.run(["nvcc", "-arch=sm_80", str(HERE / "launch_overhead.cu"), "-o", str(exe)],
-                       check=True, capture_output=True)
-        zmlir_run = [sys.executable, "-m", "zmlir.cli", "run", "--"]
-        env = dict(os.environ)
-        us = launch_overhead(exe, env, zmlir_run)
-        results["zmlir_default_backend_us_per_launch"] = us
-        print(f"launch overhead, zmlir (default backend): {us:.1f} µs/launch")
-        if real:
-            native = launch_overhead(exe, env, [])
-            passthrough = launch_overhead(exe, {**env, "ZMLIR_BACKEND": "cuda"}, zmlir_run)
-            results.update(real_driver_us_per_launch=native,
-                           passthrough_us_per_launch=passthrough,
-                           passthrough_over_real=passthrough / native)
-            print(f"launch overhead, NVIDIA driver: {native:.1f} µs/launch; passthrough: "
-                  f"{passthrough:.1f} µs/launch; ratio {passthrough / native:.2f}")
-        libdir = subprocess.run([sys.executable, "-m", "zmlir.cli", "libdir"],
-                                capture_output=True, text=True, check=True).stdout.strip()
-        ptx = tmp / "k.ptx"
-        subprocess.run(["nvcc", "-ptx", "-arch=sm_80", str(HERE.parent / "test" / "cuda" /
-                                                            "matmul_tiled.cu"), "-o", str(ptx)],
-                       check=True)
-        cold, warm = warm_load_ms(libdir, ptx, str(tmp / "cache"))
-        results.update(module_load_cold_ms=cold, module_load_warm_ms=warm)
-        print(f"cuModuleLoadData of matmul_tiled: cold {cold:.1f} ms, warm cache {warm:.2f} ms")
-    out = HERE / "results" / "runtime.json"
-    out.parent.mkdir(exist_ok=True)
-    results["when"] = time.strftime("%Y-%m-%dT%H:%M:%S")
-    out.write_text(json.dumps(results, indent=1) + "\n")
-    print(f"written to {out}")
-    return 0
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", nargs="?", choices=["prepare"])
+    parser.add_argument("directory", nargs="?", type=Path)
+    parser.add_argument("--real-driver", type=Path, metavar="DIR",
+                        help="on the NVIDIA machine: DIR from `prepare`")
+    parser.add_argument("--arch", action="append", help="prepare: NVPTX arch (default sm_90)")
+    parser.add_argument("--out", type=Path, help="result file")
+    args = parser.parse_args()
+    if args.command == "prepare":
+        if args.directory is None:
+            parser.error("prepare needs a directory")
+        return prepare(args.directory.resolve(), args.arch or ["sm_90"])
+    if args.real_driver is not None:
+        return real_driver(args.real_driver.resolve(), args.out or
+                           HERE / "results" / "h200" / "runtime_passthrough.json")
+    return here(args.out or HERE / "results" / "runtime.json")
 
 
 if __name__ == "__main__":

@@ -178,3 +178,176 @@ def test_device_attributes_describe_the_backend_device(libdir: str) -> None:
     assert (r["major"], r["minor"]) == (8, 0)
     # The CPU device's compute units are its cores.
     assert 1 <= r["sm"] <= r["cpus"]
+
+
+# The C launch fast path (zmlir/runtime/cuda/fastpath.c): which launches it
+# takes (zmlir_fast_launches counts them) and that everything else still gets
+# the Python path's validation and results.
+_FAST = textwrap.dedent("""
+    import ctypes, json, sys
+    lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
+    lib.zmlir_fast_launches.restype = ctypes.c_ulonglong
+    PTX = b'''
+    .version 9.0
+    .target sm_80
+    .address_size 64
+    .visible .entry add_scalar(.param .u64 p, .param .u32 v)
+    {
+      .reg .b32 %r<5>; .reg .b64 %rd<4>;
+      ld.param.u64 %rd1, [p]; ld.param.u32 %r1, [v];
+      mov.u32 %r2, %tid.x;
+      mul.wide.u32 %rd2, %r2, 4;
+      add.s64 %rd3, %rd1, %rd2;
+      ld.global.u32 %r3, [%rd3];
+      add.s32 %r4, %r3, %r1;
+      st.global.u32 [%rd3], %r4;
+      ret;
+    }
+    '''
+    r = {}
+    assert lib.cuInit(0) == 0
+    ctx = ctypes.c_void_p()
+    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+    assert lib.cuCtxSetCurrent(ctx) == 0
+    mod, f = ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.cuModuleLoadData(ctypes.byref(mod), PTX) == 0
+    assert lib.cuModuleGetFunction(ctypes.byref(f), mod, b"add_scalar") == 0
+    n = 64
+    d = ctypes.c_uint64()
+    assert lib.cuMemAlloc_v2(ctypes.byref(d), 4 * n) == 0
+    assert lib.cuMemsetD32_v2(d, 0, n) == 0
+    value = ctypes.c_uint32(1)
+    params = (ctypes.c_void_p * 2)(ctypes.addressof(d), ctypes.addressof(value))
+    def launch(name, stream=None, block=n, shared=0, extra=None, fn=None):
+        before = lib.zmlir_fast_launches()
+        code = lib.cuLaunchKernel(fn or f, 1, 1, 1, block, 1, 1, shared, stream, params,
+                                  extra)
+        r[name] = [code, lib.zmlir_fast_launches() - before]
+    def total():
+        h = (ctypes.c_uint32 * n)()
+        assert lib.cuCtxSynchronize() == 0
+        assert lib.cuMemcpyDtoH_v2(h, d, 4 * n) == 0
+        assert len(set(h)) == 1, list(h)
+        return h[0]
+    launch("legacy_stream")
+    launch("per_thread_stream", stream=ctypes.c_void_p(2))
+    s = ctypes.c_void_p()
+    assert lib.cuStreamCreate(ctypes.byref(s), 0) == 0
+    launch("created_stream", stream=s)
+    cfg = (ctypes.c_uint * 7)(1, 1, 1, n, 1, 1, 0)
+    class Config(ctypes.Structure):
+        _fields_ = [("dims", ctypes.c_uint * 7), ("stream", ctypes.c_void_p),
+                    ("attrs", ctypes.c_void_p), ("numAttrs", ctypes.c_uint)]
+    before = lib.zmlir_fast_launches()
+    r["launch_ex"] = [lib.cuLaunchKernelEx(ctypes.byref(Config(cfg, None, None, 0)), f,
+                                           params, None), lib.zmlir_fast_launches() - before]
+    r["sum_after_fast"] = total()
+    launch("bad_function", fn=ctypes.c_void_p(0xbad0))
+    launch("stream_as_function", fn=s)
+    launch("bad_stream", stream=ctypes.c_void_p(0xdead0))
+    launch("block_too_large", block=2048)
+    size = ctypes.c_size_t(12)
+    extra = (ctypes.c_void_p * 5)(1, ctypes.addressof(d), 2, ctypes.addressof(size), 0)
+    launch("params_and_extra", extra=extra)
+    launch("shared_too_large", shared=1 << 30)
+    # Capture: the launch is recorded (Python path), then replayed by the graph.
+    assert lib.cuStreamBeginCapture_v2(s, 0) == 0
+    launch("captured", stream=s)
+    launch("legacy_while_capturing")
+    graph, exe = ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.cuStreamEndCapture(s, ctypes.byref(graph)) == 0
+    assert lib.cuGraphInstantiateWithFlags(ctypes.byref(exe), graph, 0) == 0
+    assert lib.cuGraphLaunch(exe, s) == 0
+    launch("after_capture", stream=s)
+    assert lib.cuStreamDestroy_v2(s) == 0
+    launch("destroyed_stream", stream=s)
+    r["sum_after_slow"] = total()
+    assert lib.cuCtxSetCurrent(None) == 0
+    launch("no_context")
+    assert lib.cuCtxSetCurrent(ctx) == 0
+    launch("context_again")
+    import threading
+    def other_thread():
+        assert lib.cuCtxSetCurrent(ctx) == 0
+        launch("other_thread_first")
+        launch("other_thread_second")
+    t = threading.Thread(target=other_thread)
+    t.start()
+    t.join()
+    r["sum"] = total()
+    print(json.dumps(r))
+""")
+
+
+def _fast_probe(libdir: str, **env: str) -> tuple[dict[str, list[int]], str]:
+    import os
+
+    result = subprocess.run([sys.executable, "-c", _FAST, libdir], capture_output=True,
+                            text=True, timeout=300, env={**os.environ, **env})
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1]), result.stderr
+
+
+@pytest.fixture(scope="module")
+def fake_nvidia_driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A stand-in for NVIDIA's libcuda.so.1 (test/cuda/driver_api/fake_nvidia_driver.c)."""
+    cc = tool("cc") or tool("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    out = tmp_path_factory.mktemp("fake_driver") / "libcuda.so.1"
+    subprocess.run([cc, "-shared", "-fPIC", "-O1", "-o", str(out),
+                    str(Path(__file__).parent / "cuda" / "driver_api" / "fake_nvidia_driver.c")],
+                   check=True, capture_output=True)
+    return out
+
+
+@pytest.mark.parametrize("backend", ["opencl", "cuda"])
+def test_launch_fast_path_takes_registered_launches_only(libdir: str, backend: str,
+                                                         fake_nvidia_driver: Path) -> None:
+    # "cuda": the passthrough over a stand-in NVIDIA driver, kernels compiled
+    # to NVPTX here; its launches run add_scalar on host memory.
+    env = {"ZMLIR_BACKEND": backend}
+    if backend == "cuda":
+        env["ZMLIR_CUDA_DRIVER"] = str(fake_nvidia_driver)
+    r, _ = _fast_probe(libdir, **env)
+    # [CUresult, launches that took the C path]
+    assert r["legacy_stream"] == [0, 1]
+    assert r["per_thread_stream"] == [0, 1]
+    assert r["created_stream"] == [0, 1]
+    assert r["launch_ex"] == [0, 1]
+    assert r["sum_after_fast"] == 4  # each fast launch added 1 to every element
+    assert r["bad_function"] == [400, 0]  # CUDA_ERROR_INVALID_HANDLE, from the Python path
+    assert r["stream_as_function"] == [400, 0]
+    assert r["bad_stream"] == [400, 0]
+    assert r["block_too_large"] == [1, 0]  # CUDA_ERROR_INVALID_VALUE
+    assert r["params_and_extra"] == [1, 0]
+    assert r["shared_too_large"] == [1, 0]
+    assert r["captured"] == [0, 0]  # recorded by the Python path, not run
+    assert r["legacy_while_capturing"] == [0, 0]  # runs, through Python while any capture is on
+    assert r["after_capture"] == [0, 1]
+    assert r["destroyed_stream"] == [400, 0]
+    # 4 fast + legacy_while_capturing + the graph's replay + after_capture.
+    assert r["sum_after_slow"] == 7
+    assert r["no_context"] == [201, 0]  # CUDA_ERROR_INVALID_CONTEXT
+    assert r["context_again"] == [0, 1]
+    # A thread's first launch through the passthrough finds the real driver's
+    # context not current in that thread: the Python path makes it current.
+    assert r["other_thread_first"] == [0, 0 if backend == "cuda" else 1]
+    assert r["other_thread_second"] == [0, 1]
+    assert r["sum"] == 10
+
+
+@pytest.mark.parametrize("env", ["ZMLIR_FAST_LAUNCH", "ZMLIR_TRACE"])
+def test_launch_fast_path_off_gives_the_same_results(libdir: str, env: str,
+                                                     tmp_path: Path) -> None:
+    value = "0" if env == "ZMLIR_FAST_LAUNCH" else str(tmp_path / "calls.jsonl")
+    r, _ = _fast_probe(libdir, **{env: value})
+    fast = _fast_probe(libdir)[0]
+    assert all(counts[1] == 0 for key, counts in r.items() if isinstance(counts, list))
+    assert {k: v[0] if isinstance(v, list) else v for k, v in r.items()} == \
+        {k: v[0] if isinstance(v, list) else v for k, v in fast.items()}
+    if env == "ZMLIR_TRACE":
+        calls = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
+        launches = [c for c in calls if c.get("api") == "cuLaunchKernel"]
+        assert len(launches) == 17 and launches[0]["args"]["kernel"] == "add_scalar"

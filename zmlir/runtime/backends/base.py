@@ -82,5 +82,19 @@ class Backend(ABC):
     @abstractmethod
     def synchronize(self) -> None: ...
 
+    # -- the driver's C launch fast path (zmlir/runtime/cuda/fastpath.c) -----------
+    def fast_launch_points(self) -> dict[str, int] | None:
+        """Addresses of the C entry points fastpath.c launches through ("launch":
+        a cuLaunchKernel; or "set_arg", "enqueue", "finish" and "queue" for
+        OpenCL), or None: every launch takes the Python path."""
+        return None
+
+    def fast_kernel(self, kernel: Any, info: Any,
+                    nparams: int) -> tuple[str, int, int, int, int] | None:
+        """(kind "cuda"/"opencl", native kernel address, static shared bytes,
+        the largest shared window launchable without the Python path, max
+        threads per block) of a kernel, or None if fastpath.c cannot launch it."""
+        return None
+
     def close(self) -> None:
         return None

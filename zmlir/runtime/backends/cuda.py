@@ -396,6 +396,19 @@ class CUDABackend(Backend):
         self._enter()
         self.check("cuCtxSynchronize", self.lib.cuCtxSynchronize())
 
+    def fast_launch_points(self) -> dict[str, int]:
+        # The real driver's cuLaunchKernel: fastpath.c calls it with the real
+        # CUfunction, the shared window and the application's kernelParams,
+        # exactly as _launch does.
+        return {"launch": int(self.ffi.cast("uintptr_t", self.lib.cuLaunchKernel))}
+
+    def fast_kernel(self, kernel: CUDAKernel, info: Any,
+                    nparams: int) -> tuple[str, int, int, int, int]:
+        # Above kernel.shared_limit the kernel must be opted in first
+        # (cuFuncSetAttribute): the Python path does it and re-registers.
+        return ("cuda", int(self.ffi.cast("uintptr_t", kernel.handle)),
+                int(info.static_shared_bytes), kernel.shared_limit, self.info.max_threads)
+
 
 def _error_name(lib: Any, code: int) -> str:
     ffi = _get_ffi()

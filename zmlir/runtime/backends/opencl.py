@@ -110,6 +110,31 @@ class OpenCLBackend(Backend):
     def synchronize(self) -> None:
         self.device.synchronize()
 
+    def fast_launch_points(self) -> dict[str, int]:
+        from zmlir.runtime import opencl_api as cl
+
+        lib = cl.loader()
+
+        def address(value: Any) -> int:
+            return int(cl.ffi.cast("uintptr_t", value))
+
+        return {"set_arg": address(lib.clSetKernelArg),
+                "enqueue": address(lib.clEnqueueNDRangeKernel),
+                "finish": address(lib.clFinish), "queue": address(self.device.queue)}
+
+    def fast_kernel(self, kernel: Any, info: Any,
+                    nparams: int) -> tuple[str, int, int, int, int] | None:
+        # Our SPIR-V kernels take the PTX parameters as scalars (pointers as
+        # 64-bit integers), then the __local shared-memory window: what
+        # Device.launch sets, and what fastpath.c sets from kernelParams.
+        if kernel.num_args != nparams + 1:
+            return None
+        from zmlir.runtime.opencl_api import ffi
+
+        return ("opencl", int(ffi.cast("uintptr_t", kernel.handle)),
+                int(info.static_shared_bytes), self.local_mem_size,
+                int(self.device.max_work_group_size))
+
     def close(self) -> None:
         self.device.close()
 

@@ -182,5 +182,48 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CU
 """
 
 
+# Exported from C (fastpath.c), not Python: when the fast path does not
+# apply, the C function calls the Python body, exported as zmlir_py_<name>.
+C_FAST_PATH = ("cuLaunchKernel", "cuLaunchKernelEx")
+PYTHON_BODY_PREFIX = "zmlir_py_"
+
+# What the Python driver calls to keep fastpath.c's table in step.
+FAST_PATH_API = """
+void zmlir_fast_set_backend(uintptr_t launch, uintptr_t set_arg, uintptr_t enqueue,
+                            uintptr_t finish, uintptr_t queue);
+int zmlir_fast_function(uintptr_t handle, int kind, uintptr_t target, unsigned int static_shared,
+                        unsigned int shared_limit, unsigned int max_threads, unsigned int nparams,
+                        const unsigned char *sizes);
+int zmlir_fast_stream(uintptr_t handle);
+void zmlir_fast_forget(uintptr_t handle);
+void zmlir_fast_set_context(uintptr_t ctx);
+void zmlir_fast_context_destroyed(void);
+void zmlir_fast_capture(int delta);
+void zmlir_fast_enable(int on);
+unsigned long long zmlir_fast_launches(void);
+void zmlir_fast_cls_configure(uintptr_t primary, uintptr_t python_get);
+void zmlir_fast_cls_put(uintptr_t ctx, uintptr_t key, uintptr_t value);
+void zmlir_fast_cls_forget(uintptr_t ctx, uintptr_t key);
+CUresult zmlir_fast_cls_get(void **pvalue, void *ctx, void *key);
+uintptr_t zmlir_fast_address(const char *name);
+"""
+
+
 def function_names() -> list[str]:
     return re.findall(r"CUresult (\w+)\(", FUNCTIONS)
+
+
+def _fast_path_pattern() -> str:
+    return rf"CUresult ({'|'.join(C_FAST_PATH)})\("
+
+
+def python_declarations() -> str:
+    """FUNCTIONS as the embedding API (Python bodies): the fast path's
+    functions under their zmlir_py_ names."""
+    return re.sub(_fast_path_pattern(), rf"CUresult {PYTHON_BODY_PREFIX}\1(", FUNCTIONS)
+
+
+def fast_path_declarations() -> str:
+    """The C functions of fastpath.c the library exports or Python calls."""
+    lines = [line for line in FUNCTIONS.splitlines() if re.match(_fast_path_pattern(), line)]
+    return "\n".join(lines) + "\n" + FAST_PATH_API

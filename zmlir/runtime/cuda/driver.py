@@ -27,6 +27,7 @@ import numpy as np
 
 from zmlir.runtime.cuda import api, fatbin
 from zmlir.runtime.cuda.errors import CudaError, CUresult, message_of, name_of
+from zmlir.runtime.cuda.fastpath import FastPath
 from zmlir.runtime.cuda.memory_map import AllocationMap
 
 DRIVER_VERSION = 13000
@@ -63,6 +64,7 @@ class Function:
     attributes: dict[int, int] = field(default_factory=dict)
     dtypes: list[Any] | None = None  # numpy types of the parameters, found on first launch
     handle: int = 0
+    fast: bool = False  # registered with the C launch fast path
 
 
 @dataclass
@@ -146,6 +148,7 @@ class Driver:
         self.lock = threading.RLock()
         # Set by trace.install() when ZMLIR_TRACE asks for a call log.
         self.tracer: Any = None
+        self.fast = FastPath(ffi, lib)
 
     # -- helpers ------------------------------------------------------------
 
@@ -154,6 +157,11 @@ class Driver:
         if stack is None:
             stack = self.tls.stack = []
         return stack
+
+    def _current_changed(self) -> None:
+        """Tells the launch fast path this thread's current context."""
+        stack = self._stack()
+        self.fast.set_context(stack[-1] if stack else 0)
 
     def unsupported(self, api_name: str, why: str) -> int:
         """Logs (once per API and reason) and returns CUDA_ERROR_NOT_SUPPORTED."""
@@ -218,6 +226,7 @@ class Driver:
                 log(f"no device: {err}")
                 return E.CUDA_ERROR_NO_DEVICE
             self._prepare_module_loading()
+            self.fast.set_backend(self.device)
             self.initialized = True
         return E.CUDA_SUCCESS
 
@@ -358,6 +367,7 @@ class Driver:
         self.check_device(dev)
         handle = self.handles.add(Context(device=dev, flags=flags))
         self._stack().append(handle)
+        self._current_changed()
         self.out(pctx, self.handle_ptr(handle))
         return E.CUDA_SUCCESS
 
@@ -375,6 +385,8 @@ class Driver:
         stack = self._stack()
         while handle in stack:
             stack.remove(handle)
+        self.fast.context_destroyed()
+        self._current_changed()
         return E.CUDA_SUCCESS
 
     def cuCtxGetCurrent(self, pctx: Any) -> int:
@@ -390,12 +402,14 @@ class Driver:
         if handle == 0:
             if stack:
                 stack.pop()
+            self._current_changed()
             return E.CUDA_SUCCESS
         self.handles.get(handle, Context)
         if stack:
             stack[-1] = handle
         else:
             stack.append(handle)
+        self._current_changed()
         return E.CUDA_SUCCESS
 
     def cuCtxPushCurrent_v2(self, ctx: Any) -> int:
@@ -403,6 +417,7 @@ class Driver:
         handle = self.ptr(ctx)
         self.handles.get(handle, Context)
         self._stack().append(handle)
+        self._current_changed()
         return E.CUDA_SUCCESS
 
     def cuCtxPopCurrent_v2(self, pctx: Any) -> int:
@@ -411,6 +426,7 @@ class Driver:
         if not stack:
             return E.CUDA_ERROR_INVALID_CONTEXT
         handle = stack.pop()
+        self._current_changed()
         if pctx != self.ffi.NULL:
             pctx[0] = self.handle_ptr(handle)
         return E.CUDA_SUCCESS
@@ -481,6 +497,7 @@ class Driver:
             if dtor is not None and dtor != self.ffi.NULL:
                 dtor(self.handle_ptr(handle), self.ffi.cast("void *", key), value)
         ctx.local_storage.clear()
+        self.fast.cls_forget(handle, 0)
 
     # -- modules ---------------------------------------------------------------
 
@@ -574,7 +591,15 @@ class Driver:
             fn = Function(module, name, info, self.device.kernel(module.program, name))
             fn.handle = self.handles.add(fn)
             module.functions[name] = fn
+            self._fast_register(fn)
         return fn.handle
+
+    def _fast_register(self, fn: Function) -> None:
+        """Registers `fn` with the C launch fast path (if it can launch it):
+        its parameters' sizes come from their PTX types."""
+        dtypes = [_NUMPY_TYPES.get(t) for t in fn.info.params]
+        sizes = None if None in dtypes else [np.dtype(d).itemsize for d in dtypes]
+        fn.fast = self.fast.function(fn.handle, self.device, fn.kernel, fn.info, sizes)
 
     def cuModuleGetFunction(self, hfunc: Any, hmod: Any, name: Any) -> int:
         self.require_init()
@@ -1017,8 +1042,17 @@ class Driver:
 
     def launch(self, hfunc: Any, grid: tuple[int, int, int], block: tuple[int, int, int],
                shared: int, params: Any, extra: Any, stream: Any = None) -> int:
+        """The Python launch path: what fastpath.c's C path does not take."""
         self.current_context()
+        self._current_changed()  # back on the fast path after a context was destroyed
         fn = self.handles.get(self.ptr(hfunc), Function)
+        code = self._launch(fn, grid, block, shared, params, extra, stream)
+        if fn.fast and code == E.CUDA_SUCCESS:
+            self._fast_register(fn)  # the backend may have raised the kernel's shared limit
+        return code
+
+    def _launch(self, fn: Function, grid: tuple[int, int, int], block: tuple[int, int, int],
+                shared: int, params: Any, extra: Any, stream: Any) -> int:
         s = self.stream(stream) if stream is not None else None
         capturing = s is not None and s.capture is not None
         if min(grid) < 1 or min(block) < 1:
@@ -1134,17 +1168,26 @@ class Driver:
 
     def cuStreamCreate(self, phstream: Any, flags: int) -> int:
         self.current_context()
-        self.out(phstream, self.handle_ptr(self.handles.add(Stream(flags))))
+        handle = self.handles.add(Stream(flags))
+        self.fast.stream(handle)
+        self.out(phstream, self.handle_ptr(handle))
         return E.CUDA_SUCCESS
 
     def cuStreamCreateWithPriority(self, phstream: Any, flags: int, priority: int) -> int:
         self.current_context()
-        self.out(phstream, self.handle_ptr(self.handles.add(Stream(flags, priority))))
+        handle = self.handles.add(Stream(flags, priority))
+        self.fast.stream(handle)
+        self.out(phstream, self.handle_ptr(handle))
         return E.CUDA_SUCCESS
 
     def cuStreamDestroy_v2(self, stream: Any) -> int:
         self.require_init()
-        self.handles.remove(self.ptr(stream), Stream)
+        s = self.handles.remove(self.ptr(stream), Stream)
+        self.fast.forget(self.ptr(stream))
+        if s.capture is not None and not any(  # the last stream of an unfinished capture
+                isinstance(o, Stream) and o.capture is s.capture
+                for o in self.handles._objects.values()):
+            self.fast.capture(-1)
         return E.CUDA_SUCCESS
 
     def cuStreamSynchronize(self, stream: Any) -> int:
@@ -1190,6 +1233,7 @@ class Driver:
         if s.capture is not None:
             return E.CUDA_ERROR_NOT_PERMITTED
         s.capture = []
+        self.fast.capture(+1)  # launches take the Python path, which records them
         return E.CUDA_SUCCESS
 
     def cuStreamEndCapture(self, stream: Any, pgraph: Any) -> int:
@@ -1201,6 +1245,7 @@ class Driver:
         for obj in self.handles._objects.values():  # streams that joined the capture
             if isinstance(obj, Stream) and obj.capture is graph.nodes:
                 obj.capture = None
+        self.fast.capture(-1)
         self.out(pgraph, self.handle_ptr(self.handles.add(graph)))
         return E.CUDA_SUCCESS
 
@@ -1332,12 +1377,16 @@ def bind(ffi: Any, lib: Any) -> Driver:
     }
     for name in api.function_names():
         body = bodies.get(name) or getattr(driver, name, None)
-        ffi.def_extern(name=name)(_boundary(name, body, driver))
+        # The fast path's functions are C; their Python bodies go by another name.
+        symbol = api.PYTHON_BODY_PREFIX + name if name in api.C_FAST_PATH else name
+        ffi.def_extern(name=symbol)(_boundary(name, body, driver))
     try:
         from zmlir.runtime.cuda import trace
     except ImportError:  # tracing not available in this build
-        return driver
-    trace.install(driver)
+        pass
+    else:
+        trace.install(driver)
+    driver.fast.enable(tracing=driver.tracer is not None)
     return driver
 
 

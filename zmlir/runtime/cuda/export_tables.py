@@ -94,6 +94,7 @@ def _unknown_buffer(d: Any, pptr: Any, psize: Any) -> None:
 def _cls_put(d: Any, ctx: Any, key: Any, value: Any, dtor: Any) -> int:
     context = _context(d, ctx)
     context.local_storage[d.ptr(key)] = (value, dtor)
+    d.fast.cls_put(_context_handle(d, ctx), d.ptr(key), d.ptr(value))
     return E.CUDA_SUCCESS
 
 
@@ -103,6 +104,7 @@ def _cls_delete(d: Any, key: Any, value: Any) -> int:
         storage = getattr(obj, "local_storage", None)
         if storage is not None and k in storage:
             del storage[k]
+    d.fast.cls_forget(0, k)
     return E.CUDA_SUCCESS
 
 
@@ -115,13 +117,15 @@ def _cls_get(d: Any, pvalue: Any, ctx: Any, key: Any) -> int:
     return E.CUDA_SUCCESS
 
 
+def _context_handle(d: Any, ctx: Any) -> int:
+    handle = d.ptr(ctx)
+    return handle if handle != 0 else d._primary()
+
+
 def _context(d: Any, ctx: Any) -> Any:
     from zmlir.runtime.cuda.driver import Context
 
-    handle = d.ptr(ctx)
-    if handle == 0:
-        handle = d._primary()
-    return d.handles.get(handle, Context)
+    return d.handles.get(_context_handle(d, ctx), Context)
 
 
 def _ctx_create_bypass(d: Any, pctx: Any, flags: int, dev: int) -> int:
@@ -265,6 +269,11 @@ def _build(driver: Any, table: Table) -> Any:
                     else _stub(driver, table, index))
         _BUILT.callbacks.append(callback)
         array[index] = ffi.cast("void *", callback)
+        if slot is not None and slot.body is _cls_get:
+            # Called before every launch: answered in C (fastpath.c) unless traced.
+            fast = driver.fast.cls_get_slot(driver._primary(), callback)
+            if fast is not None:
+                array[index] = ffi.cast("void *", fast)
     return array
 
 

@@ -42,7 +42,10 @@ def get_proc_address(driver: Any, symbol: Any, pfn: Any, version: int, flags: in
         if status is not None and status != ffi.NULL:
             status[0] = _SYMBOL_NOT_FOUND
         return CUresult.CUDA_ERROR_NOT_FOUND
-    pfn[0] = ffi.cast("void *", ffi.addressof(driver.lib, target))
+    if target in api.C_FAST_PATH:  # C functions: their exported address, not cffi's wrapper
+        pfn[0] = ffi.cast("void *", driver.lib.zmlir_fast_address(target.encode()))
+    else:
+        pfn[0] = ffi.cast("void *", ffi.addressof(driver.lib, target))
     if status is not None and status != ffi.NULL:
         status[0] = _SYMBOL_FOUND
     return CUresult.CUDA_SUCCESS

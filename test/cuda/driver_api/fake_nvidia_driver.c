@@ -1,0 +1,103 @@
+/* A stand-in for NVIDIA's libcuda.so.1 under zmlir's CUDA passthrough
+ * backend (ZMLIR_CUDA_DRIVER=this.so), for testing on a machine without an
+ * NVIDIA GPU: the calls the backend makes, on host memory. Launching
+ * "add_scalar(u32 *p, u32 v)" adds v to p[0 .. blockDim.x); every launch is
+ * counted (fake_launches). A thread must make the context current before it
+ * launches, as with the real driver. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult;
+typedef unsigned long long CUdeviceptr;
+struct fake_function { char name[128]; };
+
+static __thread int current;
+static unsigned long long launches;
+static unsigned int last_shared;
+static struct fake_function functions[16];
+static int nfunctions;
+
+CUresult cuInit(unsigned int flags) { return flags ? 1 : 0; }
+CUresult cuDriverGetVersion(int *v) { *v = 13000; return 0; }
+CUresult cuDeviceGetCount(int *count) { *count = 1; return 0; }
+CUresult cuDeviceGet(int *device, int ordinal) { *device = ordinal; return ordinal ? 101 : 0; }
+CUresult cuDeviceGetName(char *name, int len, int dev) {
+  strncpy(name, "fake NVIDIA GPU", len);
+  return 0;
+}
+CUresult cuDeviceTotalMem_v2(size_t *bytes, int dev) { *bytes = 1ull << 30; return 0; }
+CUresult cuDeviceGetAttribute(int *pi, int attrib, int dev) {
+  switch (attrib) {
+  case 1: *pi = 1024; break;        /* MAX_THREADS_PER_BLOCK */
+  case 8: *pi = 48 * 1024; break;   /* MAX_SHARED_MEMORY_PER_BLOCK */
+  case 16: *pi = 4; break;          /* MULTIPROCESSOR_COUNT */
+  case 75: *pi = 9; break;          /* COMPUTE_CAPABILITY_MAJOR */
+  case 76: *pi = 0; break;
+  case 97: *pi = 96 * 1024; break;  /* MAX_SHARED_MEMORY_PER_BLOCK_OPTIN */
+  default: *pi = 0;
+  }
+  return 0;
+}
+CUresult cuDevicePrimaryCtxRetain(void **ctx, int dev) { *ctx = (void *)0xc0; return 0; }
+CUresult cuDevicePrimaryCtxRelease_v2(int dev) { return 0; }
+CUresult cuCtxSetCurrent(void *ctx) { current = ctx != NULL; return 0; }
+CUresult cuCtxSynchronize(void) { return current ? 0 : 201; }
+CUresult cuGetErrorName(CUresult error, const char **s) { *s = "CUDA_ERROR_FAKE"; return 0; }
+CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned int flags) {
+  *p = (CUdeviceptr)(uintptr_t)calloc(1, n);
+  return *p ? 0 : 2;
+}
+CUresult cuMemFree_v2(CUdeviceptr p) { free((void *)(uintptr_t)p); return 0; }
+CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) {
+  memcpy((void *)(uintptr_t)d, s, n);
+  return 0;
+}
+CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) {
+  memcpy(d, (void *)(uintptr_t)s, n);
+  return 0;
+}
+CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n) {
+  memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n);
+  return 0;
+}
+CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) {
+  memset((void *)(uintptr_t)d, v, n);
+  return 0;
+}
+CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned int n, int *options,
+                            void **values) {
+  *module = (void *)0x40;
+  return 0;
+}
+CUresult cuModuleUnload(void *module) { return 0; }
+CUresult cuModuleGetFunction(void **f, void *module, const char *name) {
+  if (nfunctions == 16)
+    return 2;
+  strncpy(functions[nfunctions].name, name, sizeof functions[0].name - 1);
+  *f = &functions[nfunctions++];
+  return 0;
+}
+CUresult cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *bytes, void *module, const char *name) {
+  return 500;
+}
+CUresult cuFuncSetAttribute(void *f, int attrib, int value) { return 0; }
+CUresult cuLaunchKernel(void *f, unsigned int gx, unsigned int gy, unsigned int gz,
+                        unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared,
+                        void *stream, void **params, void **extra) {
+  if (!current)
+    return 201; /* CUDA_ERROR_INVALID_CONTEXT */
+  if (stream != NULL || extra != NULL)
+    return 1;
+  const struct fake_function *fn = f;
+  if (strcmp(fn->name, "add_scalar") == 0) {
+    unsigned int *p = (unsigned int *)(uintptr_t) * (CUdeviceptr *)params[0];
+    unsigned int v = *(unsigned int *)params[1];
+    for (unsigned int i = 0; i < bx; ++i)
+      p[i] += v;
+  }
+  last_shared = shared;
+  __atomic_add_fetch(&launches, 1, __ATOMIC_RELAXED);
+  return 0;
+}
+unsigned long long fake_launches(void) { return launches; }

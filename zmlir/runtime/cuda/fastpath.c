@@ -1,0 +1,350 @@
+/* The launch fast path of our libcuda.so.1 (compiled into it by build.py).
+ *
+ * cuLaunchKernel and cuLaunchKernelEx are exported from here, not from
+ * Python. A launch whose function, stream and context the Python driver has
+ * registered in the table below goes straight to the backend's own C entry
+ * points with the application's kernelParams:
+ *
+ *   - CUDA passthrough: the real driver's cuLaunchKernel, with the real
+ *     CUfunction (NULL stream: all our work is ordered on one queue);
+ *   - OpenCL: clSetKernelArg per parameter (sizes precomputed from the PTX
+ *     parameter types), the shared-memory window argument,
+ *     clEnqueueNDRangeKernel and clFinish (launches are synchronous).
+ *
+ * Anything else calls the Python body (zmlir_py_cuLaunchKernel, ...), which
+ * validates, reports errors and handles what this path does not: unknown or
+ * bad handles, `extra`, launch attributes, a capturing stream, a shared
+ * window above what the kernel is opted in to, tracing (ZMLIR_TRACE), and
+ * ZMLIR_FAST_LAUNCH=0. The Python driver keeps the table in step with its
+ * own state: functions when created, streams when created or destroyed, the
+ * calling thread's current context whenever it changes, captures when they
+ * begin and end. The other call cudart makes per launch, a context-local
+ * storage get (an export-table slot), is answered here too (below).
+ *
+ * The table is written only by Python (under a lock) and read lock-free:
+ * a slot's fields are written before its key is published, a slot is never
+ * reused for another key, and forgetting a handle clears its kind.
+ */
+
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#define ZMLIR_FAST_SLOTS 8192 /* a power of two */
+#define ZMLIR_FAST_MAX_PARAMS 64
+
+enum { ZMLIR_FAST_NONE = 0, ZMLIR_FAST_CUDA = 1, ZMLIR_FAST_OPENCL = 2, ZMLIR_FAST_STREAM = 3 };
+
+typedef CUresult (*zmlir_cu_launch_fn)(void *, unsigned int, unsigned int, unsigned int,
+                                       unsigned int, unsigned int, unsigned int, unsigned int,
+                                       void *, void **, void **);
+typedef int (*zmlir_cl_set_arg_fn)(void *, unsigned int, size_t, const void *);
+typedef int (*zmlir_cl_enqueue_fn)(void *, void *, unsigned int, const size_t *, const size_t *,
+                                   const size_t *, unsigned int, const void *, void *);
+typedef int (*zmlir_cl_finish_fn)(void *);
+
+struct zmlir_fast_backend {
+  uintptr_t launch, set_arg, enqueue, finish; /* entry points */
+  uintptr_t queue;                            /* OpenCL command queue */
+};
+
+struct zmlir_fast_entry {
+  uintptr_t key; /* our handle; 0: free slot */
+  int kind;
+  uintptr_t target; /* the real CUfunction or cl_kernel */
+  unsigned int static_shared, shared_limit, max_threads, nparams;
+  unsigned char sizes[ZMLIR_FAST_MAX_PARAMS];
+};
+
+static struct zmlir_fast_entry zmlir_fast_table[ZMLIR_FAST_SLOTS];
+static struct zmlir_fast_backend zmlir_fast_backend;
+static pthread_mutex_t zmlir_fast_write = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t zmlir_fast_cl = PTHREAD_MUTEX_INITIALIZER; /* kernel args are shared */
+static int zmlir_fast_enabled;
+static int zmlir_fast_captures;
+static unsigned long zmlir_fast_epoch = 1;
+static unsigned long long zmlir_fast_count;
+static __thread uintptr_t zmlir_fast_ctx;
+static __thread unsigned long zmlir_fast_ctx_epoch;
+
+#define ZMLIR_LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define ZMLIR_STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+
+static size_t zmlir_fast_hash(uintptr_t key) {
+  return (size_t)((key >> 4) ^ (key >> 17)) & (ZMLIR_FAST_SLOTS - 1);
+}
+
+/* The slot of `key`, or NULL. With `create`, a free slot for it. */
+static struct zmlir_fast_entry *zmlir_fast_slot(uintptr_t key, int create) {
+  size_t i = zmlir_fast_hash(key);
+  for (size_t n = 0; n < ZMLIR_FAST_SLOTS; ++n, i = (i + 1) & (ZMLIR_FAST_SLOTS - 1)) {
+    struct zmlir_fast_entry *e = &zmlir_fast_table[i];
+    uintptr_t k = ZMLIR_LOAD(e->key);
+    if (k == key)
+      return e;
+    if (k == 0)
+      return create ? e : NULL;
+  }
+  return NULL;
+}
+
+static struct zmlir_fast_entry *zmlir_fast_find(uintptr_t key, int kind) {
+  struct zmlir_fast_entry *e = key ? zmlir_fast_slot(key, 0) : NULL;
+  return e && ZMLIR_LOAD(e->kind) == kind ? e : NULL;
+}
+
+/* -- called by the Python driver ---------------------------------------------- */
+
+void zmlir_fast_set_backend(uintptr_t launch, uintptr_t set_arg, uintptr_t enqueue,
+                            uintptr_t finish, uintptr_t queue) {
+  pthread_mutex_lock(&zmlir_fast_write);
+  zmlir_fast_backend.launch = launch;
+  zmlir_fast_backend.set_arg = set_arg;
+  zmlir_fast_backend.enqueue = enqueue;
+  zmlir_fast_backend.finish = finish;
+  zmlir_fast_backend.queue = queue;
+  pthread_mutex_unlock(&zmlir_fast_write);
+}
+
+/* Registers (or updates) function `handle`; 0 on success, -1 if it does not fit. */
+int zmlir_fast_function(uintptr_t handle, int kind, uintptr_t target, unsigned int static_shared,
+                        unsigned int shared_limit, unsigned int max_threads, unsigned int nparams,
+                        const unsigned char *sizes) {
+  if (handle == 0 || nparams > ZMLIR_FAST_MAX_PARAMS ||
+      (kind != ZMLIR_FAST_CUDA && kind != ZMLIR_FAST_OPENCL))
+    return -1;
+  pthread_mutex_lock(&zmlir_fast_write);
+  struct zmlir_fast_entry *e = zmlir_fast_slot(handle, 1);
+  if (e == NULL) {
+    pthread_mutex_unlock(&zmlir_fast_write);
+    return -1;
+  }
+  ZMLIR_STORE(e->kind, ZMLIR_FAST_NONE); /* readers skip it while it changes */
+  e->target = target;
+  e->static_shared = static_shared;
+  e->shared_limit = shared_limit;
+  e->max_threads = max_threads;
+  e->nparams = nparams;
+  if (nparams)
+    memcpy(e->sizes, sizes, nparams);
+  ZMLIR_STORE(e->key, handle);
+  ZMLIR_STORE(e->kind, kind);
+  pthread_mutex_unlock(&zmlir_fast_write);
+  return 0;
+}
+
+int zmlir_fast_stream(uintptr_t handle) {
+  pthread_mutex_lock(&zmlir_fast_write);
+  struct zmlir_fast_entry *e = handle ? zmlir_fast_slot(handle, 1) : NULL;
+  if (e != NULL) {
+    ZMLIR_STORE(e->key, handle);
+    ZMLIR_STORE(e->kind, ZMLIR_FAST_STREAM);
+  }
+  pthread_mutex_unlock(&zmlir_fast_write);
+  return e ? 0 : -1;
+}
+
+void zmlir_fast_forget(uintptr_t handle) {
+  pthread_mutex_lock(&zmlir_fast_write);
+  struct zmlir_fast_entry *e = handle ? zmlir_fast_slot(handle, 0) : NULL;
+  if (e != NULL)
+    ZMLIR_STORE(e->kind, ZMLIR_FAST_NONE);
+  pthread_mutex_unlock(&zmlir_fast_write);
+}
+
+/* The calling thread's current context (0: none). */
+void zmlir_fast_set_context(uintptr_t ctx) {
+  zmlir_fast_ctx = ctx;
+  zmlir_fast_ctx_epoch = ZMLIR_LOAD(zmlir_fast_epoch);
+}
+
+/* A context was destroyed: every thread's cached context is stale. */
+void zmlir_fast_context_destroyed(void) { __atomic_add_fetch(&zmlir_fast_epoch, 1, __ATOMIC_ACQ_REL); }
+
+void zmlir_fast_capture(int delta) { __atomic_add_fetch(&zmlir_fast_captures, delta, __ATOMIC_ACQ_REL); }
+
+void zmlir_fast_enable(int on) { ZMLIR_STORE(zmlir_fast_enabled, on); }
+
+unsigned long long zmlir_fast_launches(void) { return ZMLIR_LOAD(zmlir_fast_count); }
+
+/* -- context-local storage -------------------------------------------------------
+ *
+ * cudart reads its per-context state through the export table
+ * CONTEXT_LOCAL_STORAGE (slot 2: get) before every launch. The Python driver
+ * owns the storage and mirrors every put and delete here; a get the mirror
+ * cannot answer goes to the Python body. */
+
+#define ZMLIR_FAST_CLS_SLOTS 64
+
+typedef CUresult (*zmlir_cls_get_fn)(void **, void *, void *);
+
+struct zmlir_fast_cls {
+  uintptr_t ctx, key;
+  void *value;
+  int live;
+};
+
+static struct zmlir_fast_cls zmlir_fast_cls_table[ZMLIR_FAST_CLS_SLOTS];
+static pthread_mutex_t zmlir_fast_cls_lock = PTHREAD_MUTEX_INITIALIZER;
+static uintptr_t zmlir_fast_primary;       /* what a NULL context means */
+static zmlir_cls_get_fn zmlir_fast_cls_python;
+
+void zmlir_fast_cls_configure(uintptr_t primary, uintptr_t python_get) {
+  pthread_mutex_lock(&zmlir_fast_cls_lock);
+  zmlir_fast_primary = primary;
+  zmlir_fast_cls_python = (zmlir_cls_get_fn)python_get;
+  pthread_mutex_unlock(&zmlir_fast_cls_lock);
+}
+
+/* Forgets (ctx, key); ctx 0: in every context, key 0: every key. */
+void zmlir_fast_cls_forget(uintptr_t ctx, uintptr_t key) {
+  pthread_mutex_lock(&zmlir_fast_cls_lock);
+  for (int i = 0; i < ZMLIR_FAST_CLS_SLOTS; ++i) {
+    struct zmlir_fast_cls *e = &zmlir_fast_cls_table[i];
+    if (e->live && (!ctx || e->ctx == ctx) && (!key || e->key == key))
+      e->live = 0;
+  }
+  pthread_mutex_unlock(&zmlir_fast_cls_lock);
+}
+
+/* Mirrors a put; when the mirror is full the value is only in Python. */
+void zmlir_fast_cls_put(uintptr_t ctx, uintptr_t key, uintptr_t value) {
+  zmlir_fast_cls_forget(ctx, key);
+  pthread_mutex_lock(&zmlir_fast_cls_lock);
+  for (int i = 0; i < ZMLIR_FAST_CLS_SLOTS; ++i) {
+    struct zmlir_fast_cls *e = &zmlir_fast_cls_table[i];
+    if (!e->live) {
+      e->ctx = ctx;
+      e->key = key;
+      e->value = (void *)value;
+      e->live = 1;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&zmlir_fast_cls_lock);
+}
+
+CUresult zmlir_fast_cls_get(void **pvalue, void *ctx, void *key) {
+  pthread_mutex_lock(&zmlir_fast_cls_lock);
+  uintptr_t c = ctx ? (uintptr_t)ctx : zmlir_fast_primary;
+  zmlir_cls_get_fn python = zmlir_fast_cls_python;
+  for (int i = 0; pvalue && i < ZMLIR_FAST_CLS_SLOTS; ++i) {
+    struct zmlir_fast_cls *e = &zmlir_fast_cls_table[i];
+    if (e->live && e->ctx == c && e->key == (uintptr_t)key) {
+      *pvalue = e->value;
+      pthread_mutex_unlock(&zmlir_fast_cls_lock);
+      return 0;
+    }
+  }
+  pthread_mutex_unlock(&zmlir_fast_cls_lock);
+  return python ? python(pvalue, ctx, key) : 400; /* CUDA_ERROR_INVALID_HANDLE */
+}
+
+/* -- the launch ------------------------------------------------------------------ */
+
+static int zmlir_fast_opencl(const struct zmlir_fast_entry *e, const unsigned int grid[3],
+                             const unsigned int block[3], unsigned int window, void **params,
+                             CUresult *result) {
+  zmlir_cl_set_arg_fn set_arg = (zmlir_cl_set_arg_fn)zmlir_fast_backend.set_arg;
+  zmlir_cl_enqueue_fn enqueue = (zmlir_cl_enqueue_fn)zmlir_fast_backend.enqueue;
+  zmlir_cl_finish_fn finish = (zmlir_cl_finish_fn)zmlir_fast_backend.finish;
+  void *kernel = (void *)e->target, *queue = (void *)zmlir_fast_backend.queue;
+  if (!set_arg || !enqueue || !finish || !queue)
+    return 0;
+  size_t global[3], local[3];
+  for (int d = 0; d < 3; ++d) {
+    global[d] = (size_t)grid[d] * block[d];
+    local[d] = block[d];
+  }
+  pthread_mutex_lock(&zmlir_fast_cl);
+  int ok = 1;
+  for (unsigned int i = 0; ok && i < e->nparams; ++i)
+    ok = params[i] != NULL && set_arg(kernel, i, e->sizes[i], params[i]) == 0;
+  /* A __local argument cannot be 0 bytes; an empty window is never touched. */
+  ok = ok && set_arg(kernel, e->nparams, window ? window : 1, NULL) == 0;
+  ok = ok && enqueue(queue, kernel, 3, NULL, global, local, 0, NULL, NULL) == 0;
+  pthread_mutex_unlock(&zmlir_fast_cl);
+  if (!ok)
+    return 0; /* nothing ran: the Python path reports the error */
+  *result = finish(queue) == 0 ? 0 : 719; /* CUDA_ERROR_LAUNCH_FAILED */
+  return 1;
+}
+
+/* Launches through the fast path if it applies: 1 with *result set, else 0. */
+static int zmlir_fast_launch(void *f, const unsigned int grid[3], const unsigned int block[3],
+                             unsigned int shared, void *stream, void **params, void **extra,
+                             CUresult *result) {
+  if (!ZMLIR_LOAD(zmlir_fast_enabled) || ZMLIR_LOAD(zmlir_fast_captures) != 0)
+    return 0;
+  if (zmlir_fast_ctx == 0 || zmlir_fast_ctx_epoch != ZMLIR_LOAD(zmlir_fast_epoch))
+    return 0;
+  uintptr_t s = (uintptr_t)stream;
+  if (s > 2 && zmlir_fast_find(s, ZMLIR_FAST_STREAM) == NULL) /* 0-2: default streams */
+    return 0;
+  struct zmlir_fast_entry *e = zmlir_fast_find((uintptr_t)f, ZMLIR_FAST_CUDA);
+  if (e == NULL)
+    e = zmlir_fast_find((uintptr_t)f, ZMLIR_FAST_OPENCL);
+  if (e == NULL || extra != NULL || (params == NULL && e->nparams != 0))
+    return 0;
+  unsigned long long threads = (unsigned long long)block[0] * block[1] * block[2];
+  if (!grid[0] || !grid[1] || !grid[2] || !threads || threads > 1024 || block[2] > 64 ||
+      threads > e->max_threads)
+    return 0;
+  unsigned long long window = (unsigned long long)e->static_shared + shared;
+  if (window > ZMLIR_LOAD(e->shared_limit))
+    return 0;
+  if (e->kind == ZMLIR_FAST_OPENCL) {
+    if (!zmlir_fast_opencl(e, grid, block, (unsigned int)window, params, result))
+      return 0;
+  } else {
+    zmlir_cu_launch_fn launch = (zmlir_cu_launch_fn)zmlir_fast_backend.launch;
+    if (launch == NULL)
+      return 0;
+    CUresult code = launch((void *)e->target, grid[0], grid[1], grid[2], block[0], block[1],
+                           block[2], (unsigned int)window, NULL, params, NULL);
+    if (code == 201) /* CUDA_ERROR_INVALID_CONTEXT: this thread has not entered the real one */
+      return 0;
+    *result = code;
+  }
+  __atomic_add_fetch(&zmlir_fast_count, 1, __ATOMIC_RELAXED);
+  return 1;
+}
+
+CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                        unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+                        unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+                        void **kernelParams, void **extra) {
+  const unsigned int grid[3] = {gridDimX, gridDimY, gridDimZ};
+  const unsigned int block[3] = {blockDimX, blockDimY, blockDimZ};
+  CUresult result;
+  if (zmlir_fast_launch(f, grid, block, sharedMemBytes, hStream, kernelParams, extra, &result))
+    return result;
+  return zmlir_py_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY,
+                                 blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+}
+
+CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams,
+                          void **extra) {
+  if (config != NULL && config->numAttrs == 0) {
+    const unsigned int grid[3] = {config->gridDimX, config->gridDimY, config->gridDimZ};
+    const unsigned int block[3] = {config->blockDimX, config->blockDimY, config->blockDimZ};
+    CUresult result;
+    if (zmlir_fast_launch(f, grid, block, config->sharedMemBytes, config->hStream, kernelParams,
+                          extra, &result))
+      return result;
+  }
+  return zmlir_py_cuLaunchKernelEx(config, f, kernelParams, extra);
+}
+
+/* The exported address of a function of this file: cffi's ffi.addressof
+ * gives that of its own wrapper, and cuGetProcAddress must hand out the
+ * symbol itself (cudart and the tracing interposer compare addresses). */
+uintptr_t zmlir_fast_address(const char *name) {
+  if (strcmp(name, "cuLaunchKernel") == 0)
+    return (uintptr_t)&cuLaunchKernel;
+  if (strcmp(name, "cuLaunchKernelEx") == 0)
+    return (uintptr_t)&cuLaunchKernelEx;
+  if (strcmp(name, "zmlir_fast_cls_get") == 0)
+    return (uintptr_t)&zmlir_fast_cls_get;
+  return 0;
+}

@@ -1,0 +1,107 @@
+"""The Python side of the C launch fast path (fastpath.c).
+
+cuLaunchKernel and cuLaunchKernelEx are C functions in our libcuda.so.1.
+They launch without entering Python when the function, the stream and the
+calling thread's context are in fastpath.c's table; this class keeps that
+table in step with the driver's state. Everything the table does not cover
+falls back to the Python driver, which stays the reference: tracing on
+(ZMLIR_TRACE), ZMLIR_FAST_LAUNCH=0, a backend without C entry points, a
+function whose parameters the table cannot describe, a capturing stream.
+The context-local storage get cudart calls before each launch (an export-
+table slot) is answered from a C mirror of the driver's storage as well.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+# fastpath.c's entry kinds.
+KIND_CUDA = 1
+KIND_OPENCL = 2
+KIND_BY_NAME = {"cuda": KIND_CUDA, "opencl": KIND_OPENCL}
+
+
+class FastPath:
+    def __init__(self, ffi: Any, lib: Any) -> None:
+        self.ffi = ffi
+        # A driver bound to something other than our library (no C side):
+        # every call here does nothing and every launch takes the Python path.
+        self.lib = lib if hasattr(lib, "zmlir_fast_function") else None
+        self.backend_ready = False
+        self.on = False
+
+    def enable(self, tracing: bool) -> None:
+        on = not tracing and os.environ.get("ZMLIR_FAST_LAUNCH", "1") != "0"
+        self.on = on and self.lib is not None
+        if self.lib is not None:
+            self.lib.zmlir_fast_enable(int(on))
+
+    def set_backend(self, device: Any) -> None:
+        """Hands the backend's C entry points to fastpath.c (once, at cuInit)."""
+        points = getattr(device, "fast_launch_points", lambda: None)()
+        if self.lib is None or points is None:
+            return
+        self.lib.zmlir_fast_set_backend(points.get("launch", 0), points.get("set_arg", 0),
+                                        points.get("enqueue", 0), points.get("finish", 0),
+                                        points.get("queue", 0))
+        self.backend_ready = True
+
+    def function(self, handle: int, device: Any, kernel: Any, info: Any,
+                 param_sizes: list[int] | None) -> bool:
+        """Registers (or refreshes) a function; False if the fast path cannot
+        launch it."""
+        if self.lib is None or not self.backend_ready or param_sizes is None:
+            return False
+        entry = device.fast_kernel(kernel, info, len(param_sizes))
+        if entry is None:
+            return False
+        kind, target, static_shared, shared_limit, max_threads = entry
+        sizes = self.ffi.new("unsigned char[]", param_sizes or [0])
+        return self.lib.zmlir_fast_function(handle, KIND_BY_NAME[kind], target, static_shared,
+                                            shared_limit, max_threads, len(param_sizes),
+                                            sizes) == 0
+
+    def stream(self, handle: int) -> None:
+        if self.lib is not None:
+            self.lib.zmlir_fast_stream(handle)
+
+    def forget(self, handle: int) -> None:
+        if self.lib is not None:
+            self.lib.zmlir_fast_forget(handle)
+
+    def set_context(self, handle: int) -> None:
+        """The calling thread's current context (0: none)."""
+        if self.lib is not None:
+            self.lib.zmlir_fast_set_context(handle)
+
+    def context_destroyed(self) -> None:
+        if self.lib is not None:
+            self.lib.zmlir_fast_context_destroyed()
+
+    def capture(self, delta: int) -> None:
+        if self.lib is not None:
+            self.lib.zmlir_fast_capture(delta)
+
+    def launches(self) -> int:
+        """How many launches took the fast path so far."""
+        return int(self.lib.zmlir_fast_launches()) if self.lib is not None else 0
+
+    # -- context-local storage (cudart's per-launch export-table call) ------------
+    def cls_get_slot(self, primary: int, python_get: Any) -> Any:
+        """The C function to put in the export table for a context-local
+        storage get, falling back to `python_get` (a cffi callback); None:
+        use `python_get` itself."""
+        if not self.on:
+            return None
+        self.lib.zmlir_fast_cls_configure(primary, int(self.ffi.cast("uintptr_t", python_get)))
+        return self.ffi.cast("void *", self.lib.zmlir_fast_address(b"zmlir_fast_cls_get"))
+
+    def cls_put(self, ctx: int, key: int, value: int) -> None:
+        if self.lib is not None:
+            self.lib.zmlir_fast_cls_put(ctx, key, value)
+
+    def cls_forget(self, ctx: int, key: int) -> None:
+        """ctx 0: in every context; key 0: every key."""
+        if self.lib is not None:
+            self.lib.zmlir_fast_cls_forget(ctx, key)
