@@ -712,6 +712,98 @@ CASES: list[Case] = [
        "st.local.u32 [%l1], %a0; st.u32 [%l0+4], %a1; and.b32 %t0, %a1, 4; "
        "cvt.u64.u32 %l2, %t0; add.u64 %l2, %l1, %l2; ld.local.u32 %d, [%l2];", "u32 u32", "u32",
        locals_=".local .align 8 .b8 depot[8];"),
+    # -- control, sync, atomics, special registers ---------------------------------------------
+    # Half-precision adds and 16-bit cas on the thread's own in0[i] (%rd2): the old value and
+    # the word afterwards; each half of the word is one 16-bit atomic.
+    *[_c(f"atom_add_noftz_{t}", "atom add f16/bf16",
+         f"mov.b32 {{%s0, %s1}}, %a1; atom.global.add.noftz.{t} %s2, [%rd2], %s0; "
+         f"atom.global.add.noftz.{t} %s3, [%rd2+2], %s1; ld.global.u32 %t0, [%rd2]; "
+         "mov.b32 %t1, {%s2, %s3}; mov.b64 %d, {%t0, %t1};", "u32 u32", "u64", locals_=XREGS,
+         extra=SMALL) for t in ("f16", "bf16")],
+    *[_c(f"atom_add_noftz_{t}", "atom add f16/bf16",
+         f"atom.global.add.noftz.{t} %t1, [%rd2], %a1; ld.global.u32 %t0, [%rd2]; "
+         "mov.b64 %d, {%t0, %t1};", "u32 u32", "u64", extra=SMALL) for t in ("f16x2", "bf16x2")],
+    _c("red_add_noftz_f16", "atom add f16/bf16", "mov.b32 {%s0, %s1}, %a1; "
+       "red.global.add.noftz.f16 [%rd2+2], %s1; ld.global.u32 %d, [%rd2];", "u32 u32", "u32",
+       locals_=XREGS, extra=SMALL),
+    _c("red_add_noftz_bf16x2", "atom add f16/bf16", "red.add.noftz.bf16x2 [%rd2], %a1; "
+       "ld.global.u32 %d, [%rd2];", "u32 u32", "u32", extra=SMALL),
+    _c("atom_shared_add_noftz_f16", "atom add f16/bf16",
+       "mov.u32 %t2, sh; shl.b32 %t3, %r3, 2; add.u32 %t2, %t2, %t3; st.shared.u32 [%t2], %a0; "
+       "mov.b32 {%s0, %s1}, %a1; atom.shared.add.noftz.f16 %s2, [%t2+2], %s1; "
+       "ld.shared.u32 %t0, [%t2]; cvt.u32.u16 %t1, %s2; mov.b64 %d, {%t0, %t1};", "u32 u32",
+       "u64", locals_=f"{XREGS}\n\t{SHARED}", extra=SMALL),
+    _c("atom_cas_b16", "atom cas", "mov.b32 {%s0, %s1}, %a0; and.b32 %t0, %a2, 1; "
+       "setp.ne.u32 %g0, %t0, 0; mov.b32 {%s2, %s3}, %a1; selp.b16 %s2, %s1, %s2, %g0; "
+       "atom.global.cas.b16 %s0, [%rd2+2], %s2, %s3; ld.global.u32 %t0, [%rd2]; "
+       "cvt.u32.u16 %t1, %s0; mov.b64 %d, {%t0, %t1};", "u32 u32 u32", "u64", locals_=XREGS,
+       extra=SMALL),
+    # Named and counted barriers over the whole CTA (128 threads): neighbours' shared words.
+    _c("bar_sync_named_counted", "bar/barrier",
+       "mov.u32 %t0, sh; shl.b32 %t1, %r3, 2; add.u32 %t1, %t0, %t1; st.shared.u32 [%t1], %a0; "
+       "bar.sync 1, 128; xor.b32 %t2, %r3, 32; shl.b32 %t2, %t2, 2; add.u32 %t2, %t0, %t2; "
+       "ld.shared.u32 %t3, [%t2]; barrier.sync.aligned 2; st.shared.u32 [%t1], %t3; "
+       "barrier.sync 3, %r2; xor.b32 %t2, %r3, 1; shl.b32 %t2, %t2, 2; add.u32 %t2, %t0, %t2; "
+       "ld.shared.u32 %d, [%t2];", "u32", "u32", locals_=SHARED, extra=SMALL),
+    # Warps 0-1 produce and arrive, warps 2-3 wait and consume.
+    _c("bar_arrive_sync", "bar/barrier",
+       "mov.u32 %t0, sh; shl.b32 %t1, %r3, 2; add.u32 %t1, %t0, %t1; setp.lt.u32 %q0, %r3, 64; "
+       "mov.b32 %d, %a0; @%q0 st.shared.u32 [%t1], %a0; @%q0 bar.arrive 1, 128; "
+       "@!%q0 bar.sync 1, 128; @!%q0 sub.u32 %t2, %t1, 256; @!%q0 ld.shared.u32 %d, [%t2];",
+       "u32", "u32", locals_=SHARED, extra=SMALL),
+    _c("bar_red_popc", "bar.red", "and.b32 %t0, %a0, 1; setp.ne.u32 %q0, %t0, 0; "
+       "bar.red.popc.u32 %d, 0, %q0;", "u32", "u32", extra=SMALL),
+    _c("bar_red_and_or", "bar.red", "and.b32 %t0, %a0, 255; setp.ne.u32 %q0, %t0, 0; "
+       "bar.red.and.pred %q1, 1, %q0; barrier.red.or.pred %q2, 2, 128, !%q0; "
+       "barrier.red.popc.aligned.u32 %t1, 3, %q1; selp.u32 %t2, 1, 0, %q1; "
+       "selp.u32 %t3, 2, 0, %q2; or.b32 %t2, %t2, %t3; shl.b32 %t1, %t1, 8; "
+       "or.b32 %d, %t1, %t2;", "u32", "u32", extra=SMALL),
+    # elect.sync over a warp-uniform random mask (lane 0's input), by the lanes in it; and
+    # over the full warp with the sink as d.
+    _c("elect_sync_mask", "elect.sync", "shfl.sync.idx.b32 %t0, %a0, 0, 31, -1; "
+       "mov.u32 %t1, %lanemask_eq; and.b32 %t2, %t0, %t1; setp.ne.u32 %q1, %t2, 0; "
+       "mov.u32 %d, -1; @%q1 elect.sync %t3|%q0, %t0; @%q1 selp.u32 %t2, 256, 0, %q0; "
+       "@%q1 or.b32 %d, %t3, %t2;", "u32", "u32", gen="warp"),
+    _c("elect_sync_full", "elect.sync", "elect.sync _|%q0, -1; mov.u32 %t0, %laneid; "
+       "selp.u32 %t1, 1, 0, %q0; shl.b32 %t0, %t0, 1; or.b32 %d, %t0, %t1;", "u32", "u32",
+       gen="warp"),
+    # Registers whose values are the machine's: only relations that always hold.
+    _c("sreg_warpid_smid", "special registers",
+       "mov.u32 %t0, %warpid; mov.u32 %t1, %nwarpid; setp.lt.u32 %q0, %t0, %t1; "
+       "mov.u32 %t0, %smid; mov.u32 %t1, %nsmid; setp.lt.u32 %q1, %t0, %t1; "
+       "setp.ne.u32 %q2, %t1, 0; selp.u32 %t2, 1, 0, %q0; selp.u32 %t3, 2, 0, %q1; "
+       "or.b32 %t2, %t2, %t3; selp.u32 %t3, 4, 0, %q2; or.b32 %d, %t2, %t3;", "u32", "u32",
+       extra=SMALL),
+    _c("sreg_clock", "special registers",
+       "mov.u64 %l0, %clock64; mul.lo.u32 %t0, %a0, %a0; mov.u64 %l1, %clock64; "
+       "setp.ge.u64 %q0, %l1, %l0; mov.u32 %t1, %clock; mov.u32 %t2, %clock; "
+       "sub.u32 %t2, %t2, %t1; setp.lt.u32 %q1, %t2, 0x40000000; selp.u32 %t0, 1, 0, %q0; "
+       "selp.u32 %t1, 2, 0, %q1; or.b32 %d, %t0, %t1;", "u32", "u32", extra=SMALL),
+    _c("sreg_globaltimer", "special registers",
+       "mov.u64 %l0, %globaltimer; mov.u64 %l1, %globaltimer; setp.ge.u64 %q0, %l1, %l0; "
+       "setp.ne.u64 %q1, %l0, 0; selp.u32 %t0, 1, 0, %q0; selp.u32 %t1, 2, 0, %q1; "
+       "or.b32 %d, %t0, %t1;", "u32", "u32", extra=SMALL),
+    _c("sreg_smem_size", "special registers",
+       "mov.u32 %t2, sh; shl.b32 %t3, %r3, 2; add.u32 %t2, %t2, %t3; st.shared.u32 [%t2], %a0; "
+       "mov.u32 %t0, %dynamic_smem_size; mov.u32 %t1, %total_smem_size; "
+       "mov.b64 %d, {%t0, %t1};", "u32", "u64", locals_=SHARED, extra=SMALL),
+    # A call through a function pointer picked per thread, with a .callprototype.
+    _c("call_indirect", ".func/call",
+       "and.b32 %t0, %a2, 1; setp.ne.u32 %q0, %t0, 0; mov.u64 %l0, f_mix; mov.u64 %l1, f_sub; "
+       "selp.b64 %l0, %l0, %l1, %q0; { .param .b32 param0; .param .b32 param1; "
+       ".param .b32 retval0; st.param.b32 [param0], %a0; st.param.b32 [param1], %a1; "
+       "proto: .callprototype (.param .b32 _) _ (.param .b32 _, .param .b32 _); "
+       "call (retval0), %l0, (param0, param1), proto; ld.param.b32 %d, [retval0]; }",
+       "u32 u32 u32", "u32", extra=SMALL,
+       preamble="".join(
+           f".func (.param .b32 r) {f}(.param .b32 x, .param .b32 y)\n{{\n"
+           "\t.reg .b32 %v<4>;\n\tld.param.b32 %v0, [x];\n\tld.param.b32 %v1, [y];\n"
+           f"\t{op}\n\tst.param.b32 [r], %v3;\n\tret;\n}}\n"
+           for f, op in (("f_mix", "mul.lo.u32 %v2, %v0, 3;\n\txor.b32 %v3, %v2, %v1;"),
+                         ("f_sub", "sub.u32 %v3, %v0, %v1;")))),
+    # -- f16/bf16 arithmetic and directed rounding
+    *HALF_ARITH,
+    *DIRECTED,
 ]
 
 

@@ -1046,8 +1046,9 @@ def _atom(imp: _FunctionImporter, inst: ast.Instruction) -> None:
         op = next((f for f in ("and", "or", "xor") if f in m.flags), None)
     if op is None:
         raise imp.error("'atom' needs an operation (.add, .cas, ...)", inst.loc)
+    # .noftz is the only form of the f16/bf16 adds (and required on them).
+    m.rest = [r for r in m.rest if r != "noftz"]
     if any(r not in ops for r in m.rest):
-        # e.g. atom.add.noftz.f16: no attribute of ptx.atom says .noftz.
         _generic(imp, inst)
         return
     ptx_type = _one_type(imp, inst, m)
@@ -1076,16 +1077,59 @@ def _bar(imp: _FunctionImporter, inst: ast.Instruction) -> None:
         imp.emit([], "ptx.bar_warp_sync {0}", [mask], inst.loc)
         return
     m = _classify(inst)
+    aligned = inst.opcode == "bar" or "aligned" in m.flags
+    m.rest = [r for r in m.rest if r != "cta"]  # barrier.cta.* is barrier.*
+    if m.rest == ["red"] or m.rest == ["red", "popc"]:
+        _bar_red(imp, inst, m, aligned)
+        return
+    if m.rest == ["arrive"]:
+        _expect_operands(imp, inst, 2)
+        vs = [imp.value(o, "i32", inst.loc) for o in inst.operands]
+        imp.emit([], f"ptx.bar_arrive {{0}}, {{1}} {_attrs(aligned=aligned)}", vs, inst.loc)
+        return
     if "sync" not in m.flags or m.rest:
-        # bar.red, bar.arrive, barrier.cluster, ...: no dedicated op.
+        # barrier.cluster, ...: no dedicated op.
         _generic(imp, inst)
         return
     if len(inst.operands) not in (1, 2):
         raise imp.error(f"'{inst.opcode}.sync' expects 1 or 2 operands", inst.loc)
     vs = [imp.value(o, "i32", inst.loc) for o in inst.operands]
-    aligned = inst.opcode == "bar" or "aligned" in m.flags
     slots = ", ".join(f"{{{i}}}" for i in range(len(vs)))
     imp.emit([], f"ptx.bar_sync {slots} {_attrs(aligned=aligned)}", vs, inst.loc)
+
+
+def _bar_red(imp: _FunctionImporter, inst: ast.Instruction, m: _Modifiers,
+             aligned: bool) -> None:
+    """`bar.red.popc.u32 d, a{, b}, {!}c` and `bar.red.{and,or}.pred p, a{, b}, {!}c`."""
+    mode = "popc" if "popc" in m.rest else next((f for f in ("and", "or") if f in m.flags), None)
+    want = "u32" if mode == "popc" else "pred"
+    if mode is None or m.types != [want]:
+        raise imp.error(f"unsupported '{inst.opcode}.red' form (expected .popc.u32, .and.pred "
+                        "or .or.pred)", inst.loc)
+    if len(inst.operands) not in (3, 4):
+        raise imp.error(f"'{inst.opcode}.red' expects 3 or 4 operands", inst.loc)
+    pred = imp.value(inst.operands[-1], "i1", inst.loc)
+    vs = [imp.value(o, "i32", inst.loc) for o in inst.operands[1:-1]]
+    t = "i32" if mode == "popc" else "i1"
+    r = imp.new_value(t)
+    slots = ", ".join(f"{{{i}}}" for i in range(1 + len(vs)))
+    imp.emit([r], f"ptx.bar_red {slots} {_attrs(aligned=aligned, mode=f'#ptx.barred<{mode}>')}"
+                  f" : {t}", [pred, *vs], inst.loc)
+    imp.write_reg(inst.operands[0], r, inst.loc)
+
+
+@_handles("elect")
+def _elect(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    """`elect.sync d|p, membermask` (d may be the sink `_`)."""
+    dest = inst.operands[0] if inst.operands else None
+    if inst.modifiers != ("sync",) or len(inst.operands) != 2 or not isinstance(dest, ast.Pair):
+        raise imp.error("unsupported 'elect' form (expected elect.sync d|p, membermask)",
+                        inst.loc)
+    mask = imp.value(inst.operands[1], "i32", inst.loc)
+    d, p = imp.new_value("i32"), imp.new_value("i1")
+    imp.emit([d, p], "ptx.elect_sync {0}", [mask], inst.loc)
+    imp.write_reg(dest.first, d, inst.loc)
+    imp.write_reg(dest.second, p, inst.loc)
 
 
 @_handles("shfl")
@@ -1459,7 +1503,7 @@ def _red(imp: _FunctionImporter, inst: ast.Instruction) -> None:
         op = next((f for f in ("and", "or", "xor") if f in m.flags), None)
     if op is None:
         raise imp.error("'red' needs an operation (.add, .min, ...)", inst.loc)
-    _check_no_rest(imp, inst, m, allowed=ops)
+    _check_no_rest(imp, inst, m, allowed=ops | {"noftz"})
     ptx_type = _one_type(imp, inst, m)
     t = mlir_type(ptx_type)
     _expect_operands(imp, inst, 2)

@@ -14,6 +14,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace zmlir {
 
@@ -34,6 +35,9 @@ struct PTXLoweringState {
   std::string target = "generic";
   /// Hardware lanes per wavefront (64 on AMD gfx9); CUDA warps are 32 lanes.
   unsigned waveSize = 32;
+  /// Kernels whose shared window starts with the bar.red counter (see
+  /// BarRedOpLowering); their variables are laid out after it.
+  llvm::DenseSet<Operation *> barrierCounters;
 };
 
 //===----------------------------------------------------------------------===//
@@ -226,6 +230,39 @@ Value narrowFloat(OpBuilder &b, Location loc, Value x, mlir::Type target, Roundi
 /// Converts the integer `x` to the float `target` with rounding `rnd`.
 Value integerToFloat(OpBuilder &b, Location loc, Value x, bool isSigned,
                      mlir::Type target, Rounding rnd);
+
+/// The declaration of `name` in the gpu.module enclosing `user`, created on
+/// first use.
+LLVM::LLVMFuncOp declareFunction(OpBuilder &b, Operation *user, StringRef name,
+                                 LLVM::LLVMFunctionType type);
+
+/// Ends the thread the way CUDA's `trap` does (the launch fails): llvm.trap
+/// on NVPTX and AMDGPU; on SPIR-V, where LLVM turns llvm.trap into
+/// OpUnreachable (undefined behaviour, not a fault), a volatile store to
+/// address 0 of the global space.
+void emitTrap(OpBuilder &b, Location loc, const PTXLoweringState &state);
+
+/// Bytes at the start of a kernel's shared window that hold the bar.red
+/// counter when the kernel is in state.barrierCounters.
+constexpr int64_t kBarrierCounterBytes = 16;
+
+/// Whether `atom`/`red` `op` on `type` is lowered to a compare-and-swap loop
+/// on the state's target (16-bit and packed half-precision adds, 16-bit cas).
+bool needsAtomicCasLoop(const PTXLoweringState &state, AtomicOp op, DataType type);
+/// The compare-and-swap loop of such an atomic on the 32-bit word at `word`;
+/// a 16-bit operand sits `shift` (an i32: 0 or 16) bits up in it. Returns
+/// the old value as the bits of `type` (i16 or i32).
+Value emitAtomicCasLoop(ConversionPatternRewriter &rewriter, Location loc,
+                        const PTXLoweringState &state, Value word, Value shift,
+                        AtomicOp op, DataType type, Value b, Value c,
+                        LLVM::AtomicOrdering ordering, StringRef scope);
+
+/// Replaces `ptx.func_addr` with its encoding (kFuncAddressBase + the
+/// function's index among the address-taken ones, sorted by name) and each
+/// `ptx.call_indirect` with a switch over the address-taken functions of its
+/// signature, whose default traps. Runs before the conversion patterns.
+LogicalResult expandIndirectCalls(gpu::GPUModuleOp module, const PTXLoweringState &state);
+constexpr uint64_t kFuncAddressBase = 0x7a6d000000000000ull;
 
 /// Patterns of the integer bit-manipulation, extended-precision and 24-bit
 /// instructions (PTXToStdInteger.cpp).

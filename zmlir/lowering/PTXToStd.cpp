@@ -876,6 +876,77 @@ struct CvtOpLowering : PTXPattern<CvtOp> {
 struct SregOpLowering : PTXPattern<SregOp> {
   using PTXPattern::PTXPattern;
 
+  /// The registers that describe the launch and the machine rather than the
+  /// thread. NVPTX reads NVIDIA's; elsewhere:
+  ///  - %nwarpid is the number of warps of the CTA (so %warpid < %nwarpid;
+  ///    NVIDIA's is the SM's warp slots);
+  ///  - %smid is 0 and %nsmid 1: neither OpenCL nor our AMDGPU code reads
+  ///    the compute unit a work-group runs on;
+  ///  - %gridid is 0 (NVIDIA's is a launch sequence number);
+  ///  - on AMDGPU, %total_smem_size is the dispatch packet's group segment
+  ///    size (the launcher passes the window, static + dynamic, there) and
+  ///    %dynamic_smem_size that minus the kernel's static window; SPIR-V
+  ///    kernels cannot read the size of their __local window argument.
+  FailureOr<Value> launchRegister(SregOp op, OpBuilder &b, SpecialReg reg) const {
+    Location loc = op.getLoc();
+    mlir::Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    if (state.target == "nvptx") {
+      if (reg == SpecialReg::Gridid) {
+        // %gridid is 64 bits wide; llvm.nvvm.read.ptx.sreg.gridid reads 32.
+        return LLVM::InlineAsmOp::create(b, loc, i64, ValueRange{}, "mov.u64 $0, %gridid;",
+                                         "=l", /*has_side_effects=*/false,
+                                         /*is_align_stack=*/false,
+                                         LLVM::tailcallkind::TailCallKind::None,
+                                         LLVM::AsmDialectAttr(), ArrayAttr())
+            .getResult(0);
+      }
+      std::string name = ("llvm.nvvm.read.ptx.sreg." + stringifySpecialReg(reg)).str();
+      return callIntrinsic(b, loc, i32, name, {});
+    }
+    switch (reg) {
+    case SpecialReg::Nwarpid: {
+      Value n = arith::MulIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, gpu::BlockDimOp::create(b, loc, gpu::Dimension::x),
+                                gpu::BlockDimOp::create(b, loc, gpu::Dimension::y)),
+          gpu::BlockDimOp::create(b, loc, gpu::Dimension::z));
+      Value warps = arith::DivUIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, n, arith::ConstantIndexOp::create(b, loc, 31)),
+          arith::ConstantIndexOp::create(b, loc, 32));
+      return arith::IndexCastUIOp::create(b, loc, i32, warps).getResult();
+    }
+    case SpecialReg::Smid:
+    case SpecialReg::Gridid:
+      return intConst(b, loc, reg == SpecialReg::Gridid ? i64 : i32, 0);
+    case SpecialReg::Nsmid:
+      return intConst(b, loc, i32, 1);
+    default:
+      break;
+    }
+    if (state.target != "amdgpu") {
+      (void)unsupported(op, Twine("special register '%") + stringifySpecialReg(reg) +
+                                "' on target '" + state.target + "'");
+      return failure();
+    }
+    // hsa_kernel_dispatch_packet_t: group_segment_size is the u32 at byte 28.
+    auto constPtr = LLVM::LLVMPointerType::get(b.getContext(), 4);
+    Value packet = callIntrinsic(b, loc, constPtr, "llvm.amdgcn.dispatch.ptr", {});
+    Value field = LLVM::GEPOp::create(b, loc, constPtr, b.getI8Type(), packet,
+                                      ArrayRef<LLVM::GEPArg>{28});
+    Value total = LLVM::LoadOp::create(b, loc, i32, field, /*alignment=*/4);
+    if (reg == SpecialReg::TotalSmemSize)
+      return total;
+    auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
+    auto staticBytes = kernel ? kernel->getAttrOfType<IntegerAttr>("zmlir.static_shared_bytes")
+                              : IntegerAttr();
+    if (!staticBytes) {
+      (void)unsupported(op, "'%dynamic_smem_size' outside a kernel");
+      return failure();
+    }
+    return arith::SubIOp::create(b, loc, total, intConst(b, loc, i32, staticBytes.getInt()))
+        .getResult();
+  }
+
   /// %laneid: the sub-group (SPIR-V) or wavefront lane, modulo 32 on wave64
   /// AMD chips, whose wavefronts hold two CUDA warps.
   Value laneInWarp(OpBuilder &b, Location loc, mlir::Type type) const {
@@ -975,13 +1046,36 @@ struct SregOpLowering : PTXPattern<SregOp> {
                           : reg == SpecialReg::Clock ? "llvm.nvvm.read.ptx.sreg.clock"
                                                      : "llvm.nvvm.read.ptx.sreg.clock64",
                           {});
-      else if (state.target == "amdgpu")
+      else if (state.target == "amdgpu") {
         r = callIntrinsic(rewriter, loc, i64,
                           timer ? "llvm.readsteadycounter" : "llvm.readcyclecounter", {});
-      else
+        // The steady counter (s_memrealtime) runs at a constant 100 MHz;
+        // %globaltimer counts nanoseconds.
+        if (timer)
+          r = arith::MulIOp::create(rewriter, loc, r, intConst(rewriter, loc, i64, 10));
+      } else if (state.target == "spirv" && !timer) {
+        // OpReadClockKHR at device scope (SPV_KHR_shader_clock): a cycle
+        // counter like %clock64; OpenCL has no clock in nanoseconds.
+        auto fn = declareFunction(rewriter, op, "_Z17clock_read_devicev",
+                                  LLVM::LLVMFunctionType::get(i64, {}));
+        r = LLVM::CallOp::create(rewriter, loc, fn, ValueRange{}).getResult();
+      } else {
         return unsupported(op, Twine("special register '%") + stringifySpecialReg(reg) +
                                    "' on target '" + state.target + "'");
+      }
       rewriter.replaceOp(op, adjustBits(rewriter, loc, r, type, false));
+      return success();
+    }
+    case SpecialReg::Nwarpid:
+    case SpecialReg::Smid:
+    case SpecialReg::Nsmid:
+    case SpecialReg::Gridid:
+    case SpecialReg::DynamicSmemSize:
+    case SpecialReg::TotalSmemSize: {
+      FailureOr<Value> r = launchRegister(op, rewriter, reg);
+      if (failed(r))
+        return failure();
+      rewriter.replaceOp(op, adjustBits(rewriter, loc, *r, type, false));
       return success();
     }
     case SpecialReg::WarpSize:
@@ -1236,7 +1330,43 @@ struct AtomicLowering : PTXPattern<OpTy> {
     bool isFloat = isFloatType(type);
     if (isFloat && !(op.getOp() == AtomicOp::Add || op.getOp() == AtomicOp::Exch))
       return unsupported(op, Twine("float atomic '") + stringifyAtomicOp(op.getOp()) + "'");
-    if (type == DataType::F16x2 || type == DataType::BF16x2 || type == DataType::B128)
+    if (needsAtomicCasLoop(this->state, op.getOp(), type)) {
+      // The 32-bit word holding the operand: 16-bit operands are 2-aligned,
+      // so bit 1 of the address says which half of the word they are.
+      mlir::Type i64 = rewriter.getI64Type(), i32 = rewriter.getI32Type();
+      Value addr = adaptor.getAddr();
+      if (addr.getType() != i64)
+        addr = arith::ExtUIOp::create(rewriter, loc, i64, addr);
+      if (op.getOffset() != 0)
+        addr = arith::AddIOp::create(rewriter, loc, addr, intConst(rewriter, loc, i64, op.getOffset()));
+      Value shift;
+      unsigned width = getTypeBitWidth(type);
+      if (width == 16) {
+        Value half = arith::AndIOp::create(rewriter, loc, addr, intConst(rewriter, loc, i64, 2));
+        shift = arith::ShLIOp::create(rewriter, loc, arith::TruncIOp::create(rewriter, loc, i32, half),
+                                      intConst(rewriter, loc, i32, 3));
+        addr = arith::AndIOp::create(rewriter, loc, addr, intConst(rewriter, loc, i64, ~int64_t(3)));
+      }
+      FailureOr<Value> word = pointerTo(op, rewriter, addr, 0, op.getSpace());
+      if (failed(word))
+        return failure();
+      mlir::Type bits = rewriter.getIntegerType(width);
+      Value b = adjustBits(rewriter, loc, adaptor.getB(), bits, false);
+      Value c;
+      if constexpr (std::is_same_v<OpTy, AtomOp>)
+        if (adaptor.getC())
+          c = adjustBits(rewriter, loc, adaptor.getC(), bits, false);
+      Value old = emitAtomicCasLoop(rewriter, loc, this->state, *word, shift, op.getOp(), type,
+                                    b, c, orderingFor(op.getSem()),
+                                    syncScopeName(this->state, op.getScope()));
+      if constexpr (std::is_same_v<OpTy, AtomOp>)
+        rewriter.replaceOp(op, adjustBits(rewriter, loc, old, op.getRes().getType(), false));
+      else
+        rewriter.eraseOp(op);
+      return success();
+    }
+    if (type == DataType::B128 ||
+        ((type == DataType::F16x2 || type == DataType::BF16x2) && this->state.target != "nvptx"))
       return unsupported(op, Twine("atomic type '.") + stringifyDataType(type) + "'");
     FailureOr<Value> ptr =
         pointerTo(op, rewriter, adaptor.getAddr(), op.getOffset(), op.getSpace());
@@ -1311,22 +1441,6 @@ struct AtomicLowering : PTXPattern<OpTy> {
 //===----------------------------------------------------------------------===//
 // Synchronisation and warp-level ops
 //===----------------------------------------------------------------------===//
-
-struct BarSyncOpLowering : PTXPattern<BarSyncOp> {
-  using PTXPattern::PTXPattern;
-
-  LogicalResult
-  matchAndRewrite(BarSyncOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    std::optional<int64_t> id = constantInt(adaptor.getBarrier());
-    if (!id || *id != 0 || adaptor.getCount())
-      return unsupported(op, "'bar.sync' on a barrier other than 0 or with a "
-                             "thread count");
-    gpu::BarrierOp::create(rewriter, op.getLoc());
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
 
 /// shfl.sync with the whole warp as one segment: `c` must be the constant
 /// nvcc emits for width 32 (0x1f: clamp 31, segment mask 0; or 0 for up).
@@ -1454,6 +1568,11 @@ int64_t layoutSharedWindow(gpu::GPUFuncOp kernel, PTXLoweringState &state) {
       used.insert(name);
   });
   int64_t offset = 0, dynamicAlign = 1;
+  bool barRed = kernel.walk([](BarRedOp) { return WalkResult::interrupt(); }).wasInterrupted();
+  if (barRed && state.target != "nvptx") {
+    state.barrierCounters.insert(kernel);
+    offset = kBarrierCounterBytes;
+  }
   SmallVector<StringAttr> dynamic;
   for (StringAttr name : used) {
     VarOp var = state.variables.lookup(name);
@@ -1582,6 +1701,8 @@ ConvertPTXToStdPass::convertKernel(func::FuncOp func, gpu::GPUModuleOp gpuModule
   int64_t staticBytes = layoutSharedWindow(kernel, state);
   kernel->setAttr("zmlir.static_shared_bytes", b.getI64IntegerAttr(staticBytes));
   kernel->setAttr("zmlir.param_count", b.getI64IntegerAttr(func.getNumArguments()));
+  if (Attribute reqntid = func->getAttr("ptx.reqntid"))
+    kernel->setAttr("ptx.reqntid", reqntid);
   func.erase();
   return kernel;
 }
@@ -1644,6 +1765,9 @@ void ConvertPTXToStdPass::runOnOperation() {
                            state.addressSpaces.shared);
   }
 
+  if (failed(expandIndirectCalls(gpuModule, state)))
+    return signalPassFailure();
+
   ConversionTarget target(*ctx);
   configurePTXToStdConversionLegality(target);
   RewritePatternSet patterns(ctx);
@@ -1693,7 +1817,7 @@ void zmlir::populatePTXToStdConversionPatterns(RewritePatternSet &patterns,
                ShiftOpLowering<ShrOp>, SetpOpLowering, SelpOpLowering,
                MovOpLowering, CvtOpLowering, SregOpLowering, AddrOfOpLowering,
                CvtaOpLowering, LdParamOpLowering, StParamOpLowering, LdOpLowering, StOpLowering,
-               AtomicLowering<AtomOp>, AtomicLowering<RedOp>, BarSyncOpLowering, ShflSyncOpLowering,
+               AtomicLowering<AtomOp>, AtomicLowering<RedOp>, ShflSyncOpLowering,
                BraOpLowering, CondBraOpLowering, InstOpLowering, ReturnLowering<RetOp>,
                ReturnLowering<ExitOp>>(ctx, state);
 }

@@ -1,6 +1,7 @@
 //===- PTXToStdWarp.cpp - Warp-level ops, fences, calls, local memory -----===//
 //
-// Warp votes, reductions and matches, fences with scopes, device function
+// Warp votes, reductions, matches and elections, barriers, fences with
+// scopes, atomics without a native form, direct and indirect device function
 // calls and `.local` variables.
 //
 // Warp operations need a ballot, which no upstream dialect offers on all
@@ -35,6 +36,208 @@ std::string zmlir::syncScopeName(const PTXLoweringState &state, Scope scope) {
   }
 }
 
+LLVM::LLVMFuncOp zmlir::declareFunction(OpBuilder &b, Operation *user, StringRef name,
+                                        LLVM::LLVMFunctionType type) {
+  auto module = user->getParentOfType<gpu::GPUModuleOp>();
+  if (auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+    return fn;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  return LLVM::LLVMFuncOp::create(b, user->getLoc(), name, type);
+}
+
+void zmlir::emitTrap(OpBuilder &b, Location loc, const PTXLoweringState &state) {
+  if (state.target != "spirv") {
+    callIntrinsic(b, loc, mlir::Type(), "llvm.trap", {});
+    return;
+  }
+  auto ptr = LLVM::LLVMPointerType::get(b.getContext(), state.addressSpaces.global);
+  LLVM::StoreOp::create(b, loc, intConst(b, loc, b.getI32Type(), 0), LLVM::ZeroOp::create(b, loc, ptr),
+                        /*alignment=*/4, /*isVolatile=*/true);
+}
+
+//===----------------------------------------------------------------------===//
+// Atomics without a native form
+//===----------------------------------------------------------------------===//
+
+bool zmlir::needsAtomicCasLoop(const PTXLoweringState &state, AtomicOp op, DataType type) {
+  unsigned width = getTypeBitWidth(type);
+  bool halfAdd = op == AtomicOp::Add && (type == DataType::F16 || type == DataType::BF16 ||
+                                         type == DataType::F16x2 || type == DataType::BF16x2);
+  // NVPTX has every one of these natively (atomicrmw on half, bfloat and
+  // cmpxchg i16 select atom.add.noftz.{f16,bf16}, atom.cas.b16); the f16x2
+  // and bf16x2 adds are a loop there too.
+  if (state.target == "nvptx")
+    return op == AtomicOp::Add && (type == DataType::F16x2 || type == DataType::BF16x2);
+  // OpenCL and AMDGPU atomics are 32 or 64 bits wide.
+  return halfAdd || (width == 16 && (op == AtomicOp::Cas || op == AtomicOp::Exch));
+}
+
+namespace {
+
+/// `x + y` of two f16 or bf16 values given as i16 bits, rounded to nearest
+/// even: the f32 sum of two 11- (8-) bit significands rounded once more to
+/// 11 (8) bits is the correctly rounded sum (24 >= 2p + 2), subnormals
+/// included. A NaN sum is NVIDIA's canonical NaN, 0x7fff.
+Value halfAdd(OpBuilder &b, Location loc, Value x, Value y, bool bf16) {
+  mlir::Type i16 = b.getI16Type(), i32 = b.getI32Type(), f32 = b.getF32Type();
+  auto widen = [&](Value bits) -> Value {
+    if (bf16)
+      return arith::BitcastOp::create(
+          b, loc, f32,
+          arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i32, bits),
+                                intConst(b, loc, i32, 16)));
+    Value half = arith::BitcastOp::create(b, loc, b.getF16Type(), bits);
+    return arith::ExtFOp::create(b, loc, f32, half);
+  };
+  Value sum = arith::AddFOp::create(b, loc, widen(x), widen(y));
+  mlir::Type half = bf16 ? mlir::Type(b.getBF16Type()) : mlir::Type(b.getF16Type());
+  Value r = asInteger(b, loc, narrowFloat(b, loc, sum, half, Rounding::RN));
+  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, sum, sum);
+  return arith::SelectOp::create(b, loc, isNaN, intConst(b, loc, i16, 0x7fff), r);
+}
+
+} // namespace
+
+Value zmlir::emitAtomicCasLoop(ConversionPatternRewriter &rewriter, Location loc,
+                               const PTXLoweringState &state, Value word, Value shift,
+                               AtomicOp op, DataType type, Value b, Value c,
+                               LLVM::AtomicOrdering ordering, StringRef scope) {
+  // 1. Load the word; 2. in the loop, compute the new value of the operand's
+  // bits from the word last seen and try to swap it in; 3. a failed swap
+  // returns the word that is there now, and the loop tries again with it.
+  mlir::Type i16 = rewriter.getI16Type(), i32 = rewriter.getI32Type();
+  bool bf16 = type == DataType::BF16 || type == DataType::BF16x2;
+  Value initial = LLVM::LoadOp::create(rewriter, loc, i32, word, /*alignment=*/4,
+                                       /*isVolatile=*/false, /*isNonTemporal=*/false,
+                                       /*isInvariant=*/false, /*isInvariantGroup=*/false,
+                                       LLVM::AtomicOrdering::monotonic, scope);
+  Block *entry = rewriter.getInsertionBlock();
+  Block *exit = rewriter.splitBlock(entry, rewriter.getInsertionPoint());
+  Block *loop = rewriter.createBlock(exit, TypeRange{i32}, {loc});
+  Value seen = loop->getArgument(0);
+  Value old = shift ? arith::TruncIOp::create(rewriter, loc, i16,
+                                              arith::ShRUIOp::create(rewriter, loc, seen, shift))
+                          .getResult()
+                    : seen;
+  Value updated;
+  if (op == AtomicOp::Add && shift) {
+    updated = halfAdd(rewriter, loc, old, b, bf16);
+  } else if (op == AtomicOp::Add) {
+    // Packed pairs: each half separately.
+    auto part = [&](Value v, int64_t at) -> Value {
+      return arith::TruncIOp::create(
+          rewriter, loc, i16, arith::ShRUIOp::create(rewriter, loc, v, intConst(rewriter, loc, i32, at)));
+    };
+    Value lo = halfAdd(rewriter, loc, part(old, 0), part(b, 0), bf16);
+    Value hi = halfAdd(rewriter, loc, part(old, 16), part(b, 16), bf16);
+    updated = arith::OrIOp::create(
+        rewriter, loc, arith::ExtUIOp::create(rewriter, loc, i32, lo),
+        arith::ShLIOp::create(rewriter, loc, arith::ExtUIOp::create(rewriter, loc, i32, hi),
+                              intConst(rewriter, loc, i32, 16)));
+  } else if (op == AtomicOp::Cas) {
+    Value equal = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, old, b);
+    updated = arith::SelectOp::create(rewriter, loc, equal, c, old);
+  } else {
+    updated = b; // exch
+  }
+  Value next = updated;
+  if (shift) {
+    Value mask = arith::ShLIOp::create(rewriter, loc, intConst(rewriter, loc, i32, 0xffff), shift);
+    Value rest = arith::AndIOp::create(
+        rewriter, loc, seen, arith::XOrIOp::create(rewriter, loc, mask, intConst(rewriter, loc, i32, -1)));
+    next = arith::OrIOp::create(
+        rewriter, loc, rest,
+        arith::ShLIOp::create(rewriter, loc, arith::ExtUIOp::create(rewriter, loc, i32, updated), shift));
+  }
+  LLVM::AtomicOrdering failure = ordering == LLVM::AtomicOrdering::acq_rel ||
+                                         ordering == LLVM::AtomicOrdering::acquire
+                                     ? LLVM::AtomicOrdering::acquire
+                                     : LLVM::AtomicOrdering::monotonic;
+  Value pair = LLVM::AtomicCmpXchgOp::create(rewriter, loc, word, seen, next, ordering, failure, scope);
+  Value now = LLVM::ExtractValueOp::create(rewriter, loc, pair, ArrayRef<int64_t>{0});
+  Value swapped = LLVM::ExtractValueOp::create(rewriter, loc, pair, ArrayRef<int64_t>{1});
+  cf::CondBranchOp::create(rewriter, loc, swapped, exit, ValueRange{}, loop, ValueRange{now});
+  rewriter.setInsertionPointToEnd(entry);
+  cf::BranchOp::create(rewriter, loc, loop, ValueRange{initial});
+  rewriter.setInsertionPointToStart(exit);
+  return old;
+}
+
+//===----------------------------------------------------------------------===//
+// Function addresses and indirect calls
+//===----------------------------------------------------------------------===//
+
+LogicalResult zmlir::expandIndirectCalls(gpu::GPUModuleOp module, const PTXLoweringState &state) {
+  // 1. The address-taken functions, sorted by name: the index is the
+  //    address (after kFuncAddressBase), the same in every compile of the
+  //    module.
+  SmallVector<FuncAddrOp> addrs;
+  module.walk([&](FuncAddrOp op) { addrs.push_back(op); });
+  SmallVector<CallIndirectOp> calls;
+  module.walk([&](CallIndirectOp op) { calls.push_back(op); });
+  if (addrs.empty() && calls.empty())
+    return success();
+  std::vector<std::string> names;
+  for (FuncAddrOp op : addrs) {
+    StringRef name = op.getCallee();
+    if (!module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+      return op.emitError("unsupported address of '")
+             << name << "' (not a .func defined in this module)";
+    names.push_back(name.str());
+  }
+  llvm::sort(names);
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  for (FuncAddrOp op : addrs) {
+    OpBuilder b(op);
+    uint64_t index = llvm::lower_bound(names, op.getCallee().str()) - names.begin();
+    Value address = intConst(b, op.getLoc(), b.getI64Type(),
+                             static_cast<int64_t>(kFuncAddressBase + index));
+    op.getResult().replaceAllUsesWith(address);
+    op.erase();
+  }
+  // 2. Each indirect call: a switch over the functions of its signature,
+  //    each case a direct call; the default case traps, like a call through
+  //    a bad pointer on NVIDIA's GPUs.
+  for (CallIndirectOp call : calls) {
+    if (call.getNumResults() > 1)
+      return call.emitError("unsupported indirect call with more than one return value");
+    Location loc = call.getLoc();
+    Block *before = call->getBlock();
+    Block *after = before->splitBlock(call);
+    SmallVector<Location> locs(call.getNumResults(), loc);
+    after->addArguments(call.getResultTypes(), locs);
+    Region *region = before->getParent();
+    OpBuilder b(call.getContext());
+    SmallVector<APInt> values;
+    SmallVector<Block *> cases;
+    for (auto [index, name] : llvm::enumerate(names)) {
+      auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
+      LLVM::LLVMFunctionType type = fn.getFunctionType();
+      bool resultMatches = call.getNumResults() == 0
+                               ? isa<LLVM::LLVMVoidType>(type.getReturnType())
+                               : type.getReturnType() == call.getResult(0).getType();
+      if (!resultMatches || type.getParams() != ArrayRef<mlir::Type>(llvm::to_vector(call.getArgs().getTypes())))
+        continue;
+      Block *block = b.createBlock(region, Region::iterator(after));
+      auto direct = CallOp::create(b, loc, call.getResultTypes(), name, call.getArgs(),
+                                   call.getUni());
+      cf::BranchOp::create(b, loc, after, direct.getResults());
+      values.push_back(APInt(64, kFuncAddressBase + index));
+      cases.push_back(block);
+    }
+    Block *bad = b.createBlock(region, Region::iterator(after));
+    emitTrap(b, loc, state);
+    LLVM::UnreachableOp::create(b, loc);
+    b.setInsertionPointToEnd(before);
+    SmallVector<ValueRange> noOperands(cases.size(), ValueRange{});
+    cf::SwitchOp::create(b, loc, call.getCallee(), bad, ValueRange{}, values, cases, noOperands);
+    call.replaceAllUsesWith(after->getArguments());
+    call.erase();
+  }
+  return success();
+}
+
 namespace {
 
 using IP = arith::CmpIPredicate;
@@ -46,18 +249,6 @@ Value warpLane(OpBuilder &b, Location loc, const PTXLoweringState &state) {
   if (state.waveSize > 32)
     lane = arith::AndIOp::create(b, loc, lane, intConst(b, loc, b.getI32Type(), 31));
   return lane;
-}
-
-/// The declaration of `name` in the enclosing gpu.module, created on first
-/// use.
-LLVM::LLVMFuncOp declareFunction(OpBuilder &b, Operation *user, StringRef name,
-                                 LLVM::LLVMFunctionType type) {
-  auto module = user->getParentOfType<gpu::GPUModuleOp>();
-  if (auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
-    return fn;
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(module.getBody());
-  return LLVM::LLVMFuncOp::create(b, user->getLoc(), name, type);
 }
 
 /// The 32-bit ballot of `pred` over the lane's warp, or null when the target
@@ -331,6 +522,224 @@ struct FenceOpLowering : PTXPattern<FenceOp> {
 };
 
 //===----------------------------------------------------------------------===//
+// Barriers
+//===----------------------------------------------------------------------===//
+
+/// The number of threads in the CTA, as an i32.
+Value blockThreads(OpBuilder &b, Location loc) {
+  Value n = arith::MulIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, gpu::BlockDimOp::create(b, loc, gpu::Dimension::x),
+                            gpu::BlockDimOp::create(b, loc, gpu::Dimension::y)),
+      gpu::BlockDimOp::create(b, loc, gpu::Dimension::z));
+  return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), n);
+}
+
+/// The name of NVIDIA's barrier intrinsic: `llvm.nvvm.barrier.cta.<what>`
+/// with `.aligned` and `.count` (b given) or `.all`.
+std::string nvvmBarrier(StringRef what, bool aligned, bool counted) {
+  return ("llvm.nvvm.barrier.cta." + what + (aligned ? ".aligned" : "") +
+          (counted ? ".count" : ".all"))
+      .str();
+}
+
+/// Off NVPTX a barrier is the work-group barrier, which waits for every
+/// thread of the CTA: the PTX barrier is that one when it has no thread
+/// count (all threads, whatever the barrier id) or a count equal to the
+/// CTA's size. OpenCL and AMDGPU have no named or partial barriers, so
+///  1. a constant count that differs from a `.reqntid` block size is a
+///     compile-time error;
+///  2. any other count is compared with the CTA size at run time, and a
+///     barrier over part of the CTA traps (never a full barrier where a
+///     partial one was asked for, which could deadlock or reorder).
+LogicalResult emitFullBarrier(Operation *op, Value count, ConversionPatternRewriter &rewriter,
+                              const PTXLoweringState &state) {
+  Location loc = op->getLoc();
+  if (count) {
+    std::optional<int64_t> c = constantInt(count);
+    auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
+    auto reqntid = kernel ? kernel->getAttrOfType<DenseI64ArrayAttr>("ptx.reqntid")
+                          : DenseI64ArrayAttr();
+    if (c && reqntid) {
+      int64_t threads = 1;
+      for (int64_t d : reqntid.asArrayRef())
+        threads *= d;
+      if (*c != threads)
+        return op->emitError("unsupported barrier over ")
+               << *c << " of the CTA's " << threads << " threads on target '" << state.target
+               << "' (only whole-CTA barriers)";
+      count = Value();
+    }
+  }
+  if (count) {
+    Value whole = arith::CmpIOp::create(rewriter, loc, IP::eq, count, blockThreads(rewriter, loc));
+    Block *block = rewriter.getInsertionBlock();
+    Block *cont = rewriter.splitBlock(block, rewriter.getInsertionPoint());
+    Block *partial = rewriter.createBlock(cont);
+    emitTrap(rewriter, loc, state);
+    LLVM::UnreachableOp::create(rewriter, loc);
+    rewriter.setInsertionPointToEnd(block);
+    cf::CondBranchOp::create(rewriter, loc, whole, cont, ValueRange{}, partial, ValueRange{});
+    rewriter.setInsertionPointToStart(cont);
+  }
+  gpu::BarrierOp::create(rewriter, loc);
+  return success();
+}
+
+struct BarSyncOpLowering : PTXPattern<BarSyncOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(BarSyncOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value id = adaptor.getBarrier(), count = adaptor.getCount();
+    std::optional<int64_t> constId = constantInt(id);
+    if (state.target == "nvptx" && !(constId && *constId == 0 && !count && op.getAligned())) {
+      SmallVector<Value> args{id};
+      if (count)
+        args.push_back(count);
+      callIntrinsic(rewriter, loc, mlir::Type(), nvvmBarrier("sync", op.getAligned(), !!count),
+                    args);
+    } else if (failed(emitFullBarrier(op, count, rewriter, state))) {
+      return failure();
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// bar.arrive: on AMDGPU a full barrier when the count is the CTA's size.
+/// The arriving threads then also wait, which PTX allows (the barrier
+/// completes once every thread has arrived), and they need not meet the
+/// waiting ones at the same barrier instruction: s_barrier counts the
+/// wavefronts that reach any s_barrier. OpenCL's work-group barrier must be
+/// reached by all work-items at the same barrier; Intel's CPU runtime gives
+/// wrong results (arrive and sync in two branches) or crashes its compiler
+/// otherwise, so SPIR-V rejects bar.arrive.
+struct BarArriveOpLowering : PTXPattern<BarArriveOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(BarArriveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (state.target != "nvptx" && state.target != "amdgpu")
+      return unsupported(op, Twine("'bar.arrive' on target '") + state.target +
+                                 "' (its work-group barrier must be reached by every thread "
+                                 "at the same instruction)");
+    if (state.target == "nvptx")
+      callIntrinsic(rewriter, op.getLoc(), mlir::Type(), nvvmBarrier("arrive", op.getAligned(), true),
+                    ValueRange{adaptor.getBarrier(), adaptor.getCount()});
+    else if (failed(emitFullBarrier(op, adaptor.getCount(), rewriter, state)))
+      return failure();
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// bar.red: NVIDIA's instruction on NVPTX. Elsewhere a counter at the start
+/// of the shared window counts the true predicates:
+///  1. each thread reads the counter before the first barrier (no thread
+///     adds to it before everyone has passed that barrier, and after the
+///     previous bar.red's second barrier no one does until then);
+///  2. after the barrier every thread adds its predicate (0 or 1);
+///  3. after a second barrier the counter has grown by the popc, read as
+///     the difference with step 1 (modulo 2^32, so it is never reset).
+/// .and is popc == the number of threads, .or popc != 0.
+struct BarRedOpLowering : PTXPattern<BarRedOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(BarRedOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    mlir::Type i32 = rewriter.getI32Type();
+    StringRef mode = stringifyBarRedMode(op.getMode());
+    Value count = adaptor.getCount();
+    if (state.target == "nvptx") {
+      SmallVector<Value> args{adaptor.getBarrier()};
+      if (count)
+        args.push_back(count);
+      args.push_back(adaptor.getPred());
+      rewriter.replaceOp(op, callIntrinsic(rewriter, loc, op.getRes().getType(),
+                                           nvvmBarrier(("red." + mode).str(), op.getAligned(),
+                                                       !!count),
+                                           args));
+      return success();
+    }
+    auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
+    Value window = kernel ? state.sharedWindows.lookup(kernel) : Value();
+    if (!window || !state.barrierCounters.contains(kernel))
+      return unsupported(op, "'bar.red' in a '.func' (its counter is in the kernel's shared "
+                             "window)");
+    Value before = LLVM::LoadOp::create(rewriter, loc, i32, window, /*alignment=*/4,
+                                        /*isVolatile=*/true);
+    if (failed(emitFullBarrier(op, count, rewriter, state)))
+      return failure();
+    Value one = arith::ExtUIOp::create(rewriter, loc, i32, adaptor.getPred());
+    LLVM::AtomicRMWOp::create(rewriter, loc, LLVM::AtomicBinOp::add, window, one,
+                              LLVM::AtomicOrdering::monotonic, "workgroup");
+    gpu::BarrierOp::create(rewriter, loc);
+    Value after = LLVM::LoadOp::create(rewriter, loc, i32, window, /*alignment=*/4,
+                                       /*isVolatile=*/true);
+    Value popc = arith::SubIOp::create(rewriter, loc, after, before);
+    Value r;
+    switch (op.getMode()) {
+    case BarRedMode::Popc:
+      r = popc;
+      break;
+    case BarRedMode::And:
+      r = arith::CmpIOp::create(rewriter, loc, IP::eq, popc, blockThreads(rewriter, loc));
+      break;
+    case BarRedMode::Or:
+      r = arith::CmpIOp::create(rewriter, loc, IP::ne, popc, intConst(rewriter, loc, i32, 0));
+      break;
+    }
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+/// elect.sync: NVIDIA's instruction on NVPTX; elsewhere the lowest set bit
+/// of the ballot of the lanes of membermask that execute it.
+struct ElectSyncOpLowering : PTXPattern<ElectSyncOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(ElectSyncOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    mlir::Type i32 = rewriter.getI32Type(), i1 = rewriter.getI1Type();
+    Value mask = adaptor.getMembermask();
+    if (state.target == "nvptx") {
+      // As inline PTX: LLVM selects llvm.nvvm.elect.sync only for PTX ISA
+      // 8.0, above the 7.8 it writes for sm_90.
+      auto pair = LLVM::LLVMStructType::getLiteral(rewriter.getContext(), {i32, i32});
+      Value r = LLVM::InlineAsmOp::create(
+                    rewriter, loc, pair, ValueRange{mask},
+                    "{\n\t.reg .pred %zmlir_elect;\n\telect.sync $0|%zmlir_elect, $2;\n\t"
+                    "selp.u32 $1, 1, 0, %zmlir_elect;\n\t}",
+                    "=r,=r,r", /*has_side_effects=*/true, /*is_align_stack=*/false,
+                    LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
+                    .getResult(0);
+      Value leader = LLVM::ExtractValueOp::create(rewriter, loc, r, 0);
+      Value elected = arith::TruncIOp::create(rewriter, loc, i1,
+                                              LLVM::ExtractValueOp::create(rewriter, loc, r, 1));
+      rewriter.replaceOp(op, {leader, elected});
+      return success();
+    }
+    Value bits = ballot(rewriter, op, state, intConst(rewriter, loc, i1, 1), mask);
+    if (!bits)
+      return unsupported(op, "'elect.sync' for the generic target (no ballot)");
+    bits = arith::AndIOp::create(rewriter, loc, bits, mask);
+    Value leader = math::CountTrailingZerosOp::create(rewriter, loc, bits);
+    Value elected = arith::CmpIOp::create(rewriter, loc, IP::eq, warpLane(rewriter, loc, state), leader);
+    rewriter.replaceOp(op, {leader, elected});
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // Calls and local memory
 //===----------------------------------------------------------------------===//
 
@@ -386,5 +795,6 @@ void zmlir::populatePTXWarpPatterns(RewritePatternSet &patterns,
                                     const PTXLoweringState &state) {
   patterns.add<VoteSyncOpLowering, ActivemaskOpLowering, ReduxSyncOpLowering,
                MatchSyncOpLowering, BarWarpSyncOpLowering, FenceOpLowering, CallOpLowering,
-               LocalVarOpLowering>(patterns.getContext(), state);
+               LocalVarOpLowering, BarSyncOpLowering, BarArriveOpLowering, BarRedOpLowering,
+               ElectSyncOpLowering>(patterns.getContext(), state);
 }

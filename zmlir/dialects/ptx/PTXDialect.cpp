@@ -212,6 +212,13 @@ LogicalResult VoteSyncOp::verify() {
   return success();
 }
 
+LogicalResult BarRedOp::verify() {
+  bool popc = getMode() == BarRedMode::Popc;
+  if (popc != getRes().getType().isInteger(32))
+    return emitOpError("'popc' and only 'popc' produces an i32");
+  return success();
+}
+
 LogicalResult ReduxSyncOp::verify() {
   switch (getOp()) {
   case AtomicOp::Add:

@@ -185,4 +185,10 @@ def PTX_MatchModeEnum : PTX_Enum<"MatchMode", "PTX match mode", [
   I32EnumAttrCase<"Any", 0, "any">, I32EnumAttrCase<"All", 1, "all">]>;
 def PTX_MatchModeAttr : PTX_EnumAttr<PTX_MatchModeEnum, "match">;
 
+// bar.red reduction (PTX ISA 9.7.13.1).
+def PTX_BarRedModeEnum : PTX_Enum<"BarRedMode", "bar.red reduction", [
+  I32EnumAttrCase<"Popc", 0, "popc">, I32EnumAttrCase<"And", 1, "and">,
+  I32EnumAttrCase<"Or", 2, "or">]>;
+def PTX_BarRedModeAttr : PTX_EnumAttr<PTX_BarRedModeEnum, "barred">;
+
 #endif // ZMLIR_DIALECT_PTX_ENUMS

@@ -818,6 +818,46 @@ def PTX_MatchSyncOp : PTX_Op<"match_sync"> {
   let assemblyFormat = "$a `,` $membermask attr-dict `:` type($a)";
 }
 
+def PTX_BarArriveOp : PTX_Op<"bar_arrive"> {
+  let summary = "PTX `bar.arrive` / `barrier.arrive`";
+  let description = [{
+    Arrives at barrier `barrier`, expecting `count` threads, without waiting
+    for them. `bar.arrive` is `barrier.arrive.aligned`. PTX ISA 9.7.13.1.
+    Example: `ptx.bar_arrive %id, %count {aligned}`
+  }];
+  let arguments = (ins I32:$barrier, I32:$count, UnitAttr:$aligned);
+  let assemblyFormat = "$barrier `,` $count attr-dict";
+}
+
+def PTX_BarRedOp : PTX_Op<"bar_red"> {
+  let summary = "PTX `bar.red` / `barrier.red`: a barrier that reduces a predicate";
+  let description = [{
+    Waits like `bar.sync` and gives every thread the reduction of `pred`
+    over the participating threads: `.popc.u32` the number of threads whose
+    predicate is true, `.and.pred` / `.or.pred` the conjunction and
+    disjunction. `bar.red` is `barrier.red.aligned`. PTX ISA 9.7.13.1.
+    Example: `%n = ptx.bar_red %p, %id {mode = #ptx.barred<popc>} : i32`
+  }];
+  let arguments = (ins I1:$pred, I32:$barrier, Optional<I32>:$count,
+                   PTX_BarRedModeAttr:$mode, UnitAttr:$aligned);
+  let results = (outs AnyTypeOf<[I1, I32]>:$res);
+  let assemblyFormat = "$pred `,` $barrier (`,` $count^)? attr-dict `:` type($res)";
+  let hasVerifier = 1;
+}
+
+def PTX_ElectSyncOp : PTX_Op<"elect_sync"> {
+  let summary = "PTX `elect.sync`: elect one leader lane of membermask";
+  let description = [{
+    `elect.sync d|p, membermask`: `d` is the lane id of the leader, the
+    lowest active lane in `membermask`, and `p` is true in the leader only.
+    PTX ISA 9.7.13.8 (sm_90).
+    Example: `%d, %p = ptx.elect_sync %mask`
+  }];
+  let arguments = (ins I32:$membermask);
+  let results = (outs I32:$res, I1:$p);
+  let assemblyFormat = "$membermask attr-dict";
+}
+
 //===----------------------------------------------------------------------===//
 // Instructions without a dedicated op yet
 //===----------------------------------------------------------------------===//
@@ -883,6 +923,32 @@ def PTX_CallOp : PTX_Op<"call"> {
   let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<AnyType>:$args, UnitAttr:$uni);
   let results = (outs Variadic<AnyType>:$results);
   let assemblyFormat = "$callee `(` $args `)` attr-dict `:` functional-type($args, $results)";
+}
+
+def PTX_FuncAddrOp : PTX_Op<"func_addr", [Pure]> {
+  let summary = "the address of a `.func`: `mov.u64 %rd, f`";
+  let description = [{
+    A function's address as a 64-bit integer, the value `ptx.call_indirect`
+    takes as its callee. PTX ISA 9.7.9.2 (mov), 9.7.10.4 (indirect call).
+    Example: `%f = ptx.func_addr @f : i64`
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee);
+  let results = (outs I64:$res);
+  let assemblyFormat = "$callee attr-dict `:` type($res)";
+}
+
+def PTX_CallIndirectOp : PTX_Op<"call_indirect"> {
+  let summary = "PTX `call` through a register with a `.callprototype`";
+  let description = [{
+    `call (rets), %fptr, (args), proto;`: calls the function whose
+    `ptx.func_addr` is `callee`, with the prototype's parameter and return
+    types. A callee that is no function of the module with that signature
+    traps. PTX ISA 9.7.10.4.
+    Example: `%r = ptx.call_indirect %f(%a) : (i64, i32) -> i32`
+  }];
+  let arguments = (ins I64:$callee, Variadic<AnyType>:$args, UnitAttr:$uni);
+  let results = (outs Variadic<AnyType>:$results);
+  let assemblyFormat = "$callee `(` $args `)` attr-dict `:` functional-type(operands, $results)";
 }
 
 def PTX_RetOp : PTX_Op<"ret", [Terminator, ReturnLike]> {
