@@ -77,7 +77,8 @@ def launch_overhead(exe: Path, env: dict[str, str], runner: list[str]) -> float:
     out = subprocess.run([*runner, str(exe), str(LAUNCHES)], capture_output=True, text=True,
                          env=env, timeout=600)
     if out.returncode != 0:
-        raise RuntimeError(f"{' '.join(runner)} {exe}: {out.stderr.strip()[-600:]}")
+        raise RuntimeError(f"{' '.join(runner)} {exe}: exit {out.returncode}: "
+                           f"{(out.stderr or out.stdout).strip()[-600:]}")
     return float(out.stdout.strip().splitlines()[-1])
 
 

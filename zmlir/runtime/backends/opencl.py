@@ -143,8 +143,18 @@ def _parse_c_types() -> None:
     """cffi parses each C type string on first use (a few ms each, with
     pycparser): do it while the driver starts, not in the first module load
     or launch."""
+    from zmlir.runtime import opencl_api as cl
     from zmlir.runtime.opencl_api import ffi
 
+    # cffi also builds each library function on first access: those a module
+    # load and a kernel lookup call.
+    lib = cl.loader()
+    for function in ("clCreateProgramWithBinary", "clBuildProgram", "clReleaseProgram",
+                     "clGetProgramBuildInfo", "clGetProgramInfo", "clCreateKernel",
+                     "clReleaseKernel", "clGetKernelInfo", "clSetKernelExecInfo",
+                     "clSetKernelArg", "clEnqueueNDRangeKernel", "clFinish",
+                     "clGetExtensionFunctionAddressForPlatform"):
+        getattr(lib, function, None)
     for name in ("cl_bool *", "cl_device_id[1]", "cl_int *", "cl_uint *",
                  "const unsigned char **", "size_t *", "size_t[1]", "size_t[3]", "uintptr_t",
                  "unsigned char *", "unsigned char *[1]", "unsigned char[]", "void *", "void **",

@@ -234,6 +234,7 @@ class Driver:
         """Imports what loading a cached module needs now, at start-up, so a
         warm module load costs milliseconds."""
         try:
+            import zmlir.compiled  # noqa: F401  (what a cache hit builds)
             from zmlir.runtime import cache
             from zmlir.targets import get_target
 
