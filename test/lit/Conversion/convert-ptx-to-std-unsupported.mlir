@@ -10,10 +10,10 @@ func.func @directed_rounding(%a: f32) attributes {ptx.entry} {
 
 // -----
 
-func.func @named_barrier() attributes {ptx.entry} {
-  %c1 = arith.constant 1 : i32
-  // expected-error @+1 {{unsupported 'bar.sync' on a barrier other than 0}}
-  ptx.bar_sync %c1 {aligned}
+// Without a ballot there is no elect.sync.
+func.func @elect_generic(%m: i32) attributes {ptx.entry} {
+  // expected-error @+1 {{unsupported 'elect.sync' for the generic target (no ballot)}}
+  %d, %p = ptx.elect_sync %m
   ptx.ret
 }
 
@@ -64,7 +64,7 @@ func.func @sat_u32(%a: i32) attributes {ptx.entry} {
 // -----
 
 func.func @clock() attributes {ptx.entry} {
-  // expected-error @+1 {{unsupported special register '%clock64'}}
+  // expected-error @+1 {{unsupported special register '%clock64' on target 'generic'}}
   %0 = ptx.sreg <clock64> : i64
   ptx.ret
 }

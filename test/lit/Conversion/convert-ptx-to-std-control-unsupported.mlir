@@ -1,0 +1,50 @@
+// RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std="target=spirv local-address-space=0" -verify-diagnostics
+
+// A constant count other than the .reqntid block size is a barrier over part
+// of the CTA, which OpenCL does not have.
+func.func @partial_barrier() attributes {ptx.entry, ptx.reqntid = array<i64: 128, 1, 1>} {
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  // expected-error @+1 {{unsupported barrier over 64 of the CTA's 128 threads on target 'spirv'}}
+  ptx.bar_sync %c1, %c64 {aligned}
+  ptx.ret
+}
+
+// -----
+
+// Arriving and waiting threads run different barrier instructions, which an
+// OpenCL work-group barrier does not allow.
+func.func @bar_arrive(%n: i32) attributes {ptx.entry} {
+  %c1 = arith.constant 1 : i32
+  // expected-error @+1 {{unsupported 'bar.arrive' on target 'spirv'}}
+  ptx.bar_arrive %c1, %n {aligned}
+  ptx.ret
+}
+
+// -----
+
+// A SPIR-V kernel cannot read the size of its __local window argument.
+func.func @dynamic_smem_size() attributes {ptx.entry} {
+  // expected-error @+1 {{unsupported special register '%dynamic_smem_size' on target 'spirv'}}
+  %0 = ptx.sreg <dynamic_smem_size> : i32
+  ptx.ret
+}
+
+// -----
+
+// OpenCL has no clock in nanoseconds.
+func.func @globaltimer() attributes {ptx.entry} {
+  // expected-error @+1 {{unsupported special register '%globaltimer' on target 'spirv'}}
+  %0 = ptx.sreg <globaltimer> : i64
+  ptx.ret
+}
+
+// -----
+
+// The address of a function the module does not define.
+func.func private @elsewhere(i32) -> i32
+func.func @external_address() attributes {ptx.entry} {
+  // expected-error @+1 {{unsupported address of 'elsewhere' (not a .func defined in this module)}}
+  %0 = ptx.func_addr @elsewhere : i64
+  ptx.ret
+}

@@ -1,0 +1,213 @@
+// RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std="target=spirv local-address-space=0" | FileCheck %s --check-prefix=SPV
+// RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std=target=nvptx | FileCheck %s --check-prefix=NV
+// RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std="target=amdgpu wave-size=64" | FileCheck %s --check-prefix=GFX9
+
+// A counted barrier is NVIDIA's on NVPTX; elsewhere the work-group barrier,
+// after a run-time check that the count is the whole CTA (else a trap).
+// SPV-LABEL: gpu.func @bar_counted
+// SPV: %[[N:.*]] = arith.index_castui
+// SPV: %[[WHOLE:.*]] = arith.cmpi eq, %arg0, %[[N]] : i32
+// SPV: cf.cond_br %[[WHOLE]], ^[[OK:.*]], ^[[TRAP:[a-z0-9]*]]
+// SPV: ^[[TRAP]]:
+// SPV: llvm.store volatile %{{.*}}, %{{.*}} : i32, !llvm.ptr<1>
+// SPV-NEXT: llvm.unreachable
+// SPV: ^[[OK]]:
+// SPV-NEXT: gpu.barrier
+// NV-LABEL: gpu.func @bar_counted
+// NV: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%{{.*}}, %arg0)
+// GFX9-LABEL: gpu.func @bar_counted
+// GFX9: llvm.call_intrinsic "llvm.trap"
+// GFX9: gpu.barrier
+func.func @bar_counted(%n: i32) attributes {ptx.entry} {
+  %c1 = arith.constant 1 : i32
+  ptx.bar_sync %c1, %n {aligned}
+  ptx.ret
+}
+
+// -----
+
+// A constant count equal to the .reqntid block size is a plain barrier.
+// SPV-LABEL: gpu.func @bar_reqntid
+// SPV-NOT: cf.cond_br
+// SPV: gpu.barrier
+// SPV-NEXT: gpu.return
+// NV-LABEL: gpu.func @bar_reqntid
+// NV: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"
+func.func @bar_reqntid() attributes {ptx.entry, ptx.reqntid = array<i64: 64, 2, 1>} {
+  %c1 = arith.constant 1 : i32
+  %c128 = arith.constant 128 : i32
+  ptx.bar_sync %c1, %c128
+  ptx.ret
+}
+
+// -----
+
+// bar.red off NVPTX: the counter at the start of the shared window, read
+// before the first barrier, incremented between the two, read after.
+// SPV-LABEL: gpu.func @bar_red
+// SPV-SAME: zmlir.static_shared_bytes = 16
+// SPV: %[[W:.*]] = llvm.mlir.addressof @__zmlir_shared_window
+// SPV: %[[BEFORE:.*]] = llvm.load volatile %[[W]]
+// SPV-NEXT: gpu.barrier
+// SPV-NEXT: %[[ONE:.*]] = arith.extui %arg0 : i1 to i32
+// SPV-NEXT: llvm.atomicrmw add %[[W]], %[[ONE]] syncscope("workgroup") monotonic
+// SPV-NEXT: gpu.barrier
+// SPV-NEXT: %[[AFTER:.*]] = llvm.load volatile %[[W]]
+// SPV-NEXT: arith.subi %[[AFTER]], %[[BEFORE]] : i32
+// NV-LABEL: gpu.func @bar_red
+// NV-SAME: zmlir.static_shared_bytes = 0
+// NV: llvm.call_intrinsic "llvm.nvvm.barrier.cta.red.popc.aligned.all"(%{{.*}}, %arg0) : (i32, i1) -> i32
+// NV: llvm.call_intrinsic "llvm.nvvm.barrier.cta.red.and.all"(%{{.*}}, %arg0) : (i32, i1) -> i1
+func.func @bar_red(%p: i1) attributes {ptx.entry} {
+  %c0 = arith.constant 0 : i32
+  %0 = ptx.bar_red %p, %c0 {aligned, mode = #ptx.barred<popc>} : i32
+  %1 = ptx.bar_red %p, %c0 {mode = #ptx.barred<and>} : i1
+  ptx.ret
+}
+
+// -----
+
+// elect.sync: the lowest set bit of the ballot within membermask.
+// SPV-LABEL: gpu.func @elect
+// SPV: llvm.call @_Z16sub_group_balloti
+// SPV: %[[BITS:.*]] = arith.andi %{{.*}}, %arg0 : i32
+// SPV: %[[LEADER:.*]] = math.cttz %[[BITS]] : i32
+// SPV: arith.cmpi eq, %{{.*}}, %[[LEADER]] : i32
+// NV-LABEL: gpu.func @elect
+// NV: llvm.inline_asm has_side_effects "{{.*}}elect.sync $0|%zmlir_elect, $2;{{.*}}", "=r,=r,r" %arg0
+// GFX9-LABEL: gpu.func @elect
+// GFX9: llvm.call_intrinsic "llvm.amdgcn.ballot.i64"
+// GFX9: math.cttz
+func.func @elect(%m: i32) attributes {ptx.entry} {
+  %d, %p = ptx.elect_sync %m
+  ptx.ret
+}
+
+// -----
+
+// atom.add.noftz.f16 is a CAS loop on the 32-bit word holding it, with the
+// op's ordering and scope; NVPTX has it natively.
+// SPV-LABEL: gpu.func @atom_f16
+// SPV: %[[WORD:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
+// SPV: llvm.load %[[WORD]] atomic syncscope("device") monotonic
+// SPV: ^[[LOOP:.*]](%[[SEEN:.*]]: i32):
+// SPV: arith.addf %{{.*}}, %{{.*}} : f32
+// SPV: llvm.cmpxchg %[[WORD]], %[[SEEN]], %{{.*}} syncscope("device") acq_rel acquire : !llvm.ptr<1>, i32
+// SPV: cf.cond_br %{{.*}}, ^{{.*}}, ^[[LOOP]](%{{.*}} : i32)
+// NV-LABEL: gpu.func @atom_f16
+// NV: llvm.atomicrmw fadd %{{.*}}, %arg1 syncscope("device") acq_rel : !llvm.ptr<1>, f16
+// GFX9-LABEL: gpu.func @atom_f16
+// GFX9: llvm.cmpxchg %{{.*}} syncscope("agent") acq_rel acquire : !llvm.ptr<1>, i32
+func.func @atom_f16(%a: i64, %b: f16) attributes {ptx.entry} {
+  %0 = ptx.atom %a, %b {op = #ptx.atomop<add>, type = #ptx.type<f16>, space = #ptx.space<global>, sem = #ptx.sem<acq_rel>, scope = #ptx.scope<gpu>} : (i64, f16) -> f16
+  ptx.ret
+}
+
+// -----
+
+// bf16x2 adds both halves in the loop, on every target.
+// SPV-LABEL: gpu.func @atom_bf16x2
+// SPV-COUNT-2: arith.addf
+// SPV: llvm.cmpxchg %{{.*}} monotonic monotonic : !llvm.ptr<1>, i32
+// NV-LABEL: gpu.func @atom_bf16x2
+// NV-COUNT-2: arith.addf
+// NV: llvm.cmpxchg %{{.*}} monotonic monotonic : !llvm.ptr<1>, i32
+func.func @atom_bf16x2(%a: i64, %b: i32) attributes {ptx.entry} {
+  %0 = ptx.atom %a, %b {op = #ptx.atomop<add>, type = #ptx.type<bf16x2>, space = #ptx.space<global>} : (i64, i32) -> i32
+  ptx.ret
+}
+
+// -----
+
+// atom.cas.b16 swaps its half of the word off NVPTX.
+// SPV-LABEL: gpu.func @atom_cas_b16
+// SPV: %[[OLD:.*]] = arith.trunci %{{.*}} : i32 to i16
+// SPV: %[[EQ:.*]] = arith.cmpi eq, %[[OLD]], %arg1 : i16
+// SPV: arith.select %[[EQ]], %arg2, %[[OLD]] : i16
+// SPV: llvm.cmpxchg %{{.*}} : !llvm.ptr<1>, i32
+// NV-LABEL: gpu.func @atom_cas_b16
+// NV: llvm.cmpxchg %{{.*}}, %arg1, %arg2 monotonic monotonic : !llvm.ptr<1>, i16
+func.func @atom_cas_b16(%a: i64, %b: i16, %c: i16) attributes {ptx.entry} {
+  %0 = ptx.atom %a, %b, %c {op = #ptx.atomop<cas>, type = #ptx.type<b16>, space = #ptx.space<global>} : (i64, i16, i16) -> i16
+  ptx.ret
+}
+
+// -----
+
+// %nwarpid is the CTA's warp count, %smid 0 and %nsmid 1 off NVPTX.
+// SPV-LABEL: gpu.func @sregs
+// SPV: %[[C31:.*]] = arith.constant 31 : index
+// SPV: %[[UP:.*]] = arith.addi %{{.*}}, %[[C31]] : index
+// SPV: arith.divui %[[UP]], %{{.*}} : index
+// SPV: arith.constant 0 : i32
+// SPV: arith.constant 1 : i32
+// SPV: arith.constant 0 : i64
+// NV-LABEL: gpu.func @sregs
+// NV: llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.nwarpid"
+// NV: llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.smid"
+// NV: llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.nsmid"
+// NV: llvm.inline_asm "mov.u64 $0, %gridid;", "=l"
+func.func @sregs() attributes {ptx.entry} {
+  %0 = ptx.sreg <nwarpid> : i32
+  %1 = ptx.sreg <smid> : i32
+  %2 = ptx.sreg <nsmid> : i32
+  %3 = ptx.sreg <gridid> : i64
+  ptx.ret
+}
+
+// -----
+
+// %clock64 is OpReadClockKHR on SPIR-V.
+// SPV-LABEL: gpu.func @clock
+// SPV: llvm.call @_Z17clock_read_devicev() : () -> i64
+// NV-LABEL: gpu.func @clock
+// NV: llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.clock64"
+// GFX9-LABEL: gpu.func @clock
+// GFX9: llvm.call_intrinsic "llvm.readcyclecounter"
+func.func @clock() attributes {ptx.entry} {
+  %0 = ptx.sreg <clock64> : i64
+  ptx.ret
+}
+
+// -----
+
+// Function addresses are kFuncAddressBase + the index of the function among
+// the address-taken ones by name; an indirect call switches over those of
+// its signature and traps on any other value.
+// SPV-LABEL: gpu.func @indirect
+// SPV-DAG: %[[NEGATE:.*]] = arith.constant 8821707245088669696 : i64
+// SPV-DAG: %[[TWICE:.*]] = arith.constant 8821707245088669697 : i64
+// SPV: %[[F:.*]] = arith.select %arg1, %[[TWICE]], %[[NEGATE]] : i64
+// SPV: cf.switch %[[F]] : i64, [
+// SPV-NEXT: default: ^[[BAD:[a-z0-9]*]],
+// SPV-NEXT: 8821707245088669696: ^[[N:[a-z0-9]*]],
+// SPV-NEXT: 8821707245088669697: ^[[T:[a-z0-9]*]]
+// SPV: ^[[N]]:
+// SPV-NEXT: %[[R1:.*]] = llvm.call @negate(%arg0) : (i32) -> i32
+// SPV-NEXT: cf.br ^[[DONE:[a-z0-9]*]](%[[R1]] : i32)
+// SPV: ^[[T]]:
+// SPV-NEXT: %[[R2:.*]] = llvm.call @twice(%arg0) : (i32) -> i32
+// SPV-NEXT: cf.br ^[[DONE]](%[[R2]] : i32)
+// SPV: ^[[BAD]]:
+// SPV: llvm.store volatile
+// SPV-NEXT: llvm.unreachable
+// NV-LABEL: gpu.func @indirect
+// NV: cf.switch
+// NV: llvm.call_intrinsic "llvm.trap"() : () -> ()
+// NV-NEXT: llvm.unreachable
+func.func @twice(%a: i32) -> i32 {
+  %0 = ptx.add %a, %a {type = #ptx.type<u32>} : i32
+  ptx.ret %0 : i32
+}
+func.func @negate(%a: i32) -> i32 {
+  %c0 = arith.constant 0 : i32
+  %0 = ptx.sub %c0, %a {type = #ptx.type<u32>} : i32
+  ptx.ret %0 : i32
+}
+func.func @indirect(%a: i32, %p: i1) attributes {ptx.entry} {
+  %f = ptx.func_addr @twice : i64
+  %g = ptx.func_addr @negate : i64
+  %h = ptx.selp %f, %g, %p {type = #ptx.type<b64>} : i64
+  %0 = ptx.call_indirect %h(%a) : (i64, i32) -> i32
+  ptx.ret
+}
