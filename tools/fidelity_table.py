@@ -4,13 +4,17 @@
 
 Reads build/fidelity/*.json (written by `pytest test/test_ptx_fidelity.py`: per target the
 compile status of every case, and `spirv-cpu.json` with the comparisons against the H200
-golden data) and the nvptx.json that tools/capture_golden.py wrote on the H200 (default:
-the committed test/ptx/golden/nvptx-h200.json). One row per instruction family, one column
-per target; a cell counts the family's variants by status: pass (bit-exact; NaN payloads
-not compared), within-ulp (an .approx op within its documented bound), unsupported
-(rejected at compile time with a diagnostic), mismatch, fixed-unverified (an NVPTX mismatch
-of that capture fixed since, see FIXED_SINCE_CAPTURE), and pending (compiles, but no golden
-data to compare with yet).
+golden data; `spirv-cpu-reference.json`, written by `pytest test/test_ptx_reference.py`,
+with the comparisons against numpy references of the cases that have no golden data yet)
+and the nvptx.json that tools/capture_golden.py wrote on the H200 (default: the committed
+test/ptx/golden/nvptx-h200.json). One row per instruction family, one column per target; a
+cell counts the family's variants by status: pass (bit-exact; NaN payloads not compared),
+within-ulp (an .approx op within its documented bound), ref-pass / ref-within-ulp /
+ref-mismatch (the same against the numpy reference, while there is no golden data),
+unsupported (rejected at compile time with a diagnostic), error (the compiler or the OpenCL
+runtime failed without a diagnostic), mismatch, fixed-unverified (an NVPTX mismatch of that
+capture fixed since, see FIXED_SINCE_CAPTURE), and pending (compiles, but nothing to compare
+with yet).
 """
 
 from __future__ import annotations
@@ -26,8 +30,8 @@ sys.path.insert(0, str(REPO / "test" / "ptx"))
 
 import spec  # noqa: E402
 
-ORDER = ("pass", "within-ulp", "unsupported", "mismatch", "fixed-unverified", "pending",
-         "missing")
+ORDER = ("pass", "within-ulp", "ref-pass", "ref-within-ulp", "unsupported", "error",
+         "mismatch", "ref-mismatch", "fixed-unverified", "pending", "missing")
 NVPTX_CAPTURE = REPO / "test" / "ptx" / "golden" / "nvptx-h200.json"
 # NVPTX mismatches of the H200 capture that were fixed after it: the fix, by case. They
 # count as fixed-unverified (and stay listed with the capture's verdict) only while the
@@ -58,6 +62,7 @@ def _cell(statuses: list[str]) -> str:
 def main() -> None:
     spirv_compile = _load("spirv.json")
     spirv_cpu = _load("spirv-cpu.json")
+    spirv_ref = _load("spirv-cpu-reference.json")
     amd = [_load("amdgpu-gfx1100.json"), _load("amdgpu-gfx942.json")]
     nv_compile = _load("nvptx-sm_90.json")
     nv_h200: dict[str, dict[str, str]] = {}
@@ -70,24 +75,29 @@ def main() -> None:
     def spirv_status(name: str) -> str:
         if name in spirv_cpu:
             return spirv_cpu[name]["status"]
+        if name in spirv_ref:
+            s = spirv_ref[name]["status"]
+            return f"ref-{s}" if s in ("pass", "within-ulp", "mismatch") else s
         compiled = spirv_compile.get(name, {}).get("status")
-        return "unsupported" if compiled == "unsupported" else (
+        return compiled if compiled in ("unsupported", "error") else (
             "pending" if compiled else "missing")
 
     def nvptx_status(name: str) -> str:
         if name in nv_h200:
             s = nv_h200[name]["status"]
-            s = s if s in ORDER else "mismatch"  # "error: ..." (the kernel failed)
+            s = s if s in ORDER else "error"  # "error: ..." (the kernel failed)
             return "fixed-unverified" if s == "mismatch" and name in FIXED_SINCE_CAPTURE else s
         compiled = nv_compile.get(name, {}).get("status")
-        return "unsupported" if compiled == "unsupported" else (
+        return compiled if compiled in ("unsupported", "error") else (
             "pending" if compiled else "missing")
 
     def amd_status(name: str) -> str:
         statuses = [a.get(name, {}).get("status") for a in amd]
         if any(s is None for s in statuses):
             return "missing"
-        return "pass" if all(s == "compiles" for s in statuses) else "unsupported"
+        if all(s == "compiles" for s in statuses):
+            return "pass"
+        return "error" if "error" in statuses else "unsupported"
 
     families: OrderedDict[str, list[spec.Case]] = OrderedDict()
     for c in spec.CASES:
@@ -105,6 +115,12 @@ def main() -> None:
         "- **within-ulp**: an `.approx` op within the error bound the PTX ISA states for it",
         "  (the bound is in each case's `Tolerance`).",
         "- **unsupported**: rejected at compile time with `file:line:col: ... unsupported ...`.",
+        "- **ref-pass**, **ref-within-ulp**, **ref-mismatch**: SPIR-V-CPU only, for cases",
+        "  without H200 golden data yet: the same verdicts against the numpy reference of",
+        "  `test/test_ptx_reference.py` (what the PTX ISA specifies, computed exactly).",
+        "- **error**: the compiler (LLVM), the OpenCL runtime or the CUDA driver failed",
+        "  without a diagnostic (a defect: it should be a result or an `unsupported`",
+        "  diagnostic); listed below.",
         "- **mismatch**: a result differs; every mismatch is listed below the table.",
         "- **fixed-unverified**: NVPTX only: a mismatch in the H200 capture that has been",
         "  fixed since (checked against the golden data through the shared lowering on",
@@ -131,11 +147,21 @@ def main() -> None:
         totals["amd"].update(a)
         names = ", ".join(f"`{c.name}`" for c in cases)
         lines.append(f"| {family} | {names} | {_cell(s)} | {_cell(n)} | {_cell(a)} |")
-        for c, ss, nn in zip(cases, s, n, strict=True):
-            if ss == "mismatch":
-                mismatches.append(f"- `{c.name}` on SPIR-V-CPU: "
-                                  f"{spirv_cpu[c.name].get('detail', '')}")
-            if nn in ("mismatch", "fixed-unverified"):
+        for c, ss, nn, aa in zip(cases, s, n, a, strict=True):
+            if ss in ("mismatch", "ref-mismatch", "error"):
+                source = spirv_cpu if c.name in spirv_cpu else spirv_ref
+                detail = source.get(c.name, {}).get("detail", "") or \
+                    spirv_compile.get(c.name, {}).get("detail", "")
+                against = " (against the numpy reference)" if ss == "ref-mismatch" else ""
+                mismatches.append(f"- `{c.name}` on SPIR-V-CPU{against}, {ss}: {detail}")
+            if aa == "error":
+                detail = next((x[c.name].get("detail", "") for x in amd
+                               if x.get(c.name, {}).get("status") == "error"), "")
+                mismatches.append(f"- `{c.name}` on AMDGPU: error: {detail}")
+            if nn == "error" and c.name not in nv_h200:
+                mismatches.append(f"- `{c.name}` on NVPTX: error: "
+                                  f"{nv_compile.get(c.name, {}).get('detail', '')}")
+            if nn in ("mismatch", "fixed-unverified", "error") and c.name in nv_h200:
                 v = nv_h200[c.name]
                 what = str(v["status"]) + (f", {v['differing']} of {v['n']} differ"
                                            if int(v.get("differing", 0)) > 0 else "")
