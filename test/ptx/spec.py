@@ -528,6 +528,73 @@ SREGS = [
 ]
 
 
+# -- f16/bf16 arithmetic and directed rounding (cases; inputs in _half_inputs and
+# _rounding_inputs) ---------------------------------------------------------------------------
+def _half(name: str, body: str, t: str, arity: int, family: str, gen: str | None = None) -> Case:
+    """A 16-bit float case on t (f16, f16x2, bf16, bf16x2): .b16 or .b32 registers."""
+    k = "u32" if t.endswith("x2") else "u16"
+    return _c(name, family, body, " ".join([k] * arity), k,
+              gen=gen or ("bf16" if t.startswith("bf16") else "half16"))
+
+
+def _fam(family: str, t: str) -> str:
+    return f"{family} {'bf16' if t.startswith('bf16') else 'f16'}"
+
+
+def _mods(m: tuple[str, ...]) -> str:
+    return "".join("." + x for x in m)
+
+
+def _tag(m: tuple[str, ...]) -> str:
+    return "".join("_" + x.lower() for x in m)
+
+
+HALF_ARITH = [
+    *[_half(f"{op}{_tag(m)}_{t}", f"{op}{_mods(m)}.{t} %d, %a0, %a1;", t, 2,
+            _fam("add/sub/mul", t))
+      for op in ("add", "sub", "mul")
+      for m, t in (((), "f16"), (("rn",), "f16x2"), (("rn", "ftz"), "f16"),
+                   (("rn", "sat"), "f16"), (("ftz", "sat"), "f16x2"), (("rn",), "bf16"),
+                   (("rn",), "bf16x2"))],
+    *[_half(f"fma{_tag(m)}_{t}", f"fma{_mods(m)}.{t} %d, %a0, %a1, %a2;", t, 3,
+            _fam("fma", t))
+      for m, t in ((("rn",), "f16"), (("rn",), "f16x2"), (("rn", "ftz"), "f16"),
+                   (("rn", "sat"), "f16"), (("rn", "relu"), "f16"),
+                   (("rn", "ftz", "sat"), "f16x2"), (("rn",), "bf16"), (("rn",), "bf16x2"),
+                   (("rn", "relu"), "bf16"))],
+    *[_half(f"{op}{_tag(m)}_{t}", f"{op}{_mods(m)}.{t} %d, %a0;", t, 1, _fam("neg/abs", t),
+            gen=None if t.endswith("x2") else "exhaustive16")
+      for op in ("neg", "abs") for m, t in (((), "f16"), (("ftz",), "f16"), ((), "bf16"),
+                                             (("ftz",), "f16x2"), ((), "bf16x2"))],
+    *[_half(f"{op}{_tag(m)}_{t}", f"{op}{_mods(m)}.{t} %d, %a0, %a1;", t, 2,
+            _fam("min/max", t))
+      for op in ("min", "max")
+      for m, t in (((), "f16"), (("ftz",), "f16"), (("NaN",), "f16"),
+                   (("xorsign", "abs"), "f16"), (("NaN", "xorsign", "abs"), "f16x2"),
+                   ((), "bf16"), (("NaN",), "bf16"), (("xorsign", "abs"), "bf16x2"),
+                   ((), "f16x2"))],
+]
+# Variants that FLOAT_ARITH already has (with its own inputs) are not repeated.
+DIRECTED = [c for c in [
+    *[_c(f"{op}_{r}_{t}", f"{op} .rz/.rm/.rp",
+         f"{op}.{r}.{t} %d, {', '.join(f'%a{i}' for i in range(n))};",
+         " ".join([t] * n), t, gen="rounding")
+      for op, n in (("add", 2), ("sub", 2), ("mul", 2), ("fma", 3), ("div", 2), ("rcp", 1),
+                    ("sqrt", 1))
+      for t in ("f32", "f64") for r in ("rz", "rm", "rp")],
+    _c("mad_rm_f32", "mad .rz/.rm/.rp", "mad.rm.f32 %d, %a0, %a1, %a2;", "f32 f32 f32", "f32",
+       gen="rounding"),
+    _c("mad_rz_f64", "mad .rz/.rm/.rp", "mad.rz.f64 %d, %a0, %a1, %a2;", "f64 f64 f64", "f64",
+       gen="rounding"),
+    _c("add_rp_ftz_f32", "add .rz/.rm/.rp", "add.rp.ftz.f32 %d, %a0, %a1;", "f32 f32", "f32",
+       gen="rounding"),
+    _c("mul_rz_ftz_sat_f32", "mul .rz/.rm/.rp", "mul.rz.ftz.sat.f32 %d, %a0, %a1;", "f32 f32",
+       "f32", gen="rounding"),
+    _c("div_rm_ftz_f32", "div .rz/.rm/.rp", "div.rm.ftz.f32 %d, %a0, %a1;", "f32 f32", "f32",
+       gen="rounding"),
+] if c.name not in {x.name for x in FLOAT_ARITH}]
+
+
 CASES: list[Case] = [
     # -- integer bit manipulation ------------------------------------------------------
     _c("popc_b32", "popc", "popc.b32 %d, %a0;", "u32", "u32"),
@@ -931,6 +998,10 @@ def inputs(c: Case) -> list[np.ndarray]:
             cols = [np.where(flip, v ^ np.uint64(1), v)]
         else:
             cols = [rng.integers(0, 2 ** 32, n, dtype=np.uint64) for _ in c.inputs]
+    elif g in _HALF:
+        cols = _half_inputs(c, rng)
+    elif g == "rounding":
+        cols = _rounding_inputs(c, rng)
     else:
         kinds = c.inputs
         cols = []
@@ -1042,6 +1113,142 @@ def _more_inputs(g: str, kinds: tuple[str, ...], cols: list[np.ndarray],
             cols[i] = (v.astype(np.float32).view(np.uint32).astype(np.uint64) if k == "f32" else
                        v.astype(np.float64).view(np.uint64) if k == "f64" else
                        v.astype(np.uint64))
+
+
+# -- f16/bf16 arithmetic and directed rounding: inputs --------------------------------------
+F16_EDGES = [0x0000, 0x8000, 0x7C00, 0xFC00, 0x7E00, 0xFE00, 0x7C01, 0x7D00, 0x0001, 0x8001,
+             0x03FF, 0x83FF, 0x0400, 0x8400, 0x7BFF, 0xFBFF, 0x3C00, 0xBC00, 0x3800, 0x3E00,
+             0x4000, 0x3C01, 0x3BFF, 0x1400, 0x5BFF, 0x0200, 0x3555, 0x4248, 0xC248, 0x7800]
+BF16_EDGES = [0x0000, 0x8000, 0x7F80, 0xFF80, 0x7FC0, 0xFFC0, 0x7F81, 0x7FA0, 0x0001, 0x8001,
+              0x007F, 0x807F, 0x0080, 0x8080, 0x7F7F, 0xFF7F, 0x3F80, 0xBF80, 0x3F00, 0x3FC0,
+              0x4000, 0x3F81, 0x3F7F, 0x3B80, 0x5F7F, 0x0040, 0x3EAB, 0x4049, 0xC049, 0x7F00]
+_HALF = {"half16": (11, 15), "bf16": (8, 127)}  # precision and exponent bias of each format
+
+
+def _half_values(g: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    """Random 16-bit floats: a third raw bit patterns (every class), the rest within 2^+-6 of
+    1, so that sums round, tie and cancel."""
+    p, bias = _HALF[g]
+    raw = rng.integers(0, 2 ** 16, n, dtype=np.uint64)
+    e = rng.integers(bias - 6, bias + 7, n, dtype=np.uint64)
+    m = rng.integers(0, 2 ** (p - 1), n, dtype=np.uint64)
+    s = rng.integers(0, 2, n, dtype=np.uint64)
+    nice = (s << np.uint64(15)) | (e << np.uint64(p - 1)) | m
+    return np.where(rng.random(n) < 1 / 3, raw, nice)
+
+
+def _half_to_f64(g: str, bits: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        if g == "bf16":
+            return (bits.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
+        return bits.astype(np.uint16).view(np.float16).astype(np.float64)
+
+
+def _fma_hard(g: str, n: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """(a, b, c) with a*b exactly halfway between two 16-bit floats and c tiny: rounding
+    a*b + c to f32 (or f64) first and then to 16 bits would round the tie, not the sum."""
+    p, _ = _HALF[g]
+    a = _half_values(g, 64 * n, rng) & np.uint64(0x7FFF)
+    b = _half_values(g, 64 * n, rng) & np.uint64(0x7FFF)
+    with np.errstate(all="ignore"):
+        prod = _half_to_f64(g, a) * _half_to_f64(g, b)  # exact: at most 22 bits
+        m, _e = np.frexp(prod)
+        scaled = m * 2.0 ** (p + 1)
+        tie = np.isfinite(prod) & (prod > 2.0 ** -10) & (prod < 2.0 ** 10) & (
+            scaled == np.floor(scaled)) & (np.fmod(scaled, 2) == 1)
+    a, b = a[tie][:n], b[tie][:n]
+    k = len(a)
+    tiny = rng.choice(np.array([0x0001, 0x0002, 0x0003, 0x0010, 0x0100, 0x0200], np.uint64), k)
+    c = tiny | (rng.integers(0, 2, k, dtype=np.uint64) << np.uint64(15))
+    signs = rng.integers(0, 2, k, dtype=np.uint64) << np.uint64(15)
+    return [a | signs, b, c ^ signs]
+
+
+def _half_inputs(c: Case, rng: np.random.Generator) -> list[np.ndarray]:
+    """Edge values crossed (binary ops) plus random values; fma adds the ties of _fma_hard.
+    A u32 input (f16x2, bf16x2) packs two independent lanes."""
+    g, arity = c.gen, len(c.inputs)
+    n = int(c.extra.get("n_random", 2048))  # type: ignore[call-overload]
+    edges = np.array(F16_EDGES if g == "half16" else BF16_EDGES, dtype=np.uint64)
+    grid = _edge_grid(list(edges), arity, rng) if arity <= 2 else [
+        rng.choice(edges, 1024) for _ in range(arity)]
+    lanes = [np.concatenate([e, _half_values(g, n, rng)]) for e in grid]
+    if arity == 3:
+        lanes = [np.concatenate([x, h]) for x, h in zip(lanes, _fma_hard(g, 512, rng),
+                                                       strict=True)]
+    if c.inputs[0] == "u32":
+        lanes = [x | (rng.permutation(x) << np.uint64(16)) for x in lanes]
+    return lanes
+
+
+def _float_make(kind: str, sign: np.ndarray, exp: np.ndarray, mant: np.ndarray) -> np.ndarray:
+    """Bit patterns of normal floats sign * 1.mant * 2^exp (exp clamped to the normal range)."""
+    p, bias = (24, 127) if kind == "f32" else (53, 1023)
+    e = np.clip(exp + bias, 1, 2 * bias).astype(np.uint64)
+    w = 32 if kind == "f32" else 64
+    return (sign.astype(np.uint64) << np.uint64(w - 1)) | (e << np.uint64(p - 1)) | mant
+
+
+def _rounding_inputs(c: Case, rng: np.random.Generator) -> list[np.ndarray]:
+    """Inputs of the directed-rounding cases: the edge grid, random values, and values that
+    make results round in interesting ways: close exponents (ties, cancellation, exact x + -x),
+    products and quotients at and below the subnormal threshold, results at overflow, exact
+    and near-exact square roots, fma with c cancelling a*b."""
+    kind, arity = c.inputs[0], len(c.inputs)
+    p, bias = (24, 127) if kind == "f32" else (53, 1023)
+    emin, emax = 1 - bias, bias
+    n = 512
+    edges = F32_EDGES if kind == "f32" else F64_EDGES
+    cols = _edge_grid(edges, arity, rng) if arity <= 2 else [
+        rng.choice(np.array(edges, dtype=np.uint64), 1024) for _ in range(arity)]
+    cols = [np.concatenate([x, _float_bits(kind, 2048, rng)]) for x in cols]
+
+    def mant(k: int) -> np.ndarray:
+        return rng.integers(0, 2 ** (p - 1), k, dtype=np.uint64)
+
+    def sign(k: int) -> np.ndarray:
+        return rng.integers(0, 2, k, dtype=np.uint64)
+
+    groups: list[list[np.ndarray]] = []
+    ea = rng.integers(-10, 11, n)
+    if arity == 1:  # sqrt, rcp: exact squares, subnormals, huge
+        half = rng.integers(0, 2 ** (p // 2), n, dtype=np.uint64) << np.uint64(p - 1 - p // 2)
+        v = _float_make(kind, np.zeros(n), ea * 2, np.zeros(n, np.uint64)).view(
+            np.float32 if kind == "f32" else np.float64)
+        hv = _float_make(kind, np.zeros(n), np.zeros(n, np.int64), half).view(v.dtype)
+        squares = (v * hv * hv).view(np.uint32 if kind == "f32" else np.uint64)
+        sub = rng.integers(1, 2 ** (p - 1), n, dtype=np.uint64)
+        big = _float_make(kind, np.zeros(n), rng.integers(emax - 4, emax + 1, n), mant(n))
+        for x in (squares.astype(np.uint64), sub, big):
+            groups.append([x])
+    else:
+        close = [_float_make(kind, sign(n), ea, mant(n)),
+                 _float_make(kind, sign(n), ea + rng.integers(-p - 3, p + 4, n), mant(n))]
+        a = _float_make(kind, sign(n), ea, mant(n))
+        negs = [a, (a ^ (np.uint64(1) << np.uint64(31 if kind == "f32" else 63)))
+                + rng.integers(0, 2, n, dtype=np.uint64)]
+        e1 = rng.integers(emin // 2 - 20, -emin // 2 + 20, n)
+        k = rng.integers(-2, p + 3, n)
+        under_mul = [_float_make(kind, sign(n), e1, mant(n)),
+                     _float_make(kind, sign(n), emin - k - e1, mant(n))]
+        under_div = [_float_make(kind, sign(n), e1, mant(n)),
+                     _float_make(kind, sign(n), e1 - emin + k, mant(n))]
+        j = rng.integers(-1, 2, n)
+        over_mul = [_float_make(kind, sign(n), e1, mant(n)),
+                    _float_make(kind, sign(n), emax + j - e1, mant(n))]
+        over_add = [_float_make(kind, np.zeros(n), np.full(n, emax), mant(n)),
+                    _float_make(kind, np.zeros(n), emax - rng.integers(0, p + 2, n), mant(n))]
+        groups = [close, negs, under_mul, under_div, over_mul, over_add]
+        if arity == 3:
+            f = np.float32 if kind == "f32" else np.float64
+            for grp in groups:
+                x, y = grp[0].view(f) if kind == "f64" else grp[0].astype(np.uint32).view(f), (
+                    grp[1].view(f) if kind == "f64" else grp[1].astype(np.uint32).view(f))
+                with np.errstate(all="ignore"):
+                    prod = -(x.astype(np.float64) * y.astype(np.float64)).astype(f)
+                bits = prod.view(np.uint32 if kind == "f32" else np.uint64).astype(np.uint64)
+                grp.append(bits + rng.integers(0, 3, n, dtype=np.uint64) - np.uint64(1))
+    return [np.concatenate([col, *(grp[i] for grp in groups)]) for i, col in enumerate(cols)]
 
 
 def _seed(name: str) -> int:

@@ -43,6 +43,7 @@ _SPECIAL_REGS = {
     "%gridid", "%globaltimer", "%dynamic_smem_size", "%total_smem_size",
 }
 _PACKED_INT_TYPES = {"u16x2", "s16x2"}
+_HALF_TYPES = {"f16", "f16x2", "bf16", "bf16x2"}
 # Special registers with no `ptx.sreg` case: reads of them import as the
 # generic `ptx.inst` (operand kind "%name"), which lowering rejects.
 _OTHER_SPECIAL_REG = re.compile(
@@ -595,7 +596,10 @@ def _binary(imp: _FunctionImporter, inst: ast.Instruction) -> None:
         # Packed 16-bit SIMD integer arithmetic: no ptx type for the lanes.
         _generic(imp, inst)
         return
-    _check_no_rest(imp, inst, m, {"NaN"} if inst.opcode in ("min", "max") else set())
+    _check_no_rest(imp, inst, m,
+                   {"NaN", "xorsign", "abs"} if inst.opcode in ("min", "max") else set())
+    if ("xorsign" in m.rest) != ("abs" in m.rest):
+        raise imp.error(f"'.xorsign' and '.abs' go together on '{inst.opcode}'", inst.loc)
     _expect_operands(imp, inst, 3)
     ptx_type = _one_type(imp, inst, m)
     t = mlir_type(ptx_type)
@@ -609,6 +613,9 @@ def _binary(imp: _FunctionImporter, inst: ast.Instruction) -> None:
         extra["precision"] = f"#ptx.precision<{precision}>" if precision else None
     extra["nan"] = "NaN" in m.rest
     extra["relu"] = "relu" in m.flags
+    extra["xorsign"] = "xorsign" in m.rest
+    if extra["xorsign"] and ptx_type not in _HALF_TYPES:
+        raise imp.error(f"unsupported '.xorsign.abs' on '{inst.opcode}.{ptx_type}'", inst.loc)
     attrs = _arith_attrs(ptx_type, m, **extra)
     imp.emit([r], f"ptx.{inst.opcode} {{0}}, {{1}} {attrs} : {t}", [va, vb], inst.loc)
     imp.write_reg(d, r, inst.loc)
@@ -657,7 +664,10 @@ def _fma(imp: _FunctionImporter, inst: ast.Instruction) -> None:
     t = mlir_type(ptx_type)
     vs = [imp.value(o, t, inst.loc, ptx_type) for o in inst.operands[1:]]
     r = imp.new_value(t)
-    imp.emit([r], f"ptx.fma {{0}}, {{1}}, {{2}} {_arith_attrs(ptx_type, m)} : {t}", vs, inst.loc)
+    if "relu" in m.flags and ptx_type not in _HALF_TYPES:
+        raise imp.error(f"unsupported '.relu' on 'fma.{ptx_type}'", inst.loc)
+    attrs = _arith_attrs(ptx_type, m, relu="relu" in m.flags)
+    imp.emit([r], f"ptx.fma {{0}}, {{1}}, {{2}} {attrs} : {t}", vs, inst.loc)
     imp.write_reg(inst.operands[0], r, inst.loc)
 
 

@@ -142,8 +142,9 @@ inline LLVM::AtomicOrdering orderingFor(Semantics sem) {
 /// and a uniform way to reject what is not supported yet.
 template <typename OpTy>
 struct PTXPattern : OpConversionPattern<OpTy> {
-  PTXPattern(MLIRContext *ctx, const PTXLoweringState &state)
-      : OpConversionPattern<OpTy>(ctx), state(state) {}
+  PTXPattern(MLIRContext *ctx, const PTXLoweringState &state,
+             PatternBenefit benefit = 1)
+      : OpConversionPattern<OpTy>(ctx, benefit), state(state) {}
 
   LogicalResult unsupported(OpTy op, const Twine &what) const {
     op->emitError("unsupported ") << what;

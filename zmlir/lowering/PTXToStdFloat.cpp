@@ -2,7 +2,9 @@
 //
 // rcp/sqrt/rsqrt (IEEE and .approx), the .approx transcendentals, testp,
 // register packing moves and the f16x2/bf16x2 conversions, plus the
-// directed-rounding helpers cvt uses.
+// directed-rounding helpers cvt uses; f16/f16x2/bf16/bf16x2 arithmetic and
+// the directed roundings (.rz/.rm/.rp) of f32/f64 add, sub, mul, fma, mad,
+// div, sqrt and rcp, bit-exact on every target.
 //
 // `.approx` on NVPTX is NVIDIA's own instruction (through the NVVM
 // intrinsics), so it matches the hardware bit for bit; elsewhere it is the
@@ -14,6 +16,8 @@
 
 #include "zmlir/lowering/PTXLowering.h"
 #include "llvm/Support/MathExtras.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace zmlir;
@@ -235,6 +239,297 @@ Value revolutions(OpBuilder &b, Location loc, Value x, bool wholeOnly) {
   return arith::SelectOp::create(b, loc, isZero, signedZero, fraction);
 }
 
+//===----------------------------------------------------------------------===//
+// Directed rounding (.rz, .rm, .rp) of f32/f64 add, sub, mul, fma, div,
+// sqrt, rcp
+//===----------------------------------------------------------------------===//
+
+Value isFiniteFloat(OpBuilder &b, Location loc, Value x) {
+  Value inf = floatConst(b, loc, x.getType(), std::numeric_limits<double>::infinity());
+  return arith::CmpFOp::create(b, loc, FP::ONE, math::AbsFOp::create(b, loc, x), inf);
+}
+
+/// The rounding error of `s = x + y` (TwoSum: exact in binary floating
+/// point, with or without subnormals, unless `s` overflows; NaN then).
+Value twoSumError(OpBuilder &b, Location loc, Value x, Value y, Value s) {
+  Value yy = arith::SubFOp::create(b, loc, s, x);
+  Value xx = arith::SubFOp::create(b, loc, s, yy);
+  return arith::AddFOp::create(b, loc, arith::SubFOp::create(b, loc, x, xx),
+                               arith::SubFOp::create(b, loc, y, yy));
+}
+
+/// Makes the round-to-nearest result `r` round-to-odd: when the exact value
+/// lies `above` or below (`below` says r is below it) and r's last bit is
+/// even, step one ulp towards the exact value (the odd neighbour). A
+/// round-to-odd result at precision q rounds correctly, in every mode, to
+/// any precision p <= q - 2 (Boldo and Melquiond, "Emulation of FMA and
+/// correctly rounded sums: proved algorithms using rounding to odd").
+Value roundToOdd(OpBuilder &b, Location loc, Value r, Value rIsAbove, Value rIsBelow) {
+  Value bits = bitsOf(b, loc, r);
+  mlir::Type it = bits.getType();
+  Value even = arith::CmpIOp::create(
+      b, loc, IP::eq, arith::AndIOp::create(b, loc, bits, intConst(b, loc, it, 1)),
+      intConst(b, loc, it, 0));
+  Value up = arith::AndIOp::create(b, loc, rIsBelow, even);
+  Value down = arith::AndIOp::create(b, loc, rIsAbove, even);
+  Value r1 = arith::SelectOp::create(b, loc, down, stepFloat(b, loc, r, false), r);
+  return arith::SelectOp::create(b, loc, up, stepFloat(b, loc, r, true), r1);
+}
+
+/// The sign of an exact zero sum x + y: IEEE gives -0 under .rm unless both
+/// are +0, and +0 otherwise unless both are -0. `s` is the rounded sum.
+Value signedZeroSum(OpBuilder &b, Location loc, Value x, Value y, Value s, Rounding rnd) {
+  Value bx = bitsOf(b, loc, x), by = bitsOf(b, loc, y);
+  mlir::Type it = bx.getType();
+  Value signBit = intConst(b, loc, it, static_cast<int64_t>(uint64_t(1) << (widthOf(it) - 1)));
+  Value sign = rnd == Rounding::RM ? arith::OrIOp::create(b, loc, bx, by).getResult()
+                                   : arith::AndIOp::create(b, loc, bx, by).getResult();
+  Value zero = arith::BitcastOp::create(b, loc, s.getType(),
+                                        arith::AndIOp::create(b, loc, sign, signBit));
+  Value isZero = arith::CmpFOp::create(b, loc, FP::OEQ, s, floatConst(b, loc, s.getType(), 0.0));
+  return arith::SelectOp::create(b, loc, isZero, zero, s);
+}
+
+Value selectF(OpBuilder &b, Location loc, Value c, double x, double y, mlir::Type t) {
+  return arith::SelectOp::create(b, loc, c, floatConst(b, loc, t, x), floatConst(b, loc, t, y));
+}
+
+/// x * k * k: exact scaling by k^2 (a power of two) where it cannot overflow.
+Value scaleTwice(OpBuilder &b, Location loc, Value x, Value k) {
+  return arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, x, k), k);
+}
+
+/// |x| = m * 2^e with m in [1, 2), for finite nonzero f64 x (subnormals
+/// included): returns {m, e (i64)}.
+std::pair<Value, Value> normalizeF64(OpBuilder &b, Location loc, Value x) {
+  mlir::Type f64 = b.getF64Type(), i64 = b.getI64Type();
+  Value ax = math::AbsFOp::create(b, loc, x);
+  Value sub = arith::CmpFOp::create(b, loc, FP::OLT, ax, floatConst(b, loc, f64, 0x1p-1022));
+  Value x1 = arith::MulFOp::create(b, loc, ax, selectF(b, loc, sub, 0x1p64, 1.0, f64));
+  Value bits = bitsOf(b, loc, x1);
+  Value e = arith::SubIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bits, intConst(b, loc, i64, 52)),
+      arith::SelectOp::create(b, loc, sub, intConst(b, loc, i64, 1023 + 64),
+                              intConst(b, loc, i64, 1023)));
+  Value m = arith::OrIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, bits, intConst(b, loc, i64, 0x000fffffffffffffll)),
+      intConst(b, loc, i64, 0x3ff0000000000000ll));
+  return {arith::BitcastOp::create(b, loc, f64, m), e};
+}
+
+/// f64 directed rounding in f64 (no wider type). Each op computes the
+/// round-to-nearest result r and the sign of the exact value minus r, then
+/// adjustRounding moves r one ulp where the mode needs it:
+///  add: TwoSum gives the error exactly; when r overflowed (finite inputs,
+///       infinite r) the exact value lies inside the finite range.
+///  mul: the error's sign is fma(a, b, -r). When r is tiny (|r| < 2^-969)
+///       that error may underflow, so the smaller operand and r are first
+///       scaled by 2^1100 (exact: the smaller operand is < 2^-484), which
+///       keeps fma's result nonzero whenever the error is.
+///  div: on the normalized operands |a| = A 2^ea, |b| = B 2^eb and
+///       |r| = R 2^er (all in [1, 2)), sign(|a/b| - |r|) is the sign of
+///       fma(-R 2^(er-ea+eb), B, A), where er - ea + eb is in [-3, 2];
+///       a quotient that underflowed to 0 or overflowed to inf is below
+///       or above the exact value by its sign.
+///  sqrt: the error's sign is fma(-r, r, a), with a and r scaled by 2^200
+///       and 2^100 below 2^-900.
+Value directedF64(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> x,
+                  Rounding rnd) {
+  mlir::Type t = b.getF64Type();
+  Value zero = floatConst(b, loc, t, 0.0);
+  Value f = intConst(b, loc, b.getI1Type(), 0);
+  Value r, above = f, below = f;
+  if (name == "add" || name == "sub") {
+    Value y = name == "sub" ? arith::NegFOp::create(b, loc, x[1]).getResult() : x[1];
+    r = arith::AddFOp::create(b, loc, x[0], y);
+    Value e = twoSumError(b, loc, x[0], y, r);
+    Value overflow = arith::AndIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, isFiniteFloat(b, loc, x[0]), isFiniteFloat(b, loc, y)),
+        arith::XOrIOp::create(b, loc, isFiniteFloat(b, loc, r), intConst(b, loc, b.getI1Type(), 1)));
+    above = arith::OrIOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, FP::OLT, e, zero),
+        arith::AndIOp::create(b, loc, overflow, arith::CmpFOp::create(b, loc, FP::OGT, r, zero)));
+    below = arith::OrIOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, FP::OGT, e, zero),
+        arith::AndIOp::create(b, loc, overflow, arith::CmpFOp::create(b, loc, FP::OLT, r, zero)));
+    r = signedZeroSum(b, loc, x[0], y, r, rnd);
+  } else if (name == "mul") {
+    r = arith::MulFOp::create(b, loc, x[0], x[1]);
+    Value ar = math::AbsFOp::create(b, loc, r);
+    Value small = arith::CmpFOp::create(b, loc, FP::OLT, ar, floatConst(b, loc, t, 0x1p-969));
+    Value aSmaller = arith::CmpFOp::create(b, loc, FP::OLE, math::AbsFOp::create(b, loc, x[0]),
+                                           math::AbsFOp::create(b, loc, x[1]));
+    Value scaleA = arith::AndIOp::create(b, loc, small, aSmaller);
+    Value scaleB = arith::AndIOp::create(
+        b, loc, small, arith::XOrIOp::create(b, loc, aSmaller, intConst(b, loc, b.getI1Type(), 1)));
+    Value xa = scaleTwice(b, loc, x[0], selectF(b, loc, scaleA, 0x1p550, 1.0, t));
+    Value xb = scaleTwice(b, loc, x[1], selectF(b, loc, scaleB, 0x1p550, 1.0, t));
+    Value xr = scaleTwice(b, loc, r, selectF(b, loc, small, 0x1p550, 1.0, t));
+    Value d = math::FmaOp::create(b, loc, xa, xb, arith::NegFOp::create(b, loc, xr));
+    above = arith::CmpFOp::create(b, loc, FP::OLT, d, zero);
+    below = arith::CmpFOp::create(b, loc, FP::OGT, d, zero);
+  } else if (name == "div" || name == "rcp") {
+    Value num = name == "rcp" ? floatConst(b, loc, t, 1.0) : x[0];
+    Value den = name == "rcp" ? x[0] : x[1];
+    r = arith::DivFOp::create(b, loc, num, den);
+    mlir::Type i1 = b.getI1Type(), i64 = b.getI64Type();
+    Value regular = arith::AndIOp::create(
+        b, loc,
+        arith::AndIOp::create(b, loc, isFiniteFloat(b, loc, num), isFiniteFloat(b, loc, den)),
+        arith::AndIOp::create(b, loc, arith::CmpFOp::create(b, loc, FP::ONE, num, zero),
+                              arith::CmpFOp::create(b, loc, FP::ONE, den, zero)));
+    Value rZero = arith::CmpFOp::create(b, loc, FP::OEQ, r, zero);
+    Value rInf = arith::XOrIOp::create(b, loc, isFiniteFloat(b, loc, r), intConst(b, loc, i1, 1));
+    Value normal = arith::AndIOp::create(
+        b, loc, regular,
+        arith::XOrIOp::create(b, loc, arith::OrIOp::create(b, loc, rZero, rInf),
+                              intConst(b, loc, i1, 1)));
+    // Keep the normalization away from zeros and infinities.
+    Value one = floatConst(b, loc, t, 1.0);
+    auto [ma, ea] = normalizeF64(b, loc, arith::SelectOp::create(b, loc, normal, num, one));
+    auto [mb, eb] = normalizeF64(b, loc, arith::SelectOp::create(b, loc, normal, den, one));
+    auto [mr, er] = normalizeF64(b, loc, arith::SelectOp::create(b, loc, normal, r, one));
+    Value d = arith::AddIOp::create(b, loc, arith::SubIOp::create(b, loc, er, ea), eb);
+    Value pow2 = arith::BitcastOp::create(
+        b, loc, t,
+        arith::ShLIOp::create(b, loc, arith::AddIOp::create(b, loc, d, intConst(b, loc, i64, 1023)),
+                              intConst(b, loc, i64, 52)));
+    Value scaled = arith::MulFOp::create(b, loc, mr, pow2);
+    Value rem = math::FmaOp::create(b, loc, arith::NegFOp::create(b, loc, scaled), mb, ma);
+    Value magBelow = arith::CmpFOp::create(b, loc, FP::OGT, rem, zero);
+    Value magAbove = arith::CmpFOp::create(b, loc, FP::OLT, rem, zero);
+    // The exact quotient's sign is the XOR of the operands' signs (also
+    // when r underflowed to a zero).
+    Value negative = arith::CmpIOp::create(
+        b, loc, IP::slt,
+        arith::XOrIOp::create(b, loc, bitsOf(b, loc, num), bitsOf(b, loc, den)),
+        intConst(b, loc, i64, 0));
+    Value positive = arith::XOrIOp::create(b, loc, negative, intConst(b, loc, i1, 1));
+    // Magnitude below the exact value: r is below it when positive.
+    Value magBelowAll = arith::OrIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, normal, magBelow),
+        arith::AndIOp::create(b, loc, regular, rZero));
+    Value magAboveAll = arith::OrIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, normal, magAbove),
+        arith::AndIOp::create(b, loc, regular, rInf));
+    below = arith::OrIOp::create(b, loc, arith::AndIOp::create(b, loc, positive, magBelowAll),
+                                 arith::AndIOp::create(b, loc, negative, magAboveAll));
+    above = arith::OrIOp::create(b, loc, arith::AndIOp::create(b, loc, positive, magAboveAll),
+                                 arith::AndIOp::create(b, loc, negative, magBelowAll));
+  } else if (name == "sqrt") {
+    r = math::SqrtOp::create(b, loc, x[0]);
+    Value tiny = arith::CmpFOp::create(b, loc, FP::OLT, x[0], floatConst(b, loc, t, 0x1p-900));
+    Value sa = arith::MulFOp::create(b, loc, x[0], selectF(b, loc, tiny, 0x1p200, 1.0, t));
+    Value sr = arith::MulFOp::create(b, loc, r, selectF(b, loc, tiny, 0x1p100, 1.0, t));
+    Value rem = math::FmaOp::create(b, loc, arith::NegFOp::create(b, loc, sr), sr, sa);
+    above = arith::CmpFOp::create(b, loc, FP::OLT, rem, zero);
+    below = arith::CmpFOp::create(b, loc, FP::OGT, rem, zero);
+  } else {
+    return Value();
+  }
+  // The exact value's sign, for .rz: a zero r only stays a zero.
+  return adjustRounding(b, loc, r, rnd, above, below,
+                        arith::CmpFOp::create(b, loc, FP::OGT, r, zero),
+                        arith::CmpFOp::create(b, loc, FP::OLT, r, zero));
+}
+
+/// f32 directed rounding through f64, where every f32 product is exact:
+///  1. widen the operands (exact);
+///  2. compute in f64 and make the result round-to-odd: add and fma from
+///     the exact TwoSum error of the f64 sum (the product is exact), div,
+///     rcp and sqrt from the sign of the exact remainder fma(-q, b, a) or
+///     fma(-s, s, a) (no underflow: f32 operands are far inside f64's
+///     range); mul is exact already;
+///  3. an exact zero sum gets IEEE's sign for the mode (x + -x is -0 under
+///     .rm);
+///  4. narrow to f32 with the mode (narrowFloat): round-to-odd at 53 bits
+///     rounds correctly to 24, subnormals and overflow included.
+Value directedF32(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> x,
+                  Rounding rnd) {
+  mlir::Type t = b.getF64Type();
+  SmallVector<Value> w;
+  for (Value v : x)
+    w.push_back(arith::ExtFOp::create(b, loc, t, v));
+  Value zero = floatConst(b, loc, t, 0.0);
+  Value s;
+  if (name == "mul") {
+    s = arith::MulFOp::create(b, loc, w[0], w[1]);
+  } else if (name == "add" || name == "sub" || name == "fma") {
+    Value p = name == "fma" ? arith::MulFOp::create(b, loc, w[0], w[1]).getResult() : w[0];
+    Value y = name == "fma" ? w[2] : w[1];
+    if (name == "sub")
+      y = arith::NegFOp::create(b, loc, y);
+    s = arith::AddFOp::create(b, loc, p, y);
+    Value e = twoSumError(b, loc, p, y, s);
+    s = roundToOdd(b, loc, s, arith::CmpFOp::create(b, loc, FP::OLT, e, zero),
+                   arith::CmpFOp::create(b, loc, FP::OGT, e, zero));
+    s = signedZeroSum(b, loc, p, y, s, rnd);
+  } else if (name == "div" || name == "rcp") {
+    Value num = name == "rcp" ? floatConst(b, loc, t, 1.0) : w[0];
+    Value den = name == "rcp" ? w[0] : w[1];
+    s = arith::DivFOp::create(b, loc, num, den);
+    Value rem = math::FmaOp::create(b, loc, arith::NegFOp::create(b, loc, s), den, num);
+    // The exact quotient is above s when rem / den > 0.
+    Value remPos = arith::CmpFOp::create(b, loc, FP::OGT, rem, zero);
+    Value remNeg = arith::CmpFOp::create(b, loc, FP::OLT, rem, zero);
+    Value denPos = arith::CmpFOp::create(b, loc, FP::OGT, den, zero);
+    Value denNeg = arith::CmpFOp::create(b, loc, FP::OLT, den, zero);
+    Value sBelow = arith::OrIOp::create(b, loc, arith::AndIOp::create(b, loc, remPos, denPos),
+                                        arith::AndIOp::create(b, loc, remNeg, denNeg));
+    Value sAbove = arith::OrIOp::create(b, loc, arith::AndIOp::create(b, loc, remPos, denNeg),
+                                        arith::AndIOp::create(b, loc, remNeg, denPos));
+    s = roundToOdd(b, loc, s, sAbove, sBelow);
+  } else if (name == "sqrt") {
+    s = math::SqrtOp::create(b, loc, w[0]);
+    Value rem = math::FmaOp::create(b, loc, arith::NegFOp::create(b, loc, s), s, w[0]);
+    s = roundToOdd(b, loc, s, arith::CmpFOp::create(b, loc, FP::OLT, rem, zero),
+                   arith::CmpFOp::create(b, loc, FP::OGT, rem, zero));
+  } else {
+    return Value();
+  }
+  return narrowFloat(b, loc, s, b.getF32Type(), rnd);
+}
+
+/// `name` (add, sub, mul, fma, div, rcp, sqrt) of f32/f64 operands with the
+/// directed rounding `rnd`, bit-exact; null where not supported (fma.f64
+/// off NVPTX). On NVPTX, NVIDIA's own instruction through its NVVM
+/// intrinsic; elsewhere directedF32 / directedF64. `.ftz` flushes f32
+/// operands and the result.
+Value directedRounding(OpBuilder &b, Location loc, const PTXLoweringState &state,
+                       StringRef name, SmallVector<Value> x, Rounding rnd, bool ftz) {
+  mlir::Type t = x[0].getType();
+  bool f64 = t.isF64();
+  if (ftz)
+    for (Value &v : x)
+      v = flushSubnormal(b, loc, v);
+  if (state.target == "nvptx") {
+    StringRef op = name;
+    if (name == "sub") {
+      op = "add";
+      x[1] = arith::NegFOp::create(b, loc, x[1]);
+    }
+    std::string intrinsic = ("llvm.nvvm." + op + "." + stringifyRounding(rnd) +
+                             (ftz && !f64 ? ".ftz" : "") + (f64 ? ".d" : ".f"))
+                                .str();
+    return callIntrinsic(b, loc, t, intrinsic, x);
+  }
+  Value r;
+  if (f64) {
+    if (name == "fma")
+      return Value();
+    r = directedF64(b, loc, name, x, rnd);
+  } else {
+    r = directedF32(b, loc, name, x, rnd);
+  }
+  if (r && ftz)
+    r = flushSubnormal(b, loc, r);
+  return r;
+}
+
+bool isDirected(Rounding rnd) {
+  return rnd == Rounding::RZ || rnd == Rounding::RM || rnd == Rounding::RP;
+}
+
 template <typename OpTy>
 struct FloatUnaryLowering : PTXPattern<OpTy> {
   using PTXPattern<OpTy>::PTXPattern;
@@ -289,6 +584,13 @@ struct FloatUnaryLowering : PTXPattern<OpTy> {
     mlir::Type t = a.getType();
     Rounding rnd = op.getRnd();
     bool approx = op.getPrecision() == Precision::Approx;
+    if (isDirected(rnd) && (name == "sqrt" || name == "rcp") && (t.isF32() || t.isF64()) &&
+        !approx) {
+      if (Value r = directedRounding(rewriter, loc, this->state, name, {a}, rnd, op.getFtz())) {
+        rewriter.replaceOp(op, r);
+        return success();
+      }
+    }
     if (rnd != Rounding::None && rnd != Rounding::RN)
       return this->unsupported(op, Twine("rounding '.") + stringifyRounding(rnd) + "' on '" +
                                        name + "'");
@@ -513,6 +815,273 @@ struct CvtPackOpLowering : PTXPattern<CvtPackOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// f16, f16x2, bf16, bf16x2 arithmetic
+//===----------------------------------------------------------------------===//
+//
+// Each 16-bit lane is widened to f32 (exact), computed there and rounded
+// back to nearest even, with NaN results NVIDIA's canonical 0x7fff. For
+// add, sub and mul that is correctly rounded: f32's 24 bits are at least
+// 2p + 2 for p = 11 (f16) and p = 8 (bf16), so rounding twice gives the same
+// result as rounding once (Figueroa, "When is double rounding innocuous?");
+// bf16 shares f32's exponent range, and f32's quantum is 2^-16 of bf16's at
+// every magnitude, subnormals included. fma needs more, see fusedHalf.
+// neg, abs, min and max work on the bits.
+
+struct HalfFlags {
+  bool ftz = false, sat = false, relu = false, nan = false, xorsign = false;
+};
+
+Value c16(OpBuilder &b, Location loc, int64_t v) { return intConst(b, loc, b.getI16Type(), v); }
+
+Value halfToF32(OpBuilder &b, Location loc, Value bits, bool bf16) {
+  if (bf16) {
+    mlir::Type i32 = b.getI32Type();
+    Value w = arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i32, bits),
+                                    intConst(b, loc, i32, 16));
+    return arith::BitcastOp::create(b, loc, b.getF32Type(), w);
+  }
+  Value h = arith::BitcastOp::create(b, loc, b.getF16Type(), bits);
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), h);
+}
+
+/// f32 to 16 bits, to nearest even; NaN gives 0x7fff.
+Value f32ToHalfBits(OpBuilder &b, Location loc, Value x, bool bf16) {
+  if (bf16)
+    return f32ToBf16Bits(b, loc, x);
+  return bitsOf(b, loc, narrowFloat(b, loc, x, b.getF16Type(), Rounding::RN));
+}
+
+Value halfIsNaN(OpBuilder &b, Location loc, Value bits, bool bf16) {
+  Value magnitude = arith::AndIOp::create(b, loc, bits, c16(b, loc, 0x7fff));
+  return arith::CmpIOp::create(b, loc, IP::ugt, magnitude, c16(b, loc, bf16 ? 0x7f80 : 0x7c00));
+}
+
+Value halfIsNegative(OpBuilder &b, Location loc, Value bits) {
+  return arith::CmpIOp::create(b, loc, IP::slt, bits, c16(b, loc, 0));
+}
+
+/// `.ftz`: a subnormal becomes the zero of its sign.
+Value flushHalf(OpBuilder &b, Location loc, Value bits, bool bf16) {
+  Value exponent = arith::AndIOp::create(b, loc, bits, c16(b, loc, bf16 ? 0x7f80 : 0x7c00));
+  Value isSubnormal = arith::CmpIOp::create(b, loc, IP::eq, exponent, c16(b, loc, 0));
+  Value sign = arith::AndIOp::create(b, loc, bits, c16(b, loc, -0x8000));
+  return arith::SelectOp::create(b, loc, isSubnormal, sign, bits);
+}
+
+/// fma of 16-bit lanes, correctly rounded once:
+///  1. the product of two f16 values is exact in f32 (22 bits, exponents
+///     within f32's), of two bf16 values in f64 (bf16 has f32's range);
+///  2. add the third operand in that type and take TwoSum's exact error;
+///  3. make the sum round-to-odd with it (roundToOdd); for bf16 narrow the
+///     f64 result to f32 and make that round-to-odd too (rounding to odd
+///     twice is rounding to odd once at the narrower precision);
+///  4. round the f32 to the 16-bit type to nearest even: round-to-odd at
+///     24 >= p + 2 bits rounds correctly (Boldo and Melquiond).
+Value fusedHalf(OpBuilder &b, Location loc, Value fa, Value fb, Value fc, bool bf16) {
+  mlir::Type t = bf16 ? mlir::Type(b.getF64Type()) : b.getF32Type();
+  if (bf16) {
+    fa = arith::ExtFOp::create(b, loc, t, fa);
+    fb = arith::ExtFOp::create(b, loc, t, fb);
+    fc = arith::ExtFOp::create(b, loc, t, fc);
+  }
+  Value zero = floatConst(b, loc, t, 0.0);
+  Value p = arith::MulFOp::create(b, loc, fa, fb);
+  Value s = arith::AddFOp::create(b, loc, p, fc);
+  Value e = twoSumError(b, loc, p, fc, s);
+  s = roundToOdd(b, loc, s, arith::CmpFOp::create(b, loc, FP::OLT, e, zero),
+                 arith::CmpFOp::create(b, loc, FP::OGT, e, zero));
+  if (!bf16)
+    return s;
+  Value r = arith::TruncFOp::create(b, loc, b.getF32Type(), s);
+  Value back = arith::ExtFOp::create(b, loc, t, r);
+  return roundToOdd(b, loc, r, arith::CmpFOp::create(b, loc, FP::OGT, back, s),
+                    arith::CmpFOp::create(b, loc, FP::OLT, back, s));
+}
+
+/// min/max on 16-bit lanes (PTX ISA 9.7.4.10/11): -0 below +0; a NaN
+/// operand gives the other one, two NaNs (or any NaN with `.NaN`) the
+/// canonical NaN; `.xorsign.abs` compares magnitudes and gives the result
+/// the XOR of the operands' signs.
+Value halfMinMax(OpBuilder &b, Location loc, Value xa, Value xb, bool isMin, bool bf16,
+                 const HalfFlags &f) {
+  Value ma = xa, mb = xb;
+  if (f.xorsign) {
+    ma = arith::AndIOp::create(b, loc, xa, c16(b, loc, 0x7fff));
+    mb = arith::AndIOp::create(b, loc, xb, c16(b, loc, 0x7fff));
+  }
+  Value fa = halfToF32(b, loc, ma, bf16), fb = halfToF32(b, loc, mb, bf16);
+  Value first = arith::CmpFOp::create(b, loc, isMin ? FP::OLT : FP::OGT, fa, fb);
+  Value r = arith::SelectOp::create(b, loc, first, ma, mb);
+  Value zeros = isMin ? arith::OrIOp::create(b, loc, ma, mb).getResult()
+                      : arith::AndIOp::create(b, loc, ma, mb).getResult();
+  r = arith::SelectOp::create(b, loc, arith::CmpFOp::create(b, loc, FP::OEQ, fa, fb), zeros, r);
+  Value aNaN = halfIsNaN(b, loc, xa, bf16), bNaN = halfIsNaN(b, loc, xb, bf16);
+  if (!f.nan) {
+    r = arith::SelectOp::create(b, loc, bNaN, ma, r);
+    r = arith::SelectOp::create(b, loc, aNaN, mb, r);
+  }
+  if (f.xorsign) {
+    Value sign = arith::AndIOp::create(b, loc, arith::XOrIOp::create(b, loc, xa, xb),
+                                       c16(b, loc, -0x8000));
+    r = arith::OrIOp::create(b, loc, r, sign);
+  }
+  Value anyNaN = f.nan ? arith::OrIOp::create(b, loc, aNaN, bNaN).getResult()
+                       : arith::AndIOp::create(b, loc, aNaN, bNaN).getResult();
+  return arith::SelectOp::create(b, loc, anyNaN, c16(b, loc, 0x7fff), r);
+}
+
+/// One 16-bit lane of `name` on the lanes `x` (i16 bits).
+Value halfLane(OpBuilder &b, Location loc, StringRef name, SmallVector<Value> x, bool bf16,
+               const HalfFlags &f) {
+  if (f.ftz)
+    for (Value &v : x)
+      v = flushHalf(b, loc, v, bf16);
+  Value r;
+  if (name == "neg") {
+    r = arith::XOrIOp::create(b, loc, x[0], c16(b, loc, -0x8000));
+  } else if (name == "abs") {
+    r = arith::AndIOp::create(b, loc, x[0], c16(b, loc, 0x7fff));
+  } else if (name == "min" || name == "max") {
+    r = halfMinMax(b, loc, x[0], x[1], name == "min", bf16, f);
+  } else {
+    Value fa = halfToF32(b, loc, x[0], bf16), fb = halfToF32(b, loc, x[1], bf16);
+    Value w;
+    if (name == "add")
+      w = arith::AddFOp::create(b, loc, fa, fb);
+    else if (name == "sub")
+      w = arith::SubFOp::create(b, loc, fa, fb);
+    else if (name == "mul")
+      w = arith::MulFOp::create(b, loc, fa, fb);
+    else
+      w = fusedHalf(b, loc, fa, fb, halfToF32(b, loc, x[2], bf16), bf16);
+    r = f32ToHalfBits(b, loc, w, bf16);
+    Value isNaN = halfIsNaN(b, loc, r, bf16);
+    Value notNaN = arith::XOrIOp::create(b, loc, isNaN, intConst(b, loc, b.getI1Type(), 1));
+    if (f.relu) {
+      // Negative results and -0 become +0; NaN stays the canonical NaN.
+      Value clamp = arith::AndIOp::create(b, loc, notNaN, halfIsNegative(b, loc, r));
+      r = arith::SelectOp::create(b, loc, clamp, c16(b, loc, 0), r);
+    }
+    if (f.sat) {
+      // Clamped to [+0, 1]; NaN gives +0.
+      Value one = c16(b, loc, bf16 ? 0x3f80 : 0x3c00);
+      Value low = arith::OrIOp::create(b, loc, isNaN, halfIsNegative(b, loc, r));
+      Value high = arith::CmpIOp::create(b, loc, IP::ugt, r, one);
+      r = arith::SelectOp::create(b, loc, high, one, r);
+      r = arith::SelectOp::create(b, loc, low, c16(b, loc, 0), r);
+    }
+  }
+  if (f.ftz)
+    r = flushHalf(b, loc, r, bf16);
+  return r;
+}
+
+bool isHalfType(DataType type) {
+  return type == DataType::F16 || type == DataType::F16x2 || type == DataType::BF16 ||
+         type == DataType::BF16x2;
+}
+
+/// add, sub, mul, fma, neg, abs, min, max of f16/f16x2/bf16/bf16x2 (rounding
+/// .rn or none). Registered ahead of the generic arithmetic patterns, which
+/// reject these types.
+template <typename OpTy>
+struct HalfArithLowering : PTXPattern<OpTy> {
+  HalfArithLowering(MLIRContext *ctx, const PTXLoweringState &state)
+      : PTXPattern<OpTy>(ctx, state, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    DataType type = op.getType();
+    Rounding rnd = op.getRnd();
+    if (!isHalfType(type) || (rnd != Rounding::None && rnd != Rounding::RN))
+      return failure();
+    StringRef name = op->getName().stripDialect();
+    if (auto mode = op->template getAttrOfType<MulModeAttr>("mode"))
+      if (mode.getValue() != MulMode::None)
+        return failure();
+    Location loc = op.getLoc();
+    bool bf16 = type == DataType::BF16 || type == DataType::BF16x2;
+    bool packed = type == DataType::F16x2 || type == DataType::BF16x2;
+    HalfFlags f;
+    f.ftz = op.getFtz();
+    f.sat = op.getSat();
+    f.relu = op->hasAttr("relu");
+    f.nan = op->hasAttr("nan");
+    f.xorsign = op->hasAttr("xorsign");
+    mlir::Type i16 = rewriter.getI16Type(), i32 = rewriter.getI32Type();
+    SmallVector<Value> lo, hi;
+    for (Value v : adaptor.getOperands()) {
+      Value bits = asInteger(rewriter, loc, v);
+      if (!packed) {
+        lo.push_back(bits);
+        continue;
+      }
+      lo.push_back(arith::TruncIOp::create(rewriter, loc, i16, bits));
+      hi.push_back(arith::TruncIOp::create(
+          rewriter, loc, i16,
+          arith::ShRUIOp::create(rewriter, loc, bits, intConst(rewriter, loc, i32, 16))));
+    }
+    Value r = halfLane(rewriter, loc, name, lo, bf16, f);
+    if (packed) {
+      Value h = arith::ExtUIOp::create(rewriter, loc, i32, halfLane(rewriter, loc, name, hi, bf16, f));
+      r = arith::OrIOp::create(
+          rewriter, loc, arith::ShLIOp::create(rewriter, loc, h, intConst(rewriter, loc, i32, 16)),
+          arith::ExtUIOp::create(rewriter, loc, i32, r));
+    }
+    rewriter.replaceOp(op, adjustBits(rewriter, loc, r, op.getRes().getType(), false));
+    return success();
+  }
+};
+
+/// add, sub, mul, fma, mad and div of f32/f64 with .rz, .rm or .rp
+/// (directedRounding). Registered ahead of the generic arithmetic patterns,
+/// which reject directed rounding.
+template <typename OpTy>
+struct DirectedRoundingLowering : PTXPattern<OpTy> {
+  DirectedRoundingLowering(MLIRContext *ctx, const PTXLoweringState &state)
+      : PTXPattern<OpTy>(ctx, state, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    DataType type = op.getType();
+    Rounding rnd = op.getRnd();
+    if ((type != DataType::F32 && type != DataType::F64) || !isDirected(rnd))
+      return failure();
+    StringRef name = op->getName().stripDialect();
+    if (name == "mad")
+      name = "fma";
+    if (auto precision = op->template getAttrOfType<PrecisionAttr>("precision"))
+      if (precision.getValue() != Precision::None)
+        return failure();
+    if (op->hasAttr("relu") || op->hasAttr("nan") || op->hasAttr("xorsign"))
+      return failure();
+    Location loc = op.getLoc();
+    Value r = directedRounding(rewriter, loc, this->state, name,
+                               SmallVector<Value>(adaptor.getOperands()), rnd, op.getFtz());
+    if (!r)
+      return failure();
+    if (op.getSat()) {
+      // [+0, 1]: NaN and every negative value, -0 included, give +0 (CUDA's
+      // __saturatef documents +0.0 as the lower bound).
+      Value bits = bitsOf(rewriter, loc, r);
+      Value low = arith::OrIOp::create(
+          rewriter, loc, arith::CmpFOp::create(rewriter, loc, FP::UNO, r, r),
+          arith::CmpIOp::create(rewriter, loc, IP::slt, bits,
+                                intConst(rewriter, loc, bits.getType(), 0)));
+      mlir::Type t = r.getType();
+      Value one = floatConst(rewriter, loc, t, 1.0);
+      r = arith::SelectOp::create(
+          rewriter, loc, arith::CmpFOp::create(rewriter, loc, FP::OGT, r, one), one, r);
+      r = arith::SelectOp::create(rewriter, loc, low, floatConst(rewriter, loc, t, 0.0), r);
+    }
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
 } // namespace
 
 void zmlir::populatePTXFloatPatterns(RewritePatternSet &patterns,
@@ -521,6 +1090,12 @@ void zmlir::populatePTXFloatPatterns(RewritePatternSet &patterns,
                FloatUnaryLowering<RsqrtOp>, FloatUnaryLowering<SinOp>,
                FloatUnaryLowering<CosOp>, FloatUnaryLowering<Lg2Op>,
                FloatUnaryLowering<Ex2Op>, FloatUnaryLowering<TanhOp>, TestpOpLowering,
-               MovPackOpLowering, MovUnpackOpLowering, CvtPackOpLowering>(
+               MovPackOpLowering, MovUnpackOpLowering, CvtPackOpLowering,
+               HalfArithLowering<AddOp>, HalfArithLowering<SubOp>, HalfArithLowering<MulOp>,
+               HalfArithLowering<FmaOp>, HalfArithLowering<NegOp>, HalfArithLowering<AbsOp>,
+               HalfArithLowering<MinOp>, HalfArithLowering<MaxOp>,
+               DirectedRoundingLowering<AddOp>, DirectedRoundingLowering<SubOp>,
+               DirectedRoundingLowering<MulOp>, DirectedRoundingLowering<FmaOp>,
+               DirectedRoundingLowering<MadOp>, DirectedRoundingLowering<DivOp>>(
       patterns.getContext(), state);
 }

@@ -37,8 +37,9 @@ class PTX_BinaryOp<string mnemonic, string isaSection>
     `d = a } # mnemonic # [{ b` with the instruction's type and modifiers.
     See PTX ISA section }] # isaSection # [{.
   }];
+  // `xorsign`: min/max `.xorsign.abs` (|a| vs |b|, sign a ^ b; f16/bf16).
   let arguments = !con((ins PTX_Reg:$a, PTX_Reg:$b), modifiers,
-                       (ins UnitAttr:$relu, UnitAttr:$nan));
+                       (ins UnitAttr:$relu, UnitAttr:$nan, UnitAttr:$xorsign));
   let results = (outs PTX_Reg:$res);
   let assemblyFormat = "$a `,` $b attr-dict `:` type($res)";
 }
@@ -96,8 +97,9 @@ def PTX_MadOp : PTX_ArithOp<"mad", [AllTypesMatch<["a", "b"]>,
 
 def PTX_FmaOp : PTX_ArithOp<"fma", [AllTypesMatch<["a", "b", "c", "res"]>]> {
   let summary = "PTX `fma`: fused a * b + c";
-  let description = "PTX ISA 9.7.3.5.";
-  let arguments = !con((ins PTX_Reg:$a, PTX_Reg:$b, PTX_Reg:$c), modifiers);
+  let description = "PTX ISA 9.7.3.5 / 9.7.4.5 (`.relu` on f16/bf16).";
+  let arguments = !con((ins PTX_Reg:$a, PTX_Reg:$b, PTX_Reg:$c), modifiers,
+                       (ins UnitAttr:$relu));
   let results = (outs PTX_Reg:$res);
   let assemblyFormat = "$a `,` $b `,` $c attr-dict `:` type($res)";
 }
