@@ -442,8 +442,10 @@ def _atom_block(space: str, op: str, t: str, red: bool = False, qual: str = "",
     inst = (f"red{qual}.{space}.{op}.{t} [%rd0], {operand};" if red else
             f"atom{qual}.{space}.{op}.{t} {old}, [%rd0], {operand};")
     if space == "shared":
-        body = (f"mov.u64 %rd0, sh; setp.eq.u32 %g0, %r3, 0; @%g0 st.shared.{b} [%rd0], "
-                f"{init}; bar.sync 0; {inst} bar.sync 0; ld.shared.{b} %d, [%rd0];")
+        reg = "%t3" if w == 32 else "%x3"
+        body = (f"mov.u64 %rd0, sh; setp.eq.u32 %g0, %r3, 0; mov.{b} {reg}, {init}; "
+                f"@%g0 st.shared.{b} [%rd0], {reg}; bar.sync 0; {inst} bar.sync 0; "
+                f"ld.shared.{b} %d, [%rd0];")
     else:
         body = (f"ld.param.u64 %rd0, [in2]; mul.wide.u32 %rd5, %r1, {BLOCK * w // 8}; "
                 f"add.s64 %rd0, %rd0, %rd5; {inst} bar.sync 0; ld.volatile.global.{b} %d, "
