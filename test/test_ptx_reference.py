@@ -33,7 +33,7 @@ REFS: dict[str, Ref] = {}
 # The issue 4 coverage cases of spec.py, the ones with references here.
 MINE = [c for group in (spec.INT_ARITH, spec.LOGIC, spec.FLOAT_ARITH, spec.COMPARE, spec.MOVES,
                         spec.CVT, spec.MEMORY, spec.ATOMICS, spec.WARP, spec.SREGS)
-        for c in group]
+        for c in group] + [spec.case("fns_b32")]
 # Cases without a reference, and why.
 NO_REFERENCE = {
     "mad_hi_sat_s32": "saturation of mad.hi: rejected as unsupported, left to the H200",
@@ -305,10 +305,9 @@ def _float_to_int(rnd: str, d: str, s: str, reg: int) -> Ref:
     fn = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}[rnd]
 
     def ref(c: spec.Case, ins: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray | None]:
-        x = _fview(ins[0], s).astype(np.float64)
         values = []
         with np.errstate(invalid="ignore"):
-            rounded = fn(x)
+            rounded = fn(_fview(ins[0], s).astype(np.float64))
         for v in rounded:
             if np.isnan(v):
                 r = 0
@@ -436,6 +435,24 @@ for _t, _mask in (("b16", 0xFFFF), ("b32", 0xFFFFFFFF), ("b64", 2 ** 64 - 1)):
     REFS[f"selp_{_t}"] = _elementwise(lambda a, b, p: a if p & 1 else b)
 for _t in ("f32", "f64"):
     REFS[f"selp_{_t}"] = lambda c, ins: (np.where(ins[2] & 1, ins[0], ins[1]), None)
+
+
+def _fns(mask: int, a1: int, a2: int) -> int:
+    """fns.b32 d, mask, base, offset with base = a1 & 31 and offset = (a2 & 63) - 32."""
+    base, offset = a1 & 31, (a2 & 63) - 32
+    if offset == 0:
+        return base if mask >> base & 1 else 0xFFFFFFFF
+    count, step, pos = abs(offset) - 1, 1 if offset > 0 else -1, base
+    while 0 <= pos < 32:
+        if mask >> pos & 1:
+            if count == 0:
+                return pos
+            count -= 1
+        pos += step
+    return 0xFFFFFFFF
+
+
+REFS["fns_b32"] = _elementwise(_fns)
 
 
 def _combine(kind: str, negate: bool) -> Callable[..., int]:
