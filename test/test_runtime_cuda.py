@@ -109,7 +109,41 @@ _PROBE = textwrap.dedent("""
                        fn.value == ctypes.cast(lib.cuMemAlloc_v2, ctypes.c_void_p).value)
     r["proc_unknown"] = (lib.cuGetProcAddress_v2(b"cuNoSuchThing", ctypes.byref(fn), 13000, 0,
                                                  ctypes.byref(status)), status.value)
-    r["unsupported_api"] = lib.cuDeviceGetDefaultMemPool(ctypes.byref(fn), 0)
+    luid, mask = (ctypes.c_char * 8)(), ctypes.c_uint()
+    r["unsupported_api"] = lib.cuDeviceGetLuid(luid, ctypes.byref(mask), 0)
+    # Memory pools
+    pool, bad = ctypes.c_void_p(), ctypes.c_void_p(0xbad0)
+    r["default_pool"] = lib.cuDeviceGetDefaultMemPool(ctypes.byref(pool), 0)
+    r["destroy_default_pool"] = lib.cuMemPoolDestroy(pool)
+    r["trim_bad_pool"] = lib.cuMemPoolTrimTo(bad, 0)
+    value = ctypes.c_uint64(5)
+    r["set_reserved_current"] = lib.cuMemPoolSetAttribute(pool, 5, ctypes.byref(value))
+    r["unknown_pool_attribute"] = lib.cuMemPoolGetAttribute(pool, 99, ctypes.byref(value))
+    r["alloc_from_bad_pool"] = lib.cuMemAllocFromPoolAsync(ctypes.byref(ptr), 64, bad, None)
+    r["alloc_async_bad_stream"] = lib.cuMemAllocAsync(ctypes.byref(ptr), 64,
+                                                      ctypes.c_void_p(0xdead0))
+    r["free_async_unknown"] = lib.cuMemFreeAsync(ctypes.c_uint64(0x1234), None)
+    class Props(ctypes.Structure):
+        _fields_ = [("allocType", ctypes.c_int), ("handleTypes", ctypes.c_int),
+                    ("locType", ctypes.c_int), ("locId", ctypes.c_int),
+                    ("win32", ctypes.c_void_p), ("maxSize", ctypes.c_size_t),
+                    ("usage", ctypes.c_ushort), ("reserved", ctypes.c_ubyte * 54)]
+    r["pool_ipc"] = lib.cuMemPoolCreate(ctypes.byref(pool), ctypes.byref(Props(1, 1, 1, 0)))
+    r["pool_bad_type"] = lib.cuMemPoolCreate(ctypes.byref(pool), ctypes.byref(Props(0, 0, 1, 0)))
+    r["pool_bad_device"] = lib.cuMemPoolCreate(ctypes.byref(pool),
+                                               ctypes.byref(Props(1, 0, 1, 3)))
+    # A pool of at most 4 KiB: the second 4 KiB allocation does not fit.
+    r["small_pool"] = lib.cuMemPoolCreate(ctypes.byref(pool),
+                                          ctypes.byref(Props(1, 0, 1, 0, None, 4096)))
+    r["small_pool_first"] = lib.cuMemAllocFromPoolAsync(ctypes.byref(ptr), 4096, pool, None)
+    r["small_pool_second"] = lib.cuMemAllocFromPoolAsync(ctypes.byref(ctypes.c_uint64()),
+                                                         4096, pool, None)
+    r["small_pool_free"] = lib.cuMemFreeAsync(ptr, None)
+    r["small_pool_double_free"] = lib.cuMemFreeAsync(ptr, None)
+    r["small_pool_again"] = lib.cuMemAllocFromPoolAsync(ctypes.byref(ptr), 4096, pool, None)
+    r["pool_destroy"] = lib.cuMemPoolDestroy(pool)
+    r["pool_destroy_twice"] = lib.cuMemPoolDestroy(pool)
+    r["free_after_pool_destroyed"] = lib.cuMemFree_v2(ptr)
     print(json.dumps(r))
 """)
 
@@ -138,7 +172,22 @@ def test_driver_api_error_paths(libdir: str) -> None:
     assert r["proc_known"] == [0, 0, True]
     assert r["proc_unknown"] == [500, 1]  # CUDA_ERROR_NOT_FOUND, symbol not found
     assert r["unsupported_api"] == 801
-    assert "cuDeviceGetDefaultMemPool" in result.stderr
+    assert "cuDeviceGetLuid" in result.stderr
+    assert r["default_pool"] == 0
+    assert r["destroy_default_pool"] == 1
+    assert r["trim_bad_pool"] == 400
+    assert r["set_reserved_current"] == 1 and r["unknown_pool_attribute"] == 1
+    assert r["alloc_from_bad_pool"] == 400 and r["alloc_async_bad_stream"] == 400
+    assert r["free_async_unknown"] == 1
+    assert r["pool_ipc"] == 801 and "cuMemPoolCreate" in result.stderr
+    assert r["pool_bad_type"] == 1 and r["pool_bad_device"] == 101
+    assert r["small_pool"] == 0 and r["small_pool_first"] == 0
+    assert r["small_pool_second"] == 2  # CUDA_ERROR_OUT_OF_MEMORY
+    assert r["small_pool_free"] == 0 and r["small_pool_double_free"] == 1
+    assert r["small_pool_again"] == 0  # the freed block, reused
+    # Destroyed with an allocation outstanding: that one is freed later.
+    assert r["pool_destroy"] == 0 and r["pool_destroy_twice"] == 400
+    assert r["free_after_pool_destroyed"] == 0
 
 
 DRIVER_API_DIR = Path(__file__).parent / "cuda" / "driver_api"

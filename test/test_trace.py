@@ -244,7 +244,7 @@ _ERROR_PROBE = textwrap.dedent("""
     ptr = ctypes.c_uint64()
     lib.cuMemAlloc_v2(ctypes.byref(ptr), 64)
     lib.cuInit(0)
-    lib.cuDeviceGetDefaultMemPool(ctypes.byref(ctypes.c_void_p()), 0)
+    lib.cuDeviceGetLuid((ctypes.c_char * 8)(), ctypes.byref(ctypes.c_uint()), 0)
     name = ctypes.c_char_p()
     lib.cuGetErrorName(801, ctypes.byref(name))
 """)
@@ -262,13 +262,13 @@ def test_trace_records_failures(tmp_path: Path) -> None:
     records = [json.loads(line) for line in written.read_text().splitlines()[1:]]
     assert [(r["api"], r["result_name"]) for r in records] == [
         ("cuMemAlloc_v2", "CUDA_ERROR_NOT_INITIALIZED"), ("cuInit", "CUDA_SUCCESS"),
-        ("cuDeviceGetDefaultMemPool", "CUDA_ERROR_NOT_SUPPORTED"),
+        ("cuDeviceGetLuid", "CUDA_ERROR_NOT_SUPPORTED"),
         ("cuGetErrorName", "CUDA_SUCCESS")]
     # A failed call's output parameter is the pointer, not what it points to.
     assert set(records[0]["args"]) == {"dptr", "bytesize"} and records[0]["args"]["bytesize"] == 64
     assert records[3]["args"] == {"error": 801, "*pStr": "CUDA_ERROR_NOT_SUPPORTED"}
     s = report.summarize(report.load(written))
-    assert s.first_failure["index"] == 0 and s.not_supported == ["cuDeviceGetDefaultMemPool"]
+    assert s.first_failure["index"] == 0 and s.not_supported == ["cuDeviceGetLuid"]
 
 
 # -- the interposer, with our driver standing in for NVIDIA's --------------------------------

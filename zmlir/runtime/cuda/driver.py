@@ -29,6 +29,12 @@ from zmlir.runtime.cuda import api, fatbin
 from zmlir.runtime.cuda.errors import CudaError, CUresult, message_of, name_of
 from zmlir.runtime.cuda.fastpath import FastPath
 from zmlir.runtime.cuda.memory_map import AllocationMap
+from zmlir.runtime.cuda.mempool import (
+    ALLOCATION_TYPE_PINNED,
+    HANDLE_TYPE_NONE,
+    LOCATION_TYPE_DEVICE,
+    MemoryPool,
+)
 
 DRIVER_VERSION = 13000
 COMPUTE_CAPABILITY = (8, 0)
@@ -142,6 +148,10 @@ class Driver:
         self.tls = threading.local()
         self.allocations = AllocationMap()
         self.host_allocations: dict[int, Any] = {}
+        self.pools: list[MemoryPool] = []  # live pools (settled at synchronizations)
+        self.pool_of: dict[int, MemoryPool] = {}  # pool allocation -> its pool
+        self.default_pool = 0  # handles
+        self.current_pool = 0
         self.modules_by_hash: dict[str, Module] = {}
         self.keepalive: list[Any] = []
         self.warned: set[str] = set()
@@ -452,6 +462,7 @@ class Driver:
     def cuCtxSynchronize(self) -> int:
         self.current_context()
         self.device.synchronize()
+        self.settle_pools()
         return E.CUDA_SUCCESS
 
     def cuCtxGetApiVersion(self, ctx: Any, version: Any) -> int:
@@ -717,20 +728,168 @@ class Driver:
         # Our device memory is already shared with the host.
         return self.cuMemAlloc_v2(dptr, nbytes)
 
-    def cuMemAllocAsync(self, dptr: Any, nbytes: int, stream: Any) -> int:
-        return self.cuMemAlloc_v2(dptr, nbytes)
-
     def cuMemFree_v2(self, dptr: int) -> int:
         self.require_init()
         if dptr == 0:
             return E.CUDA_SUCCESS
         if not self.allocations.remove_owned(dptr):
             return E.CUDA_ERROR_INVALID_VALUE
-        self.device.free(dptr)
+        pool = self.pool_of.pop(dptr, None)
+        if pool is not None:
+            pool.free(dptr)  # kept for reuse until the pool settles or is trimmed
+        else:
+            self.device.free(dptr)
         return E.CUDA_SUCCESS
 
+    # -- memory pools: stream-ordered allocation (see mempool.py) -------------------
+
+    def _default_pool(self) -> int:
+        if self.default_pool == 0:
+            self.default_pool = self._new_pool(MemoryPool(self.device.alloc, self.device.free,
+                                                          default=True))
+        return self.default_pool
+
+    def _new_pool(self, pool: MemoryPool) -> int:
+        self.pools.append(pool)
+        return self.handles.add(pool)
+
+    def _pool(self, handle: Any) -> MemoryPool:
+        self.require_init()
+        return self.handles.get(self.ptr(handle), MemoryPool)
+
+    def settle_pools(self) -> None:
+        """At a synchronization: pools release memory above their thresholds."""
+        for pool in self.pools:
+            pool.settle()
+
+    def _stream_ordered(self, api_name: str, stream: Any) -> int | None:
+        """None if work may be ordered on `stream` now, else the error."""
+        self.current_context()
+        s = self.stream(stream)
+        if s is not None and s.capture is not None:
+            return self.unsupported(api_name, "inside a stream capture (graph memory nodes)")
+        return None
+
+    def pool_allocate(self, pool: MemoryPool, dptr: Any, nbytes: int) -> int:
+        if nbytes == 0 or dptr == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        address = pool.allocate(nbytes)
+        self.allocations.add(address, nbytes)
+        self.pool_of[address] = pool
+        dptr[0] = address
+        return E.CUDA_SUCCESS
+
+    def cuMemAllocAsync(self, dptr: Any, nbytes: int, stream: Any) -> int:
+        error = self._stream_ordered("cuMemAllocAsync", stream)
+        if error is not None:
+            return error
+        self.check_device(0)
+        return self.pool_allocate(self._pool(self.current_pool or self._default_pool()), dptr,
+                                  nbytes)
+
+    def cuMemAllocFromPoolAsync(self, dptr: Any, nbytes: int, pool: Any, stream: Any) -> int:
+        error = self._stream_ordered("cuMemAllocFromPoolAsync", stream)
+        if error is not None:
+            return error
+        p = self._pool(pool)
+        if p.destroyed:
+            return E.CUDA_ERROR_INVALID_HANDLE
+        return self.pool_allocate(p, dptr, nbytes)
+
     def cuMemFreeAsync(self, dptr: int, stream: Any) -> int:
+        error = self._stream_ordered("cuMemFreeAsync", stream)
+        if error is not None:
+            return error
+        if dptr == 0:
+            return E.CUDA_ERROR_INVALID_VALUE
         return self.cuMemFree_v2(dptr)
+
+    def cuDeviceGetDefaultMemPool(self, ppool: Any, dev: int) -> int:
+        self.check_device(dev)
+        self.out(ppool, self.handle_ptr(self._default_pool()))
+        return E.CUDA_SUCCESS
+
+    def cuDeviceGetMemPool(self, ppool: Any, dev: int) -> int:
+        self.check_device(dev)
+        self.out(ppool, self.handle_ptr(self.current_pool or self._default_pool()))
+        return E.CUDA_SUCCESS
+
+    def cuDeviceSetMemPool(self, dev: int, pool: Any) -> int:
+        self.check_device(dev)
+        if self._pool(pool).destroyed:
+            return E.CUDA_ERROR_INVALID_HANDLE
+        self.current_pool = self.ptr(pool)
+        return E.CUDA_SUCCESS
+
+    def cuMemPoolCreate(self, ppool: Any, props: Any) -> int:
+        self.require_init()
+        if props == self.ffi.NULL or ppool == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        p = props[0]
+        if p.allocType != ALLOCATION_TYPE_PINNED:
+            return E.CUDA_ERROR_INVALID_VALUE
+        if p.location.type != LOCATION_TYPE_DEVICE:
+            return self.unsupported("cuMemPoolCreate", f"location type {p.location.type} "
+                                    "(only device memory pools)")
+        self.check_device(p.location.id)
+        if p.handleTypes != HANDLE_TYPE_NONE:
+            return self.unsupported("cuMemPoolCreate", f"handle types {p.handleTypes:#x} (IPC)")
+        pool = MemoryPool(self.device.alloc, self.device.free, max_size=int(p.maxSize))
+        self.out(ppool, self.handle_ptr(self._new_pool(pool)))
+        return E.CUDA_SUCCESS
+
+    def cuMemPoolDestroy(self, pool: Any) -> int:
+        p = self._pool(pool)
+        if p.default or p.destroyed:
+            return E.CUDA_ERROR_INVALID_VALUE
+        p.destroy()
+        self.pools.remove(p)
+        self.handles.remove(self.ptr(pool), MemoryPool)
+        if self.current_pool == self.ptr(pool):
+            self.current_pool = 0  # the default pool is current again
+        return E.CUDA_SUCCESS
+
+    def cuMemPoolSetAttribute(self, pool: Any, attr: int, value: Any) -> int:
+        p = self._pool(pool)
+        if value == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        ctype = "int *" if MemoryPool.is_int_attribute(attr) else "unsigned long long *"
+        p.set_attribute(attr, int(self.ffi.cast(ctype, value)[0]))
+        return E.CUDA_SUCCESS
+
+    def cuMemPoolGetAttribute(self, pool: Any, attr: int, value: Any) -> int:
+        p = self._pool(pool)
+        if value == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        ctype = "int *" if MemoryPool.is_int_attribute(attr) else "unsigned long long *"
+        self.ffi.cast(ctype, value)[0] = p.get_attribute(attr)
+        return E.CUDA_SUCCESS
+
+    def cuMemPoolTrimTo(self, pool: Any, keep: int) -> int:
+        self._pool(pool).release(keep)
+        return E.CUDA_SUCCESS
+
+    def cuMemPoolSetAccess(self, pool: Any, descs: Any, count: int) -> int:
+        self._pool(pool)
+        if count and descs == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        for i in range(count):  # one device, which always has read-write access
+            d = descs[i]
+            if d.location.type != LOCATION_TYPE_DEVICE:
+                return E.CUDA_ERROR_INVALID_VALUE
+            self.check_device(d.location.id)
+            if d.flags != 3:  # CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+                return self.unsupported("cuMemPoolSetAccess",
+                                        f"access flags {d.flags} for the pool's own device")
+        return E.CUDA_SUCCESS
+
+    def cuMemPoolGetAccess(self, flags: Any, pool: Any, location: Any) -> int:
+        self._pool(pool)
+        if location == self.ffi.NULL or location.type != LOCATION_TYPE_DEVICE:
+            return E.CUDA_ERROR_INVALID_VALUE
+        self.check_device(location.id)
+        self.out(flags, 3)  # CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+        return E.CUDA_SUCCESS
 
     def cuMemAllocHost_v2(self, pp: Any, nbytes: int) -> int:
         self.require_init()
@@ -764,7 +923,8 @@ class Driver:
     def cuMemGetInfo_v2(self, free: Any, total: Any) -> int:
         self.current_context()
         total_bytes = self.total_memory()
-        self.out(free, max(total_bytes - self.allocations.owned_bytes(), 0))
+        held = sum(p.reserved - p.used for p in self.pools)  # free blocks pools keep
+        self.out(free, max(total_bytes - self.allocations.owned_bytes() - held, 0))
         self.out(total, total_bytes)
         return E.CUDA_SUCCESS
 
@@ -1195,6 +1355,7 @@ class Driver:
         self.require_init()
         self.stream(stream)
         self.device.synchronize()
+        self.settle_pools()
         return E.CUDA_SUCCESS
 
     def cuStreamQuery(self, stream: Any) -> int:
@@ -1325,6 +1486,7 @@ class Driver:
     def cuEventSynchronize(self, event: Any) -> int:
         self.require_init()
         self.handles.get(self.ptr(event), Event)
+        self.settle_pools()
         return E.CUDA_SUCCESS
 
     def cuEventQuery(self, event: Any) -> int:
