@@ -41,6 +41,7 @@ from zmlir.frontend.ast import (
     Statement,
     Sym,
     SymOffset,
+    TargetList,
     VarDecl,
     Vec,
 )
@@ -698,7 +699,7 @@ $L__BB0_3 : ret;"""
     assert isinstance(body[5], Instruction) and body[5].opcode == "ret"
 
 
-def test_branch_targets_are_dropped() -> None:
+def test_branch_targets_are_a_statement() -> None:
     f = kernel_body(
         """
     ts: .branchtargets L1, L2;
@@ -708,13 +709,15 @@ L2: ret;"""
     )
     body = f.body or ()
     assert [type(s).__name__ for s in body] == [
+        "TargetList",
         "Instruction",
         "Label",
         "Instruction",
         "Label",
         "Instruction",
     ]
-    assert body[0].operands == (Reg("%r1"), Sym("ts"))  # type: ignore[union-attr]
+    assert body[0] == TargetList("ts", "branchtargets", ("L1", "L2"), body[0].loc)
+    assert body[1].operands == (Reg("%r1"), Sym("ts"))  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(

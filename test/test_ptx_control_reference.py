@@ -148,6 +148,12 @@ def _elect_full(a0: np.ndarray) -> np.ndarray:
     return ((lane << 1) | (lane == 0)).astype(U32)
 
 
+def _brx_idx(a0: np.ndarray, a1: np.ndarray) -> np.ndarray:
+    k = a0 & U32(3)
+    d = np.select([k == 0, k == 1, k == 2], [U32(11), a1 ^ U32(22), a1 + U32(33)], a0)
+    return (d + U32(1)).astype(U32)
+
+
 def _call_indirect(a0: np.ndarray, a1: np.ndarray, a2: np.ndarray) -> np.ndarray:
     mix = ((a0.astype(U64) * U64(3)).astype(U32)) ^ a1
     return np.where(a2 & U32(1), mix, (a0 - a1).astype(U32)).astype(U32)
@@ -169,6 +175,7 @@ REFERENCES: dict[str, Callable[..., np.ndarray]] = {
     "elect_sync_full": _elect_full,
     "sreg_warpid_smid": lambda a0: np.full(len(a0), 7, U32),
     "sreg_clock": lambda a0: np.full(len(a0), 3, U32),
+    "brx_idx": _brx_idx,
     "call_indirect": _call_indirect,
 }
 # Cases SPIR-V rejects, and the diagnostic that says why.

@@ -859,6 +859,12 @@ CASES: list[Case] = [
        "mov.u32 %t2, sh; shl.b32 %t3, %r3, 2; add.u32 %t2, %t2, %t3; st.shared.u32 [%t2], %a0; "
        "mov.u32 %t0, %dynamic_smem_size; mov.u32 %t1, %total_smem_size; "
        "mov.b64 %d, {%t0, %t1};", "u32", "u64", locals_=SHARED, extra=SMALL),
+    # brx.idx over a .branchtargets list, the index from the input.
+    _c("brx_idx", "bra/brx.idx", "and.b32 %t0, %a0, 3; "
+       "ts: .branchtargets BRX_0, BRX_1, BRX_2, BRX_3; brx.idx %t0, ts; "
+       "BRX_0: mov.u32 %d, 11; bra.uni BRX_JOIN; BRX_1: xor.b32 %d, %a1, 22; bra.uni BRX_JOIN; "
+       "BRX_2: add.u32 %d, %a1, 33; bra.uni BRX_JOIN; BRX_3: mov.u32 %d, %a0; "
+       "BRX_JOIN: add.u32 %d, %d, 1;", "u32 u32", "u32", extra=SMALL),
     # A call through a function pointer picked per thread, with a .callprototype.
     _c("call_indirect", ".func/call",
        "and.b32 %t0, %a2, 1; setp.ne.u32 %q0, %t0, 0; mov.u64 %l0, f_mix; mov.u64 %l1, f_sub; "

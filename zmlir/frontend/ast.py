@@ -161,7 +161,19 @@ class Block:
     loc: SourceLoc
 
 
-Statement = Instruction | Label | RegDecl | VarDecl | Block
+@dataclass(frozen=True, slots=True)
+class TargetList:
+    """`ts: .branchtargets L1, L2;`, `.calltargets f, g;` or `.callprototype ...`: a labelled
+    list of the targets of `brx.idx` or of an indirect `call`; `targets` holds the names
+    (empty for a prototype)."""
+
+    name: str
+    kind: str  # "branchtargets", "calltargets" or "callprototype"
+    targets: tuple[str, ...]
+    loc: SourceLoc
+
+
+Statement = Instruction | Label | RegDecl | VarDecl | Block | TargetList
 
 
 # ---------------------------------------------------------------------------

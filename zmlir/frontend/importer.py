@@ -117,6 +117,8 @@ class _FunctionImporter:
         self._edge_ids = 0
         self._undefs: list[_Op] = []
         self._counter = 0
+        # `.branchtargets` lists by name (brx.idx), collected with the labels.
+        self.branch_targets: dict[str, ast.TargetList] = {}
         self._param_decls = 0
 
     # -- values and blocks ---------------------------------------------------
@@ -331,6 +333,8 @@ class _FunctionImporter:
                     labels[s.name] = _Block(SSABlock(-1))
                 elif isinstance(s, ast.Block):
                     walk(s.body)
+                elif isinstance(s, ast.TargetList) and s.kind == "branchtargets":
+                    self.branch_targets[s.name] = s
 
         walk(body)
         return labels
@@ -352,6 +356,8 @@ class _FunctionImporter:
                 self.block = target
             elif isinstance(s, ast.Block):
                 self._import_statements(s.body, labels)
+            elif isinstance(s, ast.TargetList):
+                pass  # read where used (brx.idx, call)
             elif isinstance(s, ast.VarDecl):
                 # .shared/.global/.const declared in a body were hoisted to
                 # module scope by ModuleImporter.
@@ -376,6 +382,9 @@ class _FunctionImporter:
             self.block = self._new_block()
         if inst.opcode == "bra":
             self._branch(inst, labels)
+            return
+        if inst.opcode == "brx":
+            self._brx(inst, labels)
             return
         if inst.guard is not None:
             pred = self.read_reg(inst.guard.reg, inst.loc)
@@ -407,6 +416,39 @@ class _FunctionImporter:
         self.terminate("cond_bra", [target, fallthrough], pred,
                        " {" + ", ".join(attrs) + "}" if attrs else "", inst.loc)
         self.block = fallthrough
+
+    def _brx(self, inst: ast.Instruction, labels: dict[str, _Block]) -> None:
+        """`{@p} brx.idx{.uni} index, tlist;`: one compare and branch per target of the
+        `.branchtargets` list, in order; an index past the list (undefined in PTX) traps."""
+        ops = inst.operands
+        if (inst.modifiers not in (("idx",), ("idx", "uni")) or len(ops) != 2
+                or not isinstance(ops[1], ast.Sym)):
+            raise self.error("unsupported 'brx' form (expected brx.idx index, targets)", inst.loc)
+        tlist = self.branch_targets.get(ops[1].name)
+        if tlist is None:
+            raise self.error(f"'brx.idx' of unknown .branchtargets list '{ops[1].name}'",
+                             inst.loc)
+        for t in tlist.targets:
+            if t not in labels:
+                raise self.error(f"'.branchtargets' list '{tlist.name}' names unknown label "
+                                 f"'{t}'", tlist.loc)
+        if inst.guard is not None:
+            pred = self.read_reg(inst.guard.reg, inst.loc)
+            taken, fallthrough = self._new_block(), self._new_block()
+            self.terminate("cond_bra", [taken, fallthrough], pred,
+                           " {negated}" if inst.guard.negated else "", inst.loc)
+            self.block = taken
+        index = self.value(ops[0], "i32", inst.loc)
+        for k, t in enumerate(tlist.targets):
+            k_value = self.constant(ast.IntImm(k), "i32", inst.loc)
+            equal = self.new_value("i1")
+            self.emit([equal], "arith.cmpi eq, {0}, {1} : i32", [index, k_value], inst.loc)
+            after = self._new_block()
+            self.terminate("cond_bra", [labels[t], after], equal, "", inst.loc)
+            self.block = after
+        self.terminate("trap", [], loc=inst.loc)
+        if inst.guard is not None:
+            self.block = fallthrough
 
     def _dispatch(self, inst: ast.Instruction) -> None:
         handler = _HANDLERS.get(inst.opcode, _generic)
@@ -1088,7 +1130,10 @@ def _bar(imp: _FunctionImporter, inst: ast.Instruction) -> None:
         return
     m = _classify(inst)
     aligned = inst.opcode == "bar" or "aligned" in m.flags
-    m.rest = [r for r in m.rest if r != "cta"]  # barrier.cta.* is barrier.*
+    if m.scope == "cluster":
+        # barrier.cluster.*: no dedicated op (barrier.cta.* is barrier.*).
+        _generic(imp, inst)
+        return
     if m.rest == ["red"] or m.rest == ["red", "popc"]:
         _bar_red(imp, inst, m, aligned)
         return
@@ -1723,6 +1768,13 @@ def _generic(imp: _FunctionImporter, inst: ast.Instruction) -> None:
     for d, r in zip(dests, results, strict=True):
         if not isinstance(d, ast.Sink):
             imp.write_reg(d, r, inst.loc)
+
+
+@_handles("trap")
+def _trap(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    if inst.operands or inst.modifiers:
+        raise imp.error("'trap' takes no operands or modifiers", inst.loc)
+    imp.terminate("trap", [], loc=inst.loc)
 
 
 @_handles("ret", "exit")

@@ -432,7 +432,7 @@ class _AstBuilder(Transformer[Token, Any]):
         return _Body(tuple(c[0]) if c[0] is not None else ())
 
     def stmts(self, c: list[Any]) -> list[ast.Statement]:
-        # `stmts stmt` or `stmt`; a dropped `_TARGET_LIST` leaves no child.
+        # `stmts stmt` or `stmt`.
         # A FAST_STMTS child is a list of statements (see FAST_STMTS below);
         # nothing else is a list, so a list first is the statements so far.
         if c and type(c[0]) is list:
@@ -617,6 +617,15 @@ class _AstBuilder(Transformer[Token, Any]):
 
     def SINK(self, tok: Token) -> ast.Sink:
         return _SINK
+
+    def TARGET_LIST(self, tok: Token) -> ast.TargetList:
+        name, _, rest = str(tok).partition(":")
+        m = re.match(r"\s*\.(\w+)(.*);", rest, re.S)
+        assert m is not None  # the terminal's own pattern
+        kind, items = m.group(1), m.group(2)
+        targets = () if kind == "callprototype" else tuple(
+            t.strip() for t in items.split(",") if t.strip())
+        return ast.TargetList(name.strip(), kind, targets, _loc(tok))
 
     def FAST_STMTS(self, tok: Token) -> list[ast.Statement]:
         return tok.value  # type: ignore[return-value]  # set by FastLexer

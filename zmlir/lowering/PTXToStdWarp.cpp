@@ -700,6 +700,18 @@ struct BarRedOpLowering : PTXPattern<BarRedOp> {
   }
 };
 
+struct TrapOpLowering : PTXPattern<TrapOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(TrapOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    emitTrap(rewriter, op.getLoc(), state);
+    rewriter.replaceOpWithNewOp<LLVM::UnreachableOp>(op);
+    return success();
+  }
+};
+
 /// elect.sync: NVIDIA's instruction on NVPTX; elsewhere the lowest set bit
 /// of the ballot of the lanes of membermask that execute it.
 struct ElectSyncOpLowering : PTXPattern<ElectSyncOp> {
@@ -796,5 +808,5 @@ void zmlir::populatePTXWarpPatterns(RewritePatternSet &patterns,
   patterns.add<VoteSyncOpLowering, ActivemaskOpLowering, ReduxSyncOpLowering,
                MatchSyncOpLowering, BarWarpSyncOpLowering, FenceOpLowering, CallOpLowering,
                LocalVarOpLowering, BarSyncOpLowering, BarArriveOpLowering, BarRedOpLowering,
-               ElectSyncOpLowering>(patterns.getContext(), state);
+               ElectSyncOpLowering, TrapOpLowering>(patterns.getContext(), state);
 }

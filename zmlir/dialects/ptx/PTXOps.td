@@ -963,6 +963,15 @@ def PTX_RetOp : PTX_Op<"ret", [Terminator, ReturnLike]> {
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
 }
 
+def PTX_TrapOp : PTX_Op<"trap", [Terminator]> {
+  let summary = "PTX `trap`";
+  let description = [{
+    Aborts the kernel: the launch fails. Also ends `brx.idx` chains, whose
+    out-of-range index is undefined in PTX. PTX ISA 9.7.19.1.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def PTX_ExitOp : PTX_Op<"exit", [Terminator]> {
   let summary = "PTX `exit`";
   let description = "Terminates the thread. PTX ISA 9.7.10.6.";
