@@ -140,7 +140,9 @@ def exact_op(op: str, xs: list[float], fmt: str, mode: str) -> float:
         return round_exact(prod, fmt, mode)
     if op in ("fma", "mad"):
         if not finite:
-            return xs[0] * xs[1] + xs[2]
+            # A finite a*b is finite even where a double overflows.
+            finite_product = math.isfinite(xs[0]) and math.isfinite(xs[1])
+            return xs[2] if finite_product else xs[0] * xs[1] + xs[2]
         prod = Fraction(xs[0]) * Fraction(xs[1])
         s = prod + Fraction(xs[2])
         if s == 0:

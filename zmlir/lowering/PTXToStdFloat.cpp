@@ -317,6 +317,103 @@ std::pair<Value, Value> normalizeF64(OpBuilder &b, Location loc, Value x) {
   return {arith::BitcastOp::create(b, loc, f64, m), e};
 }
 
+/// The sign of the exact a*b + c - r for f64 (r = fma(a, b, c) rounded to
+/// nearest), as {r is above the exact value, r is below it}:
+///  1. r infinite with finite operands: the exact value is finite;
+///  2. r == c: the exact difference is a*b, whose sign is the operands';
+///  3. otherwise scale so nothing overflows and a*b's TwoProd error is
+///     exact: tiny products (|a*b| < 2^-969, where then |c| < 2^-200, as
+///     r != c) get the smaller operand, c and r scaled by 2^1180; large
+///     values (a*b, c or r above 2^900) the larger operand, c and r by
+///     2^-128, with a c below 2^-900 (then negligible but for its sign)
+///     replaced by +-2^-1000;
+///  4. a*b = ph + pl exactly (pl = fma(a, b, -ph)); the four terms pl, ph,
+///     c, -r are summed into a nonoverlapping expansion with TwoSum
+///     (Shewchuk's Grow-Expansion, exact), whose sign is that of its most
+///     significant nonzero component.
+std::pair<Value, Value> fmaErrorSignF64(OpBuilder &b, Location loc, Value a, Value x, Value c,
+                                        Value r) {
+  mlir::Type t = b.getF64Type(), i1 = b.getI1Type();
+  Value zero = floatConst(b, loc, t, 0.0);
+  Value one = floatConst(b, loc, t, 1.0);
+  Value yes = intConst(b, loc, i1, 1);
+  auto notOf = [&](Value v) -> Value { return arith::XOrIOp::create(b, loc, v, yes); };
+  auto absLT = [&](Value v, double k) -> Value {
+    return arith::CmpFOp::create(b, loc, FP::OLT, math::AbsFOp::create(b, loc, v),
+                                 floatConst(b, loc, t, k));
+  };
+  auto absGT = [&](Value v, double k) -> Value {
+    return arith::CmpFOp::create(b, loc, FP::OGT, math::AbsFOp::create(b, loc, v),
+                                 floatConst(b, loc, t, k));
+  };
+  auto sel = [&](Value cond, Value p, Value q) -> Value {
+    return arith::SelectOp::create(b, loc, cond, p, q);
+  };
+  Value finite = arith::AndIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, isFiniteFloat(b, loc, a), isFiniteFloat(b, loc, x)),
+      isFiniteFloat(b, loc, c));
+  Value rInf = notOf(isFiniteFloat(b, loc, r));
+  Value rIsC = arith::CmpFOp::create(b, loc, FP::OEQ, r, c);
+  // 2. The sign of a*b: a and x nonzero, sign bits XORed.
+  Value productNonzero = arith::AndIOp::create(b, loc,
+                                               arith::CmpFOp::create(b, loc, FP::ONE, a, zero),
+                                               arith::CmpFOp::create(b, loc, FP::ONE, x, zero));
+  Value productNegative = arith::CmpIOp::create(
+      b, loc, IP::slt, arith::XOrIOp::create(b, loc, bitsOf(b, loc, a), bitsOf(b, loc, x)),
+      intConst(b, loc, b.getI64Type(), 0));
+  // 3. Scaling.
+  Value ph0 = arith::MulFOp::create(b, loc, a, x);
+  Value tiny = absLT(ph0, 0x1p-969);
+  Value big = arith::OrIOp::create(
+      b, loc, arith::OrIOp::create(b, loc, absGT(ph0, 0x1p900), absGT(c, 0x1p900)),
+      absGT(r, 0x1p900));
+  Value aSmaller = arith::CmpFOp::create(b, loc, FP::OLE, math::AbsFOp::create(b, loc, a),
+                                         math::AbsFOp::create(b, loc, x));
+  Value up = floatConst(b, loc, t, 0x1p590), down = floatConst(b, loc, t, 0x1p-64);
+  // Each scale is applied twice: 2^1180 = (2^590)^2, 2^-128 = (2^-64)^2.
+  Value sa = sel(arith::AndIOp::create(b, loc, tiny, aSmaller), up,
+                 sel(arith::AndIOp::create(b, loc, big, notOf(aSmaller)), down, one));
+  Value sx = sel(arith::AndIOp::create(b, loc, tiny, notOf(aSmaller)), up,
+                 sel(arith::AndIOp::create(b, loc, big, aSmaller), down, one));
+  Value sc = sel(tiny, up, sel(big, down, one));
+  Value as = scaleTwice(b, loc, a, sa), xs = scaleTwice(b, loc, x, sx);
+  Value rs = scaleTwice(b, loc, r, sc);
+  Value cs = scaleTwice(b, loc, c, sc);
+  Value cTinyInBig = arith::AndIOp::create(b, loc, big, absLT(c, 0x1p-900));
+  Value cStandIn = sel(arith::CmpFOp::create(b, loc, FP::OEQ, c, zero), zero,
+                       math::CopySignOp::create(b, loc, floatConst(b, loc, t, 0x1p-1000), c));
+  cs = sel(cTinyInBig, cStandIn, cs);
+  // 4. The expansion of pl + ph + c - r.
+  Value ph = arith::MulFOp::create(b, loc, as, xs);
+  Value pl = math::FmaOp::create(b, loc, as, xs, arith::NegFOp::create(b, loc, ph));
+  auto twoSum = [&](Value p, Value q) -> std::pair<Value, Value> {
+    Value s = arith::AddFOp::create(b, loc, p, q);
+    return {s, twoSumError(b, loc, p, q, s)};
+  };
+  auto [q0, h0] = twoSum(ph, pl);
+  auto [q1, g0] = twoSum(cs, h0);
+  auto [q2, g1] = twoSum(q1, q0);
+  auto [k3a, k0] = twoSum(arith::NegFOp::create(b, loc, rs), g0);
+  auto [k3b, k1] = twoSum(k3a, g1);
+  auto [top, k2] = twoSum(k3b, q2);
+  Value sign = top;
+  for (Value part : {k2, k1, k0})
+    sign = sel(arith::CmpFOp::create(b, loc, FP::OEQ, sign, zero), part, sign);
+  Value exactAbove = arith::CmpFOp::create(b, loc, FP::OGT, sign, zero);
+  Value exactBelow = arith::CmpFOp::create(b, loc, FP::OLT, sign, zero);
+  // Case 2 and case 1 override; non-finite operands give exact results.
+  exactAbove = sel(rIsC, arith::AndIOp::create(b, loc, productNonzero, notOf(productNegative)),
+                   exactAbove);
+  exactBelow = sel(rIsC, arith::AndIOp::create(b, loc, productNonzero, productNegative),
+                   exactBelow);
+  Value rPos = arith::CmpFOp::create(b, loc, FP::OGT, r, zero);
+  exactAbove = sel(rInf, notOf(rPos), exactAbove);
+  exactBelow = sel(rInf, rPos, exactBelow);
+  Value rAbove = arith::AndIOp::create(b, loc, finite, exactBelow);
+  Value rBelow = arith::AndIOp::create(b, loc, finite, exactAbove);
+  return {rAbove, rBelow};
+}
+
 /// f64 directed rounding in f64 (no wider type). Each op computes the
 /// round-to-nearest result r and the sign of the exact value minus r, then
 /// adjustRounding moves r one ulp where the mode needs it:
@@ -332,7 +429,8 @@ std::pair<Value, Value> normalizeF64(OpBuilder &b, Location loc, Value x) {
 ///       a quotient that underflowed to 0 or overflowed to inf is below
 ///       or above the exact value by its sign.
 ///  sqrt: the error's sign is fma(-r, r, a), with a and r scaled by 2^200
-///       and 2^100 below 2^-900.
+///       and 2^100 below 2^-900;
+///  fma: fmaErrorSignF64.
 Value directedF64(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> x,
                   Rounding rnd) {
   mlir::Type t = b.getF64Type();
@@ -368,6 +466,18 @@ Value directedF64(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> x,
     Value d = math::FmaOp::create(b, loc, xa, xb, arith::NegFOp::create(b, loc, xr));
     above = arith::CmpFOp::create(b, loc, FP::OLT, d, zero);
     below = arith::CmpFOp::create(b, loc, FP::OGT, d, zero);
+  } else if (name == "fma") {
+    r = math::FmaOp::create(b, loc, x[0], x[1], x[2]);
+    std::tie(above, below) = fmaErrorSignF64(b, loc, x[0], x[1], x[2], r);
+    // An exact zero gets IEEE's sign for the mode; the rounded product
+    // keeps the sign of a*b.
+    Value exactZero = arith::AndIOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, FP::OEQ, r, zero),
+        arith::XOrIOp::create(b, loc, arith::OrIOp::create(b, loc, above, below),
+                              intConst(b, loc, b.getI1Type(), 1)));
+    Value product = arith::MulFOp::create(b, loc, x[0], x[1]);
+    r = arith::SelectOp::create(b, loc, exactZero,
+                                signedZeroSum(b, loc, product, x[2], r, rnd), r);
   } else if (name == "div" || name == "rcp") {
     Value num = name == "rcp" ? floatConst(b, loc, t, 1.0) : x[0];
     Value den = name == "rcp" ? x[0] : x[1];
@@ -491,8 +601,7 @@ Value directedF32(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> x,
 }
 
 /// `name` (add, sub, mul, fma, div, rcp, sqrt) of f32/f64 operands with the
-/// directed rounding `rnd`, bit-exact; null where not supported (fma.f64
-/// off NVPTX). On NVPTX, NVIDIA's own instruction through its NVVM
+/// directed rounding `rnd`, bit-exact. On NVPTX, NVIDIA's own instruction through its NVVM
 /// intrinsic; elsewhere directedF32 / directedF64. `.ftz` flushes f32
 /// operands and the result.
 Value directedRounding(OpBuilder &b, Location loc, const PTXLoweringState &state,
@@ -515,8 +624,6 @@ Value directedRounding(OpBuilder &b, Location loc, const PTXLoweringState &state
   }
   Value r;
   if (f64) {
-    if (name == "fma")
-      return Value();
     r = directedF64(b, loc, name, x, rnd);
   } else {
     r = directedF32(b, loc, name, x, rnd);

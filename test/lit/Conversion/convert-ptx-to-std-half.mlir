@@ -168,3 +168,20 @@ func.func @rcp_rm_ftz_f32(%a: f32) attributes {ptx.entry} {
   ptx.ret
 }
 
+
+// -----
+
+// fma.rz.f64: NVIDIA's instruction on NVPTX; elsewhere the exact error's sign
+// from a TwoProd and a four-term TwoSum expansion (fmaErrorSignF64).
+// CHECK-LABEL: gpu.func @fma_rz_f64
+// CHECK: %[[R:.*]] = math.fma %arg0, %arg1, %arg2 : f64
+// CHECK: arith.cmpf oeq, %[[R]], %arg2 : f64
+// CHECK: arith.constant 2.0041683600089728E-292 : f64
+// CHECK: %[[NPH:.*]] = arith.negf %{{.*}} : f64
+// CHECK: math.fma %{{.*}}, %{{.*}}, %[[NPH]] : f64
+// NV-LABEL: gpu.func @fma_rz_f64
+// NV: llvm.call_intrinsic "llvm.nvvm.fma.rz.d"
+func.func @fma_rz_f64(%a: f64, %b: f64, %c: f64) attributes {ptx.entry} {
+  %0 = ptx.fma %a, %b, %c {type = #ptx.type<f64>, rnd = #ptx.rnd<rz>} : f64
+  ptx.ret
+}

@@ -1,10 +1,10 @@
 // RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std -verify-diagnostics
 
-// Directed rounding of fma.f64 (emulated only on NVPTX, natively) is
-// rejected off NVPTX, not silently rounded to nearest.
-func.func @directed_rounding(%a: f64) attributes {ptx.entry} {
-  // expected-error @+1 {{unsupported rounding modifier '.rz' on 'fma'}}
-  %0 = ptx.fma %a, %a, %a {type = #ptx.type<f64>, rnd = #ptx.rnd<rz>} : f64
+// f16 arithmetic has only .rn: a directed rounding is rejected, not
+// silently rounded to nearest.
+func.func @directed_rounding(%a: f16) attributes {ptx.entry} {
+  // expected-error @+1 {{unsupported rounding modifier '.rz' on 'add'}}
+  %0 = ptx.add %a, %a {type = #ptx.type<f16>, rnd = #ptx.rnd<rz>} : f16
   ptx.ret
 }
 
