@@ -1314,6 +1314,16 @@ def _szext(imp: _FunctionImporter, inst: ast.Instruction) -> None:
     _emit_result(imp, inst, f"ptx.{inst.opcode} {_slots(2)} {attrs} : i32", vs, "i32")
 
 
+@_handles("fns")
+def _fns(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    _check_no_rest(imp, inst, m)
+    if _one_type(imp, inst, m) != "b32":
+        raise imp.error("unsupported 'fns' type (expected fns.b32)", inst.loc)
+    vs = _operand_values(imp, inst, ["i32"] * 3)
+    _emit_result(imp, inst, f"ptx.fns {_slots(3)} : i32", vs, "i32")
+
+
 @_handles("mul24", "mad24")
 def _mul24(imp: _FunctionImporter, inst: ast.Instruction) -> None:
     m = _classify(inst)

@@ -1,7 +1,7 @@
 //===- PTXToStdInteger.cpp - Integer bit ops, carries, 24-bit multiplies --===//
 //
 // Lowers PTX's integer bit-manipulation instructions (popc, clz, bfind,
-// brev, cnot, bfe, bfi, prmt, lop3, shf, szext, bmsk), the 24-bit and dot
+// brev, cnot, bfe, bfi, prmt, lop3, shf, szext, bmsk, fns), the 24-bit and dot
 // product multiplies (mul24, mad24, sad, dp4a, dp2a) and extended-precision
 // arithmetic (add.cc ... madc) to arith. Every shift amount is clamped below
 // the width first, so no LLVM poison can leak out where PTX defines a value.
@@ -440,6 +440,60 @@ struct BmskOpLowering : PTXPattern<BmskOp> {
   }
 };
 
+/// fns, without the ISA's bit-by-bit loop:
+///  1. offset = 0: `base` if bit `base` of mask is set.
+///  2. Otherwise keep the bits of mask at or above base (offset > 0) or at or
+///     below it (offset < 0); `total` is how many are set.
+///  3. Upward the answer is the k-th set bit from the bottom with k = offset;
+///     downward the |offset|-th from the top, i.e. k = total + offset + 1 from
+///     the bottom. It exists iff 1 <= k <= total (offset is any s32: k is
+///     compared signed, and total + offset + 1 cannot overflow).
+///  4. The k-th set bit by binary search: for widths 16, 8, 4, 2, 1, if the
+///     low `width` bits above pos hold fewer than k set bits, skip them.
+/// base > 31 is undefined in PTX; it is taken modulo 32 so no shift is poison.
+struct FnsOpLowering : PTXPattern<FnsOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(FnsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    mlir::Type i32 = rewriter.getI32Type();
+    auto c = [&](int64_t v) { return intConst(rewriter, loc, i32, v); };
+    Value mask = adaptor.getMask(), offset = adaptor.getOffset();
+    Value base = andi(rewriter, loc, adaptor.getBase(), c(31));
+    Value none = c(-1);
+    // 1.
+    Value baseSet = cmp(rewriter, loc, P::ne,
+                        andi(rewriter, loc, lshr(rewriter, loc, mask, base), c(1)), c(0));
+    Value atZero = select(rewriter, loc, baseSet, base, none);
+    // 2.
+    Value up = cmp(rewriter, loc, P::sgt, offset, c(0));
+    Value above = shl(rewriter, loc, none, base);
+    Value below = xori(rewriter, loc, shl(rewriter, loc, c(-2), base), none);
+    Value m = andi(rewriter, loc, mask, select(rewriter, loc, up, above, below));
+    Value total = math::CtPopOp::create(rewriter, loc, m);
+    // 3.
+    Value k = select(rewriter, loc, up, offset,
+                     addi(rewriter, loc, addi(rewriter, loc, total, offset), c(1)));
+    Value found = andi(rewriter, loc, cmp(rewriter, loc, P::sge, k, c(1)),
+                       cmp(rewriter, loc, P::sle, k, total));
+    // 4.
+    Value pos = c(0);
+    for (int64_t width : {16, 8, 4, 2, 1}) {
+      Value part = andi(rewriter, loc, lshr(rewriter, loc, m, pos), c((1 << width) - 1));
+      Value count = math::CtPopOp::create(rewriter, loc, part);
+      Value skip = cmp(rewriter, loc, P::slt, count, k);
+      k = select(rewriter, loc, skip, subi(rewriter, loc, k, count), k);
+      pos = select(rewriter, loc, skip, addi(rewriter, loc, pos, c(width)), pos);
+    }
+    Value scanned = select(rewriter, loc, found, pos, none);
+    Value isZero = cmp(rewriter, loc, P::eq, offset, c(0));
+    rewriter.replaceOp(op, select(rewriter, loc, isZero, atZero, scanned));
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // 24-bit multiplies, sad, dot products
 //===----------------------------------------------------------------------===//
@@ -650,7 +704,7 @@ void zmlir::populatePTXIntegerPatterns(RewritePatternSet &patterns,
   patterns.add<BitCountLowering<PopcOp>, BitCountLowering<ClzOp>, BfindOpLowering,
                BrevOpLowering, CnotOpLowering, BfeOpLowering, BfiOpLowering,
                PrmtOpLowering, Lop3OpLowering, ShfOpLowering, SzextOpLowering,
-               BmskOpLowering, Mul24OpLowering, Mad24OpLowering, SadOpLowering,
+               BmskOpLowering, FnsOpLowering, Mul24OpLowering, Mad24OpLowering, SadOpLowering,
                Dp4aOpLowering, Dp2aOpLowering, AddCcOpLowering, SubCcOpLowering,
                MadCcOpLowering>(patterns.getContext(), state);
 }

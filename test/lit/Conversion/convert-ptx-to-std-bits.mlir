@@ -127,3 +127,15 @@ func.func @dp4a(%a: i32, %b: i32, %c: i32) attributes {ptx.entry} {
   %0 = ptx.dp4a %a, %b, %c {a_type = #ptx.type<s32>, b_type = #ptx.type<u32>} : i32
   ptx.ret
 }
+
+// -----
+
+// fns finds the n-th set bit without a loop: a popcount of the masked bits
+// and a five-step binary search (widths 16 down to 1).
+// CHECK-LABEL: gpu.func @fns
+// CHECK-COUNT-6: math.ctpop
+// CHECK: arith.select
+func.func @fns(%m: i32, %b: i32, %o: i32) attributes {ptx.entry} {
+  %0 = ptx.fns %m, %b, %o : i32
+  ptx.ret
+}

@@ -328,6 +328,23 @@ def PTX_BmskOp : PTX_Op<"bmsk", [Pure]> {
   let assemblyFormat = "$a `,` $b attr-dict `:` type($res)";
 }
 
+def PTX_FnsOp : PTX_Op<"fns", [Pure]> {
+  let summary = "PTX `fns`: position of the n-th set bit of mask from base";
+  let description = [{
+    Scans `mask` from bit `base` up (`offset` > 0) or down (`offset` < 0) for
+    the |offset|-th set bit; with `offset` = 0, `base` itself if it is set.
+    0xffffffff when there is none. `base` must be at most 31 (undefined
+    otherwise). PTX ISA 9.7.1.26.
+
+    ```mlir
+    %d = ptx.fns %mask, %base, %offset : i32
+    ```
+  }];
+  let arguments = (ins I32:$mask, I32:$base, I32:$offset);
+  let results = (outs I32:$res);
+  let assemblyFormat = "$mask `,` $base `,` $offset attr-dict `:` type($res)";
+}
+
 //===----------------------------------------------------------------------===//
 // Extended-precision arithmetic (PTX ISA 9.7.2)
 //===----------------------------------------------------------------------===//
