@@ -175,6 +175,7 @@ REFERENCES: dict[str, Callable[..., np.ndarray]] = {
     "elect_sync_full": _elect_full,
     "sreg_warpid_smid": lambda a0: np.full(len(a0), 7, U32),
     "sreg_clock": lambda a0: np.full(len(a0), 3, U32),
+    "sreg_envreg": lambda a0: np.zeros(len(a0), U64),
     "brx_idx": _brx_idx,
     "call_indirect": _call_indirect,
 }

@@ -855,6 +855,8 @@ CASES: list[Case] = [
        "mov.u64 %l0, %globaltimer; mov.u64 %l1, %globaltimer; setp.ge.u64 %q0, %l1, %l0; "
        "setp.ne.u64 %q1, %l0, 0; selp.u32 %t0, 1, 0, %q0; selp.u32 %t1, 2, 0, %q1; "
        "or.b32 %d, %t0, %t1;", "u32", "u32", extra=SMALL),
+    _c("sreg_envreg", "special registers", "mov.u32 %t0, %envreg0; mov.u32 %t1, %envreg31; "
+       "mov.b64 %d, {%t0, %t1};", "u32", "u64", extra=SMALL),
     _c("sreg_smem_size", "special registers",
        "mov.u32 %t2, sh; shl.b32 %t3, %r3, 2; add.u32 %t2, %t2, %t3; st.shared.u32 [%t2], %a0; "
        "mov.u32 %t0, %dynamic_smem_size; mov.u32 %t1, %total_smem_size; "

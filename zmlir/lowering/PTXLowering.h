@@ -258,6 +258,12 @@ Value emitAtomicCasLoop(ConversionPatternRewriter &rewriter, Location loc,
                         AtomicOp op, DataType type, Value b, Value c,
                         LLVM::AtomicOrdering ordering, StringRef scope);
 
+/// NVPTX `atom`/`red` `.add.noftz.{f16x2,bf16x2}` (LLVM has no atomicrmw
+/// on the packed pairs) as inline PTX on the generic address of `ptr`;
+/// returns the old value when `withResult`.
+Value emitNvptxPackedHalfAdd(OpBuilder &b, Location loc, Value ptr, Value value, DataType type,
+                             Semantics sem, Scope scope, bool withResult);
+
 /// Replaces `ptx.func_addr` with its encoding (kFuncAddressBase + the
 /// function's index among the address-taken ones, sorted by name) and each
 /// `ptx.call_indirect` with a switch over the address-taken functions of its

@@ -1365,8 +1365,23 @@ struct AtomicLowering : PTXPattern<OpTy> {
         rewriter.eraseOp(op);
       return success();
     }
-    if (type == DataType::B128 ||
-        ((type == DataType::F16x2 || type == DataType::BF16x2) && this->state.target != "nvptx"))
+    if ((type == DataType::F16x2 || type == DataType::BF16x2) && op.getOp() == AtomicOp::Add &&
+        this->state.target == "nvptx") {
+      FailureOr<Value> ptr =
+          pointerTo(op, rewriter, adaptor.getAddr(), op.getOffset(), op.getSpace());
+      if (failed(ptr))
+        return failure();
+      Value b = adjustBits(rewriter, loc, adaptor.getB(), rewriter.getI32Type(), false);
+      constexpr bool withResult = std::is_same_v<OpTy, AtomOp>;
+      Value old = emitNvptxPackedHalfAdd(rewriter, loc, *ptr, b, type, op.getSem(),
+                                         op.getScope(), withResult);
+      if constexpr (withResult)
+        rewriter.replaceOp(op, adjustBits(rewriter, loc, old, op.getRes().getType(), false));
+      else
+        rewriter.eraseOp(op);
+      return success();
+    }
+    if (type == DataType::B128 || type == DataType::F16x2 || type == DataType::BF16x2)
       return unsupported(op, Twine("atomic type '.") + stringifyDataType(type) + "'");
     FailureOr<Value> ptr =
         pointerTo(op, rewriter, adaptor.getAddr(), op.getOffset(), op.getSpace());
@@ -1520,9 +1535,45 @@ struct CondBraOpLowering : PTXPattern<CondBraOp> {
 struct InstOpLowering : PTXPattern<InstOp> {
   using PTXPattern::PTXPattern;
 
+  /// `mov` of %envreg<0..31> (set by NVIDIA's driver) or %pm<0..7>{_64}
+  /// (performance-monitor counters): NVIDIA's registers on NVPTX, 0
+  /// elsewhere (no driver environment, no counters).
+  LogicalResult lowerEnvironmentRegister(InstOp op, StringRef reg,
+                                         ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    mlir::Type type = op.getResult(0).getType();
+    if (state.target != "nvptx") {
+      rewriter.replaceOp(op, intConst(rewriter, loc, type, 0));
+      return success();
+    }
+    bool wide = reg.ends_with("_64");
+    mlir::Type asmType = wide ? rewriter.getI64Type() : rewriter.getI32Type();
+    Value r = LLVM::InlineAsmOp::create(
+                  rewriter, loc, asmType, ValueRange{},
+                  (Twine("mov.b") + (wide ? "64" : "32") + " $0, " + reg + ";").str(),
+                  wide ? "=l" : "=r", /*has_side_effects=*/true, /*is_align_stack=*/false,
+                  LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
+                  .getResult(0);
+    rewriter.replaceOp(op, adjustBits(rewriter, loc, r, type, false));
+    return success();
+  }
+
   LogicalResult
   matchAndRewrite(InstOp op, OpAdaptor,
-                  ConversionPatternRewriter &) const override {
+                  ConversionPatternRewriter &rewriter) const override {
+    ArrayAttr kinds = op.getOperandKinds();
+    if (op.getOpcode() == "mov" && kinds.size() == 2 && op->getNumResults() == 1 &&
+        op.getResult(0).getType().isInteger()) {
+      StringRef reg = cast<StringAttr>(kinds[1]).getValue();
+      unsigned n = 0;
+      StringRef pm = reg;
+      bool isPm = pm.consume_front("%pm") && (pm.consume_back("_64"), true) &&
+                  !pm.getAsInteger(10, n) && n < 8;
+      StringRef env = reg;
+      bool isEnv = env.consume_front("%envreg") && !env.getAsInteger(10, n) && n < 32;
+      if (isPm || isEnv)
+        return lowerEnvironmentRegister(op, reg, rewriter);
+    }
     std::string name = op.getOpcode().str();
     for (Attribute mod : op.getModifiers())
       name += "." + cast<StringAttr>(mod).getValue().ltrim('.').str();

@@ -65,10 +65,10 @@ bool zmlir::needsAtomicCasLoop(const PTXLoweringState &state, AtomicOp op, DataT
   bool halfAdd = op == AtomicOp::Add && (type == DataType::F16 || type == DataType::BF16 ||
                                          type == DataType::F16x2 || type == DataType::BF16x2);
   // NVPTX has every one of these natively (atomicrmw on half, bfloat and
-  // cmpxchg i16 select atom.add.noftz.{f16,bf16}, atom.cas.b16); the f16x2
-  // and bf16x2 adds are a loop there too.
+  // cmpxchg i16 select atom.add.noftz.{f16,bf16}, atom.cas.b16; the packed
+  // pairs are inline PTX, see emitNvptxPackedHalfAdd).
   if (state.target == "nvptx")
-    return op == AtomicOp::Add && (type == DataType::F16x2 || type == DataType::BF16x2);
+    return false;
   // OpenCL and AMDGPU atomics are 32 or 64 bits wide.
   return halfAdd || (width == 16 && (op == AtomicOp::Cas || op == AtomicOp::Exch));
 }
@@ -162,6 +162,42 @@ Value zmlir::emitAtomicCasLoop(ConversionPatternRewriter &rewriter, Location loc
   cf::BranchOp::create(rewriter, loc, loop, ValueRange{initial});
   rewriter.setInsertionPointToStart(exit);
   return old;
+}
+
+Value zmlir::emitNvptxPackedHalfAdd(OpBuilder &b, Location loc, Value ptr, Value value,
+                                    DataType type, Semantics sem, Scope scope, bool withResult) {
+  mlir::Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto generic = LLVM::LLVMPointerType::get(b.getContext(), 0);
+  if (ptr.getType() != generic)
+    ptr = LLVM::AddrSpaceCastOp::create(b, loc, generic, ptr);
+  Value address = LLVM::PtrToIntOp::create(b, loc, i64, ptr);
+  std::string qualifiers;
+  switch (sem) {
+  case Semantics::Relaxed:
+  case Semantics::Acquire:
+  case Semantics::Release:
+  case Semantics::AcqRel:
+    qualifiers += "." + stringifySemantics(sem).str();
+    break;
+  default:
+    break;
+  }
+  if (scope != Scope::None)
+    qualifiers += "." + stringifyScope(scope).str();
+  std::string inst = qualifiers + ".add.noftz." + stringifyDataType(type).str();
+  auto noTail = LLVM::tailcallkind::TailCallKind::None;
+  if (!withResult) {
+    LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ValueRange{address, value},
+                              "red" + inst + " [$0], $1;", "l,r,~{memory}",
+                              /*has_side_effects=*/true, /*is_align_stack=*/false, noTail,
+                              LLVM::AsmDialectAttr(), ArrayAttr());
+    return Value();
+  }
+  return LLVM::InlineAsmOp::create(b, loc, i32, ValueRange{address, value},
+                                   "atom" + inst + " $0, [$1], $2;", "=r,l,r,~{memory}",
+                                   /*has_side_effects=*/true, /*is_align_stack=*/false, noTail,
+                                   LLVM::AsmDialectAttr(), ArrayAttr())
+      .getResult(0);
 }
 
 //===----------------------------------------------------------------------===//

@@ -105,15 +105,21 @@ func.func @atom_f16(%a: i64, %b: f16) attributes {ptx.entry} {
 
 // -----
 
-// bf16x2 adds both halves in the loop, on every target.
+// bf16x2 adds both halves in the loop; NVPTX's is inline PTX on the generic
+// address (LLVM has no atomicrmw on the pairs), with the op's qualifiers.
 // SPV-LABEL: gpu.func @atom_bf16x2
 // SPV-COUNT-2: arith.addf
 // SPV: llvm.cmpxchg %{{.*}} monotonic monotonic : !llvm.ptr<1>, i32
+// SPV-COUNT-2: arith.addf
+// SPV: llvm.cmpxchg %{{.*}} syncscope("device") release monotonic : !llvm.ptr<1>, i32
 // NV-LABEL: gpu.func @atom_bf16x2
-// NV-COUNT-2: arith.addf
-// NV: llvm.cmpxchg %{{.*}} monotonic monotonic : !llvm.ptr<1>, i32
+// NV: %[[G:.*]] = llvm.addrspacecast %{{.*}} : !llvm.ptr<1> to !llvm.ptr
+// NV: %[[A:.*]] = llvm.ptrtoint %[[G]] : !llvm.ptr to i64
+// NV: llvm.inline_asm has_side_effects "atom.add.noftz.bf16x2 $0, [$1], $2;", "=r,l,r,~{memory}" %[[A]], %arg1
+// NV: llvm.inline_asm has_side_effects "red.release.gpu.add.noftz.bf16x2 [$0], $1;", "l,r,~{memory}"
 func.func @atom_bf16x2(%a: i64, %b: i32) attributes {ptx.entry} {
   %0 = ptx.atom %a, %b {op = #ptx.atomop<add>, type = #ptx.type<bf16x2>, space = #ptx.space<global>} : (i64, i32) -> i32
+  ptx.red %a, %b {op = #ptx.atomop<add>, type = #ptx.type<bf16x2>, space = #ptx.space<global>, sem = #ptx.sem<release>, scope = #ptx.scope<gpu>} : i64, i32
   ptx.ret
 }
 
@@ -209,5 +215,20 @@ func.func @indirect(%a: i32, %p: i1) attributes {ptx.entry} {
   %g = ptx.func_addr @negate : i64
   %h = ptx.selp %f, %g, %p {type = #ptx.type<b64>} : i64
   %0 = ptx.call_indirect %h(%a) : (i64, i32) -> i32
+  ptx.ret
+}
+
+// -----
+
+// %envreg<N> and %pm<N>: NVIDIA's on NVPTX, 0 elsewhere.
+// SPV-LABEL: gpu.func @envreg
+// SPV: arith.constant 0 : i32
+// SPV: arith.constant 0 : i64
+// NV-LABEL: gpu.func @envreg
+// NV: llvm.inline_asm has_side_effects "mov.b32 $0, %envreg3;", "=r"
+// NV: llvm.inline_asm has_side_effects "mov.b64 $0, %pm2_64;", "=l"
+func.func @envreg() attributes {ptx.entry} {
+  %0 = ptx.inst "mov" [".u32"] () {operand_kinds = ["d", "%envreg3"]} : () -> (i32)
+  %1 = ptx.inst "mov" [".u64"] () {operand_kinds = ["d", "%pm2_64"]} : () -> (i64)
   ptx.ret
 }
