@@ -9,8 +9,9 @@ says so), signed zeros (x + -x is -0 under .rm) and NVIDIA's canonical NaN 0x7ff
 results included. These cases are thereby proven before H200 golden data exists for them;
 test_ptx_fidelity.py compares them with the H200 once it does.
 
-min/max/neg/abs have no arithmetic to check: their reference restates the PTX ISA's rules
-(9.7.4.6-9.7.4.11), the rest is arithmetic.
+min/max (f16/bf16, and f32 .xorsign.abs) and neg/abs have no arithmetic to check: their
+reference restates the PTX ISA's rules (9.7.3.10/11, 9.7.4.6-9.7.4.11); the H200 has the last
+word on NaN signs there. The rest is arithmetic.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ def _parse(c: spec.Case) -> tuple[str, set[str], str] | None:
         return None
     if t in ("f32", "f64") and op in ("add", "sub", "mul", "fma", "mad", "div", "rcp", "sqrt") \
             and flags & {"rz", "rm", "rp"}:
+        return op, flags, t
+    if t == "f32" and op in ("min", "max") and "xorsign" in flags:
         return op, flags, t
     return None
 
@@ -167,6 +170,8 @@ def exact_op(op: str, xs: list[float], fmt: str, mode: str) -> float:
 
 
 def _half_value(bits: int, fmt: str) -> float:
+    if fmt == "f32":
+        return float(np.array([bits], dtype=np.uint32).view(np.float32)[0])
     if fmt == "bf16":
         return float(np.array([bits << 16], dtype=np.uint32).view(np.float32)[0])
     return float(np.array([bits], dtype=np.uint16).view(np.float16)[0])
@@ -181,6 +186,8 @@ def _half_bits(v: float, fmt: str) -> int:
 
 
 def _half_nan(bits: int, fmt: str) -> bool:
+    if fmt == "f32":
+        return (bits & 0x7FFFFFFF) > 0x7F800000
     return (bits & 0x7FFF) > (0x7F80 if fmt == "bf16" else 0x7C00)
 
 
@@ -215,10 +222,11 @@ def _half_min_max(is_min: bool, flags: set[str], fmt: str, xa: int, xb: int) -> 
     are NaN, the canonical NaN); .xorsign.abs orders magnitudes and gives the result the XOR of
     the operands' signs."""
     xorsign = "xorsign" in flags
-    ma, mb = (xa & 0x7FFF, xb & 0x7FFF) if xorsign else (xa, xb)
+    mag = 0x7FFFFFFF if fmt == "f32" else 0x7FFF
+    ma, mb = (xa & mag, xb & mag) if xorsign else (xa, xb)
     a_nan, b_nan = _half_nan(xa, fmt), _half_nan(xb, fmt)
     if (a_nan and b_nan) or ("NaN" in flags and (a_nan or b_nan)):
-        return HALF_NAN
+        return mag  # the canonical NaN
     if a_nan:
         r = mb
     elif b_nan:
@@ -228,7 +236,7 @@ def _half_min_max(is_min: bool, flags: set[str], fmt: str, xa: int, xb: int) -> 
         ordered = ma if (va < vb) == is_min else mb
         r = (ma | mb if is_min else ma & mb) if va == vb else ordered
     if xorsign:
-        r |= (xa ^ xb) & 0x8000
+        r |= (xa ^ xb) & (mag + 1)
     return r
 
 
@@ -240,6 +248,13 @@ def reference(c: spec.Case, ins: list[np.ndarray]) -> np.ndarray:
     assert parsed is not None
     op, flags, t = parsed
     n = len(ins[0])
+    if op in ("min", "max") and t == "f32":
+        bits = [col.view(np.uint32) for col in ins]
+        if "ftz" in flags:
+            bits = [np.where(b & 0x7F800000 == 0, b & 0x80000000, b) for b in bits]
+        r = [_half_min_max(op == "min", flags, "f32", int(x), int(y))
+             for x, y in zip(*bits, strict=True)]
+        return np.array(r, dtype=np.uint32).view(np.float32)
     if t in ("f32", "f64"):
         mode = next(iter(flags & {"rz", "rm", "rp"}))
         dtype = np.float32 if t == "f32" else np.float64

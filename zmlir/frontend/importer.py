@@ -656,7 +656,7 @@ def _binary(imp: _FunctionImporter, inst: ast.Instruction) -> None:
     extra["nan"] = "NaN" in m.rest
     extra["relu"] = "relu" in m.flags
     extra["xorsign"] = "xorsign" in m.rest
-    if extra["xorsign"] and ptx_type not in _HALF_TYPES:
+    if extra["xorsign"] and ptx_type not in (*_HALF_TYPES, "f32"):
         raise imp.error(f"unsupported '.xorsign.abs' on '{inst.opcode}.{ptx_type}'", inst.loc)
     attrs = _arith_attrs(ptx_type, m, **extra)
     imp.emit([r], f"ptx.{inst.opcode} {{0}}, {{1}} {attrs} : {t}", [va, vb], inst.loc)

@@ -1006,36 +1006,53 @@ Value fusedHalf(OpBuilder &b, Location loc, Value fa, Value fb, Value fc, bool b
                     arith::CmpFOp::create(b, loc, FP::OLT, back, s));
 }
 
-/// min/max on 16-bit lanes (PTX ISA 9.7.4.10/11): -0 below +0; a NaN
-/// operand gives the other one, two NaNs (or any NaN with `.NaN`) the
-/// canonical NaN; `.xorsign.abs` compares magnitudes and gives the result
-/// the XOR of the operands' signs.
-Value halfMinMax(OpBuilder &b, Location loc, Value xa, Value xb, bool isMin, bool bf16,
+/// The float formats min/max work on as bits.
+enum class BitsFormat { F16, BF16, F32 };
+
+/// min/max on the bits of f16, bf16 or f32 values (PTX ISA 9.7.3.10/11,
+/// 9.7.4.10/11): -0 below +0; a NaN operand gives the other one, two NaNs
+/// (or any NaN with `.NaN`) the canonical NaN; `.xorsign.abs` compares
+/// magnitudes and gives the result the XOR of the operands' signs.
+Value minMaxBits(OpBuilder &b, Location loc, Value xa, Value xb, bool isMin, BitsFormat fmt,
                  const HalfFlags &f) {
+  mlir::Type it = xa.getType();
+  bool wide = fmt == BitsFormat::F32;
+  int64_t magMask = wide ? 0x7fffffff : 0x7fff;
+  int64_t signBit = wide ? static_cast<int32_t>(0x80000000u) : -0x8000;
+  int64_t expMask = wide ? 0x7f800000 : fmt == BitsFormat::BF16 ? 0x7f80 : 0x7c00;
+  auto toFloat = [&](Value bits) -> Value {
+    return wide ? arith::BitcastOp::create(b, loc, b.getF32Type(), bits).getResult()
+                : halfToF32(b, loc, bits, fmt == BitsFormat::BF16);
+  };
+  auto isNaN = [&](Value bits) -> Value {
+    return arith::CmpIOp::create(
+        b, loc, IP::ugt, arith::AndIOp::create(b, loc, bits, intConst(b, loc, it, magMask)),
+        intConst(b, loc, it, expMask));
+  };
   Value ma = xa, mb = xb;
   if (f.xorsign) {
-    ma = arith::AndIOp::create(b, loc, xa, c16(b, loc, 0x7fff));
-    mb = arith::AndIOp::create(b, loc, xb, c16(b, loc, 0x7fff));
+    ma = arith::AndIOp::create(b, loc, xa, intConst(b, loc, it, magMask));
+    mb = arith::AndIOp::create(b, loc, xb, intConst(b, loc, it, magMask));
   }
-  Value fa = halfToF32(b, loc, ma, bf16), fb = halfToF32(b, loc, mb, bf16);
+  Value fa = toFloat(ma), fb = toFloat(mb);
   Value first = arith::CmpFOp::create(b, loc, isMin ? FP::OLT : FP::OGT, fa, fb);
   Value r = arith::SelectOp::create(b, loc, first, ma, mb);
   Value zeros = isMin ? arith::OrIOp::create(b, loc, ma, mb).getResult()
                       : arith::AndIOp::create(b, loc, ma, mb).getResult();
   r = arith::SelectOp::create(b, loc, arith::CmpFOp::create(b, loc, FP::OEQ, fa, fb), zeros, r);
-  Value aNaN = halfIsNaN(b, loc, xa, bf16), bNaN = halfIsNaN(b, loc, xb, bf16);
+  Value aNaN = isNaN(xa), bNaN = isNaN(xb);
   if (!f.nan) {
     r = arith::SelectOp::create(b, loc, bNaN, ma, r);
     r = arith::SelectOp::create(b, loc, aNaN, mb, r);
   }
   if (f.xorsign) {
     Value sign = arith::AndIOp::create(b, loc, arith::XOrIOp::create(b, loc, xa, xb),
-                                       c16(b, loc, -0x8000));
+                                       intConst(b, loc, it, signBit));
     r = arith::OrIOp::create(b, loc, r, sign);
   }
   Value anyNaN = f.nan ? arith::OrIOp::create(b, loc, aNaN, bNaN).getResult()
                        : arith::AndIOp::create(b, loc, aNaN, bNaN).getResult();
-  return arith::SelectOp::create(b, loc, anyNaN, c16(b, loc, 0x7fff), r);
+  return arith::SelectOp::create(b, loc, anyNaN, intConst(b, loc, it, magMask), r);
 }
 
 /// One 16-bit lane of `name` on the lanes `x` (i16 bits).
@@ -1050,7 +1067,8 @@ Value halfLane(OpBuilder &b, Location loc, StringRef name, SmallVector<Value> x,
   } else if (name == "abs") {
     r = arith::AndIOp::create(b, loc, x[0], c16(b, loc, 0x7fff));
   } else if (name == "min" || name == "max") {
-    r = halfMinMax(b, loc, x[0], x[1], name == "min", bf16, f);
+    r = minMaxBits(b, loc, x[0], x[1], name == "min", bf16 ? BitsFormat::BF16 : BitsFormat::F16,
+                   f);
   } else {
     Value fa = halfToF32(b, loc, x[0], bf16), fb = halfToF32(b, loc, x[1], bf16);
     Value w;
@@ -1142,6 +1160,34 @@ struct HalfArithLowering : PTXPattern<OpTy> {
   }
 };
 
+/// min/max.xorsign.abs.f32 (minMaxBits); the generic min/max pattern does
+/// not know .xorsign.
+template <typename OpTy>
+struct XorsignMinMaxLowering : PTXPattern<OpTy> {
+  XorsignMinMaxLowering(MLIRContext *ctx, const PTXLoweringState &state)
+      : PTXPattern<OpTy>(ctx, state, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getType() != DataType::F32 || !op.getXorsign())
+      return failure();
+    Location loc = op.getLoc();
+    Value a = adaptor.getA(), b = adaptor.getB();
+    if (op.getFtz()) {
+      a = flushSubnormal(rewriter, loc, a);
+      b = flushSubnormal(rewriter, loc, b);
+    }
+    HalfFlags f;
+    f.nan = op.getNan();
+    f.xorsign = true;
+    Value r = minMaxBits(rewriter, loc, bitsOf(rewriter, loc, a), bitsOf(rewriter, loc, b),
+                         std::is_same_v<OpTy, MinOp>, BitsFormat::F32, f);
+    rewriter.replaceOp(op, arith::BitcastOp::create(rewriter, loc, rewriter.getF32Type(), r));
+    return success();
+  }
+};
+
 /// add, sub, mul, fma, mad and div of f32/f64 with .rz, .rm or .rp
 /// (directedRounding). Registered ahead of the generic arithmetic patterns,
 /// which reject directed rounding.
@@ -1201,6 +1247,7 @@ void zmlir::populatePTXFloatPatterns(RewritePatternSet &patterns,
                HalfArithLowering<AddOp>, HalfArithLowering<SubOp>, HalfArithLowering<MulOp>,
                HalfArithLowering<FmaOp>, HalfArithLowering<NegOp>, HalfArithLowering<AbsOp>,
                HalfArithLowering<MinOp>, HalfArithLowering<MaxOp>,
+               XorsignMinMaxLowering<MinOp>, XorsignMinMaxLowering<MaxOp>,
                DirectedRoundingLowering<AddOp>, DirectedRoundingLowering<SubOp>,
                DirectedRoundingLowering<MulOp>, DirectedRoundingLowering<FmaOp>,
                DirectedRoundingLowering<MadOp>, DirectedRoundingLowering<DivOp>>(

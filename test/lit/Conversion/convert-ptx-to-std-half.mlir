@@ -185,3 +185,16 @@ func.func @fma_rz_f64(%a: f64, %b: f64, %c: f64) attributes {ptx.entry} {
   %0 = ptx.fma %a, %b, %c {type = #ptx.type<f64>, rnd = #ptx.rnd<rz>} : f64
   ptx.ret
 }
+
+// -----
+
+// min.xorsign.abs.f32 works on the bits too: magnitudes ordered, signs XORed.
+// CHECK-LABEL: gpu.func @min_xorsign_f32
+// CHECK: arith.andi %{{.*}}, %c2147483647_i32 : i32
+// CHECK: arith.cmpf olt
+// CHECK: arith.andi %{{.*}}, %c-2147483648_i32 : i32
+// CHECK: arith.bitcast %{{.*}} : i32 to f32
+func.func @min_xorsign_f32(%a: f32, %b: f32) attributes {ptx.entry} {
+  %0 = ptx.min %a, %b {type = #ptx.type<f32>, xorsign} : f32
+  ptx.ret
+}
