@@ -6,7 +6,9 @@
       libcuda.so.1) and writes OUTDIR/<case>.npz (inputs in0.., output `out`, compressed).
       With --nvptx DIR it also runs zmlir's NVPTX translation of each kernel, DIR/<case>.ptx,
       on the same inputs and compares it with the golden output bit for bit (.approx cases
-      within their stated bound); the verdicts go to OUTDIR/nvptx.json.
+      within their stated bound); the verdicts go to OUTDIR/nvptx.json. A kernel that loses
+      the CUDA context (an illegal address, ...) is recorded (OUTDIR/golden-failed.json, or
+      an `error:` verdict) and the capture restarts itself for the rest (`--resume`).
 
   python3 tools/capture_golden.py --prepare-nvptx DIR
       (this repository, with zmlir built) writes zmlir's NVPTX (sm_90) output of every kernel
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -75,29 +78,53 @@ class Driver(CudaDriver):
             lib.cuModuleUnload(module)
 
 
-def capture(outdir: Path, nvptx: Path | None) -> int:
+# Errors after which the CUDA context is unusable: the capture restarts itself (a fresh
+# process and context) and goes on after the case that caused it.
+STICKY = ("CUDA_ERROR_ILLEGAL_ADDRESS", "CUDA_ERROR_LAUNCH_FAILED", "CUDA_ERROR_MISALIGNED_ADDRESS",
+          "CUDA_ERROR_ILLEGAL_INSTRUCTION", "CUDA_ERROR_HARDWARE_STACK_ERROR",
+          "CUDA_ERROR_INVALID_PC", "CUDA_ERROR_INVALID_ADDRESS_SPACE", "CUDA_ERROR_ASSERT",
+          "CUDA_ERROR_LAUNCH_TIMEOUT")
+
+
+def capture(outdir: Path, nvptx: Path | None, resume: bool = False) -> int:
     driver = Driver()
-    print(f"device: {driver.name}")
+    print(f"device: {driver.name}", flush=True)
     outdir.mkdir(parents=True, exist_ok=True)
-    verdicts: dict[str, object] = {"device": driver.name, "cases": {}}
-    failures = 0
+    state_path = outdir / "capture-state.json"
+    state: dict[str, dict[str, object]] = {"failed": {}, "cases": {}}
+    if resume and state_path.exists():
+        state = json.loads(state_path.read_text())
     windows: dict[str, int] = {}
     if nvptx is not None and (nvptx / "kernels.json").exists():
         windows = json.loads((nvptx / "kernels.json").read_text())
+
+    def restart_after(err: RuntimeError) -> None:
+        if any(name in str(err) for name in STICKY):
+            state_path.write_text(json.dumps(state))
+            print("the CUDA context is lost: restarting for the remaining cases", flush=True)
+            args = [sys.executable, __file__, str(outdir)]
+            args += ["--nvptx", str(nvptx)] if nvptx is not None else []
+            os.execv(sys.executable, [*args, "--resume"])
+
     for c in spec.CASES:
+        if c.name in state["failed"] or c.name in state["cases"] or (
+                resume and nvptx is None and (outdir / f"{c.name}.npz").exists()):
+            continue
         ins = spec.inputs(c)
         ptx = (spec.KERNELS / f"{c.name}.ptx").read_bytes()
         try:
             golden = driver.run(ptx, ins, spec.output_dtype(c))
         except RuntimeError as err:
-            print(f"{c.name:28s} golden FAILED: {err}")
-            failures += 1
+            print(f"{c.name:28s} golden FAILED: {err}", flush=True)
+            state["failed"][c.name] = str(err)
+            restart_after(err)
             continue
         np.savez_compressed(outdir / f"{c.name}.npz", out=golden,
                             **{f"in{i}": a for i, a in enumerate(ins)})
         line = f"{c.name:28s} captured {len(golden)}"
         if nvptx is not None:
             ours = nvptx / f"{c.name}.ptx"
+            error = None
             if not ours.exists():
                 status, ndiff = "unsupported", 0
             else:
@@ -106,14 +133,25 @@ def capture(outdir: Path, nvptx: Path | None) -> int:
                                      windows.get(c.name, 0))
                     status, ndiff = spec.compare(c, got, golden)
                 except RuntimeError as err:
-                    status, ndiff = f"error: {err}", -1
-            verdicts["cases"][c.name] = {"family": c.family, "status": status,  # type: ignore[index]
-                                         "differing": ndiff, "n": len(golden)}
-            failures += status not in ("pass", "within-ulp", "unsupported")
+                    status, ndiff, error = f"error: {err}", -1, err
+            state["cases"][c.name] = {"family": c.family, "status": status,
+                                      "differing": ndiff, "n": len(golden)}
             line += f"  nvptx: {status}" + (f" ({ndiff} differ)" if ndiff > 0 else "")
-        print(line)
+            if error is not None:
+                print(line, flush=True)
+                restart_after(error)
+                continue
+        print(line, flush=True)
+    failures = len(state["failed"]) + sum(
+        v["status"] not in ("pass", "within-ulp", "unsupported")  # type: ignore[index]
+        for v in state["cases"].values())
     if nvptx is not None:
+        verdicts = {"device": driver.name, "cases": state["cases"]}
         (outdir / "nvptx.json").write_text(json.dumps(verdicts, indent=1))
+    if state["failed"]:
+        (outdir / "golden-failed.json").write_text(json.dumps(state["failed"], indent=1))
+    print(f"{len(spec.CASES) - len(state['failed'])} of {len(spec.CASES)} cases captured; "
+          f"{failures} failures", flush=True)
     return 1 if failures else 0
 
 
@@ -139,8 +177,10 @@ if __name__ == "__main__":
     if len(args) == 2 and args[0] == "--prepare-nvptx":
         prepare_nvptx(Path(args[1]))
         sys.exit(0)
+    resume = args[-1:] == ["--resume"]
+    args = args[:-1] if resume else args
     if len(args) in (1, 3) and not args[0].startswith("-"):
         nv = Path(args[2]) if len(args) == 3 and args[1] == "--nvptx" else None
-        sys.exit(capture(Path(args[0]), nv))
+        sys.exit(capture(Path(args[0]), nv, resume))
     print(__doc__)
     sys.exit(2)
