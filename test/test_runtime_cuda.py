@@ -400,3 +400,85 @@ def test_launch_fast_path_off_gives_the_same_results(libdir: str, env: str,
         calls = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
         launches = [c for c in calls if c.get("api") == "cuLaunchKernel"]
         assert len(launches) == 17 and launches[0]["args"]["kernel"] == "add_scalar"
+
+
+# Cooperative launches: through the passthrough (a stand-in NVIDIA driver that
+# allows 2 resident blocks on each of its 4 multiprocessors), and refused on
+# the OpenCL CPU backend, which reports the attribute 0.
+_COOPERATIVE = _FAST[:_FAST.index("r = {}")] + textwrap.dedent("""
+    import os
+    r = {}
+    assert lib.cuInit(0) == 0
+    ctx = ctypes.c_void_p()
+    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+    assert lib.cuCtxSetCurrent(ctx) == 0
+    mod, f = ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.cuModuleLoadData(ctypes.byref(mod), PTX) == 0
+    assert lib.cuModuleGetFunction(ctypes.byref(f), mod, b"add_scalar") == 0
+    v = ctypes.c_int()
+    assert lib.cuDeviceGetAttribute(ctypes.byref(v), 95, 0) == 0
+    r["attribute"] = v.value
+    assert lib.cuOccupancyMaxActiveBlocksPerMultiprocessor(ctypes.byref(v), f, 32, 0) == 0
+    r["occupancy"] = v.value
+    d = ctypes.c_uint64()
+    assert lib.cuMemAlloc_v2(ctypes.byref(d), 128) == 0
+    assert lib.cuMemsetD32_v2(d, 0, 32) == 0
+    value = ctypes.c_uint32(3)
+    params = (ctypes.c_void_p * 2)(ctypes.addressof(d), ctypes.addressof(value))
+    def coop(grid):
+        return lib.cuLaunchCooperativeKernel(f, grid, 1, 1, 32, 1, 1, 0, None, params)
+    r["grid_8"] = coop(8)
+    r["grid_9"] = coop(9)
+    class Attr(ctypes.Structure):
+        _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_char * 4),
+                    ("value", ctypes.c_uint * 16)]
+    class Config(ctypes.Structure):
+        _fields_ = [("dims", ctypes.c_uint * 7), ("stream", ctypes.c_void_p),
+                    ("attrs", ctypes.POINTER(Attr)), ("numAttrs", ctypes.c_uint)]
+    def ex(*attrs):
+        array = (Attr * len(attrs))(*[Attr(i, b"", (ctypes.c_uint * 16)(*v)) for i, v in attrs])
+        config = Config((ctypes.c_uint * 7)(2, 1, 1, 32, 1, 1, 0), None, array, len(attrs))
+        return lib.cuLaunchKernelEx(ctypes.byref(config), f, params, None)
+    r["ex_cooperative"] = ex((2, [1]))
+    r["ex_priority"] = ex((8, [1]))
+    r["ex_cluster_1"] = ex((4, [1, 1, 1]))
+    r["ex_cluster_2"] = ex((4, [2, 1, 1]))
+    r["ex_unknown"] = ex((99, [0]))
+    h = (ctypes.c_uint32 * 32)()
+    assert lib.cuCtxSynchronize() == 0
+    assert lib.cuMemcpyDtoH_v2(h, d, 128) == 0
+    r["value"] = h[0]
+    fake = os.environ.get("ZMLIR_CUDA_DRIVER")
+    if fake:
+        r["cooperative_launches"] = ctypes.CDLL(fake).fake_cooperative_launches()
+    print(json.dumps(r))
+""")
+
+
+@pytest.mark.parametrize("backend", ["opencl", "cuda"])
+def test_cooperative_launch(libdir: str, backend: str, fake_nvidia_driver: Path) -> None:
+    import os
+
+    env = {**os.environ, "ZMLIR_BACKEND": backend}
+    if backend == "cuda":
+        env["ZMLIR_CUDA_DRIVER"] = str(fake_nvidia_driver)
+    result = subprocess.run([sys.executable, "-c", _COOPERATIVE, libdir], capture_output=True,
+                            text=True, timeout=300, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+    r = json.loads(result.stdout.strip().splitlines()[-1])
+    assert r["ex_priority"] == 0 and r["ex_cluster_1"] == 0  # hints; clusters of one block
+    assert r["ex_cluster_2"] == 801 and r["ex_unknown"] == 801
+    assert "thread block clusters" in result.stderr and "launch attribute 99" in result.stderr
+    if backend == "cuda":
+        assert r["attribute"] == 1 and r["occupancy"] == 2  # the real driver's answers
+        assert r["grid_8"] == 0
+        assert r["grid_9"] == 720  # CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, passed through
+        assert r["ex_cooperative"] == 0 and r["cooperative_launches"] == 2
+        # grid_8, ex_cooperative, ex_priority, ex_cluster_1: the stand-in adds 3 once a launch.
+        assert r["value"] == 4 * 3
+    else:
+        assert r["attribute"] == 0
+        assert r["grid_8"] == 801 and r["grid_9"] == 801 and r["ex_cooperative"] == 801
+        assert "cooperative launch" in result.stderr
+        assert r["value"] == 2 * 2 * 3  # ex_priority and ex_cluster_1, 2 blocks each

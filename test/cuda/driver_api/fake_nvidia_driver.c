@@ -34,6 +34,7 @@ CUresult cuDeviceGetAttribute(int *pi, int attrib, int dev) {
   case 16: *pi = 4; break;          /* MULTIPROCESSOR_COUNT */
   case 75: *pi = 9; break;          /* COMPUTE_CAPABILITY_MAJOR */
   case 76: *pi = 0; break;
+  case 95: *pi = 1; break;          /* COOPERATIVE_LAUNCH */
   case 97: *pi = 96 * 1024; break;  /* MAX_SHARED_MEMORY_PER_BLOCK_OPTIN */
   default: *pi = 0;
   }
@@ -101,3 +102,21 @@ CUresult cuLaunchKernel(void *f, unsigned int gx, unsigned int gy, unsigned int 
   return 0;
 }
 unsigned long long fake_launches(void) { return launches; }
+
+/* Cooperative: at most 2 blocks per multiprocessor of 4 are resident. */
+static unsigned long long cooperative_launches;
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, void *f, int block, size_t smem) {
+  *n = 2;
+  return 0;
+}
+CUresult cuLaunchCooperativeKernel(void *f, unsigned int gx, unsigned int gy, unsigned int gz,
+                                   unsigned int bx, unsigned int by, unsigned int bz,
+                                   unsigned int shared, void *stream, void **params) {
+  if ((unsigned long long)gx * gy * gz > 2 * 4)
+    return 720; /* CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE */
+  CUresult code = cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shared, stream, params, NULL);
+  if (code == 0)
+    ++cooperative_launches;
+  return code;
+}
+unsigned long long fake_cooperative_launches(void) { return cooperative_launches; }

@@ -15,6 +15,9 @@ class NoDevice(RuntimeError):
 
 class Backend(ABC):
     name: ClassVar[str]
+    # Whether launch/launch_raw take cooperative=True: every block of the grid
+    # resident at once (cuLaunchCooperativeKernel).
+    supports_cooperative: bool = False
 
     @classmethod
     @abstractmethod

@@ -78,6 +78,13 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDi
                         unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
                         unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
                         void **kernelParams, void **extra);
+CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                   unsigned int gridDimZ, unsigned int blockDimX,
+                                   unsigned int blockDimY, unsigned int blockDimZ,
+                                   unsigned int sharedMemBytes, CUstream hStream,
+                                   void **kernelParams);
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func,
+                                                     int blockSize, size_t dynamicSMemSize);
 """
 
 # Where NVIDIA's driver usually is: Debian/Ubuntu, RHEL-likes, the NVIDIA
@@ -101,6 +108,7 @@ _ATTR_MAX_SHARED_MEMORY_PER_BLOCK = 8
 _ATTR_MULTIPROCESSOR_COUNT = 16
 _ATTR_COMPUTE_CAPABILITY_MAJOR = 75
 _ATTR_COMPUTE_CAPABILITY_MINOR = 76
+_ATTR_COOPERATIVE_LAUNCH = 95
 _ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97
 _FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 _MEM_ATTACH_GLOBAL = 1
@@ -182,6 +190,7 @@ class CUDADeviceInfo:
     max_threads: int
     shared_optin: int
     total_memory: int
+    cooperative: bool = False
 
 
 class CUDABackend(Backend):
@@ -267,6 +276,10 @@ class CUDABackend(Backend):
 
     def total_memory(self) -> int:
         return self.info.total_memory
+
+    @property
+    def supports_cooperative(self) -> bool:  # type: ignore[override]
+        return self.info.cooperative
 
     # -- memory ------------------------------------------------------------------
 
@@ -359,19 +372,31 @@ class CUDABackend(Backend):
         return int(ptr[0]), int(size[0])
 
     def launch_raw(self, kernel: CUDAKernel, info: Any, grid: Sequence[int],
-                   block: Sequence[int], params_address: int, shared_bytes: int) -> None:
+                   block: Sequence[int], params_address: int, shared_bytes: int,
+                   cooperative: bool = False) -> None:
         """Launch with the application's own kernelParams array: our NVPTX
         kernels take exactly the PTX parameters, so it passes through as is."""
         self._launch(kernel, info, grid, block, self.ffi.cast("void **", params_address),
-                     shared_bytes)
+                     shared_bytes, cooperative)
 
     def launch(self, kernel: CUDAKernel, info: Any, grid: Sequence[int], block: Sequence[int],
-               args: Sequence[Any], shared_bytes: int) -> None:
+               args: Sequence[Any], shared_bytes: int, cooperative: bool = False) -> None:
         params = param_block(self.ffi, args)
-        self._launch(kernel, info, grid, block, params.array, shared_bytes)
+        self._launch(kernel, info, grid, block, params.array, shared_bytes, cooperative)
+
+    def occupancy(self, kernel: CUDAKernel, info: Any, block: int, dynamic_shared: int) -> int:
+        """The real driver's active blocks per multiprocessor (the window is
+        the kernel's static shared memory plus the dynamic bytes)."""
+        self._enter()
+        blocks = self.ffi.new("int *")
+        self.check("cuOccupancyMaxActiveBlocksPerMultiprocessor",
+                   self.lib.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                       blocks, kernel.handle, block,
+                       int(info.static_shared_bytes) + int(dynamic_shared)))
+        return int(blocks[0])
 
     def _launch(self, kernel: CUDAKernel, info: Any, grid: Sequence[int], block: Sequence[int],
-                params: Any, shared_bytes: int) -> None:
+                params: Any, shared_bytes: int, cooperative: bool = False) -> None:
         (gx, gy, gz), (bx, by, bz) = dim3("grid", grid), dim3("block", block)
         if bx * by * bz > self.info.max_threads:
             raise ValueError(f"block ({bx}, {by}, {bz}) has {bx * by * bz} threads; the "
@@ -387,10 +412,19 @@ class CUDABackend(Backend):
                 kernel.handle, _FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, window),
                 f"kernel {kernel.name!r}: {window} bytes of dynamic shared memory")
             kernel.shared_limit = window
-        self.check("cuLaunchKernel", self.lib.cuLaunchKernel(
-            kernel.handle, gx, gy, gz, bx, by, bz, window, self.ffi.NULL, params,
-            self.ffi.NULL), f"kernel {kernel.name!r}, grid ({gx}, {gy}, {gz}), "
-            f"block ({bx}, {by}, {bz}), {window} bytes shared")
+        where = (f"kernel {kernel.name!r}, grid ({gx}, {gy}, {gz}), block ({bx}, {by}, {bz}), "
+                 f"{window} bytes shared")
+        if cooperative:  # the real driver checks that the grid fits the device at once
+            code = self.lib.cuLaunchCooperativeKernel(kernel.handle, gx, gy, gz, bx, by, bz,
+                                                      window, self.ffi.NULL, params)
+        else:
+            code = self.lib.cuLaunchKernel(kernel.handle, gx, gy, gz, bx, by, bz, window,
+                                           self.ffi.NULL, params, self.ffi.NULL)
+        if code != CUDA_SUCCESS:
+            # The real driver's CUresult is the application's answer (as on the C path).
+            from zmlir.runtime.cuda.errors import CudaError
+
+            raise CudaError(code, f"{where}: {_error_name(self.lib, code)}")
 
     def synchronize(self) -> None:
         self._enter()
@@ -443,4 +477,5 @@ def _device_info(ffi: Any, lib: Any, device: int) -> CUDADeviceInfo:
         shared_optin=max(attribute(_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
                          attribute(_ATTR_MAX_SHARED_MEMORY_PER_BLOCK)),
         total_memory=int(memory[0]),
+        cooperative=attribute(_ATTR_COOPERATIVE_LAUNCH) != 0,
     )

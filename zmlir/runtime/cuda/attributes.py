@@ -47,7 +47,7 @@ _STATIC = {
     89: 1,  # CONCURRENT_MANAGED_ACCESS
     90: 0,  # COMPUTE_PREEMPTION_SUPPORTED
     91: 1,  # CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM
-    95: 0,  # COOPERATIVE_LAUNCH: not yet
+    95: 0,  # COOPERATIVE_LAUNCH: per backend, below
     97: 48 * 1024,  # MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
     100: 1,  # PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES
     101: 1,  # DIRECT_MANAGED_MEM_ACCESS_FROM_HOST
@@ -61,6 +61,8 @@ _STATIC = {
 def device_attribute(attrib: int, device: Any) -> int:
     if attrib == 16:  # MULTIPROCESSOR_COUNT
         return int(device.compute_units)
+    if attrib == 95:  # COOPERATIVE_LAUNCH: where the backend can keep all blocks resident
+        return int(bool(getattr(device, "supports_cooperative", False)))
     if attrib in (8, 81, 97):
         return min(_STATIC[attrib], int(device.local_mem_size))
     return _STATIC.get(attrib, 0)

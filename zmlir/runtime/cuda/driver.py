@@ -111,6 +111,16 @@ class Event:
     capture: list[Callable[[], int]] | None = None
 
 
+# CUlaunchAttributeID values that change nothing here: hints, and orderings
+# our one queue already gives (programmatic serialization may overlap
+# launches; running them in order is allowed).
+_LAUNCH_HINTS = {0: "IGNORE", 1: "ACCESS_POLICY_WINDOW", 3: "SYNCHRONIZATION_POLICY",
+                 5: "CLUSTER_SCHEDULING_POLICY_PREFERENCE",
+                 6: "PROGRAMMATIC_STREAM_SERIALIZATION", 8: "PRIORITY",
+                 9: "MEM_SYNC_DOMAIN_MAP", 10: "MEM_SYNC_DOMAIN",
+                 14: "PREFERRED_SHARED_MEMORY_CARVEOUT", 16: "NVLINK_UTIL_CENTRIC_SCHEDULING"}
+
+
 class Handles:
     """Integer handles for driver objects (what the application sees)."""
 
@@ -1202,18 +1212,25 @@ class Driver:
     # -- launch ----------------------------------------------------------------
 
     def launch(self, hfunc: Any, grid: tuple[int, int, int], block: tuple[int, int, int],
-               shared: int, params: Any, extra: Any, stream: Any = None) -> int:
+               shared: int, params: Any, extra: Any, stream: Any = None,
+               cooperative: bool = False) -> int:
         """The Python launch path: what fastpath.c's C path does not take."""
         self.current_context()
         self._current_changed()  # back on the fast path after a context was destroyed
         fn = self.handles.get(self.ptr(hfunc), Function)
-        code = self._launch(fn, grid, block, shared, params, extra, stream)
+        if cooperative and not self.device.supports_cooperative:
+            return self.unsupported(
+                "cooperative launch", f"the {self.device.name} backend cannot guarantee that "
+                "all blocks are resident at once")
+        code = self._launch(fn, grid, block, shared, params, extra, stream, cooperative)
         if fn.fast and code == E.CUDA_SUCCESS:
             self._fast_register(fn)  # the backend may have raised the kernel's shared limit
         return code
 
     def _launch(self, fn: Function, grid: tuple[int, int, int], block: tuple[int, int, int],
-                shared: int, params: Any, extra: Any, stream: Any) -> int:
+                shared: int, params: Any, extra: Any, stream: Any, cooperative: bool) -> int:
+        # Only backends that support cooperative launches take the keyword.
+        how = {"cooperative": True} if cooperative else {}
         s = self.stream(stream) if stream is not None else None
         capturing = s is not None and s.capture is not None
         if min(grid) < 1 or min(block) < 1:
@@ -1226,7 +1243,7 @@ class Driver:
         if raw is not None and params != self.ffi.NULL and not capturing:
             # The backend takes the application's parameter array as it is.
             try:
-                raw(fn.kernel, fn.info, grid, block, self.ptr(params), shared)
+                raw(fn.kernel, fn.info, grid, block, self.ptr(params), shared, **how)
             except ValueError as err:
                 log(f"launch of {fn.name} rejected: {err}")
                 return E.CUDA_ERROR_INVALID_VALUE
@@ -1257,7 +1274,7 @@ class Driver:
                                   dtype=dtype)[0] for i, dtype in enumerate(dtypes)]
         def run() -> int:
             try:
-                self.device.launch(fn.kernel, fn.info, grid, block, args, shared)
+                self.device.launch(fn.kernel, fn.info, grid, block, args, shared, **how)
             except ValueError as err:
                 log(f"launch of {fn.name} rejected: {err}")
                 return E.CUDA_ERROR_INVALID_VALUE
@@ -1295,9 +1312,27 @@ class Driver:
         if config == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
         c = config[0]
+        if c.numAttrs and c.attrs == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        cooperative = False
+        attrs = self.ffi.cast("CUlaunchAttribute *", c.attrs)
+        for i in range(c.numAttrs):
+            ident, value = attrs[i].id, self.ffi.cast("unsigned int *", attrs[i].value)
+            if ident == 2:  # COOPERATIVE
+                cooperative = value[0] != 0
+            elif ident in (4, 11):  # (PREFERRED_)CLUSTER_DIMENSION
+                if (value[0], value[1], value[2]) not in ((1, 1, 1), (0, 0, 0)):
+                    return self.unsupported("cuLaunchKernelEx", "thread block clusters")
+            elif ident not in _LAUNCH_HINTS:
+                return self.unsupported("cuLaunchKernelEx", f"launch attribute {ident}")
         return self.launch(f, (c.gridDimX, c.gridDimY, c.gridDimZ),
                            (c.blockDimX, c.blockDimY, c.blockDimZ), c.sharedMemBytes,
-                           params, extra, c.hStream)
+                           params, extra, c.hStream, cooperative)
+
+    def cuLaunchCooperativeKernel(self, f: Any, gx: int, gy: int, gz: int, bx: int, by: int,
+                                  bz: int, shared: int, stream: Any, params: Any) -> int:
+        return self.launch(f, (gx, gy, gz), (bx, by, bz), shared, params, self.ffi.NULL,
+                           stream, cooperative=True)
 
     def cuLaunchHostFunc(self, stream: Any, fn: Any, user_data: Any) -> int:
         self.current_context()
@@ -1311,8 +1346,13 @@ class Driver:
 
     def cuOccupancyMaxActiveBlocksPerMultiprocessor(self, num: Any, f: Any, block: int,
                                                      smem: int) -> int:
-        self.handles.get(self.ptr(f), Function)
-        self.out(num, max(1, 2048 // max(block, 1)))
+        fn = self.handles.get(self.ptr(f), Function)
+        if block < 1:
+            return E.CUDA_ERROR_INVALID_VALUE
+        occupancy = getattr(self.device, "occupancy", None)  # the real device's answer
+        blocks = occupancy(fn.kernel, fn.info, block, smem) if occupancy is not None else \
+            max(1, 2048 // block)
+        self.out(num, blocks)
         return E.CUDA_SUCCESS
 
     def cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(self, num: Any, f: Any, block: int,

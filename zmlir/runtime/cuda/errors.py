@@ -60,9 +60,10 @@ _MESSAGES = {
 class CudaError(Exception):
     """Raised inside the driver; the API boundary turns it into its code."""
 
-    def __init__(self, code: CUresult, detail: str = "") -> None:
-        self.code = code
-        super().__init__(f"{code.name}: {detail}" if detail else code.name)
+    def __init__(self, code: CUresult | int, detail: str = "") -> None:
+        self.code = code  # any CUresult, also one the real driver returned that we never do
+        name = name_of(code) or f"CUresult {int(code)}"
+        super().__init__(f"{name}: {detail}" if detail else name)
 
 
 def name_of(code: int) -> str | None:
