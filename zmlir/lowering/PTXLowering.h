@@ -248,7 +248,9 @@ void emitTrap(OpBuilder &b, Location loc, const PTXLoweringState &state);
 constexpr int64_t kBarrierCounterBytes = 16;
 
 /// Whether `atom`/`red` `op` on `type` is lowered to a compare-and-swap loop
-/// on the state's target (16-bit and packed half-precision adds, 16-bit cas).
+/// on the state's target: off NVPTX, 16-bit and packed half-precision adds,
+/// 16-bit cas/exch and f32 adds (PTX flushes their subnormals); on SPIR-V
+/// also f64 adds and inc/dec.
 bool needsAtomicCasLoop(const PTXLoweringState &state, AtomicOp op, DataType type);
 /// The compare-and-swap loop of such an atomic on the 32-bit word at `word`;
 /// a 16-bit operand sits `shift` (an i32: 0 or 16) bits up in it. Returns

@@ -69,6 +69,15 @@ bool zmlir::needsAtomicCasLoop(const PTXLoweringState &state, AtomicOp op, DataT
   // pairs are inline PTX, see emitNvptxPackedHalfAdd).
   if (state.target == "nvptx")
     return false;
+  // atom.add.f32 flushes subnormal inputs and results (NVIDIA's RED.ADD.F32
+  // is .FTZ); float atomics on SPIR-V need SPV_EXT_shader_atomic_float_add,
+  // inc/dec wrapping ones have no SPIR-V form.
+  if (op == AtomicOp::Add && type == DataType::F32)
+    return true;
+  if (state.target == "spirv" &&
+      ((op == AtomicOp::Add && type == DataType::F64) || op == AtomicOp::Inc ||
+       op == AtomicOp::Dec))
+    return true;
   // OpenCL and AMDGPU atomics are 32 or 64 bits wide.
   return halfAdd || (width == 16 && (op == AtomicOp::Cas || op == AtomicOp::Exch));
 }
@@ -108,20 +117,44 @@ Value zmlir::emitAtomicCasLoop(ConversionPatternRewriter &rewriter, Location loc
   // returns the word that is there now, and the loop tries again with it.
   mlir::Type i16 = rewriter.getI16Type(), i32 = rewriter.getI32Type();
   bool bf16 = type == DataType::BF16 || type == DataType::BF16x2;
-  Value initial = LLVM::LoadOp::create(rewriter, loc, i32, word, /*alignment=*/4,
+  unsigned width = getTypeBitWidth(type) == 64 ? 64 : 32;
+  mlir::Type wordType = rewriter.getIntegerType(width);
+  Value initial = LLVM::LoadOp::create(rewriter, loc, wordType, word, /*alignment=*/width / 8,
                                        /*isVolatile=*/false, /*isNonTemporal=*/false,
                                        /*isInvariant=*/false, /*isInvariantGroup=*/false,
                                        LLVM::AtomicOrdering::monotonic, scope);
   Block *entry = rewriter.getInsertionBlock();
   Block *exit = rewriter.splitBlock(entry, rewriter.getInsertionPoint());
-  Block *loop = rewriter.createBlock(exit, TypeRange{i32}, {loc});
+  Block *loop = rewriter.createBlock(exit, TypeRange{wordType}, {loc});
   Value seen = loop->getArgument(0);
   Value old = shift ? arith::TruncIOp::create(rewriter, loc, i16,
                                               arith::ShRUIOp::create(rewriter, loc, seen, shift))
                           .getResult()
                     : seen;
   Value updated;
-  if (op == AtomicOp::Add && shift) {
+  using IP = arith::CmpIPredicate;
+  if (op == AtomicOp::Add && (type == DataType::F32 || type == DataType::F64)) {
+    mlir::Type f = type == DataType::F32 ? mlir::Type(rewriter.getF32Type())
+                                         : mlir::Type(rewriter.getF64Type());
+    Value x = flushSubnormal(rewriter, loc, arith::BitcastOp::create(rewriter, loc, f, old));
+    Value y = flushSubnormal(rewriter, loc, arith::BitcastOp::create(rewriter, loc, f, b));
+    Value sum = flushSubnormal(rewriter, loc, arith::AddFOp::create(rewriter, loc, x, y));
+    updated = arith::BitcastOp::create(rewriter, loc, wordType, sum);
+  } else if (op == AtomicOp::Inc || op == AtomicOp::Dec) {
+    // inc: old >= b ? 0 : old + 1; dec: old == 0 || old > b ? b : old - 1.
+    Value zero = intConst(rewriter, loc, wordType, 0), one = intConst(rewriter, loc, wordType, 1);
+    if (op == AtomicOp::Inc) {
+      Value wrap = arith::CmpIOp::create(rewriter, loc, IP::uge, old, b);
+      updated = arith::SelectOp::create(rewriter, loc, wrap, zero,
+                                        arith::AddIOp::create(rewriter, loc, old, one));
+    } else {
+      Value wrap = arith::OrIOp::create(rewriter, loc,
+                                        arith::CmpIOp::create(rewriter, loc, IP::eq, old, zero),
+                                        arith::CmpIOp::create(rewriter, loc, IP::ugt, old, b));
+      updated = arith::SelectOp::create(rewriter, loc, wrap, b,
+                                        arith::SubIOp::create(rewriter, loc, old, one));
+    }
+  } else if (op == AtomicOp::Add && shift) {
     updated = halfAdd(rewriter, loc, old, b, bf16);
   } else if (op == AtomicOp::Add) {
     // Packed pairs: each half separately.

@@ -232,3 +232,35 @@ func.func @envreg() attributes {ptx.entry} {
   %1 = ptx.inst "mov" [".u64"] () {operand_kinds = ["d", "%pm2_64"]} : () -> (i64)
   ptx.ret
 }
+
+// -----
+
+// atom.add.f32 flushes subnormal inputs and results (a CAS loop off NVPTX);
+// SPIR-V has no float or wrapping-increment atomics, so f64 adds and inc are
+// loops there too.
+// SPV-LABEL: gpu.func @atom_float_inc
+// SPV: ^{{.*}}(%[[SEEN:.*]]: i32):
+// SPV: %[[X:.*]] = arith.bitcast %[[SEEN]] : i32 to f32
+// SPV: arith.andi %{{.*}}, %c2139095040_i32
+// SPV: arith.addf
+// SPV: llvm.cmpxchg %{{.*}}, %[[SEEN]], %{{.*}} : !llvm.ptr<1>, i32
+// SPV: ^{{.*}}(%[[SEEN64:.*]]: i64):
+// SPV: arith.addf %{{.*}}, %{{.*}} : f64
+// SPV: llvm.cmpxchg %{{.*}}, %[[SEEN64]], %{{.*}} : !llvm.ptr<1>, i64
+// SPV: ^{{.*}}(%[[OLD:.*]]: i32):
+// SPV: %[[WRAP:.*]] = arith.cmpi uge, %[[OLD]], %arg3 : i32
+// SPV: arith.select %[[WRAP]], %c0_i32{{.*}}, %{{.*}} : i32
+// NV-LABEL: gpu.func @atom_float_inc
+// NV: llvm.atomicrmw fadd %{{.*}}, %arg1 monotonic : !llvm.ptr<1>, f32
+// NV: llvm.atomicrmw fadd %{{.*}}, %arg2 monotonic : !llvm.ptr<1>, f64
+// NV: llvm.atomicrmw uinc_wrap
+// GFX9-LABEL: gpu.func @atom_float_inc
+// GFX9: llvm.cmpxchg %{{.*}} : !llvm.ptr<1>, i32
+// GFX9: llvm.atomicrmw fadd %{{.*}}, %arg2 monotonic : !llvm.ptr<1>, f64
+// GFX9: llvm.atomicrmw uinc_wrap
+func.func @atom_float_inc(%a: i64, %f: f32, %d: f64, %n: i32) attributes {ptx.entry} {
+  %0 = ptx.atom %a, %f {op = #ptx.atomop<add>, type = #ptx.type<f32>, space = #ptx.space<global>} : (i64, f32) -> f32
+  %1 = ptx.atom %a, %d {op = #ptx.atomop<add>, type = #ptx.type<f64>, space = #ptx.space<global>} : (i64, f64) -> f64
+  %2 = ptx.atom %a, %n {op = #ptx.atomop<inc>, type = #ptx.type<u32>, space = #ptx.space<global>} : (i64, i32) -> i32
+  ptx.ret
+}
