@@ -3,10 +3,12 @@ run as SPIR-V on the CPU and checked against numpy references written from the P
 
 These cases have no H200 golden data until the next capture (tools/capture_golden.py); this
 module checks them meanwhile, and keeps checking the semantics the golden data cannot show
-(e.g. that a counted barrier over part of the CTA traps instead of waiting for all of it)."""
+(e.g. that a counted barrier over part of the CTA traps instead of waiting for all of it).
+Results go to build/fidelity/spirv-cpu-reference.json for tools/fidelity_table.py."""
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -18,10 +20,21 @@ import zmlir
 
 sys.path.insert(0, str(Path(__file__).parent / "ptx"))
 import spec
-from test_ptx_fidelity import _run_spirv
+from test_ptx_fidelity import RESULTS, _run_spirv
 
 U32 = np.uint32
 U64 = np.uint64
+_results: dict[str, dict[str, object]] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _write_results():
+    yield
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / "spirv-cpu-reference.json"
+    old = json.loads(path.read_text()) if path.exists() else {}
+    old.update(_results)
+    path.write_text(json.dumps(old, indent=1, sort_keys=True))
 
 
 @pytest.fixture(scope="module")
@@ -202,6 +215,8 @@ def test_spirv_cpu_matches_reference(name: str, device) -> None:
     got = _run_spirv(device, c, ins)
     want = REFERENCES[name](*ins).astype(got.dtype)
     differ = np.flatnonzero(got != want)
+    _results[name] = {"family": c.family, "status": "mismatch" if len(differ) else "pass",
+                      "detail": f"{len(differ)} of {len(got)} differ" if len(differ) else ""}
     assert not len(differ), (f"{len(differ)} of {len(got)} differ; first at {differ[0]}: "
                              f"inputs {[hex(int(x[differ[0]])) for x in ins]}, got "
                              f"{int(got[differ[0]]):#x}, want {int(want[differ[0]]):#x}")
@@ -209,8 +224,10 @@ def test_spirv_cpu_matches_reference(name: str, device) -> None:
 
 @pytest.mark.parametrize("name", sorted(UNSUPPORTED_ON_SPIRV))
 def test_spirv_rejects(name: str) -> None:
-    with pytest.raises(zmlir.CompileError, match=UNSUPPORTED_ON_SPIRV[name].replace("%", "%")):
+    with pytest.raises(zmlir.CompileError, match=UNSUPPORTED_ON_SPIRV[name]) as err:
         zmlir.compile_module(spec.ptx(spec.case(name)), "spirv", filename=f"{name}.ptx")
+    _results[name] = {"family": spec.case(name).family, "status": "unsupported",
+                      "detail": str(err.value).splitlines()[0]}
 
 
 PARTIAL_BARRIER = """.version 8.0
