@@ -448,6 +448,16 @@ _COOPERATIVE = _FAST[:_FAST.index("r = {}")] + textwrap.dedent("""
     assert lib.cuCtxSynchronize() == 0
     assert lib.cuMemcpyDtoH_v2(h, d, 128) == 0
     r["value"] = h[0]
+    offset, size = ctypes.c_size_t(), ctypes.c_size_t()
+    r["param_info"] = [[lib.cuFuncGetParamInfo(f, i, ctypes.byref(offset), ctypes.byref(size)),
+                        offset.value, size.value] for i in range(3)]
+    class Location(ctypes.Structure):
+        _fields_ = [("type", ctypes.c_int), ("id", ctypes.c_int)]
+    r["prefetch"] = lib.cuMemPrefetchAsync_v2(d, 128, Location(1, 0), 0, None)
+    r["prefetch_past_end"] = lib.cuMemPrefetchAsync_v2(d, 129, Location(1, 0), 0, None)
+    r["prefetch_bad_device"] = lib.cuMemPrefetchAsync_v2(d, 128, Location(1, 7), 0, None)
+    r["advise"] = lib.cuMemAdvise_v2(d, 128, 1, Location(1, 0))
+    r["advise_unknown"] = lib.cuMemAdvise_v2(d, 128, 99, Location(1, 0))
     fake = os.environ.get("ZMLIR_CUDA_DRIVER")
     if fake:
         r["cooperative_launches"] = ctypes.CDLL(fake).fake_cooperative_launches()
@@ -470,6 +480,11 @@ def test_cooperative_launch(libdir: str, backend: str, fake_nvidia_driver: Path)
     assert r["ex_priority"] == 0 and r["ex_cluster_1"] == 0  # hints; clusters of one block
     assert r["ex_cluster_2"] == 801 and r["ex_unknown"] == 801
     assert "thread block clusters" in result.stderr and "launch attribute 99" in result.stderr
+    # add_scalar(u64 p, u32 v): offsets in the packed buffer; no third parameter.
+    assert r["param_info"] == [[0, 0, 8], [0, 8, 4], [1, 8, 4]]
+    assert r["prefetch"] == 0 and r["advise"] == 0
+    assert r["prefetch_past_end"] == 1 and r["prefetch_bad_device"] == 101
+    assert r["advise_unknown"] == 1
     if backend == "cuda":
         assert r["attribute"] == 1 and r["occupancy"] == 2  # the real driver's answers
         assert r["grid_8"] == 0

@@ -18,6 +18,9 @@ class Backend(ABC):
     # Whether launch/launch_raw take cooperative=True: every block of the grid
     # resident at once (cuLaunchCooperativeKernel).
     supports_cooperative: bool = False
+    # Whether the host may read and write module variables at the address
+    # global_variable gives (__managed__ variables need it).
+    host_accessible_globals: bool = False
 
     @classmethod
     @abstractmethod

@@ -11,6 +11,8 @@ from typing import Any
 
 from zmlir.runtime.backends.base import Backend, NoDevice
 
+_CL_DEVICE_TYPE_CPU = 1 << 1
+
 
 class OpenCLBackend(Backend):
     name = "opencl"
@@ -34,6 +36,14 @@ class OpenCLBackend(Backend):
     @property
     def device_name(self) -> str:
         return str(self.device.name)
+
+    @property
+    def host_accessible_globals(self) -> bool:  # type: ignore[override]
+        # A CPU device's program variables are in the host's own memory.
+        from zmlir.runtime import opencl_api as cl
+
+        kind = cl.device_scalar(self.device.device_id, cl.CL_DEVICE_TYPE, "cl_device_type")
+        return bool(kind & _CL_DEVICE_TYPE_CPU)
 
     @property
     def target(self) -> str:

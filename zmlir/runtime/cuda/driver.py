@@ -506,6 +506,12 @@ class Driver:
         self.out(config, 1)
         return E.CUDA_SUCCESS
 
+    def cuCtxSetSharedMemConfig(self, config: int) -> int:
+        self.current_context()
+        if config not in (0, 1, 2):  # default, four-byte, eight-byte banks: a preference
+            return E.CUDA_ERROR_INVALID_VALUE
+        return E.CUDA_SUCCESS
+
     def cuCtxGetStreamPriorityRange(self, least: Any, greatest: Any) -> int:
         self.require_init()
         if least != self.ffi.NULL:
@@ -674,6 +680,16 @@ class Driver:
     def cuLibraryGetGlobal(self, dptr: Any, nbytes: Any, lib: Any, name: Any) -> int:
         return self.cuModuleGetGlobal_v2(dptr, nbytes, lib, name)
 
+    def cuLibraryGetManaged(self, dptr: Any, nbytes: Any, lib: Any, name: Any) -> int:
+        # A __managed__ variable: the host reads and writes it through this
+        # address, so it must be the module variable's own, host-accessible memory.
+        self.require_init()
+        if not self.device.host_accessible_globals:
+            return self.unsupported("cuLibraryGetManaged", "__managed__ variables: module "
+                                    f"variables of the {self.device.name} backend are not "
+                                    "host-accessible")
+        return self.cuModuleGetGlobal_v2(dptr, nbytes, lib, name)
+
     def cuKernelGetFunction(self, pfunc: Any, kernel: Any) -> int:
         self.handles.get(self.ptr(kernel), Function)
         self.out(pfunc, kernel)
@@ -718,6 +734,32 @@ class Driver:
     def cuFuncSetCacheConfig(self, hfunc: Any, config: int) -> int:
         self.handles.get(self.ptr(hfunc), Function)
         return E.CUDA_SUCCESS
+
+    def cuKernelSetCacheConfig(self, kernel: Any, config: int, dev: int) -> int:
+        self.check_device(dev)
+        return self.cuFuncSetCacheConfig(kernel, config)  # a preference: one cache here
+
+    def cuFuncGetParamInfo(self, hfunc: Any, index: int, poffset: Any, psize: Any) -> int:
+        """Offset and size of a parameter in the packed parameter buffer
+        (naturally aligned, in order: what `extra` launches use)."""
+        fn = self.handles.get(self.ptr(hfunc), Function)
+        if index >= len(fn.info.params):
+            return E.CUDA_ERROR_INVALID_VALUE
+        offset = 0
+        for i, ptx_type in enumerate(fn.info.params[: index + 1]):
+            dtype = _NUMPY_TYPES.get(ptx_type)
+            if dtype is None:
+                return self.unsupported("cuFuncGetParamInfo", f"parameter of type .{ptx_type}")
+            size = np.dtype(dtype).itemsize
+            offset = -(-offset // size) * size
+            if i < index:
+                offset += size
+        self.out(poffset, offset)
+        self.out(psize, size)
+        return E.CUDA_SUCCESS
+
+    def cuKernelGetParamInfo(self, kernel: Any, index: int, poffset: Any, psize: Any) -> int:
+        return self.cuFuncGetParamInfo(kernel, index, poffset, psize)
 
     # -- memory ----------------------------------------------------------------
 
@@ -1194,6 +1236,28 @@ class Driver:
         self.out(min_grid, self.device.compute_units * max(1, 2048 // size))
         return E.CUDA_SUCCESS
 
+    def _managed_range(self, api_name: str, ptr: int, count: int, location: Any) -> None:
+        self.current_context()
+        if count == 0:
+            raise CudaError(E.CUDA_ERROR_INVALID_VALUE, f"{api_name}: 0 bytes")
+        self.check_device_range(ptr, count)
+        if location.type == 1:  # CU_MEM_LOCATION_TYPE_DEVICE
+            self.check_device(location.id)
+
+    def cuMemPrefetchAsync_v2(self, ptr: int, count: int, location: Any, flags: int,
+                              stream: Any) -> int:
+        # Device memory is already where both the host and the kernels reach
+        # it (unified): a prefetch moves nothing.
+        self._managed_range("cuMemPrefetchAsync", ptr, count, location)
+        self.stream(stream)
+        return E.CUDA_SUCCESS
+
+    def cuMemAdvise_v2(self, ptr: int, count: int, advice: int, location: Any) -> int:
+        self._managed_range("cuMemAdvise", ptr, count, location)
+        if not 1 <= advice <= 6:  # CU_MEM_ADVISE_SET_READ_MOSTLY .. UNSET_ACCESSED_BY
+            return E.CUDA_ERROR_INVALID_VALUE
+        return E.CUDA_SUCCESS  # advice about placement: there is one memory
+
     def cuPointerGetAttribute(self, data: Any, attribute: int, ptr: int) -> int:
         self.require_init()
         is_device = self._is_device(ptr)
@@ -1417,6 +1481,32 @@ class Driver:
         self.require_init()
         self.device.synchronize()
         callback(stream, E.CUDA_SUCCESS, user_data)
+        return E.CUDA_SUCCESS
+
+    def cuStreamGetCaptureInfo_v3(self, stream: Any, status: Any, capture_id: Any, graph: Any,
+                                  dependencies: Any, edges: Any, count: Any) -> int:
+        self.require_init()
+        s = self.stream(stream)
+        capturing = s is not None and s.capture is not None
+        if capturing and any(p != self.ffi.NULL for p in (graph, dependencies, edges, count)):
+            return self.unsupported("cuStreamGetCaptureInfo",
+                                    "the graph and dependencies of a capture in progress")
+        if status != self.ffi.NULL:
+            status[0] = 1 if capturing else 0  # CU_STREAM_CAPTURE_STATUS_ACTIVE / _NONE
+        if capture_id != self.ffi.NULL and capturing:
+            assert s is not None
+            capture_id[0] = id(s.capture)  # the same for every stream of one capture
+        for out in (graph, dependencies, edges):
+            if out != self.ffi.NULL:
+                out[0] = self.ffi.NULL
+        if count != self.ffi.NULL:
+            count[0] = 0
+        return E.CUDA_SUCCESS
+
+    def cuStreamGetDevice(self, stream: Any, device: Any) -> int:
+        self.require_init()
+        self.stream(stream)
+        self.out(device, 0)
         return E.CUDA_SUCCESS
 
     def cuStreamIsCapturing(self, stream: Any, status: Any) -> int:
