@@ -43,6 +43,13 @@ REPO = Path(__file__).resolve().parent.parent
 PROGRAMS = REPO / "test" / "cuda" / "programs"
 CUDARTS = ("static", "shared")
 NVCC_ARCH = "sm_80"  # as test/test_runtime_cuda.py builds them
+# Programs known not to run through the passthrough, with the reason: XFAIL
+# when they fail (not counted as failures), XPASS (counted) when they pass.
+PENDING = {
+    "managed_memory": "__managed__ variables: zmlir's NVPTX drops .attribute(.managed), so "
+                      "the variable is not host-accessible and cuLibraryGetManaged returns "
+                      "CUDA_ERROR_NOT_SUPPORTED",
+}
 
 
 @dataclass(frozen=True)
@@ -226,12 +233,21 @@ def run(directory: Path, prebuilt: bool, python: str) -> int:
             outcome = run_one(exe, python, cache_dir, directory / "logs")
             if outcome.backend and not any(o.backend for o in outcomes):
                 print(outcome.backend, flush=True)
-            outcomes.append(outcome)
+            pending = PENDING.get(program.name)
             verdict = "PASS" if outcome.passed else "FAIL"
+            if pending is not None:
+                verdict = "XPASS" if outcome.passed else "XFAIL"
+                outcome = Outcome(outcome.name, not outcome.passed, outcome.detail or pending,
+                                  outcome.seconds, outcome.backend)
+                if verdict == "XPASS":  # fixed: say so, and count it as a failure here
+                    outcome = Outcome(outcome.name, False, f"passes now: remove it from "
+                                      f"PENDING ({pending})", outcome.seconds, outcome.backend)
+            outcomes.append(outcome)
             tail = f": {outcome.detail}" if outcome.detail else ""
             print(f"{verdict} {label} ({outcome.seconds:.2f} s){tail}", flush=True)
     passed = sum(o.passed for o in outcomes)
-    print(f"total: {passed}/{len(outcomes)} passed under ZMLIR_BACKEND=cuda")
+    print(f"total: {passed}/{len(outcomes)} passed under ZMLIR_BACKEND=cuda "
+          f"(expected failures count as passed: {', '.join(sorted(PENDING)) or 'none'})")
     return 0 if passed == len(outcomes) else 1
 
 
