@@ -13,6 +13,7 @@ from zmlir.diagnostics import CompileError, SourceLoc
 from zmlir.frontend import parse_ptx
 from zmlir.frontend.ast import Param
 from zmlir.frontend.importer import import_module
+from zmlir.frontend.stream import STREAM_MIN_BYTES, NativeError, import_streamed
 from zmlir.stages import STAGES
 from zmlir.targets import Target, get_target
 
@@ -63,26 +64,60 @@ def _param_type(param: Param) -> str:
     return param.type
 
 
+def _import(ptx: str, filename: str, stop: int, jobs: int,
+            stream_min: int) -> tuple[str | None, str, dict[str, tuple[str, ...]]]:
+    """Parse and import: (the importer's MLIR, None when not needed later; the
+    verified `ptx-mlir` text; the kernels' parameter types).
+
+    A module of `stream_min` bytes or more is imported one function at a
+    time (zmlir/frontend/stream.py), in `jobs` processes, so neither its AST
+    nor its MLIR is ever held whole; a smaller one is parsed whole.
+    """
+    if len(ptx) >= stream_min:
+        try:
+            streamed = import_streamed(ptx, filename, jobs=jobs, verify=True,
+                                       keep_text=stop > 0, buffer=IMPORTED_BUFFER)
+        except NativeError as err:
+            raise _importer_error(RuntimeError(err.message), err.text, filename) or _native_error(
+                RuntimeError(err.message), filename) from None
+        if streamed is not None:
+            param_types = {fn.name: tuple(_param_type(p) for p in fn.params)
+                           for fn in streamed.entries}
+            imported = streamed.text() if stop > 0 else None
+            return imported, streamed.printed(), param_types
+    parsed = parse_ptx(ptx, filename)
+    param_types = {fn.name: tuple(_param_type(p) for p in fn.params)
+                   for fn in parsed.functions if fn.kind == "entry"}
+    whole = import_module(parsed, filename)
+    del parsed
+    try:
+        printed = _native.run_pipeline(whole, "", IMPORTED_BUFFER)
+    except RuntimeError as err:
+        raise _importer_error(err, whole, filename) or _native_error(err, filename) from None
+    return whole, printed, param_types
+
+
 def compile_module(ptx: str, target: str | Target = "spirv", *, emit: str = "bin",
-                   filename: str = "<input>") -> CompiledModule:
-    """Compiles PTX for `target` up to stage `emit` (one of STAGES)."""
+                   filename: str = "<input>", jobs: int = 1,
+                   stream_min: int = STREAM_MIN_BYTES) -> CompiledModule:
+    """Compiles PTX for `target` up to stage `emit` (one of STAGES).
+
+    `jobs` > 1 parses and imports a big module's functions in that many
+    worker processes (spawned, so only where that is safe: not from inside
+    an application that loaded our libcuda); `stream_min` is the size from
+    which a module is imported one function at a time.
+    """
     if emit not in STAGES:
         raise ValueError(f"unknown stage '{emit}' (expected one of {', '.join(STAGES)})")
     tgt = get_target(target) if isinstance(target, str) else target
     stop = STAGES.index(emit)
     out = CompiledModule(tgt)
     try:
-        parsed = parse_ptx(ptx, filename)
-        param_types = {fn.name: tuple(_param_type(p) for p in fn.params)
-                       for fn in parsed.functions if fn.kind == "entry"}
-        imported = import_module(parsed, filename)
-        try:
-            out.stages["ptx-mlir"] = _native.run_pipeline(imported, "", IMPORTED_BUFFER)
-        except RuntimeError as err:
-            raise _importer_error(err, imported, filename) or _native_error(
-                err, filename) from None
+        imported, out.stages["ptx-mlir"], param_types = _import(ptx, filename, stop, jobs,
+                                                               stream_min)
         if stop == 0:
             return out
+        assert imported is not None
         std = _native.run_pipeline(imported, tgt.std_pipeline(), filename)
         out.stages["std-mlir"] = std
         for name, attrs in _native.kernel_attributes(std):

@@ -141,7 +141,7 @@ class _FunctionImporter:
         return Value(type_)
 
     def error(self, message: str, loc: SourceLoc | None) -> CompileError:
-        return CompileError(message, self.m.filename, loc)
+        return self.m.error(message, loc)
 
     def _edge(self, target: _Block) -> tuple[SSABlock, int]:
         self._edge_ids += 1
@@ -464,9 +464,9 @@ class _FunctionImporter:
         return v.name
 
     def _loc(self, loc: SourceLoc | None) -> str:
-        if loc is None:
+        if loc is None or not self.m.locations:
             return ""
-        return f" loc({self.m.quoted_filename}:{loc.line}:{loc.col})"
+        return f" loc({self.m.quoted_filename}:{loc.line + self.m.line_offset}:{loc.col})"
 
     def _print(self, args: list[str]) -> str:
         fn = self.fn
@@ -1858,6 +1858,13 @@ class ModuleImporter:
     variables: dict[str, ast.VarDecl] = field(default_factory=dict)
     functions: dict[str, ast.Function] = field(default_factory=dict)
     _symbol_names: set[str] | None = None
+    # Added to every line number printed or reported: the line, less one, at
+    # which the text parsed into `module` starts in the file (stream.py).
+    line_offset: int = 0
+    # Without locations the text is smaller and MLIR keeps no location per
+    # op in its context (stream.py verifies that way, then with locations
+    # only to report an error).
+    locations: bool = True
 
     def __post_init__(self) -> None:
         for fn in self.module.functions:
@@ -1870,15 +1877,21 @@ class ModuleImporter:
         return _quote(self.filename)
 
     def error(self, message: str, loc: SourceLoc | None) -> CompileError:
+        if loc is not None and self.line_offset:
+            loc = SourceLoc(loc.line + self.line_offset, loc.col)
         return CompileError(message, self.filename, loc)
+
+    def header(self) -> str:
+        """The opening line of the module (its directives as attributes)."""
+        mod = self.module
+        target = ", ".join(_quote(t) for t in mod.target)
+        return (f"module attributes {{ptx.address_size = {mod.address_size} : i64, "
+                f"ptx.target = [{target}], "
+                f'ptx.version = "{mod.version[0]}.{mod.version[1]}"}} {{')
 
     def run(self) -> str:
         mod = self.module
-        target = ", ".join(_quote(t) for t in mod.target)
-        header = (f"module attributes {{ptx.address_size = {mod.address_size} : i64, "
-                  f"ptx.target = [{target}], "
-                  f'ptx.version = "{mod.version[0]}.{mod.version[1]}"}} {{')
-        lines = [header]
+        lines = [self.header()]
         for var in mod.variables + self._function_scope_variables():
             lines.append(self._variable(var))
         for fn in mod.functions:
@@ -1888,17 +1901,46 @@ class ModuleImporter:
         lines.append("}")
         return "\n".join(lines) + "\n"
 
-    def _function_scope_variables(self) -> tuple[ast.VarDecl, ...]:
-        """`.shared`/`.global`/`.const` variables declared inside bodies (nvcc
-        puts a kernel's `__shared__` arrays there); their names are unique."""
+    # -- one function at a time (stream.py) ----------------------------------------
+
+    def module_variables(self) -> list[str]:
+        """The `ptx.var` lines of the module-scope variables (and registers them)."""
+        return [self._variable(var) for var in self.module.variables]
+
+    def body_variables(self, fn: ast.Function) -> list[ast.VarDecl]:
+        """`fn`'s `.shared`/`.global`/`.const` variables, which are module
+        symbols (see _function_scope_variables)."""
         found: list[ast.VarDecl] = []
 
         def walk(stmts: tuple[ast.Statement, ...]) -> None:
             for s in stmts:
                 if isinstance(s, ast.VarDecl) and s.space in ("shared", "global", "const"):
-                    if any(v.name == s.name for v in (*self.module.variables, *found)):
+                    found.append(s)
+                elif isinstance(s, ast.Block):
+                    walk(s.body)
+
+        walk(fn.body or ())
+        return found
+
+    def function(self, fn: ast.Function, body_vars: list[ast.VarDecl]) -> tuple[list[str], str]:
+        """The `ptx.var` lines of `fn`'s body variables (registered, so `fn`
+        can take their addresses) and `fn` as a `func.func`."""
+        var_lines = [self._variable(var) for var in body_vars]
+        return var_lines, _FunctionImporter(self, fn).run()
+
+    def _function_scope_variables(self) -> tuple[ast.VarDecl, ...]:
+        """`.shared`/`.global`/`.const` variables declared inside bodies (nvcc
+        puts a kernel's `__shared__` arrays there); their names are unique."""
+        found: list[ast.VarDecl] = []
+        names = {v.name for v in self.module.variables}
+
+        def walk(stmts: tuple[ast.Statement, ...]) -> None:
+            for s in stmts:
+                if isinstance(s, ast.VarDecl) and s.space in ("shared", "global", "const"):
+                    if s.name in names:
                         raise self.error(f"unsupported redeclaration of '{s.name}' "
                                          "in a function body", s.loc)
+                    names.add(s.name)
                     found.append(s)
                 elif isinstance(s, ast.Block):
                     walk(s.body)
@@ -1931,7 +1973,8 @@ class ModuleImporter:
             attrs.append(f"init = array<i8: {', '.join(map(str, data))}>")
             if addresses:
                 attrs.append(f"init_addresses = [{', '.join(addresses)}]")
-        loc = f' loc({self.quoted_filename}:{var.loc.line}:{var.loc.col})'
+        loc = (f' loc({self.quoted_filename}:{var.loc.line + self.line_offset}:{var.loc.col})'
+               if self.locations else "")
         return f"  ptx.var @{_quote(var.name)} {{{', '.join(attrs)}}}{loc}"
 
     def _initializer(self, var: ast.VarDecl) -> tuple[list[int], list[str]]:

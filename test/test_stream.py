@@ -1,0 +1,144 @@
+"""Importing one function at a time (zmlir/frontend/stream.py): the same
+text, the same diagnostics at the same file:line:col, in one process or in
+several, as parsing the module whole."""
+
+from __future__ import annotations
+
+import pytest
+
+from zmlir import compile_module
+from zmlir.diagnostics import CompileError
+from zmlir.frontend import parse_ptx, stream
+from zmlir.frontend.importer import import_module
+
+HEADER = ".version 8.5\n.target sm_80\n.address_size 64\n"
+
+MODULE = HEADER + """
+.global .align 4 .u32 counter = 3;
+.extern .func (.param .b32 r) ext (.param .b32 a);
+
+// .globl	first
+.visible .entry first(.param .u64 out)
+{
+	.reg .b32 %r<3>;
+	.reg .b64 %rd<2>;
+	.shared .align 4 .b8 tile[64];
+	ld.param.u64 %rd1, [out];
+	ld.global.u32 %r1, [counter];
+	st.shared.u32 [tile], %r1;
+	{
+	.param .b32 param0;
+	st.param.b32 [param0+0], %r1;
+	.param .b32 retval0;
+	call.uni (retval0), second, (param0);
+	ld.param.b32 %r2, [retval0+0];
+	}
+	st.global.u32 [%rd1], %r2;
+	ret;
+}
+.weak .func (.param .b32 r) second (.param .b32 a) { .reg .b32 %x; ld.param.b32 %x, [a];
+	st.param.b32 [r], %x; ret; } .global .u32 after = 1;
+.visible .entry third() .maxntid 32, 1, 1
+{
+	/* a } in a comment */ ret; // and { here
+}
+"""
+
+
+def _whole(text: str) -> tuple[str, str]:
+    imported = import_module(parse_ptx(text, "m.ptx"), "m.ptx")
+    printed = compile_module(text, emit="ptx-mlir", filename="m.ptx",
+                             stream_min=1 << 40).stages["ptx-mlir"]
+    return imported, printed
+
+
+def test_split_finds_definitions_and_keeps_positions() -> None:
+    parts = stream.split(MODULE)
+    assert parts is not None
+    module_text, spans = parts
+    texts = [MODULE[s.start:s.end] for s in spans]
+    assert len(texts) == 3
+    assert texts[0].startswith(".visible .entry first") and texts[0].endswith("}")
+    assert texts[1].startswith(".weak .func") and texts[2].startswith(".visible .entry third")
+    # The module text has every line where it was, bodies replaced by `;`.
+    assert module_text.count("\n") == MODULE.count("\n")
+    lines, original = module_text.splitlines(), MODULE.splitlines()
+    after = next(i for i, line in enumerate(original) if ".global .u32 after" in line)
+    assert lines[after].index(".global") == original[after].index(".global")
+    (s1,) = [s for s in spans if MODULE[s.start:s.end].startswith(".weak")]
+    assert (s1.line, s1.col) == (after, 1)  # the line before `after`'s
+    m = parse_ptx(module_text)
+    assert [f.name for f in m.functions] == ["ext", "first", "second", "third"]
+    assert all(f.body is None for f in m.functions)
+
+
+@pytest.mark.parametrize("text", [
+    HEADER + ".visible .entry k() { ret;",  # unbalanced
+    HEADER + ".visible .entry k() { ret; } }",
+    HEADER + ".visible .entry k() { /* ret; }",  # unterminated comment
+    HEADER + '.visible .entry k() { .pragma "x; }',
+])
+def test_split_declines_what_it_cannot_split(text: str) -> None:
+    assert stream.split(text) is None
+
+
+def test_same_text_as_whole_module() -> None:
+    imported, printed = _whole(MODULE)
+    out = stream.import_streamed(MODULE, "m.ptx")
+    assert out is not None and out.text() == imported
+    out = stream.import_streamed(MODULE, "m.ptx", verify=True, keep_text=False)
+    assert out is not None and out.printed() == printed
+    assert compile_module(MODULE, emit="ptx-mlir", filename="m.ptx",
+                          stream_min=0).stages["ptx-mlir"] == printed
+
+
+def test_small_batches_same_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    imported, printed = _whole(MODULE)
+    monkeypatch.setattr(stream, "BATCH_BYTES", 1)  # one function per batch
+    out = stream.import_streamed(MODULE, "m.ptx", verify=True)
+    assert out is not None and out.text() == imported and out.printed() == printed
+
+
+def test_parallel_same_text() -> None:
+    imported, printed = _whole(MODULE)
+    out = stream.import_streamed(MODULE, "m.ptx", jobs=2, verify=True)
+    assert out is not None and out.text() == imported and out.printed() == printed
+
+
+def _error(text: str, **kwargs: object) -> str:
+    with pytest.raises(CompileError) as e:
+        compile_module(text, emit="ptx-mlir", filename="m.ptx", **kwargs)  # type: ignore[arg-type]
+    return str(e.value)
+
+
+@pytest.mark.parametrize("bad, good", [
+    ("st.global.u32 [%rd1], %r2;", "st.global.u32 [%rd1], %r2 %r2;"),  # syntax, in a body
+    ("st.global.u32 [%rd1], %r2;", "st.global.u32 [%rd1], %r9;"),  # import: undeclared
+    ("st.param.b32 [r], %x; ret; }", "st.param.b32 [r], %y; ret; }"),  # on a shared line
+    (".global .u32 after = 1;", ".global .u32 after = 1"),  # module level
+    (".shared .align 4 .b8 tile[64];", ".shared .align 4 .b8 counter[64];"),  # redeclaration
+])
+def test_same_diagnostics(bad: str, good: str) -> None:
+    text = MODULE.replace(bad, good)
+    assert text != MODULE
+    whole = _error(text, stream_min=1 << 40)
+    assert whole.startswith("m.ptx:") and ": error: " in whole
+    assert _error(text, stream_min=0) == whole
+    assert _error(text, stream_min=0, jobs=2) == whole
+
+
+def test_mlir_rejection_is_located(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch MLIR rejects (an importer bug) is imported again with
+    locations, so the internal error still names the PTX line."""
+    real = stream.ModuleImporter.function
+
+    def broken(self: stream.ModuleImporter, fn, body_vars):  # type: ignore[no-untyped-def]
+        var_lines, text = real(self, fn, body_vars)
+        if fn.name == "third":
+            text = text.replace("ptx.ret", "ptx.ret %nonsense : i32", 1)
+        return var_lines, text
+
+    monkeypatch.setattr(stream.ModuleImporter, "function", broken)
+    message = _error(MODULE, stream_min=0)
+    line = next(n for n, t in enumerate(MODULE.splitlines(), 1) if "a } in a comment" in t)
+    assert message.startswith(f"m.ptx:{line}:") and "internal error" in message, message

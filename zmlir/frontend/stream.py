@@ -1,0 +1,390 @@
+"""Big PTX modules, parsed and imported one function at a time.
+
+Parsing a whole module into one AST and importing it into one MLIR text
+holds both at once: about 25 times the size of the PTX. Functions are
+independent, so here:
+
+1. `split` finds the top-level function definitions with a scan of braces,
+   comments and strings, and makes the *module text*: the PTX with every
+   function body replaced by `;` (and as many newlines as the body had), so
+   what remains is the header, the variables and a declaration of every
+   function, each at its own line and column.
+2. The module text is parsed and its variables imported as usual; the
+   declarations give every function's signature, which calls need.
+3. Each function is parsed alone (after a one-line `.version`/`.target`
+   prefix, its line numbers shifted back to the file's), imported, and its
+   AST dropped. With `jobs > 1` batches of functions go to worker processes.
+   With `verify`, each batch is also parsed and printed by MLIR
+   (`_native.run_pipeline`), so the caller gets the printed `ptx-mlir` text
+   without ever holding the whole module in MLIR.
+
+Results are joined in the module's order, so the output is the same text as
+`import_module(parse_ptx(text))` (and, verified, as `run_pipeline` of it);
+test_corpus.py checks both. Diagnostics keep their `file:line:col`. Input
+that the scan can't split with confidence (unbalanced braces, an unterminated
+comment or string) returns None from `split`; the caller parses it whole, so
+the error is reported exactly as before.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import re
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+
+from zmlir.diagnostics import CompileError, SourceLoc
+from zmlir.frontend import ast
+from zmlir.frontend.importer import ModuleImporter
+from zmlir.frontend.parser import parse_ptx
+
+# Below this size a module is parsed whole: splitting costs more than it saves.
+STREAM_MIN_BYTES = 1 << 20
+# PTX bytes per unit of work (one native parse, one message to a worker).
+BATCH_BYTES = 256 << 10
+
+# Comments and strings (whose braces and semicolons don't count), and the
+# three characters that delimit top-level items.
+_SCAN = re.compile(r'//[^\n]*|/\*[\s\S]*?\*/|"(?:[^"\\\n]|\\.)*"|[{};]|/\*|"')
+_FUNCTION_HEAD = re.compile(r"(?<![\w$.])\.(?:entry|func)(?![\w$])")
+# The linkage directives before `.entry`/`.func`: part of the definition.
+_LINKAGE = re.compile(r"(?:(?<![\w$.])\.(?:visible|extern|weak|common)[ \t\r\n]+)+$")
+# The module text keeps these directives; nothing else at depth 0 has braces.
+_SECTION = re.compile(r"(?<![\w$.])\.section(?![\w$])")
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """One function definition: text[start:end], its body from `body` on."""
+
+    start: int
+    body: int
+    end: int
+    line: int  # the line of `start`, from 1
+    col: int  # the column of `start`, from 1
+
+
+def split(text: str) -> tuple[str, list[Span]] | None:
+    """The module text and the function definitions (see the module
+    docstring), or None when the text isn't plainly balanced."""
+    spans: list[Span] = []
+    depth = 0
+    item = 0  # where the current top-level item starts
+    body = -1
+    for m in _SCAN.finditer(text):
+        tok = m.group()
+        c = tok[0]
+        if c == "/" or c == '"':
+            if tok in ("/*", '"'):
+                return None  # unterminated comment or string: lark says where
+            continue
+        if c == "{":
+            if depth == 0:
+                head = text[item:m.start()]
+                kw = _FUNCTION_HEAD.search(head)
+                body = -1
+                if kw is not None and not _SECTION.search(head):
+                    # The definition starts at its linkage or kind keyword;
+                    # directives without `;` before it (`.version`, `.file`)
+                    # stay in the module text only.
+                    body = m.start()
+                    linkage = _LINKAGE.search(head, 0, kw.start())
+                    item += linkage.start() if linkage is not None else kw.start()
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth < 0:
+                return None
+            if depth == 0:
+                if body >= 0:
+                    spans.append(Span(item, body, m.end(), 0, 0))
+                item = m.end()
+        elif depth == 0:  # `;` ends a top-level item
+            item = m.end()
+    if depth != 0:
+        return None
+    # Line and column of each span, and the module text.
+    out: list[str] = []
+    located: list[Span] = []
+    line, pos, line_start = 1, 0, 0
+    for s in spans:
+        n = text.count("\n", pos, s.start)
+        if n:
+            line += n
+            line_start = text.rindex("\n", pos, s.start) + 1
+        located.append(Span(s.start, s.body, s.end, line, s.start - line_start + 1))
+        # The body's newlines keep later lines where they were; blanks after
+        # them keep the columns of whatever follows the `}` on its line.
+        n = text.count("\n", s.body, s.end)
+        tail = s.end - (text.rindex("\n", s.body, s.end) + 1) if n else 0
+        out.append(text[pos:s.body])
+        out.append(";" + "\n" * n + " " * tail)
+        pos = s.end
+        line += text.count("\n", s.start, s.end)
+        if n:
+            line_start = text.rindex("\n", s.start, s.end) + 1
+    out.append(text[pos:])
+    return "".join(out), located
+
+
+@dataclass
+class Imported:
+    """The importer's output in pieces, in module order."""
+
+    header: str  # `module attributes {...} {`
+    variables: list[str]  # module-scope, then body-scope ptx.var texts
+    functions: list[str]  # func.func texts
+    # The printed (verified) pieces, when asked for; else None.
+    printed_header: str | None = None
+    printed_variables: list[str] | None = None
+    printed_functions: list[str] | None = None
+    entries: tuple[ast.Function, ...] = ()  # signatures of the kernels
+
+    def text(self) -> str:
+        """What import_module would have returned."""
+        return "\n".join([self.header, *self.variables, *self.functions, "}"]) + "\n"
+
+    def printed(self) -> str:
+        """What run_pipeline(self.text(), "") would have returned."""
+        assert self.printed_header is not None and self.printed_variables is not None
+        assert self.printed_functions is not None
+        return "".join([self.printed_header, *self.printed_variables,
+                        *self.printed_functions, "}\n"])
+
+
+class _Context:
+    """What one process needs to import functions of one module."""
+
+    def __init__(self, module: ast.Module, filename: str, buffer: str) -> None:
+        self.importer = ModuleImporter(module, filename)
+        self.importer.module_variables()  # registers them
+        self.module_names = {v.name for v in module.variables}
+        self.filename = filename
+        self.buffer = buffer  # the name native parse errors are reported under
+        self.prefix = (f".version {module.version[0]}.{module.version[1]} .target "
+                       f"{', '.join(module.target)}\n")
+
+    def function(self, text: str, line: int, col: int) -> tuple[list[ast.VarDecl], list[str],
+                                                                  str]:
+        """One function definition: its body variables (as declared and as
+        ptx.var texts) and its func.func text."""
+        offset = line - 2  # the function starts on line 2, after the prefix
+        try:
+            m = parse_ptx(self.prefix + " " * (col - 1) + text, self.filename)
+        except CompileError as e:
+            if e.loc is not None:
+                raise CompileError(e.message, e.filename,
+                                   SourceLoc(e.loc.line + offset, e.loc.col)) from None
+            raise
+        defined = [f for f in m.functions if f.body is not None]
+        assert len(defined) == 1, "split() gives one definition per span"
+        imp = self.importer
+        imp.line_offset = offset
+        try:
+            body_vars = imp.body_variables(defined[0])
+            for v in body_vars:  # across functions: import_streamed checks
+                if v.name in self.module_names:
+                    raise imp.error(f"unsupported redeclaration of '{v.name}' in a function "
+                                    "body", v.loc)
+            var_lines, func = imp.function(defined[0], body_vars)
+        finally:
+            imp.line_offset = 0
+        located = [ast.VarDecl(v.space, v.type, v.name, SourceLoc(v.loc.line + offset, v.loc.col))
+                   for v in body_vars]
+        return located, var_lines, func
+
+    def batch(self, work: list[tuple[str, int, int]], verify: bool,
+              locations: bool = True) -> _BatchResult:
+        """Imports the functions of `work`; verified, when asked, by MLIR.
+
+        Without `locations` the text (kept only for verification) has no
+        `loc(...)`, which saves MLIR a location per op; if MLIR rejects it,
+        the batch is imported again with locations for the diagnostic.
+        """
+        names: list[ast.VarDecl] = []
+        var_lines: list[str] = []
+        funcs: list[str] = []
+        self.importer.locations = locations
+        try:
+            for text, line, col in work:
+                decls, lines, func = self.function(text, line, col)
+                names += decls
+                var_lines += lines
+                funcs.append(func)
+        finally:
+            self.importer.locations = True
+        result = _BatchResult(names, var_lines, funcs)
+        if verify:
+            try:
+                _, result.printed_vars, result.printed_funcs = self.verify(var_lines, funcs)
+            except NativeError:
+                if locations:
+                    raise
+                for v in names:  # registered by the first import
+                    self.importer.variables.pop(v.name, None)
+                return self.batch(work, verify, locations=True)
+        return result
+
+    def verify(self, var_lines: list[str], funcs: list[str]) -> tuple[str, str, str]:
+        """MLIR's print of a module of these pieces: (header line, variables,
+        functions), each with its newlines."""
+        from zmlir import _native  # here: the parser alone doesn't need MLIR
+
+        text = "\n".join([self.importer.header(), *var_lines, *funcs, "}"]) + "\n"
+        try:
+            printed = _native.run_pipeline(text, "", self.buffer)
+        except RuntimeError as err:
+            raise NativeError(str(err), text) from None
+        # `module attributes {...} {`, the variables, the functions, `}`.
+        first = printed.index("\n") + 1
+        body = printed[first:printed.rindex("}")]
+        if body.startswith("  func.func "):
+            cut = 0
+        else:
+            cut = body.find("\n  func.func ")
+            cut = len(body) if cut < 0 else cut + 1
+        return printed[:first], body[:cut], body[cut:]
+
+
+@dataclass
+class _BatchResult:
+    body_vars: list[ast.VarDecl]
+    var_lines: list[str]
+    funcs: list[str]
+    printed_vars: str = ""
+    printed_funcs: str = ""
+
+
+class NativeError(Exception):
+    """MLIR rejected a batch: the message and the text it was given."""
+
+    def __init__(self, message: str, text: str) -> None:
+        super().__init__(message, text)
+        self.message = message
+        self.text = text
+
+
+@dataclass(frozen=True, slots=True)
+class _Failure:
+    """A worker's error, as plain data (CompileError doesn't pickle whole)."""
+
+    message: str
+    filename: str
+    loc: SourceLoc | None
+    text: str | None  # set for a native error: the batch's MLIR text
+
+    def exception(self) -> Exception:
+        if self.text is not None:
+            return NativeError(self.message, self.text)
+        return CompileError(self.message, self.filename, self.loc)
+
+
+# The worker processes' context (set by _init_worker).
+_WORKER: _Context | None = None
+
+
+def _init_worker(module: ast.Module, filename: str, buffer: str) -> None:
+    global _WORKER
+    _WORKER = _Context(module, filename, buffer)
+
+
+def _work(batch: list[tuple[str, int, int]], verify: bool,
+          locations: bool) -> _BatchResult | _Failure:
+    assert _WORKER is not None
+    try:
+        return _WORKER.batch(batch, verify, locations)
+    except CompileError as e:
+        return _Failure(e.message, e.filename, e.loc, None)
+    except NativeError as e:
+        return _Failure(e.message, "", None, e.text)
+
+
+def _batches(text: str, spans: list[Span]) -> Iterator[list[tuple[str, int, int]]]:
+    batch: list[tuple[str, int, int]] = []
+    size = 0
+    for s in spans:
+        batch.append((text[s.start:s.end], s.line, s.col))
+        size += s.end - s.start
+        if size >= BATCH_BYTES:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def import_streamed(text: str, filename: str, *, jobs: int = 1, verify: bool = False,
+                    keep_text: bool = True,
+                    buffer: str = "<zmlir importer output>") -> Imported | None:
+    """Parses and imports `text` one function at a time (see the module
+    docstring); None if split() can't take it (parse it whole then).
+
+    `jobs` > 1 imports batches of functions in that many worker processes.
+    `verify` also has MLIR parse, verify and print each batch (native parse
+    errors come back as NativeError with the batch's text, named `buffer`).
+    Without `keep_text` only the printed pieces are kept (`verify` needed).
+    """
+    parts = split(text)
+    if parts is None:
+        return None
+    module_text, spans = parts
+    module = parse_ptx(module_text, filename)
+    ctx = _Context(module, filename, buffer)
+    out = Imported(ctx.importer.header(), [*ctx.importer.module_variables()], [])
+    if verify:
+        header, printed_vars, _ = ctx.verify(out.variables, [])
+        out.printed_header, out.printed_variables, out.printed_functions = (
+            header, [printed_vars], [])
+    seen = {v.name for v in module.variables}
+    body_vars: list[str] = []
+    printed_body_vars: list[str] = []
+    locations = keep_text or not verify
+    for result in _run(ctx, text, spans, module, filename, buffer, jobs, verify, locations):
+        for v in result.body_vars:
+            if v.name in seen:
+                raise CompileError(f"unsupported redeclaration of '{v.name}' in a function "
+                                   "body", filename, v.loc)
+            seen.add(v.name)
+        if keep_text:
+            body_vars += result.var_lines
+            out.functions += result.funcs
+        if verify:
+            printed_body_vars.append(result.printed_vars)
+            assert out.printed_functions is not None
+            out.printed_functions.append(result.printed_funcs)
+    out.variables += body_vars
+    if verify:
+        assert out.printed_variables is not None
+        out.printed_variables += printed_body_vars
+    out.entries = tuple(fn for fn in module.functions if fn.kind == "entry")
+    return out
+
+
+def _run(ctx: _Context, text: str, spans: list[Span], module: ast.Module, filename: str,
+         buffer: str, jobs: int, verify: bool, locations: bool) -> Iterator[_BatchResult]:
+    """The batches' results in order: here, or in `jobs` processes."""
+    if jobs <= 1:
+        for batch in _batches(text, spans):
+            yield ctx.batch(batch, verify, locations)
+        return
+    # `spawn`: the parent may hold MLIR's thread pool, which fork would break.
+    mp = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(jobs, mp_context=mp, initializer=_init_worker,
+                             initargs=(module, filename, buffer)) as pool:
+        pending: deque[Future[_BatchResult | _Failure]] = deque()
+        batches = _batches(text, spans)
+        # A few batches in flight per worker: enough to keep them busy, few
+        # enough that the texts waiting in the queue stay small.
+        for batch in batches:
+            pending.append(pool.submit(_work, batch, verify, locations))
+            if len(pending) >= 3 * jobs:
+                yield _checked(pending.popleft().result())
+        while pending:
+            yield _checked(pending.popleft().result())
+
+
+def _checked(result: _BatchResult | _Failure) -> _BatchResult:
+    if isinstance(result, _Failure):
+        raise result.exception()
+    return result
