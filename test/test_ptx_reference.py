@@ -684,7 +684,8 @@ for _c in spec.ATOMICS:
             REFS[_c.name] = _own_ref(_op, _t)
 
 
-def _shfl_ref(mode: str, c_val: int, bmask: int, half: bool, divergent: bool) -> Ref:
+def _shfl_ref(mode: str, c_val: int, bmask: int, half: bool, divergent: bool,
+              b_const: int | None = None) -> Ref:
     def ref(c: spec.Case, ins: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray | None]:
         a, b = ins
         n = len(a)
@@ -695,7 +696,7 @@ def _shfl_ref(mode: str, c_val: int, bmask: int, half: bool, divergent: bool) ->
             if divergent and lane >= 16:
                 out[i] = 7
                 continue
-            bval = int(b[i]) & bmask & 31
+            bval = (int(b[i]) if b_const is None else b_const) & bmask & 31
             cval, segmask = c_val & 31, (c_val >> 8) & 31
             max_lane = (lane & segmask) | (cval & ~segmask)
             min_lane = lane & segmask
@@ -709,12 +710,14 @@ def _shfl_ref(mode: str, c_val: int, bmask: int, half: bool, divergent: bool) ->
 
 
 for _c in spec.WARP:
-    _m = re.search(r"shfl\.sync\.(\w+)\.b32 %t1\|%q0, %a0, %t0, (0x[0-9a-f]+), ", _c.body)
+    _m = re.search(r"shfl\.sync\.(\w+)\.b32 %t1\|%q0, %a0, (%t0|\d+), (0x[0-9a-f]+|\d+), ",
+                   _c.body)
     if _m and _c.family == "shfl.sync":
         _bm = re.search(r"and\.b32 %t0, %a1, (\d+);", _c.body)
-        REFS[_c.name] = _shfl_ref(_m.group(1), int(_m.group(2), 16),
+        REFS[_c.name] = _shfl_ref(_m.group(1), int(_m.group(3), 0),
                                   int(_bm.group(1)) if _bm else 31, "half" in _c.name,
-                                  "divergent" in _c.name)
+                                  "divergent" in _c.name,
+                                  None if _m.group(2) == "%t0" else int(_m.group(2)))
 
 
 @_ref("sreg_tid_ntid_ctaid")

@@ -506,6 +506,11 @@ WARP = [
     *[_shfl(m, 0x1800 if m == "up" else 0x181F, "w8") for m in ("up", "down", "bfly", "idx")],
     _shfl("idx", 0x0F, "c0f"), _shfl("down", 0x10, "c10"), _shfl("up", 0x03, "c03"),
     _shfl("bfly", 0x1C07, "c1c07"),
+    # The same lane offset in every lane, and offsets past 31 (PTX uses b[4:0]).
+    *[_c(f"shfl_{m}_w32_b{b}", "shfl.sync", f"shfl.sync.{m}.b32 %t1|%q0, %a0, {b}, "
+         f"{0 if m == 'up' else 0x1F}, -1; selp.u32 %t2, 1, 0, %q0; mov.b64 %d, {{%t1, %t2}};",
+         "u32 u32", "u64", gen="warp") for m, b in (("up", 3), ("down", 5), ("up", 35),
+                                                    ("down", 33), ("bfly", 37), ("idx", 40))],
     *[_shfl(m, 0x101F, "half_mask", bmask=15, mask="%t3", pre=_HALF) for m in ("bfly", "idx")],
     _c("shfl_idx_divergent", "shfl.sync", "mov.u32 %t3, %laneid; setp.lt.u32 %g0, %t3, 16; "
        "mov.b32 %t1, 7; setp.eq.u32 %q0, %t1, 0; and.b32 %t0, %a1, 31; "
