@@ -51,7 +51,7 @@ class FastPath:
                  param_sizes: list[int] | None) -> bool:
         """Registers (or refreshes) a function; False if the fast path cannot
         launch it."""
-        if self.lib is None or not self.backend_ready or param_sizes is None:
+        if not self.on or not self.backend_ready or param_sizes is None:
             return False
         entry = device.fast_kernel(kernel, info, len(param_sizes))
         if entry is None:
