@@ -458,6 +458,21 @@ _COOPERATIVE = _FAST[:_FAST.index("r = {}")] + textwrap.dedent("""
     r["prefetch_bad_device"] = lib.cuMemPrefetchAsync_v2(d, 128, Location(1, 7), 0, None)
     r["advise"] = lib.cuMemAdvise_v2(d, 128, 1, Location(1, 0))
     r["advise_unknown"] = lib.cuMemAdvise_v2(d, 128, 99, Location(1, 0))
+    e = ctypes.c_uint64()
+    assert lib.cuMemAlloc_v2(ctypes.byref(e), 128) == 0
+    r["peer_copy"] = lib.cuMemcpyPeer(e, ctx, d, ctx, 128)
+    r["peer_copy_bad_context"] = lib.cuMemcpyPeer(e, ctypes.c_void_p(0xbad0), d, ctx, 128)
+    h2 = (ctypes.c_uint32 * 32)()
+    assert lib.cuMemcpyDtoH_v2(h2, e, 128) == 0
+    r["peer_value"] = h2[0]
+    s = ctypes.c_void_p()
+    assert lib.cuStreamCreate(ctypes.byref(s), 0) == 0
+    attr = (ctypes.c_int * 16)(-1)
+    r["stream_set_priority"] = lib.cuStreamSetAttribute(s, 8, attr)
+    out = (ctypes.c_int * 16)()
+    r["stream_get_priority"] = [lib.cuStreamGetAttribute(s, 8, out), out[0]]
+    r["stream_get_unknown"] = lib.cuStreamGetAttribute(s, 4, out)
+    r["graph_upload_bad"] = lib.cuGraphUpload(ctypes.c_void_p(0xbad0), s)
     fake = os.environ.get("ZMLIR_CUDA_DRIVER")
     if fake:
         r["cooperative_launches"] = ctypes.CDLL(fake).fake_cooperative_launches()
@@ -485,6 +500,11 @@ def test_cooperative_launch(libdir: str, backend: str, fake_nvidia_driver: Path)
     assert r["prefetch"] == 0 and r["advise"] == 0
     assert r["prefetch_past_end"] == 1 and r["prefetch_bad_device"] == 101
     assert r["advise_unknown"] == 1
+    assert r["peer_copy"] == 0 and r["peer_value"] == r["value"]
+    assert r["peer_copy_bad_context"] == 400
+    assert r["stream_set_priority"] == 0 and r["stream_get_priority"] == [0, -1]
+    assert r["stream_get_unknown"] == 1  # clusters are launch attributes, not stream ones
+    assert r["graph_upload_bad"] == 400
     if backend == "cuda":
         assert r["attribute"] == 1 and r["occupancy"] == 2  # the real driver's answers
         assert r["grid_8"] == 0

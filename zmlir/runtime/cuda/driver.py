@@ -158,6 +158,7 @@ class Driver:
         self.tls = threading.local()
         self.allocations = AllocationMap()
         self.host_allocations: dict[int, Any] = {}
+        self.stream_attributes: dict[tuple[int, int], bytes] = {}  # (stream, CUstreamAttrID)
         self.pools: list[MemoryPool] = []  # live pools (settled at synchronizations)
         self.pool_of: dict[int, MemoryPool] = {}  # pool allocation -> its pool
         self.default_pool = 0  # handles
@@ -1029,6 +1030,18 @@ class Driver:
     def cuMemcpyAsync(self, dst: int, src: int, nbytes: int, stream: Any) -> int:
         return self.enqueue(stream, lambda: self.copy(dst, src, nbytes))
 
+    def cuMemcpyPeer(self, dst: int, dst_ctx: Any, src: int, src_ctx: Any, nbytes: int) -> int:
+        # One device: both contexts are on it, and a peer copy is a device copy.
+        self.require_init()
+        self.handles.get(self.ptr(dst_ctx), Context)
+        self.handles.get(self.ptr(src_ctx), Context)
+        return self.cuMemcpyDtoD_v2(dst, src, nbytes)
+
+    def cuMemcpyPeerAsync(self, dst: int, dst_ctx: Any, src: int, src_ctx: Any, nbytes: int,
+                          stream: Any) -> int:
+        return self.enqueue(stream, lambda: self.cuMemcpyPeer(dst, dst_ctx, src, src_ctx,
+                                                                nbytes))
+
     def cuMemcpyHtoD_v2(self, dst: int, src: Any, nbytes: int) -> int:
         self.check_device_range(dst, nbytes)
         return self.copy(dst, self.ptr(src), nbytes)
@@ -1449,6 +1462,8 @@ class Driver:
         self.require_init()
         s = self.handles.remove(self.ptr(stream), Stream)
         self.fast.forget(self.ptr(stream))
+        for key in [k for k in self.stream_attributes if k[0] == self.ptr(stream)]:
+            del self.stream_attributes[key]
         if s.capture is not None and not any(  # the last stream of an unfinished capture
                 isinstance(o, Stream) and o.capture is s.capture
                 for o in self.handles._objects.values()):
@@ -1509,6 +1524,45 @@ class Driver:
         self.out(device, 0)
         return E.CUDA_SUCCESS
 
+    # CUstreamAttrID: what streams keep (CUlaunchAttributeValue, 64 bytes):
+    # the access policy window, synchronization policy, priority and memory
+    # synchronization domain. All are hints here, kept and reported back.
+    _STREAM_ATTRIBUTES = (1, 3, 8, 9, 10)
+
+    def cuStreamGetAttribute(self, stream: Any, attr: int, value: Any) -> int:
+        self.require_init()
+        s = self.stream(stream)
+        if attr not in self._STREAM_ATTRIBUTES or value == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        stored = self.stream_attributes.get((self.ptr(stream), attr))
+        if stored is None:
+            stored = bytes(64)
+            if attr == 8:  # PRIORITY
+                stored = struct.pack("<i", s.priority if s else 0) + bytes(60)
+        self.ffi.memmove(value, stored, 64)
+        return E.CUDA_SUCCESS
+
+    def cuStreamSetAttribute(self, stream: Any, attr: int, value: Any) -> int:
+        self.require_init()
+        s = self.stream(stream)
+        if attr not in self._STREAM_ATTRIBUTES or value == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        data = bytes(self.ffi.buffer(self.ffi.cast("char *", value), 64))
+        if attr == 8 and s is not None:
+            s.priority = struct.unpack_from("<i", data)[0]
+        self.stream_attributes[(self.ptr(stream), attr)] = data
+        return E.CUDA_SUCCESS
+
+    def cuStreamCopyAttributes(self, dst: Any, src: Any) -> int:
+        self.require_init()
+        d, s = self.stream(dst), self.stream(src)
+        for (handle, attr), data in list(self.stream_attributes.items()):
+            if handle == self.ptr(src):
+                self.stream_attributes[(self.ptr(dst), attr)] = data
+        if d is not None and s is not None:
+            d.priority = s.priority
+        return E.CUDA_SUCCESS
+
     def cuStreamIsCapturing(self, stream: Any, status: Any) -> int:
         self.require_init()
         s = self.stream(stream)
@@ -1566,6 +1620,12 @@ class Driver:
         if nodes != self.ffi.NULL:
             return self.unsupported("cuGraphGetNodes", "node handles")
         self.out(count, len(g.nodes))
+        return E.CUDA_SUCCESS
+
+    def cuGraphUpload(self, exec_: Any, stream: Any) -> int:
+        self.require_init()
+        self.handles.get(self.ptr(exec_), GraphExec)  # nothing to upload: work is replayed
+        self.stream(stream)
         return E.CUDA_SUCCESS
 
     def cuGraphDestroy(self, graph: Any) -> int:
