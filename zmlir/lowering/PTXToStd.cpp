@@ -885,8 +885,10 @@ struct SregOpLowering : PTXPattern<SregOp> {
   ///  - %gridid is 0 (NVIDIA's is a launch sequence number);
   ///  - on AMDGPU, %total_smem_size is the dispatch packet's group segment
   ///    size (the launcher passes the window, static + dynamic, there) and
-  ///    %dynamic_smem_size that minus the kernel's static window; SPIR-V
-  ///    kernels cannot read the size of their __local window argument.
+  ///    %dynamic_smem_size that minus the kernel's static window (so on
+  ///    NVPTX, whose launches also size the whole window as dynamic shared
+  ///    memory); SPIR-V kernels cannot read the size of their __local window
+  ///    argument.
   FailureOr<Value> launchRegister(SregOp op, OpBuilder &b, SpecialReg reg) const {
     Location loc = op.getLoc();
     mlir::Type i32 = b.getI32Type(), i64 = b.getI64Type();
@@ -901,7 +903,12 @@ struct SregOpLowering : PTXPattern<SregOp> {
             .getResult(0);
       }
       std::string name = ("llvm.nvvm.read.ptx.sreg." + stringifySpecialReg(reg)).str();
-      return callIntrinsic(b, loc, i32, name, {});
+      Value r = callIntrinsic(b, loc, i32, name, {});
+      if (reg != SpecialReg::DynamicSmemSize)
+        return r;
+      // The kernel's .shared variables are in the window too, which the
+      // launch sizes as dynamic shared memory.
+      return lessStaticWindow(op, b, r);
     }
     switch (reg) {
     case SpecialReg::Nwarpid: {
@@ -936,6 +943,12 @@ struct SregOpLowering : PTXPattern<SregOp> {
     Value total = LLVM::LoadOp::create(b, loc, i32, field, /*alignment=*/4);
     if (reg == SpecialReg::TotalSmemSize)
       return total;
+    return lessStaticWindow(op, b, total);
+  }
+
+  /// `window` (the launch's shared-memory size) less the kernel's static
+  /// .shared variables, which the window also holds.
+  FailureOr<Value> lessStaticWindow(SregOp op, OpBuilder &b, Value window) const {
     auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
     auto staticBytes = kernel ? kernel->getAttrOfType<IntegerAttr>("zmlir.static_shared_bytes")
                               : IntegerAttr();

@@ -16,11 +16,15 @@ func.func @bar_arrive(%n: i32) attributes {ptx.entry} {
 
 // -----
 
-// Shared-memory sizes: NVIDIA's registers; on AMDGPU the dispatch packet's
-// group segment size (the window, static + dynamic) less the static part.
+// Shared-memory sizes: NVIDIA's registers, less the static .shared
+// variables for the dynamic size (they are in the window the launch sizes as
+// dynamic shared memory); on AMDGPU the dispatch packet's group segment size
+// (the window, static + dynamic) less the static part.
 // NV-LABEL: gpu.func @smem_size
-// NV: llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.dynamic_smem_size"
+// NV: %[[D:.*]] = llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.dynamic_smem_size"
+// NV: arith.subi %[[D]], %c64_i32 : i32
 // NV: llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.total_smem_size"
+// NV-NOT: arith.subi
 // GFX9-LABEL: gpu.func @smem_size
 // GFX9-SAME: zmlir.static_shared_bytes = 64
 // GFX9: %[[PACKET:.*]] = llvm.call_intrinsic "llvm.amdgcn.dispatch.ptr"() : () -> !llvm.ptr<4>
