@@ -956,7 +956,8 @@ struct SregOpLowering : PTXPattern<SregOp> {
       (void)unsupported(op, "'%dynamic_smem_size' outside a kernel");
       return failure();
     }
-    return arith::SubIOp::create(b, loc, total, intConst(b, loc, i32, staticBytes.getInt()))
+    return arith::SubIOp::create(b, op.getLoc(), window,
+                                 intConst(b, op.getLoc(), b.getI32Type(), staticBytes.getInt()))
         .getResult();
   }
 
