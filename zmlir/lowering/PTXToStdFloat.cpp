@@ -553,9 +553,10 @@ Value directedF64(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> x,
 ///  3. an exact zero sum gets IEEE's sign for the mode (x + -x is -0 under
 ///     .rm);
 ///  4. narrow to f32 with the mode (narrowFloat): round-to-odd at 53 bits
-///     rounds correctly to 24, subnormals and overflow included.
+///     rounds correctly to 24, subnormals and overflow included;
+///  5. with .ftz, see below.
 Value directedF32(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> x,
-                  Rounding rnd) {
+                  Rounding rnd, bool ftz) {
   mlir::Type t = b.getF64Type();
   SmallVector<Value> w;
   for (Value v : x)
@@ -597,7 +598,29 @@ Value directedF32(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> x,
   } else {
     return Value();
   }
-  return narrowFloat(b, loc, s, b.getF32Type(), rnd);
+  Value r = narrowFloat(b, loc, s, b.getF32Type(), rnd);
+  if (!ftz)
+    return r;
+  // 5. .ftz flushes results that are tiny after rounding with an unbounded
+  //    exponent in the mode (the H200 gives -0 for div.rm.ftz of -2^-126 by
+  //    1 + 2^-23): below 2^-126 where the mode rounds the magnitude down, at
+  //    or below 2^-126 (1 - 2^-24) where it rounds it up. s is on the same
+  //    side of these (even) thresholds as the exact value.
+  Value negative = arith::CmpIOp::create(b, loc, IP::slt, bitsOf(b, loc, s),
+                                         intConst(b, loc, b.getI64Type(), 0));
+  Value as = math::AbsFOp::create(b, loc, s);
+  Value below = arith::CmpFOp::create(b, loc, FP::OLT, as, floatConst(b, loc, t, 0x1p-126));
+  Value atOrBelow = arith::CmpFOp::create(b, loc, FP::OLE, as,
+                                          floatConst(b, loc, t, 0x1p-126 * (1 - 0x1p-24)));
+  Value tiny = below;
+  if (rnd == Rounding::RM)
+    tiny = arith::SelectOp::create(b, loc, negative, atOrBelow, below);
+  else if (rnd == Rounding::RP)
+    tiny = arith::SelectOp::create(b, loc, negative, below, atOrBelow);
+  mlir::Type f32 = b.getF32Type();
+  Value zero32 = arith::SelectOp::create(b, loc, negative, floatConst(b, loc, f32, -0.0),
+                                         floatConst(b, loc, f32, 0.0));
+  return arith::SelectOp::create(b, loc, tiny, zero32, r);
 }
 
 /// `name` (add, sub, mul, fma, div, rcp, sqrt) of f32/f64 operands with the
@@ -626,7 +649,7 @@ Value directedRounding(OpBuilder &b, Location loc, const PTXLoweringState &state
   if (f64) {
     r = directedF64(b, loc, name, x, rnd);
   } else {
-    r = directedF32(b, loc, name, x, rnd);
+    r = directedF32(b, loc, name, x, rnd, ftz);
   }
   if (r && ftz)
     r = flushSubnormal(b, loc, r);
@@ -1062,10 +1085,11 @@ Value halfLane(OpBuilder &b, Location loc, StringRef name, SmallVector<Value> x,
     for (Value &v : x)
       v = flushHalf(b, loc, v, bf16);
   Value r;
-  if (name == "neg") {
-    r = arith::XOrIOp::create(b, loc, x[0], c16(b, loc, -0x8000));
-  } else if (name == "abs") {
-    r = arith::AndIOp::create(b, loc, x[0], c16(b, loc, 0x7fff));
+  if (name == "neg" || name == "abs") {
+    // The sign bit, but NaNs become the canonical NaN (as on the H200).
+    r = name == "neg" ? arith::XOrIOp::create(b, loc, x[0], c16(b, loc, -0x8000)).getResult()
+                      : arith::AndIOp::create(b, loc, x[0], c16(b, loc, 0x7fff)).getResult();
+    r = arith::SelectOp::create(b, loc, halfIsNaN(b, loc, x[0], bf16), c16(b, loc, 0x7fff), r);
   } else if (name == "min" || name == "max") {
     r = minMaxBits(b, loc, x[0], x[1], name == "min", bf16 ? BitsFormat::BF16 : BitsFormat::F16,
                    f);
@@ -1081,6 +1105,23 @@ Value halfLane(OpBuilder &b, Location loc, StringRef name, SmallVector<Value> x,
     else
       w = fusedHalf(b, loc, fa, fb, halfToF32(b, loc, x[2], bf16), bf16);
     r = f32ToHalfBits(b, loc, w, bf16);
+    if (f.ftz) {
+      // .ftz flushes results that are tiny after rounding with an unbounded
+      // exponent (what the H200 does): below 2^-14 less half an ulp of the
+      // binade below, 2^-14 (1 - 2^-12), even where the result rounds up to
+      // 2^-14. w is exact there for add, sub and mul, and round-to-odd for
+      // fma, which keeps it on the same side of that (even) threshold.
+      Value tiny = arith::CmpFOp::create(
+          b, loc, FP::OLT, math::AbsFOp::create(b, loc, w),
+          floatConst(b, loc, b.getF32Type(),
+                     bf16 ? 0x1p-126 * (1 - 0x1p-9) : 0x1p-14 * (1 - 0x1p-12)));
+      mlir::Type i32 = b.getI32Type();
+      Value sign = arith::TruncIOp::create(
+          b, loc, b.getI16Type(),
+          arith::ShRUIOp::create(b, loc, bitsOf(b, loc, w), intConst(b, loc, i32, 16)));
+      sign = arith::AndIOp::create(b, loc, sign, c16(b, loc, -0x8000));
+      r = arith::SelectOp::create(b, loc, tiny, sign, r);
+    }
     Value isNaN = halfIsNaN(b, loc, r, bf16);
     Value notNaN = arith::XOrIOp::create(b, loc, isNaN, intConst(b, loc, b.getI1Type(), 1));
     if (f.relu) {
