@@ -149,5 +149,24 @@ def test_spirv_cpu_matches_h200(name: str, device) -> None:
         _record("spirv-cpu", c, "error", f"{type(err).__name__}: {str(err).splitlines()[0]}")
         raise
     status, ndiff = spec.compare(c, got, golden["out"])
-    _record("spirv-cpu", c, status, f"{ndiff} of {len(got)} differ" if ndiff else "")
-    assert status != "mismatch", f"{ndiff} of {len(got)} results differ from the H200"
+    detail = f"{ndiff} of {len(got)} differ, e.g. {_examples(c, ins, got, golden['out'])}" \
+        if ndiff else ""
+    _record("spirv-cpu", c, status, detail)
+    assert status != "mismatch", f"{ndiff} of {len(got)} results differ from the H200: {detail}"
+
+
+def _bits(a: np.ndarray, i: int) -> str:
+    return f"{int(a[i:i + 1].view({2: np.uint16, 4: np.uint32, 8: np.uint64}[a.itemsize])[0]):#x}"
+
+
+def _examples(c: spec.Case, ins: list[np.ndarray], got: np.ndarray, want: np.ndarray) -> str:
+    """The first two differing elements: inputs, ours, the H200's (register bits)."""
+    differ = (got.view(np.uint8).reshape(len(got), -1)
+              != want.view(np.uint8).reshape(len(want), -1)).any(axis=1)
+    if c.output in ("f32", "f64"):
+        differ &= ~(np.isnan(got) & np.isnan(want))
+    rows = []
+    for i in np.flatnonzero(differ)[:2]:
+        args = ", ".join(_bits(a, i) for a in ins)
+        rows.append(f"in ({args}): got {_bits(got, i)}, H200 {_bits(want, i)}")
+    return "; ".join(rows)

@@ -125,8 +125,11 @@ def capture(outdir: Path, nvptx: Path | None, resume: bool = False) -> int:
         if nvptx is not None:
             ours = nvptx / f"{c.name}.ptx"
             error = None
+            failed = nvptx / f"{c.name}.error"
             if not ours.exists():
-                status, ndiff = "unsupported", 0
+                message = failed.read_text().strip() if failed.exists() else ""
+                status, ndiff = ("unsupported", 0) if "unsupported" in message or not message \
+                    else (f"error: compile: {message.splitlines()[0]}", -1)
             else:
                 try:
                     got = driver.run(ours.read_bytes(), ins, spec.output_dtype(c),

@@ -86,6 +86,8 @@ def main() -> None:
         if name in nv_h200:
             s = nv_h200[name]["status"]
             s = s if s in ORDER else "error"  # "error: ..." (the kernel failed)
+            if s == "unsupported" and nv_compile.get(name, {}).get("status") == "error":
+                return "error"  # the capture took a compiler failure for a diagnostic
             return "fixed-unverified" if s == "mismatch" and name in FIXED_SINCE_CAPTURE else s
         compiled = nv_compile.get(name, {}).get("status")
         return compiled if compiled in ("unsupported", "error") else (
