@@ -109,6 +109,23 @@ _PROBE = textwrap.dedent("""
                        fn.value == ctypes.cast(lib.cuMemAlloc_v2, ctypes.c_void_p).value)
     r["proc_unknown"] = (lib.cuGetProcAddress_v2(b"cuNoSuchThing", ctypes.byref(fn), 13000, 0,
                                                  ctypes.byref(status)), status.value)
+    # The symbol of the signature the caller's CUDA version declares.
+    def proc(name, version):
+        code = lib.cuGetProcAddress_v2(name, ctypes.byref(fn), version, 0, ctypes.byref(status))
+        return [code, status.value, fn.value]
+    def address(symbol):
+        return ctypes.cast(getattr(lib, symbol), ctypes.c_void_p).value
+    r["proc_versions"] = [
+        proc(b"cuMemPrefetchAsync", 8000)[2] == address("cuMemPrefetchAsync"),
+        proc(b"cuMemPrefetchAsync", 12020)[2] == address("cuMemPrefetchAsync_v2"),
+        proc(b"cuMemPrefetchAsync_ptsz", 13000)[2] == address("cuMemPrefetchAsync_v2"),
+        proc(b"cuStreamGetCaptureInfo", 11030)[2] == address("cuStreamGetCaptureInfo_v2"),
+        proc(b"cuCtxCreate", 3020)[2] == address("cuCtxCreate_v2"),
+        proc(b"cuCtxCreate", 12050)[2] == address("cuCtxCreate_v4"),
+        proc(b"cuGetProcAddress", 11030)[2] == address("cuGetProcAddress"),
+    ]
+    r["proc_ctx_create_v3"] = proc(b"cuCtxCreate", 11040)[:2]  # a signature we lack
+    r["proc_too_old"] = proc(b"cuMemAdvise", 7000)[:2]
     luid, mask = (ctypes.c_char * 8)(), ctypes.c_uint()
     r["unsupported_api"] = lib.cuDeviceGetLuid(luid, ctypes.byref(mask), 0)
     # Memory pools
@@ -171,6 +188,9 @@ def test_driver_api_error_paths(libdir: str) -> None:
     assert r["error_name_unknown"] == 1
     assert r["proc_known"] == [0, 0, True]
     assert r["proc_unknown"] == [500, 1]  # CUDA_ERROR_NOT_FOUND, symbol not found
+    assert r["proc_versions"] == [True] * 7
+    assert r["proc_ctx_create_v3"] == [500, 1]
+    assert r["proc_too_old"] == [500, 2]  # CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
     assert r["unsupported_api"] == 801
     assert "cuDeviceGetLuid" in result.stderr
     assert r["default_pool"] == 0

@@ -1265,6 +1265,19 @@ class Driver:
         self.stream(stream)
         return E.CUDA_SUCCESS
 
+    def _location(self, device: int) -> Any:
+        """A CUmemLocation of `device` (CUDA 8-12's device ordinal arguments;
+        CU_DEVICE_CPU, -1, is the host)."""
+        location = self.ffi.new("CUmemLocation *")
+        location.type, location.id = (2, 0) if device == -1 else (1, device)  # HOST / DEVICE
+        return location[0]
+
+    def cuMemPrefetchAsync(self, ptr: int, count: int, device: int, stream: Any) -> int:
+        return self.cuMemPrefetchAsync_v2(ptr, count, self._location(device), 0, stream)
+
+    def cuMemAdvise(self, ptr: int, count: int, advice: int, device: int) -> int:
+        return self.cuMemAdvise_v2(ptr, count, advice, self._location(device))
+
     def cuMemAdvise_v2(self, ptr: int, count: int, advice: int, location: Any) -> int:
         self._managed_range("cuMemAdvise", ptr, count, location)
         if not 1 <= advice <= 6:  # CU_MEM_ADVISE_SET_READ_MOSTLY .. UNSET_ACCESSED_BY
@@ -1518,6 +1531,15 @@ class Driver:
             count[0] = 0
         return E.CUDA_SUCCESS
 
+    def cuStreamGetCaptureInfo(self, stream: Any, status: Any, capture_id: Any) -> int:
+        n = self.ffi.NULL
+        return self.cuStreamGetCaptureInfo_v3(stream, status, capture_id, n, n, n, n)
+
+    def cuStreamGetCaptureInfo_v2(self, stream: Any, status: Any, capture_id: Any, graph: Any,
+                                  dependencies: Any, count: Any) -> int:
+        return self.cuStreamGetCaptureInfo_v3(stream, status, capture_id, graph, dependencies,
+                                              self.ffi.NULL, count)
+
     def cuStreamGetDevice(self, stream: Any, device: Any) -> int:
         self.require_init()
         self.stream(stream)
@@ -1570,6 +1592,9 @@ class Driver:
         return E.CUDA_SUCCESS
 
     # -- graphs: stream capture and replay ---------------------------------------
+
+    def cuStreamBeginCapture(self, stream: Any) -> int:
+        return self.cuStreamBeginCapture_v2(stream, 0)  # CU_STREAM_CAPTURE_MODE_GLOBAL
 
     def cuStreamBeginCapture_v2(self, stream: Any, mode: int) -> int:
         self.current_context()

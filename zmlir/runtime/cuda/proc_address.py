@@ -15,16 +15,38 @@ from zmlir.runtime.cuda.errors import CUresult
 
 _SYMBOL_FOUND = 0
 _SYMBOL_NOT_FOUND = 1
+_SYMBOL_VERSION_NOT_SUFFICIENT = 2
 _EXPORTED = set(api.function_names())
 
+# Functions whose signature changed between CUDA versions: (the CUDA version
+# that introduced it, our symbol of that signature), oldest first; None where
+# we do not implement that signature. cudart asks for each by the version
+# whose signature it will call (cudaTypedefs.h: PFN_<name>_v<version>).
+VERSIONED: dict[str, tuple[tuple[int, str | None], ...]] = {
+    "cuCtxCreate": ((2000, "cuCtxCreate_v2"), (11040, None), (12050, "cuCtxCreate_v4")),
+    "cuGetProcAddress": ((11030, "cuGetProcAddress"), (12000, "cuGetProcAddress_v2")),
+    "cuMemAdvise": ((8000, "cuMemAdvise"), (12020, "cuMemAdvise_v2")),
+    "cuMemPrefetchAsync": ((8000, "cuMemPrefetchAsync"), (12020, "cuMemPrefetchAsync_v2")),
+    "cuStreamBeginCapture": ((10000, "cuStreamBeginCapture"),
+                             (10010, "cuStreamBeginCapture_v2")),
+    "cuStreamGetCaptureInfo": ((10010, "cuStreamGetCaptureInfo"),
+                               (11030, "cuStreamGetCaptureInfo_v2"),
+                               (12030, "cuStreamGetCaptureInfo_v3")),
+}
 
-def resolve(name: str) -> str | None:
-    """The exported symbol serving `name`, or None."""
+
+def resolve(name: str, version: int | None = None) -> str | None:
+    """The exported symbol serving `name` as CUDA `version` declares it
+    (None: the newest), or None."""
     for suffix in ("_ptds", "_ptsz"):
         if name.endswith(suffix):
             name = name[: -len(suffix)]
-    for version in range(4, 1, -1):
-        candidate = f"{name}_v{version}"
+    versions = VERSIONED.get(name)
+    if versions is not None:
+        chosen = [symbol for since, symbol in versions if version is None or since <= version]
+        return chosen[-1] if chosen else None
+    for version_suffix in range(4, 1, -1):
+        candidate = f"{name}_v{version_suffix}"
         if candidate in _EXPORTED:
             return candidate
     return name if name in _EXPORTED else None
@@ -36,11 +58,13 @@ def get_proc_address(driver: Any, symbol: Any, pfn: Any, version: int, flags: in
     if symbol == ffi.NULL or pfn == ffi.NULL:
         return CUresult.CUDA_ERROR_INVALID_VALUE
     name = ffi.string(symbol).decode()
-    target = resolve(name)
+    target = resolve(name, version)
     if target is None:
         pfn[0] = ffi.NULL
         if status is not None and status != ffi.NULL:
-            status[0] = _SYMBOL_NOT_FOUND
+            base = name.removesuffix("_ptds").removesuffix("_ptsz")
+            oldest = VERSIONED.get(base, ((0, None),))[0][0]
+            status[0] = _SYMBOL_VERSION_NOT_SUFFICIENT if version < oldest else _SYMBOL_NOT_FOUND
         return CUresult.CUDA_ERROR_NOT_FOUND
     if target in api.C_FAST_PATH:  # C functions: their exported address, not cffi's wrapper
         pfn[0] = ffi.cast("void *", driver.lib.zmlir_fast_address(target.encode()))
