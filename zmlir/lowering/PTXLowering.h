@@ -118,11 +118,15 @@ inline Value flushSubnormal(OpBuilder &b, Location loc, Value value) {
   return arith::SelectOp::create(b, loc, isSubnormal, zero, value);
 }
 
-/// Clamps a float to [0, 1] with NaN going to 0 (PTX `.sat` on floats).
+/// Clamps a float to [+0, 1] with NaN going to +0 (PTX `.sat` on floats);
+/// -0 gives +0 as well, as on the H200 (maxnum may return either zero).
 inline Value saturateFloat(OpBuilder &b, Location loc, Value value) {
   mlir::Type type = value.getType();
-  Value lo = arith::MaxNumFOp::create(b, loc, value, floatConst(b, loc, type, 0.0));
-  return arith::MinNumFOp::create(b, loc, lo, floatConst(b, loc, type, 1.0));
+  Value zero = floatConst(b, loc, type, 0.0);
+  Value lo = arith::MaxNumFOp::create(b, loc, value, zero);
+  Value r = arith::MinNumFOp::create(b, loc, lo, floatConst(b, loc, type, 1.0));
+  Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, r, zero);
+  return arith::SelectOp::create(b, loc, isZero, zero, r);
 }
 
 inline LLVM::AtomicOrdering orderingFor(Semantics sem) {
