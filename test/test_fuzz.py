@@ -200,3 +200,37 @@ def test_mutated_corpus_through_cli(tmp_path: Path) -> None:
         (tmp_path / "first-problem.ptx").write_text(text, errors="surrogateescape")
         pytest.fail(f"{len(problems)} of {BATCH} runs misbehaved; first: {first.problem}: "
                     f"{first.stderr.strip()[:500]} (input in {tmp_path / 'first-problem.ptx'})")
+
+
+# ---------------------------------------------------------------------------
+# The per-function path (zmlir/frontend/stream.py) against the whole-module one
+# ---------------------------------------------------------------------------
+
+STREAM_BATCH = int(os.environ.get("ZMLIR_FUZZ_STREAM_BATCH", "400"))
+
+
+def _compile(text: str, stream_min: int) -> tuple[str, str]:
+    """("ok", ptx-mlir text) or ("error", the diagnostic); anything else raises."""
+    from zmlir import compile_module
+    from zmlir.diagnostics import CompileError
+
+    try:
+        return "ok", compile_module(text, emit="ptx-mlir", filename="f.ptx",
+                                    stream_min=stream_min).stages["ptx-mlir"]
+    except CompileError as e:
+        return "error", str(e)
+
+
+@pytest.mark.skipif(not have_nvcc(), reason="nvcc is not installed (the seeds are its output)")
+def test_mutated_corpus_per_function_same_outcome() -> None:
+    """Mutated corpus modules imported one function at a time: the same
+    text, or the same diagnostic, as the whole-module path."""
+    rng = random.Random(20261201)
+    texts = seeds()
+    outcomes = {"ok": 0, "error": 0}
+    for _ in range(STREAM_BATCH):
+        text = mutate(rng, rng.choice(texts))
+        whole = _compile(text, 1 << 62)
+        assert _compile(text, 0) == whole, text
+        outcomes[whole[0]] += 1
+    assert min(outcomes.values()) > STREAM_BATCH // 100, outcomes

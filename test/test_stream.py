@@ -8,7 +8,7 @@ import pytest
 
 from zmlir import compile_module
 from zmlir.diagnostics import CompileError
-from zmlir.frontend import parse_ptx, stream
+from zmlir.frontend import importer, parse_ptx, stream
 from zmlir.frontend.importer import import_module
 
 HEADER = ".version 8.5\n.target sm_80\n.address_size 64\n"
@@ -76,7 +76,7 @@ def test_split_finds_definitions_and_keeps_positions() -> None:
     HEADER + ".visible .entry k() { ret;",  # unbalanced
     HEADER + ".visible .entry k() { ret; } }",
     HEADER + ".visible .entry k() { /* ret; }",  # unterminated comment
-    HEADER + '.visible .entry k() { .pragma "x; }',
+    HEADER + '.visible .entry k() { mov.u32 %r1, "x; }',  # unterminated string
 ])
 def test_split_declines_what_it_cannot_split(text: str) -> None:
     assert stream.split(text) is None
@@ -128,17 +128,30 @@ def test_same_diagnostics(bad: str, good: str) -> None:
 
 
 def test_mlir_rejection_is_located(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A batch MLIR rejects (an importer bug) is imported again with
-    locations, so the internal error still names the PTX line."""
-    real = stream.ModuleImporter.function
+    """A module MLIR rejects (an importer bug) gives the internal error at
+    the PTX line, on either path."""
+    real = importer._FunctionImporter.run
 
-    def broken(self: stream.ModuleImporter, fn, body_vars):  # type: ignore[no-untyped-def]
-        var_lines, text = real(self, fn, body_vars)
-        if fn.name == "third":
-            text = text.replace("ptx.ret", "ptx.ret %nonsense : i32", 1)
-        return var_lines, text
+    def broken(self: importer._FunctionImporter) -> str:
+        text = real(self)
+        return text.replace("ptx.ret", "ptx.ret %nonsense : i32", 1) if (
+            self.fn.name == "third") else text
 
-    monkeypatch.setattr(stream.ModuleImporter, "function", broken)
-    message = _error(MODULE, stream_min=0)
+    monkeypatch.setattr(importer._FunctionImporter, "run", broken)
+    with pytest.raises(stream.NativeError):  # the batch, without and then with locations
+        stream._import_streamed(MODULE, "m.ptx", 1, True, False, "<buffer>")
     line = next(n for n, t in enumerate(MODULE.splitlines(), 1) if "a } in a comment" in t)
+    message = _error(MODULE, stream_min=0)
     assert message.startswith(f"m.ptx:{line}:") and "internal error" in message, message
+    assert _error(MODULE, stream_min=1 << 40) == message
+
+
+def test_error_falls_back_to_the_whole_module() -> None:
+    """With an error, the per-function path gives up (the whole-module path
+    then reports what it always did: a syntax error before an earlier
+    function's import error)."""
+    text = MODULE.replace("st.global.u32 [%rd1], %r2;", "st.global.u32 [%rd1], %r9;").replace(
+        "/* a } in a comment */ ret;", "ret ,;")
+    assert stream.import_streamed(text, "m.ptx") is None
+    message = _error(text, stream_min=0)
+    assert ": error: " in message and "%r9" not in message

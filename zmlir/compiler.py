@@ -13,7 +13,7 @@ from zmlir.diagnostics import CompileError, SourceLoc
 from zmlir.frontend import parse_ptx
 from zmlir.frontend.ast import Param
 from zmlir.frontend.importer import import_module
-from zmlir.frontend.stream import STREAM_MIN_BYTES, NativeError, import_streamed
+from zmlir.frontend.stream import STREAM_MIN_BYTES, import_streamed
 from zmlir.stages import STAGES
 from zmlir.targets import Target, get_target
 
@@ -74,12 +74,9 @@ def _import(ptx: str, filename: str, stop: int, jobs: int,
     nor its MLIR is ever held whole; a smaller one is parsed whole.
     """
     if len(ptx) >= stream_min:
-        try:
-            streamed = import_streamed(ptx, filename, jobs=jobs, verify=True,
-                                       keep_text=stop > 0, buffer=IMPORTED_BUFFER)
-        except NativeError as err:
-            raise _importer_error(RuntimeError(err.message), err.text, filename) or _native_error(
-                RuntimeError(err.message), filename) from None
+        # None for a module with an error: the whole-module path below reports it.
+        streamed = import_streamed(ptx, filename, jobs=jobs, verify=True,
+                                   keep_text=stop > 0, buffer=IMPORTED_BUFFER)
         if streamed is not None:
             param_types = {fn.name: tuple(_param_type(p) for p in fn.params)
                            for fn in streamed.entries}

@@ -45,9 +45,10 @@ STREAM_MIN_BYTES = 1 << 20
 # PTX bytes per unit of work (one native parse, one message to a worker).
 BATCH_BYTES = 256 << 10
 
-# Comments and strings (whose braces and semicolons don't count), and the
-# three characters that delimit top-level items.
-_SCAN = re.compile(r'//[^\n]*|/\*[\s\S]*?\*/|"(?:[^"\\\n]|\\.)*"|[{};]|/\*|"')
+# `.pragma` directives (lark's PRAGMA, ignored anywhere), comments and
+# strings, whose braces and semicolons don't count; the three characters
+# that delimit top-level items.
+_SCAN = re.compile(r'\.pragma\b[^;]*;|//[^\n]*|/\*[\s\S]*?\*/|"(?:[^"\\\n]|\\.)*"|[{};]|/\*|"')
 _FUNCTION_HEAD = re.compile(r"(?<![\w$.])\.(?:entry|func)(?![\w$])")
 # The linkage directives before `.entry`/`.func`: part of the definition.
 _LINKAGE = re.compile(r"(?:(?<![\w$.])\.(?:visible|extern|weak|common)[ \t\r\n]+)+$")
@@ -76,7 +77,7 @@ def split(text: str) -> tuple[str, list[Span]] | None:
     for m in _SCAN.finditer(text):
         tok = m.group()
         c = tok[0]
-        if c == "/" or c == '"':
+        if c == "/" or c == '"' or c == ".":
             if tok in ("/*", '"'):
                 return None  # unterminated comment or string: lark says where
             continue
@@ -179,7 +180,8 @@ class _Context:
                                    SourceLoc(e.loc.line + offset, e.loc.col)) from None
             raise
         defined = [f for f in m.functions if f.body is not None]
-        assert len(defined) == 1, "split() gives one definition per span"
+        if len(defined) != 1 or len(m.functions) != 1 or m.variables:
+            raise Unsplittable  # lark saw other than the one definition split() did
         imp = self.importer
         imp.line_offset = offset
         try:
@@ -257,6 +259,10 @@ class _BatchResult:
     printed_funcs: str = ""
 
 
+class Unsplittable(Exception):
+    """A function's text didn't parse as one definition: parse the module whole."""
+
+
 class NativeError(Exception):
     """MLIR rejected a batch: the message and the text it was given."""
 
@@ -274,8 +280,11 @@ class _Failure:
     filename: str
     loc: SourceLoc | None
     text: str | None  # set for a native error: the batch's MLIR text
+    unsplittable: bool = False
 
     def exception(self) -> Exception:
+        if self.unsplittable:
+            return Unsplittable()
         if self.text is not None:
             return NativeError(self.message, self.text)
         return CompileError(self.message, self.filename, self.loc)
@@ -299,6 +308,8 @@ def _work(batch: list[tuple[str, int, int]], verify: bool,
         return _Failure(e.message, e.filename, e.loc, None)
     except NativeError as e:
         return _Failure(e.message, "", None, e.text)
+    except Unsplittable:
+        return _Failure("", "", None, None, unsplittable=True)
 
 
 def _batches(text: str, spans: list[Span]) -> Iterator[list[tuple[str, int, int]]]:
@@ -318,18 +329,30 @@ def import_streamed(text: str, filename: str, *, jobs: int = 1, verify: bool = F
                     keep_text: bool = True,
                     buffer: str = "<zmlir importer output>") -> Imported | None:
     """Parses and imports `text` one function at a time (see the module
-    docstring); None if split() can't take it (parse it whole then).
+    docstring); None if split() can't take it, or if the module has an
+    error: parse it whole then, which reports the error the whole-module
+    path reports (syntax errors anywhere before import errors).
 
     `jobs` > 1 imports batches of functions in that many worker processes.
     `verify` also has MLIR parse, verify and print each batch (native parse
     errors come back as NativeError with the batch's text, named `buffer`).
     Without `keep_text` only the printed pieces are kept (`verify` needed).
     """
+    try:
+        return _import_streamed(text, filename, jobs, verify, keep_text, buffer)
+    except (CompileError, NativeError, Unsplittable):
+        return None
+
+
+def _import_streamed(text: str, filename: str, jobs: int, verify: bool, keep_text: bool,
+                     buffer: str) -> Imported | None:
     parts = split(text)
     if parts is None:
         return None
     module_text, spans = parts
     module = parse_ptx(module_text, filename)
+    if any(fn.body is not None for fn in module.functions):
+        return None  # a body the scan didn't take for a function's: parse it whole
     ctx = _Context(module, filename, buffer)
     out = Imported(ctx.importer.header(), [*ctx.importer.module_variables()], [])
     if verify:
