@@ -187,16 +187,16 @@ REFERENCES: dict[str, Callable[..., np.ndarray]] = {
     "elect_sync_mask": _elect_mask,
     "elect_sync_full": _elect_full,
     "sreg_warpid_smid": lambda a0: np.full(len(a0), 7, U32),
-    "sreg_clock": lambda a0: np.full(len(a0), 3, U32),
-    "sreg_envreg": lambda a0: np.zeros(len(a0), U64),
     "brx_idx": _brx_idx,
     "call_indirect": _call_indirect,
 }
 # Cases SPIR-V rejects, and the diagnostic that says why.
 UNSUPPORTED_ON_SPIRV = {
     "sreg_globaltimer": "unsupported special register '%globaltimer' on target 'spirv'",
+    "sreg_clock": "unsupported special register '%clock64' on target 'spirv'",
     "sreg_smem_size": "unsupported special register '%dynamic_smem_size' on target 'spirv'",
     "bar_arrive_sync": "unsupported 'bar.arrive' on target 'spirv'",
+    "sreg_envreg": "unsupported special register '%envreg0' on target 'spirv'",
 }
 
 

@@ -1067,13 +1067,11 @@ struct SregOpLowering : PTXPattern<SregOp> {
         // %globaltimer counts nanoseconds.
         if (timer)
           r = arith::MulIOp::create(rewriter, loc, r, intConst(rewriter, loc, i64, 10));
-      } else if (state.target == "spirv" && !timer) {
-        // OpReadClockKHR at device scope (SPV_KHR_shader_clock): a cycle
-        // counter like %clock64; OpenCL has no clock in nanoseconds.
-        auto fn = declareFunction(rewriter, op, "_Z17clock_read_devicev",
-                                  LLVM::LLVMFunctionType::get(i64, {}));
-        r = LLVM::CallOp::create(rewriter, loc, fn, ValueRange{}).getResult();
       } else {
+        // SPIR-V: OpReadClockKHR (cl_khr_kernel_clock) needs the
+        // ShaderClockKHR capability, which implies Shader, under which
+        // spirv-val rejects the WorkgroupSize built-in %ntid reads (Intel's
+        // CPU runtime ran it). OpenCL has no clock in nanoseconds.
         return unsupported(op, Twine("special register '%") + stringifySpecialReg(reg) +
                                    "' on target '" + state.target + "'");
       }
@@ -1550,13 +1548,18 @@ struct InstOpLowering : PTXPattern<InstOp> {
   using PTXPattern::PTXPattern;
 
   /// `mov` of %envreg<0..31> (set by NVIDIA's driver) or %pm<0..7>{_64}
-  /// (performance-monitor counters): NVIDIA's registers on NVPTX, 0
-  /// elsewhere (no driver environment, no counters).
+  /// (performance-monitor counters): NVIDIA's registers on NVPTX. Elsewhere
+  /// the counters read 0 (no counters run), but %envreg is rejected: the
+  /// H200's driver sets %envreg0 (58995400 in the fidelity capture), so 0
+  /// would be a wrong value.
   LogicalResult lowerEnvironmentRegister(InstOp op, StringRef reg,
                                          ConversionPatternRewriter &rewriter) const {
     Location loc = op.getLoc();
     mlir::Type type = op.getResult(0).getType();
     if (state.target != "nvptx") {
+      if (reg.starts_with("%envreg"))
+        return unsupported(op, Twine("special register '") + reg + "' on target '" +
+                                   state.target + "' (set by NVIDIA's driver)");
       rewriter.replaceOp(op, intConst(rewriter, loc, type, 0));
       return success();
     }

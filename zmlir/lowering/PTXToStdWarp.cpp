@@ -781,8 +781,10 @@ struct TrapOpLowering : PTXPattern<TrapOp> {
   }
 };
 
-/// elect.sync: NVIDIA's instruction on NVPTX; elsewhere the lowest set bit
-/// of the ballot of the lanes of membermask that execute it.
+/// elect.sync: the lowest set bit of the ballot of the lanes of membermask
+/// that execute it, on every target. (NVPTX too: LLVM selects
+/// llvm.nvvm.elect.sync only for PTX ISA 8.0, and writes 7.8 for sm_90;
+/// inline `elect.sync` made ptxas reject the module on the H200.)
 struct ElectSyncOpLowering : PTXPattern<ElectSyncOp> {
   using PTXPattern::PTXPattern;
 
@@ -792,23 +794,6 @@ struct ElectSyncOpLowering : PTXPattern<ElectSyncOp> {
     Location loc = op.getLoc();
     mlir::Type i32 = rewriter.getI32Type(), i1 = rewriter.getI1Type();
     Value mask = adaptor.getMembermask();
-    if (state.target == "nvptx") {
-      // As inline PTX: LLVM selects llvm.nvvm.elect.sync only for PTX ISA
-      // 8.0, above the 7.8 it writes for sm_90.
-      auto pair = LLVM::LLVMStructType::getLiteral(rewriter.getContext(), {i32, i32});
-      Value r = LLVM::InlineAsmOp::create(
-                    rewriter, loc, pair, ValueRange{mask},
-                    "{\n\t.reg .pred %zmlir_elect;\n\telect.sync $0|%zmlir_elect, $2;\n\t"
-                    "selp.u32 $1, 1, 0, %zmlir_elect;\n\t}",
-                    "=r,=r,r", /*has_side_effects=*/true, /*is_align_stack=*/false,
-                    LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
-                    .getResult(0);
-      Value leader = LLVM::ExtractValueOp::create(rewriter, loc, r, 0);
-      Value elected = arith::TruncIOp::create(rewriter, loc, i1,
-                                              LLVM::ExtractValueOp::create(rewriter, loc, r, 1));
-      rewriter.replaceOp(op, {leader, elected});
-      return success();
-    }
     Value bits = ballot(rewriter, op, state, intConst(rewriter, loc, i1, 1), mask);
     if (!bits)
       return unsupported(op, "'elect.sync' for the generic target (no ballot)");

@@ -51,3 +51,15 @@ func.func @globaltimer() attributes {ptx.entry} {
   %0 = ptx.sreg <globaltimer> : i64
   ptx.ret
 }
+
+// -----
+
+// %clock64: NVIDIA's register, AMD's cycle counter.
+// NV-LABEL: gpu.func @clock
+// NV: llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.clock64"
+// GFX9-LABEL: gpu.func @clock
+// GFX9: llvm.call_intrinsic "llvm.readcyclecounter"
+func.func @clock() attributes {ptx.entry} {
+  %0 = ptx.sreg <clock64> : i64
+  ptx.ret
+}

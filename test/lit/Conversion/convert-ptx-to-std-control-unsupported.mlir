@@ -32,6 +32,16 @@ func.func @dynamic_smem_size() attributes {ptx.entry} {
 
 // -----
 
+// OpReadClockKHR implies the Shader capability, under which spirv-val
+// rejects the module's WorkgroupSize built-in.
+func.func @clock64() attributes {ptx.entry} {
+  // expected-error @+1 {{unsupported special register '%clock64' on target 'spirv'}}
+  %0 = ptx.sreg <clock64> : i64
+  ptx.ret
+}
+
+// -----
+
 // OpenCL has no clock in nanoseconds.
 func.func @globaltimer() attributes {ptx.entry} {
   // expected-error @+1 {{unsupported special register '%globaltimer' on target 'spirv'}}
@@ -46,5 +56,15 @@ func.func private @elsewhere(i32) -> i32
 func.func @external_address() attributes {ptx.entry} {
   // expected-error @+1 {{unsupported address of 'elsewhere' (not a .func defined in this module)}}
   %0 = ptx.func_addr @elsewhere : i64
+  ptx.ret
+}
+
+// -----
+
+// NVIDIA's driver sets %envreg0 (58995400 on the H200); there is no such
+// value here, and 0 would be a wrong one.
+func.func @envreg() attributes {ptx.entry} {
+  // expected-error @+1 {{unsupported special register '%envreg0' on target 'spirv' (set by NVIDIA's driver)}}
+  %0 = ptx.inst "mov" [".u32"] () {operand_kinds = ["d", "%envreg0"]} : () -> (i32)
   ptx.ret
 }

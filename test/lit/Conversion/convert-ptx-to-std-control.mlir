@@ -74,7 +74,8 @@ func.func @bar_red(%p: i1) attributes {ptx.entry} {
 // SPV: %[[LEADER:.*]] = math.cttz %[[BITS]] : i32
 // SPV: arith.cmpi eq, %{{.*}}, %[[LEADER]] : i32
 // NV-LABEL: gpu.func @elect
-// NV: llvm.inline_asm has_side_effects "{{.*}}elect.sync $0|%zmlir_elect, $2;{{.*}}", "=r,=r,r" %arg0
+// NV: llvm.call_intrinsic "llvm.nvvm.vote.ballot.sync"(%arg0, %{{.*}})
+// NV: math.cttz
 // GFX9-LABEL: gpu.func @elect
 // GFX9: llvm.call_intrinsic "llvm.amdgcn.ballot.i64"
 // GFX9: math.cttz
@@ -163,20 +164,6 @@ func.func @sregs() attributes {ptx.entry} {
 
 // -----
 
-// %clock64 is OpReadClockKHR on SPIR-V.
-// SPV-LABEL: gpu.func @clock
-// SPV: llvm.call @_Z17clock_read_devicev() : () -> i64
-// NV-LABEL: gpu.func @clock
-// NV: llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.clock64"
-// GFX9-LABEL: gpu.func @clock
-// GFX9: llvm.call_intrinsic "llvm.readcyclecounter"
-func.func @clock() attributes {ptx.entry} {
-  %0 = ptx.sreg <clock64> : i64
-  ptx.ret
-}
-
-// -----
-
 // Function addresses are kFuncAddressBase + the index of the function among
 // the address-taken ones by name; an indirect call switches over those of
 // its signature and traps on any other value.
@@ -220,15 +207,15 @@ func.func @indirect(%a: i32, %p: i1) attributes {ptx.entry} {
 
 // -----
 
-// %envreg<N> and %pm<N>: NVIDIA's on NVPTX, 0 elsewhere.
+// %pm<N>: NVIDIA's counters on NVPTX, 0 elsewhere (%envreg: see
+// -control-nvptx and -control-unsupported).
 // SPV-LABEL: gpu.func @envreg
-// SPV: arith.constant 0 : i32
 // SPV: arith.constant 0 : i64
 // NV-LABEL: gpu.func @envreg
-// NV: llvm.inline_asm has_side_effects "mov.b32 $0, %envreg3;", "=r"
 // NV: llvm.inline_asm has_side_effects "mov.b64 $0, %pm2_64;", "=l"
+// GFX9-LABEL: gpu.func @envreg
+// GFX9: arith.constant 0 : i64
 func.func @envreg() attributes {ptx.entry} {
-  %0 = ptx.inst "mov" [".u32"] () {operand_kinds = ["d", "%envreg3"]} : () -> (i32)
   %1 = ptx.inst "mov" [".u64"] () {operand_kinds = ["d", "%pm2_64"]} : () -> (i64)
   ptx.ret
 }

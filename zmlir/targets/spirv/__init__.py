@@ -61,10 +61,7 @@ class SPIRVTarget(Target):
         # duplicate ids (seen: 19 of 120 in-process compiles failed
         # spirv-val, 0 of 30 fresh llc runs). So each module gets a fresh
         # llc process.
-        # SPV_KHR_shader_clock: %clock/%clock64 read OpReadClockKHR (the
-        # extension is declared only by modules that use it).
         result = subprocess.run([_llc(), "-O2", f"-mtriple={self.triple}",
-                                 "--spirv-ext=+SPV_KHR_shader_clock",
                                  f"-filetype={filetype}", "-o", "-"],
                                 input=llvm_ir.encode(), capture_output=True)
         if result.returncode != 0:
