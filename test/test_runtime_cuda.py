@@ -123,7 +123,12 @@ _PROBE = textwrap.dedent("""
         proc(b"cuCtxCreate", 3020)[2] == address("cuCtxCreate_v2"),
         proc(b"cuCtxCreate", 12050)[2] == address("cuCtxCreate_v4"),
         proc(b"cuGetProcAddress", 11030)[2] == address("cuGetProcAddress"),
+        proc(b"cuCtxSynchronize", 2000)[2] == address("cuCtxSynchronize"),
+        proc(b"cuCtxSynchronize", 13000)[2] == address("cuCtxSynchronize_v2"),
     ]
+    dev13 = ctypes.c_int(-1)
+    r["ctx_get_device_v2"] = [lib.cuCtxGetDevice_v2(ctypes.byref(dev13), ctx), dev13.value,
+                              lib.cuCtxGetDevice_v2(ctypes.byref(dev13), ctypes.c_void_p(0xbad0))]
     r["proc_ctx_create_v3"] = proc(b"cuCtxCreate", 11040)[:2]  # a signature we lack
     r["proc_too_old"] = proc(b"cuMemAdvise", 7000)[:2]
     luid, mask = (ctypes.c_char * 8)(), ctypes.c_uint()
@@ -188,7 +193,8 @@ def test_driver_api_error_paths(libdir: str) -> None:
     assert r["error_name_unknown"] == 1
     assert r["proc_known"] == [0, 0, True]
     assert r["proc_unknown"] == [500, 1]  # CUDA_ERROR_NOT_FOUND, symbol not found
-    assert r["proc_versions"] == [True] * 7
+    assert r["proc_versions"] == [True] * 9
+    assert r["ctx_get_device_v2"] == [0, 0, 400]
     assert r["proc_ctx_create_v3"] == [500, 1]
     assert r["proc_too_old"] == [500, 2]  # CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
     assert r["unsupported_api"] == 801

@@ -457,6 +457,17 @@ class Driver:
         self.out(device, self.current_context().device)
         return E.CUDA_SUCCESS
 
+    def _context_or_current(self, ctx: Any) -> Context:
+        """CUDA 13's context arguments: NULL means the current context."""
+        if self.ptr(ctx) == 0:
+            return self.current_context()
+        self.require_init()
+        return self.handles.get(self.ptr(ctx), Context)
+
+    def cuCtxGetDevice_v2(self, device: Any, ctx: Any) -> int:
+        self.out(device, self._context_or_current(ctx).device)
+        return E.CUDA_SUCCESS
+
     def cuCtxGetFlags(self, flags: Any) -> int:
         self.out(flags, self.current_context().flags)
         return E.CUDA_SUCCESS
@@ -472,6 +483,12 @@ class Driver:
 
     def cuCtxSynchronize(self) -> int:
         self.current_context()
+        self.device.synchronize()
+        self.settle_pools()
+        return E.CUDA_SUCCESS
+
+    def cuCtxSynchronize_v2(self, ctx: Any) -> int:
+        self._context_or_current(ctx)  # one device: its work is all of every context's
         self.device.synchronize()
         self.settle_pools()
         return E.CUDA_SUCCESS
@@ -1677,6 +1694,12 @@ class Driver:
         self.stream(stream)
         self.out(pctx, self.handle_ptr(self._primary()))
         return E.CUDA_SUCCESS
+
+    def cuStreamGetCtx_v2(self, stream: Any, pctx: Any, pgreen: Any) -> int:
+        code = self.cuStreamGetCtx(stream, pctx)
+        if code == E.CUDA_SUCCESS and pgreen != self.ffi.NULL:
+            pgreen[0] = self.ffi.NULL  # no green contexts
+        return code
 
     def cuEventCreate(self, phevent: Any, flags: int) -> int:
         self.current_context()

@@ -24,6 +24,9 @@ _EXPORTED = set(api.function_names())
 # whose signature it will call (cudaTypedefs.h: PFN_<name>_v<version>).
 VERSIONED: dict[str, tuple[tuple[int, str | None], ...]] = {
     "cuCtxCreate": ((2000, "cuCtxCreate_v2"), (11040, None), (12050, "cuCtxCreate_v4")),
+    "cuCtxGetDevice": ((2000, "cuCtxGetDevice"), (13000, "cuCtxGetDevice_v2")),
+    "cuCtxSynchronize": ((2000, "cuCtxSynchronize"), (13000, "cuCtxSynchronize_v2")),
+    "cuStreamGetCtx": ((9020, "cuStreamGetCtx"), (12050, "cuStreamGetCtx_v2")),
     "cuGetProcAddress": ((11030, "cuGetProcAddress"), (12000, "cuGetProcAddress_v2")),
     "cuMemAdvise": ((8000, "cuMemAdvise"), (12020, "cuMemAdvise_v2")),
     "cuMemPrefetchAsync": ((8000, "cuMemPrefetchAsync"), (12020, "cuMemPrefetchAsync_v2")),
