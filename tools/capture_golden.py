@@ -10,6 +10,9 @@
       the CUDA context (an illegal address, ...) is recorded (OUTDIR/golden-failed.json, or
       an `error:` verdict) and the capture restarts itself for the rest (`--resume`).
 
+  python3 tools/capture_golden.py ... --only NAME,NAME,...
+      the same for the named cases alone (e.g. the ones added since the last capture).
+
   python3 tools/capture_golden.py --prepare-nvptx DIR
       (this repository, with zmlir built) writes zmlir's NVPTX (sm_90) output of every kernel
       to DIR/<case>.ptx, or DIR/<case>.error with the compiler's message, and
@@ -102,9 +105,8 @@ def capture(outdir: Path, nvptx: Path | None, resume: bool = False) -> int:
         if any(name in str(err) for name in STICKY):
             state_path.write_text(json.dumps(state))
             print("the CUDA context is lost: restarting for the remaining cases", flush=True)
-            args = [sys.executable, __file__, str(outdir)]
-            args += ["--nvptx", str(nvptx)] if nvptx is not None else []
-            os.execv(sys.executable, [*args, "--resume"])
+            args = [sys.executable, *sys.argv]  # the same command (--only too), resumed
+            os.execv(sys.executable, args + ([] if "--resume" in args else ["--resume"]))
 
     for c in spec.CASES:
         if c.name in state["failed"] or c.name in state["cases"] or (
@@ -177,6 +179,14 @@ def prepare_nvptx(directory: Path) -> None:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
+    if "--only" in args[:-1]:  # --only NAME,NAME,...: just these cases
+        at = args.index("--only")
+        only = set(args[at + 1].split(","))
+        unknown = only - {c.name for c in spec.CASES}
+        if unknown:
+            sys.exit(f"unknown cases: {', '.join(sorted(unknown))}")
+        spec.CASES[:] = [c for c in spec.CASES if c.name in only]
+        del args[at:at + 2]
     if len(args) == 2 and args[0] == "--prepare-nvptx":
         prepare_nvptx(Path(args[1]))
         sys.exit(0)
