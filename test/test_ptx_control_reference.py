@@ -9,6 +9,7 @@ Results go to build/fidelity/spirv-cpu-reference.json for tools/fidelity_table.p
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -167,6 +168,11 @@ def _brx_idx(a0: np.ndarray, a1: np.ndarray) -> np.ndarray:
     return (d + U32(1)).astype(U32)
 
 
+def _call_recursive(a0: np.ndarray) -> np.ndarray:
+    table = [math.factorial(max(k, 1)) & 0xFFFFFFFF for k in range(16)]
+    return np.array(table, U32)[a0 & U32(15)]
+
+
 def _call_indirect(a0: np.ndarray, a1: np.ndarray, a2: np.ndarray) -> np.ndarray:
     mix = ((a0.astype(U64) * U64(3)).astype(U32)) ^ a1
     return np.where(a2 & U32(1), mix, (a0 - a1).astype(U32)).astype(U32)
@@ -188,6 +194,7 @@ REFERENCES: dict[str, Callable[..., np.ndarray]] = {
     "elect_sync_full": _elect_full,
     "sreg_warpid_smid": lambda a0: np.full(len(a0), 7, U32),
     "brx_idx": _brx_idx,
+    "call_recursive": _call_recursive,
     "call_indirect": _call_indirect,
 }
 # Cases SPIR-V rejects, and the diagnostic that says why.

@@ -874,6 +874,16 @@ CASES: list[Case] = [
        "BRX_0: mov.u32 %d, 11; bra.uni BRX_JOIN; BRX_1: xor.b32 %d, %a1, 22; bra.uni BRX_JOIN; "
        "BRX_2: add.u32 %d, %a1, 33; bra.uni BRX_JOIN; BRX_3: mov.u32 %d, %a0; "
        "BRX_JOIN: add.u32 %d, %d, 1;", "u32 u32", "u32", extra=SMALL),
+    # A recursive .func: (a0 & 15)! modulo 2^32.
+    _c("call_recursive", ".func/call", "and.b32 %t0, %a0, 15; { .param .b32 q0; "
+       ".param .b32 s0; st.param.b32 [q0], %t0; call.uni (s0), fact, (q0); "
+       "ld.param.b32 %d, [s0]; }", "u32", "u32", extra=SMALL,
+       preamble=".func (.param .b32 r) fact(.param .b32 x)\n{\n\t.reg .b32 %v<4>;\n"
+                "\t.reg .pred %vp;\n\tld.param.b32 %v0, [x];\n\tsetp.le.u32 %vp, %v0, 1;\n"
+                "\t@%vp bra BASE;\n\tsub.u32 %v1, %v0, 1;\n\t{ .param .b32 p0; .param .b32 r0; "
+                "st.param.b32 [p0], %v1; call.uni (r0), fact, (p0); ld.param.b32 %v2, [r0]; }\n"
+                "\tmul.lo.u32 %v3, %v0, %v2;\n\tst.param.b32 [r], %v3;\n\tret;\nBASE:\n"
+                "\tst.param.b32 [r], 1;\n\tret;\n}\n"),
     # A call through a function pointer picked per thread, with a .callprototype.
     _c("call_indirect", ".func/call",
        "and.b32 %t0, %a2, 1; setp.ne.u32 %q0, %t0, 0; mov.u64 %l0, f_mix; mov.u64 %l1, f_sub; "
