@@ -680,7 +680,7 @@ for _c in spec.ATOMICS:
         _op, _t = _m.groups()
         if "_total_" in _c.name:
             REFS[_c.name] = _total_ref(_op, _t, "shared" if "shared" in _c.name else "global")
-        elif _c.name.startswith(("atom_", "red_")) and "shared" not in _c.name:
+        else:
             REFS[_c.name] = _own_ref(_op, _t)
 
 

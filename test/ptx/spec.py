@@ -457,7 +457,32 @@ def _atom_block(space: str, op: str, t: str, red: bool = False, qual: str = "",
               locals_=f"{XREGS}\n\t{SHARED}", extra=SMALL)
 
 
+def _atom_shared_own(op: str, t: str, gen: str = "random") -> Case:
+    """atom.shared on the thread's own word, set to in0[i] first: the old value and the word
+    afterwards, as _atom_own."""
+    w = int(t[1:])
+    k = {"f32": "f32", "f64": "f64"}.get(t, f"u{w}")
+    b = f"b{w}"
+    operands = "%a1, %a2" if op == "cas" else "%a1"
+    if t == "f32":
+        old, new, tail = "%w0", "%d", ("mov.b32 %t0, %w0; mov.b32 %t1, %a0; "
+                                       "setp.ne.b32 %q0, %t0, %t1; @%q0 mov.f32 %d, 0f40490FDB;")
+    elif w == 32:
+        old, new, tail = "%t0", "%t1", "mov.b64 %d, {%t0, %t1};"
+    else:
+        old, new, tail = "%x0", "%x1", "brev.b64 %x1, %x1; xor.b64 %d, %x0, %x1;"
+    body = (f"mov.u64 %rd0, sh; mul.wide.u32 %rd5, %r3, 8; add.s64 %rd5, %rd0, %rd5; "
+            f"st.shared.{b} [%rd5], %a0; atom.shared.{op}.{t} {old}, [%rd5], {operands}; "
+            f"ld.shared.{b if t[0] != 'f' else t} {new}, [%rd5]; {tail}")
+    return _c(f"atom_shared_{op}_{t}", f"atom {op}", body,
+              " ".join([k] * (3 if op == "cas" else 2)), k if t[0] == "f" else "u64", gen=gen,
+              locals_=f"{XREGS}\n\t{SHARED}", extra=SMALL)
+
+
 ATOMICS = [
+    *[_atom_shared_own(op, t, gen=g) for op, t, g in (
+        ("cas", "b32", "cas"), ("cas", "b64", "cas"), ("exch", "b64", "random"),
+        ("add", "f32", "random"), ("min", "s32", "random"), ("inc", "u32", "incdec"))],
     *[_atom_own("atom.global", op, t) for op, ts in (
         ("add", ("u32", "s32", "u64", "f32", "f64")), ("min", ("u32", "s32", "u64", "s64")),
         ("max", ("u32", "s32", "u64", "s64")), ("and", ("b32", "b64")), ("or", ("b32", "b64")),
