@@ -792,9 +792,8 @@ struct ElectSyncOpLowering : PTXPattern<ElectSyncOp> {
   matchAndRewrite(ElectSyncOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    mlir::Type i32 = rewriter.getI32Type(), i1 = rewriter.getI1Type();
     Value mask = adaptor.getMembermask();
-    Value bits = ballot(rewriter, op, state, intConst(rewriter, loc, i1, 1), mask);
+    Value bits = ballot(rewriter, op, state, intConst(rewriter, loc, rewriter.getI1Type(), 1), mask);
     if (!bits)
       return unsupported(op, "'elect.sync' for the generic target (no ballot)");
     bits = arith::AndIOp::create(rewriter, loc, bits, mask);
