@@ -119,14 +119,17 @@ inline Value flushSubnormal(OpBuilder &b, Location loc, Value value) {
 }
 
 /// Clamps a float to [+0, 1] with NaN going to +0 (PTX `.sat` on floats);
-/// -0 gives +0 as well, as on the H200 (maxnum may return either zero).
+/// -0 gives +0 as well, as on the H200. Compares and selects, not
+/// maxnum/minnum: those may return either zero, and on NVPTX become calls
+/// of libdevice's __nv_fmaxf, which ptxas cannot resolve.
 inline Value saturateFloat(OpBuilder &b, Location loc, Value value) {
+  using P = arith::CmpFPredicate;
   mlir::Type type = value.getType();
-  Value zero = floatConst(b, loc, type, 0.0);
-  Value lo = arith::MaxNumFOp::create(b, loc, value, zero);
-  Value r = arith::MinNumFOp::create(b, loc, lo, floatConst(b, loc, type, 1.0));
-  Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, r, zero);
-  return arith::SelectOp::create(b, loc, isZero, zero, r);
+  Value zero = floatConst(b, loc, type, 0.0), one = floatConst(b, loc, type, 1.0);
+  Value positive = arith::CmpFOp::create(b, loc, P::OGT, value, zero);
+  Value r = arith::SelectOp::create(b, loc, positive, value, zero);
+  Value above = arith::CmpFOp::create(b, loc, P::OGT, r, one);
+  return arith::SelectOp::create(b, loc, above, one, r);
 }
 
 inline LLVM::AtomicOrdering orderingFor(Semantics sem) {
