@@ -244,9 +244,18 @@ Value revolutions(OpBuilder &b, Location loc, Value x, bool wholeOnly) {
 // sqrt, rcp
 //===----------------------------------------------------------------------===//
 
+/// |x| by clearing the sign bit (llvm.fabs is not legal in every GPU
+/// lowering: NVPTX's wants libdevice).
+Value absFloat(OpBuilder &b, Location loc, Value x) {
+  Value bits = bitsOf(b, loc, x);
+  mlir::Type it = bits.getType();
+  Value mask = intConst(b, loc, it, static_cast<int64_t>(~uint64_t(0) >> (65 - widthOf(it))));
+  return arith::BitcastOp::create(b, loc, x.getType(), arith::AndIOp::create(b, loc, bits, mask));
+}
+
 Value isFiniteFloat(OpBuilder &b, Location loc, Value x) {
   Value inf = floatConst(b, loc, x.getType(), std::numeric_limits<double>::infinity());
-  return arith::CmpFOp::create(b, loc, FP::ONE, math::AbsFOp::create(b, loc, x), inf);
+  return arith::CmpFOp::create(b, loc, FP::ONE, absFloat(b, loc, x), inf);
 }
 
 /// The rounding error of `s = x + y` (TwoSum: exact in binary floating
@@ -303,7 +312,7 @@ Value scaleTwice(OpBuilder &b, Location loc, Value x, Value k) {
 /// included): returns {m, e (i64)}.
 std::pair<Value, Value> normalizeF64(OpBuilder &b, Location loc, Value x) {
   mlir::Type f64 = b.getF64Type(), i64 = b.getI64Type();
-  Value ax = math::AbsFOp::create(b, loc, x);
+  Value ax = absFloat(b, loc, x);
   Value sub = arith::CmpFOp::create(b, loc, FP::OLT, ax, floatConst(b, loc, f64, 0x1p-1022));
   Value x1 = arith::MulFOp::create(b, loc, ax, selectF(b, loc, sub, 0x1p64, 1.0, f64));
   Value bits = bitsOf(b, loc, x1);
@@ -339,11 +348,11 @@ std::pair<Value, Value> fmaErrorSignF64(OpBuilder &b, Location loc, Value a, Val
   Value yes = intConst(b, loc, i1, 1);
   auto notOf = [&](Value v) -> Value { return arith::XOrIOp::create(b, loc, v, yes); };
   auto absLT = [&](Value v, double k) -> Value {
-    return arith::CmpFOp::create(b, loc, FP::OLT, math::AbsFOp::create(b, loc, v),
+    return arith::CmpFOp::create(b, loc, FP::OLT, absFloat(b, loc, v),
                                  floatConst(b, loc, t, k));
   };
   auto absGT = [&](Value v, double k) -> Value {
-    return arith::CmpFOp::create(b, loc, FP::OGT, math::AbsFOp::create(b, loc, v),
+    return arith::CmpFOp::create(b, loc, FP::OGT, absFloat(b, loc, v),
                                  floatConst(b, loc, t, k));
   };
   auto sel = [&](Value cond, Value p, Value q) -> Value {
@@ -367,8 +376,8 @@ std::pair<Value, Value> fmaErrorSignF64(OpBuilder &b, Location loc, Value a, Val
   Value big = arith::OrIOp::create(
       b, loc, arith::OrIOp::create(b, loc, absGT(ph0, 0x1p900), absGT(c, 0x1p900)),
       absGT(r, 0x1p900));
-  Value aSmaller = arith::CmpFOp::create(b, loc, FP::OLE, math::AbsFOp::create(b, loc, a),
-                                         math::AbsFOp::create(b, loc, x));
+  Value aSmaller = arith::CmpFOp::create(b, loc, FP::OLE, absFloat(b, loc, a),
+                                         absFloat(b, loc, x));
   Value up = floatConst(b, loc, t, 0x1p590), down = floatConst(b, loc, t, 0x1p-64);
   // Each scale is applied twice: 2^1180 = (2^590)^2, 2^-128 = (2^-64)^2.
   Value sa = sel(arith::AndIOp::create(b, loc, tiny, aSmaller), up,
@@ -453,10 +462,10 @@ Value directedF64(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> x,
     r = signedZeroSum(b, loc, x[0], y, r, rnd);
   } else if (name == "mul") {
     r = arith::MulFOp::create(b, loc, x[0], x[1]);
-    Value ar = math::AbsFOp::create(b, loc, r);
+    Value ar = absFloat(b, loc, r);
     Value small = arith::CmpFOp::create(b, loc, FP::OLT, ar, floatConst(b, loc, t, 0x1p-969));
-    Value aSmaller = arith::CmpFOp::create(b, loc, FP::OLE, math::AbsFOp::create(b, loc, x[0]),
-                                           math::AbsFOp::create(b, loc, x[1]));
+    Value aSmaller = arith::CmpFOp::create(b, loc, FP::OLE, absFloat(b, loc, x[0]),
+                                           absFloat(b, loc, x[1]));
     Value scaleA = arith::AndIOp::create(b, loc, small, aSmaller);
     Value scaleB = arith::AndIOp::create(
         b, loc, small, arith::XOrIOp::create(b, loc, aSmaller, intConst(b, loc, b.getI1Type(), 1)));
@@ -608,7 +617,7 @@ Value directedF32(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> x,
   //    side of these (even) thresholds as the exact value.
   Value negative = arith::CmpIOp::create(b, loc, IP::slt, bitsOf(b, loc, s),
                                          intConst(b, loc, b.getI64Type(), 0));
-  Value as = math::AbsFOp::create(b, loc, s);
+  Value as = absFloat(b, loc, s);
   Value below = arith::CmpFOp::create(b, loc, FP::OLT, as, floatConst(b, loc, t, 0x1p-126));
   Value atOrBelow = arith::CmpFOp::create(b, loc, FP::OLE, as,
                                           floatConst(b, loc, t, 0x1p-126 * (1 - 0x1p-24)));
@@ -1112,7 +1121,7 @@ Value halfLane(OpBuilder &b, Location loc, StringRef name, SmallVector<Value> x,
       // 2^-14. w is exact there for add, sub and mul, and round-to-odd for
       // fma, which keeps it on the same side of that (even) threshold.
       Value tiny = arith::CmpFOp::create(
-          b, loc, FP::OLT, math::AbsFOp::create(b, loc, w),
+          b, loc, FP::OLT, absFloat(b, loc, w),
           floatConst(b, loc, b.getF32Type(),
                      bf16 ? 0x1p-126 * (1 - 0x1p-9) : 0x1p-14 * (1 - 0x1p-12)));
       mlir::Type i32 = b.getI32Type();
