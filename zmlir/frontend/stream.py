@@ -20,10 +20,12 @@ independent, so here:
 
 Results are joined in the module's order, so the output is the same text as
 `import_module(parse_ptx(text))` (and, verified, as `run_pipeline` of it);
-test_corpus.py checks both. Diagnostics keep their `file:line:col`. Input
-that the scan can't split with confidence (unbalanced braces, an unterminated
-comment or string) returns None from `split`; the caller parses it whole, so
-the error is reported exactly as before.
+test_corpus.py and test_stream.py check both. Input that the scan can't
+split with confidence (unbalanced braces, an unterminated comment or string),
+that lark reads otherwise than the scan, or that has any error makes
+`import_streamed` return None: the caller then parses it whole, so every
+diagnostic is exactly the whole-module path's (test_fuzz.py checks this on
+mutated corpus modules). The error path pays for a second, whole parse.
 """
 
 from __future__ import annotations
