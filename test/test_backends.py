@@ -208,6 +208,32 @@ def test_level_zero_launch_sets_window_as_local_argument() -> None:
         backend.launch(kernel, _info(65536, 2), (1,), (1,), [np.uint64(1), np.float32(0)], 4)
 
 
+def test_level_zero_passes_window_size_as_global_offset() -> None:
+    # A module that reads %total_smem_size gets the window's size as its
+    # global offset in x; one that does not never calls the extension.
+    import zmlir
+
+    def properties(kernel: Any, props: Any) -> None:
+        props.numKernelArgs = 5  # four parameters + the shared-memory window
+
+    sys.path.insert(0, str(REPO / "test" / "ptx"))
+    import spec
+
+    ffi = ze_backend._get_ffi()
+    info = ze_backend.ZeDeviceInfo("fake", 8, 1024, 65536, 1 << 30)
+    offsets = {}
+    for name in ("sreg_smem_size", "brx_idx"):
+        module = zmlir.compile_module(spec.ptx(spec.case(name)), "spirv")
+        lib = RecordingLib(zeKernelGetProperties=properties)
+        backend = ze_backend.LevelZeroBackend(OpenedLibrary(lib, "fake"), ffi.NULL, ffi.NULL,
+                                              info, ffi.NULL, ffi.NULL)
+        program = backend.load(module)
+        backend.launch(backend.kernel(program, "k"), module.kernels["k"], (1,), (32,),
+                       [np.uint64(1)] * 3 + [np.uint32(32)], 100)
+        offsets[name] = [a[1:] for a in lib.named("zeKernelSetGlobalOffsetExp")]
+    assert offsets == {"sreg_smem_size": [(2048 + 100, 0, 0)], "brx_idx": []}
+
+
 def test_hip_launch_passes_static_plus_dynamic_shared() -> None:
     ffi = hip_backend._get_ffi()
     seen: list[tuple[int, int]] = []

@@ -193,6 +193,8 @@ REFERENCES: dict[str, Callable[..., np.ndarray]] = {
     "elect_sync_mask": _elect_mask,
     "elect_sync_full": _elect_full,
     "sreg_warpid_smid": lambda a0: np.full(len(a0), 7, U32),
+    # {%dynamic_smem_size, %total_smem_size}: no dynamic shared memory, the 2048-byte sh.
+    "sreg_smem_size": lambda a0: np.full(len(a0), 2048 << 32, U64),
     "brx_idx": _brx_idx,
     "call_recursive": _call_recursive,
     "call_indirect": _call_indirect,
@@ -201,7 +203,6 @@ REFERENCES: dict[str, Callable[..., np.ndarray]] = {
 UNSUPPORTED_ON_SPIRV = {
     "sreg_globaltimer": "unsupported special register '%globaltimer' on target 'spirv'",
     "sreg_clock": "unsupported special register '%clock64' on target 'spirv'",
-    "sreg_smem_size": "unsupported special register '%dynamic_smem_size' on target 'spirv'",
     "bar_arrive_sync": "unsupported 'bar.arrive' on target 'spirv'",
     "sreg_envreg": "unsupported special register '%envreg0' on target 'spirv'",
 }
@@ -227,6 +228,15 @@ def test_spirv_cpu_matches_reference(name: str, device) -> None:
     assert not len(differ), (f"{len(differ)} of {len(got)} differ; first at {differ[0]}: "
                              f"inputs {[hex(int(x[differ[0]])) for x in ins]}, got "
                              f"{int(got[differ[0]]):#x}, want {int(want[differ[0]]):#x}")
+
+
+@pytest.mark.parametrize("dynamic", [4, 100, 4096])
+def test_smem_size_counts_dynamic_shared(dynamic: int, device) -> None:
+    """The launch's dynamic shared memory reaches %dynamic_smem_size, and with the static
+    2048 bytes %total_smem_size (SPIR-V reads the window from the global work offset)."""
+    c = spec.case("sreg_smem_size")
+    got = _run_spirv(device, c, spec.inputs(c), shared_bytes=dynamic)
+    assert set(got.tolist()) == {(2048 + dynamic) << 32 | dynamic}
 
 
 @pytest.mark.parametrize("name", sorted(UNSUPPORTED_ON_SPIRV))

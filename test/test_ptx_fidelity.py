@@ -105,7 +105,7 @@ def device():
     dev.close()
 
 
-def _run_spirv(device, c: spec.Case, ins: list[np.ndarray]) -> np.ndarray:
+def _run_spirv(device, c: spec.Case, ins: list[np.ndarray], shared_bytes: int = 0) -> np.ndarray:
     from zmlir.runtime.launcher import KernelArg
 
     module = zmlir.compile_module(spec.ptx(c), "spirv", filename=f"{c.name}.ptx")
@@ -121,7 +121,8 @@ def _run_spirv(device, c: spec.Case, ins: list[np.ndarray]) -> np.ndarray:
             addresses.append(addr)
         device.launch(program.kernel("k"), grid=(n // spec.BLOCK, 1, 1), block=(spec.BLOCK, 1, 1),
                       args=[*(KernelArg.ptr(x) for x in addresses), np.uint32(n)],
-                      shared_bytes=0, shared_window=module.kernels["k"].static_shared_bytes)
+                      shared_bytes=shared_bytes,
+                      shared_window=module.kernels["k"].static_shared_bytes)
         return device.copy_into(addresses[0], out)
     finally:
         for addr in addresses:

@@ -888,7 +888,9 @@ struct SregOpLowering : PTXPattern<SregOp> {
   ///    %dynamic_smem_size that minus the kernel's static window (so on
   ///    NVPTX, whose launches also size the whole window as dynamic shared
   ///    memory); SPIR-V kernels cannot read the size of their __local window
-  ///    argument.
+  ///    argument, so the launcher passes the window as the global work
+  ///    offset in x, read with get_global_offset(0) (nothing else reads
+  ///    global ids or offsets: %tid and %ctaid are local and group ids).
   FailureOr<Value> launchRegister(SregOp op, OpBuilder &b, SpecialReg reg) const {
     Location loc = op.getLoc();
     mlir::Type i32 = b.getI32Type(), i64 = b.getI64Type();
@@ -929,6 +931,16 @@ struct SregOpLowering : PTXPattern<SregOp> {
       return intConst(b, loc, i32, 1);
     default:
       break;
+    }
+    if (state.target == "spirv") {
+      auto fn = declareFunction(b, op, "_Z17get_global_offsetj",
+                                LLVM::LLVMFunctionType::get(i64, {i32}));
+      Value offset =
+          LLVM::CallOp::create(b, loc, fn, ValueRange{intConst(b, loc, i32, 0)}).getResult();
+      Value total = arith::TruncIOp::create(b, loc, i32, offset);
+      if (reg == SpecialReg::TotalSmemSize)
+        return total;
+      return lessStaticWindow(op, b, total);
     }
     if (state.target != "amdgpu") {
       (void)unsupported(op, Twine("special register '%") + stringifySpecialReg(reg) +

@@ -568,6 +568,7 @@ class Device:
                 lib.clSetKernelArg(kernel.handle, index, len(value), ffi.from_buffer(value)),
                 f"kernel {kernel.name!r} argument {index}",
             )
+        window = 0
         if shared_window is not None:
             window = shared_window + shared_bytes
             if window > self.local_mem_size:
@@ -584,13 +585,16 @@ class Device:
             )
         global_size = ffi.new("size_t[3]", [g * b for g, b in zip(grid3, block3, strict=True)])
         local_size = ffi.new("size_t[3]", list(block3))
+        # The window's size is the global work offset in x: kernels read %total_smem_size and
+        # %dynamic_smem_size with get_global_offset(0) (they read no global ids).
+        offset = ffi.new("size_t[3]", [window, 0, 0])
         check(
             "clEnqueueNDRangeKernel",
             lib.clEnqueueNDRangeKernel(
                 self.queue,
                 kernel.handle,
                 3,
-                ffi.NULL,
+                offset,
                 global_size,
                 local_size,
                 0,

@@ -23,15 +23,6 @@ func.func @bar_arrive(%n: i32) attributes {ptx.entry} {
 
 // -----
 
-// A SPIR-V kernel cannot read the size of its __local window argument.
-func.func @dynamic_smem_size() attributes {ptx.entry} {
-  // expected-error @+1 {{unsupported special register '%dynamic_smem_size' on target 'spirv'}}
-  %0 = ptx.sreg <dynamic_smem_size> : i32
-  ptx.ret
-}
-
-// -----
-
 // OpReadClockKHR implies the Shader capability, under which spirv-val
 // rejects the module's WorkgroupSize built-in.
 func.func @clock64() attributes {ptx.entry} {

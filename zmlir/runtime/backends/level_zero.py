@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import cffi
+import numpy as np
 
 from zmlir.runtime.backends._vendor import (
     CopiesThroughMemcpy,
@@ -135,6 +136,8 @@ ze_result_t zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t argInd
                                      size_t argSize, const void *pArgValue);
 ze_result_t zeKernelSetGroupSize(ze_kernel_handle_t hKernel, uint32_t groupSizeX,
                                  uint32_t groupSizeY, uint32_t groupSizeZ);
+ze_result_t zeKernelSetGlobalOffsetExp(ze_kernel_handle_t hKernel, uint32_t offsetX,
+                                       uint32_t offsetY, uint32_t offsetZ);
 ze_result_t zeCommandListAppendLaunchKernel(ze_command_list_handle_t hCommandList,
                                             ze_kernel_handle_t hKernel,
                                             const ze_group_count_t *pLaunchFuncArgs,
@@ -217,12 +220,31 @@ class ZeKernel:
     name: str
     handle: Any
     num_args: int
+    reads_global_offset: bool = False
 
 
 @dataclass
 class ZeProgram:
     handle: Any
     kernels: dict[str, ZeKernel] = field(default_factory=dict)
+    # Whether the module reads the global work offset: our kernels read their shared window's
+    # size (%total_smem_size, %dynamic_smem_size) from it.
+    reads_global_offset: bool = False
+
+
+def _reads_global_offset(spirv: bytes) -> bool:
+    """Whether a SPIR-V module decorates a variable BuiltIn GlobalOffset."""
+    words = np.frombuffer(spirv[: len(spirv) // 4 * 4], dtype="<u4")
+    i = 5  # past the header
+    while i < len(words):
+        count, opcode = int(words[i]) >> 16, int(words[i]) & 0xFFFF
+        if count == 0:
+            return False
+        # OpDecorate %target BuiltIn(11) GlobalOffset(33)
+        if opcode == 71 and count == 4 and words[i + 2] == 11 and words[i + 3] == 33:
+            return True
+        i += count
+    return False
 
 
 @dataclass(frozen=True)
@@ -366,7 +388,7 @@ class LevelZeroBackend(CopiesThroughMemcpy, Backend):
         code = lib.zeModuleCreate(self.context, self.device, desc, module, build_log)
         log = self._take_build_log(build_log[0])
         _check("zeModuleCreate", code, f"build log:\n{log}" if log else "")
-        return ZeProgram(module[0])
+        return ZeProgram(module[0], reads_global_offset=_reads_global_offset(compiled.binary))
 
     def _take_build_log(self, handle: Any) -> str:
         if handle == self.ffi.NULL:
@@ -399,7 +421,7 @@ class LevelZeroBackend(CopiesThroughMemcpy, Backend):
                lib.zeKernelSetIndirectAccess(handle[0], _INDIRECT_ACCESS_ALL))
         props = ffi.new("ze_kernel_properties_t *", {"stype": _STYPE_KERNEL_PROPERTIES})
         _check("zeKernelGetProperties", lib.zeKernelGetProperties(handle[0], props))
-        kernel = ZeKernel(name, handle[0], int(props.numKernelArgs))
+        kernel = ZeKernel(name, handle[0], int(props.numKernelArgs), program.reads_global_offset)
         program.kernels[name] = kernel
         return kernel
 
@@ -436,6 +458,16 @@ class LevelZeroBackend(CopiesThroughMemcpy, Backend):
             f"kernel {kernel.name!r} shared-memory window")
         _check("zeKernelSetGroupSize", lib.zeKernelSetGroupSize(kernel.handle, bx, by, bz),
                f"block ({bx}, {by}, {bz})")
+        if kernel.reads_global_offset:
+            # The window's size is the global offset in x (ZE_experimental_global_offset).
+            try:
+                set_offset = lib.zeKernelSetGlobalOffsetExp
+            except AttributeError:
+                raise ValueError(f"kernel {kernel.name!r} reads %total_smem_size or "
+                                 "%dynamic_smem_size, which needs zeKernelSetGlobalOffsetExp "
+                                 f"(not in {self.library_path})") from None
+            _check("zeKernelSetGlobalOffsetExp", set_offset(kernel.handle, window, 0, 0),
+                   f"kernel {kernel.name!r} shared-memory window size")
         groups = ffi.new("ze_group_count_t *", (gx, gy, gz))
         _check("zeCommandListAppendLaunchKernel", lib.zeCommandListAppendLaunchKernel(
             self.command_list, kernel.handle, groups, ffi.NULL, 0, ffi.NULL),

@@ -251,7 +251,9 @@ static int zmlir_fast_opencl(const struct zmlir_fast_entry *e, const unsigned in
   void *kernel = (void *)e->target, *queue = (void *)zmlir_fast_backend.queue;
   if (!set_arg || !enqueue || !finish || !queue)
     return 0;
-  size_t global[3], local[3];
+  /* The window's size is the global work offset in x: kernels read
+   * %total_smem_size and %dynamic_smem_size with get_global_offset(0). */
+  size_t global[3], local[3], offset[3] = {window, 0, 0};
   for (int d = 0; d < 3; ++d) {
     global[d] = (size_t)grid[d] * block[d];
     local[d] = block[d];
@@ -262,7 +264,7 @@ static int zmlir_fast_opencl(const struct zmlir_fast_entry *e, const unsigned in
     ok = params[i] != NULL && set_arg(kernel, i, e->sizes[i], params[i]) == 0;
   /* A __local argument cannot be 0 bytes; an empty window is never touched. */
   ok = ok && set_arg(kernel, e->nparams, window ? window : 1, NULL) == 0;
-  ok = ok && enqueue(queue, kernel, 3, NULL, global, local, 0, NULL, NULL) == 0;
+  ok = ok && enqueue(queue, kernel, 3, offset, global, local, 0, NULL, NULL) == 0;
   pthread_mutex_unlock(&zmlir_fast_cl);
   if (!ok)
     return 0; /* nothing ran: the Python path reports the error */

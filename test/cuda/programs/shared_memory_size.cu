@@ -1,0 +1,41 @@
+// %dynamic_smem_size and %total_smem_size read in a kernel with a static
+// __shared__ array, launched with a different dynamic shared size each time.
+#include "check.h"
+
+__global__ void sizes(unsigned *out, int n) {
+  __shared__ unsigned tile[256];
+  extern __shared__ unsigned dyn[];
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  tile[threadIdx.x] = i;
+  dyn[0] = i;
+  __syncthreads();
+  unsigned dynamic, total;
+  asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dynamic));
+  asm volatile("mov.u32 %0, %%total_smem_size;" : "=r"(total));
+  if (i < n) {
+    out[2 * i] = dynamic + (tile[threadIdx.x ^ 1] ^ (i ^ 1)) + (dyn[0] - dyn[0]);
+    out[2 * i + 1] = total;
+  }
+}
+
+int main() {
+  const int n = 256;
+  unsigned *d, h[2 * n];
+  CHECK(cudaMalloc(&d, sizeof(h)));
+  for (unsigned dynamic : {4u, 1000u, 8192u}) {
+    sizes<<<n / 64, 64, dynamic>>>(d, n);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; ++i) {
+      EXPECT(h[2 * i] == dynamic, "thread %d: %%dynamic_smem_size %u, launched with %u", i,
+             h[2 * i], dynamic);
+      // %total_smem_size counts the static array too (the H200's golden
+      // data for sreg_smem_size: exactly the static 2048 bytes).
+      EXPECT(h[2 * i + 1] == dynamic + 1024, "thread %d: %%total_smem_size %u, want %u", i,
+             h[2 * i + 1], dynamic + 1024);
+    }
+  }
+  CHECK(cudaFree(d));
+  std::printf("PASS\n");
+  return 0;
+}
