@@ -99,8 +99,10 @@ def test_small_batches_same_text(monkeypatch: pytest.MonkeyPatch) -> None:
     assert out is not None and out.text() == imported and out.printed() == printed
 
 
-def test_parallel_same_text() -> None:
+def test_parallel_same_text(monkeypatch: pytest.MonkeyPatch) -> None:
     imported, printed = _whole(MODULE)
+    # One function per batch: this process takes the first, a worker the others.
+    monkeypatch.setattr(stream, "BATCH_BYTES", 1)
     out = stream.import_streamed(MODULE, "m.ptx", jobs=2, verify=True)
     assert out is not None and out.text() == imported and out.printed() == printed
 

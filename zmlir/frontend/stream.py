@@ -388,25 +388,35 @@ def _import_streamed(text: str, filename: str, jobs: int, verify: bool, keep_tex
 
 def _run(ctx: _Context, text: str, spans: list[Span], module: ast.Module, filename: str,
          buffer: str, jobs: int, verify: bool, locations: bool) -> Iterator[_BatchResult]:
-    """The batches' results in order: here, or in `jobs` processes."""
+    """The batches' results in order, from `jobs` processes: this one, which
+    takes every `jobs`-th batch, and `jobs - 1` workers for the others."""
     if jobs <= 1:
         for batch in _batches(text, spans):
             yield ctx.batch(batch, verify, locations)
         return
     # `spawn`: the parent may hold MLIR's thread pool, which fork would break.
     mp = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(jobs, mp_context=mp, initializer=_init_worker,
+    with ProcessPoolExecutor(jobs - 1, mp_context=mp, initializer=_init_worker,
                              initargs=(module, filename, buffer)) as pool:
-        pending: deque[Future[_BatchResult | _Failure]] = deque()
-        batches = _batches(text, spans)
-        # A few batches in flight per worker: enough to keep them busy, few
-        # enough that the texts waiting in the queue stay small.
-        for batch in batches:
-            pending.append(pool.submit(_work, batch, verify, locations))
+        # In order: a worker's future, or a batch for this process, done
+        # when it comes first (the workers meanwhile on the ones after it).
+        pending: deque[Future[_BatchResult | _Failure] | list[tuple[str, int, int]]] = deque()
+
+        def first() -> _BatchResult:
+            head = pending.popleft()
+            if isinstance(head, list):
+                return ctx.batch(head, verify, locations)
+            return _checked(head.result())
+
+        # A few batches in flight per process: enough to keep the workers
+        # busy, few enough that the texts waiting for them stay small.
+        for i, batch in enumerate(_batches(text, spans)):
+            pending.append(batch if i % jobs == 0 else pool.submit(_work, batch, verify,
+                                                                    locations))
             if len(pending) >= 3 * jobs:
-                yield _checked(pending.popleft().result())
+                yield first()
         while pending:
-            yield _checked(pending.popleft().result())
+            yield first()
 
 
 def _checked(result: _BatchResult | _Failure) -> _BatchResult:
