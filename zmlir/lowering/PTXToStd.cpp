@@ -212,8 +212,8 @@ struct BinaryOpLowering : PTXPattern<OpTy> {
 
 /// div and rem. LLVM makes integer division by zero (and INT_MIN / -1)
 /// undefined behaviour; PTX only leaves the value unspecified. We divide by
-/// 1 instead and return all ones for `x / 0` and `x` for `x % 0`, so a kernel
-/// never traps.
+/// 1 instead and return all ones for both `x / 0` and `x % 0`, as the H200
+/// does, so a kernel never traps.
 template <typename OpTy>
 struct DivRemLowering : PTXPattern<OpTy> {
   using PTXPattern<OpTy>::PTXPattern;
@@ -263,7 +263,7 @@ struct DivRemLowering : PTXPattern<OpTy> {
       } else {
         Value rem = arith::RemSIOp::create(rewriter, loc, a, divisor);
         Value remOrZero = arith::SelectOp::create(rewriter, loc, isMinusOne, zero, rem);
-        result = arith::SelectOp::create(rewriter, loc, isZero, a, remOrZero);
+        result = arith::SelectOp::create(rewriter, loc, isZero, minusOne, remOrZero);
       }
       rewriter.replaceOp(op, result);
       return success();
@@ -274,18 +274,56 @@ struct DivRemLowering : PTXPattern<OpTy> {
       result = arith::SelectOp::create(rewriter, loc, isZero, intConst(rewriter, loc, t, -1), q);
     } else {
       Value r = arith::RemUIOp::create(rewriter, loc, a, divisor);
-      result = arith::SelectOp::create(rewriter, loc, isZero, a, r);
+      result = arith::SelectOp::create(rewriter, loc, isZero, intConst(rewriter, loc, t, -1), r);
     }
     rewriter.replaceOp(op, result);
     return success();
   }
 };
 
+/// The high half of the 128-bit product of two i64, from 32-bit halves (no
+/// i128, which LLVM's SPIR-V backend rejects without
+/// SPV_ALTERA_arbitrary_precision_integers):
+///  1. x = x1 * 2^32 + x0, y = y1 * 2^32 + y0 (unsigned halves);
+///  2. the four 32x32->64 partial products p00, p01 = x0 * y1, p10 = x1 * y0,
+///     p11;
+///  3. mid = hi32(p00) + lo32(p01) + lo32(p10) (at most 3 * (2^32 - 1));
+///  4. high = p11 + hi32(p01) + hi32(p10) + hi32(mid), mod 2^64;
+///  5. signed: the product of the two's-complement values is the unsigned
+///     one less 2^64 * y if x < 0 and less 2^64 * x if y < 0, so the high
+///     half loses y and x respectively.
+Value mulHigh64By32BitHalves(OpBuilder &b, Location loc, Value x, Value y, bool isSigned) {
+  mlir::Type i64 = b.getI64Type();
+  Value low32 = intConst(b, loc, i64, 0xffffffff);
+  Value c32 = intConst(b, loc, i64, 32);
+  auto lo = [&](Value v) { return arith::AndIOp::create(b, loc, v, low32).getResult(); };
+  auto hi = [&](Value v) { return arith::ShRUIOp::create(b, loc, v, c32).getResult(); };
+  auto mul = [&](Value u, Value v) { return arith::MulIOp::create(b, loc, u, v).getResult(); };
+  auto add = [&](Value u, Value v) { return arith::AddIOp::create(b, loc, u, v).getResult(); };
+  Value x0 = lo(x), x1 = hi(x), y0 = lo(y), y1 = hi(y);
+  Value p00 = mul(x0, y0), p01 = mul(x0, y1), p10 = mul(x1, y0), p11 = mul(x1, y1);
+  Value mid = add(add(hi(p00), lo(p01)), lo(p10));
+  Value high = add(add(add(p11, hi(p01)), hi(p10)), hi(mid));
+  if (!isSigned)
+    return high;
+  Value zero = intConst(b, loc, i64, 0);
+  auto negative = [&](Value v) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, zero).getResult();
+  };
+  high = arith::SubIOp::create(b, loc, high,
+                               arith::SelectOp::create(b, loc, negative(x), y, zero));
+  return arith::SubIOp::create(b, loc, high,
+                               arith::SelectOp::create(b, loc, negative(y), x, zero));
+}
+
 /// The high half (or full double-width product) of an integer multiply.
+/// `noI128`: the 64-bit high half without an i128 product (SPIR-V).
 Value integerProduct(OpBuilder &b, Location loc, Value x, Value y, MulMode mode,
-                     bool isSigned) {
+                     bool isSigned, bool noI128) {
   switch (mode) {
   case MulMode::Hi:
+    if (noI128 && widthOf(x.getType()) == 64)
+      return mulHigh64By32BitHalves(b, loc, x, y, isSigned);
     if (isSigned)
       return arith::MulSIExtendedOp::create(b, loc, x, y).getHigh();
     return arith::MulUIExtendedOp::create(b, loc, x, y).getHigh();
@@ -328,7 +366,8 @@ struct MulOpLowering : PTXPattern<MulOp> {
     if (op.getSat())
       return unsupported(op, "'.sat' on integer 'mul'");
     rewriter.replaceOp(op, integerProduct(rewriter, loc, a, b, op.getMode(),
-                                          isSignedType(op.getType())));
+                                          isSignedType(op.getType()),
+                                          state.target == "spirv"));
     return success();
   }
 };
@@ -373,7 +412,8 @@ struct MadOpLowering : PTXPattern<MadOp> {
       return unsupported(op, "'.sat' on integer 'mad'");
     Location loc = op.getLoc();
     Value product = integerProduct(rewriter, loc, adaptor.getA(), adaptor.getB(),
-                                   op.getMode(), isSignedType(op.getType()));
+                                   op.getMode(), isSignedType(op.getType()),
+                                   state.target == "spirv");
     rewriter.replaceOp(op, arith::AddIOp::create(rewriter, loc, product, adaptor.getC()));
     return success();
   }
@@ -701,13 +741,16 @@ struct MovOpLowering : PTXPattern<MovOp> {
   }
 };
 
-/// Float to integer conversion with PTX's saturation: NaN gives 0, values
-/// beyond the range give the nearest representable integer.
+/// Float to integer conversion with PTX's saturation: values beyond the
+/// range give the nearest representable integer. NaN gives 0 (as the PTX ISA
+/// says) only from f32 to at most 32 bits; from f64 (f16 is modelled so, not
+/// yet captured), or to 64 bits, the H200 gives the destination's sign bit
+/// alone, 0x80000000 for u32 too (`nanIsZero` says which).
 ///  1. round to an integral float by the `.rXi` mode (default `.rzi`);
 ///  2. convert with fptosi/fptoui (poison only when out of range);
 ///  3. select the clamped constants for NaN and out-of-range inputs.
 Value floatToInteger(OpBuilder &b, Location loc, Value x, Rounding rnd,
-                     mlir::Type intType, bool isSigned) {
+                     mlir::Type intType, bool isSigned, bool nanIsZero) {
   switch (rnd) {
   case Rounding::RNI:
     x = roundEven(b, loc, x);
@@ -741,7 +784,9 @@ Value floatToInteger(OpBuilder &b, Location loc, Value x, Rounding rnd,
   Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
   Value r = arith::SelectOp::create(b, loc, tooSmall, minValue, converted);
   r = arith::SelectOp::create(b, loc, tooLarge, maxValue, r);
-  return arith::SelectOp::create(b, loc, isNaN, intConst(b, loc, intType, 0), r);
+  llvm::APInt nanInt = nanIsZero ? llvm::APInt(width, 0) : llvm::APInt::getSignMask(width);
+  Value nanValue = arith::ConstantOp::create(b, loc, intType, b.getIntegerAttr(intType, nanInt));
+  return arith::SelectOp::create(b, loc, isNaN, nanValue, r);
 }
 
 /// cvt.sat between integers: clamps `x` (of its own signedness) to the
@@ -803,6 +848,16 @@ struct CvtOpLowering : PTXPattern<CvtOp> {
     if (!srcFloat && !dstFloat) {
       if (op.getSat())
         x = clampInteger(rewriter, loc, x, isSignedType(src), dstType, isSignedType(dst));
+      if (!isSignedType(dst) && widthOf(srcType) == 64 && widthOf(dstType) == 8 &&
+          resultType.isInteger() && widthOf(resultType) > 8) {
+        // u8 from 64 bits as `and (trunc x), 0xff` in the register's width:
+        // LLVM 22's SPIR-V backend turns `zext (trunc i64 to i8)` into an
+        // OpBitwiseAnd of mixed widths, which spirv-val rejects.
+        Value bits = adjustBits(rewriter, loc, x, resultType, false);
+        rewriter.replaceOp(op, arith::AndIOp::create(rewriter, loc, bits,
+                                                     intConst(rewriter, loc, resultType, 0xff)));
+        return success();
+      }
       r = adjustBits(rewriter, loc, x, dstType, isSignedType(src));
     } else if (!srcFloat && dstFloat) {
       if (rnd != Rounding::None && rnd != Rounding::RN && rnd != Rounding::RZ &&
@@ -820,7 +875,8 @@ struct CvtOpLowering : PTXPattern<CvtOp> {
                                    "' converting float to integer");
       if (widthOf(srcType) < 32)
         x = arith::ExtFOp::create(rewriter, loc, rewriter.getF32Type(), x);
-      r = floatToInteger(rewriter, loc, x, rnd, dstType, isSignedType(dst));
+      bool nanIsZero = src == DataType::F32 && widthOf(dstType) <= 32;
+      r = floatToInteger(rewriter, loc, x, rnd, dstType, isSignedType(dst), nanIsZero);
     } else {
       unsigned from = widthOf(srcType), to = widthOf(dstType);
       if (from < to || (from == to && srcType == dstType)) {
