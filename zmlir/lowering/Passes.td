@@ -47,4 +47,17 @@ def ConvertPTXToStd : Pass<"convert-ptx-to-std", "::mlir::ModuleOp"> {
   ];
 }
 
+def NativeMathIntrinsics : Pass<"zmlir-native-math-intrinsics"> {
+  let summary = "Keep exact native LLVM math intrinsics through the GPU-to-NVVM/ROCDL conversions";
+  let description = [{
+    Rewrites `llvm.intr.fabs`, `floor`, `ceil`, `roundeven`, `round`, `sqrt`
+    and `copysign` into `llvm.call_intrinsic` of the same intrinsic. The NVVM
+    and ROCDL conversions mark these ops illegal (they want libdevice or OCML
+    calls, which zmlir does not link); the NVPTX and AMDGPU backends lower
+    the intrinsics to exact native instructions. Run it after
+    `convert-math-to-llvm`, before `convert-gpu-to-nvvm`/`convert-gpu-to-rocdl`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // ZMLIR_LOWERING_PASSES

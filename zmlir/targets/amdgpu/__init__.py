@@ -53,7 +53,11 @@ class AMDGPUTarget(Target):
                                wave_size=self.wave_size)
 
     def llvm_pipeline(self) -> str:
+        # The ROCDL lowering marks llvm.intr.floor/ceil illegal (it wants
+        # OCML calls, which we do not link): zmlir-native-math-intrinsics
+        # keeps them as llvm.call_intrinsic, native on AMDGPU.
         return ("builtin.module(gpu.module(convert-math-to-llvm, "
+                "zmlir-native-math-intrinsics, "
                 f"convert-gpu-to-rocdl{{chipset={self.arch} index-bitwidth=64 runtime=HIP}}, "
                 "convert-ub-to-llvm), reconcile-unrealized-casts)")
 

@@ -28,9 +28,13 @@ class NVPTXTarget(Target):
 
     def llvm_pipeline(self) -> str:
         # Math first, to LLVM intrinsics: the NVVM lowering would otherwise
-        # call libdevice, which we do not link.
+        # call libdevice, which we do not link. It also marks some of those
+        # intrinsics illegal (fabs, floor, ceil, ...): zmlir-native-math-
+        # intrinsics keeps them as llvm.call_intrinsic, which NVPTX lowers to
+        # native instructions.
         return ("builtin.module(gpu.module(convert-math-to-llvm, "
-                "convert-gpu-to-nvvm{index-bitwidth=64}, convert-ub-to-llvm), "
+                "zmlir-native-math-intrinsics, convert-gpu-to-nvvm{index-bitwidth=64}, "
+                "convert-ub-to-llvm), "
                 "reconcile-unrealized-casts)")
 
     def emit_binary(self, llvm_ir: str) -> bytes:
