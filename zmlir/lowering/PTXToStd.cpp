@@ -3,7 +3,7 @@
 // PTX kernels become `gpu.func` kernels in one `gpu.module`; each ptx op is
 // rewritten to arith/math/cf/gpu/llvm ops with PTX's exact semantics where
 // LLVM's differ (shift amounts past the width, division by zero, float to
-// integer saturation, out-of-range shuffles). Anything not handled yet is a
+// integer saturation). Anything not handled yet is a
 // `unsupported ...` error at the op's PTX source location.
 //
 //===----------------------------------------------------------------------===//
@@ -1534,50 +1534,6 @@ struct AtomicLowering : PTXPattern<OpTy> {
 };
 
 //===----------------------------------------------------------------------===//
-// Synchronisation and warp-level ops
-//===----------------------------------------------------------------------===//
-
-/// shfl.sync with the whole warp as one segment: `c` must be the constant
-/// nvcc emits for width 32 (0x1f: clamp 31, segment mask 0; or 0 for up).
-/// Out-of-range source lanes read their own value, like PTX.
-struct ShflSyncOpLowering : PTXPattern<ShflSyncOp> {
-  using PTXPattern::PTXPattern;
-
-  LogicalResult
-  matchAndRewrite(ShflSyncOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    std::optional<int64_t> c = constantInt(adaptor.getC());
-    int64_t expected = op.getMode() == ShflMode::Up ? 0 : 0x1f;
-    if (!c || *c != expected)
-      return unsupported(op, "'shfl.sync' over a segment narrower than the warp "
-                             "(c operand is not a constant full-warp mask)");
-    gpu::ShuffleMode mode;
-    switch (op.getMode()) {
-    case ShflMode::Up:
-      mode = gpu::ShuffleMode::UP;
-      break;
-    case ShflMode::Down:
-      mode = gpu::ShuffleMode::DOWN;
-      break;
-    case ShflMode::Bfly:
-      mode = gpu::ShuffleMode::XOR;
-      break;
-    case ShflMode::Idx:
-      mode = gpu::ShuffleMode::IDX;
-      break;
-    }
-    Value a = adaptor.getA();
-    Value width = intConst(rewriter, loc, rewriter.getI32Type(), 32);
-    auto shuffle = gpu::ShuffleOp::create(rewriter, loc, a, adaptor.getB(), width, mode);
-    Value d = arith::SelectOp::create(rewriter, loc, shuffle.getValid(),
-                                      shuffle.getShuffleResult(), a);
-    rewriter.replaceOp(op, {d, shuffle.getValid()});
-    return success();
-  }
-};
-
-//===----------------------------------------------------------------------===//
 // Control flow
 //===----------------------------------------------------------------------===//
 
@@ -1953,7 +1909,7 @@ void zmlir::populatePTXToStdConversionPatterns(RewritePatternSet &patterns,
                ShiftOpLowering<ShrOp>, SetpOpLowering, SelpOpLowering,
                MovOpLowering, CvtOpLowering, SregOpLowering, AddrOfOpLowering,
                CvtaOpLowering, LdParamOpLowering, StParamOpLowering, LdOpLowering, StOpLowering,
-               AtomicLowering<AtomOp>, AtomicLowering<RedOp>, ShflSyncOpLowering,
+               AtomicLowering<AtomOp>, AtomicLowering<RedOp>,
                BraOpLowering, CondBraOpLowering, InstOpLowering, ReturnLowering<RetOp>,
                ReturnLowering<ExitOp>>(ctx, state);
 }

@@ -1285,6 +1285,63 @@ struct DirectedRoundingLowering : PTXPattern<OpTy> {
   }
 };
 
+/// div.approx.f32 and div.approx.ftz.f32: NVIDIA's instruction on NVPTX.
+/// Elsewhere what the H200 computes, a * (1/b) with the reciprocal flushed:
+///  1. .ftz flushes subnormal a and b (so 0 / subnormal is 0 * inf = NaN);
+///  2. without .ftz a subnormal b scales a and b by 2^24 first (exact, and
+///     1/b then has no overflow: 2^-126 / 2^-149 gives 2^23, not inf);
+///  3. r = 1/b, flushed to zero when subnormal: for |b| > 2^126 the result
+///     is a * 0 (inf / FLT_MAX is NaN, 1 / FLT_MAX is 0);
+///  4. d = a * r (.ftz: flushed). Within the ISA's 2 ulp of the H200 where
+///     the ISA bounds the error; the same zeros, infinities and NaNs.
+/// Registered ahead of the generic div pattern, which divides exactly.
+struct DivApproxLowering : PTXPattern<DivOp> {
+  DivApproxLowering(MLIRContext *ctx, const PTXLoweringState &state)
+      : PTXPattern<DivOp>(ctx, state, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(DivOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getPrecision() != Precision::Approx || op.getType() != DataType::F32 ||
+        op.getRnd() != Rounding::None || op.getSat())
+      return failure();
+    Location loc = op.getLoc();
+    Value a = adaptor.getA(), b = adaptor.getB();
+    bool ftz = op.getFtz();
+    if (state.target == "nvptx") {
+      rewriter.replaceOp(op, callIntrinsic(rewriter, loc, a.getType(),
+                                           ftz ? "llvm.nvvm.div.approx.ftz.f"
+                                               : "llvm.nvvm.div.approx.f",
+                                           ValueRange{a, b}));
+      return success();
+    }
+    mlir::Type f32 = rewriter.getF32Type();
+    auto isSubnormal = [&](Value x) {
+      mlir::Type i32 = rewriter.getI32Type();
+      Value mag = arith::AndIOp::create(rewriter, loc, asInteger(rewriter, loc, x),
+                                        intConst(rewriter, loc, i32, 0x7fffffff));
+      return arith::AndIOp::create(
+          rewriter, loc,
+          arith::CmpIOp::create(rewriter, loc, IP::ult, mag, intConst(rewriter, loc, i32, 0x00800000)),
+          arith::CmpIOp::create(rewriter, loc, IP::ne, mag, intConst(rewriter, loc, i32, 0)));
+    };
+    if (ftz) {
+      a = flushSubnormal(rewriter, loc, a);
+      b = flushSubnormal(rewriter, loc, b);
+    } else {
+      Value scale = arith::SelectOp::create(rewriter, loc, isSubnormal(b),
+                                            floatConst(rewriter, loc, f32, 0x1p24),
+                                            floatConst(rewriter, loc, f32, 1.0));
+      a = arith::MulFOp::create(rewriter, loc, a, scale);
+      b = arith::MulFOp::create(rewriter, loc, b, scale);
+    }
+    Value r = arith::DivFOp::create(rewriter, loc, floatConst(rewriter, loc, f32, 1.0), b);
+    Value d = arith::MulFOp::create(rewriter, loc, a, flushSubnormal(rewriter, loc, r));
+    rewriter.replaceOp(op, ftz ? flushSubnormal(rewriter, loc, d) : d);
+    return success();
+  }
+};
+
 } // namespace
 
 void zmlir::populatePTXFloatPatterns(RewritePatternSet &patterns,
@@ -1300,6 +1357,7 @@ void zmlir::populatePTXFloatPatterns(RewritePatternSet &patterns,
                XorsignMinMaxLowering<MinOp>, XorsignMinMaxLowering<MaxOp>,
                DirectedRoundingLowering<AddOp>, DirectedRoundingLowering<SubOp>,
                DirectedRoundingLowering<MulOp>, DirectedRoundingLowering<FmaOp>,
-               DirectedRoundingLowering<MadOp>, DirectedRoundingLowering<DivOp>>(
+               DirectedRoundingLowering<MadOp>, DirectedRoundingLowering<DivOp>,
+               DivApproxLowering>(
       patterns.getContext(), state);
 }

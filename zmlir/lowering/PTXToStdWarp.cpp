@@ -348,10 +348,103 @@ Value ballot(OpBuilder &b, Operation *op, const PTXLoweringState &state, Value p
   return Value();
 }
 
-Value shuffle(OpBuilder &b, Location loc, Value v, Value offset, gpu::ShuffleMode mode) {
+/// The value `v` (i32) of lane `src` (an i32 in [0, 32)) of the caller's
+/// warp. AMDGPU reads it with ds_bpermute, whose byte address picks the
+/// wavefront lane: on wave64 chips that is `src` in the caller's half
+/// (upstream's gpu.shuffle idx takes `src` as a wavefront lane, so the upper
+/// half-wave would read the lower one). Elsewhere gpu.shuffle idx over the
+/// 32 lanes of the sub-group.
+Value readLane(OpBuilder &b, Location loc, const PTXLoweringState &state, Value v, Value src) {
+  mlir::Type i32 = b.getI32Type();
+  if (state.target != "amdgpu") {
+    Value width = intConst(b, loc, i32, 32);
+    return gpu::ShuffleOp::create(b, loc, v, src, width, gpu::ShuffleMode::IDX)
+        .getShuffleResult();
+  }
+  Value lane = src;
+  if (state.waveSize > 32) {
+    Value wave = arith::IndexCastUIOp::create(b, loc, i32, gpu::LaneIdOp::create(b, loc, nullptr));
+    lane = arith::OrIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, wave, intConst(b, loc, i32, ~31)), src);
+  }
+  Value address = arith::ShLIOp::create(b, loc, lane, intConst(b, loc, i32, 2));
+  Value bits = callIntrinsic(b, loc, i32, "llvm.amdgcn.ds.bpermute",
+                             ValueRange{address, asInteger(b, loc, v)});
+  return adjustBits(b, loc, bits, v.getType(), false);
+}
+
+Value shuffle(OpBuilder &b, Location loc, const PTXLoweringState &state, Value v,
+              Value offset, gpu::ShuffleMode mode) {
+  if (mode == gpu::ShuffleMode::IDX)
+    return readLane(b, loc, state, v, offset);
   Value width = intConst(b, loc, b.getI32Type(), 32);
   return gpu::ShuffleOp::create(b, loc, v, offset, width, mode).getShuffleResult();
 }
+
+/// shfl.sync: NVIDIA's instruction on NVPTX. Elsewhere the PTX ISA's
+/// pseudo-code, for any `b` and `c` (constant or not):
+///  1. bval = b[4:0], clamp cval = c[4:0], segmask = c[12:8];
+///  2. minLane = lane & segmask, maxLane = minLane | (cval & ~segmask);
+///  3. the source lane j: up lane - bval, down lane + bval, bfly
+///     lane ^ bval, idx minLane | (bval & ~segmask);
+///  4. p = j >= maxLane (up, signed: j may be negative) or j <= maxLane
+///     (the others); a lane with p false reads its own value;
+///  5. d = a of lane j, read with one indexed shuffle (readLane).
+/// Like PTX, a source lane outside membermask (or not executing the
+/// shfl.sync) gives an unspecified value.
+struct ShflSyncOpLowering : PTXPattern<ShflSyncOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(ShflSyncOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    mlir::Type i32 = rewriter.getI32Type();
+    Value a = adaptor.getA(), b = adaptor.getB(), c = adaptor.getC();
+    StringRef mode = stringifyShflMode(op.getMode());
+    if (state.target == "nvptx") {
+      auto pair = LLVM::LLVMStructType::getLiteral(rewriter.getContext(),
+                                                   {i32, rewriter.getI1Type()});
+      Value r = callIntrinsic(rewriter, loc, pair, ("llvm.nvvm.shfl.sync." + mode + ".i32p").str(),
+                              ValueRange{adaptor.getMembermask(), a, b, c});
+      rewriter.replaceOp(op, {LLVM::ExtractValueOp::create(rewriter, loc, r, 0),
+                              LLVM::ExtractValueOp::create(rewriter, loc, r, 1)});
+      return success();
+    }
+    auto cst = [&](int64_t v) { return intConst(rewriter, loc, i32, v); };
+    Value lane = warpLane(rewriter, loc, state);
+    Value bval = arith::AndIOp::create(rewriter, loc, b, cst(31));
+    Value cval = arith::AndIOp::create(rewriter, loc, c, cst(31));
+    Value segmask = arith::AndIOp::create(
+        rewriter, loc, arith::ShRUIOp::create(rewriter, loc, c, cst(8)), cst(31));
+    Value notSegmask = arith::XOrIOp::create(rewriter, loc, segmask, cst(-1));
+    Value minLane = arith::AndIOp::create(rewriter, loc, lane, segmask);
+    Value maxLane = arith::OrIOp::create(rewriter, loc, minLane,
+                                         arith::AndIOp::create(rewriter, loc, cval, notSegmask));
+    Value j;
+    IP inRange = IP::sle;
+    switch (op.getMode()) {
+    case ShflMode::Up:
+      j = arith::SubIOp::create(rewriter, loc, lane, bval);
+      inRange = IP::sge;
+      break;
+    case ShflMode::Down:
+      j = arith::AddIOp::create(rewriter, loc, lane, bval);
+      break;
+    case ShflMode::Bfly:
+      j = arith::XOrIOp::create(rewriter, loc, lane, bval);
+      break;
+    case ShflMode::Idx:
+      j = arith::OrIOp::create(rewriter, loc, minLane,
+                               arith::AndIOp::create(rewriter, loc, bval, notSegmask));
+      break;
+    }
+    Value p = arith::CmpIOp::create(rewriter, loc, inRange, j, maxLane);
+    Value src = arith::SelectOp::create(rewriter, loc, p, j, lane);
+    rewriter.replaceOp(op, {readLane(rewriter, loc, state, a, src), p});
+    return success();
+  }
+};
 
 struct VoteSyncOpLowering : PTXPattern<VoteSyncOp> {
   using PTXPattern::PTXPattern;
@@ -462,7 +555,7 @@ struct ReduxSyncOpLowering : PTXPattern<ReduxSyncOp> {
         intConst(rewriter, loc, i32, 0));
     Value v = arith::SelectOp::create(rewriter, loc, inMask, a, intConst(rewriter, loc, i32, identity));
     for (int offset = 16; offset >= 1; offset /= 2) {
-      Value other = shuffle(rewriter, loc, v, intConst(rewriter, loc, i32, offset),
+      Value other = shuffle(rewriter, loc, state, v, intConst(rewriter, loc, i32, offset),
                             gpu::ShuffleMode::XOR);
       switch (op.getOp()) {
       case AtomicOp::Add:
@@ -531,12 +624,12 @@ struct MatchSyncOpLowering : PTXPattern<MatchSyncOp> {
     for (int lane = 0; lane < 32; ++lane) {
       Value index = intConst(rewriter, loc, i32, lane);
       Value eq = arith::CmpIOp::create(
-          rewriter, loc, IP::eq, shuffle(rewriter, loc, lo, index, gpu::ShuffleMode::IDX), lo);
+          rewriter, loc, IP::eq, shuffle(rewriter, loc, state, lo, index, gpu::ShuffleMode::IDX), lo);
       if (hi)
         eq = arith::AndIOp::create(
             rewriter, loc, eq,
             arith::CmpIOp::create(rewriter, loc, IP::eq,
-                                  shuffle(rewriter, loc, hi, index, gpu::ShuffleMode::IDX), hi));
+                                  shuffle(rewriter, loc, state, hi, index, gpu::ShuffleMode::IDX), hi));
       Value bit = arith::ShLIOp::create(rewriter, loc, arith::ExtUIOp::create(rewriter, loc, i32, eq),
                                         index);
       bits = arith::OrIOp::create(rewriter, loc, bits, bit);
@@ -858,7 +951,7 @@ struct LocalVarOpLowering : PTXPattern<LocalVarOp> {
 
 void zmlir::populatePTXWarpPatterns(RewritePatternSet &patterns,
                                     const PTXLoweringState &state) {
-  patterns.add<VoteSyncOpLowering, ActivemaskOpLowering, ReduxSyncOpLowering,
+  patterns.add<ShflSyncOpLowering, VoteSyncOpLowering, ActivemaskOpLowering, ReduxSyncOpLowering,
                MatchSyncOpLowering, BarWarpSyncOpLowering, FenceOpLowering, CallOpLowering,
                LocalVarOpLowering, BarSyncOpLowering, BarArriveOpLowering, BarRedOpLowering,
                ElectSyncOpLowering, TrapOpLowering>(patterns.getContext(), state);

@@ -185,3 +185,39 @@ func.func @cvt_pack_bf16(%a: f32, %b: f32) attributes {ptx.entry} {
   %0 = ptx.cvt_pack %a, %b {type = #ptx.type<bf16x2>, rnd = #ptx.rnd<rn>} : i32
   ptx.ret
 }
+
+// -----
+
+// div.approx.f32 is a * (1/b) with the reciprocal flushed to zero (the
+// H200 gives 1 / FLT_MAX = 0); a subnormal b first scales a and b by 2^24.
+// On NVPTX it is NVIDIA's instruction.
+// CHECK-LABEL: gpu.func @div_approx
+// CHECK-SAME: (%[[A:.*]]: f32, %[[B:.*]]: f32)
+// CHECK: %[[S:.*]] = arith.select %{{.*}}, %cst{{.*}}, %cst{{.*}} : f32
+// CHECK: %[[SA:.*]] = arith.mulf %[[A]], %[[S]] : f32
+// CHECK: %[[SB:.*]] = arith.mulf %[[B]], %[[S]] : f32
+// CHECK: %[[R:.*]] = arith.divf %{{.*}}, %[[SB]] : f32
+// CHECK: %[[FR:.*]] = arith.select %{{.*}}, %{{.*}}, %[[R]] : f32
+// CHECK: arith.mulf %[[SA]], %[[FR]] : f32
+// NV-LABEL: gpu.func @div_approx
+// NV: llvm.call_intrinsic "llvm.nvvm.div.approx.f"(%{{.*}}, %{{.*}}) : (f32, f32) -> f32
+func.func @div_approx(%a: f32, %b: f32) attributes {ptx.entry} {
+  %0 = ptx.div %a, %b {type = #ptx.type<f32>, precision = #ptx.precision<approx>} : f32
+  ptx.ret
+}
+
+// -----
+
+// div.approx.ftz.f32 flushes a, b, 1/b and the product (0 / subnormal is
+// 0 * inf = NaN, as on the H200).
+// SPV-LABEL: gpu.func @div_approx_ftz
+// SPV-NOT: arith.select %{{.*}}, %cst{{.*}}, %cst{{.*}} : f32
+// SPV: %[[R:.*]] = arith.divf
+// SPV: %[[D:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
+// SPV: arith.bitcast %[[D]] : f32 to i32
+// NV-LABEL: gpu.func @div_approx_ftz
+// NV: llvm.call_intrinsic "llvm.nvvm.div.approx.ftz.f"
+func.func @div_approx_ftz(%a: f32, %b: f32) attributes {ptx.entry} {
+  %0 = ptx.div %a, %b {type = #ptx.type<f32>, precision = #ptx.precision<approx>, ftz} : f32
+  ptx.ret
+}

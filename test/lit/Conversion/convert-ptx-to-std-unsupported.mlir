@@ -19,15 +19,6 @@ func.func @elect_generic(%m: i32) attributes {ptx.entry} {
 
 // -----
 
-func.func @partial_warp_shuffle(%a: i32) attributes {ptx.entry} {
-  %c = arith.constant 7199 : i32
-  // expected-error @+1 {{unsupported 'shfl.sync' over a segment narrower than the warp}}
-  %d, %p = ptx.shfl_sync %a, %a, %c, %a {mode = #ptx.shfl<down>} : i32
-  ptx.ret
-}
-
-// -----
-
 // A device function returns at most one value.
 // expected-error @+1 {{unsupported device function 'pair' with more than one return value}}
 func.func @pair(%a: i32) -> (i32, i32) {

@@ -87,3 +87,57 @@ func.func @depot() attributes {ptx.entry} {
   %0 = ptx.local_var {size = 16, align = 8} : i64
   ptx.ret
 }
+
+// -----
+
+// shfl.sync with a run-time c: NVIDIA's instruction on NVPTX; elsewhere the
+// ISA's clamp c[4:0] and segment mask c[12:8], and up compares signed (the
+// source lane lane - b may be negative). Wave64 AMD chips read the lane of
+// the caller's half-wave with ds_bpermute.
+// SPV-LABEL: gpu.func @shfl_up_runtime_c
+// SPV-SAME: (%[[A:.*]]: i32, %[[B:.*]]: i32, %[[C:.*]]: i32, %{{.*}}: i32)
+// SPV: %[[LANE:.*]] = arith.index_castui %{{.*}} : index to i32
+// SPV: %[[BV:.*]] = arith.andi %[[B]], %{{.*}} : i32
+// SPV: %[[CV:.*]] = arith.andi %[[C]], %{{.*}} : i32
+// SPV: %[[SH:.*]] = arith.shrui %[[C]], %c8_i32 : i32
+// SPV: %[[SEG:.*]] = arith.andi %[[SH]], %{{.*}} : i32
+// SPV: %[[MIN:.*]] = arith.andi %[[LANE]], %[[SEG]] : i32
+// SPV: %[[MAX:.*]] = arith.ori %[[MIN]], %{{.*}} : i32
+// SPV: %[[J:.*]] = arith.subi %[[LANE]], %[[BV]] : i32
+// SPV: %[[P:.*]] = arith.cmpi sge, %[[J]], %[[MAX]] : i32
+// SPV: %[[SRC:.*]] = arith.select %[[P]], %[[J]], %[[LANE]] : i32
+// SPV: gpu.shuffle idx %[[A]], %[[SRC]], %c32_i32 : i32
+// NV-LABEL: gpu.func @shfl_up_runtime_c
+// NV: %[[R:.*]] = llvm.call_intrinsic "llvm.nvvm.shfl.sync.up.i32p"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i32, i32, i32, i32) -> !llvm.struct<(i32, i1)>
+// NV: llvm.extractvalue %[[R]][0]
+// NV: llvm.extractvalue %[[R]][1]
+// GFX9-LABEL: gpu.func @shfl_up_runtime_c
+// GFX9: %[[SRC:.*]] = arith.select
+// GFX9: %[[WAVE:.*]] = arith.index_castui %{{.*}} : index to i32
+// GFX9: %[[HALF:.*]] = arith.andi %[[WAVE]], %c-32_i32 : i32
+// GFX9: %[[LANE:.*]] = arith.ori %[[HALF]], %[[SRC]] : i32
+// GFX9: %[[ADDR:.*]] = arith.shli %[[LANE]], %c2_i32 : i32
+// GFX9: llvm.call_intrinsic "llvm.amdgcn.ds.bpermute"(%[[ADDR]], %{{.*}}) : (i32, i32) -> i32
+func.func @shfl_up_runtime_c(%a: i32, %b: i32, %c: i32, %m: i32) attributes {ptx.entry} {
+  %d, %p = ptx.shfl_sync %a, %b, %c, %m {mode = #ptx.shfl<up>} : i32
+  ptx.ret
+}
+
+// -----
+
+// shfl.sync.idx reads lane minLane | (b[4:0] & ~segmask) of its segment.
+// SPV-LABEL: gpu.func @shfl_idx_segment
+// SPV: %[[NOTSEG:.*]] = arith.xori %{{.*}}, %c-1_i32{{.*}} : i32
+// SPV: %[[MIN:.*]] = arith.andi %{{.*}}, %{{.*}} : i32
+// SPV: %[[MAX:.*]] = arith.ori %[[MIN]], %{{.*}} : i32
+// SPV: %[[OFF:.*]] = arith.andi %{{.*}}, %[[NOTSEG]] : i32
+// SPV: %[[J:.*]] = arith.ori %[[MIN]], %[[OFF]] : i32
+// SPV: arith.cmpi sle, %[[J]], %[[MAX]] : i32
+// NV-LABEL: gpu.func @shfl_idx_segment
+// NV: llvm.call_intrinsic "llvm.nvvm.shfl.sync.idx.i32p"
+func.func @shfl_idx_segment(%a: i32, %b: i32) attributes {ptx.entry} {
+  %c = arith.constant 0x181f : i32
+  %m = arith.constant -1 : i32
+  %d, %p = ptx.shfl_sync %a, %b, %c, %m {mode = #ptx.shfl<idx>} : i32
+  ptx.ret
+}

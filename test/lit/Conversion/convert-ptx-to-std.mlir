@@ -126,10 +126,16 @@ func.func @compare(%a: f32, %b: f32) attributes {ptx.entry} {
 
 // -----
 
-// shfl.sync.down over the whole warp: out-of-range lanes keep their value.
+// shfl.sync.down: the source lane is lane + b[4:0], read with an indexed
+// shuffle when it is at most maxLane, else the lane reads its own value.
 // CHECK-LABEL: gpu.func @shuffle
-// CHECK: %[[V:.*]], %[[OK:.*]] = gpu.shuffle down %[[A:.*]], %{{.*}}, %c32_i32 : i32
-// CHECK: arith.select %[[OK]], %[[V]], %[[A]] : i32
+// CHECK-SAME: (%[[A:.*]]: i32)
+// CHECK: %[[LANE:.*]] = arith.index_castui %{{.*}} : index to i32
+// CHECK: %[[MAX:.*]] = arith.ori
+// CHECK: %[[J:.*]] = arith.addi %[[LANE]], %{{.*}} : i32
+// CHECK: %[[P:.*]] = arith.cmpi sle, %[[J]], %[[MAX]] : i32
+// CHECK: %[[SRC:.*]] = arith.select %[[P]], %[[J]], %[[LANE]] : i32
+// CHECK: gpu.shuffle idx %[[A]], %[[SRC]], %c32_i32 : i32
 func.func @shuffle(%a: i32) attributes {ptx.entry} {
   %c1 = arith.constant 1 : i32
   %c31 = arith.constant 31 : i32
