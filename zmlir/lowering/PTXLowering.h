@@ -238,6 +238,9 @@ Value narrowFloat(OpBuilder &b, Location loc, Value x, mlir::Type target, Roundi
 /// Converts the integer `x` to the float `target` with rounding `rnd`.
 Value integerToFloat(OpBuilder &b, Location loc, Value x, bool isSigned,
                      mlir::Type target, Rounding rnd);
+/// cvt.rna.tf32.f32 and the fp8 pair conversions (imported as `ptx.inst`):
+/// the result, or null if `op` is none of them; see PTXToStdNarrowFloat.cpp.
+Value lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b);
 
 /// The declaration of `name` in the gpu.module enclosing `user`, created on
 /// first use.

@@ -74,3 +74,20 @@ func.func @mul_hi_64(%a: i64, %b: i64) attributes {ptx.entry} {
   %1 = ptx.mad %a, %b, %0 {type = #ptx.type<s64>, mode = #ptx.mode<hi>} : i64 -> i64
   ptx.ret
 }
+
+// -----
+
+// mad.hi.sat.s32: the high half plus c in 64 bits, clamped to the s32 range.
+// CHECK-LABEL: gpu.func @mad_hi_sat
+// SPV-LABEL: gpu.func @mad_hi_sat
+// CHECK: %[[LO:.*]], %[[HI:.*]] = arith.mulsi_extended %{{.*}}, %{{.*}} : i32
+// CHECK-DAG: %[[WH:.*]] = arith.extsi %[[HI]] : i32 to i64
+// CHECK-DAG: %[[WC:.*]] = arith.extsi %{{.*}} : i32 to i64
+// CHECK: %[[SUM:.*]] = arith.addi %[[WH]], %[[WC]] : i64
+// CHECK: %[[MAX:.*]] = arith.maxsi %[[SUM]], %c-2147483648_i64
+// CHECK: %[[MIN:.*]] = arith.minsi %[[MAX]], %c2147483647_i64
+// CHECK: arith.trunci %[[MIN]] : i64 to i32
+func.func @mad_hi_sat(%a: i32, %b: i32, %c: i32) attributes {ptx.entry} {
+  %0 = ptx.mad %a, %b, %c {type = #ptx.type<s32>, mode = #ptx.mode<hi>, sat} : i32 -> i32
+  ptx.ret
+}

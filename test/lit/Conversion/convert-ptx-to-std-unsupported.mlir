@@ -59,3 +59,27 @@ func.func @clock() attributes {ptx.entry} {
   %0 = ptx.sreg <clock64> : i64
   ptx.ret
 }
+
+// -----
+
+func.func @mad_sat_u32(%a: i32) attributes {ptx.entry} {
+  // expected-error @+1 {{unsupported '.sat' on integer 'mad' other than 'mad.hi.sat.s32'}}
+  %0 = ptx.mad %a, %a, %a {type = #ptx.type<u32>, mode = #ptx.mode<hi>, sat} : i32 -> i32
+  ptx.ret
+}
+
+// -----
+
+func.func @tf32_rz(%a: f32) attributes {ptx.entry} {
+  // expected-error @+1 {{unsupported instruction 'cvt.rz.satfinite.tf32.f32'}}
+  %0 = ptx.inst "cvt" [".rz", ".satfinite", ".tf32", ".f32"](%a) {operand_kinds = ["d", "r"]} : (f32) -> i32
+  ptx.ret
+}
+
+// -----
+
+func.func @e4m3x2_rz(%a: f32) attributes {ptx.entry} {
+  // expected-error @+1 {{unsupported instruction 'cvt.rz.satfinite.e4m3x2.f32'}}
+  %0 = ptx.inst "cvt" [".rz", ".satfinite", ".e4m3x2", ".f32"](%a, %a) {operand_kinds = ["d", "r", "r"]} : (f32, f32) -> i16
+  ptx.ret
+}

@@ -1,0 +1,78 @@
+// RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std | FileCheck %s
+
+// cvt.rna.tf32.f32: add half of the 13 dropped bits and clear them; a NaN
+// keeps its upper bits (the quiet bit if none of its payload is left).
+// CHECK-LABEL: gpu.func @tf32
+// CHECK: %[[BITS:.*]] = arith.bitcast %{{.*}} : f32 to i32
+// CHECK: %[[UP:.*]] = arith.addi %[[BITS]], %c4096_i32
+// CHECK: %[[RND:.*]] = arith.andi %[[UP]], %c-8192_i32
+// CHECK: %[[TRUNC:.*]] = arith.andi %[[BITS]], %c-8192_i32
+// CHECK: %[[NAN:.*]] = arith.cmpi ugt, %{{.*}}, %c2139095040_i32
+// CHECK: %[[Q:.*]] = arith.select %{{.*}}, %{{.*}}, %[[TRUNC]]
+// CHECK: arith.select %[[NAN]], %[[Q]], %[[RND]]
+func.func @tf32(%a: f32) attributes {ptx.entry} {
+  %0 = ptx.inst "cvt" [".rna", ".tf32", ".f32"](%a) {operand_kinds = ["d", "r"]} : (f32) -> i32
+  ptx.ret
+}
+
+// -----
+
+// cvt.rn.satfinite.relu.e4m3x2.f32: integer rounding of each f32 (normal
+// and subnormal results), clamped to 448 (0x7e), negative to +0, NaN 0x7f;
+// the first source goes to the upper byte.
+// CHECK-LABEL: gpu.func @e4m3x2
+// CHECK: arith.minui %{{.*}}, %c126_i32{{.*}} : i32
+// CHECK: %[[HI:.*]] = arith.select %{{.*}}, %c127_i32{{.*}}, %{{.*}} : i32
+// CHECK: arith.minui %{{.*}}, %c126_i32{{.*}} : i32
+// CHECK: %[[LO:.*]] = arith.select %{{.*}}, %c127_i32{{.*}}, %{{.*}} : i32
+// CHECK: %[[SHL:.*]] = arith.shli %[[HI]], %c8_i32
+// CHECK: %[[PAIR:.*]] = arith.ori %[[SHL]], %[[LO]]
+// CHECK: arith.trunci %[[PAIR]] : i32 to i16
+// CHECK-NOT: f8E4M3
+func.func @e4m3x2(%a: f32, %b: f32) attributes {ptx.entry} {
+  %0 = ptx.inst "cvt" [".rn", ".satfinite", ".relu", ".e4m3x2", ".f32"](%a, %b) {operand_kinds = ["d", "r", "r"]} : (f32, f32) -> i16
+  ptx.ret
+}
+
+// -----
+
+// cvt.rn.satfinite.e5m2x2.f16x2: each f16 half extended exactly to f32,
+// clamped to 57344 (0x7b).
+// CHECK-LABEL: gpu.func @e5m2x2_from_f16x2
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.minui %{{.*}}, %c123_i32{{.*}} : i32
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.minui %{{.*}}, %c123_i32{{.*}} : i32
+func.func @e5m2x2_from_f16x2(%a: i32) attributes {ptx.entry} {
+  %0 = ptx.inst "cvt" [".rn", ".satfinite", ".e5m2x2", ".f16x2"](%a) {operand_kinds = ["d", "r"]} : (i32) -> i16
+  ptx.ret
+}
+
+// -----
+
+// cvt.rn.f16x2.e5m2x2: each byte is the upper byte of its f16, NaNs 0x7fff;
+// the upper byte goes to the upper half.
+// CHECK-LABEL: gpu.func @f16x2_from_e5m2x2
+// CHECK: %[[PAIR:.*]] = arith.extui %{{.*}} : i16 to i32
+// CHECK: %[[HI:.*]] = arith.shrui %[[PAIR]], %c8_i32
+// CHECK: arith.cmpi ugt, %{{.*}}, %c124_i32
+// CHECK: arith.select %{{.*}}, %c32767_i32
+// CHECK: %[[LO:.*]] = arith.andi %[[PAIR]], %c255_i32
+// CHECK: arith.shli %{{.*}}, %c16_i32
+func.func @f16x2_from_e5m2x2(%a: i16) attributes {ptx.entry} {
+  %0 = ptx.inst "cvt" [".rn", ".f16x2", ".e5m2x2"](%a) {operand_kinds = ["d", "r"]} : (i16) -> i32
+  ptx.ret
+}
+
+// -----
+
+// cvt.rn.f16x2.e4m3x2: normals rebiased, subnormals m * 2^-9 through f32.
+// CHECK-LABEL: gpu.func @f16x2_from_e4m3x2
+// CHECK: arith.uitofp %{{.*}} : i32 to f32
+// CHECK: arith.mulf %{{.*}}, %cst{{.*}} : f32
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: arith.cmpi eq, %{{.*}}, %c127_i32
+func.func @f16x2_from_e4m3x2(%a: i16) attributes {ptx.entry} {
+  %0 = ptx.inst "cvt" [".rn", ".f16x2", ".e4m3x2"](%a) {operand_kinds = ["d", "r"]} : (i16) -> i32
+  ptx.ret
+}
