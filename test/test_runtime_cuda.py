@@ -543,3 +543,123 @@ def test_cooperative_launch(libdir: str, backend: str, fake_nvidia_driver: Path)
         assert r["grid_8"] == 801 and r["grid_9"] == 801 and r["ex_cooperative"] == 801
         assert "cooperative launch" in result.stderr
         assert r["value"] == 2 * 2 * 3  # ex_priority and ex_cluster_1, 2 blocks each
+
+
+# `trap`, brx.idx past its .branchtargets and an indirect call to an address
+# that is no function (both trap): the launch returns, the context holds the
+# sticky CUDA_ERROR_LAUNCH_FAILED (719) for later synchronizations, copies and
+# launches, and the process lives on. Each kernel in a fresh process.
+_TRAP = textwrap.dedent("""
+    import ctypes, json, sys
+    lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
+    PTX = b'''
+    .version 8.0
+    .target sm_80
+    .address_size 64
+    .func (.param .b32 r) twice(.param .b32 x)
+    {
+      .reg .b32 %v<2>;
+      ld.param.b32 %v0, [x]; add.u32 %v1, %v0, %v0; st.param.b32 [r], %v1; ret;
+    }
+    .func (.param .b32 r) guarded(.param .b32 x)
+    {
+      .reg .b32 %v<2>; .reg .pred %p;
+      ld.param.b32 %v0, [x]; setp.eq.u32 %p, %v0, 7; @%p trap;
+      st.param.b32 [r], %v0; ret;
+    }
+    .visible .entry store(.param .u64 p, .param .u32 v)
+    {
+      .reg .b32 %r<3>; .reg .b64 %rd<3>;
+      ld.param.u64 %rd1, [p]; ld.param.u32 %r1, [v]; mov.u32 %r2, %tid.x;
+      mad.wide.u32 %rd2, %r2, 4, %rd1; st.global.u32 [%rd2], %r1; ret;
+    }
+    .visible .entry trap_in_kernel(.param .u64 p, .param .u32 v)
+    {
+      .reg .b32 %r<3>; .reg .b64 %rd<3>; .reg .pred %q;
+      ld.param.u64 %rd1, [p]; ld.param.u32 %r1, [v]; mov.u32 %r2, %tid.x;
+      setp.eq.u32 %q, %r2, %r1; @%q trap;
+      mad.wide.u32 %rd2, %r2, 4, %rd1; st.global.u32 [%rd2], %r1; ret;
+    }
+    .visible .entry trap_in_function(.param .u64 p, .param .u32 v)
+    {
+      .reg .b32 %r<4>; .reg .b64 %rd<3>;
+      ld.param.u64 %rd1, [p]; ld.param.u32 %r1, [v]; mov.u32 %r2, %tid.x;
+      add.u32 %r1, %r1, %r2;
+      { .param .b32 a; .param .b32 b; st.param.b32 [a], %r1; call.uni (b), guarded, (a);
+        ld.param.b32 %r3, [b]; }
+      mad.wide.u32 %rd2, %r2, 4, %rd1; st.global.u32 [%rd2], %r3; ret;
+    }
+    .visible .entry brx_past_targets(.param .u64 p, .param .u32 v)
+    {
+      .reg .b32 %r<3>; .reg .b64 %rd<3>;
+      ld.param.u64 %rd1, [p]; ld.param.u32 %r1, [v];
+      ts: .branchtargets A, B;
+      brx.idx %r1, ts;
+    A: mov.u32 %r2, 1; bra.uni J;
+    B: mov.u32 %r2, 2;
+    J: st.global.u32 [%rd1], %r2; ret;
+    }
+    .visible .entry call_bad_address(.param .u64 p, .param .u32 v)
+    {
+      .reg .b32 %r<3>; .reg .b64 %rd<4>;
+      ld.param.u64 %rd1, [p]; ld.param.u32 %r1, [v];
+      mov.u64 %rd2, twice; cvt.u64.u32 %rd3, %r1; add.u64 %rd2, %rd2, %rd3;
+      { .param .b32 a; .param .b32 b; st.param.b32 [a], %r1;
+        proto: .callprototype (.param .b32 _) _ (.param .b32 _);
+        call (b), %rd2, (a), proto; ld.param.b32 %r2, [b]; }
+      st.global.u32 [%rd1], %r2; ret;
+    }
+    \\x00'''
+    r = {}
+    assert lib.cuInit(0) == 0
+    ctx = ctypes.c_void_p()
+    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+    assert lib.cuCtxSetCurrent(ctx) == 0
+    mod = ctypes.c_void_p()
+    assert lib.cuModuleLoadData(ctypes.byref(mod), PTX) == 0
+    def function(name):
+        f = ctypes.c_void_p()
+        assert lib.cuModuleGetFunction(ctypes.byref(f), mod, name.encode()) == 0
+        return f
+    buf = ctypes.c_uint64()
+    assert lib.cuMemAlloc_v2(ctypes.byref(buf), 256) == 0
+    def launch(f, v):
+        p, value = ctypes.c_uint64(buf.value), ctypes.c_uint32(v)
+        params = (ctypes.c_void_p * 2)(ctypes.cast(ctypes.byref(p), ctypes.c_void_p),
+                                       ctypes.cast(ctypes.byref(value), ctypes.c_void_p))
+        return lib.cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, None, params, None)
+    store = function("store")
+    r["before"] = [launch(store, 5), lib.cuCtxSynchronize()]
+    r["launch"] = launch(function(sys.argv[2]), int(sys.argv[3]))
+    r["ctx_sync"] = lib.cuCtxSynchronize()
+    r["stream_sync"] = lib.cuStreamSynchronize(None)
+    host = (ctypes.c_uint32 * 64)()
+    r["copy"] = lib.cuMemcpyDtoH_v2(host, buf, 256)
+    r["later_launch"] = launch(store, 6)
+    print(json.dumps(r))
+""")
+
+
+@pytest.mark.parametrize("kernel, value", [("trap_in_kernel", 3), ("trap_in_function", 0),
+                                           ("brx_past_targets", 2), ("call_bad_address", 1)])
+def test_trap_fails_the_context_with_launch_failed(libdir: str, kernel: str, value: int) -> None:
+    result = subprocess.run([sys.executable, "-c", _TRAP, libdir, kernel, str(value)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+    r = json.loads(result.stdout.strip().splitlines()[-1])
+    assert r == {"before": [0, 0], "launch": 0, "ctx_sync": 719, "stream_sync": 719,
+                 "copy": 719, "later_launch": 719}
+    assert f"kernel {kernel} executed trap" in result.stderr
+
+
+@pytest.mark.parametrize("kernel, value", [("trap_in_kernel", 99), ("trap_in_function", 100),
+                                           ("brx_past_targets", 1), ("call_bad_address", 0)])
+def test_no_trap_no_error(libdir: str, kernel: str, value: int) -> None:
+    # The same kernels where nothing traps: the context stays usable.
+    result = subprocess.run([sys.executable, "-c", _TRAP, libdir, kernel, str(value)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    r = json.loads(result.stdout.strip().splitlines()[-1])
+    assert r == {"before": [0, 0], "launch": 0, "ctx_sync": 0, "stream_sync": 0, "copy": 0,
+                 "later_launch": 0}

@@ -247,11 +247,22 @@ Value lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b);
 LLVM::LLVMFuncOp declareFunction(OpBuilder &b, Operation *user, StringRef name,
                                  LLVM::LLVMFunctionType type);
 
-/// Ends the thread the way CUDA's `trap` does (the launch fails): llvm.trap
-/// on NVPTX and AMDGPU; on SPIR-V, where LLVM turns llvm.trap into
-/// OpUnreachable (undefined behaviour, not a fault), a volatile store to
-/// address 0 of the global space.
+/// The SPIR-V module's trap word: an i32 global that a trapping thread sets
+/// to 1; the runtime reads it after each launch and fails the context.
+constexpr const char *kTrapWordName = "__zmlir_trap";
+
+/// Ends the thread the way CUDA's `trap` does (the launch fails), including
+/// the block's terminator: llvm.trap and unreachable on NVPTX and AMDGPU; on
+/// SPIR-V, where LLVM turns llvm.trap into OpUnreachable (undefined
+/// behaviour, and a fault would end the whole process), an atomic store of 1
+/// to the module's trap word and a return from the function (see
+/// propagateTraps for device functions).
 void emitTrap(OpBuilder &b, Location loc, const PTXLoweringState &state);
+
+/// SPIR-V, after conversion, when the module has a trap word: each call of
+/// one of its functions is followed by a check of the word that returns from
+/// the caller once it is set, so a trap in a device function ends the thread.
+void propagateTraps(gpu::GPUModuleOp module, const PTXLoweringState &state);
 
 /// Bytes at the start of a kernel's shared window that hold the bar.red
 /// counter when the kernel is in state.barrierCounters.

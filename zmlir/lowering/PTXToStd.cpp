@@ -1930,3 +1930,4 @@ void zmlir::populatePTXToStdConversionPatterns(RewritePatternSet &patterns,
                BraOpLowering, CondBraOpLowering, InstOpLowering, ReturnLowering<RetOp>,
                ReturnLowering<ExitOp>>(ctx, state);
 }
+  propagateTraps(gpuModule, state);

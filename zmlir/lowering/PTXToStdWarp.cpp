@@ -46,14 +46,77 @@ LLVM::LLVMFuncOp zmlir::declareFunction(OpBuilder &b, Operation *user, StringRef
   return LLVM::LLVMFuncOp::create(b, user->getLoc(), name, type);
 }
 
+/// The address of the module's trap word (SPIR-V), the global created on
+/// first use.
+static Value trapWordAddress(OpBuilder &b, Location loc, gpu::GPUModuleOp module,
+                             const PTXLoweringState &state) {
+  auto word = module.lookupSymbol<LLVM::GlobalOp>(kTrapWordName);
+  if (!word) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    word = LLVM::GlobalOp::create(b, loc, b.getI32Type(), /*isConstant=*/false,
+                                  LLVM::Linkage::External, kTrapWordName,
+                                  b.getI32IntegerAttr(0), /*alignment=*/4,
+                                  state.addressSpaces.global);
+  }
+  return LLVM::AddressOfOp::create(b, loc, word);
+}
+
+/// Leaves the function the insertion point is in: gpu.return from a kernel,
+/// llvm.return (of poison, when the function returns a value) from a device
+/// function.
+static void emitLeave(OpBuilder &b, Location loc) {
+  Operation *fn = b.getInsertionBlock()->getParentOp();
+  if (isa<gpu::GPUFuncOp>(fn)) {
+    gpu::ReturnOp::create(b, loc);
+    return;
+  }
+  mlir::Type result = cast<LLVM::LLVMFuncOp>(fn).getFunctionType().getReturnType();
+  if (isa<LLVM::LLVMVoidType>(result))
+    LLVM::ReturnOp::create(b, loc, ValueRange{});
+  else
+    LLVM::ReturnOp::create(b, loc, LLVM::PoisonOp::create(b, loc, result).getResult());
+}
+
 void zmlir::emitTrap(OpBuilder &b, Location loc, const PTXLoweringState &state) {
   if (state.target != "spirv") {
     callIntrinsic(b, loc, mlir::Type(), "llvm.trap", {});
+    LLVM::UnreachableOp::create(b, loc);
     return;
   }
-  auto ptr = LLVM::LLVMPointerType::get(b.getContext(), state.addressSpaces.global);
-  LLVM::StoreOp::create(b, loc, intConst(b, loc, b.getI32Type(), 0), LLVM::ZeroOp::create(b, loc, ptr),
-                        /*alignment=*/4, /*isVolatile=*/true);
+  auto module = b.getInsertionBlock()->getParentOp()->getParentOfType<gpu::GPUModuleOp>();
+  LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::xchg,
+                            trapWordAddress(b, loc, module, state),
+                            intConst(b, loc, b.getI32Type(), 1), LLVM::AtomicOrdering::monotonic);
+  emitLeave(b, loc);
+}
+
+void zmlir::propagateTraps(gpu::GPUModuleOp module, const PTXLoweringState &state) {
+  if (state.target != "spirv" || !module.lookupSymbol<LLVM::GlobalOp>(kTrapWordName))
+    return;
+  // After each call of a function of the module: a set trap word (the
+  // callee, or another thread, trapped) returns from the caller too.
+  SmallVector<LLVM::CallOp> calls;
+  module.walk([&](LLVM::CallOp call) {
+    auto callee = call.getCallee();
+    auto fn = callee ? module.lookupSymbol<LLVM::LLVMFuncOp>(*callee) : LLVM::LLVMFuncOp();
+    if (fn && !fn.isExternal())
+      calls.push_back(call);
+  });
+  for (LLVM::CallOp call : calls) {
+    Location loc = call.getLoc();
+    OpBuilder b(call->getContext());
+    Block *block = call->getBlock();
+    Block *cont = block->splitBlock(std::next(Block::iterator(call)));
+    Block *leave = b.createBlock(cont);
+    emitLeave(b, loc);
+    b.setInsertionPointToEnd(block);
+    Value word = LLVM::LoadOp::create(b, loc, b.getI32Type(),
+                                      trapWordAddress(b, loc, module, state), /*alignment=*/4);
+    Value trapped = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, word,
+                                          intConst(b, loc, b.getI32Type(), 0));
+    cf::CondBranchOp::create(b, loc, trapped, leave, ValueRange{}, cont, ValueRange{});
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -297,7 +360,6 @@ LogicalResult zmlir::expandIndirectCalls(gpu::GPUModuleOp module, const PTXLower
     }
     Block *bad = b.createBlock(region, Region::iterator(after));
     emitTrap(b, loc, state);
-    LLVM::UnreachableOp::create(b, loc);
     b.setInsertionPointToEnd(before);
     SmallVector<ValueRange> noOperands(cases.size(), ValueRange{});
     cf::SwitchOp::create(b, loc, call.getCallee(), bad, ValueRange{}, values, cases, noOperands);
@@ -739,7 +801,6 @@ LogicalResult emitFullBarrier(Operation *op, Value count, ConversionPatternRewri
     Block *cont = rewriter.splitBlock(block, rewriter.getInsertionPoint());
     Block *partial = rewriter.createBlock(cont);
     emitTrap(rewriter, loc, state);
-    LLVM::UnreachableOp::create(rewriter, loc);
     rewriter.setInsertionPointToEnd(block);
     cf::CondBranchOp::create(rewriter, loc, whole, cont, ValueRange{}, partial, ValueRange{});
     rewriter.setInsertionPointToStart(cont);
@@ -869,7 +930,7 @@ struct TrapOpLowering : PTXPattern<TrapOp> {
   matchAndRewrite(TrapOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     emitTrap(rewriter, op.getLoc(), state);
-    rewriter.replaceOpWithNewOp<LLVM::UnreachableOp>(op);
+    rewriter.eraseOp(op);
     return success();
   }
 };

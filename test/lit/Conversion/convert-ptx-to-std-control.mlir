@@ -9,8 +9,9 @@
 // SPV: %[[WHOLE:.*]] = arith.cmpi eq, %arg0, %[[N]] : i32
 // SPV: cf.cond_br %[[WHOLE]], ^[[OK:.*]], ^[[TRAP:[a-z0-9]*]]
 // SPV: ^[[TRAP]]:
-// SPV: llvm.store volatile %{{.*}}, %{{.*}} : i32, !llvm.ptr<1>
-// SPV-NEXT: llvm.unreachable
+// SPV: %[[WORD:.*]] = llvm.mlir.addressof @__zmlir_trap : !llvm.ptr<1>
+// SPV-NEXT: llvm.atomicrmw xchg %[[WORD]], %{{.*}} monotonic : !llvm.ptr<1>, i32
+// SPV-NEXT: gpu.return
 // SPV: ^[[OK]]:
 // SPV-NEXT: gpu.barrier
 // NV-LABEL: gpu.func @bar_counted
@@ -177,13 +178,13 @@ func.func @sregs() attributes {ptx.entry} {
 // SPV-NEXT: 8821707245088669697: ^[[T:[a-z0-9]*]]
 // SPV: ^[[N]]:
 // SPV-NEXT: %[[R1:.*]] = llvm.call @negate(%arg0) : (i32) -> i32
-// SPV-NEXT: cf.br ^[[DONE:[a-z0-9]*]](%[[R1]] : i32)
+// SPV: cf.br ^[[DONE:[a-z0-9]*]](%[[R1]] : i32)
 // SPV: ^[[T]]:
 // SPV-NEXT: %[[R2:.*]] = llvm.call @twice(%arg0) : (i32) -> i32
-// SPV-NEXT: cf.br ^[[DONE]](%[[R2]] : i32)
+// SPV: cf.br ^[[DONE]](%[[R2]] : i32)
 // SPV: ^[[BAD]]:
-// SPV: llvm.store volatile
-// SPV-NEXT: llvm.unreachable
+// SPV: llvm.atomicrmw xchg
+// SPV-NEXT: gpu.return
 // NV-LABEL: gpu.func @indirect
 // NV: cf.switch
 // NV: llvm.call_intrinsic "llvm.trap"() : () -> ()
@@ -271,5 +272,48 @@ func.func @smem_size() attributes {ptx.entry} {
   %a = ptx.addr_of @tile : i32
   %0 = ptx.sreg <dynamic_smem_size> : i32
   %1 = ptx.sreg <total_smem_size> : i32
+  ptx.ret
+}
+
+// -----
+
+// trap on SPIR-V sets the module's trap word (which the runtime reads after
+// the launch) and leaves the function: llvm.return of poison from a device
+// function, whose callers check the word after the call and return too.
+// SPV: llvm.mlir.global external @__zmlir_trap(0 : i32) {addr_space = 1 : i32, alignment = 4 : i64} : i32
+// SPV-LABEL: llvm.func internal @checked
+// SPV: cf.cond_br %{{.*}}, ^[[TRAP:[a-z0-9]*]], ^[[OK:[a-z0-9]*]]
+// SPV: ^[[TRAP]]:
+// SPV: llvm.atomicrmw xchg %{{.*}}, %{{.*}} monotonic : !llvm.ptr<1>, i32
+// SPV-NEXT: %[[POISON:.*]] = llvm.mlir.poison : i32
+// SPV-NEXT: llvm.return %[[POISON]] : i32
+// SPV-LABEL: gpu.func @calls_checked
+// SPV: %[[R:.*]] = llvm.call @checked(%arg0) : (i32) -> i32
+// SPV-NEXT: %[[WORD:.*]] = llvm.mlir.addressof @__zmlir_trap : !llvm.ptr<1>
+// SPV-NEXT: %[[W:.*]] = llvm.load %[[WORD]] {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// SPV: %[[SET:.*]] = arith.cmpi ne, %[[W]], %{{.*}} : i32
+// SPV-NEXT: cf.cond_br %[[SET]], ^[[LEAVE:[a-z0-9]*]], ^[[CONT:[a-z0-9]*]]
+// SPV: ^[[LEAVE]]:
+// SPV-NEXT: gpu.return
+// SPV: ^[[CONT]]:
+// SPV: llvm.store %[[R]]
+// NV-LABEL: llvm.func internal @checked
+// NV: llvm.call_intrinsic "llvm.trap"() : () -> ()
+// NV-NEXT: llvm.unreachable
+// NV-LABEL: gpu.func @calls_checked
+// NV-NOT: __zmlir_trap
+// NV: gpu.return
+func.func @checked(%a: i32) -> i32 {
+  %c7 = arith.constant 7 : i32
+  %p = arith.cmpi eq, %a, %c7 : i32
+  cf.cond_br %p, ^trap, ^ok
+^trap:
+  ptx.trap
+^ok:
+  ptx.ret %a : i32
+}
+func.func @calls_checked(%a: i32, %out: i64) attributes {ptx.entry} {
+  %0 = ptx.call @checked(%a) : (i32) -> i32
+  ptx.st %out, %0 {space = #ptx.space<global>, type = #ptx.type<u32>} : i64, i32
   ptx.ret
 }

@@ -37,6 +37,7 @@ from zmlir.runtime.cuda.mempool import (
 )
 
 DRIVER_VERSION = 13000
+TRAP_WORD = "__zmlir_trap"  # kTrapWordName of zmlir/lowering/PTXLowering.h
 COMPUTE_CAPABILITY = (8, 0)
 E = CUresult
 
@@ -59,6 +60,9 @@ class Context:
     refcount: int = 1
     limits: dict[int, int] = field(default_factory=dict)
     local_storage: dict[int, tuple[int, Any]] = field(default_factory=dict)
+    # Sticky: once a kernel of the context trapped (CUDA_ERROR_LAUNCH_FAILED), every later
+    # launch, copy and synchronization returns it, as NVIDIA's driver does.
+    error: int = 0
 
 
 @dataclass
@@ -81,6 +85,8 @@ class Module:
     functions: dict[str, Function] = field(default_factory=dict)
     globals: dict[str, int] = field(default_factory=dict)
     handle: int = 0  # the first handle it was loaded under (cuFuncGetModule)
+    # The address of the module's trap word (SPIR-V modules with a `trap`), 0: none.
+    trap_word: int = 0
 
 
 @dataclass
@@ -180,9 +186,26 @@ class Driver:
         return stack
 
     def _current_changed(self) -> None:
-        """Tells the launch fast path this thread's current context."""
+        """Tells the launch fast path this thread's current context (none
+        while it holds a sticky error: the Python path returns that)."""
         stack = self._stack()
-        self.fast.set_context(stack[-1] if stack else 0)
+        self.fast.set_context(stack[-1] if stack and not self._sticky_error() else 0)
+
+    def _sticky_error(self) -> int:
+        """The current context's sticky error (0: none)."""
+        stack = self._stack()
+        if not stack:
+            return 0
+        try:
+            return self.handles.get(stack[-1], Context).error
+        except CudaError:
+            return 0
+
+    def check_sticky(self) -> None:
+        """Raises the current context's sticky error, if it has one."""
+        code = self._sticky_error()
+        if code:
+            raise CudaError(code, "a kernel of this context trapped earlier")
 
     def unsupported(self, api_name: str, why: str) -> int:
         """Logs (once per API and reason) and returns CUDA_ERROR_NOT_SUPPORTED."""
@@ -483,12 +506,14 @@ class Driver:
 
     def cuCtxSynchronize(self) -> int:
         self.current_context()
+        self.check_sticky()
         self.device.synchronize()
         self.settle_pools()
         return E.CUDA_SUCCESS
 
     def cuCtxSynchronize_v2(self, ctx: Any) -> int:
         self._context_or_current(ctx)  # one device: its work is all of every context's
+        self.check_sticky()
         self.device.synchronize()
         self.settle_pools()
         return E.CUDA_SUCCESS
@@ -594,10 +619,22 @@ class Driver:
                 compiled = self._compile(ptx, name, key)
             program = self.device.load(compiled)
             module = Module(name, compiled, program)
+            module.trap_word = self._trap_word(module)
             self.modules_by_hash[key] = module
         handle = self.handles.add(module)
         module.handle = module.handle or handle
         return handle
+
+    def _trap_word(self, module: Module) -> int:
+        """The address of a SPIR-V module's trap word (0: it has none), the
+        variable a thread executing `trap` sets (see emitTrap in
+        zmlir/lowering/PTXToStdWarp.cpp); its Export linkage names it in the binary."""
+        if getattr(module.compiled.target, "name", "") != "spirv" or \
+                TRAP_WORD.encode() not in module.compiled.binary:
+            return 0
+        address, size = self.device.global_variable(module.program, TRAP_WORD)
+        self.allocations.add(address, size, owned=False)
+        return address
 
     def _compile(self, ptx: str, name: str, key: str) -> Any:
         from zmlir.diagnostics import CompileError
@@ -645,6 +682,8 @@ class Driver:
         its parameters' sizes come from their PTX types."""
         dtypes = [_NUMPY_TYPES.get(t) for t in fn.info.params]
         sizes = None if None in dtypes else [np.dtype(d).itemsize for d in dtypes]
+        if fn.module.trap_word:
+            sizes = None  # its launches check the trap word, in Python
         fn.fast = self.fast.function(fn.handle, self.device, fn.kernel, fn.info, sizes)
 
     def cuModuleGetFunction(self, hfunc: Any, hmod: Any, name: Any) -> int:
@@ -1025,6 +1064,7 @@ class Driver:
         self.device.synchronize()
         if dst_dev and not src_dev:
             self.device.copy_to_device(dst, self.host_view(src, nbytes))
+        self.check_sticky()
         elif src_dev and not dst_dev:
             self.host_view(dst, nbytes)[:] = self.device.copy_from_device(src, nbytes)
         elif dst_dev and src_dev:
@@ -1333,6 +1373,7 @@ class Driver:
         if fn.fast and code == E.CUDA_SUCCESS:
             self._fast_register(fn)  # the backend may have raised the kernel's shared limit
         return code
+        self.check_sticky()
 
     def _launch(self, fn: Function, grid: tuple[int, int, int], block: tuple[int, int, int],
                 shared: int, params: Any, extra: Any, stream: Any, cooperative: bool) -> int:
@@ -1395,6 +1436,7 @@ class Driver:
 
     def _extra_buffer(self, extra: Any) -> bytes:
         """The packed parameters of cuLaunchKernel's `extra`: pairs of
+            self._check_trap(fn)
         CU_LAUNCH_PARAM_BUFFER_POINTER (1) / _SIZE (2), ended by _END (0)."""
         pointer, size = None, None
         for i in range(0, 64, 2):
@@ -1403,6 +1445,21 @@ class Driver:
                 break
             if tag == 1:
                 pointer = extra[i + 1]
+    def _check_trap(self, fn: Function) -> None:
+        """After a (synchronous) launch: a set trap word means a thread
+        executed `trap`. Like NVIDIA's driver, the launch itself succeeded and
+        the context now holds the sticky CUDA_ERROR_LAUNCH_FAILED."""
+        word = fn.module.trap_word
+        if not word or not any(self.device.copy_from_device(word, 4)):
+            return
+        self.device.copy_to_device(word, bytes(4))  # a later context may load the module again
+        stack = self._stack()
+        if stack:
+            self.handles.get(stack[-1], Context).error = E.CUDA_ERROR_LAUNCH_FAILED
+        log(f"kernel {fn.name} executed trap: the context's later calls return "
+            "CUDA_ERROR_LAUNCH_FAILED")
+        self._current_changed()
+
             elif tag == 2:
                 size = self.ffi.cast("size_t *", extra[i + 1])[0]
             else:
@@ -1513,6 +1570,7 @@ class Driver:
         return E.CUDA_SUCCESS
 
     def cuStreamWaitEvent(self, stream: Any, event: Any, flags: int) -> int:
+        self.check_sticky()
         self.require_init()
         s = self.stream(stream)
         ev = self.handles.get(self.ptr(event), Event)
@@ -1734,6 +1792,7 @@ class Driver:
 
     def cuEventDestroy_v2(self, event: Any) -> int:
         self.require_init()
+        self.check_sticky()
         self.handles.remove(self.ptr(event), Event)
         return E.CUDA_SUCCESS
 
