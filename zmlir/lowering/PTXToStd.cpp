@@ -1895,6 +1895,7 @@ void ConvertPTXToStdPass::runOnOperation() {
   });
   if (failed(applyPartialConversion(gpuModule, target, std::move(patterns))))
     return signalPassFailure();
+  propagateTraps(gpuModule, state);
 
   for (VarOp var : llvm::make_early_inc_range(module.getOps<VarOp>()))
     var.erase();
@@ -1930,4 +1931,3 @@ void zmlir::populatePTXToStdConversionPatterns(RewritePatternSet &patterns,
                BraOpLowering, CondBraOpLowering, InstOpLowering, ReturnLowering<RetOp>,
                ReturnLowering<ExitOp>>(ctx, state);
 }
-  propagateTraps(gpuModule, state);

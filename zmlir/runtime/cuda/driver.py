@@ -1054,6 +1054,7 @@ class Driver:
     def copy(self, dst: int, src: int, nbytes: int) -> int:
         """cudaMemcpyDefault semantics: either side may be host or device."""
         self.current_context()
+        self.check_sticky()
         if nbytes == 0:
             return E.CUDA_SUCCESS
         dst_dev, src_dev = self._is_device(dst), self._is_device(src)
@@ -1064,7 +1065,6 @@ class Driver:
         self.device.synchronize()
         if dst_dev and not src_dev:
             self.device.copy_to_device(dst, self.host_view(src, nbytes))
-        self.check_sticky()
         elif src_dev and not dst_dev:
             self.host_view(dst, nbytes)[:] = self.device.copy_from_device(src, nbytes)
         elif dst_dev and src_dev:
@@ -1363,6 +1363,7 @@ class Driver:
                cooperative: bool = False) -> int:
         """The Python launch path: what fastpath.c's C path does not take."""
         self.current_context()
+        self.check_sticky()
         self._current_changed()  # back on the fast path after a context was destroyed
         fn = self.handles.get(self.ptr(hfunc), Function)
         if cooperative and not self.device.supports_cooperative:
@@ -1373,7 +1374,6 @@ class Driver:
         if fn.fast and code == E.CUDA_SUCCESS:
             self._fast_register(fn)  # the backend may have raised the kernel's shared limit
         return code
-        self.check_sticky()
 
     def _launch(self, fn: Function, grid: tuple[int, int, int], block: tuple[int, int, int],
                 shared: int, params: Any, extra: Any, stream: Any, cooperative: bool) -> int:
@@ -1426,6 +1426,7 @@ class Driver:
             except ValueError as err:
                 log(f"launch of {fn.name} rejected: {err}")
                 return E.CUDA_ERROR_INVALID_VALUE
+            self._check_trap(fn)
             return E.CUDA_SUCCESS
 
         if capturing:
@@ -1434,17 +1435,6 @@ class Driver:
             return E.CUDA_SUCCESS
         return run()
 
-    def _extra_buffer(self, extra: Any) -> bytes:
-        """The packed parameters of cuLaunchKernel's `extra`: pairs of
-            self._check_trap(fn)
-        CU_LAUNCH_PARAM_BUFFER_POINTER (1) / _SIZE (2), ended by _END (0)."""
-        pointer, size = None, None
-        for i in range(0, 64, 2):
-            tag = self.ptr(extra[i])
-            if tag == 0:
-                break
-            if tag == 1:
-                pointer = extra[i + 1]
     def _check_trap(self, fn: Function) -> None:
         """After a (synchronous) launch: a set trap word means a thread
         executed `trap`. Like NVIDIA's driver, the launch itself succeeded and
@@ -1460,6 +1450,16 @@ class Driver:
             "CUDA_ERROR_LAUNCH_FAILED")
         self._current_changed()
 
+    def _extra_buffer(self, extra: Any) -> bytes:
+        """The packed parameters of cuLaunchKernel's `extra`: pairs of
+        CU_LAUNCH_PARAM_BUFFER_POINTER (1) / _SIZE (2), ended by _END (0)."""
+        pointer, size = None, None
+        for i in range(0, 64, 2):
+            tag = self.ptr(extra[i])
+            if tag == 0:
+                break
+            if tag == 1:
+                pointer = extra[i + 1]
             elif tag == 2:
                 size = self.ffi.cast("size_t *", extra[i + 1])[0]
             else:
@@ -1560,6 +1560,7 @@ class Driver:
     def cuStreamSynchronize(self, stream: Any) -> int:
         self.require_init()
         self.stream(stream)
+        self.check_sticky()
         self.device.synchronize()
         self.settle_pools()
         return E.CUDA_SUCCESS
@@ -1570,7 +1571,6 @@ class Driver:
         return E.CUDA_SUCCESS
 
     def cuStreamWaitEvent(self, stream: Any, event: Any, flags: int) -> int:
-        self.check_sticky()
         self.require_init()
         s = self.stream(stream)
         ev = self.handles.get(self.ptr(event), Event)
@@ -1782,6 +1782,7 @@ class Driver:
     def cuEventSynchronize(self, event: Any) -> int:
         self.require_init()
         self.handles.get(self.ptr(event), Event)
+        self.check_sticky()
         self.settle_pools()
         return E.CUDA_SUCCESS
 
@@ -1792,7 +1793,6 @@ class Driver:
 
     def cuEventDestroy_v2(self, event: Any) -> int:
         self.require_init()
-        self.check_sticky()
         self.handles.remove(self.ptr(event), Event)
         return E.CUDA_SUCCESS
 
