@@ -545,6 +545,80 @@ def test_cooperative_launch(libdir: str, backend: str, fake_nvidia_driver: Path)
         assert r["value"] == 2 * 2 * 3  # ex_priority and ex_cluster_1, 2 blocks each
 
 
+# __managed__ variables through cuLibraryGetManaged: on the OpenCL CPU backend
+# every module variable is host memory; through the passthrough the real
+# driver's managed memory (here the stand-in's managed arena, where it puts
+# the variables our NVPTX declares `.attribute(.managed)`), and a plain
+# variable, device memory there, is refused rather than handed to the host.
+_MANAGED = textwrap.dedent("""
+    import ctypes, json, sys
+    lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
+    PTX = b'''
+    .version 9.0
+    .target sm_80
+    .address_size 64
+    .global .attribute(.managed) .align 4 .u32 counts[4];
+    .global .align 4 .u32 plain[2];
+    .visible .entry bump()
+    {
+      .reg .b32 %r<2>;
+      atom.global.add.u32 %r1, [counts], 1;
+      ret;
+    }
+    '''
+    r = {}
+    assert lib.cuInit(0) == 0
+    ctx = ctypes.c_void_p()
+    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+    assert lib.cuCtxSetCurrent(ctx) == 0
+    library = ctypes.c_void_p()
+    assert lib.cuLibraryLoadData(ctypes.byref(library), PTX, None, None, 0, None, None, 0) == 0
+    def managed(name):
+        d, n = ctypes.c_uint64(), ctypes.c_size_t()
+        code = lib.cuLibraryGetManaged(ctypes.byref(d), ctypes.byref(n), library, name)
+        return [code, n.value], d.value
+    r["counts"], counts = managed(b"counts")
+    r["plain"], _ = managed(b"plain")
+    r["missing"], _ = managed(b"nothing")
+    if r["counts"][0] == 0:
+        host = (ctypes.c_uint32 * 4).from_address(counts)  # the host writes it directly
+        host[0] = 41
+        host[3] = 7
+        d = ctypes.c_uint64()
+        n = ctypes.c_size_t()
+        assert lib.cuModuleGetGlobal_v2(ctypes.byref(d), ctypes.byref(n), library, b"counts") == 0
+        r["same_address"] = d.value == counts
+        h = (ctypes.c_uint32 * 4)()
+        assert lib.cuMemcpyDtoH_v2(h, ctypes.c_uint64(counts), 16) == 0
+        r["read_back"] = list(h)
+    print(json.dumps(r))
+""")
+
+
+@pytest.mark.parametrize("backend", ["opencl", "cuda"])
+def test_managed_variables(libdir: str, backend: str, fake_nvidia_driver: Path) -> None:
+    import os
+
+    env = {**os.environ, "ZMLIR_BACKEND": backend, "ZMLIR_LOG": "1"}
+    if backend == "cuda":
+        env["ZMLIR_CUDA_DRIVER"] = str(fake_nvidia_driver)
+    result = subprocess.run([sys.executable, "-c", _MANAGED, libdir], capture_output=True,
+                            text=True, timeout=300, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+    r = json.loads(result.stdout.strip().splitlines()[-1])
+    assert r["counts"] == [0, 16]
+    assert r["same_address"] is True
+    assert r["read_back"] == [41, 0, 0, 7]
+    assert r["missing"] == [500, 0]  # CUDA_ERROR_NOT_FOUND
+    if backend == "cuda":
+        assert r["plain"] == [801, 0]  # CUDA_ERROR_NOT_SUPPORTED, by name:
+        assert ("cuLibraryGetManaged (__managed__ variable 'plain': the cuda backend's "
+                "module variable is not host-accessible)") in result.stderr
+    else:
+        assert r["plain"] == [0, 8]
+
+
 # `trap`, brx.idx past its .branchtargets and an indirect call to an address
 # that is no function (both trap): the launch returns, the context holds the
 # sticky CUDA_ERROR_LAUNCH_FAILED (719) for later synchronizations, copies and

@@ -3,6 +3,7 @@ target, is accepted by that target's own validator."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -85,3 +86,56 @@ def test_spirv_stays_valid_over_repeated_compiles(nvcc_ptx, tmp_path: Path) -> N
         if result.returncode != 0:
             failures.append(f"{source}: {result.stdout.strip()}")
     assert not failures
+
+
+def test_nvptx_keeps_managed_variables(nvcc_ptx, tmp_path: Path) -> None:
+    # nvcc's `.global .attribute(.managed)` (__managed__) must survive to the
+    # NVPTX output, or the real driver gives a device-only address the host
+    # cannot touch; ptxas then marks the symbols managed in the cubin.
+    ptx_in = nvcc_ptx("programs/managed_memory.cu")
+    assert ".global .attribute(.managed) .align 4 .b8 counts[16];" in ptx_in
+    module = zmlir.compile_module(ptx_in, "nvptx:sm_90", filename="managed_memory.ptx")
+    out = module.binary.decode()
+    declared = {m.group(2): bool(m.group(1)) for m in
+                re.finditer(r"^\.visible \.global (\.attribute\(\.managed\) )?.*? (\w+)(?:\[\d+\])?;",
+                            out, re.MULTILINE)}
+    assert declared == {"counts": True, "scale": True}
+    if tool("ptxas") is None:
+        pytest.skip("ptxas is not installed")
+    ptx, cubin = tmp_path / "k.ptx", tmp_path / "k.cubin"
+    ptx.write_bytes(module.binary)
+    result = subprocess.run([tool("ptxas"), "-arch=sm_90", str(ptx), "-o", str(cubin)],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    readelf = tool("llvm-readelf-22") or tool("llvm-readelf")
+    if readelf is not None:
+        symbols = subprocess.run([readelf, "-s", str(cubin)], capture_output=True, text=True,
+                                 check=True).stdout
+        managed = {line.split()[-1] for line in symbols.splitlines()
+                   if "[<other: 0x4>]" in line}  # ptxas's mark of a managed symbol
+        assert managed == {"counts", "scale"}
+
+
+@pytest.mark.parametrize("target", ["spirv", "amdgpu:gfx1100"])
+def test_managed_variables_are_plain_globals_elsewhere(target: str, nvcc_ptx) -> None:
+    # Off NVPTX a managed variable is ordinary device memory (the runtime
+    # makes it host-accessible); no NVVM annotation leaks into the LLVM IR.
+    module = zmlir.compile_module(nvcc_ptx("programs/managed_memory.cu"), target)
+    assert "ptx.managed" in module.stages["std-mlir"]
+    llvm_ir = module.stages["llvm-ir"]
+    assert "@counts = addrspace(1) global [16 x i8]" in llvm_ir
+    assert "nvvm.annotations" not in llvm_ir
+
+
+@pytest.mark.parametrize("decl, message", [
+    (".global .attribute(.unified(1, 2)) .u32 x;",
+     "v.ptx:4:1: error: unsupported variable attribute '.unified(1, 2)' on 'x'"),
+    (".shared .attribute(.managed) .u32 x;",
+     "v.ptx:4:1: error: '.attribute(.managed)' on 'x' in .shared (only .global variables "
+     "can be managed)"),
+])
+def test_variable_attributes_are_never_dropped(decl: str, message: str) -> None:
+    source = f".version 9.0\n.target sm_80\n.address_size 64\n{decl}\n.visible .entry k()\n{{\n\tret;\n}}\n"
+    with pytest.raises(zmlir.CompileError) as info:
+        zmlir.compile_module(source, "nvptx:sm_90", filename="v.ptx")
+    assert str(info.value) == message

@@ -45,11 +45,7 @@ CUDARTS = ("static", "shared")
 NVCC_ARCH = "sm_80"  # as test/test_runtime_cuda.py builds them
 # Programs known not to run through the passthrough, with the reason: XFAIL
 # when they fail (not counted as failures), XPASS (counted) when they pass.
-PENDING = {
-    "managed_memory": "__managed__ variables: zmlir's NVPTX drops .attribute(.managed), so "
-                      "the variable is not host-accessible and cuLibraryGetManaged returns "
-                      "CUDA_ERROR_NOT_SUPPORTED",
-}
+PENDING: dict[str, str] = {}
 
 
 @dataclass(frozen=True)

@@ -1968,6 +1968,17 @@ class ModuleImporter:
             attrs.append(f"align = {var.align} : i64")
         if var.linkage:
             attrs.append(f"linkage = {_quote(var.linkage)}")
+        for attribute in var.attributes:
+            # `.attribute(.managed)`: a __managed__ variable, host-accessible
+            # at the address the driver gives (PTX ISA, Variable Attributes).
+            # The other one, `.unified(...)`, we do not support yet.
+            if attribute != "managed":
+                raise self.error(f"unsupported variable attribute '.{attribute}' on "
+                                 f"'{var.name}'", var.loc)
+            if var.space != "global":
+                raise self.error(f"'.attribute(.managed)' on '{var.name}' in .{var.space} "
+                                 "(only .global variables can be managed)", var.loc)
+            attrs.append("managed")
         if var.init is not None:
             data, addresses = self._initializer(var)
             attrs.append(f"init = array<i8: {', '.join(map(str, data))}>")

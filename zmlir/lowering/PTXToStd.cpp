@@ -1752,7 +1752,10 @@ LogicalResult ConvertPTXToStdPass::convertVariables(ModuleOp module,
         b, var.getLoc(), type, /*isConstant=*/false,
         isExtern ? LLVM::Linkage::External : LLVM::Linkage::External,
         var.getSymName(), init, std::max<int64_t>(var.getAlign(), 1), as);
-    (void)global;
+    // __managed__: code emission tells the target (NVPTX prints
+    // `.attribute(.managed)`); other targets' globals are plain memory.
+    if (var.getManaged())
+      global->setAttr("ptx.managed", b.getUnitAttr());
   }
   return success();
 }

@@ -3,15 +3,22 @@
 #include "zmlir/targets/CodeEmission.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/AtomicOrdering.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -82,6 +89,65 @@ void optimize(llvm::Module &module, llvm::TargetMachine &machine, int optLevel) 
   builder.buildPerModuleDefaultPipeline(level).run(module, mam);
 }
 
+/// Globals the ptx-to-std lowering marked `ptx.managed` (__managed__), as
+/// LLVM's NVPTX backend reads them: a `!nvvm.annotations` entry
+/// `!{ptr addrspace(1) @x, !"managed", i32 1}`, printed as
+/// `.global .attribute(.managed)`.
+llvm::Error annotateManagedGlobals(gpu::GPUModuleOp gpuModule, llvm::Module &llvmModule) {
+  llvm::LLVMContext &context = llvmModule.getContext();
+  for (auto global : gpuModule.getOps<LLVM::GlobalOp>()) {
+    if (!global->hasAttr("ptx.managed"))
+      continue;
+    llvm::GlobalVariable *variable = llvmModule.getGlobalVariable(global.getSymName(),
+                                                                 /*AllowInternal=*/true);
+    if (!variable)
+      return makeError("managed variable '" + global.getSymName() +
+                       "' is missing from the LLVM IR");
+    llvm::Metadata *entry[] = {
+        llvm::ConstantAsMetadata::get(variable), llvm::MDString::get(context, "managed"),
+        llvm::ConstantAsMetadata::get(
+            llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), 1))};
+    llvmModule.getOrInsertNamedMetadata("nvvm.annotations")
+        ->addOperand(llvm::MDNode::get(context, entry));
+  }
+  return llvm::Error::success();
+}
+
+/// LLVM 22's NVPTX backend emits every atomicrmw as a relaxed `atom` and
+/// drops its ordering (cmpxchg, atomic loads and stores and fences keep
+/// theirs), so `atom.add.release.gpu` - half of cooperative groups' grid
+/// sync - would lose its release. In PTX's memory model a fence followed by
+/// a strong write is a release pattern and a strong read followed by a
+/// fence an acquire pattern, so an ordered atomicrmw becomes:
+///   1. a fence before it for the release part (seq_cst: fence.sc),
+///   2. the atomicrmw itself, monotonic,
+///   3. an acquire fence after it for the acquire part,
+/// both fences in the atomic's own scope.
+void fenceOrderedAtomicRMWs(llvm::Module &module) {
+  for (llvm::Function &fn : module) {
+    for (llvm::Instruction &inst : llvm::make_early_inc_range(llvm::instructions(fn))) {
+      auto *rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(&inst);
+      if (!rmw)
+        continue;
+      llvm::AtomicOrdering ordering = rmw->getOrdering();
+      if (!llvm::isReleaseOrStronger(ordering) && !llvm::isAcquireOrStronger(ordering))
+        continue;
+      llvm::SyncScope::ID scope = rmw->getSyncScopeID();
+      llvm::IRBuilder<> builder(rmw);
+      if (llvm::isReleaseOrStronger(ordering))
+        builder.CreateFence(ordering == llvm::AtomicOrdering::SequentiallyConsistent
+                                ? llvm::AtomicOrdering::SequentiallyConsistent
+                                : llvm::AtomicOrdering::Release,
+                            scope);
+      rmw->setOrdering(llvm::AtomicOrdering::Monotonic);
+      if (llvm::isAcquireOrStronger(ordering)) {
+        builder.SetInsertPoint(rmw->getNextNode());
+        builder.CreateFence(llvm::AtomicOrdering::Acquire, scope);
+      }
+    }
+  }
+}
+
 } // namespace
 
 llvm::Expected<std::unique_ptr<llvm::Module>>
@@ -104,6 +170,11 @@ zmlir::translateGpuModuleToLLVMIR(ModuleOp module, llvm::LLVMContext &context,
   if (!llvmModule)
     return makeError("translation to LLVM IR failed");
   llvmModule->setTargetTriple(llvm::Triple(triple));
+  if (llvmModule->getTargetTriple().isNVPTX()) {
+    if (llvm::Error error = annotateManagedGlobals(gpuModules.front(), *llvmModule))
+      return std::move(error);
+    fenceOrderedAtomicRMWs(*llvmModule);
+  }
   return llvmModule;
 }
 

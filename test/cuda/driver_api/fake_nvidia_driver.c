@@ -4,7 +4,9 @@
  * "add_scalar(u32 *p, u32 v)" adds v to p[0 .. blockDim.x); every launch is
  * counted (fake_launches). A thread must make the context current before it
  * launches, as with the real driver. */
+#define _GNU_SOURCE /* memmem */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,8 +68,13 @@ CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) {
   memset((void *)(uintptr_t)d, v, n);
   return 0;
 }
+/* The PTX of the last module loaded: its module variables are what
+ * cuModuleGetGlobal_v2 finds. */
+static char *module_ptx;
 CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned int n, int *options,
                             void **values) {
+  free(module_ptx);
+  module_ptx = strdup(image);
   *module = (void *)0x40;
   return 0;
 }
@@ -79,8 +86,48 @@ CUresult cuModuleGetFunction(void **f, void *module, const char *name) {
   *f = &functions[nfunctions++];
   return 0;
 }
+/* A module variable is the declaration `.global ... .b8 NAME[SIZE];` in the
+ * loaded PTX (as zmlir's NVPTX declares every one). Variables declared
+ * `.attribute(.managed)` are placed in the managed arena, which
+ * cuPointerGetAttribute reports as managed, as the real driver does. */
+static unsigned char managed_arena[4096], device_arena[4096];
+static size_t managed_used, device_used;
+static struct { char name[64]; CUdeviceptr address; size_t size; } globals[16];
+static int nglobals;
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *bytes, void *module, const char *name) {
-  return 500;
+  for (int i = 0; i < nglobals; ++i)
+    if (strcmp(globals[i].name, name) == 0) {
+      *p = globals[i].address;
+      *bytes = globals[i].size;
+      return 0;
+    }
+  char pattern[80];
+  snprintf(pattern, sizeof pattern, " %s[", name);
+  const char *at = module_ptx && strlen(name) < 64 ? strstr(module_ptx, pattern) : NULL;
+  if (at == NULL || nglobals == 16)
+    return 500; /* CUDA_ERROR_NOT_FOUND */
+  const char *line = at;
+  while (line > module_ptx && line[-1] != '\n')
+    --line;
+  size_t size = strtoul(at + strlen(pattern), NULL, 10);
+  int managed = memmem(line, at - line, ".attribute(.managed)", 20) != NULL;
+  unsigned char *arena = managed ? managed_arena : device_arena;
+  size_t *used = managed ? &managed_used : &device_used;
+  if (strstr(line, ".global") == NULL || strstr(line, ".global") > at ||
+      *used + size > sizeof managed_arena)
+    return 500;
+  strcpy(globals[nglobals].name, name);
+  globals[nglobals].address = *p = (CUdeviceptr)(uintptr_t)(arena + *used);
+  globals[nglobals++].size = *bytes = size;
+  *used += (size + 15) & ~(size_t)15;
+  return 0;
+}
+CUresult cuPointerGetAttribute(void *data, int attribute, CUdeviceptr ptr) {
+  if (attribute != 8) /* CU_POINTER_ATTRIBUTE_IS_MANAGED */
+    return 1;
+  uintptr_t a = (uintptr_t)ptr, base = (uintptr_t)managed_arena;
+  *(unsigned int *)data = a >= base && a < base + sizeof managed_arena;
+  return 0;
 }
 CUresult cuFuncSetAttribute(void *f, int attrib, int value) { return 0; }
 CUresult cuLaunchKernel(void *f, unsigned int gx, unsigned int gy, unsigned int gz,

@@ -244,6 +244,8 @@ LogicalResult VarOp::verify() {
     return emitOpError("alignment must be a power of two, got ") << align;
   if (getCount() < 0)
     return emitOpError("element count must not be negative");
+  if (getManaged() && getSpace() != StateSpace::Global)
+    return emitOpError("only .global variables can be managed");
   if (auto init = getInit()) {
     if (static_cast<int64_t>(init->size()) > getCount() * getElementSize())
       return emitOpError("initializer is larger than the variable");

@@ -698,13 +698,15 @@ def PTX_VarOp : PTX_Op<"var", [Symbol]> {
     `count` elements of `type`; `count = 0` is an unsized `.extern` array
     (dynamic shared memory). `init` holds the initializer bytes; elements
     that hold addresses of symbols are zero there and listed in
-    `init_addresses`.
+    `init_addresses`. `managed` marks a `.global .attribute(.managed)`
+    variable (CUDA's `__managed__`): the host reads and writes it too, at
+    the address the driver gives.
     Example: `ptx.var @tile {space = #ptx.space<shared>, type = #ptx.type<b8>, count = 1024, align = 4}`
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, PTX_StateSpaceAttr:$space,
                    PTX_TypeAttr:$type, DefaultValuedAttr<I64Attr, "1">:$count,
                    DefaultValuedAttr<I64Attr, "0">:$align,
-                   OptionalAttr<StrAttr>:$linkage,
+                   OptionalAttr<StrAttr>:$linkage, UnitAttr:$managed,
                    OptionalAttr<DenseI8ArrayAttr>:$init,
                    OptionalAttr<TypedArrayAttrBase<PTX_InitAddressAttr,
                                 "addresses in an initializer">>:$init_addresses);

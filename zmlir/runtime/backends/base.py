@@ -18,8 +18,9 @@ class Backend(ABC):
     # Whether launch/launch_raw take cooperative=True: every block of the grid
     # resident at once (cuLaunchCooperativeKernel).
     supports_cooperative: bool = False
-    # Whether the host may read and write module variables at the address
-    # global_variable gives (__managed__ variables need it).
+    # Whether the host may read and write every module variable at the
+    # address global_variable gives (__managed__ variables need it; see
+    # host_accessible for a backend that knows per variable).
     host_accessible_globals: bool = False
 
     @classmethod
@@ -78,6 +79,11 @@ class Backend(ABC):
     @abstractmethod
     def global_variable(self, program: Any, name: str) -> tuple[int, int]:
         """(device address, size) of a module-scope variable of a loaded program."""
+
+    def host_accessible(self, address: int) -> bool:
+        """Whether the host may read and write the module variable at
+        `address` (from global_variable), as a __managed__ variable must be."""
+        return self.host_accessible_globals
 
     @abstractmethod
     def launch(self, kernel: Any, info: Any, grid: Sequence[int], block: Sequence[int],

@@ -73,6 +73,7 @@ CUresult cuModuleUnload(CUmodule hmod);
 CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name);
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod,
                               const char *name);
+CUresult cuPointerGetAttribute(void *data, int attribute, CUdeviceptr ptr);
 CUresult cuFuncSetAttribute(CUfunction hfunc, int attrib, int value);
 CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
                         unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
@@ -112,6 +113,7 @@ _ATTR_COOPERATIVE_LAUNCH = 95
 _ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97
 _FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 _MEM_ATTACH_GLOBAL = 1
+_POINTER_ATTRIBUTE_IS_MANAGED = 8
 _JIT_ERROR_LOG_BUFFER = 5
 _JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
 _DEFAULT_SHARED_LIMIT = 48 * 1024  # above this a kernel must opt in
@@ -370,6 +372,18 @@ class CUDABackend(Backend):
                    self.lib.cuModuleGetGlobal_v2(ptr, size, program.handle, name.encode()),
                    f"variable {name!r}")
         return int(ptr[0]), int(size[0])
+
+    def host_accessible(self, address: int) -> bool:
+        # The real driver's managed memory: a module variable the NVPTX
+        # declares `.attribute(.managed)` (__managed__); any other module
+        # variable is device memory the host cannot touch.
+        self._enter()
+        managed = self.ffi.new("unsigned int *")
+        self.check("cuPointerGetAttribute",
+                   self.lib.cuPointerGetAttribute(managed, _POINTER_ATTRIBUTE_IS_MANAGED,
+                                                  address),
+                   f"CU_POINTER_ATTRIBUTE_IS_MANAGED of {address:#x}")
+        return bool(managed[0])
 
     def launch_raw(self, kernel: CUDAKernel, info: Any, grid: Sequence[int],
                    block: Sequence[int], params_address: int, shared_bytes: int,

@@ -739,13 +739,23 @@ class Driver:
 
     def cuLibraryGetManaged(self, dptr: Any, nbytes: Any, lib: Any, name: Any) -> int:
         # A __managed__ variable: the host reads and writes it through this
-        # address, so it must be the module variable's own, host-accessible memory.
+        # address, so it must be the module variable's own, host-accessible
+        # memory (on the CUDA passthrough: the real driver's managed memory).
         self.require_init()
-        if not self.device.host_accessible_globals:
-            return self.unsupported("cuLibraryGetManaged", "__managed__ variables: module "
-                                    f"variables of the {self.device.name} backend are not "
-                                    "host-accessible")
-        return self.cuModuleGetGlobal_v2(dptr, nbytes, lib, name)
+        address, size = self.ffi.new("CUdeviceptr *"), self.ffi.new("size_t *")
+        code = self.cuModuleGetGlobal_v2(address, size, lib, name)
+        if code != E.CUDA_SUCCESS:
+            return code
+        if not self.device.host_accessible(int(address[0])):
+            var = self.ffi.string(name).decode()
+            return self.unsupported("cuLibraryGetManaged", f"__managed__ variable {var!r}: "
+                                    f"the {self.device.name} backend's module variable is "
+                                    "not host-accessible")
+        if dptr != self.ffi.NULL:
+            dptr[0] = address[0]
+        if nbytes != self.ffi.NULL:
+            nbytes[0] = size[0]
+        return E.CUDA_SUCCESS
 
     def cuKernelGetFunction(self, pfunc: Any, kernel: Any) -> int:
         self.handles.get(self.ptr(kernel), Function)
