@@ -90,6 +90,16 @@ class Module:
 
 
 @dataclass
+class UncompiledLibrary:
+    """A library whose PTX did not compile (logged when it was loaded). CUDA
+    loads libraries lazily and cudart loads every fatbin of a program at
+    start-up, so the error belongs to the library's first use: a program
+    can still ask the device what it supports before it needs the kernel."""
+
+    error: CudaError
+
+
+@dataclass
 class Stream:
     flags: int = 0
     priority: int = 0
@@ -144,6 +154,10 @@ class Handles:
         if not isinstance(obj, kind):
             raise CudaError(E.CUDA_ERROR_INVALID_HANDLE, f"not a {kind.__name__}: 0x{handle:x}")
         return obj
+
+    def find(self, handle: int) -> Any:
+        """The object behind `handle`, of any kind, or None."""
+        return self._objects.get(handle)
 
     def remove(self, handle: int, kind: type) -> Any:
         obj = self.get(handle, kind)
@@ -719,22 +733,43 @@ class Driver:
         self.out(mode, 1)  # CU_MODULE_EAGER_LOADING
         return E.CUDA_SUCCESS
 
-    # Libraries are modules loaded on first use in CUDA; we load eagerly.
+    # Libraries are modules loaded on first use in CUDA; we load eagerly,
+    # and one that does not compile fails at its first use (UncompiledLibrary).
     def cuLibraryLoadData(self, plib: Any, code: Any, *options: Any) -> int:
-        self.out(plib, self.handle_ptr(self.load_module(code)))
+        try:
+            handle = self.load_module(code)
+        except CudaError as err:
+            if err.code != E.CUDA_ERROR_INVALID_PTX:
+                raise
+            handle = self.handles.add(UncompiledLibrary(err))
+        self.out(plib, self.handle_ptr(handle))
         return E.CUDA_SUCCESS
 
-    cuLibraryUnload = cuModuleUnload
+    def _library(self, lib: Any) -> None:
+        """Raises the compile error of a library that did not compile."""
+        obj = self.handles.find(self.ptr(lib))
+        if isinstance(obj, UncompiledLibrary):
+            raise obj.error
+
+    def cuLibraryUnload(self, lib: Any) -> int:
+        self.require_init()
+        if isinstance(self.handles.find(self.ptr(lib)), UncompiledLibrary):
+            self.handles.remove(self.ptr(lib), UncompiledLibrary)
+            return E.CUDA_SUCCESS
+        return self.cuModuleUnload(lib)
 
     def cuLibraryGetKernel(self, pkernel: Any, lib: Any, name: Any) -> int:
+        self._library(lib)
         return self.cuModuleGetFunction(pkernel, lib, name)
 
     def cuLibraryGetModule(self, pmod: Any, lib: Any) -> int:
+        self._library(lib)
         self.handles.get(self.ptr(lib), Module)
         self.out(pmod, lib)
         return E.CUDA_SUCCESS
 
     def cuLibraryGetGlobal(self, dptr: Any, nbytes: Any, lib: Any, name: Any) -> int:
+        self._library(lib)
         return self.cuModuleGetGlobal_v2(dptr, nbytes, lib, name)
 
     def cuLibraryGetManaged(self, dptr: Any, nbytes: Any, lib: Any, name: Any) -> int:
@@ -742,6 +777,7 @@ class Driver:
         # address, so it must be the module variable's own, host-accessible
         # memory (on the CUDA passthrough: the real driver's managed memory).
         self.require_init()
+        self._library(lib)
         address, size = self.ffi.new("CUdeviceptr *"), self.ffi.new("size_t *")
         code = self.cuModuleGetGlobal_v2(address, size, lib, name)
         if code != E.CUDA_SUCCESS:
