@@ -536,6 +536,11 @@ WARP = [
          f"{0 if m == 'up' else 0x1F}, -1; selp.u32 %t2, 1, 0, %q0; mov.b64 %d, {{%t1, %t2}};",
          "u32 u32", "u64", gen="warp") for m, b in (("up", 3), ("down", 5), ("up", 35),
                                                     ("down", 33), ("bfly", 37), ("idx", 40))],
+    # Membermask is each lane's own half-warp (and in shfl_idx_divergent only lanes 0-15 run
+    # the shfl): c = 0x101f / 0x100f makes 16-lane segments and the lane offset stays below 16
+    # (b & 15, or b & ~segmask for idx), so every source lane is in membermask and executing,
+    # and every result is one PTX defines (the H200 agrees with the ISA pseudo-code on all of
+    # them). A source lane outside membermask would read an unspecified value; no case asks.
     *[_shfl(m, 0x101F, "half_mask", bmask=15, mask="%t3", pre=_HALF) for m in ("bfly", "idx")],
     _c("shfl_idx_divergent", "shfl.sync", "mov.u32 %t3, %laneid; setp.lt.u32 %g0, %t3, 16; "
        "mov.b32 %t1, 7; setp.eq.u32 %q0, %t1, 0; and.b32 %t0, %a1, 31; "

@@ -1055,6 +1055,48 @@ def _cvta(imp: _FunctionImporter, inst: ast.Instruction) -> None:
     imp.write_reg(dest, r, inst.loc)
 
 
+_PREFETCH_LEVELS = {"L1", "L2", "L2::evict_last", "L2::evict_normal"}
+
+
+@_handles("prefetch", "prefetchu")
+def _prefetch(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    levels = [r for r in m.rest if r in _PREFETCH_LEVELS]
+    if len(levels) != 1 or m.types or m.space not in (None, "global", "local"):
+        raise imp.error(f"unsupported '{inst.opcode}' form (expected "
+                        f"{inst.opcode}{{.global,.local}}.L1/.L2 [a])", inst.loc)
+    _check_no_rest(imp, inst, m, allowed=_PREFETCH_LEVELS)
+    _expect_operands(imp, inst, 1)
+    level = levels[0]
+    if level.startswith("L2::") and m.space != "global":
+        raise imp.error(f"unsupported '.{level}' without '.global' on 'prefetch'", inst.loc)
+    uniform = inst.opcode == "prefetchu"
+    if uniform and (level != "L1" or m.space is not None):
+        raise imp.error("unsupported 'prefetchu' form (expected prefetchu.L1 [a])", inst.loc)
+    addr, offset = _address(imp, inst, inst.operands[0], m.space)
+    attrs = _attrs(level=f"#ptx.level<{level.replace('::', '_')}>", offset=f"{offset} : i64" if offset else None,
+                   space=f"#ptx.space<{m.space}>" if m.space else None, uniform=uniform)
+    imp.emit([], f"ptx.prefetch {{0}} {attrs} : {addr.type}", [addr], inst.loc)
+
+
+@_handles("isspacep")
+def _isspacep(imp: _FunctionImporter, inst: ast.Instruction) -> None:
+    m = _classify(inst)
+    _check_no_rest(imp, inst, m)
+    _expect_operands(imp, inst, 2)
+    if m.space is None or m.types:
+        raise imp.error("unsupported 'isspacep' form (expected isspacep.space p, a)", inst.loc)
+    src = inst.operands[1]
+    if isinstance(src, ast.Reg):
+        addr = imp.read_reg(src.name, inst.loc)
+        if addr.type not in ("i32", "i64"):
+            addr = imp.coerce(addr, f"i{bits(addr.type)}", inst.loc)
+    else:
+        addr = imp.value(src, "i64", inst.loc)
+    _emit_result(imp, inst, f"ptx.isspacep {{0}} {_attrs(space=f'#ptx.space<{m.space}>')} : "
+                            f"{addr.type}", [addr], "i1")
+
+
 @_handles("cvt")
 def _cvt(imp: _FunctionImporter, inst: ast.Instruction) -> None:
     m = _classify(inst)

@@ -1277,6 +1277,150 @@ struct CvtaOpLowering : PTXPattern<CvtaOp> {
   }
 };
 
+/// isspacep, in agreement with cvta (generic addresses are the numbers of
+/// generic-space pointers: global ones unchanged, the shared window and
+/// .local allocas cast to the generic space):
+///  - NVPTX: NVIDIA's instruction (llvm.nvvm.isspacep.*);
+///  - AMDGPU: llvm.amdgcn.is.shared / is.private on the flat pointer, and
+///    global is neither (flat addresses outside LDS and scratch are global);
+///  - SPIR-V: the shared window only (see below); .global and .local are
+///    rejected.
+/// .const and .param have no generic window off NVPTX (their variables'
+/// addresses never become generic ones there): rejected.
+struct IsspacepOpLowering : PTXPattern<IsspacepOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(IsspacepOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    mlir::Type i1 = rewriter.getI1Type(), i64 = rewriter.getI64Type();
+    const AddressSpaceMap &as = state.addressSpaces;
+    StateSpace space = op.getSpace();
+    Value wide = adjustBits(rewriter, loc, adaptor.getAddr(), i64, false);
+    Value ptr = LLVM::IntToPtrOp::create(rewriter, loc, LLVM::LLVMPointerType::get(ctx, as.generic),
+                                         wide);
+    auto reject = [&](StringRef why) {
+      return unsupported(op, Twine("'isspacep.") + stringifyStateSpace(space) + "' on target '" +
+                                 state.target + "' (" + why + ")");
+    };
+    if (state.target == "nvptx") {
+      StringRef name;
+      switch (space) {
+      case StateSpace::Global:
+        name = "llvm.nvvm.isspacep.global";
+        break;
+      case StateSpace::Shared:
+        name = "llvm.nvvm.isspacep.shared";
+        break;
+      case StateSpace::SharedCluster:
+        name = "llvm.nvvm.isspacep.shared.cluster";
+        break;
+      case StateSpace::Local:
+        name = "llvm.nvvm.isspacep.local";
+        break;
+      case StateSpace::Const:
+        name = "llvm.nvvm.isspacep.const";
+        break;
+      default:
+        return reject("no NVVM intrinsic");
+      }
+      rewriter.replaceOp(op, callIntrinsic(rewriter, loc, i1, name, ptr));
+      return success();
+    }
+    if (space != StateSpace::Global && space != StateSpace::Shared && space != StateSpace::Local)
+      return reject("no generic window for it");
+    if (state.target == "amdgpu") {
+      auto is = [&](StringRef name) { return callIntrinsic(rewriter, loc, i1, name, ptr); };
+      Value r;
+      if (space == StateSpace::Shared) {
+        r = is("llvm.amdgcn.is.shared");
+      } else if (space == StateSpace::Local) {
+        r = is("llvm.amdgcn.is.private");
+      } else {
+        Value shared = is("llvm.amdgcn.is.shared");
+        Value other = arith::OrIOp::create(rewriter, loc, shared, is("llvm.amdgcn.is.private"));
+        r = arith::XOrIOp::create(rewriter, loc, other, intConst(rewriter, loc, i1, 1));
+      }
+      rewriter.replaceOp(op, r);
+      return success();
+    }
+    if (state.target != "spirv")
+      return reject("no address space queries");
+    // SPIR-V: OpenCL's to_local/to_private/to_global do not check the
+    // address on Intel's CPU runtime (each gave non-null for every pointer),
+    // so only the shared window is known: [base, base + the launch's window
+    // size), which the launcher passes as the global offset (as for
+    // %total_smem_size).
+    if (space != StateSpace::Shared)
+      return reject("OpenCL cannot tell global from private generic addresses");
+    Value window = sharedWindow(op);
+    if (!window)
+      return reject("only kernels have a shared window");
+    mlir::Type i32 = rewriter.getI32Type();
+    Value base = LLVM::PtrToIntOp::create(
+        rewriter, loc, i64,
+        LLVM::AddrSpaceCastOp::create(rewriter, loc, ptr.getType(), window));
+    auto fn = declareFunction(rewriter, op, "_Z17get_global_offsetj",
+                              LLVM::LLVMFunctionType::get(i64, {i32}));
+    Value size = arith::AndIOp::create(
+        rewriter, loc,
+        LLVM::CallOp::create(rewriter, loc, fn, ValueRange{intConst(rewriter, loc, i32, 0)})
+            .getResult(),
+        intConst(rewriter, loc, i64, 0xffffffff));
+    rewriter.replaceOpWithNewOp<arith::CmpIOp>(op, arith::CmpIPredicate::ult,
+                                               arith::SubIOp::create(rewriter, loc, wide, base),
+                                               size);
+    return success();
+  }
+};
+
+/// prefetch/prefetchu: NVIDIA's instruction on NVPTX; nothing elsewhere (a
+/// prefetch has no effect on results).
+struct PrefetchOpLowering : PTXPattern<PrefetchOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(PrefetchOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (state.target == "nvptx") {
+      // Inline PTX: LLVM selects llvm.nvvm.prefetch.* only for PTX ISA 8.0,
+      // and writes 7.8 for sm_90 (llc aborted with "cannot select"). The
+      // operand is the PTX address itself, in the op's state space.
+      std::string inst = op.getUniform() ? "prefetchu" : "prefetch";
+      if (op.getSpace() != StateSpace::None)
+        inst += "." + stringifyStateSpace(op.getSpace()).str();
+      switch (op.getLevel()) {
+      case CacheLevel::L1:
+        inst += ".L1";
+        break;
+      case CacheLevel::L2:
+        inst += ".L2";
+        break;
+      case CacheLevel::L2EvictLast:
+        inst += ".L2::evict_last";
+        break;
+      case CacheLevel::L2EvictNormal:
+        inst += ".L2::evict_normal";
+        break;
+      }
+      Location loc = op.getLoc();
+      mlir::Type i64 = rewriter.getI64Type();
+      Value address = adjustBits(rewriter, loc, adaptor.getAddr(), i64, false);
+      if (op.getOffset() != 0)
+        address = arith::AddIOp::create(rewriter, loc, address,
+                                        intConst(rewriter, loc, i64, op.getOffset()));
+      LLVM::InlineAsmOp::create(rewriter, loc, TypeRange{}, ValueRange{address}, inst + " [$0];",
+                                "l,~{memory}", /*has_side_effects=*/true,
+                                /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                                LLVM::AsmDialectAttr(), ArrayAttr());
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct LdParamOpLowering : PTXPattern<LdParamOp> {
   using PTXPattern::PTXPattern;
 
@@ -1933,4 +2077,5 @@ void zmlir::populatePTXToStdConversionPatterns(RewritePatternSet &patterns,
                AtomicLowering<AtomOp>, AtomicLowering<RedOp>,
                BraOpLowering, CondBraOpLowering, InstOpLowering, ReturnLowering<RetOp>,
                ReturnLowering<ExitOp>>(ctx, state);
+  patterns.add<IsspacepOpLowering, PrefetchOpLowering>(ctx, state);
 }

@@ -66,3 +66,28 @@ func.func @red_exch(%a: i64, %b: i32) {
   ptx.red %a, %b {op = #ptx.atomop<exch>, type = #ptx.type<b32>} : i64, i32
   ptx.ret
 }
+
+// -----
+
+func.func @prefetch_evict_generic(%a: i64) {
+  // expected-error @+1 {{an L2 eviction priority needs '.global'}}
+  ptx.prefetch %a {level = #ptx.level<L2_evict_last>} : i64
+  ptx.ret
+}
+
+// -----
+
+func.func @prefetchu_l2(%a: i64) {
+  // expected-error @+1 {{'prefetchu' is '.L1' on generic addresses only}}
+  ptx.prefetch %a {level = #ptx.level<L2>, uniform} : i64
+  ptx.ret
+}
+
+// -----
+
+func.func @prefetch_shared(%a: i32) {
+  // expected-error @+1 {{prefetches from generic, global or local addresses, not 'shared'}}
+  ptx.prefetch %a {space = #ptx.space<shared>, level = #ptx.level<L1>} : i32
+  ptx.ret
+}
+

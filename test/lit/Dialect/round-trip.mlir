@@ -56,6 +56,12 @@ func.func @memory(%p: i64, %s: i32) attributes {ptx.entry} {
   %old = ptx.atom %p, %s, %t {op = #ptx.atomop<cas>, type = #ptx.type<b32>, space = #ptx.space<global>, sem = #ptx.sem<acq_rel>, scope = #ptx.scope<gpu>} : (i64, i32, i32) -> i32
   // CHECK: ptx.cvta %{{.*}} {space = #ptx.space<global>, to, type = #ptx.type<u64>} : i64 -> i64
   %g = ptx.cvta %p {space = #ptx.space<global>, to, type = #ptx.type<u64>} : i64 -> i64
+  // CHECK: ptx.prefetch %{{.*}} {level = #ptx.level<L2_evict_last>, offset = 8 : i64, space = #ptx.space<global>} : i64
+  ptx.prefetch %p {space = #ptx.space<global>, level = #ptx.level<L2_evict_last>, offset = 8} : i64
+  // CHECK: ptx.prefetch %{{.*}} {level = #ptx.level<L1>, uniform} : i64
+  ptx.prefetch %p {level = #ptx.level<L1>, uniform} : i64
+  // CHECK: %{{.*}} = ptx.isspacep %{{.*}} {space = #ptx.space<shared>} : i64
+  %in = ptx.isspacep %p {space = #ptx.space<shared>} : i64
   ptx.ret
 }
 

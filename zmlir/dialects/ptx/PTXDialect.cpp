@@ -152,6 +152,20 @@ LogicalResult StOp::verify() {
   return verifyVectorWidth(*this, getValues().size());
 }
 
+LogicalResult PrefetchOp::verify() {
+  StateSpace space = getSpace();
+  if (space != StateSpace::None && space != StateSpace::Global && space != StateSpace::Local)
+    return emitOpError("prefetches from generic, global or local addresses, not '")
+           << stringifyStateSpace(space) << "'";
+  CacheLevel level = getLevel();
+  if ((level == CacheLevel::L2EvictLast || level == CacheLevel::L2EvictNormal) &&
+      space != StateSpace::Global)
+    return emitOpError("an L2 eviction priority needs '.global'");
+  if (getUniform() && (level != CacheLevel::L1 || space != StateSpace::None))
+    return emitOpError("'prefetchu' is '.L1' on generic addresses only");
+  return success();
+}
+
 LogicalResult AtomOp::verify() {
   bool isCas = getOp() == AtomicOp::Cas;
   if (isCas != static_cast<bool>(getC()))

@@ -119,6 +119,14 @@ def PTX_CacheOpEnum : PTX_Enum<"CacheOp", "PTX cache operator", [
   I32EnumAttrCase<"WT", 7, "wt">]>;
 def PTX_CacheOpAttr : PTX_EnumAttr<PTX_CacheOpEnum, "cache">;
 
+// Cache level (and L2 eviction priority) of prefetch, PTX ISA 9.7.9.15
+// (`.L2::evict_last` is spelled `L2_evict_last`).
+def PTX_CacheLevelEnum : PTX_Enum<"CacheLevel", "PTX prefetch cache level", [
+  I32EnumAttrCase<"L1", 0, "L1">, I32EnumAttrCase<"L2", 1, "L2">,
+  I32EnumAttrCase<"L2EvictLast", 2, "L2_evict_last">,
+  I32EnumAttrCase<"L2EvictNormal", 3, "L2_evict_normal">]>;
+def PTX_CacheLevelAttr : PTX_EnumAttr<PTX_CacheLevelEnum, "level">;
+
 def PTX_ShflModeEnum : PTX_Enum<"ShflMode", "PTX shfl mode", [
   I32EnumAttrCase<"Up", 0, "up">, I32EnumAttrCase<"Down", 1, "down">,
   I32EnumAttrCase<"Bfly", 2, "bfly">, I32EnumAttrCase<"Idx", 3, "idx">]>;

@@ -671,6 +671,35 @@ def PTX_StOp : PTX_MemOp<"st"> {
   let hasVerifier = 1;
 }
 
+def PTX_PrefetchOp : PTX_Op<"prefetch"> {
+  let summary = "PTX `prefetch`/`prefetchu`: bring a line into a cache level";
+  let description = [{
+    `prefetch{.global,.local}.level [addr+offset]` with level `.L1`, `.L2`,
+    `.L2::evict_last` or `.L2::evict_normal` (those two `.global` only);
+    `uniform` is `prefetchu.L1` (generic addresses). No effect on results.
+    PTX ISA 9.7.9.15.
+    Example: `ptx.prefetch %a {space = #ptx.space<global>, level = #ptx.level<L2>} : i64`
+  }];
+  let arguments = (ins PTX_Address:$addr, DefaultValuedAttr<I64Attr, "0">:$offset,
+                   DefaultValuedAttr<PTX_StateSpaceAttr, "::zmlir::ptx::StateSpace::None">:$space,
+                   PTX_CacheLevelAttr:$level, UnitAttr:$uniform);
+  let assemblyFormat = "$addr attr-dict `:` type($addr)";
+  let hasVerifier = 1;
+}
+
+def PTX_IsspacepOp : PTX_Op<"isspacep", [Pure]> {
+  let summary = "PTX `isspacep`: whether a generic address lies in a state space";
+  let description = [{
+    `isspacep.space p, a` is true iff the generic address `a` is in the
+    window of `.global`, `.shared`, `.shared::cluster`, `.local`, `.const`
+    or `.param`. PTX ISA 9.7.9.16.
+    Example: `%p = ptx.isspacep %a {space = #ptx.space<shared>} : i64`
+  }];
+  let arguments = (ins PTX_Address:$addr, PTX_StateSpaceAttr:$space);
+  let results = (outs I1:$res);
+  let assemblyFormat = "$addr attr-dict `:` type($addr)";
+}
+
 //===----------------------------------------------------------------------===//
 // Module-scope variables (PTX ISA 5.1, 5.4)
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,33 @@
+// RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std=target=nvptx | FileCheck %s --check-prefix=NV
+// RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std="target=amdgpu wave-size=64" | FileCheck %s --check-prefix=GFX9
+
+// isspacep.global and .local, which SPIR-V rejects
+// (convert-ptx-to-std-address-unsupported.mlir).
+
+// isspacep.global on AMDGPU: a flat address in neither LDS nor scratch.
+// GFX9-LABEL: gpu.func @isspacep_global
+// GFX9: %[[S:.*]] = llvm.call_intrinsic "llvm.amdgcn.is.shared"
+// GFX9: %[[L:.*]] = llvm.call_intrinsic "llvm.amdgcn.is.private"
+// GFX9: %[[E:.*]] = arith.ori %[[S]], %[[L]] : i1
+// GFX9: arith.xori %[[E]], %true : i1
+// NV-LABEL: gpu.func @isspacep_global
+// NV: llvm.call_intrinsic "llvm.nvvm.isspacep.global"
+func.func @isspacep_global(%a: i64) attributes {ptx.entry} {
+  %0 = ptx.isspacep %a {space = #ptx.space<global>} : i64
+  ptx.ret
+}
+
+// -----
+
+// A 32-bit generic address is zero-extended; isspacep.local is the
+// aperture test of scratch on AMDGPU.
+// GFX9-LABEL: gpu.func @isspacep_local32
+// GFX9: %[[W:.*]] = arith.extui %{{.*}} : i32 to i64
+// GFX9: %[[P:.*]] = llvm.inttoptr %[[W]] : i64 to !llvm.ptr
+// GFX9: llvm.call_intrinsic "llvm.amdgcn.is.private"(%[[P]])
+// NV-LABEL: gpu.func @isspacep_local32
+// NV: llvm.call_intrinsic "llvm.nvvm.isspacep.local"
+func.func @isspacep_local32(%a: i32) attributes {ptx.entry} {
+  %0 = ptx.isspacep %a {space = #ptx.space<local>} : i32
+  ptx.ret
+}
