@@ -1421,6 +1421,25 @@ struct PrefetchOpLowering : PTXPattern<PrefetchOp> {
   }
 };
 
+/// The width in bits of a `ld.param`/`st.param` of `type` at `offset` of
+/// the aggregate parameter `param`, or a diagnostic when the access is not
+/// whole bytes inside it.
+template <typename OpTy>
+FailureOr<unsigned> aggregateAccessBits(OpTy op, DataType type, int64_t offset, Value param) {
+  auto array = dyn_cast<LLVM::LLVMArrayType>(param.getType());
+  if (!array || !array.getElementType().isInteger(8))
+    return op.emitError("unsupported parameter of type ") << param.getType();
+  unsigned bits = getTypeBitWidth(type);
+  if (bits % 8 != 0 || bits == 0)
+    return op.emitError("unsupported access of type '")
+           << stringifyDataType(type) << "' to an aggregate parameter";
+  if (offset < 0 || offset + bits / 8 > static_cast<int64_t>(array.getNumElements()))
+    return op.emitError("unsupported access at bytes [")
+           << offset << ", " << offset + bits / 8 << ") of a " << array.getNumElements()
+           << "-byte parameter";
+  return bits;
+}
+
 struct LdParamOpLowering : PTXPattern<LdParamOp> {
   using PTXPattern::PTXPattern;
 
@@ -1428,22 +1447,63 @@ struct LdParamOpLowering : PTXPattern<LdParamOp> {
   matchAndRewrite(LdParamOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Value param = adaptor.getParam();
-    if (op.getOffset() != 0 || !param.getType().isIntOrFloat())
-      return unsupported(op, "'ld.param' of part of an aggregate parameter");
-    rewriter.replaceOp(op, adjustBits(rewriter, op.getLoc(), param,
-                                      op.getRes().getType(), isSignedType(op.getType())));
+    Location loc = op.getLoc();
+    bool isSigned = isSignedType(op.getType());
+    if (param.getType().isIntOrFloat()) {
+      if (op.getOffset() != 0)
+        return unsupported(op, "'ld.param' at an offset of a scalar parameter");
+      rewriter.replaceOp(op, adjustBits(rewriter, loc, param, op.getRes().getType(), isSigned));
+      return success();
+    }
+    // An aggregate call or return parameter (!llvm.array<N x i8>): the
+    // little-endian bytes at the offset, assembled into an integer.
+    FailureOr<unsigned> bits = aggregateAccessBits(op, op.getType(), op.getOffset(), param);
+    if (failed(bits))
+      return failure();
+    mlir::Type wide = rewriter.getIntegerType(*bits);
+    Value value;
+    for (unsigned k = 0; k < *bits / 8; ++k) {
+      Value byte = LLVM::ExtractValueOp::create(rewriter, loc, param,
+                                                ArrayRef<int64_t>{op.getOffset() + k});
+      if (*bits > 8) {
+        byte = arith::ExtUIOp::create(rewriter, loc, wide, byte);
+        if (k != 0)
+          byte = arith::ShLIOp::create(rewriter, loc, byte, intConst(rewriter, loc, wide, 8 * k));
+      }
+      value = k == 0 ? byte : arith::OrIOp::create(rewriter, loc, value, byte).getResult();
+    }
+    rewriter.replaceOp(op, adjustBits(rewriter, loc, value, op.getRes().getType(), isSigned));
     return success();
   }
 };
 
-/// Aggregate call and return parameters are not lowered yet.
+/// An aggregate call or return parameter is an !llvm.array<N x i8> value
+/// (passed and returned by value by the lowered functions); `st.param`
+/// replaces the `size(type)` bytes at the offset, little-endian.
 struct StParamOpLowering : PTXPattern<StParamOp> {
   using PTXPattern::PTXPattern;
 
   LogicalResult
-  matchAndRewrite(StParamOp op, OpAdaptor,
+  matchAndRewrite(StParamOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    return unsupported(op, "'st.param' into an aggregate parameter");
+    Value param = adaptor.getParam();
+    Location loc = op.getLoc();
+    FailureOr<unsigned> bits = aggregateAccessBits(op, op.getType(), op.getOffset(), param);
+    if (failed(bits))
+      return failure();
+    mlir::Type wide = rewriter.getIntegerType(*bits);
+    Value value = adjustBits(rewriter, loc, adaptor.getValue(), wide, false);
+    for (unsigned k = 0; k < *bits / 8; ++k) {
+      Value byte = value;
+      if (k != 0)
+        byte = arith::ShRUIOp::create(rewriter, loc, byte, intConst(rewriter, loc, wide, 8 * k));
+      if (*bits > 8)
+        byte = arith::TruncIOp::create(rewriter, loc, rewriter.getI8Type(), byte);
+      param = LLVM::InsertValueOp::create(rewriter, loc, param, byte,
+                                          ArrayRef<int64_t>{op.getOffset() + k});
+    }
+    rewriter.replaceOp(op, param);
+    return success();
   }
 };
 

@@ -83,3 +83,12 @@ func.func @e4m3x2_rz(%a: f32) attributes {ptx.entry} {
   %0 = ptx.inst "cvt" [".rz", ".satfinite", ".e4m3x2", ".f32"](%a, %a) {operand_kinds = ["d", "r", "r"]} : (f32, f32) -> i16
   ptx.ret
 }
+
+// -----
+
+// ld.param past the end of an aggregate parameter.
+func.func @ld_param_past_end(%p: !llvm.array<4 x i8>) -> i32 {
+  // expected-error @+1 {{unsupported access at bytes [2, 6) of a 4-byte parameter}}
+  %v = ptx.ld_param %p {offset = 2 : i64, type = #ptx.type<b32>} : !llvm.array<4 x i8> -> i32
+  ptx.ret %v : i32
+}
