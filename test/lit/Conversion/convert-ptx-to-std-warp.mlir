@@ -141,3 +141,22 @@ func.func @shfl_idx_segment(%a: i32, %b: i32) attributes {ptx.entry} {
   %d, %p = ptx.shfl_sync %a, %b, %c, %m {mode = #ptx.shfl<idx>} : i32
   ptx.ret
 }
+
+// -----
+
+// match.sync off NVPTX reads each lane of the warp with an indexed shuffle;
+// on wave64 that is the lane in the caller's half-wave (upstream's
+// gpu.shuffle idx would read the lower half from the upper one).
+// GFX9-LABEL: gpu.func @match_any
+// GFX9: %[[WAVE:.*]] = arith.index_castui %{{.*}} : index to i32
+// GFX9: %[[HALF:.*]] = arith.andi %[[WAVE]], %c-32_i32 : i32
+// GFX9: %[[LANE:.*]] = arith.ori %[[HALF]], %{{.*}} : i32
+// GFX9: %[[ADDR:.*]] = arith.shli %[[LANE]], %c2_i32 : i32
+// GFX9: llvm.call_intrinsic "llvm.amdgcn.ds.bpermute"(%[[ADDR]], %{{.*}}) : (i32, i32) -> i32
+// GFX9-NOT: gpu.shuffle
+// SPV-LABEL: gpu.func @match_any
+// SPV: gpu.shuffle idx
+func.func @match_any(%a: i32, %m: i32) attributes {ptx.entry} {
+  %0, %1 = ptx.match_sync %a, %m {mode = #ptx.match<any>} : i32
+  ptx.ret
+}
