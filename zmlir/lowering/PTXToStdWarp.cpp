@@ -1,17 +1,19 @@
 //===- PTXToStdWarp.cpp - Warp-level ops, fences, calls, local memory -----===//
 //
-// Warp votes, reductions, matches and elections, barriers, fences with
-// scopes, atomics without a native form, direct and indirect device function
-// calls and `.local` variables.
+// Warp shuffles, votes, reductions, matches and elections, barriers, fences
+// with scopes, atomics without a native form, direct and indirect device
+// function calls and `.local` variables.
 //
 // Warp operations need a ballot, which no upstream dialect offers on all
 // three targets, so they use each target's own: `llvm.nvvm.*` intrinsics on
 // NVPTX (NVIDIA's instructions, bit-exact), `llvm.amdgcn.ballot` on AMDGPU
 // (on wave64 chips the 32 bits of the lane's half-wave: lanes 0-31 and
 // 32-63 are two CUDA warps) and OpenCL's `sub_group_ballot` on SPIR-V (the
-// kernels require 32-wide sub-groups). Reductions and matches elsewhere are
-// shuffles over the 32 lanes; like PTX they need every lane in `membermask`
-// to execute them, and use the other lanes' values only where masked out.
+// kernels require 32-wide sub-groups). shfl.sync, reductions and matches
+// elsewhere are shuffles over the 32 lanes (an indexed read of one lane is
+// ds_bpermute on AMDGPU, within the half-wave on wave64); like PTX they need
+// every lane in `membermask` to execute them, and use the other lanes'
+// values only where masked out.
 //
 //===----------------------------------------------------------------------===//
 
