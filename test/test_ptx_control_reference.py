@@ -193,6 +193,8 @@ REFERENCES: dict[str, Callable[..., np.ndarray]] = {
     "elect_sync_mask": _elect_mask,
     "elect_sync_full": _elect_full,
     "sreg_warpid_smid": lambda a0: np.full(len(a0), 7, U32),
+    # %clock64 does not go back; two %clock reads are less than 2^30 cycles apart.
+    "sreg_clock": lambda a0: np.full(len(a0), 3, U32),
     # {%dynamic_smem_size, %total_smem_size}: no dynamic shared memory, the 2048-byte sh.
     "sreg_smem_size": lambda a0: np.full(len(a0), 2048 << 32, U64),
     "brx_idx": _brx_idx,
@@ -202,7 +204,6 @@ REFERENCES: dict[str, Callable[..., np.ndarray]] = {
 # Cases SPIR-V rejects, and the diagnostic that says why.
 UNSUPPORTED_ON_SPIRV = {
     "sreg_globaltimer": "unsupported special register '%globaltimer' on target 'spirv'",
-    "sreg_clock": "unsupported special register '%clock64' on target 'spirv'",
     "bar_arrive_sync": "unsupported 'bar.arrive' on target 'spirv'",
     "sreg_envreg": "unsupported special register '%envreg0' on target 'spirv'",
 }
@@ -237,6 +238,55 @@ def test_smem_size_counts_dynamic_shared(dynamic: int, device) -> None:
     c = spec.case("sreg_smem_size")
     got = _run_spirv(device, c, spec.inputs(c), shared_bytes=dynamic)
     assert set(got.tolist()) == {(2048 + dynamic) << 32 | dynamic}
+
+
+CLOCK_LOOP = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u32 n)
+{
+\t.reg .b32 %r<4>;
+\t.reg .b64 %rd<5>;
+\t.reg .pred %p;
+\tmov.u64 %rd1, %clock64;
+\tld.param.u32 %r1, [n];
+\tmov.u32 %r2, 0;
+LOOP:
+\tmad.lo.u32 %r2, %r2, 1664525, 1013904223;
+\tsub.u32 %r1, %r1, 1;
+\tsetp.ne.u32 %p, %r1, 0;
+\t@%p bra LOOP;
+\tmov.u64 %rd2, %clock64;
+\tsub.u64 %rd2, %rd2, %rd1;
+\tld.param.u64 %rd3, [out];
+\tmov.u32 %r3, %tid.x;
+\tmad.wide.u32 %rd4, %r3, 16, %rd3;
+\tst.global.u64 [%rd4], %rd2;
+\tcvt.u64.u32 %rd2, %r2;
+\tst.global.u64 [%rd4+8], %rd2;
+\tret;
+}
+"""
+
+
+def test_clock64_counts(device) -> None:
+    """%clock64 (cl_khr_kernel_clock's work-group clock on SPIR-V) advances over a loop of
+    a million dependent multiply-adds: at least one tick per iteration would be 10^6."""
+    from zmlir.runtime.launcher import KernelArg
+
+    module = zmlir.compile_module(CLOCK_LOOP, "spirv", filename="clock.ptx")
+    program = device.load_spirv(module.binary)
+    out = np.zeros(64, U64)
+    addr = device.alloc(out.nbytes)
+    try:
+        device.launch(program.kernel("k"), grid=(1, 1, 1), block=(32, 1, 1),
+                      args=[KernelArg.ptr(addr), np.uint32(1_000_000)],
+                      shared_window=module.kernels["k"].static_shared_bytes)
+        got = device.copy_into(addr, out)
+    finally:
+        device.free(addr)
+    ticks = got[0::2]
+    assert np.all(ticks > 100_000), ticks
 
 
 @pytest.mark.parametrize("name", sorted(UNSUPPORTED_ON_SPIRV))

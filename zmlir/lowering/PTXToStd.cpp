@@ -1148,11 +1148,16 @@ struct SregOpLowering : PTXPattern<SregOp> {
         // %globaltimer counts nanoseconds.
         if (timer)
           r = arith::MulIOp::create(rewriter, loc, r, intConst(rewriter, loc, i64, 10));
+      } else if (state.target == "spirv" && !timer) {
+        // cl_khr_kernel_clock's clock_read_work_group: OpReadClockKHR at
+        // work-group scope (capability ShaderClockKHR under Kernel; the
+        // SPIR-V target enables SPV_KHR_shader_clock). A CTA runs on one SM,
+        // so the work-group's counter is the nearest to NVIDIA's per-SM one.
+        auto fn = declareFunction(rewriter, op, "_Z21clock_read_work_groupv",
+                                  LLVM::LLVMFunctionType::get(i64, {}));
+        r = LLVM::CallOp::create(rewriter, loc, fn, ValueRange{}).getResult();
       } else {
-        // SPIR-V: OpReadClockKHR (cl_khr_kernel_clock) needs the
-        // ShaderClockKHR capability, which implies Shader, under which
-        // spirv-val rejects the WorkgroupSize built-in %ntid reads (Intel's
-        // CPU runtime ran it). OpenCL has no clock in nanoseconds.
+        // OpenCL has no clock in nanoseconds (%globaltimer).
         return unsupported(op, Twine("special register '%") + stringifySpecialReg(reg) +
                                    "' on target '" + state.target + "'");
       }

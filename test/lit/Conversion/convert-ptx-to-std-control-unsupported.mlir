@@ -23,16 +23,6 @@ func.func @bar_arrive(%n: i32) attributes {ptx.entry} {
 
 // -----
 
-// OpReadClockKHR implies the Shader capability, under which spirv-val
-// rejects the module's WorkgroupSize built-in.
-func.func @clock64() attributes {ptx.entry} {
-  // expected-error @+1 {{unsupported special register '%clock64' on target 'spirv'}}
-  %0 = ptx.sreg <clock64> : i64
-  ptx.ret
-}
-
-// -----
-
 // OpenCL has no clock in nanoseconds.
 func.func @globaltimer() attributes {ptx.entry} {
   // expected-error @+1 {{unsupported special register '%globaltimer' on target 'spirv'}}

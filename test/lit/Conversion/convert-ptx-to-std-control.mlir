@@ -317,3 +317,20 @@ func.func @calls_checked(%a: i32, %out: i64) attributes {ptx.entry} {
   ptx.st %out, %0 {space = #ptx.space<global>, type = #ptx.type<u32>} : i64, i32
   ptx.ret
 }
+
+// -----
+
+// %clock64 and %clock on SPIR-V: cl_khr_kernel_clock's clock_read_work_group
+// (OpReadClockKHR at work-group scope); %clock is its low 32 bits.
+// SPV-LABEL: gpu.func @clocks
+// SPV: llvm.call @_Z21clock_read_work_groupv() : () -> i64
+// SPV: %[[C:.*]] = llvm.call @_Z21clock_read_work_groupv() : () -> i64
+// SPV-NEXT: arith.trunci %[[C]] : i64 to i32
+// NV-LABEL: gpu.func @clocks
+// NV: llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.clock64"
+// NV: llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.clock"
+func.func @clocks() attributes {ptx.entry} {
+  %0 = ptx.sreg <clock64> : i64
+  %1 = ptx.sreg <clock> : i32
+  ptx.ret
+}

@@ -61,7 +61,10 @@ class SPIRVTarget(Target):
         # duplicate ids (seen: 19 of 120 in-process compiles failed
         # spirv-val, 0 of 30 fresh llc runs). So each module gets a fresh
         # llc process.
+        # SPV_KHR_shader_clock: %clock/%clock64 (OpReadClockKHR, cl_khr_kernel_clock); a
+        # module that reads no clock does not declare it.
         result = subprocess.run([_llc(), "-O2", f"-mtriple={self.triple}",
+                                 "--spirv-ext=+SPV_KHR_shader_clock",
                                  f"-filetype={filetype}", "-o", "-"],
                                 input=llvm_ir.encode(), capture_output=True)
         if result.returncode != 0:
