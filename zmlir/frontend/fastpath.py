@@ -102,13 +102,30 @@ def _dims(text: str) -> tuple[int | None, ...]:
     return tuple(int(d) if d else None for d in _DIM.findall(text))
 
 
-class _Scanner:
-    """Scans runs of statements for one parse; caches repeated spellings."""
+# Entries the spelling caches may hold before they are emptied (bounded memory).
+_CACHE_LIMIT = 1 << 17
 
-    def __init__(self, number: Callable[[str, bool], ast.IntImm | ast.FloatImm]) -> None:
+
+class _Scanner:
+    """Scans runs of statements for one parse.
+
+    Repeated spellings of operands and opcodes are looked up in caches that
+    outlive the parse (FastLexer keeps them): the AST nodes are immutable
+    and depend on the spelling alone, and a big module parsed one function
+    at a time (stream.py) repeats most register names in every function.
+    """
+
+    def __init__(self, number: Callable[[str, bool], ast.IntImm | ast.FloatImm],
+                 operands: dict[str, ast.Operand] | None = None,
+                 opcodes: dict[str, tuple[str, tuple[str, ...]]] | None = None,
+                 operand_lists: dict[str, tuple[ast.Operand, ...]] | None = None) -> None:
         self._number = number
-        self._operands: dict[str, ast.Operand] = {}
-        self._opcodes: dict[str, tuple[str, tuple[str, ...]]] = {}
+        self._operands: dict[str, ast.Operand] = {} if operands is None else operands
+        self._opcodes: dict[str, tuple[str, tuple[str, ...]]] = (
+            {} if opcodes is None else opcodes)
+        # Whole operand lists by their text (`%r3, %r1, %r2`).
+        self._operand_lists: dict[str, tuple[ast.Operand, ...]] = (
+            {} if operand_lists is None else operand_lists)
         self.src: tuple[int, int, int] | None = None
 
     # --- operands ----------------------------------------------------------------
@@ -140,6 +157,9 @@ class _Scanner:
         return o
 
     def operands(self, text: str) -> tuple[ast.Operand, ...]:
+        found = self._operand_lists.get(text)
+        if found is not None:
+            return found
         parts = text.split(",")
         if "{" in text or "(" in text or "[" in text:
             parts = _rejoin(parts)
@@ -151,7 +171,8 @@ class _Scanner:
             if o is None:
                 o = self._compound(part)
             out.append(o)
-        return tuple(out)
+        found = self._operand_lists[text] = tuple(out)
+        return found
 
     def _compound(self, text: str) -> ast.Operand:
         """One operand, `[...]`, `{...}` and `(...)` included; cached."""
@@ -292,19 +313,19 @@ class _Scanner:
                 out.append(ast.Block(tuple(inner), SourceLoc(line, p - line_start + 1)))
                 pos, line, line_start = q + 1, qline, qstart
                 continue
-            if c == "$" or c == "_" or c.isalpha():
-                lm = _LABEL.match(text, p, end)
-                if lm is not None:
-                    if lm.group(2) is not None:  # `name: .branchtargets ...`: lark's
-                        break
-                    out.append(ast.Label(lm.group(1), SourceLoc(line, p - line_start + 1)))
-                    pos = lm.end()
-                    continue
-            elif c != "@":
+            if c != "@" and c != "$" and c != "_" and not c.isalpha():
                 break
+            # An instruction first: most statements are. A label never
+            # matches _INSTRUCTION, but `name : ...` with blanks before the
+            # colon would, and then fails in operands(): lark takes it.
             m = _INSTRUCTION.match(text, p, end)
             if m is None:
-                break
+                lm = _LABEL.match(text, p, end)
+                if lm is None or lm.group(2) is not None:  # `name: .branchtargets ...`
+                    break
+                out.append(ast.Label(lm.group(1), SourceLoc(line, p - line_start + 1)))
+                pos = lm.end()
+                continue
             negated, guard_reg, opcode, operand_text = m.groups()
             split = self._opcodes.get(opcode)
             if split is None:
@@ -390,6 +411,10 @@ class FastLexer:
             s for s in self.fast_states if self.table[s]["FAST_STMTS"][0] is Shift
         )
         self.enabled = True
+        # The scanners' spelling caches, shared by all parses (see _Scanner).
+        self._operands: dict[str, ast.Operand] = {}
+        self._opcodes: dict[str, tuple[str, tuple[str, ...]]] = {}
+        self._operand_lists: dict[str, tuple[ast.Operand, ...]] = {}
 
     def _accepts_fast(self, stack: list[int]) -> bool:
         stack = list(stack)
@@ -412,7 +437,10 @@ class FastLexer:
     def lex(self, lexer_state: Any, parser_state: Any) -> Iterator[Token]:
         lexers = self.inner.lexers
         fast = self.fast_states if self.enabled else frozenset()
-        scanner = _Scanner(self.number)
+        for cache in (self._operands, self._opcodes, self._operand_lists):
+            if len(cache) > _CACHE_LIMIT:
+                cache.clear()
+        scanner = _Scanner(self.number, self._operands, self._opcodes, self._operand_lists)
         state = self.state
         text_slice = lexer_state.text
         text, end = text_slice.text, text_slice.end

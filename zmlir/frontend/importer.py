@@ -548,9 +548,13 @@ def _handles(*opcodes: str) -> Callable[[Handler], Handler]:
     return register
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class _Modifiers:
-    """An instruction's modifiers sorted into kinds; unknown ones are errors."""
+    """An instruction's modifiers sorted into kinds; unknown ones are errors.
+
+    Shared: _classify hands the same object to every instruction with the
+    same modifiers, so it is frozen, and its lists (lists, as handlers
+    compare them to lists) must not be changed in place either."""
 
     types: list[str] = field(default_factory=list)
     space: str | None = None
@@ -560,35 +564,55 @@ class _Modifiers:
     scope: str | None = None
     cache: str | None = None
     vec: int = 1
-    flags: set[str] = field(default_factory=set)
+    flags: frozenset[str] = frozenset()
     rest: list[str] = field(default_factory=list)
 
 
+_FLAGS = frozenset(("ftz", "sat", "approx", "full", "lo", "hi", "wide", "to", "and", "or", "xor",
+                    "relu"))
+_SPACE_NAMES = {"shared::cta": "shared", "shared::cluster": "shared_cluster"}
+# _classify's results by modifier tuple (a module has few distinct ones).
+_CLASSIFIED: dict[tuple[str, ...], _Modifiers] = {}
+
+
 def _classify(inst: ast.Instruction) -> _Modifiers:
-    m = _Modifiers()
-    for mod in inst.modifiers:
-        if mod in _MLIR_TYPES or mod in ("b128",):
-            m.types.append(mod)
-        elif mod in _STATE_SPACES:
-            m.space = {"shared::cta": "shared", "shared::cluster": "shared_cluster"}.get(mod, mod)
-        elif mod in _ROUNDING:
-            m.rnd = mod
-        elif mod in _CMP and m.cmp is None:
-            m.cmp = mod
-        elif mod in _SEMANTICS:
-            m.sem = mod
-        elif mod in _SCOPES:
-            m.scope = mod
-        elif mod in _CACHE_OPS:
-            m.cache = mod
-        elif mod in ("v2", "v4", "v8"):
-            m.vec = int(mod[1:])
-        elif mod in _HINTS or mod in ("ftz", "sat", "approx", "full", "lo", "hi", "wide",
-                                      "to", "and", "or", "xor", "relu"):
-            m.flags.add(mod)
-        else:
-            m.rest.append(mod)
+    m = _CLASSIFIED.get(inst.modifiers)
+    if m is None:
+        m = _classify_uncached(inst.modifiers)
+        if len(_CLASSIFIED) > 1 << 14:
+            _CLASSIFIED.clear()
+        _CLASSIFIED[inst.modifiers] = m
     return m
+
+
+def _classify_uncached(modifiers: tuple[str, ...]) -> _Modifiers:
+    types: list[str] = []
+    flags: set[str] = set()
+    rest: list[str] = []
+    space = rnd = cmp = sem = scope = cache = None
+    vec = 1
+    for mod in modifiers:
+        if mod in _MLIR_TYPES or mod in ("b128",):
+            types.append(mod)
+        elif mod in _STATE_SPACES:
+            space = _SPACE_NAMES.get(mod, mod)
+        elif mod in _ROUNDING:
+            rnd = mod
+        elif mod in _CMP and cmp is None:
+            cmp = mod
+        elif mod in _SEMANTICS:
+            sem = mod
+        elif mod in _SCOPES:
+            scope = mod
+        elif mod in _CACHE_OPS:
+            cache = mod
+        elif mod in ("v2", "v4", "v8"):
+            vec = int(mod[1:])
+        elif mod in _HINTS or mod in _FLAGS:
+            flags.add(mod)
+        else:
+            rest.append(mod)
+    return _Modifiers(types, space, rnd, cmp, sem, scope, cache, vec, frozenset(flags), rest)
 
 
 def _check_no_rest(imp: _FunctionImporter, inst: ast.Instruction, m: _Modifiers,
@@ -1141,8 +1165,7 @@ def _atom(imp: _FunctionImporter, inst: ast.Instruction) -> None:
     if op is None:
         raise imp.error("'atom' needs an operation (.add, .cas, ...)", inst.loc)
     # .noftz is the only form of the f16/bf16 adds (and required on them).
-    m.rest = [r for r in m.rest if r != "noftz"]
-    if any(r not in ops for r in m.rest):
+    if any(r not in ops and r != "noftz" for r in m.rest):
         _generic(imp, inst)
         return
     ptx_type = _one_type(imp, inst, m)

@@ -88,18 +88,22 @@ class SSABuilder:
             if block is entry and not block.preds:
                 placeholder.alias = self._undef(placeholder.type)
                 continue
+            # Reading `reg` on exit of a predecessor adds at most one
+            # placeholder there, for `reg` itself: resolve that one too.
             if len(block.preds) == 1:
                 pred, _ = block.preds[0]
-                before = set(pred.entry)
+                n = len(pred.entry)
                 placeholder.alias = self._exit_value(pred, reg)
-                worklist.extend((pred, r) for r in pred.entry if r not in before)
+                if len(pred.entry) != n:
+                    worklist.append((pred, reg))
                 continue
             phi = Phi(placeholder, reg)
             block.phis.append(phi)
             for pred, edge in block.preds:
-                before = set(pred.entry)
+                n = len(pred.entry)
                 phi.incoming[edge] = self._exit_value(pred, reg)
-                worklist.extend((pred, r) for r in pred.entry if r not in before)
+                if len(pred.entry) != n:
+                    worklist.append((pred, reg))
         self._break_alias_cycles(blocks)
         self._fold_trivial_phis(blocks)
 
