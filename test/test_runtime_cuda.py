@@ -519,6 +519,22 @@ _COOPERATIVE = _FAST[:_FAST.index("r = {}")] + textwrap.dedent("""
 """)
 
 
+def test_real_driver_errors_reach_the_application(libdir: str,
+                                                 fake_nvidia_driver: Path) -> None:
+    # A fault in a kernel under NVIDIA's driver (trap: CUDA_ERROR_LAUNCH_FAILED,
+    # 719) must come back as the driver's own code, not as an internal error.
+    import os
+
+    probe = _FAST[:_FAST.index("mod, f = ")] + "print(lib.cuCtxSynchronize())\n"
+    env = {**os.environ, "ZMLIR_BACKEND": "cuda", "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver),
+           "FAKE_SYNC_RESULT": "719"}
+    result = subprocess.run([sys.executable, "-c", probe, libdir], capture_output=True,
+                            text=True, timeout=300, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["719"]
+    assert "internal error" not in result.stderr
+
+
 @pytest.mark.parametrize("backend", ["opencl", "cuda"])
 def test_cooperative_launch(libdir: str, backend: str, fake_nvidia_driver: Path) -> None:
     import os

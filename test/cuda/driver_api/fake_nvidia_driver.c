@@ -45,7 +45,13 @@ CUresult cuDeviceGetAttribute(int *pi, int attrib, int dev) {
 CUresult cuDevicePrimaryCtxRetain(void **ctx, int dev) { *ctx = (void *)0xc0; return 0; }
 CUresult cuDevicePrimaryCtxRelease_v2(int dev) { return 0; }
 CUresult cuCtxSetCurrent(void *ctx) { current = ctx != NULL; return 0; }
-CUresult cuCtxSynchronize(void) { return current ? 0 : 201; }
+/* FAKE_SYNC_RESULT=N: synchronizations fail with N, as after a kernel fault. */
+CUresult cuCtxSynchronize(void) {
+  const char *forced = getenv("FAKE_SYNC_RESULT");
+  if (forced)
+    return atoi(forced);
+  return current ? 0 : 201;
+}
 CUresult cuGetErrorName(CUresult error, const char **s) { *s = "CUDA_ERROR_FAKE"; return 0; }
 CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned int flags) {
   *p = (CUdeviceptr)(uintptr_t)calloc(1, n);

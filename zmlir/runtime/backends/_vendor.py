@@ -19,8 +19,12 @@ from zmlir.runtime.backends.base import NoDevice
 class VendorError(RuntimeError):
     """A vendor API call failed: which call, its result code and name."""
 
-    def __init__(self, api: str, code: int, name: str, detail: str = "") -> None:
+    def __init__(self, api: str, code: int, name: str, detail: str = "",
+                 cuda_result: int | None = None) -> None:
         self.api, self.code, self.name = api, code, name
+        # Set where the vendor's code is itself a CUresult (NVIDIA's driver under
+        # the passthrough): the application gets that code, as from the real driver.
+        self.cuda_result = cuda_result
         text = f"{api} failed: {name} ({code:#x})" if code > 0xFFFF else \
             f"{api} failed: {name} ({code})"
         super().__init__(f"{text}: {detail}" if detail else text)

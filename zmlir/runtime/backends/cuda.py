@@ -468,7 +468,7 @@ def _error_name(lib: Any, code: int) -> str:
 
 def _check(lib: Any, api: str, code: int, detail: str = "") -> None:
     if code != CUDA_SUCCESS:
-        raise VendorError(api, code, _error_name(lib, code), detail)
+        raise VendorError(api, code, _error_name(lib, code), detail, cuda_result=code)
 
 
 def _device_info(ffi: Any, lib: Any, device: int) -> CUDADeviceInfo:

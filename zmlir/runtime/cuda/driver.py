@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from zmlir.runtime.backends._vendor import VendorError
 from zmlir.runtime.cuda import api, fatbin
 from zmlir.runtime.cuda.errors import CudaError, CUresult, message_of, name_of
 from zmlir.runtime.cuda.fastpath import FastPath
@@ -1909,13 +1910,22 @@ def _boundary(name: str, body: Callable[..., int] | None, driver: Driver) -> Cal
             if os.environ.get("ZMLIR_LOG"):
                 log(f"{name}: {err}")
             return int(err.code)
+        except VendorError as err:
+            if err.cuda_result is None:
+                return internal_error(err)
+            if os.environ.get("ZMLIR_LOG"):
+                log(f"{name}: {err}")
+            return int(err.cuda_result)
         except Exception as err:  # a bug of ours: report it, never unwind into C
-            log(f"internal error in {name}: {type(err).__name__}: {err}")
-            if os.environ.get("ZMLIR_DEBUG"):
-                import traceback
+            return internal_error(err)
 
-                traceback.print_exc()
-            return int(E.CUDA_ERROR_UNKNOWN)
+    def internal_error(err: Exception) -> int:
+        log(f"internal error in {name}: {type(err).__name__}: {err}")
+        if os.environ.get("ZMLIR_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
+        return int(E.CUDA_ERROR_UNKNOWN)
 
     def call(*args: Any) -> int:
         tracer = driver.tracer
