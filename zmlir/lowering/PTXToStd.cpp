@@ -1008,7 +1008,7 @@ struct SregOpLowering : PTXPattern<SregOp> {
           LLVM::CallOp::create(b, loc, fn, ValueRange{intConst(b, loc, i32, 0)}).getResult();
       Value total = arith::TruncIOp::create(b, loc, i32, offset);
       if (reg == SpecialReg::TotalSmemSize)
-        return total;
+        return inAllocationUnits(b, loc, total);
       return lessStaticWindow(op, b, total);
     }
     if (state.target != "amdgpu") {
@@ -1023,8 +1023,16 @@ struct SregOpLowering : PTXPattern<SregOp> {
                                       ArrayRef<LLVM::GEPArg>{28});
     Value total = LLVM::LoadOp::create(b, loc, i32, field, /*alignment=*/4);
     if (reg == SpecialReg::TotalSmemSize)
-      return total;
+      return inAllocationUnits(b, loc, total);
     return lessStaticWindow(op, b, total);
+  }
+
+  /// NVIDIA's %total_smem_size is the CTA's shared memory in whole allocation
+  /// units of 128 bytes (the H200 reads 1152 for a 1028-byte window).
+  static Value inAllocationUnits(OpBuilder &b, Location loc, Value bytes) {
+    mlir::Type i32 = b.getI32Type();
+    Value rounded = arith::AddIOp::create(b, loc, bytes, intConst(b, loc, i32, 127));
+    return arith::AndIOp::create(b, loc, rounded, intConst(b, loc, i32, ~127));
   }
 
   /// `window` (the launch's shared-memory size) less the kernel's static

@@ -29,10 +29,12 @@ int main() {
     for (int i = 0; i < n; ++i) {
       EXPECT(h[2 * i] == dynamic, "thread %d: %%dynamic_smem_size %u, launched with %u", i,
              h[2 * i], dynamic);
-      // %total_smem_size counts the static array too (the H200's golden
-      // data for sreg_smem_size: exactly the static 2048 bytes).
-      EXPECT(h[2 * i + 1] == dynamic + 1024, "thread %d: %%total_smem_size %u, want %u", i,
-             h[2 * i + 1], dynamic + 1024);
+      // %total_smem_size counts the static array too, in whole 128-byte
+      // allocation units (the H200: 2048 for the static 2048 bytes of the
+      // sreg_smem_size case, 1152 for 1024 + 4 here).
+      unsigned want = (dynamic + 1024 + 127) / 128 * 128;
+      EXPECT(h[2 * i + 1] == want, "thread %d: %%total_smem_size %u, want %u", i,
+             h[2 * i + 1], want);
     }
   }
   CHECK(cudaFree(d));

@@ -256,16 +256,19 @@ func.func @atom_float_inc(%a: i64, %f: f32, %d: f64, %n: i32) attributes {ptx.en
 // -----
 
 // On SPIR-V the launcher passes the shared window's size (static + dynamic)
-// as the global work offset in x: %total_smem_size is get_global_offset(0),
-// %dynamic_smem_size that less the kernel's 64 static bytes.
+// as the global work offset in x: %total_smem_size is get_global_offset(0)
+// in whole 128-byte allocation units, %dynamic_smem_size the offset less the
+// kernel's 64 static bytes.
 // SPV-LABEL: gpu.func @smem_size
 // SPV-SAME: zmlir.static_shared_bytes = 64
 // SPV: %[[OFF:.*]] = llvm.call @_Z17get_global_offsetj(%{{.*}}) : (i32) -> i64
 // SPV: %[[WIN:.*]] = arith.trunci %[[OFF]] : i64 to i32
 // SPV: arith.subi %[[WIN]], %c64_i32 : i32
 // SPV: %[[OFF2:.*]] = llvm.call @_Z17get_global_offsetj(%{{.*}}) : (i32) -> i64
-// SPV: arith.trunci %[[OFF2]] : i64 to i32
+// SPV: %[[WIN2:.*]] = arith.trunci %[[OFF2]] : i64 to i32
 // SPV-NOT: arith.subi
+// SPV: %[[UP:.*]] = arith.addi %[[WIN2]], %c127_i32 : i32
+// SPV: arith.andi %[[UP]], %c-128_i32 : i32
 // SPV: gpu.return
 ptx.var @tile {space = #ptx.space<shared>, type = #ptx.type<b8>, count = 64, align = 4}
 func.func @smem_size() attributes {ptx.entry} {
