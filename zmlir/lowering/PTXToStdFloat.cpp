@@ -747,8 +747,14 @@ struct FloatUnaryLowering : PTXPattern<OpTy> {
       }
     }
     bool ftz = op.getFtz();
+    // .ftz flushes f32 operands; rcp.approx.ftz.f64 is the one f64 form that
+    // flushes too (the H200: 1/subnormal is inf, 1/DBL_MAX is 0).
+    auto flush = [&](Value v) {
+      return t.isF64() && name == "rcp" ? flushSubnormalF64(rewriter, loc, v)
+                                        : flushSubnormal(rewriter, loc, v);
+    };
     if (ftz)
-      a = flushSubnormal(rewriter, loc, a);
+      a = flush(a);
     bool amdgpu = this->state.target == "amdgpu";
     if (amdgpu && transcendental && !t.isF32())
       return this->unsupported(op, Twine("'") + name + ".approx' on f64 for AMDGPU");
@@ -781,9 +787,23 @@ struct FloatUnaryLowering : PTXPattern<OpTy> {
     else
       r = tanhFromExp(rewriter, loc, a, amdgpu);
     if (ftz)
-      r = flushSubnormal(rewriter, loc, r);
+      r = flush(r);
     rewriter.replaceOp(op, r);
     return success();
+  }
+
+  /// A subnormal f64 as the zero of its sign, on the bit pattern.
+  static Value flushSubnormalF64(OpBuilder &b, Location loc, Value value) {
+    mlir::Type i64 = b.getI64Type();
+    Value bits = arith::BitcastOp::create(b, loc, i64, value);
+    Value exponent =
+        arith::AndIOp::create(b, loc, bits, intConst(b, loc, i64, 0x7ff0000000000000LL));
+    Value isSubnormal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, exponent,
+                                              intConst(b, loc, i64, 0));
+    Value sign = arith::AndIOp::create(b, loc, bits,
+                                       intConst(b, loc, i64, std::numeric_limits<int64_t>::min()));
+    Value zero = arith::BitcastOp::create(b, loc, value.getType(), sign);
+    return arith::SelectOp::create(b, loc, isSubnormal, zero, value);
   }
 };
 

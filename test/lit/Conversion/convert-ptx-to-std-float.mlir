@@ -24,6 +24,21 @@ func.func @rcp_rn(%a: f64) attributes {ptx.entry} {
 
 // -----
 
+// rcp.approx.ftz.f64 flushes its f64 operand and result (the one f64 .ftz):
+// the exponent field is tested on the bits, before and after the division.
+// SPV-LABEL: gpu.func @rcp_approx_ftz_f64
+// SPV: arith.andi %{{.*}}, %c9218868437227405312_i64 : i64
+// SPV: arith.select
+// SPV: arith.divf
+// SPV: arith.andi %{{.*}}, %c9218868437227405312_i64{{.*}} : i64
+// SPV: arith.select
+func.func @rcp_approx_ftz_f64(%a: f64) attributes {ptx.entry} {
+  %0 = ptx.rcp %a {type = #ptx.type<f64>, precision = #ptx.precision<approx>, ftz} : f64
+  ptx.ret
+}
+
+// -----
+
 // testp looks at the bits, not at a possibly flushing FPU.
 // CHECK-LABEL: gpu.func @testp
 // CHECK: arith.bitcast %{{.*}} : f32 to i32
