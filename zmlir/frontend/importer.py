@@ -120,6 +120,7 @@ class _FunctionImporter:
         # `.branchtargets` lists by name (brx.idx), collected with the labels.
         self.branch_targets: dict[str, ast.TargetList] = {}
         self._param_decls = 0
+        self._loc_head: str | None = None  # ` loc("file.ptx":`, made once
 
     # -- values and blocks ---------------------------------------------------
 
@@ -466,7 +467,10 @@ class _FunctionImporter:
     def _loc(self, loc: SourceLoc | None) -> str:
         if loc is None or not self.m.locations:
             return ""
-        return f" loc({self.m.quoted_filename}:{loc.line + self.m.line_offset}:{loc.col})"
+        head = self._loc_head
+        if head is None:
+            head = self._loc_head = f" loc({self.m.quoted_filename}:"
+        return f"{head}{loc.line + self.m.line_offset}:{loc.col})"
 
     def _print(self, args: list[str]) -> str:
         fn = self.fn
@@ -499,10 +503,11 @@ class _FunctionImporter:
         return "\n".join(lines)
 
     def _format_op(self, op: _Op) -> str:
-        results = ", ".join(self._name(r) for r in op.results)
-        body = op.template.format(*(self._name(v) for v in op.operands))
-        prefix = f"{results} = " if results else ""
-        return prefix + body + self._loc(op.loc)
+        name = self._name
+        body = op.template.format(*[name(v) for v in op.operands])
+        if op.results:
+            body = ", ".join([name(r) for r in op.results]) + " = " + body
+        return body + self._loc(op.loc)
 
     def _successor(self, succ: tuple[SSABlock, int], live_phis: dict[int, list[Phi]]) -> str:
         block, edge = succ

@@ -273,15 +273,20 @@ def _resolve_plain_regs(
     if not declared and not any(isinstance(s, ast.Block) for s in stmts):
         return stmts
     out: list[ast.Statement] = []
+    changed = False
     for s in stmts:
         if isinstance(s, ast.Block):
-            s = dataclasses.replace(s, body=_resolve_plain_regs(s.body, declared))
-        elif isinstance(s, ast.Instruction) and declared:
+            body = _resolve_plain_regs(s.body, declared)
+            if body is not s.body:
+                s = dataclasses.replace(s, body=body)
+                changed = True
+        elif declared and isinstance(s, ast.Instruction):
             operands = tuple(_resolve_operand(o, declared) for o in s.operands)
             if operands != s.operands:
                 s = dataclasses.replace(s, operands=operands)
+                changed = True
         out.append(s)
-    return tuple(out)
+    return tuple(out) if changed else stmts
 
 
 def _resolve_operand(o: ast.Operand, regs: frozenset[str]) -> ast.Operand:

@@ -118,7 +118,9 @@ void DiagnosticCollector::raise(const std::string &fallback) {
 
 OwningOpRef<ModuleOp> parse(const std::string &source, const std::string &filename,
                             DiagnosticCollector &diagnostics) {
-  ParserConfig config(&context());
+  // Verified once, below: the parser's own verification after parse would
+  // run the same checks a second time.
+  ParserConfig config(&context(), /*verifyAfterParse=*/false);
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(source, config, filename);
   if (!module)
@@ -142,6 +144,8 @@ std::string runPipeline(const std::string &source, const std::string &pipeline,
                         const std::string &filename, bool debugInfo) {
   DiagnosticCollector diagnostics;
   OwningOpRef<ModuleOp> module = parse(source, filename, diagnostics);
+  if (llvm::StringRef(pipeline).trim().empty())
+    return print(*module, debugInfo); // parse and verify only (the importer's check)
   PassManager pm(&context());
   // The pass manager is anchored on builtin.module already: parse what is
   // inside `builtin.module(...)`, as mlir-opt --pass-pipeline does.
