@@ -1936,12 +1936,117 @@ private:
                                           PTXLoweringState &state);
 };
 
+/// A variable whose initializer holds addresses of symbols
+/// (`.u64 t[2] = {generic(a), f}`) gets an initializer region building a
+/// packed struct: the initializer's bytes between the addresses, and at each
+/// address's offset
+///  - for a `.global`/`.const` variable, its address plus the addend (a
+///    constant GEP, as a pointer field or ptrtoint; generic and global addresses are
+///    the same number, as for `mov` and `cvta.global`);
+///  - for a `.func`, `ptx.func_addr`, which expandIndirectCalls replaces
+///    with the function's encoding (kFuncAddressBase + its index) and adds
+///    to the switch of each indirect call.
+/// Each address is truncated to the element's width (4 or 8 bytes).
+static LogicalResult buildAddressInitializer(VarOp var, LLVM::GlobalOp global,
+                                             ArrayRef<int8_t> bytes, ModuleOp module,
+                                             const PTXLoweringState &state) {
+  MLIRContext *ctx = var.getContext();
+  Location loc = var.getLoc();
+  int64_t width = var.getElementSize();
+  if (width != 4 && width != 8)
+    return var.emitError("unsupported address in an initializer of ")
+           << width << "-byte elements in '" << var.getSymName() << "'";
+  mlir::Type i8 = IntegerType::get(ctx, 8), i64 = IntegerType::get(ctx, 64);
+  mlir::Type element = IntegerType::get(ctx, 8 * width);
+  OpBuilder b(ctx);
+  Block *body = b.createBlock(&global.getInitializerRegion());
+  SmallVector<mlir::Type> fields;
+  SmallVector<Value> values;
+  auto addBytes = [&](int64_t from, int64_t to) {
+    if (from >= to)
+      return;
+    auto type = LLVM::LLVMArrayType::get(i8, to - from);
+    auto data = DenseElementsAttr::get(RankedTensorType::get({to - from}, i8),
+                                       bytes.slice(from, to - from));
+    fields.push_back(type);
+    values.push_back(LLVM::ConstantOp::create(b, loc, type, data));
+  };
+  SmallVector<InitAddressAttr> addresses(var.getInitAddresses()->getAsRange<InitAddressAttr>());
+  llvm::sort(addresses, [](InitAddressAttr x, InitAddressAttr y) {
+    return x.getOffset() < y.getOffset();
+  });
+  int64_t at = 0;
+  for (InitAddressAttr address : addresses) {
+    int64_t offset = address.getOffset();
+    if (offset < at || offset % width != 0 || offset + width > static_cast<int64_t>(bytes.size()))
+      return var.emitError("unsupported address at byte ")
+             << offset << " of the initializer of '" << var.getSymName() << "'";
+    addBytes(at, offset);
+    StringRef name = address.getSymbol().getValue();
+    Value value;
+    if (VarOp target = state.variables.lookup(address.getSymbol().getAttr())) {
+      if (target.getSpace() != StateSpace::Global && target.getSpace() != StateSpace::Const)
+        return var.emitError("unsupported address of '")
+               << name << "' in state space '" << stringifyStateSpace(target.getSpace())
+               << "' in the initializer of '" << var.getSymName() << "'";
+      unsigned as = target.getSpace() == StateSpace::Const ? state.addressSpaces.constant
+                                                           : state.addressSpaces.global;
+      auto ptrType = LLVM::LLVMPointerType::get(ctx, as);
+      Value ptr = LLVM::AddressOfOp::create(b, loc, ptrType, name);
+      if (address.getAddend() != 0)
+        ptr = LLVM::GEPOp::create(b, loc, ptrType, i8, ptr,
+                                  ArrayRef<LLVM::GEPArg>{address.getAddend()});
+      // A 64-bit element stays a pointer field: LLVM 22's SPIR-V backend
+      // emits an undefined id for ptrtoint of a constant GEP or add
+      // (spirv-val rejects both).
+      if (width == 8) {
+        // NVPTX prints a cast to the generic space as `generic(sym)+8`.
+        if (address.getGeneric() && state.target == "nvptx") {
+          ptrType = LLVM::LLVMPointerType::get(ctx, state.addressSpaces.generic);
+          ptr = LLVM::AddrSpaceCastOp::create(b, loc, ptrType, ptr);
+        }
+        fields.push_back(ptrType);
+        values.push_back(ptr);
+        at = offset + width;
+        continue;
+      }
+      value = LLVM::PtrToIntOp::create(b, loc, i64, ptr);
+    } else if (auto fn = module.lookupSymbol<func::FuncOp>(name); fn && !fn->hasAttr("ptx.entry")) {
+      if (address.getAddend() != 0)
+        return var.emitError("unsupported address of function '")
+               << name << "' plus " << address.getAddend() << " in the initializer of '"
+               << var.getSymName() << "'";
+      value = FuncAddrOp::create(b, loc, i64, address.getSymbol());
+    } else {
+      return var.emitError("unsupported address of '")
+             << name << "' (neither a variable nor a .func) in the initializer of '"
+             << var.getSymName() << "'";
+    }
+    if (width != 8)
+      value = LLVM::TruncOp::create(b, loc, element, value);
+    fields.push_back(element);
+    values.push_back(value);
+    at = offset + width;
+  }
+  addBytes(at, bytes.size());
+  auto type = LLVM::LLVMStructType::getLiteral(ctx, fields, /*isPacked=*/true);
+  Value result = LLVM::UndefOp::create(b, loc, type);
+  for (auto [index, value] : llvm::enumerate(values))
+    result = LLVM::InsertValueOp::create(b, loc, result, value,
+                                         ArrayRef<int64_t>{static_cast<int64_t>(index)});
+  LLVM::ReturnOp::create(b, loc, result);
+  global.setGlobalTypeAttr(TypeAttr::get(type));
+  return success();
+}
+
 LogicalResult ConvertPTXToStdPass::convertVariables(ModuleOp module,
                                                     gpu::GPUModuleOp gpuModule,
                                                     PTXLoweringState &state) {
   OpBuilder b(gpuModule.getBodyRegion());
-  for (VarOp var : llvm::make_early_inc_range(module.getOps<VarOp>())) {
+  // Every variable first: an initializer may hold the address of a later one.
+  for (VarOp var : module.getOps<VarOp>())
     state.variables[var.getSymNameAttr()] = var;
+  for (VarOp var : llvm::make_early_inc_range(module.getOps<VarOp>())) {
     if (var.getSpace() == StateSpace::Shared)
       continue;
     if (var.getSpace() != StateSpace::Global && var.getSpace() != StateSpace::Const)
@@ -1949,19 +2054,17 @@ LogicalResult ConvertPTXToStdPass::convertVariables(ModuleOp module,
              << stringifyStateSpace(var.getSpace()) << "'";
     if (var.getCount() == 0)
       return var.emitError("unsupported unsized variable outside .shared");
-    if (var.getInitAddresses())
-      return var.emitError("unsupported initializer with addresses of symbols in '")
-             << var.getSymName() << "'";
     int64_t size = var.getCount() * var.getElementSize();
-    auto type = LLVM::LLVMArrayType::get(b.getI8Type(), size);
+    mlir::Type type = LLVM::LLVMArrayType::get(b.getI8Type(), size);
     Attribute init;
     bool isExtern = var.getLinkage() && *var.getLinkage() == "extern";
+    SmallVector<int8_t> bytes(size, 0);
     if (!isExtern) {
-      SmallVector<int8_t> bytes(size, 0);
       if (auto data = var.getInit())
         llvm::copy(*data, bytes.begin());
-      init = DenseElementsAttr::get(RankedTensorType::get({size}, b.getI8Type()),
-                                    ArrayRef<int8_t>(bytes));
+      if (!var.getInitAddresses())
+        init = DenseElementsAttr::get(RankedTensorType::get({size}, b.getI8Type()),
+                                      ArrayRef<int8_t>(bytes));
     }
     bool isConst = var.getSpace() == StateSpace::Const;
     unsigned as = isConst ? state.addressSpaces.constant : state.addressSpaces.global;
@@ -1969,6 +2072,9 @@ LogicalResult ConvertPTXToStdPass::convertVariables(ModuleOp module,
         b, var.getLoc(), type, /*isConstant=*/false,
         isExtern ? LLVM::Linkage::External : LLVM::Linkage::External,
         var.getSymName(), init, std::max<int64_t>(var.getAlign(), 1), as);
+    if (var.getInitAddresses() &&
+        failed(buildAddressInitializer(var, global, bytes, module, state)))
+      return failure();
     // __managed__: code emission tells the target (NVPTX prints
     // `.attribute(.managed)`); other targets' globals are plain memory.
     if (var.getManaged())

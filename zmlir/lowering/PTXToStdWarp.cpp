@@ -325,8 +325,13 @@ LogicalResult zmlir::expandIndirectCalls(gpu::GPUModuleOp module, const PTXLower
   for (FuncAddrOp op : addrs) {
     OpBuilder b(op);
     uint64_t index = llvm::lower_bound(names, op.getCallee().str()) - names.begin();
-    Value address = intConst(b, op.getLoc(), b.getI64Type(),
-                             static_cast<int64_t>(kFuncAddressBase + index));
+    auto encoding = static_cast<int64_t>(kFuncAddressBase + index);
+    // In a variable's initializer (buildAddressInitializer) it must be an
+    // LLVM constant; in code an arith one like every other.
+    Value address =
+        op->getParentOfType<LLVM::GlobalOp>()
+            ? LLVM::ConstantOp::create(b, op.getLoc(), b.getI64Type(), encoding).getResult()
+            : intConst(b, op.getLoc(), b.getI64Type(), encoding);
     op.getResult().replaceAllUsesWith(address);
     op.erase();
   }

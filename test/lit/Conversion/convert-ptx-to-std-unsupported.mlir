@@ -92,3 +92,19 @@ func.func @ld_param_past_end(%p: !llvm.array<4 x i8>) -> i32 {
   %v = ptx.ld_param %p {offset = 2 : i64, type = #ptx.type<b32>} : !llvm.array<4 x i8> -> i32
   ptx.ret %v : i32
 }
+
+// -----
+
+// A .shared variable has no address before a kernel runs.
+ptx.var @tile {space = #ptx.space<shared>, type = #ptx.type<b8>, count = 64, align = 4}
+// expected-error @+1 {{unsupported address of 'tile' in state space 'shared' in the initializer of 'tile_ptr'}}
+ptx.var @tile_ptr {space = #ptx.space<global>, type = #ptx.type<u64>, count = 1, align = 8, init = array<i8: 0, 0, 0, 0, 0, 0, 0, 0>, init_addresses = [#ptx.init_addr<offset = 0, symbol = @tile>]}
+
+// -----
+
+// A function's address plus an offset is no function.
+// expected-error @+1 {{unsupported address of function 'f' plus 8 in the initializer of 'fn_plus'}}
+ptx.var @fn_plus {space = #ptx.space<global>, type = #ptx.type<u64>, count = 1, align = 8, init = array<i8: 0, 0, 0, 0, 0, 0, 0, 0>, init_addresses = [#ptx.init_addr<offset = 0, symbol = @f, addend = 8>]}
+func.func @f() {
+  ptx.ret
+}
