@@ -977,6 +977,10 @@ struct CallOpLowering : PTXPattern<CallOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (op.getNumResults() > 1)
       return unsupported(op, "call with more than one return value");
+    // A `.extern .func` (malloc, vprintf, ...) has no body to call here.
+    if (!SymbolTable::lookupNearestSymbolFrom<LLVM::LLVMFuncOp>(op, op.getCalleeAttr()))
+      return unsupported(op, Twine("call of '") + op.getCallee() +
+                                 "' (not a .func defined in this module)");
     auto call = LLVM::CallOp::create(rewriter, op.getLoc(), op.getResultTypes(),
                                      op.getCalleeAttr(), adaptor.getArgs());
     rewriter.replaceOp(op, call.getResults());

@@ -108,3 +108,13 @@ ptx.var @fn_plus {space = #ptx.space<global>, type = #ptx.type<u64>, count = 1, 
 func.func @f() {
   ptx.ret
 }
+
+// -----
+
+// A call of a .extern .func (device malloc) has no body to call.
+func.func private @malloc(i64) -> i64
+func.func @calls_malloc(%n: i64) attributes {ptx.entry} {
+  // expected-error @+1 {{unsupported call of 'malloc' (not a .func defined in this module)}}
+  %p = ptx.call @malloc(%n) : (i64) -> i64
+  ptx.ret
+}
