@@ -589,6 +589,26 @@ std::optional<arith::CmpFPredicate> floatPredicate(Cmp cmp) {
   }
 }
 
+/// Whether setp/set compare `type` (with `.ftz`): f32 and f64; f16 and bf16
+/// through f32, which holds each exactly, so every comparison and NaN test
+/// is unchanged. `.ftz.bf16` flushes the f32 (bf16 has f32's exponent
+/// range); `.ftz.f16` would need f16's own subnormal range, not done yet.
+bool comparableFloat(DataType type, bool ftz) {
+  return type == DataType::F32 || type == DataType::F64 || type == DataType::BF16 ||
+         (type == DataType::F16 && !ftz);
+}
+
+/// An f16/bf16 operand (in a .b16 or a float register) as the exact f32;
+/// other operands unchanged.
+Value widenHalf(OpBuilder &b, Location loc, Value x, DataType type) {
+  if (type != DataType::F16 && type != DataType::BF16)
+    return x;
+  mlir::Type half = memoryType(b.getContext(), type);
+  if (x.getType() != half)
+    x = adjustBits(b, loc, x, half, false);
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+}
+
 struct SetpOpLowering : PTXPattern<SetpOp> {
   using PTXPattern::PTXPattern;
 
@@ -600,9 +620,12 @@ struct SetpOpLowering : PTXPattern<SetpOp> {
     Value p;
     if (isFloatType(op.getType())) {
       auto pred = floatPredicate(op.getCmp());
-      if (!pred || (op.getType() != DataType::F32 && op.getType() != DataType::F64))
+      if (!pred || !comparableFloat(op.getType(), op.getFtz()))
         return unsupported(op, Twine("comparison '.") + stringifyCmp(op.getCmp()) +
-                                   "." + stringifyDataType(op.getType()) + "'");
+                                   (op.getFtz() ? ".ftz." : ".") +
+                                   stringifyDataType(op.getType()) + "'");
+      a = widenHalf(rewriter, loc, a, op.getType());
+      b = widenHalf(rewriter, loc, b, op.getType());
       if (op.getFtz()) {
         a = flushSubnormal(rewriter, loc, a);
         b = flushSubnormal(rewriter, loc, b);
@@ -645,11 +668,13 @@ FailureOr<Value> comparePredicate(Operation *op, OpBuilder &b, Value a, Value x,
   Location loc = op->getLoc();
   if (isFloatType(type)) {
     auto pred = floatPredicate(cmp);
-    if (!pred || (type != DataType::F32 && type != DataType::F64)) {
-      op->emitError("unsupported comparison '.") << stringifyCmp(cmp) << "."
-                                                 << stringifyDataType(type) << "'";
+    if (!pred || !comparableFloat(type, ftz)) {
+      op->emitError("unsupported comparison '.")
+          << stringifyCmp(cmp) << (ftz ? ".ftz." : ".") << stringifyDataType(type) << "'";
       return failure();
     }
+    a = widenHalf(b, loc, a, type);
+    x = widenHalf(b, loc, x, type);
     if (ftz) {
       a = flushSubnormal(b, loc, a);
       x = flushSubnormal(b, loc, x);

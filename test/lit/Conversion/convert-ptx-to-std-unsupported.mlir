@@ -118,3 +118,21 @@ func.func @calls_malloc(%n: i64) attributes {ptx.entry} {
   %p = ptx.call @malloc(%n) : (i64) -> i64
   ptx.ret
 }
+
+// -----
+
+// .ftz on f16 would need f16's subnormal range.
+func.func @setp_ftz_f16(%a: i16, %b: i16) attributes {ptx.entry} {
+  // expected-error @+1 {{unsupported comparison '.lt.ftz.f16'}}
+  %p, %q = ptx.setp %a, %b {cmp = #ptx.cmp<lt>, type = #ptx.type<f16>, ftz} : i16
+  ptx.ret
+}
+
+// -----
+
+// Packed setp gives one predicate per half, not a predicate and its negation.
+func.func @setp_f16x2(%a: i32, %b: i32) attributes {ptx.entry} {
+  // expected-error @+1 {{unsupported comparison '.lt.f16x2'}}
+  %p, %q = ptx.setp %a, %b {cmp = #ptx.cmp<lt>, type = #ptx.type<f16x2>} : i32
+  ptx.ret
+}
