@@ -35,7 +35,7 @@ REFS: dict[str, Ref] = {}
 # The issue 4 coverage cases of spec.py, the ones with references here.
 MINE = [c for group in (spec.INT_ARITH, spec.LOGIC, spec.FLOAT_ARITH, spec.COMPARE, spec.MOVES,
                         spec.CVT, spec.MEMORY, spec.ATOMICS, spec.WARP, spec.SREGS)
-        for c in group] + [spec.case("fns_b32")]
+        for c in group] + [spec.case("fns_b32")] + spec.SETP_HALF
 # Cases without a reference, and why.
 NO_REFERENCE = {
     "min_xorsign_abs_f32": "NaN rules of .xorsign.abs: left to the H200",
@@ -408,7 +408,7 @@ def _define() -> None:
     for c in MINE:
         m = re.match(r"^setp\.(\w+)((?:\.ftz)?)\.(\w+) %q0, %a0, %a1; " + re.escape(spec.SELP),
                      c.body)
-        if m:
+        if m and m.group(3) not in ("f16", "bf16"):  # those: _setp_half below
             cmp, ftz, t = m.groups()
             REFS[c.name] = (_float_setp(cmp, t, bool(ftz)) if t in ("f32", "f64")
                             else _elementwise(_int_setp(cmp, t)))
@@ -578,6 +578,37 @@ for _c in MINE:
         bit = {"isspacep_global": 1, "isspacep_shared": 2, "isspacep_local": 4}[_c.name]
         REFS[_c.name] = lambda c, ins, bit=bit: (ins[0] ^ np.uint32(bit), None)
 REFS["cvta_to_global"] = lambda c, ins: (ins[0] ^ np.uint32(0x1234), None)
+
+
+def _setp_half(cmp: str, t: str, ftz: bool = False, all_ones: bool = False) -> Ref:
+    """setp/set on f16/bf16 bits: the values compared exactly (numpy f16, or bf16 as the top
+    half of an f32), unordered forms true on NaN; .ftz flushes subnormals to signed zero."""
+    def value(bits: int) -> float:
+        if t == "f16":
+            return float(np.uint16(bits).view(np.float16))
+        x = float(np.uint32(bits << 16).view(np.float32))
+        return (-0.0 if bits & 0x8000 else 0.0) if ftz and (bits & 0x7f80) == 0 else x
+
+    def fn(a: int, b: int) -> int:
+        x, y = value(a), value(b)
+        nan = x != x or y != y
+        ordered = {"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y, "gt": x > y,
+                   "ge": x >= y}
+        if cmp in ("num", "nan"):
+            r = nan == (cmp == "nan")
+        elif cmp.endswith("u"):
+            r = nan or ordered[cmp[:-1]]
+        else:
+            r = not nan and ordered[cmp]
+        return (0xFFFFFFFF if r else 0) if all_ones else int(r)
+    return _elementwise(fn)
+
+
+for _t, _cmps in (("f16", ("lt", "geu", "ne", "nan")), ("bf16", ("ltu", "eq", "num"))):
+    for _cmp in _cmps:
+        REFS[f"setp_{_cmp}_{_t}"] = _setp_half(_cmp, _t)
+REFS["setp_lt_ftz_bf16"] = _setp_half("lt", "bf16", ftz=True)
+REFS["set_ftz_le_u32_bf16"] = _setp_half("le", "bf16", ftz=True, all_ones=True)
 REFS["cvta_global"] = lambda c, ins: (ins[0].copy(), None)
 
 

@@ -634,6 +634,19 @@ DIRECTED = [c for c in [
 ] if c.name not in {x.name for x in FLOAT_ARITH}]
 
 
+# setp/set on scalar f16 and bf16 (.b16 registers): ordered, unordered and NaN tests, .ftz bf16.
+SETP_HALF = [
+    *[_c(f"setp_{cmp}_{t}", f"setp {t}", f"setp.{cmp}.{t} %q0, %a0, %a1; {SELP}", "u16 u16", "u32",
+         gen="bf16" if t == "bf16" else "half16")
+      for t, cmps in (("f16", ("lt", "geu", "ne", "nan")), ("bf16", ("ltu", "eq", "num")))
+      for cmp in cmps],
+    _c("setp_lt_ftz_bf16", "setp bf16", f"setp.lt.ftz.bf16 %q0, %a0, %a1; {SELP}", "u16 u16",
+       "u32", gen="bf16"),
+    _c("set_ftz_le_u32_bf16", "setp bf16", "set.ftz.le.u32.bf16 %d, %a0, %a1;", "u16 u16", "u32",
+       gen="bf16"),
+]
+
+
 CASES: list[Case] = [
     # -- integer bit manipulation ------------------------------------------------------
     _c("popc_b32", "popc", "popc.b32 %d, %a0;", "u32", "u32"),
@@ -931,6 +944,8 @@ CASES: list[Case] = [
     # -- f16/bf16 arithmetic and directed rounding
     *HALF_ARITH,
     *DIRECTED,
+    # -- setp/set on f16 and bf16
+    *SETP_HALF,
 ]
 
 

@@ -603,6 +603,14 @@ bool comparableFloat(DataType type, bool ftz) {
 Value widenHalf(OpBuilder &b, Location loc, Value x, DataType type) {
   if (type != DataType::F16 && type != DataType::BF16)
     return x;
+  if (type == DataType::BF16) {
+    // The bits as the top half of an f32 (an extf from bf16 needs
+    // SPV_KHR_bfloat16 on SPIR-V).
+    mlir::Type i32 = b.getI32Type();
+    Value bits = arith::ExtUIOp::create(b, loc, i32, adjustBits(b, loc, x, b.getI16Type(), false));
+    bits = arith::ShLIOp::create(b, loc, bits, intConst(b, loc, i32, 16));
+    return arith::BitcastOp::create(b, loc, b.getF32Type(), bits);
+  }
   mlir::Type half = memoryType(b.getContext(), type);
   if (x.getType() != half)
     x = adjustBits(b, loc, x, half, false);
