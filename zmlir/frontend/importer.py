@@ -1091,17 +1091,16 @@ _PREFETCH_LEVELS = {"L1", "L2", "L2::evict_last", "L2::evict_normal"}
 def _prefetch(imp: _FunctionImporter, inst: ast.Instruction) -> None:
     m = _classify(inst)
     levels = [r for r in m.rest if r in _PREFETCH_LEVELS]
-    if len(levels) != 1 or m.types or m.space not in (None, "global", "local"):
-        raise imp.error(f"unsupported '{inst.opcode}' form (expected "
-                        f"{inst.opcode}{{.global,.local}}.L1/.L2 [a])", inst.loc)
-    _check_no_rest(imp, inst, m, allowed=_PREFETCH_LEVELS)
-    _expect_operands(imp, inst, 1)
-    level = levels[0]
-    if level.startswith("L2::") and m.space != "global":
-        raise imp.error(f"unsupported '.{level}' without '.global' on 'prefetch'", inst.loc)
+    level = levels[0] if len(levels) == 1 else ""
     uniform = inst.opcode == "prefetchu"
-    if uniform and (level != "L1" or m.space is not None):
-        raise imp.error("unsupported 'prefetchu' form (expected prefetchu.L1 [a])", inst.loc)
+    # Other forms (prefetch.tensormap, .L2::evict_* without .global, ...)
+    # import as ptx.inst with every modifier; lowering names them if unsupported.
+    if (len(levels) != 1 or m.types or m.space not in (None, "global", "local")
+            or any(r not in _PREFETCH_LEVELS for r in m.rest) or len(inst.operands) != 1
+            or (level.startswith("L2::") and m.space != "global")
+            or (uniform and (level != "L1" or m.space is not None))):
+        _generic(imp, inst)
+        return
     addr, offset = _address(imp, inst, inst.operands[0], m.space)
     attrs = _attrs(level=f"#ptx.level<{level.replace('::', '_')}>", offset=f"{offset} : i64" if offset else None,
                    space=f"#ptx.space<{m.space}>" if m.space else None, uniform=uniform)
