@@ -281,11 +281,24 @@ Value emitAtomicCasLoop(ConversionPatternRewriter &rewriter, Location loc,
                         AtomicOp op, DataType type, Value b, Value c,
                         LLVM::AtomicOrdering ordering, StringRef scope);
 
-/// NVPTX `atom`/`red` `.add.noftz.{f16x2,bf16x2}` (LLVM has no atomicrmw
-/// on the packed pairs) as inline PTX on the generic address of `ptr`;
-/// returns the old value when `withResult`.
-Value emitNvptxPackedHalfAdd(OpBuilder &b, Location loc, Value ptr, Value value, DataType type,
-                             Semantics sem, Scope scope, bool withResult);
+/// Whether LLVM 22's NVPTX backend, given an LLVM atomic for NVPTX
+/// `atom`/`red` `op` on `type` with `sem` at `scope`, emits exactly that
+/// instruction's semantics and scope. cmpxchg on 32 and 64 bits keeps both;
+/// atomicrmw is always emitted relaxed at .gpu scope (its ordering and
+/// syncscope are dropped, so `.sys` would come out as `.gpu` and `.acquire`
+/// as relaxed), i16 cmpxchg is a 32-bit loop, and the packed half pairs have
+/// no atomicrmw at all.
+bool nvptxLLVMAtomicIsExact(AtomicOp op, DataType type, Semantics sem, Scope scope);
+
+/// NVPTX `atom{.sem}{.scope}{.space}.op.type` (`red` when not `withResult`)
+/// as inline PTX with the instruction's own semantics, scope and state space,
+/// for what nvptxLLVMAtomicIsExact rejects. `value` and `compare` (cas only,
+/// else null) are the operands as integers of the type's width, `ptr` the
+/// address in `space` (None, Global or Shared). Returns the old value, an
+/// integer of that width, when `withResult`.
+Value emitNvptxAtomic(OpBuilder &b, Location loc, Value ptr, StateSpace space, AtomicOp op,
+                      DataType type, Semantics sem, Scope scope, Value value, Value compare,
+                      bool withResult);
 
 /// Replaces `ptx.func_addr` with its encoding (kFuncAddressBase + the
 /// function's index among the address-taken ones, sorted by name) and each

@@ -1582,6 +1582,17 @@ LLVM::AtomicOrdering accessOrdering(Semantics sem) {
   }
 }
 
+/// The syncscope of an ld/st `.relaxed`/`.acquire`/`.release` at its PTX
+/// scope (NVPTX prints syncscope("device") as .gpu; without one it would be
+/// .sys); none for a plain access.
+template <typename OpTy>
+std::string accessSyncScope(const PTXLoweringState &state, OpTy op,
+                            LLVM::AtomicOrdering ordering) {
+  if (ordering == LLVM::AtomicOrdering::not_atomic)
+    return "";
+  return syncScopeName(state, op.getScope());
+}
+
 struct LdOpLowering : PTXPattern<LdOp> {
   using PTXPattern::PTXPattern;
 
@@ -1603,8 +1614,9 @@ struct LdOpLowering : PTXPattern<LdOp> {
     bool isSigned = isSignedType(op.getType());
     SmallVector<Value> results;
     if (vec == 1) {
-      Value v = LLVM::LoadOp::create(rewriter, loc, elem, *ptr, align, isVolatile,
-                                     false, false, false, accessOrdering(op.getSem()));
+      LLVM::AtomicOrdering ordering = accessOrdering(op.getSem());
+      Value v = LLVM::LoadOp::create(rewriter, loc, elem, *ptr, align, isVolatile, false, false,
+                                     false, ordering, accessSyncScope(state, op, ordering));
       results.push_back(v);
     } else {
       auto vecType = VectorType::get({vec}, elem);
@@ -1642,8 +1654,9 @@ struct StOpLowering : PTXPattern<StOp> {
     for (Value v : adaptor.getValues())
       values.push_back(adjustBits(rewriter, loc, v, elem, false));
     if (vec == 1) {
-      LLVM::StoreOp::create(rewriter, loc, values.front(), *ptr, align, isVolatile,
-                            false, false, accessOrdering(op.getSem()));
+      LLVM::AtomicOrdering ordering = accessOrdering(op.getSem());
+      LLVM::StoreOp::create(rewriter, loc, values.front(), *ptr, align, isVolatile, false, false,
+                            ordering, accessSyncScope(state, op, ordering));
     } else {
       auto vecType = VectorType::get({vec}, elem);
       Value v = LLVM::PoisonOp::create(rewriter, loc, vecType);
@@ -1658,7 +1671,9 @@ struct StOpLowering : PTXPattern<StOp> {
 };
 
 /// atom and red (red is atom without the old value): LLVM atomics with
-/// PTX's ordering and scope. Without an ordering PTX atomics are relaxed.
+/// PTX's ordering and scope. Without an ordering PTX atomics are relaxed,
+/// without a scope .gpu. On NVPTX, what LLVM 22's backend would emit weaker
+/// or different (nvptxLLVMAtomicIsExact) is inline PTX instead.
 template <typename OpTy>
 struct AtomicLowering : PTXPattern<OpTy> {
   using PTXPattern<OpTy>::PTXPattern;
@@ -1708,16 +1723,27 @@ struct AtomicLowering : PTXPattern<OpTy> {
         rewriter.eraseOp(op);
       return success();
     }
-    if ((type == DataType::F16x2 || type == DataType::BF16x2) && op.getOp() == AtomicOp::Add &&
-        this->state.target == "nvptx") {
+    bool nvptx = this->state.target == "nvptx";
+    bool packedHalf = type == DataType::F16x2 || type == DataType::BF16x2;
+    if (nvptx && (!packedHalf || op.getOp() == AtomicOp::Add) && type != DataType::B128 &&
+        !nvptxLLVMAtomicIsExact(op.getOp(), type, op.getSem(), op.getScope())) {
+      StateSpace space = op.getSpace();
+      if (space != StateSpace::None && space != StateSpace::Global && space != StateSpace::Shared)
+        return unsupported(op, Twine("atomic in state space '.") + stringifyStateSpace(space) +
+                                   "'");
       FailureOr<Value> ptr =
-          pointerTo(op, rewriter, adaptor.getAddr(), op.getOffset(), op.getSpace());
+          pointerTo(op, rewriter, adaptor.getAddr(), op.getOffset(), space);
       if (failed(ptr))
         return failure();
-      Value b = adjustBits(rewriter, loc, adaptor.getB(), rewriter.getI32Type(), false);
+      mlir::Type bits = rewriter.getIntegerType(getTypeBitWidth(type));
+      Value b = adjustBits(rewriter, loc, adaptor.getB(), bits, false);
+      Value c;
+      if constexpr (std::is_same_v<OpTy, AtomOp>)
+        if (adaptor.getC())
+          c = adjustBits(rewriter, loc, adaptor.getC(), bits, false);
       constexpr bool withResult = std::is_same_v<OpTy, AtomOp>;
-      Value old = emitNvptxPackedHalfAdd(rewriter, loc, *ptr, b, type, op.getSem(),
-                                         op.getScope(), withResult);
+      Value old = emitNvptxAtomic(rewriter, loc, *ptr, space, op.getOp(), type, op.getSem(),
+                                  op.getScope(), b, c, withResult);
       if constexpr (withResult)
         rewriter.replaceOp(op, adjustBits(rewriter, loc, old, op.getRes().getType(), false));
       else
@@ -1733,7 +1759,12 @@ struct AtomicLowering : PTXPattern<OpTy> {
     mlir::Type elem = memoryType(rewriter.getContext(), type);
     Value b = adjustBits(rewriter, loc, adaptor.getB(), elem, false);
     LLVM::AtomicOrdering ordering = orderingFor(op.getSem());
-    std::string scope = syncScopeName(this->state, op.getScope());
+    // An atom or red without a scope is .gpu scope (PTX ISA 9.7.13.5), not
+    // LLVM's default system scope; NVPTX keeps a cmpxchg's scope.
+    Scope ptxScope = op.getScope();
+    if (nvptx && ptxScope == Scope::None)
+      ptxScope = Scope::GPU;
+    std::string scope = syncScopeName(this->state, ptxScope);
     Value r;
     if constexpr (std::is_same_v<OpTy, AtomOp>) {
       if (op.getOp() == AtomicOp::Cas) {

@@ -129,9 +129,9 @@ bool zmlir::needsAtomicCasLoop(const PTXLoweringState &state, AtomicOp op, DataT
   unsigned width = getTypeBitWidth(type);
   bool halfAdd = op == AtomicOp::Add && (type == DataType::F16 || type == DataType::BF16 ||
                                          type == DataType::F16x2 || type == DataType::BF16x2);
-  // NVPTX has every one of these natively (atomicrmw on half, bfloat and
-  // cmpxchg i16 select atom.add.noftz.{f16,bf16}, atom.cas.b16; the packed
-  // pairs are inline PTX, see emitNvptxPackedHalfAdd).
+  // NVPTX has every one of these natively (atomicrmw on half and bfloat
+  // selects atom.add.noftz.{f16,bf16}; atom.cas.b16, the packed pairs and
+  // every ordered or non-.gpu form are inline PTX, see emitNvptxAtomic).
   if (state.target == "nvptx")
     return false;
   // atom.add.f32 flushes subnormal inputs and results (NVIDIA's RED.ADD.F32
@@ -262,40 +262,76 @@ Value zmlir::emitAtomicCasLoop(ConversionPatternRewriter &rewriter, Location loc
   return old;
 }
 
-Value zmlir::emitNvptxPackedHalfAdd(OpBuilder &b, Location loc, Value ptr, Value value,
-                                    DataType type, Semantics sem, Scope scope, bool withResult) {
-  mlir::Type i32 = b.getI32Type(), i64 = b.getI64Type();
-  auto generic = LLVM::LLVMPointerType::get(b.getContext(), 0);
-  if (ptr.getType() != generic)
-    ptr = LLVM::AddrSpaceCastOp::create(b, loc, generic, ptr);
-  Value address = LLVM::PtrToIntOp::create(b, loc, i64, ptr);
-  std::string qualifiers;
+bool zmlir::nvptxLLVMAtomicIsExact(AtomicOp op, DataType type, Semantics sem, Scope scope) {
+  if (type == DataType::F16x2 || type == DataType::BF16x2)
+    return false;
+  unsigned width = getTypeBitWidth(type);
+  if (op == AtomicOp::Cas)
+    return width == 32 || width == 64;
+  return (sem == Semantics::None || sem == Semantics::Relaxed) &&
+         (scope == Scope::None || scope == Scope::GPU);
+}
+
+Value zmlir::emitNvptxAtomic(OpBuilder &b, Location loc, Value ptr, StateSpace space,
+                             AtomicOp op, DataType type, Semantics sem, Scope scope, Value value,
+                             Value compare, bool withResult) {
+  // 1. The instruction: atom{.sem}{.scope}{.space}.op{.noftz}.type, every
+  //    qualifier as the PTX wrote it (none given stays none: PTX's own
+  //    defaults, .relaxed and .gpu, then apply).
+  std::string inst = withResult ? "atom" : "red";
   switch (sem) {
   case Semantics::Relaxed:
   case Semantics::Acquire:
   case Semantics::Release:
   case Semantics::AcqRel:
-    qualifiers += "." + stringifySemantics(sem).str();
+    inst += "." + stringifySemantics(sem).str();
     break;
   default:
     break;
   }
   if (scope != Scope::None)
-    qualifiers += "." + stringifyScope(scope).str();
-  std::string inst = qualifiers + ".add.noftz." + stringifyDataType(type).str();
-  auto noTail = LLVM::tailcallkind::TailCallKind::None;
-  if (!withResult) {
-    LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ValueRange{address, value},
-                              "red" + inst + " [$0], $1;", "l,r,~{memory}",
-                              /*has_side_effects=*/true, /*is_align_stack=*/false, noTail,
-                              LLVM::AsmDialectAttr(), ArrayAttr());
-    return Value();
+    inst += "." + stringifyScope(scope).str();
+  if (space != StateSpace::None)
+    inst += "." + stringifyStateSpace(space).str();
+  inst += "." + stringifyAtomicOp(op).str();
+  bool half = type == DataType::F16 || type == DataType::BF16 || type == DataType::F16x2 ||
+              type == DataType::BF16x2;
+  if (op == AtomicOp::Add && half)
+    inst += ".noftz";
+  inst += "." + stringifyDataType(type).str();
+  // 2. Operands: the address as a 64-bit integer in its own state space
+  //    (ptrtoint of an addrspace(3) pointer is the .shared address), the
+  //    values as .b16/.b32/.b64 registers (h, r, l).
+  unsigned width = getTypeBitWidth(type);
+  StringRef reg = width == 16 ? "h" : width == 32 ? "r" : "l";
+  Value address = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), ptr);
+  SmallVector<Value> operands{address, value};
+  if (compare)
+    operands.push_back(compare);
+  std::string constraints, operandText;
+  unsigned next = 0;
+  if (withResult) {
+    constraints = ("=" + reg + ",").str();
+    operandText = "$0, ";
+    next = 1;
   }
-  return LLVM::InlineAsmOp::create(b, loc, i32, ValueRange{address, value},
-                                   "atom" + inst + " $0, [$1], $2;", "=r,l,r,~{memory}",
-                                   /*has_side_effects=*/true, /*is_align_stack=*/false, noTail,
-                                   LLVM::AsmDialectAttr(), ArrayAttr())
-      .getResult(0);
+  constraints += "l";
+  operandText += "[$" + std::to_string(next++) + "]";
+  for (size_t i = 1; i < operands.size(); ++i) {
+    constraints += ("," + reg).str();
+    operandText += ", $" + std::to_string(next++);
+  }
+  // 3. A side effect and a memory clobber: LLVM moves no memory access
+  //    across it, so the ordering PTX gives it is all there is.
+  constraints += ",~{memory}";
+  mlir::Type resultType = b.getIntegerType(width);
+  TypeRange results = withResult ? TypeRange(resultType) : TypeRange();
+  auto asmOp = LLVM::InlineAsmOp::create(b, loc, results, operands,
+                                         inst + " " + operandText + ";", constraints,
+                                         /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                         LLVM::tailcallkind::TailCallKind::None,
+                                         LLVM::AsmDialectAttr(), ArrayAttr());
+  return withResult ? asmOp.getResult(0) : Value();
 }
 
 //===----------------------------------------------------------------------===//

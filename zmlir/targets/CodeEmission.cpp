@@ -8,7 +8,6 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/Constants.h"
-#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
@@ -113,39 +112,35 @@ llvm::Error annotateManagedGlobals(gpu::GPUModuleOp gpuModule, llvm::Module &llv
   return llvm::Error::success();
 }
 
-/// LLVM 22's NVPTX backend emits every atomicrmw as a relaxed `atom` and
-/// drops its ordering (cmpxchg, atomic loads and stores and fences keep
-/// theirs), so `atom.add.release.gpu` - half of cooperative groups' grid
-/// sync - would lose its release. In PTX's memory model a fence followed by
-/// a strong write is a release pattern and a strong read followed by a
-/// fence an acquire pattern, so an ordered atomicrmw becomes:
-///   1. a fence before it for the release part (seq_cst: fence.sc),
-///   2. the atomicrmw itself, monotonic,
-///   3. an acquire fence after it for the acquire part,
-/// both fences in the atomic's own scope.
-void fenceOrderedAtomicRMWs(llvm::Module &module) {
-  for (llvm::Function &fn : module) {
-    for (llvm::Instruction &inst : llvm::make_early_inc_range(llvm::instructions(fn))) {
+/// LLVM 22's NVPTX backend emits every atomicrmw as a relaxed `atom` at
+/// .gpu scope, whatever its ordering and syncscope: an ordered or
+/// system-scope one would come out weaker than the PTX asked for. The
+/// ptx-to-std lowering gives NVPTX atomicrmw only for relaxed .gpu atom/red
+/// and inline PTX for the rest (nvptxLLVMAtomicIsExact); this keeps anything
+/// else from reaching the backend.
+llvm::Error checkNvptxAtomicRMWs(llvm::Module &module) {
+  llvm::LLVMContext &context = module.getContext();
+  llvm::SyncScope::ID device = context.getOrInsertSyncScopeID("device");
+  llvm::SyncScope::ID block = context.getOrInsertSyncScopeID("block");
+  llvm::SyncScope::ID cluster = context.getOrInsertSyncScopeID("cluster");
+  for (llvm::Function &fn : module)
+    for (llvm::Instruction &inst : llvm::instructions(fn)) {
       auto *rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(&inst);
       if (!rmw)
         continue;
-      llvm::AtomicOrdering ordering = rmw->getOrdering();
-      if (!llvm::isReleaseOrStronger(ordering) && !llvm::isAcquireOrStronger(ordering))
-        continue;
       llvm::SyncScope::ID scope = rmw->getSyncScopeID();
-      llvm::IRBuilder<> builder(rmw);
-      if (llvm::isReleaseOrStronger(ordering))
-        builder.CreateFence(ordering == llvm::AtomicOrdering::SequentiallyConsistent
-                                ? llvm::AtomicOrdering::SequentiallyConsistent
-                                : llvm::AtomicOrdering::Release,
-                            scope);
-      rmw->setOrdering(llvm::AtomicOrdering::Monotonic);
-      if (llvm::isAcquireOrStronger(ordering)) {
-        builder.SetInsertPoint(rmw->getNextNode());
-        builder.CreateFence(llvm::AtomicOrdering::Acquire, scope);
-      }
+      if (rmw->getOrdering() == llvm::AtomicOrdering::Monotonic &&
+          (scope == device || scope == block || scope == cluster))
+        continue;
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      rmw->print(os);
+      return makeError("internal error: NVPTX would emit '" + llvm::StringRef(text).trim() +
+                       "' in '" + fn.getName() +
+                       "' as a relaxed .gpu atom (LLVM 22 drops an atomicrmw's ordering "
+                       "and scope)");
     }
-  }
+  return llvm::Error::success();
 }
 
 } // namespace
@@ -173,7 +168,8 @@ zmlir::translateGpuModuleToLLVMIR(ModuleOp module, llvm::LLVMContext &context,
   if (llvmModule->getTargetTriple().isNVPTX()) {
     if (llvm::Error error = annotateManagedGlobals(gpuModules.front(), *llvmModule))
       return std::move(error);
-    fenceOrderedAtomicRMWs(*llvmModule);
+    if (llvm::Error error = checkNvptxAtomicRMWs(*llvmModule))
+      return std::move(error);
   }
   return llvmModule;
 }

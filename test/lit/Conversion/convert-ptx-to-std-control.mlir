@@ -88,7 +88,9 @@ func.func @elect(%m: i32) attributes {ptx.entry} {
 // -----
 
 // atom.add.noftz.f16 is a CAS loop on the 32-bit word holding it, with the
-// op's ordering and scope; NVPTX has it natively.
+// op's ordering and scope; NVPTX has it natively, as inline PTX with the
+// op's own qualifiers when they are not relaxed .gpu (LLVM 22 drops an
+// atomicrmw's ordering and scope).
 // SPV-LABEL: gpu.func @atom_f16
 // SPV: %[[WORD:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
 // SPV: llvm.load %[[WORD]] atomic syncscope("device") monotonic
@@ -97,7 +99,8 @@ func.func @elect(%m: i32) attributes {ptx.entry} {
 // SPV: llvm.cmpxchg %[[WORD]], %[[SEEN]], %{{.*}} syncscope("device") acq_rel acquire : !llvm.ptr<1>, i32
 // SPV: cf.cond_br %{{.*}}, ^{{.*}}, ^[[LOOP]](%{{.*}} : i32)
 // NV-LABEL: gpu.func @atom_f16
-// NV: llvm.atomicrmw fadd %{{.*}}, %arg1 syncscope("device") acq_rel : !llvm.ptr<1>, f16
+// NV: %[[A:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr<1> to i64
+// NV: llvm.inline_asm has_side_effects "atom.acq_rel.gpu.global.add.noftz.f16 $0, [$1], $2;", "=h,l,h,~{memory}" %[[A]], %{{.*}} : (i64, i16) -> i16
 // GFX9-LABEL: gpu.func @atom_f16
 // GFX9: llvm.cmpxchg %{{.*}} syncscope("agent") acq_rel acquire : !llvm.ptr<1>, i32
 func.func @atom_f16(%a: i64, %b: f16) attributes {ptx.entry} {
@@ -107,18 +110,17 @@ func.func @atom_f16(%a: i64, %b: f16) attributes {ptx.entry} {
 
 // -----
 
-// bf16x2 adds both halves in the loop; NVPTX's is inline PTX on the generic
-// address (LLVM has no atomicrmw on the pairs), with the op's qualifiers.
+// bf16x2 adds both halves in the loop; NVPTX's is inline PTX in the op's
+// state space (LLVM has no atomicrmw on the pairs), with its qualifiers.
 // SPV-LABEL: gpu.func @atom_bf16x2
 // SPV-COUNT-2: arith.addf
 // SPV: llvm.cmpxchg %{{.*}} monotonic monotonic : !llvm.ptr<1>, i32
 // SPV-COUNT-2: arith.addf
 // SPV: llvm.cmpxchg %{{.*}} syncscope("device") release monotonic : !llvm.ptr<1>, i32
 // NV-LABEL: gpu.func @atom_bf16x2
-// NV: %[[G:.*]] = llvm.addrspacecast %{{.*}} : !llvm.ptr<1> to !llvm.ptr
-// NV: %[[A:.*]] = llvm.ptrtoint %[[G]] : !llvm.ptr to i64
-// NV: llvm.inline_asm has_side_effects "atom.add.noftz.bf16x2 $0, [$1], $2;", "=r,l,r,~{memory}" %[[A]], %arg1
-// NV: llvm.inline_asm has_side_effects "red.release.gpu.add.noftz.bf16x2 [$0], $1;", "l,r,~{memory}"
+// NV: %[[A:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr<1> to i64
+// NV: llvm.inline_asm has_side_effects "atom.global.add.noftz.bf16x2 $0, [$1], $2;", "=r,l,r,~{memory}" %[[A]], %arg1
+// NV: llvm.inline_asm has_side_effects "red.release.gpu.global.add.noftz.bf16x2 [$0], $1;", "l,r,~{memory}"
 func.func @atom_bf16x2(%a: i64, %b: i32) attributes {ptx.entry} {
   %0 = ptx.atom %a, %b {op = #ptx.atomop<add>, type = #ptx.type<bf16x2>, space = #ptx.space<global>} : (i64, i32) -> i32
   ptx.red %a, %b {op = #ptx.atomop<add>, type = #ptx.type<bf16x2>, space = #ptx.space<global>, sem = #ptx.sem<release>, scope = #ptx.scope<gpu>} : i64, i32
@@ -127,14 +129,15 @@ func.func @atom_bf16x2(%a: i64, %b: i32) attributes {ptx.entry} {
 
 // -----
 
-// atom.cas.b16 swaps its half of the word off NVPTX.
+// atom.cas.b16 swaps its half of the word off NVPTX; NVPTX's is inline PTX
+// (LLVM 22 turns an i16 cmpxchg into a 32-bit loop).
 // SPV-LABEL: gpu.func @atom_cas_b16
 // SPV: %[[OLD:.*]] = arith.trunci %{{.*}} : i32 to i16
 // SPV: %[[EQ:.*]] = arith.cmpi eq, %[[OLD]], %arg1 : i16
 // SPV: arith.select %[[EQ]], %arg2, %[[OLD]] : i16
 // SPV: llvm.cmpxchg %{{.*}} : !llvm.ptr<1>, i32
 // NV-LABEL: gpu.func @atom_cas_b16
-// NV: llvm.cmpxchg %{{.*}}, %arg1, %arg2 monotonic monotonic : !llvm.ptr<1>, i16
+// NV: llvm.inline_asm has_side_effects "atom.global.cas.b16 $0, [$1], $2, $3;", "=h,l,h,h,~{memory}" %{{.*}}, %arg1, %arg2 : (i64, i16, i16) -> i16
 func.func @atom_cas_b16(%a: i64, %b: i16, %c: i16) attributes {ptx.entry} {
   %0 = ptx.atom %a, %b, %c {op = #ptx.atomop<cas>, type = #ptx.type<b16>, space = #ptx.space<global>} : (i64, i16, i16) -> i16
   ptx.ret
@@ -239,8 +242,8 @@ func.func @envreg() attributes {ptx.entry} {
 // SPV: %[[WRAP:.*]] = arith.cmpi uge, %[[OLD]], %arg3 : i32
 // SPV: arith.select %[[WRAP]], %c0_i32{{.*}}, %{{.*}} : i32
 // NV-LABEL: gpu.func @atom_float_inc
-// NV: llvm.atomicrmw fadd %{{.*}}, %arg1 monotonic : !llvm.ptr<1>, f32
-// NV: llvm.atomicrmw fadd %{{.*}}, %arg2 monotonic : !llvm.ptr<1>, f64
+// NV: llvm.atomicrmw fadd %{{.*}}, %arg1 syncscope("device") monotonic : !llvm.ptr<1>, f32
+// NV: llvm.atomicrmw fadd %{{.*}}, %arg2 syncscope("device") monotonic : !llvm.ptr<1>, f64
 // NV: llvm.atomicrmw uinc_wrap
 // GFX9-LABEL: gpu.func @atom_float_inc
 // GFX9: llvm.cmpxchg %{{.*}} : !llvm.ptr<1>, i32
