@@ -64,17 +64,17 @@ def test_unsupported_instruction_is_one_diagnostic(tmp_path: Path) -> None:
 
 
 def test_unsupported_lowering_points_at_the_ptx_line(tmp_path: Path) -> None:
-    # Imports fine, but directed rounding of a float add is not lowered yet.
-    src = tmp_path / "rz.ptx"
+    # Imports fine, but OpenCL has no nanosecond timer for %globaltimer.
+    src = tmp_path / "timer.ptx"
     src.write_text(".version 9.0\n.target sm_80\n.address_size 64\n"
-                   ".visible .entry k(.param .u64 p)\n{\n\t.reg .f32 %f<3>;\n"
-                   "\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [p];\n"
-                   "\tld.global.f32 %f1, [%rd1];\n\tadd.rz.f32 %f2, %f1, %f1;\n"
-                   "\tst.global.f32 [%rd1], %f2;\n\tret;\n}\n")
+                   ".visible .entry k(.param .u64 p)\n{\n\t.reg .b64 %rd<3>;\n"
+                   "\tld.param.u64 %rd1, [p];\n\tmov.u64 %rd2, %globaltimer;\n"
+                   "\tst.global.u64 [%rd1], %rd2;\n\tret;\n}\n")
     out = run_zmlir("compile", str(src), "-o", str(tmp_path / "o.spv"))
     assert out.returncode == 1
-    assert out.stderr.strip() == (f"{src}:10:2: error: unsupported rounding modifier "
-                                  "'.rz' on 'add'")
+    assert out.stderr.strip() == (f"{src}:8:2: error: unsupported special register "
+                                  "'%globaltimer' on target 'spirv'")
+    assert not (tmp_path / "o.spv").exists()
 
 
 def test_unknown_target_is_an_error() -> None:

@@ -275,11 +275,12 @@ constexpr int64_t kBarrierCounterBytes = 16;
 bool needsAtomicCasLoop(const PTXLoweringState &state, AtomicOp op, DataType type);
 /// The compare-and-swap loop of such an atomic on the 32-bit word at `word`;
 /// a 16-bit operand sits `shift` (an i32: 0 or 16) bits up in it. Returns
-/// the old value as the bits of `type` (i16 or i32).
+/// the old value as the bits of `type` (i16 or i32). `flushF32` flushes the
+/// subnormal operands and result of an f32 add.
 Value emitAtomicCasLoop(ConversionPatternRewriter &rewriter, Location loc,
                         const PTXLoweringState &state, Value word, Value shift,
                         AtomicOp op, DataType type, Value b, Value c,
-                        LLVM::AtomicOrdering ordering, StringRef scope);
+                        LLVM::AtomicOrdering ordering, StringRef scope, bool flushF32);
 
 /// Whether LLVM 22's NVPTX backend, given an LLVM atomic for NVPTX
 /// `atom`/`red` `op` on `type` with `sem` at `scope`, emits exactly that

@@ -1714,9 +1714,12 @@ struct AtomicLowering : PTXPattern<OpTy> {
       if constexpr (std::is_same_v<OpTy, AtomOp>)
         if (adaptor.getC())
           c = adjustBits(rewriter, loc, adaptor.getC(), bits, false);
+      // The H200 flushes f32 adds to global memory (RED.ADD.F32.FTZ) but
+      // not those to shared memory (0 + 0x1 is 0x1 there).
+      bool flush = op.getSpace() != StateSpace::Shared;
       Value old = emitAtomicCasLoop(rewriter, loc, this->state, *word, shift, op.getOp(), type,
                                     b, c, orderingFor(op.getSem()),
-                                    syncScopeName(this->state, op.getScope()));
+                                    syncScopeName(this->state, op.getScope()), flush);
       if constexpr (std::is_same_v<OpTy, AtomOp>)
         rewriter.replaceOp(op, adjustBits(rewriter, loc, old, op.getRes().getType(), false));
       else

@@ -134,8 +134,8 @@ bool zmlir::needsAtomicCasLoop(const PTXLoweringState &state, AtomicOp op, DataT
   // every ordered or non-.gpu form are inline PTX, see emitNvptxAtomic).
   if (state.target == "nvptx")
     return false;
-  // atom.add.f32 flushes subnormal inputs and results (NVIDIA's RED.ADD.F32
-  // is .FTZ); float atomics on SPIR-V need SPV_EXT_shader_atomic_float_add,
+  // atom.add.f32 on global memory flushes subnormal inputs and results
+  // (NVIDIA's RED.ADD.F32 is .FTZ); float atomics on SPIR-V need SPV_EXT_shader_atomic_float_add,
   // inc/dec wrapping ones have no SPIR-V form.
   if (op == AtomicOp::Add && type == DataType::F32)
     return true;
@@ -176,7 +176,8 @@ Value halfAdd(OpBuilder &b, Location loc, Value x, Value y, bool bf16) {
 Value zmlir::emitAtomicCasLoop(ConversionPatternRewriter &rewriter, Location loc,
                                const PTXLoweringState &state, Value word, Value shift,
                                AtomicOp op, DataType type, Value b, Value c,
-                               LLVM::AtomicOrdering ordering, StringRef scope) {
+                               LLVM::AtomicOrdering ordering, StringRef scope,
+                               bool flushF32) {
   // 1. Load the word; 2. in the loop, compute the new value of the operand's
   // bits from the word last seen and try to swap it in; 3. a failed swap
   // returns the word that is there now, and the loop tries again with it.
@@ -201,9 +202,10 @@ Value zmlir::emitAtomicCasLoop(ConversionPatternRewriter &rewriter, Location loc
   if (op == AtomicOp::Add && (type == DataType::F32 || type == DataType::F64)) {
     mlir::Type f = type == DataType::F32 ? mlir::Type(rewriter.getF32Type())
                                          : mlir::Type(rewriter.getF64Type());
-    Value x = flushSubnormal(rewriter, loc, arith::BitcastOp::create(rewriter, loc, f, old));
-    Value y = flushSubnormal(rewriter, loc, arith::BitcastOp::create(rewriter, loc, f, b));
-    Value sum = flushSubnormal(rewriter, loc, arith::AddFOp::create(rewriter, loc, x, y));
+    auto flush = [&](Value v) { return flushF32 ? flushSubnormal(rewriter, loc, v) : v; };
+    Value x = flush(arith::BitcastOp::create(rewriter, loc, f, old));
+    Value y = flush(arith::BitcastOp::create(rewriter, loc, f, b));
+    Value sum = flush(arith::AddFOp::create(rewriter, loc, x, y));
     updated = arith::BitcastOp::create(rewriter, loc, wordType, sum);
   } else if (op == AtomicOp::Inc || op == AtomicOp::Dec) {
     // inc: old >= b ? 0 : old + 1; dec: old == 0 || old > b ? b : old - 1.
