@@ -607,8 +607,6 @@ def _setp_half(cmp: str, t: str, ftz: bool = False, all_ones: bool = False) -> R
 for _t, _cmps in (("f16", ("lt", "geu", "ne", "nan")), ("bf16", ("ltu", "eq", "num"))):
     for _cmp in _cmps:
         REFS[f"setp_{_cmp}_{_t}"] = _setp_half(_cmp, _t)
-REFS["setp_lt_ftz_bf16"] = _setp_half("lt", "bf16", ftz=True)
-REFS["set_ftz_le_u32_bf16"] = _setp_half("le", "bf16", ftz=True, all_ones=True)
 REFS["cvta_global"] = lambda c, ins: (ins[0].copy(), None)
 
 

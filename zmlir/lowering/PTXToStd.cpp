@@ -591,11 +591,11 @@ std::optional<arith::CmpFPredicate> floatPredicate(Cmp cmp) {
 
 /// Whether setp/set compare `type` (with `.ftz`): f32 and f64; f16 and bf16
 /// through f32, which holds each exactly, so every comparison and NaN test
-/// is unchanged. `.ftz.bf16` flushes the f32 (bf16 has f32's exponent
-/// range); `.ftz.f16` would need f16's own subnormal range, not done yet.
+/// is unchanged. `.ftz.bf16` is not PTX (NVIDIA's JIT rejects it as invalid
+/// PTX); `.ftz.f16` would need f16's own subnormal range, not done yet.
 bool comparableFloat(DataType type, bool ftz) {
-  return type == DataType::F32 || type == DataType::F64 || type == DataType::BF16 ||
-         (type == DataType::F16 && !ftz);
+  return type == DataType::F32 || type == DataType::F64 ||
+         ((type == DataType::BF16 || type == DataType::F16) && !ftz);
 }
 
 /// An f16/bf16 operand (in a .b16 or a float register) as the exact f32;

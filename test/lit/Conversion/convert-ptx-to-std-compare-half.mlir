@@ -15,17 +15,15 @@ func.func @setp_ltu_f16(%a: i16, %b: i16) attributes {ptx.entry} {
 
 // -----
 
-// set.ftz.le.u32.bf16: the bits widened as the top half of an f32 (no bf16
-// type on SPIR-V); bf16 has f32's exponent range, so the value is flushed
-// like an f32 one before the compare.
-// CHECK-LABEL: gpu.func @set_ftz_le_bf16
+// set.le.u32.bf16: the bits widened as the top half of an f32 (no bf16
+// type on SPIR-V), exactly, then compared there.
+// CHECK-LABEL: gpu.func @set_le_bf16
 // CHECK: %[[A:.*]] = arith.extui %arg0 : i16 to i32
 // CHECK: %[[SH:.*]] = arith.shli %[[A]], %{{.*}} : i32
 // CHECK: arith.bitcast %[[SH]] : i32 to f32
-// CHECK: arith.constant 2139095040 : i32
 // CHECK: %[[P:.*]] = arith.cmpf ole, %{{.*}}, %{{.*}} : f32
 // CHECK: arith.select %[[P]], %{{.*}}, %{{.*}} : i32
-func.func @set_ftz_le_bf16(%a: i16, %b: i16) attributes {ptx.entry} {
-  %0 = ptx.set %a, %b {cmp = #ptx.cmp<le>, type = #ptx.type<u32>, src_type = #ptx.type<bf16>, ftz} : i16 -> i32
+func.func @set_le_bf16(%a: i16, %b: i16) attributes {ptx.entry} {
+  %0 = ptx.set %a, %b {cmp = #ptx.cmp<le>, type = #ptx.type<u32>, src_type = #ptx.type<bf16>} : i16 -> i32
   ptx.ret
 }

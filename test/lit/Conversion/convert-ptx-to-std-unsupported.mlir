@@ -121,6 +121,15 @@ func.func @calls_malloc(%n: i64) attributes {ptx.entry} {
 
 // -----
 
+// .ftz on bf16 compares is not PTX (NVIDIA's JIT rejects it).
+func.func @setp_ftz_bf16(%a: i16, %b: i16) attributes {ptx.entry} {
+  // expected-error @+1 {{unsupported comparison '.lt.ftz.bf16'}}
+  %p, %q = ptx.setp %a, %b {cmp = #ptx.cmp<lt>, type = #ptx.type<bf16>, ftz} : i16
+  ptx.ret
+}
+
+// -----
+
 // .ftz on f16 would need f16's subnormal range.
 func.func @setp_ftz_f16(%a: i16, %b: i16) attributes {ptx.entry} {
   // expected-error @+1 {{unsupported comparison '.lt.ftz.f16'}}
