@@ -1,4 +1,4 @@
-"""Shared pytest fixtures: nvcc-compiled PTX of our CUDA sources."""
+"""Shared pytest fixtures: nvcc-compiled PTX of our CUDA sources, the SPIR-V device."""
 
 from __future__ import annotations
 
@@ -37,3 +37,15 @@ def nvcc_ptx(tmp_path_factory: pytest.TempPathFactory):
         return _nvcc_ptx(CUDA_DIR / name, arch, cache_dir)
 
     return compile_ptx
+
+
+@pytest.fixture(scope="module")
+def device():
+    """The OpenCL device SPIR-V kernels run on (the fidelity and reference tests)."""
+    launcher = pytest.importorskip("zmlir.runtime.launcher")
+    try:
+        dev = launcher.Device.open()
+    except Exception as err:  # no OpenCL runtime with SPIR-V on this machine
+        pytest.skip(f"no SPIR-V capable OpenCL device: {err}")
+    yield dev
+    dev.close()

@@ -8,7 +8,6 @@ Results go to build/fidelity/spirv-cpu-reference.json for tools/fidelity_table.p
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from collections.abc import Callable
@@ -21,7 +20,7 @@ import zmlir
 
 sys.path.insert(0, str(Path(__file__).parent / "ptx"))
 import spec
-from test_ptx_fidelity import RESULTS, _run_spirv
+from test_ptx_fidelity import _run_spirv, merge_results
 
 U32 = np.uint32
 U64 = np.uint64
@@ -31,22 +30,7 @@ _results: dict[str, dict[str, object]] = {}
 @pytest.fixture(scope="module", autouse=True)
 def _write_results():
     yield
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    path = RESULTS / "spirv-cpu-reference.json"
-    old = json.loads(path.read_text()) if path.exists() else {}
-    old.update(_results)
-    path.write_text(json.dumps(old, indent=1, sort_keys=True))
-
-
-@pytest.fixture(scope="module")
-def device():
-    launcher = pytest.importorskip("zmlir.runtime.launcher")
-    try:
-        dev = launcher.Device.open()
-    except Exception as err:  # no OpenCL runtime with SPIR-V on this machine
-        pytest.skip(f"no SPIR-V capable OpenCL device: {err}")
-    yield dev
-    dev.close()
+    merge_results("spirv-cpu-reference", _results)
 
 
 # -- half-precision arithmetic as the PTX ISA defines it (round to nearest even) --------------

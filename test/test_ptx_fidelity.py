@@ -46,15 +46,20 @@ def _record(target: str, case: spec.Case, status: str, detail: str = "") -> None
                                                   "detail": detail}
 
 
+def merge_results(name: str, cases: dict[str, object]) -> None:
+    """Adds `cases` to build/fidelity/`name`.json (other test modules write there too)."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    old = json.loads(path.read_text()) if path.exists() else {}
+    old.update(cases)
+    path.write_text(json.dumps(old, indent=1, sort_keys=True))
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _write_results():
     yield
-    RESULTS.mkdir(parents=True, exist_ok=True)
     for target, cases in _results.items():
-        path = RESULTS / f"{target.replace(':', '-')}.json"
-        old = json.loads(path.read_text()) if path.exists() else {}
-        old.update(cases)
-        path.write_text(json.dumps(old, indent=1, sort_keys=True))
+        merge_results(target.replace(":", "-"), cases)
 
 
 def test_kernels_are_current() -> None:
@@ -104,17 +109,6 @@ def test_outputs_validate(target: str, tmp_path: Path) -> None:
             _record(target, c, "error", f"{command[0]}: {message}")
             failures.append(f"{c.name}: {command[0]}: {message}")
     assert not failures, "\n".join(failures)
-
-
-@pytest.fixture(scope="module")
-def device():
-    launcher = pytest.importorskip("zmlir.runtime.launcher")
-    try:
-        dev = launcher.Device.open()
-    except Exception as err:  # no OpenCL runtime with SPIR-V on this machine
-        pytest.skip(f"no SPIR-V capable OpenCL device: {err}")
-    yield dev
-    dev.close()
 
 
 def _run_spirv(device, c: spec.Case, ins: list[np.ndarray], shared_bytes: int = 0) -> np.ndarray:

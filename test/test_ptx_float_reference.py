@@ -29,6 +29,7 @@ import zmlir
 
 sys.path.insert(0, str(Path(__file__).parent / "ptx"))
 import spec
+from test_ptx_fidelity import _run_spirv
 
 # Precision, minimum and maximum normal exponent of each format.
 FORMATS = {"f16": (11, -14, 15), "bf16": (8, -126, 127), "f32": (24, -126, 127),
@@ -360,40 +361,6 @@ def test_reference_rounding() -> None:
 
 
 # -- the SPIR-V results against it ---------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def device():
-    launcher = pytest.importorskip("zmlir.runtime.launcher")
-    try:
-        dev = launcher.Device.open()
-    except Exception as err:  # no OpenCL runtime with SPIR-V on this machine
-        pytest.skip(f"no SPIR-V capable OpenCL device: {err}")
-    yield dev
-    dev.close()
-
-
-def _run_spirv(device, c: spec.Case, ins: list[np.ndarray]) -> np.ndarray:
-    from zmlir.runtime.launcher import KernelArg
-
-    module = zmlir.compile_module(spec.ptx(c), "spirv", filename=f"{c.name}.ptx")
-    program = device.load_spirv(module.binary)
-    n = len(ins[0])
-    out = np.zeros(n, dtype=spec.output_dtype(c))
-    arrays = [out, *ins, *([ins[0]] * (3 - len(ins)))]
-    addresses = []
-    try:
-        for a in arrays:
-            addr = device.alloc(a.nbytes)
-            device.copy_to_device(addr, a)
-            addresses.append(addr)
-        device.launch(program.kernel("k"), grid=(n // spec.BLOCK, 1, 1), block=(spec.BLOCK, 1, 1),
-                      args=[*(KernelArg.ptr(x) for x in addresses), np.uint32(n)],
-                      shared_bytes=0, shared_window=module.kernels["k"].static_shared_bytes)
-        return device.copy_into(addresses[0], out)
-    finally:
-        for addr in addresses:
-            device.free(addr)
 
 
 def _check(got: np.ndarray, want: np.ndarray, ins: list[np.ndarray], what: str) -> None:

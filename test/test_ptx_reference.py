@@ -14,7 +14,6 @@ gives. Results go to build/fidelity/spirv-cpu-reference.json for tools/fidelity_
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from collections.abc import Callable
@@ -28,7 +27,7 @@ import zmlir
 
 sys.path.insert(0, str(Path(__file__).parent / "ptx"))
 import spec
-from test_ptx_fidelity import RESULTS, _run_spirv, device  # noqa: F401  (fixture)
+from test_ptx_fidelity import _run_spirv, merge_results
 
 Ref = Callable[[spec.Case, list[np.ndarray]], tuple[np.ndarray, np.ndarray | None]]
 REFS: dict[str, Ref] = {}
@@ -850,11 +849,7 @@ for _t, _e in (("e4m3", 4), ("e5m2", 5)):
 @pytest.fixture(scope="module", autouse=True)
 def _write_results():
     yield
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    path = RESULTS / "spirv-cpu-reference.json"
-    old = json.loads(path.read_text()) if path.exists() else {}
-    old.update(_results)
-    path.write_text(json.dumps(old, indent=1, sort_keys=True))
+    merge_results("spirv-cpu-reference", _results)
 
 
 def test_references_cover_the_new_cases() -> None:
@@ -898,7 +893,7 @@ def _first_differences(c: spec.Case, got: np.ndarray, want: np.ndarray,
 
 
 @pytest.mark.parametrize("name", [c.name for c in CASES])
-def test_spirv_cpu_matches_reference(name: str, device) -> None:  # noqa: F811
+def test_spirv_cpu_matches_reference(name: str, device) -> None:
     c = spec.case(name)
     ins = spec.inputs(c)
     try:
