@@ -1305,7 +1305,8 @@ struct DirectedRoundingLowering : PTXPattern<OpTy> {
   }
 };
 
-/// div.approx.f32 and div.approx.ftz.f32: NVIDIA's instruction on NVPTX.
+/// div.full.f32 on NVPTX and div.approx.f32 everywhere (with .ftz): NVIDIA's
+/// instructions on NVPTX.
 /// Elsewhere what the H200 computes, a * (1/b) with the reciprocal flushed:
 ///  1. .ftz flushes subnormal a and b (so 0 / subnormal is 0 * inf = NaN);
 ///  2. without .ftz a subnormal b scales a and b by 2^24 first (exact, and
@@ -1322,12 +1323,26 @@ struct DivApproxLowering : PTXPattern<DivOp> {
   LogicalResult
   matchAndRewrite(DivOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (op.getPrecision() != Precision::Approx || op.getType() != DataType::F32 ||
+    bool full = op.getPrecision() == Precision::Full;
+    if ((op.getPrecision() != Precision::Approx && !full) || op.getType() != DataType::F32 ||
         op.getRnd() != Rounding::None || op.getSat())
       return failure();
     Location loc = op.getLoc();
     Value a = adaptor.getA(), b = adaptor.getB();
     bool ftz = op.getFtz();
+    if (full) {
+      // div.full (2 ulp) is NVIDIA's own instruction on NVPTX; elsewhere the
+      // generic pattern's correctly rounded division is within its bound.
+      if (state.target != "nvptx")
+        return failure();
+      auto asmOp = LLVM::InlineAsmOp::create(
+          rewriter, loc, a.getType(), ValueRange{a, b},
+          ftz ? "div.full.ftz.f32 $0, $1, $2;" : "div.full.f32 $0, $1, $2;", "=f,f,f",
+          /*has_side_effects=*/false, /*is_align_stack=*/false, LLVM::TailCallKind::None,
+          LLVM::AsmDialectAttr(), ArrayAttr());
+      rewriter.replaceOp(op, asmOp.getResult(0));
+      return success();
+    }
     if (state.target == "nvptx") {
       rewriter.replaceOp(op, callIntrinsic(rewriter, loc, a.getType(),
                                            ftz ? "llvm.nvvm.div.approx.ftz.f"

@@ -39,6 +39,19 @@ func.func @rcp_approx_ftz_f64(%a: f64) attributes {ptx.entry} {
 
 // -----
 
+// div.full is NVIDIA's instruction on NVPTX (its 2-ulp result, bit for bit);
+// elsewhere a correctly rounded division, within that bound.
+// NV-LABEL: gpu.func @div_full_ftz
+// NV: llvm.inline_asm "div.full.ftz.f32 $0, $1, $2;", "=f,f,f"
+// SPV-LABEL: gpu.func @div_full_ftz
+// SPV: arith.divf
+func.func @div_full_ftz(%a: f32, %b: f32) attributes {ptx.entry} {
+  %0 = ptx.div %a, %b {type = #ptx.type<f32>, precision = #ptx.precision<full>, ftz} : f32
+  ptx.ret
+}
+
+// -----
+
 // testp looks at the bits, not at a possibly flushing FPU.
 // CHECK-LABEL: gpu.func @testp
 // CHECK: arith.bitcast %{{.*}} : f32 to i32
