@@ -41,7 +41,7 @@ def nvcc_ptx(tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.fixture(scope="module")
 def device():
-    """The OpenCL device SPIR-V kernels run on (the fidelity and reference tests)."""
+    """The OpenCL device SPIR-V kernels run on."""
     launcher = pytest.importorskip("zmlir.runtime.launcher")
     try:
         dev = launcher.Device.open()

@@ -12,16 +12,6 @@ launcher = pytest.importorskip("zmlir.runtime.launcher")
 
 
 @pytest.fixture(scope="module")
-def device():
-    try:
-        dev = launcher.Device.open()
-    except Exception as err:  # no OpenCL runtime with SPIR-V on this machine
-        pytest.skip(f"no SPIR-V capable OpenCL device: {err}")
-    yield dev
-    dev.close()
-
-
-@pytest.fixture(scope="module")
 def programs(device, nvcc_ptx):
     """case name -> (compiled module, loaded program), built once per case."""
     cache: dict[str, tuple[zmlir.CompiledModule, object]] = {}
