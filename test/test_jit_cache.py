@@ -33,7 +33,7 @@ def test_hit_returns_the_same_module(cache_dir: Path) -> None:
     second = cache.compile_cached(VADD, "spirv", "vadd.ptx")
     assert second.binary == first.binary
     assert second.kernels == first.kernels
-    assert "ptx-mlir" not in second.stages  # served from the cache, not recompiled
+    assert "std-mlir" not in second.stages  # served from the cache, not recompiled
 
 
 def test_targets_do_not_share_entries(cache_dir: Path) -> None:
@@ -49,7 +49,7 @@ def test_corrupt_entry_is_detected_and_recompiled(cache_dir: Path) -> None:
         db.execute("UPDATE modules SET binary = substr(binary, 1, 100)")  # truncate
     again = cache.compile_cached(VADD, "spirv", "vadd.ptx")
     assert again.binary == good.binary
-    assert "ptx-mlir" in again.stages  # recompiled
+    assert "std-mlir" in again.stages  # recompiled
 
 
 def test_damaged_database_file_is_replaced(cache_dir: Path) -> None:

@@ -141,7 +141,7 @@ def test_mlir_rejection_is_located(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(importer._FunctionImporter, "run", broken)
     with pytest.raises(stream.NativeError):  # the batch, without and then with locations
-        stream._import_streamed(MODULE, "m.ptx", 1, True, False, "<buffer>")
+        stream._import_streamed(MODULE, "m.ptx", 1, True, True, False, "<buffer>")
     line = next(n for n, t in enumerate(MODULE.splitlines(), 1) if "a } in a comment" in t)
     message = _error(MODULE, stream_min=0)
     assert message.startswith(f"m.ptx:{line}:") and "internal error" in message, message

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from dataclasses import dataclass
 
 from zmlir import _native
 from zmlir.compiled import CompiledModule, KernelInfo
@@ -64,34 +65,49 @@ def _param_type(param: Param) -> str:
     return param.type
 
 
-def _import(ptx: str, filename: str, stop: int, jobs: int,
-            stream_min: int) -> tuple[str | None, str, dict[str, tuple[str, ...]]]:
-    """Parse and import: (the importer's MLIR, None when not needed later; the
-    verified `ptx-mlir` text; the kernels' parameter types).
+@dataclass
+class Imported:
+    """A PTX module parsed, imported into the ptx dialect and verified by MLIR."""
+
+    text: str | None  # the importer's MLIR text, when kept
+    module: _native.Module | None  # the verified module, when imported whole here
+    printed: str | None  # MLIR's print of it (the `ptx-mlir` stage), when asked for
+    param_types: dict[str, tuple[str, ...]]  # each kernel's parameter types
+
+
+def import_ptx(ptx: str, filename: str = "<input>", *, jobs: int = 1,
+               stream_min: int = STREAM_MIN_BYTES, printed: bool = False,
+               keep_text: bool = True) -> Imported:
+    """Parse, import and verify; with `printed`, also print the verified
+    module; without `keep_text`, keep no importer text (nor module) after.
 
     A module of `stream_min` bytes or more is imported one function at a
-    time (zmlir/frontend/stream.py), in `jobs` processes, so neither its AST
-    nor its MLIR is ever held whole; a smaller one is parsed whole.
+    time (zmlir/frontend/stream.py), in `jobs` processes, each batch verified
+    where it is imported, so neither its AST nor its MLIR is ever held
+    whole; a smaller one is parsed whole and kept as one verified module.
     """
     if len(ptx) >= stream_min:
         # None for a module with an error: the whole-module path below reports it.
-        streamed = import_streamed(ptx, filename, jobs=jobs, verify=True,
-                                   keep_text=stop > 0, buffer=IMPORTED_BUFFER)
+        streamed = import_streamed(ptx, filename, jobs=jobs, verify=True, keep_text=keep_text,
+                                   keep_printed=printed, buffer=IMPORTED_BUFFER)
         if streamed is not None:
             param_types = {fn.name: tuple(_param_type(p) for p in fn.params)
                            for fn in streamed.entries}
-            imported = streamed.text() if stop > 0 else None
-            return imported, streamed.printed(), param_types
+            return Imported(streamed.text() if keep_text else None, None,
+                            streamed.printed() if printed else None, param_types)
     parsed = parse_ptx(ptx, filename)
     param_types = {fn.name: tuple(_param_type(p) for p in fn.params)
                    for fn in parsed.functions if fn.kind == "entry"}
     whole = import_module(parsed, filename)
     del parsed
     try:
-        printed = _native.run_pipeline(whole, "", IMPORTED_BUFFER)
+        module = _native.Module(whole, IMPORTED_BUFFER)
     except RuntimeError as err:
         raise _importer_error(err, whole, filename) or _native_error(err, filename) from None
-    return whole, printed, param_types
+    text = module.text() if printed else None
+    if not keep_text:
+        return Imported(None, None, text, param_types)
+    return Imported(whole, module, text, param_types)
 
 
 def compile_module(ptx: str, target: str | Target = "spirv", *, emit: str = "bin",
@@ -109,22 +125,30 @@ def compile_module(ptx: str, target: str | Target = "spirv", *, emit: str = "bin
     tgt = get_target(target) if isinstance(target, str) else target
     stop = STAGES.index(emit)
     out = CompiledModule(tgt)
+    dumping = bool(os.environ.get("ZMLIR_DUMP_DIR"))
     try:
-        imported, out.stages["ptx-mlir"], param_types = _import(ptx, filename, stop, jobs,
-                                                               stream_min)
+        imported = import_ptx(ptx, filename, jobs=jobs, stream_min=stream_min,
+                              printed=stop == 0 or dumping, keep_text=stop > 0)
+        if imported.printed is not None:
+            out.stages["ptx-mlir"] = imported.printed
         if stop == 0:
             return out
-        assert imported is not None
-        std = _native.run_pipeline(imported, tgt.std_pipeline(), filename)
+        module = imported.module
+        if module is None:
+            assert imported.text is not None
+            module = _native.Module(imported.text, IMPORTED_BUFFER)
+        module.run(tgt.std_pipeline())
+        std = module.text()
         out.stages["std-mlir"] = std
         for name, attrs in _native.kernel_attributes(std):
             values = dict(attrs)
             out.kernels[name] = KernelInfo(name, values.get("param_count", 0),
                                            values.get("static_shared_bytes", 0),
-                                           param_types.get(name, ()))
+                                           imported.param_types.get(name, ()))
         if stop == 1:
             return out
-        llvm_mlir = _native.run_pipeline(std, tgt.llvm_pipeline(), filename)
+        module.run(tgt.llvm_pipeline())
+        llvm_mlir = module.text()
         out.stages["llvm-mlir"] = llvm_mlir
         if stop == 2:
             return out
@@ -140,7 +164,7 @@ def compile_module(ptx: str, target: str | Target = "spirv", *, emit: str = "bin
     except RuntimeError as err:
         raise _native_error(err, filename) from None
     finally:
-        if os.environ.get("ZMLIR_DUMP_DIR"):  # every compiled module written out
+        if dumping:  # every compiled module written out
             from zmlir.trace.dump import dump_module
 
             dump_module(os.environ["ZMLIR_DUMP_DIR"], ptx, out, filename, sys.exc_info()[1])

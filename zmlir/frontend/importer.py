@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from zmlir.diagnostics import CompileError, SourceLoc
-from zmlir.frontend import ast
+from zmlir.frontend import ast, memo
+from zmlir.frontend.collector import without_collector
 from zmlir.frontend.ssa import Phi, SSABlock, SSABuilder, Value
 
 # PTX register/instruction type -> MLIR type.
@@ -70,7 +71,7 @@ def _quote(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-@dataclass
+@dataclass(slots=True)
 class _Op:
     """One op to print: results, text with {0}, {1}... operand slots, location."""
 
@@ -80,7 +81,7 @@ class _Op:
     loc: SourceLoc | None
 
 
-@dataclass
+@dataclass(slots=True)
 class _Terminator:
     kind: str  # "bra", "cond_bra", "ret", "exit"
     succs: list[tuple[SSABlock, int]] = field(default_factory=list)  # (block, edge id)
@@ -90,7 +91,7 @@ class _Terminator:
     values: list[Value] = field(default_factory=list)  # a .func's return values
 
 
-@dataclass
+@dataclass(slots=True)
 class _Block:
     ssa: SSABlock
     ops: list[_Op] = field(default_factory=list)
@@ -121,6 +122,8 @@ class _FunctionImporter:
         self.branch_targets: dict[str, ast.TargetList] = {}
         self._param_decls = 0
         self._loc_head: str | None = None  # ` loc("file.ptx":`, made once
+        # Set while a handler runs for a new instruction shape (memo.py).
+        self._recording: memo.Recording | None = None
 
     # -- values and blocks ---------------------------------------------------
 
@@ -136,10 +139,16 @@ class _FunctionImporter:
 
     def emit(self, results: list[Value], template: str, operands: list[Value],
              loc: SourceLoc | None) -> None:
-        self.block.ops.append(_Op(results, template, operands, loc))
+        op = _Op(results, template, operands, loc)
+        self.block.ops.append(op)
+        if self._recording is not None:
+            self._recording.emit(op)
 
     def new_value(self, type_: str) -> Value:
-        return Value(type_)
+        v = Value(type_)
+        if self._recording is not None:
+            self._recording.new(v)
+        return v
 
     def error(self, message: str, loc: SourceLoc | None) -> CompileError:
         return self.m.error(message, loc)
@@ -191,7 +200,16 @@ class _FunctionImporter:
 
     def read_reg(self, name: str, loc: SourceLoc) -> Value:
         self.reg_type(name, loc)
-        return self.ssa.read(self.block.ssa, name)
+        v = self.ssa.read(self.block.ssa, name)
+        if self._recording is not None:
+            self._recording.read(name, v)
+        return v
+
+    def define(self, reg: str, value: Value) -> None:
+        """`reg` holds `value` from here on in the current block."""
+        self.ssa.write(self.block.ssa, reg, value)
+        if self._recording is not None:
+            self._recording.define(reg, value)
 
     def write_reg(self, operand: ast.Operand, value: Value, loc: SourceLoc) -> None:
         if isinstance(operand, ast.Sink):
@@ -199,7 +217,7 @@ class _FunctionImporter:
         if not isinstance(operand, ast.Reg):
             raise self.error("expected a register as destination", loc)
         want = self.reg_type(operand.name, loc)
-        self.ssa.write(self.block.ssa, operand.name, self.coerce(value, want, loc))
+        self.define(operand.name, self.coerce(value, want, loc))
 
     def coerce(self, value: Value, want: str, loc: SourceLoc, ptx_type: str = "") -> Value:
         """Reinterprets `value` as `want` (a register of another type of the same width)."""
@@ -292,6 +310,7 @@ class _FunctionImporter:
 
     # -- import --------------------------------------------------------------
 
+    @without_collector
     def run(self) -> str:
         fn = self.fn
         args = []
@@ -453,7 +472,28 @@ class _FunctionImporter:
 
     def _dispatch(self, inst: ast.Instruction) -> None:
         handler = _HANDLERS.get(inst.opcode, _generic)
-        handler(self, inst)
+        shape = memo.key(inst, self.ssa.reg_types, memo.RECIPES.shapes, _SPECIAL_REGS) if self.m.memo else None
+        if shape is None:
+            handler(self, inst)
+            return
+        k, names = shape
+        steps = memo.RECIPES.table.get(k)
+        if steps is not None:
+            memo.replay(self, steps, names, inst.loc, _Op)
+            return
+        block, n_blocks, n_ops = self.block, len(self.blocks), len(self.block.ops)
+        n_undefs, n_params, n_locals = len(self._undefs), len(self.param_regs), len(self.locals)
+        rec = self._recording = memo.Recording(names, inst.loc)
+        try:
+            handler(self, inst)
+        finally:
+            self._recording = None
+        # Kept only if the handler's whole effect is in the recording.
+        if (rec.valid and self.block is block and block.term is None
+                and len(self.blocks) == n_blocks and len(block.ops) - n_ops == rec.emits
+                and len(self._undefs) == n_undefs and len(self.param_regs) == n_params
+                and len(self.locals) == n_locals):
+            memo.RECIPES.add(k, rec)
 
     # -- printing --------------------------------------------------------------
 
@@ -494,20 +534,46 @@ class _FunctionImporter:
                 params = ", ".join(f"{self._name(p.value)}: {p.value.type}" for p in phis)
                 lines.append(f"  ^bb{b.ssa.index}" + (f"({params})" if phis else "") + ":")
             if b is self.entry:
-                for op in self._undefs:
-                    lines.append("    " + self._format_op(op))
-            for op in b.ops:
-                lines.append("    " + self._format_op(op))
+                self._format_ops(self._undefs, lines)
+            self._format_ops(b.ops, lines)
             lines.append("    " + self._format_terminator(b, live_phis))
         lines.append("  }" + self._loc(fn.loc))
         return "\n".join(lines)
 
-    def _format_op(self, op: _Op) -> str:
-        name = self._name
-        body = op.template.format(*[name(v) for v in op.operands])
-        if op.results:
-            body = ", ".join([name(r) for r in op.results]) + " = " + body
-        return body + self._loc(op.loc)
+    def _format_ops(self, ops: list[_Op], lines: list[str]) -> None:
+        """Each op as a line of text onto `lines` (value names given on first
+        use, `_name` inlined: this is most of printing)."""
+        counter = self._counter
+        locations = self.m.locations
+        head = f" loc({self.m.quoted_filename}:"
+        line_offset = self.m.line_offset
+        append = lines.append
+        for op in ops:
+            names = []
+            for v in op.operands:
+                while v.alias is not None:
+                    v = v.alias
+                if not v.name:
+                    counter += 1
+                    v.name = f"%v{counter}"
+                names.append(v.name)
+            body = op.template.format(*names)
+            if op.results:
+                results = []
+                for v in op.results:
+                    while v.alias is not None:
+                        v = v.alias
+                    if not v.name:
+                        counter += 1
+                        v.name = f"%v{counter}"
+                    results.append(v.name)
+                body = ", ".join(results) + " = " + body
+            loc = op.loc
+            if loc is not None and locations:
+                append(f"    {body}{head}{loc.line + line_offset}:{loc.col})")
+            else:
+                append("    " + body)
+        self._counter = counter
 
     def _successor(self, succ: tuple[SSABlock, int], live_phis: dict[int, list[Phi]]) -> str:
         block, edge = succ
@@ -1009,7 +1075,7 @@ def _st(imp: _FunctionImporter, inst: ast.Instruction) -> None:
             raise imp.error("unsupported 'st.param' of part of a scalar parameter", inst.loc)
         v = imp.value(inst.operands[1], f"i{bits(want)}" if not want.startswith("f")
                       and not want.startswith("bf") else want, inst.loc, ptx_type)
-        imp.ssa.write(imp.block.ssa, reg, imp.coerce(v, want, inst.loc))
+        imp.define(reg, imp.coerce(v, want, inst.loc))
         return
     addr, offset = _address(imp, inst, inst.operands[0], m.space)
     sources = _destinations(inst, inst.operands[1])
@@ -1063,7 +1129,7 @@ def _st_aggregate(imp: _FunctionImporter, inst: ast.Instruction, reg: str, offse
         attrs = _attrs(offset=f"{at} : i64" if at else None, type=f"#ptx.type<{ptx_type}>")
         imp.emit([r], f"ptx.st_param {{0}}, {{1}} {attrs} : {agg.type}, {v.type}", [agg, v],
                  inst.loc)
-        imp.ssa.write(imp.block.ssa, reg, r)
+        imp.define(reg, r)
 
 
 @_handles("cvta")
@@ -1452,7 +1518,7 @@ def _carry(imp: _FunctionImporter, inst: ast.Instruction) -> None:
     imp.emit([r, cf], f"ptx.{base}_cc {_slots(len(vs))} {attrs} : {t}", vs, inst.loc)
     imp.write_reg(inst.operands[0], r, inst.loc)
     if writes_cc:
-        imp.ssa.write(imp.block.ssa, CARRY_REG, cf)
+        imp.define(CARRY_REG, cf)
 
 
 _HANDLERS["addc"] = _carry
@@ -1716,9 +1782,9 @@ def _call(imp: _FunctionImporter, inst: ast.Instruction) -> None:
             if want != r.type:
                 raise imp.error(f"'call' of '{name}' returns {r.type} into '{r_op.name}' of "
                                 f"type {want}", inst.loc)
-            imp.ssa.write(imp.block.ssa, reg, r)
+            imp.define(reg, r)
             continue
-        imp.ssa.write(imp.block.ssa, reg, imp.coerce(r, want, inst.loc))
+        imp.define(reg, imp.coerce(r, want, inst.loc))
 
 
 def _call_indirect(imp: _FunctionImporter, inst: ast.Instruction, rets: list[ast.Operand],
@@ -1753,7 +1819,7 @@ def _call_indirect(imp: _FunctionImporter, inst: ast.Instruction, rets: list[ast
     imp.emit(results, f"ptx.call_indirect {{0}}({_slots(len(values), 1)}){uni} : "
                       f"({arg_types}) -> ({res_types})", [callee, *values], inst.loc)
     for reg, r in zip(regs, results, strict=True):
-        imp.ssa.write(imp.block.ssa, reg, r)
+        imp.define(reg, r)
 
 
 # Instructions (opcode, or opcode.first-modifier) whose first operand is not
@@ -1934,6 +2000,8 @@ class ModuleImporter:
     # op in its context (stream.py verifies that way, then with locations
     # only to report an error).
     locations: bool = True
+    # Replay instruction recipes (memo.py); off only to check them.
+    memo: bool = True
 
     def __post_init__(self) -> None:
         for fn in self.module.functions:
@@ -1958,6 +2026,7 @@ class ModuleImporter:
                 f"ptx.target = [{target}], "
                 f'ptx.version = "{mod.version[0]}.{mod.version[1]}"}} {{')
 
+    @without_collector
     def run(self) -> str:
         mod = self.module
         lines = [self.header()]
@@ -2115,6 +2184,7 @@ def _flatten(init: object) -> list[object]:
     return [init]
 
 
-def import_module(module: ast.Module, filename: str | None = None) -> str:
-    """The ptx-dialect MLIR text for a parsed PTX module."""
-    return ModuleImporter(module, filename or module.filename).run()
+def import_module(module: ast.Module, filename: str | None = None, *, memo: bool = True) -> str:
+    """The ptx-dialect MLIR text for a parsed PTX module (`memo=False` runs
+    every instruction's handler, to check the recipes against)."""
+    return ModuleImporter(module, filename or module.filename, memo=memo).run()

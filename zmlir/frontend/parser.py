@@ -23,11 +23,13 @@ from lark.parsers.lalr_analysis import Shift
 
 from zmlir.diagnostics import CompileError, SourceLoc
 from zmlir.frontend import ast, cexpr
+from zmlir.frontend.collector import without_collector
 from zmlir.frontend.fastpath import MAX_REG_COUNT, FastLexer
 
 __all__ = ["parse_ptx"]
 
 
+@without_collector
 def parse_ptx(text: str, filename: str = "<input>", *, fast: bool = True) -> ast.Module:
     """Parse a whole PTX module; raise CompileError (with `filename`) on bad input.
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Value:
     """An SSA value; `alias` points at the value it was folded into."""
 
@@ -29,7 +29,7 @@ class Value:
         return v
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Phi:
     """A block argument standing for `reg` on entry to its block."""
 
@@ -39,7 +39,7 @@ class Phi:
     dead: bool = False
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class SSABlock:
     index: int
     preds: list[tuple[SSABlock, int]] = field(default_factory=list)  # (block, edge id)
@@ -58,6 +58,11 @@ class SSABuilder:
 
     def declare(self, reg: str, type_: str) -> None:
         self._reg_types[reg] = type_
+
+    @property
+    def reg_types(self) -> dict[str, str]:
+        """Every declared register's type (read only)."""
+        return self._reg_types
 
     def reg_type(self, reg: str) -> str | None:
         return self._reg_types.get(reg)

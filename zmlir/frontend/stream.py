@@ -11,12 +11,13 @@ independent, so here:
    function, each at its own line and column.
 2. The module text is parsed and its variables imported as usual; the
    declarations give every function's signature, which calls need.
-3. Each function is parsed alone (after a one-line `.version`/`.target`
-   prefix, its line numbers shifted back to the file's), imported, and its
-   AST dropped. With `jobs > 1` batches of functions go to worker processes.
-   With `verify`, each batch is also parsed and printed by MLIR
-   (`_native.run_pipeline`), so the caller gets the printed `ptx-mlir` text
-   without ever holding the whole module in MLIR.
+3. The functions are parsed a batch (about BATCH_BYTES) at a time, alone
+   (after a one-line `.version`/`.target` prefix, each at its own line and
+   column less the batch's line offset), imported, and the AST dropped.
+   With `jobs > 1` batches go to worker processes. With `verify`, each
+   batch is also parsed and verified by MLIR (`_native.Module`), and
+   printed if asked, so the caller gets the printed `ptx-mlir` text without
+   ever holding the whole module in MLIR.
 
 Results are joined in the module's order, so the output is the same text as
 `import_module(parse_ptx(text))` (and, verified, as `run_pipeline` of it);
@@ -39,6 +40,7 @@ from dataclasses import dataclass
 
 from zmlir.diagnostics import CompileError, SourceLoc
 from zmlir.frontend import ast
+from zmlir.frontend.collector import without_collector
 from zmlir.frontend.importer import ModuleImporter
 from zmlir.frontend.parser import parse_ptx
 
@@ -169,39 +171,59 @@ class _Context:
         self.prefix = (f".version {module.version[0]}.{module.version[1]} .target "
                        f"{', '.join(module.target)}\n")
 
-    def function(self, text: str, line: int, col: int) -> tuple[list[ast.VarDecl], list[str],
-                                                                  str]:
-        """One function definition: its body variables (as declared and as
-        ptx.var texts) and its func.func text."""
-        offset = line - 2  # the function starts on line 2, after the prefix
+    def parse(self, work: list[tuple[str, int, int]]) -> tuple[list[ast.Function], int]:
+        """The function definitions of `work`, parsed at once: after the
+        prefix line, each at its own line and column, less an offset (the
+        first at line 2); returns them and that offset."""
+        offset = work[0][1] - 2
+        parts = [self.prefix]
+        line = 2  # where the next part starts, and the column there
+        col = 1
+        for text, at_line, at_col in work:
+            if at_line - offset > line:
+                parts.append("\n" * (at_line - offset - line))
+                line, col = at_line - offset, 1
+            parts.append(" " * (at_col - col))
+            parts.append(text)
+            n = text.count("\n")
+            line += n
+            col = len(text) - text.rindex("\n") if n else at_col + len(text)
         try:
-            m = parse_ptx(self.prefix + " " * (col - 1) + text, self.filename)
+            m = parse_ptx("".join(parts), self.filename)
         except CompileError as e:
             if e.loc is not None:
                 raise CompileError(e.message, e.filename,
                                    SourceLoc(e.loc.line + offset, e.loc.col)) from None
             raise
         defined = [f for f in m.functions if f.body is not None]
-        if len(defined) != 1 or len(m.functions) != 1 or m.variables:
-            raise Unsplittable  # lark saw other than the one definition split() did
+        if len(defined) != len(work) or len(m.functions) != len(work) or m.variables:
+            raise Unsplittable  # lark saw other than the definitions split() did
+        return defined, offset
+
+    def function(self, fn: ast.Function, offset: int) -> tuple[list[ast.VarDecl], list[str],
+                                                                 str]:
+        """One function definition (parsed `offset` lines up): its body
+        variables (as declared and as ptx.var texts) and its func.func text."""
         imp = self.importer
         imp.line_offset = offset
         try:
-            body_vars = imp.body_variables(defined[0])
+            body_vars = imp.body_variables(fn)
             for v in body_vars:  # across functions: import_streamed checks
                 if v.name in self.module_names:
                     raise imp.error(f"unsupported redeclaration of '{v.name}' in a function "
                                     "body", v.loc)
-            var_lines, func = imp.function(defined[0], body_vars)
+            var_lines, func = imp.function(fn, body_vars)
         finally:
             imp.line_offset = 0
         located = [ast.VarDecl(v.space, v.type, v.name, SourceLoc(v.loc.line + offset, v.loc.col))
                    for v in body_vars]
         return located, var_lines, func
 
-    def batch(self, work: list[tuple[str, int, int]], verify: bool,
+    @without_collector
+    def batch(self, work: list[tuple[str, int, int]], verify: bool, printing: bool,
               locations: bool = True) -> _BatchResult:
-        """Imports the functions of `work`; verified, when asked, by MLIR.
+        """Imports the functions of `work`; verified, when asked, by MLIR
+        (and printed, with `printing`).
 
         Without `locations` the text (kept only for verification) has no
         `loc(...)`, which saves MLIR a location per op; if MLIR rejects it,
@@ -212,8 +234,9 @@ class _Context:
         funcs: list[str] = []
         self.importer.locations = locations
         try:
-            for text, line, col in work:
-                decls, lines, func = self.function(text, line, col)
+            functions, offset = self.parse(work)
+            for fn in functions:
+                decls, lines, func = self.function(fn, offset)
                 names += decls
                 var_lines += lines
                 funcs.append(func)
@@ -222,25 +245,31 @@ class _Context:
         result = _BatchResult(names, var_lines, funcs)
         if verify:
             try:
-                _, result.printed_vars, result.printed_funcs = self.verify(var_lines, funcs)
+                _, result.printed_vars, result.printed_funcs = self.verify(var_lines, funcs,
+                                                                           printing)
             except NativeError:
                 if locations:
                     raise
                 for v in names:  # registered by the first import
                     self.importer.variables.pop(v.name, None)
-                return self.batch(work, verify, locations=True)
+                return self.batch(work, verify, printing, locations=True)
         return result
 
-    def verify(self, var_lines: list[str], funcs: list[str]) -> tuple[str, str, str]:
+    def verify(self, var_lines: list[str], funcs: list[str],
+               printing: bool = True) -> tuple[str, str, str]:
         """MLIR's print of a module of these pieces: (header line, variables,
-        functions), each with its newlines."""
+        functions), each with its newlines; empty strings without `printing`
+        (verified only)."""
         from zmlir import _native  # here: the parser alone doesn't need MLIR
 
         text = "\n".join([self.importer.header(), *var_lines, *funcs, "}"]) + "\n"
         try:
-            printed = _native.run_pipeline(text, "", self.buffer)
+            verified = _native.Module(text, self.buffer)
         except RuntimeError as err:
             raise NativeError(str(err), text) from None
+        if not printing:
+            return "", "", ""
+        printed = verified.text()
         # `module attributes {...} {`, the variables, the functions, `}`.
         first = printed.index("\n") + 1
         body = printed[first:printed.rindex("}")]
@@ -301,11 +330,11 @@ def _init_worker(module: ast.Module, filename: str, buffer: str) -> None:
     _WORKER = _Context(module, filename, buffer)
 
 
-def _work(batch: list[tuple[str, int, int]], verify: bool,
+def _work(batch: list[tuple[str, int, int]], verify: bool, printing: bool,
           locations: bool) -> _BatchResult | _Failure:
     assert _WORKER is not None
     try:
-        return _WORKER.batch(batch, verify, locations)
+        return _WORKER.batch(batch, verify, printing, locations)
     except CompileError as e:
         return _Failure(e.message, e.filename, e.loc, None)
     except NativeError as e:
@@ -328,7 +357,7 @@ def _batches(text: str, spans: list[Span]) -> Iterator[list[tuple[str, int, int]
 
 
 def import_streamed(text: str, filename: str, *, jobs: int = 1, verify: bool = False,
-                    keep_text: bool = True,
+                    keep_text: bool = True, keep_printed: bool = True,
                     buffer: str = "<zmlir importer output>") -> Imported | None:
     """Parses and imports `text` one function at a time (see the module
     docstring); None if split() can't take it, or if the module has an
@@ -336,18 +365,20 @@ def import_streamed(text: str, filename: str, *, jobs: int = 1, verify: bool = F
     path reports (syntax errors anywhere before import errors).
 
     `jobs` > 1 imports batches of functions in that many worker processes.
-    `verify` also has MLIR parse, verify and print each batch (native parse
-    errors come back as NativeError with the batch's text, named `buffer`).
-    Without `keep_text` only the printed pieces are kept (`verify` needed).
+    `verify` also has MLIR parse and verify each batch (native parse errors
+    come back as NativeError with the batch's text, named `buffer`), and
+    print it, for `printed()`, with `keep_printed`. Without `keep_text` only
+    the printed pieces are kept (`verify` and `keep_printed` needed).
     """
     try:
-        return _import_streamed(text, filename, jobs, verify, keep_text, buffer)
+        return _import_streamed(text, filename, jobs, verify and keep_printed, verify,
+                                keep_text, buffer)
     except (CompileError, NativeError, Unsplittable):
         return None
 
 
-def _import_streamed(text: str, filename: str, jobs: int, verify: bool, keep_text: bool,
-                     buffer: str) -> Imported | None:
+def _import_streamed(text: str, filename: str, jobs: int, printing: bool, verify: bool,
+                     keep_text: bool, buffer: str) -> Imported | None:
     parts = split(text)
     if parts is None:
         return None
@@ -358,14 +389,16 @@ def _import_streamed(text: str, filename: str, jobs: int, verify: bool, keep_tex
     ctx = _Context(module, filename, buffer)
     out = Imported(ctx.importer.header(), [*ctx.importer.module_variables()], [])
     if verify:
-        header, printed_vars, _ = ctx.verify(out.variables, [])
-        out.printed_header, out.printed_variables, out.printed_functions = (
-            header, [printed_vars], [])
+        header, printed_vars, _ = ctx.verify(out.variables, [], printing)
+        if printing:
+            out.printed_header, out.printed_variables, out.printed_functions = (
+                header, [printed_vars], [])
     seen = {v.name for v in module.variables}
     body_vars: list[str] = []
     printed_body_vars: list[str] = []
     locations = keep_text or not verify
-    for result in _run(ctx, text, spans, module, filename, buffer, jobs, verify, locations):
+    for result in _run(ctx, text, spans, module, filename, buffer, jobs, verify, printing,
+                       locations):
         for v in result.body_vars:
             if v.name in seen:
                 raise CompileError(f"unsupported redeclaration of '{v.name}' in a function "
@@ -374,12 +407,12 @@ def _import_streamed(text: str, filename: str, jobs: int, verify: bool, keep_tex
         if keep_text:
             body_vars += result.var_lines
             out.functions += result.funcs
-        if verify:
+        if printing:
             printed_body_vars.append(result.printed_vars)
             assert out.printed_functions is not None
             out.printed_functions.append(result.printed_funcs)
     out.variables += body_vars
-    if verify:
+    if printing:
         assert out.printed_variables is not None
         out.printed_variables += printed_body_vars
     out.entries = tuple(fn for fn in module.functions if fn.kind == "entry")
@@ -387,12 +420,13 @@ def _import_streamed(text: str, filename: str, jobs: int, verify: bool, keep_tex
 
 
 def _run(ctx: _Context, text: str, spans: list[Span], module: ast.Module, filename: str,
-         buffer: str, jobs: int, verify: bool, locations: bool) -> Iterator[_BatchResult]:
+         buffer: str, jobs: int, verify: bool, printing: bool,
+         locations: bool) -> Iterator[_BatchResult]:
     """The batches' results in order, from `jobs` processes: this one, which
     takes every `jobs`-th batch, and `jobs - 1` workers for the others."""
     if jobs <= 1:
         for batch in _batches(text, spans):
-            yield ctx.batch(batch, verify, locations)
+            yield ctx.batch(batch, verify, printing, locations)
         return
     # `spawn`: the parent may hold MLIR's thread pool, which fork would break.
     mp = multiprocessing.get_context("spawn")
@@ -405,14 +439,14 @@ def _run(ctx: _Context, text: str, spans: list[Span], module: ast.Module, filena
         def first() -> _BatchResult:
             head = pending.popleft()
             if isinstance(head, list):
-                return ctx.batch(head, verify, locations)
+                return ctx.batch(head, verify, printing, locations)
             return _checked(head.result())
 
         # A few batches in flight per process: enough to keep the workers
         # busy, few enough that the texts waiting for them stay small.
         for i, batch in enumerate(_batches(text, spans)):
             pending.append(batch if i % jobs == 0 else pool.submit(_work, batch, verify,
-                                                                    locations))
+                                                                    printing, locations))
             if len(pending) >= 3 * jobs:
                 yield first()
         while pending:

@@ -140,12 +140,10 @@ std::string print(ModuleOp module, bool debugInfo) {
   return text;
 }
 
-std::string runPipeline(const std::string &source, const std::string &pipeline,
-                        const std::string &filename, bool debugInfo) {
-  DiagnosticCollector diagnostics;
-  OwningOpRef<ModuleOp> module = parse(source, filename, diagnostics);
+void runPasses(ModuleOp module, const std::string &pipeline,
+               DiagnosticCollector &diagnostics) {
   if (llvm::StringRef(pipeline).trim().empty())
-    return print(*module, debugInfo); // parse and verify only (the importer's check)
+    return;
   PassManager pm(&context());
   // The pass manager is anchored on builtin.module already: parse what is
   // inside `builtin.module(...)`, as mlir-opt --pass-pipeline does.
@@ -157,10 +155,37 @@ std::string runPipeline(const std::string &source, const std::string &pipeline,
   llvm::raw_string_ostream errorStream(error);
   if (!inner.empty() && failed(parsePassPipeline(inner, pm, errorStream)))
     throw nb::value_error(("invalid pass pipeline: " + error).c_str());
-  if (failed(pm.run(*module)))
+  if (failed(pm.run(module)))
     diagnostics.raise("pass pipeline failed");
+}
+
+std::string runPipeline(const std::string &source, const std::string &pipeline,
+                        const std::string &filename, bool debugInfo) {
+  DiagnosticCollector diagnostics;
+  OwningOpRef<ModuleOp> module = parse(source, filename, diagnostics);
+  runPasses(*module, pipeline, diagnostics);
   return print(*module, debugInfo);
 }
+
+/// A parsed and verified module kept in the context, so the stages of one
+/// compilation pass it along instead of printing and parsing it again.
+class Module {
+public:
+  Module(const std::string &source, const std::string &filename) {
+    DiagnosticCollector diagnostics;
+    module = parse(source, filename, diagnostics);
+  }
+
+  void run(const std::string &pipeline) {
+    DiagnosticCollector diagnostics;
+    runPasses(*module, pipeline, diagnostics);
+  }
+
+  std::string text(bool debugInfo) { return print(*module, debugInfo); }
+
+private:
+  OwningOpRef<ModuleOp> module;
+};
 
 std::string translateToLLVMIR(const std::string &source, const std::string &triple) {
   DiagnosticCollector diagnostics;
@@ -231,6 +256,14 @@ NB_MODULE(_native, m) {
   m.def("run_pipeline", &runPipeline, nb::arg("source"), nb::arg("pipeline"),
         nb::arg("filename") = "<input>", nb::arg("debug_info") = false,
         "Parse MLIR text, run a textual pass pipeline, return the printed module.");
+  nb::class_<Module>(m, "Module",
+                     "A parsed and verified MLIR module (raises on invalid text).")
+      .def(nb::init<const std::string &, const std::string &>(), nb::arg("source"),
+           nb::arg("filename") = "<input>")
+      .def("run", &Module::run, nb::arg("pipeline"),
+           "Run a textual pass pipeline on the module, in place.")
+      .def("text", &Module::text, nb::arg("debug_info") = false,
+           "The module printed as MLIR text.");
   m.def("translate_to_llvm_ir", &translateToLLVMIR, nb::arg("source"), nb::arg("triple"),
         "Translate the module's gpu.module (in the LLVM dialect) to LLVM IR text.");
   m.def("emit", &emit, nb::arg("llvm_ir"), nb::arg("triple"), nb::arg("cpu") = "",
