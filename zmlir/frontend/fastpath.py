@@ -61,6 +61,17 @@ _VAR_DECL = re.compile(
     rf"((?:\[{_INT}?\])*)[ \t]*;"
 )
 _DIM = re.compile(rf"\[({_INT}?)\]")
+# A function's parameter or return list entry: `.param .align 8 .b8 name[16]`,
+# `.reg .b32 %r` (no vectors, no `.ptr` attributes).
+_PARAM = re.compile(
+    rf"\.(param|reg)[ \t]+(?:\.align[ \t]+({_INT})[ \t]+)?({_TYPE})[ \t]+({_REG}|{_NAME})"
+    rf"(?:\[({_INT})\])?"
+)
+_BLANK = re.compile(r"[ \t\f\r\n]*")
+# An initializer of plain decimal integers: `{0, 0, 128, 63}`.
+_INT_LIST = re.compile(rf"\{{[ \t\f\r\n]*{_INT}(?:[ \t\f\r\n]*,[ \t\f\r\n]*{_INT})*"
+                       rf"[ \t\f\r\n]*\}}")
+_DIGITS = re.compile(r"\d+")
 # Lark would take deeper blocks too, but recursion here is Python recursion.
 _MAX_DEPTH = 32
 # As the parser's limit (parser.py): `%r<N>` with a huge N is lark's to reject.
@@ -387,6 +398,60 @@ def _rejoin(parts: list[str]) -> list[str]:
     return out
 
 
+def _skip(text: str, pos: int, end: int, line: int,
+          line_start: int) -> tuple[int, int, int]:
+    """Past blanks and comments from `pos`: (position, line, line start)."""
+    p = _SKIP.match(text, pos, end).end()  # type: ignore[union-attr]
+    n = text.count("\n", pos, p)
+    if n:
+        line += n
+        line_start = text.rindex("\n", pos, p) + 1
+    return p, line, line_start
+
+
+def scan_params(text: str, pos: int, end: int, line: int,
+                line_start: int) -> tuple[tuple[ast.Param, ...], int] | None:
+    """A parameter or return list `( .param .u64 a, ... )` at `pos` (its
+    `(`), with the position after its `)`; None unless every entry is a
+    plain one (_PARAM) and only blanks separate them."""
+    if text[pos:pos + 1] != "(":
+        return None
+    params: list[ast.Param] = []
+    p = _BLANK.match(text, pos + 1, end).end()  # type: ignore[union-attr]
+    if text[p:p + 1] == ")":
+        return (), p + 1
+    while True:
+        m = _PARAM.match(text, p, end)
+        if m is None:
+            return None
+        n = text.count("\n", pos, p)
+        if n:
+            line += n
+            line_start = text.rindex("\n", pos, p) + 1
+        pos = p
+        space, align, ty, name, dim = m.groups()
+        params.append(ast.Param(space=space, type=ty[1:], name=name,
+                                loc=SourceLoc(line, p - line_start + 1),
+                                align=int(align) if align is not None else None,
+                                dims=(int(dim),) if dim is not None else ()))
+        p = _BLANK.match(text, m.end(), end).end()  # type: ignore[union-attr]
+        c = text[p:p + 1]
+        if c == ")":
+            return tuple(params), p + 1
+        if c != ",":
+            return None
+        p = _BLANK.match(text, p + 1, end).end()  # type: ignore[union-attr]
+
+
+def scan_int_list(text: str, pos: int, end: int) -> tuple[tuple[int, ...], int] | None:
+    """An initializer of plain decimal integers `{1, 2, 3}` at `pos`, with
+    the position after it; None for any other."""
+    m = _INT_LIST.match(text, pos, end)
+    if m is None:
+        return None
+    return tuple(map(int, _DIGITS.findall(m.group()))), m.end()
+
+
 class FastLexer:
     """Stands in for lark's ContextualLexer (see the module docstring)."""
 
@@ -410,17 +475,22 @@ class FastLexer:
         self.shift_states = frozenset(
             s for s in self.fast_states if self.table[s]["FAST_STMTS"][0] is Shift
         )
+        # Where a parameter list (FAST_PARAMS) or an integer list initializer
+        # (FAST_INIT) may come, scanned here too: lark's cost there is one
+        # token per number or keyword, and a dozen reductions per number.
+        self.param_states = frozenset(s for s, a in self.table.items() if "FAST_PARAMS" in a)
+        self.init_states = frozenset(s for s, a in self.table.items() if "FAST_INIT" in a)
         self.enabled = True
         # The scanners' spelling caches, shared by all parses (see _Scanner).
         self._operands: dict[str, ast.Operand] = {}
         self._opcodes: dict[str, tuple[str, tuple[str, ...]]] = {}
         self._operand_lists: dict[str, tuple[ast.Operand, ...]] = {}
 
-    def _accepts_fast(self, stack: list[int]) -> bool:
+    def _accepts_fast(self, stack: list[int], terminal: str = "FAST_STMTS") -> bool:
         stack = list(stack)
         table = self.table
         for _ in range(1000):  # bounded: a reduce chain is never this long
-            action = table[stack[-1]].get("FAST_STMTS")
+            action = table[stack[-1]].get(terminal)
             if action is None:
                 return False
             kind, rule = action
@@ -433,6 +503,34 @@ class FastLexer:
                 return False
             stack.append(goto[1])
         return False
+
+    def _list_token(self, text: str, end: int, ctr: Any, position: int,
+                    stack: list[int]) -> Token | None:
+        """A FAST_PARAMS or FAST_INIT token at the lexer's position, if the
+        text there is one and the parser takes it; the position moved past it."""
+        p, line, line_start = _skip(text, ctr.char_pos, end, ctr.line, ctr.line_start_pos)
+        c = text[p:p + 1]
+        found: tuple[Any, int] | None = None
+        if c == "(" and position in self.param_states:
+            kind = "FAST_PARAMS"
+            found = scan_params(text, p, end, line, line_start)
+        elif c == "{" and position in self.init_states:
+            kind = "FAST_INIT"
+            found = scan_int_list(text, p, end)
+        if found is None or not self._accepts_fast(stack, kind):
+            return None
+        value, after = found
+        tok = Token(kind, "", p, line, p - line_start + 1)
+        tok.value = value  # type: ignore[assignment]
+        n = text.count("\n", p, after)
+        if n:
+            line += n
+            line_start = text.rindex("\n", p, after) + 1
+        ctr.char_pos = after
+        ctr.line = line
+        ctr.line_start_pos = line_start
+        ctr.column = after - line_start + 1
+        return tok
 
     def lex(self, lexer_state: Any, parser_state: Any) -> Iterator[Token]:
         lexers = self.inner.lexers
@@ -463,6 +561,13 @@ class FastLexer:
                         ctr.line = line
                         ctr.line_start_pos = line_start
                         ctr.column = pos - line_start + 1
+                        lexer_state.last_token = tok
+                        yield tok
+                        continue
+                elif self.enabled and (position in self.param_states
+                                       or position in self.init_states):
+                    tok = self._list_token(text, end, ctr, position, parser_state.state_stack)
+                    if tok is not None:
                         lexer_state.last_token = tok
                         yield tok
                         continue

@@ -361,8 +361,22 @@ class _FunctionImporter:
 
     def _import_statements(self, stmts: tuple[ast.Statement, ...],
                            labels: dict[str, _Block]) -> None:
+        instruction = ast.Instruction
+        recipes = memo.RECIPES if self.m.memo else None
+        reg_types = self.ssa.reg_types
         for s in stmts:
-            if isinstance(s, ast.RegDecl):
+            if s.__class__ is instruction:
+                # The common case first: an unguarded instruction of a known
+                # shape, in a block still open (what _dispatch would do).
+                if recipes is not None and s.guard is None and self.block.term is None:
+                    shape = memo.key(s, reg_types, recipes.shapes, _SPECIAL_REGS)
+                    if shape is not None:
+                        steps = recipes.table.get(shape[0])
+                        if steps is not None:
+                            memo.replay(self, steps, shape[1], s.loc, _Op)
+                            continue
+                self._instruction(s, labels)
+            elif isinstance(s, ast.RegDecl):
                 for name in s.names:
                     if s.type not in _MLIR_TYPES:
                         raise self.error(f"unsupported register type '.{s.type}'", s.loc)
@@ -393,7 +407,7 @@ class _FunctionImporter:
                     raise self.error(
                         f"unsupported function-scope variable '{s.name}' in .{s.space}", s.loc)
             else:
-                self._instruction(s, labels)
+                raise TypeError(f"not a statement: {s!r}")
 
     def _instruction(self, inst: ast.Instruction, labels: dict[str, _Block]) -> None:
         if self.block.term is not None:

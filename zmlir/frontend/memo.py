@@ -82,12 +82,18 @@ def key(inst: ast.Instruction, reg_types: dict[str, str], shapes: Shapes,
     when it is never recorded."""
     if inst.opcode in _NEVER:
         return None
-    shape = shapes.of(inst.operands, special)
-    if shape is None:
-        return None
-    shape_id, names = shape
-    get = reg_types.get
-    types = tuple([get(n) for n in names])
+    operands = inst.operands
+    entry = shapes.by_id.get(id(operands))
+    if entry is None or entry[0] is not operands:
+        shape = shapes.of(operands, special)
+        if shape is None:
+            return None
+        shape_id, names = shape
+    else:
+        shape_id, names = entry[1], entry[2]
+        if shape_id < 0:
+            return None
+    types = tuple(map(reg_types.get, names))
     if None in types:
         return None  # an undeclared register: its handler says so
     return (inst.opcode, inst.modifiers, shape_id, types), names

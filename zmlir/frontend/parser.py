@@ -406,8 +406,10 @@ class _AstBuilder(Transformer[Token, Any]):
             directives={d.name: d.values for d in rest},
         )
 
-    def ret_list(self, c: list[ast.Param | None]) -> _ParamList:
-        return _ParamList(tuple(p for p in c if p is not None))
+    def ret_list(self, c: list[ast.Param | _ParamList | None]) -> _ParamList:
+        if len(c) == 1 and isinstance(c[0], _ParamList):  # FAST_PARAMS
+            return c[0]
+        return _ParamList(tuple(p for p in c if isinstance(p, ast.Param)))
 
     param_list = ret_list
 
@@ -635,6 +637,12 @@ class _AstBuilder(Transformer[Token, Any]):
         return ast.TargetList(name.strip(), kind, targets, _loc(tok))
 
     def FAST_STMTS(self, tok: Token) -> list[ast.Statement]:
+        return tok.value  # type: ignore[return-value]  # set by FastLexer
+
+    def FAST_PARAMS(self, tok: Token) -> _ParamList:
+        return _ParamList(tok.value)  # type: ignore[arg-type]  # set by FastLexer
+
+    def FAST_INIT(self, tok: Token) -> tuple[int, ...]:
         return tok.value  # type: ignore[return-value]  # set by FastLexer
 
     # --- operands --------------------------------------------------------------
