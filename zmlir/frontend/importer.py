@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from zmlir.diagnostics import CompileError, SourceLoc
@@ -57,6 +57,10 @@ _HINTS = {"uni", "aligned", "sync", "nc", "L1::evict_last", "L1::evict_first",
 
 
 CARRY_REG = "%cc.cf"
+
+
+def _no_undef(type_: str) -> Value:
+    raise AssertionError("the function is imported already")
 
 
 def mlir_type(ptx_type: str) -> str:
@@ -340,23 +344,24 @@ class _FunctionImporter:
         if self.block.term is None:
             self.terminate("ret", [], loc=fn.loc)
         self.ssa.seal([b.ssa for b in self.blocks], self.entry.ssa)
-        return self._print(args)
+        text = self._print(args)
+        # Loops make the blocks a cycle of references (predecessor lists):
+        # broken here, the function's blocks, ops and values are freed now,
+        # not at the next full collection (collector.py).
+        for b in self.blocks:
+            b.ssa.preds.clear()
+        self.ssa = SSABuilder(_no_undef)  # and the builder's bound self._undef
+        return text
 
     def _collect_labels(self, body: tuple[ast.Statement, ...]) -> dict[str, _Block]:
         labels: dict[str, _Block] = {}
-
-        def walk(stmts: tuple[ast.Statement, ...]) -> None:
-            for s in stmts:
-                if isinstance(s, ast.Label):
-                    if s.name in labels:
-                        raise self.error(f"duplicate label '{s.name}'", s.loc)
-                    labels[s.name] = _Block(SSABlock(-1))
-                elif isinstance(s, ast.Block):
-                    walk(s.body)
-                elif isinstance(s, ast.TargetList) and s.kind == "branchtargets":
-                    self.branch_targets[s.name] = s
-
-        walk(body)
+        for s in _all_statements(body):
+            if isinstance(s, ast.Label):
+                if s.name in labels:
+                    raise self.error(f"duplicate label '{s.name}'", s.loc)
+                labels[s.name] = _Block(SSABlock(-1))
+            elif isinstance(s, ast.TargetList) and s.kind == "branchtargets":
+                self.branch_targets[s.name] = s
         return labels
 
     def _import_statements(self, stmts: tuple[ast.Statement, ...],
@@ -2062,17 +2067,8 @@ class ModuleImporter:
     def body_variables(self, fn: ast.Function) -> list[ast.VarDecl]:
         """`fn`'s `.shared`/`.global`/`.const` variables, which are module
         symbols (see _function_scope_variables)."""
-        found: list[ast.VarDecl] = []
-
-        def walk(stmts: tuple[ast.Statement, ...]) -> None:
-            for s in stmts:
-                if isinstance(s, ast.VarDecl) and s.space in ("shared", "global", "const"):
-                    found.append(s)
-                elif isinstance(s, ast.Block):
-                    walk(s.body)
-
-        walk(fn.body or ())
-        return found
+        return [s for s in _all_statements(fn.body or ())
+                if isinstance(s, ast.VarDecl) and s.space in ("shared", "global", "const")]
 
     def function(self, fn: ast.Function, body_vars: list[ast.VarDecl]) -> tuple[list[str], str]:
         """The `ptx.var` lines of `fn`'s body variables (registered, so `fn`
@@ -2085,21 +2081,14 @@ class ModuleImporter:
         puts a kernel's `__shared__` arrays there); their names are unique."""
         found: list[ast.VarDecl] = []
         names = {v.name for v in self.module.variables}
-
-        def walk(stmts: tuple[ast.Statement, ...]) -> None:
-            for s in stmts:
+        for fn in self.module.functions:
+            for s in _all_statements(fn.body or ()):
                 if isinstance(s, ast.VarDecl) and s.space in ("shared", "global", "const"):
                     if s.name in names:
                         raise self.error(f"unsupported redeclaration of '{s.name}' "
                                          "in a function body", s.loc)
                     names.add(s.name)
                     found.append(s)
-                elif isinstance(s, ast.Block):
-                    walk(s.body)
-
-        for fn in self.module.functions:
-            if fn.body is not None:
-                walk(fn.body)
         return tuple(found)
 
     def _variable(self, var: ast.VarDecl) -> str:
@@ -2196,6 +2185,20 @@ def _flatten(init: object) -> list[object]:
             result.extend(_flatten(item))
         return result
     return [init]
+
+
+def _all_statements(stmts: tuple[ast.Statement, ...]) -> Iterator[ast.Statement]:
+    """Every statement of `stmts`, those of nested blocks too, in order
+    (iterative: a recursive closure would be a reference cycle)."""
+    stack = [iter(stmts)]
+    while stack:
+        for s in stack[-1]:
+            yield s
+            if isinstance(s, ast.Block):
+                stack.append(iter(s.body))
+                break
+        else:
+            stack.pop()
 
 
 def import_module(module: ast.Module, filename: str | None = None, *, memo: bool = True) -> str:

@@ -39,21 +39,27 @@ using namespace mlir;
 
 namespace {
 
-/// One context for the process: registering every dialect is the slow part.
-MLIRContext &context() {
-  static MLIRContext *ctx = [] {
+/// Every dialect, extension and translation zmlir uses, registered once.
+const DialectRegistry &registry() {
+  static DialectRegistry *registry = [] {
     registerAllPasses();
     zmlir::registerLoweringPasses();
-    DialectRegistry registry;
-    registerAllDialects(registry);
-    registerAllExtensions(registry);
-    registerAllToLLVMIRTranslations(registry);
-    registry.insert<zmlir::ptx::PTXDialect>();
-    auto *c = new MLIRContext(registry, MLIRContext::Threading::DISABLED);
-    c->loadAllAvailableDialects();
-    return c;
+    auto *r = new DialectRegistry();
+    registerAllDialects(*r);
+    registerAllExtensions(*r);
+    registerAllToLLVMIRTranslations(*r);
+    r->insert<zmlir::ptx::PTXDialect>();
+    return r;
   }();
-  return *ctx;
+  return *registry;
+}
+
+/// A context of its own for each module: what MLIR uniques (locations,
+/// attributes, types) lives as long as the context, so one context for the
+/// process would grow with every module compiled, and hashing into its
+/// tables gets slower as they grow. Dialects load when first used.
+std::unique_ptr<MLIRContext> newContext() {
+  return std::make_unique<MLIRContext>(registry(), MLIRContext::Threading::DISABLED);
 }
 
 std::string formatLocation(Location loc) {
@@ -80,8 +86,8 @@ std::string formatLocation(Location loc) {
 /// pattern already said what was wrong.
 class DiagnosticCollector {
 public:
-  DiagnosticCollector()
-      : handler(&context(), [this](Diagnostic &diag) {
+  explicit DiagnosticCollector(MLIRContext &context)
+      : handler(&context, [this](Diagnostic &diag) {
           if (diag.getSeverity() != DiagnosticSeverity::Error)
             return success();
           std::string location = formatLocation(diag.getLocation());
@@ -116,11 +122,11 @@ void DiagnosticCollector::raise(const std::string &fallback) {
   throw nb::builtin_exception(nb::exception_type::runtime_error, text.c_str());
 }
 
-OwningOpRef<ModuleOp> parse(const std::string &source, const std::string &filename,
-                            DiagnosticCollector &diagnostics) {
+OwningOpRef<ModuleOp> parse(MLIRContext &context, const std::string &source,
+                            const std::string &filename, DiagnosticCollector &diagnostics) {
   // Verified once, below: the parser's own verification after parse would
   // run the same checks a second time.
-  ParserConfig config(&context(), /*verifyAfterParse=*/false);
+  ParserConfig config(&context, /*verifyAfterParse=*/false);
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(source, config, filename);
   if (!module)
@@ -144,7 +150,7 @@ void runPasses(ModuleOp module, const std::string &pipeline,
                DiagnosticCollector &diagnostics) {
   if (llvm::StringRef(pipeline).trim().empty())
     return;
-  PassManager pm(&context());
+  PassManager pm(module->getContext());
   // The pass manager is anchored on builtin.module already: parse what is
   // inside `builtin.module(...)`, as mlir-opt --pass-pipeline does.
   llvm::StringRef inner(pipeline);
@@ -161,8 +167,9 @@ void runPasses(ModuleOp module, const std::string &pipeline,
 
 std::string runPipeline(const std::string &source, const std::string &pipeline,
                         const std::string &filename, bool debugInfo) {
-  DiagnosticCollector diagnostics;
-  OwningOpRef<ModuleOp> module = parse(source, filename, diagnostics);
+  std::unique_ptr<MLIRContext> context = newContext();
+  DiagnosticCollector diagnostics(*context);
+  OwningOpRef<ModuleOp> module = parse(*context, source, filename, diagnostics);
   runPasses(*module, pipeline, diagnostics);
   return print(*module, debugInfo);
 }
@@ -171,25 +178,27 @@ std::string runPipeline(const std::string &source, const std::string &pipeline,
 /// compilation pass it along instead of printing and parsing it again.
 class Module {
 public:
-  Module(const std::string &source, const std::string &filename) {
-    DiagnosticCollector diagnostics;
-    module = parse(source, filename, diagnostics);
+  Module(const std::string &source, const std::string &filename) : context(newContext()) {
+    DiagnosticCollector diagnostics(*context);
+    module = parse(*context, source, filename, diagnostics);
   }
 
   void run(const std::string &pipeline) {
-    DiagnosticCollector diagnostics;
+    DiagnosticCollector diagnostics(*context);
     runPasses(*module, pipeline, diagnostics);
   }
 
   std::string text(bool debugInfo) { return print(*module, debugInfo); }
 
 private:
+  std::unique_ptr<MLIRContext> context; // declared first: outlives the module
   OwningOpRef<ModuleOp> module;
 };
 
 std::string translateToLLVMIR(const std::string &source, const std::string &triple) {
-  DiagnosticCollector diagnostics;
-  OwningOpRef<ModuleOp> module = parse(source, "<llvm-dialect>", diagnostics);
+  std::unique_ptr<MLIRContext> context = newContext();
+  DiagnosticCollector diagnostics(*context);
+  OwningOpRef<ModuleOp> module = parse(*context, source, "<llvm-dialect>", diagnostics);
   llvm::LLVMContext llvmContext;
   auto llvmModule = zmlir::translateGpuModuleToLLVMIR(*module, llvmContext, triple);
   if (!llvmModule)
@@ -229,8 +238,9 @@ nb::bytes emit(const std::string &llvmIR, const std::string &triple,
 /// every kernel in the module's gpu.module, whatever dialect it is in now.
 std::vector<std::pair<std::string, std::vector<std::pair<std::string, int64_t>>>>
 kernelAttributes(const std::string &source) {
-  DiagnosticCollector diagnostics;
-  OwningOpRef<ModuleOp> module = parse(source, "<kernels>", diagnostics);
+  std::unique_ptr<MLIRContext> context = newContext();
+  DiagnosticCollector diagnostics(*context);
+  OwningOpRef<ModuleOp> module = parse(*context, source, "<kernels>", diagnostics);
   std::vector<std::pair<std::string, std::vector<std::pair<std::string, int64_t>>>> result;
   module->walk([&](Operation *op) {
     auto name = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
