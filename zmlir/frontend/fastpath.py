@@ -68,6 +68,11 @@ _PARAM = re.compile(
     rf"(?:\[({_INT})\])?"
 )
 _BLANK = re.compile(r"[ \t\f\r\n]*")
+# A function header up to its parameters: `.visible .entry name`, with
+# `(.param ...)` return lists scanned apart.
+_FUNC_KIND = re.compile(r"(?:\.(visible|extern|weak|common)[ \t\f\r\n]+)?\.(entry|func)"
+                        r"(?![a-zA-Z0-9_$])[ \t\f\r\n]*")
+_FUNC_NAME = re.compile(rf"({_NAME})(?![a-zA-Z0-9_$])[ \t\f\r\n]*")
 # An initializer of plain decimal integers: `{0, 0, 128, 63}`.
 _INT_LIST = re.compile(rf"\{{[ \t\f\r\n]*{_INT}(?:[ \t\f\r\n]*,[ \t\f\r\n]*{_INT})*"
                        rf"[ \t\f\r\n]*\}}")
@@ -443,6 +448,52 @@ def scan_params(text: str, pos: int, end: int, line: int,
         p = _BLANK.match(text, p + 1, end).end()  # type: ignore[union-attr]
 
 
+def scan_function_head(text: str, pos: int, end: int, line: int,
+                       line_start: int) -> tuple[tuple[Any, ...], int] | None:
+    """A function header `[linkage] .entry|.func [(rets)] name [(params)]`
+    at `pos`, up to its body's `{` or its `;` (not taken): ((linkage, its
+    loc, kind, its loc, rets, name, params), the position of the `{` or `;`);
+    None for any other header (performance directives, comments, ...).
+    Absent lists are None, as lark's placeholders."""
+    m = _FUNC_KIND.match(text, pos, end)
+    if m is None:
+        return None
+
+    def loc(at: int) -> SourceLoc:
+        n = text.count("\n", pos, at)
+        start = text.rindex("\n", pos, at) + 1 if n else line_start
+        return SourceLoc(line + n, at - start + 1)
+
+    linkage = m.group(1)
+    kind_at = m.start(2) - 1
+    p = m.end()
+    rets = None
+    if text.startswith("(", p):
+        lp = loc(p)
+        found = scan_params(text, p, end, lp.line, p - lp.col + 1)
+        if found is None:
+            return None
+        rets, p = found
+        p = _BLANK.match(text, p, end).end()  # type: ignore[union-attr]
+    n = _FUNC_NAME.match(text, p, end)
+    if n is None:
+        return None
+    name = n.group(1)
+    p = n.end()
+    params = None
+    if text.startswith("(", p):
+        lp = loc(p)
+        found = scan_params(text, p, end, lp.line, p - lp.col + 1)
+        if found is None:
+            return None
+        params, p = found
+        p = _BLANK.match(text, p, end).end()  # type: ignore[union-attr]
+    if not text.startswith(("{", ";"), p):
+        return None
+    return (linkage, loc(pos) if linkage else None, m.group(2), loc(kind_at), rets, name,
+            params), p
+
+
 def scan_int_list(text: str, pos: int, end: int) -> tuple[tuple[int, ...], int] | None:
     """An initializer of plain decimal integers `{1, 2, 3}` at `pos`, with
     the position after it; None for any other."""
@@ -480,6 +531,8 @@ class FastLexer:
         # token per number or keyword, and a dozen reductions per number.
         self.param_states = frozenset(s for s, a in self.table.items() if "FAST_PARAMS" in a)
         self.init_states = frozenset(s for s, a in self.table.items() if "FAST_INIT" in a)
+        self.head_states = frozenset(s for s, a in self.table.items()
+                                     if "FAST_FUNC_HEAD" in a)
         self.enabled = True
         # The scanners' spelling caches, shared by all parses (see _Scanner).
         self._operands: dict[str, ast.Operand] = {}
@@ -506,7 +559,7 @@ class FastLexer:
 
     def _list_token(self, text: str, end: int, ctr: Any, position: int,
                     stack: list[int]) -> Token | None:
-        """A FAST_PARAMS or FAST_INIT token at the lexer's position, if the
+        """A FAST_PARAMS, FAST_INIT or FAST_FUNC_HEAD token at the lexer's position, if the
         text there is one and the parser takes it; the position moved past it."""
         p, line, line_start = _skip(text, ctr.char_pos, end, ctr.line, ctr.line_start_pos)
         c = text[p:p + 1]
@@ -517,6 +570,9 @@ class FastLexer:
         elif c == "{" and position in self.init_states:
             kind = "FAST_INIT"
             found = scan_int_list(text, p, end)
+        elif c == "." and position in self.head_states:
+            kind = "FAST_FUNC_HEAD"
+            found = scan_function_head(text, p, end, line, line_start)
         if found is None or not self._accepts_fast(stack, kind):
             return None
         value, after = found
@@ -565,7 +621,8 @@ class FastLexer:
                         yield tok
                         continue
                 elif self.enabled and (position in self.param_states
-                                       or position in self.init_states):
+                                       or position in self.init_states
+                                       or position in self.head_states):
                     tok = self._list_token(text, end, ctr, position, parser_state.state_stack)
                     if tok is not None:
                         lexer_state.last_token = tok

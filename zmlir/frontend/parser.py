@@ -238,6 +238,23 @@ class _ParamList:
 
 
 @dataclass(frozen=True, slots=True)
+class _FastHead:
+    """A function header fastpath.scan_function_head took."""
+
+    value: tuple[Any, ...]
+
+    def parts(self) -> tuple[Token | None, Token, _ParamList | None, ast.Sym,
+                             _ParamList | None]:
+        """As lark's children of `function`: linkage, kind, rets, name, params."""
+        linkage, linkage_loc, kind, kind_loc, rets, name, params = self.value
+        link = (Token("LINKAGE", "." + linkage, line=linkage_loc.line, column=linkage_loc.col)
+                if linkage is not None else None)
+        return (link, Token("FUNC_KIND", "." + kind, line=kind_loc.line, column=kind_loc.col),
+                _ParamList(rets) if rets is not None else None, ast.Sym(name),
+                _ParamList(params) if params is not None else None)
+
+
+@dataclass(frozen=True, slots=True)
 class _Body:
     stmts: tuple[ast.Statement, ...]
 
@@ -379,8 +396,12 @@ class _AstBuilder(Transformer[Token, Any]):
     # --- functions -------------------------------------------------------------
 
     def function(self, c: list[Any]) -> ast.Function:
-        linkage, kind, rets, name, params = c[:5]
-        rest = c[5:]
+        if isinstance(c[0], _FastHead):
+            linkage, kind, rets, name, params = c[0].parts()
+            rest = c[1:]
+        else:
+            linkage, kind, rets, name, params = c[:5]
+            rest = c[5:]
         body: _Body | None = rest.pop() if rest and isinstance(rest[-1], _Body) else None
         if kind == ".entry" and rets is not None:
             raise CompileError("'.entry' cannot have return values", loc=_loc(kind))
@@ -642,6 +663,9 @@ class _AstBuilder(Transformer[Token, Any]):
     def FAST_PARAMS(self, tok: Token) -> _ParamList:
         return _ParamList(tok.value)  # type: ignore[arg-type]  # set by FastLexer
 
+    def FAST_FUNC_HEAD(self, tok: Token) -> _FastHead:
+        return _FastHead(tok.value)  # type: ignore[arg-type]  # set by FastLexer
+
     def FAST_INIT(self, tok: Token) -> tuple[int, ...]:
         return tok.value  # type: ignore[return-value]  # set by FastLexer
 
@@ -712,6 +736,9 @@ def _checked_init(init: object, where: Token) -> object:
 _TERMINAL_DESCRIPTIONS = {
     "OPCODE": "an instruction",
     "FAST_STMTS": "an instruction",
+    "FAST_PARAMS": "'('",
+    "FAST_INIT": "'{'",
+    "FAST_FUNC_HEAD": "'.entry' or '.func'",
     "LABEL_DEF": "a label",
     "GUARD": "a predicate guard",
     "REG": "a register",

@@ -51,8 +51,12 @@ BATCH_BYTES = 256 << 10
 
 # `.pragma` directives (lark's PRAGMA, ignored anywhere), comments and
 # strings, whose braces and semicolons don't count; the three characters
-# that delimit top-level items.
+# that delimit top-level items (inside braces, only the braces).
 _SCAN = re.compile(r'\.pragma\b[^;]*;|//[^\n]*|/\*[\s\S]*?\*/|"(?:[^"\\\n]|\\.)*"|[{};]|/\*|"')
+# Inside braces: the characters that may start a brace, comment or string
+# (a regex of one character class is searched for fastest), then which.
+_BODY_CHARS = re.compile(r'[{}/"]')
+_COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*[\s\S]*?\*/|"(?:[^"\\\n]|\\.)*"')
 _FUNCTION_HEAD = re.compile(r"(?<![\w$.])\.(?:entry|func)(?![\w$])")
 # The linkage directives before `.entry`/`.func`: part of the definition.
 _LINKAGE = re.compile(r"(?:(?<![\w$.])\.(?:visible|extern|weak|common)[ \t\r\n]+)+$")
@@ -78,10 +82,34 @@ def split(text: str) -> tuple[str, list[Span]] | None:
     depth = 0
     item = 0  # where the current top-level item starts
     body = -1
-    for m in _SCAN.finditer(text):
-        tok = m.group()
-        c = tok[0]
-        if c == "/" or c == '"' or c == ".":
+    pos = 0
+    while True:
+        if depth > 0:
+            # Inside braces only braces, comments and strings matter: most
+            # `;` (one an instruction) are never looked at. (A `.pragma`
+            # there with an unquoted brace would end the body early: lark
+            # then reads the pieces otherwise, and the module is parsed whole.)
+            m = _BODY_CHARS.search(text, pos)
+            if m is None:
+                break
+            c = m.group()
+            if c == "/" or c == '"':
+                skipped = _COMMENT_OR_STRING.match(text, m.start())
+                if skipped is not None:
+                    pos = skipped.end()
+                    continue
+                if c == '"' or text.startswith("/*", m.start()):
+                    return None  # unterminated string or comment: lark says where
+                pos = m.end()
+                continue
+        else:
+            m = _SCAN.search(text, pos)
+            if m is None:
+                break
+            tok = m.group()
+            c = tok[0]
+        pos = m.end()
+        if c == "/" or c == '"' or c == ".":  # at depth 0 only
             if tok in ("/*", '"'):
                 return None  # unterminated comment or string: lark says where
             continue
@@ -106,7 +134,7 @@ def split(text: str) -> tuple[str, list[Span]] | None:
                 if body >= 0:
                     spans.append(Span(item, body, m.end(), 0, 0))
                 item = m.end()
-        elif depth == 0:  # `;` ends a top-level item
+        else:  # `;` (depth 0 only) ends a top-level item
             item = m.end()
     if depth != 0:
         return None
@@ -325,9 +353,11 @@ class _Failure:
 _WORKER: _Context | None = None
 
 
-def _init_worker(module: ast.Module, filename: str, buffer: str) -> None:
+def _init_worker(module_text: str, filename: str, buffer: str) -> None:
+    """Parses the module text (as the main process does, meanwhile): text
+    is cheap to send, an AST costs more to unpickle than to parse."""
     global _WORKER
-    _WORKER = _Context(module, filename, buffer)
+    _WORKER = _Context(parse_ptx(module_text, filename), filename, buffer)
 
 
 def _work(batch: list[tuple[str, int, int]], verify: bool, printing: bool,
@@ -364,7 +394,8 @@ def import_streamed(text: str, filename: str, *, jobs: int = 1, verify: bool = F
     error: parse it whole then, which reports the error the whole-module
     path reports (syntax errors anywhere before import errors).
 
-    `jobs` > 1 imports batches of functions in that many worker processes.
+    `jobs` > 1 imports batches of functions in that many worker processes
+    (this one then only hands them out).
     `verify` also has MLIR parse and verify each batch (native parse errors
     come back as NativeError with the batch's text, named `buffer`), and
     print it, for `printed()`, with `keep_printed`. Without `keep_text` only
@@ -383,34 +414,42 @@ def _import_streamed(text: str, filename: str, jobs: int, printing: bool, verify
     if parts is None:
         return None
     module_text, spans = parts
-    module = parse_ptx(module_text, filename)
-    if any(fn.body is not None for fn in module.functions):
-        return None  # a body the scan didn't take for a function's: parse it whole
-    ctx = _Context(module, filename, buffer)
-    out = Imported(ctx.importer.header(), [*ctx.importer.module_variables()], [])
-    if verify:
-        header, printed_vars, _ = ctx.verify(out.variables, [], printing)
-        if printing:
-            out.printed_header, out.printed_variables, out.printed_functions = (
-                header, [printed_vars], [])
-    seen = {v.name for v in module.variables}
-    body_vars: list[str] = []
-    printed_body_vars: list[str] = []
     locations = keep_text or not verify
-    for result in _run(ctx, text, spans, module, filename, buffer, jobs, verify, printing,
-                       locations):
-        for v in result.body_vars:
-            if v.name in seen:
-                raise CompileError(f"unsupported redeclaration of '{v.name}' in a function "
-                                   "body", filename, v.loc)
-            seen.add(v.name)
-        if keep_text:
-            body_vars += result.var_lines
-            out.functions += result.funcs
-        if printing:
-            printed_body_vars.append(result.printed_vars)
-            assert out.printed_functions is not None
-            out.printed_functions.append(result.printed_funcs)
+    batches = _batches(text, spans)
+    workers = (_Workers(jobs, module_text, filename, buffer, batches,
+                        (verify, printing, locations)) if jobs > 1 else None)
+    try:
+        module = parse_ptx(module_text, filename)
+        if any(fn.body is not None for fn in module.functions):
+            return None  # a body the scan didn't take for a function's: parse it whole
+        ctx = _Context(module, filename, buffer)
+        out = Imported(ctx.importer.header(), [*ctx.importer.module_variables()], [])
+        if verify:
+            header, printed_vars, _ = ctx.verify(out.variables, [], printing)
+            if printing:
+                out.printed_header, out.printed_variables, out.printed_functions = (
+                    header, [printed_vars], [])
+        seen = {v.name for v in module.variables}
+        body_vars: list[str] = []
+        printed_body_vars: list[str] = []
+        results = (workers.results() if workers is not None
+                   else (ctx.batch(b, verify, printing, locations) for b in batches))
+        for result in results:
+            for v in result.body_vars:
+                if v.name in seen:
+                    raise CompileError(f"unsupported redeclaration of '{v.name}' in a "
+                                       "function body", filename, v.loc)
+                seen.add(v.name)
+            if keep_text:
+                body_vars += result.var_lines
+                out.functions += result.funcs
+            if printing:
+                printed_body_vars.append(result.printed_vars)
+                assert out.printed_functions is not None
+                out.printed_functions.append(result.printed_funcs)
+    finally:
+        if workers is not None:
+            workers.close()
     out.variables += body_vars
     if printing:
         assert out.printed_variables is not None
@@ -419,38 +458,44 @@ def _import_streamed(text: str, filename: str, jobs: int, printing: bool, verify
     return out
 
 
-def _run(ctx: _Context, text: str, spans: list[Span], module: ast.Module, filename: str,
-         buffer: str, jobs: int, verify: bool, printing: bool,
-         locations: bool) -> Iterator[_BatchResult]:
-    """The batches' results in order, from `jobs` processes: this one, which
-    takes every `jobs`-th batch, and `jobs - 1` workers for the others."""
-    if jobs <= 1:
-        for batch in _batches(text, spans):
-            yield ctx.batch(batch, verify, printing, locations)
-        return
-    # `spawn`: the parent may hold MLIR's thread pool, which fork would break.
-    mp = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(jobs - 1, mp_context=mp, initializer=_init_worker,
-                             initargs=(module, filename, buffer)) as pool:
-        # In order: a worker's future, or a batch for this process, done
-        # when it comes first (the workers meanwhile on the ones after it).
-        pending: deque[Future[_BatchResult | _Failure] | list[tuple[str, int, int]]] = deque()
+class _Workers:
+    """`jobs` worker processes importing the batches, results in order.
 
-        def first() -> _BatchResult:
-            head = pending.popleft()
-            if isinstance(head, list):
-                return ctx.batch(head, verify, printing, locations)
-            return _checked(head.result())
+    Started before this process parses the module text (they parse it too,
+    meanwhile), with the first batches already queued; this process only
+    hands out batches and collects results, so a worker never waits on it.
+    """
 
-        # A few batches in flight per process: enough to keep the workers
-        # busy, few enough that the texts waiting for them stay small.
-        for i, batch in enumerate(_batches(text, spans)):
-            pending.append(batch if i % jobs == 0 else pool.submit(_work, batch, verify,
-                                                                    printing, locations))
-            if len(pending) >= 3 * jobs:
-                yield first()
-        while pending:
-            yield first()
+    def __init__(self, jobs: int, module_text: str, filename: str, buffer: str,
+                 batches: Iterator[list[tuple[str, int, int]]],
+                 options: tuple[bool, bool, bool]) -> None:
+        # `spawn`: the parent may hold MLIR's thread pool, which fork would break.
+        self.pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"),
+                                        initializer=_init_worker,
+                                        initargs=(module_text, filename, buffer))
+        self.batches = batches
+        self.options = options  # verify, printing, locations
+        # A few batches in flight per worker: enough to keep them busy, few
+        # enough that the texts waiting for them stay small.
+        self.limit = 3 * jobs
+        self.pending: deque[Future[_BatchResult | _Failure]] = deque()
+        self._fill()
+
+    def _fill(self) -> None:
+        while len(self.pending) < self.limit:
+            batch = next(self.batches, None)
+            if batch is None:
+                return
+            self.pending.append(self.pool.submit(_work, batch, *self.options))
+
+    def results(self) -> Iterator[_BatchResult]:
+        while self.pending:
+            head = self.pending.popleft()
+            self._fill()
+            yield _checked(head.result())
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _checked(result: _BatchResult | _Failure) -> _BatchResult:
