@@ -37,6 +37,19 @@ def test_every_stage_can_be_emitted(stage: str, marker: str) -> None:
     assert marker in out.stdout
 
 
+def test_jobs_import_a_big_module_the_same(tmp_path: Path) -> None:
+    """`-j 2` on a module past the streaming size (1 MB): worker processes,
+    the same output as one process."""
+    text = VADD.read_text()
+    head, body = text.split(".visible", 1)
+    copies = [f".visible{body}".replace("vadd", f"vadd{i}") for i in range(1_100_000 // len(body))]
+    big = tmp_path / "big.ptx"
+    big.write_text(head + "".join(copies))
+    outs = [run_zmlir("compile", str(big), "--emit", "ptx-mlir", "-j", jobs) for jobs in "12"]
+    assert [o.returncode for o in outs] == [0, 0], outs[1].stderr
+    assert outs[0].stdout == outs[1].stdout and outs[0].stdout.count("func.func") == len(copies)
+
+
 def test_malformed_ptx_is_one_diagnostic_and_no_output(tmp_path: Path) -> None:
     bad = tmp_path / "bad.ptx"
     bad.write_text(".version 9.0\n.target sm_80\n.address_size 64\n"

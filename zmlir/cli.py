@@ -25,7 +25,8 @@ def _cmd_compile(args: argparse.Namespace) -> int:
         filename = args.input
     from zmlir.compiler import compile_module
 
-    module = compile_module(text, args.target, emit=args.emit, filename=filename)
+    module = compile_module(text, args.target, emit=args.emit, filename=filename,
+                            jobs=max(1, args.jobs))
     result = module.stages[args.emit]
     data = result if isinstance(result, bytes) else result.encode()
     if args.output in (None, "-"):
@@ -102,6 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="spirv, nvptx[:sm_XX] or amdgpu:gfxNNN (default: spirv)")
     c.add_argument("--emit", choices=STAGES, default="bin", help="stage to stop at")
     c.add_argument("-o", "--output", help="output file (default: standard output)")
+    c.add_argument("-j", "--jobs", type=int, default=1,
+                   help="worker processes importing a big module's functions (default: 1)")
     c.set_defaults(func=_cmd_compile)
     t = sub.add_parser("targets", help="list the code generation targets")
     t.set_defaults(func=_cmd_targets)
