@@ -13,6 +13,7 @@ from zmlir.compiled import CompiledModule, KernelInfo
 from zmlir.diagnostics import CompileError, SourceLoc
 from zmlir.frontend import parse_ptx
 from zmlir.frontend.ast import Param
+from zmlir.frontend.collector import without_collector
 from zmlir.frontend.importer import import_module
 from zmlir.frontend.stream import STREAM_MIN_BYTES, import_streamed
 from zmlir.stages import STAGES
@@ -75,6 +76,7 @@ class Imported:
     param_types: dict[str, tuple[str, ...]]  # each kernel's parameter types
 
 
+@without_collector
 def import_ptx(ptx: str, filename: str = "<input>", *, jobs: int = 1,
                stream_min: int = STREAM_MIN_BYTES, printed: bool = False,
                keep_text: bool = True) -> Imported:

@@ -9,10 +9,13 @@ parse 0.54 -> 0.44, import 0.94 -> 0.48).
 Pausing alone only defers that: everything made during the pause is in the
 youngest generation when the collector is back, and the first allocation
 after would walk it all. So the outermost pause ends by moving every object
-into the oldest generation unexamined (`gc.freeze()` then `gc.unfreeze()`):
-what dies by reference counting is freed as usual, and cyclic garbage waits
-for the next full collection, which Python starts when enough objects have
-survived younger ones.
+into the oldest generation unexamined (`gc.freeze()` then `gc.unfreeze()`);
+what dies by reference counting is freed as usual. That move also resets
+Python's own count of allocations, so Python would never start a collection
+again: the cyclic garbage (error paths, lark's internals) of a long-running
+process would pile up. So the pause does what Python's rule for full
+collections does: one when the tracked objects have grown by a quarter
+since the last.
 """
 
 from __future__ import annotations
@@ -30,6 +33,18 @@ R = TypeVar("R")
 _lock = threading.Lock()
 _depth = 0  # pauses in progress, in any thread
 _was_enabled = False  # the collector's state when the first of them began
+_tracked_after_full = 0  # objects the collector tracked after our last full collection
+# Fewer tracked objects than this never start a full collection.
+_MIN_TRACKED = 100_000
+
+
+def _tracked() -> int:
+    """How many objects the collector tracks; leaves them all in the oldest
+    generation."""
+    gc.freeze()
+    n = gc.get_freeze_count()
+    gc.unfreeze()
+    return n
 
 
 @contextmanager
@@ -44,12 +59,22 @@ def collector_paused() -> Iterator[None]:
     try:
         yield
     finally:
+        collect = False
         with _lock:
             _depth -= 1
             if _depth == 0 and _was_enabled:
-                gc.freeze()
-                gc.unfreeze()
+                tracked = _tracked()
                 gc.enable()
+                collect = tracked > max(_MIN_TRACKED, _tracked_after_full * 5 // 4)
+        if collect:  # not holding the lock: finalizers may run anything
+            gc.collect()
+            _collected()
+
+
+def _collected() -> None:
+    global _tracked_after_full
+    with _lock:
+        _tracked_after_full = _tracked()
 
 
 def without_collector(fn: Callable[P, R]) -> Callable[P, R]:
