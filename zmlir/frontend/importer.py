@@ -376,9 +376,9 @@ class _FunctionImporter:
                 if recipes is not None and s.guard is None and self.block.term is None:
                     shape = memo.key(s, reg_types, recipes.shapes, _SPECIAL_REGS)
                     if shape is not None:
-                        steps = recipes.table.get(shape[0])
-                        if steps is not None:
-                            memo.replay(self, steps, shape[1], s.loc, _Op)
+                        replay = recipes.table.get(shape[0])
+                        if replay is not None:
+                            replay(self, shape[1], s.loc)
                             continue
                 self._instruction(s, labels)
             elif isinstance(s, ast.RegDecl):
@@ -496,9 +496,9 @@ class _FunctionImporter:
             handler(self, inst)
             return
         k, names = shape
-        steps = memo.RECIPES.table.get(k)
-        if steps is not None:
-            memo.replay(self, steps, names, inst.loc, _Op)
+        replay = memo.RECIPES.table.get(k)
+        if replay is not None:
+            replay(self, names, inst.loc)
             return
         block, n_blocks, n_ops = self.block, len(self.blocks), len(self.block.ops)
         n_undefs, n_params, n_locals = len(self._undefs), len(self.param_regs), len(self.locals)
@@ -512,7 +512,7 @@ class _FunctionImporter:
                 and len(self.blocks) == n_blocks and len(block.ops) - n_ops == rec.emits
                 and len(self._undefs) == n_undefs and len(self.param_regs) == n_params
                 and len(self.locals) == n_locals):
-            memo.RECIPES.add(k, rec)
+            memo.RECIPES.add(k, rec, _Op)
 
     # -- printing --------------------------------------------------------------
 

@@ -6,8 +6,9 @@ same ops. Running a handler (modifier classification, operand checks,
 attribute formatting) costs ten times what its effect does, so the first
 instruction of each shape runs its handler while a Recording notes what it
 did at the level of values: register reads, new values, emitted ops,
-register definitions. Later instructions of that shape replay the recipe
-with their own register names.
+register definitions. The steps are compiled into a straight-line Python
+function (`compile_recipe`); later instructions of that shape call it with
+their own register names.
 
 A shape (`key`) is the opcode, the modifiers and per operand everything a
 handler may look at: a register's declared type and which earlier operand
@@ -22,6 +23,7 @@ test_memo.py checks that replayed and unreplayed imports print the same text.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from zmlir.frontend import ast
@@ -205,44 +207,65 @@ class Recording:
         return tuple(out)
 
 
+Replay = Callable[["_FunctionImporter", tuple[str, ...], object], None]
+
+
 class Recipes:
     """Recipes by key, shared by every import in the process (they depend on
-    the key alone)."""
+    the key alone), each compiled to a function (`compile_recipe`)."""
 
     def __init__(self) -> None:
-        self.table: dict[Key, tuple[Step, ...]] = {}
+        self.table: dict[Key, Replay] = {}
         self.shapes = Shapes()
 
-    def add(self, k: Key, rec: Recording) -> None:
+    def add(self, k: Key, rec: Recording, op_class: type[_Op]) -> None:
         if len(self.table) >= _LIMIT:
             self.table.clear()
-        self.table[k] = tuple(rec.steps)
+        self.table[k] = compile_recipe(tuple(rec.steps), op_class)
 
 
-def replay(imp: _FunctionImporter, steps: tuple[Step, ...], names: tuple[str, ...],
-           loc: object, op_class: type[_Op]) -> None:
-    """Does what the recorded handler did, for registers `names`."""
-    block = imp.block
-    ssa_block = block.ssa
-    defs = ssa_block.defs
-    ops = block.ops
-    read = imp.ssa.read
-    values: list[Value] = []
+def compile_recipe(steps: tuple[Step, ...], op_class: type[_Op]) -> Replay:
+    """A function `(importer, register names, loc)` doing what the recorded
+    handler did: the steps as straight-line Python, so a replay pays for no
+    loop over steps and no dispatch on their kinds. Templates and types are
+    constants of the function's namespace, never part of its source."""
+    consts: dict[str, object] = {"Value": Value, "Op": op_class}
+    body = ["    block = imp.block", "    ssa_block = block.ssa", "    defs = ssa_block.defs"]
+    if any(step[0] == READ for step in steps):
+        body.append("    read = imp.ssa.read")
+    count = 0  # values made so far: v0, v1, ...
+
+    def register(reg: int | str) -> str:
+        if reg.__class__ is int:
+            return f"names[{reg}]"
+        key = f"R{len(consts)}"
+        consts[key] = reg
+        return key
+
     for step in steps:
         kind = step[0]
         if kind == READ:
-            reg = step[1]
-            name = names[reg] if reg.__class__ is int else reg
-            v = defs.get(name)
-            values.append(v if v is not None else read(ssa_block, name))
+            name = register(step[1])
+            body.append(f"    v{count} = defs.get({name})")
+            body.append(f"    if v{count} is None:")
+            body.append(f"        v{count} = read(ssa_block, {name})")
+            count += 1
         elif kind == NEW:
-            values.append(Value(step[1]))
+            key = f"T{len(consts)}"
+            consts[key] = step[1]
+            body.append(f"    v{count} = Value({key})")
+            count += 1
         elif kind == EMIT:
-            ops.append(op_class(list(map(values.__getitem__, step[1])), step[2],
-                                list(map(values.__getitem__, step[3])), loc))
+            key = f"S{len(consts)}"
+            consts[key] = step[2]
+            results = ", ".join(f"v{i}" for i in step[1])
+            operands = ", ".join(f"v{i}" for i in step[3])
+            body.append(f"    block.ops.append(Op([{results}], {key}, [{operands}], loc))")
         else:
-            reg = step[1]
-            defs[names[reg] if reg.__class__ is int else reg] = values[step[2]]
+            body.append(f"    defs[{register(step[1])}] = v{step[2]}")
+    source = "def replay(imp, names, loc):\n" + "\n".join(body) + "\n"
+    exec(compile(source, "<zmlir recipe>", "exec"), consts)
+    return consts["replay"]  # type: ignore[return-value]
 
 
 RECIPES = Recipes()
