@@ -14,8 +14,9 @@ what dies by reference counting is freed as usual. That move also resets
 Python's own count of allocations, so Python would never start a collection
 again: the cyclic garbage (error paths, lark's internals) of a long-running
 process would pile up. So the pause does what Python's rule for full
-collections does: one when the tracked objects have grown by a quarter
-since the last.
+collections does: one when the objects made in pauses (counted in O(1):
+the youngest generation's count before the move) reach a quarter of those
+left after the last.
 """
 
 from __future__ import annotations
@@ -33,24 +34,16 @@ R = TypeVar("R")
 _lock = threading.Lock()
 _depth = 0  # pauses in progress, in any thread
 _was_enabled = False  # the collector's state when the first of them began
-_tracked_after_full = 0  # objects the collector tracked after our last full collection
-# Fewer tracked objects than this never start a full collection.
-_MIN_TRACKED = 100_000
-
-
-def _tracked() -> int:
-    """How many objects the collector tracks; leaves them all in the oldest
-    generation."""
-    gc.freeze()
-    n = gc.get_freeze_count()
-    gc.unfreeze()
-    return n
+_grown = 0  # tracked objects made (net) in pauses since our last full collection
+_heap_after_full = 0  # objects tracked just after that collection
+# Less growth than this never starts a full collection.
+_MIN_GROWTH = 100_000
 
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
     """The collector off inside (nesting and threads are fine), as it was after."""
-    global _depth, _was_enabled
+    global _depth, _was_enabled, _grown
     with _lock:
         if _depth == 0:
             _was_enabled = gc.isenabled()
@@ -63,18 +56,24 @@ def collector_paused() -> Iterator[None]:
         with _lock:
             _depth -= 1
             if _depth == 0 and _was_enabled:
-                tracked = _tracked()
+                # The youngest generation's count: objects made less those
+                # freed since it was last reset, here the pause's (O(1)).
+                _grown += gc.get_count()[0]
+                gc.freeze()
+                gc.unfreeze()
                 gc.enable()
-                collect = tracked > max(_MIN_TRACKED, _tracked_after_full * 5 // 4)
+                collect = _grown > max(_MIN_GROWTH, _heap_after_full // 4)
         if collect:  # not holding the lock: finalizers may run anything
             gc.collect()
             _collected()
 
 
 def _collected() -> None:
-    global _tracked_after_full
+    global _grown, _heap_after_full
+    heap = len(gc.get_objects())  # O(heap), as the collection just was
     with _lock:
-        _tracked_after_full = _tracked()
+        _grown = 0
+        _heap_after_full = heap
 
 
 def without_collector(fn: Callable[P, R]) -> Callable[P, R]:
