@@ -1269,6 +1269,11 @@ DECLARATIONS = HEADER + """
 .extern .shared .align 16 .b8 tile[];
 .const .align 4 .b8 coeffs[8] = {0, 0, 128, 63, 0, 0, 0, 64};
 .global .align 4 .u32 table[2][2] = {{1, 2}, {3, 4}};
+.visible .global .u32 counter = 7;
+.global .align 8 .u64 at_tile = generic(tile)+8;
+.weak .const .b32 octal = 017;
+.global .attribute(.managed) .align 4 .u32 managed = 1;
+.shared .b8 two_dims[4][8];
 .visible .func  (.param .b32 r) twice(
 \t.param .b32 x,
 \t.param .align 8 .b8 agg[16]
@@ -1287,8 +1292,8 @@ DECLARATIONS = HEADER + """
 
 
 def test_fast_declarations_match_lark() -> None:
-    """Parameter lists, integer initializers and function headers taken by
-    the fast path: the same AST as lark's, and the same diagnostic for
+    """Parameter lists, integer initializers, function headers and module
+    variables taken by the fast path: the same AST as lark's, and the same diagnostic for
     mutated inputs, which never names an internal terminal."""
     assert parse_ptx(DECLARATIONS) == parse_ptx(DECLARATIONS, fast=False)
     for mutated in _mutations(DECLARATIONS, 400, seed=7):

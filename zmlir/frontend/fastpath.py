@@ -72,6 +72,16 @@ _BLANK = re.compile(r"[ \t\f\r\n]*")
 # `(.param ...)` return lists scanned apart.
 _FUNC_KIND = re.compile(r"(?:\.(visible|extern|weak|common)[ \t\f\r\n]+)?\.(entry|func)"
                         r"(?![a-zA-Z0-9_$])[ \t\f\r\n]*")
+# A module-scope variable without attributes or vectors, up to its
+# initializer (a decimal integer, or a `{` left to scan_int_list).
+_MODULE_VAR = re.compile(
+    rf"(?:\.(extern|visible|weak|common)[ \t\f\r\n]+)?\.(global|const|shared)[ \t\f\r\n]+"
+    rf"(?:\.align[ \t\f\r\n]+({_INT})[ \t\f\r\n]+)?({_TYPE})[ \t\f\r\n]*({_NAME})"
+    rf"((?:\[{_INT}?\])*)[ \t\f\r\n]*(?:(=)[ \t\f\r\n]*(?:({_INT})(?![a-zA-Z0-9_$.])"
+    rf"[ \t\f\r\n]*)?)?"
+)
+# lark's _SEMI: the `;` and the blanks after it.
+_SEMI = re.compile(r";[ \t\r\n]*")
 _FUNC_NAME = re.compile(rf"({_NAME})(?![a-zA-Z0-9_$])[ \t\f\r\n]*")
 # An initializer of plain decimal integers: `{0, 0, 128, 63}`.
 _INT_LIST = re.compile(rf"\{{[ \t\f\r\n]*{_INT}(?:[ \t\f\r\n]*,[ \t\f\r\n]*{_INT})*"
@@ -494,6 +504,34 @@ def scan_function_head(text: str, pos: int, end: int, line: int,
             params), p
 
 
+def scan_module_var(text: str, pos: int, end: int, line: int,
+                    line_start: int) -> tuple[ast.VarDecl, int] | None:
+    """A plain module-scope variable declaration at `pos`, `;` included: the
+    VarDecl lark would make, and the position after it; None for any other."""
+    m = _MODULE_VAR.match(text, pos, end)
+    if m is None:
+        return None
+    linkage, space, align, ty, name, dims, equal, scalar = m.groups()
+    p = m.end()
+    init: object = None
+    if equal is not None:
+        if scalar is not None:
+            init = int(scalar)
+        else:
+            found = scan_int_list(text, p, end)
+            if found is None:
+                return None
+            init, p = found
+    semi = _SEMI.match(text, p, end)
+    if semi is None:
+        return None
+    decl = ast.VarDecl(space=space, type=ty[1:], name=name,
+                       loc=SourceLoc(line, pos - line_start + 1),
+                       align=int(align) if align is not None else None,
+                       dims=_dims(dims) if dims else (), linkage=linkage, init=init)
+    return decl, semi.end()
+
+
 def scan_int_list(text: str, pos: int, end: int) -> tuple[tuple[int, ...], int] | None:
     """An initializer of plain decimal integers `{1, 2, 3}` at `pos`, with
     the position after it; None for any other."""
@@ -533,6 +571,7 @@ class FastLexer:
         self.init_states = frozenset(s for s, a in self.table.items() if "FAST_INIT" in a)
         self.head_states = frozenset(s for s, a in self.table.items()
                                      if "FAST_FUNC_HEAD" in a)
+        self.var_states = frozenset(s for s, a in self.table.items() if "FAST_VAR_DECL" in a)
         self.enabled = True
         # The scanners' spelling caches, shared by all parses (see _Scanner).
         self._operands: dict[str, ast.Operand] = {}
@@ -559,7 +598,8 @@ class FastLexer:
 
     def _list_token(self, text: str, end: int, ctr: Any, position: int,
                     stack: list[int]) -> Token | None:
-        """A FAST_PARAMS, FAST_INIT or FAST_FUNC_HEAD token at the lexer's position, if the
+        """A FAST_PARAMS, FAST_INIT, FAST_FUNC_HEAD or FAST_VAR_DECL token at
+        the lexer's position, if the
         text there is one and the parser takes it; the position moved past it."""
         p, line, line_start = _skip(text, ctr.char_pos, end, ctr.line, ctr.line_start_pos)
         c = text[p:p + 1]
@@ -573,6 +613,9 @@ class FastLexer:
         elif c == "." and position in self.head_states:
             kind = "FAST_FUNC_HEAD"
             found = scan_function_head(text, p, end, line, line_start)
+            if found is None and position in self.var_states:
+                kind = "FAST_VAR_DECL"
+                found = scan_module_var(text, p, end, line, line_start)
         if found is None or not self._accepts_fast(stack, kind):
             return None
         value, after = found

@@ -666,6 +666,9 @@ class _AstBuilder(Transformer[Token, Any]):
     def FAST_FUNC_HEAD(self, tok: Token) -> _FastHead:
         return _FastHead(tok.value)  # type: ignore[arg-type]  # set by FastLexer
 
+    def FAST_VAR_DECL(self, tok: Token) -> ast.VarDecl:
+        return tok.value  # type: ignore[return-value]  # set by FastLexer
+
     def FAST_INIT(self, tok: Token) -> tuple[int, ...]:
         return tok.value  # type: ignore[return-value]  # set by FastLexer
 
@@ -739,6 +742,7 @@ _TERMINAL_DESCRIPTIONS = {
     "FAST_PARAMS": "'('",
     "FAST_INIT": "'{'",
     "FAST_FUNC_HEAD": "'.entry' or '.func'",
+    "FAST_VAR_DECL": "a state space",
     "LABEL_DEF": "a label",
     "GUARD": "a predicate guard",
     "REG": "a register",
