@@ -474,30 +474,32 @@ def scan_function_head(text: str, pos: int, end: int, line: int,
         start = text.rindex("\n", pos, at) + 1 if n else line_start
         return SourceLoc(line + n, at - start + 1)
 
-    linkage = m.group(1)
-    kind_at = m.start(2) - 1
-    p = m.end()
-    rets = None
-    if text.startswith("(", p):
+    def param_list(p: int) -> tuple[tuple[ast.Param, ...] | None, int] | None:
+        """The `(...)` list at `p`, if any (None for none), and the position
+        after it and its blanks; None if the list is not a plain one."""
+        if not text.startswith("(", p):
+            return None, p
         lp = loc(p)
         found = scan_params(text, p, end, lp.line, p - lp.col + 1)
         if found is None:
             return None
-        rets, p = found
-        p = _BLANK.match(text, p, end).end()  # type: ignore[union-attr]
+        params, after = found
+        return params, _BLANK.match(text, after, end).end()  # type: ignore[union-attr]
+
+    linkage = m.group(1)
+    kind_at = m.start(2) - 1
+    rets_at = param_list(m.end())
+    if rets_at is None:
+        return None
+    rets, p = rets_at
     n = _FUNC_NAME.match(text, p, end)
     if n is None:
         return None
     name = n.group(1)
-    p = n.end()
-    params = None
-    if text.startswith("(", p):
-        lp = loc(p)
-        found = scan_params(text, p, end, lp.line, p - lp.col + 1)
-        if found is None:
-            return None
-        params, p = found
-        p = _BLANK.match(text, p, end).end()  # type: ignore[union-attr]
+    params_at = param_list(n.end())
+    if params_at is None:
+        return None
+    params, p = params_at
     if not text.startswith(("{", ";"), p):
         return None
     return (linkage, loc(pos) if linkage else None, m.group(2), loc(kind_at), rets, name,

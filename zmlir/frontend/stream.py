@@ -20,10 +20,11 @@ independent, so here:
    ever holding the whole module in MLIR.
 
 Results are joined in the module's order, so the output is the same text as
-`import_module(parse_ptx(text))` (and, verified, as `run_pipeline` of it);
-test_corpus.py and test_stream.py check both. Input that the scan can't
-split with confidence (unbalanced braces, an unterminated comment or string),
-that lark reads otherwise than the scan, or that has any error makes
+`import_module(parse_ptx(text))` (and, verified and printed, as
+`_native.Module(...).text()` of that); test_corpus.py and test_stream.py
+check both. Input that the scan can't split with confidence (unbalanced
+braces, an unterminated comment or string), that lark reads otherwise than
+the scan, or that has any error makes
 `import_streamed` return None: the caller then parses it whole, so every
 diagnostic is exactly the whole-module path's (test_fuzz.py checks this on
 mutated corpus modules). The error path pays for a second, whole parse.
@@ -180,7 +181,7 @@ class Imported:
         return "\n".join([self.header, *self.variables, *self.functions, "}"]) + "\n"
 
     def printed(self) -> str:
-        """What run_pipeline(self.text(), "") would have returned."""
+        """What `_native.Module(self.text()).text()` would have returned."""
         assert self.printed_header is not None and self.printed_variables is not None
         assert self.printed_functions is not None
         return "".join([self.printed_header, *self.printed_variables,

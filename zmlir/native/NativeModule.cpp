@@ -1,7 +1,8 @@
 //===- NativeModule.cpp - zmlir._native: the compiler core for Python -----===//
 //
-// Python drives compilation through a handful of text-in, text-out calls:
-// run a pass pipeline, translate to LLVM IR, run an LLVM backend. Every MLIR
+// Python drives compilation through a few calls: a Module (parsed, verified,
+// passes run on it in place, printed), translation of MLIR text to LLVM IR,
+// an LLVM backend. Every MLIR
 // diagnostic is collected and raised as one `zmlir._native.MLIRError` whose
 // lines read `file:line:col: error: message`.
 //
@@ -165,15 +166,6 @@ void runPasses(ModuleOp module, const std::string &pipeline,
     diagnostics.raise("pass pipeline failed");
 }
 
-std::string runPipeline(const std::string &source, const std::string &pipeline,
-                        const std::string &filename, bool debugInfo) {
-  std::unique_ptr<MLIRContext> context = newContext();
-  DiagnosticCollector diagnostics(*context);
-  OwningOpRef<ModuleOp> module = parse(*context, source, filename, diagnostics);
-  runPasses(*module, pipeline, diagnostics);
-  return print(*module, debugInfo);
-}
-
 /// A parsed and verified module kept in the context, so the stages of one
 /// compilation pass it along instead of printing and parsing it again.
 class Module {
@@ -263,9 +255,6 @@ kernelAttributes(const std::string &source) {
 
 NB_MODULE(_native, m) {
   m.doc() = "zmlir's compiler core: MLIR passes and LLVM code generation";
-  m.def("run_pipeline", &runPipeline, nb::arg("source"), nb::arg("pipeline"),
-        nb::arg("filename") = "<input>", nb::arg("debug_info") = false,
-        "Parse MLIR text, run a textual pass pipeline, return the printed module.");
   nb::class_<Module>(m, "Module",
                      "A parsed and verified MLIR module (raises on invalid text).")
       .def(nb::init<const std::string &, const std::string &>(), nb::arg("source"),
