@@ -40,6 +40,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -264,14 +265,7 @@ def time_corpus(corpus: dict[str, str], repeat: int) -> tuple[Measure, Measure]:
     mbytes = sum(len(t) for t in texts) / 1e6
     for t in texts:  # warm-up: grammar tables, caches
         parse_ptx(t)
-    best = best_cpu = float("inf")
-    for _ in range(repeat):
-        c0, t0 = time.process_time(), time.perf_counter()
-        for t in texts:
-            parse_ptx(t)
-        best = min(best, time.perf_counter() - t0)
-        best_cpu = min(best_cpu, time.process_time() - c0)
-    parse = Measure("corpus parse", mbytes, best, best_cpu)
+    parse = Measure("corpus parse", mbytes, *_best(repeat, parse_ptx, texts))
     ok = []
     for t in texts:
         try:
@@ -280,16 +274,21 @@ def time_corpus(corpus: dict[str, str], repeat: int) -> tuple[Measure, Measure]:
         except CompileError:
             pass
     ok_mb = sum(len(t) for t in ok) / 1e6
+    full = Measure(f"corpus parse+import+verify ({len(ok)}/{len(texts)} import)", ok_mb,
+                   *_best(repeat, import_ptx, ok))
+    return parse, full
+
+
+def _best(repeat: int, run: Callable[[str], object], texts: list[str]) -> tuple[float, float]:
+    """The least wall and CPU seconds of `repeat` passes of `run` over `texts`."""
     best = best_cpu = float("inf")
     for _ in range(repeat):
         c0, t0 = time.process_time(), time.perf_counter()
-        for t in ok:
-            import_ptx(t)
+        for t in texts:
+            run(t)
         best = min(best, time.perf_counter() - t0)
         best_cpu = min(best_cpu, time.process_time() - c0)
-    full = Measure(f"corpus parse+import+verify ({len(ok)}/{len(texts)} import)", ok_mb,
-                   best, best_cpu)
-    return parse, full
+    return best, best_cpu
 
 
 def ptxas_corpus(corpus: dict[str, str]) -> Measure:

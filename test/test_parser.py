@@ -1253,16 +1253,24 @@ def test_fast_path_matches_lark() -> None:
     assert len(insts) == 30 and insts[0].src == (1, 5, 7) and insts[-1].src == (1, 9, 2)
 
 
+def _fast_and_lark(text: str) -> list[object]:
+    """parse_ptx's AST or diagnostic with the fast path, then without; a
+    diagnostic never names an internal terminal."""
+    results: list[object] = []
+    for fast in (True, False):
+        try:
+            results.append(parse_ptx(text, "m.ptx", fast=fast))
+        except CompileError as e:
+            assert "FAST_" not in str(e), str(e)
+            results.append(str(e))
+    return results
+
+
 def test_fast_path_errors_match_lark() -> None:
     """Mutated inputs: both paths give the same AST or the same diagnostic."""
     for mutated in _mutations(TRICKY, 400, seed=99):
-        results = []
-        for fast in (True, False):
-            try:
-                results.append(parse_ptx(mutated, "m.ptx", fast=fast))
-            except CompileError as e:
-                results.append(str(e))
-        assert results[0] == results[1], mutated
+        fast, slow = _fast_and_lark(mutated)
+        assert fast == slow, mutated
 
 
 DECLARATIONS = HEADER + """
@@ -1293,18 +1301,12 @@ DECLARATIONS = HEADER + """
 
 def test_fast_declarations_match_lark() -> None:
     """Parameter lists, integer initializers, function headers and module
-    variables taken by the fast path: the same AST as lark's, and the same diagnostic for
-    mutated inputs, which never names an internal terminal."""
+    variables taken by the fast path: the same AST as lark's, and the same
+    diagnostic for mutated inputs, which never names an internal terminal."""
     assert parse_ptx(DECLARATIONS) == parse_ptx(DECLARATIONS, fast=False)
     for mutated in _mutations(DECLARATIONS, 400, seed=7):
-        results = []
-        for fast in (True, False):
-            try:
-                results.append(parse_ptx(mutated, "m.ptx", fast=fast))
-            except CompileError as e:
-                assert "FAST_" not in str(e), str(e)
-                results.append(str(e))
-        assert results[0] == results[1], mutated
+        fast, slow = _fast_and_lark(mutated)
+        assert fast == slow, mutated
 
 
 def test_register_count_limit() -> None:
