@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import struct
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass, field
 
 from zmlir.diagnostics import CompileError, SourceLoc
@@ -2005,7 +2005,8 @@ class ModuleImporter:
     filename: str
     variables: dict[str, ast.VarDecl] = field(default_factory=dict)
     functions: dict[str, ast.Function] = field(default_factory=dict)
-    _symbol_names: set[str] | None = None
+    # Names an initializer may take the address of (see _symbols).
+    _symbol_names: Container[str] | None = None
     # Added to every line number printed or reported: the line, less one, at
     # which the text parsed into `module` starts in the file (stream.py).
     line_offset: int = 0
@@ -2162,7 +2163,7 @@ class ModuleImporter:
             out += (pattern & ((1 << width) - 1)).to_bytes(size, "little")
         return [b - 256 if b >= 128 else b for b in out], addresses
 
-    def _symbols(self) -> set[str]:
+    def _symbols(self) -> Container[str]:
         """Names an initializer may take the address of: variables and functions."""
         if self._symbol_names is None:
             mod = self.module

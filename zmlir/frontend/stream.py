@@ -14,10 +14,13 @@ independent, so here:
 3. The functions are parsed a batch (about BATCH_BYTES) at a time, alone
    (after a one-line `.version`/`.target` prefix, each at its own line and
    column less the batch's line offset), imported, and the AST dropped.
-   With `jobs > 1` batches go to worker processes. With `verify`, each
-   batch is also parsed and verified by MLIR (`_native.Module`), and
-   printed if asked, so the caller gets the printed `ptx-mlir` text without
-   ever holding the whole module in MLIR.
+   With `verify`, each batch is also parsed and verified by MLIR
+   (`_native.Module`), and printed if asked, so the caller gets the printed
+   `ptx-mlir` text without ever holding the whole module in MLIR.
+
+With `jobs > 1` (_Workers) all of that but the split is done by worker
+processes: the module text in parts, the batches, each worker parsing only
+the declarations its functions look up (declarations.py).
 
 Results are joined in the module's order, so the output is the same text as
 `import_module(parse_ptx(text))` (and, verified and printed, as
@@ -33,6 +36,7 @@ mutated corpus modules). The error path pays for a second, whole parse.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.forkserver
 import re
 from collections import deque
 from collections.abc import Iterator
@@ -42,6 +46,7 @@ from dataclasses import dataclass
 from zmlir.diagnostics import CompileError, SourceLoc
 from zmlir.frontend import ast
 from zmlir.frontend.collector import without_collector
+from zmlir.frontend.declarations import Declarations, Unreadable, chunks, parse_pieces
 from zmlir.frontend.importer import ModuleImporter
 from zmlir.frontend.parser import parse_ptx
 
@@ -189,41 +194,65 @@ class Imported:
 
 
 class _Context:
-    """What one process needs to import functions of one module."""
+    """What one process needs to import functions of one module: the module
+    text parsed whole, or its `declarations` parsed as they are looked up
+    (a worker's)."""
 
-    def __init__(self, module: ast.Module, filename: str, buffer: str) -> None:
-        self.importer = ModuleImporter(module, filename)
-        self.importer.module_variables()  # registers them
+    def __init__(self, module: ast.Module, filename: str, buffer: str,
+                 declarations: Declarations | None = None) -> None:
+        if declarations is None:
+            self.importer = ModuleImporter(module, filename)
+            self.importer.module_variables()  # registers them
+        else:
+            self.importer = ModuleImporter(module, filename, variables=declarations.variables,
+                                           functions=declarations.functions,
+                                           _symbol_names=declarations)
+        self.declarations = declarations
         self.module_names = {v.name for v in module.variables}
         self.filename = filename
         self.buffer = buffer  # the name native parse errors are reported under
         self.prefix = (f".version {module.version[0]}.{module.version[1]} .target "
                        f"{', '.join(module.target)}\n")
 
+    def module_part(self, k: int, groups: int, verify: bool, printing: bool) -> _ModulePart:
+        """The output of the k-th of `groups` parts of the module text (see
+        Declarations.group; all of it in the first, if it was parsed whole)."""
+        d = self.declarations
+        if d is None:
+            if k:
+                return _ModulePart("", [], [], ())
+            module = self.importer.module
+            importer = self.importer
+            entries = tuple(fn for fn in module.functions if fn.kind == "entry")
+        else:
+            parsed = d.group(k, groups)
+            if parsed is None:
+                return _ModulePart("", [], [], ())
+            module, offset, decls = parsed
+            importer = ModuleImporter(module, self.filename, _symbol_names=d,
+                                      line_offset=offset)
+            entries = tuple(f for f in decls if isinstance(f, ast.Function) and f.kind == "entry")
+        if any(fn.body is not None for fn in module.functions):
+            raise Unsplittable  # a body the scan didn't take for a function's
+        lines = importer.module_variables()
+        part = _ModulePart(importer.header() if k == 0 else "", lines,
+                           [v.name for v in module.variables], entries)
+        if verify:
+            header, printed_vars, _ = self.verify(lines, [], printing)
+            if printing:
+                part.printed_header, part.printed_variables = header, printed_vars
+        return part
+
+    def is_module_variable(self, name: str) -> bool:
+        if self.declarations is not None:
+            return self.declarations.is_variable(name)
+        return name in self.module_names
+
     def parse(self, work: list[tuple[str, int, int]]) -> tuple[list[ast.Function], int]:
         """The function definitions of `work`, parsed at once: after the
         prefix line, each at its own line and column, less an offset (the
         first at line 2); returns them and that offset."""
-        offset = work[0][1] - 2
-        parts = [self.prefix]
-        line = 2  # where the next part starts, and the column there
-        col = 1
-        for text, at_line, at_col in work:
-            if at_line - offset > line:
-                parts.append("\n" * (at_line - offset - line))
-                line, col = at_line - offset, 1
-            parts.append(" " * (at_col - col))
-            parts.append(text)
-            n = text.count("\n")
-            line += n
-            col = len(text) - text.rindex("\n") if n else at_col + len(text)
-        try:
-            m = parse_ptx("".join(parts), self.filename)
-        except CompileError as e:
-            if e.loc is not None:
-                raise CompileError(e.message, e.filename,
-                                   SourceLoc(e.loc.line + offset, e.loc.col)) from None
-            raise
+        m, offset = parse_pieces(self.prefix, work, self.filename)
         defined = [f for f in m.functions if f.body is not None]
         if len(defined) != len(work) or len(m.functions) != len(work) or m.variables:
             raise Unsplittable  # lark saw other than the definitions split() did
@@ -238,7 +267,7 @@ class _Context:
         try:
             body_vars = imp.body_variables(fn)
             for v in body_vars:  # across functions: import_streamed checks
-                if v.name in self.module_names:
+                if self.is_module_variable(v.name):
                     raise imp.error(f"unsupported redeclaration of '{v.name}' in a function "
                                     "body", v.loc)
             var_lines, func = imp.function(fn, body_vars)
@@ -350,28 +379,84 @@ class _Failure:
         return CompileError(self.message, self.filename, self.loc)
 
 
-# The worker processes' context (set by _init_worker).
-_WORKER: _Context | None = None
+# The worker processes' context (set by _init_worker), or why there is none.
+_WORKER: _Context | _Failure | None = None
 
 
 def _init_worker(module_text: str, filename: str, buffer: str) -> None:
-    """Parses the module text (as the main process does, meanwhile): text
-    is cheap to send, an AST costs more to unpickle than to parse."""
+    """Reads the module text's declarations as the importer looks them up
+    (declarations.py), or, if they can't be told apart, parses it whole:
+    text is cheap to send, an AST costs more to unpickle than to parse."""
     global _WORKER
-    _WORKER = _Context(parse_ptx(module_text, filename), filename, buffer)
+    found = chunks(module_text)
+    if found:
+        try:
+            declarations = Declarations(module_text, found, filename)
+        except Unreadable:
+            pass
+        else:
+            _WORKER = _Context(declarations.module, filename, buffer, declarations)
+            return
+    try:
+        _WORKER = _Context(parse_ptx(module_text, filename), filename, buffer)
+    except _CARRIED as e:  # every task then returns it (an initializer's error breaks the pool)
+        _WORKER = _failure(e)
 
 
 def _work(batch: list[tuple[str, int, int]], verify: bool, printing: bool,
           locations: bool) -> _BatchResult | _Failure:
     assert _WORKER is not None
+    if isinstance(_WORKER, _Failure):
+        return _WORKER
     try:
         return _WORKER.batch(batch, verify, printing, locations)
-    except CompileError as e:
+    except _CARRIED as e:
+        return _failure(e)
+
+
+def _work_module(k: int, groups: int, verify: bool, printing: bool) -> _ModulePart | _Failure:
+    assert _WORKER is not None
+    if isinstance(_WORKER, _Failure):
+        return _WORKER
+    try:
+        return _WORKER.module_part(k, groups, verify, printing)
+    except _CARRIED as e:
+        return _failure(e)
+
+
+# The errors a worker sends back (anything else is a bug: it breaks the pool).
+_CARRIED = (CompileError, NativeError, Unsplittable, Unreadable)
+
+
+def _failure(e: Exception) -> _Failure:
+    """A worker's error (one of _CARRIED) as plain data, raised again here."""
+    if isinstance(e, CompileError):
         return _Failure(e.message, e.filename, e.loc, None)
-    except NativeError as e:
+    if isinstance(e, NativeError):
         return _Failure(e.message, "", None, e.text)
-    except Unsplittable:
-        return _Failure("", "", None, None, unsplittable=True)
+    return _Failure("", "", None, None, unsplittable=True)
+
+
+@dataclass
+class _ModulePart:
+    """What (a part of) the module text gives the output."""
+
+    header: str  # `module attributes {...} {` (from the first part)
+    variables: list[str]  # the module-scope ptx.var texts
+    variable_names: list[str]
+    entries: tuple[ast.Function, ...]  # signatures of the kernels
+    printed_header: str = ""  # with `printing`
+    printed_variables: str = ""
+
+    @staticmethod
+    def joined(parts: list[_ModulePart]) -> _ModulePart:
+        names = [n for p in parts for n in p.variable_names]
+        if sum(len(set(p.variable_names)) for p in parts) != len(set(names)):
+            # Parts verified apart miss a symbol declared in two: parse it whole.
+            raise Unsplittable
+        return _ModulePart(parts[0].header, [v for p in parts for v in p.variables], names,
+                           tuple(e for p in parts for e in p.entries), parts[0].printed_header,
+                           "".join(p.printed_variables for p in parts))
 
 
 def _batches(text: str, spans: list[Span]) -> Iterator[list[tuple[str, int, int]]]:
@@ -411,30 +496,31 @@ def import_streamed(text: str, filename: str, *, jobs: int = 1, verify: bool = F
 
 def _import_streamed(text: str, filename: str, jobs: int, printing: bool, verify: bool,
                      keep_text: bool, buffer: str) -> Imported | None:
+    context = _forkserver() if jobs > 1 else None
     parts = split(text)
     if parts is None:
         return None
     module_text, spans = parts
     locations = keep_text or not verify
     batches = _batches(text, spans)
-    workers = (_Workers(jobs, module_text, filename, buffer, batches,
-                        (verify, printing, locations)) if jobs > 1 else None)
+    options = (verify, printing, locations)
+    workers = None
     try:
-        module = parse_ptx(module_text, filename)
-        if any(fn.body is not None for fn in module.functions):
-            return None  # a body the scan didn't take for a function's: parse it whole
-        ctx = _Context(module, filename, buffer)
-        out = Imported(ctx.importer.header(), [*ctx.importer.module_variables()], [])
-        if verify:
-            header, printed_vars, _ = ctx.verify(out.variables, [], printing)
-            if printing:
-                out.printed_header, out.printed_variables, out.printed_functions = (
-                    header, [printed_vars], [])
-        seen = {v.name for v in module.variables}
+        if context is None:
+            ctx = _Context(parse_ptx(module_text, filename), filename, buffer)
+            part = ctx.module_part(0, 1, verify, printing)
+            results: Iterator[_BatchResult] = (ctx.batch(b, *options) for b in batches)
+        else:
+            workers = _Workers(jobs, context, module_text, filename, buffer, batches, options)
+            part = workers.module_part()
+            results = workers.results()
+        out = Imported(part.header, [*part.variables], [], entries=part.entries)
+        if printing:
+            out.printed_header = part.printed_header
+            out.printed_variables, out.printed_functions = [part.printed_variables], []
+        seen = set(part.variable_names)
         body_vars: list[str] = []
         printed_body_vars: list[str] = []
-        results = (workers.results() if workers is not None
-                   else (ctx.batch(b, verify, printing, locations) for b in batches))
         for result in results:
             for v in result.body_vars:
                 if v.name in seen:
@@ -455,51 +541,69 @@ def _import_streamed(text: str, filename: str, jobs: int, printing: bool, verify
     if printing:
         assert out.printed_variables is not None
         out.printed_variables += printed_body_vars
-    out.entries = tuple(fn for fn in module.functions if fn.kind == "entry")
     return out
 
 
 class _Workers:
-    """`jobs` worker processes importing the batches, results in order.
+    """`jobs` worker processes importing the module text and the batches.
 
-    Started before this process parses the module text (they parse it too,
-    meanwhile), with the first batches already queued; this process only
-    hands out batches and collects results, so a worker never waits on it.
+    The module text's parts go first (their variables are the output's,
+    and they are the truth the workers' declarations are checked against;
+    parsed whole in one worker, the 80 MB module's took as long as all the
+    functions on 16 cores), then the function batches. All work is queued
+    at once, so this process, which only collects the results, never keeps
+    a worker waiting (when it parsed the module text itself, it held the
+    interpreter lock its pool's threads need to hand out work and take
+    results: on 16 cores, the workers idled a third of the time). The
+    queued texts cost about the input's size once more.
     """
 
-    def __init__(self, jobs: int, module_text: str, filename: str, buffer: str,
+    def __init__(self, jobs: int, context: multiprocessing.context.BaseContext,
+                 module_text: str, filename: str, buffer: str,
                  batches: Iterator[list[tuple[str, int, int]]],
                  options: tuple[bool, bool, bool]) -> None:
-        # `spawn`: the parent may hold MLIR's thread pool, which fork would break.
-        self.pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"),
+        self.pool = ProcessPoolExecutor(jobs, mp_context=context,
                                         initializer=_init_worker,
                                         initargs=(module_text, filename, buffer))
-        self.batches = batches
-        self.options = options  # verify, printing, locations
-        # A few batches in flight per worker: enough to keep them busy, few
-        # enough that the texts waiting for them stay small.
-        self.limit = 3 * jobs
-        self.pending: deque[Future[_BatchResult | _Failure]] = deque()
-        self._fill()
+        # The module text's parts first: a part's output is a function batch's
+        # size, about.
+        groups = max(1, len(module_text) // BATCH_BYTES)
+        self.parts = [self.pool.submit(_work_module, k, groups, options[0], options[1])
+                      for k in range(groups)]
+        self.pending: deque[Future[_BatchResult | _Failure]] = deque(
+            self.pool.submit(_work, batch, *options) for batch in batches)
 
-    def _fill(self) -> None:
-        while len(self.pending) < self.limit:
-            batch = next(self.batches, None)
-            if batch is None:
-                return
-            self.pending.append(self.pool.submit(_work, batch, *self.options))
+    def module_part(self) -> _ModulePart:
+        parts = []
+        for future in self.parts:
+            result = future.result()
+            if isinstance(result, _Failure):
+                raise result.exception()
+            parts.append(result)
+        return _ModulePart.joined(parts)
 
     def results(self) -> Iterator[_BatchResult]:
         while self.pending:
-            head = self.pending.popleft()
-            self._fill()
-            yield _checked(head.result())
+            result = self.pending.popleft().result()
+            if isinstance(result, _Failure):
+                raise result.exception()
+            yield result
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _checked(result: _BatchResult | _Failure) -> _BatchResult:
-    if isinstance(result, _Failure):
-        raise result.exception()
-    return result
+def _forkserver() -> multiprocessing.context.BaseContext:
+    """The start method for workers, its server started now (it imports
+    the frontend while the caller splits the module).
+
+    `forkserver`: a worker is forked from a server process that has imported
+    the frontend already; `spawn` starts and imports a fresh interpreter per
+    worker, one after the other (on the 16-core host, the 16th worker of
+    the 80 MB module started its work 16 s in). Not `fork`: this process may
+    hold threads (MLIR's, the caller's), which fork would break.
+    """
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload([__name__])
+    multiprocessing.forkserver.ensure_running()
+    return ctx

@@ -1,0 +1,62 @@
+"""Per-process timing of the stream pool (probe only): ZMLIR_PROBE_DIR set.
+Patches zmlir.frontend.stream when it is imported (not before: a spawned
+worker reads its start-up data first)."""
+import os
+import sys
+
+_DIR = os.environ.get("ZMLIR_PROBE_DIR")
+
+
+def _patch(stream):
+    import json
+    import resource
+    import time
+
+    _orig_init, _orig_work = stream._init_worker, stream._work
+    if os.environ.get("ZMLIR_PROBE_NOLAZY"):
+        stream.chunks = lambda text: None
+
+    def _rec(kind, t0, c0, extra=None):
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        with open(os.path.join(_DIR, f"{os.getpid()}.jsonl"), "a") as f:
+            f.write(json.dumps({"kind": kind, "t0": t0, "t1": time.monotonic(),
+                                "cpu": time.process_time() - c0, "minflt": r.ru_minflt,
+                                "nvcsw": r.ru_nvcsw, "nivcsw": r.ru_nivcsw,
+                                **(extra or {})}) + "\n")
+
+    def _init_worker(*a):
+        t0, c0 = time.monotonic(), time.process_time()
+        _orig_init(*a)
+        _rec("init", t0, c0, {"proc_cpu": time.process_time()})
+
+    def _work(batch, *a):
+        t0, c0 = time.monotonic(), time.process_time()
+        out = _orig_work(batch, *a)
+        _rec("work", t0, c0, {"bytes": sum(len(t) for t, _, _ in batch)})
+        return out
+
+    for f, name in ((_init_worker, "_init_worker"), (_work, "_work")):
+        f.__module__, f.__qualname__ = "zmlir.frontend.stream", name
+    stream._init_worker, stream._work = _init_worker, _work
+
+
+if _DIR:
+    import importlib.abc
+    import importlib.util
+
+    class _Hook(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path, target=None):
+            if name != "zmlir.frontend.stream":
+                return None
+            sys.meta_path.remove(self)
+            spec = importlib.util.find_spec(name)
+            run = spec.loader.exec_module
+
+            def exec_module(module):
+                run(module)
+                _patch(module)
+
+            spec.loader.exec_module = exec_module
+            return spec
+
+    sys.meta_path.insert(0, _Hook())
