@@ -12,7 +12,7 @@ def _patch(stream):
     import resource
     import time
 
-    _orig_init, _orig_work = stream._init_worker, stream._work
+    _orig_init, _orig_task = stream._init_worker, stream._task
     if os.environ.get("ZMLIR_PROBE_NOLAZY"):
         stream.chunks = lambda text: None
 
@@ -29,15 +29,16 @@ def _patch(stream):
         _orig_init(*a)
         _rec("init", t0, c0, {"proc_cpu": time.process_time()})
 
-    def _work(batch, *a):
+    def _task(method, *a):
         t0, c0 = time.monotonic(), time.process_time()
-        out = _orig_work(batch, *a)
-        _rec("work", t0, c0, {"bytes": sum(len(t) for t, _, _ in batch)})
+        out = _orig_task(method, *a)
+        if method is stream._Context.batch:
+            _rec("work", t0, c0, {"bytes": sum(len(t) for t, _, _ in a[0])})
         return out
 
-    for f, name in ((_init_worker, "_init_worker"), (_work, "_work")):
+    for f, name in ((_init_worker, "_init_worker"), (_task, "_task")):
         f.__module__, f.__qualname__ = "zmlir.frontend.stream", name
-    stream._init_worker, stream._work = _init_worker, _work
+    stream._init_worker, stream._task = _init_worker, _task
 
 
 if _DIR:

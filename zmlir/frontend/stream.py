@@ -39,9 +39,10 @@ import multiprocessing
 import multiprocessing.forkserver
 import re
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
+from typing import TypeVar
 
 from zmlir.diagnostics import CompileError, SourceLoc
 from zmlir.frontend import ast
@@ -379,6 +380,8 @@ class _Failure:
         return CompileError(self.message, self.filename, self.loc)
 
 
+_Result = TypeVar("_Result")
+
 # The worker processes' context (set by _init_worker), or why there is none.
 _WORKER: _Context | _Failure | None = None
 
@@ -403,23 +406,14 @@ def _init_worker(module_text: str, filename: str, buffer: str) -> None:
         _WORKER = _failure(e)
 
 
-def _work(batch: list[tuple[str, int, int]], verify: bool, printing: bool,
-          locations: bool) -> _BatchResult | _Failure:
+def _task(method: Callable[..., _Result], *args: object) -> _Result | _Failure:
+    """`method` of the worker's context (_Context.batch, .module_part) on
+    `args`; an error, as data."""
     assert _WORKER is not None
     if isinstance(_WORKER, _Failure):
         return _WORKER
     try:
-        return _WORKER.batch(batch, verify, printing, locations)
-    except _CARRIED as e:
-        return _failure(e)
-
-
-def _work_module(k: int, groups: int, verify: bool, printing: bool) -> _ModulePart | _Failure:
-    assert _WORKER is not None
-    if isinstance(_WORKER, _Failure):
-        return _WORKER
-    try:
-        return _WORKER.module_part(k, groups, verify, printing)
+        return method(_WORKER, *args)
     except _CARRIED as e:
         return _failure(e)
 
@@ -568,10 +562,10 @@ class _Workers:
         # The module text's parts first: a part's output is a function batch's
         # size, about.
         groups = max(1, len(module_text) // BATCH_BYTES)
-        self.parts = [self.pool.submit(_work_module, k, groups, options[0], options[1])
+        self.parts = [self.pool.submit(_task, _Context.module_part, k, groups, *options[:2])
                       for k in range(groups)]
         self.pending: deque[Future[_BatchResult | _Failure]] = deque(
-            self.pool.submit(_work, batch, *options) for batch in batches)
+            self.pool.submit(_task, _Context.batch, batch, *options) for batch in batches)
 
     def module_part(self) -> _ModulePart:
         parts = []
