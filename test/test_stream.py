@@ -146,6 +146,10 @@ def test_mlir_rejection_is_located(monkeypatch: pytest.MonkeyPatch) -> None:
     message = _error(MODULE, stream_min=0)
     assert message.startswith(f"m.ptx:{line}:") and "internal error" in message, message
     assert _error(MODULE, stream_min=1 << 40) == message
+    # Lowered, a streamed module is verified once, whole: the same error.
+    with pytest.raises(CompileError) as e:
+        compile_module(MODULE, emit="std-mlir", filename="m.ptx", stream_min=0)
+    assert str(e.value) == message
 
 
 def test_error_falls_back_to_the_whole_module() -> None:

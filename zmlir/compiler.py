@@ -71,7 +71,7 @@ class Imported:
     """A PTX module parsed, imported into the ptx dialect and verified by MLIR."""
 
     text: str | None  # the importer's MLIR text, when kept
-    module: _native.Module | None  # the verified module, when imported whole here
+    module: _native.Module | None  # the verified module, when kept whole (see import_ptx)
     printed: str | None  # MLIR's print of it (the `ptx-mlir` stage), when asked for
     param_types: dict[str, tuple[str, ...]]  # each kernel's parameter types
 
@@ -79,7 +79,7 @@ class Imported:
 @without_collector
 def import_ptx(ptx: str, filename: str = "<input>", *, jobs: int = 1,
                stream_min: int = STREAM_MIN_BYTES, printed: bool = False,
-               keep_text: bool = True) -> Imported:
+               keep_text: bool = True, whole: bool = False) -> Imported:
     """Parse, import and verify; with `printed`, also print the verified
     module; without `keep_text`, keep no importer text (nor module) after.
 
@@ -87,29 +87,42 @@ def import_ptx(ptx: str, filename: str = "<input>", *, jobs: int = 1,
     time (zmlir/frontend/stream.py), in `jobs` processes, each batch verified
     where it is imported, so neither its AST nor its MLIR is ever held
     whole; a smaller one is parsed whole and kept as one verified module.
+    With `whole` (and `keep_text`, not `printed`: the lowering's input), a
+    streamed import is kept as one verified module too, verified once
+    instead of batch by batch.
     """
     if len(ptx) >= stream_min:
+        in_batches = not (whole and keep_text and not printed)
         # None for a module with an error: the whole-module path below reports it.
-        streamed = import_streamed(ptx, filename, jobs=jobs, verify=True, keep_text=keep_text,
-                                   keep_printed=printed, buffer=IMPORTED_BUFFER)
+        streamed = import_streamed(ptx, filename, jobs=jobs, verify=in_batches,
+                                   keep_text=keep_text, keep_printed=printed,
+                                   buffer=IMPORTED_BUFFER)
         if streamed is not None:
             param_types = {fn.name: tuple(_param_type(p) for p in fn.params)
                            for fn in streamed.entries}
+            if not in_batches:
+                text = streamed.text()
+                return Imported(text, _verified(text, filename), None, param_types)
             return Imported(streamed.text() if keep_text else None, None,
                             streamed.printed() if printed else None, param_types)
     parsed = parse_ptx(ptx, filename)
     param_types = {fn.name: tuple(_param_type(p) for p in fn.params)
                    for fn in parsed.functions if fn.kind == "entry"}
-    whole = import_module(parsed, filename)
+    imported = import_module(parsed, filename)
     del parsed
-    try:
-        module = _native.Module(whole, IMPORTED_BUFFER)
-    except RuntimeError as err:
-        raise _importer_error(err, whole, filename) or _native_error(err, filename) from None
+    module = _verified(imported, filename)
     text = module.text() if printed else None
     if not keep_text:
         return Imported(None, None, text, param_types)
-    return Imported(whole, module, text, param_types)
+    return Imported(imported, module, text, param_types)
+
+
+def _verified(imported: str, filename: str) -> _native.Module:
+    """The importer's text parsed and verified by MLIR."""
+    try:
+        return _native.Module(imported, IMPORTED_BUFFER)
+    except RuntimeError as err:
+        raise _importer_error(err, imported, filename) or _native_error(err, filename) from None
 
 
 def compile_module(ptx: str, target: str | Target = "spirv", *, emit: str = "bin",
@@ -118,9 +131,10 @@ def compile_module(ptx: str, target: str | Target = "spirv", *, emit: str = "bin
     """Compiles PTX for `target` up to stage `emit` (one of STAGES).
 
     `jobs` > 1 parses and imports a big module's functions in that many
-    worker processes (spawned, so only where that is safe: not from inside
-    an application that loaded our libcuda); `stream_min` is the size from
-    which a module is imported one function at a time.
+    worker processes (forked from a server process, so only where starting
+    processes is safe: not from inside an application that loaded our
+    libcuda); `stream_min` is the size from which a module is imported one
+    function at a time.
     """
     if emit not in STAGES:
         raise ValueError(f"unknown stage '{emit}' (expected one of {', '.join(STAGES)})")
@@ -130,7 +144,8 @@ def compile_module(ptx: str, target: str | Target = "spirv", *, emit: str = "bin
     dumping = bool(os.environ.get("ZMLIR_DUMP_DIR"))
     try:
         imported = import_ptx(ptx, filename, jobs=jobs, stream_min=stream_min,
-                              printed=stop == 0 or dumping, keep_text=stop > 0)
+                              printed=stop == 0 or dumping, keep_text=stop > 0,
+                              whole=stop > 0)
         if imported.printed is not None:
             out.stages["ptx-mlir"] = imported.printed
         if stop == 0:
@@ -138,7 +153,7 @@ def compile_module(ptx: str, target: str | Target = "spirv", *, emit: str = "bin
         module = imported.module
         if module is None:
             assert imported.text is not None
-            module = _native.Module(imported.text, IMPORTED_BUFFER)
+            module = _verified(imported.text, filename)
         module.run(tgt.std_pipeline())
         std = module.text()
         out.stages["std-mlir"] = std
