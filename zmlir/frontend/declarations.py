@@ -12,10 +12,11 @@ inside) is parsed up front.
 
 The importer then sees exactly the declarations it would have seen in the
 whole module text: it asks for every name it resolves, and each name's items
-are parsed together, in module order. The main process, which parses the
-module text whole anyway, checks that each lazily parsed item holds exactly
-the one declaration this scan saw in it (`certified`); if not (the scan read
-the text otherwise than lark), the module is imported whole.
+are parsed together, in module order. The module text is also parsed in
+parts (`Declarations.group`, by the workers, for the output's variables),
+and each part is checked to hold, in each item this scan named, exactly the
+one declaration it saw there (`certified`); if not (the scan read the text
+otherwise than lark), the module is imported whole.
 """
 
 from __future__ import annotations
