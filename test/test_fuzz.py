@@ -209,14 +209,17 @@ def test_mutated_corpus_through_cli(tmp_path: Path) -> None:
 STREAM_BATCH = int(os.environ.get("ZMLIR_FUZZ_STREAM_BATCH", "400"))
 
 
-def _compile(text: str, stream_min: int) -> tuple[str, str]:
+WORKER_BATCH = int(os.environ.get("ZMLIR_FUZZ_WORKER_BATCH", "60"))
+
+
+def _compile(text: str, stream_min: int, jobs: int = 1) -> tuple[str, str]:
     """("ok", ptx-mlir text) or ("error", the diagnostic); anything else raises."""
     from zmlir import compile_module
     from zmlir.diagnostics import CompileError
 
     try:
         return "ok", compile_module(text, emit="ptx-mlir", filename="f.ptx",
-                                    stream_min=stream_min).stages["ptx-mlir"]
+                                    stream_min=stream_min, jobs=jobs).stages["ptx-mlir"]
     except CompileError as e:
         return "error", str(e)
 
@@ -234,3 +237,26 @@ def test_mutated_corpus_per_function_same_outcome() -> None:
         assert _compile(text, 0) == whole, text
         outcomes[whole[0]] += 1
     assert min(outcomes.values()) > STREAM_BATCH // 100, outcomes
+
+
+@pytest.mark.skipif(not have_nvcc(), reason="nvcc is not installed (the seeds are its output)")
+def test_mutated_corpus_in_workers_same_outcome(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same in two worker processes, a function per batch and the module
+    text in parts of 1 kB (declarations.py: items parsed as looked up, the
+    parts checked against the scan)."""
+    from zmlir.frontend import stream
+
+    monkeypatch.setattr(stream, "BATCH_BYTES", 1)
+    monkeypatch.setattr(stream, "PART_BYTES", 1000)
+    texts = seeds()
+    for text in texts:  # unmutated, each is imported by the workers (no fallback)
+        one, two = (stream.import_streamed(text, "f.ptx", jobs=jobs) for jobs in (1, 2))
+        assert one is not None and two is not None and two.text() == one.text()
+    rng = random.Random(20261202)
+    outcomes = {"ok": 0, "error": 0}
+    for _ in range(WORKER_BATCH):
+        text = mutate(rng, rng.choice(texts))
+        whole = _compile(text, 1 << 62)
+        assert _compile(text, 0, jobs=2) == whole, text
+        outcomes[whole[0]] += 1
+    assert min(outcomes.values()) > WORKER_BATCH // 100, outcomes

@@ -55,6 +55,8 @@ from zmlir.frontend.parser import parse_ptx
 STREAM_MIN_BYTES = 1 << 20
 # PTX bytes per unit of work (one native parse, one message to a worker).
 BATCH_BYTES = 256 << 10
+# Module-text bytes per part a worker parses for the output (_Workers).
+PART_BYTES = BATCH_BYTES
 
 # `.pragma` directives (lark's PRAGMA, ignored anywhere), comments and
 # strings, whose braces and semicolons don't count; the three characters
@@ -559,9 +561,8 @@ class _Workers:
         self.pool = ProcessPoolExecutor(jobs, mp_context=context,
                                         initializer=_init_worker,
                                         initargs=(module_text, filename, buffer))
-        # The module text's parts first: a part's output is a function batch's
-        # size, about.
-        groups = max(1, len(module_text) // BATCH_BYTES)
+        # The module text's parts first.
+        groups = max(1, len(module_text) // PART_BYTES)
         self.parts = [self.pool.submit(_task, _Context.module_part, k, groups, *options[:2])
                       for k in range(groups)]
         self.pending: deque[Future[_BatchResult | _Failure]] = deque(
