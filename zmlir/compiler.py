@@ -6,13 +6,14 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from zmlir import _native
 from zmlir.compiled import CompiledModule, KernelInfo
 from zmlir.diagnostics import CompileError, SourceLoc
 from zmlir.frontend import parse_ptx
-from zmlir.frontend.ast import Param
+from zmlir.frontend.ast import Function, Param
 from zmlir.frontend.collector import without_collector
 from zmlir.frontend.importer import import_module
 from zmlir.frontend.stream import STREAM_MIN_BYTES, import_streamed
@@ -98,16 +99,14 @@ def import_ptx(ptx: str, filename: str = "<input>", *, jobs: int = 1,
                                    keep_text=keep_text, keep_printed=printed,
                                    buffer=IMPORTED_BUFFER)
         if streamed is not None:
-            param_types = {fn.name: tuple(_param_type(p) for p in fn.params)
-                           for fn in streamed.entries}
+            param_types = _param_types(streamed.entries)
             if not in_batches:
                 text = streamed.text()
                 return Imported(text, _verified(text, filename), None, param_types)
             return Imported(streamed.text() if keep_text else None, None,
                             streamed.printed() if printed else None, param_types)
     parsed = parse_ptx(ptx, filename)
-    param_types = {fn.name: tuple(_param_type(p) for p in fn.params)
-                   for fn in parsed.functions if fn.kind == "entry"}
+    param_types = _param_types(fn for fn in parsed.functions if fn.kind == "entry")
     imported = import_module(parsed, filename)
     del parsed
     module = _verified(imported, filename)
@@ -115,6 +114,11 @@ def import_ptx(ptx: str, filename: str = "<input>", *, jobs: int = 1,
     if not keep_text:
         return Imported(None, None, text, param_types)
     return Imported(imported, module, text, param_types)
+
+
+def _param_types(entries: Iterable[Function]) -> dict[str, tuple[str, ...]]:
+    """Each kernel's parameter types."""
+    return {fn.name: tuple(_param_type(p) for p in fn.params) for fn in entries}
 
 
 def _verified(imported: str, filename: str) -> _native.Module:

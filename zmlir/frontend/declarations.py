@@ -29,28 +29,31 @@ from typing import TypeVar
 
 from zmlir.diagnostics import CompileError, SourceLoc
 from zmlir.frontend import ast
+from zmlir.frontend.fastpath import NAME
 from zmlir.frontend.parser import parse_ptx
 
-# Top-level punctuation of the module text, and what hides it: `.pragma`
-# directives (ignored anywhere), comments, strings (an unterminated comment
-# or string matches only its opening).
-_SCAN = re.compile(r'\.pragma\b[^;]*;|//[^\n]*|/\*[\s\S]*?\*/|"(?:[^"\\\n]|\\.)*"|[{};]|/\*|"')
-_SECTION = re.compile(r"(?<![\w$.])\.section(?![\w$])")
+# Top-level punctuation (of a module, for stream.split; of a module text,
+# for chunks), and what hides it: `.pragma` directives (lark's PRAGMA,
+# ignored anywhere), comments, strings (an unterminated comment or string
+# matches only its opening).
+SCAN = re.compile(r'\.pragma\b[^;]*;|//[^\n]*|/\*[\s\S]*?\*/|"(?:[^"\\\n]|\\.)*"|[{};]|/\*|"')
+# The directive whose braces at depth 0 are neither a function body's nor an
+# initializer's (split() keeps it in the module text).
+SECTION = re.compile(r"(?<![\w$.])\.section(?![\w$])")
 _BLANKS_AND_COMMENTS = re.compile(r"(?:[ \t\f\r\n]+|//[^\n]*|/\*[\s\S]*?\*/)*")
 _B = r"[ \t\f\r\n]"
-_NAME = r"[a-zA-Z][a-zA-Z0-9_$]*|[_$][a-zA-Z0-9_$]+"  # lark's NAME
 _LINKAGE = rf"(?:\.(?:visible|extern|weak|common){_B}+)?"
 # `[linkage] .entry|.func [(returns)] name`: the grammar's function header up
 # to its name, with blanks only between tokens. The name is certain: it is
 # the first token after the kind and the return list.
 _FUNCTION = re.compile(rf"{_LINKAGE}\.(?:entry|func)(?![\w$]){_B}*(?:\([^()]*\){_B}*)?"
-                       rf"({_NAME})(?![\w$])")
+                       rf"({NAME})(?![\w$])")
 # `[linkage] .space (.align n | .attribute(...) | .v4 | .type)* name`: the
 # name is the first token that is not a directive, `.align`'s number or an
 # attribute's list.
 _VARIABLE = re.compile(rf"{_LINKAGE}\.(?:global|const|shared|local|param|tex)(?![\w$])"
                        rf"(?:{_B}*\.(?:align{_B}+\d+|attribute{_B}*\([^()]*\)|[a-z][a-z0-9_]*)"
-                       rf"(?![\w$]))*{_B}+({_NAME})(?![\w$])")
+                       rf"(?![\w$]))*{_B}+({NAME})(?![\w$])")
 # Directives the parser checks across the module, and `.loc`, which ends at
 # the end of its line, not at a `;` (see Declarations.group).
 _LATE_HEADER = re.compile(r"(?<![\w$.])\.(?:version|target|address_size|file)(?![\w$])")
@@ -84,11 +87,11 @@ def chunks(text: str) -> list[Chunk] | None:
     ends: list[int] = []
     depth = 0
     section = False  # whether the braces at depth 0 are a `.section`'s
-    for m in _SCAN.finditer(text):
+    for m in SCAN.finditer(text):
         c = m.group()
         if c == "{":
             if depth == 0:
-                section = _SECTION.search(text, ends[-1] if ends else 0, m.start()) is not None
+                section = SECTION.search(text, ends[-1] if ends else 0, m.start()) is not None
             depth += 1
         elif c == "}":
             depth -= 1
@@ -126,6 +129,13 @@ def chunks(text: str) -> list[Chunk] | None:
             line_start = text.rindex("\n", start, end) + 1
         start = end
     return out
+
+
+def header_line(module: ast.Module) -> str:
+    """`.version`/`.target` of `module` as one line, for pieces of it to be
+    parsed after (parse_pieces)."""
+    return (f".version {module.version[0]}.{module.version[1]} .target "
+            f"{', '.join(module.target)}\n")
 
 
 def parse_pieces(prefix: str, work: list[tuple[str, int, int]], filename: str
@@ -215,8 +225,7 @@ class Declarations:
         if more:
             module, _, decls = self._parse(sorted(upfront + more), prefix="")
         self.module = module  # the header, and what was parsed up front
-        self.prefix = (f".version {module.version[0]}.{module.version[1]} .target "
-                       f"{', '.join(module.target)}\n")
+        self.prefix = header_line(module)
         self._register(decls)
 
     def __contains__(self, name: object) -> bool:

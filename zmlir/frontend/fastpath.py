@@ -30,7 +30,7 @@ from zmlir.frontend import ast
 
 # Token shapes, identical to the terminals in grammar/ptx.lark.
 _REG = r"%[a-zA-Z0-9_$]+(?:\.[xyzwrgba](?![a-zA-Z0-9_$]))?"
-_NAME = r"[a-zA-Z][a-zA-Z0-9_$]*|[_$][a-zA-Z0-9_$]+"
+NAME = r"[a-zA-Z][a-zA-Z0-9_$]*|[_$][a-zA-Z0-9_$]+"  # lark's NAME, as a regex
 _NUMBER = (
     r"0[fF][0-9a-fA-F]{8}|0[dD][0-9a-fA-F]{16}|0[xX][0-9a-fA-F]+U?|0[bB][01]+U?"
     r"|(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\d+U?"
@@ -48,23 +48,23 @@ _SKIP = re.compile(r"(?:[ \t\f\r\n]+|//[^\n]*|/\*[\s\S]*?\*/)*")
 _LOC = re.compile(r"\.loc\b[^\n]*")
 _PRAGMA = re.compile(r"\.pragma\b[^;]*;")
 # `.reg .v4 .b32 %r<4>, %x;`
-_REG_NAMES = rf"(?:{_REG}|{_NAME})(?:<{_INT}>)?"
+_REG_NAMES = rf"(?:{_REG}|{NAME})(?:<{_INT}>)?"
 _REG_DECL = re.compile(
     rf"\.reg[ \t]*(?:(\.v\d+)(?![a-zA-Z0-9_$])[ \t]*)?({_TYPE})[ \t]*"
     rf"({_REG_NAMES}(?:[ \t]*,[ \t]*{_REG_NAMES})*)[ \t]*;"
 )
-_REG_NAME = re.compile(rf"({_REG}|{_NAME})(?:<({_INT})>)?")
+_REG_NAME = re.compile(rf"({_REG}|{NAME})(?:<({_INT})>)?")
 # `.param .align 8 .b8 param0[16];` and the like, without initializer.
 _VAR_DECL = re.compile(
     rf"\.(global|const|shared|local|param)[ \t]+(?:\.align[ \t]+({_INT})[ \t]+)?"
-    rf"(?:(\.v\d+)(?![a-zA-Z0-9_$])[ \t]*)?({_TYPE})[ \t]*({_REG}|{_NAME})"
+    rf"(?:(\.v\d+)(?![a-zA-Z0-9_$])[ \t]*)?({_TYPE})[ \t]*({_REG}|{NAME})"
     rf"((?:\[{_INT}?\])*)[ \t]*;"
 )
 _DIM = re.compile(rf"\[({_INT}?)\]")
 # A function's parameter or return list entry: `.param .align 8 .b8 name[16]`,
 # `.reg .b32 %r` (no vectors, no `.ptr` attributes).
 _PARAM = re.compile(
-    rf"\.(param|reg)[ \t]+(?:\.align[ \t]+({_INT})[ \t]+)?({_TYPE})[ \t]+({_REG}|{_NAME})"
+    rf"\.(param|reg)[ \t]+(?:\.align[ \t]+({_INT})[ \t]+)?({_TYPE})[ \t]+({_REG}|{NAME})"
     rf"(?:\[({_INT})\])?"
 )
 _BLANK = re.compile(r"[ \t\f\r\n]*")
@@ -76,13 +76,13 @@ _FUNC_KIND = re.compile(r"(?:\.(visible|extern|weak|common)[ \t\f\r\n]+)?\.(entr
 # initializer (a decimal integer, or a `{` left to scan_int_list).
 _MODULE_VAR = re.compile(
     rf"(?:\.(extern|visible|weak|common)[ \t\f\r\n]+)?\.(global|const|shared)[ \t\f\r\n]+"
-    rf"(?:\.align[ \t\f\r\n]+({_INT})[ \t\f\r\n]+)?({_TYPE})[ \t\f\r\n]*({_NAME})"
+    rf"(?:\.align[ \t\f\r\n]+({_INT})[ \t\f\r\n]+)?({_TYPE})[ \t\f\r\n]*({NAME})"
     rf"((?:\[{_INT}?\])*)[ \t\f\r\n]*(?:(=)[ \t\f\r\n]*(?:({_INT})(?![a-zA-Z0-9_$.])"
     rf"[ \t\f\r\n]*)?)?"
 )
 # lark's _SEMI: the `;` and the blanks after it.
 _SEMI = re.compile(r";[ \t\r\n]*")
-_FUNC_NAME = re.compile(rf"({_NAME})(?![a-zA-Z0-9_$])[ \t\f\r\n]*")
+_FUNC_NAME = re.compile(rf"({NAME})(?![a-zA-Z0-9_$])[ \t\f\r\n]*")
 # An initializer of plain decimal integers: `{0, 0, 128, 63}`.
 _INT_LIST = re.compile(rf"\{{[ \t\f\r\n]*{_INT}(?:[ \t\f\r\n]*,[ \t\f\r\n]*{_INT})*"
                        rf"[ \t\f\r\n]*\}}")
@@ -103,18 +103,18 @@ _BLANKS = " \t\f\r\n"
 
 # One operand without brackets, braces or parentheses.
 _SIMPLE = re.compile(
-    rf"({_REG})|(-?)({_NUMBER})|({_NAME})|(_)"
-    rf"|!({_REG}|{_NAME})"
-    rf"|({_REG}|{_NAME})[ \t\f\r\n]*\|[ \t\f\r\n]*({_REG}|{_NAME})"
+    rf"({_REG})|(-?)({_NUMBER})|({NAME})|(_)"
+    rf"|!({_REG}|{NAME})"
+    rf"|({_REG}|{NAME})[ \t\f\r\n]*\|[ \t\f\r\n]*({_REG}|{NAME})"
 )
 # An address: `[base]`, `[base+4]`, `[base+-4]`, `[base-4]` (blanks anywhere).
 _B = r"[ \t\f\r\n]*"
 _ADDRESS = re.compile(
-    rf"\[{_B}(?:({_REG})|({_NUMBER})|({_NAME})){_B}(?:([+-]){_B}(-?){_B}({_NUMBER}){_B})?\]"
+    rf"\[{_B}(?:({_REG})|({_NUMBER})|({NAME})){_B}(?:([+-]){_B}(-?){_B}({_NUMBER}){_B})?\]"
 )
 # `[tex, {x, y}]`, `[tex, sampler, {x}]`: texture, surface and tensor operands.
 _TEX_ADDRESS = re.compile(
-    rf"\[{_B}({_REG}|{_NAME}){_B},{_B}(?:({_REG}|{_NAME}){_B},{_B})?\{{([^{{}}\[\]()]*)\}}{_B}\]"
+    rf"\[{_B}({_REG}|{NAME}){_B},{_B}(?:({_REG}|{NAME}){_B},{_B})?\{{([^{{}}\[\]()]*)\}}{_B}\]"
 )
 # What may be an element of `{...}` or `(...)`: no `!x`, no pairs.
 _ELEMENT_TYPES = (ast.Reg, ast.Sym, ast.Sink, ast.IntImm, ast.FloatImm)

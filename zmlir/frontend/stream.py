@@ -47,7 +47,15 @@ from typing import TypeVar
 from zmlir.diagnostics import CompileError, SourceLoc
 from zmlir.frontend import ast
 from zmlir.frontend.collector import without_collector
-from zmlir.frontend.declarations import Declarations, Unreadable, chunks, parse_pieces
+from zmlir.frontend.declarations import (
+    SCAN,
+    SECTION,
+    Declarations,
+    Unreadable,
+    chunks,
+    header_line,
+    parse_pieces,
+)
 from zmlir.frontend.importer import ModuleImporter
 from zmlir.frontend.parser import parse_ptx
 
@@ -58,10 +66,6 @@ BATCH_BYTES = 256 << 10
 # Module-text bytes per part a worker parses for the output (_Workers).
 PART_BYTES = BATCH_BYTES
 
-# `.pragma` directives (lark's PRAGMA, ignored anywhere), comments and
-# strings, whose braces and semicolons don't count; the three characters
-# that delimit top-level items (inside braces, only the braces).
-_SCAN = re.compile(r'\.pragma\b[^;]*;|//[^\n]*|/\*[\s\S]*?\*/|"(?:[^"\\\n]|\\.)*"|[{};]|/\*|"')
 # Inside braces: the characters that may start a brace, comment or string
 # (a regex of one character class is searched for fastest), then which.
 _BODY_CHARS = re.compile(r'[{}/"]')
@@ -69,8 +73,6 @@ _COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*[\s\S]*?\*/|"(?:[^"\\\n]|\\.)*"')
 _FUNCTION_HEAD = re.compile(r"(?<![\w$.])\.(?:entry|func)(?![\w$])")
 # The linkage directives before `.entry`/`.func`: part of the definition.
 _LINKAGE = re.compile(r"(?:(?<![\w$.])\.(?:visible|extern|weak|common)[ \t\r\n]+)+$")
-# The module text keeps these directives; nothing else at depth 0 has braces.
-_SECTION = re.compile(r"(?<![\w$.])\.section(?![\w$])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +114,7 @@ def split(text: str) -> tuple[str, list[Span]] | None:
                 pos = m.end()
                 continue
         else:
-            m = _SCAN.search(text, pos)
+            m = SCAN.search(text, pos)
             if m is None:
                 break
             tok = m.group()
@@ -127,7 +129,7 @@ def split(text: str) -> tuple[str, list[Span]] | None:
                 head = text[item:m.start()]
                 kw = _FUNCTION_HEAD.search(head)
                 body = -1
-                if kw is not None and not _SECTION.search(head):
+                if kw is not None and not SECTION.search(head):
                     # The definition starts at its linkage or kind keyword;
                     # directives without `;` before it (`.version`, `.file`)
                     # stay in the module text only.
@@ -203,9 +205,11 @@ class _Context:
 
     def __init__(self, module: ast.Module, filename: str, buffer: str,
                  declarations: Declarations | None = None) -> None:
+        # The module variables' ptx.var lines (importing them registers them).
+        self.variable_lines: list[str] | None = None
         if declarations is None:
             self.importer = ModuleImporter(module, filename)
-            self.importer.module_variables()  # registers them
+            self.variable_lines = self.importer.module_variables()
         else:
             self.importer = ModuleImporter(module, filename, variables=declarations.variables,
                                            functions=declarations.functions,
@@ -214,8 +218,7 @@ class _Context:
         self.module_names = {v.name for v in module.variables}
         self.filename = filename
         self.buffer = buffer  # the name native parse errors are reported under
-        self.prefix = (f".version {module.version[0]}.{module.version[1]} .target "
-                       f"{', '.join(module.target)}\n")
+        self.prefix = header_line(module)
 
     def module_part(self, k: int, groups: int, verify: bool, printing: bool) -> _ModulePart:
         """The output of the k-th of `groups` parts of the module text (see
@@ -226,6 +229,8 @@ class _Context:
                 return _ModulePart("", [], [], ())
             module = self.importer.module
             importer = self.importer
+            assert self.variable_lines is not None
+            lines = self.variable_lines
             entries = tuple(fn for fn in module.functions if fn.kind == "entry")
         else:
             parsed = d.group(k, groups)
@@ -234,10 +239,10 @@ class _Context:
             module, offset, decls = parsed
             importer = ModuleImporter(module, self.filename, _symbol_names=d,
                                       line_offset=offset)
+            lines = importer.module_variables()
             entries = tuple(f for f in decls if isinstance(f, ast.Function) and f.kind == "entry")
         if any(fn.body is not None for fn in module.functions):
             raise Unsplittable  # a body the scan didn't take for a function's
-        lines = importer.module_variables()
         part = _ModulePart(importer.header() if k == 0 else "", lines,
                            [v.name for v in module.variables], entries)
         if verify:
@@ -569,23 +574,22 @@ class _Workers:
             self.pool.submit(_task, _Context.batch, batch, *options) for batch in batches)
 
     def module_part(self) -> _ModulePart:
-        parts = []
-        for future in self.parts:
-            result = future.result()
-            if isinstance(result, _Failure):
-                raise result.exception()
-            parts.append(result)
-        return _ModulePart.joined(parts)
+        return _ModulePart.joined([_checked(future) for future in self.parts])
 
     def results(self) -> Iterator[_BatchResult]:
         while self.pending:
-            result = self.pending.popleft().result()
-            if isinstance(result, _Failure):
-                raise result.exception()
-            yield result
+            yield _checked(self.pending.popleft())
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _checked(future: Future[_Result | _Failure]) -> _Result:
+    """A worker's result, its error raised here."""
+    result = future.result()
+    if isinstance(result, _Failure):
+        raise result.exception()
+    return result
 
 
 def _forkserver() -> multiprocessing.context.BaseContext:
