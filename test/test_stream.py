@@ -4,6 +4,8 @@ several, as parsing the module whole."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from zmlir import compile_module
@@ -80,6 +82,42 @@ def test_split_finds_definitions_and_keeps_positions() -> None:
 ])
 def test_split_declines_what_it_cannot_split(text: str) -> None:
     assert stream.split(text) is None
+
+
+def _segments_split(text: str, cuts: list[int], tmp_path: Path
+                    ) -> tuple[str, list[stream.Span]] | None:
+    """What _Workers.split makes of `text` cut at `cuts`, in this process."""
+    data = text.encode()
+    path = tmp_path / "m.ptx"
+    path.write_bytes(data)
+    file = stream._TextFile(str(path), len(data) == len(text))
+    segments = [stream._split_segment(*args) for args in stream._segments(text, file, cuts)]
+    return stream._joined(text, cuts, segments)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 8])
+def test_segments_split_as_whole(n: int, tmp_path: Path) -> None:
+    # Non-ASCII: the segments are read from the file by their bytes.
+    text = MODULE.replace("and { here", "and { here, déjà")
+    cuts = stream._cuts(text, n)
+    # Cut where a line starts a definition or declaration (`.extern`).
+    assert 2 < len(cuts) <= n + 1
+    assert all(text.startswith((".visible", ".weak", ".extern"), c) for c in cuts[1:-1])
+    assert _segments_split(text, cuts, tmp_path) == stream.split(text)
+
+
+@pytest.mark.parametrize("before, cut", [
+    ('.pragma "nounroll"\n', ".visible .entry third"),  # may reach past the cut
+    ("// .visible\n", ".visible .entry third"),  # the definition starts in the comment
+    ("/*\n", ".visible .entry third"),  # a comment over the cut (closed below)
+    ("{\n", ".visible .entry third"),  # braces over the cut
+])
+def test_segments_decline_what_may_read_otherwise(before: str, cut: str,
+                                                  tmp_path: Path) -> None:
+    text = MODULE.replace(cut, before + cut).replace("// and { here", "// and { here */ }")
+    at = text.index(cut)
+    assert _segments_split(text, [0, at, len(text)], tmp_path) is None
+    assert _segments_split(text, [0, len(text)], tmp_path) == stream.split(text)
 
 
 def test_same_text_as_whole_module() -> None:

@@ -85,8 +85,8 @@ def _wrap(owner, attr, before=None, after=None, gen=False):
             if after: _mark(after)
             return r
     setattr(owner, attr, f)
-_wrap(stream, "split", "split:start", "split:end")
-_wrap(stream._Workers, "__init__", None, "workers:submitted")
+_wrap(stream._Workers, "split", "split:start", "split:end")
+_wrap(stream._Workers, "submit", None, "workers:submitted")
 _wrap(stream._Workers, "module_part", None, "module_part:got")
 _wrap(stream._Workers, "results", gen=True)
 _wrap(stream._Workers, "close", "close:start", "close:end")
@@ -139,6 +139,7 @@ def pool(path, jobs, method="spawn"):
         recs = [json.loads(x) for x in f.read_text().splitlines()]
         init = [r for r in recs if r["kind"] == "init"]
         work = [r for r in recs if r["kind"] == "work"]
+        segs = [r for r in recs if r["kind"] == "split"]
         if not work and not init:
             continue
         workers.append({
@@ -146,6 +147,8 @@ def pool(path, jobs, method="spawn"):
             "init_cpu": init[0]["cpu"] if init else None,
             "proc_cpu_at_init_end": init[0]["proc_cpu"] if init else None,
             "init_end": (init[0]["t1"] - main["t0"]) if init else None,
+            "split_wall": sum(r["t1"] - r["t0"] for r in segs),
+            "split_end": max((r["t1"] for r in segs), default=main["t0"]) - main["t0"],
             "batches": len(work), "bytes": sum(r["bytes"] for r in work),
             "work_cpu": sum(r["cpu"] for r in work),
             "work_wall": sum(r["t1"] - r["t0"] for r in work),
@@ -206,6 +209,7 @@ def main():
                   f"{r['main']['main_cpu']:.2f} kids cpu {r['main']['kids_cpu']:.1f} "
                   f"work cpu {sum(x['work_cpu'] for x in w):.1f} "
                   f"init cpu {sum(x['init_cpu'] or 0 for x in w):.1f} "
+                  f"split end max {max(x['split_end'] for x in w):.2f} "
                   f"init end max {max(x['init_end'] or 0 for x in w):.2f} "
                   f"last end max {max(x['last_end'] for x in w):.2f} "
                   f"busy/worker {sum(x['work_wall'] for x in w)/len(w):.2f}", flush=True)

@@ -12,7 +12,7 @@ def _patch(stream):
     import resource
     import time
 
-    _orig_init, _orig_task = stream._init_worker, stream._task
+    _orig_load, _orig_task, _orig_split = stream._load, stream._task, stream._split_segment
     if os.environ.get("ZMLIR_PROBE_NOLAZY"):
         stream.chunks = lambda text: None
 
@@ -24,22 +24,28 @@ def _patch(stream):
                                 "nvcsw": r.ru_nvcsw, "nivcsw": r.ru_nivcsw,
                                 **(extra or {})}) + "\n")
 
-    def _init_worker(*a):
+    def _load(*a):
         t0, c0 = time.monotonic(), time.process_time()
-        _orig_init(*a)
+        out = _orig_load(*a)
         _rec("init", t0, c0, {"proc_cpu": time.process_time()})
-
-    def _task(method, *a):
-        t0, c0 = time.monotonic(), time.process_time()
-        out = _orig_task(method, *a)
-        if method is stream._Context.batch:
-            _rec("work", t0, c0, {"bytes": sum(len(t) for t, _, _ in a[0])})
         return out
 
-    for f, name in ((_init_worker, "_init_worker"), (_task, "_task")):
-        f.__module__, f.__qualname__ = "zmlir.frontend.stream", name
-    stream._init_worker, stream._task = _init_worker, _task
+    def _task(source, method, *a):
+        t0, c0 = time.monotonic(), time.process_time()
+        out = _orig_task(source, method, *a)
+        if method is stream._batch:
+            _rec("work", t0, c0, {"bytes": sum(e - s for s, e, _, _ in a[0].spans)})
+        return out
 
+    def _split_segment(*a):
+        t0, c0 = time.monotonic(), time.process_time()
+        out = _orig_split(*a)
+        _rec("split", t0, c0, {"bytes": a[2] - a[1]})
+        return out
+
+    for f, name in ((_load, "_load"), (_task, "_task"), (_split_segment, "_split_segment")):
+        f.__module__, f.__qualname__ = "zmlir.frontend.stream", name
+    stream._load, stream._task, stream._split_segment = _load, _task, _split_segment
 
 if _DIR:
     import importlib.abc
