@@ -7,10 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from corpus.build import compile_all, have_nvcc
 
 from zmlir import compile_module
 from zmlir.diagnostics import CompileError
 from zmlir.frontend import importer, parse_ptx, stream
+from zmlir.frontend.declarations import Chunk, chunks, joined_chunks
 from zmlir.frontend.importer import import_module
 
 HEADER = ".version 8.5\n.target sm_80\n.address_size 64\n"
@@ -85,14 +87,23 @@ def test_split_declines_what_it_cannot_split(text: str) -> None:
 
 
 def _segments_split(text: str, cuts: list[int], tmp_path: Path
-                    ) -> tuple[str, list[stream.Span]] | None:
-    """What _Workers.split makes of `text` cut at `cuts`, in this process."""
+                    ) -> tuple[tuple[str, list[stream.Span]] | None, list[Chunk] | None]:
+    """What _Workers.split makes of `text` cut at `cuts`, in this process,
+    and what the workers make of the module text's chunks."""
     data = text.encode()
     path = tmp_path / "m.ptx"
     path.write_bytes(data)
     file = stream._TextFile(str(path), len(data) == len(text))
     segments = [stream._split_segment(*args) for args in stream._segments(text, file, cuts)]
-    return stream._joined(text, cuts, segments)
+    joined = stream._joined(text, cuts, segments)
+    if joined is None:
+        return None, None
+    parts, offset = [], 0
+    for s in segments:
+        assert s is not None and s.chunks is not None
+        parts.append((offset, s.chunks))
+        offset += len(s.module_text)
+    return joined, joined_chunks(joined[0], parts)
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 8])
@@ -103,7 +114,18 @@ def test_segments_split_as_whole(n: int, tmp_path: Path) -> None:
     # Cut where a line starts a definition or declaration (`.extern`).
     assert 2 < len(cuts) <= n + 1
     assert all(text.startswith((".visible", ".weak", ".extern"), c) for c in cuts[1:-1])
-    assert _segments_split(text, cuts, tmp_path) == stream.split(text)
+    joined, found = _segments_split(text, cuts, tmp_path)
+    assert joined == stream.split(text)
+    assert joined is not None and found == chunks(joined[0])
+    assert [c.name for c in found].count("second") == 1
+
+
+@pytest.mark.skipif(not have_nvcc(), reason="nvcc is not installed")
+def test_corpus_segments_split_as_whole(tmp_path: Path) -> None:
+    for case, ptx in compile_all().items():
+        joined, found = _segments_split(ptx, stream._cuts(ptx, 5), tmp_path)
+        assert joined == stream.split(ptx), case.name
+        assert joined is not None and found == chunks(joined[0]), case.name
 
 
 @pytest.mark.parametrize("before, cut", [
@@ -111,13 +133,25 @@ def test_segments_split_as_whole(n: int, tmp_path: Path) -> None:
     ("// .visible\n", ".visible .entry third"),  # the definition starts in the comment
     ("/*\n", ".visible .entry third"),  # a comment over the cut (closed below)
     ("{\n", ".visible .entry third"),  # braces over the cut
+    ("// .section\n", ".visible .entry third"),  # whole, no definition follows
 ])
 def test_segments_decline_what_may_read_otherwise(before: str, cut: str,
                                                   tmp_path: Path) -> None:
     text = MODULE.replace(cut, before + cut).replace("// and { here", "// and { here */ }")
     at = text.index(cut)
-    assert _segments_split(text, [0, at, len(text)], tmp_path) is None
-    assert _segments_split(text, [0, len(text)], tmp_path) == stream.split(text)
+    assert _segments_split(text, [0, at, len(text)], tmp_path) == (None, None)
+    joined, found = _segments_split(text, [0, len(text)], tmp_path)
+    assert joined == stream.split(text)
+    assert found == (None if joined is None else chunks(joined[0]))
+
+
+def test_segment_chunks_join_across_an_item_of_the_part(tmp_path: Path) -> None:
+    # `.file` has no `;`: in its part, an item of its own; whole, part of the next.
+    cut = ".visible .entry third"
+    text = MODULE.replace(cut, '.file 2 "b.cu"\n' + cut)
+    joined, found = _segments_split(text, [0, text.index(cut), len(text)], tmp_path)
+    assert joined == stream.split(text) and joined is not None
+    assert found == chunks(joined[0])
 
 
 def test_same_text_as_whole_module() -> None:

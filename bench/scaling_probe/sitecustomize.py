@@ -12,7 +12,8 @@ def _patch(stream):
     import resource
     import time
 
-    _orig_load, _orig_task, _orig_split = stream._load, stream._task, stream._split_segment
+    _orig_load, _orig_task, _orig_split = (stream._worker_context, stream._task,
+                                           stream._split_segment)
     if os.environ.get("ZMLIR_PROBE_NOLAZY"):
         stream.chunks = lambda text: None
 
@@ -24,10 +25,12 @@ def _patch(stream):
                                 "nvcsw": r.ru_nvcsw, "nivcsw": r.ru_nivcsw,
                                 **(extra or {})}) + "\n")
 
-    def _load(*a):
+    def _load(source):  # the worker's context: recorded when it is loaded
         t0, c0 = time.monotonic(), time.process_time()
-        out = _orig_load(*a)
-        _rec("init", t0, c0, {"proc_cpu": time.process_time()})
+        before = stream._WORKER
+        out = _orig_load(source)
+        if stream._WORKER is not before:
+            _rec("init", t0, c0, {"proc_cpu": time.process_time()})
         return out
 
     def _task(source, method, *a):
@@ -43,9 +46,10 @@ def _patch(stream):
         _rec("split", t0, c0, {"bytes": a[2] - a[1]})
         return out
 
-    for f, name in ((_load, "_load"), (_task, "_task"), (_split_segment, "_split_segment")):
+    for f, name in ((_load, "_worker_context"), (_task, "_task"),
+                    (_split_segment, "_split_segment")):
         f.__module__, f.__qualname__ = "zmlir.frontend.stream", name
-    stream._load, stream._task, stream._split_segment = _load, _task, _split_segment
+    stream._worker_context, stream._task, stream._split_segment = _load, _task, _split_segment
 
 if _DIR:
     import importlib.abc

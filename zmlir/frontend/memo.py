@@ -24,6 +24,7 @@ test_memo.py checks that replayed and unreplayed imports print the same text.
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import CodeType
 from typing import TYPE_CHECKING
 
 from zmlir.frontend import ast
@@ -264,8 +265,18 @@ def compile_recipe(steps: tuple[Step, ...], op_class: type[_Op]) -> Replay:
         else:
             body.append(f"    defs[{register(step[1])}] = v{step[2]}")
     source = "def replay(imp, names, loc):\n" + "\n".join(body) + "\n"
-    exec(compile(source, "<zmlir recipe>", "exec"), consts)
+    code = _CODE.get(source)
+    if code is None:
+        if len(_CODE) >= _LIMIT:
+            _CODE.clear()
+        code = _CODE[source] = compile(source, "<zmlir recipe>", "exec")
+    exec(code, consts)
     return consts["replay"]  # type: ignore[return-value]
+
+
+# Compiled recipe sources: recipes of one step structure have one source (the
+# templates and types are constants), a 20th of the 2 MB bench module's.
+_CODE: dict[str, CodeType] = {}
 
 
 RECIPES = Recipes()

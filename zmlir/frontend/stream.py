@@ -38,6 +38,7 @@ from __future__ import annotations
 import multiprocessing
 import multiprocessing.forkserver
 import os
+import pickle
 import re
 import tempfile
 from collections import deque
@@ -52,10 +53,14 @@ from zmlir.frontend.collector import without_collector
 from zmlir.frontend.declarations import (
     SCAN,
     SECTION,
+    Chunk,
     Declarations,
+    Row,
     Unreadable,
+    chunk_rows,
     chunks,
     header_line,
+    joined_chunks,
     parse_pieces,
 )
 from zmlir.frontend.importer import ModuleImporter
@@ -468,6 +473,9 @@ class _ModuleFile:
     path: str
     filename: str
     buffer: str
+    # Where the module text's chunks are, by part (see _Workers.split), if
+    # they were found there.
+    chunks: str | None = None
 
 
 # A worker process's context, or why there is none, and the file it is of.
@@ -479,14 +487,21 @@ def _worker_context(source: _ModuleFile) -> _Context | _Failure:
     if _WORKER is None or _WORKER[0] != source:
         _WORKER = None  # the last module's, dropped first
         module_text = _read(source.path, 0, os.path.getsize(source.path))
-        _WORKER = source, _load(module_text, source.filename, source.buffer)
+        found = None
+        if source.chunks is not None:
+            with open(source.chunks, "rb") as f:
+                found = joined_chunks(module_text, pickle.load(f))
+        _WORKER = source, _load(module_text, found, source.filename, source.buffer)
     return _WORKER[1]
 
 
-def _load(module_text: str, filename: str, buffer: str) -> _Context | _Failure:
+def _load(module_text: str, found: list[Chunk] | None, filename: str, buffer: str
+          ) -> _Context | _Failure:
     """Reads the module text's declarations as the importer looks them up
-    (declarations.py), or, if they can't be told apart, parses it whole."""
-    found = chunks(module_text)
+    (declarations.py), or, if they can't be told apart, parses it whole.
+    `found`: its chunks, if known."""
+    if found is None:
+        found = chunks(module_text)
     if found:
         try:
             declarations = Declarations(module_text, found, filename)
@@ -513,17 +528,28 @@ def _task(source: _ModuleFile, method: Callable[..., _Result], *args: object
         return _failure(e)
 
 
+@dataclass(frozen=True, slots=True)
+class _Segment:
+    """What a worker makes of a segment of the module (_split_segment)."""
+
+    scan: _Scan  # with the spans located
+    module_text: str
+    chunks: list[Row] | None  # of the module text, by chunk_rows
+
+
 def _split_segment(path: str, start: int, end: int, offset: int, line: int
-                   ) -> tuple[_Scan, str] | None:
+                   ) -> _Segment | None:
     """split() of the segment of the module in `path` from byte `start` to
-    `end` (at `offset`, and line `line`, in the module): its scan, with the
-    spans located, and its module text."""
+    `end` (at `offset`, and line `line`, in the module), and the chunks of
+    its module text."""
     segment = _read(path, start, end)
     scan = _scan(segment)
     if scan is None:
         return None
     module_text, spans = _located(segment, scan.spans, line, offset)
-    return replace(scan, spans=spans), module_text
+    found = chunks(module_text, line)
+    return _Segment(replace(scan, spans=spans), module_text,
+                    None if found is None else chunk_rows(found))
 
 
 def _batch(context: _Context, pieces: _Pieces, *options: bool) -> _BatchResult:
@@ -734,6 +760,7 @@ class _Workers:
         self.pool = ProcessPoolExecutor(jobs, mp_context=_forkserver())
         self.files: list[str] = []
         self.input: _TextFile | None = None
+        self.chunks: list[tuple[int, list[Row]]] | None = None  # by segment
         self.parts: list[Future[_ModulePart | _Failure]] = []
         self.pending: deque[Future[_BatchResult | _Failure]] = deque()
 
@@ -755,14 +782,30 @@ class _Workers:
                    for args in _segments(text, self.input, cuts)]
         segments = [future.result() for future in futures]
         joined = _joined(text, cuts, segments)
-        # None: the segments may not read as the whole does, which says.
-        return split(text) if joined is None else joined
+        if joined is None:  # the segments may not read as the whole does, which says
+            return split(text)
+        if all(s is not None and s.chunks is not None for s in segments):
+            # The workers join the module text's chunks (declarations.joined_chunks).
+            offset = 0
+            self.chunks = []
+            for s in segments:
+                assert s is not None and s.chunks is not None
+                self.chunks.append((offset, s.chunks))
+                offset += len(s.module_text)
+        return joined
 
     def submit(self, text: str, module_text: str, batches: Iterator[list[Span]],
                options: tuple[bool, bool, bool]) -> None:
         """Queues the module text's parts and the batches of `text`."""
         module = self._file(module_text)
-        self.source = _ModuleFile(module.path, self.filename, self.buffer)
+        chunks_path = None
+        if self.chunks is not None:
+            with tempfile.NamedTemporaryFile("wb", prefix="zmlir-", suffix=".chunks",
+                                             dir=_memory_dir(1 << 20), delete=False) as f:
+                self.files.append(f.name)
+                pickle.dump(self.chunks, f, protocol=pickle.HIGHEST_PROTOCOL)
+            chunks_path = f.name
+        self.source = _ModuleFile(module.path, self.filename, self.buffer, chunks_path)
         groups = max(1, len(module_text) // PART_BYTES)
         self.parts = [self.pool.submit(_task, self.source, _Context.module_part, k, groups,
                                        *options[:2]) for k in range(groups)]
@@ -830,7 +873,7 @@ def _segments(text: str, file: _TextFile, cuts: list[int]
         line += text.count("\n", cuts[k], cuts[k + 1])
 
 
-def _joined(text: str, cuts: list[int], segments: list[tuple[_Scan, str] | None]
+def _joined(text: str, cuts: list[int], segments: list[_Segment | None]
             ) -> tuple[str, list[Span]] | None:
     """The segments' splits as split(text), or None if that may not be it.
 
@@ -842,17 +885,17 @@ def _joined(text: str, cuts: list[int], segments: list[tuple[_Scan, str] | None]
     for k, segment in enumerate(segments):
         if segment is None:
             return None
-        scan = segment[0]
+        scan = segment.scan
         if k + 1 < len(segments) and scan.open_pragma:
             return None
         if k and scan.first_open >= 0 and (scan.first_end < 0 or
                                            scan.first_open < scan.first_end):
             brace = cuts[k] + scan.first_open
-            item = cuts[k - 1] + segments[k - 1][0].tail  # type: ignore[index]
+            item = cuts[k - 1] + segments[k - 1].scan.tail  # type: ignore[union-attr]
             if _definition(text, item, brace) != _definition(text, cuts[k], brace):
                 return None
         spans += scan.spans
-    return "".join(s[1] for s in segments if s is not None), spans
+    return "".join(s.module_text for s in segments if s is not None), spans
 
 
 def _checked(future: Future[_Result | _Failure]) -> _Result:
@@ -874,6 +917,6 @@ def _forkserver() -> multiprocessing.context.BaseContext:
     hold threads (MLIR's, the caller's), which fork would break.
     """
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload([__name__])
+    ctx.set_forkserver_preload(["zmlir.frontend.worker"])
     multiprocessing.forkserver.ensure_running()
     return ctx
