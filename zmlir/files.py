@@ -1,4 +1,4 @@
-"""Small file helpers shared by the compiler's CLI and the runtime."""
+"""Small file helpers shared by the compiler and the runtime."""
 
 from __future__ import annotations
 
@@ -25,3 +25,16 @@ def write_atomically(path: str | Path, data: bytes) -> None:
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def cache_enabled() -> bool:
+    """Whether zmlir keeps caches on disk (ZMLIR_CACHE=0 turns them off)."""
+    return os.environ.get("ZMLIR_CACHE", "1") not in ("0", "off", "false", "no")
+
+
+def cache_dir() -> Path:
+    """$XDG_CACHE_HOME/zmlir, or ZMLIR_CACHE_DIR."""
+    if "ZMLIR_CACHE_DIR" in os.environ:
+        return Path(os.environ["ZMLIR_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "zmlir"

@@ -22,6 +22,7 @@ from lark.lexer import PatternStr
 from lark.parsers.lalr_analysis import Shift
 
 from zmlir.diagnostics import CompileError, SourceLoc
+from zmlir.files import cache_dir, cache_enabled
 from zmlir.frontend import ast, cexpr
 from zmlir.frontend.collector import without_collector
 from zmlir.frontend.fastpath import MAX_REG_COUNT, FastLexer
@@ -66,7 +67,8 @@ def _parse_locked(parser: Lark, text: str, filename: str) -> ast.Module:
 
 @functools.lru_cache(maxsize=1)
 def _parser() -> Lark:
-    # Building the LALR tables takes a noticeable fraction of a second; do it once.
+    # Building the LALR tables takes 0.1 s, loading them from lark's cache
+    # (which rebuilds it when the grammar or lark changes) a 10th of that.
     lark = Lark.open(
         "grammar/ptx.lark",
         rel_to=__file__,
@@ -75,12 +77,25 @@ def _parser() -> Lark:
         transformer=_AstBuilder(),
         maybe_placeholders=True,
         lexer_callbacks={"LOC": _on_loc, "OPCODE": _on_opcode},
+        cache=_tables_cache(),
     )
     # Runs of plain statements bypass lark's lexer and parser (fastpath.py).
     lalr = lark.parser.parser.parser  # ParsingFrontend -> LALR_Parser -> _Parser
     lark.parser.lexer = FastLexer(lark.parser.lexer, lalr.parse_table, _fast_number, _loc_value,
                                   _STATE)
     return lark
+
+
+def _tables_cache() -> str | bool:
+    """Where lark keeps the parser's tables, or False (no cache)."""
+    if not cache_enabled():
+        return False
+    directory = cache_dir()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False  # lark builds the tables then, as without a cache
+    return str(directory / "ptx-grammar.lark-cache")
 
 
 def _fast_number(text: str, negative: bool) -> ast.IntImm | ast.FloatImm:
@@ -846,7 +861,7 @@ def _diagnose(e: UnexpectedInput, text: str, filename: str, parser: Lark) -> Com
             message = f"unexpected character {text[pos]!r}"
         return CompileError(message, filename, SourceLoc(e.line, e.column))
     if isinstance(e, UnexpectedToken):
-        ignored = set(parser.ignore_tokens)
+        ignored = set(parser.lexer_conf.ignore)  # (a cached Lark has no ignore_tokens)
         # `_TARGET_LIST` is filtered from the parse; `__ANON_n` are keywords and stay.
         names = {n for n in _viable(e) if n not in ignored and n != "_TARGET_LIST"}
         expected = sorted({_describe(n, parser) for n in names})

@@ -20,6 +20,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from zmlir.files import cache_dir, cache_enabled
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS modules (
     key TEXT PRIMARY KEY,
@@ -33,17 +35,6 @@ CREATE TABLE IF NOT EXISTS blobs (
     data BLOB NOT NULL
 )
 """
-
-
-def enabled() -> bool:
-    return os.environ.get("ZMLIR_CACHE", "1") not in ("0", "off", "false", "no")
-
-
-def cache_dir() -> Path:
-    if "ZMLIR_CACHE_DIR" in os.environ:
-        return Path(os.environ["ZMLIR_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "zmlir"
 
 
 @functools.cache
@@ -189,7 +180,7 @@ def compile_cached(ptx: str, target_spec: str, filename: str) -> Any:
 
     target = get_target(target_spec)
     # A dump (ZMLIR_DUMP_DIR) wants every stage: compile even on a hit.
-    if not enabled() or os.environ.get("ZMLIR_DUMP_DIR"):
+    if not cache_enabled() or os.environ.get("ZMLIR_DUMP_DIR"):
         from zmlir.compiler import compile_module
 
         return compile_module(ptx, target, filename=filename)

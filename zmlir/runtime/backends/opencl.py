@@ -87,7 +87,7 @@ class OpenCLBackend(Backend):
     def load(self, compiled: Any) -> Any:
         from zmlir.runtime import cache
 
-        if not cache.enabled():
+        if not cache.cache_enabled():
             return self.device.load_spirv(compiled.binary)
         # The OpenCL driver's build of our SPIR-V is cached too: rebuilding
         # from its own binary takes a fraction of the time.
