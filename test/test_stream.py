@@ -4,6 +4,7 @@ several, as parsing the module whole."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from corpus.build import compile_all, have_nvcc
 
 from zmlir import compile_module
 from zmlir.diagnostics import CompileError
-from zmlir.frontend import importer, parse_ptx, stream
+from zmlir.frontend import ast, importer, parse_ptx, stream
 from zmlir.frontend.declarations import Chunk, chunks, joined_chunks
 from zmlir.frontend.importer import import_module
 
@@ -106,6 +107,11 @@ def _segments_split(text: str, cuts: list[int], tmp_path: Path
     return joined, joined_chunks(joined[0], parts)
 
 
+def _unmarked(found: list[Chunk] | None) -> list[Chunk] | None:
+    """`found` without the definition marks, which chunks() doesn't make."""
+    return None if found is None else [dataclasses.replace(c, definition=False) for c in found]
+
+
 @pytest.mark.parametrize("n", [2, 3, 4, 8])
 def test_segments_split_as_whole(n: int, tmp_path: Path) -> None:
     # Non-ASCII: the segments are read from the file by their bytes.
@@ -116,8 +122,9 @@ def test_segments_split_as_whole(n: int, tmp_path: Path) -> None:
     assert all(text.startswith((".visible", ".weak", ".extern"), c) for c in cuts[1:-1])
     joined, found = _segments_split(text, cuts, tmp_path)
     assert joined == stream.split(text)
-    assert joined is not None and found == chunks(joined[0])
+    assert joined is not None and found is not None and _unmarked(found) == chunks(joined[0])
     assert [c.name for c in found].count("second") == 1
+    assert [c.name for c in found if c.definition] == ["first", "second", "third"]
 
 
 @pytest.mark.skipif(not have_nvcc(), reason="nvcc is not installed")
@@ -125,7 +132,13 @@ def test_corpus_segments_split_as_whole(tmp_path: Path) -> None:
     for case, ptx in compile_all().items():
         joined, found = _segments_split(ptx, stream._cuts(ptx, 5), tmp_path)
         assert joined == stream.split(ptx), case.name
-        assert joined is not None and found == chunks(joined[0]), case.name
+        assert joined is not None and found is not None, case.name
+        assert _unmarked(found) == chunks(joined[0]), case.name
+        # Every definition's header is marked (but one in the first chunk,
+        # which holds the module's header too).
+        marked = {c.decl_loc for c in found if c.definition}
+        headers = {(s.line, s.col) for s in joined[1]}
+        assert marked <= headers and len(marked) >= len(headers) - 1, case.name
 
 
 @pytest.mark.parametrize("before, cut", [
@@ -142,7 +155,7 @@ def test_segments_decline_what_may_read_otherwise(before: str, cut: str,
     assert _segments_split(text, [0, at, len(text)], tmp_path) == (None, None)
     joined, found = _segments_split(text, [0, len(text)], tmp_path)
     assert joined == stream.split(text)
-    assert found == (None if joined is None else chunks(joined[0]))
+    assert _unmarked(found) == (None if joined is None else chunks(joined[0]))
 
 
 def test_segment_chunks_join_across_an_item_of_the_part(tmp_path: Path) -> None:
@@ -151,13 +164,15 @@ def test_segment_chunks_join_across_an_item_of_the_part(tmp_path: Path) -> None:
     text = MODULE.replace(cut, '.file 2 "b.cu"\n' + cut)
     joined, found = _segments_split(text, [0, text.index(cut), len(text)], tmp_path)
     assert joined == stream.split(text) and joined is not None
-    assert found == chunks(joined[0])
+    assert _unmarked(found) == chunks(joined[0])
 
 
 def test_same_text_as_whole_module() -> None:
     imported, printed = _whole(MODULE)
     out = stream.import_streamed(MODULE, "m.ptx")
     assert out is not None and out.text() == imported
+    assert [f.name for f in out.entries] == ["first", "third"]
+    assert out.entries == _kernels(MODULE)
     out = stream.import_streamed(MODULE, "m.ptx", verify=True, keep_text=False)
     assert out is not None and out.printed() == printed
     assert compile_module(MODULE, emit="ptx-mlir", filename="m.ptx",
@@ -177,6 +192,12 @@ def test_parallel_same_text(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(stream, "BATCH_BYTES", 1)
     out = stream.import_streamed(MODULE, "m.ptx", jobs=2, verify=True)
     assert out is not None and out.text() == imported and out.printed() == printed
+    assert out.entries == _kernels(MODULE)
+
+
+def _kernels(text: str) -> tuple[ast.Function, ...]:
+    return tuple(dataclasses.replace(f, body=None) for f in parse_ptx(text, "m.ptx").functions
+                 if f.kind == "entry")
 
 
 def _error(text: str, **kwargs: object) -> str:

@@ -140,6 +140,7 @@ def pool(path, jobs, method="spawn"):
         init = [r for r in recs if r["kind"] == "init"]
         work = [r for r in recs if r["kind"] == "work"]
         segs = [r for r in recs if r["kind"] == "split"]
+        parts = [r for r in recs if r["kind"] == "part"]
         if not work and not init:
             continue
         workers.append({
@@ -149,6 +150,7 @@ def pool(path, jobs, method="spawn"):
             "init_end": (init[0]["t1"] - main["t0"]) if init else None,
             "split_wall": sum(r["t1"] - r["t0"] for r in segs),
             "split_end": max((r["t1"] for r in segs), default=main["t0"]) - main["t0"],
+            "parts": len(parts), "parts_wall": sum(r["t1"] - r["t0"] for r in parts),
             "batches": len(work), "bytes": sum(r["bytes"] for r in work),
             "work_cpu": sum(r["cpu"] for r in work),
             "work_wall": sum(r["t1"] - r["t0"] for r in work),
@@ -212,7 +214,8 @@ def main():
                   f"split end max {max(x['split_end'] for x in w):.2f} "
                   f"init end max {max(x['init_end'] or 0 for x in w):.2f} "
                   f"last end max {max(x['last_end'] for x in w):.2f} "
-                  f"busy/worker {sum(x['work_wall'] for x in w)/len(w):.2f}", flush=True)
+                  f"busy/worker {sum(x['work_wall'] for x in w)/len(w):.2f} "
+                  f"parts/worker {sum(x['parts_wall'] for x in w)/len(w):.2f}", flush=True)
             print("   marks " + " ".join(f"{k}={v:.2f}" for k, v in r["main"]["marks"].items()))
         else:
             print(f"pool {path.name} jobs={j}: wall {r['wall']:.2f} cpu "

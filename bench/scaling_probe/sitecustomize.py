@@ -38,6 +38,8 @@ def _patch(stream):
         out = _orig_task(source, method, *a)
         if method is stream._batch:
             _rec("work", t0, c0, {"bytes": sum(e - s for s, e, _, _ in a[0].spans)})
+        elif method is stream._Context.module_part:
+            _rec("part", t0, c0)
         return out
 
     def _split_segment(*a):

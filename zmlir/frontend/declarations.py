@@ -77,16 +77,21 @@ class Chunk:
     # is certain (see _FUNCTION, _VARIABLE); None: parsed up front.
     name: str | None = None
     decl_loc: tuple[int, int] = (0, 0)
+    # Whether it is (blanks and comments, and) the header of a function
+    # definition, its body removed by stream.split: the batches parse that.
+    definition: bool = False
 
     def piece(self, text: str) -> tuple[str, int, int]:
         return text[self.start:self.end], self.line, self.col
 
 
-def chunks(text: str, line: int = 1) -> list[Chunk] | None:
+def chunks(text: str, line: int = 1, headers: dict[int, tuple[int, int]] | None = None
+           ) -> list[Chunk] | None:
     """The top-level items of a module text (function bodies removed: see
     stream.split), each ending at a `;` or at the `}` of a `.section` (the
     other braces are initializers'); None if a comment or string doesn't end.
-    The text starts at the start of line `line`."""
+    The text starts at the start of line `line`. `headers`: where the
+    definitions' headers end (-> where they start), to mark their chunks."""
     ends: list[int] = []
     depth = 0
     section = False  # whether the braces at depth 0 are a `.section`'s
@@ -114,7 +119,10 @@ def chunks(text: str, line: int = 1) -> list[Chunk] | None:
     out: list[Chunk] = []
     start, line_start = 0, 0
     for end in ends:
-        out.append(_chunk(text, start, end, line, line_start, named=bool(out)))
+        found = _chunk(text, start, end, line, line_start, named=bool(out))
+        if headers is not None and headers.get(end) == found.decl_loc:
+            found = replace(found, definition=True)
+        out.append(found)
         n = text.count("\n", start, end)
         if n:
             line += n
@@ -137,12 +145,12 @@ def _chunk(text: str, start: int, end: int, line: int, line_start: int, named: b
     return Chunk(start, end, line, start - line_start + 1, name, (line + n, decl - decl_start + 1))
 
 
-Row = tuple[int, int, int, int, str | None, tuple[int, int]]
+Row = tuple[int, int, int, int, str | None, tuple[int, int], bool]
 
 
 def chunk_rows(found: list[Chunk]) -> list[Row]:
     """`found` as plain tuples, which pickle in a 10th of the time."""
-    return [(c.start, c.end, c.line, c.col, c.name, c.decl_loc) for c in found]
+    return [(c.start, c.end, c.line, c.col, c.name, c.decl_loc, c.definition) for c in found]
 
 
 def joined_chunks(text: str, parts: list[tuple[int, list[Row]]]) -> list[Chunk] | None:
@@ -156,8 +164,8 @@ def joined_chunks(text: str, parts: list[tuple[int, list[Row]]]) -> list[Chunk] 
     for k, (offset, rows) in enumerate(parts):
         if not rows:
             return None
-        moved = [Chunk(start + offset, end + offset, line, col, name, decl)
-                 for start, end, line, col, name, decl in rows]
+        moved = [Chunk(start + offset, end + offset, line, col, name, decl, definition)
+                 for start, end, line, col, name, decl, definition in rows]
         if k:
             # The previous part's text after its last `;`: a chunk of its own
             # unless only blanks and comments.
@@ -167,8 +175,9 @@ def joined_chunks(text: str, parts: list[tuple[int, list[Row]]]) -> list[Chunk] 
             tail = text[tail_start:offset]
             if ".section" in tail or ".pragma" in tail:
                 return None
-            moved[0] = _chunk(text, tail_start, moved[0].end, moved[0].line - tail.count("\n"),
-                              text.rfind("\n", 0, tail_start) + 1, named=bool(out))
+            merged = _chunk(text, tail_start, moved[0].end, moved[0].line - tail.count("\n"),
+                            text.rfind("\n", 0, tail_start) + 1, named=bool(out))
+            moved[0] = replace(merged, definition=moved[0].definition)
         out += moved
     return out
 
@@ -314,14 +323,15 @@ class Declarations:
             raise Unreadable() from None
         decls: list[ast.VarDecl | ast.Function] = [*module.variables, *module.functions]
         decls.sort(key=lambda d: (d.loc.line, d.loc.col))
-        return module, offset, [_moved(d, offset) for d in decls] if offset else decls
+        return module, offset, [moved(d, offset) for d in decls] if offset else decls
 
     def group(self, k: int, groups: int
               ) -> tuple[ast.Module, int, list[ast.VarDecl | ast.Function]] | None:
         """The chunks of the k-th of `groups` equal parts of the module text
         parsed (as _parse), for the main process's part of the output, or
         None if there are none; Unreadable where that might not be what
-        lark makes of the module text whole.
+        lark makes of the module text whole. Definitions' headers that the
+        scan named are left out (the batches parse the definitions).
 
         It is that, since each part starts where an item does (certified()
         checks the scan's items against these parses), except when an item
@@ -338,13 +348,18 @@ class Declarations:
         start, end = self.chunks[lo].start, self.chunks[hi - 1].end
         if (groups > 1 and not self.groupable) or (k and _LATE_HEADER.search(self.text, start, end)):
             raise Unreadable()
-        module, offset, decls = self._parse(range(lo, hi), "" if lo == 0 else self.prefix)
-        if not certified(decls, self.chunks[lo:hi]):
+        # A definition's header gives no output, and the batches parse it.
+        ids = [i for i in range(lo, hi) if not (self.chunks[i].definition and
+                                                self.chunks[i].name is not None)]
+        if not ids:
+            return None
+        module, offset, decls = self._parse(ids, "" if ids[0] == 0 else self.prefix)
+        if not certified(decls, [self.chunks[i] for i in ids]):
             raise Unreadable()
         return module, offset, decls
 
 
-def _moved(decl: ast.VarDecl | ast.Function, lines: int) -> ast.VarDecl | ast.Function:
+def moved(decl: ast.VarDecl | ast.Function, lines: int) -> ast.VarDecl | ast.Function:
     """`decl` with its locations `lines` further down."""
     def at(loc: SourceLoc) -> SourceLoc:
         return SourceLoc(loc.line + lines, loc.col)

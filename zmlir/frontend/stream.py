@@ -61,6 +61,7 @@ from zmlir.frontend.declarations import (
     chunks,
     header_line,
     joined_chunks,
+    moved,
     parse_pieces,
 )
 from zmlir.frontend.importer import ModuleImporter
@@ -114,7 +115,7 @@ def split(text: str) -> tuple[str, list[Span]] | None:
     """The module text and the function definitions (see the module
     docstring), or None when the text isn't plainly balanced."""
     scan = _scan(text)
-    return None if scan is None else _located(text, scan.spans)
+    return None if scan is None else _located(text, scan.spans)[:2]
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,13 +221,15 @@ def _scan(text: str) -> _Scan | None:
 
 
 def _located(text: str, spans: list[Span], line: int = 1, offset: int = 0
-             ) -> tuple[str, list[Span]]:
-    """The module text of `text` and its definitions `spans`, with their
-    lines and columns; `text` starts at that line (at its start) and at that
-    offset in the file."""
+             ) -> tuple[str, list[Span], dict[int, tuple[int, int]]]:
+    """The module text of `text`, its definitions `spans` with their lines
+    and columns, and where each definition's header ends in the module text
+    (after its `;`; -> the line and column where it starts); `text` starts
+    at that line (at its start) and at that offset in the file."""
     out: list[str] = []
     located: list[Span] = []
-    pos, line_start = 0, 0
+    headers: dict[int, tuple[int, int]] = {}
+    pos, line_start, size = 0, 0, 0
     for s in spans:
         n = text.count("\n", pos, s.start)
         if n:
@@ -238,14 +241,17 @@ def _located(text: str, spans: list[Span], line: int = 1, offset: int = 0
         # them keep the columns of whatever follows the `}` on its line.
         n = text.count("\n", s.body, s.end)
         tail = s.end - (text.rindex("\n", s.body, s.end) + 1) if n else 0
+        size += s.body - pos
+        headers[size + 1] = (line, s.start - line_start + 1)
         out.append(text[pos:s.body])
         out.append(";" + "\n" * n + " " * tail)
+        size += 1 + n + tail
         pos = s.end
         line += text.count("\n", s.start, s.end)
         if n:
             line_start = text.rindex("\n", s.start, s.end) + 1
     out.append(text[pos:])
-    return "".join(out), located
+    return "".join(out), located, headers
 
 
 @dataclass
@@ -383,7 +389,9 @@ class _Context:
                 funcs.append(func)
         finally:
             self.importer.locations = True
-        result = _BatchResult(names, var_lines, funcs)
+        entries = tuple(moved(replace(fn, body=None), offset)
+                        for fn in functions if fn.kind == "entry")
+        result = _BatchResult(names, var_lines, funcs, entries)  # type: ignore[arg-type]
         if verify:
             try:
                 _, result.printed_vars, result.printed_funcs = self.verify(var_lines, funcs,
@@ -427,6 +435,7 @@ class _BatchResult:
     body_vars: list[ast.VarDecl]
     var_lines: list[str]
     funcs: list[str]
+    entries: tuple[ast.Function, ...]  # the kernels' signatures
     printed_vars: str = ""
     printed_funcs: str = ""
 
@@ -546,8 +555,8 @@ def _split_segment(path: str, start: int, end: int, offset: int, line: int
     scan = _scan(segment)
     if scan is None:
         return None
-    module_text, spans = _located(segment, scan.spans, line, offset)
-    found = chunks(module_text, line)
+    module_text, spans, headers = _located(segment, scan.spans, line, offset)
+    found = chunks(module_text, line, headers)
     return _Segment(replace(scan, spans=spans), module_text,
                     None if found is None else chunk_rows(found))
 
@@ -682,7 +691,7 @@ def import_streamed(text: str, filename: str, *, jobs: int = 1, verify: bool = F
     try:
         return _import_streamed(text, filename, jobs, verify and keep_printed, verify,
                                 keep_text, buffer)
-    except (CompileError, NativeError, Unsplittable):
+    except (CompileError, NativeError, Unsplittable, Unreadable):
         return None
 
 
@@ -690,15 +699,25 @@ def _import_streamed(text: str, filename: str, jobs: int, printing: bool, verify
                      keep_text: bool, buffer: str) -> Imported | None:
     workers = _Workers(jobs, filename, buffer) if jobs > 1 else None
     try:
-        parts = split(text) if workers is None else workers.split(text)
-        if parts is None:
-            return None
-        module_text, spans = parts
+        headers: dict[int, tuple[int, int]] = {}
+        if workers is None:
+            scan = _scan(text)
+            if scan is None:
+                return None
+            module_text, spans, headers = _located(text, scan.spans)
+        else:
+            parts = workers.split(text)
+            if parts is None:
+                return None
+            module_text, spans = parts
         locations = keep_text or not verify
         batches = _batches(spans, jobs)
         options = (verify, printing, locations)
         if workers is None:
-            ctx = _Context(parse_ptx(module_text, filename), filename, buffer)
+            # As a worker does (_worker_context), all of the module text in one part.
+            ctx = _load(module_text, chunks(module_text, 1, headers), filename, buffer)
+            if isinstance(ctx, _Failure):
+                raise ctx.exception()
             part = ctx.module_part(0, 1, verify, printing)
             results: Iterator[_BatchResult] = (ctx.batch(_pieces(text, b), *options)
                                                for b in batches)
@@ -706,7 +725,10 @@ def _import_streamed(text: str, filename: str, jobs: int, printing: bool, verify
             workers.submit(text, module_text, batches, options)
             part = workers.module_part()
             results = workers.results()
-        out = Imported(part.header, [*part.variables], [], entries=part.entries)
+        out = Imported(part.header, [*part.variables], [])
+        # The kernels by where they are declared or defined (a definition is
+        # in the module text, as a declaration, and in its batch).
+        entries = {(e.loc.line, e.loc.col): e for e in part.entries}
         if printing:
             out.printed_header = part.printed_header
             out.printed_variables, out.printed_functions = [part.printed_variables], []
@@ -714,6 +736,7 @@ def _import_streamed(text: str, filename: str, jobs: int, printing: bool, verify
         body_vars: list[str] = []
         printed_body_vars: list[str] = []
         for result in results:
+            entries.update(((e.loc.line, e.loc.col), e) for e in result.entries)
             for v in result.body_vars:
                 if v.name in seen:
                     raise CompileError(f"unsupported redeclaration of '{v.name}' in a "
@@ -730,6 +753,7 @@ def _import_streamed(text: str, filename: str, jobs: int, printing: bool, verify
         if workers is not None:
             workers.close()
     out.variables += body_vars
+    out.entries = tuple(entries[at] for at in sorted(entries))
     if printing:
         assert out.printed_variables is not None
         out.printed_variables += printed_body_vars
