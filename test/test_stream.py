@@ -193,6 +193,10 @@ def test_parallel_same_text(monkeypatch: pytest.MonkeyPatch) -> None:
     out = stream.import_streamed(MODULE, "m.ptx", jobs=2, verify=True)
     assert out is not None and out.text() == imported and out.printed() == printed
     assert out.entries == _kernels(MODULE)
+    # Not ASCII: the workers read the module's files by the bytes of each piece.
+    text = MODULE.replace("and { here", "and { here, déjà").replace("// .globl", "// ½ .globl")
+    out = stream.import_streamed(text, "m.ptx", jobs=2, verify=True)
+    assert out is not None and out.text() == imported and out.printed() == printed
 
 
 def _kernels(text: str) -> tuple[ast.Function, ...]:

@@ -9,8 +9,10 @@ independent, so here:
    function body replaced by `;` (and as many newlines as the body had), so
    what remains is the header, the variables and a declaration of every
    function, each at its own line and column.
-2. The module text is parsed and its variables imported as usual; the
-   declarations give every function's signature, which calls need.
+2. The module text's declarations are parsed as the importer looks their
+   names up (declarations.py: they give the signatures calls need), and its
+   variables and other items, for the output; the definitions' headers
+   there are left to the batches.
 3. The functions are parsed a batch (about BATCH_BYTES) at a time, alone
    (after a one-line `.version`/`.target` prefix, each at its own line and
    column less the batch's line offset), imported, and the AST dropped.
@@ -18,9 +20,8 @@ independent, so here:
    (`_native.Module`), and printed if asked, so the caller gets the printed
    `ptx-mlir` text without ever holding the whole module in MLIR.
 
-With `jobs > 1` (_Workers) all of that but the split is done by worker
-processes: the module text in parts, the batches, each worker parsing only
-the declarations its functions look up (declarations.py).
+With `jobs > 1` (_Workers) all of that is done by worker processes: the
+split in segments of the module, the module text in parts, the batches.
 
 Results are joined in the module's order, so the output is the same text as
 `import_module(parse_ptx(text))` (and, verified and printed, as
@@ -699,25 +700,17 @@ def _import_streamed(text: str, filename: str, jobs: int, printing: bool, verify
                      keep_text: bool, buffer: str) -> Imported | None:
     workers = _Workers(jobs, filename, buffer) if jobs > 1 else None
     try:
-        headers: dict[int, tuple[int, int]] = {}
-        if workers is None:
-            scan = _scan(text)
-            if scan is None:
-                return None
-            module_text, spans, headers = _located(text, scan.spans)
-        else:
-            parts = workers.split(text)
-            if parts is None:
-                return None
-            module_text, spans = parts
+        parts = split(text) if workers is None else workers.split(text)
+        if parts is None:
+            return None
+        module_text, spans = parts
         locations = keep_text or not verify
         batches = _batches(spans, jobs)
         options = (verify, printing, locations)
         if workers is None:
-            # As a worker does (_worker_context), all of the module text in one part.
-            ctx = _load(module_text, chunks(module_text, 1, headers), filename, buffer)
-            if isinstance(ctx, _Failure):
-                raise ctx.exception()
+            # Parsed whole: cheaper here than on demand (a lookup's parse costs
+            # 0.25 ms: 0.9 s for the 20 MB module's, 0.67 s to parse it whole).
+            ctx = _Context(parse_ptx(module_text, filename), filename, buffer)
             part = ctx.module_part(0, 1, verify, printing)
             results: Iterator[_BatchResult] = (ctx.batch(_pieces(text, b), *options)
                                                for b in batches)
@@ -765,16 +758,18 @@ class _Workers:
     module text and the batches.
 
     The split: each worker scans a segment of the module, cut where a line
-    starts a definition (see split_segments). The module text goes to a
-    file each worker reads once. Its parts go first (their variables are
-    the output's, and they are the truth the workers' declarations are
-    checked against; parsed whole in one worker, the 80 MB module's took as
-    long as all the functions on 16 cores), then the function batches. All
-    work is queued at once, so this process, which only collects the
-    results, never keeps a worker waiting (when it parsed the module text
-    itself, it held the interpreter lock its pool's threads need to hand
-    out work and take results: on 16 cores, the workers idled a third of
-    the time). The queued texts cost about the input's size once more.
+    starts a definition (_cuts), and finds its module text's chunks; this
+    process joins them (_joined; split() whole if the segments may read
+    otherwise). The module, its module text and the chunks go to files the
+    workers read what they need of (through the pool's pipes, 80 MB took
+    0.45 s). The module text's parts go first (their variables are the
+    output's, and they are the truth the workers' declarations are checked
+    against; parsed whole in one worker, the 80 MB module's took as long as
+    all the functions on 16 cores), then the function batches. All work is
+    queued at once, so this process, which only collects the results, never
+    keeps a worker waiting (when it parsed the module text itself, it held
+    the interpreter lock its pool's threads need to hand out work and take
+    results: on 16 cores, the workers idled a third of the time).
     """
 
     def __init__(self, jobs: int, filename: str, buffer: str) -> None:
@@ -932,13 +927,14 @@ def _checked(future: Future[_Result | _Failure]) -> _Result:
 
 def _forkserver() -> multiprocessing.context.BaseContext:
     """The start method for workers, its server started now (it imports
-    the frontend while the caller splits the module).
+    the frontend while the caller writes the module to a file).
 
     `forkserver`: a worker is forked from a server process that has imported
-    the frontend already; `spawn` starts and imports a fresh interpreter per
-    worker, one after the other (on the 16-core host, the 16th worker of
-    the 80 MB module started its work 16 s in). Not `fork`: this process may
-    hold threads (MLIR's, the caller's), which fork would break.
+    the frontend already and built its tables (worker.py); `spawn` starts
+    and imports a fresh interpreter per worker, one after the other (on the
+    16-core host, the 16th worker of the 80 MB module started its work 16 s
+    in). Not `fork`: this process may hold threads (MLIR's, the caller's),
+    which fork would break.
     """
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["zmlir.frontend.worker"])
