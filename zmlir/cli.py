@@ -23,6 +23,11 @@ def _cmd_compile(args: argparse.Namespace) -> int:
         with open(args.input, encoding="utf-8", errors="replace") as f:
             text = f.read()
         filename = args.input
+    if args.jobs > 1:
+        from zmlir.frontend import stream
+
+        if len(text) >= stream.STREAM_MIN_BYTES:  # streamed, in workers
+            stream.start_workers()  # their server imports the frontend while MLIR loads
     from zmlir.compiler import compile_module
 
     module = compile_module(text, args.target, emit=args.emit, filename=filename,

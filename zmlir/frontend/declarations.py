@@ -177,7 +177,8 @@ def joined_chunks(text: str, parts: list[tuple[int, list[Row]]]) -> list[Chunk] 
                 return None
             merged = _chunk(text, tail_start, moved[0].end, moved[0].line - tail.count("\n"),
                             text.rfind("\n", 0, tail_start) + 1, named=bool(out))
-            moved[0] = replace(merged, definition=moved[0].definition)
+            moved[0] = replace(merged, definition=moved[0].definition and
+                               merged.decl_loc == moved[0].decl_loc)
         out += moved
     return out
 

@@ -42,6 +42,7 @@ import os
 import pickle
 import re
 import tempfile
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -757,10 +758,10 @@ class _Workers:
     """`jobs` worker processes splitting the module, then importing the
     module text and the batches.
 
-    The split: each worker scans a segment of the module, cut where a line
-    starts a definition (_cuts), and finds its module text's chunks; this
-    process joins them (_joined; split() whole if the segments may read
-    otherwise). The module, its module text and the chunks go to files the
+    The split: the workers, and this process while they start, each scan a
+    segment of the module, cut where a line starts a definition (_cuts),
+    and find its module text's chunks; this process joins them (_joined;
+    split() whole if the segments may read otherwise). The module, its module text and the chunks go to files the
     workers read what they need of (through the pool's pipes, 80 MB took
     0.45 s). The module text's parts go first (their variables are the
     output's, and they are the truth the workers' declarations are checked
@@ -777,8 +778,9 @@ class _Workers:
         self.filename = filename
         self.buffer = buffer
         self.pool = ProcessPoolExecutor(jobs, mp_context=_forkserver())
-        self.files: list[str] = []
+        self.files: list[str] = []  # removed by close()
         self.input: _TextFile | None = None
+        self.source: _ModuleFile | None = None
         self.chunks: list[tuple[int, list[Row]]] | None = None  # by segment
         self.parts: list[Future[_ModulePart | _Failure]] = []
         self.pending: deque[Future[_BatchResult | _Failure]] = deque()
@@ -797,9 +799,7 @@ class _Workers:
         if len(cuts) <= 2:
             return split(text)
         self.input = self._file(text)
-        futures = [self.pool.submit(_split_segment, *args)
-                   for args in _segments(text, self.input, cuts)]
-        segments = [future.result() for future in futures]
+        segments = self._split_segments(list(_segments(text, self.input, cuts)))
         joined = _joined(text, cuts, segments)
         if joined is None:  # the segments may not read as the whole does, which says
             return split(text)
@@ -813,6 +813,45 @@ class _Workers:
                 offset += len(s.module_text)
         return joined
 
+    def _split_segments(self, arguments: list[tuple[str, int, int, int, int]]
+                        ) -> list[_Segment | None]:
+        """_split_segment of each of `arguments`: by the workers, from the
+        first on, and by this process, from the last one back, while they
+        start. (A submit starts a worker and waits for its fork, the first
+        for the server to import the frontend: 0.3-0.5 s. This process
+        used to sit out that time; the 20 MB module's split takes it.)"""
+        futures: dict[int, Future[_Segment | None]] = {}
+        here: dict[int, _Segment | None] = {}
+        errors: list[BaseException] = []
+        lock = threading.Lock()
+        free = [0, len(arguments)]  # the segments not taken yet: free[0] <= k < free[1]
+
+        def submit() -> None:
+            try:
+                while True:
+                    with lock:
+                        k = free[0]
+                        if k >= free[1]:
+                            return
+                        free[0] += 1
+                    futures[k] = self.pool.submit(_split_segment, *arguments[k])
+            except BaseException as e:  # raised again below
+                errors.append(e)
+
+        submitter = threading.Thread(target=submit, name="zmlir-split-submit")
+        submitter.start()
+        while True:
+            with lock:
+                k = free[1] - 1
+                if k < free[0]:
+                    break
+                free[1] = k
+            here[k] = _split_segment(*arguments[k])
+        submitter.join()
+        if errors:
+            raise errors[0]
+        return [here[k] if k in here else futures[k].result() for k in range(len(arguments))]
+
     def submit(self, text: str, module_text: str, batches: Iterator[list[Span]],
                options: tuple[bool, bool, bool]) -> None:
         """Queues the module text's parts and the batches of `text`."""
@@ -824,9 +863,9 @@ class _Workers:
                 self.files.append(f.name)
                 pickle.dump(self.chunks, f, protocol=pickle.HIGHEST_PROTOCOL)
             chunks_path = f.name
-        self.source = _ModuleFile(module.path, self.filename, self.buffer, chunks_path)
+        source = self.source = _ModuleFile(module.path, self.filename, self.buffer, chunks_path)
         groups = max(1, len(module_text) // PART_BYTES)
-        self.parts = [self.pool.submit(_task, self.source, _Context.module_part, k, groups,
+        self.parts = [self.pool.submit(_task, source, _Context.module_part, k, groups,
                                        *options[:2]) for k in range(groups)]
         if self.input is None:
             self.input = self._file(text)
@@ -834,7 +873,7 @@ class _Workers:
         ends = [p for b in groups_of_spans for p in (b[0].start, b[-1].end)]
         at = self.input.byte_offsets(text, ends)
         self.pending.extend(
-            self.pool.submit(_task, self.source, _batch,
+            self.pool.submit(_task, source, _batch,
                              _Pieces(self.input.path, at[2 * i], at[2 * i + 1], b[0].start,
                                      tuple((s.start, s.end, s.line, s.col) for s in b)),
                              *options)
@@ -923,6 +962,12 @@ def _checked(future: Future[_Result | _Failure]) -> _Result:
     if isinstance(result, _Failure):
         raise result.exception()
     return result
+
+
+def start_workers() -> None:
+    """Starts the workers' server now, for a caller with other things to do
+    before it imports a big module with `jobs` > 1 (the CLI loads MLIR)."""
+    _forkserver()
 
 
 def _forkserver() -> multiprocessing.context.BaseContext:
