@@ -99,11 +99,8 @@ def _segments_split(text: str, cuts: list[int], tmp_path: Path
     joined = stream._joined(text, cuts, segments)
     if joined is None:
         return None, None
-    parts, offset = [], 0
-    for s in segments:
-        assert s is not None and s.chunks is not None
-        parts.append((offset, s.chunks))
-        offset += len(s.module_text)
+    parts = stream._chunk_parts(segments)
+    assert parts is not None
     return joined, joined_chunks(joined[0], parts)
 
 

@@ -164,8 +164,8 @@ def joined_chunks(text: str, parts: list[tuple[int, list[Row]]]) -> list[Chunk] 
     for k, (offset, rows) in enumerate(parts):
         if not rows:
             return None
-        moved = [Chunk(start + offset, end + offset, line, col, name, decl, definition)
-                 for start, end, line, col, name, decl, definition in rows]
+        shifted = [Chunk(start + offset, end + offset, line, col, name, decl, definition)
+                   for start, end, line, col, name, decl, definition in rows]
         if k:
             # The previous part's text after its last `;`: a chunk of its own
             # unless only blanks and comments.
@@ -175,11 +175,12 @@ def joined_chunks(text: str, parts: list[tuple[int, list[Row]]]) -> list[Chunk] 
             tail = text[tail_start:offset]
             if ".section" in tail or ".pragma" in tail:
                 return None
-            merged = _chunk(text, tail_start, moved[0].end, moved[0].line - tail.count("\n"),
+            first = shifted[0]
+            merged = _chunk(text, tail_start, first.end, first.line - tail.count("\n"),
                             text.rfind("\n", 0, tail_start) + 1, named=bool(out))
-            moved[0] = replace(merged, definition=moved[0].definition and
-                               merged.decl_loc == moved[0].decl_loc)
-        out += moved
+            shifted[0] = replace(merged, definition=first.definition and
+                                 merged.decl_loc == first.decl_loc)
+        out += shifted
     return out
 
 
@@ -347,7 +348,8 @@ class Declarations:
         if lo >= hi:
             return None
         start, end = self.chunks[lo].start, self.chunks[hi - 1].end
-        if (groups > 1 and not self.groupable) or (k and _LATE_HEADER.search(self.text, start, end)):
+        if ((groups > 1 and not self.groupable)
+                or (k and _LATE_HEADER.search(self.text, start, end))):
             raise Unreadable()
         # A definition's header gives no output, and the batches parse it.
         ids = [i for i in range(lo, hi) if not (self.chunks[i].definition and
@@ -360,7 +362,10 @@ class Declarations:
         return module, offset, decls
 
 
-def moved(decl: ast.VarDecl | ast.Function, lines: int) -> ast.VarDecl | ast.Function:
+D = TypeVar("D", ast.VarDecl, ast.Function)
+
+
+def moved(decl: D, lines: int) -> D:
     """`decl` with its locations `lines` further down."""
     def at(loc: SourceLoc) -> SourceLoc:
         return SourceLoc(loc.line + lines, loc.col)

@@ -392,7 +392,7 @@ class _Context:
             self.importer.locations = True
         entries = tuple(moved(replace(fn, body=None), offset)
                         for fn in functions if fn.kind == "entry")
-        result = _BatchResult(names, var_lines, funcs, entries)  # type: ignore[arg-type]
+        result = _BatchResult(names, var_lines, funcs, entries)
         if verify:
             try:
                 _, result.printed_vars, result.printed_funcs = self.verify(var_lines, funcs,
@@ -473,6 +473,7 @@ class _Failure:
 
 
 _Result = TypeVar("_Result")
+
 
 @dataclass(frozen=True, slots=True)
 class _ModuleFile:
@@ -763,16 +764,17 @@ class _Workers:
     otherwise). (This process splitting segments too while the workers
     start, from the last one back, made the split end later on the H200
     host, 0.58 -> 0.80 s for 20 MB on 16 workers: the thread submitting
-    theirs waits for the interpreter lock at each fork.) The module, its module text and the chunks go to files the
-    workers read what they need of (through the pool's pipes, 80 MB took
-    0.45 s). The module text's parts go first (their variables are the
-    output's, and they are the truth the workers' declarations are checked
-    against; parsed whole in one worker, the 80 MB module's took as long as
-    all the functions on 16 cores), then the function batches. All work is
-    queued at once, so this process, which only collects the results, never
-    keeps a worker waiting (when it parsed the module text itself, it held
-    the interpreter lock its pool's threads need to hand out work and take
-    results: on 16 cores, the workers idled a third of the time).
+    theirs waits for the interpreter lock at each fork.) The module, its
+    module text and the chunks go to files the workers read what they need
+    of (through the pool's pipes, 80 MB took 0.45 s). The module text's
+    parts go first (their variables are the output's, and they are the
+    truth the workers' declarations are checked against; parsed whole in
+    one worker, the 80 MB module's took as long as all the functions on 16
+    cores), then the function batches. All work is queued at once, so this
+    process, which only collects the results, never keeps a worker waiting
+    (when it parsed the module text itself, it held the interpreter lock its
+    pool's threads need to hand out work and take results: on 16 cores, the
+    workers idled a third of the time).
     """
 
     def __init__(self, jobs: int, filename: str, buffer: str) -> None:
@@ -782,18 +784,21 @@ class _Workers:
         self.pool = ProcessPoolExecutor(jobs, mp_context=_forkserver())
         self.files: list[str] = []  # removed by close()
         self.input: _TextFile | None = None
-        self.source: _ModuleFile | None = None
         self.chunks: list[tuple[int, list[Row]]] | None = None  # by segment
         self.parts: list[Future[_ModulePart | _Failure]] = []
         self.pending: deque[Future[_BatchResult | _Failure]] = deque()
 
     def _file(self, text: str) -> _TextFile:
         data = text.encode("utf-8", _ENCODING_ERRORS)
-        with tempfile.NamedTemporaryFile("wb", prefix="zmlir-", suffix=".ptx",
+        return _TextFile(self._written(data, ".ptx"), len(data) == len(text))
+
+    def _written(self, data: bytes, suffix: str) -> str:
+        """A temporary file holding `data` (removed by close())."""
+        with tempfile.NamedTemporaryFile("wb", prefix="zmlir-", suffix=suffix,
                                          dir=_memory_dir(2 * len(data)), delete=False) as f:
             self.files.append(f.name)
             f.write(data)
-        return _TextFile(f.name, len(data) == len(text))
+        return f.name
 
     def split(self, text: str) -> tuple[str, list[Span]] | None:
         """split(text), the segments scanned by the workers."""
@@ -807,14 +812,8 @@ class _Workers:
         joined = _joined(text, cuts, segments)
         if joined is None:  # the segments may not read as the whole does, which says
             return split(text)
-        if all(s is not None and s.chunks is not None for s in segments):
-            # The workers join the module text's chunks (declarations.joined_chunks).
-            offset = 0
-            self.chunks = []
-            for s in segments:
-                assert s is not None and s.chunks is not None
-                self.chunks.append((offset, s.chunks))
-                offset += len(s.module_text)
+        # The workers join the module text's chunks (declarations.joined_chunks).
+        self.chunks = _chunk_parts(segments)
         return joined
 
     def submit(self, text: str, module_text: str, batches: Iterator[list[Span]],
@@ -823,12 +822,9 @@ class _Workers:
         module = self._file(module_text)
         chunks_path = None
         if self.chunks is not None:
-            with tempfile.NamedTemporaryFile("wb", prefix="zmlir-", suffix=".chunks",
-                                             dir=_memory_dir(1 << 20), delete=False) as f:
-                self.files.append(f.name)
-                pickle.dump(self.chunks, f, protocol=pickle.HIGHEST_PROTOCOL)
-            chunks_path = f.name
-        source = self.source = _ModuleFile(module.path, self.filename, self.buffer, chunks_path)
+            chunks_path = self._written(pickle.dumps(self.chunks, pickle.HIGHEST_PROTOCOL),
+                                        ".chunks")
+        source = _ModuleFile(module.path, self.filename, self.buffer, chunks_path)
         groups = max(1, len(module_text) // PART_BYTES)
         self.parts = [self.pool.submit(_task, source, _Context.module_part, k, groups,
                                        *options[:2]) for k in range(groups)]
@@ -919,6 +915,19 @@ def _joined(text: str, cuts: list[int], segments: list[_Segment | None]
                 return None
         spans += scan.spans
     return "".join(s.module_text for s in segments if s is not None), spans
+
+
+def _chunk_parts(segments: list[_Segment | None]) -> list[tuple[int, list[Row]]] | None:
+    """The segments' chunks, each with the offset of its module text in the
+    whole (joined_chunks' parts), or None if a segment has none."""
+    parts: list[tuple[int, list[Row]]] = []
+    offset = 0
+    for s in segments:
+        if s is None or s.chunks is None:
+            return None
+        parts.append((offset, s.chunks))
+        offset += len(s.module_text)
+    return parts
 
 
 def _checked(future: Future[_Result | _Failure]) -> _Result:
