@@ -16,8 +16,9 @@ import subprocess
 import tempfile
 
 from zmlir.targets.base import LoweringOptions, Target, register
+from zmlir.toolchain import llvm_tool_candidates
 
-_LLD_CANDIDATES = ("ld.lld-22", "/usr/lib/llvm-22/bin/ld.lld", "ld.lld")
+_LLD_CANDIDATES = (*llvm_tool_candidates("ld.lld"), "ld.lld")
 
 
 def find_lld() -> str:

@@ -8,8 +8,9 @@ import shutil
 import subprocess
 
 from zmlir.targets.base import LoweringOptions, Target, register
+from zmlir.toolchain import llvm_tool_candidates
 
-_LLC_CANDIDATES = ("llc-22", "/usr/lib/llvm-22/bin/llc")
+_LLC_CANDIDATES = llvm_tool_candidates("llc")
 
 
 def _llc() -> str:
