@@ -7,7 +7,11 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMPS := .stamps
 LIBCUDA := zmlir/runtime/cuda/lib/libcuda.so.1
-LLVM_BIN := /usr/lib/llvm-22/bin
+# LLVM/MLIR 22's prefix: `make LLVM_ROOT=/opt/llvm-22 ...` for another one.
+# CMake gets it as ZMLIR_LLVM_ROOT, and so do the tests, lit and zmlir's
+# targets (zmlir/toolchain.py) through the environment.
+LLVM_ROOT ?= /usr/lib/llvm-22
+LLVM_BIN := $(LLVM_ROOT)/bin
 
 APT_PACKAGES := mlir-22-tools libmlir-22-dev llvm-22-dev llvm-22-tools lld-22 \
 	spirv-tools ninja-build ocl-icd-libopencl1 clinfo libamdhip64-5 libze1
@@ -19,6 +23,7 @@ NATIVE_SOURCES := $(shell find zmlir -name '*.cpp' -o -name '*.h' -o -name '*.td
 	-o -name CMakeLists.txt) CMakeLists.txt pyproject.toml
 
 export PATH := $(CURDIR)/$(VENV)/bin:$(LLVM_BIN):$(PATH)
+export ZMLIR_LLVM_ROOT := $(LLVM_ROOT)
 
 .PHONY: all bootstrap apt demo test lit pytest lint clean
 
@@ -45,7 +50,8 @@ $(STAMPS)/pip: $(PY) Makefile
 # The native core (zmlir._native, zmlir-opt), rebuilt when a C++/TableGen/
 # CMake input changes; scikit-build-core keeps its build tree in build/.
 $(STAMPS)/build: $(STAMPS)/pip $(NATIVE_SOURCES)
-	$(PY) -m pip install -q --no-build-isolation --no-deps -e .
+	$(PY) -m pip install -q --no-build-isolation --no-deps \
+	  --config-settings=cmake.define.ZMLIR_LLVM_ROOT=$(LLVM_ROOT) -e .
 	@touch $@
 
 # Our libcuda.so.1; its Python driver is loaded from the tree at run time, so

@@ -22,12 +22,13 @@ from cuda_cases import CASES, compile_ptx, run_launch  # noqa: E402
 
 import zmlir  # noqa: E402
 from zmlir.runtime.launcher import Device  # noqa: E402
+from zmlir.toolchain import llvm_tool  # noqa: E402
 
 TARGETS = ["spirv", "nvptx:sm_80", "amdgpu:gfx90a", "amdgpu:gfx942", "amdgpu:gfx1100"]
 
 
 def _tool(name: str) -> str | None:
-    return shutil.which(name) or shutil.which(name, path="/usr/lib/llvm-22/bin")
+    return shutil.which(name) or llvm_tool(name)
 
 
 def _validate(target: str, binary: bytes, tmp: Path) -> str:

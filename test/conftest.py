@@ -9,13 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from zmlir.toolchain import llvm_tool
+
 CUDA_DIR = Path(__file__).parent / "cuda"
-LLVM_BIN = Path("/usr/lib/llvm-22/bin")
 
 
 def tool(name: str) -> str | None:
-    """A tool from PATH or LLVM 22's bin directory."""
-    return shutil.which(name) or shutil.which(name, path=str(LLVM_BIN))
+    """A tool from PATH or LLVM 22's bin directory ($ZMLIR_LLVM_ROOT/bin)."""
+    return shutil.which(name) or llvm_tool(name)
 
 
 @functools.cache

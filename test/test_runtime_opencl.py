@@ -10,7 +10,6 @@ Run from the repository root: `python -m pytest test/test_runtime_opencl.py`.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -24,8 +23,9 @@ pytest.importorskip("cffi", reason="the OpenCL launcher needs cffi")
 from zmlir.runtime import icd
 from zmlir.runtime.launcher import Device, KernelArg, Program
 from zmlir.runtime.opencl_api import OpenCLError
+from zmlir.toolchain import llvm_tool
 
-LLC = shutil.which("llc-22") or "/usr/lib/llvm-22/bin/llc"
+LLC = llvm_tool("llc")
 SPIRV_VAL = shutil.which("spirv-val")
 
 
@@ -34,8 +34,8 @@ def _runtime_missing() -> str | None:
         icd.find_runtime_library()
     except icd.IntelRuntimeNotFound as exc:
         return f"Intel OpenCL CPU runtime not installed: {exc}"
-    if not os.path.exists(LLC):
-        return f"llc-22 not found (looked for {LLC})"
+    if LLC is None:
+        return "llc not found (set ZMLIR_LLVM_ROOT to LLVM 22's prefix)"
     if SPIRV_VAL is None:
         return "spirv-val not on PATH (apt-get install spirv-tools)"
     return None
