@@ -186,7 +186,7 @@ def compile_module(ptx: str, target: str | Target = "spirv", *, emit: str = "bin
         raise _native_error(err, filename) from None
     finally:
         if dumping:  # every compiled module written out
-            from zmlir.trace.dump import dump_module
+            from zmlir.dump import dump_module
 
             dump_module(os.environ["ZMLIR_DUMP_DIR"], ptx, out, filename, sys.exc_info()[1])
 
