@@ -10,6 +10,7 @@
 
 #include "zmlir/dialects/ptx/PTXDialect.h"
 #include "zmlir/lowering/Passes.h"
+#include "zmlir/lowering/TargetInfo.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -29,12 +30,8 @@ struct PTXLoweringState {
   llvm::DenseMap<std::pair<Operation *, StringAttr>, int64_t> sharedOffsets;
   /// Module-scope variables by name.
   llvm::DenseMap<StringAttr, VarOp> variables;
-  /// Which backend the std dialects are for: "spirv", "nvptx", "amdgpu" or
-  /// "generic" (no target-specific intrinsics: warp votes, clocks and memory
-  /// scopes are then rejected).
-  std::string target = "generic";
-  /// Hardware lanes per wavefront (64 on AMD gfx9); CUDA warps are 32 lanes.
-  unsigned waveSize = 32;
+  /// What the backend the std dialects are for can do (TargetInfo.h).
+  const TargetInfo *target = nullptr;
   /// Kernels whose shared window starts with the bar.red counter (see
   /// BarRedOpLowering); their variables are laid out after it.
   llvm::DenseSet<Operation *> barrierCounters;
@@ -229,9 +226,6 @@ inline Value callIntrinsic(OpBuilder &b, Location loc, mlir::Type result,
   return result ? call.getResult(0) : Value();
 }
 
-/// The LLVM sync scope of a PTX memory scope on the state's target.
-std::string syncScopeName(const PTXLoweringState &state, Scope scope);
-
 /// Narrows the float `x` to `target` with rounding `rnd` (.rn, .rz, .rm,
 /// .rp); see PTXToStdFloat.cpp.
 Value narrowFloat(OpBuilder &b, Location loc, Value x, mlir::Type target, Rounding rnd);
@@ -247,32 +241,10 @@ Value lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b);
 LLVM::LLVMFuncOp declareFunction(OpBuilder &b, Operation *user, StringRef name,
                                  LLVM::LLVMFunctionType type);
 
-/// The SPIR-V module's trap word: an i32 global that a trapping thread sets
-/// to 1; the runtime reads it after each launch and fails the context.
-constexpr const char *kTrapWordName = "__zmlir_trap";
-
-/// Ends the thread the way CUDA's `trap` does (the launch fails), including
-/// the block's terminator: llvm.trap and unreachable on NVPTX and AMDGPU; on
-/// SPIR-V, where LLVM turns llvm.trap into OpUnreachable (undefined
-/// behaviour, and a fault would end the whole process), an atomic store of 1
-/// to the module's trap word and a return from the function (see
-/// propagateTraps for device functions).
-void emitTrap(OpBuilder &b, Location loc, const PTXLoweringState &state);
-
-/// SPIR-V, after conversion, when the module has a trap word: each call of
-/// one of its functions is followed by a check of the word that returns from
-/// the caller once it is set, so a trap in a device function ends the thread.
-void propagateTraps(gpu::GPUModuleOp module, const PTXLoweringState &state);
-
 /// Bytes at the start of a kernel's shared window that hold the bar.red
 /// counter when the kernel is in state.barrierCounters.
 constexpr int64_t kBarrierCounterBytes = 16;
 
-/// Whether `atom`/`red` `op` on `type` is lowered to a compare-and-swap loop
-/// on the state's target: off NVPTX, 16-bit and packed half-precision adds,
-/// 16-bit cas/exch and f32 adds (PTX flushes their subnormals); on SPIR-V
-/// also f64 adds and inc/dec.
-bool needsAtomicCasLoop(const PTXLoweringState &state, AtomicOp op, DataType type);
 /// The compare-and-swap loop of such an atomic on the 32-bit word at `word`;
 /// a 16-bit operand sits `shift` (an i32: 0 or 16) bits up in it. Returns
 /// the old value as the bits of `type` (i16 or i32). `flushF32` flushes the
@@ -281,25 +253,6 @@ Value emitAtomicCasLoop(ConversionPatternRewriter &rewriter, Location loc,
                         const PTXLoweringState &state, Value word, Value shift,
                         AtomicOp op, DataType type, Value b, Value c,
                         LLVM::AtomicOrdering ordering, StringRef scope, bool flushF32);
-
-/// Whether LLVM 22's NVPTX backend, given an LLVM atomic for NVPTX
-/// `atom`/`red` `op` on `type` with `sem` at `scope`, emits exactly that
-/// instruction's semantics and scope. cmpxchg on 32 and 64 bits keeps both;
-/// atomicrmw is always emitted relaxed at .gpu scope (its ordering and
-/// syncscope are dropped, so `.sys` would come out as `.gpu` and `.acquire`
-/// as relaxed), i16 cmpxchg is a 32-bit loop, and the packed half pairs have
-/// no atomicrmw at all.
-bool nvptxLLVMAtomicIsExact(AtomicOp op, DataType type, Semantics sem, Scope scope);
-
-/// NVPTX `atom{.sem}{.scope}{.space}.op.type` (`red` when not `withResult`)
-/// as inline PTX with the instruction's own semantics, scope and state space,
-/// for what nvptxLLVMAtomicIsExact rejects. `value` and `compare` (cas only,
-/// else null) are the operands as integers of the type's width, `ptr` the
-/// address in `space` (None, Global or Shared). Returns the old value, an
-/// integer of that width, when `withResult`.
-Value emitNvptxAtomic(OpBuilder &b, Location loc, Value ptr, StateSpace space, AtomicOp op,
-                      DataType type, Semantics sem, Scope scope, Value value, Value compare,
-                      bool withResult);
 
 /// Replaces `ptx.func_addr` with its encoding (kFuncAddressBase + the
 /// function's index among the address-taken ones, sorted by name) and each

@@ -159,7 +159,7 @@ struct BinaryOpLowering : PTXPattern<OpTy> {
         r = arith::SubFOp::create(rewriter, loc, a, b);
       else if (name == "min" || name == "max")
         r = floatMinMax(rewriter, loc, a, b, name == "min", op.getNan(),
-                        this->state.target == "spirv");
+                        !this->state.target->hasExactFloatMinMax());
       else if (name == "copysign")
         r = copySign(rewriter, loc, b, a);
       else
@@ -367,7 +367,7 @@ struct MulOpLowering : PTXPattern<MulOp> {
       return unsupported(op, "'.sat' on integer 'mul'");
     rewriter.replaceOp(op, integerProduct(rewriter, loc, a, b, op.getMode(),
                                           isSignedType(op.getType()),
-                                          state.target == "spirv"));
+                                          !state.target->hasI128Multiply()));
     return success();
   }
 };
@@ -414,7 +414,7 @@ struct MadOpLowering : PTXPattern<MadOp> {
     Location loc = op.getLoc();
     Value product = integerProduct(rewriter, loc, adaptor.getA(), adaptor.getB(),
                                    op.getMode(), isSignedType(op.getType()),
-                                   state.target == "spirv");
+                                   !state.target->hasI128Multiply());
     if (sat) {
       // mad.hi.sat.s32: the high half plus c, clamped to the s32 range (the
       // H200's golden data agrees on every case), summed in 64 bits.
@@ -996,18 +996,7 @@ struct SregOpLowering : PTXPattern<SregOp> {
   FailureOr<Value> launchRegister(SregOp op, OpBuilder &b, SpecialReg reg) const {
     Location loc = op.getLoc();
     mlir::Type i32 = b.getI32Type(), i64 = b.getI64Type();
-    if (state.target == "nvptx") {
-      if (reg == SpecialReg::Gridid) {
-        // %gridid is 64 bits wide; llvm.nvvm.read.ptx.sreg.gridid reads 32.
-        return LLVM::InlineAsmOp::create(b, loc, i64, ValueRange{}, "mov.u64 $0, %gridid;",
-                                         "=l", /*has_side_effects=*/false,
-                                         /*is_align_stack=*/false,
-                                         LLVM::tailcallkind::TailCallKind::None,
-                                         LLVM::AsmDialectAttr(), ArrayAttr())
-            .getResult(0);
-      }
-      std::string name = ("llvm.nvvm.read.ptx.sreg." + stringifySpecialReg(reg)).str();
-      Value r = callIntrinsic(b, loc, i32, name, {});
+    if (Value r = state.target->nativeLaunchRegister(b, loc, reg)) {
       if (reg != SpecialReg::DynamicSmemSize)
         return r;
       // The kernel's .shared variables are in the window too, which the
@@ -1034,27 +1023,12 @@ struct SregOpLowering : PTXPattern<SregOp> {
     default:
       break;
     }
-    if (state.target == "spirv") {
-      auto fn = declareFunction(b, op, "_Z17get_global_offsetj",
-                                LLVM::LLVMFunctionType::get(i64, {i32}));
-      Value offset =
-          LLVM::CallOp::create(b, loc, fn, ValueRange{intConst(b, loc, i32, 0)}).getResult();
-      Value total = arith::TruncIOp::create(b, loc, i32, offset);
-      if (reg == SpecialReg::TotalSmemSize)
-        return inAllocationUnits(b, loc, total);
-      return lessStaticWindow(op, b, total);
-    }
-    if (state.target != "amdgpu") {
+    Value total = state.target->sharedWindowBytes(b, op);
+    if (!total) {
       (void)unsupported(op, Twine("special register '%") + stringifySpecialReg(reg) +
-                                "' on target '" + state.target + "'");
+                                "' on target '" + state.target->getName() + "'");
       return failure();
     }
-    // hsa_kernel_dispatch_packet_t: group_segment_size is the u32 at byte 28.
-    auto constPtr = LLVM::LLVMPointerType::get(b.getContext(), 4);
-    Value packet = callIntrinsic(b, loc, constPtr, "llvm.amdgcn.dispatch.ptr", {});
-    Value field = LLVM::GEPOp::create(b, loc, constPtr, b.getI8Type(), packet,
-                                      ArrayRef<LLVM::GEPArg>{28});
-    Value total = LLVM::LoadOp::create(b, loc, i32, field, /*alignment=*/4);
     if (reg == SpecialReg::TotalSmemSize)
       return inAllocationUnits(b, loc, total);
     return lessStaticWindow(op, b, total);
@@ -1088,7 +1062,7 @@ struct SregOpLowering : PTXPattern<SregOp> {
   Value laneInWarp(OpBuilder &b, Location loc, mlir::Type type) const {
     Value lane = arith::IndexCastUIOp::create(b, loc, type,
                                               gpu::LaneIdOp::create(b, loc, nullptr));
-    if (state.waveSize > 32)
+    if (state.target->getWaveSize() > 32)
       lane = arith::AndIOp::create(b, loc, lane, intConst(b, loc, type, 31));
     return lane;
   }
@@ -1175,33 +1149,10 @@ struct SregOpLowering : PTXPattern<SregOp> {
     case SpecialReg::Globaltimer: {
       mlir::Type i64 = rewriter.getI64Type();
       bool timer = reg == SpecialReg::Globaltimer;
-      Value r;
-      if (state.target == "nvptx")
-        r = callIntrinsic(rewriter, loc, reg == SpecialReg::Clock ? rewriter.getI32Type() : i64,
-                          timer ? "llvm.nvvm.read.ptx.sreg.globaltimer"
-                          : reg == SpecialReg::Clock ? "llvm.nvvm.read.ptx.sreg.clock"
-                                                     : "llvm.nvvm.read.ptx.sreg.clock64",
-                          {});
-      else if (state.target == "amdgpu") {
-        r = callIntrinsic(rewriter, loc, i64,
-                          timer ? "llvm.readsteadycounter" : "llvm.readcyclecounter", {});
-        // The steady counter (s_memrealtime) runs at a constant 100 MHz;
-        // %globaltimer counts nanoseconds.
-        if (timer)
-          r = arith::MulIOp::create(rewriter, loc, r, intConst(rewriter, loc, i64, 10));
-      } else if (state.target == "spirv" && !timer) {
-        // cl_khr_kernel_clock's clock_read_work_group: OpReadClockKHR at
-        // work-group scope (capability ShaderClockKHR under Kernel; the
-        // SPIR-V target enables SPV_KHR_shader_clock). A CTA runs on one SM,
-        // so the work-group's counter is the nearest to NVIDIA's per-SM one.
-        auto fn = declareFunction(rewriter, op, "_Z21clock_read_work_groupv",
-                                  LLVM::LLVMFunctionType::get(i64, {}));
-        r = LLVM::CallOp::create(rewriter, loc, fn, ValueRange{}).getResult();
-      } else {
-        // OpenCL has no clock in nanoseconds (%globaltimer).
+      Value r = state.target->readClock(rewriter, op, reg);
+      if (!r)
         return unsupported(op, Twine("special register '%") + stringifySpecialReg(reg) +
-                                   "' on target '" + state.target + "'");
-      }
+                                   "' on target '" + state.target->getName() + "'");
       rewriter.replaceOp(op, adjustBits(rewriter, loc, r, type, false));
       return success();
     }
@@ -1341,83 +1292,18 @@ struct IsspacepOpLowering : PTXPattern<IsspacepOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    mlir::Type i1 = rewriter.getI1Type(), i64 = rewriter.getI64Type();
+    mlir::Type i64 = rewriter.getI64Type();
     const AddressSpaceMap &as = state.addressSpaces;
     StateSpace space = op.getSpace();
     Value wide = adjustBits(rewriter, loc, adaptor.getAddr(), i64, false);
     Value ptr = LLVM::IntToPtrOp::create(rewriter, loc, LLVM::LLVMPointerType::get(ctx, as.generic),
                                          wide);
-    auto reject = [&](StringRef why) {
+    std::string whyNot;
+    Value r = state.target->isSpace(rewriter, op, ptr, wide, space, sharedWindow(op), whyNot);
+    if (!r)
       return unsupported(op, Twine("'isspacep.") + stringifyStateSpace(space) + "' on target '" +
-                                 state.target + "' (" + why + ")");
-    };
-    if (state.target == "nvptx") {
-      StringRef name;
-      switch (space) {
-      case StateSpace::Global:
-        name = "llvm.nvvm.isspacep.global";
-        break;
-      case StateSpace::Shared:
-        name = "llvm.nvvm.isspacep.shared";
-        break;
-      case StateSpace::SharedCluster:
-        name = "llvm.nvvm.isspacep.shared.cluster";
-        break;
-      case StateSpace::Local:
-        name = "llvm.nvvm.isspacep.local";
-        break;
-      case StateSpace::Const:
-        name = "llvm.nvvm.isspacep.const";
-        break;
-      default:
-        return reject("no NVVM intrinsic");
-      }
-      rewriter.replaceOp(op, callIntrinsic(rewriter, loc, i1, name, ptr));
-      return success();
-    }
-    if (space != StateSpace::Global && space != StateSpace::Shared && space != StateSpace::Local)
-      return reject("no generic window for it");
-    if (state.target == "amdgpu") {
-      auto is = [&](StringRef name) { return callIntrinsic(rewriter, loc, i1, name, ptr); };
-      Value r;
-      if (space == StateSpace::Shared) {
-        r = is("llvm.amdgcn.is.shared");
-      } else if (space == StateSpace::Local) {
-        r = is("llvm.amdgcn.is.private");
-      } else {
-        Value shared = is("llvm.amdgcn.is.shared");
-        Value other = arith::OrIOp::create(rewriter, loc, shared, is("llvm.amdgcn.is.private"));
-        r = arith::XOrIOp::create(rewriter, loc, other, intConst(rewriter, loc, i1, 1));
-      }
-      rewriter.replaceOp(op, r);
-      return success();
-    }
-    if (state.target != "spirv")
-      return reject("no address space queries");
-    // SPIR-V: OpenCL's to_local/to_private/to_global do not check the
-    // address on Intel's CPU runtime (each gave non-null for every pointer),
-    // so only the shared window is known: [base, base + the launch's window
-    // size), which the launcher passes as the global offset (as for
-    // %total_smem_size).
-    if (space != StateSpace::Shared)
-      return reject("OpenCL cannot tell global from private generic addresses");
-    Value window = sharedWindow(op);
-    if (!window)
-      return reject("only kernels have a shared window");
-    mlir::Type i32 = rewriter.getI32Type();
-    Value base = LLVM::PtrToIntOp::create(
-        rewriter, loc, i64,
-        LLVM::AddrSpaceCastOp::create(rewriter, loc, ptr.getType(), window));
-    auto fn = declareFunction(rewriter, op, "_Z17get_global_offsetj",
-                              LLVM::LLVMFunctionType::get(i64, {i32}));
-    Value size = arith::AndIOp::create(
-        rewriter, loc,
-        LLVM::CallOp::create(rewriter, loc, fn, ValueRange{intConst(rewriter, loc, i32, 0)})
-            .getResult(),
-        intConst(rewriter, loc, i64, 0xffffffff));
-    rewriter.replaceOpWithNewOp<arith::CmpIOp>(op, arith::CmpIPredicate::ult,
-                                               arith::SubIOp::create(rewriter, loc, wide, base),
-                                               size);
+                                 state.target->getName() + "' (" + whyNot + ")");
+    rewriter.replaceOp(op, r);
     return success();
   }
 };
@@ -1430,38 +1316,7 @@ struct PrefetchOpLowering : PTXPattern<PrefetchOp> {
   LogicalResult
   matchAndRewrite(PrefetchOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (state.target == "nvptx") {
-      // Inline PTX: LLVM selects llvm.nvvm.prefetch.* only for PTX ISA 8.0,
-      // and writes 7.8 for sm_90 (llc aborted with "cannot select"). The
-      // operand is the PTX address itself, in the op's state space.
-      std::string inst = op.getUniform() ? "prefetchu" : "prefetch";
-      if (op.getSpace() != StateSpace::None)
-        inst += "." + stringifyStateSpace(op.getSpace()).str();
-      switch (op.getLevel()) {
-      case CacheLevel::L1:
-        inst += ".L1";
-        break;
-      case CacheLevel::L2:
-        inst += ".L2";
-        break;
-      case CacheLevel::L2EvictLast:
-        inst += ".L2::evict_last";
-        break;
-      case CacheLevel::L2EvictNormal:
-        inst += ".L2::evict_normal";
-        break;
-      }
-      Location loc = op.getLoc();
-      mlir::Type i64 = rewriter.getI64Type();
-      Value address = adjustBits(rewriter, loc, adaptor.getAddr(), i64, false);
-      if (op.getOffset() != 0)
-        address = arith::AddIOp::create(rewriter, loc, address,
-                                        intConst(rewriter, loc, i64, op.getOffset()));
-      LLVM::InlineAsmOp::create(rewriter, loc, TypeRange{}, ValueRange{address}, inst + " [$0];",
-                                "l,~{memory}", /*has_side_effects=*/true,
-                                /*is_align_stack=*/false, LLVM::TailCallKind::None,
-                                LLVM::AsmDialectAttr(), ArrayAttr());
-    }
+    state.target->emitPrefetch(rewriter, op, adaptor.getAddr());
     rewriter.eraseOp(op);
     return success();
   }
@@ -1590,7 +1445,7 @@ std::string accessSyncScope(const PTXLoweringState &state, OpTy op,
                             LLVM::AtomicOrdering ordering) {
   if (ordering == LLVM::AtomicOrdering::not_atomic)
     return "";
-  return syncScopeName(state, op.getScope());
+  return state.target->syncScopeName(op.getScope());
 }
 
 struct LdOpLowering : PTXPattern<LdOp> {
@@ -1673,7 +1528,7 @@ struct StOpLowering : PTXPattern<StOp> {
 /// atom and red (red is atom without the old value): LLVM atomics with
 /// PTX's ordering and scope. Without an ordering PTX atomics are relaxed,
 /// without a scope .gpu. On NVPTX, what LLVM 22's backend would emit weaker
-/// or different (nvptxLLVMAtomicIsExact) is inline PTX instead.
+/// or different is the target's own instruction (TargetInfo::hasNativeAtomic).
 template <typename OpTy>
 struct AtomicLowering : PTXPattern<OpTy> {
   using PTXPattern<OpTy>::PTXPattern;
@@ -1688,7 +1543,7 @@ struct AtomicLowering : PTXPattern<OpTy> {
     bool isFloat = isFloatType(type);
     if (isFloat && !(op.getOp() == AtomicOp::Add || op.getOp() == AtomicOp::Exch))
       return unsupported(op, Twine("float atomic '") + stringifyAtomicOp(op.getOp()) + "'");
-    if (needsAtomicCasLoop(this->state, op.getOp(), type)) {
+    if (this->state.target->needsAtomicCasLoop(op.getOp(), type)) {
       // The 32-bit word holding the operand: 16-bit operands are 2-aligned,
       // so bit 1 of the address says which half of the word they are.
       mlir::Type i64 = rewriter.getI64Type(), i32 = rewriter.getI32Type();
@@ -1719,17 +1574,14 @@ struct AtomicLowering : PTXPattern<OpTy> {
       bool flush = op.getSpace() != StateSpace::Shared;
       Value old = emitAtomicCasLoop(rewriter, loc, this->state, *word, shift, op.getOp(), type,
                                     b, c, orderingFor(op.getSem()),
-                                    syncScopeName(this->state, op.getScope()), flush);
+                                    this->state.target->syncScopeName(op.getScope()), flush);
       if constexpr (std::is_same_v<OpTy, AtomOp>)
         rewriter.replaceOp(op, adjustBits(rewriter, loc, old, op.getRes().getType(), false));
       else
         rewriter.eraseOp(op);
       return success();
     }
-    bool nvptx = this->state.target == "nvptx";
-    bool packedHalf = type == DataType::F16x2 || type == DataType::BF16x2;
-    if (nvptx && (!packedHalf || op.getOp() == AtomicOp::Add) && type != DataType::B128 &&
-        !nvptxLLVMAtomicIsExact(op.getOp(), type, op.getSem(), op.getScope())) {
+    if (this->state.target->hasNativeAtomic(op.getOp(), type, op.getSem(), op.getScope())) {
       StateSpace space = op.getSpace();
       if (space != StateSpace::None && space != StateSpace::Global && space != StateSpace::Shared)
         return unsupported(op, Twine("atomic in state space '.") + stringifyStateSpace(space) +
@@ -1745,8 +1597,9 @@ struct AtomicLowering : PTXPattern<OpTy> {
         if (adaptor.getC())
           c = adjustBits(rewriter, loc, adaptor.getC(), bits, false);
       constexpr bool withResult = std::is_same_v<OpTy, AtomOp>;
-      Value old = emitNvptxAtomic(rewriter, loc, *ptr, space, op.getOp(), type, op.getSem(),
-                                  op.getScope(), b, c, withResult);
+      Value old = this->state.target->emitNativeAtomic(rewriter, loc, *ptr, space, op.getOp(),
+                                                       type, op.getSem(), op.getScope(), b, c,
+                                                       withResult);
       if constexpr (withResult)
         rewriter.replaceOp(op, adjustBits(rewriter, loc, old, op.getRes().getType(), false));
       else
@@ -1762,12 +1615,10 @@ struct AtomicLowering : PTXPattern<OpTy> {
     mlir::Type elem = memoryType(rewriter.getContext(), type);
     Value b = adjustBits(rewriter, loc, adaptor.getB(), elem, false);
     LLVM::AtomicOrdering ordering = orderingFor(op.getSem());
-    // An atom or red without a scope is .gpu scope (PTX ISA 9.7.13.5), not
-    // LLVM's default system scope; NVPTX keeps a cmpxchg's scope.
     Scope ptxScope = op.getScope();
-    if (nvptx && ptxScope == Scope::None)
-      ptxScope = Scope::GPU;
-    std::string scope = syncScopeName(this->state, ptxScope);
+    if (ptxScope == Scope::None)
+      ptxScope = this->state.target->unscopedAtomicScope();
+    std::string scope = this->state.target->syncScopeName(ptxScope);
     Value r;
     if constexpr (std::is_same_v<OpTy, AtomOp>) {
       if (op.getOp() == AtomicOp::Cas) {
@@ -1877,22 +1728,14 @@ struct InstOpLowering : PTXPattern<InstOp> {
                                          ConversionPatternRewriter &rewriter) const {
     Location loc = op.getLoc();
     mlir::Type type = op.getResult(0).getType();
-    if (state.target != "nvptx") {
-      if (reg.starts_with("%envreg"))
-        return unsupported(op, Twine("special register '") + reg + "' on target '" +
-                                   state.target + "' (set by NVIDIA's driver)");
-      rewriter.replaceOp(op, intConst(rewriter, loc, type, 0));
+    if (Value r = state.target->readMachineRegister(rewriter, loc, reg)) {
+      rewriter.replaceOp(op, adjustBits(rewriter, loc, r, type, false));
       return success();
     }
-    bool wide = reg.ends_with("_64");
-    mlir::Type asmType = wide ? rewriter.getI64Type() : rewriter.getI32Type();
-    Value r = LLVM::InlineAsmOp::create(
-                  rewriter, loc, asmType, ValueRange{},
-                  (Twine("mov.b") + (wide ? "64" : "32") + " $0, " + reg + ";").str(),
-                  wide ? "=l" : "=r", /*has_side_effects=*/true, /*is_align_stack=*/false,
-                  LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
-                  .getResult(0);
-    rewriter.replaceOp(op, adjustBits(rewriter, loc, r, type, false));
+    if (reg.starts_with("%envreg"))
+      return unsupported(op, Twine("special register '") + reg + "' on target '" +
+                                 state.target->getName() + "' (set by NVIDIA's driver)");
+    rewriter.replaceOp(op, intConst(rewriter, loc, type, 0));
     return success();
   }
 
@@ -1962,7 +1805,7 @@ int64_t layoutSharedWindow(gpu::GPUFuncOp kernel, PTXLoweringState &state) {
   });
   int64_t offset = 0, dynamicAlign = 1;
   bool barRed = kernel.walk([](BarRedOp) { return WalkResult::interrupt(); }).wasInterrupted();
-  if (barRed && state.target != "nvptx") {
+  if (barRed && !state.target->hasNativeBarrierReduction()) {
     state.barrierCounters.insert(kernel);
     offset = kBarrierCounterBytes;
   }
@@ -2067,8 +1910,7 @@ static LogicalResult buildAddressInitializer(VarOp var, LLVM::GlobalOp global,
       // emits an undefined id for ptrtoint of a constant GEP or add
       // (spirv-val rejects both).
       if (width == 8) {
-        // NVPTX prints a cast to the generic space as `generic(sym)+8`.
-        if (address.getGeneric() && state.target == "nvptx") {
+        if (address.getGeneric() && state.target->castsGenericInitializers()) {
           ptrType = LLVM::LLVMPointerType::get(ctx, state.addressSpaces.generic);
           ptr = LLVM::AddrSpaceCastOp::create(b, loc, ptrType, ptr);
         }
@@ -2218,19 +2060,14 @@ void ConvertPTXToStdPass::runOnOperation() {
     return signalPassFailure();
   }
   PTXLoweringState state;
-  if (target != "generic" && target != "spirv" && target != "nvptx" && target != "amdgpu") {
-    module.emitError("invalid target '")
-        << target << "': expected 'spirv', 'nvptx', 'amdgpu' or 'generic'";
-    return signalPassFailure();
-  }
   if (waveSize != 32 && waveSize != 64) {
     module.emitError("invalid wave-size ") << waveSize << ": expected 32 or 64";
     return signalPassFailure();
   }
   state.addressSpaces = {genericAddressSpace, globalAddressSpace, sharedAddressSpace,
                          constAddressSpace, localAddressSpace};
-  state.target = target;
-  state.waveSize = waveSize;
+  std::unique_ptr<TargetInfo> targetInfo = createTargetInfo(target, waveSize);
+  state.target = targetInfo.get();
 
   OpBuilder b(ctx);
   b.setInsertionPointToEnd(module.getBody());
@@ -2288,7 +2125,7 @@ void ConvertPTXToStdPass::runOnOperation() {
   });
   if (failed(applyPartialConversion(gpuModule, target, std::move(patterns))))
     return signalPassFailure();
-  propagateTraps(gpuModule, state);
+  state.target->finishTraps(gpuModule, state);
 
   for (VarOp var : llvm::make_early_inc_range(module.getOps<VarOp>()))
     var.erase();

@@ -197,13 +197,14 @@ namespace {
 
 /// tanh from exp2 for targets without a tanh instruction: x itself below
 /// 2^-5 (relative error < 2^-11), else sign(x) * (1 - 2 / (e^2|x| + 1)).
-Value tanhFromExp(OpBuilder &b, Location loc, Value x, bool amdgpu) {
+Value tanhFromExp(OpBuilder &b, Location loc, Value x, const TargetInfo &target) {
   mlir::Type t = x.getType();
   Value ax = math::AbsFOp::create(b, loc, x);
   Value twoLog2e = floatConst(b, loc, t, 2.0 * 1.4426950408889634);
   Value scaled = arith::MulFOp::create(b, loc, ax, twoLog2e);
-  Value e = amdgpu ? callIntrinsic(b, loc, t, "llvm.amdgcn.exp2", scaled)
-                   : math::Exp2Op::create(b, loc, scaled).getResult();
+  Value e = target.hardwareApprox(b, loc, "ex2", scaled);
+  if (!e)
+    e = math::Exp2Op::create(b, loc, scaled);
   Value q = arith::DivFOp::create(b, loc, floatConst(b, loc, t, 2.0),
                                   arith::AddFOp::create(b, loc, e, floatConst(b, loc, t, 1.0)));
   Value big = math::CopySignOp::create(
@@ -643,17 +644,8 @@ Value directedRounding(OpBuilder &b, Location loc, const PTXLoweringState &state
   if (ftz)
     for (Value &v : x)
       v = flushSubnormal(b, loc, v);
-  if (state.target == "nvptx") {
-    StringRef op = name;
-    if (name == "sub") {
-      op = "add";
-      x[1] = arith::NegFOp::create(b, loc, x[1]);
-    }
-    std::string intrinsic = ("llvm.nvvm." + op + "." + stringifyRounding(rnd) +
-                             (ftz && !f64 ? ".ftz" : "") + (f64 ? ".d" : ".f"))
-                                .str();
-    return callIntrinsic(b, loc, t, intrinsic, x);
-  }
+  if (Value native = state.target->nativeDirectedArith(b, loc, name, x, rnd, ftz))
+    return native;
   Value r;
   if (f64) {
     r = directedF64(b, loc, name, x, rnd);
@@ -675,43 +667,9 @@ struct FloatUnaryLowering : PTXPattern<OpTy> {
 
   /// IEEE square root; NVPTX's NVVM lowering only takes its own intrinsic.
   Value squareRoot(OpBuilder &b, Location loc, Value a) const {
-    if (this->state.target == "nvptx")
-      return callIntrinsic(b, loc, a.getType(),
-                           a.getType().isF64() ? "llvm.nvvm.sqrt.rn.d" : "llvm.nvvm.sqrt.rn.f",
-                           a);
+    if (Value native = this->state.target->nativeSqrt(b, loc, a))
+      return native;
     return math::SqrtOp::create(b, loc, a);
-  }
-
-  /// NVIDIA's own .approx instruction on NVPTX, else null.
-  Value nativeApprox(OpTy op, OpBuilder &b, Value a, StringRef name) const {
-    if (this->state.target != "nvptx")
-      return Value();
-    Location loc = op.getLoc();
-    mlir::Type t = a.getType();
-    bool ftz = op.getFtz();
-    std::string suffix = t.isF64() ? "d" : "f";
-    if (name == "tanh") {
-      if (!t.isF32())
-        return Value();
-      auto asmOp = LLVM::InlineAsmOp::create(
-          b, loc, t, ValueRange{a}, "tanh.approx.f32 $0, $1;", "=f,f",
-          /*has_side_effects=*/false, /*is_align_stack=*/false,
-          LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
-      return asmOp.getResult(0);
-    }
-    if (name == "ex2") {
-      if (!t.isF32())
-        return Value();
-      return callIntrinsic(b, loc, t, ftz ? "llvm.nvvm.ex2.approx.ftz.f32"
-                                          : "llvm.nvvm.ex2.approx.f32", a);
-    }
-    // rcp.approx exists only with .ftz; f64 .approx only for rcp and rsqrt.
-    if (name == "rcp" && !ftz)
-      return Value();
-    if (t.isF64() && name != "rcp" && name != "rsqrt")
-      return Value();
-    std::string intrinsic = ("llvm.nvvm." + name + ".approx." + (ftz ? "ftz." : "") + suffix).str();
-    return callIntrinsic(b, loc, t, intrinsic, a);
   }
 
   LogicalResult
@@ -741,7 +699,7 @@ struct FloatUnaryLowering : PTXPattern<OpTy> {
     if (transcendental && !approx)
       return this->unsupported(op, Twine("'") + name + "' without '.approx'");
     if (approx) {
-      if (Value native = nativeApprox(op, rewriter, a, name)) {
+      if (Value native = this->state.target->nativeApprox(rewriter, loc, name, a, op.getFtz())) {
         rewriter.replaceOp(op, native);
         return success();
       }
@@ -755,9 +713,9 @@ struct FloatUnaryLowering : PTXPattern<OpTy> {
     };
     if (ftz)
       a = flush(a);
-    bool amdgpu = this->state.target == "amdgpu";
-    if (amdgpu && transcendental && !t.isF32())
-      return this->unsupported(op, Twine("'") + name + ".approx' on f64 for AMDGPU");
+    if (transcendental && !t.isF32() && !this->state.target->hasF64ApproxTranscendentals())
+      return this->unsupported(op, Twine("'") + name + ".approx' on f64 for target '" +
+                                       this->state.target->getName() + "'");
     Value one = floatConst(rewriter, loc, t, 1.0);
     Value r;
     if (name == "rcp")
@@ -767,25 +725,24 @@ struct FloatUnaryLowering : PTXPattern<OpTy> {
     else if (name == "rsqrt")
       r = arith::DivFOp::create(rewriter, loc, one, squareRoot(rewriter, loc, a));
     else if (name == "sin" || name == "cos") {
-      Value turns = revolutions(rewriter, loc, a, amdgpu);
-      if (amdgpu) {
-        // v_sin/v_cos take the angle in revolutions.
-        r = callIntrinsic(rewriter, loc, t, name == "sin" ? "llvm.amdgcn.sin" : "llvm.amdgcn.cos",
-                          turns);
+      const TargetInfo &target = *this->state.target;
+      bool inTurns = target.hasRevolutionSinCos();
+      Value turns = revolutions(rewriter, loc, a, inTurns);
+      if (inTurns) {
+        r = target.hardwareApprox(rewriter, loc, name, turns);
       } else {
         Value angle = arith::MulFOp::create(rewriter, loc, turns,
                                             floatConst(rewriter, loc, t, 2.0 * llvm::numbers::pi));
         r = name == "sin" ? math::SinOp::create(rewriter, loc, angle).getResult()
                           : math::CosOp::create(rewriter, loc, angle).getResult();
       }
-    } else if (name == "lg2")
-      r = amdgpu ? callIntrinsic(rewriter, loc, t, "llvm.amdgcn.log", a)
-                 : math::Log2Op::create(rewriter, loc, a).getResult();
-    else if (name == "ex2")
-      r = amdgpu ? callIntrinsic(rewriter, loc, t, "llvm.amdgcn.exp2", a)
-                 : math::Exp2Op::create(rewriter, loc, a).getResult();
-    else
-      r = tanhFromExp(rewriter, loc, a, amdgpu);
+    } else if (name == "lg2" || name == "ex2") {
+      r = this->state.target->hardwareApprox(rewriter, loc, name, a);
+      if (!r)
+        r = name == "lg2" ? math::Log2Op::create(rewriter, loc, a).getResult()
+                          : math::Exp2Op::create(rewriter, loc, a).getResult();
+    } else
+      r = tanhFromExp(rewriter, loc, a, *this->state.target);
     if (ftz)
       r = flush(r);
     rewriter.replaceOp(op, r);
@@ -1333,21 +1290,14 @@ struct DivApproxLowering : PTXPattern<DivOp> {
     if (full) {
       // div.full (2 ulp) is NVIDIA's own instruction on NVPTX; elsewhere the
       // generic pattern's correctly rounded division is within its bound.
-      if (state.target != "nvptx")
+      Value native = state.target->nativeDivFull(rewriter, loc, a, b, ftz);
+      if (!native)
         return failure();
-      auto asmOp = LLVM::InlineAsmOp::create(
-          rewriter, loc, a.getType(), ValueRange{a, b},
-          ftz ? "div.full.ftz.f32 $0, $1, $2;" : "div.full.f32 $0, $1, $2;", "=f,f,f",
-          /*has_side_effects=*/false, /*is_align_stack=*/false, LLVM::TailCallKind::None,
-          LLVM::AsmDialectAttr(), ArrayAttr());
-      rewriter.replaceOp(op, asmOp.getResult(0));
+      rewriter.replaceOp(op, native);
       return success();
     }
-    if (state.target == "nvptx") {
-      rewriter.replaceOp(op, callIntrinsic(rewriter, loc, a.getType(),
-                                           ftz ? "llvm.nvvm.div.approx.ftz.f"
-                                               : "llvm.nvvm.div.approx.f",
-                                           ValueRange{a, b}));
+    if (Value native = state.target->nativeDivApprox(rewriter, loc, a, b, ftz)) {
+      rewriter.replaceOp(op, native);
       return success();
     }
     mlir::Type f32 = rewriter.getF32Type();

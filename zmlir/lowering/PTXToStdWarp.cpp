@@ -23,21 +23,6 @@ using namespace mlir;
 using namespace zmlir;
 using namespace zmlir::ptx;
 
-std::string zmlir::syncScopeName(const PTXLoweringState &state, Scope scope) {
-  bool nvptx = state.target == "nvptx", amdgpu = state.target == "amdgpu";
-  switch (scope) {
-  case Scope::CTA:
-    return nvptx ? "block" : "workgroup";
-  case Scope::Cluster:
-    return nvptx ? "cluster" : amdgpu ? "agent" : "device";
-  case Scope::GPU:
-    return nvptx ? "device" : amdgpu ? "agent" : "device";
-  default:
-    // System scope (and none given) is LLVM's default, cross-device scope.
-    return "";
-  }
-}
-
 LLVM::LLVMFuncOp zmlir::declareFunction(OpBuilder &b, Operation *user, StringRef name,
                                         LLVM::LLVMFunctionType type) {
   auto module = user->getParentOfType<gpu::GPUModuleOp>();
@@ -48,104 +33,9 @@ LLVM::LLVMFuncOp zmlir::declareFunction(OpBuilder &b, Operation *user, StringRef
   return LLVM::LLVMFuncOp::create(b, user->getLoc(), name, type);
 }
 
-/// The address of the module's trap word (SPIR-V), the global created on
-/// first use.
-static Value trapWordAddress(OpBuilder &b, Location loc, gpu::GPUModuleOp module,
-                             const PTXLoweringState &state) {
-  auto word = module.lookupSymbol<LLVM::GlobalOp>(kTrapWordName);
-  if (!word) {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(module.getBody());
-    word = LLVM::GlobalOp::create(b, loc, b.getI32Type(), /*isConstant=*/false,
-                                  LLVM::Linkage::External, kTrapWordName,
-                                  b.getI32IntegerAttr(0), /*alignment=*/4,
-                                  state.addressSpaces.global);
-  }
-  return LLVM::AddressOfOp::create(b, loc, word);
-}
-
-/// Leaves the function the insertion point is in: gpu.return from a kernel,
-/// llvm.return (of poison, when the function returns a value) from a device
-/// function.
-static void emitLeave(OpBuilder &b, Location loc) {
-  Operation *fn = b.getInsertionBlock()->getParentOp();
-  if (isa<gpu::GPUFuncOp>(fn)) {
-    gpu::ReturnOp::create(b, loc);
-    return;
-  }
-  mlir::Type result = cast<LLVM::LLVMFuncOp>(fn).getFunctionType().getReturnType();
-  if (isa<LLVM::LLVMVoidType>(result))
-    LLVM::ReturnOp::create(b, loc, ValueRange{});
-  else
-    LLVM::ReturnOp::create(b, loc, LLVM::PoisonOp::create(b, loc, result).getResult());
-}
-
-void zmlir::emitTrap(OpBuilder &b, Location loc, const PTXLoweringState &state) {
-  if (state.target != "spirv") {
-    callIntrinsic(b, loc, mlir::Type(), "llvm.trap", {});
-    LLVM::UnreachableOp::create(b, loc);
-    return;
-  }
-  auto module = b.getInsertionBlock()->getParentOp()->getParentOfType<gpu::GPUModuleOp>();
-  LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::xchg,
-                            trapWordAddress(b, loc, module, state),
-                            intConst(b, loc, b.getI32Type(), 1), LLVM::AtomicOrdering::monotonic);
-  emitLeave(b, loc);
-}
-
-void zmlir::propagateTraps(gpu::GPUModuleOp module, const PTXLoweringState &state) {
-  if (state.target != "spirv" || !module.lookupSymbol<LLVM::GlobalOp>(kTrapWordName))
-    return;
-  // After each call of a function of the module: a set trap word (the
-  // callee, or another thread, trapped) returns from the caller too.
-  SmallVector<LLVM::CallOp> calls;
-  module.walk([&](LLVM::CallOp call) {
-    auto callee = call.getCallee();
-    auto fn = callee ? module.lookupSymbol<LLVM::LLVMFuncOp>(*callee) : LLVM::LLVMFuncOp();
-    if (fn && !fn.isExternal())
-      calls.push_back(call);
-  });
-  for (LLVM::CallOp call : calls) {
-    Location loc = call.getLoc();
-    OpBuilder b(call->getContext());
-    Block *block = call->getBlock();
-    Block *cont = block->splitBlock(std::next(Block::iterator(call)));
-    Block *leave = b.createBlock(cont);
-    emitLeave(b, loc);
-    b.setInsertionPointToEnd(block);
-    Value word = LLVM::LoadOp::create(b, loc, b.getI32Type(),
-                                      trapWordAddress(b, loc, module, state), /*alignment=*/4);
-    Value trapped = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, word,
-                                          intConst(b, loc, b.getI32Type(), 0));
-    cf::CondBranchOp::create(b, loc, trapped, leave, ValueRange{}, cont, ValueRange{});
-  }
-}
-
 //===----------------------------------------------------------------------===//
 // Atomics without a native form
 //===----------------------------------------------------------------------===//
-
-bool zmlir::needsAtomicCasLoop(const PTXLoweringState &state, AtomicOp op, DataType type) {
-  unsigned width = getTypeBitWidth(type);
-  bool halfAdd = op == AtomicOp::Add && (type == DataType::F16 || type == DataType::BF16 ||
-                                         type == DataType::F16x2 || type == DataType::BF16x2);
-  // NVPTX has every one of these natively (atomicrmw on half and bfloat
-  // selects atom.add.noftz.{f16,bf16}; atom.cas.b16, the packed pairs and
-  // every ordered or non-.gpu form are inline PTX, see emitNvptxAtomic).
-  if (state.target == "nvptx")
-    return false;
-  // atom.add.f32 on global memory flushes subnormal inputs and results
-  // (NVIDIA's RED.ADD.F32 is .FTZ); float atomics on SPIR-V need SPV_EXT_shader_atomic_float_add,
-  // inc/dec wrapping ones have no SPIR-V form.
-  if (op == AtomicOp::Add && type == DataType::F32)
-    return true;
-  if (state.target == "spirv" &&
-      ((op == AtomicOp::Add && type == DataType::F64) || op == AtomicOp::Inc ||
-       op == AtomicOp::Dec))
-    return true;
-  // OpenCL and AMDGPU atomics are 32 or 64 bits wide.
-  return halfAdd || (width == 16 && (op == AtomicOp::Cas || op == AtomicOp::Exch));
-}
 
 namespace {
 
@@ -264,78 +154,6 @@ Value zmlir::emitAtomicCasLoop(ConversionPatternRewriter &rewriter, Location loc
   return old;
 }
 
-bool zmlir::nvptxLLVMAtomicIsExact(AtomicOp op, DataType type, Semantics sem, Scope scope) {
-  if (type == DataType::F16x2 || type == DataType::BF16x2)
-    return false;
-  unsigned width = getTypeBitWidth(type);
-  if (op == AtomicOp::Cas)
-    return width == 32 || width == 64;
-  return (sem == Semantics::None || sem == Semantics::Relaxed) &&
-         (scope == Scope::None || scope == Scope::GPU);
-}
-
-Value zmlir::emitNvptxAtomic(OpBuilder &b, Location loc, Value ptr, StateSpace space,
-                             AtomicOp op, DataType type, Semantics sem, Scope scope, Value value,
-                             Value compare, bool withResult) {
-  // 1. The instruction: atom{.sem}{.scope}{.space}.op{.noftz}.type, every
-  //    qualifier as the PTX wrote it (none given stays none: PTX's own
-  //    defaults, .relaxed and .gpu, then apply).
-  std::string inst = withResult ? "atom" : "red";
-  switch (sem) {
-  case Semantics::Relaxed:
-  case Semantics::Acquire:
-  case Semantics::Release:
-  case Semantics::AcqRel:
-    inst += "." + stringifySemantics(sem).str();
-    break;
-  default:
-    break;
-  }
-  if (scope != Scope::None)
-    inst += "." + stringifyScope(scope).str();
-  if (space != StateSpace::None)
-    inst += "." + stringifyStateSpace(space).str();
-  inst += "." + stringifyAtomicOp(op).str();
-  bool half = type == DataType::F16 || type == DataType::BF16 || type == DataType::F16x2 ||
-              type == DataType::BF16x2;
-  if (op == AtomicOp::Add && half)
-    inst += ".noftz";
-  inst += "." + stringifyDataType(type).str();
-  // 2. Operands: the address as a 64-bit integer in its own state space
-  //    (ptrtoint of an addrspace(3) pointer is the .shared address), the
-  //    values as .b16/.b32/.b64 registers (h, r, l).
-  unsigned width = getTypeBitWidth(type);
-  StringRef reg = width == 16 ? "h" : width == 32 ? "r" : "l";
-  Value address = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), ptr);
-  SmallVector<Value> operands{address, value};
-  if (compare)
-    operands.push_back(compare);
-  std::string constraints, operandText;
-  unsigned next = 0;
-  if (withResult) {
-    constraints = ("=" + reg + ",").str();
-    operandText = "$0, ";
-    next = 1;
-  }
-  constraints += "l";
-  operandText += "[$" + std::to_string(next++) + "]";
-  for (size_t i = 1; i < operands.size(); ++i) {
-    constraints += ("," + reg).str();
-    operandText += ", $" + std::to_string(next++);
-  }
-  // 3. A side effect and a memory clobber: LLVM moves no memory access
-  //    across it, so the ordering PTX gives it is all there is.
-  constraints += ",~{memory}";
-  mlir::Type resultType = b.getIntegerType(width);
-  TypeRange results = withResult ? TypeRange(resultType) : TypeRange();
-  auto asmOp = LLVM::InlineAsmOp::create(b, loc, results, operands,
-                                         inst + " " + operandText + ";", constraints,
-                                         /*has_side_effects=*/true, /*is_align_stack=*/false,
-                                         LLVM::tailcallkind::TailCallKind::None,
-                                         LLVM::AsmDialectAttr(), ArrayAttr());
-  return withResult ? asmOp.getResult(0) : Value();
-}
-
 //===----------------------------------------------------------------------===//
 // Function addresses and indirect calls
 //===----------------------------------------------------------------------===//
@@ -404,7 +222,7 @@ LogicalResult zmlir::expandIndirectCalls(gpu::GPUModuleOp module, const PTXLower
       cases.push_back(block);
     }
     Block *bad = b.createBlock(region, Region::iterator(after));
-    emitTrap(b, loc, state);
+    state.target->emitTrap(b, loc, state);
     b.setInsertionPointToEnd(before);
     SmallVector<ValueRange> noOperands(cases.size(), ValueRange{});
     cf::SwitchOp::create(b, loc, call.getCallee(), bad, ValueRange{}, values, cases, noOperands);
@@ -422,68 +240,15 @@ using IP = arith::CmpIPredicate;
 Value warpLane(OpBuilder &b, Location loc, const PTXLoweringState &state) {
   Value lane = arith::IndexCastUIOp::create(b, loc, b.getI32Type(),
                                             gpu::LaneIdOp::create(b, loc, nullptr));
-  if (state.waveSize > 32)
+  if (state.target->getWaveSize() > 32)
     lane = arith::AndIOp::create(b, loc, lane, intConst(b, loc, b.getI32Type(), 31));
   return lane;
-}
-
-/// The 32-bit ballot of `pred` over the lane's warp, or null when the target
-/// has none. `mask` is the PTX membermask (NVPTX uses it, the others ballot
-/// over the active lanes, which include every lane of the mask).
-Value ballot(OpBuilder &b, Operation *op, const PTXLoweringState &state, Value pred,
-             Value mask) {
-  Location loc = op->getLoc();
-  mlir::Type i32 = b.getI32Type(), i64 = b.getI64Type();
-  if (state.target == "nvptx")
-    return callIntrinsic(b, loc, i32, "llvm.nvvm.vote.ballot.sync", ValueRange{mask, pred});
-  if (state.target == "amdgpu") {
-    if (state.waveSize == 32)
-      return callIntrinsic(b, loc, i32, "llvm.amdgcn.ballot.i32", pred);
-    Value wave = callIntrinsic(b, loc, i64, "llvm.amdgcn.ballot.i64", pred);
-    Value lane = arith::IndexCastUIOp::create(b, loc, i64, gpu::LaneIdOp::create(b, loc, nullptr));
-    Value half = arith::AndIOp::create(b, loc, lane, intConst(b, loc, i64, 32));
-    return arith::TruncIOp::create(b, loc, i32, arith::ShRUIOp::create(b, loc, wave, half));
-  }
-  if (state.target == "spirv") {
-    auto vec = VectorType::get({4}, i32);
-    auto fn = declareFunction(b, op, "_Z16sub_group_balloti",
-                              LLVM::LLVMFunctionType::get(vec, {i32}));
-    Value arg = arith::ExtUIOp::create(b, loc, i32, pred);
-    Value bits = LLVM::CallOp::create(b, loc, fn, ValueRange{arg}).getResult();
-    return LLVM::ExtractElementOp::create(b, loc, bits, intConst(b, loc, i32, 0));
-  }
-  return Value();
-}
-
-/// The value `v` (i32) of lane `src` (an i32 in [0, 32)) of the caller's
-/// warp. AMDGPU reads it with ds_bpermute, whose byte address picks the
-/// wavefront lane: on wave64 chips that is `src` in the caller's half
-/// (upstream's gpu.shuffle idx takes `src` as a wavefront lane, so the upper
-/// half-wave would read the lower one). Elsewhere gpu.shuffle idx over the
-/// 32 lanes of the sub-group.
-Value readLane(OpBuilder &b, Location loc, const PTXLoweringState &state, Value v, Value src) {
-  mlir::Type i32 = b.getI32Type();
-  if (state.target != "amdgpu") {
-    Value width = intConst(b, loc, i32, 32);
-    return gpu::ShuffleOp::create(b, loc, v, src, width, gpu::ShuffleMode::IDX)
-        .getShuffleResult();
-  }
-  Value lane = src;
-  if (state.waveSize > 32) {
-    Value wave = arith::IndexCastUIOp::create(b, loc, i32, gpu::LaneIdOp::create(b, loc, nullptr));
-    lane = arith::OrIOp::create(
-        b, loc, arith::AndIOp::create(b, loc, wave, intConst(b, loc, i32, ~31)), src);
-  }
-  Value address = arith::ShLIOp::create(b, loc, lane, intConst(b, loc, i32, 2));
-  Value bits = callIntrinsic(b, loc, i32, "llvm.amdgcn.ds.bpermute",
-                             ValueRange{address, asInteger(b, loc, v)});
-  return adjustBits(b, loc, bits, v.getType(), false);
 }
 
 Value shuffle(OpBuilder &b, Location loc, const PTXLoweringState &state, Value v,
               Value offset, gpu::ShuffleMode mode) {
   if (mode == gpu::ShuffleMode::IDX)
-    return readLane(b, loc, state, v, offset);
+    return state.target->readLane(b, loc, v, offset);
   Value width = intConst(b, loc, b.getI32Type(), 32);
   return gpu::ShuffleOp::create(b, loc, v, offset, width, mode).getShuffleResult();
 }
@@ -508,16 +273,8 @@ struct ShflSyncOpLowering : PTXPattern<ShflSyncOp> {
     Location loc = op.getLoc();
     mlir::Type i32 = rewriter.getI32Type();
     Value a = adaptor.getA(), b = adaptor.getB(), c = adaptor.getC();
-    StringRef mode = stringifyShflMode(op.getMode());
-    if (state.target == "nvptx") {
-      auto pair = LLVM::LLVMStructType::getLiteral(rewriter.getContext(),
-                                                   {i32, rewriter.getI1Type()});
-      Value r = callIntrinsic(rewriter, loc, pair, ("llvm.nvvm.shfl.sync." + mode + ".i32p").str(),
-                              ValueRange{adaptor.getMembermask(), a, b, c});
-      rewriter.replaceOp(op, {LLVM::ExtractValueOp::create(rewriter, loc, r, 0),
-                              LLVM::ExtractValueOp::create(rewriter, loc, r, 1)});
+    if (succeeded(state.target->lowerNative(op, adaptor, rewriter)))
       return success();
-    }
     auto cst = [&](int64_t v) { return intConst(rewriter, loc, i32, v); };
     Value lane = warpLane(rewriter, loc, state);
     Value bval = arith::AndIOp::create(rewriter, loc, b, cst(31));
@@ -548,7 +305,7 @@ struct ShflSyncOpLowering : PTXPattern<ShflSyncOp> {
     }
     Value p = arith::CmpIOp::create(rewriter, loc, inRange, j, maxLane);
     Value src = arith::SelectOp::create(rewriter, loc, p, j, lane);
-    rewriter.replaceOp(op, {readLane(rewriter, loc, state, a, src), p});
+    rewriter.replaceOp(op, {state.target->readLane(rewriter, loc, a, src), p});
     return success();
   }
 };
@@ -561,7 +318,7 @@ struct VoteSyncOpLowering : PTXPattern<VoteSyncOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value mask = adaptor.getMembermask();
-    Value bits = ballot(rewriter, op, state, adaptor.getPred(), mask);
+    Value bits = state.target->ballot(rewriter, op, adaptor.getPred(), mask);
     if (!bits)
       return unsupported(op, "'vote.sync' for the generic target (no ballot)");
     bits = arith::AndIOp::create(rewriter, loc, bits, mask);
@@ -595,12 +352,10 @@ struct ActivemaskOpLowering : PTXPattern<ActivemaskOp> {
   matchAndRewrite(ActivemaskOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value r;
-    if (state.target == "nvptx") {
-      r = callIntrinsic(rewriter, loc, rewriter.getI32Type(), "llvm.nvvm.activemask", {});
-    } else {
+    Value r = state.target->nativeActivemask(rewriter, loc);
+    if (!r) {
       Value all = intConst(rewriter, loc, rewriter.getI32Type(), -1);
-      r = ballot(rewriter, op, state, intConst(rewriter, loc, rewriter.getI1Type(), 1), all);
+      r = state.target->ballot(rewriter, op, intConst(rewriter, loc, rewriter.getI1Type(), 1), all);
     }
     if (!r)
       return unsupported(op, "'activemask' for the generic target (no ballot)");
@@ -648,10 +403,8 @@ struct ReduxSyncOpLowering : PTXPattern<ReduxSyncOp> {
     default:
       return unsupported(op, "redux operation");
     }
-    if (state.target == "nvptx") {
-      rewriter.replaceOp(op, callIntrinsic(rewriter, loc, i32,
-                                           ("llvm.nvvm.redux.sync." + name).str(),
-                                           ValueRange{a, mask}));
+    if (Value r = state.target->nativeRedux(rewriter, loc, name, a, mask)) {
+      rewriter.replaceOp(op, r);
       return success();
     }
     Value lane = warpLane(rewriter, loc, state);
@@ -705,21 +458,8 @@ struct MatchSyncOpLowering : PTXPattern<MatchSyncOp> {
     mlir::Type i32 = rewriter.getI32Type(), i1 = rewriter.getI1Type();
     Value a = adaptor.getA(), mask = adaptor.getMembermask();
     bool wide = a.getType().isInteger(64);
-    if (state.target == "nvptx") {
-      std::string suffix = wide ? "i64" : "i32";
-      if (op.getMode() == MatchMode::Any) {
-        Value r = callIntrinsic(rewriter, loc, i32, "llvm.nvvm.match.any.sync." + suffix,
-                                ValueRange{mask, a});
-        rewriter.replaceOp(op, {r, intConst(rewriter, loc, i1, 1)});
-        return success();
-      }
-      auto pair = LLVM::LLVMStructType::getLiteral(rewriter.getContext(), {i32, i1});
-      Value r = callIntrinsic(rewriter, loc, pair, "llvm.nvvm.match.all.sync." + suffix + "p",
-                              ValueRange{mask, a});
-      rewriter.replaceOp(op, {LLVM::ExtractValueOp::create(rewriter, loc, r, 0),
-                              LLVM::ExtractValueOp::create(rewriter, loc, r, 1)});
+    if (succeeded(state.target->lowerNative(op, adaptor, rewriter)))
       return success();
-    }
     Value lo = a, hi;
     if (wide) {
       lo = arith::TruncIOp::create(rewriter, loc, i32, a);
@@ -763,13 +503,9 @@ struct BarWarpSyncOpLowering : PTXPattern<BarWarpSyncOp> {
   matchAndRewrite(BarWarpSyncOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    if (state.target == "nvptx") {
-      callIntrinsic(rewriter, loc, mlir::Type(), "llvm.nvvm.bar.warp.sync",
-                    adaptor.getMembermask());
-    } else {
-      StringRef scope = state.target == "amdgpu" ? "wavefront" : "subgroup";
-      LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::acq_rel, scope);
-    }
+    if (failed(state.target->emitNativeWarpSync(rewriter, loc, adaptor.getMembermask())))
+      LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::acq_rel,
+                            state.target->warpFenceScope());
     rewriter.eraseOp(op);
     return success();
   }
@@ -784,7 +520,7 @@ struct FenceOpLowering : PTXPattern<FenceOp> {
     LLVM::AtomicOrdering ordering = op.getSem() == Semantics::SC
                                         ? LLVM::AtomicOrdering::seq_cst
                                         : LLVM::AtomicOrdering::acq_rel;
-    LLVM::FenceOp::create(rewriter, op.getLoc(), ordering, syncScopeName(state, op.getScope()));
+    LLVM::FenceOp::create(rewriter, op.getLoc(), ordering, state.target->syncScopeName(op.getScope()));
     rewriter.eraseOp(op);
     return success();
   }
@@ -802,14 +538,6 @@ Value blockThreads(OpBuilder &b, Location loc) {
                             gpu::BlockDimOp::create(b, loc, gpu::Dimension::y)),
       gpu::BlockDimOp::create(b, loc, gpu::Dimension::z));
   return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), n);
-}
-
-/// The name of NVIDIA's barrier intrinsic: `llvm.nvvm.barrier.cta.<what>`
-/// with `.aligned` and `.count` (b given) or `.all`.
-std::string nvvmBarrier(StringRef what, bool aligned, bool counted) {
-  return ("llvm.nvvm.barrier.cta." + what + (aligned ? ".aligned" : "") +
-          (counted ? ".count" : ".all"))
-      .str();
 }
 
 /// Off NVPTX a barrier is the work-group barrier, which waits for every
@@ -835,7 +563,7 @@ LogicalResult emitFullBarrier(Operation *op, Value count, ConversionPatternRewri
         threads *= d;
       if (*c != threads)
         return op->emitError("unsupported barrier over ")
-               << *c << " of the CTA's " << threads << " threads on target '" << state.target
+               << *c << " of the CTA's " << threads << " threads on target '" << state.target->getName()
                << "' (only whole-CTA barriers)";
       count = Value();
     }
@@ -845,7 +573,7 @@ LogicalResult emitFullBarrier(Operation *op, Value count, ConversionPatternRewri
     Block *block = rewriter.getInsertionBlock();
     Block *cont = rewriter.splitBlock(block, rewriter.getInsertionPoint());
     Block *partial = rewriter.createBlock(cont);
-    emitTrap(rewriter, loc, state);
+    state.target->emitTrap(rewriter, loc, state);
     rewriter.setInsertionPointToEnd(block);
     cf::CondBranchOp::create(rewriter, loc, whole, cont, ValueRange{}, partial, ValueRange{});
     rewriter.setInsertionPointToStart(cont);
@@ -860,18 +588,10 @@ struct BarSyncOpLowering : PTXPattern<BarSyncOp> {
   LogicalResult
   matchAndRewrite(BarSyncOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value id = adaptor.getBarrier(), count = adaptor.getCount();
-    std::optional<int64_t> constId = constantInt(id);
-    if (state.target == "nvptx" && !(constId && *constId == 0 && !count && op.getAligned())) {
-      SmallVector<Value> args{id};
-      if (count)
-        args.push_back(count);
-      callIntrinsic(rewriter, loc, mlir::Type(), nvvmBarrier("sync", op.getAligned(), !!count),
-                    args);
-    } else if (failed(emitFullBarrier(op, count, rewriter, state))) {
+    if (succeeded(state.target->lowerNative(op, adaptor, rewriter)))
+      return success();
+    if (failed(emitFullBarrier(op, adaptor.getCount(), rewriter, state)))
       return failure();
-    }
     rewriter.eraseOp(op);
     return success();
   }
@@ -891,14 +611,13 @@ struct BarArriveOpLowering : PTXPattern<BarArriveOp> {
   LogicalResult
   matchAndRewrite(BarArriveOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (state.target != "nvptx" && state.target != "amdgpu")
-      return unsupported(op, Twine("'bar.arrive' on target '") + state.target +
+    if (succeeded(state.target->lowerNative(op, adaptor, rewriter)))
+      return success();
+    if (!state.target->arrivesAtFullBarrier())
+      return unsupported(op, Twine("'bar.arrive' on target '") + state.target->getName() +
                                  "' (its work-group barrier must be reached by every thread "
                                  "at the same instruction)");
-    if (state.target == "nvptx")
-      callIntrinsic(rewriter, op.getLoc(), mlir::Type(), nvvmBarrier("arrive", op.getAligned(), true),
-                    ValueRange{adaptor.getBarrier(), adaptor.getCount()});
-    else if (failed(emitFullBarrier(op, adaptor.getCount(), rewriter, state)))
+    if (failed(emitFullBarrier(op, adaptor.getCount(), rewriter, state)))
       return failure();
     rewriter.eraseOp(op);
     return success();
@@ -922,19 +641,9 @@ struct BarRedOpLowering : PTXPattern<BarRedOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     mlir::Type i32 = rewriter.getI32Type();
-    StringRef mode = stringifyBarRedMode(op.getMode());
-    Value count = adaptor.getCount();
-    if (state.target == "nvptx") {
-      SmallVector<Value> args{adaptor.getBarrier()};
-      if (count)
-        args.push_back(count);
-      args.push_back(adaptor.getPred());
-      rewriter.replaceOp(op, callIntrinsic(rewriter, loc, op.getRes().getType(),
-                                           nvvmBarrier(("red." + mode).str(), op.getAligned(),
-                                                       !!count),
-                                           args));
+    if (succeeded(state.target->lowerNative(op, adaptor, rewriter)))
       return success();
-    }
+    Value count = adaptor.getCount();
     auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
     Value window = kernel ? state.sharedWindows.lookup(kernel) : Value();
     if (!window || !state.barrierCounters.contains(kernel))
@@ -974,7 +683,7 @@ struct TrapOpLowering : PTXPattern<TrapOp> {
   LogicalResult
   matchAndRewrite(TrapOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    emitTrap(rewriter, op.getLoc(), state);
+    state.target->emitTrap(rewriter, op.getLoc(), state);
     rewriter.eraseOp(op);
     return success();
   }
@@ -992,7 +701,7 @@ struct ElectSyncOpLowering : PTXPattern<ElectSyncOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value mask = adaptor.getMembermask();
-    Value bits = ballot(rewriter, op, state, intConst(rewriter, loc, rewriter.getI1Type(), 1), mask);
+    Value bits = state.target->ballot(rewriter, op, intConst(rewriter, loc, rewriter.getI1Type(), 1), mask);
     if (!bits)
       return unsupported(op, "'elect.sync' for the generic target (no ballot)");
     bits = arith::AndIOp::create(rewriter, loc, bits, mask);
@@ -1043,9 +752,9 @@ struct LocalVarOpLowering : PTXPattern<LocalVarOp> {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     auto localType = LLVM::LLVMPointerType::get(ctx, state.addressSpaces.local);
-    bool nvptx = state.target == "nvptx";
-    auto allocaType =
-        nvptx ? LLVM::LLVMPointerType::get(ctx, state.addressSpaces.generic) : localType;
+    auto allocaType = state.target->allocatesLocalInGeneric()
+                          ? LLVM::LLVMPointerType::get(ctx, state.addressSpaces.generic)
+                          : localType;
     // One array-typed element: SPIR-V has no array-sized allocas.
     auto arrayType = LLVM::LLVMArrayType::get(rewriter.getI8Type(), op.getSize());
     Value one = intConst(rewriter, loc, rewriter.getI64Type(), 1);

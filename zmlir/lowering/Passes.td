@@ -35,9 +35,18 @@ def ConvertPTXToStd : Pass<"convert-ptx-to-std", "::mlir::ModuleOp"> {
            "LLVM address space of .const (SPIR-V: 2)">,
     Option<"localAddressSpace", "local-address-space", "unsigned", "5",
            "LLVM address space of .local (SPIR-V: 0, Function)">,
-    Option<"target", "target", "std::string", "\"generic\"",
-           "backend of the result: 'spirv', 'nvptx', 'amdgpu' or 'generic'; "
-           "picks the intrinsics for warp votes, clocks and memory scopes">,
+    Option<"target", "target", "::zmlir::LoweringTarget", "::zmlir::LoweringTarget::Generic",
+           "backend of the result: its TargetInfo (zmlir/lowering/TargetInfo.h) "
+           "answers what differs between backends",
+           [{::llvm::cl::values(
+             clEnumValN(::zmlir::LoweringTarget::Generic, "generic",
+                        "no target intrinsics: what needs one is rejected"),
+             clEnumValN(::zmlir::LoweringTarget::SPIRV, "spirv",
+                        "SPIR-V for OpenCL and Level Zero (zmlir/targets/spirv)"),
+             clEnumValN(::zmlir::LoweringTarget::NVPTX, "nvptx",
+                        "NVIDIA's PTX (zmlir/targets/nvptx)"),
+             clEnumValN(::zmlir::LoweringTarget::AMDGPU, "amdgpu",
+                        "AMDGPU through ROCDL (zmlir/targets/amdgpu)"))}]>,
     Option<"waveSize", "wave-size", "unsigned", "32",
            "hardware lanes per wavefront (64 on AMD gfx9); warps stay 32">,
     Option<"sharedWindow", "shared-window", "std::string", "\"global\"",

@@ -1,0 +1,237 @@
+//===- TargetInfo.h - What the ptx lowering asks of a target ---*- C++ -*-===//
+//
+// convert-ptx-to-std emits the std dialects for one backend. Where backends
+// differ (warp collectives, clocks, memory scopes, traps, the shared window's
+// size, NVIDIA's own instructions) the lowering asks a TargetInfo instead of
+// testing a target's name. Each target implements it in its own folder,
+// zmlir/targets/<name>/<Name>TargetInfo.cpp; the pass picks one from its
+// `target` option (createTargetInfo).
+//
+// The base class is the `generic` target: no target intrinsics, so what needs
+// one is rejected and everything else takes the portable sequence. A hook
+// that builds IR returns a null Value (or failure) where the target has no
+// native form, and the lowering then emits its own.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ZMLIR_LOWERING_TARGETINFO_H
+#define ZMLIR_LOWERING_TARGETINFO_H
+
+#include "zmlir/dialects/ptx/PTXDialect.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#include <memory>
+#include <string>
+
+namespace zmlir {
+
+struct PTXLoweringState;
+
+/// The backends convert-ptx-to-std lowers for: the pass's `target` option.
+enum class LoweringTarget { Generic, SPIRV, NVPTX, AMDGPU };
+
+class TargetInfo {
+public:
+  explicit TargetInfo(unsigned waveSize = 32) : waveSize(waveSize) {}
+  virtual ~TargetInfo();
+
+  /// The name diagnostics use ("on target 'spirv'").
+  virtual llvm::StringRef getName() const { return "generic"; }
+  /// Hardware lanes per wavefront; CUDA warps stay 32 lanes.
+  unsigned getWaveSize() const { return waveSize; }
+
+  //===--- Integers and floats ---------------------------------------------===//
+
+  /// Whether 128-bit integer products may be emitted (`mul.hi.u64`).
+  virtual bool hasI128Multiply() const { return true; }
+  /// Whether llvm.minimum/maximum keep their NaN and signed-zero semantics
+  /// through the backend.
+  virtual bool hasExactFloatMinMax() const { return true; }
+  /// NVIDIA's directed-rounding `add/sub/mul/fma/div/sqrt/rcp` on operands
+  /// already flushed when `ftz`, or null.
+  virtual mlir::Value nativeDirectedArith(mlir::OpBuilder &b, mlir::Location loc,
+                                          llvm::StringRef name, llvm::ArrayRef<mlir::Value> x,
+                                          ptx::Rounding rnd, bool ftz) const {
+    return {};
+  }
+  /// A correctly rounded square root the target's own way, or null
+  /// (math.sqrt).
+  virtual mlir::Value nativeSqrt(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a) const {
+    return {};
+  }
+  /// The target's own `name.approx{.ftz}` (sin, cos, lg2, ex2, tanh, rcp,
+  /// sqrt, rsqrt), or null.
+  virtual mlir::Value nativeApprox(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
+                                   mlir::Value a, bool ftz) const {
+    return {};
+  }
+  /// The hardware's own approximate `lg2`, `ex2`, `sin` or `cos` (these two
+  /// of an angle in revolutions, see hasRevolutionSinCos), or null (the
+  /// math dialect's).
+  virtual mlir::Value hardwareApprox(mlir::OpBuilder &b, mlir::Location loc,
+                                     llvm::StringRef name, mlir::Value x) const {
+    return {};
+  }
+  /// Whether hardwareApprox has sin and cos (of revolutions).
+  virtual bool hasRevolutionSinCos() const { return false; }
+  /// Whether the approximate transcendentals exist in f64.
+  virtual bool hasF64ApproxTranscendentals() const { return true; }
+  /// `div.full.f32` (2 ulp) and `div.approx.f32`, or null.
+  virtual mlir::Value nativeDivFull(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                                    mlir::Value y, bool ftz) const {
+    return {};
+  }
+  virtual mlir::Value nativeDivApprox(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                                      mlir::Value y, bool ftz) const {
+    return {};
+  }
+
+  //===--- Memory model and atomics ----------------------------------------===//
+
+  /// The LLVM sync scope of a PTX memory scope ("" is LLVM's system scope).
+  virtual std::string syncScopeName(ptx::Scope scope) const;
+  /// The scope of an `atom`/`red` that names none.
+  virtual ptx::Scope unscopedAtomicScope() const { return ptx::Scope::None; }
+  /// The LLVM fence scope `bar.warp.sync` orders memory at.
+  virtual llvm::StringRef warpFenceScope() const { return "subgroup"; }
+  /// Whether `atom`/`red` `op` on `type` becomes a compare-and-swap loop.
+  virtual bool needsAtomicCasLoop(ptx::AtomicOp op, ptx::DataType type) const;
+  /// Whether `atom`/`red` `op` on `type` with `sem` at `scope` is the
+  /// target's own instruction (emitNativeAtomic) because an LLVM atomic would
+  /// lose its semantics or scope.
+  virtual bool hasNativeAtomic(ptx::AtomicOp op, ptx::DataType type, ptx::Semantics sem,
+                               ptx::Scope scope) const {
+    return false;
+  }
+  /// Such an atomic on `ptr` in `space` (None, Global or Shared); `value` and
+  /// `compare` (cas only, else null) are integers of the type's width. The
+  /// old value when `withResult`.
+  virtual mlir::Value emitNativeAtomic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptr,
+                                       ptx::StateSpace space, ptx::AtomicOp op,
+                                       ptx::DataType type, ptx::Semantics sem, ptx::Scope scope,
+                                       mlir::Value value, mlir::Value compare,
+                                       bool withResult) const {
+    return {};
+  }
+
+  //===--- Special registers and the launch --------------------------------===//
+
+  /// A launch or SM register (`%gridid`, `%smid`, `%nsmid`, `%nwarpid`,
+  /// `%dynamic_smem_size`, `%total_smem_size`) read from the hardware, or
+  /// null. `%dynamic_smem_size` is the whole window as the launch sized it.
+  virtual mlir::Value nativeLaunchRegister(mlir::OpBuilder &b, mlir::Location loc,
+                                           ptx::SpecialReg reg) const {
+    return {};
+  }
+  /// The bytes of the launch's shared window (an i32), where a kernel can
+  /// read them, else null.
+  virtual mlir::Value sharedWindowBytes(mlir::OpBuilder &b, mlir::Operation *user) const {
+    return {};
+  }
+  /// `%clock`, `%clock64` or `%globaltimer` (ns), or null where the target has no
+  /// such counter.
+  virtual mlir::Value readClock(mlir::OpBuilder &b, mlir::Operation *user,
+                                ptx::SpecialReg reg) const {
+    return {};
+  }
+  /// `%envreg<n>` or `%pm<n>{_64}` read from the hardware, or null.
+  virtual mlir::Value readMachineRegister(mlir::OpBuilder &b, mlir::Location loc,
+                                          llvm::StringRef reg) const {
+    return {};
+  }
+  /// `isspacep.space` of the generic pointer `ptr` (`address` as an i64;
+  /// `window` the kernel's shared window or null), or null with `whyNot`.
+  virtual mlir::Value isSpace(mlir::OpBuilder &b, mlir::Operation *user, mlir::Value ptr,
+                              mlir::Value address, ptx::StateSpace space, mlir::Value window,
+                              std::string &whyNot) const;
+  /// Emits `prefetch{u}` of `address` (the op's operand, in its state space);
+  /// targets without one drop it (it has no effect on results).
+  virtual void emitPrefetch(mlir::OpBuilder &b, ptx::PrefetchOp op, mlir::Value address) const {}
+  /// Whether `.local` allocas live in the generic space (and are cast).
+  virtual bool allocatesLocalInGeneric() const { return false; }
+  /// Whether a `generic(sym)` address in a variable's initializer is cast to
+  /// the generic space.
+  virtual bool castsGenericInitializers() const { return false; }
+
+  //===--- Warps and barriers ----------------------------------------------===//
+
+  /// The 32-bit ballot of `pred` over the lane's warp, or null. `mask` is
+  /// the PTX membermask.
+  virtual mlir::Value ballot(mlir::OpBuilder &b, mlir::Operation *user, mlir::Value pred,
+                             mlir::Value mask) const {
+    return {};
+  }
+  /// The value `v` of lane `src` (an i32 in [0, 32)) of the caller's warp.
+  virtual mlir::Value readLane(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                               mlir::Value src) const;
+  /// NVIDIA's own warp instructions, or failure: the lowering then builds
+  /// them from ballots and shuffles.
+  virtual mlir::LogicalResult lowerNative(ptx::ShflSyncOp op, ptx::ShflSyncOp::Adaptor adaptor,
+                                          mlir::ConversionPatternRewriter &rewriter) const {
+    return mlir::failure();
+  }
+  virtual mlir::LogicalResult lowerNative(ptx::MatchSyncOp op, ptx::MatchSyncOp::Adaptor adaptor,
+                                          mlir::ConversionPatternRewriter &rewriter) const {
+    return mlir::failure();
+  }
+  virtual mlir::Value nativeActivemask(mlir::OpBuilder &b, mlir::Location loc) const {
+    return {};
+  }
+  /// `redux.sync.name` (add, and, or, xor, min, umin, max, umax), or null.
+  virtual mlir::Value nativeRedux(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
+                                  mlir::Value a, mlir::Value mask) const {
+    return {};
+  }
+  /// `bar.warp.sync` the target's own way, or failure (a warp fence).
+  virtual mlir::LogicalResult emitNativeWarpSync(mlir::OpBuilder &b, mlir::Location loc,
+                                                 mlir::Value mask) const {
+    return mlir::failure();
+  }
+  /// `bar{.cta}.sync/arrive/red` as the target's own named barriers, or
+  /// failure (a whole-CTA barrier, and bar.red's shared counter).
+  virtual mlir::LogicalResult lowerNative(ptx::BarSyncOp op, ptx::BarSyncOp::Adaptor adaptor,
+                                          mlir::ConversionPatternRewriter &rewriter) const {
+    return mlir::failure();
+  }
+  virtual mlir::LogicalResult lowerNative(ptx::BarArriveOp op, ptx::BarArriveOp::Adaptor adaptor,
+                                          mlir::ConversionPatternRewriter &rewriter) const {
+    return mlir::failure();
+  }
+  virtual mlir::LogicalResult lowerNative(ptx::BarRedOp op, ptx::BarRedOp::Adaptor adaptor,
+                                          mlir::ConversionPatternRewriter &rewriter) const {
+    return mlir::failure();
+  }
+  /// Whether bar.red is native (no counter in the shared window).
+  virtual bool hasNativeBarrierReduction() const { return false; }
+  /// Whether `bar.arrive` may wait like `bar.sync` (a whole-CTA barrier).
+  virtual bool arrivesAtFullBarrier() const { return false; }
+
+  //===--- Traps -----------------------------------------------------------===//
+
+  /// Ends the thread the way CUDA's `trap` does (the launch fails),
+  /// including the block's terminator.
+  virtual void emitTrap(mlir::OpBuilder &b, mlir::Location loc,
+                        const PTXLoweringState &state) const;
+  /// After conversion: whatever the target's trap mechanism needs of the
+  /// whole module.
+  virtual void finishTraps(mlir::gpu::GPUModuleOp module, const PTXLoweringState &state) const {}
+
+protected:
+  unsigned waveSize;
+};
+
+std::unique_ptr<TargetInfo> createGenericTargetInfo(unsigned waveSize);
+std::unique_ptr<TargetInfo> createSPIRVTargetInfo(unsigned waveSize);
+std::unique_ptr<TargetInfo> createNVPTXTargetInfo(unsigned waveSize);
+std::unique_ptr<TargetInfo> createAMDGPUTargetInfo(unsigned waveSize);
+
+/// The TargetInfo of `target`.
+std::unique_ptr<TargetInfo> createTargetInfo(LoweringTarget target, unsigned waveSize);
+
+} // namespace zmlir
+
+#endif // ZMLIR_LOWERING_TARGETINFO_H

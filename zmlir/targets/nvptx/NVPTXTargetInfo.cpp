@@ -1,0 +1,407 @@
+//===- NVPTXTargetInfo.cpp - The ptx lowering's NVPTX facts -----*- C++ -*-===//
+//
+// NVPTX has NVIDIA's own instruction for almost everything PTX says: the
+// lowering's hooks return NVVM intrinsics, or inline PTX where LLVM 22 has
+// no intrinsic or would weaken the instruction.
+//
+//===----------------------------------------------------------------------===//
+
+#include "zmlir/lowering/PTXLowering.h"
+
+using namespace mlir;
+using namespace zmlir;
+using namespace zmlir::ptx;
+
+namespace {
+
+/// Inline PTX with no operands and one result of `type`.
+Value inlinePTX(OpBuilder &b, Location loc, mlir::Type type, StringRef text,
+                StringRef constraints, bool sideEffects) {
+  return LLVM::InlineAsmOp::create(b, loc, type, ValueRange{}, text, constraints, sideEffects,
+                                   /*is_align_stack=*/false,
+                                   LLVM::tailcallkind::TailCallKind::None,
+                                   LLVM::AsmDialectAttr(), ArrayAttr())
+      .getResult(0);
+}
+
+/// The name of NVIDIA's barrier intrinsic: `llvm.nvvm.barrier.cta.<what>`
+/// with `.aligned` and `.count` (b given) or `.all`.
+std::string nvvmBarrier(StringRef what, bool aligned, bool counted) {
+  return ("llvm.nvvm.barrier.cta." + what + (aligned ? ".aligned" : "") +
+          (counted ? ".count" : ".all"))
+      .str();
+}
+
+/// Whether LLVM 22's NVPTX backend, given an LLVM atomic for NVPTX
+/// `atom`/`red` `op` on `type` with `sem` at `scope`, emits exactly that
+/// instruction's semantics and scope. cmpxchg on 32 and 64 bits keeps both;
+/// atomicrmw is always emitted relaxed at .gpu scope (its ordering and
+/// syncscope are dropped, so `.sys` would come out as `.gpu` and `.acquire`
+/// as relaxed), i16 cmpxchg is a 32-bit loop, and the packed half pairs have
+/// no atomicrmw at all.
+bool llvmAtomicIsExact(AtomicOp op, DataType type, Semantics sem, Scope scope) {
+  if (type == DataType::F16x2 || type == DataType::BF16x2)
+    return false;
+  unsigned width = getTypeBitWidth(type);
+  if (op == AtomicOp::Cas)
+    return width == 32 || width == 64;
+  return (sem == Semantics::None || sem == Semantics::Relaxed) &&
+         (scope == Scope::None || scope == Scope::GPU);
+}
+
+class NVPTXTargetInfo final : public TargetInfo {
+public:
+  using TargetInfo::TargetInfo;
+
+  StringRef getName() const override { return "nvptx"; }
+
+  Value nativeDirectedArith(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> operands,
+                            Rounding rnd, bool ftz) const override {
+    SmallVector<Value> x(operands);
+    mlir::Type t = x[0].getType();
+    bool f64 = t.isF64();
+    StringRef op = name;
+    if (name == "sub") {
+      op = "add";
+      x[1] = arith::NegFOp::create(b, loc, x[1]);
+    }
+    std::string intrinsic = ("llvm.nvvm." + op + "." + stringifyRounding(rnd) +
+                             (ftz && !f64 ? ".ftz" : "") + (f64 ? ".d" : ".f"))
+                                .str();
+    return callIntrinsic(b, loc, t, intrinsic, x);
+  }
+
+  /// The NVVM lowering only takes its own square-root intrinsic.
+  Value nativeSqrt(OpBuilder &b, Location loc, Value a) const override {
+    return callIntrinsic(b, loc, a.getType(),
+                         a.getType().isF64() ? "llvm.nvvm.sqrt.rn.d" : "llvm.nvvm.sqrt.rn.f", a);
+  }
+
+  Value nativeApprox(OpBuilder &b, Location loc, StringRef name, Value a,
+                     bool ftz) const override {
+    mlir::Type t = a.getType();
+    std::string suffix = t.isF64() ? "d" : "f";
+    if (name == "tanh") {
+      if (!t.isF32())
+        return Value();
+      auto asmOp = LLVM::InlineAsmOp::create(
+          b, loc, t, ValueRange{a}, "tanh.approx.f32 $0, $1;", "=f,f",
+          /*has_side_effects=*/false, /*is_align_stack=*/false, LLVM::TailCallKind::None,
+          LLVM::AsmDialectAttr(), ArrayAttr());
+      return asmOp.getResult(0);
+    }
+    if (name == "ex2") {
+      if (!t.isF32())
+        return Value();
+      return callIntrinsic(b, loc, t,
+                           ftz ? "llvm.nvvm.ex2.approx.ftz.f32" : "llvm.nvvm.ex2.approx.f32", a);
+    }
+    // rcp.approx exists only with .ftz; f64 .approx only for rcp and rsqrt.
+    if (name == "rcp" && !ftz)
+      return Value();
+    if (t.isF64() && name != "rcp" && name != "rsqrt")
+      return Value();
+    std::string intrinsic =
+        ("llvm.nvvm." + name + ".approx." + (ftz ? "ftz." : "") + suffix).str();
+    return callIntrinsic(b, loc, t, intrinsic, a);
+  }
+
+  Value nativeDivFull(OpBuilder &b, Location loc, Value x, Value y, bool ftz) const override {
+    auto asmOp = LLVM::InlineAsmOp::create(
+        b, loc, x.getType(), ValueRange{x, y},
+        ftz ? "div.full.ftz.f32 $0, $1, $2;" : "div.full.f32 $0, $1, $2;", "=f,f,f",
+        /*has_side_effects=*/false, /*is_align_stack=*/false, LLVM::TailCallKind::None,
+        LLVM::AsmDialectAttr(), ArrayAttr());
+    return asmOp.getResult(0);
+  }
+
+  Value nativeDivApprox(OpBuilder &b, Location loc, Value x, Value y, bool ftz) const override {
+    return callIntrinsic(b, loc, x.getType(),
+                         ftz ? "llvm.nvvm.div.approx.ftz.f" : "llvm.nvvm.div.approx.f",
+                         ValueRange{x, y});
+  }
+
+  std::string syncScopeName(Scope scope) const override {
+    switch (scope) {
+    case Scope::CTA:
+      return "block";
+    case Scope::Cluster:
+      return "cluster";
+    case Scope::GPU:
+      return "device";
+    default:
+      return "";
+    }
+  }
+
+  /// An atom or red without a scope is .gpu scope (PTX ISA 9.7.13.5), not
+  /// LLVM's default system scope; NVPTX keeps a cmpxchg's scope.
+  Scope unscopedAtomicScope() const override { return Scope::GPU; }
+
+  /// NVPTX has every atomic natively (atomicrmw on half and bfloat selects
+  /// atom.add.noftz.{f16,bf16}; atom.cas.b16, the packed pairs and every
+  /// ordered or non-.gpu form are inline PTX, see emitNativeAtomic).
+  bool needsAtomicCasLoop(AtomicOp op, DataType type) const override { return false; }
+
+  bool hasNativeAtomic(AtomicOp op, DataType type, Semantics sem, Scope scope) const override {
+    bool packedHalf = type == DataType::F16x2 || type == DataType::BF16x2;
+    return (!packedHalf || op == AtomicOp::Add) && type != DataType::B128 &&
+           !llvmAtomicIsExact(op, type, sem, scope);
+  }
+
+  /// `atom{.sem}{.scope}{.space}.op.type` (`red` when not `withResult`) as
+  /// inline PTX with the instruction's own semantics, scope and state space.
+  Value emitNativeAtomic(OpBuilder &b, Location loc, Value ptr, StateSpace space, AtomicOp op,
+                         DataType type, Semantics sem, Scope scope, Value value, Value compare,
+                         bool withResult) const override {
+    // 1. The instruction: atom{.sem}{.scope}{.space}.op{.noftz}.type, every
+    //    qualifier as the PTX wrote it (none given stays none: PTX's own
+    //    defaults, .relaxed and .gpu, then apply).
+    std::string inst = withResult ? "atom" : "red";
+    switch (sem) {
+    case Semantics::Relaxed:
+    case Semantics::Acquire:
+    case Semantics::Release:
+    case Semantics::AcqRel:
+      inst += "." + stringifySemantics(sem).str();
+      break;
+    default:
+      break;
+    }
+    if (scope != Scope::None)
+      inst += "." + stringifyScope(scope).str();
+    if (space != StateSpace::None)
+      inst += "." + stringifyStateSpace(space).str();
+    inst += "." + stringifyAtomicOp(op).str();
+    bool half = type == DataType::F16 || type == DataType::BF16 || type == DataType::F16x2 ||
+                type == DataType::BF16x2;
+    if (op == AtomicOp::Add && half)
+      inst += ".noftz";
+    inst += "." + stringifyDataType(type).str();
+    // 2. Operands: the address as a 64-bit integer in its own state space
+    //    (ptrtoint of an addrspace(3) pointer is the .shared address), the
+    //    values as .b16/.b32/.b64 registers (h, r, l).
+    unsigned width = getTypeBitWidth(type);
+    StringRef reg = width == 16 ? "h" : width == 32 ? "r" : "l";
+    Value address = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), ptr);
+    SmallVector<Value> operands{address, value};
+    if (compare)
+      operands.push_back(compare);
+    std::string constraints, operandText;
+    unsigned next = 0;
+    if (withResult) {
+      constraints = ("=" + reg + ",").str();
+      operandText = "$0, ";
+      next = 1;
+    }
+    constraints += "l";
+    operandText += "[$" + std::to_string(next++) + "]";
+    for (size_t i = 1; i < operands.size(); ++i) {
+      constraints += ("," + reg).str();
+      operandText += ", $" + std::to_string(next++);
+    }
+    // 3. A side effect and a memory clobber: LLVM moves no memory access
+    //    across it, so the ordering PTX gives it is all there is.
+    constraints += ",~{memory}";
+    mlir::Type resultType = b.getIntegerType(width);
+    TypeRange results = withResult ? TypeRange(resultType) : TypeRange();
+    auto asmOp = LLVM::InlineAsmOp::create(b, loc, results, operands,
+                                           inst + " " + operandText + ";", constraints,
+                                           /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                           LLVM::tailcallkind::TailCallKind::None,
+                                           LLVM::AsmDialectAttr(), ArrayAttr());
+    return withResult ? asmOp.getResult(0) : Value();
+  }
+
+  Value nativeLaunchRegister(OpBuilder &b, Location loc, SpecialReg reg) const override {
+    // %gridid is 64 bits wide; llvm.nvvm.read.ptx.sreg.gridid reads 32.
+    if (reg == SpecialReg::Gridid)
+      return inlinePTX(b, loc, b.getI64Type(), "mov.u64 $0, %gridid;", "=l",
+                       /*sideEffects=*/false);
+    std::string name = ("llvm.nvvm.read.ptx.sreg." + stringifySpecialReg(reg)).str();
+    return callIntrinsic(b, loc, b.getI32Type(), name, {});
+  }
+
+  Value readClock(OpBuilder &b, Operation *user, SpecialReg reg) const override {
+    Location loc = user->getLoc();
+    bool timer = reg == SpecialReg::Globaltimer;
+    return callIntrinsic(b, loc, reg == SpecialReg::Clock ? b.getI32Type() : b.getI64Type(),
+                         timer                        ? "llvm.nvvm.read.ptx.sreg.globaltimer"
+                         : reg == SpecialReg::Clock ? "llvm.nvvm.read.ptx.sreg.clock"
+                                                      : "llvm.nvvm.read.ptx.sreg.clock64",
+                         {});
+  }
+
+  Value readMachineRegister(OpBuilder &b, Location loc, StringRef reg) const override {
+    bool wide = reg.ends_with("_64");
+    return inlinePTX(b, loc, wide ? b.getI64Type() : b.getI32Type(),
+                     (Twine("mov.b") + (wide ? "64" : "32") + " $0, " + reg + ";").str(),
+                     wide ? "=l" : "=r", /*sideEffects=*/true);
+  }
+
+  Value isSpace(OpBuilder &b, Operation *user, Value ptr, Value address, StateSpace space,
+                Value window, std::string &whyNot) const override {
+    StringRef name;
+    switch (space) {
+    case StateSpace::Global:
+      name = "llvm.nvvm.isspacep.global";
+      break;
+    case StateSpace::Shared:
+      name = "llvm.nvvm.isspacep.shared";
+      break;
+    case StateSpace::SharedCluster:
+      name = "llvm.nvvm.isspacep.shared.cluster";
+      break;
+    case StateSpace::Local:
+      name = "llvm.nvvm.isspacep.local";
+      break;
+    case StateSpace::Const:
+      name = "llvm.nvvm.isspacep.const";
+      break;
+    default:
+      whyNot = "no NVVM intrinsic";
+      return Value();
+    }
+    return callIntrinsic(b, user->getLoc(), b.getI1Type(), name, ptr);
+  }
+
+  /// Inline PTX: LLVM selects llvm.nvvm.prefetch.* only for PTX ISA 8.0,
+  /// and writes 7.8 for sm_90 (llc aborted with "cannot select"). The
+  /// operand is the PTX address itself, in the op's state space.
+  void emitPrefetch(OpBuilder &b, PrefetchOp op, Value address) const override {
+    std::string inst = op.getUniform() ? "prefetchu" : "prefetch";
+    if (op.getSpace() != StateSpace::None)
+      inst += "." + stringifyStateSpace(op.getSpace()).str();
+    switch (op.getLevel()) {
+    case CacheLevel::L1:
+      inst += ".L1";
+      break;
+    case CacheLevel::L2:
+      inst += ".L2";
+      break;
+    case CacheLevel::L2EvictLast:
+      inst += ".L2::evict_last";
+      break;
+    case CacheLevel::L2EvictNormal:
+      inst += ".L2::evict_normal";
+      break;
+    }
+    Location loc = op.getLoc();
+    mlir::Type i64 = b.getI64Type();
+    address = adjustBits(b, loc, address, i64, false);
+    if (op.getOffset() != 0)
+      address = arith::AddIOp::create(b, loc, address, intConst(b, loc, i64, op.getOffset()));
+    LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ValueRange{address}, inst + " [$0];",
+                              "l,~{memory}", /*has_side_effects=*/true,
+                              /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                              LLVM::AsmDialectAttr(), ArrayAttr());
+  }
+
+  bool allocatesLocalInGeneric() const override { return true; }
+  /// NVPTX prints a cast to the generic space as `generic(sym)+8`.
+  bool castsGenericInitializers() const override { return true; }
+
+  Value ballot(OpBuilder &b, Operation *user, Value pred, Value mask) const override {
+    return callIntrinsic(b, user->getLoc(), b.getI32Type(), "llvm.nvvm.vote.ballot.sync",
+                         ValueRange{mask, pred});
+  }
+
+  LogicalResult lowerNative(ShflSyncOp op, ShflSyncOp::Adaptor adaptor,
+                            ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    mlir::Type i32 = rewriter.getI32Type();
+    StringRef mode = stringifyShflMode(op.getMode());
+    auto pair =
+        LLVM::LLVMStructType::getLiteral(rewriter.getContext(), {i32, rewriter.getI1Type()});
+    Value r = callIntrinsic(rewriter, loc, pair, ("llvm.nvvm.shfl.sync." + mode + ".i32p").str(),
+                            ValueRange{adaptor.getMembermask(), adaptor.getA(), adaptor.getB(),
+                                       adaptor.getC()});
+    rewriter.replaceOp(op, {LLVM::ExtractValueOp::create(rewriter, loc, r, 0),
+                            LLVM::ExtractValueOp::create(rewriter, loc, r, 1)});
+    return success();
+  }
+
+  LogicalResult lowerNative(MatchSyncOp op, MatchSyncOp::Adaptor adaptor,
+                            ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    mlir::Type i32 = rewriter.getI32Type(), i1 = rewriter.getI1Type();
+    Value a = adaptor.getA(), mask = adaptor.getMembermask();
+    std::string suffix = a.getType().isInteger(64) ? "i64" : "i32";
+    if (op.getMode() == MatchMode::Any) {
+      Value r = callIntrinsic(rewriter, loc, i32, "llvm.nvvm.match.any.sync." + suffix,
+                              ValueRange{mask, a});
+      rewriter.replaceOp(op, {r, intConst(rewriter, loc, i1, 1)});
+      return success();
+    }
+    auto pair = LLVM::LLVMStructType::getLiteral(rewriter.getContext(), {i32, i1});
+    Value r = callIntrinsic(rewriter, loc, pair, "llvm.nvvm.match.all.sync." + suffix + "p",
+                            ValueRange{mask, a});
+    rewriter.replaceOp(op, {LLVM::ExtractValueOp::create(rewriter, loc, r, 0),
+                            LLVM::ExtractValueOp::create(rewriter, loc, r, 1)});
+    return success();
+  }
+
+  Value nativeActivemask(OpBuilder &b, Location loc) const override {
+    return callIntrinsic(b, loc, b.getI32Type(), "llvm.nvvm.activemask", {});
+  }
+
+  Value nativeRedux(OpBuilder &b, Location loc, StringRef name, Value a,
+                    Value mask) const override {
+    return callIntrinsic(b, loc, b.getI32Type(), ("llvm.nvvm.redux.sync." + name).str(),
+                         ValueRange{a, mask});
+  }
+
+  LogicalResult emitNativeWarpSync(OpBuilder &b, Location loc, Value mask) const override {
+    callIntrinsic(b, loc, mlir::Type(), "llvm.nvvm.bar.warp.sync", mask);
+    return success();
+  }
+
+  /// Named and counted barriers are NVIDIA's; `bar.sync 0` over the whole
+  /// CTA stays the portable barrier.
+  LogicalResult lowerNative(BarSyncOp op, BarSyncOp::Adaptor adaptor,
+                            ConversionPatternRewriter &rewriter) const override {
+    Value id = adaptor.getBarrier(), count = adaptor.getCount();
+    std::optional<int64_t> constId = constantInt(id);
+    if (constId && *constId == 0 && !count && op.getAligned())
+      return failure();
+    SmallVector<Value> args{id};
+    if (count)
+      args.push_back(count);
+    callIntrinsic(rewriter, op.getLoc(), mlir::Type(),
+                  nvvmBarrier("sync", op.getAligned(), !!count), args);
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  LogicalResult lowerNative(BarArriveOp op, BarArriveOp::Adaptor adaptor,
+                            ConversionPatternRewriter &rewriter) const override {
+    callIntrinsic(rewriter, op.getLoc(), mlir::Type(),
+                  nvvmBarrier("arrive", op.getAligned(), true),
+                  ValueRange{adaptor.getBarrier(), adaptor.getCount()});
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  LogicalResult lowerNative(BarRedOp op, BarRedOp::Adaptor adaptor,
+                            ConversionPatternRewriter &rewriter) const override {
+    StringRef mode = stringifyBarRedMode(op.getMode());
+    Value count = adaptor.getCount();
+    SmallVector<Value> args{adaptor.getBarrier()};
+    if (count)
+      args.push_back(count);
+    args.push_back(adaptor.getPred());
+    rewriter.replaceOp(op, callIntrinsic(rewriter, op.getLoc(), op.getRes().getType(),
+                                         nvvmBarrier(("red." + mode).str(), op.getAligned(),
+                                                     !!count),
+                                         args));
+    return success();
+  }
+
+  bool hasNativeBarrierReduction() const override { return true; }
+};
+
+} // namespace
+
+std::unique_ptr<TargetInfo> zmlir::createNVPTXTargetInfo(unsigned waveSize) {
+  return std::make_unique<NVPTXTargetInfo>(waveSize);
+}

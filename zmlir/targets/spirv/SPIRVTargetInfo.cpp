@@ -1,0 +1,187 @@
+//===- SPIRVTargetInfo.cpp - The ptx lowering's SPIR-V facts ----*- C++ -*-===//
+//
+// SPIR-V kernels for OpenCL and Level Zero, through LLVM's SPIR-V backend:
+// OpenCL built-ins for sub-groups and clocks, the launch's shared window size
+// as the global work offset, and traps as a module word the runtime reads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "zmlir/lowering/PTXLowering.h"
+
+using namespace mlir;
+using namespace zmlir;
+using namespace zmlir::ptx;
+
+namespace {
+
+/// The module's trap word: an i32 global that a trapping thread sets to 1;
+/// the runtime reads it after each launch and fails the context.
+constexpr const char *kTrapWordName = "__zmlir_trap";
+
+/// `get_global_offset(0)`: the launcher passes the shared window's size in
+/// bytes as the global work offset in x (nothing else reads global ids or
+/// offsets: %tid and %ctaid are local and group ids).
+Value globalOffsetX(OpBuilder &b, Operation *user) {
+  Location loc = user->getLoc();
+  mlir::Type i32 = b.getI32Type();
+  auto fn = declareFunction(b, user, "_Z17get_global_offsetj",
+                            LLVM::LLVMFunctionType::get(b.getI64Type(), {i32}));
+  return LLVM::CallOp::create(b, loc, fn, ValueRange{intConst(b, loc, i32, 0)}).getResult();
+}
+
+/// The address of the module's trap word, the global created on first use.
+Value trapWordAddress(OpBuilder &b, Location loc, gpu::GPUModuleOp module,
+                      const PTXLoweringState &state) {
+  auto word = module.lookupSymbol<LLVM::GlobalOp>(kTrapWordName);
+  if (!word) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    word = LLVM::GlobalOp::create(b, loc, b.getI32Type(), /*isConstant=*/false,
+                                  LLVM::Linkage::External, kTrapWordName,
+                                  b.getI32IntegerAttr(0), /*alignment=*/4,
+                                  state.addressSpaces.global);
+  }
+  return LLVM::AddressOfOp::create(b, loc, word);
+}
+
+/// Leaves the function the insertion point is in: gpu.return from a kernel,
+/// llvm.return (of poison, when the function returns a value) from a device
+/// function.
+void emitLeave(OpBuilder &b, Location loc) {
+  Operation *fn = b.getInsertionBlock()->getParentOp();
+  if (isa<gpu::GPUFuncOp>(fn)) {
+    gpu::ReturnOp::create(b, loc);
+    return;
+  }
+  mlir::Type result = cast<LLVM::LLVMFuncOp>(fn).getFunctionType().getReturnType();
+  if (isa<LLVM::LLVMVoidType>(result))
+    LLVM::ReturnOp::create(b, loc, ValueRange{});
+  else
+    LLVM::ReturnOp::create(b, loc, LLVM::PoisonOp::create(b, loc, result).getResult());
+}
+
+class SPIRVTargetInfo final : public TargetInfo {
+public:
+  using TargetInfo::TargetInfo;
+
+  StringRef getName() const override { return "spirv"; }
+
+  /// LLVM's SPIR-V backend has no 128-bit integers.
+  bool hasI128Multiply() const override { return false; }
+
+  /// LLVM's SPIR-V backend lowers llvm.minimum/maximum to OpenCL fmin/fmax,
+  /// which ignore NaNs and may return either zero.
+  bool hasExactFloatMinMax() const override { return false; }
+
+  /// Float atomics need SPV_EXT_shader_atomic_float_add (f64 adds too), and
+  /// inc/dec wrapping ones have no SPIR-V form.
+  bool needsAtomicCasLoop(AtomicOp op, DataType type) const override {
+    return TargetInfo::needsAtomicCasLoop(op, type) ||
+           (op == AtomicOp::Add && type == DataType::F64) || op == AtomicOp::Inc ||
+           op == AtomicOp::Dec;
+  }
+
+  /// SPIR-V kernels cannot read the size of their __local window argument.
+  Value sharedWindowBytes(OpBuilder &b, Operation *user) const override {
+    return arith::TruncIOp::create(b, user->getLoc(), b.getI32Type(), globalOffsetX(b, user));
+  }
+
+  /// cl_khr_kernel_clock's clock_read_work_group: OpReadClockKHR at
+  /// work-group scope (capability ShaderClockKHR under Kernel; the SPIR-V
+  /// target enables SPV_KHR_shader_clock). A CTA runs on one SM, so the
+  /// work-group's counter is the nearest to NVIDIA's per-SM one. OpenCL has
+  /// no clock in nanoseconds (%globaltimer).
+  Value readClock(OpBuilder &b, Operation *user, SpecialReg reg) const override {
+    if (reg == SpecialReg::Globaltimer)
+      return Value();
+    auto fn = declareFunction(b, user, "_Z21clock_read_work_groupv",
+                              LLVM::LLVMFunctionType::get(b.getI64Type(), {}));
+    return LLVM::CallOp::create(b, user->getLoc(), fn, ValueRange{}).getResult();
+  }
+
+  /// OpenCL's to_local/to_private/to_global do not check the address on
+  /// Intel's CPU runtime (each gave non-null for every pointer), so only the
+  /// shared window is known: [base, base + the launch's window size).
+  Value isSpace(OpBuilder &b, Operation *user, Value ptr, Value address, StateSpace space,
+                Value window, std::string &whyNot) const override {
+    if (space != StateSpace::Global && space != StateSpace::Shared && space != StateSpace::Local) {
+      whyNot = "no generic window for it";
+      return Value();
+    }
+    if (space != StateSpace::Shared) {
+      whyNot = "OpenCL cannot tell global from private generic addresses";
+      return Value();
+    }
+    if (!window) {
+      whyNot = "only kernels have a shared window";
+      return Value();
+    }
+    Location loc = user->getLoc();
+    mlir::Type i64 = b.getI64Type();
+    Value base = LLVM::PtrToIntOp::create(
+        b, loc, i64, LLVM::AddrSpaceCastOp::create(b, loc, ptr.getType(), window));
+    Value size = arith::AndIOp::create(b, loc, globalOffsetX(b, user),
+                                       intConst(b, loc, i64, 0xffffffff));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                 arith::SubIOp::create(b, loc, address, base), size);
+  }
+
+  Value ballot(OpBuilder &b, Operation *user, Value pred, Value mask) const override {
+    Location loc = user->getLoc();
+    mlir::Type i32 = b.getI32Type();
+    auto vec = VectorType::get({4}, i32);
+    auto fn = declareFunction(b, user, "_Z16sub_group_balloti",
+                              LLVM::LLVMFunctionType::get(vec, {i32}));
+    Value arg = arith::ExtUIOp::create(b, loc, i32, pred);
+    Value bits = LLVM::CallOp::create(b, loc, fn, ValueRange{arg}).getResult();
+    return LLVM::ExtractElementOp::create(b, loc, bits, intConst(b, loc, i32, 0));
+  }
+
+  /// LLVM turns llvm.trap into OpUnreachable (undefined behaviour, and a
+  /// fault would end the whole process): an atomic store of 1 to the
+  /// module's trap word and a return from the function instead.
+  void emitTrap(OpBuilder &b, Location loc, const PTXLoweringState &state) const override {
+    auto module = b.getInsertionBlock()->getParentOp()->getParentOfType<gpu::GPUModuleOp>();
+    LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::xchg,
+                              trapWordAddress(b, loc, module, state),
+                              intConst(b, loc, b.getI32Type(), 1),
+                              LLVM::AtomicOrdering::monotonic);
+    emitLeave(b, loc);
+  }
+
+  /// Each call of one of the module's functions is followed by a check of
+  /// the trap word that returns from the caller once it is set (the callee,
+  /// or another thread, trapped), so a trap in a device function ends the
+  /// thread.
+  void finishTraps(gpu::GPUModuleOp module, const PTXLoweringState &state) const override {
+    if (!module.lookupSymbol<LLVM::GlobalOp>(kTrapWordName))
+      return;
+    SmallVector<LLVM::CallOp> calls;
+    module.walk([&](LLVM::CallOp call) {
+      auto callee = call.getCallee();
+      auto fn = callee ? module.lookupSymbol<LLVM::LLVMFuncOp>(*callee) : LLVM::LLVMFuncOp();
+      if (fn && !fn.isExternal())
+        calls.push_back(call);
+    });
+    for (LLVM::CallOp call : calls) {
+      Location loc = call.getLoc();
+      OpBuilder b(call->getContext());
+      Block *block = call->getBlock();
+      Block *cont = block->splitBlock(std::next(Block::iterator(call)));
+      Block *leave = b.createBlock(cont);
+      emitLeave(b, loc);
+      b.setInsertionPointToEnd(block);
+      Value word = LLVM::LoadOp::create(b, loc, b.getI32Type(),
+                                        trapWordAddress(b, loc, module, state), /*alignment=*/4);
+      Value trapped = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, word,
+                                            intConst(b, loc, b.getI32Type(), 0));
+      cf::CondBranchOp::create(b, loc, trapped, leave, ValueRange{}, cont, ValueRange{});
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<TargetInfo> zmlir::createSPIRVTargetInfo(unsigned waveSize) {
+  return std::make_unique<SPIRVTargetInfo>(waveSize);
+}
