@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zmlir.runtime.cuda.driver import COMPUTE_CAPABILITY
+from zmlir.runtime.cuda.constants import COMPUTE_CAPABILITY
 
 # CUdevice_attribute -> value; entries that depend on the backend are filled
 # in by device_attribute().

@@ -43,7 +43,7 @@ class Table:
 
 
 def _log(message: str) -> None:
-    from zmlir.runtime.cuda.driver import log
+    from zmlir.runtime.cuda.state import log
 
     log(message)
 
@@ -119,11 +119,11 @@ def _cls_get(d: Any, pvalue: Any, ctx: Any, key: Any) -> int:
 
 def _context_handle(d: Any, ctx: Any) -> int:
     handle = d.ptr(ctx)
-    return handle if handle != 0 else d._primary()
+    return handle if handle != 0 else d.primary_context()
 
 
 def _context(d: Any, ctx: Any) -> Any:
-    from zmlir.runtime.cuda.driver import Context
+    from zmlir.runtime.cuda.objects import Context
 
     return d.handles.get(_context_handle(d, ctx), Context)
 
@@ -271,7 +271,7 @@ def _build(driver: Any, table: Table) -> Any:
         array[index] = ffi.cast("void *", callback)
         if slot is not None and slot.body is _cls_get:
             # Called before every launch: answered in C (fastpath.c) unless traced.
-            fast = driver.fast.cls_get_slot(driver._primary(), callback)
+            fast = driver.fast.cls_get_slot(driver.primary_context(), callback)
             if fast is not None:
                 array[index] = ffi.cast("void *", fast)
     return array

@@ -83,7 +83,7 @@ def integrity_check(driver: Any, version: int, seconds: int) -> tuple[int, int]:
     if fixed is not None:
         return fixed
     from zmlir.runtime.cuda import export_tables
-    from zmlir.runtime.cuda.driver import DRIVER_VERSION
+    from zmlir.runtime.cuda.constants import DRIVER_VERSION
 
     ffi = driver.ffi
     cudart = export_tables.table_address(driver, "CUDART_INTERFACE")

@@ -12,14 +12,19 @@ releases free blocks until the pool holds no more than asked.
 
 Sizes are kept in granules of GRANULE bytes; a freed block is reused for a
 request that rounds to the same size.
+
+MemoryPool is one pool; MemPoolAPI the driver API over pools (a pool is
+reached by its handle, freed through cuMemFree as any allocation).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from zmlir.runtime.cuda.errors import CudaError, CUresult
+from zmlir.runtime.cuda.memory import MemoryAPI
 
 E = CUresult
 GRANULE = 512
@@ -151,3 +156,148 @@ class MemoryPool:
     @staticmethod
     def is_int_attribute(attr: int) -> bool:
         return attr in INT_ATTRIBUTES
+
+
+class MemPoolAPI(MemoryAPI):
+    def _default_pool(self) -> int:
+        if self.default_pool == 0:
+            self.default_pool = self._new_pool(MemoryPool(self.device.alloc, self.device.free,
+                                                          default=True))
+        return self.default_pool
+
+    def _new_pool(self, pool: MemoryPool) -> int:
+        self.pools.append(pool)
+        return self.handles.add(pool)
+
+    def _pool(self, handle: Any) -> MemoryPool:
+        self.require_init()
+        return self.handles.get(self.ptr(handle), MemoryPool)
+
+    def _stream_ordered(self, api_name: str, stream: Any) -> int | None:
+        """None if work may be ordered on `stream` now, else the error."""
+        self.current_context()
+        s = self.stream(stream)
+        if s is not None and s.capture is not None:
+            return self.unsupported(api_name, "inside a stream capture (graph memory nodes)")
+        return None
+
+    def pool_allocate(self, pool: MemoryPool, dptr: Any, nbytes: int) -> int:
+        if nbytes == 0 or dptr == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        address = pool.allocate(nbytes)
+        self.allocations.add(address, nbytes)
+        self.pool_of[address] = pool
+        dptr[0] = address
+        return E.CUDA_SUCCESS
+
+    def cuMemAllocAsync(self, dptr: Any, nbytes: int, stream: Any) -> int:
+        error = self._stream_ordered("cuMemAllocAsync", stream)
+        if error is not None:
+            return error
+        self.check_device(0)
+        return self.pool_allocate(self._pool(self.current_pool or self._default_pool()), dptr,
+                                  nbytes)
+
+    def cuMemAllocFromPoolAsync(self, dptr: Any, nbytes: int, pool: Any, stream: Any) -> int:
+        error = self._stream_ordered("cuMemAllocFromPoolAsync", stream)
+        if error is not None:
+            return error
+        p = self._pool(pool)
+        if p.destroyed:
+            return E.CUDA_ERROR_INVALID_HANDLE
+        return self.pool_allocate(p, dptr, nbytes)
+
+    def cuMemFreeAsync(self, dptr: int, stream: Any) -> int:
+        error = self._stream_ordered("cuMemFreeAsync", stream)
+        if error is not None:
+            return error
+        if dptr == 0:
+            return E.CUDA_ERROR_INVALID_VALUE
+        return self.cuMemFree_v2(dptr)
+
+    def cuDeviceGetDefaultMemPool(self, ppool: Any, dev: int) -> int:
+        self.check_device(dev)
+        self.out(ppool, self.handle_ptr(self._default_pool()))
+        return E.CUDA_SUCCESS
+
+    def cuDeviceGetMemPool(self, ppool: Any, dev: int) -> int:
+        self.check_device(dev)
+        self.out(ppool, self.handle_ptr(self.current_pool or self._default_pool()))
+        return E.CUDA_SUCCESS
+
+    def cuDeviceSetMemPool(self, dev: int, pool: Any) -> int:
+        self.check_device(dev)
+        if self._pool(pool).destroyed:
+            return E.CUDA_ERROR_INVALID_HANDLE
+        self.current_pool = self.ptr(pool)
+        return E.CUDA_SUCCESS
+
+    def cuMemPoolCreate(self, ppool: Any, props: Any) -> int:
+        self.require_init()
+        if props == self.ffi.NULL or ppool == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        p = props[0]
+        if p.allocType != ALLOCATION_TYPE_PINNED:
+            return E.CUDA_ERROR_INVALID_VALUE
+        if p.location.type != LOCATION_TYPE_DEVICE:
+            return self.unsupported("cuMemPoolCreate", f"location type {p.location.type} "
+                                    "(only device memory pools)")
+        self.check_device(p.location.id)
+        if p.handleTypes != HANDLE_TYPE_NONE:
+            return self.unsupported("cuMemPoolCreate", f"handle types {p.handleTypes:#x} (IPC)")
+        pool = MemoryPool(self.device.alloc, self.device.free, max_size=int(p.maxSize))
+        self.out(ppool, self.handle_ptr(self._new_pool(pool)))
+        return E.CUDA_SUCCESS
+
+    def cuMemPoolDestroy(self, pool: Any) -> int:
+        p = self._pool(pool)
+        if p.default or p.destroyed:
+            return E.CUDA_ERROR_INVALID_VALUE
+        p.destroy()
+        self.pools.remove(p)
+        self.handles.remove(self.ptr(pool), MemoryPool)
+        if self.current_pool == self.ptr(pool):
+            self.current_pool = 0  # the default pool is current again
+        return E.CUDA_SUCCESS
+
+    def cuMemPoolSetAttribute(self, pool: Any, attr: int, value: Any) -> int:
+        p = self._pool(pool)
+        if value == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        ctype = "int *" if MemoryPool.is_int_attribute(attr) else "unsigned long long *"
+        p.set_attribute(attr, int(self.ffi.cast(ctype, value)[0]))
+        return E.CUDA_SUCCESS
+
+    def cuMemPoolGetAttribute(self, pool: Any, attr: int, value: Any) -> int:
+        p = self._pool(pool)
+        if value == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        ctype = "int *" if MemoryPool.is_int_attribute(attr) else "unsigned long long *"
+        self.ffi.cast(ctype, value)[0] = p.get_attribute(attr)
+        return E.CUDA_SUCCESS
+
+    def cuMemPoolTrimTo(self, pool: Any, keep: int) -> int:
+        self._pool(pool).release(keep)
+        return E.CUDA_SUCCESS
+
+    def cuMemPoolSetAccess(self, pool: Any, descs: Any, count: int) -> int:
+        self._pool(pool)
+        if count and descs == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        for i in range(count):  # one device, which always has read-write access
+            d = descs[i]
+            if d.location.type != LOCATION_TYPE_DEVICE:
+                return E.CUDA_ERROR_INVALID_VALUE
+            self.check_device(d.location.id)
+            if d.flags != 3:  # CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+                return self.unsupported("cuMemPoolSetAccess",
+                                        f"access flags {d.flags} for the pool's own device")
+        return E.CUDA_SUCCESS
+
+    def cuMemPoolGetAccess(self, flags: Any, pool: Any, location: Any) -> int:
+        self._pool(pool)
+        if location == self.ffi.NULL or location.type != LOCATION_TYPE_DEVICE:
+            return E.CUDA_ERROR_INVALID_VALUE
+        self.check_device(location.id)
+        self.out(flags, 3)  # CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+        return E.CUDA_SUCCESS

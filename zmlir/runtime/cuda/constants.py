@@ -1,0 +1,12 @@
+"""Facts about the driver we present, shared by the driver, the attribute
+tables and the integrity check (a leaf: it imports nothing of the runtime)."""
+
+from __future__ import annotations
+
+# The CUDA version cuDriverGetVersion reports (13.0).
+DRIVER_VERSION = 13000
+# The device we present: an sm_80-class GPU (the PTX we JIT).
+COMPUTE_CAPABILITY = (8, 0)
+# The module variable a SPIR-V kernel's `trap` sets: kTrapWordName of
+# zmlir/lowering/PTXLowering.h.
+TRAP_WORD = "__zmlir_trap"

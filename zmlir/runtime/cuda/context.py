@@ -1,0 +1,230 @@
+"""Contexts: the primary context, created contexts, the per-thread current
+context stack (kept in state.py) and context-local storage (which cudart
+reaches through an export table, export_slots.py). There is one device, so
+every context shares its memory and its queue."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from zmlir.runtime.cuda.errors import CUresult
+from zmlir.runtime.cuda.objects import Context
+from zmlir.runtime.cuda.state import DriverState
+
+E = CUresult
+
+
+class ContextAPI(DriverState):
+    # -- primary context ------------------------------------------------------
+
+    def cuDevicePrimaryCtxRetain(self, pctx: Any, dev: int) -> int:
+        self.check_device(dev)
+        handle = self.primary_context()
+        assert self.primary is not None
+        self.primary.refcount += 1
+        self.out(pctx, self.handle_ptr(handle))
+        return E.CUDA_SUCCESS
+
+    def cuDevicePrimaryCtxRelease_v2(self, dev: int) -> int:
+        self.check_device(dev)
+        if self.primary is None or self.primary.refcount == 0:
+            return E.CUDA_ERROR_INVALID_CONTEXT
+        self.primary.refcount -= 1
+        return E.CUDA_SUCCESS
+
+    def cuDevicePrimaryCtxReset_v2(self, dev: int) -> int:
+        self.check_device(dev)
+        if self.primary is not None:
+            self._destroy_local_storage(self.primary_handle, self.primary)
+            self.primary.refcount = 0
+        return E.CUDA_SUCCESS
+
+    def cuDevicePrimaryCtxGetState(self, dev: int, flags: Any, active: Any) -> int:
+        self.check_device(dev)
+        ctx = self.primary
+        self.out(flags, ctx.flags if ctx else 0)
+        self.out(active, int(bool(ctx and ctx.refcount > 0)))
+        return E.CUDA_SUCCESS
+
+    def cuDevicePrimaryCtxSetFlags_v2(self, dev: int, flags: int) -> int:
+        self.check_device(dev)
+        self.handles.get(self.primary_context(), Context).flags = flags
+        return E.CUDA_SUCCESS
+
+    # -- contexts -------------------------------------------------------------
+
+    def cuCtxCreate_v2(self, pctx: Any, flags: int, dev: int) -> int:
+        self.check_device(dev)
+        handle = self.handles.add(Context(device=dev, flags=flags))
+        self.context_stack().append(handle)
+        self.current_changed()
+        self.out(pctx, self.handle_ptr(handle))
+        return E.CUDA_SUCCESS
+
+    def cuCtxCreate_v4(self, pctx: Any, params: Any, flags: int, dev: int) -> int:
+        return self.cuCtxCreate_v2(pctx, flags, dev)
+
+    def cuCtxDestroy_v2(self, ctx: Any) -> int:
+        self.require_init()
+        handle = self.ptr(ctx)
+        context = self.handles.get(handle, Context)
+        if context.primary:
+            return E.CUDA_ERROR_INVALID_CONTEXT
+        self._destroy_local_storage(handle, context)
+        self.handles.remove(handle, Context)
+        stack = self.context_stack()
+        while handle in stack:
+            stack.remove(handle)
+        self.fast.context_destroyed()
+        self.current_changed()
+        return E.CUDA_SUCCESS
+
+    def cuCtxGetCurrent(self, pctx: Any) -> int:
+        self.require_init()
+        stack = self.context_stack()
+        self.out(pctx, self.handle_ptr(stack[-1]) if stack else self.ffi.NULL)
+        return E.CUDA_SUCCESS
+
+    def cuCtxSetCurrent(self, ctx: Any) -> int:
+        self.require_init()
+        handle = self.ptr(ctx)
+        stack = self.context_stack()
+        if handle == 0:
+            if stack:
+                stack.pop()
+            self.current_changed()
+            return E.CUDA_SUCCESS
+        self.handles.get(handle, Context)
+        if stack:
+            stack[-1] = handle
+        else:
+            stack.append(handle)
+        self.current_changed()
+        return E.CUDA_SUCCESS
+
+    def cuCtxPushCurrent_v2(self, ctx: Any) -> int:
+        self.require_init()
+        handle = self.ptr(ctx)
+        self.handles.get(handle, Context)
+        self.context_stack().append(handle)
+        self.current_changed()
+        return E.CUDA_SUCCESS
+
+    def cuCtxPopCurrent_v2(self, pctx: Any) -> int:
+        self.require_init()
+        stack = self.context_stack()
+        if not stack:
+            return E.CUDA_ERROR_INVALID_CONTEXT
+        handle = stack.pop()
+        self.current_changed()
+        if pctx != self.ffi.NULL:
+            pctx[0] = self.handle_ptr(handle)
+        return E.CUDA_SUCCESS
+
+    def cuCtxGetDevice(self, device: Any) -> int:
+        self.out(device, self.current_context().device)
+        return E.CUDA_SUCCESS
+
+    def _context_or_current(self, ctx: Any) -> Context:
+        """CUDA 13's context arguments: NULL means the current context."""
+        if self.ptr(ctx) == 0:
+            return self.current_context()
+        self.require_init()
+        return self.handles.get(self.ptr(ctx), Context)
+
+    def cuCtxGetDevice_v2(self, device: Any, ctx: Any) -> int:
+        self.out(device, self._context_or_current(ctx).device)
+        return E.CUDA_SUCCESS
+
+    def cuCtxGetFlags(self, flags: Any) -> int:
+        self.out(flags, self.current_context().flags)
+        return E.CUDA_SUCCESS
+
+    def cuCtxGetId(self, ctx: Any, ctx_id: Any) -> int:
+        handle = self.ptr(ctx)
+        if handle == 0:
+            stack = self.context_stack()
+            handle = stack[-1] if stack else 0
+        self.handles.get(handle, Context)
+        self.out(ctx_id, handle)
+        return E.CUDA_SUCCESS
+
+    def cuCtxSynchronize(self) -> int:
+        self.current_context()
+        self.check_sticky()
+        self.device.synchronize()
+        self.settle_pools()
+        return E.CUDA_SUCCESS
+
+    def cuCtxSynchronize_v2(self, ctx: Any) -> int:
+        self._context_or_current(ctx)  # one device: its work is all of every context's
+        self.check_sticky()
+        self.device.synchronize()
+        self.settle_pools()
+        return E.CUDA_SUCCESS
+
+    def cuCtxGetApiVersion(self, ctx: Any, version: Any) -> int:
+        self.require_init()
+        self.out(version, 3020)
+        return E.CUDA_SUCCESS
+
+    def cuCtxGetLimit(self, value: Any, limit: int) -> int:
+        ctx = self.current_context()
+        defaults = {0: 1024, 1: 1 << 20, 2: 8 << 20, 3: 2, 4: 2048, 5: 0, 6: 0}
+        if limit not in defaults:
+            return E.CUDA_ERROR_INVALID_VALUE
+        self.out(value, ctx.limits.get(limit, defaults[limit]))
+        return E.CUDA_SUCCESS
+
+    def cuCtxSetLimit(self, limit: int, value: int) -> int:
+        self.current_context().limits[limit] = value
+        return E.CUDA_SUCCESS
+
+    def cuCtxGetCacheConfig(self, config: Any) -> int:
+        self.current_context()
+        self.out(config, 0)
+        return E.CUDA_SUCCESS
+
+    def cuCtxSetCacheConfig(self, config: int) -> int:
+        self.current_context()
+        return E.CUDA_SUCCESS
+
+    def cuCtxGetSharedMemConfig(self, config: Any) -> int:
+        self.current_context()
+        self.out(config, 1)
+        return E.CUDA_SUCCESS
+
+    def cuCtxSetSharedMemConfig(self, config: int) -> int:
+        self.current_context()
+        if config not in (0, 1, 2):  # default, four-byte, eight-byte banks: a preference
+            return E.CUDA_ERROR_INVALID_VALUE
+        return E.CUDA_SUCCESS
+
+    def cuCtxGetStreamPriorityRange(self, least: Any, greatest: Any) -> int:
+        self.require_init()
+        if least != self.ffi.NULL:
+            least[0] = 0
+        if greatest != self.ffi.NULL:
+            greatest[0] = 0
+        return E.CUDA_SUCCESS
+
+    def cuCtxEnablePeerAccess(self, peer: Any, flags: int) -> int:
+        self.current_context()
+        return E.CUDA_ERROR_INVALID_DEVICE  # there is no other device to peer with
+
+    def cuCtxDisablePeerAccess(self, peer: Any) -> int:
+        self.current_context()
+        return E.CUDA_ERROR_INVALID_DEVICE
+
+    def cuCtxResetPersistingL2Cache(self) -> int:
+        self.current_context()
+        return E.CUDA_SUCCESS
+
+    # -- context-local storage ------------------------------------------------
+
+    def _destroy_local_storage(self, handle: int, ctx: Context) -> None:
+        for key, (value, dtor) in list(ctx.local_storage.items()):
+            if dtor is not None and dtor != self.ffi.NULL:
+                dtor(self.handle_ptr(handle), self.ffi.cast("void *", key), value)
+        ctx.local_storage.clear()
+        self.fast.cls_forget(handle, 0)

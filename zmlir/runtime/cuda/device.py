@@ -1,0 +1,155 @@
+"""Initialization, versions, error strings and the device: one backend
+device, presented as an sm_80-class GPU (attributes.py), ordinal 0, with no
+peers."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import struct
+from collections.abc import Callable
+from typing import Any
+
+from zmlir.runtime.cuda.attributes import device_attribute
+from zmlir.runtime.cuda.constants import COMPUTE_CAPABILITY, DRIVER_VERSION
+from zmlir.runtime.cuda.errors import CUresult, message_of, name_of
+from zmlir.runtime.cuda.state import DriverState, log
+
+E = CUresult
+_PCI_BUS_ID = "0000:00:00.0"
+
+
+class DeviceAPI(DriverState):
+    # -- init, versions, errors ---------------------------------------------
+
+    def cuInit(self, flags: int) -> int:
+        if flags != 0:
+            return E.CUDA_ERROR_INVALID_VALUE
+        with self.lock:
+            if self.initialized:
+                return E.CUDA_SUCCESS
+            from zmlir.runtime.backends import NoDevice, open_backend
+
+            try:
+                self.device = open_backend()
+            except NoDevice as err:
+                log(f"no device: {err}")
+                return E.CUDA_ERROR_NO_DEVICE
+            self._prepare_module_loading()
+            self.fast.set_backend(self.device)
+            self.initialized = True
+        return E.CUDA_SUCCESS
+
+    def _prepare_module_loading(self) -> None:
+        """Imports what loading a cached module needs now, at start-up, so a
+        warm module load costs milliseconds."""
+        try:
+            import zmlir.compiled  # noqa: F401  (what a cache hit builds)
+            from zmlir.runtime import cache
+            from zmlir.targets import get_target
+
+            get_target(self.device.target)
+            cache.shared_cache()
+            cache.compiler_fingerprint()
+        except Exception as err:  # no compiler here: precompiled modules only
+            if os.environ.get("ZMLIR_LOG"):
+                log(f"module cache unavailable: {err}")
+
+    def cuDriverGetVersion(self, version: Any) -> int:
+        self.out(version, DRIVER_VERSION)
+        return E.CUDA_SUCCESS
+
+    def _error_string(self, table: Callable[[int], str | None], error: int, out: Any) -> int:
+        text = table(error)
+        if text is None:
+            out[0] = self.ffi.NULL
+            return E.CUDA_ERROR_INVALID_VALUE
+        cstr = self.ffi.new("char[]", text.encode())
+        self.keepalive.append(cstr)
+        out[0] = cstr
+        return E.CUDA_SUCCESS
+
+    def cuGetErrorName(self, error: int, out: Any) -> int:
+        return self._error_string(name_of, error, out)
+
+    def cuGetErrorString(self, error: int, out: Any) -> int:
+        return self._error_string(message_of, error, out)
+
+    # -- devices ------------------------------------------------------------
+
+    def cuDeviceGetCount(self, count: Any) -> int:
+        self.require_init()
+        self.out(count, 1)
+        return E.CUDA_SUCCESS
+
+    def cuDeviceGet(self, device: Any, ordinal: int) -> int:
+        self.check_device(ordinal)
+        self.out(device, 0)
+        return E.CUDA_SUCCESS
+
+    def cuDeviceGetName(self, name: Any, length: int, dev: int) -> int:
+        self.check_device(dev)
+        text = f"zmlir {self.device.device_name}".encode()[: max(length - 1, 0)]
+        self.ffi.memmove(name, text + b"\0", len(text) + 1)
+        return E.CUDA_SUCCESS
+
+    def cuDeviceGetUuid(self, uuid: Any, dev: int) -> int:
+        self.check_device(dev)
+        digest = hashlib.md5(f"zmlir:{self.device.device_name}".encode()).digest()
+        self.ffi.memmove(uuid, digest, 16)
+        return E.CUDA_SUCCESS
+
+    cuDeviceGetUuid_v2 = cuDeviceGetUuid
+
+    def device_hash_info(self) -> bytes:
+        """Per device: UUID, PCI domain, bus and device (the integrity check's input)."""
+        uuid = self.ffi.new("CUuuid *")
+        self.cuDeviceGetUuid(uuid, 0)
+        return bytes(self.ffi.buffer(uuid, 16)) + struct.pack("<iii", 0, 0, 0)
+
+    def cuDeviceGetLuid(self, luid: Any, mask: Any, dev: int) -> int:
+        self.check_device(dev)
+        return self.unsupported("cuDeviceGetLuid", "LUIDs exist on Windows only")
+
+    def cuDeviceTotalMem_v2(self, nbytes: Any, dev: int) -> int:
+        self.check_device(dev)
+        self.out(nbytes, self.total_memory())
+        return E.CUDA_SUCCESS
+
+    def cuDeviceGetAttribute(self, pi: Any, attrib: int, dev: int) -> int:
+        self.check_device(dev)
+        self.out(pi, device_attribute(attrib, self.device))
+        return E.CUDA_SUCCESS
+
+    def cuDeviceComputeCapability(self, major: Any, minor: Any, dev: int) -> int:
+        self.check_device(dev)
+        self.out(major, COMPUTE_CAPABILITY[0])
+        self.out(minor, COMPUTE_CAPABILITY[1])
+        return E.CUDA_SUCCESS
+
+    # -- one device: peers, PCI identity -------------------------------------------
+
+    def cuDeviceCanAccessPeer(self, can: Any, dev: int, peer: int) -> int:
+        self.check_device(dev)
+        self.check_device(peer)
+        self.out(can, 0)
+        return E.CUDA_SUCCESS
+
+    def cuDeviceGetP2PAttribute(self, value: Any, attrib: int, src: int, dst: int) -> int:
+        self.check_device(src)
+        self.check_device(dst)
+        self.out(value, 0)
+        return E.CUDA_SUCCESS
+
+    def cuDeviceGetPCIBusId(self, bus_id: Any, length: int, dev: int) -> int:
+        self.check_device(dev)
+        text = _PCI_BUS_ID.encode()[: max(length - 1, 0)]
+        self.ffi.memmove(bus_id, text + b"\0", len(text) + 1)
+        return E.CUDA_SUCCESS
+
+    def cuDeviceGetByPCIBusId(self, dev: Any, bus_id: Any) -> int:
+        self.require_init()
+        if self.ffi.string(bus_id).decode().lower() != _PCI_BUS_ID:
+            return E.CUDA_ERROR_INVALID_DEVICE
+        self.out(dev, 0)
+        return E.CUDA_SUCCESS

@@ -1,0 +1,115 @@
+"""Functions (CUfunction) and kernels (CUkernel, the same objects here):
+creating them from a loaded module, their names, attributes and parameter
+layout, and registering them with the C launch fast path (fastpath.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from zmlir.runtime.cuda.attributes import function_attribute
+from zmlir.runtime.cuda.errors import CudaError, CUresult
+from zmlir.runtime.cuda.objects import Function, Module
+from zmlir.runtime.cuda.state import DriverState
+
+E = CUresult
+
+# PTX parameter types -> the numpy types their bytes are read as.
+NUMPY_TYPES = {
+    "u8": np.uint8, "s8": np.int8, "b8": np.uint8, "u16": np.uint16, "s16": np.int16,
+    "b16": np.uint16, "f16": np.float16, "u32": np.uint32, "s32": np.int32, "b32": np.uint32,
+    "f32": np.float32, "u64": np.uint64, "s64": np.int64, "b64": np.uint64, "f64": np.float64,
+}
+
+
+class FunctionAPI(DriverState):
+    def function(self, module: Module, name: str) -> int:
+        fn = module.functions.get(name)
+        if fn is None:
+            info = module.compiled.kernels.get(name)
+            if info is None:
+                raise CudaError(E.CUDA_ERROR_NOT_FOUND, f"no kernel named {name!r}")
+            fn = Function(module, name, info, self.device.kernel(module.program, name))
+            fn.handle = self.handles.add(fn)
+            module.functions[name] = fn
+            self.fast_register(fn)
+        return fn.handle
+
+    def fast_register(self, fn: Function) -> None:
+        """Registers `fn` with the C launch fast path (if it can launch it):
+        its parameters' sizes come from their PTX types."""
+        dtypes = [NUMPY_TYPES.get(t) for t in fn.info.params]
+        sizes = None if None in dtypes else [np.dtype(d).itemsize for d in dtypes]
+        if fn.module.trap_word:
+            sizes = None  # its launches check the trap word, in Python
+        fn.fast = self.fast.function(fn.handle, self.device, fn.kernel, fn.info, sizes)
+
+    def cuKernelGetFunction(self, pfunc: Any, kernel: Any) -> int:
+        self.handles.get(self.ptr(kernel), Function)
+        self.out(pfunc, kernel)
+        return E.CUDA_SUCCESS
+
+    def cuKernelGetName(self, name: Any, kernel: Any) -> int:
+        return self.cuFuncGetName(name, kernel)
+
+    def cuFuncGetName(self, name: Any, hfunc: Any) -> int:
+        fn = self.handles.get(self.ptr(hfunc), Function)
+        cstr = self.ffi.new("char[]", fn.name.encode())
+        self.keepalive.append(cstr)
+        self.out(name, cstr)
+        return E.CUDA_SUCCESS
+
+    def cuFuncGetModule(self, hmod: Any, hfunc: Any) -> int:
+        fn = self.handles.get(self.ptr(hfunc), Function)
+        self.out(hmod, self.handle_ptr(fn.module.handle))
+        return E.CUDA_SUCCESS
+
+    def cuFuncGetAttribute(self, pi: Any, attrib: int, hfunc: Any) -> int:
+        fn = self.handles.get(self.ptr(hfunc), Function)
+        value = function_attribute(attrib, fn, self.device)
+        if value is None:
+            return E.CUDA_ERROR_INVALID_VALUE
+        self.out(pi, value)
+        return E.CUDA_SUCCESS
+
+    def cuKernelGetAttribute(self, pi: Any, attrib: int, kernel: Any, dev: int) -> int:
+        return self.cuFuncGetAttribute(pi, attrib, kernel)
+
+    def cuFuncSetAttribute(self, hfunc: Any, attrib: int, value: int) -> int:
+        fn = self.handles.get(self.ptr(hfunc), Function)
+        fn.attributes[attrib] = value
+        return E.CUDA_SUCCESS
+
+    def cuKernelSetAttribute(self, attrib: int, value: int, kernel: Any, dev: int) -> int:
+        return self.cuFuncSetAttribute(kernel, attrib, value)
+
+    def cuFuncSetCacheConfig(self, hfunc: Any, config: int) -> int:
+        self.handles.get(self.ptr(hfunc), Function)
+        return E.CUDA_SUCCESS
+
+    def cuKernelSetCacheConfig(self, kernel: Any, config: int, dev: int) -> int:
+        self.check_device(dev)
+        return self.cuFuncSetCacheConfig(kernel, config)  # a preference: one cache here
+
+    def cuFuncGetParamInfo(self, hfunc: Any, index: int, poffset: Any, psize: Any) -> int:
+        """Offset and size of a parameter in the packed parameter buffer
+        (naturally aligned, in order: what `extra` launches use)."""
+        fn = self.handles.get(self.ptr(hfunc), Function)
+        if index >= len(fn.info.params):
+            return E.CUDA_ERROR_INVALID_VALUE
+        offset = 0
+        for i, ptx_type in enumerate(fn.info.params[: index + 1]):
+            dtype = NUMPY_TYPES.get(ptx_type)
+            if dtype is None:
+                return self.unsupported("cuFuncGetParamInfo", f"parameter of type .{ptx_type}")
+            size = np.dtype(dtype).itemsize
+            offset = -(-offset // size) * size
+            if i < index:
+                offset += size
+        self.out(poffset, offset)
+        self.out(psize, size)
+        return E.CUDA_SUCCESS
+
+    def cuKernelGetParamInfo(self, kernel: Any, index: int, poffset: Any, psize: Any) -> int:
+        return self.cuFuncGetParamInfo(kernel, index, poffset, psize)

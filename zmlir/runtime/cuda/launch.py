@@ -1,0 +1,204 @@
+"""Kernel launches through Python: what fastpath.c's C path does not take
+(tracing, captures, parameters it cannot describe, trap checks, cooperative
+launches, cuLaunchKernelEx attributes) and occupancy. Parameters come from
+kernelParams or the packed `extra` buffer, typed by the kernel's PTX
+parameter types."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from zmlir.runtime.cuda.errors import CudaError, CUresult
+from zmlir.runtime.cuda.function import NUMPY_TYPES, FunctionAPI
+from zmlir.runtime.cuda.objects import Context, Function
+from zmlir.runtime.cuda.state import log
+
+E = CUresult
+
+# CUlaunchAttributeID values that change nothing here: hints, and orderings
+# our one queue already gives (programmatic serialization may overlap
+# launches; running them in order is allowed).
+_LAUNCH_HINTS = {0: "IGNORE", 1: "ACCESS_POLICY_WINDOW", 3: "SYNCHRONIZATION_POLICY",
+                 5: "CLUSTER_SCHEDULING_POLICY_PREFERENCE",
+                 6: "PROGRAMMATIC_STREAM_SERIALIZATION", 8: "PRIORITY",
+                 9: "MEM_SYNC_DOMAIN_MAP", 10: "MEM_SYNC_DOMAIN",
+                 14: "PREFERRED_SHARED_MEMORY_CARVEOUT", 16: "NVLINK_UTIL_CENTRIC_SCHEDULING"}
+
+
+class LaunchAPI(FunctionAPI):
+    def launch(self, hfunc: Any, grid: tuple[int, int, int], block: tuple[int, int, int],
+               shared: int, params: Any, extra: Any, stream: Any = None,
+               cooperative: bool = False) -> int:
+        """The Python launch path: what fastpath.c's C path does not take."""
+        self.current_context()
+        self.check_sticky()
+        self.current_changed()  # back on the fast path after a context was destroyed
+        fn = self.handles.get(self.ptr(hfunc), Function)
+        if cooperative and not self.device.supports_cooperative:
+            return self.unsupported(
+                "cooperative launch", f"the {self.device.name} backend cannot guarantee that "
+                "all blocks are resident at once")
+        code = self._launch(fn, grid, block, shared, params, extra, stream, cooperative)
+        if fn.fast and code == E.CUDA_SUCCESS:
+            self.fast_register(fn)  # the backend may have raised the kernel's shared limit
+        return code
+
+    def _launch(self, fn: Function, grid: tuple[int, int, int], block: tuple[int, int, int],
+                shared: int, params: Any, extra: Any, stream: Any, cooperative: bool) -> int:
+        # Only backends that support cooperative launches take the keyword.
+        how = {"cooperative": True} if cooperative else {}
+        s = self.stream(stream) if stream is not None else None
+        capturing = s is not None and s.capture is not None
+        if min(grid) < 1 or min(block) < 1:
+            return E.CUDA_ERROR_INVALID_VALUE
+        if block[0] * block[1] * block[2] > 1024 or block[2] > 64:
+            return E.CUDA_ERROR_INVALID_VALUE
+        if params != self.ffi.NULL and extra != self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        raw = getattr(self.device, "launch_raw", None)
+        if raw is not None and params != self.ffi.NULL and not capturing:
+            # The backend takes the application's parameter array as it is.
+            try:
+                raw(fn.kernel, fn.info, grid, block, self.ptr(params), shared, **how)
+            except ValueError as err:
+                log(f"launch of {fn.name} rejected: {err}")
+                return E.CUDA_ERROR_INVALID_VALUE
+            return E.CUDA_SUCCESS
+        dtypes = fn.dtypes
+        if dtypes is None:
+            dtypes = []
+            for ptx_type in fn.info.params:
+                dtype = NUMPY_TYPES.get(ptx_type)
+                if dtype is None:
+                    return self.unsupported("cuLaunchKernel",
+                                            f"kernel parameter of type .{ptx_type} ({fn.name})")
+                dtypes.append(np.dtype(dtype))
+            fn.dtypes = dtypes
+        if extra != self.ffi.NULL:
+            buffer = self._extra_buffer(extra)
+            args, offset = [], 0
+            for dtype in dtypes:
+                offset = -(-offset // dtype.itemsize) * dtype.itemsize  # natural alignment
+                if offset + dtype.itemsize > len(buffer):
+                    return E.CUDA_ERROR_INVALID_VALUE
+                args.append(np.frombuffer(buffer, dtype=dtype, count=1, offset=offset)[0])
+                offset += dtype.itemsize
+        else:
+            if params == self.ffi.NULL and dtypes:
+                return E.CUDA_ERROR_INVALID_VALUE
+            args = [np.frombuffer(bytes(self.ffi.buffer(params[i], dtype.itemsize)),
+                                  dtype=dtype)[0] for i, dtype in enumerate(dtypes)]
+        def run() -> int:
+            try:
+                self.device.launch(fn.kernel, fn.info, grid, block, args, shared, **how)
+            except ValueError as err:
+                log(f"launch of {fn.name} rejected: {err}")
+                return E.CUDA_ERROR_INVALID_VALUE
+            self._check_trap(fn)
+            return E.CUDA_SUCCESS
+
+        if capturing:
+            assert s is not None and s.capture is not None
+            s.capture.append(run)  # the arguments were copied above
+            return E.CUDA_SUCCESS
+        return run()
+
+    def _check_trap(self, fn: Function) -> None:
+        """After a (synchronous) launch: a set trap word means a thread
+        executed `trap`. Like NVIDIA's driver, the launch itself succeeded and
+        the context now holds the sticky CUDA_ERROR_LAUNCH_FAILED."""
+        word = fn.module.trap_word
+        if not word or not any(self.device.copy_from_device(word, 4)):
+            return
+        self.device.copy_to_device(word, bytes(4))  # a later context may load the module again
+        stack = self.context_stack()
+        if stack:
+            self.handles.get(stack[-1], Context).error = E.CUDA_ERROR_LAUNCH_FAILED
+        log(f"kernel {fn.name} executed trap: the context's later calls return "
+            "CUDA_ERROR_LAUNCH_FAILED")
+        self.current_changed()
+
+    def _extra_buffer(self, extra: Any) -> bytes:
+        """The packed parameters of cuLaunchKernel's `extra`: pairs of
+        CU_LAUNCH_PARAM_BUFFER_POINTER (1) / _SIZE (2), ended by _END (0)."""
+        pointer, size = None, None
+        for i in range(0, 64, 2):
+            tag = self.ptr(extra[i])
+            if tag == 0:
+                break
+            if tag == 1:
+                pointer = extra[i + 1]
+            elif tag == 2:
+                size = self.ffi.cast("size_t *", extra[i + 1])[0]
+            else:
+                raise CudaError(E.CUDA_ERROR_INVALID_VALUE, f"unknown launch extra {tag}")
+        if pointer is None or size is None:
+            raise CudaError(E.CUDA_ERROR_INVALID_VALUE, "extra lacks the buffer or its size")
+        return bytes(self.ffi.buffer(pointer, size))
+
+    def cuLaunchKernel(self, f: Any, gx: int, gy: int, gz: int, bx: int, by: int, bz: int,
+                       shared: int, stream: Any, params: Any, extra: Any) -> int:
+        return self.launch(f, (gx, gy, gz), (bx, by, bz), shared, params, extra, stream)
+
+    def cuLaunchKernelEx(self, config: Any, f: Any, params: Any, extra: Any) -> int:
+        if config == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        c = config[0]
+        if c.numAttrs and c.attrs == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        cooperative = False
+        attrs = self.ffi.cast("CUlaunchAttribute *", c.attrs)
+        for i in range(c.numAttrs):
+            ident, value = attrs[i].id, self.ffi.cast("unsigned int *", attrs[i].value)
+            if ident == 2:  # COOPERATIVE
+                cooperative = value[0] != 0
+            elif ident in (4, 11):  # (PREFERRED_)CLUSTER_DIMENSION
+                if (value[0], value[1], value[2]) not in ((1, 1, 1), (0, 0, 0)):
+                    return self.unsupported("cuLaunchKernelEx", "thread block clusters")
+            elif ident not in _LAUNCH_HINTS:
+                return self.unsupported("cuLaunchKernelEx", f"launch attribute {ident}")
+        return self.launch(f, (c.gridDimX, c.gridDimY, c.gridDimZ),
+                           (c.blockDimX, c.blockDimY, c.blockDimZ), c.sharedMemBytes,
+                           params, extra, c.hStream, cooperative)
+
+    def cuLaunchCooperativeKernel(self, f: Any, gx: int, gy: int, gz: int, bx: int, by: int,
+                                  bz: int, shared: int, stream: Any, params: Any) -> int:
+        return self.launch(f, (gx, gy, gz), (bx, by, bz), shared, params, self.ffi.NULL,
+                           stream, cooperative=True)
+
+    def cuLaunchHostFunc(self, stream: Any, fn: Any, user_data: Any) -> int:
+        self.current_context()
+
+        def run() -> int:
+            self.device.synchronize()
+            fn(user_data)
+            return E.CUDA_SUCCESS
+
+        return self.enqueue(stream, run)
+
+    # -- occupancy ---------------------------------------------------------------
+
+    def cuOccupancyMaxActiveBlocksPerMultiprocessor(self, num: Any, f: Any, block: int,
+                                                     smem: int) -> int:
+        fn = self.handles.get(self.ptr(f), Function)
+        if block < 1:
+            return E.CUDA_ERROR_INVALID_VALUE
+        occupancy = getattr(self.device, "occupancy", None)  # the real device's answer
+        blocks = occupancy(fn.kernel, fn.info, block, smem) if occupancy is not None else \
+            max(1, 2048 // block)
+        self.out(num, blocks)
+        return E.CUDA_SUCCESS
+
+    def cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(self, num: Any, f: Any, block: int,
+                                                              smem: int, flags: int) -> int:
+        return self.cuOccupancyMaxActiveBlocksPerMultiprocessor(num, f, block, smem)
+
+    def cuOccupancyMaxPotentialBlockSize(self, min_grid: Any, block: Any, f: Any,
+                                         smem_fn: Any, smem: int, limit: int) -> int:
+        self.handles.get(self.ptr(f), Function)
+        size = min(limit or 1024, 1024)
+        self.out(block, size)
+        self.out(min_grid, self.device.compute_units * max(1, 2048 // size))
+        return E.CUDA_SUCCESS

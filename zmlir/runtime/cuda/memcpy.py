@@ -1,0 +1,204 @@
+"""Copies and fills: cuMemcpy* (either side host or device, 1D, 2D, 3D,
+peer) and cuMemset* (8, 16 and 32-bit patterns, 1D and 2D). Work is
+synchronous; the *Async forms are recorded instead while their stream is
+being captured (state.enqueue)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from zmlir.runtime.cuda.errors import CudaError, CUresult
+from zmlir.runtime.cuda.objects import Context
+from zmlir.runtime.cuda.state import DriverState
+
+E = CUresult
+
+
+class MemcpyAPI(DriverState):
+    # -- copies -------------------------------------------------------------------
+
+    def copy(self, dst: int, src: int, nbytes: int) -> int:
+        """cudaMemcpyDefault semantics: either side may be host or device."""
+        self.current_context()
+        self.check_sticky()
+        if nbytes == 0:
+            return E.CUDA_SUCCESS
+        dst_dev, src_dev = self.is_device(dst), self.is_device(src)
+        if dst_dev:
+            self.check_device_range(dst, nbytes)
+        if src_dev:
+            self.check_device_range(src, nbytes)
+        self.device.synchronize()
+        if dst_dev and not src_dev:
+            self.device.copy_to_device(dst, self.host_view(src, nbytes))
+        elif src_dev and not dst_dev:
+            self.host_view(dst, nbytes)[:] = self.device.copy_from_device(src, nbytes)
+        elif dst_dev and src_dev:
+            self.device.copy_device_to_device(dst, src, nbytes)
+        else:
+            self.ffi.memmove(self.ffi.cast("void *", dst), self.ffi.cast("void *", src), nbytes)
+        return E.CUDA_SUCCESS
+
+    def cuMemcpy(self, dst: int, src: int, nbytes: int) -> int:
+        return self.copy(dst, src, nbytes)
+
+    def cuMemcpyAsync(self, dst: int, src: int, nbytes: int, stream: Any) -> int:
+        return self.enqueue(stream, lambda: self.copy(dst, src, nbytes))
+
+    def cuMemcpyPeer(self, dst: int, dst_ctx: Any, src: int, src_ctx: Any, nbytes: int) -> int:
+        # One device: both contexts are on it, and a peer copy is a device copy.
+        self.require_init()
+        self.handles.get(self.ptr(dst_ctx), Context)
+        self.handles.get(self.ptr(src_ctx), Context)
+        return self.cuMemcpyDtoD_v2(dst, src, nbytes)
+
+    def cuMemcpyPeerAsync(self, dst: int, dst_ctx: Any, src: int, src_ctx: Any, nbytes: int,
+                          stream: Any) -> int:
+        return self.enqueue(stream, lambda: self.cuMemcpyPeer(dst, dst_ctx, src, src_ctx,
+                                                                nbytes))
+
+    def cuMemcpyHtoD_v2(self, dst: int, src: Any, nbytes: int) -> int:
+        self.check_device_range(dst, nbytes)
+        return self.copy(dst, self.ptr(src), nbytes)
+
+    def cuMemcpyDtoH_v2(self, dst: Any, src: int, nbytes: int) -> int:
+        self.check_device_range(src, nbytes)
+        return self.copy(self.ptr(dst), src, nbytes)
+
+    def cuMemcpyDtoD_v2(self, dst: int, src: int, nbytes: int) -> int:
+        self.check_device_range(dst, nbytes)
+        self.check_device_range(src, nbytes)
+        return self.copy(dst, src, nbytes)
+
+    def cuMemcpyHtoDAsync_v2(self, dst: int, src: Any, nbytes: int, stream: Any) -> int:
+        return self.enqueue(stream, lambda: self.cuMemcpyHtoD_v2(dst, src, nbytes))
+
+    def cuMemcpyDtoHAsync_v2(self, dst: Any, src: int, nbytes: int, stream: Any) -> int:
+        return self.enqueue(stream, lambda: self.cuMemcpyDtoH_v2(dst, src, nbytes))
+
+    def cuMemcpyDtoDAsync_v2(self, dst: int, src: int, nbytes: int, stream: Any) -> int:
+        return self.enqueue(stream, lambda: self.cuMemcpyDtoD_v2(dst, src, nbytes))
+
+    def _copy_end(self, memory_type: int, host: Any, device: int, array: Any, what: str) -> int:
+        """The base address of one side of a 2D/3D copy (CUmemorytype)."""
+        if memory_type == 1:  # HOST
+            return self.ptr(host)
+        if memory_type in (2, 4):  # DEVICE, UNIFIED
+            return int(device)
+        if memory_type == 3:
+            raise CudaError(self.unsupported("cuMemcpy2D/3D", f"CUDA arrays ({what})"))
+        raise CudaError(E.CUDA_ERROR_INVALID_VALUE, f"{what} memory type {memory_type}")
+
+    def _copy_rows(self, src: int, src_pitch: int, src_height: int, dst: int, dst_pitch: int,
+                   dst_height: int, width: int, height: int, depth: int) -> int:
+        for z in range(depth):
+            for y in range(height):
+                code = self.copy(dst + (z * dst_height + y) * dst_pitch,
+                                 src + (z * src_height + y) * src_pitch, width)
+                if code != E.CUDA_SUCCESS:
+                    return code
+        return E.CUDA_SUCCESS
+
+    def cuMemcpy2D_v2(self, copy: Any) -> int:
+        if copy == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        c = copy[0]
+        if (c.WidthInBytes > c.srcPitch and c.Height > 1) or (
+                c.WidthInBytes > c.dstPitch and c.Height > 1):
+            return E.CUDA_ERROR_INVALID_VALUE
+        src = self._copy_end(c.srcMemoryType, c.srcHost, c.srcDevice, c.srcArray, "source")
+        dst = self._copy_end(c.dstMemoryType, c.dstHost, c.dstDevice, c.dstArray, "destination")
+        src += c.srcY * c.srcPitch + c.srcXInBytes
+        dst += c.dstY * c.dstPitch + c.dstXInBytes
+        return self._copy_rows(src, c.srcPitch, 0, dst, c.dstPitch, 0, c.WidthInBytes,
+                               c.Height, 1)
+
+    cuMemcpy2DUnaligned_v2 = cuMemcpy2D_v2
+
+    def cuMemcpy2DAsync_v2(self, copy: Any, stream: Any) -> int:
+        s = self.stream(stream)
+        if s is not None and s.capture is not None:
+            return self.unsupported("cuMemcpy2DAsync", "inside a stream capture")
+        return self.cuMemcpy2D_v2(copy)
+
+    def cuMemcpy3D_v2(self, copy: Any) -> int:
+        if copy == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        c = copy[0]
+        src = self._copy_end(c.srcMemoryType, c.srcHost, c.srcDevice, c.srcArray, "source")
+        dst = self._copy_end(c.dstMemoryType, c.dstHost, c.dstDevice, c.dstArray, "destination")
+        src_pitch = c.srcPitch or c.WidthInBytes
+        dst_pitch = c.dstPitch or c.WidthInBytes
+        src_height = c.srcHeight or c.Height
+        dst_height = c.dstHeight or c.Height
+        src += (c.srcZ * src_height + c.srcY) * src_pitch + c.srcXInBytes
+        dst += (c.dstZ * dst_height + c.dstY) * dst_pitch + c.dstXInBytes
+        return self._copy_rows(src, src_pitch, src_height, dst, dst_pitch, dst_height,
+                               c.WidthInBytes, c.Height, max(c.Depth, 1))
+
+    def cuMemcpy3DAsync_v2(self, copy: Any, stream: Any) -> int:
+        s = self.stream(stream)
+        if s is not None and s.capture is not None:
+            return self.unsupported("cuMemcpy3DAsync", "inside a stream capture")
+        return self.cuMemcpy3D_v2(copy)
+
+    # -- fills --------------------------------------------------------------------
+
+    def memset(self, dst: int, value: int, width: int, count: int) -> int:
+        self.current_context()
+        nbytes = width * count
+        if nbytes == 0:
+            return E.CUDA_SUCCESS
+        self.check_device_range(dst, nbytes)
+        self.device.synchronize()
+        if width == 1:
+            self.device.memset(dst, value & 0xFF, nbytes)
+        else:
+            pattern = np.full(count, value, dtype={2: np.uint16, 4: np.uint32}[width])
+            self.device.copy_to_device(dst, pattern)
+        return E.CUDA_SUCCESS
+
+    def cuMemsetD8_v2(self, dst: int, value: int, n: int) -> int:
+        return self.memset(dst, value, 1, n)
+
+    def cuMemsetD16_v2(self, dst: int, value: int, n: int) -> int:
+        return self.memset(dst, value, 2, n)
+
+    def cuMemsetD32_v2(self, dst: int, value: int, n: int) -> int:
+        return self.memset(dst, value, 4, n)
+
+    def cuMemsetD8Async(self, dst: int, value: int, n: int, stream: Any) -> int:
+        return self.enqueue(stream, lambda: self.memset(dst, value, 1, n))
+
+    def cuMemsetD16Async(self, dst: int, value: int, n: int, stream: Any) -> int:
+        return self.enqueue(stream, lambda: self.memset(dst, value, 2, n))
+
+    def cuMemsetD32Async(self, dst: int, value: int, n: int, stream: Any) -> int:
+        return self.enqueue(stream, lambda: self.memset(dst, value, 4, n))
+
+    def memset_2d(self, dst: int, pitch: int, value: int, width: int, count: int,
+                  height: int) -> int:
+        for row in range(height):
+            code = self.memset(dst + row * pitch, value, width, count)
+            if code != E.CUDA_SUCCESS:
+                return code
+        return E.CUDA_SUCCESS
+
+    def cuMemsetD2D8_v2(self, dst: int, pitch: int, value: int, width: int, height: int) -> int:
+        return self.memset_2d(dst, pitch, value, 1, width, height)
+
+    def cuMemsetD2D16_v2(self, dst: int, pitch: int, value: int, width: int, height: int) -> int:
+        return self.memset_2d(dst, pitch, value, 2, width, height)
+
+    def cuMemsetD2D32_v2(self, dst: int, pitch: int, value: int, width: int, height: int) -> int:
+        return self.memset_2d(dst, pitch, value, 4, width, height)
+
+    def cuMemsetD2D8Async(self, dst: int, pitch: int, value: int, width: int, height: int,
+                          stream: Any) -> int:
+        return self.memset_2d(dst, pitch, value, 1, width, height)
+
+    def cuMemsetD2D32Async(self, dst: int, pitch: int, value: int, width: int, height: int,
+                           stream: Any) -> int:
+        return self.memset_2d(dst, pitch, value, 4, width, height)

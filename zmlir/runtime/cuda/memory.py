@@ -1,0 +1,159 @@
+"""Memory: device allocations (the backend's unified memory: device
+pointers are real addresses), host allocations, what is known about a
+pointer, and the managed-memory hints (prefetch, advice) that move nothing
+on one memory. Pools are in mempool.py, copies and fills in memcpy.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from zmlir.runtime.cuda.errors import CudaError, CUresult
+from zmlir.runtime.cuda.state import DriverState, log
+
+E = CUresult
+
+
+class MemoryAPI(DriverState):
+    # -- device memory ---------------------------------------------------------
+
+    def cuMemAlloc_v2(self, dptr: Any, nbytes: int) -> int:
+        self.current_context()
+        if nbytes == 0:
+            return E.CUDA_ERROR_INVALID_VALUE
+        try:
+            address = self.device.alloc(nbytes)
+        except Exception as err:
+            log(f"allocation of {nbytes} bytes failed: {err}")
+            return E.CUDA_ERROR_OUT_OF_MEMORY
+        self.allocations.add(address, nbytes)
+        self.out(dptr, address)
+        return E.CUDA_SUCCESS
+
+    def cuMemAllocManaged(self, dptr: Any, nbytes: int, flags: int) -> int:
+        # Our device memory is already shared with the host.
+        return self.cuMemAlloc_v2(dptr, nbytes)
+
+    def cuMemFree_v2(self, dptr: int) -> int:
+        self.require_init()
+        if dptr == 0:
+            return E.CUDA_SUCCESS
+        if not self.allocations.remove_owned(dptr):
+            return E.CUDA_ERROR_INVALID_VALUE
+        pool = self.pool_of.pop(dptr, None)
+        if pool is not None:
+            pool.free(dptr)  # kept for reuse until the pool settles or is trimmed
+        else:
+            self.device.free(dptr)
+        return E.CUDA_SUCCESS
+
+    def cuMemAllocPitch_v2(self, dptr: Any, ppitch: Any, width: int, height: int,
+                           element_size: int) -> int:
+        if element_size not in (4, 8, 16) or width == 0 or height == 0:
+            return E.CUDA_ERROR_INVALID_VALUE
+        pitch = -(-width // 256) * 256  # rows aligned like the texture alignment
+        code = self.cuMemAlloc_v2(dptr, pitch * height)
+        if code == E.CUDA_SUCCESS:
+            self.out(ppitch, pitch)
+        return code
+
+    def cuMemGetInfo_v2(self, free: Any, total: Any) -> int:
+        self.current_context()
+        total_bytes = self.total_memory()
+        held = sum(p.reserved - p.used for p in self.pools)  # free blocks pools keep
+        self.out(free, max(total_bytes - self.allocations.owned_bytes() - held, 0))
+        self.out(total, total_bytes)
+        return E.CUDA_SUCCESS
+
+    def cuMemGetAddressRange_v2(self, pbase: Any, psize: Any, dptr: int) -> int:
+        self.require_init()
+        found = self.allocations.containing(dptr)
+        if found is None:
+            return E.CUDA_ERROR_NOT_FOUND
+        if pbase != self.ffi.NULL:
+            pbase[0] = found[0]
+        if psize != self.ffi.NULL:
+            psize[0] = found[1]
+        return E.CUDA_SUCCESS
+
+    # -- host memory -----------------------------------------------------------
+
+    def cuMemAllocHost_v2(self, pp: Any, nbytes: int) -> int:
+        self.require_init()
+        buffer = self.ffi.new("char[]", max(nbytes, 1))
+        address = self.ptr(buffer)
+        self.host_allocations[address] = buffer
+        self.out(pp, buffer)
+        return E.CUDA_SUCCESS
+
+    def cuMemHostAlloc(self, pp: Any, nbytes: int, flags: int) -> int:
+        return self.cuMemAllocHost_v2(pp, nbytes)
+
+    def cuMemFreeHost(self, p: Any) -> int:
+        if self.host_allocations.pop(self.ptr(p), None) is None:
+            return E.CUDA_ERROR_INVALID_VALUE
+        return E.CUDA_SUCCESS
+
+    def cuMemHostGetDevicePointer_v2(self, pdptr: Any, p: Any, flags: int) -> int:
+        self.require_init()
+        self.out(pdptr, self.ptr(p))
+        return E.CUDA_SUCCESS
+
+    def cuMemHostRegister_v2(self, p: Any, nbytes: int, flags: int) -> int:
+        self.require_init()
+        return E.CUDA_SUCCESS
+
+    def cuMemHostUnregister(self, p: Any) -> int:
+        self.require_init()
+        return E.CUDA_SUCCESS
+
+    # -- managed memory hints and pointer attributes ---------------------------
+
+    def _managed_range(self, api_name: str, ptr: int, count: int, location: Any) -> None:
+        self.current_context()
+        if count == 0:
+            raise CudaError(E.CUDA_ERROR_INVALID_VALUE, f"{api_name}: 0 bytes")
+        self.check_device_range(ptr, count)
+        if location.type == 1:  # CU_MEM_LOCATION_TYPE_DEVICE
+            self.check_device(location.id)
+
+    def cuMemPrefetchAsync_v2(self, ptr: int, count: int, location: Any, flags: int,
+                              stream: Any) -> int:
+        # Device memory is already where both the host and the kernels reach
+        # it (unified): a prefetch moves nothing.
+        self._managed_range("cuMemPrefetchAsync", ptr, count, location)
+        self.stream(stream)
+        return E.CUDA_SUCCESS
+
+    def _location(self, device: int) -> Any:
+        """A CUmemLocation of `device` (CUDA 8-12's device ordinal arguments;
+        CU_DEVICE_CPU, -1, is the host)."""
+        location = self.ffi.new("CUmemLocation *")
+        location.type, location.id = (2, 0) if device == -1 else (1, device)  # HOST / DEVICE
+        return location[0]
+
+    def cuMemPrefetchAsync(self, ptr: int, count: int, device: int, stream: Any) -> int:
+        return self.cuMemPrefetchAsync_v2(ptr, count, self._location(device), 0, stream)
+
+    def cuMemAdvise(self, ptr: int, count: int, advice: int, device: int) -> int:
+        return self.cuMemAdvise_v2(ptr, count, advice, self._location(device))
+
+    def cuMemAdvise_v2(self, ptr: int, count: int, advice: int, location: Any) -> int:
+        self._managed_range("cuMemAdvise", ptr, count, location)
+        if not 1 <= advice <= 6:  # CU_MEM_ADVISE_SET_READ_MOSTLY .. UNSET_ACCESSED_BY
+            return E.CUDA_ERROR_INVALID_VALUE
+        return E.CUDA_SUCCESS  # advice about placement: there is one memory
+
+    def cuPointerGetAttribute(self, data: Any, attribute: int, ptr: int) -> int:
+        self.require_init()
+        is_device = self.is_device(ptr)
+        if attribute == 2:  # CU_POINTER_ATTRIBUTE_MEMORY_TYPE
+            self.ffi.cast("unsigned int *", data)[0] = 2 if is_device else 1
+        elif attribute == 1:  # CONTEXT
+            self.ffi.cast("void **", data)[0] = self.handle_ptr(self.primary_context())
+        elif attribute in (3, 4):  # DEVICE_POINTER, HOST_POINTER
+            self.ffi.cast("unsigned long long *", data)[0] = ptr
+        elif attribute == 9:  # DEVICE_ORDINAL
+            self.ffi.cast("int *", data)[0] = 0
+        else:
+            return E.CUDA_ERROR_INVALID_VALUE
+        return E.CUDA_SUCCESS

@@ -1,0 +1,213 @@
+"""Modules and libraries: the PTX of a module image (plain PTX, a fatbin
+or its wrapper; fatbin.py), compiled through the JIT cache for the backend's
+target and loaded once per PTX text; their functions and variables."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import struct
+from typing import Any
+
+from zmlir.runtime.cuda import fatbin
+from zmlir.runtime.cuda.constants import COMPUTE_CAPABILITY, TRAP_WORD
+from zmlir.runtime.cuda.errors import CudaError, CUresult
+from zmlir.runtime.cuda.function import FunctionAPI
+from zmlir.runtime.cuda.objects import Module, UncompiledLibrary
+from zmlir.runtime.cuda.state import log
+
+E = CUresult
+
+
+class ModuleAPI(FunctionAPI):
+    # -- loading --------------------------------------------------------------
+
+    def _image_ptx(self, image: Any) -> tuple[str, str]:
+        """(PTX text, a name for diagnostics) of a module image in memory."""
+        address = self.ptr(image)
+        if address == 0:
+            raise CudaError(E.CUDA_ERROR_INVALID_VALUE, "null module image")
+        head = bytes(self.ffi.buffer(self.ffi.cast("char *", address), 16))
+        magic = struct.unpack_from("<I", head)[0]
+        if magic == fatbin.WRAPPER_MAGIC:
+            _, version, data, _ = struct.unpack("<IIQQ", bytes(
+                self.ffi.buffer(self.ffi.cast("char *", address), 24)))
+            if version != 1:
+                raise CudaError(E.CUDA_ERROR_INVALID_IMAGE,
+                                f"fatbin wrapper version {version} is not supported")
+            return self._fatbin_ptx(data)
+        if magic == fatbin.FATBIN_MAGIC:
+            return self._fatbin_ptx(address)
+        if head.startswith(b"\x7fELF"):
+            raise CudaError(E.CUDA_ERROR_NO_BINARY_FOR_GPU,
+                            "module image is NVIDIA machine code (cubin), not PTX")
+        text = self.ffi.string(self.ffi.cast("char *", address)).decode("utf-8", "replace")
+        return text, "module.ptx"
+
+    def _fatbin_ptx(self, address: int) -> tuple[str, str]:
+        header = bytes(self.ffi.buffer(self.ffi.cast("char *", address), 16))
+        size = fatbin.fatbin_size(header)
+        data = bytes(self.ffi.buffer(self.ffi.cast("char *", address), size))
+        try:
+            entry = fatbin.select_ptx(fatbin.parse(data), COMPUTE_CAPABILITY[0] * 10
+                                      + COMPUTE_CAPABILITY[1])
+        except fatbin.FatbinError as err:
+            raise CudaError(E.CUDA_ERROR_NO_BINARY_FOR_GPU, str(err)) from None
+        return entry.ptx_text(), f"fatbin@0x{address:x}.sm_{entry.sm}.ptx"
+
+    def load_module(self, image: Any) -> int:
+        self.require_init()
+        ptx, name = self._image_ptx(image)
+        key = hashlib.sha256(ptx.encode()).hexdigest()
+        module = self.modules_by_hash.get(key)
+        if module is None:
+            # A backend may hold modules compiled ahead of time (the CUDA
+            # passthrough on machines without our compiler).
+            find = getattr(self.device, "precompiled", None)
+            compiled = find(key) if find is not None else None
+            if compiled is None:
+                compiled = self._compile(ptx, name, key)
+            program = self.device.load(compiled)
+            module = Module(name, compiled, program)
+            module.trap_word = self._trap_word(module)
+            self.modules_by_hash[key] = module
+        handle = self.handles.add(module)
+        module.handle = module.handle or handle
+        return handle
+
+    def _trap_word(self, module: Module) -> int:
+        """The address of a SPIR-V module's trap word (0: it has none), the
+        variable a thread executing `trap` sets (see emitTrap in
+        zmlir/lowering/PTXToStdWarp.cpp); its Export linkage names it in the binary."""
+        if getattr(module.compiled.target, "name", "") != "spirv" or \
+                TRAP_WORD.encode() not in module.compiled.binary:
+            return 0
+        address, size = self.device.global_variable(module.program, TRAP_WORD)
+        self.allocations.add(address, size, owned=False)
+        return address
+
+    def _compile(self, ptx: str, name: str, key: str) -> Any:
+        from zmlir.diagnostics import CompileError
+
+        try:
+            from zmlir.runtime.cache import compile_cached
+
+            return compile_cached(ptx, self.device.target, name)
+        except CompileError as err:
+            log(f"cannot compile {name}: {err}")
+            raise CudaError(E.CUDA_ERROR_INVALID_PTX, str(err)) from None
+        except ImportError as err:
+            log(f"module {key} is not precompiled and zmlir's compiler is unavailable ({err})")
+            raise CudaError(E.CUDA_ERROR_INVALID_PTX, "compiler unavailable") from None
+
+    # -- modules --------------------------------------------------------------
+
+    def cuModuleLoadData(self, pmodule: Any, image: Any) -> int:
+        self.out(pmodule, self.handle_ptr(self.load_module(image)))
+        return E.CUDA_SUCCESS
+
+    def cuModuleLoadDataEx(self, pmodule: Any, image: Any, n: int, options: Any,
+                           values: Any) -> int:
+        return self.cuModuleLoadData(pmodule, image)
+
+    cuModuleLoadFatBinary = cuModuleLoadData
+
+    def cuModuleUnload(self, hmod: Any) -> int:
+        self.require_init()
+        self.handles.remove(self.ptr(hmod), Module)
+        return E.CUDA_SUCCESS
+
+    def cuModuleGetFunction(self, hfunc: Any, hmod: Any, name: Any) -> int:
+        self.require_init()
+        module = self.handles.get(self.ptr(hmod), Module)
+        self.out(hfunc, self.handle_ptr(self.function(module, self.ffi.string(name).decode())))
+        return E.CUDA_SUCCESS
+
+    def cuModuleGetGlobal_v2(self, dptr: Any, nbytes: Any, hmod: Any, name: Any) -> int:
+        self.require_init()
+        module = self.handles.get(self.ptr(hmod), Module)
+        if name == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        var = self.ffi.string(name).decode()
+        address = module.globals.get(var)
+        if address is None:
+            try:
+                address, size = self.device.global_variable(module.program, var)
+            except Exception as err:
+                if os.environ.get("ZMLIR_LOG"):
+                    log(f"cuModuleGetGlobal({var!r}): {err}")
+                return E.CUDA_ERROR_NOT_FOUND
+            module.globals[var] = address
+            # Module variables are device memory for copies and range checks.
+            self.allocations.add(address, size, owned=False)
+        if dptr != self.ffi.NULL:
+            dptr[0] = address
+        if nbytes != self.ffi.NULL:
+            nbytes[0] = self.allocations.size_of(address)
+        return E.CUDA_SUCCESS
+
+    def cuModuleGetLoadingMode(self, mode: Any) -> int:
+        self.out(mode, 1)  # CU_MODULE_EAGER_LOADING
+        return E.CUDA_SUCCESS
+
+    # -- libraries ------------------------------------------------------------
+
+    # Libraries are modules loaded on first use in CUDA; we load eagerly,
+    # and one that does not compile fails at its first use (UncompiledLibrary).
+    def cuLibraryLoadData(self, plib: Any, code: Any, *options: Any) -> int:
+        try:
+            handle = self.load_module(code)
+        except CudaError as err:
+            if err.code != E.CUDA_ERROR_INVALID_PTX:
+                raise
+            handle = self.handles.add(UncompiledLibrary(err))
+        self.out(plib, self.handle_ptr(handle))
+        return E.CUDA_SUCCESS
+
+    def _library(self, lib: Any) -> None:
+        """Raises the compile error of a library that did not compile."""
+        obj = self.handles.find(self.ptr(lib))
+        if isinstance(obj, UncompiledLibrary):
+            raise obj.error
+
+    def cuLibraryUnload(self, lib: Any) -> int:
+        self.require_init()
+        if isinstance(self.handles.find(self.ptr(lib)), UncompiledLibrary):
+            self.handles.remove(self.ptr(lib), UncompiledLibrary)
+            return E.CUDA_SUCCESS
+        return self.cuModuleUnload(lib)
+
+    def cuLibraryGetKernel(self, pkernel: Any, lib: Any, name: Any) -> int:
+        self._library(lib)
+        return self.cuModuleGetFunction(pkernel, lib, name)
+
+    def cuLibraryGetModule(self, pmod: Any, lib: Any) -> int:
+        self._library(lib)
+        self.handles.get(self.ptr(lib), Module)
+        self.out(pmod, lib)
+        return E.CUDA_SUCCESS
+
+    def cuLibraryGetGlobal(self, dptr: Any, nbytes: Any, lib: Any, name: Any) -> int:
+        self._library(lib)
+        return self.cuModuleGetGlobal_v2(dptr, nbytes, lib, name)
+
+    def cuLibraryGetManaged(self, dptr: Any, nbytes: Any, lib: Any, name: Any) -> int:
+        # A __managed__ variable: the host reads and writes it through this
+        # address, so it must be the module variable's own, host-accessible
+        # memory (on the CUDA passthrough: the real driver's managed memory).
+        self.require_init()
+        self._library(lib)
+        address, size = self.ffi.new("CUdeviceptr *"), self.ffi.new("size_t *")
+        code = self.cuModuleGetGlobal_v2(address, size, lib, name)
+        if code != E.CUDA_SUCCESS:
+            return code
+        if not self.device.host_accessible(int(address[0])):
+            var = self.ffi.string(name).decode()
+            return self.unsupported("cuLibraryGetManaged", f"__managed__ variable {var!r}: "
+                                    f"the {self.device.name} backend's module variable is "
+                                    "not host-accessible")
+        if dptr != self.ffi.NULL:
+            dptr[0] = address[0]
+        if nbytes != self.ffi.NULL:
+            nbytes[0] = size[0]
+        return E.CUDA_SUCCESS

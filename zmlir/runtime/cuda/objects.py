@@ -1,0 +1,120 @@
+"""The driver's objects and the handle table: what an application's CUcontext,
+CUmodule, CUfunction, CUstream, CUevent, CUgraph... point at. Handles are
+small integers the application sees as pointers."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from zmlir.runtime.cuda.errors import CudaError, CUresult
+
+E = CUresult
+
+@dataclass
+class Context:
+    device: int
+    flags: int = 0
+    primary: bool = False
+    refcount: int = 1
+    limits: dict[int, int] = field(default_factory=dict)
+    local_storage: dict[int, tuple[int, Any]] = field(default_factory=dict)
+    # Sticky: once a kernel of the context trapped (CUDA_ERROR_LAUNCH_FAILED), every later
+    # launch, copy and synchronization returns it, as NVIDIA's driver does.
+    error: int = 0
+
+
+@dataclass
+class Function:
+    module: Module
+    name: str
+    info: Any  # zmlir.KernelInfo
+    kernel: Any  # the backend's kernel
+    attributes: dict[int, int] = field(default_factory=dict)
+    dtypes: list[Any] | None = None  # numpy types of the parameters, found on first launch
+    handle: int = 0
+    fast: bool = False  # registered with the C launch fast path
+
+
+@dataclass
+class Module:
+    ptx_name: str
+    compiled: Any  # zmlir.CompiledModule
+    program: Any  # the backend's program
+    functions: dict[str, Function] = field(default_factory=dict)
+    globals: dict[str, int] = field(default_factory=dict)
+    handle: int = 0  # the first handle it was loaded under (cuFuncGetModule)
+    # The address of the module's trap word (SPIR-V modules with a `trap`), 0: none.
+    trap_word: int = 0
+
+
+@dataclass
+class UncompiledLibrary:
+    """A library whose PTX did not compile (logged when it was loaded). CUDA
+    loads libraries lazily and cudart loads every fatbin of a program at
+    start-up, so the error belongs to the library's first use: a program
+    can still ask the device what it supports before it needs the kernel."""
+
+    error: CudaError
+
+
+@dataclass
+class Stream:
+    flags: int = 0
+    priority: int = 0
+    # While capturing (cuStreamBeginCapture): the work recorded for the graph.
+    capture: list[Callable[[], int]] | None = None
+
+
+@dataclass
+class Graph:
+    """Work captured from a stream, replayed in order by cuGraphLaunch."""
+
+    nodes: list[Callable[[], int]]
+
+
+@dataclass
+class GraphExec:
+    nodes: list[Callable[[], int]]
+
+
+@dataclass
+class Event:
+    flags: int = 0
+    timestamp: float | None = None
+    # Recorded in a capturing stream: streams waiting on it join that capture.
+    capture: list[Callable[[], int]] | None = None
+
+
+class Handles:
+    """Integer handles for driver objects (what the application sees)."""
+
+    def __init__(self) -> None:
+        self._objects: dict[int, Any] = {}
+        self._ids = itertools.count(0x1000, 0x10)
+
+    def add(self, obj: Any) -> int:
+        handle = next(self._ids)
+        self._objects[handle] = obj
+        return handle
+
+    def get(self, handle: int, kind: type) -> Any:
+        obj = self._objects.get(handle)
+        if not isinstance(obj, kind):
+            raise CudaError(E.CUDA_ERROR_INVALID_HANDLE, f"not a {kind.__name__}: 0x{handle:x}")
+        return obj
+
+    def find(self, handle: int) -> Any:
+        """The object behind `handle`, of any kind, or None."""
+        return self._objects.get(handle)
+
+    def all(self, kind: type) -> Iterator[Any]:
+        """Every live object of `kind`."""
+        return (obj for obj in self._objects.values() if isinstance(obj, kind))
+
+    def remove(self, handle: int, kind: type) -> Any:
+        obj = self.get(handle, kind)
+        del self._objects[handle]
+        return obj

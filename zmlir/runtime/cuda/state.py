@@ -1,0 +1,176 @@
+"""The driver's state and the helpers every area of the API shares: the
+current context (a per-thread stack), its sticky error, argument checks,
+C pointers and output parameters, the default-stream rule and the work a
+capturing stream records.
+
+Each area of the API is a class deriving DriverState in its own module
+(device.py, context.py, module.py, function.py, memory.py, mempool.py,
+memcpy.py, stream.py, graph.py, event.py, launch.py); driver.Driver
+composes them and binds its cuXxx methods to the exported symbols.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from zmlir.runtime.cuda.errors import CudaError, CUresult
+from zmlir.runtime.cuda.fastpath import FastPath
+from zmlir.runtime.cuda.memory_map import AllocationMap
+from zmlir.runtime.cuda.objects import Context, Handles, Module, Stream
+
+if TYPE_CHECKING:
+    from zmlir.runtime.cuda.mempool import MemoryPool
+
+E = CUresult
+
+
+def log(message: str) -> None:
+    print(f"zmlir: {message}", file=sys.stderr, flush=True)
+
+
+class DriverState:
+    """The state behind the API: one process, one backend device."""
+
+    def __init__(self, ffi: Any, lib: Any) -> None:
+        self.ffi, self.lib = ffi, lib
+        self.handles = Handles()
+        self.device: Any = None  # backends.Backend
+        self.initialized = False
+        self.primary: Context | None = None
+        self.primary_handle = 0
+        self.tls = threading.local()
+        self.allocations = AllocationMap()
+        self.host_allocations: dict[int, Any] = {}
+        self.stream_attributes: dict[tuple[int, int], bytes] = {}  # (stream, CUstreamAttrID)
+        self.pools: list[MemoryPool] = []  # live pools (settled at synchronizations)
+        self.pool_of: dict[int, MemoryPool] = {}  # pool allocation -> its pool
+        self.default_pool = 0  # handles
+        self.current_pool = 0
+        self.modules_by_hash: dict[str, Module] = {}
+        self.keepalive: list[Any] = []
+        self.warned: set[str] = set()
+        self.lock = threading.RLock()
+        # Set by driver.bind() when ZMLIR_TRACE asks for a call log.
+        self.tracer: Any = None
+        self.fast = FastPath(ffi, lib)
+
+    # -- the current context ------------------------------------------------
+
+    def context_stack(self) -> list[int]:
+        """This thread's stack of current contexts (handles; the top is current)."""
+        stack = getattr(self.tls, "stack", None)
+        if stack is None:
+            stack = self.tls.stack = []
+        return stack
+
+    def current_changed(self) -> None:
+        """Tells the launch fast path this thread's current context (none
+        while it holds a sticky error: the Python path returns that)."""
+        stack = self.context_stack()
+        self.fast.set_context(stack[-1] if stack and not self.sticky_error() else 0)
+
+    def sticky_error(self) -> int:
+        """The current context's sticky error (0: none)."""
+        stack = self.context_stack()
+        if not stack:
+            return 0
+        try:
+            return self.handles.get(stack[-1], Context).error
+        except CudaError:
+            return 0
+
+    def check_sticky(self) -> None:
+        """Raises the current context's sticky error, if it has one."""
+        code = self.sticky_error()
+        if code:
+            raise CudaError(code, "a kernel of this context trapped earlier")
+
+    def current_context(self) -> Context:
+        self.require_init()
+        stack = self.context_stack()
+        if not stack:
+            raise CudaError(E.CUDA_ERROR_INVALID_CONTEXT, "no current context")
+        return self.handles.get(stack[-1], Context)
+
+    def primary_context(self) -> int:
+        """The handle of the device's primary context (created on first use)."""
+        if self.primary is None:
+            self.primary = Context(device=0, primary=True, refcount=0)
+            self.primary_handle = self.handles.add(self.primary)
+        return self.primary_handle
+
+    # -- checks and diagnostics -----------------------------------------------
+
+    def unsupported(self, api_name: str, why: str) -> int:
+        """Logs (once per API and reason) and returns CUDA_ERROR_NOT_SUPPORTED."""
+        key = f"{api_name}: {why}"
+        if key not in self.warned:
+            self.warned.add(key)
+            log(f"unsupported CUDA driver API: {api_name} ({why}); "
+                "returning CUDA_ERROR_NOT_SUPPORTED")
+        return E.CUDA_ERROR_NOT_SUPPORTED
+
+    def require_init(self) -> None:
+        if not self.initialized:
+            raise CudaError(E.CUDA_ERROR_NOT_INITIALIZED)
+
+    def check_device(self, dev: int) -> None:
+        self.require_init()
+        if dev != 0:
+            raise CudaError(E.CUDA_ERROR_INVALID_DEVICE, f"device {dev}")
+
+    # -- C values ---------------------------------------------------------------
+
+    def ptr(self, value: Any) -> int:
+        return int(self.ffi.cast("uintptr_t", value))
+
+    def out(self, pointer: Any, value: Any) -> None:
+        if pointer == self.ffi.NULL:
+            raise CudaError(E.CUDA_ERROR_INVALID_VALUE, "null output pointer")
+        pointer[0] = value
+
+    def handle_ptr(self, handle: int) -> Any:
+        return self.ffi.cast("void *", handle)
+
+    def host_view(self, address: int, nbytes: int) -> memoryview:
+        if address == 0 and nbytes:
+            raise CudaError(E.CUDA_ERROR_INVALID_VALUE, "null host pointer")
+        return memoryview(self.ffi.buffer(self.ffi.cast("char *", address), nbytes))
+
+    # -- device memory ------------------------------------------------------------
+
+    def total_memory(self) -> int:
+        return self.device.total_memory()
+
+    def is_device(self, address: int) -> bool:
+        return self.allocations.containing(address) is not None
+
+    def check_device_range(self, address: int, nbytes: int) -> None:
+        if self.allocations.containing(address, nbytes) is not None:
+            return
+        raise CudaError(E.CUDA_ERROR_INVALID_VALUE,
+                        f"[0x{address:x}, +{nbytes}) is not inside a device allocation")
+
+    def settle_pools(self) -> None:
+        """At a synchronization: pools release memory above their thresholds."""
+        for pool in self.pools:
+            pool.settle()
+
+    # -- streams (work is synchronous: ordering is always kept) ---------------------
+
+    def stream(self, handle: Any) -> Stream | None:
+        value = self.ptr(handle)
+        if value in (0, 1, 2):  # legacy, per-thread default streams
+            return None
+        return self.handles.get(value, Stream)
+
+    def enqueue(self, stream: Any, work: Callable[[], int]) -> int:
+        """Runs `work` now, or records it while `stream` is being captured."""
+        s = self.stream(stream)
+        if s is not None and s.capture is not None:
+            s.capture.append(work)
+            return E.CUDA_SUCCESS
+        return work()

@@ -1,0 +1,182 @@
+"""Streams. Work is synchronous on the backend's one queue, so every
+stream's order (and every order between streams) is always kept; a stream
+keeps its flags, priority and attributes, and the capture it records into
+while a graph is being captured (graph.py)."""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+from zmlir.runtime.cuda.errors import CUresult
+from zmlir.runtime.cuda.objects import Event, Stream
+from zmlir.runtime.cuda.state import DriverState
+
+E = CUresult
+
+# CUstreamAttrID: what streams keep (CUlaunchAttributeValue, 64 bytes):
+# the access policy window, synchronization policy, priority and memory
+# synchronization domain. All are hints here, kept and reported back.
+_STREAM_ATTRIBUTES = (1, 3, 8, 9, 10)
+
+
+class StreamAPI(DriverState):
+    def cuStreamCreate(self, phstream: Any, flags: int) -> int:
+        self.current_context()
+        handle = self.handles.add(Stream(flags))
+        self.fast.stream(handle)
+        self.out(phstream, self.handle_ptr(handle))
+        return E.CUDA_SUCCESS
+
+    def cuStreamCreateWithPriority(self, phstream: Any, flags: int, priority: int) -> int:
+        self.current_context()
+        handle = self.handles.add(Stream(flags, priority))
+        self.fast.stream(handle)
+        self.out(phstream, self.handle_ptr(handle))
+        return E.CUDA_SUCCESS
+
+    def cuStreamDestroy_v2(self, stream: Any) -> int:
+        self.require_init()
+        s = self.handles.remove(self.ptr(stream), Stream)
+        self.fast.forget(self.ptr(stream))
+        for key in [k for k in self.stream_attributes if k[0] == self.ptr(stream)]:
+            del self.stream_attributes[key]
+        if s.capture is not None and not any(  # the last stream of an unfinished capture
+                o.capture is s.capture for o in self.handles.all(Stream)):
+            self.fast.capture(-1)
+        return E.CUDA_SUCCESS
+
+    def cuStreamSynchronize(self, stream: Any) -> int:
+        self.require_init()
+        self.stream(stream)
+        self.check_sticky()
+        self.device.synchronize()
+        self.settle_pools()
+        return E.CUDA_SUCCESS
+
+    def cuStreamQuery(self, stream: Any) -> int:
+        self.require_init()
+        self.stream(stream)
+        return E.CUDA_SUCCESS
+
+    def cuStreamWaitEvent(self, stream: Any, event: Any, flags: int) -> int:
+        self.require_init()
+        s = self.stream(stream)
+        ev = self.handles.get(self.ptr(event), Event)
+        if s is not None and ev.capture is not None and s.capture is None:
+            # Waiting on an event of a capture pulls this stream into it; all
+            # recorded work is replayed in order, which keeps every dependency.
+            s.capture = ev.capture
+        return E.CUDA_SUCCESS
+
+    def cuStreamAddCallback(self, stream: Any, callback: Any, user_data: Any, flags: int) -> int:
+        self.require_init()
+        self.device.synchronize()
+        callback(stream, E.CUDA_SUCCESS, user_data)
+        return E.CUDA_SUCCESS
+
+    def cuStreamGetId(self, stream: Any, stream_id: Any) -> int:
+        self.require_init()
+        self.stream(stream)
+        self.out(stream_id, self.ptr(stream))
+        return E.CUDA_SUCCESS
+
+    def cuStreamGetFlags(self, stream: Any, flags: Any) -> int:
+        s = self.stream(stream)
+        self.out(flags, s.flags if s else 0)
+        return E.CUDA_SUCCESS
+
+    def cuStreamGetPriority(self, stream: Any, priority: Any) -> int:
+        s = self.stream(stream)
+        self.out(priority, s.priority if s else 0)
+        return E.CUDA_SUCCESS
+
+    def cuStreamGetCtx(self, stream: Any, pctx: Any) -> int:
+        self.stream(stream)
+        self.out(pctx, self.handle_ptr(self.primary_context()))
+        return E.CUDA_SUCCESS
+
+    def cuStreamGetCtx_v2(self, stream: Any, pctx: Any, pgreen: Any) -> int:
+        code = self.cuStreamGetCtx(stream, pctx)
+        if code == E.CUDA_SUCCESS and pgreen != self.ffi.NULL:
+            pgreen[0] = self.ffi.NULL  # no green contexts
+        return code
+
+    def cuStreamGetDevice(self, stream: Any, device: Any) -> int:
+        self.require_init()
+        self.stream(stream)
+        self.out(device, 0)
+        return E.CUDA_SUCCESS
+
+    # -- attributes -----------------------------------------------------------
+
+    def cuStreamGetAttribute(self, stream: Any, attr: int, value: Any) -> int:
+        self.require_init()
+        s = self.stream(stream)
+        if attr not in _STREAM_ATTRIBUTES or value == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        stored = self.stream_attributes.get((self.ptr(stream), attr))
+        if stored is None:
+            stored = bytes(64)
+            if attr == 8:  # PRIORITY
+                stored = struct.pack("<i", s.priority if s else 0) + bytes(60)
+        self.ffi.memmove(value, stored, 64)
+        return E.CUDA_SUCCESS
+
+    def cuStreamSetAttribute(self, stream: Any, attr: int, value: Any) -> int:
+        self.require_init()
+        s = self.stream(stream)
+        if attr not in _STREAM_ATTRIBUTES or value == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        data = bytes(self.ffi.buffer(self.ffi.cast("char *", value), 64))
+        if attr == 8 and s is not None:
+            s.priority = struct.unpack_from("<i", data)[0]
+        self.stream_attributes[(self.ptr(stream), attr)] = data
+        return E.CUDA_SUCCESS
+
+    def cuStreamCopyAttributes(self, dst: Any, src: Any) -> int:
+        self.require_init()
+        d, s = self.stream(dst), self.stream(src)
+        for (handle, attr), data in list(self.stream_attributes.items()):
+            if handle == self.ptr(src):
+                self.stream_attributes[(self.ptr(dst), attr)] = data
+        if d is not None and s is not None:
+            d.priority = s.priority
+        return E.CUDA_SUCCESS
+
+    # -- capture state (graph.py begins and ends captures) ------------------------
+
+    def cuStreamIsCapturing(self, stream: Any, status: Any) -> int:
+        self.require_init()
+        s = self.stream(stream)
+        self.out(status, 1 if s is not None and s.capture is not None else 0)
+        return E.CUDA_SUCCESS
+
+    def cuStreamGetCaptureInfo_v3(self, stream: Any, status: Any, capture_id: Any, graph: Any,
+                                  dependencies: Any, edges: Any, count: Any) -> int:
+        self.require_init()
+        s = self.stream(stream)
+        capturing = s is not None and s.capture is not None
+        if capturing and any(p != self.ffi.NULL for p in (graph, dependencies, edges, count)):
+            return self.unsupported("cuStreamGetCaptureInfo",
+                                    "the graph and dependencies of a capture in progress")
+        if status != self.ffi.NULL:
+            status[0] = 1 if capturing else 0  # CU_STREAM_CAPTURE_STATUS_ACTIVE / _NONE
+        if capture_id != self.ffi.NULL and capturing:
+            assert s is not None
+            capture_id[0] = id(s.capture)  # the same for every stream of one capture
+        for out in (graph, dependencies, edges):
+            if out != self.ffi.NULL:
+                out[0] = self.ffi.NULL
+        if count != self.ffi.NULL:
+            count[0] = 0
+        return E.CUDA_SUCCESS
+
+    def cuStreamGetCaptureInfo(self, stream: Any, status: Any, capture_id: Any) -> int:
+        n = self.ffi.NULL
+        return self.cuStreamGetCaptureInfo_v3(stream, status, capture_id, n, n, n, n)
+
+    def cuStreamGetCaptureInfo_v2(self, stream: Any, status: Any, capture_id: Any, graph: Any,
+                                  dependencies: Any, count: Any) -> int:
+        return self.cuStreamGetCaptureInfo_v3(stream, status, capture_id, graph, dependencies,
+                                              self.ffi.NULL, count)
