@@ -10,7 +10,6 @@ from collections.abc import Sequence
 
 from zmlir.diagnostics import CompileError
 from zmlir.files import write_atomically
-from zmlir.stages import STAGES
 
 # The compiler (and LLVM) loads only for the commands that compile: `run` and
 # `libdir` work where only the runtime is installed.
@@ -35,7 +34,7 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     result = module.stages[args.emit]
     data = result if isinstance(result, bytes) else result.encode()
     if args.output in (None, "-"):
-        if args.emit == "bin" and module.target.name != "nvptx" and sys.stdout.isatty():
+        if args.emit == "bin" and not module.target.binary_is_text and sys.stdout.isatty():
             raise CompileError("refusing to write a binary to a terminal; use -o FILE",
                                filename)
         sys.stdout.buffer.write(data)
@@ -106,7 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("input", help="PTX file, or - for standard input")
     c.add_argument("--target", "-t", default="spirv",
                    help="spirv, nvptx[:sm_XX] or amdgpu:gfxNNN (default: spirv)")
-    c.add_argument("--emit", choices=STAGES, default="bin", help="stage to stop at")
+    c.add_argument("--emit", default="bin",
+                   help="stage to stop at: ptx-mlir, std-mlir, llvm-mlir, llvm-ir, asm or bin "
+                        "(default), or one the target adds")
     c.add_argument("-o", "--output", help="output file (default: standard output)")
     c.add_argument("-j", "--jobs", type=int, default=1,
                    help="worker processes importing a big module's functions (default: 1)")

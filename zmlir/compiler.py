@@ -17,8 +17,8 @@ from zmlir.frontend.ast import Function, Param
 from zmlir.frontend.collector import without_collector
 from zmlir.frontend.importer import import_module
 from zmlir.frontend.stream import STREAM_MIN_BYTES, import_streamed
-from zmlir.stages import STAGES
 from zmlir.targets import Target, get_target
+from zmlir.targets.base import IMPORT_STAGE, KERNEL_METADATA_STAGE
 
 
 def _native_error(err: RuntimeError, filename: str) -> CompileError:
@@ -132,7 +132,8 @@ def _verified(imported: str, filename: str) -> _native.Module:
 def compile_module(ptx: str, target: str | Target = "spirv", *, emit: str = "bin",
                    filename: str = "<input>", jobs: int = 1,
                    stream_min: int = STREAM_MIN_BYTES) -> CompiledModule:
-    """Compiles PTX for `target` up to stage `emit` (one of STAGES).
+    """Compiles PTX for `target` up to stage `emit` (one of the target's
+    stage_names(): the import, then the target's own stages).
 
     `jobs` > 1 parses and imports a big module's functions in that many
     worker processes (forked from a server process, so only where starting
@@ -140,47 +141,34 @@ def compile_module(ptx: str, target: str | Target = "spirv", *, emit: str = "bin
     libcuda); `stream_min` is the size from which a module is imported one
     function at a time.
     """
-    if emit not in STAGES:
-        raise ValueError(f"unknown stage '{emit}' (expected one of {', '.join(STAGES)})")
     tgt = get_target(target) if isinstance(target, str) else target
-    stop = STAGES.index(emit)
+    names = tgt.stage_names()
+    if emit not in names:
+        raise ValueError(f"unknown stage '{emit}' for target '{tgt.name}' "
+                         f"(expected one of {', '.join(names)})")
     out = CompiledModule(tgt)
     dumping = bool(os.environ.get("ZMLIR_DUMP_DIR"))
+    importing_only = emit == IMPORT_STAGE
     try:
         imported = import_ptx(ptx, filename, jobs=jobs, stream_min=stream_min,
-                              printed=stop == 0 or dumping, keep_text=stop > 0,
-                              whole=stop > 0)
+                              printed=importing_only or dumping, keep_text=not importing_only,
+                              whole=not importing_only)
         if imported.printed is not None:
-            out.stages["ptx-mlir"] = imported.printed
-        if stop == 0:
+            out.stages[IMPORT_STAGE] = imported.printed
+        if importing_only:
             return out
-        module = imported.module
-        if module is None:
+        carried: object = imported.module
+        if carried is None:
             assert imported.text is not None
-            module = _verified(imported.text, filename)
-        module.run(tgt.std_pipeline())
-        std = module.text()
-        out.stages["std-mlir"] = std
-        for name, attrs in _native.kernel_attributes(std):
-            values = dict(attrs)
-            out.kernels[name] = KernelInfo(name, values.get("param_count", 0),
-                                           values.get("static_shared_bytes", 0),
-                                           imported.param_types.get(name, ()))
-        if stop == 1:
-            return out
-        module.run(tgt.llvm_pipeline())
-        llvm_mlir = module.text()
-        out.stages["llvm-mlir"] = llvm_mlir
-        if stop == 2:
-            return out
-        llvm_ir = _native.translate_to_llvm_ir(llvm_mlir, tgt.triple)
-        out.stages["llvm-ir"] = llvm_ir
-        if stop == 3:
-            return out
-        if stop == 4:
-            out.stages["asm"] = tgt.emit_asm(llvm_ir)
-            return out
-        out.stages["bin"] = tgt.emit_binary(llvm_ir)
+            carried = _verified(imported.text, filename)
+        for stage in tgt.stages():
+            if stage.goal_only and stage.name != emit:
+                continue
+            carried, out.stages[stage.name] = stage.run(carried)
+            if stage.name == KERNEL_METADATA_STAGE:
+                out.kernels = _kernels(out.stages[stage.name], imported.param_types)
+            if stage.name == emit:
+                break
         return out
     except RuntimeError as err:
         raise _native_error(err, filename) from None
@@ -189,6 +177,18 @@ def compile_module(ptx: str, target: str | Target = "spirv", *, emit: str = "bin
             from zmlir.dump import dump_module
 
             dump_module(os.environ["ZMLIR_DUMP_DIR"], ptx, out, filename, sys.exc_info()[1])
+
+
+def _kernels(std: str | bytes, param_types: dict[str, tuple[str, ...]]) -> dict[str, KernelInfo]:
+    """The kernels' metadata, from the lowering's attributes on them."""
+    assert isinstance(std, str)
+    kernels = {}
+    for name, attrs in _native.kernel_attributes(std):
+        values = dict(attrs)
+        kernels[name] = KernelInfo(name, values.get("param_count", 0),
+                                   values.get("static_shared_bytes", 0),
+                                   param_types.get(name, ()))
+    return kernels
 
 
 def compile(ptx: str, target: str = "spirv", *, filename: str = "<input>") -> bytes:

@@ -2,16 +2,41 @@
 
 A target is one class in `zmlir/targets/<name>/`: it names its LLVM triple,
 the options the ptx-to-std lowering needs (address spaces, how kernels reach
-shared memory, warp shape) and the upstream pipeline from the std dialects
-to the LLVM dialect, and turns LLVM IR into the target's binary.
+shared memory, warp shape; the C++ side of the same target, its TargetInfo,
+sits beside it), its ordered compilation stages after the import (as
+Triton's backends do), what its binary is, and what the runtime must do for
+its kernels. The compiler, the CLI and the driver ask the target; none of
+them tests a target's name. docs/adding-a-target.md walks through a new one.
 """
 
 from __future__ import annotations
 
 import hashlib
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
+
+# The first stage, the frontend's for every target: PTX imported into the ptx dialect.
+IMPORT_STAGE = "ptx-mlir"
+# The stage whose output carries the kernels' metadata (zmlir.static_shared_bytes, ...).
+KERNEL_METADATA_STAGE = "std-mlir"
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One named step of a target's compilation after the import.
+
+    `run` takes what the previous stage carried (first the verified ptx
+    dialect module, a zmlir._native.Module) and returns what it carries to
+    the next stage and its own output (the text or bytes `--emit NAME`
+    writes). A `goal_only` stage runs only when it is the stage asked for:
+    no later stage takes its output (assembly, beside the binary).
+    """
+
+    name: str
+    run: Callable[[Any], tuple[Any, str | bytes]]
+    goal_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -25,7 +50,8 @@ class LoweringOptions:
     local_address_space: int = 5
     shared_window: str = "global"  # or "kernel-arg"
     subgroup_size: int = 0
-    # Picks the intrinsics of warp votes, clocks and memory scopes.
+    # The lowering's TargetInfo (zmlir/lowering/TargetInfo.h), by the name
+    # its `target` option gives it.
     target: str = "generic"
     wave_size: int = 32
 
@@ -33,8 +59,6 @@ class LoweringOptions:
         if self.shared_window not in ("global", "kernel-arg"):
             raise ValueError(f"shared_window must be 'global' or 'kernel-arg', "
                              f"not {self.shared_window!r}")
-        if self.target not in ("generic", "spirv", "nvptx", "amdgpu"):
-            raise ValueError(f"unknown lowering target {self.target!r}")
         if self.wave_size not in (32, 64):
             raise ValueError(f"wave_size must be 32 or 64, not {self.wave_size}")
 
@@ -57,6 +81,12 @@ class Target(ABC):
     triple: ClassVar[str]
     warp_size: ClassVar[int] = 32
     binary_suffix: ClassVar[str]
+    # Whether the binary is text (NVPTX's is PTX), fit for a terminal.
+    binary_is_text: ClassVar[bool] = False
+    # The module variable a trapping thread sets (its lowering's trap word),
+    # which the runtime reads after each launch; None where `trap` ends the
+    # launch itself.
+    trap_word: ClassVar[str | None] = None
 
     def __init__(self, arch: str | None = None) -> None:
         self.arch = arch or self.default_arch
@@ -77,6 +107,37 @@ class Target(ABC):
     @abstractmethod
     def llvm_pipeline(self) -> str:
         """Pass pipeline from the std dialects (inside gpu.module) to the LLVM dialect."""
+
+    def stages(self) -> list[Stage]:
+        """This target's stages after the import, in order."""
+        return [
+            Stage("std-mlir", self._lower(self.std_pipeline())),
+            # The LLVM dialect's text is what translation takes.
+            Stage("llvm-mlir", self._lower(self.llvm_pipeline(), carry_text=True)),
+            Stage("llvm-ir", self._translate),
+            Stage("asm", lambda llvm_ir: (llvm_ir, self.emit_asm(llvm_ir)), goal_only=True),
+            Stage("bin", lambda llvm_ir: (llvm_ir, self.emit_binary(llvm_ir))),
+        ]
+
+    def stage_names(self) -> tuple[str, ...]:
+        """Every stage compilation can stop at, in order."""
+        return (IMPORT_STAGE, *(stage.name for stage in self.stages()))
+
+    @staticmethod
+    def _lower(pipeline: str, *, carry_text: bool = False) -> Callable[[Any], tuple[Any, str]]:
+        """A stage running an MLIR pass pipeline on the module in place; it
+        carries the module on, or with `carry_text` its text."""
+        def run(module: Any) -> tuple[Any, str]:
+            module.run(pipeline)
+            text = module.text()
+            return (text if carry_text else module), text
+        return run
+
+    def _translate(self, llvm_mlir: str) -> tuple[str, str]:
+        from zmlir import _native
+
+        llvm_ir = _native.translate_to_llvm_ir(llvm_mlir, self.triple)
+        return llvm_ir, llvm_ir
 
     def std_pipeline(self) -> str:
         return (f"builtin.module(convert-ptx-to-std{{{self.lowering_options().pass_options()}}},"

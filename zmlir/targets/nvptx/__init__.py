@@ -14,6 +14,7 @@ class NVPTXTarget(Target):
     default_arch = "sm_80"
     triple = "nvptx64-nvidia-cuda"
     binary_suffix = ".ptx"
+    binary_is_text = True
 
     @classmethod
     def validate_arch(cls, arch: str) -> None:

@@ -28,6 +28,7 @@ class SPIRVTarget(Target):
     default_arch = ""
     triple = "spirv64-unknown-unknown"
     binary_suffix = ".spv"
+    trap_word = "__zmlir_trap"  # kTrapWordName of SPIRVTargetInfo.cpp
 
     @classmethod
     def validate_arch(cls, arch: str) -> None:
