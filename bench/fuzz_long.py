@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The long fuzzing run: test/test_fuzz.py's check on many more inputs.
+"""The long fuzzing run: test/frontend/test_fuzz.py's check on many more inputs.
 
 `.venv/bin/python bench/fuzz_long.py [--count 100000] [--seed N]` mutates
 corpus PTX, runs each input through `zmlir compile --emit=ptx-mlir` in this
@@ -22,6 +22,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "test"))
+sys.path.insert(0, str(REPO / "test" / "frontend"))
 sys.path.insert(0, str(REPO))
 
 from test_fuzz import fuzz, seeds  # noqa: E402

@@ -152,8 +152,8 @@ def prepare(directory: Path, archs: list[str]) -> int:
     import zmlir
     from zmlir.runtime.backends import nvptx_cache
 
-    sys.path.insert(0, str(REPO / "tools"))
-    from run_programs_passthrough import driver_ptx_texts
+    sys.path.insert(0, str(REPO))
+    from tools.run_programs_passthrough import driver_ptx_texts
 
     exe, ptx = build_programs(directory)
     texts = [*driver_ptx_texts(exe), ptx.read_text()]

@@ -18,7 +18,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "test"))
 
-from cuda_cases import CASES, compile_ptx, run_launch  # noqa: E402
+from support.cuda_cases import CASES, compile_ptx, run_launch  # noqa: E402
 
 import zmlir  # noqa: E402
 from zmlir.runtime.launcher import Device  # noqa: E402

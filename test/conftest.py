@@ -3,20 +3,11 @@
 from __future__ import annotations
 
 import functools
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-
-from zmlir.toolchain import llvm_tool
-
-CUDA_DIR = Path(__file__).parent / "cuda"
-
-
-def tool(name: str) -> str | None:
-    """A tool from PATH or LLVM 22's bin directory ($ZMLIR_LLVM_ROOT/bin)."""
-    return shutil.which(name) or llvm_tool(name)
+from support import CUDA_DIR, tool
 
 
 @functools.cache

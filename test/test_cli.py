@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import LIT_INPUTS, TEST_DIR
 
-VADD = Path(__file__).parent / "lit" / "Inputs" / "vadd.ptx"
+VADD = LIT_INPUTS / "vadd.ptx"
 
 
 def run_zmlir(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -120,7 +121,7 @@ def test_invalid_importer_output_is_an_internal_error(monkeypatch: pytest.Monkey
     assert "of its output: `ptx.ret junk`" in err
 
 
-REGRESSIONS = Path(__file__).parent / "fuzz_regressions"
+REGRESSIONS = TEST_DIR / "fuzz_regressions"
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in REGRESSIONS.glob("*.ptx")))

@@ -19,7 +19,7 @@
       DIR/kernels.json with the shared-memory window each needs at launch (zmlir reaches a
       kernel's .shared variables through one dynamic window; nvcc-style PTX declares them).
 
-Copy OUTDIR/*.npz to test/ptx/golden/ to make test/test_ptx_fidelity.py compare against them.
+Copy OUTDIR/*.npz to test/ptx/golden/ to make test/fidelity/test_ptx_fidelity.py compare against them.
 """
 
 from __future__ import annotations
@@ -33,10 +33,10 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "test" / "ptx"))
+sys.path.insert(0, str(REPO / "test"))
 
-import spec  # noqa: E402
 from check_nvptx_on_cuda import Driver as CudaDriver  # noqa: E402
+from ptx import spec  # noqa: E402
 
 
 class Driver(CudaDriver):

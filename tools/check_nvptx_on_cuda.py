@@ -21,7 +21,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "test"))
 
-from cuda_cases import CASES, Buffer, Launch  # noqa: E402
+from support.cuda_cases import CASES, Buffer, Launch  # noqa: E402
 
 ARCH = "sm_90"
 

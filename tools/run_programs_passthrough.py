@@ -42,7 +42,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 PROGRAMS = REPO / "test" / "cuda" / "programs"
 CUDARTS = ("static", "shared")
-NVCC_ARCH = "sm_80"  # as test/test_runtime_cuda.py builds them
+NVCC_ARCH = "sm_80"  # as test/runtime/test_runtime_cuda.py builds them
 # Programs known not to run through the passthrough, with the reason: XFAIL
 # when they fail (not counted as failures), XPASS (counted) when they pass.
 PENDING: dict[str, str] = {}

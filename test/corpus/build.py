@@ -1,6 +1,6 @@
 """Compiles the CUDA corpus in this directory to PTX with nvcc, with a cache.
 
-Used by test/test_corpus.py, test/test_fuzz.py and the benchmarks in bench/.
+Used by test/frontend/test_corpus.py, test/frontend/test_fuzz.py and the benchmarks in bench/.
 Each `.cu` file may say `// corpus-min-arch: NN` when it can't build below
 sm_NN; every other file builds for every arch in ARCHS.
 

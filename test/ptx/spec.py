@@ -8,7 +8,7 @@ exhaustive where the input space is at most 2^16, else random plus edge cases (N
 out-of-range conversions). Blocks are 128 threads, so warp-level cases see full warps.
 
 This module needs numpy only: tools/capture_golden.py imports it on the GPU machine, and
-test/test_ptx_fidelity.py on the CI machine. `python3 test/ptx/spec.py` rewrites the PTX files
+test/fidelity/test_ptx_fidelity.py on the CI machine. `python3 test/ptx/spec.py` rewrites the PTX files
 in test/ptx/kernels/ from the cases below.
 """
 

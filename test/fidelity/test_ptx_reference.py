@@ -15,19 +15,15 @@ gives. Results go to build/fidelity/spirv-cpu-reference.json for tools/fidelity_
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Callable
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
+from ptx import spec
+from support.fidelity import merge_results, run_spirv
 
 import zmlir
-
-sys.path.insert(0, str(Path(__file__).parent / "ptx"))
-import spec
-from test_ptx_fidelity import _run_spirv, merge_results
 
 Ref = Callable[[spec.Case, list[np.ndarray]], tuple[np.ndarray, np.ndarray | None]]
 REFS: dict[str, Ref] = {}
@@ -897,7 +893,7 @@ def test_spirv_cpu_matches_reference(name: str, device) -> None:
     c = spec.case(name)
     ins = spec.inputs(c)
     try:
-        got = _run_spirv(device, c, ins)
+        got = run_spirv(device, c, ins)
     except zmlir.CompileError as err:
         diagnosed = "unsupported" in str(err)
         _results[name] = {"family": c.family, "status": "unsupported" if diagnosed else "error",

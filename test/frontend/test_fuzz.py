@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pytest
 from corpus.build import Case, compile_all, compile_case, have_nvcc
+from support import CUDA_DIR, LIT_INPUTS
 
 from zmlir.cli import main
 
@@ -97,10 +98,9 @@ def mutate(rng: random.Random, text: str) -> str:
 def seeds(max_bytes: int = 12_000) -> list[str]:
     """Corpus modules small enough to run many times a second, and the kernels
     of test/cuda (which the importer takes whole, so mutations reach it)."""
-    repo = Path(__file__).parent
     texts = {p for p in compile_all().values() if len(p) <= max_bytes}
-    texts |= {compile_case(Case(cu, "sm_80")) for cu in sorted((repo / "cuda").glob("*.cu"))}
-    texts |= {p.read_text() for p in sorted((repo / "lit" / "Inputs").glob("*.ptx"))}
+    texts |= {compile_case(Case(cu, "sm_80")) for cu in sorted(CUDA_DIR.glob("*.cu"))}
+    texts |= {p.read_text() for p in sorted(LIT_INPUTS.glob("*.ptx"))}
     return sorted(texts, key=len)
 
 

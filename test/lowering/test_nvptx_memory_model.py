@@ -11,7 +11,7 @@ import re
 import subprocess
 
 import pytest
-from conftest import tool
+from support import tool
 
 import zmlir
 

@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import LIT_INPUTS
 
 from zmlir.runtime import cache
 
-VADD = (Path(__file__).parent / "lit" / "Inputs" / "vadd.ptx").read_text()
+VADD = (LIT_INPUTS / "vadd.ptx").read_text()
 
 
 @pytest.fixture

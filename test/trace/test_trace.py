@@ -13,12 +13,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import tool
+from support import PROGRAMS_DIR, tool
 
 from zmlir.trace import report
-
-PROGRAMS_DIR = Path(__file__).parent / "cuda" / "programs"
-
 
 # -- synthetic traces: the report's numbers ------------------------------------------------
 

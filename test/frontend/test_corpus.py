@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import tool
 from corpus.build import REPO, Case, cases, compile_all, have_nvcc
+from support import tool
 
 from zmlir import compile_module
 from zmlir.frontend import parse_ptx

@@ -16,16 +16,16 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import tool
+from ptx import spec
+from support import PROGRAMS_DIR, tool
 
+from tools import run_programs_passthrough
 from zmlir.runtime.backends import NoDevice, _registry, nvptx_cache
 from zmlir.runtime.backends import cuda as cuda_backend
 from zmlir.runtime.backends import hip as hip_backend
 from zmlir.runtime.backends import level_zero as ze_backend
 from zmlir.runtime.backends._vendor import OpenedLibrary
 
-REPO = Path(__file__).resolve().parent.parent
-PROGRAMS_DIR = REPO / "test" / "cuda" / "programs"
 VENDOR_BACKENDS = ("hip", "level_zero", "cuda")
 
 
@@ -216,9 +216,6 @@ def test_level_zero_passes_window_size_as_global_offset() -> None:
     def properties(kernel: Any, props: Any) -> None:
         props.numKernelArgs = 5  # four parameters + the shared-memory window
 
-    sys.path.insert(0, str(REPO / "test" / "ptx"))
-    import spec
-
     ffi = ze_backend._get_ffi()
     info = ze_backend.ZeDeviceInfo("fake", 8, 1024, 65536, 1 << 30)
     offsets = {}
@@ -307,11 +304,6 @@ def test_nvptx_cache_round_trip_and_arch_choice(tmp_path: Path,
 
 
 def test_passthrough_tool_finds_the_ptx_the_driver_loads(vector_add: Path) -> None:
-    sys.path.insert(0, str(REPO / "tools"))
-    try:
-        import run_programs_passthrough as tool_module
-    finally:
-        sys.path.pop(0)
-    texts = tool_module.driver_ptx_texts(vector_add)
+    texts = run_programs_passthrough.driver_ptx_texts(vector_add)
     assert len(texts) == 1 and ".entry" in texts[0]
-    assert tool_module.ptx_keys(vector_add) == [nvptx_cache.ptx_key(texts[0])]
+    assert run_programs_passthrough.ptx_keys(vector_add) == [nvptx_cache.ptx_key(texts[0])]

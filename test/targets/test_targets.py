@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import CUDA_DIR, tool
+from support import CUDA_DIR, tool
 
 import zmlir
 

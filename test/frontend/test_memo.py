@@ -6,16 +6,15 @@ the table the whole set filled."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from corpus.build import compile_all, have_nvcc
+from support import TEST_DIR
 
 from zmlir.diagnostics import CompileError
 from zmlir.frontend import memo, parse_ptx
 from zmlir.frontend.importer import import_module
 
-KERNELS = Path(__file__).resolve().parent / "ptx" / "kernels"
+KERNELS = TEST_DIR / "ptx" / "kernels"
 
 
 def _imported(text: str, name: str, use_memo: bool) -> str:

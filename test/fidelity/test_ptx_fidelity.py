@@ -6,21 +6,17 @@ compared. Results also go to build/fidelity/*.json for tools/fidelity_table.py."
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from ptx import spec
+from support.fidelity import merge_results, run_spirv
 
 import zmlir
 
-sys.path.insert(0, str(Path(__file__).parent / "ptx"))
-import spec
-
-RESULTS = Path(__file__).resolve().parent.parent / "build" / "fidelity"
 COMPILE_TARGETS = ("spirv", "nvptx:sm_90", "amdgpu:gfx1100", "amdgpu:gfx942")
 _results: dict[str, dict[str, dict[str, object]]] = {}
 _binaries: dict[tuple[str, str], bytes] = {}  # (target, case) -> what test_compiles produced
@@ -44,15 +40,6 @@ def _stale_shader_clock_rule(binary: bytes, message: str) -> bool:
 def _record(target: str, case: spec.Case, status: str, detail: str = "") -> None:
     _results.setdefault(target, {})[case.name] = {"family": case.family, "status": status,
                                                   "detail": detail}
-
-
-def merge_results(name: str, cases: dict[str, object]) -> None:
-    """Adds `cases` to build/fidelity/`name`.json (other test modules write there too)."""
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    path = RESULTS / f"{name}.json"
-    old = json.loads(path.read_text()) if path.exists() else {}
-    old.update(cases)
-    path.write_text(json.dumps(old, indent=1, sort_keys=True))
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -111,30 +98,6 @@ def test_outputs_validate(target: str, tmp_path: Path) -> None:
     assert not failures, "\n".join(failures)
 
 
-def _run_spirv(device, c: spec.Case, ins: list[np.ndarray], shared_bytes: int = 0) -> np.ndarray:
-    from zmlir.runtime.launcher import KernelArg
-
-    module = zmlir.compile_module(spec.ptx(c), "spirv", filename=f"{c.name}.ptx")
-    program = device.load_spirv(module.binary)
-    n = len(ins[0])
-    out = np.zeros(n, dtype=spec.output_dtype(c))
-    arrays = [out, *ins, *([ins[0]] * (3 - len(ins)))]
-    addresses = []
-    try:
-        for a in arrays:
-            addr = device.alloc(a.nbytes)
-            device.copy_to_device(addr, a)
-            addresses.append(addr)
-        device.launch(program.kernel("k"), grid=(n // spec.BLOCK, 1, 1), block=(spec.BLOCK, 1, 1),
-                      args=[*(KernelArg.ptr(x) for x in addresses), np.uint32(n)],
-                      shared_bytes=shared_bytes,
-                      shared_window=module.kernels["k"].static_shared_bytes)
-        return device.copy_into(addresses[0], out)
-    finally:
-        for addr in addresses:
-            device.free(addr)
-
-
 @pytest.mark.parametrize("name", [c.name for c in spec.CASES])
 def test_spirv_cpu_matches_h200(name: str, device) -> None:
     c = spec.case(name)
@@ -145,7 +108,7 @@ def test_spirv_cpu_matches_h200(name: str, device) -> None:
     golden = np.load(golden_path)
     ins = [golden[f"in{i}"] for i in range(len(c.inputs))]
     try:
-        got = _run_spirv(device, c, ins)
+        got = run_spirv(device, c, ins)
     except zmlir.CompileError as err:
         diagnosed = "unsupported" in str(err)
         _record("spirv-cpu", c, "unsupported" if diagnosed else "error", str(err).splitlines()[0])

@@ -5,7 +5,7 @@ pointers arrive as i64 and are converted with inttoptr, CUDA's shared memory is 
 `ptr addrspace(3)` argument, warps are sub-groups of a required size 32. Each is compiled with
 llc at test time and checked with spirv-val before it is loaded.
 
-Run from the repository root: `python -m pytest test/test_runtime_opencl.py`.
+Run from the repository root: `python -m pytest test/runtime/test_runtime_opencl.py`.
 """
 
 from __future__ import annotations

@@ -11,9 +11,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import tool
+from support import CUDA_DIR, PROGRAMS_DIR, tool
 
-PROGRAMS_DIR = Path(__file__).parent / "cuda" / "programs"
 # A program is one .cu file, or a folder of .cu files linked together.
 PROGRAMS = sorted([p.stem for p in PROGRAMS_DIR.glob("*.cu")]
                   + [p.name for p in PROGRAMS_DIR.iterdir() if p.is_dir()])
@@ -229,7 +228,7 @@ def test_driver_api_error_paths(libdir: str) -> None:
     assert r["free_after_pool_destroyed"] == 0
 
 
-DRIVER_API_DIR = Path(__file__).parent / "cuda" / "driver_api"
+DRIVER_API_DIR = CUDA_DIR / "driver_api"
 
 
 @pytest.mark.parametrize("program", sorted(p.stem for p in DRIVER_API_DIR.glob("*.cu")))
@@ -385,7 +384,7 @@ def fake_nvidia_driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip("no C compiler")
     out = tmp_path_factory.mktemp("fake_driver") / "libcuda.so.1"
     subprocess.run([cc, "-shared", "-fPIC", "-O1", "-o", str(out),
-                    str(Path(__file__).parent / "cuda" / "driver_api" / "fake_nvidia_driver.c")],
+                    str(DRIVER_API_DIR / "fake_nvidia_driver.c")],
                    check=True, capture_output=True)
     return out
 

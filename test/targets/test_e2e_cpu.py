@@ -4,7 +4,7 @@ to SPIR-V, run on Intel's OpenCL CPU runtime and compared with numpy."""
 from __future__ import annotations
 
 import pytest
-from cuda_cases import CASES, case_id, case_sizes, run_launch
+from support.cuda_cases import CASES, case_id, case_sizes, run_launch
 
 import zmlir
 

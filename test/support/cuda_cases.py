@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-CUDA_DIR = Path(__file__).resolve().parent / "cuda"
+from support import CUDA_DIR
 
 Dim3 = tuple[int, int, int]
 Size = int | tuple[int, ...]

@@ -18,18 +18,14 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
+from ptx import spec
+from support.fidelity import run_spirv
 
 import zmlir
-
-sys.path.insert(0, str(Path(__file__).parent / "ptx"))
-import spec
-from test_ptx_fidelity import _run_spirv
 
 # Precision, minimum and maximum normal exponent of each format.
 FORMATS = {"f16": (11, -14, 15), "bf16": (8, -126, 127), "f32": (24, -126, 127),
@@ -385,7 +381,7 @@ def test_spirv_cpu_matches_exact_reference(name: str, device) -> None:
     c = spec.case(name)
     ins = spec.inputs(c)
     try:
-        got = _run_spirv(device, c, ins)
+        got = run_spirv(device, c, ins)
     except zmlir.CompileError as err:
         if "unsupported" in str(err):
             pytest.skip(f"unsupported: {err}")

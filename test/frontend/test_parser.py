@@ -4,7 +4,7 @@ The nvcc tests compile small CUDA programs at test time (skipped when nvcc is
 missing) and check facts about the parsed AST, cross-checked against the PTX
 text where the exact numbers depend on the nvcc version.
 
-Run from the repository root: `python -m pytest test/test_parser.py`.
+Run from the repository root: `python -m pytest test/frontend/test_parser.py`.
 """
 
 from __future__ import annotations
