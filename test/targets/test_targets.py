@@ -32,10 +32,13 @@ def test_spirv_validates(source: str, nvcc_ptx, tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     dis = subprocess.run([tool("spirv-dis"), str(spv)], capture_output=True, text=True,
                          check=True).stdout
-    for name in _kernel_names(nvcc_ptx(source)):
-        assert f'OpEntryPoint Kernel %{name} "{name}"' in dis or f'"{name}"' in dis
+    # Each kernel is an entry point, and no other function is (an OpName or a
+    # string with the kernel's name is no evidence of either).
+    entries = dict(re.findall(r'OpEntryPoint Kernel (%\S+) "([^"]+)"', dis))
+    assert sorted(entries.values()) == sorted(_kernel_names(nvcc_ptx(source)))
     # Every kernel asks for 32-wide sub-groups: a sub-group is a CUDA warp.
-    assert "SubgroupSize 32" in dis
+    for entry in entries:
+        assert f"OpExecutionMode {entry} SubgroupSize 32" in dis, entries[entry]
 
 
 @pytest.mark.parametrize("arch", AMDGPU_ARCHS)
