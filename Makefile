@@ -14,18 +14,21 @@ LLVM_ROOT ?= /usr/lib/llvm-22
 LLVM_BIN := $(LLVM_ROOT)/bin
 
 APT_PACKAGES := mlir-22-tools libmlir-22-dev llvm-22-dev llvm-22-tools lld-22 \
-	spirv-tools ninja-build ocl-icd-libopencl1 clinfo libamdhip64-5 libze1
+	clang-format-22 spirv-tools ninja-build ocl-icd-libopencl1 clinfo libamdhip64-5 libze1
 PIP_PACKAGES := 'scikit-build-core>=0.10' 'nanobind>=2.0' cmake ninja \
 	lark numpy cffi zstandard pytest lit filecheck ruff \
 	intel-opencl-rt intel-cmplr-lib-rt 'tbb==2023.*'
 
 NATIVE_SOURCES := $(shell find zmlir -name '*.cpp' -o -name '*.h' -o -name '*.td' \
 	-o -name CMakeLists.txt) CMakeLists.txt pyproject.toml
+# The C++ that `make lint` checks against .clang-format and `make format` rewrites.
+CXX_SOURCES := $(filter %.cpp %.h,$(NATIVE_SOURCES))
+CLANG_FORMAT := $(LLVM_BIN)/clang-format
 
 export PATH := $(CURDIR)/$(VENV)/bin:$(LLVM_BIN):$(PATH)
 export ZMLIR_LLVM_ROOT := $(LLVM_ROOT)
 
-.PHONY: all bootstrap apt demo test lit pytest lint clean
+.PHONY: all bootstrap apt demo test lit pytest lint format clean
 
 all: bootstrap
 
@@ -73,8 +76,13 @@ test: bootstrap
 	lit -s test/lit
 	$(PY) -m pytest test
 
-lint: bootstrap
-	$(PY) -m ruff check zmlir test examples
+# Python through ruff, C++ through clang-format (a dry run: `make format` applies it).
+lint: apt $(STAMPS)/pip
+	$(PY) -m ruff check zmlir test examples bench tools
+	$(CLANG_FORMAT) --dry-run -Werror $(CXX_SOURCES)
+
+format: apt
+	$(CLANG_FORMAT) -i $(CXX_SOURCES)
 
 clean:
 	rm -rf build $(STAMPS)
