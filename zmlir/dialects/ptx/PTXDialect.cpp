@@ -93,9 +93,8 @@ LogicalResult MulOp::verify() {
   unsigned out = bitWidth(getRes().getType());
   unsigned expected = getMode() == MulMode::Wide ? 2 * in : in;
   if (out != expected)
-    return emitOpError("result must be ")
-           << expected << " bits wide for mode '"
-           << stringifyMulMode(getMode()) << "', got " << out;
+    return emitOpError("result must be ") << expected << " bits wide for mode '"
+                                          << stringifyMulMode(getMode()) << "', got " << out;
   return success();
 }
 
@@ -105,8 +104,8 @@ LogicalResult MadOp::verify() {
   unsigned expected = getMode() == MulMode::Wide ? 2 * in : in;
   if (out != expected)
     return emitOpError("addend and result must be ")
-           << expected << " bits wide for mode '"
-           << stringifyMulMode(getMode()) << "', got " << out;
+           << expected << " bits wide for mode '" << stringifyMulMode(getMode()) << "', got "
+           << out;
   return success();
 }
 
@@ -126,8 +125,7 @@ LogicalResult MovOp::verify() {
 }
 
 LogicalResult CvtOp::verify() {
-  if (getType() == DataType::None ||
-      getSrcType() == DataType::None)
+  if (getType() == DataType::None || getSrcType() == DataType::None)
     return emitOpError("needs both a destination and a source type");
   return success();
 }
@@ -139,8 +137,7 @@ static LogicalResult verifyVectorWidth(MemOp op, size_t numValues) {
     return op.emitOpError("vector width must be 1, 2, 4 or 8, got ") << vec;
   if (static_cast<int64_t>(numValues) != vec)
     return op.emitOpError("expects ")
-           << vec << " values for vector width " << vec << ", got "
-           << numValues;
+           << vec << " values for vector width " << vec << ", got " << numValues;
   return success();
 }
 
@@ -175,8 +172,7 @@ LogicalResult AtomOp::verify() {
 
 LogicalResult RedOp::verify() {
   if (getOp() == AtomicOp::Cas || getOp() == AtomicOp::Exch)
-    return emitOpError("'") << stringifyAtomicOp(getOp())
-                            << "' has no reduction form";
+    return emitOpError("'") << stringifyAtomicOp(getOp()) << "' has no reduction form";
   return success();
 }
 
@@ -243,8 +239,7 @@ LogicalResult ReduxSyncOp::verify() {
   case AtomicOp::Xor:
     return success();
   default:
-    return emitOpError("'") << stringifyAtomicOp(getOp())
-                            << "' is not a redux operation";
+    return emitOpError("'") << stringifyAtomicOp(getOp()) << "' is not a redux operation";
   }
 }
 
@@ -271,8 +266,7 @@ LogicalResult VarOp::verify() {
                          "element type");
     for (auto address : addresses->getAsRange<InitAddressAttr>()) {
       int64_t offset = address.getOffset();
-      if (offset < 0 || offset % element != 0 ||
-          offset + element > getCount() * element)
+      if (offset < 0 || offset % element != 0 || offset + element > getCount() * element)
         return emitOpError("initializer address at byte ")
                << offset << " is not an element of the variable";
     }
@@ -285,11 +279,10 @@ LogicalResult StParamOp::verify() {
   if (!array || !array.getElementType().isInteger(8))
     return emitOpError("expects an aggregate parameter of type !llvm.array<N x i8>");
   int64_t bytes = std::max<int64_t>(1, getTypeBitWidth(getType()) / 8);
-  if (getOffset() < 0 ||
-      getOffset() + bytes > static_cast<int64_t>(array.getNumElements()))
+  if (getOffset() < 0 || getOffset() + bytes > static_cast<int64_t>(array.getNumElements()))
     return emitOpError("stores bytes [")
-           << getOffset() << ", " << getOffset() + bytes
-           << ") outside the parameter of " << array.getNumElements() << " bytes";
+           << getOffset() << ", " << getOffset() + bytes << ") outside the parameter of "
+           << array.getNumElements() << " bytes";
   return success();
 }
 
@@ -302,7 +295,9 @@ SuccessorOperands BraOp::getSuccessorOperands(unsigned index) {
   return SuccessorOperands(getDestOperandsMutable());
 }
 
-Block *BraOp::getSuccessorForOperands(ArrayRef<Attribute>) { return getDest(); }
+Block *BraOp::getSuccessorForOperands(ArrayRef<Attribute>) {
+  return getDest();
+}
 
 SuccessorOperands CondBraOp::getSuccessorOperands(unsigned index) {
   return SuccessorOperands(index == 0 ? getTakenOperandsMutable()
