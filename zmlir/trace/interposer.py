@@ -512,7 +512,7 @@ class Interposer:
     def _integrity(self, version: int, seconds: int, fn_address: int) -> tuple[int, int]:
         from zmlir.runtime.cuda import integrity
 
-        fixed = integrity._FIXED.get(version % 10)
+        fixed = integrity.fixed_answer(version)
         if fixed is not None:
             return fixed
         ffi = self.ffi
@@ -520,9 +520,7 @@ class Interposer:
         check = self._table_address("INTEGRITY_CHECK")
         driver_version = ffi.new("int *")
         self.real["cuDriverGetVersion"](driver_version)
-        message = struct.pack("<IIIIQQQQ", driver_version[0], version, os.getpid() & 0xFFFFFFFF,
-                              threading.get_ident() & 0xFFFFFFFF, cudart, check, fn_address,
-                              seconds)
+        devices = b""
         count = ffi.new("int *")
         self.real["cuDeviceGetCount"](count)
         for dev in range(count[0]):
@@ -533,13 +531,14 @@ class Interposer:
                 value = ffi.new("int *")
                 self.real["cuDeviceGetAttribute"](value, attribute, dev)
                 values.append(value[0])
-            message += bytes(ffi.buffer(uuid, 16)) + struct.pack("<iii", *values)
-        return struct.unpack("<QQ", integrity.hmac_md2(integrity._KEY, message))
+            devices += bytes(ffi.buffer(uuid, 16)) + struct.pack("<iii", *values)
+        return integrity.answer(driver_version[0], version, cudart, check, fn_address, seconds,
+                                devices)
 
     def _table_address(self, name: str) -> int:
-        from zmlir.runtime.cuda.export_tables import TABLES
+        from zmlir.runtime.cuda.export_tables import BY_NAME
 
-        key = next(t.key for t in TABLES if t.name == name)
+        key = BY_NAME[name].key
         wrapped = self._tables.get(key)
         if not wrapped:
             return 0

@@ -220,7 +220,35 @@ class ContextAPI(DriverState):
         self.current_context()
         return E.CUDA_SUCCESS
 
-    # -- context-local storage ------------------------------------------------
+    # -- context-local storage (cudart's, through export_slots.py) ----------------
+
+    def _storage_context(self, ctx: Any) -> tuple[int, Context]:
+        """The handle and context of a context-local storage call (NULL: the primary)."""
+        handle = self.ptr(ctx)
+        if handle == 0:
+            handle = self.primary_context()
+        return handle, self.handles.get(handle, Context)
+
+    def local_storage_put(self, ctx: Any, key: Any, value: Any, dtor: Any) -> int:
+        handle, context = self._storage_context(ctx)
+        context.local_storage[self.ptr(key)] = (value, dtor)
+        self.fast.cls_put(handle, self.ptr(key), self.ptr(value))
+        return E.CUDA_SUCCESS
+
+    def local_storage_delete(self, key: Any) -> int:
+        k = self.ptr(key)
+        for context in list(self.handles.all(Context)):
+            context.local_storage.pop(k, None)
+        self.fast.cls_forget(0, k)
+        return E.CUDA_SUCCESS
+
+    def local_storage_get(self, pvalue: Any, ctx: Any, key: Any) -> int:
+        _, context = self._storage_context(ctx)
+        entry = context.local_storage.get(self.ptr(key))
+        if entry is None:
+            return E.CUDA_ERROR_INVALID_HANDLE
+        pvalue[0] = entry[0]
+        return E.CUDA_SUCCESS
 
     def _destroy_local_storage(self, handle: int, ctx: Context) -> None:
         for key, (value, dtor) in list(ctx.local_storage.items()):

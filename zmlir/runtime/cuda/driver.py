@@ -33,7 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from zmlir.runtime.backends._vendor import VendorError
-from zmlir.runtime.cuda import api
+from zmlir.runtime.cuda import api, export_slots, proc_address
 from zmlir.runtime.cuda.context import ContextAPI
 from zmlir.runtime.cuda.device import DeviceAPI
 from zmlir.runtime.cuda.errors import CudaError, CUresult
@@ -43,6 +43,7 @@ from zmlir.runtime.cuda.launch import LaunchAPI
 from zmlir.runtime.cuda.memcpy import MemcpyAPI
 from zmlir.runtime.cuda.mempool import MemPoolAPI
 from zmlir.runtime.cuda.module import ModuleAPI
+from zmlir.runtime.cuda.objects import Function
 from zmlir.runtime.cuda.state import log
 from zmlir.runtime.cuda.stream import StreamAPI
 
@@ -69,28 +70,38 @@ def bind(ffi: Any, lib: Any) -> Driver:
     global _INSTANCE
     driver = Driver(ffi, lib)
     _INSTANCE = driver
-    from zmlir.runtime.cuda import export_tables, proc_address
-
     bodies: dict[str, Callable[..., int]] = {
         "cuGetProcAddress": lambda s, p, v, f: proc_address.get_proc_address(driver, s, p, v, f,
                                                                               None),
         "cuGetProcAddress_v2": lambda s, p, v, f, st: proc_address.get_proc_address(
             driver, s, p, v, f, st),
-        "cuGetExportTable": lambda t, u: export_tables.get_export_table(driver, t, u),
+        "cuGetExportTable": lambda t, u: export_slots.get_export_table(driver, t, u),
     }
     for name in api.function_names():
         body = bodies.get(name) or getattr(driver, name, None)
         # The fast path's functions are C; their Python bodies go by another name.
         symbol = api.PYTHON_BODY_PREFIX + name if name in api.C_FAST_PATH else name
         ffi.def_extern(name=symbol)(_boundary(name, body, driver))
-    try:
-        from zmlir.runtime.cuda import trace
-    except ImportError:  # tracing not available in this build
-        pass
-    else:
-        trace.install(driver)
+    _install_tracer(driver)
     driver.fast.enable(tracing=driver.tracer is not None)
     return driver
+
+
+def _install_tracer(driver: Driver) -> None:
+    """Sets driver.tracer when ZMLIR_TRACE names a file."""
+    path = os.environ.get("ZMLIR_TRACE")
+    if not path:
+        return
+    from zmlir.runtime.cuda.trace import Tracer  # only when tracing
+
+    def kernel_name(handle: int) -> str | None:
+        obj = driver.handles.find(handle)
+        return obj.name if isinstance(obj, Function) else None
+
+    try:
+        driver.tracer = Tracer(path, driver.ffi, driver="zmlir", kernel_name=kernel_name)
+    except OSError as err:
+        log(f"cannot write the trace {path}: {err}")
 
 
 def _boundary(name: str, body: Callable[..., int] | None, driver: Driver) -> Callable[..., int]:

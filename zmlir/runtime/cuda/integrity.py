@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import struct
 import threading
-from typing import Any
 
 # RFC 1319's permutation of 0..255 built from the digits of pi.
 _S = bytes([
@@ -78,20 +77,19 @@ def hmac_md2(key: bytes, message: bytes) -> bytes:
     return md2(bytes(b ^ 0x5C for b in key) + inner)
 
 
-def integrity_check(driver: Any, version: int, seconds: int) -> tuple[int, int]:
-    fixed = _FIXED.get(version % 10)
-    if fixed is not None:
-        return fixed
-    from zmlir.runtime.cuda import export_tables
-    from zmlir.runtime.cuda.constants import DRIVER_VERSION
+def fixed_answer(version: int) -> tuple[int, int] | None:
+    """The answer to challenge versions that expect a fixed one (None: others)."""
+    return _FIXED.get(version % 10)
 
-    ffi = driver.ffi
-    cudart = export_tables.table_address(driver, "CUDART_INTERFACE")
-    check = export_tables.table_address(driver, "INTEGRITY_CHECK")
-    fn_address = int(ffi.cast("uintptr_t", export_tables.table_array(driver,
-                                                                     "INTEGRITY_CHECK")[1]))
-    message = struct.pack("<IIIIQQQQ", DRIVER_VERSION, version, os.getpid() & 0xFFFFFFFF,
-                          threading.get_ident() & 0xFFFFFFFF, cudart, check, fn_address, seconds)
-    message += driver.device_hash_info()
-    digest = hmac_md2(_KEY, message)
-    return struct.unpack("<QQ", digest)
+
+def answer(driver_version: int, version: int, cudart_table: int, check_table: int,
+           check_fn: int, seconds: int, devices: bytes) -> tuple[int, int]:
+    """The answer to challenge `version` at `seconds` from this process and
+    thread: the addresses are those of the CUDART_INTERFACE and
+    INTEGRITY_CHECK tables and of the check function (slot 1) the runtime
+    was given; `devices` the UUID and PCI domain, bus and device of each
+    device (16 bytes and three int32 each)."""
+    message = struct.pack("<IIIIQQQQ", driver_version, version, os.getpid() & 0xFFFFFFFF,
+                          threading.get_ident() & 0xFFFFFFFF, cudart_table, check_table,
+                          check_fn, seconds)
+    return struct.unpack("<QQ", hmac_md2(_KEY, message + devices))

@@ -1,0 +1,258 @@
+"""cuGetExportTable: our implementation of the slots of the tables in
+export_tables.py, and the C arrays handed to the runtime.
+
+Each slot body is BODIES[slot.name], called with the driver first; it uses
+the driver's public API only. Slots we do not implement get a stub that
+logs "export table <name> slot <n>" and returns CUDA_ERROR_NOT_SUPPORTED,
+so an unexpected call is visible, not a crash. Every slot goes through the
+driver's tracer when one is installed ("export_table:<TABLE>:<slot>").
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from zmlir.runtime.cuda import integrity
+from zmlir.runtime.cuda.constants import DRIVER_VERSION
+from zmlir.runtime.cuda.errors import CudaError, CUresult
+from zmlir.runtime.cuda.export_tables import BY_NAME, BY_UUID, TABLES, Slot, Table
+from zmlir.runtime.cuda.state import log
+
+E = CUresult
+
+# -- slot bodies ------------------------------------------------------------------
+
+
+def _module_from_wrapper(d: Any, pmodule: Any, wrapper: Any) -> int:
+    handle = d.load_module(wrapper)
+    pmodule[0] = d.handle_ptr(handle)
+    return E.CUDA_SUCCESS
+
+
+def _get_module_from_cubin(d: Any, pmodule: Any, wrapper: Any) -> None:
+    try:
+        _module_from_wrapper(d, pmodule, wrapper)
+    except CudaError as err:
+        log(f"loading a registered fatbin failed: {err}")
+        pmodule[0] = d.ffi.NULL
+
+
+def _get_module_from_cubin_ext1(d: Any, pmodule: Any, wrapper: Any, a3: Any, a4: Any,
+                                a5: int) -> int:
+    return _module_from_wrapper(d, pmodule, wrapper)
+
+
+def _get_module_from_cubin_ext2(d: Any, header: Any, pmodule: Any, a3: Any, a4: Any,
+                                a5: int) -> int:
+    return _module_from_wrapper(d, pmodule, header)
+
+
+def _primary_context(d: Any, pctx: Any, dev: int) -> int:
+    return d.cuDevicePrimaryCtxRetain(pctx, dev)
+
+
+def _fn7(d: Any, arg: int) -> int:
+    return E.CUDA_SUCCESS
+
+
+def _unknown_buffer(d: Any, pptr: Any, psize: Any) -> None:
+    # The runtime asks for a zeroed scratch buffer it owns for the process.
+    buffer = d.ffi.new("char[]", 1024)
+    d.keepalive.append(buffer)
+    pptr[0] = buffer
+    psize[0] = 1024
+
+
+def _cls_put(d: Any, ctx: Any, key: Any, value: Any, dtor: Any) -> int:
+    return d.local_storage_put(ctx, key, value, dtor)
+
+
+def _cls_delete(d: Any, key: Any, value: Any) -> int:
+    return d.local_storage_delete(key)
+
+
+def _cls_get(d: Any, pvalue: Any, ctx: Any, key: Any) -> int:
+    return d.local_storage_get(pvalue, ctx, key)
+
+
+def _ctx_create_bypass(d: Any, pctx: Any, flags: int, dev: int) -> int:
+    return d.cuCtxCreate_v2(pctx, flags, dev)
+
+
+def _heap_alloc(d: Any, precord: Any, a2: int, a3: int) -> int:
+    return E.CUDA_ERROR_NOT_SUPPORTED
+
+
+def _heap_free(d: Any, record: Any, a2: Any) -> int:
+    return E.CUDA_ERROR_NOT_SUPPORTED
+
+
+def _device_attribute_ext(d: Any, dev: int, attrib: int, unknown: int, result: Any) -> int:
+    value = d.ffi.new("int *")
+    code = d.cuDeviceGetAttribute(value, attrib, dev)
+    if code == E.CUDA_SUCCESS:
+        out = d.ffi.cast("unsigned long long *", result)
+        out[0] = value[0]
+        out[1] = 0
+    return code
+
+
+def _device_something(d: Any, result: Any, dev: int) -> int:
+    result[0] = 0
+    return E.CUDA_SUCCESS
+
+
+def _integrity_check(d: Any, version: int, seconds: int, result: Any) -> int:
+    digest = integrity.fixed_answer(version)
+    if digest is None:
+        cudart = table_address(d, "CUDART_INTERFACE")
+        check = table_address(d, "INTEGRITY_CHECK")
+        check_fn = int(d.ffi.cast("uintptr_t", table_array(d, "INTEGRITY_CHECK")[1]))
+        digest = integrity.answer(DRIVER_VERSION, version, cudart, check, check_fn, seconds,
+                                  d.device_hash_info())
+    result[0] = digest[0]
+    result[1] = digest[1]
+    return E.CUDA_SUCCESS
+
+
+def _context_check(d: Any, ctx: Any, result1: Any, result2: Any) -> int:
+    result1[0] = 0
+    result2[0] = d.ffi.NULL
+    return E.CUDA_SUCCESS
+
+
+def _check_fn3(d: Any) -> int:
+    return 0
+
+
+BODIES: dict[str, Callable[..., Any]] = {
+    "get_module_from_cubin": _get_module_from_cubin,
+    "primary_context": _primary_context,
+    "get_module_from_cubin_ext1": _get_module_from_cubin_ext1,
+    "cudart_interface_fn7": _fn7,
+    "get_module_from_cubin_ext2": _get_module_from_cubin_ext2,
+    "unknown_buffer": _unknown_buffer,
+    "context_local_storage_put": _cls_put,
+    "context_local_storage_delete": _cls_delete,
+    "context_local_storage_get": _cls_get,
+    "ctx_create_bypass": _ctx_create_bypass,
+    "heap_alloc": _heap_alloc,
+    "heap_free": _heap_free,
+    "device_attribute_ext": _device_attribute_ext,
+    "device_something": _device_something,
+    "integrity_check": _integrity_check,
+    "context_check": _context_check,
+    "check_fn3": _check_fn3,
+}
+_MISSING = {s.name for t in TABLES for s in t.slots.values()} ^ set(BODIES)
+assert not _MISSING, f"export table slots without a body, or bodies without a slot: {_MISSING}"
+
+# -- the C arrays -------------------------------------------------------------------
+
+
+class _Built:
+    """The C arrays handed out, built once per table and kept alive."""
+
+    def __init__(self) -> None:
+        self.arrays: dict[bytes, Any] = {}
+        self.callbacks: list[Any] = []
+
+
+_BUILT = _Built()
+
+
+def _traced(driver: Any, table: Table, index: int, body: Callable[..., Any],
+            signature: str) -> Callable[..., Any]:
+    """`body` (called with the slot's arguments) through the driver's tracer, if any."""
+    name = f"export_table:{table.name}:{index}"
+
+    def traced(*args: Any) -> Any:
+        tracer = driver.tracer
+        if tracer is None:
+            return body(*args)
+        return tracer.call(name, args, body, signature=signature)
+
+    return traced
+
+
+def _stub(driver: Any, table: Table, index: int) -> Any:
+    def body() -> int:
+        return int(driver.unsupported(f"export table {table.name} slot {index}",
+                                      "meaning unknown"))
+
+    return driver.ffi.callback("CUresult(void)",
+                               _traced(driver, table, index, body, "CUresult(void)"))
+
+
+def _callback(driver: Any, table: Table, index: int, slot: Slot) -> Any:
+    ffi = driver.ffi
+    implementation = BODIES[slot.name]
+    traced = _traced(driver, table, index, lambda *args: implementation(driver, *args),
+                     slot.signature)
+    returns_void = slot.signature.startswith("void(")
+
+    def body(*args: Any) -> Any:
+        try:
+            return traced(*args)
+        except CudaError as err:
+            return None if returns_void else int(err.code)
+        except Exception as err:
+            log(f"internal error in export table {table.name} slot {index}: "
+                f"{type(err).__name__}: {err}")
+            return None if returns_void else int(E.CUDA_ERROR_UNKNOWN)
+
+    if returns_void:
+        return ffi.callback(slot.signature, body)
+    return ffi.callback(slot.signature, body, error=int(E.CUDA_ERROR_UNKNOWN))
+
+
+def _build(driver: Any, table: Table) -> Any:
+    ffi = driver.ffi
+    array = ffi.new("void *[]", table.length)
+    for index in range(table.length):
+        if index == 0 and table.sized:
+            array[0] = ffi.cast("void *", table.length * ffi.sizeof("void *"))
+            continue
+        slot = table.slots.get(index)
+        callback = (_callback(driver, table, index, slot) if slot
+                    else _stub(driver, table, index))
+        _BUILT.callbacks.append(callback)
+        array[index] = ffi.cast("void *", callback)
+        if slot is not None and BODIES[slot.name] is _cls_get:
+            # Called before every launch: answered in C (fastpath.c) unless traced.
+            fast = driver.fast.cls_get_slot(driver.primary_context(), callback)
+            if fast is not None:
+                array[index] = ffi.cast("void *", fast)
+    return array
+
+
+def get_export_table(driver: Any, ptable: Any, table_id: Any) -> int:
+    ffi = driver.ffi
+    if ptable == ffi.NULL or table_id == ffi.NULL:
+        return E.CUDA_ERROR_INVALID_VALUE
+    key = bytes(ffi.buffer(table_id, 16))
+    table = BY_UUID.get(key)
+    if table is None:
+        # cudart probes some tables it can do without: say so only when asked.
+        if os.environ.get("ZMLIR_LOG"):
+            log(f"unsupported: export table {uuid.UUID(bytes=key)} (returning "
+                "CUDA_ERROR_INVALID_VALUE)")
+        ptable[0] = ffi.NULL
+        return E.CUDA_ERROR_INVALID_VALUE
+    ptable[0] = table_array(driver, table.name)
+    return E.CUDA_SUCCESS
+
+
+def table_array(driver: Any, name: str) -> Any:
+    """The C array of the table `name`, built on first use."""
+    table = BY_NAME[name]
+    if table.key not in _BUILT.arrays:
+        _BUILT.arrays[table.key] = _build(driver, table)
+    return _BUILT.arrays[table.key]
+
+
+def table_address(driver: Any, name: str) -> int:
+    return int(driver.ffi.cast("uintptr_t", table_array(driver, name)))
