@@ -120,7 +120,7 @@ def ptx_keys(exe: Path) -> list[str]:
 
 def driver_ptx_texts(exe: Path) -> list[str]:
     from zmlir.runtime.cuda import fatbin
-    from zmlir.runtime.cuda.driver import COMPUTE_CAPABILITY
+    from zmlir.runtime.cuda.constants import COMPUTE_CAPABILITY
 
     max_sm = COMPUTE_CAPABILITY[0] * 10 + COMPUTE_CAPABILITY[1]
     section = elf_section(exe, ".nv_fatbin")
