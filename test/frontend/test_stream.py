@@ -226,14 +226,14 @@ def test_same_diagnostics(bad: str, good: str) -> None:
 def test_mlir_rejection_is_located(monkeypatch: pytest.MonkeyPatch) -> None:
     """A module MLIR rejects (an importer bug) gives the internal error at
     the PTX line, on either path."""
-    real = importer._FunctionImporter.run
+    real = importer.FunctionImporter.run
 
-    def broken(self: importer._FunctionImporter) -> str:
+    def broken(self: importer.FunctionImporter) -> str:
         text = real(self)
         return text.replace("ptx.ret", "ptx.ret %nonsense : i32", 1) if (
             self.fn.name == "third") else text
 
-    monkeypatch.setattr(importer._FunctionImporter, "run", broken)
+    monkeypatch.setattr(importer.FunctionImporter, "run", broken)
     with pytest.raises(stream.NativeError):  # the batch, without and then with locations
         stream._import_streamed(MODULE, "m.ptx", 1, True, True, False, "<buffer>")
     line = next(n for n, t in enumerate(MODULE.splitlines(), 1) if "a } in a comment" in t)

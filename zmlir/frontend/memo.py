@@ -25,13 +25,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from types import CodeType
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from zmlir.frontend import ast
 from zmlir.frontend.ssa import Value
-
-if TYPE_CHECKING:
-    from zmlir.frontend.importer import _FunctionImporter, _Op
 
 # Handlers that branch, end a block or read the function's own state.
 _NEVER = frozenset({"call", "ret", "exit", "trap", "bra", "brx"})
@@ -47,6 +44,19 @@ READ, NEW, EMIT, DEFINE = range(4)
 
 Step = tuple
 Key = tuple
+
+
+class RecordedOp(Protocol):
+    """What a recording reads of an emitted op (the importer's printer.Op)."""
+
+    results: list[Value]
+    template: str
+    operands: list[Value]
+    loc: object
+
+
+# The op class a recipe makes its ops with: (results, template, operands, loc).
+OpClass = Callable[[list[Value], str, list[Value], Any], object]
 
 
 class Shapes:
@@ -181,7 +191,7 @@ class Recording:
         self.steps.append((NEW, v.type))
         self._value(v)
 
-    def emit(self, op: _Op) -> None:
+    def emit(self, op: RecordedOp) -> None:
         if op.loc is not self.loc:
             self.valid = False
         results = self._indices(op.results)
@@ -208,7 +218,9 @@ class Recording:
         return tuple(out)
 
 
-Replay = Callable[["_FunctionImporter", tuple[str, ...], object], None]
+# A recipe: (importer, register names, loc). The importer (importer.core's
+# FunctionImporter) is not typed here, which would make an import cycle.
+Replay = Callable[[Any, tuple[str, ...], object], None]
 
 
 class Recipes:
@@ -219,13 +231,13 @@ class Recipes:
         self.table: dict[Key, Replay] = {}
         self.shapes = Shapes()
 
-    def add(self, k: Key, rec: Recording, op_class: type[_Op]) -> None:
+    def add(self, k: Key, rec: Recording, op_class: OpClass) -> None:
         if len(self.table) >= _LIMIT:
             self.table.clear()
         self.table[k] = compile_recipe(tuple(rec.steps), op_class)
 
 
-def compile_recipe(steps: tuple[Step, ...], op_class: type[_Op]) -> Replay:
+def compile_recipe(steps: tuple[Step, ...], op_class: OpClass) -> Replay:
     """A function `(importer, register names, loc)` doing what the recorded
     handler did: the steps as straight-line Python, so a replay pays for no
     loop over steps and no dispatch on their kinds. Templates and types are

@@ -1,0 +1,118 @@
+"""Moves and conversions between registers: mov (special registers,
+addresses, packing and unpacking vectors) and cvt."""
+
+from __future__ import annotations
+
+from zmlir.frontend import ast
+from zmlir.frontend.importer.common import (
+    attr_dict,
+    check_no_rest,
+    classify,
+    emit_result,
+    expect_operands,
+    one_type,
+    operand_slots,
+    operand_values,
+)
+from zmlir.frontend.importer.core import FunctionImporter, handles
+from zmlir.frontend.importer.generic import generic, is_other_special_reg
+from zmlir.frontend.importer.ptxtypes import bits, mlir_type
+from zmlir.frontend.importer.sreg import SPECIAL_REGS
+
+
+@handles("mov")
+def _mov(imp: FunctionImporter, inst: ast.Instruction) -> None:
+    if len(inst.operands) == 2 and (
+            is_other_special_reg(imp, inst.operands[1])
+            or (isinstance(inst.operands[1], ast.Sym) and inst.operands[1].name in imp.params)):
+        # Special registers without a ptx.sreg case, and the address of a
+        # kernel parameter (grid constants, tensor maps).
+        generic(imp, inst)
+        return
+    m = classify(inst)
+    check_no_rest(imp, inst, m)
+    expect_operands(imp, inst, 2)
+    ptx_type = one_type(imp, inst, m)
+    dest, src = inst.operands
+    if isinstance(src, ast.Vec):
+        # mov.b64 %rd, {%r1, %r2}: the first element in the low bits.
+        if not isinstance(dest, ast.Reg):
+            raise imp.error("'mov' packing needs a register destination", inst.loc)
+        want = imp.reg_type(dest.name, inst.loc)
+        n = len(src.elems)
+        if bits(want) % n:
+            raise imp.error("'mov' packing elements do not divide the destination", inst.loc)
+        part = f"i{bits(want) // n}"
+        elems = []
+        for e in src.elems:
+            if isinstance(e, ast.Reg) and e.name not in SPECIAL_REGS:
+                v = imp.read_reg(e.name, inst.loc)
+                elems.append(v if bits(v.type) == bits(part) else imp.coerce(v, part, inst.loc))
+            else:
+                elems.append(imp.value(e, part, inst.loc))
+        types = ", ".join(v.type for v in elems)
+        emit_result(imp, inst, f"ptx.mov_pack {operand_slots(n)} : {types} -> {want}", elems, want)
+        return
+    if isinstance(dest, ast.Vec):
+        # mov.b32 {%h1, %h2}, %r: the first element from the low bits; `_`
+        # sinks take their share of the bits too.
+        n = len(dest.elems)
+        v = imp.value(src, mlir_type(ptx_type), inst.loc, ptx_type)
+        if bits(v.type) % n:
+            raise imp.error("'mov' unpacking elements do not divide the source", inst.loc)
+        part = f"i{bits(v.type) // n}"
+        types = []
+        for e in dest.elems:
+            t = imp.reg_type(e.name, inst.loc) if isinstance(e, ast.Reg) else part
+            types.append(t if bits(t) == bits(part) else part)
+        results = [imp.new_value(t) for t in types]
+        imp.emit(results, f"ptx.mov_unpack {{0}} : {v.type} -> {', '.join(types)}", [v], inst.loc)
+        for e, r in zip(dest.elems, results, strict=True):
+            imp.write_reg(e, r, inst.loc)
+        return
+    if not isinstance(dest, ast.Reg):
+        raise imp.error("'mov' needs a register destination", inst.loc)
+    want = imp.reg_type(dest.name, inst.loc)
+    if isinstance(src, ast.Reg) and src.name in SPECIAL_REGS:
+        v = imp.special_reg(src.name, want, inst.loc)
+    elif isinstance(src, ast.Reg):
+        v = imp.read_reg(src.name, inst.loc)
+        if v.type != want:
+            v = imp.coerce(v, want, inst.loc, ptx_type)
+    else:
+        v = imp.value(src, want, inst.loc, ptx_type)
+    imp.write_reg(dest, v, inst.loc)
+
+
+@handles("cvt")
+def _cvt(imp: FunctionImporter, inst: ast.Instruction) -> None:
+    m = classify(inst)
+    if len(inst.operands) == 3 and m.types and m.types[0] in ("f16x2", "bf16x2"):
+        check_no_rest(imp, inst, m, {"satfinite"})
+        if m.types[1:] != ["f32"]:
+            raise imp.error("unsupported packed 'cvt' source (expected .f32)", inst.loc)
+        vs = operand_values(imp, inst, ["f32", "f32"], ["f32", "f32"])
+        attrs = attr_dict(relu="relu" in m.flags, rnd=f"#ptx.rnd<{m.rnd}>" if m.rnd else None,
+                          satfinite="satfinite" in m.rest, type=f"#ptx.type<{m.types[0]}>")
+        emit_result(imp, inst, f"ptx.cvt_pack {{0}}, {{1}} {attrs} : i32", vs, "i32")
+        return
+    if m.rest:
+        # .satfinite, .tf32, fp8 pairs (.e4m3x2), ...: ptx.cvt has no place for them.
+        generic(imp, inst)
+        return
+    expect_operands(imp, inst, 2)
+    if len(m.types) != 2:
+        raise imp.error("'cvt' needs a destination and a source type", inst.loc)
+    dst_type, src_type = m.types
+    dest, src = inst.operands
+    if isinstance(src, ast.Reg) and src.name not in SPECIAL_REGS:
+        v = imp.read_reg(src.name, inst.loc)
+    else:
+        v = imp.value(src, mlir_type(src_type), inst.loc, src_type)
+    rt = imp.reg_type(dest.name, inst.loc) if isinstance(dest, ast.Reg) else mlir_type(dst_type)
+    r = imp.new_value(rt)
+    attrs = attr_dict(ftz="ftz" in m.flags, relu="relu" in m.flags,
+                      rnd=f"#ptx.rnd<{m.rnd}>" if m.rnd else None, sat="sat" in m.flags,
+                      src_type=f"#ptx.type<{src_type}>", type=f"#ptx.type<{dst_type}>")
+    imp.emit([r], f"ptx.cvt {{0}} {attrs} : {v.type} -> {rt}", [v], inst.loc)
+    imp.write_reg(dest, r, inst.loc)
