@@ -187,12 +187,13 @@ private:
   OwningOpRef<ModuleOp> module;
 };
 
-std::string translateToLLVMIR(const std::string &source, const std::string &triple) {
+std::string translateToLLVMIR(const std::string &source, const std::string &triple,
+                              const std::vector<std::string> &fixups) {
   std::unique_ptr<MLIRContext> context = newContext();
   DiagnosticCollector diagnostics(*context);
   OwningOpRef<ModuleOp> module = parse(*context, source, "<llvm-dialect>", diagnostics);
   llvm::LLVMContext llvmContext;
-  auto llvmModule = zmlir::translateGpuModuleToLLVMIR(*module, llvmContext, triple);
+  auto llvmModule = zmlir::translateGpuModuleToLLVMIR(*module, llvmContext, triple, fixups);
   if (!llvmModule)
     diagnostics.raise(llvm::toString(llvmModule.takeError()));
   std::string text;
@@ -264,7 +265,9 @@ NB_MODULE(_native, m) {
       .def("text", &Module::text, nb::arg("debug_info") = false,
            "The module printed as MLIR text.");
   m.def("translate_to_llvm_ir", &translateToLLVMIR, nb::arg("source"), nb::arg("triple"),
-        "Translate the module's gpu.module (in the LLVM dialect) to LLVM IR text.");
+        nb::arg("fixups") = std::vector<std::string>(),
+        "Translate the module's gpu.module (in the LLVM dialect) to LLVM IR text, then apply "
+        "the target's LLVM module fix-ups (by name).");
   m.def("emit", &emit, nb::arg("llvm_ir"), nb::arg("triple"), nb::arg("cpu") = "",
         nb::arg("features") = "", nb::arg("kind") = "obj", nb::arg("opt_level") = 2,
         "Run an LLVM backend on LLVM IR text; returns assembly or an object file.");

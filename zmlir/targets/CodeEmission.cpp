@@ -6,6 +6,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/InstIterator.h"
@@ -88,66 +89,21 @@ void optimize(llvm::Module &module, llvm::TargetMachine &machine, int optLevel) 
   builder.buildPerModuleDefaultPipeline(level).run(module, mam);
 }
 
-/// Globals the ptx-to-std lowering marked `ptx.managed` (__managed__), as
-/// LLVM's NVPTX backend reads them: a `!nvvm.annotations` entry
-/// `!{ptr addrspace(1) @x, !"managed", i32 1}`, printed as
-/// `.global .attribute(.managed)`.
-llvm::Error annotateManagedGlobals(gpu::GPUModuleOp gpuModule, llvm::Module &llvmModule) {
-  llvm::LLVMContext &context = llvmModule.getContext();
-  for (auto global : gpuModule.getOps<LLVM::GlobalOp>()) {
-    if (!global->hasAttr("ptx.managed"))
-      continue;
-    llvm::GlobalVariable *variable = llvmModule.getGlobalVariable(global.getSymName(),
-                                                                 /*AllowInternal=*/true);
-    if (!variable)
-      return makeError("managed variable '" + global.getSymName() +
-                       "' is missing from the LLVM IR");
-    llvm::Metadata *entry[] = {
-        llvm::ConstantAsMetadata::get(variable), llvm::MDString::get(context, "managed"),
-        llvm::ConstantAsMetadata::get(
-            llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), 1))};
-    llvmModule.getOrInsertNamedMetadata("nvvm.annotations")
-        ->addOperand(llvm::MDNode::get(context, entry));
-  }
-  return llvm::Error::success();
-}
-
-/// LLVM 22's NVPTX backend emits every atomicrmw as a relaxed `atom` at
-/// .gpu scope, whatever its ordering and syncscope: an ordered or
-/// system-scope one would come out weaker than the PTX asked for. The
-/// ptx-to-std lowering gives NVPTX atomicrmw only for relaxed .gpu atom/red
-/// and inline PTX for the rest (nvptxLLVMAtomicIsExact); this keeps anything
-/// else from reaching the backend.
-llvm::Error checkNvptxAtomicRMWs(llvm::Module &module) {
-  llvm::LLVMContext &context = module.getContext();
-  llvm::SyncScope::ID device = context.getOrInsertSyncScopeID("device");
-  llvm::SyncScope::ID block = context.getOrInsertSyncScopeID("block");
-  llvm::SyncScope::ID cluster = context.getOrInsertSyncScopeID("cluster");
-  for (llvm::Function &fn : module)
-    for (llvm::Instruction &inst : llvm::instructions(fn)) {
-      auto *rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(&inst);
-      if (!rmw)
-        continue;
-      llvm::SyncScope::ID scope = rmw->getSyncScopeID();
-      if (rmw->getOrdering() == llvm::AtomicOrdering::Monotonic &&
-          (scope == device || scope == block || scope == cluster))
-        continue;
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      rmw->print(os);
-      return makeError("internal error: NVPTX would emit '" + llvm::StringRef(text).trim() +
-                       "' in '" + fn.getName() +
-                       "' as a relaxed .gpu atom (LLVM 22 drops an atomicrmw's ordering "
-                       "and scope)");
-    }
-  return llvm::Error::success();
+/// The LLVM-module fix-ups a target asks for by name (Target.llvm_fixups in
+/// Python), each in its target's folder.
+const llvm::StringMap<zmlir::LLVMModuleFixup> &fixupsByName() {
+  static const llvm::StringMap<zmlir::LLVMModuleFixup> fixups = {
+      {"nvptx-managed-globals", zmlir::annotateNVPTXManagedGlobals},
+      {"nvptx-check-atomics", zmlir::checkNVPTXAtomicRMWs},
+  };
+  return fixups;
 }
 
 } // namespace
 
 llvm::Expected<std::unique_ptr<llvm::Module>>
 zmlir::translateGpuModuleToLLVMIR(ModuleOp module, llvm::LLVMContext &context,
-                                  llvm::StringRef triple) {
+                                  llvm::StringRef triple, llvm::ArrayRef<std::string> fixups) {
   auto gpuModules = llvm::to_vector(module.getOps<gpu::GPUModuleOp>());
   if (gpuModules.size() != 1)
     return makeError("expected exactly one gpu.module, found " +
@@ -165,10 +121,11 @@ zmlir::translateGpuModuleToLLVMIR(ModuleOp module, llvm::LLVMContext &context,
   if (!llvmModule)
     return makeError("translation to LLVM IR failed");
   llvmModule->setTargetTriple(llvm::Triple(triple));
-  if (llvmModule->getTargetTriple().isNVPTX()) {
-    if (llvm::Error error = annotateManagedGlobals(gpuModules.front(), *llvmModule))
-      return std::move(error);
-    if (llvm::Error error = checkNvptxAtomicRMWs(*llvmModule))
+  for (const std::string &name : fixups) {
+    auto fixup = fixupsByName().find(name);
+    if (fixup == fixupsByName().end())
+      return makeError("unknown LLVM module fix-up '" + name + "'");
+    if (llvm::Error error = fixup->second(gpuModules.front(), *llvmModule))
       return std::move(error);
   }
   return llvmModule;

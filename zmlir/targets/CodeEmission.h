@@ -3,7 +3,9 @@
 #ifndef ZMLIR_TARGETS_CODEEMISSION_H
 #define ZMLIR_TARGETS_CODEEMISSION_H
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -17,11 +19,24 @@ class Module;
 
 namespace zmlir {
 
+/// A target's change to, or check of, the LLVM module translated from a
+/// gpu.module.
+using LLVMModuleFixup = llvm::Error (*)(mlir::gpu::GPUModuleOp gpuModule,
+                                        llvm::Module &llvmModule);
+
 /// Translates the body of the single `gpu.module` in `module` (already in the
-/// LLVM dialect) to an LLVM module for `triple`.
+/// LLVM dialect) to an LLVM module for `triple`, then applies the target's
+/// `fixups` (by name) in order.
 llvm::Expected<std::unique_ptr<llvm::Module>>
 translateGpuModuleToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
-                           llvm::StringRef triple);
+                           llvm::StringRef triple, llvm::ArrayRef<std::string> fixups);
+
+/// NVPTX (zmlir/targets/nvptx/NVPTXFixups.cpp): `__managed__` globals as
+/// `!nvvm.annotations`, and a check that no atomicrmw would lose its
+/// ordering or scope.
+llvm::Error annotateNVPTXManagedGlobals(mlir::gpu::GPUModuleOp gpuModule,
+                                        llvm::Module &llvmModule);
+llvm::Error checkNVPTXAtomicRMWs(mlir::gpu::GPUModuleOp gpuModule, llvm::Module &llvmModule);
 
 enum class OutputKind { Assembly, Object };
 

@@ -87,6 +87,8 @@ class Target(ABC):
     # which the runtime reads after each launch; None where `trap` ends the
     # launch itself.
     trap_word: ClassVar[str | None] = None
+    # The LLVM module fix-ups (zmlir/targets/CodeEmission.h) translation applies.
+    llvm_fixups: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, arch: str | None = None) -> None:
         self.arch = arch or self.default_arch
@@ -136,7 +138,7 @@ class Target(ABC):
     def _translate(self, llvm_mlir: str) -> tuple[str, str]:
         from zmlir import _native
 
-        llvm_ir = _native.translate_to_llvm_ir(llvm_mlir, self.triple)
+        llvm_ir = _native.translate_to_llvm_ir(llvm_mlir, self.triple, list(self.llvm_fixups))
         return llvm_ir, llvm_ir
 
     def std_pipeline(self) -> str:

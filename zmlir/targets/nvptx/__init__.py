@@ -15,6 +15,7 @@ class NVPTXTarget(Target):
     triple = "nvptx64-nvidia-cuda"
     binary_suffix = ".ptx"
     binary_is_text = True
+    llvm_fixups = ("nvptx-managed-globals", "nvptx-check-atomics")
 
     @classmethod
     def validate_arch(cls, arch: str) -> None:

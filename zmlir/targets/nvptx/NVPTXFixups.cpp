@@ -1,0 +1,80 @@
+//===- NVPTXFixups.cpp - NVPTX's LLVM module fix-ups ------------*- C++ -*-===//
+//
+// What the NVPTX target does to the LLVM module translated from its
+// gpu.module before LLVM's NVPTX backend sees it (Target.llvm_fixups).
+//
+//===----------------------------------------------------------------------===//
+
+#include "zmlir/targets/CodeEmission.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Metadata.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/AtomicOrdering.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+static llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// Globals the ptx-to-std lowering marked `ptx.managed` (__managed__), as
+/// LLVM's NVPTX backend reads them: a `!nvvm.annotations` entry
+/// `!{ptr addrspace(1) @x, !"managed", i32 1}`, printed as
+/// `.global .attribute(.managed)`.
+llvm::Error zmlir::annotateNVPTXManagedGlobals(gpu::GPUModuleOp gpuModule,
+                                               llvm::Module &llvmModule) {
+  llvm::LLVMContext &context = llvmModule.getContext();
+  for (auto global : gpuModule.getOps<LLVM::GlobalOp>()) {
+    if (!global->hasAttr("ptx.managed"))
+      continue;
+    llvm::GlobalVariable *variable = llvmModule.getGlobalVariable(global.getSymName(),
+                                                                 /*AllowInternal=*/true);
+    if (!variable)
+      return makeError("managed variable '" + global.getSymName() +
+                       "' is missing from the LLVM IR");
+    llvm::Metadata *entry[] = {
+        llvm::ConstantAsMetadata::get(variable), llvm::MDString::get(context, "managed"),
+        llvm::ConstantAsMetadata::get(
+            llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), 1))};
+    llvmModule.getOrInsertNamedMetadata("nvvm.annotations")
+        ->addOperand(llvm::MDNode::get(context, entry));
+  }
+  return llvm::Error::success();
+}
+
+/// LLVM 22's NVPTX backend emits every atomicrmw as a relaxed `atom` at
+/// .gpu scope, whatever its ordering and syncscope: an ordered or
+/// system-scope one would come out weaker than the PTX asked for. The
+/// ptx-to-std lowering gives NVPTX atomicrmw only for relaxed .gpu atom/red
+/// and inline PTX for the rest (NVPTXTargetInfo::hasNativeAtomic); this keeps anything
+/// else from reaching the backend.
+llvm::Error zmlir::checkNVPTXAtomicRMWs(gpu::GPUModuleOp, llvm::Module &module) {
+  llvm::LLVMContext &context = module.getContext();
+  llvm::SyncScope::ID device = context.getOrInsertSyncScopeID("device");
+  llvm::SyncScope::ID block = context.getOrInsertSyncScopeID("block");
+  llvm::SyncScope::ID cluster = context.getOrInsertSyncScopeID("cluster");
+  for (llvm::Function &fn : module)
+    for (llvm::Instruction &inst : llvm::instructions(fn)) {
+      auto *rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(&inst);
+      if (!rmw)
+        continue;
+      llvm::SyncScope::ID scope = rmw->getSyncScopeID();
+      if (rmw->getOrdering() == llvm::AtomicOrdering::Monotonic &&
+          (scope == device || scope == block || scope == cluster))
+        continue;
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      rmw->print(os);
+      return makeError("internal error: NVPTX would emit '" + llvm::StringRef(text).trim() +
+                       "' in '" + fn.getName() +
+                       "' as a relaxed .gpu atom (LLVM 22 drops an atomicrmw's ordering "
+                       "and scope)");
+    }
+  return llvm::Error::success();
+}
