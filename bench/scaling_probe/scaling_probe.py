@@ -55,16 +55,17 @@ print(time.process_time() - c0, time.monotonic() - t0, r.ru_minflt, r.ru_nivcsw)
 """
 POOL = """
 import sys, time, resource, json, multiprocessing
-from zmlir.frontend import stream
+from zmlir.frontend import pool, stream
 if sys.argv[3] in ("fork", "forkserver"):
     class _M:
+        forkserver = multiprocessing.forkserver
         @staticmethod
         def get_context(_):
             ctx = multiprocessing.get_context(sys.argv[3])
             if sys.argv[3] == "forkserver":
                 ctx.set_forkserver_preload(["zmlir.frontend.stream"])
             return ctx
-    stream.multiprocessing = _M
+    pool.multiprocessing = _M
 MARKS = {}
 def _mark(name):
     MARKS[name] = time.monotonic()
@@ -85,11 +86,11 @@ def _wrap(owner, attr, before=None, after=None, gen=False):
             if after: _mark(after)
             return r
     setattr(owner, attr, f)
-_wrap(stream._Workers, "split", "split:start", "split:end")
-_wrap(stream._Workers, "submit", None, "workers:submitted")
-_wrap(stream._Workers, "module_part", None, "module_part:got")
-_wrap(stream._Workers, "results", gen=True)
-_wrap(stream._Workers, "close", "close:start", "close:end")
+_wrap(pool.Workers, "split", "split:start", "split:end")
+_wrap(pool.Workers, "submit", None, "workers:submitted")
+_wrap(pool.Workers, "module_part", None, "module_part:got")
+_wrap(pool.Workers, "results", gen=True)
+_wrap(pool.Workers, "close", "close:start", "close:end")
 def main():
     text = open(sys.argv[1]).read()
     jobs = int(sys.argv[2])

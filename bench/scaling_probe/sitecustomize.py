@@ -1,5 +1,5 @@
 """Per-process timing of the stream pool (probe only): ZMLIR_PROBE_DIR set.
-Patches zmlir.frontend.stream when it is imported (not before: a spawned
+Patches zmlir.frontend.pool when it is imported (not before: a spawned
 worker reads its start-up data first)."""
 import os
 import sys
@@ -7,15 +7,17 @@ import sys
 _DIR = os.environ.get("ZMLIR_PROBE_DIR")
 
 
-def _patch(stream):
+def _patch(pool):
     import json
     import resource
     import time
 
-    _orig_load, _orig_task, _orig_split = (stream._worker_context, stream._task,
-                                           stream._split_segment)
-    if os.environ.get("ZMLIR_PROBE_NOLAZY"):
-        stream.chunks = lambda text: None
+    from zmlir.frontend import split
+
+    _orig_load, _orig_task, _orig_split = (pool._worker_context, pool._task,
+                                           pool._split_segment)
+    if os.environ.get("ZMLIR_PROBE_NOLAZY"):  # no chunks found: module texts parsed whole
+        pool.chunks = split.chunks = lambda *args: None
 
     def _rec(kind, t0, c0, extra=None):
         r = resource.getrusage(resource.RUSAGE_SELF)
@@ -27,18 +29,18 @@ def _patch(stream):
 
     def _load(source):  # the worker's context: recorded when it is loaded
         t0, c0 = time.monotonic(), time.process_time()
-        before = stream._WORKER
+        before = pool._WORKER
         out = _orig_load(source)
-        if stream._WORKER is not before:
+        if pool._WORKER is not before:
             _rec("init", t0, c0, {"proc_cpu": time.process_time()})
         return out
 
     def _task(source, method, *a):
         t0, c0 = time.monotonic(), time.process_time()
         out = _orig_task(source, method, *a)
-        if method is stream._batch:
+        if method is pool._batch:
             _rec("work", t0, c0, {"bytes": sum(e - s for s, e, _, _ in a[0].spans)})
-        elif method is stream._Context.module_part:
+        elif method is pool.ImportContext.module_part:
             _rec("part", t0, c0)
         return out
 
@@ -50,8 +52,8 @@ def _patch(stream):
 
     for f, name in ((_load, "_worker_context"), (_task, "_task"),
                     (_split_segment, "_split_segment")):
-        f.__module__, f.__qualname__ = "zmlir.frontend.stream", name
-    stream._worker_context, stream._task, stream._split_segment = _load, _task, _split_segment
+        f.__module__, f.__qualname__ = "zmlir.frontend.pool", name
+    pool._worker_context, pool._task, pool._split_segment = _load, _task, _split_segment
 
 if _DIR:
     import importlib.abc
@@ -59,7 +61,7 @@ if _DIR:
 
     class _Hook(importlib.abc.MetaPathFinder):
         def find_spec(self, name, path, target=None):
-            if name != "zmlir.frontend.stream":
+            if name != "zmlir.frontend.pool":
                 return None
             sys.meta_path.remove(self)
             spec = importlib.util.find_spec(name)

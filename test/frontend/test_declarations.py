@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 from corpus.build import compile_all, have_nvcc
 
-from zmlir.frontend import parse_ptx, stream
+from zmlir.frontend import context, parse_ptx, stream
 from zmlir.frontend.declarations import Declarations, Unreadable, certified, chunks
 from zmlir.frontend.importer import ModuleImporter
 
@@ -122,9 +122,9 @@ def test_corpus_imports_the_same_with_declarations_on_demand() -> None:
         found = chunks(text)
         m = parse_ptx(text, "m.ptx")
         assert found is not None and certified([*m.variables, *m.functions], found), case.name
-        whole = stream._Context(parse_ptx(text, "m.ptx"), "m.ptx", "<buffer>")
+        whole = context.ImportContext(parse_ptx(text, "m.ptx"), "m.ptx", "<buffer>")
         decls = Declarations(text, found, "m.ptx")
-        lazy = stream._Context(decls.module, "m.ptx", "<buffer>", decls)
+        lazy = context.ImportContext(decls.module, "m.ptx", "<buffer>", decls)
         for s in spans:
             work = [(ptx[s.start:s.end], s.line, s.col)]
             assert lazy.batch(work, False, False).funcs == whole.batch(work, False, False).funcs
@@ -134,17 +134,17 @@ def test_corpus_imports_the_same_with_declarations_on_demand() -> None:
         assert sum(c.name is not None for c in found) == 0 or decls.lazy, case.name
 
 
-def _parts(text: str, groups: int, verify: bool = False) -> stream._ModulePart:
+def _parts(text: str, groups: int, verify: bool = False) -> context.ModulePart:
     found = chunks(text)
     assert found is not None
     decls = Declarations(text, found, "m.ptx")
-    ctx = stream._Context(decls.module, "m.ptx", "<buffer>", decls)
-    return stream._ModulePart.joined([ctx.module_part(k, groups, verify, verify)
+    ctx = context.ImportContext(decls.module, "m.ptx", "<buffer>", decls)
+    return context.ModulePart.joined([ctx.module_part(k, groups, verify, verify)
                                       for k in range(groups)])
 
 
-def _whole_part(text: str, verify: bool = False) -> stream._ModulePart:
-    ctx = stream._Context(parse_ptx(text, "m.ptx"), "m.ptx", "<buffer>")
+def _whole_part(text: str, verify: bool = False) -> context.ModulePart:
+    ctx = context.ImportContext(parse_ptx(text, "m.ptx"), "m.ptx", "<buffer>")
     return ctx.module_part(0, 1, verify, verify)
 
 

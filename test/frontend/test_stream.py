@@ -12,7 +12,7 @@ from corpus.build import compile_all, have_nvcc
 
 from zmlir import compile_module
 from zmlir.diagnostics import CompileError
-from zmlir.frontend import ast, importer, parse_ptx, stream
+from zmlir.frontend import ast, importer, parse_ptx, pool, split, stream
 from zmlir.frontend.declarations import Chunk, chunks, joined_chunks
 from zmlir.frontend.importer import import_module
 
@@ -89,17 +89,17 @@ def test_split_declines_what_it_cannot_split(text: str) -> None:
 
 def _segments_split(text: str, cuts: list[int], tmp_path: Path
                     ) -> tuple[tuple[str, list[stream.Span]] | None, list[Chunk] | None]:
-    """What _Workers.split makes of `text` cut at `cuts`, in this process,
+    """What Workers.split makes of `text` cut at `cuts`, in this process,
     and what the workers make of the module text's chunks."""
     data = text.encode()
     path = tmp_path / "m.ptx"
     path.write_bytes(data)
-    file = stream._TextFile(str(path), len(data) == len(text))
-    segments = [stream._split_segment(*args) for args in stream._segments(text, file, cuts)]
-    joined = stream._joined(text, cuts, segments)
+    file = pool._TextFile(str(path), len(data) == len(text))
+    segments = [pool._split_segment(*args) for args in pool._segments(text, file, cuts)]
+    joined = split.joined_segments(text, cuts, segments)
     if joined is None:
         return None, None
-    parts = stream._chunk_parts(segments)
+    parts = split.chunk_parts(segments)
     assert parts is not None
     return joined, joined_chunks(joined[0], parts)
 
@@ -113,7 +113,7 @@ def _unmarked(found: list[Chunk] | None) -> list[Chunk] | None:
 def test_segments_split_as_whole(n: int, tmp_path: Path) -> None:
     # Non-ASCII: the segments are read from the file by their bytes.
     text = MODULE.replace("and { here", "and { here, déjà")
-    cuts = stream._cuts(text, n)
+    cuts = split.segment_cuts(text, n)
     # Cut where a line starts a definition or declaration (`.extern`).
     assert 2 < len(cuts) <= n + 1
     assert all(text.startswith((".visible", ".weak", ".extern"), c) for c in cuts[1:-1])
@@ -127,7 +127,7 @@ def test_segments_split_as_whole(n: int, tmp_path: Path) -> None:
 @pytest.mark.skipif(not have_nvcc(), reason="nvcc is not installed")
 def test_corpus_segments_split_as_whole(tmp_path: Path) -> None:
     for case, ptx in compile_all().items():
-        joined, found = _segments_split(ptx, stream._cuts(ptx, 5), tmp_path)
+        joined, found = _segments_split(ptx, split.segment_cuts(ptx, 5), tmp_path)
         assert joined == stream.split(ptx), case.name
         assert joined is not None and found is not None, case.name
         assert _unmarked(found) == chunks(joined[0]), case.name

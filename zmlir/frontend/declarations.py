@@ -32,7 +32,7 @@ from zmlir.frontend import ast
 from zmlir.frontend.fastpath import NAME
 from zmlir.frontend.parser import parse_ptx
 
-# Top-level punctuation (of a module, for stream.split; of a module text,
+# Top-level punctuation (of a module, for split.split; of a module text,
 # for chunks), and what hides it: `.pragma` directives (lark's PRAGMA,
 # ignored anywhere), comments, strings (an unterminated comment or string
 # matches only its opening).
@@ -78,7 +78,7 @@ class Chunk:
     name: str | None = None
     decl_loc: tuple[int, int] = (0, 0)
     # Whether it is (blanks and comments, and) the header of a function
-    # definition, its body removed by stream.split: the batches parse that.
+    # definition, its body removed by split.split: the batches parse that.
     definition: bool = False
 
     def piece(self, text: str) -> tuple[str, int, int]:
@@ -88,7 +88,7 @@ class Chunk:
 def chunks(text: str, line: int = 1, headers: dict[int, tuple[int, int]] | None = None
            ) -> list[Chunk] | None:
     """The top-level items of a module text (function bodies removed: see
-    stream.split), each ending at a `;` or at the `}` of a `.section` (the
+    split.split), each ending at a `;` or at the `}` of a `.section` (the
     other braces are initializers'); None if a comment or string doesn't end.
     The text starts at the start of line `line`. `headers`: where the
     definitions' headers end (-> where they start), to mark their chunks."""

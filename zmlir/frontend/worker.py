@@ -1,4 +1,4 @@
-"""What stream.py's worker processes start from: the forkserver imports this
+"""What the worker processes (pool.py) start from: the forkserver imports this
 module, so each worker forked from it has the frontend imported and its
 lazily built tables built: lark's LALR tables and per-state lexers, and the
 recipes of common instruction shapes (memo.py). Built in each worker, they
@@ -6,7 +6,7 @@ took 0.2 to 0.5 s of its start."""
 
 from __future__ import annotations
 
-from zmlir.frontend import stream  # noqa: F401  (imported for the workers)
+from zmlir.frontend import pool  # noqa: F401  (what the workers run)
 from zmlir.frontend.importer import import_module
 from zmlir.frontend.parser import parse_ptx
 
