@@ -1,6 +1,6 @@
 """`zmlir trace -- ./app`: an libcuda.so.1 that forwards every driver API call
 to NVIDIA's libcuda and logs it with the same Tracer as our runtime
-(zmlir/runtime/cuda/trace.py), so the two traces of one program compare.
+(tracer.py), so the two traces of one program compare.
 
 The library is built like our runtime's (cffi embedding, exporting the
 declarations of api.py). At its first call it loads NVIDIA's library by
@@ -274,7 +274,7 @@ def _log(message: str) -> None:
 class Interposer:
     def __init__(self, ffi: Any, lib: Any) -> None:
         from zmlir.runtime.cuda import api
-        from zmlir.runtime.cuda.trace import SIGNATURES, Tracer
+        from zmlir.trace.tracer import SIGNATURES, Tracer
 
         self.ffi, self.lib = ffi, lib
         self.signatures = SIGNATURES
@@ -489,7 +489,7 @@ class Interposer:
                         "utf-8", "replace")
                 else:
                     args[pname] = hex(value)
-            self.tracer._annotate(name, args, None)
+            self.tracer.annotate(name, args, None)
         self.tracer.entry(name, args)
 
     def _integrity_slot(self, name: str, signature: str) -> Any:

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from zmlir.trace.report import Trace, normalize
+from zmlir.trace.records import Trace, normalize
 
 _STREAM_TRACKS_TID = 1 << 30  # synthetic thread ids for the stream tracks
 _SYNC_APIS = re.compile(r"^cu(Memcpy|Memset)")

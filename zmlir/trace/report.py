@@ -19,92 +19,15 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
+
+from zmlir.trace.records import Call, Trace, load, normalize
 
 NOT_SUPPORTED = 801
 _BENIGN = {("cuStreamQuery", 600), ("cuEventQuery", 600), ("cuGetProcAddress", 500),
            ("cuGetProcAddress_v2", 500)}
-
-
-@dataclass
-class Call:
-    line: int
-    seq: int
-    api: str
-    result: int | None
-    result_name: str | None
-    dur: float
-    t: float
-    tid: int
-    args: dict[str, Any]
-
-
-@dataclass
-class Trace:
-    path: str
-    header: dict[str, Any] | None = None
-    calls: list[Call] = field(default_factory=list)
-    events: list[dict[str, Any]] = field(default_factory=list)
-    malformed: list[tuple[int, str]] = field(default_factory=list)
-
-
-def load(path: str | Path) -> Trace:
-    """Reads a trace; bad lines go to .malformed as (line number, why)."""
-    trace = Trace(str(path))
-    with open(path, "rb") as f:
-        for number, raw in enumerate(f, 1):
-            text = raw.decode("utf-8", "replace").strip()
-            if not text:
-                continue
-            try:
-                record = json.loads(text)
-            except ValueError as err:
-                trace.malformed.append((number, f"not JSON ({err.msg} at column {err.colno})"))
-                continue
-            if not isinstance(record, dict):
-                trace.malformed.append((number, f"not a JSON object ({type(record).__name__})"))
-                continue
-            if "trace" in record and "api" not in record:
-                if trace.header is None:
-                    trace.header = record
-                continue
-            if "event" in record and "api" not in record:
-                trace.events.append(record)
-                continue
-            call = _call(number, record)
-            if isinstance(call, str):
-                trace.malformed.append((number, call))
-            else:
-                trace.calls.append(call)
-    trace.calls.sort(key=lambda c: c.seq)
-    return trace
-
-
-def _call(number: int, r: dict[str, Any]) -> Call | str:
-    api = r.get("api")
-    if not isinstance(api, str) or not api:
-        return "no 'api' name"
-    seq = r.get("seq")
-    if not isinstance(seq, int) or isinstance(seq, bool):
-        return f"{api}: 'seq' is not an integer"
-    result = r.get("result")
-    if result is not None and (not isinstance(result, int) or isinstance(result, bool)):
-        return f"{api}: 'result' is not an integer"
-    num = {}
-    for key in ("dur", "t"):
-        value = r.get(key, 0.0)
-        if not isinstance(value, (int, float)) or isinstance(value, bool):
-            return f"{api}: '{key}' is not a number"
-        num[key] = float(value)
-    args = r.get("args", {})
-    tid = r.get("tid", 0)
-    return Call(number, seq, api, result, r.get("result_name") if isinstance(
-        r.get("result_name"), str) else None, num["dur"], num["t"],
-        tid if isinstance(tid, int) else 0, args if isinstance(args, dict) else {})
 
 
 def is_failure(call: Call) -> bool:
@@ -197,12 +120,6 @@ def format_summary(s: Summary, path: str, top: int | None = None) -> str:
 
 
 # -- comparison -------------------------------------------------------------------------
-
-
-def normalize(api: str) -> str:
-    """cuMemcpyAsync_v2_ptsz -> cuMemcpyAsync: the same request across ABI versions."""
-    api = re.sub(r"_(ptds|ptsz)$", "", api)
-    return re.sub(r"_v\d+$", "", api)
 
 
 _KEY_ARGS = {"cuLaunchKernel": ("kernel", "grid", "block", "sharedMemBytes"),

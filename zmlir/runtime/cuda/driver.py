@@ -92,7 +92,7 @@ def _install_tracer(driver: Driver) -> None:
     path = os.environ.get("ZMLIR_TRACE")
     if not path:
         return
-    from zmlir.runtime.cuda.trace import Tracer  # only when tracing
+    from zmlir.trace.tracer import Tracer  # only when tracing
 
     def kernel_name(handle: int) -> str | None:
         obj = driver.handles.find(handle)

@@ -1,6 +1,7 @@
 """Driver API call tracing: ZMLIR_TRACE=file.jsonl writes one JSON line per
-call into the driver (our libcuda.so.1, or NVIDIA's through the interposer
-in zmlir/trace/interposer.py, which uses this same Tracer).
+call into the driver (our libcuda.so.1, whose driver.bind installs a Tracer,
+or NVIDIA's through the interposer in interposer.py, which uses this same
+Tracer).
 
 The first line is a header ({"trace": "zmlir", ...}); every other line is one
 call:
@@ -21,7 +22,8 @@ the driver stored (successful calls only). cuLaunchKernel gets "kernel",
 Each line is written with one write(2) on an O_APPEND descriptor, so a
 process that crashes or calls _exit() loses nothing: there is no buffer to
 flush, and the file is complete at every moment. Nothing here imports the
-compiler: the interposer loads this module without our toolchain.
+compiler or the runtime (only the API declarations, zmlir/runtime/cuda/api.py):
+the interposer loads this module without our toolchain.
 """
 
 from __future__ import annotations
@@ -315,7 +317,7 @@ class Tracer:
         code = int(result) if isinstance(result, int) else None
         try:
             decoded = self._decoder(name, signature).decode(args, code in (0, None))
-            self._annotate(name, decoded, code)
+            self.annotate(name, decoded, code)
         except Exception as err:  # a decoding bug must never break the application
             decoded = {"decode_error": f"{type(err).__name__}: {err}"}
         record: dict[str, Any] = {
@@ -328,7 +330,8 @@ class Tracer:
             record["returned"] = repr(result)
         self._write(record)
 
-    def _annotate(self, name: str, args: dict[str, Any], code: int | None) -> None:
+    def annotate(self, name: str, args: dict[str, Any], code: int | None) -> None:
+        """Adds what a call's arguments imply: kernel names, launch geometry."""
         base = base_name(name)
         source = _NAME_SOURCES.get(base)
         if source is not None and code == 0 and isinstance(args.get(source[0]), str):
