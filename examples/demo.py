@@ -21,7 +21,7 @@ sys.path.insert(0, str(REPO / "test"))
 from support.cuda_cases import CASES, compile_ptx, run_launch  # noqa: E402
 
 import zmlir  # noqa: E402
-from zmlir.runtime.launcher import Device  # noqa: E402
+from zmlir.runtime.backends.opencl.device import Device  # noqa: E402
 from zmlir.toolchain import llvm_tool  # noqa: E402
 
 TARGETS = ["spirv", "nvptx:sm_80", "amdgpu:gfx90a", "amdgpu:gfx942", "amdgpu:gfx1100"]

@@ -34,7 +34,7 @@ def nvcc_ptx(tmp_path_factory: pytest.TempPathFactory):
 @pytest.fixture(scope="module")
 def device():
     """The OpenCL device SPIR-V kernels run on."""
-    launcher = pytest.importorskip("zmlir.runtime.launcher")
+    launcher = pytest.importorskip("zmlir.runtime.backends.opencl.device")
     try:
         dev = launcher.Device.open()
     except Exception as err:  # no OpenCL runtime with SPIR-V on this machine

@@ -251,7 +251,7 @@ LOOP:
 def test_clock64_counts(device) -> None:
     """%clock64 (cl_khr_kernel_clock's work-group clock on SPIR-V) advances over a loop of
     a million dependent multiply-adds: at least one tick per iteration would be 10^6."""
-    from zmlir.runtime.launcher import KernelArg
+    from zmlir.runtime.backends.opencl.device import KernelArg
 
     module = zmlir.compile_module(CLOCK_LOOP, "spirv", filename="clock.ptx")
     program = device.load_spirv(module.binary)

@@ -26,7 +26,7 @@ WAIVED = {
     "cooperative_grid_sync": "WAIVED: no cooperative launch (cudaDevAttrCooperativeLaunch is 0)",
 }
 
-pytest.importorskip("zmlir.runtime.launcher")
+pytest.importorskip("zmlir.runtime.backends.opencl.device")
 
 
 @pytest.fixture(scope="module")

@@ -20,9 +20,9 @@ import pytest
 
 pytest.importorskip("cffi", reason="the OpenCL launcher needs cffi")
 
-from zmlir.runtime import icd
-from zmlir.runtime.launcher import Device, KernelArg, Program
-from zmlir.runtime.opencl_api import OpenCLError
+from zmlir.runtime.backends.opencl import icd
+from zmlir.runtime.backends.opencl.api import OpenCLError
+from zmlir.runtime.backends.opencl.device import Device, KernelArg, Program
 from zmlir.toolchain import llvm_tool
 
 LLC = llvm_tool("llc")

@@ -364,12 +364,12 @@ def compile_ptx(case: CudaCase, out_dir: Path) -> Path:
 def run_launch(
     device: Any, kernel: Any, launch: Launch, shared_window: int | None
 ) -> dict[str, np.ndarray]:
-    """Run `launch` on a `zmlir.runtime.launcher.Device`; returns the output buffers by name.
+    """Run `launch` on an OpenCL `Device` (backends/opencl/device.py); returns the output buffers by name.
 
     `shared_window` is the static shared-memory size of the compiled kernel's window argument
     (None when it has none), passed through to `Device.launch`.
     """
-    from zmlir.runtime.launcher import KernelArg
+    from zmlir.runtime.backends.opencl.device import KernelArg
 
     addresses: dict[str, int] = {}
     try:

@@ -28,7 +28,7 @@ def merge_results(name: str, cases: dict[str, object]) -> None:
 
 def run_spirv(device, c: spec.Case, ins: list[np.ndarray], shared_bytes: int = 0) -> np.ndarray:
     """Case `c` compiled to SPIR-V and run on `device` over inputs `ins`: its output."""
-    from zmlir.runtime.launcher import KernelArg
+    from zmlir.runtime.backends.opencl.device import KernelArg
 
     module = zmlir.compile_module(spec.ptx(c), "spirv", filename=f"{c.name}.ptx")
     program = device.load_spirv(module.binary)

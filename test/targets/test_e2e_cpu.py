@@ -8,7 +8,7 @@ from support.cuda_cases import CASES, case_id, case_sizes, run_launch
 
 import zmlir
 
-launcher = pytest.importorskip("zmlir.runtime.launcher")
+launcher = pytest.importorskip("zmlir.runtime.backends.opencl.device")
 
 
 @pytest.fixture(scope="module")

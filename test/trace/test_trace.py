@@ -139,7 +139,7 @@ def test_perfetto_export(synthetic: Path, tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def vector_add(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    pytest.importorskip("zmlir.runtime.launcher")
+    pytest.importorskip("zmlir.runtime.backends.opencl.device")
     if tool("nvcc") is None:
         pytest.skip("nvcc is not installed")
     out = tmp_path_factory.mktemp("trace") / "vector_add"
@@ -248,7 +248,7 @@ _ERROR_PROBE = textwrap.dedent("""
 
 
 def test_trace_records_failures(tmp_path: Path) -> None:
-    pytest.importorskip("zmlir.runtime.launcher")
+    pytest.importorskip("zmlir.runtime.backends.opencl.device")
     libdir = subprocess.run([sys.executable, "-m", "zmlir.cli", "libdir"], capture_output=True,
                             text=True, check=True).stdout.strip()
     path = tmp_path / "t.%p.jsonl"

@@ -13,7 +13,7 @@ from zmlir.runtime.backends.base import Backend, NoDevice
 
 
 def _registry() -> dict[str, type[Backend]]:
-    from zmlir.runtime.backends.opencl import OpenCLBackend
+    from zmlir.runtime.backends.opencl.backend import OpenCLBackend
 
     backends: dict[str, type[Backend]] = {"opencl": OpenCLBackend}
     try:

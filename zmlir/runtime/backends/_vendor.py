@@ -80,7 +80,7 @@ def encode_args(args: Sequence[Any]) -> list[bytes]:
     for index, value in enumerate(args):
         if isinstance(value, np.generic):
             encoded.append(value.tobytes())
-        elif hasattr(value, "encode") and hasattr(value, "kind"):  # launcher.KernelArg
+        elif hasattr(value, "encode") and hasattr(value, "kind"):  # opencl.device.KernelArg
             encoded.append(value.encode())
         else:
             raise TypeError(f"kernel argument {index} ({value!r}) is not a numpy scalar")

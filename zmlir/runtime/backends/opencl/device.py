@@ -25,9 +25,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from zmlir.runtime import icd
-from zmlir.runtime import opencl_api as cl
-from zmlir.runtime.opencl_api import OpenCLError, check, ffi
+from zmlir.runtime.backends.opencl import api as cl
+from zmlir.runtime.backends.opencl import icd
+from zmlir.runtime.backends.opencl.api import OpenCLError, check, ffi
 
 AllocKind = Literal["device", "shared", "host", "program"]
 _SPIRV_MAGIC = 0x07230203

@@ -1,5 +1,5 @@
-"""The OpenCL backend: SPIR-V kernels on any OpenCL 3.0 device with SPIR-V
-and Intel USM (here: Intel's OpenCL CPU runtime)."""
+"""OpenCLBackend: the driver's Backend over an OpenCL Device (device.py):
+SPIR-V kernels on any OpenCL 3.0 device with SPIR-V and Intel USM."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ class OpenCLBackend(Backend):
 
     @classmethod
     def open(cls) -> OpenCLBackend:
-        from zmlir.runtime.launcher import Device
+        from zmlir.runtime.backends.opencl.device import Device
 
         try:
             # Shared USM: device memory the host can also read, like CUDA's
@@ -40,7 +40,7 @@ class OpenCLBackend(Backend):
     @property
     def host_accessible_globals(self) -> bool:  # type: ignore[override]
         # A CPU device's program variables are in the host's own memory.
-        from zmlir.runtime import opencl_api as cl
+        from zmlir.runtime.backends.opencl import api as cl
 
         kind = cl.device_scalar(self.device.device_id, cl.CL_DEVICE_TYPE, "cl_device_type")
         return bool(kind & _CL_DEVICE_TYPE_CPU)
@@ -121,7 +121,7 @@ class OpenCLBackend(Backend):
         self.device.synchronize()
 
     def fast_launch_points(self) -> dict[str, int]:
-        from zmlir.runtime import opencl_api as cl
+        from zmlir.runtime.backends.opencl import api as cl
 
         lib = cl.loader()
 
@@ -139,7 +139,7 @@ class OpenCLBackend(Backend):
         # Device.launch sets, and what fastpath.c sets from kernelParams.
         if kernel.num_args != nparams + 1:
             return None
-        from zmlir.runtime.opencl_api import ffi
+        from zmlir.runtime.backends.opencl.api import ffi
 
         return ("opencl", int(ffi.cast("uintptr_t", kernel.handle)),
                 int(info.static_shared_bytes), self.local_mem_size,
@@ -153,8 +153,8 @@ def _parse_c_types() -> None:
     """cffi parses each C type string on first use (a few ms each, with
     pycparser): do it while the driver starts, not in the first module load
     or launch."""
-    from zmlir.runtime import opencl_api as cl
-    from zmlir.runtime.opencl_api import ffi
+    from zmlir.runtime.backends.opencl import api as cl
+    from zmlir.runtime.backends.opencl.api import ffi
 
     # cffi also builds each library function on first access: those a module
     # load and a kernel lookup call.
