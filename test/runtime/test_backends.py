@@ -20,7 +20,7 @@ from ptx import spec
 from support import PROGRAMS_DIR, tool
 
 from tools import run_programs_passthrough
-from zmlir.runtime.backends import NoDevice, _registry, nvptx_cache
+from zmlir.runtime.backends import NoDevice, _registry, nvptx_cache, open_backend
 from zmlir.runtime.backends import cuda as cuda_backend
 from zmlir.runtime.backends import hip as hip_backend
 from zmlir.runtime.backends import level_zero as ze_backend
@@ -51,6 +51,23 @@ _OPEN = textwrap.dedent("""
 @pytest.mark.parametrize("name", VENDOR_BACKENDS)
 def test_registered(name: str) -> None:
     assert name in _registry()
+
+
+def test_a_backend_missing_a_python_dependency_is_unavailable(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in VENDOR_BACKENDS:  # imported again, now without cffi
+        monkeypatch.delitem(sys.modules, f"zmlir.runtime.backends.{name}", raising=False)
+    monkeypatch.setitem(sys.modules, "cffi", None)
+    assert "hip" not in _registry()
+    with pytest.raises(NoDevice, match="'hip' is unavailable: needs the Python module 'cffi'"):
+        open_backend("hip")
+
+
+def test_a_broken_backend_module_is_an_error_not_an_unknown_backend(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "zmlir.runtime.backends.hip", None)
+    with pytest.raises(ImportError, match=r"zmlir\.runtime\.backends\.hip"):
+        _registry()
 
 
 @pytest.mark.parametrize("name", ["hip", "level_zero"])

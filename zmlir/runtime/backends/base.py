@@ -14,10 +14,17 @@ class NoDevice(RuntimeError):
 
 
 class Backend(ABC):
+    """A device the driver runs on. What a backend may do beyond the abstract
+    methods is declared here with a conservative default: the capability
+    flags below, precompiled, launch_raw and occupancy. The driver calls
+    them directly, never probing for attributes."""
+
     name: ClassVar[str]
     # Whether launch/launch_raw take cooperative=True: every block of the grid
     # resident at once (cuLaunchCooperativeKernel).
     supports_cooperative: bool = False
+    # Whether launch_raw takes the application's kernelParams array as it is.
+    launches_raw_params: bool = False
     # Whether the host may read and write every module variable at the
     # address global_variable gives (__managed__ variables need it; see
     # host_accessible for a backend that knows per variable).
@@ -69,6 +76,12 @@ class Backend(ABC):
     def memset(self, address: int, byte: int, nbytes: int) -> None: ...
 
     # -- code --------------------------------------------------------------------
+    def precompiled(self, key: str) -> Any | None:
+        """A module compiled ahead of time for the PTX whose sha256 is `key`
+        (a zmlir.CompiledModule-like object load takes), or None: the driver
+        compiles the PTX."""
+        return None
+
     @abstractmethod
     def load(self, compiled: Any) -> Any:
         """Loads a zmlir.CompiledModule built for `target`; returns a program."""
@@ -89,7 +102,19 @@ class Backend(ABC):
     def launch(self, kernel: Any, info: Any, grid: Sequence[int], block: Sequence[int],
                args: Sequence[Any], shared_bytes: int) -> None:
         """Launches with CUDA semantics; `args` are numpy scalars in parameter order,
-        `info` the kernel's zmlir.KernelInfo."""
+        `info` the kernel's zmlir.KernelInfo. A backend that supports_cooperative
+        also takes cooperative=True."""
+
+    def launch_raw(self, kernel: Any, info: Any, grid: Sequence[int], block: Sequence[int],
+                   params_address: int, shared_bytes: int, cooperative: bool = False) -> None:
+        """Launches with the application's own kernelParams array (the address
+        of its void *[]), where launches_raw_params says the backend can."""
+        raise NotImplementedError(f"the {self.name} backend takes no raw kernel parameters")
+
+    def occupancy(self, kernel: Any, info: Any, block: int, dynamic_shared: int) -> int | None:
+        """The device's own count of a kernel's active blocks per multiprocessor,
+        or None: the driver estimates it."""
+        return None
 
     @abstractmethod
     def synchronize(self) -> None: ...

@@ -197,6 +197,7 @@ class CUDADeviceInfo:
 
 class CUDABackend(Backend):
     name = "cuda"
+    launches_raw_params = True
 
     def __init__(self, opened: OpenedLibrary, device: int, context: Any,
                  info: CUDADeviceInfo) -> None:

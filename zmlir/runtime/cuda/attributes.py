@@ -62,7 +62,7 @@ def device_attribute(attrib: int, device: Any) -> int:
     if attrib == 16:  # MULTIPROCESSOR_COUNT
         return int(device.compute_units)
     if attrib == 95:  # COOPERATIVE_LAUNCH: where the backend can keep all blocks resident
-        return int(bool(getattr(device, "supports_cooperative", False)))
+        return int(bool(device.supports_cooperative))
     if attrib in (8, 81, 97):
         return min(_STATIC[attrib], int(device.local_mem_size))
     return _STATIC.get(attrib, 0)

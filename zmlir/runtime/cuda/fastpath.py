@@ -39,7 +39,7 @@ class FastPath:
 
     def set_backend(self, device: Any) -> None:
         """Hands the backend's C entry points to fastpath.c (once, at cuInit)."""
-        points = getattr(device, "fast_launch_points", lambda: None)()
+        points = device.fast_launch_points()
         if self.lib is None or points is None:
             return
         self.lib.zmlir_fast_set_backend(points.get("launch", 0), points.get("set_arg", 0),

@@ -57,11 +57,11 @@ class LaunchAPI(FunctionAPI):
             return E.CUDA_ERROR_INVALID_VALUE
         if params != self.ffi.NULL and extra != self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
-        raw = getattr(self.device, "launch_raw", None)
-        if raw is not None and params != self.ffi.NULL and not capturing:
+        if self.device.launches_raw_params and params != self.ffi.NULL and not capturing:
             # The backend takes the application's parameter array as it is.
             try:
-                raw(fn.kernel, fn.info, grid, block, self.ptr(params), shared, **how)
+                self.device.launch_raw(fn.kernel, fn.info, grid, block, self.ptr(params),
+                                       shared, **how)
             except ValueError as err:
                 log(f"launch of {fn.name} rejected: {err}")
                 return E.CUDA_ERROR_INVALID_VALUE
@@ -185,9 +185,9 @@ class LaunchAPI(FunctionAPI):
         fn = self.handles.get(self.ptr(f), Function)
         if block < 1:
             return E.CUDA_ERROR_INVALID_VALUE
-        occupancy = getattr(self.device, "occupancy", None)  # the real device's answer
-        blocks = occupancy(fn.kernel, fn.info, block, smem) if occupancy is not None else \
-            max(1, 2048 // block)
+        blocks = self.device.occupancy(fn.kernel, fn.info, block, smem)  # the device's answer
+        if blocks is None:
+            blocks = max(1, 2048 // block)
         self.out(num, blocks)
         return E.CUDA_SUCCESS
 

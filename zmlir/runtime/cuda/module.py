@@ -63,8 +63,7 @@ class ModuleAPI(FunctionAPI):
         if module is None:
             # A backend may hold modules compiled ahead of time (the CUDA
             # passthrough on machines without our compiler).
-            find = getattr(self.device, "precompiled", None)
-            compiled = find(key) if find is not None else None
+            compiled = self.device.precompiled(key)
             if compiled is None:
                 compiled = self._compile(ptx, name, key)
             program = self.device.load(compiled)
