@@ -349,7 +349,8 @@ class UsmApi:
 # --- Typed query helpers: OpenCL's two-call "ask the size, then fetch" protocol in one place.
 
 
-def _info_bytes(api: str, getter: Any, *leading: Any) -> bytes:
+def info_bytes(api: str, getter: Any, *leading: Any) -> bytes:
+    """An info query's bytes: asks the size, then fetches (getter(*leading, size, buf, out))."""
     size = ffi.new("size_t *")
     check(api, getter(*leading, 0, ffi.NULL, size))
     if size[0] == 0:
@@ -360,12 +361,12 @@ def _info_bytes(api: str, getter: Any, *leading: Any) -> bytes:
 
 
 def platform_str(platform: Any, param: int) -> str:
-    raw = _info_bytes("clGetPlatformInfo", loader().clGetPlatformInfo, platform, param)
+    raw = info_bytes("clGetPlatformInfo", loader().clGetPlatformInfo, platform, param)
     return raw.rstrip(b"\0").decode(errors="replace")
 
 
 def device_bytes(device: Any, param: int) -> bytes:
-    return _info_bytes("clGetDeviceInfo", loader().clGetDeviceInfo, device, param)
+    return info_bytes("clGetDeviceInfo", loader().clGetDeviceInfo, device, param)
 
 
 def device_str(device: Any, param: int) -> str:

@@ -508,7 +508,7 @@ class Device:
         )
 
     def _build_log(self, program: Any) -> str:
-        raw = cl._info_bytes(
+        raw = cl.info_bytes(
             "clGetProgramBuildInfo",
             cl.loader().clGetProgramBuildInfo,
             program,
