@@ -1,7 +1,9 @@
 //===- PTXLowering.h - Shared pieces of the ptx lowering -------*- C++ -*-===//
 //
-// The state the convert-ptx-to-std patterns share, small builders used by
-// all of them, and the PTXPattern base class. Internal to zmlir/lowering.
+// Small builders the convert-ptx-to-std patterns (and the targets'
+// TargetInfo) share, and the PTXPattern base class. Internal to
+// zmlir/lowering and zmlir/targets; the state the patterns read
+// (PTXLoweringState) is in Patterns.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,28 +16,11 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
-#include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/DenseSet.h"
 
 namespace zmlir {
 
 using namespace mlir;
 using namespace zmlir::ptx;
-
-struct PTXLoweringState {
-  AddressSpaceMap addressSpaces;
-  /// Base of the shared window, per kernel (the gpu.func operation).
-  llvm::DenseMap<Operation *, Value> sharedWindows;
-  /// Offset of each shared variable in a kernel's window.
-  llvm::DenseMap<std::pair<Operation *, StringAttr>, int64_t> sharedOffsets;
-  /// Module-scope variables by name.
-  llvm::DenseMap<StringAttr, VarOp> variables;
-  /// What the backend the std dialects are for can do (TargetInfo.h).
-  const TargetInfo *target = nullptr;
-  /// Kernels whose shared window starts with the bar.red counter (see
-  /// BarRedOpLowering); their variables are laid out after it.
-  llvm::DenseSet<Operation *> barrierCounters;
-};
 
 //===----------------------------------------------------------------------===//
 // Helpers

@@ -159,7 +159,7 @@ struct BinaryOpLowering : PTXPattern<OpTy> {
         r = arith::SubFOp::create(rewriter, loc, a, b);
       else if (name == "min" || name == "max")
         r = floatMinMax(rewriter, loc, a, b, name == "min", op.getNan(),
-                        !this->state.target->hasExactFloatMinMax());
+                        !this->state.target.hasExactFloatMinMax());
       else if (name == "copysign")
         r = copySign(rewriter, loc, b, a);
       else
@@ -367,7 +367,7 @@ struct MulOpLowering : PTXPattern<MulOp> {
       return unsupported(op, "'.sat' on integer 'mul'");
     rewriter.replaceOp(op, integerProduct(rewriter, loc, a, b, op.getMode(),
                                           isSignedType(op.getType()),
-                                          !state.target->hasI128Multiply()));
+                                          !state.target.hasI128Multiply()));
     return success();
   }
 };
@@ -414,7 +414,7 @@ struct MadOpLowering : PTXPattern<MadOp> {
     Location loc = op.getLoc();
     Value product = integerProduct(rewriter, loc, adaptor.getA(), adaptor.getB(),
                                    op.getMode(), isSignedType(op.getType()),
-                                   !state.target->hasI128Multiply());
+                                   !state.target.hasI128Multiply());
     if (sat) {
       // mad.hi.sat.s32: the high half plus c, clamped to the s32 range (the
       // H200's golden data agrees on every case), summed in 64 bits.
@@ -996,7 +996,7 @@ struct SregOpLowering : PTXPattern<SregOp> {
   FailureOr<Value> launchRegister(SregOp op, OpBuilder &b, SpecialReg reg) const {
     Location loc = op.getLoc();
     mlir::Type i32 = b.getI32Type(), i64 = b.getI64Type();
-    if (Value r = state.target->nativeLaunchRegister(b, loc, reg)) {
+    if (Value r = state.target.nativeLaunchRegister(b, loc, reg)) {
       if (reg != SpecialReg::DynamicSmemSize)
         return r;
       // The kernel's .shared variables are in the window too, which the
@@ -1023,10 +1023,10 @@ struct SregOpLowering : PTXPattern<SregOp> {
     default:
       break;
     }
-    Value total = state.target->sharedWindowBytes(b, op);
+    Value total = state.target.sharedWindowBytes(b, op);
     if (!total) {
       (void)unsupported(op, Twine("special register '%") + stringifySpecialReg(reg) +
-                                "' on target '" + state.target->getName() + "'");
+                                "' on target '" + state.target.getName() + "'");
       return failure();
     }
     if (reg == SpecialReg::TotalSmemSize)
@@ -1062,7 +1062,7 @@ struct SregOpLowering : PTXPattern<SregOp> {
   Value laneInWarp(OpBuilder &b, Location loc, mlir::Type type) const {
     Value lane = arith::IndexCastUIOp::create(b, loc, type,
                                               gpu::LaneIdOp::create(b, loc, nullptr));
-    if (state.target->getWaveSize() > 32)
+    if (state.target.getWaveSize() > 32)
       lane = arith::AndIOp::create(b, loc, lane, intConst(b, loc, type, 31));
     return lane;
   }
@@ -1149,10 +1149,10 @@ struct SregOpLowering : PTXPattern<SregOp> {
     case SpecialReg::Globaltimer: {
       mlir::Type i64 = rewriter.getI64Type();
       bool timer = reg == SpecialReg::Globaltimer;
-      Value r = state.target->readClock(rewriter, op, reg);
+      Value r = state.target.readClock(rewriter, op, reg);
       if (!r)
         return unsupported(op, Twine("special register '%") + stringifySpecialReg(reg) +
-                                   "' on target '" + state.target->getName() + "'");
+                                   "' on target '" + state.target.getName() + "'");
       rewriter.replaceOp(op, adjustBits(rewriter, loc, r, type, false));
       return success();
     }
@@ -1299,10 +1299,10 @@ struct IsspacepOpLowering : PTXPattern<IsspacepOp> {
     Value ptr = LLVM::IntToPtrOp::create(rewriter, loc, LLVM::LLVMPointerType::get(ctx, as.generic),
                                          wide);
     std::string whyNot;
-    Value r = state.target->isSpace(rewriter, op, ptr, wide, space, sharedWindow(op), whyNot);
+    Value r = state.target.isSpace(rewriter, op, ptr, wide, space, sharedWindow(op), whyNot);
     if (!r)
       return unsupported(op, Twine("'isspacep.") + stringifyStateSpace(space) + "' on target '" +
-                                 state.target->getName() + "' (" + whyNot + ")");
+                                 state.target.getName() + "' (" + whyNot + ")");
     rewriter.replaceOp(op, r);
     return success();
   }
@@ -1316,7 +1316,7 @@ struct PrefetchOpLowering : PTXPattern<PrefetchOp> {
   LogicalResult
   matchAndRewrite(PrefetchOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    state.target->emitPrefetch(rewriter, op, adaptor.getAddr());
+    state.target.emitPrefetch(rewriter, op, adaptor.getAddr());
     rewriter.eraseOp(op);
     return success();
   }
@@ -1445,7 +1445,7 @@ std::string accessSyncScope(const PTXLoweringState &state, OpTy op,
                             LLVM::AtomicOrdering ordering) {
   if (ordering == LLVM::AtomicOrdering::not_atomic)
     return "";
-  return state.target->syncScopeName(op.getScope());
+  return state.target.syncScopeName(op.getScope());
 }
 
 struct LdOpLowering : PTXPattern<LdOp> {
@@ -1543,7 +1543,7 @@ struct AtomicLowering : PTXPattern<OpTy> {
     bool isFloat = isFloatType(type);
     if (isFloat && !(op.getOp() == AtomicOp::Add || op.getOp() == AtomicOp::Exch))
       return unsupported(op, Twine("float atomic '") + stringifyAtomicOp(op.getOp()) + "'");
-    if (this->state.target->needsAtomicCasLoop(op.getOp(), type)) {
+    if (this->state.target.needsAtomicCasLoop(op.getOp(), type)) {
       // The 32-bit word holding the operand: 16-bit operands are 2-aligned,
       // so bit 1 of the address says which half of the word they are.
       mlir::Type i64 = rewriter.getI64Type(), i32 = rewriter.getI32Type();
@@ -1574,14 +1574,14 @@ struct AtomicLowering : PTXPattern<OpTy> {
       bool flush = op.getSpace() != StateSpace::Shared;
       Value old = emitAtomicCasLoop(rewriter, loc, this->state, *word, shift, op.getOp(), type,
                                     b, c, orderingFor(op.getSem()),
-                                    this->state.target->syncScopeName(op.getScope()), flush);
+                                    this->state.target.syncScopeName(op.getScope()), flush);
       if constexpr (std::is_same_v<OpTy, AtomOp>)
         rewriter.replaceOp(op, adjustBits(rewriter, loc, old, op.getRes().getType(), false));
       else
         rewriter.eraseOp(op);
       return success();
     }
-    if (this->state.target->hasNativeAtomic(op.getOp(), type, op.getSem(), op.getScope())) {
+    if (this->state.target.hasNativeAtomic(op.getOp(), type, op.getSem(), op.getScope())) {
       StateSpace space = op.getSpace();
       if (space != StateSpace::None && space != StateSpace::Global && space != StateSpace::Shared)
         return unsupported(op, Twine("atomic in state space '.") + stringifyStateSpace(space) +
@@ -1597,7 +1597,7 @@ struct AtomicLowering : PTXPattern<OpTy> {
         if (adaptor.getC())
           c = adjustBits(rewriter, loc, adaptor.getC(), bits, false);
       constexpr bool withResult = std::is_same_v<OpTy, AtomOp>;
-      Value old = this->state.target->emitNativeAtomic(rewriter, loc, *ptr, space, op.getOp(),
+      Value old = this->state.target.emitNativeAtomic(rewriter, loc, *ptr, space, op.getOp(),
                                                        type, op.getSem(), op.getScope(), b, c,
                                                        withResult);
       if constexpr (withResult)
@@ -1617,8 +1617,8 @@ struct AtomicLowering : PTXPattern<OpTy> {
     LLVM::AtomicOrdering ordering = orderingFor(op.getSem());
     Scope ptxScope = op.getScope();
     if (ptxScope == Scope::None)
-      ptxScope = this->state.target->unscopedAtomicScope();
-    std::string scope = this->state.target->syncScopeName(ptxScope);
+      ptxScope = this->state.target.unscopedAtomicScope();
+    std::string scope = this->state.target.syncScopeName(ptxScope);
     Value r;
     if constexpr (std::is_same_v<OpTy, AtomOp>) {
       if (op.getOp() == AtomicOp::Cas) {
@@ -1728,13 +1728,13 @@ struct InstOpLowering : PTXPattern<InstOp> {
                                          ConversionPatternRewriter &rewriter) const {
     Location loc = op.getLoc();
     mlir::Type type = op.getResult(0).getType();
-    if (Value r = state.target->readMachineRegister(rewriter, loc, reg)) {
+    if (Value r = state.target.readMachineRegister(rewriter, loc, reg)) {
       rewriter.replaceOp(op, adjustBits(rewriter, loc, r, type, false));
       return success();
     }
     if (reg.starts_with("%envreg"))
       return unsupported(op, Twine("special register '") + reg + "' on target '" +
-                                 state.target->getName() + "' (set by NVIDIA's driver)");
+                                 state.target.getName() + "' (set by NVIDIA's driver)");
     rewriter.replaceOp(op, intConst(rewriter, loc, type, 0));
     return success();
   }
@@ -1805,7 +1805,7 @@ int64_t layoutSharedWindow(gpu::GPUFuncOp kernel, PTXLoweringState &state) {
   });
   int64_t offset = 0, dynamicAlign = 1;
   bool barRed = kernel.walk([](BarRedOp) { return WalkResult::interrupt(); }).wasInterrupted();
-  if (barRed && !state.target->hasNativeBarrierReduction()) {
+  if (barRed && !state.target.hasNativeBarrierReduction()) {
     state.barrierCounters.insert(kernel);
     offset = kBarrierCounterBytes;
   }
@@ -1910,7 +1910,7 @@ static LogicalResult buildAddressInitializer(VarOp var, LLVM::GlobalOp global,
       // emits an undefined id for ptrtoint of a constant GEP or add
       // (spirv-val rejects both).
       if (width == 8) {
-        if (address.getGeneric() && state.target->castsGenericInitializers()) {
+        if (address.getGeneric() && state.target.castsGenericInitializers()) {
           ptrType = LLVM::LLVMPointerType::get(ctx, state.addressSpaces.generic);
           ptr = LLVM::AddrSpaceCastOp::create(b, loc, ptrType, ptr);
         }
@@ -2059,15 +2059,14 @@ void ConvertPTXToStdPass::runOnOperation() {
                                                 << "': expected 'global' or 'kernel-arg'";
     return signalPassFailure();
   }
-  PTXLoweringState state;
   if (waveSize != 32 && waveSize != 64) {
     module.emitError("invalid wave-size ") << waveSize << ": expected 32 or 64";
     return signalPassFailure();
   }
-  state.addressSpaces = {genericAddressSpace, globalAddressSpace, sharedAddressSpace,
-                         constAddressSpace, localAddressSpace};
   std::unique_ptr<TargetInfo> targetInfo = createTargetInfo(target, waveSize);
-  state.target = targetInfo.get();
+  AddressSpaceMap addressSpaces{genericAddressSpace, globalAddressSpace, sharedAddressSpace,
+                                constAddressSpace, localAddressSpace};
+  PTXLoweringState state(PTXLoweringOptions{*targetInfo, addressSpaces});
 
   OpBuilder b(ctx);
   b.setInsertionPointToEnd(module.getBody());
@@ -2125,7 +2124,7 @@ void ConvertPTXToStdPass::runOnOperation() {
   });
   if (failed(applyPartialConversion(gpuModule, target, std::move(patterns))))
     return signalPassFailure();
-  state.target->finishTraps(gpuModule, state);
+  state.target.finishTraps(gpuModule, state);
 
   for (VarOp var : llvm::make_early_inc_range(module.getOps<VarOp>()))
     var.erase();

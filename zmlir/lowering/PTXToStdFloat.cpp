@@ -644,7 +644,7 @@ Value directedRounding(OpBuilder &b, Location loc, const PTXLoweringState &state
   if (ftz)
     for (Value &v : x)
       v = flushSubnormal(b, loc, v);
-  if (Value native = state.target->nativeDirectedArith(b, loc, name, x, rnd, ftz))
+  if (Value native = state.target.nativeDirectedArith(b, loc, name, x, rnd, ftz))
     return native;
   Value r;
   if (f64) {
@@ -667,7 +667,7 @@ struct FloatUnaryLowering : PTXPattern<OpTy> {
 
   /// IEEE square root; NVPTX's NVVM lowering only takes its own intrinsic.
   Value squareRoot(OpBuilder &b, Location loc, Value a) const {
-    if (Value native = this->state.target->nativeSqrt(b, loc, a))
+    if (Value native = this->state.target.nativeSqrt(b, loc, a))
       return native;
     return math::SqrtOp::create(b, loc, a);
   }
@@ -699,7 +699,7 @@ struct FloatUnaryLowering : PTXPattern<OpTy> {
     if (transcendental && !approx)
       return this->unsupported(op, Twine("'") + name + "' without '.approx'");
     if (approx) {
-      if (Value native = this->state.target->nativeApprox(rewriter, loc, name, a, op.getFtz())) {
+      if (Value native = this->state.target.nativeApprox(rewriter, loc, name, a, op.getFtz())) {
         rewriter.replaceOp(op, native);
         return success();
       }
@@ -713,9 +713,9 @@ struct FloatUnaryLowering : PTXPattern<OpTy> {
     };
     if (ftz)
       a = flush(a);
-    if (transcendental && !t.isF32() && !this->state.target->hasF64ApproxTranscendentals())
+    if (transcendental && !t.isF32() && !this->state.target.hasF64ApproxTranscendentals())
       return this->unsupported(op, Twine("'") + name + ".approx' on f64 for target '" +
-                                       this->state.target->getName() + "'");
+                                       this->state.target.getName() + "'");
     Value one = floatConst(rewriter, loc, t, 1.0);
     Value r;
     if (name == "rcp")
@@ -725,7 +725,7 @@ struct FloatUnaryLowering : PTXPattern<OpTy> {
     else if (name == "rsqrt")
       r = arith::DivFOp::create(rewriter, loc, one, squareRoot(rewriter, loc, a));
     else if (name == "sin" || name == "cos") {
-      const TargetInfo &target = *this->state.target;
+      const TargetInfo &target = this->state.target;
       bool inTurns = target.hasRevolutionSinCos();
       Value turns = revolutions(rewriter, loc, a, inTurns);
       if (inTurns) {
@@ -737,12 +737,12 @@ struct FloatUnaryLowering : PTXPattern<OpTy> {
                           : math::CosOp::create(rewriter, loc, angle).getResult();
       }
     } else if (name == "lg2" || name == "ex2") {
-      r = this->state.target->hardwareApprox(rewriter, loc, name, a);
+      r = this->state.target.hardwareApprox(rewriter, loc, name, a);
       if (!r)
         r = name == "lg2" ? math::Log2Op::create(rewriter, loc, a).getResult()
                           : math::Exp2Op::create(rewriter, loc, a).getResult();
     } else
-      r = tanhFromExp(rewriter, loc, a, *this->state.target);
+      r = tanhFromExp(rewriter, loc, a, this->state.target);
     if (ftz)
       r = flush(r);
     rewriter.replaceOp(op, r);
@@ -1290,13 +1290,13 @@ struct DivApproxLowering : PTXPattern<DivOp> {
     if (full) {
       // div.full (2 ulp) is NVIDIA's own instruction on NVPTX; elsewhere the
       // generic pattern's correctly rounded division is within its bound.
-      Value native = state.target->nativeDivFull(rewriter, loc, a, b, ftz);
+      Value native = state.target.nativeDivFull(rewriter, loc, a, b, ftz);
       if (!native)
         return failure();
       rewriter.replaceOp(op, native);
       return success();
     }
-    if (Value native = state.target->nativeDivApprox(rewriter, loc, a, b, ftz)) {
+    if (Value native = state.target.nativeDivApprox(rewriter, loc, a, b, ftz)) {
       rewriter.replaceOp(op, native);
       return success();
     }

@@ -222,7 +222,7 @@ LogicalResult zmlir::expandIndirectCalls(gpu::GPUModuleOp module, const PTXLower
       cases.push_back(block);
     }
     Block *bad = b.createBlock(region, Region::iterator(after));
-    state.target->emitTrap(b, loc, state);
+    state.target.emitTrap(b, loc, state);
     b.setInsertionPointToEnd(before);
     SmallVector<ValueRange> noOperands(cases.size(), ValueRange{});
     cf::SwitchOp::create(b, loc, call.getCallee(), bad, ValueRange{}, values, cases, noOperands);
@@ -240,7 +240,7 @@ using IP = arith::CmpIPredicate;
 Value warpLane(OpBuilder &b, Location loc, const PTXLoweringState &state) {
   Value lane = arith::IndexCastUIOp::create(b, loc, b.getI32Type(),
                                             gpu::LaneIdOp::create(b, loc, nullptr));
-  if (state.target->getWaveSize() > 32)
+  if (state.target.getWaveSize() > 32)
     lane = arith::AndIOp::create(b, loc, lane, intConst(b, loc, b.getI32Type(), 31));
   return lane;
 }
@@ -248,7 +248,7 @@ Value warpLane(OpBuilder &b, Location loc, const PTXLoweringState &state) {
 Value shuffle(OpBuilder &b, Location loc, const PTXLoweringState &state, Value v,
               Value offset, gpu::ShuffleMode mode) {
   if (mode == gpu::ShuffleMode::IDX)
-    return state.target->readLane(b, loc, v, offset);
+    return state.target.readLane(b, loc, v, offset);
   Value width = intConst(b, loc, b.getI32Type(), 32);
   return gpu::ShuffleOp::create(b, loc, v, offset, width, mode).getShuffleResult();
 }
@@ -273,7 +273,7 @@ struct ShflSyncOpLowering : PTXPattern<ShflSyncOp> {
     Location loc = op.getLoc();
     mlir::Type i32 = rewriter.getI32Type();
     Value a = adaptor.getA(), b = adaptor.getB(), c = adaptor.getC();
-    if (succeeded(state.target->lowerNative(op, adaptor, rewriter)))
+    if (succeeded(state.target.lowerNative(op, adaptor, rewriter)))
       return success();
     auto cst = [&](int64_t v) { return intConst(rewriter, loc, i32, v); };
     Value lane = warpLane(rewriter, loc, state);
@@ -305,7 +305,7 @@ struct ShflSyncOpLowering : PTXPattern<ShflSyncOp> {
     }
     Value p = arith::CmpIOp::create(rewriter, loc, inRange, j, maxLane);
     Value src = arith::SelectOp::create(rewriter, loc, p, j, lane);
-    rewriter.replaceOp(op, {state.target->readLane(rewriter, loc, a, src), p});
+    rewriter.replaceOp(op, {state.target.readLane(rewriter, loc, a, src), p});
     return success();
   }
 };
@@ -318,7 +318,7 @@ struct VoteSyncOpLowering : PTXPattern<VoteSyncOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value mask = adaptor.getMembermask();
-    Value bits = state.target->ballot(rewriter, op, adaptor.getPred(), mask);
+    Value bits = state.target.ballot(rewriter, op, adaptor.getPred(), mask);
     if (!bits)
       return unsupported(op, "'vote.sync' for the generic target (no ballot)");
     bits = arith::AndIOp::create(rewriter, loc, bits, mask);
@@ -352,10 +352,10 @@ struct ActivemaskOpLowering : PTXPattern<ActivemaskOp> {
   matchAndRewrite(ActivemaskOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value r = state.target->nativeActivemask(rewriter, loc);
+    Value r = state.target.nativeActivemask(rewriter, loc);
     if (!r) {
       Value all = intConst(rewriter, loc, rewriter.getI32Type(), -1);
-      r = state.target->ballot(rewriter, op, intConst(rewriter, loc, rewriter.getI1Type(), 1), all);
+      r = state.target.ballot(rewriter, op, intConst(rewriter, loc, rewriter.getI1Type(), 1), all);
     }
     if (!r)
       return unsupported(op, "'activemask' for the generic target (no ballot)");
@@ -403,7 +403,7 @@ struct ReduxSyncOpLowering : PTXPattern<ReduxSyncOp> {
     default:
       return unsupported(op, "redux operation");
     }
-    if (Value r = state.target->nativeRedux(rewriter, loc, name, a, mask)) {
+    if (Value r = state.target.nativeRedux(rewriter, loc, name, a, mask)) {
       rewriter.replaceOp(op, r);
       return success();
     }
@@ -458,7 +458,7 @@ struct MatchSyncOpLowering : PTXPattern<MatchSyncOp> {
     mlir::Type i32 = rewriter.getI32Type(), i1 = rewriter.getI1Type();
     Value a = adaptor.getA(), mask = adaptor.getMembermask();
     bool wide = a.getType().isInteger(64);
-    if (succeeded(state.target->lowerNative(op, adaptor, rewriter)))
+    if (succeeded(state.target.lowerNative(op, adaptor, rewriter)))
       return success();
     Value lo = a, hi;
     if (wide) {
@@ -503,9 +503,9 @@ struct BarWarpSyncOpLowering : PTXPattern<BarWarpSyncOp> {
   matchAndRewrite(BarWarpSyncOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    if (failed(state.target->emitNativeWarpSync(rewriter, loc, adaptor.getMembermask())))
+    if (failed(state.target.emitNativeWarpSync(rewriter, loc, adaptor.getMembermask())))
       LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::acq_rel,
-                            state.target->warpFenceScope());
+                            state.target.warpFenceScope());
     rewriter.eraseOp(op);
     return success();
   }
@@ -520,7 +520,7 @@ struct FenceOpLowering : PTXPattern<FenceOp> {
     LLVM::AtomicOrdering ordering = op.getSem() == Semantics::SC
                                         ? LLVM::AtomicOrdering::seq_cst
                                         : LLVM::AtomicOrdering::acq_rel;
-    LLVM::FenceOp::create(rewriter, op.getLoc(), ordering, state.target->syncScopeName(op.getScope()));
+    LLVM::FenceOp::create(rewriter, op.getLoc(), ordering, state.target.syncScopeName(op.getScope()));
     rewriter.eraseOp(op);
     return success();
   }
@@ -563,7 +563,7 @@ LogicalResult emitFullBarrier(Operation *op, Value count, ConversionPatternRewri
         threads *= d;
       if (*c != threads)
         return op->emitError("unsupported barrier over ")
-               << *c << " of the CTA's " << threads << " threads on target '" << state.target->getName()
+               << *c << " of the CTA's " << threads << " threads on target '" << state.target.getName()
                << "' (only whole-CTA barriers)";
       count = Value();
     }
@@ -573,7 +573,7 @@ LogicalResult emitFullBarrier(Operation *op, Value count, ConversionPatternRewri
     Block *block = rewriter.getInsertionBlock();
     Block *cont = rewriter.splitBlock(block, rewriter.getInsertionPoint());
     Block *partial = rewriter.createBlock(cont);
-    state.target->emitTrap(rewriter, loc, state);
+    state.target.emitTrap(rewriter, loc, state);
     rewriter.setInsertionPointToEnd(block);
     cf::CondBranchOp::create(rewriter, loc, whole, cont, ValueRange{}, partial, ValueRange{});
     rewriter.setInsertionPointToStart(cont);
@@ -588,7 +588,7 @@ struct BarSyncOpLowering : PTXPattern<BarSyncOp> {
   LogicalResult
   matchAndRewrite(BarSyncOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (succeeded(state.target->lowerNative(op, adaptor, rewriter)))
+    if (succeeded(state.target.lowerNative(op, adaptor, rewriter)))
       return success();
     if (failed(emitFullBarrier(op, adaptor.getCount(), rewriter, state)))
       return failure();
@@ -611,10 +611,10 @@ struct BarArriveOpLowering : PTXPattern<BarArriveOp> {
   LogicalResult
   matchAndRewrite(BarArriveOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (succeeded(state.target->lowerNative(op, adaptor, rewriter)))
+    if (succeeded(state.target.lowerNative(op, adaptor, rewriter)))
       return success();
-    if (!state.target->arrivesAtFullBarrier())
-      return unsupported(op, Twine("'bar.arrive' on target '") + state.target->getName() +
+    if (!state.target.arrivesAtFullBarrier())
+      return unsupported(op, Twine("'bar.arrive' on target '") + state.target.getName() +
                                  "' (its work-group barrier must be reached by every thread "
                                  "at the same instruction)");
     if (failed(emitFullBarrier(op, adaptor.getCount(), rewriter, state)))
@@ -641,7 +641,7 @@ struct BarRedOpLowering : PTXPattern<BarRedOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     mlir::Type i32 = rewriter.getI32Type();
-    if (succeeded(state.target->lowerNative(op, adaptor, rewriter)))
+    if (succeeded(state.target.lowerNative(op, adaptor, rewriter)))
       return success();
     Value count = adaptor.getCount();
     auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
@@ -683,7 +683,7 @@ struct TrapOpLowering : PTXPattern<TrapOp> {
   LogicalResult
   matchAndRewrite(TrapOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    state.target->emitTrap(rewriter, op.getLoc(), state);
+    state.target.emitTrap(rewriter, op.getLoc(), state);
     rewriter.eraseOp(op);
     return success();
   }
@@ -701,7 +701,7 @@ struct ElectSyncOpLowering : PTXPattern<ElectSyncOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value mask = adaptor.getMembermask();
-    Value bits = state.target->ballot(rewriter, op, intConst(rewriter, loc, rewriter.getI1Type(), 1), mask);
+    Value bits = state.target.ballot(rewriter, op, intConst(rewriter, loc, rewriter.getI1Type(), 1), mask);
     if (!bits)
       return unsupported(op, "'elect.sync' for the generic target (no ballot)");
     bits = arith::AndIOp::create(rewriter, loc, bits, mask);
@@ -752,7 +752,7 @@ struct LocalVarOpLowering : PTXPattern<LocalVarOp> {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     auto localType = LLVM::LLVMPointerType::get(ctx, state.addressSpaces.local);
-    auto allocaType = state.target->allocatesLocalInGeneric()
+    auto allocaType = state.target.allocatesLocalInGeneric()
                           ? LLVM::LLVMPointerType::get(ctx, state.addressSpaces.generic)
                           : localType;
     // One array-typed element: SPIR-V has no array-sized allocas.

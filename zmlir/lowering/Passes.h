@@ -1,4 +1,9 @@
 //===- Passes.h - zmlir lowering passes -------------------------*- C++ -*-===//
+//
+// The passes of zmlir/lowering (Passes.td); convert-ptx-to-std's patterns,
+// for use without the pass, are in Patterns.h.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef ZMLIR_LOWERING_PASSES_H
 #define ZMLIR_LOWERING_PASSES_H
@@ -10,30 +15,12 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/DialectConversion.h"
-#include "zmlir/lowering/TargetInfo.h"
+#include "zmlir/lowering/Patterns.h"
 
 namespace zmlir {
 
-/// Where each PTX state space lives in the target's LLVM address spaces, and
-/// how kernels reach their shared-memory window.
-struct AddressSpaceMap {
-  unsigned generic = 0;
-  unsigned global = 1;
-  unsigned shared = 3;
-  unsigned constant = 4;
-  unsigned local = 5;
-};
-
 #define GEN_PASS_DECL
 #include "zmlir/lowering/Passes.h.inc"
-
-/// Patterns lowering ptx ops inside `gpu.func` kernels. `sharedWindows` maps
-/// each kernel to the `!llvm.ptr<3>` base of its shared window and
-/// `sharedOffsets` each (kernel, variable) pair to the variable's offset in it.
-struct PTXLoweringState;
-void populatePTXToStdConversionPatterns(mlir::RewritePatternSet &patterns,
-                                        const PTXLoweringState &state);
-void configurePTXToStdConversionLegality(mlir::ConversionTarget &target);
 
 #define GEN_PASS_REGISTRATION
 #include "zmlir/lowering/Passes.h.inc"
