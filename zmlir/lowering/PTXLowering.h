@@ -211,18 +211,12 @@ inline Value callIntrinsic(OpBuilder &b, Location loc, mlir::Type result,
   return result ? call.getResult(0) : Value();
 }
 
-/// Narrows the float `x` to `target` with rounding `rnd` (.rn, .rz, .rm,
-/// .rp); see PTXToStdFloat.cpp.
-Value narrowFloat(OpBuilder &b, Location loc, Value x, mlir::Type target, Rounding rnd);
-/// Converts the integer `x` to the float `target` with rounding `rnd`.
-Value integerToFloat(OpBuilder &b, Location loc, Value x, bool isSigned,
-                     mlir::Type target, Rounding rnd);
 /// cvt.rna.tf32.f32 and the fp8 pair conversions (imported as `ptx.inst`):
-/// the result, or null if `op` is none of them; see PTXToStdNarrowFloat.cpp.
+/// the result, or null if `op` is none of them (Convert.cpp).
 Value lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b);
 
 /// The declaration of `name` in the gpu.module enclosing `user`, created on
-/// first use.
+/// first use (Calls.cpp).
 LLVM::LLVMFuncOp declareFunction(OpBuilder &b, Operation *user, StringRef name,
                                  LLVM::LLVMFunctionType type);
 
@@ -230,34 +224,13 @@ LLVM::LLVMFuncOp declareFunction(OpBuilder &b, Operation *user, StringRef name,
 /// counter when the kernel is in state.barrierCounters.
 constexpr int64_t kBarrierCounterBytes = 16;
 
-/// The compare-and-swap loop of such an atomic on the 32-bit word at `word`;
-/// a 16-bit operand sits `shift` (an i32: 0 or 16) bits up in it. Returns
-/// the old value as the bits of `type` (i16 or i32). `flushF32` flushes the
-/// subnormal operands and result of an f32 add.
-Value emitAtomicCasLoop(ConversionPatternRewriter &rewriter, Location loc,
-                        const PTXLoweringState &state, Value word, Value shift,
-                        AtomicOp op, DataType type, Value b, Value c,
-                        LLVM::AtomicOrdering ordering, StringRef scope, bool flushF32);
-
 /// Replaces `ptx.func_addr` with its encoding (kFuncAddressBase + the
 /// function's index among the address-taken ones, sorted by name) and each
 /// `ptx.call_indirect` with a switch over the address-taken functions of its
-/// signature, whose default traps. Runs before the conversion patterns.
+/// signature, whose default traps. Runs before the conversion patterns
+/// (Calls.cpp).
 LogicalResult expandIndirectCalls(gpu::GPUModuleOp module, const PTXLoweringState &state);
 constexpr uint64_t kFuncAddressBase = 0x7a6d000000000000ull;
-
-/// Patterns of the integer bit-manipulation, extended-precision and 24-bit
-/// instructions (PTXToStdInteger.cpp).
-void populatePTXIntegerPatterns(RewritePatternSet &patterns,
-                                const PTXLoweringState &state);
-/// Float special functions, classification, set/slct, packing moves and
-/// conversions (PTXToStdFloat.cpp).
-void populatePTXFloatPatterns(RewritePatternSet &patterns,
-                              const PTXLoweringState &state);
-/// Warp-level ops, fences, reductions, calls and local memory
-/// (PTXToStdWarp.cpp).
-void populatePTXWarpPatterns(RewritePatternSet &patterns,
-                             const PTXLoweringState &state);
 
 } // namespace zmlir
 

@@ -1,8 +1,9 @@
 //===- Patterns.h - The ptx-to-std lowering as pattern sets -----*- C++ -*-===//
 //
-// convert-ptx-to-std's conversion patterns, usable outside the pass (as
-// upstream's populate<X>To<Y>ConversionPatterns are). Every pattern reads
-// one PTXLoweringState, in two parts:
+// convert-ptx-to-std's conversion patterns, one populate function per PTX
+// instruction family, usable outside the pass (as upstream's
+// populate<X>To<Y>ConversionPatterns are). Every pattern reads one
+// PTXLoweringState, in two parts:
 //  - PTXLoweringOptions: the facts injected from outside (the backend's
 //    TargetInfo and where each state space lives);
 //  - PTXModuleLayout: what the pass computes for the module before the
@@ -62,11 +63,62 @@ struct PTXLoweringState : PTXLoweringOptions, PTXModuleLayout {
       : PTXLoweringOptions(options) {}
 };
 
-/// Every pattern of convert-ptx-to-std.
+/// Every pattern of convert-ptx-to-std: the families below, in the order
+/// that decides between patterns of one op with the same benefit (the one
+/// added first is tried first).
 void populatePTXToStdConversionPatterns(mlir::RewritePatternSet &patterns,
                                         const PTXLoweringState &state);
 /// The ptx dialect illegal, the dialects the patterns produce legal.
 void configurePTXToStdConversionLegality(mlir::ConversionTarget &target);
+
+//===----------------------------------------------------------------------===//
+// The families (one file each in zmlir/lowering/)
+//===----------------------------------------------------------------------===//
+
+/// Integer bit manipulation, shifts, 24-bit and dot-product multiplies,
+/// extended precision (Bits.cpp).
+void populatePTXBitsPatterns(mlir::RewritePatternSet &patterns,
+                             const PTXLoweringState &state);
+/// f16/f16x2/bf16/bf16x2 arithmetic, min/max .xorsign.abs, and the directed
+/// roundings (.rz/.rm/.rp) of f32/f64 arithmetic (FloatArith.cpp); they
+/// take precedence over the generic arithmetic patterns.
+void populatePTXFloatArithPatterns(mlir::RewritePatternSet &patterns,
+                                   const PTXLoweringState &state);
+/// rcp, sqrt, rsqrt, the .approx transcendentals, testp and div.approx/full
+/// (FloatFunctions.cpp).
+void populatePTXFloatFunctionPatterns(mlir::RewritePatternSet &patterns,
+                                      const PTXLoweringState &state);
+/// shfl, vote, match, redux, activemask, elect, bar.warp.sync (Warp.cpp).
+void populatePTXWarpPatterns(mlir::RewritePatternSet &patterns,
+                             const PTXLoweringState &state);
+/// Integer and float arithmetic, logic, comparison and selection: add, sub,
+/// mul, mad, fma, div, rem, min, max, neg, abs, and/or/xor/not, copysign,
+/// set, setp, selp, slct (Arith.cpp).
+void populatePTXArithPatterns(mlir::RewritePatternSet &patterns,
+                              const PTXLoweringState &state);
+/// mov, the packing moves, cvt and cvt.pack (Convert.cpp).
+void populatePTXConvertPatterns(mlir::RewritePatternSet &patterns,
+                                const PTXLoweringState &state);
+/// Special registers, and the instructions imported as `ptx.inst` (%envreg,
+/// %pm, the tf32/fp8 conversions, the rejected rest) (SpecialRegisters.cpp).
+void populatePTXSpecialRegisterPatterns(mlir::RewritePatternSet &patterns,
+                                        const PTXLoweringState &state);
+/// ld, st, ld.param, st.param, cvta, addresses of variables, isspacep,
+/// prefetch and `.local` variables (Memory.cpp). Shared memory needs the
+/// kernels' windows in the state's layout.
+void populatePTXMemoryPatterns(mlir::RewritePatternSet &patterns,
+                               const PTXLoweringState &state);
+/// atom and red (Atomics.cpp).
+void populatePTXAtomicPatterns(mlir::RewritePatternSet &patterns,
+                               const PTXLoweringState &state);
+/// Branches, ret, exit, trap, fences and the CTA barriers bar.sync,
+/// bar.arrive and bar.red (Control.cpp).
+void populatePTXControlPatterns(mlir::RewritePatternSet &patterns,
+                                const PTXLoweringState &state);
+/// Direct calls of device functions (Calls.cpp; indirect calls are expanded
+/// before the patterns run, expandIndirectCalls).
+void populatePTXCallPatterns(mlir::RewritePatternSet &patterns,
+                             const PTXLoweringState &state);
 
 } // namespace zmlir
 

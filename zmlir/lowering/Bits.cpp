@@ -1,10 +1,11 @@
-//===- PTXToStdInteger.cpp - Integer bit ops, carries, 24-bit multiplies --===//
+//===- Bits.cpp - Integer bit ops, carries, 24-bit multiplies -------------===//
 //
-// Lowers PTX's integer bit-manipulation instructions (popc, clz, bfind,
-// brev, cnot, bfe, bfi, prmt, lop3, shf, szext, bmsk, fns), the 24-bit and dot
-// product multiplies (mul24, mad24, sad, dp4a, dp2a) and extended-precision
-// arithmetic (add.cc ... madc) to arith. Every shift amount is clamped below
-// the width first, so no LLVM poison can leak out where PTX defines a value.
+// Lowers PTX's shifts (shl, shr, shf), integer bit-manipulation instructions
+// (popc, clz, bfind, brev, cnot, bfe, bfi, prmt, lop3, szext, bmsk, fns), the
+// 24-bit and dot product multiplies (mul24, mad24, sad, dp4a, dp2a) and
+// extended-precision arithmetic (add.cc ... madc) to arith. Every shift amount
+// is clamped below the width first, so no LLVM poison can leak out where PTX
+// defines a value.
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,6 +73,50 @@ Value muli(OpBuilder &b, Location loc, Value x, Value y) {
 Value minui(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::MinUIOp::create(b, loc, x, y);
 }
+
+//===----------------------------------------------------------------------===//
+// Shifts
+//===----------------------------------------------------------------------===//
+
+/// shl and shr. PTX clamps shift amounts above the width (the result is 0,
+/// or all sign bits for `shr.s`); LLVM would produce poison.
+template <typename OpTy>
+struct ShiftOpLowering : PTXPattern<OpTy> {
+  using PTXPattern<OpTy>::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value a = asInteger(rewriter, loc, adaptor.getA());
+    mlir::Type t = a.getType();
+    unsigned width = widthOf(t);
+    Value amount = adaptor.getB();
+    if (width > 32)
+      amount = arith::ExtUIOp::create(rewriter, loc, t, amount);
+    else if (width < 32) {
+      // Clamp in 32 bits before narrowing so large amounts stay large.
+      amount = arith::MinUIOp::create(rewriter, loc, amount,
+                                      intConst(rewriter, loc, amount.getType(), width));
+      amount = arith::TruncIOp::create(rewriter, loc, t, amount);
+    }
+    Value limit = intConst(rewriter, loc, t, width);
+    Value tooFar = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, amount, limit);
+    Value r;
+    if (std::is_same_v<OpTy, ShrOp> && isSignedType(op.getType())) {
+      Value clamped = arith::MinUIOp::create(rewriter, loc, amount,
+                                             intConst(rewriter, loc, t, width - 1));
+      r = arith::ShRSIOp::create(rewriter, loc, a, clamped);
+    } else {
+      Value shifted = std::is_same_v<OpTy, ShlOp>
+                          ? arith::ShLIOp::create(rewriter, loc, a, amount).getResult()
+                          : arith::ShRUIOp::create(rewriter, loc, a, amount).getResult();
+      r = arith::SelectOp::create(rewriter, loc, tooFar, intConst(rewriter, loc, t, 0), shifted);
+    }
+    rewriter.replaceOp(op, adjustBits(rewriter, loc, r, adaptor.getA().getType(), false));
+    return success();
+  }
+};
 
 //===----------------------------------------------------------------------===//
 // Counting bits
@@ -699,12 +744,13 @@ struct MadCcOpLowering : PTXPattern<MadCcOp> {
 
 } // namespace
 
-void zmlir::populatePTXIntegerPatterns(RewritePatternSet &patterns,
-                                       const PTXLoweringState &state) {
+void zmlir::populatePTXBitsPatterns(RewritePatternSet &patterns,
+                                    const PTXLoweringState &state) {
   patterns.add<BitCountLowering<PopcOp>, BitCountLowering<ClzOp>, BfindOpLowering,
                BrevOpLowering, CnotOpLowering, BfeOpLowering, BfiOpLowering,
                PrmtOpLowering, Lop3OpLowering, ShfOpLowering, SzextOpLowering,
                BmskOpLowering, FnsOpLowering, Mul24OpLowering, Mad24OpLowering, SadOpLowering,
                Dp4aOpLowering, Dp2aOpLowering, AddCcOpLowering, SubCcOpLowering,
-               MadCcOpLowering>(patterns.getContext(), state);
+               MadCcOpLowering, ShiftOpLowering<ShlOp>,
+               ShiftOpLowering<ShrOp>>(patterns.getContext(), state);
 }

@@ -1,0 +1,519 @@
+//===- Convert.cpp - mov, cvt, packing, tf32 and fp8 ----------------------===//
+//
+// Moves and conversions: mov (bits between registers), the packing moves
+// (mov.b32 d, {a, b} and back), cvt between integers and floats of every width with PTX's
+// rounding and saturation, cvt.pack, and the formats narrower than f16.
+//
+//===----------------------------------------------------------------------===//
+
+#include "zmlir/lowering/FloatRounding.h"
+#include "zmlir/lowering/PTXLowering.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace zmlir;
+using namespace zmlir::ptx;
+
+namespace {
+
+using IP = arith::CmpIPredicate;
+using FP = arith::CmpFPredicate;
+
+//===----------------------------------------------------------------------===//
+// Moves and conversions
+//===----------------------------------------------------------------------===//
+
+struct MovOpLowering : PTXPattern<MovOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(MovOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adjustBits(rewriter, op.getLoc(), adaptor.getSrc(),
+                                      op.getRes().getType(), false));
+    return success();
+  }
+};
+
+/// Float to integer conversion with PTX's saturation: values beyond the
+/// range give the nearest representable integer. NaN gives 0 (as the PTX ISA
+/// says) only from f32 to at most 32 bits; from f64 (f16 is modelled so, not
+/// yet captured), or to 64 bits, the H200 gives the destination's sign bit
+/// alone, 0x80000000 for u32 too (`nanIsZero` says which).
+///  1. round to an integral float by the `.rXi` mode (default `.rzi`);
+///  2. convert with fptosi/fptoui (poison only when out of range);
+///  3. select the clamped constants for NaN and out-of-range inputs.
+Value floatToInteger(OpBuilder &b, Location loc, Value x, Rounding rnd,
+                     mlir::Type intType, bool isSigned, bool nanIsZero) {
+  switch (rnd) {
+  case Rounding::RNI:
+    x = roundEven(b, loc, x);
+    break;
+  case Rounding::RMI:
+    x = math::FloorOp::create(b, loc, x);
+    break;
+  case Rounding::RPI:
+    x = math::CeilOp::create(b, loc, x);
+    break;
+  default:
+    x = math::TruncOp::create(b, loc, x);
+    break;
+  }
+  mlir::Type floatType = x.getType();
+  unsigned width = widthOf(intType);
+  double lo = isSigned ? -std::ldexp(1.0, width - 1) : 0.0;
+  double hiExclusive = isSigned ? std::ldexp(1.0, width - 1) : std::ldexp(1.0, width);
+  Value converted = isSigned ? arith::FPToSIOp::create(b, loc, intType, x).getResult()
+                             : arith::FPToUIOp::create(b, loc, intType, x).getResult();
+  llvm::APInt minInt = isSigned ? llvm::APInt::getSignedMinValue(width)
+                                : llvm::APInt::getMinValue(width);
+  llvm::APInt maxInt = isSigned ? llvm::APInt::getSignedMaxValue(width)
+                                : llvm::APInt::getMaxValue(width);
+  Value minValue = arith::ConstantOp::create(b, loc, intType, b.getIntegerAttr(intType, minInt));
+  Value maxValue = arith::ConstantOp::create(b, loc, intType, b.getIntegerAttr(intType, maxInt));
+  Value tooSmall = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
+                                         floatConst(b, loc, floatType, lo));
+  Value tooLarge = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x,
+                                         floatConst(b, loc, floatType, hiExclusive));
+  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+  Value r = arith::SelectOp::create(b, loc, tooSmall, minValue, converted);
+  r = arith::SelectOp::create(b, loc, tooLarge, maxValue, r);
+  llvm::APInt nanInt = nanIsZero ? llvm::APInt(width, 0) : llvm::APInt::getSignMask(width);
+  Value nanValue = arith::ConstantOp::create(b, loc, intType, b.getIntegerAttr(intType, nanInt));
+  return arith::SelectOp::create(b, loc, isNaN, nanValue, r);
+}
+
+/// cvt.sat between integers: clamps `x` (of its own signedness) to the
+/// range of `target` before the bits are truncated or extended.
+Value clampInteger(OpBuilder &b, Location loc, Value x, bool srcSigned, mlir::Type target,
+                   bool dstSigned) {
+  mlir::Type t = x.getType();
+  unsigned ws = widthOf(t), wd = widthOf(target);
+  APInt srcMax = srcSigned ? APInt::getSignedMaxValue(ws) : APInt::getMaxValue(ws);
+  APInt dstMax = dstSigned ? APInt::getSignedMaxValue(wd) : APInt::getMaxValue(wd);
+  // dstMax < srcMax, compared as unsigned numbers of the larger width.
+  unsigned w = std::max(ws, wd);
+  if (dstMax.zext(w).ult(srcMax.zext(w))) {
+    Value limit = arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, dstMax.zextOrTrunc(ws)));
+    Value above = arith::CmpIOp::create(
+        b, loc, srcSigned ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::ugt, x, limit);
+    x = arith::SelectOp::create(b, loc, above, limit, x);
+  }
+  if (srcSigned) {
+    // The smallest destination value, if it is above the source's.
+    bool clampLow = !dstSigned || wd < ws;
+    if (clampLow) {
+      APInt dstMin = dstSigned ? APInt::getSignedMinValue(wd).sext(ws) : APInt(ws, 0);
+      Value limit = arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, dstMin));
+      Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, limit);
+      x = arith::SelectOp::create(b, loc, below, limit, x);
+    }
+  }
+  return x;
+}
+
+struct CvtOpLowering : PTXPattern<CvtOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(CvtOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    DataType dst = op.getType(), src = op.getSrcType();
+    mlir::Type srcType = memoryType(ctx, src), dstType = memoryType(ctx, dst);
+    mlir::Type resultType = op.getRes().getType();
+    Rounding rnd = op.getRnd();
+    // The source register may be wider than the source type (cvt.u32.u16 on
+    // a 32-bit register reads its low half).
+    Value x = adjustBits(rewriter, loc, adaptor.getSrc(), srcType, isSignedType(src));
+    bool srcFloat = isFloatType(src), dstFloat = isFloatType(dst);
+    if (op.getRelu() && !dstFloat)
+      return unsupported(op, "'cvt' modifier '.relu' to an integer type");
+    if ((srcFloat && src != DataType::F16 && src != DataType::BF16 &&
+         src != DataType::F32 && src != DataType::F64) ||
+        (dstFloat && dst != DataType::F16 && dst != DataType::BF16 &&
+         dst != DataType::F32 && dst != DataType::F64))
+      return unsupported(op, Twine("conversion '.") + stringifyDataType(dst) +
+                                 "." + stringifyDataType(src) + "'");
+    if (srcFloat && op.getFtz())
+      x = flushSubnormal(rewriter, loc, x);
+    Value r;
+    if (!srcFloat && !dstFloat) {
+      if (op.getSat())
+        x = clampInteger(rewriter, loc, x, isSignedType(src), dstType, isSignedType(dst));
+      if (!isSignedType(dst) && widthOf(srcType) == 64 && widthOf(dstType) == 8 &&
+          resultType.isInteger() && widthOf(resultType) > 8) {
+        // u8 from 64 bits as `and (trunc x), 0xff` in the register's width:
+        // LLVM 22's SPIR-V backend turns `zext (trunc i64 to i8)` into an
+        // OpBitwiseAnd of mixed widths, which spirv-val rejects.
+        Value bits = adjustBits(rewriter, loc, x, resultType, false);
+        rewriter.replaceOp(op, arith::AndIOp::create(rewriter, loc, bits,
+                                                     intConst(rewriter, loc, resultType, 0xff)));
+        return success();
+      }
+      r = adjustBits(rewriter, loc, x, dstType, isSignedType(src));
+    } else if (!srcFloat && dstFloat) {
+      if (rnd != Rounding::None && rnd != Rounding::RN && rnd != Rounding::RZ &&
+          rnd != Rounding::RM && rnd != Rounding::RP)
+        return unsupported(op, Twine("rounding '.") + stringifyRounding(rnd) +
+                                   "' converting integer to float");
+      r = integerToFloat(rewriter, loc, x, isSignedType(src), dstType, rnd);
+      if (!r)
+        return unsupported(op, Twine("rounding '.") + stringifyRounding(rnd) +
+                                   "' converting integer to bf16");
+    } else if (srcFloat && !dstFloat) {
+      if (rnd != Rounding::None && rnd != Rounding::RZI && rnd != Rounding::RNI &&
+          rnd != Rounding::RMI && rnd != Rounding::RPI)
+        return unsupported(op, Twine("rounding '.") + stringifyRounding(rnd) +
+                                   "' converting float to integer");
+      if (widthOf(srcType) < 32)
+        x = arith::ExtFOp::create(rewriter, loc, rewriter.getF32Type(), x);
+      bool nanIsZero = src == DataType::F32 && widthOf(dstType) <= 32;
+      r = floatToInteger(rewriter, loc, x, rnd, dstType, isSignedType(dst), nanIsZero);
+    } else {
+      unsigned from = widthOf(srcType), to = widthOf(dstType);
+      if (from < to || (from == to && srcType == dstType)) {
+        if (from < to)
+          x = arith::ExtFOp::create(rewriter, loc, dstType, x);
+        switch (rnd) {
+        case Rounding::None:
+        case Rounding::RN:
+          r = x;
+          break;
+        case Rounding::RNI:
+          r = roundEven(rewriter, loc, x);
+          break;
+        case Rounding::RZI:
+          r = math::TruncOp::create(rewriter, loc, x);
+          break;
+        case Rounding::RMI:
+          r = math::FloorOp::create(rewriter, loc, x);
+          break;
+        case Rounding::RPI:
+          r = math::CeilOp::create(rewriter, loc, x);
+          break;
+        default:
+          return unsupported(op, Twine("rounding '.") + stringifyRounding(rnd) +
+                                     "' on a widening float conversion");
+        }
+      } else {
+        if (rnd != Rounding::None && rnd != Rounding::RN && rnd != Rounding::RZ &&
+            rnd != Rounding::RM && rnd != Rounding::RP)
+          return unsupported(op, Twine("rounding '.") + stringifyRounding(rnd) +
+                                     "' on a narrowing float conversion");
+        r = narrowFloat(rewriter, loc, x, dstType, rnd);
+        if (!r)
+          return unsupported(op, Twine("conversion '.") + stringifyDataType(dst) + "." +
+                                     stringifyDataType(src) + "'");
+      }
+    }
+    if (dstFloat && op.getFtz())
+      r = flushSubnormal(rewriter, loc, r);
+    if (dstFloat && op.getSat())
+      r = saturateFloat(rewriter, loc, r);
+    if (op.getRelu()) {
+      // Negative values and -0 become +0 (as on the H200); NaN stays NaN.
+      Value zero = floatConst(rewriter, loc, r.getType(), 0.0);
+      Value notPositive = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OLE, r, zero);
+      r = arith::SelectOp::create(rewriter, loc, notPositive, zero, r);
+    }
+    rewriter.replaceOp(op, adjustBits(rewriter, loc, r, resultType, isSignedType(dst)));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Packing moves and conversions
+//===----------------------------------------------------------------------===//
+
+struct MovPackOpLowering : PTXPattern<MovPackOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(MovPackOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    mlir::Type resultType = op.getRes().getType();
+    mlir::Type it = rewriter.getIntegerType(widthOf(resultType));
+    Value r = intConst(rewriter, loc, it, 0);
+    unsigned shift = 0;
+    for (Value e : adaptor.getElems()) {
+      Value bits = asInteger(rewriter, loc, e);
+      unsigned w = widthOf(bits.getType());
+      Value wide = arith::ExtUIOp::create(rewriter, loc, it, bits);
+      r = arith::OrIOp::create(rewriter, loc, r,
+                               arith::ShLIOp::create(rewriter, loc, wide,
+                                                     intConst(rewriter, loc, it, shift)));
+      shift += w;
+    }
+    rewriter.replaceOp(op, adjustBits(rewriter, loc, r, resultType, false));
+    return success();
+  }
+};
+
+struct MovUnpackOpLowering : PTXPattern<MovUnpackOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(MovUnpackOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value bits = asInteger(rewriter, loc, adaptor.getSrc());
+    mlir::Type it = bits.getType();
+    SmallVector<Value> results;
+    unsigned shift = 0;
+    for (Value e : op.getElems()) {
+      unsigned w = widthOf(e.getType());
+      Value part = arith::ShRUIOp::create(rewriter, loc, bits, intConst(rewriter, loc, it, shift));
+      Value narrow = arith::TruncIOp::create(rewriter, loc, rewriter.getIntegerType(w), part);
+      results.push_back(adjustBits(rewriter, loc, narrow, e.getType(), false));
+      shift += w;
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// cvt.{rn,rz}{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b: a in the high
+/// half. .relu turns negative values and -0 into +0; .satfinite clamps to
+/// the largest finite value of the result type; NaN gives the canonical NaN
+/// 0x7fff (narrowFloat).
+struct CvtPackOpLowering : PTXPattern<CvtPackOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(CvtPackOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    bool bf16 = op.getType() == DataType::BF16x2;
+    if (!bf16 && op.getType() != DataType::F16x2)
+      return unsupported(op, Twine("packed conversion to '.") +
+                                 stringifyDataType(op.getType()) + "'");
+    Rounding rnd = op.getRnd();
+    if (rnd != Rounding::RN && rnd != Rounding::RZ)
+      return unsupported(op, Twine("rounding '.") + stringifyRounding(rnd) +
+                                 "' on a packed conversion");
+    mlir::Type half = bf16 ? mlir::Type(rewriter.getBF16Type()) : rewriter.getF16Type();
+    mlir::Type f32 = rewriter.getF32Type(), i32 = rewriter.getI32Type();
+    double maxFinite = bf16 ? 3.3895313892515355e38 : 65504.0;
+    auto convert = [&](Value x) -> Value {
+      if (op.getSatfinite()) {
+        Value lim = floatConst(rewriter, loc, f32, maxFinite);
+        Value neg = floatConst(rewriter, loc, f32, -maxFinite);
+        Value isNaN = arith::CmpFOp::create(rewriter, loc, FP::UNO, x, x);
+        Value clamped = arith::MinimumFOp::create(
+            rewriter, loc, arith::MaximumFOp::create(rewriter, loc, x, neg), lim);
+        x = arith::SelectOp::create(rewriter, loc, isNaN, x, clamped);
+      }
+      if (op.getRelu()) {
+        // -0 becomes +0 as well (ole); NaN stays NaN.
+        Value zero = floatConst(rewriter, loc, f32, 0.0);
+        Value notPositive = arith::CmpFOp::create(rewriter, loc, FP::OLE, x, zero);
+        x = arith::SelectOp::create(rewriter, loc, notPositive, zero, x);
+      }
+      Value h = narrowFloat(rewriter, loc, x, half, rnd);
+      if (op.getSatfinite()) {
+        // Rounding may still overflow to infinity; clamp the result too.
+        Value bits = bitsOf(rewriter, loc, h);
+        Value hmax = intConst(rewriter, loc, rewriter.getI16Type(), bf16 ? 0x7f7f : 0x7bff);
+        Value magnitude = arith::AndIOp::create(rewriter, loc, bits,
+                                                intConst(rewriter, loc, rewriter.getI16Type(), 0x7fff));
+        Value isInf = arith::CmpIOp::create(rewriter, loc, IP::eq, magnitude,
+                                            intConst(rewriter, loc, rewriter.getI16Type(),
+                                                     bf16 ? 0x7f80 : 0x7c00));
+        Value sign = arith::AndIOp::create(
+            rewriter, loc, bits, intConst(rewriter, loc, rewriter.getI16Type(), -0x8000));
+        Value sat = arith::OrIOp::create(rewriter, loc, sign, hmax);
+        h = arith::BitcastOp::create(rewriter, loc, half,
+                                     arith::SelectOp::create(rewriter, loc, isInf, sat, bits));
+      }
+      return arith::ExtUIOp::create(rewriter, loc, i32, bitsOf(rewriter, loc, h));
+    };
+    Value hi = convert(adaptor.getA()), lo = convert(adaptor.getB());
+    Value r = arith::OrIOp::create(
+        rewriter, loc, arith::ShLIOp::create(rewriter, loc, hi, intConst(rewriter, loc, i32, 16)),
+        lo);
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// tf32 and fp8
+//===----------------------------------------------------------------------===//
+//
+// cvt to and from the formats narrower than f16 that the ptx dialect has no
+// types for: cvt.rna.tf32.f32 and the fp8 pairs (.e4m3x2, .e5m2x2), imported
+// as `ptx.inst`. Every target computes them with integer operations on the
+// bits, so no target's float mode (denormal flushing) changes a result; the
+// results match the H200's golden data on every captured case.
+
+/// Small i32 helpers.
+struct Bits {
+  OpBuilder &b;
+  Location loc;
+  mlir::Type i32 = b.getI32Type();
+
+  Value c(int64_t v) const { return intConst(b, loc, i32, v); }
+  Value add(Value x, Value y) const { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) const { return arith::SubIOp::create(b, loc, x, y); }
+  Value band(Value x, Value y) const { return arith::AndIOp::create(b, loc, x, y); }
+  Value bor(Value x, Value y) const { return arith::OrIOp::create(b, loc, x, y); }
+  Value shl(Value x, Value y) const { return arith::ShLIOp::create(b, loc, x, y); }
+  Value shr(Value x, Value y) const { return arith::ShRUIOp::create(b, loc, x, y); }
+  Value cmp(IP p, Value x, Value y) const { return arith::CmpIOp::create(b, loc, p, x, y); }
+  Value sel(Value p, Value x, Value y) const { return arith::SelectOp::create(b, loc, p, x, y); }
+};
+
+/// f32 to an fp8 byte (in an i32) with .rn.satfinite{.relu}; `expBits` is 4
+/// (E4M3: bias 7, no infinity, NaN 0x7f, largest 448 = 0x7e) or 5 (E5M2: bias
+/// 15, largest finite 57344 = 0x7b).
+///  1. normal results: round the f32 bits to M = 7 - expBits mantissa bits
+///     (to nearest, ties to even, by adding 2^(22-M) - 1 plus the lowest kept
+///     bit), then rebias the exponent;
+///  2. subnormal results (|x| below 2^(1-bias)): the 24-bit significand
+///     shifted right to the quantum 2^(1-bias-M), rounded to nearest even;
+///  3. .satfinite: anything above the largest finite value (infinity too)
+///     gives it; NaN gives 0x7f; the sign is the input's (-0 gives 0x80);
+///  4. .relu: a negative input (-0 too) gives +0, NaN still 0x7f.
+Value floatToFp8(OpBuilder &b, Location loc, Value x, unsigned expBits, bool relu) {
+  Bits k{b, loc};
+  int64_t man = 7 - expBits, bias = (1 << (expBits - 1)) - 1, sh = 23 - man;
+  int64_t maxCode = expBits == 4 ? 0x7e : 0x7b;
+  Value bits = arith::BitcastOp::create(b, loc, k.i32, x);
+  Value sign = k.shr(bits, k.c(31));
+  Value mag = k.band(bits, k.c(0x7fffffff));
+  // 1.
+  Value rounded = k.add(k.add(mag, k.c((1 << (sh - 1)) - 1)), k.band(k.shr(mag, k.c(sh)), k.c(1)));
+  Value normal = k.sub(k.shr(rounded, k.c(sh)), k.c((127 - bias) << man));
+  // 2.
+  Value exponent = k.shr(mag, k.c(23));
+  Value isZeroExp = k.cmp(IP::eq, exponent, k.c(0));
+  Value significand = k.sel(isZeroExp, mag, k.bor(k.band(mag, k.c(0x7fffff)), k.c(1 << 23)));
+  Value effExp = k.sel(isZeroExp, k.c(1), exponent);
+  // In [1, 31] (it is at least 24 - M where the result is subnormal).
+  Value shift = arith::MaxUIOp::create(
+      b, loc, arith::MinUIOp::create(b, loc, k.sub(k.c(151 - bias - man), effExp), k.c(31)),
+      k.c(1));
+  Value q = k.shr(significand, shift);
+  Value rem = k.band(significand, k.sub(k.shl(k.c(1), shift), k.c(1)));
+  Value half = k.shl(k.c(1), k.sub(shift, k.c(1)));
+  Value up = arith::OrIOp::create(
+      b, loc, k.cmp(IP::ugt, rem, half),
+      arith::AndIOp::create(b, loc, k.cmp(IP::eq, rem, half),
+                            k.cmp(IP::ne, k.band(q, k.c(1)), k.c(0))));
+  Value subnormal = k.add(q, arith::ExtUIOp::create(b, loc, k.i32, up));
+  Value isSubnormal = k.cmp(IP::ult, mag, k.c((128 - bias) << 23));
+  // 3.
+  Value code = arith::MinUIOp::create(b, loc, k.sel(isSubnormal, subnormal, normal),
+                                      k.c(maxCode));
+  code = k.bor(code, k.shl(sign, k.c(7)));
+  // 4.
+  if (relu)
+    code = k.sel(k.cmp(IP::ne, sign, k.c(0)), k.c(0), code);
+  return k.sel(k.cmp(IP::ugt, mag, k.c(0x7f800000)), k.c(0x7f), code);
+}
+
+/// An fp8 byte (the low 8 bits of an i32) as f16 bits (in an i32), exactly.
+/// E5M2 is the upper byte of an f16; E4M3 normals rebias the exponent
+/// (7 -> 15), its subnormals m * 2^-9 are normal f16 values (m converted and
+/// scaled exactly in f32). NaN gives 0x7fff, as on the H200.
+Value fp8ToHalf(OpBuilder &b, Location loc, Value code, unsigned expBits) {
+  Bits k{b, loc};
+  Value mag = k.band(code, k.c(0x7f));
+  Value sign = k.shl(k.band(code, k.c(0x80)), k.c(8));
+  Value nan = k.c(0x7fff);
+  if (expBits == 5)
+    return k.sel(k.cmp(IP::ugt, mag, k.c(0x7c)), nan, k.shl(k.band(code, k.c(0xff)), k.c(8)));
+  Value exponent = k.shr(mag, k.c(3));
+  Value mantissa = k.band(mag, k.c(7));
+  Value normal = k.bor(k.shl(k.add(exponent, k.c(8)), k.c(10)), k.shl(mantissa, k.c(7)));
+  mlir::Type f32 = b.getF32Type();
+  Value scaled = arith::MulFOp::create(b, loc, arith::UIToFPOp::create(b, loc, f32, mantissa),
+                                       floatConst(b, loc, f32, std::ldexp(1.0, -9)));
+  Value half = arith::TruncFOp::create(b, loc, b.getF16Type(), scaled);
+  Value subnormal = arith::ExtUIOp::create(
+      b, loc, k.i32, arith::BitcastOp::create(b, loc, b.getI16Type(), half));
+  Value r = k.bor(k.sel(k.cmp(IP::eq, exponent, k.c(0)), subnormal, normal), sign);
+  return k.sel(k.cmp(IP::eq, mag, k.c(0x7f)), nan, r);
+}
+
+/// cvt.rna.tf32.f32: f32 bits rounded to 10 mantissa bits, ties away from
+/// zero (add half of the dropped range, clear it; the carry reaches the
+/// exponent and, past the largest value, infinity). NaN keeps its upper bits,
+/// as on the H200 (0x7fc00001 -> 0x7fc00000, 0x7fa00000 unchanged); a NaN
+/// whose payload is only in the dropped bits (not captured) gets the quiet
+/// bit, so it stays NaN.
+Value floatToTf32(OpBuilder &b, Location loc, Value x) {
+  Bits k{b, loc};
+  Value bits = arith::BitcastOp::create(b, loc, k.i32, x);
+  Value mask = k.c(static_cast<int32_t>(0xffffe000));
+  Value rounded = k.band(k.add(bits, k.c(0x1000)), mask);
+  Value truncated = k.band(bits, mask);
+  Value mag = k.band(bits, k.c(0x7fffffff));
+  Value isNaN = k.cmp(IP::ugt, mag, k.c(0x7f800000));
+  Value lostPayload = k.cmp(IP::eq, k.band(truncated, k.c(0x7fffff)), k.c(0));
+  Value nan = k.sel(lostPayload, k.bor(truncated, k.c(0x400000)), truncated);
+  return k.sel(isNaN, nan, rounded);
+}
+
+} // namespace
+
+Value zmlir::lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b) {
+  Location loc = op.getLoc();
+  SmallVector<StringRef> mods;
+  for (Attribute mod : op.getModifiers())
+    mods.push_back(cast<StringAttr>(mod).getValue());
+  if (op.getOpcode() != "cvt" || op->getNumResults() != 1)
+    return {};
+  mlir::Type resultType = op.getResult(0).getType();
+  Bits k{b, loc};
+  auto is = [&](std::initializer_list<StringRef> want) {
+    return mods.size() == want.size() && std::equal(want.begin(), want.end(), mods.begin());
+  };
+  auto fp8Bits = [](StringRef t) -> unsigned { return t == ".e4m3x2" ? 4 : t == ".e5m2x2" ? 5 : 0; };
+  if (is({".rna", ".tf32", ".f32"}) && operands.size() == 1 && operands[0].getType().isF32())
+    return adjustBits(b, loc, floatToTf32(b, loc, operands[0]), resultType, false);
+  // cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f32 d, a, b: a to the upper byte.
+  bool relu = mods.size() == 5 && mods[2] == ".relu";
+  if (mods.size() == 4 + relu && mods[0] == ".rn" && mods[1] == ".satfinite" &&
+      fp8Bits(mods[2 + relu]) && mods[3 + relu] == ".f32" && operands.size() == 2 &&
+      operands[0].getType().isF32() && operands[1].getType().isF32()) {
+    unsigned e = fp8Bits(mods[2 + relu]);
+    Value hi = floatToFp8(b, loc, operands[0], e, relu);
+    Value lo = floatToFp8(b, loc, operands[1], e, relu);
+    return adjustBits(b, loc, k.bor(k.shl(hi, k.c(8)), lo), resultType, false);
+  }
+  // cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f16x2 d, a: each half exactly to f32.
+  if (mods.size() == 4 + relu && mods[0] == ".rn" && mods[1] == ".satfinite" &&
+      fp8Bits(mods[2 + relu]) && mods[3 + relu] == ".f16x2" && operands.size() == 1 &&
+      operands[0].getType().isInteger(32)) {
+    unsigned e = fp8Bits(mods[2 + relu]);
+    auto part = [&](Value v) {
+      Value h = arith::BitcastOp::create(b, loc, b.getF16Type(),
+                                         arith::TruncIOp::create(b, loc, b.getI16Type(), v));
+      return floatToFp8(b, loc, arith::ExtFOp::create(b, loc, b.getF32Type(), h), e, relu);
+    };
+    Value hi = part(k.shr(operands[0], k.c(16)));
+    Value lo = part(operands[0]);
+    return adjustBits(b, loc, k.bor(k.shl(hi, k.c(8)), lo), resultType, false);
+  }
+  // cvt.rn.f16x2.{e4m3x2,e5m2x2} d, a: the upper byte to the upper half.
+  if (mods.size() == 3 && mods[0] == ".rn" && mods[1] == ".f16x2" && fp8Bits(mods[2]) &&
+      operands.size() == 1 && operands[0].getType().isInteger(16)) {
+    unsigned e = fp8Bits(mods[2]);
+    Value pair = arith::ExtUIOp::create(b, loc, k.i32, operands[0]);
+    Value hi = fp8ToHalf(b, loc, k.shr(pair, k.c(8)), e);
+    Value lo = fp8ToHalf(b, loc, k.band(pair, k.c(0xff)), e);
+    return adjustBits(b, loc, k.bor(k.shl(hi, k.c(16)), lo), resultType, false);
+  }
+  return {};
+}
+
+void zmlir::populatePTXConvertPatterns(RewritePatternSet &patterns,
+                                       const PTXLoweringState &state) {
+  patterns.add<MovPackOpLowering, MovUnpackOpLowering, CvtPackOpLowering, MovOpLowering,
+               CvtOpLowering>(patterns.getContext(), state);
+}

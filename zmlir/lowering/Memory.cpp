@@ -1,0 +1,401 @@
+//===- Memory.cpp - Loads, stores, addresses, .local ----------------------===//
+//
+// Addresses (of variables, cvta, isspacep), prefetch, `.param` loads and
+// stores (kernel parameters, call arguments and results, aggregates), ld and
+// st in every state space with PTX's memory-model qualifiers, and `.local`
+// variables. Shared memory is the kernel's window (PTXModuleLayout).
+//
+//===----------------------------------------------------------------------===//
+
+#include "zmlir/lowering/PTXLowering.h"
+
+using namespace mlir;
+using namespace zmlir;
+using namespace zmlir::ptx;
+
+namespace {
+
+struct AddrOfOpLowering : PTXPattern<AddrOfOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(AddrOfOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    mlir::Type type = op.getRes().getType();
+    StringAttr name = op.getSymAttr().getAttr();
+    VarOp var = state.variables.lookup(name);
+    if (!var)
+      return unsupported(op, Twine("address of '") + name.getValue() +
+                                 "' (not a variable)");
+    if (var.getSpace() == StateSpace::Shared) {
+      auto func = op->getParentOfType<gpu::GPUFuncOp>();
+      int64_t offset = state.sharedOffsets.lookup({func, name});
+      rewriter.replaceOp(op, intConst(rewriter, loc, type, offset));
+      return success();
+    }
+    unsigned as = var.getSpace() == StateSpace::Const ? state.addressSpaces.constant
+                                                      : state.addressSpaces.global;
+    Value ptr = LLVM::AddressOfOp::create(
+        rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext(), as),
+        name.getValue());
+    rewriter.replaceOpWithNewOp<LLVM::PtrToIntOp>(op, type, ptr);
+    return success();
+  }
+};
+
+struct CvtaOpLowering : PTXPattern<CvtaOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(CvtaOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    mlir::Type type = op.getRes().getType();
+    Value src = adaptor.getSrc();
+    switch (op.getSpace()) {
+    case StateSpace::Global:
+      // Global and generic addresses of global memory are the same number.
+      rewriter.replaceOp(op, adjustBits(rewriter, loc, src, type, false));
+      return success();
+    case StateSpace::Shared: {
+      MLIRContext *ctx = rewriter.getContext();
+      Value window = sharedWindow(op);
+      auto genericPtr = LLVM::LLVMPointerType::get(ctx, state.addressSpaces.generic);
+      mlir::Type i64 = rewriter.getI64Type();
+      if (op.getTo()) {
+        // generic -> offset in the window.
+        Value base = LLVM::AddrSpaceCastOp::create(rewriter, loc, genericPtr, window);
+        Value baseInt = LLVM::PtrToIntOp::create(rewriter, loc, i64, base);
+        Value wide = adjustBits(rewriter, loc, src, i64, false);
+        Value offset = arith::SubIOp::create(rewriter, loc, wide, baseInt);
+        rewriter.replaceOp(op, adjustBits(rewriter, loc, offset, type, false));
+        return success();
+      }
+      Value wide = adjustBits(rewriter, loc, src, i64, false);
+      Value ptr = LLVM::GEPOp::create(rewriter, loc, window.getType(),
+                                      rewriter.getI8Type(), window, ValueRange{wide});
+      Value generic = LLVM::AddrSpaceCastOp::create(rewriter, loc, genericPtr, ptr);
+      Value asInt = LLVM::PtrToIntOp::create(rewriter, loc, i64, generic);
+      rewriter.replaceOp(op, adjustBits(rewriter, loc, asInt, type, false));
+      return success();
+    }
+    case StateSpace::Local: {
+      // Local addresses are private-space pointers as integers.
+      MLIRContext *ctx = rewriter.getContext();
+      auto localPtr = LLVM::LLVMPointerType::get(ctx, state.addressSpaces.local);
+      auto genericPtr = LLVM::LLVMPointerType::get(ctx, state.addressSpaces.generic);
+      mlir::Type i64 = rewriter.getI64Type();
+      Value wide = adjustBits(rewriter, loc, src, i64, false);
+      Value result;
+      if (localPtr == genericPtr) {
+        result = wide;
+      } else if (op.getTo()) {
+        Value p = LLVM::IntToPtrOp::create(rewriter, loc, genericPtr, wide);
+        Value q = LLVM::AddrSpaceCastOp::create(rewriter, loc, localPtr, p);
+        result = LLVM::PtrToIntOp::create(rewriter, loc, i64, q);
+      } else {
+        Value p = LLVM::IntToPtrOp::create(rewriter, loc, localPtr, wide);
+        Value q = LLVM::AddrSpaceCastOp::create(rewriter, loc, genericPtr, p);
+        result = LLVM::PtrToIntOp::create(rewriter, loc, i64, q);
+      }
+      rewriter.replaceOp(op, adjustBits(rewriter, loc, result, type, false));
+      return success();
+    }
+    default:
+      return unsupported(op, Twine("'cvta' for state space '") +
+                                 stringifyStateSpace(op.getSpace()) + "'");
+    }
+  }
+};
+
+/// isspacep, in agreement with cvta (generic addresses are the numbers of
+/// generic-space pointers: global ones unchanged, the shared window and
+/// .local allocas cast to the generic space):
+///  - NVPTX: NVIDIA's instruction (llvm.nvvm.isspacep.*);
+///  - AMDGPU: llvm.amdgcn.is.shared / is.private on the flat pointer, and
+///    global is neither (flat addresses outside LDS and scratch are global);
+///  - SPIR-V: the shared window only (see below); .global and .local are
+///    rejected.
+/// .const and .param have no generic window off NVPTX (their variables'
+/// addresses never become generic ones there): rejected.
+struct IsspacepOpLowering : PTXPattern<IsspacepOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(IsspacepOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    mlir::Type i64 = rewriter.getI64Type();
+    const AddressSpaceMap &as = state.addressSpaces;
+    StateSpace space = op.getSpace();
+    Value wide = adjustBits(rewriter, loc, adaptor.getAddr(), i64, false);
+    Value ptr = LLVM::IntToPtrOp::create(rewriter, loc, LLVM::LLVMPointerType::get(ctx, as.generic),
+                                         wide);
+    std::string whyNot;
+    Value r = state.target.isSpace(rewriter, op, ptr, wide, space, sharedWindow(op), whyNot);
+    if (!r)
+      return unsupported(op, Twine("'isspacep.") + stringifyStateSpace(space) + "' on target '" +
+                                 state.target.getName() + "' (" + whyNot + ")");
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+/// prefetch/prefetchu: NVIDIA's instruction on NVPTX; nothing elsewhere (a
+/// prefetch has no effect on results).
+struct PrefetchOpLowering : PTXPattern<PrefetchOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(PrefetchOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    state.target.emitPrefetch(rewriter, op, adaptor.getAddr());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The width in bits of a `ld.param`/`st.param` of `type` at `offset` of
+/// the aggregate parameter `param`, or a diagnostic when the access is not
+/// whole bytes inside it.
+template <typename OpTy>
+FailureOr<unsigned> aggregateAccessBits(OpTy op, DataType type, int64_t offset, Value param) {
+  auto array = dyn_cast<LLVM::LLVMArrayType>(param.getType());
+  if (!array || !array.getElementType().isInteger(8))
+    return op.emitError("unsupported parameter of type ") << param.getType();
+  unsigned bits = getTypeBitWidth(type);
+  if (bits % 8 != 0 || bits == 0)
+    return op.emitError("unsupported access of type '")
+           << stringifyDataType(type) << "' to an aggregate parameter";
+  if (offset < 0 || offset + bits / 8 > static_cast<int64_t>(array.getNumElements()))
+    return op.emitError("unsupported access at bytes [")
+           << offset << ", " << offset + bits / 8 << ") of a " << array.getNumElements()
+           << "-byte parameter";
+  return bits;
+}
+
+struct LdParamOpLowering : PTXPattern<LdParamOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(LdParamOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value param = adaptor.getParam();
+    Location loc = op.getLoc();
+    bool isSigned = isSignedType(op.getType());
+    if (param.getType().isIntOrFloat()) {
+      if (op.getOffset() != 0)
+        return unsupported(op, "'ld.param' at an offset of a scalar parameter");
+      rewriter.replaceOp(op, adjustBits(rewriter, loc, param, op.getRes().getType(), isSigned));
+      return success();
+    }
+    // An aggregate call or return parameter (!llvm.array<N x i8>): the
+    // little-endian bytes at the offset, assembled into an integer.
+    FailureOr<unsigned> bits = aggregateAccessBits(op, op.getType(), op.getOffset(), param);
+    if (failed(bits))
+      return failure();
+    mlir::Type wide = rewriter.getIntegerType(*bits);
+    Value value;
+    for (unsigned k = 0; k < *bits / 8; ++k) {
+      Value byte = LLVM::ExtractValueOp::create(rewriter, loc, param,
+                                                ArrayRef<int64_t>{op.getOffset() + k});
+      if (*bits > 8) {
+        byte = arith::ExtUIOp::create(rewriter, loc, wide, byte);
+        if (k != 0)
+          byte = arith::ShLIOp::create(rewriter, loc, byte, intConst(rewriter, loc, wide, 8 * k));
+      }
+      value = k == 0 ? byte : arith::OrIOp::create(rewriter, loc, value, byte).getResult();
+    }
+    rewriter.replaceOp(op, adjustBits(rewriter, loc, value, op.getRes().getType(), isSigned));
+    return success();
+  }
+};
+
+/// An aggregate call or return parameter is an !llvm.array<N x i8> value
+/// (passed and returned by value by the lowered functions); `st.param`
+/// replaces the `size(type)` bytes at the offset, little-endian.
+struct StParamOpLowering : PTXPattern<StParamOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(StParamOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value param = adaptor.getParam();
+    Location loc = op.getLoc();
+    FailureOr<unsigned> bits = aggregateAccessBits(op, op.getType(), op.getOffset(), param);
+    if (failed(bits))
+      return failure();
+    mlir::Type wide = rewriter.getIntegerType(*bits);
+    Value value = adjustBits(rewriter, loc, adaptor.getValue(), wide, false);
+    for (unsigned k = 0; k < *bits / 8; ++k) {
+      Value byte = value;
+      if (k != 0)
+        byte = arith::ShRUIOp::create(rewriter, loc, byte, intConst(rewriter, loc, wide, 8 * k));
+      if (*bits > 8)
+        byte = arith::TruncIOp::create(rewriter, loc, rewriter.getI8Type(), byte);
+      param = LLVM::InsertValueOp::create(rewriter, loc, param, byte,
+                                          ArrayRef<int64_t>{op.getOffset() + k});
+    }
+    rewriter.replaceOp(op, param);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+/// Rejects memory-model modifiers we cannot honour yet.
+template <typename OpTy>
+LogicalResult checkMemorySemantics(OpTy op, const PTXPattern<OpTy> &p) {
+  Semantics sem = op.getSem();
+  if (sem == Semantics::MMIO)
+    return p.unsupported(op, "'.mmio' memory access");
+  if (op.getVec() > 1 && sem != Semantics::None && sem != Semantics::Weak &&
+      sem != Semantics::Volatile)
+    return p.unsupported(op, "atomic vector memory access");
+  return success();
+}
+
+LLVM::AtomicOrdering accessOrdering(Semantics sem) {
+  switch (sem) {
+  case Semantics::Relaxed:
+    return LLVM::AtomicOrdering::monotonic;
+  case Semantics::Acquire:
+    return LLVM::AtomicOrdering::acquire;
+  case Semantics::Release:
+    return LLVM::AtomicOrdering::release;
+  default:
+    return LLVM::AtomicOrdering::not_atomic;
+  }
+}
+
+/// The syncscope of an ld/st `.relaxed`/`.acquire`/`.release` at its PTX
+/// scope (NVPTX prints syncscope("device") as .gpu; without one it would be
+/// .sys); none for a plain access.
+template <typename OpTy>
+std::string accessSyncScope(const PTXLoweringState &state, OpTy op,
+                            LLVM::AtomicOrdering ordering) {
+  if (ordering == LLVM::AtomicOrdering::not_atomic)
+    return "";
+  return state.target.syncScopeName(op.getScope());
+}
+
+struct LdOpLowering : PTXPattern<LdOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(LdOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    if (failed(checkMemorySemantics(op, *this)))
+      return failure();
+    FailureOr<Value> ptr =
+        pointerTo(op, rewriter, adaptor.getAddr(), op.getOffset(), op.getSpace());
+    if (failed(ptr))
+      return failure();
+    mlir::Type elem = memoryType(rewriter.getContext(), op.getType());
+    int64_t vec = op.getVec();
+    unsigned bytes = std::max(1u, widthOf(elem) / 8);
+    unsigned align = bytes * vec;
+    bool isVolatile = op.getSem() == Semantics::Volatile;
+    bool isSigned = isSignedType(op.getType());
+    SmallVector<Value> results;
+    if (vec == 1) {
+      LLVM::AtomicOrdering ordering = accessOrdering(op.getSem());
+      Value v = LLVM::LoadOp::create(rewriter, loc, elem, *ptr, align, isVolatile, false, false,
+                                     false, ordering, accessSyncScope(state, op, ordering));
+      results.push_back(v);
+    } else {
+      auto vecType = VectorType::get({vec}, elem);
+      Value v = LLVM::LoadOp::create(rewriter, loc, vecType, *ptr, align, isVolatile);
+      for (int64_t i = 0; i < vec; ++i)
+        results.push_back(LLVM::ExtractElementOp::create(
+            rewriter, loc, v, intConst(rewriter, loc, rewriter.getI32Type(), i)));
+    }
+    for (auto [value, result] : llvm::zip(results, op.getResults()))
+      value = adjustBits(rewriter, loc, value, result.getType(), isSigned);
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct StOpLowering : PTXPattern<StOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(StOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    if (failed(checkMemorySemantics(op, *this)))
+      return failure();
+    FailureOr<Value> ptr =
+        pointerTo(op, rewriter, adaptor.getAddr(), op.getOffset(), op.getSpace());
+    if (failed(ptr))
+      return failure();
+    mlir::Type elem = memoryType(rewriter.getContext(), op.getType());
+    int64_t vec = op.getVec();
+    unsigned bytes = std::max(1u, widthOf(elem) / 8);
+    unsigned align = bytes * vec;
+    bool isVolatile = op.getSem() == Semantics::Volatile;
+    SmallVector<Value> values;
+    for (Value v : adaptor.getValues())
+      values.push_back(adjustBits(rewriter, loc, v, elem, false));
+    if (vec == 1) {
+      LLVM::AtomicOrdering ordering = accessOrdering(op.getSem());
+      LLVM::StoreOp::create(rewriter, loc, values.front(), *ptr, align, isVolatile, false, false,
+                            ordering, accessSyncScope(state, op, ordering));
+    } else {
+      auto vecType = VectorType::get({vec}, elem);
+      Value v = LLVM::PoisonOp::create(rewriter, loc, vecType);
+      for (int64_t i = 0; i < vec; ++i)
+        v = LLVM::InsertElementOp::create(rewriter, loc, v, values[i],
+                                          intConst(rewriter, loc, rewriter.getI32Type(), i));
+      LLVM::StoreOp::create(rewriter, loc, v, *ptr, align, isVolatile);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// A `.local` variable is an alloca in the target's private address space;
+/// its PTX address is the pointer as an integer.
+///
+/// NVPTX wants allocas in the generic space, cast to the local one (what
+/// NVPTXLowerAlloca expects): LLVM 22 selects an addrspace(5) alloca's frame
+/// index as the generic %SP, so its "local" address was a generic one and
+/// local loads and stores through it faulted (CUDA_ERROR_ILLEGAL_ADDRESS on
+/// the H200).
+struct LocalVarOpLowering : PTXPattern<LocalVarOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult
+  matchAndRewrite(LocalVarOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto localType = LLVM::LLVMPointerType::get(ctx, state.addressSpaces.local);
+    auto allocaType = state.target.allocatesLocalInGeneric()
+                          ? LLVM::LLVMPointerType::get(ctx, state.addressSpaces.generic)
+                          : localType;
+    // One array-typed element: SPIR-V has no array-sized allocas.
+    auto arrayType = LLVM::LLVMArrayType::get(rewriter.getI8Type(), op.getSize());
+    Value one = intConst(rewriter, loc, rewriter.getI64Type(), 1);
+    Value ptr = LLVM::AllocaOp::create(rewriter, loc, allocaType, arrayType, one, op.getAlign());
+    if (allocaType != localType)
+      ptr = LLVM::AddrSpaceCastOp::create(rewriter, loc, localType, ptr);
+    rewriter.replaceOpWithNewOp<LLVM::PtrToIntOp>(op, op.getRes().getType(), ptr);
+    return success();
+  }
+};
+
+} // namespace
+
+void zmlir::populatePTXMemoryPatterns(RewritePatternSet &patterns,
+                                      const PTXLoweringState &state) {
+  patterns.add<LocalVarOpLowering, AddrOfOpLowering, CvtaOpLowering, LdParamOpLowering,
+               StParamOpLowering, LdOpLowering, StOpLowering, IsspacepOpLowering,
+               PrefetchOpLowering>(patterns.getContext(), state);
+}

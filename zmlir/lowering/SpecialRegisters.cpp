@@ -1,0 +1,280 @@
+//===- SpecialRegisters.cpp - sreg, %envreg, %pm, ptx.inst ----------------===//
+//
+// Special registers (ptx.sreg): thread and block ids, lanes and lane masks,
+// clocks, and the launch and machine registers, each read the target's way
+// (TargetInfo). And the instructions imported without a dedicated op
+// (ptx.inst): reads of %envreg and %pm, the tf32/fp8 conversions
+// (Convert.cpp), and a diagnostic naming any other.
+//
+//===----------------------------------------------------------------------===//
+
+#include "zmlir/lowering/PTXLowering.h"
+
+using namespace mlir;
+using namespace zmlir;
+using namespace zmlir::ptx;
+
+namespace {
+
+struct SregOpLowering : PTXPattern<SregOp> {
+  using PTXPattern::PTXPattern;
+
+  /// The registers that describe the launch and the machine rather than the
+  /// thread. NVPTX reads NVIDIA's; elsewhere:
+  ///  - %nwarpid is the number of warps of the CTA (so %warpid < %nwarpid;
+  ///    NVIDIA's is the SM's warp slots);
+  ///  - %smid is 0 and %nsmid 1: neither OpenCL nor our AMDGPU code reads
+  ///    the compute unit a work-group runs on;
+  ///  - %gridid is 0 (NVIDIA's is a launch sequence number);
+  ///  - on AMDGPU, %total_smem_size is the dispatch packet's group segment
+  ///    size (the launcher passes the window, static + dynamic, there) and
+  ///    %dynamic_smem_size that minus the kernel's static window (so on
+  ///    NVPTX, whose launches also size the whole window as dynamic shared
+  ///    memory); SPIR-V kernels cannot read the size of their __local window
+  ///    argument, so the launcher passes the window as the global work
+  ///    offset in x, read with get_global_offset(0) (nothing else reads
+  ///    global ids or offsets: %tid and %ctaid are local and group ids).
+  FailureOr<Value> launchRegister(SregOp op, OpBuilder &b, SpecialReg reg) const {
+    Location loc = op.getLoc();
+    mlir::Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    if (Value r = state.target.nativeLaunchRegister(b, loc, reg)) {
+      if (reg != SpecialReg::DynamicSmemSize)
+        return r;
+      // The kernel's .shared variables are in the window too, which the
+      // launch sizes as dynamic shared memory.
+      return lessStaticWindow(op, b, r);
+    }
+    switch (reg) {
+    case SpecialReg::Nwarpid: {
+      Value n = arith::MulIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, gpu::BlockDimOp::create(b, loc, gpu::Dimension::x),
+                                gpu::BlockDimOp::create(b, loc, gpu::Dimension::y)),
+          gpu::BlockDimOp::create(b, loc, gpu::Dimension::z));
+      Value warps = arith::DivUIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, n, arith::ConstantIndexOp::create(b, loc, 31)),
+          arith::ConstantIndexOp::create(b, loc, 32));
+      return arith::IndexCastUIOp::create(b, loc, i32, warps).getResult();
+    }
+    case SpecialReg::Smid:
+    case SpecialReg::Gridid:
+      return intConst(b, loc, reg == SpecialReg::Gridid ? i64 : i32, 0);
+    case SpecialReg::Nsmid:
+      return intConst(b, loc, i32, 1);
+    default:
+      break;
+    }
+    Value total = state.target.sharedWindowBytes(b, op);
+    if (!total) {
+      (void)unsupported(op, Twine("special register '%") + stringifySpecialReg(reg) +
+                                "' on target '" + state.target.getName() + "'");
+      return failure();
+    }
+    if (reg == SpecialReg::TotalSmemSize)
+      return inAllocationUnits(b, loc, total);
+    return lessStaticWindow(op, b, total);
+  }
+
+  /// NVIDIA's %total_smem_size is the CTA's shared memory in whole allocation
+  /// units of 128 bytes (the H200 reads 1152 for a 1028-byte window).
+  static Value inAllocationUnits(OpBuilder &b, Location loc, Value bytes) {
+    mlir::Type i32 = b.getI32Type();
+    Value rounded = arith::AddIOp::create(b, loc, bytes, intConst(b, loc, i32, 127));
+    return arith::AndIOp::create(b, loc, rounded, intConst(b, loc, i32, ~127));
+  }
+
+  /// `window` (the launch's shared-memory size) less the kernel's static
+  /// .shared variables, which the window also holds.
+  FailureOr<Value> lessStaticWindow(SregOp op, OpBuilder &b, Value window) const {
+    auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
+    auto staticBytes = kernel ? kernel->getAttrOfType<IntegerAttr>("zmlir.static_shared_bytes")
+                              : IntegerAttr();
+    if (!staticBytes) {
+      (void)unsupported(op, "'%dynamic_smem_size' outside a kernel");
+      return failure();
+    }
+    return arith::SubIOp::create(b, op.getLoc(), window,
+                                 intConst(b, op.getLoc(), b.getI32Type(), staticBytes.getInt()))
+        .getResult();
+  }
+
+  /// %laneid: the sub-group (SPIR-V) or wavefront lane, modulo 32 on wave64
+  /// AMD chips, whose wavefronts hold two CUDA warps.
+  Value laneInWarp(OpBuilder &b, Location loc, mlir::Type type) const {
+    Value lane = arith::IndexCastUIOp::create(b, loc, type,
+                                              gpu::LaneIdOp::create(b, loc, nullptr));
+    if (state.target.getWaveSize() > 32)
+      lane = arith::AndIOp::create(b, loc, lane, intConst(b, loc, type, 31));
+    return lane;
+  }
+
+  LogicalResult
+  matchAndRewrite(SregOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    mlir::Type type = op.getRes().getType();
+    auto dim = [](SpecialReg r, SpecialReg x) {
+      return static_cast<gpu::Dimension>(static_cast<int>(r) - static_cast<int>(x));
+    };
+    Value index;
+    SpecialReg reg = op.getReg();
+    switch (reg) {
+    case SpecialReg::TidX:
+    case SpecialReg::TidY:
+    case SpecialReg::TidZ:
+      index = gpu::ThreadIdOp::create(rewriter, loc, dim(reg, SpecialReg::TidX));
+      break;
+    case SpecialReg::NtidX:
+    case SpecialReg::NtidY:
+    case SpecialReg::NtidZ:
+      index = gpu::BlockDimOp::create(rewriter, loc, dim(reg, SpecialReg::NtidX));
+      break;
+    case SpecialReg::CtaidX:
+    case SpecialReg::CtaidY:
+    case SpecialReg::CtaidZ:
+      index = gpu::BlockIdOp::create(rewriter, loc, dim(reg, SpecialReg::CtaidX));
+      break;
+    case SpecialReg::NctaidX:
+    case SpecialReg::NctaidY:
+    case SpecialReg::NctaidZ:
+      index = gpu::GridDimOp::create(rewriter, loc, dim(reg, SpecialReg::NctaidX));
+      break;
+    case SpecialReg::Laneid:
+      rewriter.replaceOp(op, laneInWarp(rewriter, loc, type));
+      return success();
+    case SpecialReg::LanemaskEq:
+    case SpecialReg::LanemaskLt:
+    case SpecialReg::LanemaskLe:
+    case SpecialReg::LanemaskGt:
+    case SpecialReg::LanemaskGe: {
+      // eq = 1 << lane, lt = eq - 1, le = (2 << lane) - 1, gt = ~le, ge = ~lt
+      // (2 << 31 wraps to 0, so le of lane 31 is all ones).
+      Value lane = laneInWarp(rewriter, loc, type);
+      Value one = intConst(rewriter, loc, type, 1), ones = intConst(rewriter, loc, type, -1);
+      Value eq = arith::ShLIOp::create(rewriter, loc, one, lane);
+      Value lt = arith::SubIOp::create(rewriter, loc, eq, one);
+      Value le = arith::SubIOp::create(
+          rewriter, loc, arith::ShLIOp::create(rewriter, loc, intConst(rewriter, loc, type, 2), lane),
+          one);
+      Value r = reg == SpecialReg::LanemaskEq   ? eq
+                : reg == SpecialReg::LanemaskLt ? lt
+                : reg == SpecialReg::LanemaskLe ? le
+                : reg == SpecialReg::LanemaskGt
+                    ? arith::XOrIOp::create(rewriter, loc, le, ones).getResult()
+                    : arith::XOrIOp::create(rewriter, loc, lt, ones).getResult();
+      rewriter.replaceOp(op, r);
+      return success();
+    }
+    case SpecialReg::Warpid: {
+      // The warp's index in its CTA (PTX's %warpid is the hardware slot,
+      // which may differ and change; programs use it as an identifier).
+      mlir::Type idx = rewriter.getIndexType();
+      Value tx = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
+      Value ty = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::y);
+      Value tz = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::z);
+      Value nx = gpu::BlockDimOp::create(rewriter, loc, gpu::Dimension::x);
+      Value ny = gpu::BlockDimOp::create(rewriter, loc, gpu::Dimension::y);
+      Value linear = arith::AddIOp::create(
+          rewriter, loc, tx,
+          arith::MulIOp::create(rewriter, loc, nx,
+                                arith::AddIOp::create(rewriter, loc, ty,
+                                                      arith::MulIOp::create(rewriter, loc, ny, tz))));
+      Value warp = arith::DivUIOp::create(rewriter, loc, linear,
+                                          arith::ConstantIndexOp::create(rewriter, loc, 32));
+      (void)idx;
+      rewriter.replaceOpWithNewOp<arith::IndexCastUIOp>(op, type, warp);
+      return success();
+    }
+    case SpecialReg::Clock:
+    case SpecialReg::Clock64:
+    case SpecialReg::Globaltimer: {
+      mlir::Type i64 = rewriter.getI64Type();
+      bool timer = reg == SpecialReg::Globaltimer;
+      Value r = state.target.readClock(rewriter, op, reg);
+      if (!r)
+        return unsupported(op, Twine("special register '%") + stringifySpecialReg(reg) +
+                                   "' on target '" + state.target.getName() + "'");
+      rewriter.replaceOp(op, adjustBits(rewriter, loc, r, type, false));
+      return success();
+    }
+    case SpecialReg::Nwarpid:
+    case SpecialReg::Smid:
+    case SpecialReg::Nsmid:
+    case SpecialReg::Gridid:
+    case SpecialReg::DynamicSmemSize:
+    case SpecialReg::TotalSmemSize: {
+      FailureOr<Value> r = launchRegister(op, rewriter, reg);
+      if (failed(r))
+        return failure();
+      rewriter.replaceOp(op, adjustBits(rewriter, loc, *r, type, false));
+      return success();
+    }
+    case SpecialReg::WarpSize:
+      rewriter.replaceOp(op, intConst(rewriter, loc, type, 32));
+      return success();
+    default:
+      return unsupported(op, Twine("special register '%") +
+                                 stringifySpecialReg(reg) + "'");
+    }
+    rewriter.replaceOpWithNewOp<arith::IndexCastUIOp>(op, type, index);
+    return success();
+  }
+};
+
+/// Instructions imported without a dedicated op: say which one.
+struct InstOpLowering : PTXPattern<InstOp> {
+  using PTXPattern::PTXPattern;
+
+  /// `mov` of %envreg<0..31> (set by NVIDIA's driver) or %pm<0..7>{_64}
+  /// (performance-monitor counters): NVIDIA's registers on NVPTX. Elsewhere
+  /// the counters read 0 (no counters run), but %envreg is rejected: the
+  /// H200's driver sets %envreg0 (58995400 in the fidelity capture), so 0
+  /// would be a wrong value.
+  LogicalResult lowerEnvironmentRegister(InstOp op, StringRef reg,
+                                         ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    mlir::Type type = op.getResult(0).getType();
+    if (Value r = state.target.readMachineRegister(rewriter, loc, reg)) {
+      rewriter.replaceOp(op, adjustBits(rewriter, loc, r, type, false));
+      return success();
+    }
+    if (reg.starts_with("%envreg"))
+      return unsupported(op, Twine("special register '") + reg + "' on target '" +
+                                 state.target.getName() + "' (set by NVIDIA's driver)");
+    rewriter.replaceOp(op, intConst(rewriter, loc, type, 0));
+    return success();
+  }
+
+  LogicalResult
+  matchAndRewrite(InstOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (Value r = lowerNarrowFloatCvt(op, adaptor.getOperands(), rewriter)) {
+      rewriter.replaceOp(op, r);
+      return success();
+    }
+    ArrayAttr kinds = op.getOperandKinds();
+    if (op.getOpcode() == "mov" && kinds.size() == 2 && op->getNumResults() == 1 &&
+        op.getResult(0).getType().isInteger()) {
+      StringRef reg = cast<StringAttr>(kinds[1]).getValue();
+      unsigned n = 0;
+      StringRef pm = reg;
+      bool isPm = pm.consume_front("%pm") && (pm.consume_back("_64"), true) &&
+                  !pm.getAsInteger(10, n) && n < 8;
+      StringRef env = reg;
+      bool isEnv = env.consume_front("%envreg") && !env.getAsInteger(10, n) && n < 32;
+      if (isPm || isEnv)
+        return lowerEnvironmentRegister(op, reg, rewriter);
+    }
+    std::string name = op.getOpcode().str();
+    for (Attribute mod : op.getModifiers())
+      name += "." + cast<StringAttr>(mod).getValue().ltrim('.').str();
+    return unsupported(op, Twine("instruction '") + name + "'");
+  }
+};
+
+} // namespace
+
+void zmlir::populatePTXSpecialRegisterPatterns(RewritePatternSet &patterns,
+                                               const PTXLoweringState &state) {
+  patterns.add<SregOpLowering, InstOpLowering>(patterns.getContext(), state);
+}
