@@ -38,15 +38,7 @@ def ConvertPTXToStd : Pass<"convert-ptx-to-std", "::mlir::ModuleOp"> {
     Option<"target", "target", "::zmlir::LoweringTarget", "::zmlir::LoweringTarget::Generic",
            "backend of the result: its TargetInfo (zmlir/lowering/TargetInfo.h) "
            "answers what differs between backends",
-           [{::llvm::cl::values(
-             clEnumValN(::zmlir::LoweringTarget::Generic, "generic",
-                        "no target intrinsics: what needs one is rejected"),
-             clEnumValN(::zmlir::LoweringTarget::SPIRV, "spirv",
-                        "SPIR-V for OpenCL and Level Zero (zmlir/targets/spirv)"),
-             clEnumValN(::zmlir::LoweringTarget::NVPTX, "nvptx",
-                        "NVIDIA's PTX (zmlir/targets/nvptx)"),
-             clEnumValN(::zmlir::LoweringTarget::AMDGPU, "amdgpu",
-                        "AMDGPU through ROCDL (zmlir/targets/amdgpu)"))}]>,
+           [{::zmlir::loweringTargetValues()}]>,
     Option<"waveSize", "wave-size", "unsigned", "32",
            "hardware lanes per wavefront (64 on AMD gfx9); warps stay 32">,
     Option<"sharedWindow", "shared-window", "std::string", "\"global\"",

@@ -65,14 +65,10 @@ std::unique_ptr<TargetInfo> zmlir::createGenericTargetInfo(unsigned waveSize) {
 
 std::unique_ptr<TargetInfo> zmlir::createTargetInfo(LoweringTarget target, unsigned waveSize) {
   switch (target) {
-  case LoweringTarget::Generic:
-    return createGenericTargetInfo(waveSize);
-  case LoweringTarget::SPIRV:
-    return createSPIRVTargetInfo(waveSize);
-  case LoweringTarget::NVPTX:
-    return createNVPTXTargetInfo(waveSize);
-  case LoweringTarget::AMDGPU:
-    return createAMDGPUTargetInfo(waveSize);
+#define ZMLIR_TARGET(Enumerator, Name, Factory)                                      \
+  case LoweringTarget::Enumerator:                                                   \
+    return Factory(waveSize);
+#include "zmlir/targets/Targets.def"
   }
   llvm_unreachable("unknown lowering target");
 }

@@ -23,6 +23,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/Support/CommandLine.h"
 
 #include <memory>
 #include <string>
@@ -31,8 +32,12 @@ namespace zmlir {
 
 struct PTXLoweringState;
 
-/// The backends convert-ptx-to-std lowers for: the pass's `target` option.
-enum class LoweringTarget { Generic, SPIRV, NVPTX, AMDGPU };
+/// The backends convert-ptx-to-std lowers for: the pass's `target` option
+/// (zmlir/targets/Targets.def).
+enum class LoweringTarget {
+#define ZMLIR_TARGET(Enumerator, Name, Factory) Enumerator,
+#include "zmlir/targets/Targets.def"
+};
 
 class TargetInfo {
 public:
@@ -224,13 +229,21 @@ protected:
   unsigned waveSize;
 };
 
-std::unique_ptr<TargetInfo> createGenericTargetInfo(unsigned waveSize);
-std::unique_ptr<TargetInfo> createSPIRVTargetInfo(unsigned waveSize);
-std::unique_ptr<TargetInfo> createNVPTXTargetInfo(unsigned waveSize);
-std::unique_ptr<TargetInfo> createAMDGPUTargetInfo(unsigned waveSize);
+#define ZMLIR_TARGET(Enumerator, Name, Factory)                                      \
+  std::unique_ptr<TargetInfo> Factory(unsigned waveSize);
+#include "zmlir/targets/Targets.def"
 
 /// The TargetInfo of `target`.
 std::unique_ptr<TargetInfo> createTargetInfo(LoweringTarget target, unsigned waveSize);
+
+/// The values of the pass's `target` option, one per registered target.
+inline llvm::cl::ValuesClass loweringTargetValues() {
+  return llvm::cl::ValuesClass({
+#define ZMLIR_TARGET(Enumerator, Name, Factory)                                      \
+  clEnumValN(LoweringTarget::Enumerator, Name, "zmlir/targets/" Name),
+#include "zmlir/targets/Targets.def"
+  });
+}
 
 } // namespace zmlir
 

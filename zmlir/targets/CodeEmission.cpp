@@ -93,8 +93,8 @@ void optimize(llvm::Module &module, llvm::TargetMachine &machine, int optLevel) 
 /// Python), each in its target's folder.
 const llvm::StringMap<zmlir::LLVMModuleFixup> &fixupsByName() {
   static const llvm::StringMap<zmlir::LLVMModuleFixup> fixups = {
-      {"nvptx-managed-globals", zmlir::annotateNVPTXManagedGlobals},
-      {"nvptx-check-atomics", zmlir::checkNVPTXAtomicRMWs},
+#define ZMLIR_LLVM_FIXUP(Name, Function) {Name, zmlir::Function},
+#include "zmlir/targets/Targets.def"
   };
   return fixups;
 }

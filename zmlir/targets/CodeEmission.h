@@ -31,19 +31,17 @@ llvm::Expected<std::unique_ptr<llvm::Module>>
 translateGpuModuleToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
                            llvm::StringRef triple, llvm::ArrayRef<std::string> fixups);
 
-/// NVPTX (zmlir/targets/nvptx/NVPTXFixups.cpp): `__managed__` globals as
-/// `!nvvm.annotations`, and a check that no atomicrmw would lose its
-/// ordering or scope.
-llvm::Error annotateNVPTXManagedGlobals(mlir::gpu::GPUModuleOp gpuModule,
-                                        llvm::Module &llvmModule);
-llvm::Error checkNVPTXAtomicRMWs(mlir::gpu::GPUModuleOp gpuModule, llvm::Module &llvmModule);
-
 enum class OutputKind { Assembly, Object };
 
 /// Runs the LLVM backend for `triple`/`cpu`/`features` on LLVM IR text.
 llvm::Expected<std::string> emitCode(llvm::StringRef llvmIR, llvm::StringRef triple,
                                      llvm::StringRef cpu, llvm::StringRef features,
                                      OutputKind kind, int optLevel);
+
+/// Each target's fix-ups, in its folder (zmlir/targets/Targets.def).
+#define ZMLIR_LLVM_FIXUP(Name, Function)                                             \
+  llvm::Error Function(mlir::gpu::GPUModuleOp gpuModule, llvm::Module &llvmModule);
+#include "zmlir/targets/Targets.def"
 
 } // namespace zmlir
 
