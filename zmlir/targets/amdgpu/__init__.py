@@ -9,27 +9,10 @@ lane's half of the 64-bit wavefront ballot."""
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import subprocess
-import tempfile
 
 from zmlir.targets.base import LoweringOptions, Target, register
-from zmlir.toolchain import llvm_tool_candidates
-
-_LLD_CANDIDATES = (*llvm_tool_candidates("ld.lld"), "ld.lld")
-
-
-def find_lld() -> str:
-    override = os.environ.get("ZMLIR_LLD")
-    tried = [override] if override else []
-    for candidate in ([override] if override else []) + list(_LLD_CANDIDATES):
-        path = shutil.which(candidate)
-        if path:
-            return path
-        tried.append(candidate)
-    raise RuntimeError("ld.lld not found (tried " + ", ".join(tried) + "); install lld-22")
+from zmlir.toolchain import link_shared
 
 
 @register
@@ -65,15 +48,5 @@ class AMDGPUTarget(Target):
     def emit_binary(self, llvm_ir: str) -> bytes:
         from zmlir import _native
 
-        obj = _native.emit(llvm_ir, self.triple, self.cpu, self.features, "obj", 2)
-        with tempfile.TemporaryDirectory(prefix="zmlir-amdgpu-") as tmp:
-            obj_path = os.path.join(tmp, "kernel.o")
-            out_path = os.path.join(tmp, "kernel.hsaco")
-            with open(obj_path, "wb") as f:
-                f.write(obj)
-            result = subprocess.run([find_lld(), "-shared", obj_path, "-o", out_path],
-                                    capture_output=True, text=True)
-            if result.returncode != 0:
-                raise RuntimeError(f"ld.lld failed: {result.stderr.strip()}")
-            with open(out_path, "rb") as f:
-                return f.read()
+        # An HSA code object is a shared library.
+        return link_shared(_native.emit(llvm_ir, self.triple, self.cpu, self.features, "obj", 2))
