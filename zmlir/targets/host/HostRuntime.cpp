@@ -1,0 +1,294 @@
+//===- HostRuntime.cpp - CUDA threads as fibers on the host CPU -*- C++ -*-===//
+//
+// The runtime of the host target's kernels (libzmlir_host_runtime.so). A
+// launch runs its blocks one after another on the calling thread; each CUDA
+// thread of a block is a fiber (ucontext) that runs until it reaches a
+// barrier, a warp collective or its end, and the scheduler then runs the
+// next one. A block barrier resumes every waiting thread once all the
+// block's live threads wait at one; a warp collective resumes a warp once
+// all its live lanes wait at one, each lane then reading its result
+// computed from all lanes' operands. A state no thread can leave (a thread
+// at a barrier, another at a collective) ends the launch with an error
+// instead of hanging; so does `trap`.
+//
+// The work-item and sub-group functions carry the OpenCL C names (Itanium
+// mangling) that upstream's gpu-to-llvm-spv lowering calls.
+//
+//===----------------------------------------------------------------------===//
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <vector>
+
+#include <ucontext.h>
+
+namespace {
+
+constexpr unsigned kWarpSize = 32;
+constexpr size_t kStackBytes = 256 * 1024;
+
+enum class State { Runnable, AtBarrier, AtCollective, Done };
+
+enum class Collective { ShuffleIdx, ShuffleXor, ShuffleUp, ShuffleDown, Ballot };
+
+struct Fiber {
+  ucontext_t context;
+  std::vector<char> stack;
+  State state = State::Runnable;
+  unsigned id[3] = {0, 0, 0};
+  // The collective this lane waits at: its kind, operand and the lane
+  // argument (source lane, xor mask or delta), then the result.
+  Collective collective = Collective::Ballot;
+  uint64_t operand = 0;
+  uint32_t laneArgument = 0;
+  uint64_t result = 0;
+};
+
+using Entry = void (*)(void **args, void *window);
+
+struct Block {
+  Entry entry = nullptr;
+  void **args = nullptr;
+  unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1}, blockId[3] = {0, 0, 0};
+  uint32_t sharedBytes = 0;
+  std::vector<char> window;
+  std::vector<Fiber> fibers;
+  ucontext_t scheduler;
+  Fiber *current = nullptr;
+  bool trapped = false;
+};
+
+thread_local Block *active = nullptr;
+
+void runFiber(int low, int high) {
+  Block *b = active;
+  uintptr_t index = (static_cast<uintptr_t>(static_cast<unsigned>(high)) << 32) |
+                    static_cast<unsigned>(low);
+  Fiber &fiber = b->fibers[index];
+  b->entry(b->args, b->window.data());
+  fiber.state = State::Done;
+  // uc_link returns to the scheduler.
+}
+
+/// Back to the scheduler until it resumes this fiber.
+void yield(State state) {
+  Block *b = active;
+  Fiber *self = b->current;
+  self->state = state;
+  swapcontext(&self->context, &b->scheduler);
+}
+
+unsigned linearId(const Block &b, const Fiber &f) {
+  return f.id[0] + b.block[0] * (f.id[1] + b.block[1] * f.id[2]);
+}
+
+/// Resolves every warp whose live lanes all wait at a collective; returns
+/// whether one was.
+bool resolveWarps(Block &b) {
+  bool any = false;
+  size_t count = b.fibers.size();
+  for (size_t base = 0; base < count; base += kWarpSize) {
+    size_t end = std::min(count, base + kWarpSize);
+    bool waiting = false, ready = true;
+    for (size_t i = base; i < end; ++i) {
+      State s = b.fibers[i].state;
+      waiting |= s == State::AtCollective;
+      ready &= s == State::AtCollective || s == State::Done;
+    }
+    if (!waiting || !ready)
+      continue;
+    uint32_t votes = 0;
+    for (size_t i = base; i < end; ++i)
+      if (b.fibers[i].state == State::AtCollective && b.fibers[i].operand)
+        votes |= 1u << (i - base);
+    for (size_t i = base; i < end; ++i) {
+      Fiber &f = b.fibers[i];
+      if (f.state != State::AtCollective)
+        continue;
+      int lane = static_cast<int>(i - base), source = lane;
+      switch (f.collective) {
+      case Collective::Ballot:
+        f.result = votes;
+        break;
+      case Collective::ShuffleIdx:
+        source = static_cast<int>(f.laneArgument);
+        break;
+      case Collective::ShuffleXor:
+        source = lane ^ static_cast<int>(f.laneArgument);
+        break;
+      case Collective::ShuffleUp:
+        source = lane - static_cast<int>(f.laneArgument);
+        break;
+      case Collective::ShuffleDown:
+        source = lane + static_cast<int>(f.laneArgument);
+        break;
+      }
+      if (f.collective != Collective::Ballot) {
+        // Outside the warp, or a lane that has ended: the lane's own value.
+        size_t from = base + static_cast<size_t>(source);
+        bool valid = source >= 0 && source < static_cast<int>(kWarpSize) && from < end &&
+                     b.fibers[from].state == State::AtCollective;
+        f.result = valid ? b.fibers[from].operand : f.operand;
+      }
+    }
+    for (size_t i = base; i < end; ++i)
+      if (b.fibers[i].state == State::AtCollective)
+        b.fibers[i].state = State::Runnable;
+    any = true;
+  }
+  return any;
+}
+
+/// Runs one block to its end; false if it trapped or could not go on.
+int runBlock(Block &b) {
+  size_t count = static_cast<size_t>(b.block[0]) * b.block[1] * b.block[2];
+  b.fibers.assign(count, Fiber());
+  b.window.assign(b.sharedBytes ? b.sharedBytes : 1, 0);
+  for (size_t i = 0; i < count; ++i) {
+    Fiber &f = b.fibers[i];
+    f.id[0] = static_cast<unsigned>(i % b.block[0]);
+    f.id[1] = static_cast<unsigned>(i / b.block[0] % b.block[1]);
+    f.id[2] = static_cast<unsigned>(i / (static_cast<size_t>(b.block[0]) * b.block[1]));
+    f.stack.resize(kStackBytes);
+    getcontext(&f.context);
+    f.context.uc_stack.ss_sp = f.stack.data();
+    f.context.uc_stack.ss_size = f.stack.size();
+    f.context.uc_link = &b.scheduler;
+    makecontext(&f.context, reinterpret_cast<void (*)()>(runFiber), 2,
+                static_cast<int>(i & 0xffffffffu), static_cast<int>(i >> 32));
+  }
+  for (;;) {
+    bool ran = false;
+    for (Fiber &f : b.fibers) {
+      if (f.state != State::Runnable)
+        continue;
+      b.current = &f;
+      swapcontext(&b.scheduler, &f.context);
+      ran = true;
+      if (b.trapped)
+        return 1;
+    }
+    if (resolveWarps(b) || ran)
+      continue;
+    size_t live = 0, atBarrier = 0;
+    for (Fiber &f : b.fibers) {
+      live += f.state != State::Done;
+      atBarrier += f.state == State::AtBarrier;
+    }
+    if (live == 0)
+      return 0;
+    if (atBarrier != live)
+      return 2; // a barrier and a collective wait for each other
+    for (Fiber &f : b.fibers)
+      if (f.state == State::AtBarrier)
+        f.state = State::Runnable;
+  }
+}
+
+uint64_t collective(Collective kind, uint64_t operand, uint32_t laneArgument) {
+  Fiber *self = active->current;
+  self->collective = kind;
+  self->operand = operand;
+  self->laneArgument = laneArgument;
+  yield(State::AtCollective);
+  return self->result;
+}
+
+template <typename T> uint64_t bitsOf(T value) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof(T));
+  return bits;
+}
+
+template <typename T> T fromBits(uint64_t bits) {
+  T value;
+  std::memcpy(&value, &bits, sizeof(T));
+  return value;
+}
+
+template <typename T> T shuffle(Collective kind, T value, uint32_t lane) {
+  return fromBits<T>(collective(kind, bitsOf(value), lane));
+}
+
+} // namespace
+
+extern "C" {
+
+/// Runs `entry` over the grid; 0 on success, 1 if a thread trapped, 2 if a
+/// block could not finish (threads waiting for each other).
+int zmlir_host_launch(Entry entry, void **args, const unsigned grid[3],
+                      const unsigned block[3], uint32_t sharedBytes) {
+  Block b;
+  b.entry = entry;
+  b.args = args;
+  b.sharedBytes = sharedBytes;
+  for (int d = 0; d < 3; ++d) {
+    b.grid[d] = grid[d];
+    b.block[d] = block[d];
+  }
+  Block *outer = active;
+  active = &b;
+  int status = 0;
+  for (unsigned z = 0; z < grid[2] && !status; ++z)
+    for (unsigned y = 0; y < grid[1] && !status; ++y)
+      for (unsigned x = 0; x < grid[0] && !status; ++x) {
+        b.blockId[0] = x;
+        b.blockId[1] = y;
+        b.blockId[2] = z;
+        status = runBlock(b);
+      }
+  active = outer;
+  return status;
+}
+
+// The work-item functions (OpenCL C names).
+size_t _Z12get_local_idj(unsigned d) { return d < 3 ? active->current->id[d] : 0; }
+size_t _Z12get_group_idj(unsigned d) { return d < 3 ? active->blockId[d] : 0; }
+size_t _Z14get_local_sizej(unsigned d) { return d < 3 ? active->block[d] : 1; }
+size_t _Z14get_num_groupsj(unsigned d) { return d < 3 ? active->grid[d] : 1; }
+void _Z7barrierj(unsigned) { yield(State::AtBarrier); }
+
+// The sub-group (warp) functions.
+unsigned _Z22get_sub_group_local_id() {
+  return linearId(*active, *active->current) % kWarpSize;
+}
+// Every element type gpu.shuffle takes (i32, f32, i64, f64), in its four modes.
+#define ZMLIR_SHUFFLES(T, M)                                                           \
+  T _Z17sub_group_shuffle##M##j(T v, unsigned lane) {                                  \
+    return shuffle(Collective::ShuffleIdx, v, lane);                                   \
+  }                                                                                    \
+  T _Z21sub_group_shuffle_xor##M##j(T v, unsigned mask) {                              \
+    return shuffle(Collective::ShuffleXor, v, mask);                                   \
+  }                                                                                    \
+  T _Z20sub_group_shuffle_up##M##j(T v, unsigned delta) {                              \
+    return shuffle(Collective::ShuffleUp, v, delta);                                   \
+  }                                                                                    \
+  T _Z22sub_group_shuffle_down##M##j(T v, unsigned delta) {                            \
+    return shuffle(Collective::ShuffleDown, v, delta);                                 \
+  }
+ZMLIR_SHUFFLES(int, i)
+ZMLIR_SHUFFLES(float, f)
+ZMLIR_SHUFFLES(long, l)
+ZMLIR_SHUFFLES(double, d)
+#undef ZMLIR_SHUFFLES
+
+// What the host TargetInfo calls.
+uint32_t zmlir_host_ballot(uint32_t predicate) {
+  return static_cast<uint32_t>(collective(Collective::Ballot, predicate != 0, 0));
+}
+void zmlir_host_warp_sync(uint32_t) { collective(Collective::Ballot, 0, 0); }
+uint32_t zmlir_host_shared_bytes() { return active->sharedBytes; }
+uint64_t zmlir_host_globaltimer() {
+  timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  return static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
+}
+[[noreturn]] void zmlir_host_trap() {
+  active->trapped = true;
+  yield(State::Done);
+  __builtin_unreachable();
+}
+
+} // extern "C"

@@ -1,0 +1,76 @@
+//===- HostTargetInfo.cpp - The ptx lowering's host CPU facts ---*- C++ -*-===//
+//
+// The host CPU through LLVM's own backend, with no GPU runtime underneath:
+// every CUDA thread is a fiber of HostRuntime.cpp, which also answers the
+// OpenCL-named work-item and sub-group built-ins upstream's gpu-to-llvm-spv
+// lowering calls. What the lowering asks beyond those is a runtime call too.
+//
+//===----------------------------------------------------------------------===//
+
+#include "zmlir/lowering/PTXLowering.h"
+
+using namespace mlir;
+using namespace zmlir;
+using namespace zmlir::ptx;
+
+namespace {
+
+/// A call of the runtime's `name` (HostRuntime.cpp) returning `result`, at
+/// `loc` inside `user`'s module.
+Value callRuntime(OpBuilder &b, Operation *user, Location loc, StringRef name,
+                  mlir::Type result, ValueRange args = {}) {
+  SmallVector<mlir::Type> types(args.getTypes());
+  mlir::Type returned = result ? result : LLVM::LLVMVoidType::get(b.getContext());
+  auto fn = declareFunction(b, user, name, LLVM::LLVMFunctionType::get(returned, types));
+  auto call = LLVM::CallOp::create(b, loc, fn, args);
+  return result ? call.getResult() : Value();
+}
+
+class HostTargetInfo final : public TargetInfo {
+public:
+  using TargetInfo::TargetInfo;
+
+  StringRef getName() const override { return "host"; }
+
+  Value sharedWindowBytes(OpBuilder &b, Operation *user) const override {
+    return callRuntime(b, user, user->getLoc(), "zmlir_host_shared_bytes", b.getI32Type());
+  }
+
+  /// The time-stamp counter for %clock/%clock64 (cycles of the core),
+  /// CLOCK_REALTIME in nanoseconds for %globaltimer.
+  Value readClock(OpBuilder &b, Operation *user, SpecialReg reg) const override {
+    if (reg == SpecialReg::Globaltimer)
+      return callRuntime(b, user, user->getLoc(), "zmlir_host_globaltimer", b.getI64Type());
+    return callIntrinsic(b, user->getLoc(), b.getI64Type(), "llvm.readcyclecounter", {});
+  }
+
+  Value ballot(OpBuilder &b, Operation *user, Value pred, Value mask) const override {
+    Value arg = arith::ExtUIOp::create(b, user->getLoc(), b.getI32Type(), pred);
+    return callRuntime(b, user, user->getLoc(), "zmlir_host_ballot", b.getI32Type(), arg);
+  }
+
+  /// The lanes of a warp are fibers, not in lockstep: bar.warp.sync waits
+  /// for the warp's live lanes, as a collective.
+  LogicalResult emitNativeWarpSync(OpBuilder &b, Location loc, Value mask) const override {
+    callRuntime(b, b.getInsertionBlock()->getParentOp(), loc, "zmlir_host_warp_sync",
+                mlir::Type(), mask);
+    return success();
+  }
+
+  /// A fiber waiting at bar.arrive waits for the whole block, which PTX
+  /// allows (the barrier completes once every thread has arrived).
+  bool arrivesAtFullBarrier() const override { return true; }
+
+  /// The runtime ends the launch with an error and never returns to the
+  /// trapping thread.
+  void emitTrap(OpBuilder &b, Location loc, const PTXLoweringState &state) const override {
+    callRuntime(b, b.getInsertionBlock()->getParentOp(), loc, "zmlir_host_trap", mlir::Type());
+    LLVM::UnreachableOp::create(b, loc);
+  }
+};
+
+} // namespace
+
+std::unique_ptr<TargetInfo> zmlir::createHostTargetInfo(unsigned waveSize) {
+  return std::make_unique<HostTargetInfo>(waveSize);
+}
