@@ -118,7 +118,7 @@ class Target(ABC):
             Stage("llvm-mlir", self._lower(self.llvm_pipeline(), carry_text=True)),
             Stage("llvm-ir", self._translate),
             Stage("asm", lambda llvm_ir: (llvm_ir, self.emit_asm(llvm_ir)), goal_only=True),
-            Stage("bin", lambda llvm_ir: (llvm_ir, self.emit_binary(llvm_ir))),
+            Stage("bin", self._emit_binary),
         ]
 
     def stage_names(self) -> tuple[str, ...]:
@@ -134,6 +134,10 @@ class Target(ABC):
             text = module.text()
             return (text if carry_text else module), text
         return run
+
+    def _emit_binary(self, llvm_ir: str) -> tuple[bytes, bytes]:
+        binary = self.emit_binary(llvm_ir)
+        return binary, binary
 
     def _translate(self, llvm_mlir: str) -> tuple[str, str]:
         from zmlir import _native
@@ -180,9 +184,16 @@ def register(cls: type[Target]) -> type[Target]:
 
 
 def _discover() -> None:
-    # Importing the plugins registers them.
-    from zmlir.targets import amdgpu, nvptx, spirv  # noqa: F401
+    """Imports every plugin, a subpackage of zmlir.targets (importing one
+    registers its target)."""
+    import importlib
+    import pkgutil
 
+    import zmlir.targets
+
+    for plugin in pkgutil.iter_modules(zmlir.targets.__path__):
+        if plugin.ispkg:
+            importlib.import_module(f"zmlir.targets.{plugin.name}")
     if not _REGISTRY:
         raise RuntimeError("no zmlir targets registered")
 
