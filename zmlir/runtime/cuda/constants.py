@@ -7,6 +7,3 @@ from __future__ import annotations
 DRIVER_VERSION = 13000
 # The device we present: an sm_80-class GPU (the PTX we JIT).
 COMPUTE_CAPABILITY = (8, 0)
-# The module variable a SPIR-V kernel's `trap` sets: kTrapWordName of
-# zmlir/lowering/PTXLowering.h.
-TRAP_WORD = "__zmlir_trap"

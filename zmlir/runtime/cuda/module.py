@@ -10,7 +10,7 @@ import struct
 from typing import Any
 
 from zmlir.runtime.cuda import fatbin
-from zmlir.runtime.cuda.constants import COMPUTE_CAPABILITY, TRAP_WORD
+from zmlir.runtime.cuda.constants import COMPUTE_CAPABILITY
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.function import FunctionAPI
 from zmlir.runtime.cuda.objects import Module, UncompiledLibrary
@@ -75,13 +75,14 @@ class ModuleAPI(FunctionAPI):
         return handle
 
     def _trap_word(self, module: Module) -> int:
-        """The address of a SPIR-V module's trap word (0: it has none), the
-        variable a thread executing `trap` sets (see emitTrap in
-        zmlir/lowering/PTXToStdWarp.cpp); its Export linkage names it in the binary."""
-        if getattr(module.compiled.target, "name", "") != "spirv" or \
-                TRAP_WORD.encode() not in module.compiled.binary:
+        """The address of the module's trap word (0: it has none), the
+        variable a thread executing `trap` sets where its target's `trap`
+        works that way (Target.trap_word: SPIR-V); its Export linkage names
+        it in the binary. A precompiled module names its target only."""
+        word = getattr(module.compiled.target, "trap_word", None)
+        if not word or word.encode() not in module.compiled.binary:
             return 0
-        address, size = self.device.global_variable(module.program, TRAP_WORD)
+        address, size = self.device.global_variable(module.program, word)
         self.allocations.add(address, size, owned=False)
         return address
 
