@@ -15,7 +15,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 from ptx import spec
-from support.fidelity import expected_unsupported, merge_results, run_spirv
+from support.fidelity import expected_unsupported, merge_results, run_case
 
 import zmlir
 
@@ -198,7 +198,7 @@ def test_every_case_of_the_block_is_checked() -> None:
 def test_spirv_cpu_matches_reference(name: str, device) -> None:
     c = spec.case(name)
     ins = spec.inputs(c)
-    got = run_spirv(device, c, ins)
+    got = run_case(device, c, ins)
     want = REFERENCES[name](*ins).astype(got.dtype)
     differ = np.flatnonzero(got != want)
     _results[name] = {"family": c.family, "status": "mismatch" if len(differ) else "pass",
@@ -213,7 +213,7 @@ def test_smem_size_counts_dynamic_shared(dynamic: int, device) -> None:
     """The launch's dynamic shared memory reaches %dynamic_smem_size, and with the static
     2048 bytes %total_smem_size (SPIR-V reads the window from the global work offset)."""
     c = spec.case("sreg_smem_size")
-    got = run_spirv(device, c, spec.inputs(c), shared_bytes=dynamic)
+    got = run_case(device, c, spec.inputs(c), shared_bytes=dynamic)
     # %total_smem_size in whole 128-byte allocation units, as on the H200.
     total = -(-(2048 + dynamic) // 128) * 128
     assert set(got.tolist()) == {total << 32 | dynamic}

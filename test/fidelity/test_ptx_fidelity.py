@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from ptx import spec
-from support.fidelity import expected_rejection, merge_results, rejection_problem, run_spirv
+from support.fidelity import expected_rejection, merge_results, rejection_problem, run_case
 
 import zmlir
 
-COMPILE_TARGETS = ("spirv", "nvptx:sm_90", "amdgpu:gfx1100", "amdgpu:gfx942")
+COMPILE_TARGETS = ("spirv", "nvptx:sm_90", "amdgpu:gfx1100", "amdgpu:gfx942", "host")
 _results: dict[str, dict[str, dict[str, object]]] = {}
 _binaries: dict[tuple[str, str], bytes] = {}  # (target, case) -> what test_compiles produced
 # Each target's own validator, run on every output: spirv-val on the SPIR-V, ptxas on the
@@ -107,29 +107,50 @@ def test_outputs_validate(target: str, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", [c.name for c in spec.CASES])
 def test_spirv_cpu_matches_h200(name: str, device) -> None:
+    _matches_h200(name, device, "spirv")
+
+
+@pytest.fixture(scope="module")
+def host():
+    from zmlir.targets.host.runner import HostDevice, runtime_path
+
+    if not runtime_path().exists():
+        pytest.skip(f"the host runtime is not built ({runtime_path()})")
+    return HostDevice()
+
+
+@pytest.mark.parametrize("name", [c.name for c in spec.CASES])
+def test_host_cpu_matches_h200(name: str, host) -> None:
+    """The host target, its threads fibers on this CPU, against the same golden data."""
+    _matches_h200(name, host, "host")
+
+
+def _matches_h200(name: str, device, target: str) -> None:
+    """Case `name` compiled for `target` and run on `device` gives the H200's outputs."""
     c = spec.case(name)
+    label = f"{target}-cpu"
     golden_path = spec.GOLDEN / f"{name}.npz"
     if not golden_path.exists():
         pytest.skip("no H200 golden data yet: run tools/capture_golden.py on an NVIDIA GPU "
                     "and copy the .npz files to test/ptx/golden/")
     golden = np.load(golden_path)
     ins = [golden[f"in{i}"] for i in range(len(c.inputs))]
-    rejected = expected_rejection("spirv", c)
+    rejected = expected_rejection(target, c)
     if rejected:
-        _record("spirv-cpu", c, "unsupported", rejected)
+        _record(label, c, "unsupported", rejected)
         pytest.skip(f"unsupported: {rejected}")
     try:
-        got = run_spirv(device, c, ins)
+        got = run_case(device, c, ins, target=target)
     except zmlir.CompileError as err:
-        _record("spirv-cpu", c, "error", str(err).splitlines()[0])
+        _record(label, c, "error", str(err).splitlines()[0])
         raise
-    except Exception as err:  # the OpenCL runtime rejected what we produced
-        _record("spirv-cpu", c, "error", f"{type(err).__name__}: {str(err).splitlines()[0]}")
+    except Exception as err:  # the runtime rejected what we produced
+        _record(label, c, "error", f"{type(err).__name__}: {str(err).splitlines()[0]}")
         raise
     status, ndiff = spec.compare(c, got, golden["out"])
     detail = f"{ndiff} of {len(got)} differ, e.g. {_examples(c, ins, got, golden['out'])}" \
         if ndiff else ""
-    _record("spirv-cpu", c, status, detail)
+    _record(label, c, status, detail)
     assert status != "mismatch", f"{ndiff} of {len(got)} results differ from the H200: {detail}"
 
 

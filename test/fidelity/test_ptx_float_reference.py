@@ -23,7 +23,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from ptx import spec
-from support.fidelity import expected_rejection, run_spirv
+from support.fidelity import expected_rejection, run_case
 
 # Precision, minimum and maximum normal exponent of each format.
 FORMATS = {"f16": (11, -14, 15), "bf16": (8, -126, 127), "f32": (24, -126, 127),
@@ -381,7 +381,7 @@ def test_spirv_cpu_matches_exact_reference(name: str, device) -> None:
     rejected = expected_rejection("spirv", c)
     if rejected:
         pytest.skip(f"unsupported: {rejected}")
-    got = run_spirv(device, c, ins)
+    got = run_case(device, c, ins)
     _check(got, reference(c, ins), ins, "SPIR-V-CPU results")
 
 

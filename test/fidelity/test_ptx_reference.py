@@ -21,7 +21,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from ptx import spec
-from support.fidelity import expected_rejection, merge_results, run_spirv
+from support.fidelity import expected_rejection, merge_results, run_case
 
 import zmlir
 
@@ -897,7 +897,7 @@ def test_spirv_cpu_matches_reference(name: str, device) -> None:
         _results[name] = {"family": c.family, "status": "unsupported", "detail": rejected}
         pytest.skip(f"unsupported: {rejected}")
     try:
-        got = run_spirv(device, c, ins)
+        got = run_case(device, c, ins)
     except zmlir.CompileError as err:
         _results[name] = {"family": c.family, "status": "error",
                           "detail": str(err).splitlines()[0]}

@@ -26,12 +26,17 @@ def merge_results(name: str, cases: dict[str, object]) -> None:
     path.write_text(json.dumps(old, indent=1, sort_keys=True))
 
 
-def run_spirv(device, c: spec.Case, ins: list[np.ndarray], shared_bytes: int = 0) -> np.ndarray:
-    """Case `c` compiled to SPIR-V and run on `device` over inputs `ins`: its output."""
-    from zmlir.runtime.backends.opencl.device import KernelArg
+def run_case(device, c: spec.Case, ins: list[np.ndarray], shared_bytes: int = 0,
+             target: str = "spirv") -> np.ndarray:
+    """Case `c` compiled for `target` and run on `device` over inputs `ins`: its output.
+    `device` is the OpenCL device for SPIR-V, a HostDevice for the host target."""
+    module = zmlir.compile_module(spec.ptx(c), target, filename=f"{c.name}.ptx")
+    if target == "spirv":
+        from zmlir.runtime.backends.opencl.device import KernelArg
 
-    module = zmlir.compile_module(spec.ptx(c), "spirv", filename=f"{c.name}.ptx")
-    program = device.load_spirv(module.binary)
+        program, pointer = device.load_spirv(module.binary), KernelArg.ptr
+    else:
+        program, pointer = device.load(module.binary), np.uint64
     n = len(ins[0])
     out = np.zeros(n, dtype=spec.output_dtype(c))
     arrays = [out, *ins, *([ins[0]] * (3 - len(ins)))]
@@ -42,7 +47,7 @@ def run_spirv(device, c: spec.Case, ins: list[np.ndarray], shared_bytes: int = 0
             device.copy_to_device(addr, a)
             addresses.append(addr)
         device.launch(program.kernel("k"), grid=(n // spec.BLOCK, 1, 1), block=(spec.BLOCK, 1, 1),
-                      args=[*(KernelArg.ptr(x) for x in addresses), np.uint32(n)],
+                      args=[*(pointer(x) for x in addresses), np.uint32(n)],
                       shared_bytes=shared_bytes,
                       shared_window=module.kernels["k"].static_shared_bytes)
         return device.copy_into(addresses[0], out)
@@ -68,6 +73,13 @@ EXPECTED_UNSUPPORTED: dict[str, dict[str, str]] = {
     "nvptx": {},
     "amdgpu": {
         "sreg_envreg": "unsupported special register '%envreg0' on target 'amdgpu'",
+    },
+    "host": {
+        # The host runtime keeps no record of which memory is whose.
+        "isspacep_global": "unsupported 'isspacep.global' on target 'host'",
+        "isspacep_local": "unsupported 'isspacep.global' on target 'host'",
+        "isspacep_shared": "unsupported 'isspacep.global' on target 'host'",
+        "sreg_envreg": "unsupported special register '%envreg0' on target 'host'",
     },
 }
 
