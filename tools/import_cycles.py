@@ -22,6 +22,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# Compiled modules of the package (CMake builds them; they have no .py source
+# and import nothing of ours): `from zmlir import _native` is an edge to no
+# module of the graph, not to zmlir's __init__.
+EXTENSIONS = frozenset({"zmlir._native"})
 
 
 def modules(package_dir: Path) -> dict[str, Path]:
@@ -61,7 +65,7 @@ def imports(name: str, path: Path, known: Iterable[str]) -> set[str]:
     targets: set[str] = set()
     for node in _import_nodes(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
-            candidates = [alias.name for alias in node.names]
+            candidates = [alias.name for alias in node.names if alias.name not in EXTENSIONS]
         else:
             base = node.module or ""
             if node.level:
@@ -69,7 +73,7 @@ def imports(name: str, path: Path, known: Iterable[str]) -> set[str]:
                 anchor = anchor[: len(anchor) - node.level + (1 if is_package else 0)]
                 base = ".".join(anchor + ([base] if base else []))
             candidates = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
-                          for alias in node.names]
+                          for alias in node.names if f"{base}.{alias.name}" not in EXTENSIONS]
         for candidate in candidates:
             while candidate and candidate not in known:  # `import a.b.c` of a non-module c
                 candidate = candidate.rpartition(".")[0]

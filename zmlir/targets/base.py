@@ -188,12 +188,11 @@ def _discover() -> None:
     registers its target)."""
     import importlib
     import pkgutil
+    from pathlib import Path
 
-    import zmlir.targets
-
-    for plugin in pkgutil.iter_modules(zmlir.targets.__path__):
+    for plugin in pkgutil.iter_modules([str(Path(__file__).parent)]):
         if plugin.ispkg:
-            importlib.import_module(f"zmlir.targets.{plugin.name}")
+            importlib.import_module(f"{__package__}.{plugin.name}")
     if not _REGISTRY:
         raise RuntimeError("no zmlir targets registered")
 
