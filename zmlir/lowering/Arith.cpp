@@ -27,8 +27,7 @@ template <typename OpTy>
 LogicalResult checkDefaultRounding(OpTy op, const PTXPattern<OpTy> &p) {
   Rounding rnd = op.getRnd();
   if (rnd != Rounding::None && rnd != Rounding::RN)
-    return p.unsupported(op, Twine("rounding modifier '.") +
-                                 stringifyRounding(rnd) + "' on '" +
+    return p.unsupported(op, Twine("rounding modifier '.") + stringifyRounding(rnd) + "' on '" +
                                  op->getName().stripDialect() + "'");
   return success();
 }
@@ -55,17 +54,16 @@ Value floatMinMax(OpBuilder &b, Location loc, Value x, Value y, bool isMin, bool
     Value zeros = isMin ? arith::OrIOp::create(b, loc, bx, by).getResult()
                         : arith::AndIOp::create(b, loc, bx, by).getResult();
     Value equal = arith::CmpFOp::create(b, loc, FP::OEQ, x, y);
-    r = arith::SelectOp::create(b, loc, equal,
-                                arith::BitcastOp::create(b, loc, x.getType(), zeros), r);
+    r = arith::SelectOp::create(b, loc, equal, arith::BitcastOp::create(b, loc, x.getType(), zeros),
+                                r);
     if (nan) {
       // NVIDIA's canonical NaN (all ones but the sign).
       unsigned width = widthOf(x.getType());
       Value canonical = arith::BitcastOp::create(
           b, loc, x.getType(),
-          intConst(b, loc, b.getIntegerType(width),
-                   static_cast<int64_t>(~uint64_t(0) >> 1)));
-      return arith::SelectOp::create(b, loc, arith::OrIOp::create(b, loc, xNaN, yNaN),
-                                     canonical, r);
+          intConst(b, loc, b.getIntegerType(width), static_cast<int64_t>(~uint64_t(0) >> 1)));
+      return arith::SelectOp::create(b, loc, arith::OrIOp::create(b, loc, xNaN, yNaN), canonical,
+                                     r);
     }
   } else {
     r = isMin ? arith::MinimumFOp::create(b, loc, x, y).getResult()
@@ -95,9 +93,8 @@ template <typename OpTy>
 struct BinaryOpLowering : PTXPattern<OpTy> {
   using PTXPattern<OpTy>::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     DataType type = op.getType();
     Value a = adaptor.getA(), b = adaptor.getB();
@@ -107,8 +104,8 @@ struct BinaryOpLowering : PTXPattern<OpTy> {
       if (failed(checkDefaultRounding(op, *this)))
         return failure();
       if (type != DataType::F32 && type != DataType::F64)
-        return this->unsupported(op, Twine("type '.") + stringifyDataType(type) +
-                                         "' on '" + name + "'");
+        return this->unsupported(op, Twine("type '.") + stringifyDataType(type) + "' on '" + name +
+                                         "'");
       if (op.getFtz()) {
         a = flushSubnormal(rewriter, loc, a);
         b = flushSubnormal(rewriter, loc, b);
@@ -142,8 +139,8 @@ struct BinaryOpLowering : PTXPattern<OpTy> {
       return success();
     }
     if (op.getRelu() && !((name == "min" || name == "max") && type == DataType::S32))
-      return this->unsupported(op, Twine("'.relu' on '") + name + "." +
-                                       stringifyDataType(type) + "'");
+      return this->unsupported(op,
+                               Twine("'.relu' on '") + name + "." + stringifyDataType(type) + "'");
     mlir::Type resultType = a.getType();
     Value ia = asInteger(rewriter, loc, a), ib = asInteger(rewriter, loc, b);
     bool isSigned = isSignedType(type);
@@ -179,17 +176,16 @@ template <typename OpTy>
 struct DivRemLowering : PTXPattern<OpTy> {
   using PTXPattern<OpTy>::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     DataType type = op.getType();
     Value a = adaptor.getA(), b = adaptor.getB();
     bool isDiv = std::is_same_v<OpTy, DivOp>;
     if (isFloatType(type)) {
       if (!isDiv || (type != DataType::F32 && type != DataType::F64))
-        return this->unsupported(op, Twine("type '.") + stringifyDataType(type) +
-                                         "' on '" + op->getName().stripDialect() + "'");
+        return this->unsupported(op, Twine("type '.") + stringifyDataType(type) + "' on '" +
+                                         op->getName().stripDialect() + "'");
       if (failed(checkDefaultRounding(op, *this)))
         return failure();
       // .approx and .full are within 2 ulp of IEEE division; correctly
@@ -213,7 +209,8 @@ struct DivRemLowering : PTXPattern<OpTy> {
     if (isSigned) {
       // INT_MIN / -1 overflows: divide by 1 and negate (wraps to INT_MIN).
       Value minusOne = intConst(rewriter, loc, t, -1);
-      Value isMinusOne = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, divisor, minusOne);
+      Value isMinusOne = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, divisor,
+                                               minusOne);
       divisor = arith::SelectOp::create(rewriter, loc, isMinusOne, one, divisor);
       Value q = arith::DivSIOp::create(rewriter, loc, a, divisor);
       Value negQ = arith::SubIOp::create(rewriter, loc, zero, q);
@@ -271,16 +268,14 @@ Value mulHigh64By32BitHalves(OpBuilder &b, Location loc, Value x, Value y, bool 
   auto negative = [&](Value v) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, zero).getResult();
   };
-  high = arith::SubIOp::create(b, loc, high,
-                               arith::SelectOp::create(b, loc, negative(x), y, zero));
-  return arith::SubIOp::create(b, loc, high,
-                               arith::SelectOp::create(b, loc, negative(y), x, zero));
+  high = arith::SubIOp::create(b, loc, high, arith::SelectOp::create(b, loc, negative(x), y, zero));
+  return arith::SubIOp::create(b, loc, high, arith::SelectOp::create(b, loc, negative(y), x, zero));
 }
 
 /// The high half (or full double-width product) of an integer multiply.
 /// `noI128`: the 64-bit high half without an i128 product (SPIR-V).
-Value integerProduct(OpBuilder &b, Location loc, Value x, Value y, MulMode mode,
-                     bool isSigned, bool noI128) {
+Value integerProduct(OpBuilder &b, Location loc, Value x, Value y, MulMode mode, bool isSigned,
+                     bool noI128) {
   switch (mode) {
   case MulMode::Hi:
     if (noI128 && widthOf(x.getType()) == 64)
@@ -304,9 +299,8 @@ Value integerProduct(OpBuilder &b, Location loc, Value x, Value y, MulMode mode,
 struct MulOpLowering : PTXPattern<MulOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(MulOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(MulOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value a = adaptor.getA(), b = adaptor.getB();
     if (isFloatType(op.getType())) {
@@ -326,9 +320,9 @@ struct MulOpLowering : PTXPattern<MulOp> {
     }
     if (op.getSat())
       return unsupported(op, "'.sat' on integer 'mul'");
-    rewriter.replaceOp(op, integerProduct(rewriter, loc, a, b, op.getMode(),
-                                          isSignedType(op.getType()),
-                                          !state.target.hasI128Multiply()));
+    rewriter.replaceOp(op,
+                       integerProduct(rewriter, loc, a, b, op.getMode(), isSignedType(op.getType()),
+                                      !state.target.hasI128Multiply()));
     return success();
   }
 };
@@ -363,19 +357,17 @@ LogicalResult lowerFusedMultiplyAdd(OpTy op, Value a, Value b, Value c,
 struct MadOpLowering : PTXPattern<MadOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(MadOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(MadOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     if (isFloatType(op.getType()))
-      return lowerFusedMultiplyAdd(op, adaptor.getA(), adaptor.getB(),
-                                   adaptor.getC(), rewriter, *this);
+      return lowerFusedMultiplyAdd(op, adaptor.getA(), adaptor.getB(), adaptor.getC(), rewriter,
+                                   *this);
     bool sat = op.getSat();
     if (sat && (op.getType() != DataType::S32 || op.getMode() != MulMode::Hi))
       return unsupported(op, "'.sat' on integer 'mad' other than 'mad.hi.sat.s32'");
     Location loc = op.getLoc();
-    Value product = integerProduct(rewriter, loc, adaptor.getA(), adaptor.getB(),
-                                   op.getMode(), isSignedType(op.getType()),
-                                   !state.target.hasI128Multiply());
+    Value product = integerProduct(rewriter, loc, adaptor.getA(), adaptor.getB(), op.getMode(),
+                                   isSignedType(op.getType()), !state.target.hasI128Multiply());
     if (sat) {
       // mad.hi.sat.s32: the high half plus c, clamped to the s32 range (the
       // H200's golden data agrees on every case), summed in 64 bits.
@@ -396,11 +388,10 @@ struct MadOpLowering : PTXPattern<MadOp> {
 struct FmaOpLowering : PTXPattern<FmaOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(FmaOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    return lowerFusedMultiplyAdd(op, adaptor.getA(), adaptor.getB(),
-                                 adaptor.getC(), rewriter, *this);
+  LogicalResult matchAndRewrite(FmaOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    return lowerFusedMultiplyAdd(op, adaptor.getA(), adaptor.getB(), adaptor.getC(), rewriter,
+                                 *this);
   }
 };
 
@@ -409,9 +400,8 @@ template <typename OpTy>
 struct UnaryOpLowering : PTXPattern<OpTy> {
   using PTXPattern<OpTy>::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value a = adaptor.getA();
     StringRef name = op->getName().stripDialect();
@@ -419,8 +409,7 @@ struct UnaryOpLowering : PTXPattern<OpTy> {
     Value r;
     if (name == "not") {
       Value bits = asInteger(rewriter, loc, a);
-      r = arith::XOrIOp::create(rewriter, loc, bits,
-                                intConst(rewriter, loc, bits.getType(), -1));
+      r = arith::XOrIOp::create(rewriter, loc, bits, intConst(rewriter, loc, bits.getType(), -1));
       rewriter.replaceOp(op, adjustBits(rewriter, loc, r, type, false));
       return success();
     }
@@ -432,10 +421,9 @@ struct UnaryOpLowering : PTXPattern<OpTy> {
       if (op.getFtz())
         r = flushSubnormal(rewriter, loc, r);
     } else {
-      r = name == "neg"
-              ? arith::SubIOp::create(rewriter, loc, intConst(rewriter, loc, type, 0), a)
-                    .getResult()
-              : math::AbsIOp::create(rewriter, loc, a).getResult();
+      r = name == "neg" ? arith::SubIOp::create(rewriter, loc, intConst(rewriter, loc, type, 0), a)
+                              .getResult()
+                        : math::AbsIOp::create(rewriter, loc, a).getResult();
     }
     rewriter.replaceOp(op, r);
     return success();
@@ -541,9 +529,8 @@ Value widenHalf(OpBuilder &b, Location loc, Value x, DataType type) {
 struct SetpOpLowering : PTXPattern<SetpOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(SetpOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(SetpOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value a = adaptor.getA(), b = adaptor.getB();
     Value p;
@@ -551,8 +538,8 @@ struct SetpOpLowering : PTXPattern<SetpOp> {
       auto pred = floatPredicate(op.getCmp());
       if (!pred || !comparableFloat(op.getType(), op.getFtz()))
         return unsupported(op, Twine("comparison '.") + stringifyCmp(op.getCmp()) +
-                                   (op.getFtz() ? ".ftz." : ".") +
-                                   stringifyDataType(op.getType()) + "'");
+                                   (op.getFtz() ? ".ftz." : ".") + stringifyDataType(op.getType()) +
+                                   "'");
       a = widenHalf(rewriter, loc, a, op.getType());
       b = widenHalf(rewriter, loc, b, op.getType());
       if (op.getFtz()) {
@@ -563,8 +550,8 @@ struct SetpOpLowering : PTXPattern<SetpOp> {
     } else {
       auto pred = integerPredicate(op.getCmp(), isSignedType(op.getType()));
       if (!pred)
-        return unsupported(op, Twine("comparison '.") + stringifyCmp(op.getCmp()) +
-                                   "' on integers");
+        return unsupported(op,
+                           Twine("comparison '.") + stringifyCmp(op.getCmp()) + "' on integers");
       p = arith::CmpIOp::create(rewriter, loc, *pred, asInteger(rewriter, loc, a),
                                 asInteger(rewriter, loc, b));
     }
@@ -623,12 +610,11 @@ FailureOr<Value> comparePredicate(Operation *op, OpBuilder &b, Value a, Value x,
 struct SetOpLowering : PTXPattern<SetOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(SetOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(SetOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    FailureOr<Value> p = comparePredicate(op, rewriter, adaptor.getA(), adaptor.getB(),
-                                          op.getCmp(), op.getSrcType(), op.getFtz());
+    FailureOr<Value> p = comparePredicate(op, rewriter, adaptor.getA(), adaptor.getB(), op.getCmp(),
+                                          op.getSrcType(), op.getFtz());
     if (failed(p))
       return failure();
     Value r = *p;
@@ -660,9 +646,8 @@ struct SetOpLowering : PTXPattern<SetOp> {
 struct SlctOpLowering : PTXPattern<SlctOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(SlctOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(SlctOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value c = adaptor.getC();
     Value p;
@@ -683,9 +668,8 @@ struct SlctOpLowering : PTXPattern<SlctOp> {
 struct SelpOpLowering : PTXPattern<SelpOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(SelpOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(SelpOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<arith::SelectOp>(op, adaptor.getP(), adaptor.getA(),
                                                  adaptor.getB());
     return success();
@@ -694,13 +678,12 @@ struct SelpOpLowering : PTXPattern<SelpOp> {
 
 } // namespace
 
-void zmlir::populatePTXArithPatterns(RewritePatternSet &patterns,
-                                     const PTXLoweringState &state) {
-  patterns.add<BinaryOpLowering<AddOp>, BinaryOpLowering<CopysignOp>, SetOpLowering,
-               SlctOpLowering, BinaryOpLowering<SubOp>, BinaryOpLowering<MinOp>,
-               BinaryOpLowering<MaxOp>, BinaryOpLowering<AndOp>, BinaryOpLowering<OrOp>,
-               BinaryOpLowering<XorOp>, DivRemLowering<DivOp>, DivRemLowering<RemOp>,
-               MulOpLowering, MadOpLowering, FmaOpLowering, UnaryOpLowering<NegOp>,
-               UnaryOpLowering<AbsOp>, UnaryOpLowering<NotOp>, SetpOpLowering,
-               SelpOpLowering>(patterns.getContext(), state);
+void zmlir::populatePTXArithPatterns(RewritePatternSet &patterns, const PTXLoweringState &state) {
+  patterns.add<BinaryOpLowering<AddOp>, BinaryOpLowering<CopysignOp>, SetOpLowering, SlctOpLowering,
+               BinaryOpLowering<SubOp>, BinaryOpLowering<MinOp>, BinaryOpLowering<MaxOp>,
+               BinaryOpLowering<AndOp>, BinaryOpLowering<OrOp>, BinaryOpLowering<XorOp>,
+               DivRemLowering<DivOp>, DivRemLowering<RemOp>, MulOpLowering, MadOpLowering,
+               FmaOpLowering, UnaryOpLowering<NegOp>, UnaryOpLowering<AbsOp>,
+               UnaryOpLowering<NotOp>, SetpOpLowering, SelpOpLowering>(patterns.getContext(),
+                                                                       state);
 }

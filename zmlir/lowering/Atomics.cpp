@@ -44,9 +44,9 @@ Value halfAdd(OpBuilder &b, Location loc, Value x, Value y, bool bf16) {
 /// value as the bits of `type` (i16 or i32). `flushF32` flushes the
 /// subnormal operands and result of an f32 add.
 Value emitAtomicCasLoop(ConversionPatternRewriter &rewriter, Location loc,
-                        const PTXLoweringState &state, Value word, Value shift,
-                        AtomicOp op, DataType type, Value b, Value c,
-                        LLVM::AtomicOrdering ordering, StringRef scope, bool flushF32) {
+                        const PTXLoweringState &state, Value word, Value shift, AtomicOp op,
+                        DataType type, Value b, Value c, LLVM::AtomicOrdering ordering,
+                        StringRef scope, bool flushF32) {
   // 1. Load the word; 2. in the loop, compute the new value of the operand's
   // bits from the word last seen and try to swap it in; 3. a failed swap
   // returns the word that is there now, and the loop tries again with it.
@@ -96,7 +96,8 @@ Value emitAtomicCasLoop(ConversionPatternRewriter &rewriter, Location loc,
     // Packed pairs: each half separately.
     auto part = [&](Value v, int64_t at) -> Value {
       return arith::TruncIOp::create(
-          rewriter, loc, i16, arith::ShRUIOp::create(rewriter, loc, v, intConst(rewriter, loc, i32, at)));
+          rewriter, loc, i16,
+          arith::ShRUIOp::create(rewriter, loc, v, intConst(rewriter, loc, i32, at)));
     };
     Value lo = halfAdd(rewriter, loc, part(old, 0), part(b, 0), bf16);
     Value hi = halfAdd(rewriter, loc, part(old, 16), part(b, 16), bf16);
@@ -114,16 +115,19 @@ Value emitAtomicCasLoop(ConversionPatternRewriter &rewriter, Location loc,
   if (shift) {
     Value mask = arith::ShLIOp::create(rewriter, loc, intConst(rewriter, loc, i32, 0xffff), shift);
     Value rest = arith::AndIOp::create(
-        rewriter, loc, seen, arith::XOrIOp::create(rewriter, loc, mask, intConst(rewriter, loc, i32, -1)));
+        rewriter, loc, seen,
+        arith::XOrIOp::create(rewriter, loc, mask, intConst(rewriter, loc, i32, -1)));
     next = arith::OrIOp::create(
         rewriter, loc, rest,
-        arith::ShLIOp::create(rewriter, loc, arith::ExtUIOp::create(rewriter, loc, i32, updated), shift));
+        arith::ShLIOp::create(rewriter, loc, arith::ExtUIOp::create(rewriter, loc, i32, updated),
+                              shift));
   }
   LLVM::AtomicOrdering failure = ordering == LLVM::AtomicOrdering::acq_rel ||
                                          ordering == LLVM::AtomicOrdering::acquire
                                      ? LLVM::AtomicOrdering::acquire
                                      : LLVM::AtomicOrdering::monotonic;
-  Value pair = LLVM::AtomicCmpXchgOp::create(rewriter, loc, word, seen, next, ordering, failure, scope);
+  Value pair = LLVM::AtomicCmpXchgOp::create(rewriter, loc, word, seen, next, ordering, failure,
+                                             scope);
   Value now = LLVM::ExtractValueOp::create(rewriter, loc, pair, ArrayRef<int64_t>{0});
   Value swapped = LLVM::ExtractValueOp::create(rewriter, loc, pair, ArrayRef<int64_t>{1});
   cf::CondBranchOp::create(rewriter, loc, swapped, exit, ValueRange{}, loop, ValueRange{now});
@@ -143,9 +147,8 @@ struct AtomicLowering : PTXPattern<OpTy> {
   using PTXPattern<OpTy>::unsupported;
   using PTXPattern<OpTy>::pointerTo;
 
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     DataType type = op.getType();
     bool isFloat = isFloatType(type);
@@ -159,14 +162,17 @@ struct AtomicLowering : PTXPattern<OpTy> {
       if (addr.getType() != i64)
         addr = arith::ExtUIOp::create(rewriter, loc, i64, addr);
       if (op.getOffset() != 0)
-        addr = arith::AddIOp::create(rewriter, loc, addr, intConst(rewriter, loc, i64, op.getOffset()));
+        addr = arith::AddIOp::create(rewriter, loc, addr,
+                                     intConst(rewriter, loc, i64, op.getOffset()));
       Value shift;
       unsigned width = getTypeBitWidth(type);
       if (width == 16) {
         Value half = arith::AndIOp::create(rewriter, loc, addr, intConst(rewriter, loc, i64, 2));
-        shift = arith::ShLIOp::create(rewriter, loc, arith::TruncIOp::create(rewriter, loc, i32, half),
+        shift = arith::ShLIOp::create(rewriter, loc,
+                                      arith::TruncIOp::create(rewriter, loc, i32, half),
                                       intConst(rewriter, loc, i32, 3));
-        addr = arith::AndIOp::create(rewriter, loc, addr, intConst(rewriter, loc, i64, ~int64_t(3)));
+        addr = arith::AndIOp::create(rewriter, loc, addr,
+                                     intConst(rewriter, loc, i64, ~int64_t(3)));
       }
       FailureOr<Value> word = pointerTo(op, rewriter, addr, 0, op.getSpace());
       if (failed(word))
@@ -180,8 +186,8 @@ struct AtomicLowering : PTXPattern<OpTy> {
       // The H200 flushes f32 adds to global memory (RED.ADD.F32.FTZ) but
       // not those to shared memory (0 + 0x1 is 0x1 there).
       bool flush = op.getSpace() != StateSpace::Shared;
-      Value old = emitAtomicCasLoop(rewriter, loc, this->state, *word, shift, op.getOp(), type,
-                                    b, c, orderingFor(op.getSem()),
+      Value old = emitAtomicCasLoop(rewriter, loc, this->state, *word, shift, op.getOp(), type, b,
+                                    c, orderingFor(op.getSem()),
                                     this->state.target.syncScopeName(op.getScope()), flush);
       if constexpr (std::is_same_v<OpTy, AtomOp>)
         rewriter.replaceOp(op, adjustBits(rewriter, loc, old, op.getRes().getType(), false));
@@ -192,10 +198,9 @@ struct AtomicLowering : PTXPattern<OpTy> {
     if (this->state.target.hasNativeAtomic(op.getOp(), type, op.getSem(), op.getScope())) {
       StateSpace space = op.getSpace();
       if (space != StateSpace::None && space != StateSpace::Global && space != StateSpace::Shared)
-        return unsupported(op, Twine("atomic in state space '.") + stringifyStateSpace(space) +
-                                   "'");
-      FailureOr<Value> ptr =
-          pointerTo(op, rewriter, adaptor.getAddr(), op.getOffset(), space);
+        return unsupported(op,
+                           Twine("atomic in state space '.") + stringifyStateSpace(space) + "'");
+      FailureOr<Value> ptr = pointerTo(op, rewriter, adaptor.getAddr(), op.getOffset(), space);
       if (failed(ptr))
         return failure();
       mlir::Type bits = rewriter.getIntegerType(getTypeBitWidth(type));
@@ -205,9 +210,8 @@ struct AtomicLowering : PTXPattern<OpTy> {
         if (adaptor.getC())
           c = adjustBits(rewriter, loc, adaptor.getC(), bits, false);
       constexpr bool withResult = std::is_same_v<OpTy, AtomOp>;
-      Value old = this->state.target.emitNativeAtomic(rewriter, loc, *ptr, space, op.getOp(),
-                                                       type, op.getSem(), op.getScope(), b, c,
-                                                       withResult);
+      Value old = this->state.target.emitNativeAtomic(rewriter, loc, *ptr, space, op.getOp(), type,
+                                                      op.getSem(), op.getScope(), b, c, withResult);
       if constexpr (withResult)
         rewriter.replaceOp(op, adjustBits(rewriter, loc, old, op.getRes().getType(), false));
       else
@@ -216,8 +220,8 @@ struct AtomicLowering : PTXPattern<OpTy> {
     }
     if (type == DataType::B128 || type == DataType::F16x2 || type == DataType::BF16x2)
       return unsupported(op, Twine("atomic type '.") + stringifyDataType(type) + "'");
-    FailureOr<Value> ptr =
-        pointerTo(op, rewriter, adaptor.getAddr(), op.getOffset(), op.getSpace());
+    FailureOr<Value> ptr = pointerTo(op, rewriter, adaptor.getAddr(), op.getOffset(),
+                                     op.getSpace());
     if (failed(ptr))
       return failure();
     mlir::Type elem = memoryType(rewriter.getContext(), type);
@@ -230,18 +234,18 @@ struct AtomicLowering : PTXPattern<OpTy> {
     Value r;
     if constexpr (std::is_same_v<OpTy, AtomOp>) {
       if (op.getOp() == AtomicOp::Cas) {
-      Value c = adjustBits(rewriter, loc, adaptor.getC(), elem, false);
-      LLVM::AtomicOrdering failure = ordering == LLVM::AtomicOrdering::acq_rel ||
-                                             ordering == LLVM::AtomicOrdering::acquire
-                                         ? LLVM::AtomicOrdering::acquire
-                                         : LLVM::AtomicOrdering::monotonic;
-      if (ordering == LLVM::AtomicOrdering::release)
-        failure = LLVM::AtomicOrdering::monotonic;
-      Value pair = LLVM::AtomicCmpXchgOp::create(rewriter, loc, *ptr, b, c, ordering, failure,
-                                                 scope);
-      r = LLVM::ExtractValueOp::create(rewriter, loc, pair, ArrayRef<int64_t>{0});
-      rewriter.replaceOp(op, adjustBits(rewriter, loc, r, op.getRes().getType(), false));
-      return success();
+        Value c = adjustBits(rewriter, loc, adaptor.getC(), elem, false);
+        LLVM::AtomicOrdering failure = ordering == LLVM::AtomicOrdering::acq_rel ||
+                                               ordering == LLVM::AtomicOrdering::acquire
+                                           ? LLVM::AtomicOrdering::acquire
+                                           : LLVM::AtomicOrdering::monotonic;
+        if (ordering == LLVM::AtomicOrdering::release)
+          failure = LLVM::AtomicOrdering::monotonic;
+        Value pair = LLVM::AtomicCmpXchgOp::create(rewriter, loc, *ptr, b, c, ordering, failure,
+                                                   scope);
+        r = LLVM::ExtractValueOp::create(rewriter, loc, pair, ArrayRef<int64_t>{0});
+        rewriter.replaceOp(op, adjustBits(rewriter, loc, r, op.getRes().getType(), false));
+        return success();
       }
     }
     {
@@ -291,7 +295,6 @@ struct AtomicLowering : PTXPattern<OpTy> {
 
 } // namespace
 
-void zmlir::populatePTXAtomicPatterns(RewritePatternSet &patterns,
-                                      const PTXLoweringState &state) {
+void zmlir::populatePTXAtomicPatterns(RewritePatternSet &patterns, const PTXLoweringState &state) {
   patterns.add<AtomicLowering<AtomOp>, AtomicLowering<RedOp>>(patterns.getContext(), state);
 }

@@ -84,9 +84,8 @@ template <typename OpTy>
 struct ShiftOpLowering : PTXPattern<OpTy> {
   using PTXPattern<OpTy>::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value a = asInteger(rewriter, loc, adaptor.getA());
     mlir::Type t = a.getType();
@@ -126,9 +125,8 @@ template <typename OpTy>
 struct BitCountLowering : PTXPattern<OpTy> {
   using PTXPattern<OpTy>::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value a = adaptor.getA();
     Value r;
@@ -147,9 +145,8 @@ struct BitCountLowering : PTXPattern<OpTy> {
 struct BfindOpLowering : PTXPattern<BfindOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(BfindOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(BfindOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value a = adaptor.getA();
     mlir::Type t = a.getType(), i32 = rewriter.getI32Type();
@@ -159,8 +156,7 @@ struct BfindOpLowering : PTXPattern<BfindOp> {
       a = select(rewriter, loc, negative, xori(rewriter, loc, a, intConst(rewriter, loc, t, -1)),
                  a);
     }
-    Value clz = zext(rewriter, loc, i32,
-                     math::CountLeadingZerosOp::create(rewriter, loc, a));
+    Value clz = zext(rewriter, loc, i32, math::CountLeadingZerosOp::create(rewriter, loc, a));
     Value found = op.getShiftamt()
                       ? clz
                       : subi(rewriter, loc, intConst(rewriter, loc, i32, width - 1), clz);
@@ -175,9 +171,8 @@ struct BfindOpLowering : PTXPattern<BfindOp> {
 struct BrevOpLowering : PTXPattern<BrevOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(BrevOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(BrevOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value x = adaptor.getA();
     mlir::Type t = x.getType();
@@ -200,9 +195,8 @@ struct BrevOpLowering : PTXPattern<BrevOp> {
 struct CnotOpLowering : PTXPattern<CnotOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(CnotOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(CnotOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value a = adaptor.getA();
     Value isZero = cmp(rewriter, loc, P::eq, a, intConst(rewriter, loc, a.getType(), 0));
@@ -226,9 +220,8 @@ struct CnotOpLowering : PTXPattern<CnotOp> {
 struct BfeOpLowering : PTXPattern<BfeOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(BfeOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(BfeOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value a = adaptor.getA();
     mlir::Type t = a.getType(), i32 = rewriter.getI32Type();
@@ -264,9 +257,8 @@ struct BfeOpLowering : PTXPattern<BfeOp> {
 struct BfiOpLowering : PTXPattern<BfiOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(BfiOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(BfiOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value a = adaptor.getA(), b = adaptor.getB();
     mlir::Type t = a.getType(), i32 = rewriter.getI32Type();
@@ -301,19 +293,17 @@ struct BfiOpLowering : PTXPattern<BfiOp> {
 struct PrmtOpLowering : PTXPattern<PrmtOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(PrmtOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(PrmtOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     mlir::Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
     // Result bytes 3..0 as nibbles, for c[1:0] = 0..3 (PTX ISA 9.7.9.7).
-    static const int64_t tables[][4] = {
-        /*F4E*/ {0x3210, 0x4321, 0x5432, 0x6543},
-        /*B4E*/ {0x5670, 0x6701, 0x7012, 0x0123},
-        /*RC8*/ {0x0000, 0x1111, 0x2222, 0x3333},
-        /*ECL*/ {0x3210, 0x3211, 0x3222, 0x3333},
-        /*ECR*/ {0x0000, 0x1110, 0x2210, 0x3210},
-        /*RC16*/ {0x1010, 0x3232, 0x1010, 0x3232}};
+    static const int64_t tables[][4] = {/*F4E*/ {0x3210, 0x4321, 0x5432, 0x6543},
+                                        /*B4E*/ {0x5670, 0x6701, 0x7012, 0x0123},
+                                        /*RC8*/ {0x0000, 0x1111, 0x2222, 0x3333},
+                                        /*ECL*/ {0x3210, 0x3211, 0x3222, 0x3333},
+                                        /*ECR*/ {0x0000, 0x1110, 0x2210, 0x3210},
+                                        /*RC16*/ {0x1010, 0x3232, 0x1010, 0x3232}};
     Value c = adaptor.getC();
     PrmtMode mode = op.getMode();
     bool generic = mode == PrmtMode::None;
@@ -323,8 +313,7 @@ struct PrmtOpLowering : PTXPattern<PrmtOp> {
       Value sel = andi(rewriter, loc, c, intConst(rewriter, loc, i32, 3));
       ctl = intConst(rewriter, loc, i32, row[3]);
       for (int k = 2; k >= 0; --k)
-        ctl = select(rewriter, loc,
-                     cmp(rewriter, loc, P::eq, sel, intConst(rewriter, loc, i32, k)),
+        ctl = select(rewriter, loc, cmp(rewriter, loc, P::eq, sel, intConst(rewriter, loc, i32, k)),
                      intConst(rewriter, loc, i32, row[k]), ctl);
     }
     Value pair = ori(rewriter, loc,
@@ -334,10 +323,12 @@ struct PrmtOpLowering : PTXPattern<PrmtOp> {
     Value result = intConst(rewriter, loc, i32, 0);
     Value byteMask = intConst(rewriter, loc, i32, 0xff);
     for (int i = 0; i < 4; ++i) {
-      Value nibble = andi(rewriter, loc, lshr(rewriter, loc, ctl, intConst(rewriter, loc, i32, 4 * i)),
+      Value nibble = andi(rewriter, loc,
+                          lshr(rewriter, loc, ctl, intConst(rewriter, loc, i32, 4 * i)),
                           intConst(rewriter, loc, i32, 0xf));
       Value index = andi(rewriter, loc, nibble, intConst(rewriter, loc, i32, 7));
-      Value bitPos = zext(rewriter, loc, i64, shl(rewriter, loc, index, intConst(rewriter, loc, i32, 3)));
+      Value bitPos = zext(rewriter, loc, i64,
+                          shl(rewriter, loc, index, intConst(rewriter, loc, i32, 3)));
       Value byte = andi(rewriter, loc, zext(rewriter, loc, i32, lshr(rewriter, loc, pair, bitPos)),
                         byteMask);
       if (generic) {
@@ -361,9 +352,8 @@ struct PrmtOpLowering : PTXPattern<PrmtOp> {
 struct Lop3OpLowering : PTXPattern<Lop3Op> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(Lop3Op op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(Lop3Op op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     mlir::Type i32 = rewriter.getI32Type();
     Value ones = intConst(rewriter, loc, i32, -1);
@@ -390,9 +380,8 @@ struct Lop3OpLowering : PTXPattern<Lop3Op> {
 struct ShfOpLowering : PTXPattern<ShfOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(ShfOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(ShfOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     mlir::Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
     Value c = adaptor.getC();
@@ -421,9 +410,8 @@ struct ShfOpLowering : PTXPattern<ShfOp> {
 struct SzextOpLowering : PTXPattern<SzextOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(SzextOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(SzextOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     mlir::Type i32 = rewriter.getI32Type();
     Value a = adaptor.getA(), b = adaptor.getB();
@@ -458,9 +446,8 @@ struct SzextOpLowering : PTXPattern<SzextOp> {
 struct BmskOpLowering : PTXPattern<BmskOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(BmskOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(BmskOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     mlir::Type i32 = rewriter.getI32Type(), i1 = rewriter.getI1Type();
     Value a = adaptor.getA(), b = adaptor.getB();
@@ -499,9 +486,8 @@ struct BmskOpLowering : PTXPattern<BmskOp> {
 struct FnsOpLowering : PTXPattern<FnsOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(FnsOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(FnsOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     mlir::Type i32 = rewriter.getI32Type();
     auto c = [&](int64_t v) { return intConst(rewriter, loc, i32, v); };
@@ -567,12 +553,10 @@ Value half24(OpBuilder &b, Location loc, Value product, MulMode mode) {
 struct Mul24OpLowering : PTXPattern<Mul24Op> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(Mul24Op op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(Mul24Op op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value p = product24(rewriter, loc, adaptor.getA(), adaptor.getB(),
-                        isSignedType(op.getType()));
+    Value p = product24(rewriter, loc, adaptor.getA(), adaptor.getB(), isSignedType(op.getType()));
     rewriter.replaceOp(op, half24(rewriter, loc, p, op.getMode()));
     return success();
   }
@@ -581,9 +565,8 @@ struct Mul24OpLowering : PTXPattern<Mul24Op> {
 struct Mad24OpLowering : PTXPattern<Mad24Op> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(Mad24Op op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(Mad24Op op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     bool isSigned = isSignedType(op.getType());
     Value p = product24(rewriter, loc, adaptor.getA(), adaptor.getB(), isSigned);
@@ -608,9 +591,8 @@ struct Mad24OpLowering : PTXPattern<Mad24Op> {
 struct SadOpLowering : PTXPattern<SadOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(SadOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(SadOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value a = adaptor.getA(), b = adaptor.getB();
     Value less = cmp(rewriter, loc, isSignedType(op.getType()) ? P::slt : P::ult, a, b);
@@ -621,8 +603,7 @@ struct SadOpLowering : PTXPattern<SadOp> {
 };
 
 /// Bits [index * bits, (index + 1) * bits) of the i32 x, extended to i32.
-Value fieldOf(OpBuilder &b, Location loc, Value x, unsigned index, unsigned bits,
-              bool isSigned) {
+Value fieldOf(OpBuilder &b, Location loc, Value x, unsigned index, unsigned bits, bool isSigned) {
   mlir::Type i32 = b.getI32Type();
   if (!isSigned)
     return andi(b, loc, lshr(b, loc, x, intConst(b, loc, i32, index * bits)),
@@ -634,9 +615,8 @@ Value fieldOf(OpBuilder &b, Location loc, Value x, unsigned index, unsigned bits
 struct Dp4aOpLowering : PTXPattern<Dp4aOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(Dp4aOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(Dp4aOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     bool aSigned = isSignedType(op.getAType()), bSigned = isSignedType(op.getBType());
     Value acc = adaptor.getC();
@@ -652,9 +632,8 @@ struct Dp4aOpLowering : PTXPattern<Dp4aOp> {
 struct Dp2aOpLowering : PTXPattern<Dp2aOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(Dp2aOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(Dp2aOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     bool aSigned = isSignedType(op.getAType()), bSigned = isSignedType(op.getBType());
     unsigned first = op.getHi() ? 2 : 0;
@@ -673,8 +652,7 @@ struct Dp2aOpLowering : PTXPattern<Dp2aOp> {
 //===----------------------------------------------------------------------===//
 
 /// x + y + carry with the carry out: either partial sum wrapping around.
-std::pair<Value, Value> addWithCarry(OpBuilder &b, Location loc, Value x, Value y,
-                                     Value carryIn) {
+std::pair<Value, Value> addWithCarry(OpBuilder &b, Location loc, Value x, Value y, Value carryIn) {
   Value s1 = addi(b, loc, x, y);
   Value c1 = cmp(b, loc, P::ult, s1, x);
   if (!carryIn)
@@ -687,9 +665,8 @@ std::pair<Value, Value> addWithCarry(OpBuilder &b, Location loc, Value x, Value 
 struct AddCcOpLowering : PTXPattern<AddCcOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(AddCcOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(AddCcOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     auto [sum, carry] = addWithCarry(rewriter, op.getLoc(), adaptor.getA(), adaptor.getB(),
                                      adaptor.getCarryIn());
     rewriter.replaceOp(op, {sum, carry});
@@ -701,9 +678,8 @@ struct AddCcOpLowering : PTXPattern<AddCcOp> {
 struct SubCcOpLowering : PTXPattern<SubCcOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(SubCcOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(SubCcOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value a = adaptor.getA(), b = adaptor.getB();
     Value d = subi(rewriter, loc, a, b);
@@ -721,9 +697,8 @@ struct SubCcOpLowering : PTXPattern<SubCcOp> {
 struct MadCcOpLowering : PTXPattern<MadCcOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(MadCcOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(MadCcOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value a = adaptor.getA(), b = adaptor.getB();
     Value product;
@@ -735,8 +710,7 @@ struct MadCcOpLowering : PTXPattern<MadCcOp> {
       product = muli(rewriter, loc, a, b);
     else
       return unsupported(op, "'mad.cc' needs '.lo' or '.hi'");
-    auto [sum, carry] = addWithCarry(rewriter, loc, product, adaptor.getC(),
-                                     adaptor.getCarryIn());
+    auto [sum, carry] = addWithCarry(rewriter, loc, product, adaptor.getC(), adaptor.getCarryIn());
     rewriter.replaceOp(op, {sum, carry});
     return success();
   }
@@ -744,13 +718,11 @@ struct MadCcOpLowering : PTXPattern<MadCcOp> {
 
 } // namespace
 
-void zmlir::populatePTXBitsPatterns(RewritePatternSet &patterns,
-                                    const PTXLoweringState &state) {
-  patterns.add<BitCountLowering<PopcOp>, BitCountLowering<ClzOp>, BfindOpLowering,
-               BrevOpLowering, CnotOpLowering, BfeOpLowering, BfiOpLowering,
-               PrmtOpLowering, Lop3OpLowering, ShfOpLowering, SzextOpLowering,
-               BmskOpLowering, FnsOpLowering, Mul24OpLowering, Mad24OpLowering, SadOpLowering,
-               Dp4aOpLowering, Dp2aOpLowering, AddCcOpLowering, SubCcOpLowering,
-               MadCcOpLowering, ShiftOpLowering<ShlOp>,
-               ShiftOpLowering<ShrOp>>(patterns.getContext(), state);
+void zmlir::populatePTXBitsPatterns(RewritePatternSet &patterns, const PTXLoweringState &state) {
+  patterns.add<BitCountLowering<PopcOp>, BitCountLowering<ClzOp>, BfindOpLowering, BrevOpLowering,
+               CnotOpLowering, BfeOpLowering, BfiOpLowering, PrmtOpLowering, Lop3OpLowering,
+               ShfOpLowering, SzextOpLowering, BmskOpLowering, FnsOpLowering, Mul24OpLowering,
+               Mad24OpLowering, SadOpLowering, Dp4aOpLowering, Dp2aOpLowering, AddCcOpLowering,
+               SubCcOpLowering, MadCcOpLowering, ShiftOpLowering<ShlOp>, ShiftOpLowering<ShrOp>>(
+      patterns.getContext(), state);
 }

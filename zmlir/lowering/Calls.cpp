@@ -80,7 +80,8 @@ LogicalResult zmlir::expandIndirectCalls(gpu::GPUModuleOp module, const PTXLower
       bool resultMatches = call.getNumResults() == 0
                                ? isa<LLVM::LLVMVoidType>(type.getReturnType())
                                : type.getReturnType() == call.getResult(0).getType();
-      if (!resultMatches || type.getParams() != ArrayRef<mlir::Type>(llvm::to_vector(call.getArgs().getTypes())))
+      if (!resultMatches ||
+          type.getParams() != ArrayRef<mlir::Type>(llvm::to_vector(call.getArgs().getTypes())))
         continue;
       Block *block = b.createBlock(region, Region::iterator(after));
       auto direct = CallOp::create(b, loc, call.getResultTypes(), name, call.getArgs(),
@@ -105,17 +106,16 @@ namespace {
 struct CallOpLowering : PTXPattern<CallOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(CallOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(CallOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     if (op.getNumResults() > 1)
       return unsupported(op, "call with more than one return value");
     // A `.extern .func` (malloc, vprintf, ...) has no body to call here.
     if (!SymbolTable::lookupNearestSymbolFrom<LLVM::LLVMFuncOp>(op, op.getCalleeAttr()))
       return unsupported(op, Twine("call of '") + op.getCallee() +
                                  "' (not a .func defined in this module)");
-    auto call = LLVM::CallOp::create(rewriter, op.getLoc(), op.getResultTypes(),
-                                     op.getCalleeAttr(), adaptor.getArgs());
+    auto call = LLVM::CallOp::create(rewriter, op.getLoc(), op.getResultTypes(), op.getCalleeAttr(),
+                                     adaptor.getArgs());
     rewriter.replaceOp(op, call.getResults());
     return success();
   }
@@ -123,7 +123,6 @@ struct CallOpLowering : PTXPattern<CallOp> {
 
 } // namespace
 
-void zmlir::populatePTXCallPatterns(RewritePatternSet &patterns,
-                                    const PTXLoweringState &state) {
+void zmlir::populatePTXCallPatterns(RewritePatternSet &patterns, const PTXLoweringState &state) {
   patterns.add<CallOpLowering>(patterns.getContext(), state);
 }

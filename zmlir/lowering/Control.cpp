@@ -24,9 +24,8 @@ using IP = arith::CmpIPredicate;
 struct BraOpLowering : PTXPattern<BraOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(BraOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(BraOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<cf::BranchOp>(op, op.getDest(), adaptor.getDestOperands());
     return success();
   }
@@ -35,9 +34,8 @@ struct BraOpLowering : PTXPattern<BraOp> {
 struct CondBraOpLowering : PTXPattern<CondBraOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(CondBraOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(CondBraOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Block *taken = op.getTaken(), *fallthrough = op.getFallthrough();
     ValueRange takenArgs = adaptor.getTakenOperands();
     ValueRange fallthroughArgs = adaptor.getFallthroughOperands();
@@ -45,8 +43,8 @@ struct CondBraOpLowering : PTXPattern<CondBraOp> {
       rewriter.replaceOpWithNewOp<cf::CondBranchOp>(op, adaptor.getPred(), fallthrough,
                                                     fallthroughArgs, taken, takenArgs);
     else
-      rewriter.replaceOpWithNewOp<cf::CondBranchOp>(op, adaptor.getPred(), taken,
-                                                    takenArgs, fallthrough, fallthroughArgs);
+      rewriter.replaceOpWithNewOp<cf::CondBranchOp>(op, adaptor.getPred(), taken, takenArgs,
+                                                    fallthrough, fallthroughArgs);
     return success();
   }
 };
@@ -57,9 +55,8 @@ template <typename OpTy>
 struct ReturnLowering : PTXPattern<OpTy> {
   using PTXPattern<OpTy>::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     if (op->template getParentOfType<gpu::GPUFuncOp>()) {
       rewriter.replaceOpWithNewOp<gpu::ReturnOp>(op);
       return success();
@@ -77,13 +74,12 @@ struct ReturnLowering : PTXPattern<OpTy> {
 struct FenceOpLowering : PTXPattern<FenceOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(FenceOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    LLVM::AtomicOrdering ordering = op.getSem() == Semantics::SC
-                                        ? LLVM::AtomicOrdering::seq_cst
-                                        : LLVM::AtomicOrdering::acq_rel;
-    LLVM::FenceOp::create(rewriter, op.getLoc(), ordering, state.target.syncScopeName(op.getScope()));
+  LogicalResult matchAndRewrite(FenceOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    LLVM::AtomicOrdering ordering = op.getSem() == Semantics::SC ? LLVM::AtomicOrdering::seq_cst
+                                                                 : LLVM::AtomicOrdering::acq_rel;
+    LLVM::FenceOp::create(rewriter, op.getLoc(), ordering,
+                          state.target.syncScopeName(op.getScope()));
     rewriter.eraseOp(op);
     return success();
   }
@@ -126,8 +122,8 @@ LogicalResult emitFullBarrier(Operation *op, Value count, ConversionPatternRewri
         threads *= d;
       if (*c != threads)
         return op->emitError("unsupported barrier over ")
-               << *c << " of the CTA's " << threads << " threads on target '" << state.target.getName()
-               << "' (only whole-CTA barriers)";
+               << *c << " of the CTA's " << threads << " threads on target '"
+               << state.target.getName() << "' (only whole-CTA barriers)";
       count = Value();
     }
   }
@@ -148,9 +144,8 @@ LogicalResult emitFullBarrier(Operation *op, Value count, ConversionPatternRewri
 struct BarSyncOpLowering : PTXPattern<BarSyncOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(BarSyncOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(BarSyncOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     if (succeeded(state.target.lowerNative(op, adaptor, rewriter)))
       return success();
     if (failed(emitFullBarrier(op, adaptor.getCount(), rewriter, state)))
@@ -171,9 +166,8 @@ struct BarSyncOpLowering : PTXPattern<BarSyncOp> {
 struct BarArriveOpLowering : PTXPattern<BarArriveOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(BarArriveOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(BarArriveOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     if (succeeded(state.target.lowerNative(op, adaptor, rewriter)))
       return success();
     if (!state.target.arrivesAtFullBarrier())
@@ -199,9 +193,8 @@ struct BarArriveOpLowering : PTXPattern<BarArriveOp> {
 struct BarRedOpLowering : PTXPattern<BarRedOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(BarRedOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(BarRedOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     mlir::Type i32 = rewriter.getI32Type();
     if (succeeded(state.target.lowerNative(op, adaptor, rewriter)))
@@ -243,9 +236,8 @@ struct BarRedOpLowering : PTXPattern<BarRedOp> {
 struct TrapOpLowering : PTXPattern<TrapOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(TrapOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(TrapOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     state.target.emitTrap(rewriter, op.getLoc(), state);
     rewriter.eraseOp(op);
     return success();
@@ -254,8 +246,7 @@ struct TrapOpLowering : PTXPattern<TrapOp> {
 
 } // namespace
 
-void zmlir::populatePTXControlPatterns(RewritePatternSet &patterns,
-                                       const PTXLoweringState &state) {
+void zmlir::populatePTXControlPatterns(RewritePatternSet &patterns, const PTXLoweringState &state) {
   patterns.add<FenceOpLowering, BarSyncOpLowering, BarArriveOpLowering, BarRedOpLowering,
                TrapOpLowering, BraOpLowering, CondBraOpLowering, ReturnLowering<RetOp>,
                ReturnLowering<ExitOp>>(patterns.getContext(), state);

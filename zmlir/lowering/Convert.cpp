@@ -27,11 +27,10 @@ using FP = arith::CmpFPredicate;
 struct MovOpLowering : PTXPattern<MovOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(MovOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, adjustBits(rewriter, op.getLoc(), adaptor.getSrc(),
-                                      op.getRes().getType(), false));
+  LogicalResult matchAndRewrite(MovOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(
+        op, adjustBits(rewriter, op.getLoc(), adaptor.getSrc(), op.getRes().getType(), false));
     return success();
   }
 };
@@ -44,8 +43,8 @@ struct MovOpLowering : PTXPattern<MovOp> {
 ///  1. round to an integral float by the `.rXi` mode (default `.rzi`);
 ///  2. convert with fptosi/fptoui (poison only when out of range);
 ///  3. select the clamped constants for NaN and out-of-range inputs.
-Value floatToInteger(OpBuilder &b, Location loc, Value x, Rounding rnd,
-                     mlir::Type intType, bool isSigned, bool nanIsZero) {
+Value floatToInteger(OpBuilder &b, Location loc, Value x, Rounding rnd, mlir::Type intType,
+                     bool isSigned, bool nanIsZero) {
   switch (rnd) {
   case Rounding::RNI:
     x = roundEven(b, loc, x);
@@ -116,9 +115,8 @@ Value clampInteger(OpBuilder &b, Location loc, Value x, bool srcSigned, mlir::Ty
 struct CvtOpLowering : PTXPattern<CvtOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(CvtOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(CvtOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     DataType dst = op.getType(), src = op.getSrcType();
@@ -131,12 +129,12 @@ struct CvtOpLowering : PTXPattern<CvtOp> {
     bool srcFloat = isFloatType(src), dstFloat = isFloatType(dst);
     if (op.getRelu() && !dstFloat)
       return unsupported(op, "'cvt' modifier '.relu' to an integer type");
-    if ((srcFloat && src != DataType::F16 && src != DataType::BF16 &&
-         src != DataType::F32 && src != DataType::F64) ||
-        (dstFloat && dst != DataType::F16 && dst != DataType::BF16 &&
-         dst != DataType::F32 && dst != DataType::F64))
-      return unsupported(op, Twine("conversion '.") + stringifyDataType(dst) +
-                                 "." + stringifyDataType(src) + "'");
+    if ((srcFloat && src != DataType::F16 && src != DataType::BF16 && src != DataType::F32 &&
+         src != DataType::F64) ||
+        (dstFloat && dst != DataType::F16 && dst != DataType::BF16 && dst != DataType::F32 &&
+         dst != DataType::F64))
+      return unsupported(op, Twine("conversion '.") + stringifyDataType(dst) + "." +
+                                 stringifyDataType(src) + "'");
     if (srcFloat && op.getFtz())
       x = flushSubnormal(rewriter, loc, x);
     Value r;
@@ -231,9 +229,8 @@ struct CvtOpLowering : PTXPattern<CvtOp> {
 struct MovPackOpLowering : PTXPattern<MovPackOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(MovPackOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(MovPackOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     mlir::Type resultType = op.getRes().getType();
     mlir::Type it = rewriter.getIntegerType(widthOf(resultType));
@@ -243,9 +240,9 @@ struct MovPackOpLowering : PTXPattern<MovPackOp> {
       Value bits = asInteger(rewriter, loc, e);
       unsigned w = widthOf(bits.getType());
       Value wide = arith::ExtUIOp::create(rewriter, loc, it, bits);
-      r = arith::OrIOp::create(rewriter, loc, r,
-                               arith::ShLIOp::create(rewriter, loc, wide,
-                                                     intConst(rewriter, loc, it, shift)));
+      r = arith::OrIOp::create(
+          rewriter, loc, r,
+          arith::ShLIOp::create(rewriter, loc, wide, intConst(rewriter, loc, it, shift)));
       shift += w;
     }
     rewriter.replaceOp(op, adjustBits(rewriter, loc, r, resultType, false));
@@ -256,9 +253,8 @@ struct MovPackOpLowering : PTXPattern<MovPackOp> {
 struct MovUnpackOpLowering : PTXPattern<MovUnpackOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(MovUnpackOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(MovUnpackOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value bits = asInteger(rewriter, loc, adaptor.getSrc());
     mlir::Type it = bits.getType();
@@ -283,14 +279,13 @@ struct MovUnpackOpLowering : PTXPattern<MovUnpackOp> {
 struct CvtPackOpLowering : PTXPattern<CvtPackOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(CvtPackOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(CvtPackOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     bool bf16 = op.getType() == DataType::BF16x2;
     if (!bf16 && op.getType() != DataType::F16x2)
-      return unsupported(op, Twine("packed conversion to '.") +
-                                 stringifyDataType(op.getType()) + "'");
+      return unsupported(op,
+                         Twine("packed conversion to '.") + stringifyDataType(op.getType()) + "'");
     Rounding rnd = op.getRnd();
     if (rnd != Rounding::RN && rnd != Rounding::RZ)
       return unsupported(op, Twine("rounding '.") + stringifyRounding(rnd) +
@@ -318,13 +313,13 @@ struct CvtPackOpLowering : PTXPattern<CvtPackOp> {
         // Rounding may still overflow to infinity; clamp the result too.
         Value bits = bitsOf(rewriter, loc, h);
         Value hmax = intConst(rewriter, loc, rewriter.getI16Type(), bf16 ? 0x7f7f : 0x7bff);
-        Value magnitude = arith::AndIOp::create(rewriter, loc, bits,
-                                                intConst(rewriter, loc, rewriter.getI16Type(), 0x7fff));
-        Value isInf = arith::CmpIOp::create(rewriter, loc, IP::eq, magnitude,
-                                            intConst(rewriter, loc, rewriter.getI16Type(),
-                                                     bf16 ? 0x7f80 : 0x7c00));
-        Value sign = arith::AndIOp::create(
-            rewriter, loc, bits, intConst(rewriter, loc, rewriter.getI16Type(), -0x8000));
+        Value magnitude = arith::AndIOp::create(
+            rewriter, loc, bits, intConst(rewriter, loc, rewriter.getI16Type(), 0x7fff));
+        Value isInf = arith::CmpIOp::create(
+            rewriter, loc, IP::eq, magnitude,
+            intConst(rewriter, loc, rewriter.getI16Type(), bf16 ? 0x7f80 : 0x7c00));
+        Value sign = arith::AndIOp::create(rewriter, loc, bits,
+                                           intConst(rewriter, loc, rewriter.getI16Type(), -0x8000));
         Value sat = arith::OrIOp::create(rewriter, loc, sign, hmax);
         h = arith::BitcastOp::create(rewriter, loc, half,
                                      arith::SelectOp::create(rewriter, loc, isInf, sat, bits));
@@ -400,15 +395,13 @@ Value floatToFp8(OpBuilder &b, Location loc, Value x, unsigned expBits, bool rel
   Value q = k.shr(significand, shift);
   Value rem = k.band(significand, k.sub(k.shl(k.c(1), shift), k.c(1)));
   Value half = k.shl(k.c(1), k.sub(shift, k.c(1)));
-  Value up = arith::OrIOp::create(
-      b, loc, k.cmp(IP::ugt, rem, half),
-      arith::AndIOp::create(b, loc, k.cmp(IP::eq, rem, half),
-                            k.cmp(IP::ne, k.band(q, k.c(1)), k.c(0))));
+  Value up = arith::OrIOp::create(b, loc, k.cmp(IP::ugt, rem, half),
+                                  arith::AndIOp::create(b, loc, k.cmp(IP::eq, rem, half),
+                                                        k.cmp(IP::ne, k.band(q, k.c(1)), k.c(0))));
   Value subnormal = k.add(q, arith::ExtUIOp::create(b, loc, k.i32, up));
   Value isSubnormal = k.cmp(IP::ult, mag, k.c((128 - bias) << 23));
   // 3.
-  Value code = arith::MinUIOp::create(b, loc, k.sel(isSubnormal, subnormal, normal),
-                                      k.c(maxCode));
+  Value code = arith::MinUIOp::create(b, loc, k.sel(isSubnormal, subnormal, normal), k.c(maxCode));
   code = k.bor(code, k.shl(sign, k.c(7)));
   // 4.
   if (relu)
@@ -434,8 +427,8 @@ Value fp8ToHalf(OpBuilder &b, Location loc, Value code, unsigned expBits) {
   Value scaled = arith::MulFOp::create(b, loc, arith::UIToFPOp::create(b, loc, f32, mantissa),
                                        floatConst(b, loc, f32, std::ldexp(1.0, -9)));
   Value half = arith::TruncFOp::create(b, loc, b.getF16Type(), scaled);
-  Value subnormal = arith::ExtUIOp::create(
-      b, loc, k.i32, arith::BitcastOp::create(b, loc, b.getI16Type(), half));
+  Value subnormal = arith::ExtUIOp::create(b, loc, k.i32,
+                                           arith::BitcastOp::create(b, loc, b.getI16Type(), half));
   Value r = k.bor(k.sel(k.cmp(IP::eq, exponent, k.c(0)), subnormal, normal), sign);
   return k.sel(k.cmp(IP::eq, mag, k.c(0x7f)), nan, r);
 }
@@ -473,7 +466,9 @@ Value zmlir::lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b) {
   auto is = [&](std::initializer_list<StringRef> want) {
     return mods.size() == want.size() && std::equal(want.begin(), want.end(), mods.begin());
   };
-  auto fp8Bits = [](StringRef t) -> unsigned { return t == ".e4m3x2" ? 4 : t == ".e5m2x2" ? 5 : 0; };
+  auto fp8Bits = [](StringRef t) -> unsigned {
+    return t == ".e4m3x2" ? 4 : t == ".e5m2x2" ? 5 : 0;
+  };
   if (is({".rna", ".tf32", ".f32"}) && operands.size() == 1 && operands[0].getType().isF32())
     return adjustBits(b, loc, floatToTf32(b, loc, operands[0]), resultType, false);
   // cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f32 d, a, b: a to the upper byte.
@@ -512,8 +507,8 @@ Value zmlir::lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b) {
   return {};
 }
 
-void zmlir::populatePTXConvertPatterns(RewritePatternSet &patterns,
-                                       const PTXLoweringState &state) {
-  patterns.add<MovPackOpLowering, MovUnpackOpLowering, CvtPackOpLowering, MovOpLowering,
-               CvtOpLowering>(patterns.getContext(), state);
+void zmlir::populatePTXConvertPatterns(RewritePatternSet &patterns, const PTXLoweringState &state) {
+  patterns
+      .add<MovPackOpLowering, MovUnpackOpLowering, CvtPackOpLowering, MovOpLowering, CvtOpLowering>(
+          patterns.getContext(), state);
 }

@@ -37,7 +37,9 @@ struct HalfFlags {
   bool ftz = false, sat = false, relu = false, nan = false, xorsign = false;
 };
 
-Value c16(OpBuilder &b, Location loc, int64_t v) { return intConst(b, loc, b.getI16Type(), v); }
+Value c16(OpBuilder &b, Location loc, int64_t v) {
+  return intConst(b, loc, b.getI16Type(), v);
+}
 
 Value halfToF32(OpBuilder &b, Location loc, Value bits, bool bf16) {
   if (bf16) {
@@ -123,9 +125,9 @@ Value minMaxBits(OpBuilder &b, Location loc, Value xa, Value xb, bool isMin, Bit
                 : halfToF32(b, loc, bits, fmt == BitsFormat::BF16);
   };
   auto isNaN = [&](Value bits) -> Value {
-    return arith::CmpIOp::create(
-        b, loc, IP::ugt, arith::AndIOp::create(b, loc, bits, intConst(b, loc, it, magMask)),
-        intConst(b, loc, it, expMask));
+    return arith::CmpIOp::create(b, loc, IP::ugt,
+                                 arith::AndIOp::create(b, loc, bits, intConst(b, loc, it, magMask)),
+                                 intConst(b, loc, it, expMask));
   };
   Value ma = xa, mb = xb;
   if (f.xorsign) {
@@ -166,8 +168,7 @@ Value halfLane(OpBuilder &b, Location loc, StringRef name, SmallVector<Value> x,
                       : arith::AndIOp::create(b, loc, x[0], c16(b, loc, 0x7fff)).getResult();
     r = arith::SelectOp::create(b, loc, halfIsNaN(b, loc, x[0], bf16), c16(b, loc, 0x7fff), r);
   } else if (name == "min" || name == "max") {
-    r = minMaxBits(b, loc, x[0], x[1], name == "min", bf16 ? BitsFormat::BF16 : BitsFormat::F16,
-                   f);
+    r = minMaxBits(b, loc, x[0], x[1], name == "min", bf16 ? BitsFormat::BF16 : BitsFormat::F16, f);
   } else {
     Value fa = halfToF32(b, loc, x[0], bf16), fb = halfToF32(b, loc, x[1], bf16);
     Value w;
@@ -231,9 +232,8 @@ struct HalfArithLowering : PTXPattern<OpTy> {
   HalfArithLowering(MLIRContext *ctx, const PTXLoweringState &state)
       : PTXPattern<OpTy>(ctx, state, /*benefit=*/2) {}
 
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     DataType type = op.getType();
     Rounding rnd = op.getRnd();
     if (!isHalfType(type) || (rnd != Rounding::None && rnd != Rounding::RN))
@@ -266,7 +266,8 @@ struct HalfArithLowering : PTXPattern<OpTy> {
     }
     Value r = halfLane(rewriter, loc, name, lo, bf16, f);
     if (packed) {
-      Value h = arith::ExtUIOp::create(rewriter, loc, i32, halfLane(rewriter, loc, name, hi, bf16, f));
+      Value h = arith::ExtUIOp::create(rewriter, loc, i32,
+                                       halfLane(rewriter, loc, name, hi, bf16, f));
       r = arith::OrIOp::create(
           rewriter, loc, arith::ShLIOp::create(rewriter, loc, h, intConst(rewriter, loc, i32, 16)),
           arith::ExtUIOp::create(rewriter, loc, i32, r));
@@ -283,9 +284,8 @@ struct XorsignMinMaxLowering : PTXPattern<OpTy> {
   XorsignMinMaxLowering(MLIRContext *ctx, const PTXLoweringState &state)
       : PTXPattern<OpTy>(ctx, state, /*benefit=*/2) {}
 
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     if (op.getType() != DataType::F32 || !op.getXorsign())
       return failure();
     Location loc = op.getLoc();
@@ -312,9 +312,8 @@ struct DirectedRoundingLowering : PTXPattern<OpTy> {
   DirectedRoundingLowering(MLIRContext *ctx, const PTXLoweringState &state)
       : PTXPattern<OpTy>(ctx, state, /*benefit=*/2) {}
 
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     DataType type = op.getType();
     Rounding rnd = op.getRnd();
     if ((type != DataType::F32 && type != DataType::F64) || !isDirected(rnd))
@@ -342,8 +341,8 @@ struct DirectedRoundingLowering : PTXPattern<OpTy> {
                                 intConst(rewriter, loc, bits.getType(), 0)));
       mlir::Type t = r.getType();
       Value one = floatConst(rewriter, loc, t, 1.0);
-      r = arith::SelectOp::create(
-          rewriter, loc, arith::CmpFOp::create(rewriter, loc, FP::OGT, r, one), one, r);
+      r = arith::SelectOp::create(rewriter, loc,
+                                  arith::CmpFOp::create(rewriter, loc, FP::OGT, r, one), one, r);
       r = arith::SelectOp::create(rewriter, loc, low, floatConst(rewriter, loc, t, 0.0), r);
     }
     rewriter.replaceOp(op, r);
@@ -357,9 +356,9 @@ void zmlir::populatePTXFloatArithPatterns(RewritePatternSet &patterns,
                                           const PTXLoweringState &state) {
   patterns.add<HalfArithLowering<AddOp>, HalfArithLowering<SubOp>, HalfArithLowering<MulOp>,
                HalfArithLowering<FmaOp>, HalfArithLowering<NegOp>, HalfArithLowering<AbsOp>,
-               HalfArithLowering<MinOp>, HalfArithLowering<MaxOp>,
-               XorsignMinMaxLowering<MinOp>, XorsignMinMaxLowering<MaxOp>,
-               DirectedRoundingLowering<AddOp>, DirectedRoundingLowering<SubOp>,
-               DirectedRoundingLowering<MulOp>, DirectedRoundingLowering<FmaOp>,
-               DirectedRoundingLowering<MadOp>, DirectedRoundingLowering<DivOp>>(patterns.getContext(), state);
+               HalfArithLowering<MinOp>, HalfArithLowering<MaxOp>, XorsignMinMaxLowering<MinOp>,
+               XorsignMinMaxLowering<MaxOp>, DirectedRoundingLowering<AddOp>,
+               DirectedRoundingLowering<SubOp>, DirectedRoundingLowering<MulOp>,
+               DirectedRoundingLowering<FmaOp>, DirectedRoundingLowering<MadOp>,
+               DirectedRoundingLowering<DivOp>>(patterns.getContext(), state);
 }

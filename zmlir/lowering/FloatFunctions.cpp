@@ -57,8 +57,8 @@ Value tanhFromExp(OpBuilder &b, Location loc, Value x, const TargetInfo &target)
 /// turns the whole revolutions into zeros.
 Value revolutions(OpBuilder &b, Location loc, Value x, bool wholeOnly) {
   mlir::Type t = x.getType();
-  Value turns =
-      arith::MulFOp::create(b, loc, x, floatConst(b, loc, t, 0.5 * llvm::numbers::inv_pi));
+  Value turns = arith::MulFOp::create(b, loc, x,
+                                      floatConst(b, loc, t, 0.5 * llvm::numbers::inv_pi));
   Value zero = floatConst(b, loc, t, 0.0);
   Value signedZero = arith::MulFOp::create(b, loc, turns, zero);
   if (wholeOnly) {
@@ -86,9 +86,8 @@ struct FloatUnaryLowering : PTXPattern<OpTy> {
     return math::SqrtOp::create(b, loc, a);
   }
 
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     StringRef name = op->getName().stripDialect();
     Value a = adaptor.getA();
@@ -103,11 +102,11 @@ struct FloatUnaryLowering : PTXPattern<OpTy> {
       }
     }
     if (rnd != Rounding::None && rnd != Rounding::RN)
-      return this->unsupported(op, Twine("rounding '.") + stringifyRounding(rnd) + "' on '" +
-                                       name + "'");
+      return this->unsupported(op, Twine("rounding '.") + stringifyRounding(rnd) + "' on '" + name +
+                                       "'");
     if (!t.isF32() && !t.isF64())
-      return this->unsupported(op, Twine("type '.") + stringifyDataType(op.getType()) +
-                                       "' on '" + name + "'");
+      return this->unsupported(op, Twine("type '.") + stringifyDataType(op.getType()) + "' on '" +
+                                       name + "'");
     bool transcendental = name == "sin" || name == "cos" || name == "lg2" || name == "ex2" ||
                           name == "tanh";
     if (transcendental && !approx)
@@ -167,8 +166,8 @@ struct FloatUnaryLowering : PTXPattern<OpTy> {
   static Value flushSubnormalF64(OpBuilder &b, Location loc, Value value) {
     mlir::Type i64 = b.getI64Type();
     Value bits = arith::BitcastOp::create(b, loc, i64, value);
-    Value exponent =
-        arith::AndIOp::create(b, loc, bits, intConst(b, loc, i64, 0x7ff0000000000000LL));
+    Value exponent = arith::AndIOp::create(b, loc, bits,
+                                           intConst(b, loc, i64, 0x7ff0000000000000LL));
     Value isSubnormal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, exponent,
                                               intConst(b, loc, i64, 0));
     Value sign = arith::AndIOp::create(b, loc, bits,
@@ -182,9 +181,8 @@ struct FloatUnaryLowering : PTXPattern<OpTy> {
 struct TestpOpLowering : PTXPattern<TestpOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(TestpOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(TestpOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value bits = bitsOf(rewriter, loc, adaptor.getA());
     mlir::Type it = bits.getType();
@@ -195,7 +193,8 @@ struct TestpOpLowering : PTXPattern<TestpOp> {
     Value mant = arith::AndIOp::create(rewriter, loc, bits, intConst(rewriter, loc, it, mantMask));
     Value expMax = arith::CmpIOp::create(rewriter, loc, IP::eq, exp,
                                          intConst(rewriter, loc, it, expMask));
-    Value expZero = arith::CmpIOp::create(rewriter, loc, IP::eq, exp, intConst(rewriter, loc, it, 0));
+    Value expZero = arith::CmpIOp::create(rewriter, loc, IP::eq, exp,
+                                          intConst(rewriter, loc, it, 0));
     Value mantZero = arith::CmpIOp::create(rewriter, loc, IP::eq, mant,
                                            intConst(rewriter, loc, it, 0));
     Value t = intConst(rewriter, loc, rewriter.getI1Type(), 1);
@@ -244,9 +243,8 @@ struct DivApproxLowering : PTXPattern<DivOp> {
   DivApproxLowering(MLIRContext *ctx, const PTXLoweringState &state)
       : PTXPattern<DivOp>(ctx, state, /*benefit=*/2) {}
 
-  LogicalResult
-  matchAndRewrite(DivOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(DivOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     bool full = op.getPrecision() == Precision::Full;
     if ((op.getPrecision() != Precision::Approx && !full) || op.getType() != DataType::F32 ||
         op.getRnd() != Rounding::None || op.getSat())
@@ -274,7 +272,8 @@ struct DivApproxLowering : PTXPattern<DivOp> {
                                         intConst(rewriter, loc, i32, 0x7fffffff));
       return arith::AndIOp::create(
           rewriter, loc,
-          arith::CmpIOp::create(rewriter, loc, IP::ult, mag, intConst(rewriter, loc, i32, 0x00800000)),
+          arith::CmpIOp::create(rewriter, loc, IP::ult, mag,
+                                intConst(rewriter, loc, i32, 0x00800000)),
           arith::CmpIOp::create(rewriter, loc, IP::ne, mag, intConst(rewriter, loc, i32, 0)));
     };
     if (ftz) {
@@ -298,9 +297,8 @@ struct DivApproxLowering : PTXPattern<DivOp> {
 
 void zmlir::populatePTXFloatFunctionPatterns(RewritePatternSet &patterns,
                                              const PTXLoweringState &state) {
-  patterns.add<FloatUnaryLowering<RcpOp>, FloatUnaryLowering<SqrtOp>,
-               FloatUnaryLowering<RsqrtOp>, FloatUnaryLowering<SinOp>,
-               FloatUnaryLowering<CosOp>, FloatUnaryLowering<Lg2Op>,
+  patterns.add<FloatUnaryLowering<RcpOp>, FloatUnaryLowering<SqrtOp>, FloatUnaryLowering<RsqrtOp>,
+               FloatUnaryLowering<SinOp>, FloatUnaryLowering<CosOp>, FloatUnaryLowering<Lg2Op>,
                FloatUnaryLowering<Ex2Op>, FloatUnaryLowering<TanhOp>, TestpOpLowering,
                DivApproxLowering>(patterns.getContext(), state);
 }

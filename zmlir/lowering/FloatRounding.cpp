@@ -45,9 +45,9 @@ Value stepFloat(OpBuilder &b, Location loc, Value f, bool up) {
       b, loc, bits, arith::XOrIOp::create(b, loc, signBit, intConst(b, loc, it, -1)));
   Value isZero = arith::CmpIOp::create(b, loc, IP::eq, magnitude, intConst(b, loc, it, 0));
   // Away from zero: up for positive values, down for negative ones.
-  Value away = up ? arith::XOrIOp::create(b, loc, isNegative,
-                                          intConst(b, loc, b.getI1Type(), 1)).getResult()
-                  : isNegative;
+  Value away =
+      up ? arith::XOrIOp::create(b, loc, isNegative, intConst(b, loc, b.getI1Type(), 1)).getResult()
+         : isNegative;
   Value stepped = arith::SelectOp::create(b, loc, away, arith::AddIOp::create(b, loc, bits, one),
                                           arith::SubIOp::create(b, loc, bits, one));
   Value nextToZero = up ? one : arith::OrIOp::create(b, loc, signBit, one).getResult();
@@ -58,8 +58,8 @@ Value stepFloat(OpBuilder &b, Location loc, Value f, bool up) {
 /// Moves the round-to-nearest result `r` of the exact value `x` one step for
 /// a directed rounding mode. `above`/`below` say whether r overshot x;
 /// `positive`/`negative` give x's sign.
-Value adjustRounding(OpBuilder &b, Location loc, Value r, Rounding rnd, Value above,
-                     Value below, Value positive, Value negative) {
+Value adjustRounding(OpBuilder &b, Location loc, Value r, Rounding rnd, Value above, Value below,
+                     Value positive, Value negative) {
   switch (rnd) {
   case Rounding::RM:
     return arith::SelectOp::create(b, loc, above, stepFloat(b, loc, r, false), r);
@@ -131,8 +131,7 @@ static Value narrowFloatRounded(OpBuilder &b, Location loc, Value x, mlir::Type 
 }
 
 /// narrowFloatRounded, then NaN results of f16 made canonical.
-Value zmlir::narrowFloat(OpBuilder &b, Location loc, Value x, mlir::Type target,
-                         Rounding rnd) {
+Value zmlir::narrowFloat(OpBuilder &b, Location loc, Value x, mlir::Type target, Rounding rnd) {
   Value r = narrowFloatRounded(b, loc, x, target, rnd);
   if (!r || !target.isF16())
     return r;
@@ -150,8 +149,8 @@ Value zmlir::narrowFloat(OpBuilder &b, Location loc, Value x, mlir::Type target,
 ///  2. compare the result with the input as integers; a result at or past
 ///     2^(w-1) (2^w unsigned), or an infinity, is past every input;
 ///  3. step one ulp back if it is on the wrong side for the mode.
-Value zmlir::integerToFloat(OpBuilder &b, Location loc, Value x, bool isSigned,
-                            mlir::Type target, Rounding rnd) {
+Value zmlir::integerToFloat(OpBuilder &b, Location loc, Value x, bool isSigned, mlir::Type target,
+                            Rounding rnd) {
   bool nearest = rnd == Rounding::None || rnd == Rounding::RN;
   if (target.isBF16() && !nearest)
     return Value();
@@ -163,10 +162,10 @@ Value zmlir::integerToFloat(OpBuilder &b, Location loc, Value x, bool isSigned,
   unsigned width = widthOf(it);
   double limit = std::ldexp(1.0, isSigned ? width - 1 : width);
   Value tooHigh = arith::CmpFOp::create(b, loc, FP::OGE, r, floatConst(b, loc, target, limit));
-  Value tooLow = isSigned ? arith::CmpFOp::create(b, loc, FP::OLT, r,
-                                                  floatConst(b, loc, target, -limit))
-                                .getResult()
-                          : intConst(b, loc, b.getI1Type(), 0);
+  Value tooLow = isSigned
+                     ? arith::CmpFOp::create(b, loc, FP::OLT, r, floatConst(b, loc, target, -limit))
+                           .getResult()
+                     : intConst(b, loc, b.getI1Type(), 0);
   Value outside = arith::OrIOp::create(b, loc, tooHigh, tooLow);
   Value safe = arith::SelectOp::create(b, loc, outside, floatConst(b, loc, target, 0.0), r);
   Value asInt = isSigned ? arith::FPToSIOp::create(b, loc, it, safe).getResult()
@@ -224,9 +223,9 @@ Value zmlir::twoSumError(OpBuilder &b, Location loc, Value x, Value y, Value s) 
 Value zmlir::roundToOdd(OpBuilder &b, Location loc, Value r, Value rIsAbove, Value rIsBelow) {
   Value bits = bitsOf(b, loc, r);
   mlir::Type it = bits.getType();
-  Value even = arith::CmpIOp::create(
-      b, loc, IP::eq, arith::AndIOp::create(b, loc, bits, intConst(b, loc, it, 1)),
-      intConst(b, loc, it, 0));
+  Value even = arith::CmpIOp::create(b, loc, IP::eq,
+                                     arith::AndIOp::create(b, loc, bits, intConst(b, loc, it, 1)),
+                                     intConst(b, loc, it, 0));
   Value up = arith::AndIOp::create(b, loc, rIsBelow, even);
   Value down = arith::AndIOp::create(b, loc, rIsAbove, even);
   Value r1 = arith::SelectOp::create(b, loc, down, stepFloat(b, loc, r, false), r);
@@ -298,12 +297,10 @@ std::pair<Value, Value> fmaErrorSignF64(OpBuilder &b, Location loc, Value a, Val
   Value yes = intConst(b, loc, i1, 1);
   auto notOf = [&](Value v) -> Value { return arith::XOrIOp::create(b, loc, v, yes); };
   auto absLT = [&](Value v, double k) -> Value {
-    return arith::CmpFOp::create(b, loc, FP::OLT, absFloat(b, loc, v),
-                                 floatConst(b, loc, t, k));
+    return arith::CmpFOp::create(b, loc, FP::OLT, absFloat(b, loc, v), floatConst(b, loc, t, k));
   };
   auto absGT = [&](Value v, double k) -> Value {
-    return arith::CmpFOp::create(b, loc, FP::OGT, absFloat(b, loc, v),
-                                 floatConst(b, loc, t, k));
+    return arith::CmpFOp::create(b, loc, FP::OGT, absFloat(b, loc, v), floatConst(b, loc, t, k));
   };
   auto sel = [&](Value cond, Value p, Value q) -> Value {
     return arith::SelectOp::create(b, loc, cond, p, q);
@@ -326,8 +323,7 @@ std::pair<Value, Value> fmaErrorSignF64(OpBuilder &b, Location loc, Value a, Val
   Value big = arith::OrIOp::create(
       b, loc, arith::OrIOp::create(b, loc, absGT(ph0, 0x1p900), absGT(c, 0x1p900)),
       absGT(r, 0x1p900));
-  Value aSmaller = arith::CmpFOp::create(b, loc, FP::OLE, absFloat(b, loc, a),
-                                         absFloat(b, loc, x));
+  Value aSmaller = arith::CmpFOp::create(b, loc, FP::OLE, absFloat(b, loc, a), absFloat(b, loc, x));
   Value up = floatConst(b, loc, t, 0x1p590), down = floatConst(b, loc, t, 0x1p-64);
   // Each scale is applied twice: 2^1180 = (2^590)^2, 2^-128 = (2^-64)^2.
   Value sa = sel(arith::AndIOp::create(b, loc, tiny, aSmaller), up,
@@ -390,8 +386,7 @@ std::pair<Value, Value> fmaErrorSignF64(OpBuilder &b, Location loc, Value a, Val
 ///  sqrt: the error's sign is fma(-r, r, a), with a and r scaled by 2^200
 ///       and 2^100 below 2^-900;
 ///  fma: fmaErrorSignF64.
-Value directedF64(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> x,
-                  Rounding rnd) {
+Value directedF64(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> x, Rounding rnd) {
   mlir::Type t = b.getF64Type();
   Value zero = floatConst(b, loc, t, 0.0);
   Value f = intConst(b, loc, b.getI1Type(), 0);
@@ -401,8 +396,10 @@ Value directedF64(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> x,
     r = arith::AddFOp::create(b, loc, x[0], y);
     Value e = twoSumError(b, loc, x[0], y, r);
     Value overflow = arith::AndIOp::create(
-        b, loc, arith::AndIOp::create(b, loc, isFiniteFloat(b, loc, x[0]), isFiniteFloat(b, loc, y)),
-        arith::XOrIOp::create(b, loc, isFiniteFloat(b, loc, r), intConst(b, loc, b.getI1Type(), 1)));
+        b, loc,
+        arith::AndIOp::create(b, loc, isFiniteFloat(b, loc, x[0]), isFiniteFloat(b, loc, y)),
+        arith::XOrIOp::create(b, loc, isFiniteFloat(b, loc, r),
+                              intConst(b, loc, b.getI1Type(), 1)));
     above = arith::OrIOp::create(
         b, loc, arith::CmpFOp::create(b, loc, FP::OLT, e, zero),
         arith::AndIOp::create(b, loc, overflow, arith::CmpFOp::create(b, loc, FP::OGT, r, zero)));
@@ -435,8 +432,7 @@ Value directedF64(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> x,
         arith::XOrIOp::create(b, loc, arith::OrIOp::create(b, loc, above, below),
                               intConst(b, loc, b.getI1Type(), 1)));
     Value product = arith::MulFOp::create(b, loc, x[0], x[1]);
-    r = arith::SelectOp::create(b, loc, exactZero,
-                                signedZeroSum(b, loc, product, x[2], r, rnd), r);
+    r = arith::SelectOp::create(b, loc, exactZero, signedZeroSum(b, loc, product, x[2], r, rnd), r);
   } else if (name == "div" || name == "rcp") {
     Value num = name == "rcp" ? floatConst(b, loc, t, 1.0) : x[0];
     Value den = name == "rcp" ? x[0] : x[1];
@@ -470,17 +466,16 @@ Value directedF64(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> x,
     // The exact quotient's sign is the XOR of the operands' signs (also
     // when r underflowed to a zero).
     Value negative = arith::CmpIOp::create(
-        b, loc, IP::slt,
-        arith::XOrIOp::create(b, loc, bitsOf(b, loc, num), bitsOf(b, loc, den)),
+        b, loc, IP::slt, arith::XOrIOp::create(b, loc, bitsOf(b, loc, num), bitsOf(b, loc, den)),
         intConst(b, loc, i64, 0));
     Value positive = arith::XOrIOp::create(b, loc, negative, intConst(b, loc, i1, 1));
     // Magnitude below the exact value: r is below it when positive.
-    Value magBelowAll = arith::OrIOp::create(
-        b, loc, arith::AndIOp::create(b, loc, normal, magBelow),
-        arith::AndIOp::create(b, loc, regular, rZero));
-    Value magAboveAll = arith::OrIOp::create(
-        b, loc, arith::AndIOp::create(b, loc, normal, magAbove),
-        arith::AndIOp::create(b, loc, regular, rInf));
+    Value magBelowAll = arith::OrIOp::create(b, loc,
+                                             arith::AndIOp::create(b, loc, normal, magBelow),
+                                             arith::AndIOp::create(b, loc, regular, rZero));
+    Value magAboveAll = arith::OrIOp::create(b, loc,
+                                             arith::AndIOp::create(b, loc, normal, magAbove),
+                                             arith::AndIOp::create(b, loc, regular, rInf));
     below = arith::OrIOp::create(b, loc, arith::AndIOp::create(b, loc, positive, magBelowAll),
                                  arith::AndIOp::create(b, loc, negative, magAboveAll));
     above = arith::OrIOp::create(b, loc, arith::AndIOp::create(b, loc, positive, magAboveAll),
@@ -514,8 +509,8 @@ Value directedF64(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> x,
 ///  4. narrow to f32 with the mode (narrowFloat): round-to-odd at 53 bits
 ///     rounds correctly to 24, subnormals and overflow included;
 ///  5. with .ftz, see below.
-Value directedF32(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> x,
-                  Rounding rnd, bool ftz) {
+Value directedF32(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> x, Rounding rnd,
+                  bool ftz) {
   mlir::Type t = b.getF64Type();
   SmallVector<Value> w;
   for (Value v : x)
@@ -589,7 +584,7 @@ Value directedF32(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> x,
 /// intrinsic; elsewhere directedF32 / directedF64. `.ftz` flushes f32
 /// operands and the result.
 Value zmlir::directedRounding(OpBuilder &b, Location loc, const PTXLoweringState &state,
-                       StringRef name, SmallVector<Value> x, Rounding rnd, bool ftz) {
+                              StringRef name, SmallVector<Value> x, Rounding rnd, bool ftz) {
   mlir::Type t = x[0].getType();
   bool f64 = t.isF64();
   if (ftz)

@@ -35,11 +35,11 @@ mlir::Value roundEven(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 mlir::Value f32ToBf16Bits(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 /// Narrows the float `x` to `target` with rounding `rnd` (.rn, .rz, .rm,
 /// .rp).
-mlir::Value narrowFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
-                        mlir::Type target, ptx::Rounding rnd);
+mlir::Value narrowFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, mlir::Type target,
+                        ptx::Rounding rnd);
 /// Converts the integer `x` to the float `target` with rounding `rnd`.
-mlir::Value integerToFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
-                           bool isSigned, mlir::Type target, ptx::Rounding rnd);
+mlir::Value integerToFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, bool isSigned,
+                           mlir::Type target, ptx::Rounding rnd);
 
 /// The rounding error of `s = x + y` (TwoSum: exact in binary floating
 /// point, with or without subnormals, unless `s` overflows; NaN then).
@@ -48,17 +48,17 @@ mlir::Value twoSumError(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x, m
 /// Makes the round-to-nearest result `r` round-to-odd: when the exact value
 /// lies above or below it (`rIsAbove`, `rIsBelow`) and r's last bit is even,
 /// step one ulp towards the exact value.
-mlir::Value roundToOdd(mlir::OpBuilder &b, mlir::Location loc, mlir::Value r,
-                       mlir::Value rIsAbove, mlir::Value rIsBelow);
+mlir::Value roundToOdd(mlir::OpBuilder &b, mlir::Location loc, mlir::Value r, mlir::Value rIsAbove,
+                       mlir::Value rIsBelow);
 /// Whether `rnd` is a directed rounding: .rz, .rm or .rp.
 bool isDirected(ptx::Rounding rnd);
 /// `name` (add, sub, mul, fma, div, rcp, sqrt) of f32/f64 operands with the
 /// directed rounding `rnd`, bit-exact: the target's own instruction where it
 /// has one, else built from round-to-nearest operations. `.ftz` flushes f32
 /// operands and the result.
-mlir::Value directedRounding(mlir::OpBuilder &b, mlir::Location loc,
-                             const PTXLoweringState &state, llvm::StringRef name,
-                             llvm::SmallVector<mlir::Value> x, ptx::Rounding rnd, bool ftz);
+mlir::Value directedRounding(mlir::OpBuilder &b, mlir::Location loc, const PTXLoweringState &state,
+                             llvm::StringRef name, llvm::SmallVector<mlir::Value> x,
+                             ptx::Rounding rnd, bool ftz);
 
 } // namespace zmlir
 

@@ -18,16 +18,14 @@ namespace {
 struct AddrOfOpLowering : PTXPattern<AddrOfOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(AddrOfOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(AddrOfOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     mlir::Type type = op.getRes().getType();
     StringAttr name = op.getSymAttr().getAttr();
     VarOp var = state.variables.lookup(name);
     if (!var)
-      return unsupported(op, Twine("address of '") + name.getValue() +
-                                 "' (not a variable)");
+      return unsupported(op, Twine("address of '") + name.getValue() + "' (not a variable)");
     if (var.getSpace() == StateSpace::Shared) {
       auto func = op->getParentOfType<gpu::GPUFuncOp>();
       int64_t offset = state.sharedOffsets.lookup({func, name});
@@ -37,8 +35,7 @@ struct AddrOfOpLowering : PTXPattern<AddrOfOp> {
     unsigned as = var.getSpace() == StateSpace::Const ? state.addressSpaces.constant
                                                       : state.addressSpaces.global;
     Value ptr = LLVM::AddressOfOp::create(
-        rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext(), as),
-        name.getValue());
+        rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext(), as), name.getValue());
     rewriter.replaceOpWithNewOp<LLVM::PtrToIntOp>(op, type, ptr);
     return success();
   }
@@ -47,9 +44,8 @@ struct AddrOfOpLowering : PTXPattern<AddrOfOp> {
 struct CvtaOpLowering : PTXPattern<CvtaOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(CvtaOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(CvtaOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     mlir::Type type = op.getRes().getType();
     Value src = adaptor.getSrc();
@@ -73,8 +69,8 @@ struct CvtaOpLowering : PTXPattern<CvtaOp> {
         return success();
       }
       Value wide = adjustBits(rewriter, loc, src, i64, false);
-      Value ptr = LLVM::GEPOp::create(rewriter, loc, window.getType(),
-                                      rewriter.getI8Type(), window, ValueRange{wide});
+      Value ptr = LLVM::GEPOp::create(rewriter, loc, window.getType(), rewriter.getI8Type(), window,
+                                      ValueRange{wide});
       Value generic = LLVM::AddrSpaceCastOp::create(rewriter, loc, genericPtr, ptr);
       Value asInt = LLVM::PtrToIntOp::create(rewriter, loc, i64, generic);
       rewriter.replaceOp(op, adjustBits(rewriter, loc, asInt, type, false));
@@ -122,9 +118,8 @@ struct CvtaOpLowering : PTXPattern<CvtaOp> {
 struct IsspacepOpLowering : PTXPattern<IsspacepOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(IsspacepOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(IsspacepOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     mlir::Type i64 = rewriter.getI64Type();
@@ -148,9 +143,8 @@ struct IsspacepOpLowering : PTXPattern<IsspacepOp> {
 struct PrefetchOpLowering : PTXPattern<PrefetchOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(PrefetchOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(PrefetchOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     state.target.emitPrefetch(rewriter, op, adaptor.getAddr());
     rewriter.eraseOp(op);
     return success();
@@ -179,9 +173,8 @@ FailureOr<unsigned> aggregateAccessBits(OpTy op, DataType type, int64_t offset, 
 struct LdParamOpLowering : PTXPattern<LdParamOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(LdParamOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(LdParamOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Value param = adaptor.getParam();
     Location loc = op.getLoc();
     bool isSigned = isSignedType(op.getType());
@@ -219,9 +212,8 @@ struct LdParamOpLowering : PTXPattern<LdParamOp> {
 struct StParamOpLowering : PTXPattern<StParamOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(StParamOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(StParamOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Value param = adaptor.getParam();
     Location loc = op.getLoc();
     FailureOr<unsigned> bits = aggregateAccessBits(op, op.getType(), op.getOffset(), param);
@@ -276,8 +268,7 @@ LLVM::AtomicOrdering accessOrdering(Semantics sem) {
 /// scope (NVPTX prints syncscope("device") as .gpu; without one it would be
 /// .sys); none for a plain access.
 template <typename OpTy>
-std::string accessSyncScope(const PTXLoweringState &state, OpTy op,
-                            LLVM::AtomicOrdering ordering) {
+std::string accessSyncScope(const PTXLoweringState &state, OpTy op, LLVM::AtomicOrdering ordering) {
   if (ordering == LLVM::AtomicOrdering::not_atomic)
     return "";
   return state.target.syncScopeName(op.getScope());
@@ -286,14 +277,13 @@ std::string accessSyncScope(const PTXLoweringState &state, OpTy op,
 struct LdOpLowering : PTXPattern<LdOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(LdOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(LdOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     if (failed(checkMemorySemantics(op, *this)))
       return failure();
-    FailureOr<Value> ptr =
-        pointerTo(op, rewriter, adaptor.getAddr(), op.getOffset(), op.getSpace());
+    FailureOr<Value> ptr = pointerTo(op, rewriter, adaptor.getAddr(), op.getOffset(),
+                                     op.getSpace());
     if (failed(ptr))
       return failure();
     mlir::Type elem = memoryType(rewriter.getContext(), op.getType());
@@ -325,14 +315,13 @@ struct LdOpLowering : PTXPattern<LdOp> {
 struct StOpLowering : PTXPattern<StOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(StOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(StOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     if (failed(checkMemorySemantics(op, *this)))
       return failure();
-    FailureOr<Value> ptr =
-        pointerTo(op, rewriter, adaptor.getAddr(), op.getOffset(), op.getSpace());
+    FailureOr<Value> ptr = pointerTo(op, rewriter, adaptor.getAddr(), op.getOffset(),
+                                     op.getSpace());
     if (failed(ptr))
       return failure();
     mlir::Type elem = memoryType(rewriter.getContext(), op.getType());
@@ -371,9 +360,8 @@ struct StOpLowering : PTXPattern<StOp> {
 struct LocalVarOpLowering : PTXPattern<LocalVarOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(LocalVarOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(LocalVarOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     auto localType = LLVM::LLVMPointerType::get(ctx, state.addressSpaces.local);
@@ -393,9 +381,9 @@ struct LocalVarOpLowering : PTXPattern<LocalVarOp> {
 
 } // namespace
 
-void zmlir::populatePTXMemoryPatterns(RewritePatternSet &patterns,
-                                      const PTXLoweringState &state) {
-  patterns.add<LocalVarOpLowering, AddrOfOpLowering, CvtaOpLowering, LdParamOpLowering,
-               StParamOpLowering, LdOpLowering, StOpLowering, IsspacepOpLowering,
-               PrefetchOpLowering>(patterns.getContext(), state);
+void zmlir::populatePTXMemoryPatterns(RewritePatternSet &patterns, const PTXLoweringState &state) {
+  patterns
+      .add<LocalVarOpLowering, AddrOfOpLowering, CvtaOpLowering, LdParamOpLowering,
+           StParamOpLowering, LdOpLowering, StOpLowering, IsspacepOpLowering, PrefetchOpLowering>(
+          patterns.getContext(), state);
 }

@@ -34,7 +34,9 @@ inline Value floatConst(OpBuilder &b, Location loc, mlir::Type type, double valu
   return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
 }
 
-inline unsigned widthOf(mlir::Type type) { return type.getIntOrFloatBitWidth(); }
+inline unsigned widthOf(mlir::Type type) {
+  return type.getIntOrFloatBitWidth();
+}
 
 /// The MLIR type of memory accessed by a PTX data type.
 inline mlir::Type memoryType(MLIRContext *ctx, DataType type) {
@@ -57,15 +59,13 @@ inline Value asInteger(OpBuilder &b, Location loc, Value value) {
   mlir::Type type = value.getType();
   if (type.isInteger())
     return value;
-  return arith::BitcastOp::create(
-      b, loc, b.getIntegerType(widthOf(type)), value);
+  return arith::BitcastOp::create(b, loc, b.getIntegerType(widthOf(type)), value);
 }
 
 /// Converts `value` to `target` the way a PTX register move does when the
 /// instruction type and the register differ: bitcast at equal width, else
 /// truncate or extend (signed when `isSigned`) the bits.
-inline Value adjustBits(OpBuilder &b, Location loc, Value value, mlir::Type target,
-                 bool isSigned) {
+inline Value adjustBits(OpBuilder &b, Location loc, Value value, mlir::Type target, bool isSigned) {
   mlir::Type source = value.getType();
   if (source == target)
     return value;
@@ -92,10 +92,10 @@ inline Value flushSubnormal(OpBuilder &b, Location loc, Value value) {
   mlir::Type i32 = b.getI32Type();
   Value bits = arith::BitcastOp::create(b, loc, i32, value);
   Value exponent = arith::AndIOp::create(b, loc, bits, intConst(b, loc, i32, 0x7f800000));
-  Value isSubnormal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            exponent, intConst(b, loc, i32, 0));
-  Value sign = arith::AndIOp::create(
-      b, loc, bits, intConst(b, loc, i32, static_cast<int32_t>(0x80000000u)));
+  Value isSubnormal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, exponent,
+                                            intConst(b, loc, i32, 0));
+  Value sign = arith::AndIOp::create(b, loc, bits,
+                                     intConst(b, loc, i32, static_cast<int32_t>(0x80000000u)));
   Value zero = arith::BitcastOp::create(b, loc, value.getType(), sign);
   return arith::SelectOp::create(b, loc, isSubnormal, zero, value);
 }
@@ -131,8 +131,7 @@ inline LLVM::AtomicOrdering orderingFor(Semantics sem) {
 /// and a uniform way to reject what is not supported yet.
 template <typename OpTy>
 struct PTXPattern : OpConversionPattern<OpTy> {
-  PTXPattern(MLIRContext *ctx, const PTXLoweringState &state,
-             PatternBenefit benefit = 1)
+  PTXPattern(MLIRContext *ctx, const PTXLoweringState &state, PatternBenefit benefit = 1)
       : OpConversionPattern<OpTy>(ctx, benefit), state(state) {}
 
   LogicalResult unsupported(OpTy op, const Twine &what) const {
@@ -147,8 +146,8 @@ struct PTXPattern : OpConversionPattern<OpTy> {
   }
 
   /// A pointer to `[address + offset]` in `space`.
-  FailureOr<Value> pointerTo(OpTy op, OpBuilder &b, Value address,
-                             int64_t offset, StateSpace space) const {
+  FailureOr<Value> pointerTo(OpTy op, OpBuilder &b, Value address, int64_t offset,
+                             StateSpace space) const {
     Location loc = op.getLoc();
     MLIRContext *ctx = b.getContext();
     mlir::Type i64 = b.getI64Type();
@@ -179,13 +178,12 @@ struct PTXPattern : OpConversionPattern<OpTy> {
                               "have a shared window)");
         return failure();
       }
-      return LLVM::GEPOp::create(b, loc, window.getType(), b.getI8Type(),
-                                 window, ValueRange{wide})
+      return LLVM::GEPOp::create(b, loc, window.getType(), b.getI8Type(), window, ValueRange{wide})
           .getResult();
     }
     default:
-      (void)unsupported(op, Twine("state space '") +
-                                stringifyStateSpace(space) + "' in memory access");
+      (void)unsupported(op,
+                        Twine("state space '") + stringifyStateSpace(space) + "' in memory access");
       return failure();
     }
   }
@@ -202,12 +200,12 @@ inline std::optional<int64_t> constantInt(Value v) {
 }
 
 /// A call of the LLVM intrinsic `name` (e.g. `llvm.nvvm.sin.approx.f`).
-inline Value callIntrinsic(OpBuilder &b, Location loc, mlir::Type result,
-                           StringRef name, ValueRange args) {
+inline Value callIntrinsic(OpBuilder &b, Location loc, mlir::Type result, StringRef name,
+                           ValueRange args) {
   TypeRange results = result ? TypeRange(result) : TypeRange();
   auto call = LLVM::CallIntrinsicOp::create(b, loc, results, b.getStringAttr(name), args,
-                                            LLVM::FastmathFlagsAttr(), {}, ArrayAttr(),
-                                            ArrayAttr(), ArrayAttr());
+                                            LLVM::FastmathFlagsAttr(), {}, ArrayAttr(), ArrayAttr(),
+                                            ArrayAttr());
   return result ? call.getResult(0) : Value();
 }
 

@@ -76,8 +76,7 @@ int64_t layoutSharedWindow(gpu::GPUFuncOp kernel, PTXLoweringState &state) {
   return dynamic.empty() ? staticEnd : dynamicStart;
 }
 
-struct ConvertPTXToStdPass
-    : zmlir::impl::ConvertPTXToStdBase<ConvertPTXToStdPass> {
+struct ConvertPTXToStdPass : zmlir::impl::ConvertPTXToStdBase<ConvertPTXToStdPass> {
   using ConvertPTXToStdBase::ConvertPTXToStdBase;
 
   void runOnOperation() override;
@@ -86,8 +85,7 @@ private:
   LogicalResult convertDeviceFunction(func::FuncOp func, gpu::GPUModuleOp gpuModule);
   LogicalResult convertVariables(ModuleOp module, gpu::GPUModuleOp gpuModule,
                                  PTXLoweringState &state);
-  FailureOr<gpu::GPUFuncOp> convertKernel(func::FuncOp func,
-                                          gpu::GPUModuleOp gpuModule,
+  FailureOr<gpu::GPUFuncOp> convertKernel(func::FuncOp func, gpu::GPUModuleOp gpuModule,
                                           PTXLoweringState &state);
 };
 
@@ -127,9 +125,8 @@ static LogicalResult buildAddressInitializer(VarOp var, LLVM::GlobalOp global,
     values.push_back(LLVM::ConstantOp::create(b, loc, type, data));
   };
   SmallVector<InitAddressAttr> addresses(var.getInitAddresses()->getAsRange<InitAddressAttr>());
-  llvm::sort(addresses, [](InitAddressAttr x, InitAddressAttr y) {
-    return x.getOffset() < y.getOffset();
-  });
+  llvm::sort(addresses,
+             [](InitAddressAttr x, InitAddressAttr y) { return x.getOffset() < y.getOffset(); });
   int64_t at = 0;
   for (InitAddressAttr address : addresses) {
     int64_t offset = address.getOffset();
@@ -193,8 +190,7 @@ static LogicalResult buildAddressInitializer(VarOp var, LLVM::GlobalOp global,
   return success();
 }
 
-LogicalResult ConvertPTXToStdPass::convertVariables(ModuleOp module,
-                                                    gpu::GPUModuleOp gpuModule,
+LogicalResult ConvertPTXToStdPass::convertVariables(ModuleOp module, gpu::GPUModuleOp gpuModule,
                                                     PTXLoweringState &state) {
   OpBuilder b(gpuModule.getBodyRegion());
   // Every variable first: an initializer may hold the address of a later one.
@@ -224,8 +220,8 @@ LogicalResult ConvertPTXToStdPass::convertVariables(ModuleOp module,
     unsigned as = isConst ? state.addressSpaces.constant : state.addressSpaces.global;
     auto global = LLVM::GlobalOp::create(
         b, var.getLoc(), type, /*isConstant=*/false,
-        isExtern ? LLVM::Linkage::External : LLVM::Linkage::External,
-        var.getSymName(), init, std::max<int64_t>(var.getAlign(), 1), as);
+        isExtern ? LLVM::Linkage::External : LLVM::Linkage::External, var.getSymName(), init,
+        std::max<int64_t>(var.getAlign(), 1), as);
     if (var.getInitAddresses() &&
         failed(buildAddressInitializer(var, global, bytes, module, state)))
       return failure();
@@ -257,9 +253,9 @@ LogicalResult ConvertPTXToStdPass::convertDeviceFunction(func::FuncOp func,
   return success();
 }
 
-FailureOr<gpu::GPUFuncOp>
-ConvertPTXToStdPass::convertKernel(func::FuncOp func, gpu::GPUModuleOp gpuModule,
-                                   PTXLoweringState &state) {
+FailureOr<gpu::GPUFuncOp> ConvertPTXToStdPass::convertKernel(func::FuncOp func,
+                                                             gpu::GPUModuleOp gpuModule,
+                                                             PTXLoweringState &state) {
   MLIRContext *ctx = func.getContext();
   OpBuilder b(ctx);
   b.setInsertionPointToEnd(gpuModule.getBody());
@@ -283,8 +279,7 @@ ConvertPTXToStdPass::convertKernel(func::FuncOp func, gpu::GPUModuleOp gpuModule
     window = entry.addArgument(windowType, func.getLoc());
   } else {
     b.setInsertionPointToStart(&entry);
-    window = LLVM::AddressOfOp::create(b, func.getLoc(), windowType,
-                                       "__zmlir_shared_window");
+    window = LLVM::AddressOfOp::create(b, func.getLoc(), windowType, "__zmlir_shared_window");
   }
   state.sharedWindows[kernel] = window;
   int64_t staticBytes = layoutSharedWindow(kernel, state);
@@ -300,8 +295,8 @@ void ConvertPTXToStdPass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *ctx = &getContext();
   if (sharedWindow != "global" && sharedWindow != "kernel-arg") {
-    module.emitError("invalid shared-window '") << sharedWindow
-                                                << "': expected 'global' or 'kernel-arg'";
+    module.emitError("invalid shared-window '")
+        << sharedWindow << "': expected 'global' or 'kernel-arg'";
     return signalPassFailure();
   }
   if (waveSize != 32 && waveSize != 64) {
@@ -341,11 +336,9 @@ void ConvertPTXToStdPass::runOnOperation() {
 
   if (sharedWindow == "global") {
     OpBuilder gb(gpuModule.getBodyRegion());
-    LLVM::GlobalOp::create(gb, module.getLoc(),
-                           LLVM::LLVMArrayType::get(gb.getI8Type(), 0),
-                           /*isConstant=*/false, LLVM::Linkage::External,
-                           "__zmlir_shared_window", Attribute(), /*alignment=*/16,
-                           state.addressSpaces.shared);
+    LLVM::GlobalOp::create(gb, module.getLoc(), LLVM::LLVMArrayType::get(gb.getI8Type(), 0),
+                           /*isConstant=*/false, LLVM::Linkage::External, "__zmlir_shared_window",
+                           Attribute(), /*alignment=*/16, state.addressSpaces.shared);
   }
 
   if (failed(expandIndirectCalls(gpuModule, state)))
@@ -362,8 +355,7 @@ void ConvertPTXToStdPass::runOnOperation() {
     std::string message = diag.str();
     if (StringRef(message).starts_with("unsupported "))
       reportedUnsupported = true;
-    else if (reportedUnsupported &&
-             StringRef(message).starts_with("failed to legalize"))
+    else if (reportedUnsupported && StringRef(message).starts_with("failed to legalize"))
       return success();
     return failure();
   });
@@ -379,9 +371,8 @@ void ConvertPTXToStdPass::runOnOperation() {
 
 void zmlir::configurePTXToStdConversionLegality(ConversionTarget &target) {
   target.addIllegalDialect<PTXDialect>();
-  target.addLegalDialect<arith::ArithDialect, cf::ControlFlowDialect,
-                         gpu::GPUDialect, LLVM::LLVMDialect, math::MathDialect,
-                         ub::UBDialect>();
+  target.addLegalDialect<arith::ArithDialect, cf::ControlFlowDialect, gpu::GPUDialect,
+                         LLVM::LLVMDialect, math::MathDialect, ub::UBDialect>();
 }
 
 void zmlir::populatePTXToStdConversionPatterns(RewritePatternSet &patterns,

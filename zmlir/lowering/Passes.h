@@ -27,7 +27,9 @@ namespace zmlir {
 
 /// Registers every zmlir pass with the global registry (for zmlir-opt and
 /// textual pipelines).
-inline void registerLoweringPasses() { registerZmlirLoweringPasses(); }
+inline void registerLoweringPasses() {
+  registerZmlirLoweringPasses();
+}
 
 } // namespace zmlir
 

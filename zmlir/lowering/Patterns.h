@@ -59,8 +59,7 @@ struct PTXModuleLayout {
 /// The state the ptx lowering patterns share: the injected facts and the
 /// module's layout.
 struct PTXLoweringState : PTXLoweringOptions, PTXModuleLayout {
-  explicit PTXLoweringState(const PTXLoweringOptions &options)
-      : PTXLoweringOptions(options) {}
+  explicit PTXLoweringState(const PTXLoweringOptions &options) : PTXLoweringOptions(options) {}
 };
 
 /// Every pattern of convert-ptx-to-std: the families below, in the order
@@ -77,8 +76,7 @@ void configurePTXToStdConversionLegality(mlir::ConversionTarget &target);
 
 /// Integer bit manipulation, shifts, 24-bit and dot-product multiplies,
 /// extended precision (Bits.cpp).
-void populatePTXBitsPatterns(mlir::RewritePatternSet &patterns,
-                             const PTXLoweringState &state);
+void populatePTXBitsPatterns(mlir::RewritePatternSet &patterns, const PTXLoweringState &state);
 /// f16/f16x2/bf16/bf16x2 arithmetic, min/max .xorsign.abs, and the directed
 /// roundings (.rz/.rm/.rp) of f32/f64 arithmetic (FloatArith.cpp); they
 /// take precedence over the generic arithmetic patterns.
@@ -89,16 +87,13 @@ void populatePTXFloatArithPatterns(mlir::RewritePatternSet &patterns,
 void populatePTXFloatFunctionPatterns(mlir::RewritePatternSet &patterns,
                                       const PTXLoweringState &state);
 /// shfl, vote, match, redux, activemask, elect, bar.warp.sync (Warp.cpp).
-void populatePTXWarpPatterns(mlir::RewritePatternSet &patterns,
-                             const PTXLoweringState &state);
+void populatePTXWarpPatterns(mlir::RewritePatternSet &patterns, const PTXLoweringState &state);
 /// Integer and float arithmetic, logic, comparison and selection: add, sub,
 /// mul, mad, fma, div, rem, min, max, neg, abs, and/or/xor/not, copysign,
 /// set, setp, selp, slct (Arith.cpp).
-void populatePTXArithPatterns(mlir::RewritePatternSet &patterns,
-                              const PTXLoweringState &state);
+void populatePTXArithPatterns(mlir::RewritePatternSet &patterns, const PTXLoweringState &state);
 /// mov, the packing moves, cvt and cvt.pack (Convert.cpp).
-void populatePTXConvertPatterns(mlir::RewritePatternSet &patterns,
-                                const PTXLoweringState &state);
+void populatePTXConvertPatterns(mlir::RewritePatternSet &patterns, const PTXLoweringState &state);
 /// Special registers, and the instructions imported as `ptx.inst` (%envreg,
 /// %pm, the tf32/fp8 conversions, the rejected rest) (SpecialRegisters.cpp).
 void populatePTXSpecialRegisterPatterns(mlir::RewritePatternSet &patterns,
@@ -106,19 +101,15 @@ void populatePTXSpecialRegisterPatterns(mlir::RewritePatternSet &patterns,
 /// ld, st, ld.param, st.param, cvta, addresses of variables, isspacep,
 /// prefetch and `.local` variables (Memory.cpp). Shared memory needs the
 /// kernels' windows in the state's layout.
-void populatePTXMemoryPatterns(mlir::RewritePatternSet &patterns,
-                               const PTXLoweringState &state);
+void populatePTXMemoryPatterns(mlir::RewritePatternSet &patterns, const PTXLoweringState &state);
 /// atom and red (Atomics.cpp).
-void populatePTXAtomicPatterns(mlir::RewritePatternSet &patterns,
-                               const PTXLoweringState &state);
+void populatePTXAtomicPatterns(mlir::RewritePatternSet &patterns, const PTXLoweringState &state);
 /// Branches, ret, exit, trap, fences and the CTA barriers bar.sync,
 /// bar.arrive and bar.red (Control.cpp).
-void populatePTXControlPatterns(mlir::RewritePatternSet &patterns,
-                                const PTXLoweringState &state);
+void populatePTXControlPatterns(mlir::RewritePatternSet &patterns, const PTXLoweringState &state);
 /// Direct calls of device functions (Calls.cpp; indirect calls are expanded
 /// before the patterns run, expandIndirectCalls).
-void populatePTXCallPatterns(mlir::RewritePatternSet &patterns,
-                             const PTXLoweringState &state);
+void populatePTXCallPatterns(mlir::RewritePatternSet &patterns, const PTXLoweringState &state);
 
 } // namespace zmlir
 

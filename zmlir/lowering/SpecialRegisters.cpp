@@ -101,16 +101,14 @@ struct SregOpLowering : PTXPattern<SregOp> {
   /// %laneid: the sub-group (SPIR-V) or wavefront lane, modulo 32 on wave64
   /// AMD chips, whose wavefronts hold two CUDA warps.
   Value laneInWarp(OpBuilder &b, Location loc, mlir::Type type) const {
-    Value lane = arith::IndexCastUIOp::create(b, loc, type,
-                                              gpu::LaneIdOp::create(b, loc, nullptr));
+    Value lane = arith::IndexCastUIOp::create(b, loc, type, gpu::LaneIdOp::create(b, loc, nullptr));
     if (state.target.getWaveSize() > 32)
       lane = arith::AndIOp::create(b, loc, lane, intConst(b, loc, type, 31));
     return lane;
   }
 
-  LogicalResult
-  matchAndRewrite(SregOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(SregOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     mlir::Type type = op.getRes().getType();
     auto dim = [](SpecialReg r, SpecialReg x) {
@@ -154,8 +152,8 @@ struct SregOpLowering : PTXPattern<SregOp> {
       Value eq = arith::ShLIOp::create(rewriter, loc, one, lane);
       Value lt = arith::SubIOp::create(rewriter, loc, eq, one);
       Value le = arith::SubIOp::create(
-          rewriter, loc, arith::ShLIOp::create(rewriter, loc, intConst(rewriter, loc, type, 2), lane),
-          one);
+          rewriter, loc,
+          arith::ShLIOp::create(rewriter, loc, intConst(rewriter, loc, type, 2), lane), one);
       Value r = reg == SpecialReg::LanemaskEq   ? eq
                 : reg == SpecialReg::LanemaskLt ? lt
                 : reg == SpecialReg::LanemaskLe ? le
@@ -176,9 +174,10 @@ struct SregOpLowering : PTXPattern<SregOp> {
       Value ny = gpu::BlockDimOp::create(rewriter, loc, gpu::Dimension::y);
       Value linear = arith::AddIOp::create(
           rewriter, loc, tx,
-          arith::MulIOp::create(rewriter, loc, nx,
-                                arith::AddIOp::create(rewriter, loc, ty,
-                                                      arith::MulIOp::create(rewriter, loc, ny, tz))));
+          arith::MulIOp::create(
+              rewriter, loc, nx,
+              arith::AddIOp::create(rewriter, loc, ty,
+                                    arith::MulIOp::create(rewriter, loc, ny, tz))));
       Value warp = arith::DivUIOp::create(rewriter, loc, linear,
                                           arith::ConstantIndexOp::create(rewriter, loc, 32));
       (void)idx;
@@ -213,8 +212,7 @@ struct SregOpLowering : PTXPattern<SregOp> {
       rewriter.replaceOp(op, intConst(rewriter, loc, type, 32));
       return success();
     default:
-      return unsupported(op, Twine("special register '%") +
-                                 stringifySpecialReg(reg) + "'");
+      return unsupported(op, Twine("special register '%") + stringifySpecialReg(reg) + "'");
     }
     rewriter.replaceOpWithNewOp<arith::IndexCastUIOp>(op, type, index);
     return success();
@@ -245,9 +243,8 @@ struct InstOpLowering : PTXPattern<InstOp> {
     return success();
   }
 
-  LogicalResult
-  matchAndRewrite(InstOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(InstOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     if (Value r = lowerNarrowFloatCvt(op, adaptor.getOperands(), rewriter)) {
       rewriter.replaceOp(op, r);
       return success();

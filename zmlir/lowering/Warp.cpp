@@ -35,8 +35,8 @@ Value warpLane(OpBuilder &b, Location loc, const PTXLoweringState &state) {
   return lane;
 }
 
-Value shuffle(OpBuilder &b, Location loc, const PTXLoweringState &state, Value v,
-              Value offset, gpu::ShuffleMode mode) {
+Value shuffle(OpBuilder &b, Location loc, const PTXLoweringState &state, Value v, Value offset,
+              gpu::ShuffleMode mode) {
   if (mode == gpu::ShuffleMode::IDX)
     return state.target.readLane(b, loc, v, offset);
   Value width = intConst(b, loc, b.getI32Type(), 32);
@@ -57,9 +57,8 @@ Value shuffle(OpBuilder &b, Location loc, const PTXLoweringState &state, Value v
 struct ShflSyncOpLowering : PTXPattern<ShflSyncOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(ShflSyncOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(ShflSyncOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     mlir::Type i32 = rewriter.getI32Type();
     Value a = adaptor.getA(), b = adaptor.getB(), c = adaptor.getC();
@@ -103,9 +102,8 @@ struct ShflSyncOpLowering : PTXPattern<ShflSyncOp> {
 struct VoteSyncOpLowering : PTXPattern<VoteSyncOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(VoteSyncOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(VoteSyncOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value mask = adaptor.getMembermask();
     Value bits = state.target.ballot(rewriter, op, adaptor.getPred(), mask);
@@ -138,9 +136,8 @@ struct VoteSyncOpLowering : PTXPattern<VoteSyncOp> {
 struct ActivemaskOpLowering : PTXPattern<ActivemaskOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(ActivemaskOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(ActivemaskOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value r = state.target.nativeActivemask(rewriter, loc);
     if (!r) {
@@ -159,9 +156,8 @@ struct ActivemaskOpLowering : PTXPattern<ActivemaskOp> {
 struct ReduxSyncOpLowering : PTXPattern<ReduxSyncOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(ReduxSyncOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(ReduxSyncOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     mlir::Type i32 = rewriter.getI32Type();
     bool isSigned = isSignedType(op.getType());
@@ -203,7 +199,8 @@ struct ReduxSyncOpLowering : PTXPattern<ReduxSyncOp> {
         arith::AndIOp::create(rewriter, loc, arith::ShRUIOp::create(rewriter, loc, mask, lane),
                               intConst(rewriter, loc, i32, 1)),
         intConst(rewriter, loc, i32, 0));
-    Value v = arith::SelectOp::create(rewriter, loc, inMask, a, intConst(rewriter, loc, i32, identity));
+    Value v = arith::SelectOp::create(rewriter, loc, inMask, a,
+                                      intConst(rewriter, loc, i32, identity));
     for (int offset = 16; offset >= 1; offset /= 2) {
       Value other = shuffle(rewriter, loc, state, v, intConst(rewriter, loc, i32, offset),
                             gpu::ShuffleMode::XOR);
@@ -241,9 +238,8 @@ struct ReduxSyncOpLowering : PTXPattern<ReduxSyncOp> {
 struct MatchSyncOpLowering : PTXPattern<MatchSyncOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(MatchSyncOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(MatchSyncOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     mlir::Type i32 = rewriter.getI32Type(), i1 = rewriter.getI1Type();
     Value a = adaptor.getA(), mask = adaptor.getMembermask();
@@ -261,14 +257,16 @@ struct MatchSyncOpLowering : PTXPattern<MatchSyncOp> {
     for (int lane = 0; lane < 32; ++lane) {
       Value index = intConst(rewriter, loc, i32, lane);
       Value eq = arith::CmpIOp::create(
-          rewriter, loc, IP::eq, shuffle(rewriter, loc, state, lo, index, gpu::ShuffleMode::IDX), lo);
+          rewriter, loc, IP::eq, shuffle(rewriter, loc, state, lo, index, gpu::ShuffleMode::IDX),
+          lo);
       if (hi)
         eq = arith::AndIOp::create(
             rewriter, loc, eq,
             arith::CmpIOp::create(rewriter, loc, IP::eq,
-                                  shuffle(rewriter, loc, state, hi, index, gpu::ShuffleMode::IDX), hi));
-      Value bit = arith::ShLIOp::create(rewriter, loc, arith::ExtUIOp::create(rewriter, loc, i32, eq),
-                                        index);
+                                  shuffle(rewriter, loc, state, hi, index, gpu::ShuffleMode::IDX),
+                                  hi));
+      Value bit = arith::ShLIOp::create(rewriter, loc,
+                                        arith::ExtUIOp::create(rewriter, loc, i32, eq), index);
       bits = arith::OrIOp::create(rewriter, loc, bits, bit);
     }
     bits = arith::AndIOp::create(rewriter, loc, bits, mask);
@@ -289,9 +287,8 @@ struct MatchSyncOpLowering : PTXPattern<MatchSyncOp> {
 struct BarWarpSyncOpLowering : PTXPattern<BarWarpSyncOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(BarWarpSyncOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(BarWarpSyncOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     if (failed(state.target.emitNativeWarpSync(rewriter, loc, adaptor.getMembermask())))
       LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::acq_rel,
@@ -308,17 +305,18 @@ struct BarWarpSyncOpLowering : PTXPattern<BarWarpSyncOp> {
 struct ElectSyncOpLowering : PTXPattern<ElectSyncOp> {
   using PTXPattern::PTXPattern;
 
-  LogicalResult
-  matchAndRewrite(ElectSyncOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(ElectSyncOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value mask = adaptor.getMembermask();
-    Value bits = state.target.ballot(rewriter, op, intConst(rewriter, loc, rewriter.getI1Type(), 1), mask);
+    Value bits = state.target.ballot(rewriter, op, intConst(rewriter, loc, rewriter.getI1Type(), 1),
+                                     mask);
     if (!bits)
       return unsupported(op, "'elect.sync' for the generic target (no ballot)");
     bits = arith::AndIOp::create(rewriter, loc, bits, mask);
     Value leader = math::CountTrailingZerosOp::create(rewriter, loc, bits);
-    Value elected = arith::CmpIOp::create(rewriter, loc, IP::eq, warpLane(rewriter, loc, state), leader);
+    Value elected = arith::CmpIOp::create(rewriter, loc, IP::eq, warpLane(rewriter, loc, state),
+                                          leader);
     rewriter.replaceOp(op, {leader, elected});
     return success();
   }
@@ -326,9 +324,8 @@ struct ElectSyncOpLowering : PTXPattern<ElectSyncOp> {
 
 } // namespace
 
-void zmlir::populatePTXWarpPatterns(RewritePatternSet &patterns,
-                                    const PTXLoweringState &state) {
-  patterns.add<ShflSyncOpLowering, VoteSyncOpLowering, ActivemaskOpLowering,
-               ReduxSyncOpLowering, MatchSyncOpLowering, BarWarpSyncOpLowering,
-               ElectSyncOpLowering>(patterns.getContext(), state);
+void zmlir::populatePTXWarpPatterns(RewritePatternSet &patterns, const PTXLoweringState &state) {
+  patterns.add<ShflSyncOpLowering, VoteSyncOpLowering, ActivemaskOpLowering, ReduxSyncOpLowering,
+               MatchSyncOpLowering, BarWarpSyncOpLowering, ElectSyncOpLowering>(
+      patterns.getContext(), state);
 }
