@@ -42,8 +42,7 @@ StringRef nativeIntrinsicName(Operation *op) {
       .Default([](Operation *) { return ""; });
 }
 
-struct NativeMathIntrinsicsPass
-    : zmlir::impl::NativeMathIntrinsicsBase<NativeMathIntrinsicsPass> {
+struct NativeMathIntrinsicsPass : zmlir::impl::NativeMathIntrinsicsBase<NativeMathIntrinsicsPass> {
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {

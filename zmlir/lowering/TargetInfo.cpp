@@ -39,8 +39,8 @@ bool TargetInfo::needsAtomicCasLoop(AtomicOp op, DataType type) const {
   return halfAdd || (width == 16 && (op == AtomicOp::Cas || op == AtomicOp::Exch));
 }
 
-Value TargetInfo::isSpace(OpBuilder &b, Operation *user, Value ptr, Value address,
-                          StateSpace space, Value window, std::string &whyNot) const {
+Value TargetInfo::isSpace(OpBuilder &b, Operation *user, Value ptr, Value address, StateSpace space,
+                          Value window, std::string &whyNot) const {
   if (space != StateSpace::Global && space != StateSpace::Shared && space != StateSpace::Local)
     whyNot = "no generic window for it";
   else
@@ -65,8 +65,8 @@ std::unique_ptr<TargetInfo> zmlir::createGenericTargetInfo(unsigned waveSize) {
 
 std::unique_ptr<TargetInfo> zmlir::createTargetInfo(LoweringTarget target, unsigned waveSize) {
   switch (target) {
-#define ZMLIR_TARGET(Enumerator, Name, Factory)                                      \
-  case LoweringTarget::Enumerator:                                                   \
+#define ZMLIR_TARGET(Enumerator, Name, Factory)                                                    \
+  case LoweringTarget::Enumerator:                                                                 \
     return Factory(waveSize);
 #include "zmlir/targets/Targets.def"
   }

@@ -77,8 +77,8 @@ public:
   /// The hardware's own approximate `lg2`, `ex2`, `sin` or `cos` (these two
   /// of an angle in revolutions, see hasRevolutionSinCos), or null (the
   /// math dialect's).
-  virtual mlir::Value hardwareApprox(mlir::OpBuilder &b, mlir::Location loc,
-                                     llvm::StringRef name, mlir::Value x) const {
+  virtual mlir::Value hardwareApprox(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
+                                     mlir::Value x) const {
     return {};
   }
   /// Whether hardwareApprox has sin and cos (of revolutions).
@@ -116,10 +116,9 @@ public:
   /// `compare` (cas only, else null) are integers of the type's width. The
   /// old value when `withResult`.
   virtual mlir::Value emitNativeAtomic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptr,
-                                       ptx::StateSpace space, ptx::AtomicOp op,
-                                       ptx::DataType type, ptx::Semantics sem, ptx::Scope scope,
-                                       mlir::Value value, mlir::Value compare,
-                                       bool withResult) const {
+                                       ptx::StateSpace space, ptx::AtomicOp op, ptx::DataType type,
+                                       ptx::Semantics sem, ptx::Scope scope, mlir::Value value,
+                                       mlir::Value compare, bool withResult) const {
     return {};
   }
 
@@ -183,9 +182,7 @@ public:
                                           mlir::ConversionPatternRewriter &rewriter) const {
     return mlir::failure();
   }
-  virtual mlir::Value nativeActivemask(mlir::OpBuilder &b, mlir::Location loc) const {
-    return {};
-  }
+  virtual mlir::Value nativeActivemask(mlir::OpBuilder &b, mlir::Location loc) const { return {}; }
   /// `redux.sync.name` (add, and, or, xor, min, umin, max, umax), or null.
   virtual mlir::Value nativeRedux(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
                                   mlir::Value a, mlir::Value mask) const {
@@ -229,7 +226,7 @@ protected:
   unsigned waveSize;
 };
 
-#define ZMLIR_TARGET(Enumerator, Name, Factory)                                      \
+#define ZMLIR_TARGET(Enumerator, Name, Factory)                                                    \
   std::unique_ptr<TargetInfo> Factory(unsigned waveSize);
 #include "zmlir/targets/Targets.def"
 
@@ -239,7 +236,7 @@ std::unique_ptr<TargetInfo> createTargetInfo(LoweringTarget target, unsigned wav
 /// The values of the pass's `target` option, one per registered target.
 inline llvm::cl::ValuesClass loweringTargetValues() {
   return llvm::cl::ValuesClass({
-#define ZMLIR_TARGET(Enumerator, Name, Factory)                                      \
+#define ZMLIR_TARGET(Enumerator, Name, Factory)                                                    \
   clEnumValN(LoweringTarget::Enumerator, Name, "zmlir/targets/" Name),
 #include "zmlir/targets/Targets.def"
   });

@@ -65,8 +65,8 @@ std::unique_ptr<MLIRContext> newContext() {
 
 std::string formatLocation(Location loc) {
   if (auto file = dyn_cast<FileLineColLoc>(loc))
-    return (file.getFilename().getValue() + ":" + llvm::Twine(file.getLine()) +
-            ":" + llvm::Twine(file.getColumn()))
+    return (file.getFilename().getValue() + ":" + llvm::Twine(file.getLine()) + ":" +
+            llvm::Twine(file.getColumn()))
         .str();
   if (auto fused = dyn_cast<FusedLoc>(loc)) {
     for (Location inner : fused.getLocations()) {
@@ -105,7 +105,6 @@ private:
   std::vector<std::string> messages;
 };
 
-
 void DiagnosticCollector::raise(const std::string &fallback) {
   std::vector<std::string> kept;
   for (const std::string &m : messages)
@@ -128,8 +127,7 @@ OwningOpRef<ModuleOp> parse(MLIRContext &context, const std::string &source,
   // Verified once, below: the parser's own verification after parse would
   // run the same checks a second time.
   ParserConfig config(&context, /*verifyAfterParse=*/false);
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(source, config, filename);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, config, filename);
   if (!module)
     diagnostics.raise("cannot parse MLIR input");
   if (failed(verify(*module)))
@@ -147,8 +145,7 @@ std::string print(ModuleOp module, bool debugInfo) {
   return text;
 }
 
-void runPasses(ModuleOp module, const std::string &pipeline,
-               DiagnosticCollector &diagnostics) {
+void runPasses(ModuleOp module, const std::string &pipeline, DiagnosticCollector &diagnostics) {
   if (llvm::StringRef(pipeline).trim().empty())
     return;
   PassManager pm(module->getContext());
@@ -202,9 +199,8 @@ std::string translateToLLVMIR(const std::string &source, const std::string &trip
   return text;
 }
 
-nb::bytes emit(const std::string &llvmIR, const std::string &triple,
-               const std::string &cpu, const std::string &features,
-               const std::string &kind, int optLevel) {
+nb::bytes emit(const std::string &llvmIR, const std::string &triple, const std::string &cpu,
+               const std::string &features, const std::string &kind, int optLevel) {
   zmlir::OutputKind outputKind;
   if (kind == "asm")
     outputKind = zmlir::OutputKind::Assembly;
@@ -215,8 +211,8 @@ nb::bytes emit(const std::string &llvmIR, const std::string &triple,
   std::string code, error;
   {
     nb::gil_scoped_release release;
-    llvm::Expected<std::string> result =
-        zmlir::emitCode(llvmIR, triple, cpu, features, outputKind, optLevel);
+    llvm::Expected<std::string> result = zmlir::emitCode(llvmIR, triple, cpu, features, outputKind,
+                                                         optLevel);
     if (result)
       code = std::move(*result);
     else
@@ -256,8 +252,7 @@ kernelAttributes(const std::string &source) {
 
 NB_MODULE(_native, m) {
   m.doc() = "zmlir's compiler core: MLIR passes and LLVM code generation";
-  nb::class_<Module>(m, "Module",
-                     "A parsed and verified MLIR module (raises on invalid text).")
+  nb::class_<Module>(m, "Module", "A parsed and verified MLIR module (raises on invalid text).")
       .def(nb::init<const std::string &, const std::string &>(), nb::arg("source"),
            nb::arg("filename") = "<input>")
       .def("run", &Module::run, nb::arg("pipeline"),

@@ -47,9 +47,10 @@ void initializeTargets() {
   });
 }
 
-llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-createTargetMachine(llvm::StringRef tripleName, llvm::StringRef cpu,
-                    llvm::StringRef features, int optLevel) {
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createTargetMachine(llvm::StringRef tripleName,
+                                                                         llvm::StringRef cpu,
+                                                                         llvm::StringRef features,
+                                                                         int optLevel) {
   initializeTargets();
   llvm::Triple triple(tripleName);
   std::string error;
@@ -64,8 +65,7 @@ createTargetMachine(llvm::StringRef tripleName, llvm::StringRef cpu,
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       triple, cpu, features, options, llvm::Reloc::PIC_, std::nullopt, level));
   if (!machine)
-    return makeError("cannot create a target machine for '" + tripleName +
-                     "' cpu '" + cpu + "'");
+    return makeError("cannot create a target machine for '" + tripleName + "' cpu '" + cpu + "'");
   return machine;
 }
 
@@ -106,8 +106,7 @@ zmlir::translateGpuModuleToLLVMIR(ModuleOp module, llvm::LLVMContext &context,
                                   llvm::StringRef triple, llvm::ArrayRef<std::string> fixups) {
   auto gpuModules = llvm::to_vector(module.getOps<gpu::GPUModuleOp>());
   if (gpuModules.size() != 1)
-    return makeError("expected exactly one gpu.module, found " +
-                     llvm::Twine(gpuModules.size()));
+    return makeError("expected exactly one gpu.module, found " + llvm::Twine(gpuModules.size()));
   // translateModuleToLLVMIR wants a builtin.module: clone the gpu.module's
   // body into a fresh one.
   OpBuilder builder(module.getContext());
@@ -116,8 +115,7 @@ zmlir::translateGpuModuleToLLVMIR(ModuleOp module, llvm::LLVMContext &context,
   IRMapping mapping;
   for (Operation &op : gpuModules.front().getBody()->without_terminator())
     builder.clone(op, mapping);
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(*flat, context, "zmlir");
+  std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(*flat, context, "zmlir");
   if (!llvmModule)
     return makeError("translation to LLVM IR failed");
   llvmModule->setTargetTriple(llvm::Triple(triple));
@@ -131,10 +129,8 @@ zmlir::translateGpuModuleToLLVMIR(ModuleOp module, llvm::LLVMContext &context,
   return llvmModule;
 }
 
-llvm::Expected<std::string> zmlir::emitCode(llvm::StringRef llvmIR,
-                                            llvm::StringRef triple,
-                                            llvm::StringRef cpu,
-                                            llvm::StringRef features,
+llvm::Expected<std::string> zmlir::emitCode(llvm::StringRef llvmIR, llvm::StringRef triple,
+                                            llvm::StringRef cpu, llvm::StringRef features,
                                             OutputKind kind, int optLevel) {
   llvm::LLVMContext context;
   llvm::SMDiagnostic diag;

@@ -21,8 +21,7 @@ namespace zmlir {
 
 /// A target's change to, or check of, the LLVM module translated from a
 /// gpu.module.
-using LLVMModuleFixup = llvm::Error (*)(mlir::gpu::GPUModuleOp gpuModule,
-                                        llvm::Module &llvmModule);
+using LLVMModuleFixup = llvm::Error (*)(mlir::gpu::GPUModuleOp gpuModule, llvm::Module &llvmModule);
 
 /// Translates the body of the single `gpu.module` in `module` (already in the
 /// LLVM dialect) to an LLVM module for `triple`, then applies the target's
@@ -35,11 +34,11 @@ enum class OutputKind { Assembly, Object };
 
 /// Runs the LLVM backend for `triple`/`cpu`/`features` on LLVM IR text.
 llvm::Expected<std::string> emitCode(llvm::StringRef llvmIR, llvm::StringRef triple,
-                                     llvm::StringRef cpu, llvm::StringRef features,
-                                     OutputKind kind, int optLevel);
+                                     llvm::StringRef cpu, llvm::StringRef features, OutputKind kind,
+                                     int optLevel);
 
 /// Each target's fix-ups, in its folder (zmlir/targets/Targets.def).
-#define ZMLIR_LLVM_FIXUP(Name, Function)                                             \
+#define ZMLIR_LLVM_FIXUP(Name, Function)                                                           \
   llvm::Error Function(mlir::gpu::GPUModuleOp gpuModule, llvm::Module &llvmModule);
 #include "zmlir/targets/Targets.def"
 

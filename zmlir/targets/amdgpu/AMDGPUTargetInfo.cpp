@@ -66,8 +66,8 @@ public:
     Location loc = user->getLoc();
     mlir::Type i64 = b.getI64Type();
     bool timer = reg == SpecialReg::Globaltimer;
-    Value r =
-        callIntrinsic(b, loc, i64, timer ? "llvm.readsteadycounter" : "llvm.readcyclecounter", {});
+    Value r = callIntrinsic(b, loc, i64, timer ? "llvm.readsteadycounter" : "llvm.readcyclecounter",
+                            {});
     // The steady counter (s_memrealtime) runs at a constant 100 MHz;
     // %globaltimer counts nanoseconds.
     if (timer)
@@ -112,8 +112,8 @@ public:
     mlir::Type i32 = b.getI32Type();
     Value lane = src;
     if (waveSize > 32) {
-      Value wave =
-          arith::IndexCastUIOp::create(b, loc, i32, gpu::LaneIdOp::create(b, loc, nullptr));
+      Value wave = arith::IndexCastUIOp::create(b, loc, i32,
+                                                gpu::LaneIdOp::create(b, loc, nullptr));
       lane = arith::OrIOp::create(
           b, loc, arith::AndIOp::create(b, loc, wave, intConst(b, loc, i32, ~31)), src);
     }

@@ -196,19 +196,22 @@ uint64_t collective(Collective kind, uint64_t operand, uint32_t laneArgument) {
   return self->result;
 }
 
-template <typename T> uint64_t bitsOf(T value) {
+template <typename T>
+uint64_t bitsOf(T value) {
   uint64_t bits = 0;
   std::memcpy(&bits, &value, sizeof(T));
   return bits;
 }
 
-template <typename T> T fromBits(uint64_t bits) {
+template <typename T>
+T fromBits(uint64_t bits) {
   T value;
   std::memcpy(&value, &bits, sizeof(T));
   return value;
 }
 
-template <typename T> T shuffle(Collective kind, T value, uint32_t lane) {
+template <typename T>
+T shuffle(Collective kind, T value, uint32_t lane) {
   return fromBits<T>(collective(kind, bitsOf(value), lane));
 }
 
@@ -218,8 +221,8 @@ extern "C" {
 
 /// Runs `entry` over the grid; 0 on success, 1 if a thread trapped, 2 if a
 /// block could not finish (threads waiting for each other).
-int zmlir_host_launch(Entry entry, void **args, const unsigned grid[3],
-                      const unsigned block[3], uint32_t sharedBytes) {
+int zmlir_host_launch(Entry entry, void **args, const unsigned grid[3], const unsigned block[3],
+                      uint32_t sharedBytes) {
   Block b;
   b.entry = entry;
   b.args = args;
@@ -244,29 +247,39 @@ int zmlir_host_launch(Entry entry, void **args, const unsigned grid[3],
 }
 
 // The work-item functions (OpenCL C names).
-size_t _Z12get_local_idj(unsigned d) { return d < 3 ? active->current->id[d] : 0; }
-size_t _Z12get_group_idj(unsigned d) { return d < 3 ? active->blockId[d] : 0; }
-size_t _Z14get_local_sizej(unsigned d) { return d < 3 ? active->block[d] : 1; }
-size_t _Z14get_num_groupsj(unsigned d) { return d < 3 ? active->grid[d] : 1; }
-void _Z7barrierj(unsigned) { yield(State::AtBarrier); }
+size_t _Z12get_local_idj(unsigned d) {
+  return d < 3 ? active->current->id[d] : 0;
+}
+size_t _Z12get_group_idj(unsigned d) {
+  return d < 3 ? active->blockId[d] : 0;
+}
+size_t _Z14get_local_sizej(unsigned d) {
+  return d < 3 ? active->block[d] : 1;
+}
+size_t _Z14get_num_groupsj(unsigned d) {
+  return d < 3 ? active->grid[d] : 1;
+}
+void _Z7barrierj(unsigned) {
+  yield(State::AtBarrier);
+}
 
 // The sub-group (warp) functions.
 unsigned _Z22get_sub_group_local_id() {
   return linearId(*active, *active->current) % kWarpSize;
 }
 // Every element type gpu.shuffle takes (i32, f32, i64, f64), in its four modes.
-#define ZMLIR_SHUFFLES(T, M)                                                           \
-  T _Z17sub_group_shuffle##M##j(T v, unsigned lane) {                                  \
-    return shuffle(Collective::ShuffleIdx, v, lane);                                   \
-  }                                                                                    \
-  T _Z21sub_group_shuffle_xor##M##j(T v, unsigned mask) {                              \
-    return shuffle(Collective::ShuffleXor, v, mask);                                   \
-  }                                                                                    \
-  T _Z20sub_group_shuffle_up##M##j(T v, unsigned delta) {                              \
-    return shuffle(Collective::ShuffleUp, v, delta);                                   \
-  }                                                                                    \
-  T _Z22sub_group_shuffle_down##M##j(T v, unsigned delta) {                            \
-    return shuffle(Collective::ShuffleDown, v, delta);                                 \
+#define ZMLIR_SHUFFLES(T, M)                                                                       \
+  T _Z17sub_group_shuffle##M##j(T v, unsigned lane) {                                              \
+    return shuffle(Collective::ShuffleIdx, v, lane);                                               \
+  }                                                                                                \
+  T _Z21sub_group_shuffle_xor##M##j(T v, unsigned mask) {                                          \
+    return shuffle(Collective::ShuffleXor, v, mask);                                               \
+  }                                                                                                \
+  T _Z20sub_group_shuffle_up##M##j(T v, unsigned delta) {                                          \
+    return shuffle(Collective::ShuffleUp, v, delta);                                               \
+  }                                                                                                \
+  T _Z22sub_group_shuffle_down##M##j(T v, unsigned delta) {                                        \
+    return shuffle(Collective::ShuffleDown, v, delta);                                             \
   }
 ZMLIR_SHUFFLES(int, i)
 ZMLIR_SHUFFLES(float, f)
@@ -278,8 +291,12 @@ ZMLIR_SHUFFLES(double, d)
 uint32_t zmlir_host_ballot(uint32_t predicate) {
   return static_cast<uint32_t>(collective(Collective::Ballot, predicate != 0, 0));
 }
-void zmlir_host_warp_sync(uint32_t) { collective(Collective::Ballot, 0, 0); }
-uint32_t zmlir_host_shared_bytes() { return active->sharedBytes; }
+void zmlir_host_warp_sync(uint32_t) {
+  collective(Collective::Ballot, 0, 0);
+}
+uint32_t zmlir_host_shared_bytes() {
+  return active->sharedBytes;
+}
 uint64_t zmlir_host_globaltimer() {
   timespec now;
   clock_gettime(CLOCK_REALTIME, &now);

@@ -17,8 +17,8 @@ namespace {
 
 /// A call of the runtime's `name` (HostRuntime.cpp) returning `result`, at
 /// `loc` inside `user`'s module.
-Value callRuntime(OpBuilder &b, Operation *user, Location loc, StringRef name,
-                  mlir::Type result, ValueRange args = {}) {
+Value callRuntime(OpBuilder &b, Operation *user, Location loc, StringRef name, mlir::Type result,
+                  ValueRange args = {}) {
   SmallVector<mlir::Type> types(args.getTypes());
   mlir::Type returned = result ? result : LLVM::LLVMVoidType::get(b.getContext());
   auto fn = declareFunction(b, user, name, LLVM::LLVMFunctionType::get(returned, types));
@@ -52,8 +52,8 @@ public:
   /// The lanes of a warp are fibers, not in lockstep: bar.warp.sync waits
   /// for the warp's live lanes, as a collective.
   LogicalResult emitNativeWarpSync(OpBuilder &b, Location loc, Value mask) const override {
-    callRuntime(b, b.getInsertionBlock()->getParentOp(), loc, "zmlir_host_warp_sync",
-                mlir::Type(), mask);
+    callRuntime(b, b.getInsertionBlock()->getParentOp(), loc, "zmlir_host_warp_sync", mlir::Type(),
+                mask);
     return success();
   }
 

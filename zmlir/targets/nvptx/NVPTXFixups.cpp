@@ -34,14 +34,13 @@ llvm::Error zmlir::annotateNVPTXManagedGlobals(gpu::GPUModuleOp gpuModule,
     if (!global->hasAttr("ptx.managed"))
       continue;
     llvm::GlobalVariable *variable = llvmModule.getGlobalVariable(global.getSymName(),
-                                                                 /*AllowInternal=*/true);
+                                                                  /*AllowInternal=*/true);
     if (!variable)
       return makeError("managed variable '" + global.getSymName() +
                        "' is missing from the LLVM IR");
     llvm::Metadata *entry[] = {
         llvm::ConstantAsMetadata::get(variable), llvm::MDString::get(context, "managed"),
-        llvm::ConstantAsMetadata::get(
-            llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), 1))};
+        llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), 1))};
     llvmModule.getOrInsertNamedMetadata("nvvm.annotations")
         ->addOperand(llvm::MDNode::get(context, entry));
   }

@@ -15,11 +15,10 @@ using namespace zmlir::ptx;
 namespace {
 
 /// Inline PTX with no operands and one result of `type`.
-Value inlinePTX(OpBuilder &b, Location loc, mlir::Type type, StringRef text,
-                StringRef constraints, bool sideEffects) {
+Value inlinePTX(OpBuilder &b, Location loc, mlir::Type type, StringRef text, StringRef constraints,
+                bool sideEffects) {
   return LLVM::InlineAsmOp::create(b, loc, type, ValueRange{}, text, constraints, sideEffects,
-                                   /*is_align_stack=*/false,
-                                   LLVM::tailcallkind::TailCallKind::None,
+                                   /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
                                    LLVM::AsmDialectAttr(), ArrayAttr())
       .getResult(0);
 }
@@ -77,8 +76,7 @@ public:
                          a.getType().isF64() ? "llvm.nvvm.sqrt.rn.d" : "llvm.nvvm.sqrt.rn.f", a);
   }
 
-  Value nativeApprox(OpBuilder &b, Location loc, StringRef name, Value a,
-                     bool ftz) const override {
+  Value nativeApprox(OpBuilder &b, Location loc, StringRef name, Value a, bool ftz) const override {
     mlir::Type t = a.getType();
     std::string suffix = t.isF64() ? "d" : "f";
     if (name == "tanh") {
@@ -101,8 +99,7 @@ public:
       return Value();
     if (t.isF64() && name != "rcp" && name != "rsqrt")
       return Value();
-    std::string intrinsic =
-        ("llvm.nvvm." + name + ".approx." + (ftz ? "ftz." : "") + suffix).str();
+    std::string intrinsic = ("llvm.nvvm." + name + ".approx." + (ftz ? "ftz." : "") + suffix).str();
     return callIntrinsic(b, loc, t, intrinsic, a);
   }
 
@@ -205,11 +202,10 @@ public:
     constraints += ",~{memory}";
     mlir::Type resultType = b.getIntegerType(width);
     TypeRange results = withResult ? TypeRange(resultType) : TypeRange();
-    auto asmOp = LLVM::InlineAsmOp::create(b, loc, results, operands,
-                                           inst + " " + operandText + ";", constraints,
-                                           /*has_side_effects=*/true, /*is_align_stack=*/false,
-                                           LLVM::tailcallkind::TailCallKind::None,
-                                           LLVM::AsmDialectAttr(), ArrayAttr());
+    auto asmOp = LLVM::InlineAsmOp::create(
+        b, loc, results, operands, inst + " " + operandText + ";", constraints,
+        /*has_side_effects=*/true, /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+        LLVM::AsmDialectAttr(), ArrayAttr());
     return withResult ? asmOp.getResult(0) : Value();
   }
 
@@ -226,9 +222,9 @@ public:
     Location loc = user->getLoc();
     bool timer = reg == SpecialReg::Globaltimer;
     return callIntrinsic(b, loc, reg == SpecialReg::Clock ? b.getI32Type() : b.getI64Type(),
-                         timer                        ? "llvm.nvvm.read.ptx.sreg.globaltimer"
+                         timer                      ? "llvm.nvvm.read.ptx.sreg.globaltimer"
                          : reg == SpecialReg::Clock ? "llvm.nvvm.read.ptx.sreg.clock"
-                                                      : "llvm.nvvm.read.ptx.sreg.clock64",
+                                                    : "llvm.nvvm.read.ptx.sreg.clock64",
                          {});
   }
 
@@ -311,11 +307,11 @@ public:
     Location loc = op.getLoc();
     mlir::Type i32 = rewriter.getI32Type();
     StringRef mode = stringifyShflMode(op.getMode());
-    auto pair =
-        LLVM::LLVMStructType::getLiteral(rewriter.getContext(), {i32, rewriter.getI1Type()});
-    Value r = callIntrinsic(rewriter, loc, pair, ("llvm.nvvm.shfl.sync." + mode + ".i32p").str(),
-                            ValueRange{adaptor.getMembermask(), adaptor.getA(), adaptor.getB(),
-                                       adaptor.getC()});
+    auto pair = LLVM::LLVMStructType::getLiteral(rewriter.getContext(),
+                                                 {i32, rewriter.getI1Type()});
+    Value r = callIntrinsic(
+        rewriter, loc, pair, ("llvm.nvvm.shfl.sync." + mode + ".i32p").str(),
+        ValueRange{adaptor.getMembermask(), adaptor.getA(), adaptor.getB(), adaptor.getC()});
     rewriter.replaceOp(op, {LLVM::ExtractValueOp::create(rewriter, loc, r, 0),
                             LLVM::ExtractValueOp::create(rewriter, loc, r, 1)});
     return success();
@@ -375,8 +371,7 @@ public:
 
   LogicalResult lowerNative(BarArriveOp op, BarArriveOp::Adaptor adaptor,
                             ConversionPatternRewriter &rewriter) const override {
-    callIntrinsic(rewriter, op.getLoc(), mlir::Type(),
-                  nvvmBarrier("arrive", op.getAligned(), true),
+    callIntrinsic(rewriter, op.getLoc(), mlir::Type(), nvvmBarrier("arrive", op.getAligned(), true),
                   ValueRange{adaptor.getBarrier(), adaptor.getCount()});
     rewriter.eraseOp(op);
     return success();
@@ -390,10 +385,9 @@ public:
     if (count)
       args.push_back(count);
     args.push_back(adaptor.getPred());
-    rewriter.replaceOp(op, callIntrinsic(rewriter, op.getLoc(), op.getRes().getType(),
-                                         nvvmBarrier(("red." + mode).str(), op.getAligned(),
-                                                     !!count),
-                                         args));
+    rewriter.replaceOp(
+        op, callIntrinsic(rewriter, op.getLoc(), op.getRes().getType(),
+                          nvvmBarrier(("red." + mode).str(), op.getAligned(), !!count), args));
     return success();
   }
 

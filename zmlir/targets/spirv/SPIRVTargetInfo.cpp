@@ -37,9 +37,8 @@ Value trapWordAddress(OpBuilder &b, Location loc, gpu::GPUModuleOp module,
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(module.getBody());
     word = LLVM::GlobalOp::create(b, loc, b.getI32Type(), /*isConstant=*/false,
-                                  LLVM::Linkage::External, kTrapWordName,
-                                  b.getI32IntegerAttr(0), /*alignment=*/4,
-                                  state.addressSpaces.global);
+                                  LLVM::Linkage::External, kTrapWordName, b.getI32IntegerAttr(0),
+                                  /*alignment=*/4, state.addressSpaces.global);
   }
   return LLVM::AddressOfOp::create(b, loc, word);
 }
@@ -144,8 +143,7 @@ public:
     auto module = b.getInsertionBlock()->getParentOp()->getParentOfType<gpu::GPUModuleOp>();
     LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::xchg,
                               trapWordAddress(b, loc, module, state),
-                              intConst(b, loc, b.getI32Type(), 1),
-                              LLVM::AtomicOrdering::monotonic);
+                              intConst(b, loc, b.getI32Type(), 1), LLVM::AtomicOrdering::monotonic);
     emitLeave(b, loc);
   }
 
