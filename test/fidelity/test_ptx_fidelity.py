@@ -1,5 +1,5 @@
 """PTX instruction fidelity: every kernel of test/ptx/ compiled for each target, and run as
-SPIR-V on the CPU against golden outputs captured on an NVIDIA H200
+SPIR-V on the CPU and for the host target against golden outputs captured on an NVIDIA H200
 (tools/capture_golden.py). Bit-exact, except `.approx` cases, which must be within the bound
 the PTX ISA states for the op (see each case's Tolerance) and NaNs, whose payloads are not
 compared. Results also go to build/fidelity/*.json for tools/fidelity_table.py."""
