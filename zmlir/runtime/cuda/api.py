@@ -90,6 +90,8 @@ CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx);
 CUresult cuCtxGetFlags(unsigned int *flags);
 CUresult cuCtxGetId(CUcontext ctx, unsigned long long *ctxId);
 CUresult cuCtxSynchronize(void);
+CUresult cuProfilerStart(void);
+CUresult cuProfilerStop(void);
 CUresult cuCtxSynchronize_v2(CUcontext ctx);
 CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version);
 CUresult cuCtxGetLimit(size_t *pvalue, int limit);

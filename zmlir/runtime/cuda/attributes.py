@@ -80,5 +80,13 @@ def function_attribute(attrib: int, fn: Any, device: Any) -> int | None:
         7: 0,  # CACHE_MODE_CA
         8: fn.attributes.get(8, 0),  # MAX_DYNAMIC_SHARED_SIZE_BYTES
         9: fn.attributes.get(9, -1),  # PREFERRED_SHARED_MEMORY_CARVEOUT
+        # Thread-block clusters (sm_90): the device we present has none, so
+        # no kernel requires one or has a cluster size set.
+        10: 0,  # CLUSTER_SIZE_MUST_BE_SET
+        11: 0,  # REQUIRED_CLUSTER_WIDTH
+        12: 0,  # REQUIRED_CLUSTER_HEIGHT
+        13: 0,  # REQUIRED_CLUSTER_DEPTH
+        14: 0,  # NON_PORTABLE_CLUSTER_SIZE_ALLOWED
+        15: 0,  # CLUSTER_SCHEDULING_POLICY_PREFERENCE (default)
     }
     return values.get(attrib)

@@ -18,6 +18,7 @@ deriving DriverState (state.py):
     graph.py    stream capture, cuGraph*
     event.py    cuEvent*
     launch.py   cuLaunch*, cuOccupancy*
+    profiler.py cuProfilerStart/Stop
 
 and bind() below is the C boundary: every exported symbol is bound to the
 method of its name. Every entry point returns a CUresult; Python exceptions
@@ -44,6 +45,7 @@ from zmlir.runtime.cuda.memcpy import MemcpyAPI
 from zmlir.runtime.cuda.mempool import MemPoolAPI
 from zmlir.runtime.cuda.module import ModuleAPI
 from zmlir.runtime.cuda.objects import Function
+from zmlir.runtime.cuda.profiler import ProfilerAPI
 from zmlir.runtime.cuda.state import log
 from zmlir.runtime.cuda.stream import StreamAPI
 
@@ -51,7 +53,7 @@ E = CUresult
 
 
 class Driver(DeviceAPI, ContextAPI, ModuleAPI, LaunchAPI, MemPoolAPI, MemcpyAPI, StreamAPI,
-             GraphAPI, EventAPI):
+             GraphAPI, EventAPI, ProfilerAPI):
     """The state behind the API: one process, one backend device."""
 
 
