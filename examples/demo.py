@@ -3,8 +3,10 @@
 1. Unmodified CUDA programs, built by NVIDIA's nvcc (static cudart), run on
    the CPU through zmlir's libcuda.so.1: `zmlir run -- ./program`.
 2. Our CUDA kernels, compiled by nvcc to PTX, then by zmlir to SPIR-V, AMDGPU
-   (HSACO) and NVPTX; each target's output validated by its own tool, and the
-   SPIR-V run on the CPU (Intel OpenCL runtime) against numpy."""
+   (HSACO), NVPTX and the host CPU (x86-64); each target's output validated by
+   its own tool, then run against numpy twice on this CPU: the SPIR-V on
+   Intel's OpenCL runtime, and the host target's library with its CUDA
+   threads as fibers (no OpenCL underneath)."""
 
 from __future__ import annotations
 
@@ -22,9 +24,10 @@ from support.cuda_cases import CASES, compile_ptx, run_launch  # noqa: E402
 
 import zmlir  # noqa: E402
 from zmlir.runtime.backends.opencl.device import Device  # noqa: E402
+from zmlir.targets.host.runner import HostDevice  # noqa: E402
 from zmlir.toolchain import llvm_tool  # noqa: E402
 
-TARGETS = ["spirv", "nvptx:sm_80", "amdgpu:gfx90a", "amdgpu:gfx942", "amdgpu:gfx1100"]
+TARGETS = ["spirv", "nvptx:sm_80", "amdgpu:gfx90a", "amdgpu:gfx942", "amdgpu:gfx1100", "host"]
 
 
 def _tool(name: str) -> str | None:
@@ -89,9 +92,10 @@ def run_programs(tmp: Path) -> int:
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="zmlir-demo-") as tmp_name:
         program_failures = run_programs(Path(tmp_name))
-    print("== the compiler: each kernel to every target, the SPIR-V run against numpy")
+    print("== the compiler: each kernel to every target, run on this CPU against numpy")
     failures = 0
     device = Device.open()
+    host = HostDevice()
     print(f"zmlir {zmlir.__version__}: CPU device '{device.name}'")
     print(f"targets: {', '.join(TARGETS)}  (validated by spirv-val, ptxas, llvm-readelf)\n")
     with tempfile.TemporaryDirectory(prefix="zmlir-demo-") as tmp_name:
@@ -100,7 +104,7 @@ def main() -> int:
             ptx_path = compile_ptx(case, tmp)
             ptx = ptx_path.read_text()
             compiled = []
-            spirv_module = None
+            modules = {}
             for target in TARGETS:
                 start = time.perf_counter()
                 module = zmlir.compile_module(ptx, target, filename=ptx_path.name)
@@ -108,24 +112,27 @@ def main() -> int:
                 status = _validate(target, module.binary, tmp)
                 failures += status.startswith("FAILED")
                 compiled.append(f"{target} {status} ({ms:.0f} ms)")
-                if target == "spirv":
-                    spirv_module = module
-            assert spirv_module is not None
-            program = device.load_spirv(spirv_module.binary)
-            kernel = program.kernel(case.kernel)
-            info = spirv_module.kernels[case.kernel]
-            results = []
-            for size in case.sizes:
-                launch = case.launch_for(size)
-                try:
-                    launch.check(run_launch(device, kernel, launch, info.static_shared_bytes))
-                    results.append(f"{size}: match")
-                except AssertionError as err:
-                    failures += 1
-                    results.append(f"{size}: MISMATCH ({str(err).splitlines()[0]})")
+                modules[target] = module
+            runs = {}
+            for label, dev, program in (
+                    ("SPIR-V on OpenCL", device, device.load_spirv(modules["spirv"].binary)),
+                    ("host target", host, host.load(modules["host"].binary))):
+                info = modules["spirv" if dev is device else "host"].kernels[case.kernel]
+                results = []
+                for size in case.sizes:
+                    launch = case.launch_for(size)
+                    try:
+                        launch.check(run_launch(dev, program.kernel(case.kernel), launch,
+                                                info.static_shared_bytes))
+                        results.append(f"{size}: match")
+                    except AssertionError as err:
+                        failures += 1
+                        results.append(f"{size}: MISMATCH ({str(err).splitlines()[0]})")
+                runs[label] = results
             print(f"{case.name} ({case.source.name}, kernel {case.kernel})")
             print(f"  compiled: {'; '.join(compiled)}")
-            print(f"  CPU run vs numpy: {', '.join(results)}")
+            for label, results in runs.items():
+                print(f"  {label} vs numpy: {', '.join(results)}")
     device.close()
     print(f"\nkernels: {'all matched' if not failures else f'{failures} FAILURES'}; "
           f"programs: {'all passed' if not program_failures else f'{program_failures} failed'}")
