@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <memory>
 #include <vector>
 
 #include <ucontext.h>
@@ -35,7 +36,9 @@ enum class Collective { ShuffleIdx, ShuffleXor, ShuffleUp, ShuffleDown, Ballot }
 
 struct Fiber {
   ucontext_t context;
-  std::vector<char> stack;
+  // Allocated once per launch and reused by every block; not cleared (a
+  // fresh stack's contents are undefined anyway).
+  std::unique_ptr<char[]> stack;
   State state = State::Runnable;
   unsigned id[3] = {0, 0, 0};
   // The collective this lane waits at: its kind, operand and the lane
@@ -141,20 +144,24 @@ bool resolveWarps(Block &b) {
   return any;
 }
 
-/// Runs one block to its end; false if it trapped or could not go on.
+/// Runs one block to its end: 0, or 1 if a thread trapped, 2 if its threads
+/// wait for each other.
 int runBlock(Block &b) {
   size_t count = static_cast<size_t>(b.block[0]) * b.block[1] * b.block[2];
-  b.fibers.assign(count, Fiber());
+  if (b.fibers.size() != count)
+    b.fibers.resize(count);
   b.window.assign(b.sharedBytes ? b.sharedBytes : 1, 0);
   for (size_t i = 0; i < count; ++i) {
     Fiber &f = b.fibers[i];
+    f.state = State::Runnable;
     f.id[0] = static_cast<unsigned>(i % b.block[0]);
     f.id[1] = static_cast<unsigned>(i / b.block[0] % b.block[1]);
     f.id[2] = static_cast<unsigned>(i / (static_cast<size_t>(b.block[0]) * b.block[1]));
-    f.stack.resize(kStackBytes);
+    if (!f.stack)
+      f.stack.reset(new char[kStackBytes]);
     getcontext(&f.context);
-    f.context.uc_stack.ss_sp = f.stack.data();
-    f.context.uc_stack.ss_size = f.stack.size();
+    f.context.uc_stack.ss_sp = f.stack.get();
+    f.context.uc_stack.ss_size = kStackBytes;
     f.context.uc_link = &b.scheduler;
     makecontext(&f.context, reinterpret_cast<void (*)()>(runFiber), 2,
                 static_cast<int>(i & 0xffffffffu), static_cast<int>(i >> 32));
