@@ -30,7 +30,7 @@ REFS: dict[str, Ref] = {}
 # The issue 4 coverage cases of spec.py, the ones with references here.
 MINE = [c for group in (spec.INT_ARITH, spec.LOGIC, spec.FLOAT_ARITH, spec.COMPARE, spec.MOVES,
                         spec.CVT, spec.MEMORY, spec.ATOMICS, spec.WARP, spec.SREGS)
-        for c in group] + [spec.case("fns_b32")] + spec.SETP_HALF
+        for c in group] + [spec.case("fns_b32"), spec.case("fns_b32_wide_base")] + spec.SETP_HALF
 # Cases without a reference, and why.
 NO_REFERENCE = {
     "min_xorsign_abs_f32": "NaN rules of .xorsign.abs: left to the H200",
@@ -440,9 +440,12 @@ for _t in ("f32", "f64"):
     REFS[f"selp_{_t}"] = lambda c, ins: (np.where(ins[2] & 1, ins[0], ins[1]), None)
 
 
-def _fns(mask: int, a1: int, a2: int) -> int:
-    """fns.b32 d, mask, base, offset with base = a1 & 31 and offset = (a2 & 63) - 32."""
-    base, offset = a1 & 31, (a2 & 63) - 32
+def _fns(mask: int, a1: int, a2: int, base_bits: int = 31) -> int:
+    """fns.b32 d, mask, base, offset with base = a1 & base_bits and offset = (a2 & 63) - 32;
+    a base above 31 names no bit (0xffffffff, as on the H200)."""
+    base, offset = a1 & base_bits, (a2 & 63) - 32
+    if base > 31:
+        return 0xFFFFFFFF
     if offset == 0:
         return base if mask >> base & 1 else 0xFFFFFFFF
     count, step, pos = abs(offset) - 1, 1 if offset > 0 else -1, base
@@ -456,6 +459,7 @@ def _fns(mask: int, a1: int, a2: int) -> int:
 
 
 REFS["fns_b32"] = _elementwise(_fns)
+REFS["fns_b32_wide_base"] = _elementwise(lambda mask, a1, a2: _fns(mask, a1, a2, 63))
 
 
 def _combine(kind: str, negate: bool) -> Callable[..., int]:

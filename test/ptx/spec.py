@@ -679,6 +679,10 @@ CASES: list[Case] = [
     _c("fns_b32", "fns", "fns.b32 %d, %a0, %t0, %t1;", "u32 u32 u32", "u32", extra={
         "pre": "and.b32 %t0, %a1, 31; and.b32 %t1, %a2, 63; sub.s32 %t1, %t1, 32;",
         **SMALL}),
+    # Bases 32-63 as well: no bit there, so NVIDIA answers 0xffffffff.
+    _c("fns_b32_wide_base", "fns", "fns.b32 %d, %a0, %t0, %t1;", "u32 u32 u32", "u32", extra={
+        "pre": "and.b32 %t0, %a1, 63; and.b32 %t1, %a2, 63; sub.s32 %t1, %t1, 32;",
+        **SMALL}),
     _c("shl_b32", "shl/shr", "shl.b32 %d, %a0, %a1;", "u32 u32", "u32", gen="shifts"),
     _c("shr_s32", "shl/shr", "shr.s32 %d, %a0, %a1;", "u32 u32", "u32", gen="shifts"),
     *LOGIC,

@@ -482,7 +482,8 @@ struct BmskOpLowering : PTXPattern<BmskOp> {
 ///     compared signed, and total + offset + 1 cannot overflow).
 ///  4. The k-th set bit by binary search: for widths 16, 8, 4, 2, 1, if the
 ///     low `width` bits above pos hold fewer than k set bits, skip them.
-/// base > 31 is undefined in PTX; it is taken modulo 32 so no shift is poison.
+/// A base above 31 names no bit: NVIDIA answers 0xffffffff (the H200, for
+/// every offset); the shifts take it modulo 32 so none is poison.
 struct FnsOpLowering : PTXPattern<FnsOp> {
   using PTXPattern::PTXPattern;
 
@@ -520,7 +521,9 @@ struct FnsOpLowering : PTXPattern<FnsOp> {
     }
     Value scanned = select(rewriter, loc, found, pos, none);
     Value isZero = cmp(rewriter, loc, P::eq, offset, c(0));
-    rewriter.replaceOp(op, select(rewriter, loc, isZero, atZero, scanned));
+    Value r = select(rewriter, loc, isZero, atZero, scanned);
+    Value baseInRange = cmp(rewriter, loc, P::ult, adaptor.getBase(), c(32));
+    rewriter.replaceOp(op, select(rewriter, loc, baseInRange, r, none));
     return success();
   }
 };
