@@ -41,11 +41,16 @@ bool TargetInfo::needsAtomicCasLoop(AtomicOp op, DataType type) const {
 
 Value TargetInfo::isSpace(OpBuilder &b, Operation *user, Value ptr, Value address, StateSpace space,
                           Value window, std::string &whyNot) const {
-  if (space != StateSpace::Global && space != StateSpace::Shared && space != StateSpace::Local)
-    whyNot = "no generic window for it";
-  else
+  if (inGenericWindow(space, whyNot))
     whyNot = "no address space queries";
   return Value();
+}
+
+bool TargetInfo::inGenericWindow(StateSpace space, std::string &whyNot) {
+  if (space == StateSpace::Global || space == StateSpace::Shared || space == StateSpace::Local)
+    return true;
+  whyNot = "no generic window for it";
+  return false;
 }
 
 /// gpu.shuffle idx over the 32 lanes of the sub-group.

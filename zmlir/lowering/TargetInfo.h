@@ -223,6 +223,11 @@ public:
   virtual void finishTraps(mlir::gpu::GPUModuleOp module, const PTXLoweringState &state) const {}
 
 protected:
+  /// Whether a generic address can point into `space` (.global, .shared,
+  /// .local: .const and .param have no generic window off NVPTX); if not,
+  /// says so in `whyNot`.
+  static bool inGenericWindow(ptx::StateSpace space, std::string &whyNot);
+
   unsigned waveSize;
 };
 

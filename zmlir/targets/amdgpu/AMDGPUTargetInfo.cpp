@@ -77,10 +77,8 @@ public:
 
   Value isSpace(OpBuilder &b, Operation *user, Value ptr, Value address, StateSpace space,
                 Value window, std::string &whyNot) const override {
-    if (space != StateSpace::Global && space != StateSpace::Shared && space != StateSpace::Local) {
-      whyNot = "no generic window for it";
+    if (!inGenericWindow(space, whyNot))
       return Value();
-    }
     Location loc = user->getLoc();
     mlir::Type i1 = b.getI1Type();
     auto is = [&](StringRef name) { return callIntrinsic(b, loc, i1, name, ptr); };

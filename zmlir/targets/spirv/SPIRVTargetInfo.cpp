@@ -103,10 +103,8 @@ public:
   /// shared window is known: [base, base + the launch's window size).
   Value isSpace(OpBuilder &b, Operation *user, Value ptr, Value address, StateSpace space,
                 Value window, std::string &whyNot) const override {
-    if (space != StateSpace::Global && space != StateSpace::Shared && space != StateSpace::Local) {
-      whyNot = "no generic window for it";
+    if (!inGenericWindow(space, whyNot))
       return Value();
-    }
     if (space != StateSpace::Shared) {
       whyNot = "OpenCL cannot tell global from private generic addresses";
       return Value();
