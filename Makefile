@@ -16,7 +16,7 @@ LLVM_BIN := $(LLVM_ROOT)/bin
 APT_PACKAGES := mlir-22-tools libmlir-22-dev llvm-22-dev llvm-22-tools lld-22 \
 	clang-format-22 spirv-tools ninja-build ocl-icd-libopencl1 clinfo libamdhip64-5 libze1
 PIP_PACKAGES := 'scikit-build-core>=0.10' 'nanobind>=2.0' cmake ninja \
-	lark numpy cffi zstandard pytest lit filecheck ruff \
+	lark numpy cffi zstandard lz4 pytest lit filecheck ruff \
 	intel-opencl-rt intel-cmplr-lib-rt 'tbb==2023.*'
 
 NATIVE_SOURCES := $(shell find zmlir -name '*.cpp' -o -name '*.h' -o -name '*.td' \

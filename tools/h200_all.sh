@@ -4,7 +4,7 @@
 #   python tools/capture_golden.py --prepare-nvptx .device/nvptx
 #   python tools/run_programs_passthrough.py prepare .device/passthrough
 #   python bench/runtime_bench.py prepare .device/runtime_bench
-#   wheels of cffi, pycparser and zstandard for Python 3.12 in .whl/ (pip download)
+#   wheels of cffi, pycparser, zstandard and lz4 for Python 3.12 in .whl/ (pip download)
 # then run `bash tools/h200_all.sh` there with .device and .whl carried. $OUT receives
 # the golden data (golden_a/b.tgz: test/ptx/golden/*.npz and nvptx.json, zmlir's NVPTX
 # verdicts), the passthrough program runs, the launch/load benchmark and their logs.
@@ -13,7 +13,7 @@ export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 M="$OUT/misc.log"
-python3 -m pip install -q --no-index --find-links .whl cffi pycparser zstandard >"$M" 2>&1
+python3 -m pip install -q --no-index --find-links .whl cffi pycparser zstandard lz4 >"$M" 2>&1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >> "$M"
 python3 --version >> "$M"
 if [ "${SKIP_CAPTURE:-0}" != 1 ]; then

@@ -111,8 +111,8 @@ def elf_section(path: Path, wanted: str) -> bytes:
 
 
 def ptx_keys(exe: Path) -> list[str]:
-    """The nvptx_cache keys of the PTX the driver picks from each fatbin in
-    `exe` that has PTX (the same selection and text as driver._fatbin_ptx)."""
+    """The nvptx_cache keys of the PTX the driver may pick from each fatbin in
+    `exe` that has PTX (the same candidates and text as module._fatbin_ptx)."""
     from zmlir.runtime.backends.nvptx_cache import ptx_key
 
     return [ptx_key(text) for text in driver_ptx_texts(exe)]
@@ -122,20 +122,22 @@ def driver_ptx_texts(exe: Path) -> list[str]:
     from zmlir.runtime.cuda import fatbin
     from zmlir.runtime.cuda.constants import COMPUTE_CAPABILITY
 
-    max_sm = COMPUTE_CAPABILITY[0] * 10 + COMPUTE_CAPABILITY[1]
+    reported_sm = COMPUTE_CAPABILITY[0] * 10 + COMPUTE_CAPABILITY[1]
     section = elf_section(exe, ".nv_fatbin")
     magic = struct.pack("<I", fatbin.FATBIN_MAGIC)
     texts, offset = [], section.find(magic)
     while offset >= 0:
         size = fatbin.fatbin_size(section[offset:offset + 16])
         try:
-            entry = fatbin.select_ptx(fatbin.parse(section[offset:offset + size]), max_sm)
+            # Every candidate: the driver takes the first that compiles.
+            candidates = fatbin.ptx_candidates(fatbin.parse(section[offset:offset + size]),
+                                               reported_sm)
         except fatbin.FatbinError:
             # SASS only (static cudart brings one of its own): nothing we could
             # run, and nothing the program's kernels need.
             pass
         else:
-            texts.append(entry.ptx_text())
+            texts.extend(entry.ptx_text() for entry in candidates)
         offset = section.find(magic, offset + size)
     return texts
 

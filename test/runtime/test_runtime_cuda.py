@@ -73,6 +73,26 @@ def test_program_runs_unmodified(program: str, cudart: str, build_dir: Path, lib
     assert result.stdout.strip().endswith("PASS")
 
 
+@pytest.mark.parametrize("gencode, expected", [
+    # -arch=sm_90 with LZ4 (nvcc 12's default compression): PTX newer than
+    # the capability we report still compiles.
+    (["-gencode=arch=compute_90,code=[sm_90,compute_90]", "--compress-mode=speed"], "PASS"),
+    # NVIDIA machine code only: the program starts; its launch fails as on a
+    # GPU the binary was not built for.
+    (["-gencode=arch=compute_90,code=sm_90"], "no kernel image is available"),
+])
+def test_fatbin_of_any_architecture(gencode: list[str], expected: str, build_dir: Path,
+                                    libdir: str) -> None:
+    exe = build_dir / f"vector_add.{abs(hash(tuple(gencode)))}"
+    subprocess.run([tool("nvcc"), *gencode, f"-I{PROGRAMS_DIR}",
+                    str(PROGRAMS_DIR / "vector_add.cu"), "-o", str(exe)],
+                   check=True, capture_output=True)
+    result = subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(exe)],
+                            capture_output=True, text=True, timeout=300)
+    assert expected in result.stdout + result.stderr
+    assert result.returncode == (0 if expected == "PASS" else 1), result.stdout + result.stderr
+
+
 def test_without_zmlir_the_program_finds_no_driver(build_dir: Path) -> None:
     # The same binary with no libcuda at all: the runtime reports it, which
     # shows the passing runs above really went through our library.

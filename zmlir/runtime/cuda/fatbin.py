@@ -4,8 +4,16 @@ A host program registers a `__fatBinC_Wrapper_t` (magic 0x466243B1) whose
 `data` points at a fatbin: a 16-byte header (magic 0xBA55ED50, version 1,
 header size, size of what follows) and then entries, each with its own
 header (kind 1 = PTX, 2 = ELF/SASS; the SM it is for; flags saying 64-bit and
-whether the payload is LZ4- or zstd-compressed). nvcc 13 compresses with zstd
-by default. We run PTX only: SASS is NVIDIA machine code.
+whether the payload is LZ4- or zstd-compressed). nvcc 12 compresses with
+LZ4 (block format), nvcc 13 with zstd. We run PTX only: SASS is NVIDIA
+machine code.
+
+Which PTX: any architecture's. The compute capability the driver reports
+(constants.COMPUTE_CAPABILITY) is what programs plan for; it does not limit
+which PTX we compile, since PTX for a newer architecture compiles as long as
+every instruction in it is one we lower. `ptx_candidates` orders them: the
+newest PTX not above the reported capability first (what NVIDIA's driver
+would JIT), then the newer ones, oldest first (the fewest new instructions).
 """
 
 from __future__ import annotations
@@ -59,8 +67,12 @@ def _decompress(flags: int, data: bytes, size: int) -> bytes:
         except zstandard.ZstdError as err:
             raise FatbinError(f"corrupt zstd-compressed fatbin entry: {err}") from None
     if flags & FLAG_LZ4:
-        raise FatbinError("LZ4-compressed fatbin entries are not supported "
-                          "(rebuild with -compress-mode=zstd or =none)")
+        import lz4.block
+
+        try:
+            return lz4.block.decompress(data, uncompressed_size=size)
+        except lz4.block.LZ4BlockError as err:
+            raise FatbinError(f"corrupt LZ4-compressed fatbin entry: {err}") from None
     return data
 
 
@@ -93,12 +105,15 @@ def parse(data: bytes) -> list[Entry]:
     return entries
 
 
-def select_ptx(entries: list[Entry], max_sm: int) -> Entry:
-    """The PTX entry for the newest architecture not above `max_sm`."""
-    ptx = [e for e in entries if e.is_ptx and e.sm <= max_sm]
+def ptx_candidates(entries: list[Entry], reported_sm: int) -> list[Entry]:
+    """The PTX entries in the order to try them (see the module's docstring);
+    FatbinError if there is none."""
+    ptx = [e for e in entries if e.is_ptx]
     if not ptx:
-        kinds = ", ".join(sorted({f"{'PTX' if e.is_ptx else 'SASS'} sm_{e.sm}" for e in entries}))
-        raise FatbinError(f"no PTX for sm_{max_sm} or older in this fatbin (it holds: "
-                          f"{kinds or 'nothing'}); rebuild with PTX, e.g. "
-                          f"-gencode arch=compute_{min(max_sm, 80)},code=compute_{min(max_sm, 80)}")
-    return max(ptx, key=lambda e: e.sm)
+        kinds = ", ".join(sorted({f"SASS sm_{e.sm}" for e in entries}))
+        raise FatbinError(f"no PTX in this fatbin (it holds: {kinds or 'nothing'}), only "
+                          f"NVIDIA machine code; rebuild with PTX, e.g. -gencode "
+                          f"arch=compute_{reported_sm},code=compute_{reported_sm}")
+    older = sorted((e for e in ptx if e.sm <= reported_sm), key=lambda e: -e.sm)
+    newer = sorted((e for e in ptx if e.sm > reported_sm), key=lambda e: e.sm)
+    return older + newer

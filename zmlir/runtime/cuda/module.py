@@ -17,13 +17,15 @@ from zmlir.runtime.cuda.objects import Module, UncompiledLibrary
 from zmlir.runtime.cuda.state import log
 
 E = CUresult
+REPORTED_SM = COMPUTE_CAPABILITY[0] * 10 + COMPUTE_CAPABILITY[1]
 
 
 class ModuleAPI(FunctionAPI):
     # -- loading --------------------------------------------------------------
 
-    def _image_ptx(self, image: Any) -> tuple[str, str]:
-        """(PTX text, a name for diagnostics) of a module image in memory."""
+    def _image_ptx(self, image: Any) -> list[tuple[str, str]]:
+        """The PTX texts of a module image in memory, with a name for
+        diagnostics each, in the order to try them (fatbin.ptx_candidates)."""
         address = self.ptr(image)
         if address == 0:
             raise CudaError(E.CUDA_ERROR_INVALID_VALUE, "null module image")
@@ -42,22 +44,39 @@ class ModuleAPI(FunctionAPI):
             raise CudaError(E.CUDA_ERROR_NO_BINARY_FOR_GPU,
                             "module image is NVIDIA machine code (cubin), not PTX")
         text = self.ffi.string(self.ffi.cast("char *", address)).decode("utf-8", "replace")
-        return text, "module.ptx"
+        return [(text, "module.ptx")]
 
-    def _fatbin_ptx(self, address: int) -> tuple[str, str]:
+    def _fatbin_ptx(self, address: int) -> list[tuple[str, str]]:
         header = bytes(self.ffi.buffer(self.ffi.cast("char *", address), 16))
-        size = fatbin.fatbin_size(header)
-        data = bytes(self.ffi.buffer(self.ffi.cast("char *", address), size))
         try:
-            entry = fatbin.select_ptx(fatbin.parse(data), COMPUTE_CAPABILITY[0] * 10
-                                      + COMPUTE_CAPABILITY[1])
+            size = fatbin.fatbin_size(header)
+            data = bytes(self.ffi.buffer(self.ffi.cast("char *", address), size))
+            entries = fatbin.ptx_candidates(fatbin.parse(data), REPORTED_SM)
         except fatbin.FatbinError as err:
             raise CudaError(E.CUDA_ERROR_NO_BINARY_FOR_GPU, str(err)) from None
-        return entry.ptx_text(), f"fatbin@0x{address:x}.sm_{entry.sm}.ptx"
+        return [(e.ptx_text(), f"fatbin@0x{address:x}.sm_{e.sm}.ptx") for e in entries]
 
     def load_module(self, image: Any) -> int:
         self.require_init()
-        ptx, name = self._image_ptx(image)
+        candidates = self._image_ptx(image)
+        first_error: CudaError | None = None
+        for ptx, name in candidates:
+            try:
+                module = self._load_ptx(ptx, name)
+            except CudaError as err:
+                # PTX for another architecture may use what we cannot lower
+                # where an older one does not: try the next; report the first.
+                if err.code != E.CUDA_ERROR_INVALID_PTX:
+                    raise
+                first_error = first_error or err
+                continue
+            handle = self.handles.add(module)
+            module.handle = module.handle or handle
+            return handle
+        assert first_error is not None
+        raise first_error
+
+    def _load_ptx(self, ptx: str, name: str) -> Module:
         key = hashlib.sha256(ptx.encode()).hexdigest()
         module = self.modules_by_hash.get(key)
         if module is None:
@@ -70,9 +89,7 @@ class ModuleAPI(FunctionAPI):
             module = Module(name, compiled, program)
             module.trap_word = self._trap_word(module)
             self.modules_by_hash[key] = module
-        handle = self.handles.add(module)
-        module.handle = module.handle or handle
-        return handle
+        return module
 
     def _trap_word(self, module: Module) -> int:
         """The address of the module's trap word (0: it has none), the
@@ -158,7 +175,7 @@ class ModuleAPI(FunctionAPI):
         try:
             handle = self.load_module(code)
         except CudaError as err:
-            if err.code != E.CUDA_ERROR_INVALID_PTX:
+            if err.code not in (E.CUDA_ERROR_INVALID_PTX, E.CUDA_ERROR_NO_BINARY_FOR_GPU):
                 raise
             handle = self.handles.add(UncompiledLibrary(err))
         self.out(plib, self.handle_ptr(handle))

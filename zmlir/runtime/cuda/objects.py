@@ -52,7 +52,8 @@ class Module:
 
 @dataclass
 class UncompiledLibrary:
-    """A library whose PTX did not compile (logged when it was loaded). CUDA
+    """A library whose PTX did not compile, or that holds no PTX at all
+    (logged when it was loaded). CUDA
     loads libraries lazily and cudart loads every fatbin of a program at
     start-up, so the error belongs to the library's first use: a program
     can still ask the device what it supports before it needs the kernel."""

@@ -1,0 +1,316 @@
+"""Builds NVIDIA's cuda-samples standalone with nvcc and runs them on zmlir.
+
+The samples are not ours and are never committed: pass the path of a
+checkout (https://github.com/NVIDIA/cuda-samples). Nothing is fetched.
+
+  build CHECKOUT OUT [--arch sm_75] [--only a,b] [--jobs N]
+      One directory per sample under OUT/<arch>/: its executable, built with
+      `nvcc -arch=ARCH` from the sources its CMakeLists.txt names (no
+      relocatable device code), the data files it reads, and for the
+      driver-API samples the kernel fatbin it loads, built with PTX embedded
+      (`-fatbin -arch=ARCH`); --cuda-libs names a folder with NVRTC's
+      include/ and lib/ (NVIDIA's wheels nvidia-cuda-nvrtc and nvidia-curand:
+      cuRAND's device API is headers only). Samples that need a library beyond cudart and
+      NVRTC, or graphics/MPI/OpenMP interop, are listed as skipped with why.
+
+  run OUT [--arch sm_75] [--backend opencl] [--timeout 300] [--results FILE]
+      Runs every built sample under `zmlir run` in its own directory (with
+      --backend native: on NVIDIA's driver, without zmlir) and
+      writes a Markdown table (program, result, first cause) and a JSON
+      file beside it. A sample passes when it exits 0; 2 is the samples'
+      EXIT_WAIVED. Exit status 1 if any sample failed, crashed or hung.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+TIERS = ("0_Introduction", "1_Utilities", "2_Concepts_and_Techniques", "3_CUDA_Features",
+         "4_CUDA_Libraries", "5_Domain_Specific", "6_Performance")
+# What a sample links or includes -> why we skip it (not cudart, not NVRTC).
+NEEDS = {
+    r"CUDA::cublas": "cuBLAS", r"CUDA::cufft": "cuFFT", r"CUDA::curand": "cuRAND",
+    r"CUDA::cusolver": "cuSOLVER", r"CUDA::cusparse": "cuSPARSE", r"CUDA::npp": "NPP",
+    r"\bnvjpeg\b|\bnvJPEG\b": "nvJPEG", r"\b(OpenGL|GLUT|GLEW)\b": "OpenGL",
+    r"\bEGL\b": "EGL", r"\bVulkan\b": "Vulkan", r"\bMPI\b": "MPI",
+    r"\bOpenMP\b": "OpenMP", r"\bNVSCI\b|\bnvsci": "NvSci", r"\bFreeImage\b": "FreeImage",
+    r"\bd3d1[12]|\bD3D1": "Direct3D", r"\bX11\b": "X11", r"\bcudla\b|\bcuDLA\b": "cuDLA",
+    r"CUDA::nvml": "NVML", r"\bnvJitLink\b": "nvJitLink",
+}
+# Features of the second tier (issue 19): reported, not skipped.
+FEATURES = {
+    "textures": r"cudaTextureObject_t|texture<|cudaCreateTextureObject|cuTexObjectCreate"
+                r"|surf2Dwrite|cudaSurfaceObject_t|cudaMallocArray|cudaMalloc3DArray",
+    "graphs": r"cudaGraphCreate|cudaStreamBeginCapture|cuGraphCreate",
+    "device heap": r"cudaLimitMallocHeapSize",
+    "cooperative launch": r"cudaLaunchCooperativeKernel|grid\.sync\(\)",
+    "multi-GPU/IPC": r"cudaIpc|cuIpc|cudaDeviceEnablePeerAccess|cuMemExportToShareableHandle",
+}
+EXIT_WAIVED = 2
+
+
+@dataclass
+class Sample:
+    name: str
+    tier: str
+    path: Path
+    sources: list[str]
+    fatbins: list[tuple[str, str]]  # (output name, kernel source)
+    libs: list[str]
+    skip: str
+    features: list[str]
+
+
+def _cmake_sources(text: str, name: str) -> list[str]:
+    match = re.search(r"add_executable\(\s*" + re.escape(name) + r"\s+([^)]*)\)", text)
+    if not match:
+        return []
+    return [s for s in match.group(1).split() if re.search(r"\.(cu|cpp|c|cc)$", s)]
+
+
+def discover(checkout: Path) -> list[Sample]:
+    samples = []
+    for tier in TIERS:
+        for path in sorted((checkout / "Samples" / tier).iterdir()):
+            cmake = path / "CMakeLists.txt"
+            if not cmake.exists():
+                continue
+            text = cmake.read_text(errors="replace")
+            code = " ".join(p.read_text(errors="replace") for p in path.iterdir()
+                            if p.suffix in (".cu", ".cpp", ".cuh", ".h", ".c"))
+            needs = sorted({why for pat, why in NEEDS.items() if re.search(pat, text)})
+            sources = _cmake_sources(text, path.name)
+            fatbins = []
+            out = re.search(r'set\(CUDA_FATBIN_FILE\s+"\$\{CMAKE_CURRENT_BINARY_DIR\}/([^"]+)"', text)
+            src = re.search(r'set\(CUDA_KERNEL_SOURCE\s+"\$\{CMAKE_CURRENT_SOURCE_DIR\}/([^"]+)"',
+                            text)
+            if out and src:
+                fatbins.append((out.group(1), src.group(1)))
+            ptx = re.search(r'set\(CUDA_PTX_FILE\s+"\$\{CMAKE_CURRENT_BINARY_DIR\}/([^"]+)"', text)
+            if ptx and src:
+                fatbins.append((ptx.group(1), src.group(1)))
+            skip = ""
+            if needs:
+                skip = "needs " + ", ".join(needs)
+            elif not sources:
+                skip = "no executable in CMakeLists.txt (not for this platform)"
+            libs = []
+            if "CUDA::cuda_driver" in text:
+                libs += [f"-L{_libcuda_dir()}", "-lcuda"]
+            if "CUDA::nvrtc" in text:
+                libs.append("-lnvrtc")
+            features = [f for f, pat in FEATURES.items() if re.search(pat, code + text)]
+            samples.append(Sample(path.name, tier, path, sources, fatbins, libs, skip, features))
+    return samples
+
+
+def _libcuda_dir() -> str:
+    """Where to find a libcuda.so to link: the toolkit's stub if it has one,
+    else ours (the same soname, libcuda.so.1, as NVIDIA's)."""
+    toolkit = Path(_nvcc()).resolve().parent.parent
+    for stubs in (toolkit / "lib64" / "stubs", toolkit / "targets/x86_64-linux/lib/stubs"):
+        if (stubs / "libcuda.so").exists():
+            return str(stubs)
+    return subprocess.run([sys.executable, "-m", "zmlir.cli", "libdir"], check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+def _nvcc() -> str:
+    for candidate in (shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc"):
+        if candidate and Path(candidate).exists():
+            return candidate
+    raise SystemExit("nvcc not found (PATH or /usr/local/cuda/bin)")
+
+
+def _build_one(sample: Sample, checkout: Path, out: Path, arch: str,
+               cuda_libs: Path | None) -> dict:
+    target = out / sample.name
+    shutil.rmtree(target, ignore_errors=True)
+    # Data, kernel sources for NVRTC and headers: the sample's own files.
+    if sample.skip:
+        return {"name": sample.name, "built": False, "why": sample.skip}
+    shutil.copytree(sample.path, target, ignore=shutil.ignore_patterns("doc", "*.md"))
+    for data in list((target / "data").glob("*")) if (target / "data").is_dir() else []:
+        if data.is_file():
+            shutil.copy(data, target / data.name)
+    nvcc = _nvcc()
+    common = [f"-arch={arch}", "-std=c++17", "-Wno-deprecated-gpu-targets", "--extended-lambda",
+              f"-I{checkout / 'Common'}", f"-I{sample.path}", f"-I{sample.path / 'inc'}"]
+    if cuda_libs:  # NVRTC's and cuRAND's device headers from NVIDIA's wheels (nvidia/cu13)
+        common += [f"-I{cuda_libs / 'include'}", f"-L{cuda_libs / 'lib'}",
+                   f"-Xlinker=-rpath={cuda_libs / 'lib'}"]
+    steps = [[nvcc, *common, "-fatbin", "-o", str(target / fat), str(sample.path / src)]
+             for fat, src in sample.fatbins if fat.endswith(".fatbin")]
+    steps += [[nvcc, *common, "-ptx", "-o", str(target / fat), str(sample.path / src)]
+              for fat, src in sample.fatbins if fat.endswith(".ptx")]
+    steps.append([nvcc, *common, *[str(sample.path / s) for s in sample.sources],
+                  "-o", str(target / sample.name), *sample.libs])
+    for cmd in steps:
+        result = subprocess.run(cmd, capture_output=True, text=True)
+        if result.returncode != 0 and "separate compilation mode" in result.stderr:
+            # Dynamic parallelism: CMake's CUDA_SEPARABLE_COMPILATION brings it.
+            cmd = [*cmd, "-rdc=true", "-lcudadevrt"]
+            result = subprocess.run(cmd, capture_output=True, text=True)
+            sample.features.append("dynamic parallelism")
+        if result.returncode != 0:
+            why = next((ln for ln in result.stderr.splitlines() if "error" in ln),
+                       result.stderr.strip()[-200:])
+            return {"name": sample.name, "built": False, "why": f"nvcc: {why.strip()}"}
+    return {"name": sample.name, "built": True, "why": ""}
+
+
+def build(checkout: Path, out: Path, arch: str, only: set[str], jobs: int,
+          cuda_libs: Path | None) -> int:
+    out = out / arch
+    out.mkdir(parents=True, exist_ok=True)
+    samples = [s for s in discover(checkout) if not only or s.name in only]
+    with ThreadPoolExecutor(jobs) as pool:
+        built = list(pool.map(lambda s: _build_one(s, checkout, out, arch, cuda_libs), samples))
+    manifest = {s.name: {**r, "tier": s.tier, "features": s.features}
+                for s, r in zip(samples, built, strict=True)}
+    old = out / "manifest.json"
+    if only and old.exists():
+        manifest = {**json.loads(old.read_text()), **manifest}
+    old.write_text(json.dumps(manifest, indent=1))
+    for r in built:
+        print(f"{r['name']:40s} {'built' if r['built'] else r['why']}")
+    return 0
+
+
+@dataclass
+class Outcome:
+    name: str
+    tier: str
+    result: str  # PASS, WAIVED, FAIL, CRASH, HANG, SKIP, BUILD
+    cause: str
+    seconds: float
+    features: list[str]
+
+
+_CAUSE = re.compile(r"unsupported|error|Error|ERROR|FAIL|fail|mismatch|Mismatch|not supported"
+                    r"|exception|Segmentation|Abort|abort|differ|incorrect|wrong", re.ASCII)
+
+
+def _first_cause(text: str) -> str:
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    for line in lines:
+        if _CAUSE.search(line):
+            return line[:160]
+    return (lines[-1] if lines else "")[:160]
+
+
+def _run_one(name: str, entry: dict, out: Path, backend: str, timeout: int) -> Outcome:
+    features = entry.get("features", [])
+    if not entry["built"]:
+        kind = "SKIP" if entry["why"].startswith(("needs", "no executable")) else "BUILD"
+        return Outcome(name, entry["tier"], kind, entry["why"], 0.0, features)
+    env = dict(os.environ, ZMLIR_BACKEND=backend)
+    cmd = [sys.executable, "-m", "zmlir.cli", "run", "--", f"./{name}"]
+    if backend == "native":  # NVIDIA's own driver, for the baseline
+        cmd = [f"./{name}"]
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=out / name, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        stdout, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        stdout, _ = proc.communicate()
+        result, cause = "HANG", f"no exit after {timeout} s"
+    else:
+        rc = proc.returncode
+        if rc == 0:
+            result, cause = "PASS", ""
+        elif rc == EXIT_WAIVED:
+            result, cause = "WAIVED", _first_cause(stdout.decode(errors="replace"))
+        elif rc < 0 or rc >= 128:
+            sig = -rc if rc < 0 else rc - 128
+            result = "CRASH"
+            cause = f"signal {signal.Signals(sig).name}: " + _first_cause(
+                stdout.decode(errors="replace"))
+        else:
+            result, cause = "FAIL", _first_cause(stdout.decode(errors="replace"))
+    seconds = time.perf_counter() - start
+    (out / name / "zmlir-run.log").write_bytes(stdout)
+    return Outcome(name, entry["tier"], result, cause, round(seconds, 1), features)
+
+
+def run(out: Path, arch: str, backend: str, timeout: int, results: Path, only: set[str],
+        jobs: int) -> int:
+    out = out / arch
+    manifest = json.loads((out / "manifest.json").read_text())
+    names = [n for n in manifest if not only or n in only]
+    with ThreadPoolExecutor(jobs) as pool:
+        outcomes = list(pool.map(lambda n: _run_one(n, manifest[n], out, backend, timeout),
+                                 names))
+    for o in outcomes:
+        print(f"{o.name:40s} {o.result:6s} {o.seconds:6.1f}s {o.cause}", flush=True)
+    if only and results.with_suffix(".json").exists():
+        previous = {o["name"]: o for o in json.loads(results.with_suffix(".json").read_text())}
+        previous.update({o.name: asdict(o) for o in outcomes})
+        outcomes = [Outcome(**o) for o in previous.values()]
+    write_results(outcomes, results, arch, backend)
+    bad = [o for o in outcomes if o.result in ("FAIL", "CRASH", "HANG")]
+    return 1 if bad else 0
+
+
+def write_results(outcomes: list[Outcome], results: Path, arch: str, backend: str) -> None:
+    results.parent.mkdir(parents=True, exist_ok=True)
+    results.with_suffix(".json").write_text(json.dumps([asdict(o) for o in outcomes], indent=1))
+    counts: dict[str, int] = {}
+    for o in outcomes:
+        counts[o.result] = counts.get(o.result, 0) + 1
+    lines = [f"# cuda-samples, `nvcc -arch={arch}`, zmlir backend `{backend}`", "",
+             "Written by `bench/cuda_samples.py run`. " +
+             ", ".join(f"{k} {v}" for k, v in sorted(counts.items())), "",
+             "| program | tier | result | seconds | features | first cause |",
+             "|---|---|---|---|---|---|"]
+    for o in sorted(outcomes, key=lambda o: (o.tier, o.name)):
+        cause = o.cause.replace("|", "\\|")
+        lines.append(f"| {o.name} | {o.tier.split('_', 1)[0]} | {o.result} | {o.seconds} | "
+                     f"{', '.join(o.features)} | {cause} |")
+    results.write_text("\n".join(lines) + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    b = sub.add_parser("build")
+    b.add_argument("checkout", type=Path)
+    b.add_argument("out", type=Path)
+    b.add_argument("--cuda-libs", type=Path, help="a folder with include/ and lib/ of NVIDIA's "
+                   "library wheels (nvidia/cu13), for NVRTC")
+    r = sub.add_parser("run")
+    r.add_argument("out", type=Path)
+    r.add_argument("--backend", default="opencl")
+    r.add_argument("--timeout", type=int, default=300)
+    r.add_argument("--results", type=Path)
+    for p in (b, r):
+        p.add_argument("--arch", default="sm_75")
+        p.add_argument("--only", default="")
+        p.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args(argv)
+    only = {n for n in args.only.split(",") if n}
+    if args.command == "build":
+        return build(args.checkout.resolve(), args.out.resolve(), args.arch, only, args.jobs,
+                     args.cuda_libs)
+    results = args.results or REPO / "bench" / "results" / f"cuda_samples_{args.arch}_{args.backend}.md"
+    return run(args.out.resolve(), args.arch, args.backend, args.timeout, results, only, args.jobs)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
