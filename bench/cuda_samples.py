@@ -119,12 +119,20 @@ def discover(checkout: Path) -> list[Sample]:
 def _libcuda_dir() -> str:
     """Where to find a libcuda.so to link: the toolkit's stub if it has one,
     else ours (the same soname, libcuda.so.1, as NVIDIA's)."""
-    toolkit = Path(_nvcc()).resolve().parent.parent
+    toolkit = _toolkit()
     for stubs in (toolkit / "lib64" / "stubs", toolkit / "targets/x86_64-linux/lib/stubs"):
         if (stubs / "libcuda.so").exists():
             return str(stubs)
     return subprocess.run([sys.executable, "-m", "zmlir.cli", "libdir"], check=True,
                           capture_output=True, text=True).stdout.strip()
+
+
+def _toolkit() -> Path:
+    """The CUDA toolkit nvcc belongs to (nvcc on PATH may be a wrapper)."""
+    dry = subprocess.run([_nvcc(), "--dryrun", "-c", "-x", "cu", "/dev/null", "-o", "/dev/null"],
+                         capture_output=True, text=True).stderr
+    top = re.search(r"TOP=(\S+)", dry)
+    return Path(top.group(1)).resolve() if top else Path(_nvcc()).resolve().parent.parent
 
 
 def _nvcc() -> str:
@@ -145,12 +153,23 @@ def _build_one(sample: Sample, checkout: Path, out: Path, arch: str,
     for data in list((target / "data").glob("*")) if (target / "data").is_dir() else []:
         if data.is_file():
             shutil.copy(data, target / data.name)
+    # Toolkit headers an NVRTC sample reads at run time, copied as its CMake does.
+    include = _toolkit() / "include"
+    text = (sample.path / "CMakeLists.txt").read_text()
+    for header, dest in re.findall(r"\$\{CUDA_INCLUDE_DIR\}/(\S+)(?:\s+\$\{CMAKE_CURRENT_BINARY_DIR\}"
+                                   r"/(\S+))?", text):
+        source = include / header
+        if source.is_dir():
+            shutil.copytree(source, target / (dest or source.name), dirs_exist_ok=True)
+        elif source.is_file():
+            shutil.copy(source, target / source.name)
     nvcc = _nvcc()
     common = [f"-arch={arch}", "-std=c++17", "-Wno-deprecated-gpu-targets", "--extended-lambda",
               f"-I{checkout / 'Common'}", f"-I{sample.path}", f"-I{sample.path / 'inc'}"]
     if cuda_libs:  # NVRTC's and cuRAND's device headers from NVIDIA's wheels (nvidia/cu13)
+        # DT_RPATH, not RUNPATH: libnvrtc finds its builtins library through it.
         common += [f"-I{cuda_libs / 'include'}", f"-L{cuda_libs / 'lib'}",
-                   f"-Xlinker=-rpath={cuda_libs / 'lib'}"]
+                   f"-Xlinker=-rpath={cuda_libs / 'lib'}", "-Xlinker=--disable-new-dtags"]
     steps = [[nvcc, *common, "-fatbin", "-o", str(target / fat), str(sample.path / src)]
              for fat, src in sample.fatbins if fat.endswith(".fatbin")]
     steps += [[nvcc, *common, "-ptx", "-o", str(target / fat), str(sample.path / src)]
@@ -232,7 +251,12 @@ def _run_one(name: str, entry: dict, out: Path, backend: str, timeout: int) -> O
         result, cause = "HANG", f"no exit after {timeout} s"
     else:
         rc = proc.returncode
-        if rc == 0:
+        text = stdout.decode(errors="replace")
+        uncompiled = next((ln for ln in text.splitlines() if "zmlir: cannot compile" in ln), "")
+        if rc == 0 and uncompiled:
+            # Exit 0 without checking launches: its kernels never ran.
+            result, cause = "FAIL", "exit 0, but " + uncompiled.strip()[:140]
+        elif rc == 0:
             result, cause = "PASS", ""
         elif rc == EXIT_WAIVED:
             result, cause = "WAIVED", _first_cause(stdout.decode(errors="replace"))

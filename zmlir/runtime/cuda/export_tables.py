@@ -29,6 +29,9 @@ class Table:
     uuid: str
     length: int
     sized: bool = True  # slot 0 holds the table's size in bytes
+    # Tools hooks cudart calls on every run and does without: their unknown
+    # slots answer quietly (logged only under ZMLIR_LOG).
+    optional: bool = False
     slots: dict[int, Slot] = field(default_factory=dict)
 
     @property
@@ -46,8 +49,9 @@ TABLES = [
         8: Slot("get_module_from_cubin_ext2",
                 "CUresult(void *, CUmodule *, void *, void *, unsigned int)"),
     }),
-    Table("TOOLS_TLS", "42D85A81-23F6-CB47-8298-F6E78A3AECDC", 4),
-    Table("TOOLS_RUNTIME_CALLBACK_HOOKS", "A094798C-2E74-2E74-93F2-0800200C0A66", 7, slots={
+    Table("TOOLS_TLS", "42D85A81-23F6-CB47-8298-F6E78A3AECDC", 4, optional=True),
+    Table("TOOLS_RUNTIME_CALLBACK_HOOKS", "A094798C-2E74-2E74-93F2-0800200C0A66", 7,
+          optional=True, slots={
         2: Slot("unknown_buffer", "void(void **, size_t *)"),
         6: Slot("unknown_buffer", "void(void **, size_t *)"),
     }),
