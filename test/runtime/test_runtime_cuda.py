@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from support import CUDA_DIR, PROGRAMS_DIR, tool
 
+from zmlir.runtime.cuda import api
+
 # A program is one .cu file, or a folder of .cu files linked together.
 PROGRAMS = sorted([p.stem for p in PROGRAMS_DIR.glob("*.cu")]
                   + [p.name for p in PROGRAMS_DIR.iterdir() if p.is_dir()])
@@ -121,6 +123,17 @@ _PROBE = textwrap.dedent("""
     r["retain"] = lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0)
     r["set_current"] = lib.cuCtxSetCurrent(ctx)
     r["alloc"] = lib.cuMemAlloc_v2(ctypes.byref(ptr), 64)
+    # JIT options: the info and error logs, their lengths written back.
+    def load_with_logs(ptx):
+        info, err = ctypes.create_string_buffer(b"?" * 63), ctypes.create_string_buffer(b"?" * 255)
+        opts = (ctypes.c_int * 4)(3, 4, 5, 6)  # INFO_LOG_BUFFER(_SIZE_BYTES), ERROR_...
+        vals = (ctypes.c_void_p * 4)(ctypes.cast(info, ctypes.c_void_p).value, 64,
+                                     ctypes.cast(err, ctypes.c_void_p).value, 256)
+        code = lib.cuModuleLoadDataEx(ctypes.byref(ctypes.c_void_p()), ptx, 4, opts, vals)
+        return [code, info.value.decode(), vals[1] or 0, err.value.decode(), vals[3] or 0]
+    head = b".version 7.0\\n.target sm_80\\n.address_size 64\\n.visible .entry k()\\n{\\n"
+    r["jit_log_ok"] = load_with_logs(head + b" ret;\\n}\\n")
+    r["jit_log_bad"] = load_with_logs(head + b" frobnicate.u32 %r1;\\n}\\n")
     r["alloc_zero"] = lib.cuMemAlloc_v2(ctypes.byref(ptr), 0)
     buf = (ctypes.c_char * 128)()
     r["copy_past_end"] = lib.cuMemcpyHtoD_v2(ptr, buf, 128)
@@ -161,7 +174,16 @@ _PROBE = textwrap.dedent("""
     dev13 = ctypes.c_int(-1)
     r["ctx_get_device_v2"] = [lib.cuCtxGetDevice_v2(ctypes.byref(dev13), ctx), dev13.value,
                               lib.cuCtxGetDevice_v2(ctypes.byref(dev13), ctypes.c_void_p(0xbad0))]
-    r["proc_ctx_create_v3"] = proc(b"cuCtxCreate", 11040)[:2]  # a signature we lack
+    # A signature we lack: NVIDIA's symbol, a stub saying it is not supported.
+    r["proc_ctx_create_v3"] = proc(b"cuCtxCreate", 11040)[:2] + [
+        fn.value == address("cuCtxCreate_v3")]
+    # Every function NVIDIA's libcuda exports is there; those we do not
+    # implement return CUDA_ERROR_NOT_SUPPORTED, also through cuGetProcAddress.
+    names = [n for n in open(sys.argv[2]).read().split() if n.startswith("cu")]
+    r["missing_exports"] = [n for n in names if not hasattr(lib, n)]
+    r["unimplemented_export"] = lib.cuArrayCreate_v2(None, None)
+    code, found, pointer = proc(b"cuArrayCreate", 13000)
+    r["proc_unimplemented"] = [code, found, ctypes.CFUNCTYPE(ctypes.c_int)(pointer)()]
     r["proc_too_old"] = proc(b"cuMemAdvise", 7000)[:2]
     luid, mask = (ctypes.c_char * 8)(), ctypes.c_uint()
     r["unsupported_api"] = lib.cuDeviceGetLuid(luid, ctypes.byref(mask), 0)
@@ -203,8 +225,9 @@ _PROBE = textwrap.dedent("""
 
 
 def test_driver_api_error_paths(libdir: str) -> None:
-    result = subprocess.run([sys.executable, "-c", _PROBE, libdir], capture_output=True,
-                            text=True, timeout=120)
+    exports = Path(api.__file__).with_name("nvidia_exports.txt")
+    result = subprocess.run([sys.executable, "-c", _PROBE, libdir, str(exports)],
+                            capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     r = json.loads(result.stdout.strip().splitlines()[-1])
     assert r["alloc_before_init"] == 3  # CUDA_ERROR_NOT_INITIALIZED
@@ -215,6 +238,10 @@ def test_driver_api_error_paths(libdir: str) -> None:
     assert r["device_out_of_range"] == 101  # CUDA_ERROR_INVALID_DEVICE
     assert r["alloc_without_context"] == 201  # CUDA_ERROR_INVALID_CONTEXT
     assert r["retain"] == 0 and r["set_current"] == 0 and r["alloc"] == 0
+    assert r["jit_log_ok"] == [0, "", 0, "", 0]
+    code, _, _, error_log, error_length = r["jit_log_bad"]
+    assert code == 218 and "module.ptx:6:" in error_log  # CUDA_ERROR_INVALID_PTX
+    assert error_length == len(error_log)
     assert r["alloc_zero"] == 1
     assert r["copy_past_end"] == 1
     assert r["free"] == 0
@@ -227,7 +254,10 @@ def test_driver_api_error_paths(libdir: str) -> None:
     assert r["proc_unknown"] == [500, 1]  # CUDA_ERROR_NOT_FOUND, symbol not found
     assert r["proc_versions"] == [True] * 9
     assert r["ctx_get_device_v2"] == [0, 0, 400]
-    assert r["proc_ctx_create_v3"] == [500, 1]
+    assert r["proc_ctx_create_v3"] == [0, 0, True]
+    assert r["missing_exports"] == []
+    assert r["unimplemented_export"] == 801 and "cuArrayCreate_v2" in result.stderr
+    assert r["proc_unimplemented"] == [0, 0, 801] and "cuArrayCreate" in result.stderr
     assert r["proc_too_old"] == [500, 2]  # CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
     assert r["unsupported_api"] == 801
     assert "cuDeviceGetLuid" in result.stderr

@@ -2,12 +2,19 @@
 
 One declaration list serves the cffi embedding build (these become the
 library's exported symbols) and the driver (each needs a Python body or gets
-a CUDA_ERROR_NOT_SUPPORTED stub that logs its name).
+a CUDA_ERROR_NOT_SUPPORTED stub that logs its name). Every other function
+NVIDIA's libcuda.so.1 exports (nvidia_exports.txt) is a C stub of no
+declared signature that says so through one Python body, zmlir_py_unsupported:
+a program linked against NVIDIA's library loads against ours, and cudart's
+cuGetProcAddress finds the function and reports CUDA_ERROR_NOT_SUPPORTED
+where it would otherwise report that the driver is too old.
 """
 
 from __future__ import annotations
 
 import re
+from functools import cache
+from pathlib import Path
 
 TYPES = """
 typedef int CUresult;
@@ -271,3 +278,40 @@ def fast_path_declarations() -> str:
     """The C functions of fastpath.c the library exports or Python calls."""
     lines = [line for line in FUNCTIONS.splitlines() if re.match(_fast_path_pattern(), line)]
     return "\n".join(lines) + "\n" + FAST_PATH_API
+
+
+# The Python body of every unimplemented export (unimplemented_stubs_c).
+UNSUPPORTED_API = "CUresult zmlir_py_unsupported(const char *name);\n"
+UNSUPPORTED_ADDRESS_API = "uintptr_t zmlir_unsupported_address(const char *name);\n"
+
+
+@cache
+def nvidia_exports() -> tuple[str, ...]:
+    text = (Path(__file__).resolve().parent / "nvidia_exports.txt").read_text()
+    lines = (line.strip() for line in text.splitlines())
+    return tuple(line for line in lines if line and not line.startswith("#"))
+
+
+@cache
+def unimplemented_names() -> tuple[str, ...]:
+    """NVIDIA's exported functions we have no declaration for."""
+    ours = set(function_names())
+    return tuple(name for name in nvidia_exports() if name not in ours)
+
+
+def unimplemented_stubs_c() -> str:
+    """C for the unimplemented exports: one stub each (no declared
+    parameters: the System V ABI lets a caller pass any) and the address
+    lookup cuGetProcAddress uses."""
+    names = unimplemented_names()
+    stubs = "".join(f'CUresult {n}(void) {{ return zmlir_py_unsupported("{n}"); }}\n'
+                    for n in names)
+    table = "".join(f'  {{"{n}", (uintptr_t)&{n}}},\n' for n in names)
+    return (stubs + "static const struct { const char *name; uintptr_t address; } "
+            "zmlir_unsupported_table[] = {\n" + table + "};\n"
+            "uintptr_t zmlir_unsupported_address(const char *name) {\n"
+            "  for (size_t i = 0; i < sizeof zmlir_unsupported_table / "
+            "sizeof *zmlir_unsupported_table; ++i)\n"
+            "    if (strcmp(zmlir_unsupported_table[i].name, name) == 0)\n"
+            "      return zmlir_unsupported_table[i].address;\n"
+            "  return 0;\n}\n")

@@ -88,14 +88,15 @@ def build(out_dir: Path | None = None, verbose: bool = False) -> Path:
     paths = [package_root, *site.getsitepackages()]
     ffibuilder = cffi.FFI()
     python_bodies = api.python_declarations()
-    ffibuilder.embedding_api(api.TYPES + python_bodies)
+    ffibuilder.embedding_api(api.TYPES + python_bodies + api.UNSUPPORTED_API)
     # The launch fast path is C (fastpath.c): its exported functions call
     # their Python bodies (declared first) when the fast path does not apply.
-    ffibuilder.cdef(api.fast_path_declarations())
+    ffibuilder.cdef(api.fast_path_declarations() + api.UNSUPPORTED_ADDRESS_API)
     fast_path = (Path(__file__).resolve().parent / "fastpath.c").read_text()
     prototypes = "\n".join(line for line in python_bodies.splitlines()
                            if api.PYTHON_BODY_PREFIX in line)
-    source = api.TYPES + preinit_c(paths) + prototypes + "\n" + fast_path
+    source = (api.TYPES + preinit_c(paths) + prototypes + "\n" + api.UNSUPPORTED_API
+              + fast_path + api.unimplemented_stubs_c())
     ffibuilder.set_source("_zmlir_cuda", source, extra_compile_args=["-O2"], extra_link_args=[
         f"-Wl,-soname,{SONAME}",
         f"-L{sysconfig.get_config_var('LIBDIR')}",

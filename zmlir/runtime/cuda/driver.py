@@ -84,6 +84,10 @@ def bind(ffi: Any, lib: Any) -> Driver:
         # The fast path's functions are C; their Python bodies go by another name.
         symbol = api.PYTHON_BODY_PREFIX + name if name in api.C_FAST_PATH else name
         ffi.def_extern(name=symbol)(_boundary(name, body, driver))
+
+    def unsupported(name: Any) -> int:
+        return int(driver.unsupported(ffi.string(name).decode(), "not implemented"))
+    ffi.def_extern(name="zmlir_py_unsupported", error=int(E.CUDA_ERROR_UNKNOWN))(unsupported)
     _install_tracer(driver)
     driver.fast.enable(tracing=driver.tracer is not None)
     return driver

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 import struct
+import time
 from typing import Any
 
 from zmlir.runtime.cuda import fatbin
@@ -18,6 +19,45 @@ from zmlir.runtime.cuda.state import log
 
 E = CUresult
 REPORTED_SM = COMPUTE_CAPABILITY[0] * 10 + COMPUTE_CAPABILITY[1]
+
+
+class JitLog:
+    """The JIT options a module load reports back through (cuModuleLoadDataEx,
+    cuLibraryLoadData): the info and error log buffers, filled with a
+    NUL-terminated text whose length replaces the buffer-size option's value
+    (as NVIDIA's driver does), and the wall time in milliseconds."""
+
+    WALL_TIME, INFO_LOG, INFO_LOG_SIZE, ERROR_LOG, ERROR_LOG_SIZE = 2, 3, 4, 5, 6
+
+    def __init__(self, ffi: Any, count: int, options: Any, values: Any) -> None:
+        self.ffi, self.values = ffi, values
+        self.index: dict[int, int] = {}
+        if count and options != ffi.NULL and values != ffi.NULL:
+            self.index = {int(options[i]): i for i in range(count)}
+
+    def __enter__(self) -> JitLog:
+        self.start = time.perf_counter()
+        return self
+
+    def __exit__(self, kind: Any, error: Any, _: Any) -> None:
+        self._write(self.INFO_LOG, self.INFO_LOG_SIZE, "")
+        self._write(self.ERROR_LOG, self.ERROR_LOG_SIZE,
+                    str(error) if isinstance(error, CudaError) else "")
+        if self.WALL_TIME in self.index:
+            slot = self.ffi.cast("float *", self.values + self.index[self.WALL_TIME])
+            slot[0] = (time.perf_counter() - self.start) * 1000.0
+
+    def _write(self, buffer_option: int, size_option: int, text: str) -> None:
+        if buffer_option not in self.index or size_option not in self.index:
+            return
+        buffer = self.values[self.index[buffer_option]]
+        size_slot = self.index[size_option]
+        capacity = int(self.ffi.cast("uintptr_t", self.values[size_slot]))
+        if buffer == self.ffi.NULL or capacity == 0:
+            return
+        data = text.encode()[:capacity - 1] + b"\0"
+        self.ffi.memmove(buffer, data, len(data))
+        self.values[size_slot] = self.ffi.cast("void *", len(data) - 1)
 
 
 class ModuleAPI(FunctionAPI):
@@ -125,7 +165,8 @@ class ModuleAPI(FunctionAPI):
 
     def cuModuleLoadDataEx(self, pmodule: Any, image: Any, n: int, options: Any,
                            values: Any) -> int:
-        return self.cuModuleLoadData(pmodule, image)
+        with JitLog(self.ffi, n, options, values):
+            return self.cuModuleLoadData(pmodule, image)
 
     cuModuleLoadFatBinary = cuModuleLoadData
 
@@ -171,9 +212,11 @@ class ModuleAPI(FunctionAPI):
 
     # Libraries are modules loaded on first use in CUDA; we load eagerly,
     # and one that does not compile fails at its first use (UncompiledLibrary).
-    def cuLibraryLoadData(self, plib: Any, code: Any, *options: Any) -> int:
+    def cuLibraryLoadData(self, plib: Any, code: Any, jit_options: Any, jit_values: Any,
+                          n_jit: int, *library_options: Any) -> int:
         try:
-            handle = self.load_module(code)
+            with JitLog(self.ffi, n_jit, jit_options, jit_values):
+                handle = self.load_module(code)
         except CudaError as err:
             if err.code not in (E.CUDA_ERROR_INVALID_PTX, E.CUDA_ERROR_NO_BINARY_FOR_GPU):
                 raise

@@ -17,6 +17,7 @@ _SYMBOL_FOUND = 0
 _SYMBOL_NOT_FOUND = 1
 _SYMBOL_VERSION_NOT_SUFFICIENT = 2
 _EXPORTED = set(api.function_names())
+_UNIMPLEMENTED = set(api.unimplemented_names())
 
 # Functions whose signature changed between CUDA versions: (the CUDA version
 # that introduced it, our symbol of that signature), oldest first; None where
@@ -40,19 +41,24 @@ VERSIONED: dict[str, tuple[tuple[int, str | None], ...]] = {
 
 def resolve(name: str, version: int | None = None) -> str | None:
     """The exported symbol serving `name` as CUDA `version` declares it
-    (None: the newest), or None."""
+    (None: the newest), or None. One we implement if there is one, else the
+    newest of NVIDIA's (a stub returning CUDA_ERROR_NOT_SUPPORTED)."""
+    return _resolve(name, version, _EXPORTED) or _resolve(name, None, _UNIMPLEMENTED)
+
+
+def _resolve(name: str, version: int | None, exported: set[str]) -> str | None:
     for suffix in ("_ptds", "_ptsz"):
         if name.endswith(suffix):
             name = name[: -len(suffix)]
     versions = VERSIONED.get(name)
-    if versions is not None:
+    if versions is not None and exported is _EXPORTED:
         chosen = [symbol for since, symbol in versions if version is None or since <= version]
         return chosen[-1] if chosen else None
     for version_suffix in range(4, 1, -1):
         candidate = f"{name}_v{version_suffix}"
-        if candidate in _EXPORTED:
+        if candidate in exported:
             return candidate
-    return name if name in _EXPORTED else None
+    return name if name in exported else None
 
 
 def get_proc_address(driver: Any, symbol: Any, pfn: Any, version: int, flags: int,
@@ -71,6 +77,8 @@ def get_proc_address(driver: Any, symbol: Any, pfn: Any, version: int, flags: in
         return CUresult.CUDA_ERROR_NOT_FOUND
     if target in api.C_FAST_PATH:  # C functions: their exported address, not cffi's wrapper
         pfn[0] = ffi.cast("void *", driver.lib.zmlir_fast_address(target.encode()))
+    elif target in _UNIMPLEMENTED:
+        pfn[0] = ffi.cast("void *", driver.lib.zmlir_unsupported_address(target.encode()))
     else:
         pfn[0] = ffi.cast("void *", ffi.addressof(driver.lib, target))
     if status is not None and status != ffi.NULL:
