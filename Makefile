@@ -16,7 +16,7 @@ LLVM_BIN := $(LLVM_ROOT)/bin
 APT_PACKAGES := mlir-22-tools libmlir-22-dev llvm-22-dev llvm-22-tools lld-22 \
 	clang-format-22 spirv-tools ninja-build ocl-icd-libopencl1 clinfo libamdhip64-5 libze1
 PIP_PACKAGES := 'scikit-build-core>=0.10' 'nanobind>=2.0' cmake ninja \
-	lark numpy cffi zstandard lz4 pytest lit filecheck ruff \
+	lark numpy cffi zstandard lz4 pytest lit filecheck ruff 'nvidia-cuda-nvrtc==13.0.*' \
 	intel-opencl-rt intel-cmplr-lib-rt 'tbb==2023.*'
 
 NATIVE_SOURCES := $(shell find zmlir -name '*.cpp' -o -name '*.h' -o -name '*.td' \
@@ -60,7 +60,8 @@ $(STAMPS)/build: $(STAMPS)/pip $(NATIVE_SOURCES)
 # Our libcuda.so.1; its Python driver is loaded from the tree at run time, so
 # only the exported API, the C launch fast path and the build recipe make it stale.
 $(LIBCUDA): $(STAMPS)/build zmlir/runtime/cuda/api.py zmlir/runtime/cuda/build.py \
-            zmlir/runtime/cuda/fastpath.c
+            zmlir/runtime/cuda/fastpath.c zmlir/runtime/cuda/nvrtc_preload.c \
+            zmlir/runtime/cuda/nvidia_exports.txt
 	$(PY) -m zmlir.runtime.cuda.build >/dev/null
 
 demo: bootstrap

@@ -75,8 +75,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not command:
         raise ValueError("zmlir run: no program given (usage: zmlir run -- ./app [args])")
     env = dict(os.environ)
+    libdir = _ensure_libcuda()
     env["LD_LIBRARY_PATH"] = os.pathsep.join(
-        p for p in (_ensure_libcuda(), env.get("LD_LIBRARY_PATH", "")) if p)
+        p for p in (libdir, env.get("LD_LIBRARY_PATH", "")) if p)
+    # NVRTC compiles for a real GPU hand out PTX (runtime/cuda/nvrtc_preload.c).
+    from zmlir.runtime.cuda.build import NVRTC_PRELOAD
+
+    preload = os.path.join(libdir, NVRTC_PRELOAD)
+    if os.path.exists(preload):
+        env["LD_PRELOAD"] = " ".join(p for p in (preload, env.get("LD_PRELOAD", "")) if p)
     sys.stdout.flush()
     try:
         os.execvpe(command[0], command, env)

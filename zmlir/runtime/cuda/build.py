@@ -9,7 +9,9 @@ any environment set by the application.
 from __future__ import annotations
 
 import os
+import shlex
 import site
+import subprocess
 import sys
 import sysconfig
 import tempfile
@@ -18,6 +20,8 @@ from pathlib import Path
 from zmlir.runtime.cuda import api
 
 SONAME = "libcuda.so.1"
+# Preloaded by `zmlir run`: NVRTC compiles for a real GPU give PTX (nvrtc_preload.c).
+NVRTC_PRELOAD = "libzmlir_nvrtc_preload.so"
 
 
 def library_dir() -> Path:
@@ -111,7 +115,17 @@ def build(out_dir: Path | None = None, verbose: bool = False) -> Path:
     link = out / "libcuda.so"
     if not link.exists():
         link.symlink_to(SONAME)
+    _build_nvrtc_preload(out)
     return final
+
+
+def _build_nvrtc_preload(out: Path) -> None:
+    source = Path(__file__).resolve().parent / "nvrtc_preload.c"
+    compiler = shlex.split(sysconfig.get_config_var("CC") or "cc")
+    partial = out / (NVRTC_PRELOAD + ".part")
+    subprocess.run([*compiler, "-shared", "-fPIC", "-O2", "-o", str(partial), str(source),
+                    "-ldl"], check=True)
+    os.replace(partial, out / NVRTC_PRELOAD)
 
 
 if __name__ == "__main__":
