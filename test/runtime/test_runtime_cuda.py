@@ -82,8 +82,11 @@ def test_program_runs_unmodified(program: str, cudart: str, build_dir: Path, lib
     # NVIDIA machine code only: the program starts; its launch fails as on a
     # GPU the binary was not built for.
     (["-gencode=arch=compute_90,code=sm_90"], "no kernel image is available"),
+    # Relocatable device code (CMake's CUDA_SEPARABLE_COMPILATION): cudart
+    # registers a version-2 wrapper listing each translation unit's fatbin.
+    (["-arch=sm_80", "-rdc=true"], "PASS"),
 ])
-def test_fatbin_of_any_architecture(gencode: list[str], expected: str, build_dir: Path,
+def test_fatbin_forms(gencode: list[str], expected: str, build_dir: Path,
                                     libdir: str) -> None:
     exe = build_dir / f"vector_add.{abs(hash(tuple(gencode)))}"
     subprocess.run([tool("nvcc"), *gencode, f"-I{PROGRAMS_DIR}",

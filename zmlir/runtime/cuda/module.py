@@ -72,8 +72,10 @@ class ModuleAPI(FunctionAPI):
         head = bytes(self.ffi.buffer(self.ffi.cast("char *", address), 16))
         magic = struct.unpack_from("<I", head)[0]
         if magic == fatbin.WRAPPER_MAGIC:
-            _, version, data, _ = struct.unpack("<IIQQ", bytes(
+            _, version, data, prelinked = struct.unpack("<IIQQ", bytes(
                 self.ffi.buffer(self.ffi.cast("char *", address), 24)))
+            if version == 2:
+                return self._relocatable_ptx(prelinked)
             if version != 1:
                 raise CudaError(E.CUDA_ERROR_INVALID_IMAGE,
                                 f"fatbin wrapper version {version} is not supported")
@@ -85,6 +87,32 @@ class ModuleAPI(FunctionAPI):
                             "module image is NVIDIA machine code (cubin), not PTX")
         text = self.ffi.string(self.ffi.cast("char *", address)).decode("utf-8", "replace")
         return [(text, "module.ptx")]
+
+    def _relocatable_ptx(self, prelinked: int) -> list[tuple[str, str]]:
+        """The PTX of a program built with relocatable device code (-rdc,
+        CMake's CUDA_SEPARABLE_COMPILATION): cudart registers a version-2
+        wrapper whose data is nvlink's output (machine code only) and whose
+        second field is the NULL-terminated list of the translation units'
+        own fatbins, each with its PTX. One unit's PTX is a whole module;
+        several would need linking, which we do not do yet."""
+        units = []
+        array = self.ffi.cast("unsigned long long *", prelinked)
+        while prelinked and array[len(units)]:
+            units.append(int(array[len(units)]))
+        with_ptx = []
+        for unit in units:
+            try:
+                with_ptx.append(self._fatbin_ptx(unit))
+            except CudaError:
+                continue  # machine code only (cudart's own, or a library's)
+        if len(with_ptx) == 1:
+            return with_ptx[0]
+        if not with_ptx:
+            raise CudaError(E.CUDA_ERROR_NO_BINARY_FOR_GPU,
+                            "relocatable device code with no PTX in any translation unit")
+        raise CudaError(E.CUDA_ERROR_NOT_SUPPORTED,
+                        f"relocatable device code (-rdc) across {len(with_ptx)} translation "
+                        "units: linking PTX modules is not supported yet")
 
     def _fatbin_ptx(self, address: int) -> list[tuple[str, str]]:
         header = bytes(self.ffi.buffer(self.ffi.cast("char *", address), 16))
@@ -218,7 +246,8 @@ class ModuleAPI(FunctionAPI):
             with JitLog(self.ffi, n_jit, jit_options, jit_values):
                 handle = self.load_module(code)
         except CudaError as err:
-            if err.code not in (E.CUDA_ERROR_INVALID_PTX, E.CUDA_ERROR_NO_BINARY_FOR_GPU):
+            if err.code not in (E.CUDA_ERROR_INVALID_PTX, E.CUDA_ERROR_NO_BINARY_FOR_GPU,
+                                E.CUDA_ERROR_NOT_SUPPORTED):
                 raise
             handle = self.handles.add(UncompiledLibrary(err))
         self.out(plib, self.handle_ptr(handle))
