@@ -212,7 +212,8 @@ def _error(text: str, **kwargs: object) -> str:
     ("st.global.u32 [%rd1], %r2;", "st.global.u32 [%rd1], %r9;"),  # import: undeclared
     ("st.param.b32 [r], %x; ret; }", "st.param.b32 [r], %y; ret; }"),  # on a shared line
     (".global .u32 after = 1;", ".global .u32 after = 1"),  # module level
-    (".shared .align 4 .b8 tile[64];", ".shared .align 4 .b8 counter[64];"),  # redeclaration
+    (".global .align 4 .u32 counter = 3;",  # a module variable defined twice
+     ".global .align 4 .u32 counter = 3;\n.global .align 4 .u32 counter = 4;"),
 ])
 def test_same_diagnostics(bad: str, good: str) -> None:
     text = MODULE.replace(bad, good)

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Container
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from zmlir.diagnostics import CompileError, SourceLoc
 from zmlir.frontend import ast
 from zmlir.frontend.collector import without_collector
+from zmlir.frontend.importer import scoping
 from zmlir.frontend.importer.core import FunctionImporter, all_statements
 from zmlir.frontend.importer.ptxtypes import (
     MLIR_TYPES,
@@ -43,6 +45,28 @@ class ModuleImporter:
             if fn.name not in self.functions or fn.body is not None:
                 self.functions[fn.name] = fn
 
+    @cached_property
+    def module_scope(self) -> tuple[ast.VarDecl, ...]:
+        """The module's variables, one per name (scoping.module_variables)."""
+        return scoping.module_variables(self.module.variables, self.error)
+
+    @cached_property
+    def _hoisted(self) -> tuple[list[ast.VarDecl], list[ast.Function]]:
+        names = {v.name for v in self.module.variables} | set(self.functions)
+        body_scope, renames = scoping.hoist(names, self.module.functions, self.error)
+        return body_scope, [scoping.rename_in_function(fn, renames[fn.name])
+                            for fn in self.module.functions]
+
+    @property
+    def body_scope(self) -> list[ast.VarDecl]:
+        """The body variables hoisted to module scope (scoping.hoist)."""
+        return self._hoisted[0]
+
+    @property
+    def renamed_functions(self) -> list[ast.Function]:
+        """The functions, referring to their body variables by module name."""
+        return self._hoisted[1]
+
     @property
     def quoted_filename(self) -> str:
         return quote(self.filename)
@@ -62,11 +86,10 @@ class ModuleImporter:
 
     @without_collector
     def run(self) -> str:
-        mod = self.module
         lines = [self.header()]
-        for var in mod.variables + self._function_scope_variables():
+        for var in (*self.module_scope, *self.body_scope):
             lines.append(self._variable(var))
-        for fn in mod.functions:
+        for fn in self.renamed_functions:
             if fn.body is None:
                 continue
             lines.append(FunctionImporter(self, fn).run())
@@ -77,6 +100,8 @@ class ModuleImporter:
 
     def module_variables(self) -> list[str]:
         """The `ptx.var` lines of the module-scope variables (and registers them)."""
+        # As declared: a name declared twice makes MLIR reject the batch, and
+        # the whole-module import (module_scope) then takes the module.
         return [self._variable(var) for var in self.module.variables]
 
     def body_variables(self, fn: ast.Function) -> list[ast.VarDecl]:
@@ -90,21 +115,6 @@ class ModuleImporter:
         can take their addresses) and `fn` as a `func.func`."""
         var_lines = [self._variable(var) for var in body_vars]
         return var_lines, FunctionImporter(self, fn).run()
-
-    def _function_scope_variables(self) -> tuple[ast.VarDecl, ...]:
-        """`.shared`/`.global`/`.const` variables declared inside bodies (nvcc
-        puts a kernel's `__shared__` arrays there); their names are unique."""
-        found: list[ast.VarDecl] = []
-        names = {v.name for v in self.module.variables}
-        for fn in self.module.functions:
-            for s in all_statements(fn.body or ()):
-                if isinstance(s, ast.VarDecl) and s.space in ("shared", "global", "const"):
-                    if s.name in names:
-                        raise self.error(f"unsupported redeclaration of '{s.name}' "
-                                         "in a function body", s.loc)
-                    names.add(s.name)
-                    found.append(s)
-        return tuple(found)
 
     def _variable(self, var: ast.VarDecl) -> str:
         if var.space not in ("global", "shared", "const"):
@@ -188,8 +198,7 @@ class ModuleImporter:
         if self._symbol_names is None:
             mod = self.module
             self._symbol_names = {v.name for v in mod.variables} | {
-                f.name for f in mod.functions} | {
-                v.name for v in self._function_scope_variables()}
+                f.name for f in mod.functions} | {v.name for v in self.body_scope}
         return self._symbol_names
 
 
