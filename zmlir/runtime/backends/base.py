@@ -86,6 +86,26 @@ class Backend(ABC):
     def load(self, compiled: Any) -> Any:
         """Loads a zmlir.CompiledModule built for `target`; returns a program."""
 
+    # -- host memory the device reaches (cuMemHostAlloc, cuMemHostRegister) --
+    def host_alloc(self, nbytes: int) -> int | None:
+        """Page-locked host memory the device reaches at the same address,
+        or None where the device reaches all of this process's memory (the
+        CPU, unified shared memory): the driver allocates it itself."""
+        return None
+
+    def host_free(self, address: int) -> None:
+        """Frees what host_alloc returned."""
+        raise NotImplementedError(f"the {self.name} backend allocates no host memory")
+
+    def host_register(self, address: int, nbytes: int) -> None:
+        """Makes existing host memory reachable by the device at the same
+        address; nothing where the device reaches it already."""
+        return None
+
+    def host_unregister(self, address: int) -> None:
+        """Undoes host_register."""
+        return None
+
     @abstractmethod
     def kernel(self, program: Any, name: str) -> Any: ...
 

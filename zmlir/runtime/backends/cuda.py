@@ -63,6 +63,10 @@ CUresult cuCtxSynchronize(void);
 CUresult cuGetErrorName(CUresult error, const char **pStr);
 CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags);
 CUresult cuMemFree_v2(CUdeviceptr dptr);
+CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int flags);
+CUresult cuMemFreeHost(void *p);
+CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int flags);
+CUresult cuMemHostUnregister(void *p);
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n);
 CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n);
 CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n);
@@ -113,6 +117,9 @@ _ATTR_COOPERATIVE_LAUNCH = 95
 _ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97
 _FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 _MEM_ATTACH_GLOBAL = 1
+# CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP, the same bits as
+# CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP.
+_HOST_PORTABLE_MAPPED = 0x1 | 0x2
 _POINTER_ATTRIBUTE_IS_MANAGED = 8
 _JIT_ERROR_LOG_BUFFER = 5
 _JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
@@ -297,6 +304,32 @@ class CUDABackend(Backend):
     def free(self, address: int) -> None:
         self._enter()
         self.check("cuMemFree_v2", self.lib.cuMemFree_v2(address))
+
+    # The GPU reaches host memory only where the real driver mapped it
+    # (page-locked, unified addressing: the same address on both sides).
+    def host_alloc(self, nbytes: int) -> int | None:
+        self._enter()
+        ptr = self.ffi.new("void **")
+        self.check("cuMemHostAlloc",
+                   self.lib.cuMemHostAlloc(ptr, max(nbytes, 1), _HOST_PORTABLE_MAPPED),
+                   f"{nbytes} bytes")
+        return int(self.ffi.cast("uintptr_t", ptr[0]))
+
+    def host_free(self, address: int) -> None:
+        self._enter()
+        self.check("cuMemFreeHost", self.lib.cuMemFreeHost(self.ffi.cast("void *", address)))
+
+    def host_register(self, address: int, nbytes: int) -> None:
+        self._enter()
+        self.check("cuMemHostRegister_v2",
+                   self.lib.cuMemHostRegister_v2(self.ffi.cast("void *", address), nbytes,
+                                                 _HOST_PORTABLE_MAPPED),
+                   f"{nbytes} bytes at {address:#x}")
+
+    def host_unregister(self, address: int) -> None:
+        self._enter()
+        self.check("cuMemHostUnregister",
+                   self.lib.cuMemHostUnregister(self.ffi.cast("void *", address)))
 
     def copy_to_device(self, address: int, data: Any) -> None:
         src, nbytes = host_buffer(self.ffi, data)

@@ -79,31 +79,41 @@ class MemoryAPI(DriverState):
 
     def cuMemAllocHost_v2(self, pp: Any, nbytes: int) -> int:
         self.require_init()
-        buffer = self.ffi.new("char[]", max(nbytes, 1))
-        address = self.ptr(buffer)
-        self.host_allocations[address] = buffer
-        self.out(pp, buffer)
+        address = self.device.host_alloc(nbytes)
+        if address is None:  # the device reaches our own memory
+            buffer = self.ffi.new("char[]", max(nbytes, 1))
+            address = self.ptr(buffer)
+            self.host_allocations[address] = buffer
+        else:
+            self.host_allocations[address] = None  # the backend's
+        self.out(pp, self.ffi.cast("void *", address))
         return E.CUDA_SUCCESS
 
     def cuMemHostAlloc(self, pp: Any, nbytes: int, flags: int) -> int:
         return self.cuMemAllocHost_v2(pp, nbytes)
 
     def cuMemFreeHost(self, p: Any) -> int:
-        if self.host_allocations.pop(self.ptr(p), None) is None:
+        address = self.ptr(p)
+        if address not in self.host_allocations:
             return E.CUDA_ERROR_INVALID_VALUE
+        if self.host_allocations.pop(address) is None:
+            self.device.host_free(address)
         return E.CUDA_SUCCESS
 
     def cuMemHostGetDevicePointer_v2(self, pdptr: Any, p: Any, flags: int) -> int:
+        # Unified addressing: the device reaches mapped host memory at its address.
         self.require_init()
         self.out(pdptr, self.ptr(p))
         return E.CUDA_SUCCESS
 
     def cuMemHostRegister_v2(self, p: Any, nbytes: int, flags: int) -> int:
         self.require_init()
+        self.device.host_register(self.ptr(p), nbytes)
         return E.CUDA_SUCCESS
 
     def cuMemHostUnregister(self, p: Any) -> int:
         self.require_init()
+        self.device.host_unregister(self.ptr(p))
         return E.CUDA_SUCCESS
 
     # -- managed memory hints and pointer attributes ---------------------------
