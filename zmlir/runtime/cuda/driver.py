@@ -10,6 +10,7 @@ deriving DriverState (state.py):
     device.py   cuInit, versions, error strings, cuDevice*
     context.py  cuDevicePrimaryCtx*, cuCtx*
     module.py   cuModule*, cuLibrary*
+    link.py     cuLink* (the JIT linker)
     function.py cuFunc*, cuKernel*
     memory.py   cuMemAlloc/Free*, host memory, cuMemGetInfo, cuPointerGetAttribute, hints
     mempool.py  cuMemAllocAsync, cuMemPool*
@@ -41,6 +42,7 @@ from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.event import EventAPI
 from zmlir.runtime.cuda.graph import GraphAPI
 from zmlir.runtime.cuda.launch import LaunchAPI
+from zmlir.runtime.cuda.link import LinkAPI
 from zmlir.runtime.cuda.memcpy import MemcpyAPI
 from zmlir.runtime.cuda.mempool import MemPoolAPI
 from zmlir.runtime.cuda.module import ModuleAPI
@@ -52,8 +54,8 @@ from zmlir.runtime.cuda.stream import StreamAPI
 E = CUresult
 
 
-class Driver(DeviceAPI, ContextAPI, ModuleAPI, LaunchAPI, MemPoolAPI, MemcpyAPI, StreamAPI,
-             GraphAPI, EventAPI, ProfilerAPI):
+class Driver(DeviceAPI, ContextAPI, LinkAPI, ModuleAPI, LaunchAPI, MemPoolAPI, MemcpyAPI,
+             StreamAPI, GraphAPI, EventAPI, ProfilerAPI):
     """The state behind the API: one process, one backend device."""
 
 
