@@ -262,6 +262,13 @@ struct InstOpLowering : PTXPattern<InstOp> {
       if (isPm || isEnv)
         return lowerEnvironmentRegister(op, reg, rewriter);
     }
+    // nanosleep suspends the thread for between 0 and twice the given
+    // nanoseconds (PTX ISA 9.7.19.4): no delay at all is one of its answers,
+    // on every target.
+    if (op.getOpcode() == "nanosleep" && op->getNumResults() == 0) {
+      rewriter.eraseOp(op);
+      return success();
+    }
     std::string name = op.getOpcode().str();
     for (Attribute mod : op.getModifiers())
       name += "." + cast<StringAttr>(mod).getValue().ltrim('.').str();

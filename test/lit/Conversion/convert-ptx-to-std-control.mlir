@@ -226,6 +226,23 @@ func.func @envreg() attributes {ptx.entry} {
 
 // -----
 
+// nanosleep may sleep for no time at all: it lowers to nothing everywhere.
+// SPV-LABEL: gpu.func @nanosleep
+// SPV-NOT: ptx.inst
+// SPV: gpu.return
+// NV-LABEL: gpu.func @nanosleep
+// NV-NOT: ptx.inst
+// NV: gpu.return
+// GFX9-LABEL: gpu.func @nanosleep
+// GFX9-NOT: ptx.inst
+// GFX9: gpu.return
+func.func @nanosleep(%t: i32) attributes {ptx.entry} {
+  ptx.inst "nanosleep" [".u32"](%t) {operand_kinds = ["r"]} : (i32) -> ()
+  ptx.ret
+}
+
+// -----
+
 // atom.add.f32 flushes subnormal inputs and results (a CAS loop off NVPTX);
 // SPIR-V has no float or wrapping-increment atomics, so f64 adds and inc are
 // loops there too.
