@@ -71,10 +71,12 @@ def test_unsupported_instruction_is_one_diagnostic(tmp_path: Path) -> None:
     src = tmp_path / "unsupported.ptx"
     src.write_text(".version 9.0\n.target sm_80\n.address_size 64\n"
                    ".visible .entry k()\n{\n\t.reg .b32 %r<3>;\n"
-                   "\tmov.u32 %r1, 1;\n\tnanosleep.u32 %r1;\n\tret;\n}\n")
+                   "\tmov.u32 %r1, 1;\n\tstmatrix.sync.aligned.m8n8.x1.shared.b16 [%r1], {%r1};"
+                   "\n\tret;\n}\n")
     out = run_zmlir("compile", str(src), "-o", str(tmp_path / "o.spv"))
     assert out.returncode == 1
-    assert out.stderr.strip() == f"{src}:8:2: error: unsupported instruction 'nanosleep.u32'"
+    assert out.stderr.strip() == (f"{src}:8:2: error: unsupported instruction "
+                                  "'stmatrix.sync.aligned.m8n8.x1.shared.b16'")
 
 
 def test_unsupported_lowering_points_at_the_ptx_line(tmp_path: Path) -> None:
