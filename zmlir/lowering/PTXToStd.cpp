@@ -4,13 +4,15 @@
 // `gpu.module` (each with its shared window laid out), device functions
 // internal llvm.funcs, module variables llvm.globals (with initializers that
 // hold addresses); function addresses and indirect calls are expanded
-// (Calls.cpp). Then each ptx op is rewritten by the patterns of its family
-// (Patterns.h) to arith/math/cf/gpu/llvm ops with PTX's exact semantics where
-// LLVM's differ. Anything not handled yet is an `unsupported ...` error at
-// the op's PTX source location.
+// (Calls.cpp), and so are device printf and assert (DeviceServices.cpp).
+// Then each ptx op is rewritten by the patterns of its family (Patterns.h) to
+// arith/math/cf/gpu/llvm ops with PTX's exact semantics where LLVM's differ.
+// Anything not handled yet is an `unsupported ...` error at the op's PTX
+// source location.
 //
 //===----------------------------------------------------------------------===//
 
+#include "zmlir/lowering/DeviceServices.h"
 #include "zmlir/lowering/PTXLowering.h"
 
 #include "mlir/Dialect/UB/IR/UBOps.h"
@@ -341,7 +343,8 @@ void ConvertPTXToStdPass::runOnOperation() {
                            Attribute(), /*alignment=*/16, state.addressSpaces.shared);
   }
 
-  if (failed(expandIndirectCalls(gpuModule, state)))
+  if (failed(expandIndirectCalls(gpuModule, state)) ||
+      failed(expandDeviceServices(gpuModule, state)))
     return signalPassFailure();
 
   ConversionTarget target(*ctx);

@@ -221,6 +221,21 @@ public:
   /// After conversion: whatever the target's trap mechanism needs of the
   /// whole module.
   virtual void finishTraps(mlir::gpu::GPUModuleOp module, const PTXLoweringState &state) const {}
+  /// Ends the thread after a failed `assert` (its message is written
+  /// already), including the block's terminator: the launch fails with
+  /// CUDA_ERROR_ASSERT where the target tells it from a trap; by default a
+  /// trap.
+  virtual void emitAssertTrap(mlir::OpBuilder &b, mlir::Location loc,
+                              const PTXLoweringState &state) const {
+    emitTrap(b, loc, state);
+  }
+
+  //===--- Device services -------------------------------------------------===//
+
+  /// Whether `vprintf` and `__assertfail` are the target's own functions
+  /// (NVIDIA's driver links them); else they write to the driver's printf
+  /// buffer (DeviceServices.h).
+  virtual bool hasNativePrintf() const { return false; }
 
 protected:
   /// Whether a generic address can point into `space` (.global, .shared,

@@ -54,6 +54,9 @@ public:
 
   StringRef getName() const override { return "nvptx"; }
 
+  /// NVIDIA's driver links vprintf and __assertfail into the module.
+  bool hasNativePrintf() const override { return true; }
+
   Value nativeDirectedArith(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> operands,
                             Rounding rnd, bool ftz) const override {
     SmallVector<Value> x(operands);

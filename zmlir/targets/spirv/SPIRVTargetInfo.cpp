@@ -14,9 +14,11 @@ using namespace zmlir::ptx;
 
 namespace {
 
-/// The module's trap word: an i32 global that a trapping thread sets to 1;
-/// the runtime reads it after each launch and fails the context.
+/// The module's trap word: an i32 global that a trapping thread sets to 1
+/// (2 after a failed assert); the runtime reads it after each launch and
+/// fails the context (zmlir/runtime/cuda/launch.py).
 constexpr const char *kTrapWordName = "__zmlir_trap";
+constexpr int64_t kTrapped = 1, kAsserted = 2;
 
 /// `get_global_offset(0)`: the launcher passes the shared window's size in
 /// bytes as the global work offset in x (nothing else reads global ids or
@@ -57,6 +59,15 @@ void emitLeave(OpBuilder &b, Location loc) {
     LLVM::ReturnOp::create(b, loc, ValueRange{});
   else
     LLVM::ReturnOp::create(b, loc, LLVM::PoisonOp::create(b, loc, result).getResult());
+}
+
+/// Sets the module's trap word to `value` and leaves the function.
+void setTrapWord(OpBuilder &b, Location loc, const PTXLoweringState &state, int64_t value) {
+  auto module = b.getInsertionBlock()->getParentOp()->getParentOfType<gpu::GPUModuleOp>();
+  Value word = intConst(b, loc, b.getI32Type(), value);
+  LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::xchg, trapWordAddress(b, loc, module, state),
+                            word, LLVM::AtomicOrdering::monotonic);
+  emitLeave(b, loc);
 }
 
 class SPIRVTargetInfo final : public TargetInfo {
@@ -138,11 +149,13 @@ public:
   /// fault would end the whole process): an atomic store of 1 to the
   /// module's trap word and a return from the function instead.
   void emitTrap(OpBuilder &b, Location loc, const PTXLoweringState &state) const override {
-    auto module = b.getInsertionBlock()->getParentOp()->getParentOfType<gpu::GPUModuleOp>();
-    LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::xchg,
-                              trapWordAddress(b, loc, module, state),
-                              intConst(b, loc, b.getI32Type(), 1), LLVM::AtomicOrdering::monotonic);
-    emitLeave(b, loc);
+    setTrapWord(b, loc, state, kTrapped);
+  }
+
+  /// The same with the word's assert value: the runtime reports
+  /// CUDA_ERROR_ASSERT.
+  void emitAssertTrap(OpBuilder &b, Location loc, const PTXLoweringState &state) const override {
+    setTrapWord(b, loc, state, kAsserted);
   }
 
   /// Each call of one of the module's functions is followed by a check of
