@@ -30,10 +30,13 @@ class ContextAPI(DriverState):
         if self.primary is None or self.primary.refcount == 0:
             return E.CUDA_ERROR_INVALID_CONTEXT
         self.primary.refcount -= 1
+        if self.primary.refcount == 0:  # the context's end: printf output so far appears
+            self.sync_point()
         return E.CUDA_SUCCESS
 
     def cuDevicePrimaryCtxReset_v2(self, dev: int) -> int:
         self.check_device(dev)
+        self.sync_point()
         if self.primary is not None:
             self._destroy_local_storage(self.primary_handle, self.primary)
             self.primary.refcount = 0
@@ -70,6 +73,7 @@ class ContextAPI(DriverState):
         context = self.handles.get(handle, Context)
         if context.primary:
             return E.CUDA_ERROR_INVALID_CONTEXT
+        self.sync_point()
         self._destroy_local_storage(handle, context)
         self.handles.remove(handle, Context)
         stack = self.context_stack()
@@ -151,6 +155,7 @@ class ContextAPI(DriverState):
 
     def cuCtxSynchronize(self) -> int:
         self.current_context()
+        self.sync_point()
         self.check_sticky()
         self.device.synchronize()
         self.settle_pools()
@@ -158,6 +163,7 @@ class ContextAPI(DriverState):
 
     def cuCtxSynchronize_v2(self, ctx: Any) -> int:
         self._context_or_current(ctx)  # one device: its work is all of every context's
+        self.sync_point()
         self.check_sticky()
         self.device.synchronize()
         self.settle_pools()
@@ -178,6 +184,9 @@ class ContextAPI(DriverState):
 
     def cuCtxSetLimit(self, limit: int, value: int) -> int:
         self.current_context().limits[limit] = value
+        if limit == 1:  # CU_LIMIT_PRINTF_FIFO_SIZE: one buffer serves every context
+            with self.lock:
+                self.printf.set_capacity(value)
         return E.CUDA_SUCCESS
 
     def cuCtxGetCacheConfig(self, config: Any) -> int:

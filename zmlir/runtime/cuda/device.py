@@ -36,6 +36,7 @@ class DeviceAPI(DriverState):
                 log(f"no device: {err}")
                 return E.CUDA_ERROR_NO_DEVICE
             self._prepare_module_loading()
+            self.printf.device = self.device
             self.fast.set_backend(self.device)
             self.initialized = True
         return E.CUDA_SUCCESS

@@ -21,7 +21,9 @@ deriving DriverState (state.py):
     launch.py   cuLaunch*, cuOccupancy*
     profiler.py cuProfilerStart/Stop
 
-and bind() below is the C boundary: every exported symbol is bound to the
+with printf.py, the device printf buffer that module loading attaches
+modules to and every synchronisation point flushes (DriverState.sync_point);
+bind() below is the C boundary: every exported symbol is bound to the
 method of its name. Every entry point returns a CUresult; Python exceptions
 never cross into C: a CudaError becomes its code, anything else
 CUDA_ERROR_UNKNOWN with one line on stderr. APIs we do not implement return

@@ -24,6 +24,7 @@ class CUresult(IntEnum):
     CUDA_ERROR_NOT_FOUND = 500
     CUDA_ERROR_NOT_READY = 600
     CUDA_ERROR_ILLEGAL_ADDRESS = 700
+    CUDA_ERROR_ASSERT = 710
     CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701
     CUDA_ERROR_LAUNCH_FAILED = 719
     CUDA_ERROR_NOT_PERMITTED = 800
@@ -49,6 +50,7 @@ _MESSAGES = {
     CUresult.CUDA_ERROR_NOT_FOUND: "named symbol not found",
     CUresult.CUDA_ERROR_NOT_READY: "device not ready",
     CUresult.CUDA_ERROR_ILLEGAL_ADDRESS: "an illegal memory access was encountered",
+    CUresult.CUDA_ERROR_ASSERT: "device-side assert triggered",
     CUresult.CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: "too many resources requested for launch",
     CUresult.CUDA_ERROR_LAUNCH_FAILED: "unspecified launch failure",
     CUresult.CUDA_ERROR_NOT_PERMITTED: "operation not permitted",

@@ -38,6 +38,7 @@ class EventAPI(DriverState):
     def cuEventSynchronize(self, event: Any) -> int:
         self.require_init()
         self.handles.get(self.ptr(event), Event)
+        self.sync_point()
         self.check_sticky()
         self.settle_pools()
         return E.CUDA_SUCCESS

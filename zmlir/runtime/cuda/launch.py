@@ -6,6 +6,7 @@ parameter types."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -107,17 +108,24 @@ class LaunchAPI(FunctionAPI):
 
     def _check_trap(self, fn: Function) -> None:
         """After a (synchronous) launch: a set trap word means a thread
-        executed `trap`. Like NVIDIA's driver, the launch itself succeeded and
-        the context now holds the sticky CUDA_ERROR_LAUNCH_FAILED."""
+        executed `trap` (1) or failed an assert (2, its message is in the
+        printf buffer). Like NVIDIA's driver, the launch itself succeeded and
+        the context now holds the sticky CUDA_ERROR_LAUNCH_FAILED or
+        CUDA_ERROR_ASSERT."""
         word = fn.module.trap_word
-        if not word or not any(self.device.copy_from_device(word, 4)):
+        if not word:
+            return
+        value = int.from_bytes(self.device.copy_from_device(word, 4), "little")
+        if not value:
             return
         self.device.copy_to_device(word, bytes(4))  # a later context may load the module again
+        code, what = ((E.CUDA_ERROR_ASSERT, "failed an assert") if value == 2
+                      else (E.CUDA_ERROR_LAUNCH_FAILED, "executed trap"))
         stack = self.context_stack()
         if stack:
-            self.handles.get(stack[-1], Context).error = E.CUDA_ERROR_LAUNCH_FAILED
-        log(f"kernel {fn.name} executed trap: the context's later calls return "
-            "CUDA_ERROR_LAUNCH_FAILED")
+            self.handles.get(stack[-1], Context).error = code
+        if os.environ.get("ZMLIR_LOG") or code != E.CUDA_ERROR_ASSERT:
+            log(f"kernel {fn.name} {what}: the context's later calls return {code.name}")
         self.current_changed()
 
     def _extra_buffer(self, extra: Any) -> bytes:
@@ -173,6 +181,8 @@ class LaunchAPI(FunctionAPI):
 
         def run() -> int:
             self.device.synchronize()
+            with self.lock:  # before the host function, in the stream's order
+                self.printf.flush(even_held=True)
             fn(user_data)
             return E.CUDA_SUCCESS
 

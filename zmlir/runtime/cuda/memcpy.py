@@ -20,8 +20,12 @@ class MemcpyAPI(DriverState):
     # -- copies -------------------------------------------------------------------
 
     def copy(self, dst: int, src: int, nbytes: int) -> int:
-        """cudaMemcpyDefault semantics: either side may be host or device."""
+        """cudaMemcpyDefault semantics: either side may be host or device. A
+        blocking copy is a synchronisation point (an asynchronous one runs
+        through enqueue, which holds printf output back)."""
         self.current_context()
+        self.device.synchronize()
+        self.sync_point()
         self.check_sticky()
         if nbytes == 0:
             return E.CUDA_SUCCESS

@@ -126,6 +126,7 @@ class ModuleAPI(FunctionAPI):
 
     def load_module(self, image: Any) -> int:
         self.require_init()
+        self.sync_point()
         candidates = self._image_ptx(image)
         first_error: CudaError | None = None
         for ptx, name in candidates:
@@ -156,6 +157,7 @@ class ModuleAPI(FunctionAPI):
             program = self.device.load(compiled)
             module = Module(name, compiled, program)
             module.trap_word = self._trap_word(module)
+            self._attach_printf(module)
             self.modules_by_hash[key] = module
         return module
 
@@ -170,6 +172,16 @@ class ModuleAPI(FunctionAPI):
         address, size = self.device.global_variable(module.program, word)
         self.allocations.add(address, size, owned=False)
         return address
+
+    def _attach_printf(self, module: Module) -> None:
+        """Gives a module with device printf or assert its printf buffer
+        (printf.py); where the backend cannot, the module still loads and its
+        output is lost, which the log says."""
+        try:
+            with self.lock:
+                self.printf.attach(module)
+        except Exception as err:  # the backend's error: reported, not fatal
+            log(f"device printf output of {module.ptx_name} is lost: {err}")
 
     def _compile(self, ptx: str, name: str, key: str) -> Any:
         from zmlir.diagnostics import CompileError
@@ -200,6 +212,7 @@ class ModuleAPI(FunctionAPI):
 
     def cuModuleUnload(self, hmod: Any) -> int:
         self.require_init()
+        self.sync_point()
         self.handles.remove(self.ptr(hmod), Module)
         return E.CUDA_SUCCESS
 

@@ -21,8 +21,9 @@ class Context:
     refcount: int = 1
     limits: dict[int, int] = field(default_factory=dict)
     local_storage: dict[int, tuple[int, Any]] = field(default_factory=dict)
-    # Sticky: once a kernel of the context trapped (CUDA_ERROR_LAUNCH_FAILED), every later
-    # launch, copy and synchronization returns it, as NVIDIA's driver does.
+    # Sticky: once a kernel of the context trapped (CUDA_ERROR_LAUNCH_FAILED) or a failed
+    # assert (CUDA_ERROR_ASSERT), every later launch, copy and synchronization returns it,
+    # as NVIDIA's driver does.
     error: int = 0
 
 
@@ -46,7 +47,8 @@ class Module:
     functions: dict[str, Function] = field(default_factory=dict)
     globals: dict[str, int] = field(default_factory=dict)
     handle: int = 0  # the first handle it was loaded under (cuFuncGetModule)
-    # The address of the module's trap word (SPIR-V modules with a `trap`), 0: none.
+    # The address of the module's trap word (SPIR-V modules with a `trap` or an assert),
+    # 0: none.
     trap_word: int = 0
 
 

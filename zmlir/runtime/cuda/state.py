@@ -20,6 +20,7 @@ from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.fastpath import FastPath
 from zmlir.runtime.cuda.memory_map import AllocationMap
 from zmlir.runtime.cuda.objects import Context, Handles, Module, Stream
+from zmlir.runtime.cuda.printf import DevicePrintf
 
 if TYPE_CHECKING:
     from zmlir.runtime.cuda.mempool import MemoryPool
@@ -56,6 +57,7 @@ class DriverState:
         # Set by driver.bind() when ZMLIR_TRACE asks for a call log.
         self.tracer: Any = None
         self.fast = FastPath(ffi, lib)
+        self.printf = DevicePrintf(log)  # device printf and assert output (printf.py)
 
     # -- the current context ------------------------------------------------
 
@@ -86,7 +88,7 @@ class DriverState:
         """Raises the current context's sticky error, if it has one."""
         code = self.sticky_error()
         if code:
-            raise CudaError(code, "a kernel of this context trapped earlier")
+            raise CudaError(code, "a kernel of this context trapped or asserted earlier")
 
     def current_context(self) -> Context:
         self.require_init()
@@ -154,6 +156,12 @@ class DriverState:
         raise CudaError(E.CUDA_ERROR_INVALID_VALUE,
                         f"[0x{address:x}, +{nbytes}) is not inside a device allocation")
 
+    def sync_point(self) -> None:
+        """A synchronisation point: device printf and assert output so far
+        appears on stdout (printf.py), before the call reports any error."""
+        with self.lock:
+            self.printf.flush()
+
     def settle_pools(self) -> None:
         """At a synchronization: pools release memory above their thresholds."""
         for pool in self.pools:
@@ -168,9 +176,12 @@ class DriverState:
         return self.handles.get(value, Stream)
 
     def enqueue(self, stream: Any, work: Callable[[], int]) -> int:
-        """Runs `work` now, or records it while `stream` is being captured."""
+        """Runs `work` now, or records it while `stream` is being captured.
+        Asynchronous work is no synchronisation point, even where it is a
+        blocking call's body run at once."""
         s = self.stream(stream)
         if s is not None and s.capture is not None:
             s.capture.append(work)
             return E.CUDA_SUCCESS
-        return work()
+        with self.printf.held():
+            return work()

@@ -49,8 +49,9 @@ class StreamAPI(DriverState):
     def cuStreamSynchronize(self, stream: Any) -> int:
         self.require_init()
         self.stream(stream)
-        self.check_sticky()
         self.device.synchronize()
+        self.sync_point()
+        self.check_sticky()
         self.settle_pools()
         return E.CUDA_SUCCESS
 
@@ -72,6 +73,7 @@ class StreamAPI(DriverState):
     def cuStreamAddCallback(self, stream: Any, callback: Any, user_data: Any, flags: int) -> int:
         self.require_init()
         self.device.synchronize()
+        self.sync_point()
         callback(stream, E.CUDA_SUCCESS, user_data)
         return E.CUDA_SUCCESS
 
