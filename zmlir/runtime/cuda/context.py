@@ -262,6 +262,8 @@ class ContextAPI(DriverState):
     def _destroy_local_storage(self, handle: int, ctx: Context) -> None:
         for key, (value, dtor) in list(ctx.local_storage.items()):
             if dtor is not None and dtor != self.ffi.NULL:
-                dtor(self.handle_ptr(handle), self.ffi.cast("void *", key), value)
+                # cudart's destructor (ZLUDA's dark_api: fn(CUcontext, key, value)).
+                fn = self.ffi.cast("void (*)(void *, void *, void *)", dtor)
+                fn(self.handle_ptr(handle), self.ffi.cast("void *", key), value)
         ctx.local_storage.clear()
         self.fast.cls_forget(handle, 0)
