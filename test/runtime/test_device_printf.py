@@ -88,7 +88,7 @@ def test_device_printf_output(build_dir: Path) -> None:
     fifo = rest[1:filled]
     assert 0 < len(fifo) < 1000
     assert fifo == [f"fifo line {i:06d}" for i in range(len(fifo))]
-    assert rest[filled + 1:] == ["PASS"]
+    assert rest[filled + 1:] == ["host: resetting", "fifo line 000000", "PASS"]
 
 
 def test_device_assert_output(build_dir: Path) -> None:

@@ -95,6 +95,11 @@ int main() {
   std::printf("host: FIFO filled\n");
   CHECK(cudaFree(heap_text));
   CHECK(cudaFree(returned));
+
+  // So is the context's end (cudaDeviceReset).
+  fill_fifo<<<1, 1>>>(1);
+  std::printf("host: resetting\n");
+  CHECK(cudaDeviceReset());
   std::printf("PASS\n");
   return 0;
 }
