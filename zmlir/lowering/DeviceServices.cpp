@@ -465,12 +465,29 @@ Block *RecordBuilder::emitRecord(Operation *at, unsigned index, const FormatLayo
 // The calls
 //===----------------------------------------------------------------------===//
 
+/// Erases the ops that computed `value` once nothing uses them: a format's
+/// address is no longer needed at run time (a `cvta.const` of it would not
+/// lower on every target).
+void eraseUnused(Value value) {
+  SmallVector<Value> pending{value};
+  while (!pending.empty()) {
+    Operation *def = pending.pop_back_val().getDefiningOp();
+    if (!def || !def->use_empty() || !isa<MovOp, CvtaOp, AddOp, AddrOfOp, arith::ConstantOp>(def))
+      continue;
+    for (Value operand : def->getOperands())
+      if (!llvm::is_contained(pending, operand))
+        pending.push_back(operand);
+    def->erase();
+  }
+}
+
 /// `vprintf(format, args)`: the format must be a constant string; the result
 /// is the number of arguments, as CUDA's printf returns.
 LogicalResult expandPrintf(CallOp call, RecordBuilder &records, const PTXLoweringState &state) {
   Location loc = call.getLoc();
   if (call.getArgs().size() != 2 || call.getNumResults() > 1 ||
-      !call.getArgs()[0].getType().isInteger(64) || !call.getArgs()[1].getType().isInteger(64))
+      !call.getArgs()[0].getType().isInteger(64) || !call.getArgs()[1].getType().isInteger(64) ||
+      (call.getNumResults() == 1 && !call.getResult(0).getType().isInteger(32)))
     return call.emitError("unsupported call of 'vprintf' with a signature other than "
                           "(.b64 format, .b64 args) -> .b32");
   FailureOr<std::string> format = constantString(call.getArgs()[0], state);
@@ -493,14 +510,12 @@ LogicalResult expandPrintf(CallOp call, RecordBuilder &records, const PTXLowerin
   }
   records.emitRecord(call, records.formatIndex(*format), layout, values);
   b.setInsertionPoint(call);
-  if (call.getNumResults() == 1) {
-    mlir::Type type = call.getResult(0).getType();
-    if (!type.isInteger(32))
-      return call.emitError("unsupported call of 'vprintf' returning ") << type;
+  if (call.getNumResults() == 1)
     call.getResult(0).replaceAllUsesWith(
-        intConst(b, loc, type, static_cast<int64_t>(layout.args.size())));
-  }
+        intConst(b, loc, call.getResult(0).getType(), static_cast<int64_t>(layout.args.size())));
+  Value formatAddress = call.getArgs()[0];
   call.erase();
+  eraseUnused(formatAddress);
   return success();
 }
 
