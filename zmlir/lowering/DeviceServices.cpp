@@ -22,9 +22,6 @@ using namespace zmlir::ptx;
 
 namespace {
 
-/// Bytes a %s string takes in a record at most (longer ones are cut there).
-constexpr int64_t kMaxStringBytes = 4096;
-
 /// NVIDIA's assert message, one record of this format per failing thread.
 constexpr const char *kAssertFormat =
     "%s:%d: %s: block: [%d,%d,%d], thread: [%d,%d,%d] Assertion `%s` failed.\n";
@@ -267,8 +264,9 @@ private:
     return LLVM::IntToPtrOp::create(b, loc, type, address);
   }
   LLVM::GlobalOp stateVariable(Location loc);
-  /// The bytes of the string at `address` (0: none), at most
-  /// kMaxStringBytes; `b` moves to the block after the loop.
+  /// The bytes of the string at `address` (0: none), all of them up to its
+  /// NUL, as NVIDIA's printf prints it (an H200 printed a 5999-byte %s
+  /// whole); `b` moves to the block after the loop.
   Value stringLength(OpBuilder &b, Location loc, Value address);
   /// Copies `length` bytes from `from` (generic) to `to` (global) and ends
   /// them with a NUL; `b` moves to the block after the loop.
@@ -317,24 +315,18 @@ void RecordBuilder::finish(Location loc) {
 
 Value RecordBuilder::stringLength(OpBuilder &b, Location loc, Value address) {
   // entry: address == 0 ? exit(0) : head(0)
-  // head(n): n == max ? exit(n) : body
-  // body: byte [address + n] == 0 ? exit(n) : head(n + 1)
+  // head(n): byte [address + n] == 0 ? exit(n) : head(n + 1)
   Block *entry = b.getInsertionBlock();
   Region *region = entry->getParent();
   Block *exit = entry->splitBlock(b.getInsertionPoint());
   Value length = exit->addArgument(i64, loc);
   Block *head = b.createBlock(region, Region::iterator(exit), {i64}, {loc});
-  Block *body = b.createBlock(region, Region::iterator(exit));
   b.setInsertionPointToEnd(entry);
   Value zero = constant(b, loc, i64, 0);
   Value isNull = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, address, zero);
   cf::CondBranchOp::create(b, loc, isNull, exit, ValueRange{zero}, head, ValueRange{zero});
   b.setInsertionPointToEnd(head);
   Value n = head->getArgument(0);
-  Value full = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, n,
-                                     constant(b, loc, i64, kMaxStringBytes));
-  cf::CondBranchOp::create(b, loc, full, exit, ValueRange{n}, body, ValueRange{});
-  b.setInsertionPointToEnd(body);
   Value byte = LLVM::LoadOp::create(
       b, loc, i8, pointer(b, loc, genericPtr, arith::AddIOp::create(b, loc, address, n), 0),
       /*alignment=*/1);
@@ -377,8 +369,9 @@ Block *RecordBuilder::emitRecord(Operation *at, unsigned index, const FormatLayo
   // 1. The record's size: the header, the argument bytes (8-aligned), then
   //    each %s string with its NUL (none for a null pointer), 8-aligned.
   // 2. Reserve it: an atomic add on the buffer's head; a record past the
-  //    buffer's capacity is dropped (so is every record while the driver
-  //    has given the module no buffer: its address is 0).
+  //    buffer's capacity is dropped whole, however long its strings (so is
+  //    one whose size does not fit the header's u32, and every record while
+  //    the driver has given the module no buffer: its address is 0).
   // 3. Write the header {size, module id, format index, 0}, the arguments
   //    as vprintf's buffer holds them, the strings.
   Location loc = at->getLoc();
@@ -420,7 +413,10 @@ Block *RecordBuilder::emitRecord(Operation *at, unsigned index, const FormatLayo
                                            LLVM::AtomicOrdering::monotonic);
   Value capacity = LLVM::LoadOp::create(b, loc, i64, pointer(b, loc, globalPtr, buffer, 8), 8);
   Value end = arith::AddIOp::create(b, loc, offset, size);
-  Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end, capacity);
+  Value fits = arith::AndIOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end, capacity),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, size,
+                            constant(b, loc, i64, UINT32_MAX)));
   cf::CondBranchOp::create(b, loc, fits, write, ValueRange{}, after, ValueRange{});
 
   b.setInsertionPointToEnd(write);
