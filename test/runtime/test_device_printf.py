@@ -1,8 +1,9 @@
 """Device printf and assert through our libcuda.so.1: the exact output of
 test/cuda/programs/device_printf.cu and device_assert.cu (the lines NVIDIA's
-driver prints for them: the same programs on an H200), which appears at
-synchronisation points in order with the host's own printf, and the sticky
-CUDA_ERROR_ASSERT."""
+driver 580 prints for them on an H200, but where the comments say), which
+appears at synchronisation points in order with the host's own printf (assert
+messages on stderr), the printf FIFO's size and when it can be set, and the
+sticky CUDA_ERROR_ASSERT."""
 
 from __future__ import annotations
 
@@ -17,8 +18,13 @@ from support import PROGRAMS_DIR, tool
 pytest.importorskip("zmlir.runtime.backends.opencl.device")
 
 # device_printf's `conversions` kernel, between the host's lines: glibc's
-# printf of each format (the final formatting is the host C library's).
-CONVERSIONS = r"""host: printf FIFO 1048576 bytes
+# printf of each format (the final formatting is the host C library's). The
+# H200 printed the same but "-2 65 65535 25 2520" (%hhx, %hx) and
+# "[    42|42    |%.*f|%*.*f]" (a `*` precision as written).
+CONVERSIONS = r"""host: default, printf FIFO 8650752 bytes
+host: asked for 4096, printf FIFO 524288 bytes
+host: asked for 600000, printf FIFO 600064 bytes
+host: asked for 512 KiB, printf FIFO 524288 bytes
 host: launched, nothing printed yet
 plain line, no arguments
 -42 42 4000000000 ff FF 10
@@ -81,27 +87,36 @@ def test_device_printf_output(build_dir: Path) -> None:
         assert m, line
         threads.setdefault((int(m[1]), int(m[2])), []).append(int(m[3]))
     assert threads == {(b, t): [0, 1, 2] for b in range(2) for t in range(64)}
-    # A 4 KiB FIFO: the first lines, then the rest dropped.
+    # Setting the FIFO's size after a printf kernel: cudaErrorInvalidValue.
     rest = rest[copied + 1:]
-    assert rest[0] == "host: printf FIFO 4096 bytes"
+    assert rest[:3] == ["host: setting it after printf: cudaErrorInvalidValue",
+                        "host: still, printf FIFO 524288 bytes",
+                        # A 5999-byte %s, whole.
+                        "[" + "".join(chr(97 + i % 26) for i in range(5999)) + "]"]
+    # A full 512 KiB FIFO: the first lines, then the rest dropped (NVIDIA's
+    # wraps around and prints a jumble of later lines).
     filled = rest.index("host: FIFO filled")
-    fifo = rest[1:filled]
-    assert 0 < len(fifo) < 1000
+    fifo = rest[3:filled]
+    assert 0 < len(fifo) < 100000
     assert fifo == [f"fifo line {i:06d}" for i in range(len(fifo))]
-    assert rest[filled + 1:] == ["host: resetting", "fifo line 000000", "PASS"]
+    # cudaFree and cudaDeviceReset print; the process's exit does not.
+    assert rest[filled + 1:] == [
+        "host: freeing", "fifo line 000000", "host: resetting", "fifo line 000000",
+        "fifo line 000001", "host: after the reset, printf FIFO 1048576 bytes", "PASS"]
+    assert "never printed" not in result.stdout + result.stderr
 
 
 def test_device_assert_output(build_dir: Path) -> None:
     result = _run("device_assert", build_dir)
     assert result.returncode == 0, result.stdout + result.stderr
-    lines = result.stdout.splitlines()
+    # As NVIDIA's driver: the messages on stderr, the program's lines on stdout.
+    assert result.stdout.splitlines() == [
+        "thread 0 passed its check", "host: no assert yet", "host: launched",
+        "host: cudaDeviceSynchronize: cudaErrorAssert (device-side assert triggered)", "PASS"]
     message = (f"{PROGRAMS_DIR / 'device_assert.cu'}:10: void check_value(const int *, int): "
                "block: [{b}], thread: [{t}] Assertion `values[i] >= 0 && \"values must not be "
                "negative\"` failed.")
-    assert lines[:3] == ["thread 0 passed its check", "host: no assert yet", "host: launched"]
     # Failing threads print in any order, at the synchronisation that
     # returns cudaErrorAssert (710).
-    assert sorted(lines[3:5]) == sorted([message.format(b="0,0,0", t="5,0,0"),
-                                         message.format(b="0,1,0", t="10,0,0")])
-    assert lines[5:] == ["host: cudaDeviceSynchronize: cudaErrorAssert (device-side assert "
-                         "triggered)", "PASS"]
+    assert sorted(line for line in result.stderr.splitlines() if "Assertion" in line) == \
+        sorted([message.format(b="0,0,0", t="5,0,0"), message.format(b="0,1,0", t="10,0,0")])

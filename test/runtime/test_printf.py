@@ -1,14 +1,18 @@
 """The host side of device printf (zmlir/runtime/printf.py): the argument
 layout of each format (CUDA's vprintf buffer, the one DeviceServices.cpp
-lays out) and the formatting of records, conversion by conversion."""
+lays out) and the formatting of records, conversion by conversion; and the
+driver's printf FIFO (zmlir/runtime/cuda/printf.py): its size as NVIDIA's
+driver sets it, and when it can be set."""
 
 from __future__ import annotations
 
 import struct
+from types import SimpleNamespace
 
 import pytest
 
 from zmlir.runtime import printf
+from zmlir.runtime.cuda import printf as fifo
 
 # A value of each kind as a record's argument buffer holds it.
 I32, I64, F64, PTR = "<i", "<q", "<d", "<Q"
@@ -112,7 +116,9 @@ def test_layout(text: str, offsets: list[int], size: int) -> None:
 
 
 def test_thirty_two_arguments_at_most() -> None:
-    # CUDA ignores arguments past the 32nd: their conversions print as written.
+    # CUDA passes 32 arguments at most: the conversions after them print as
+    # written (NVIDIA's driver printed garbage for a 33rd and 34th %d on an
+    # H200; ours never prints garbage).
     text = " ".join(["%d"] * 34)
     fmt = printf.parse(text.encode())
     assert fmt.args_bytes == 32 * 4
@@ -150,3 +156,90 @@ def test_decode_skips_unknown_formats_and_stops_at_damage() -> None:
     assert printf.decode(good + damaged + good, lambda m, i: fmt) == (b"1\n", 1)
     # A record that ends past the data (cut off) is damage too.
     assert printf.decode(good + good[:20], lambda m, i: fmt) == (b"1\n", 1)
+
+
+def test_long_strings_whole() -> None:
+    # A %s prints whole, however long (an H200 printed a 5999-byte one).
+    text = bytes(97 + i % 26 for i in range(5999))
+    fmt = printf.parse(b"[%s]\n")
+    records = printf.record(1, 0, fmt, _args(fmt, [(PTR, 1)]), [text])
+    assert printf.decode(records, lambda m, i: fmt) == (b"[" + text + b"]\n", 0)
+
+
+def test_assert_records_apart() -> None:
+    # A failed assert's message goes to stderr (as NVIDIA's driver writes
+    # it): its records are told apart by their format.
+    message, line = printf.parse(printf.ASSERT_FORMAT), printf.parse(b"%d\n")
+    assert message.is_assert and not line.is_assert
+    args = _args(message, [(PTR, 1), (I32, 7), (PTR, 1), (I32, 0), (I32, 1), (I32, 0),
+                           (I32, 2), (I32, 0), (I32, 0), (PTR, 1)])
+    records = (printf.record(1, 0, line, struct.pack("<i", 1))
+               + printf.record(1, 1, message, args, [b"a.cu", b"void k()", b"x > 0"]))
+    outputs, bad = printf.decode_records(records, lambda m, i: (line, message)[i])
+    assert bad == 0
+    assert [(f.is_assert, text) for f, text in outputs] == [
+        (False, b"1\n"),
+        (True, b"a.cu:7: void k(): block: [0,1,0], thread: [2,0,0] Assertion `x > 0` failed.\n")]
+
+
+@pytest.mark.parametrize("requested, size", [
+    # What NVIDIA's driver 580 set on an H200: 512 KiB at least, in 256-byte steps.
+    (0, 524288), (1, 524288), (4096, 524288), (524287, 524288), (524288, 524288),
+    (600000, 600064), ((1 << 20) + 1, 1048832), (8650753, 8651008), (1 << 30, 1 << 30),
+])
+def test_fifo_size(requested: int, size: int) -> None:
+    assert fifo.fifo_size(requested) == size
+
+
+def test_fifo_size_fixed_after_a_printf_kernel() -> None:
+    # NVIDIA's driver: settable until a kernel that calls printf or assert
+    # is launched (one of the same module without does not count), then
+    # CUDA_ERROR_INVALID_VALUE and the size stays, until the context's reset.
+    buffer = fifo.DevicePrintf(lambda _: None)  # no module loaded: no buffer, no device
+    assert buffer.capacity == fifo.DEFAULT_FIFO_SIZE == 8650752
+    module = SimpleNamespace(printf_kernels=frozenset({"prints"}))
+    buffer.launched(SimpleNamespace(name="quiet", module=module))
+    assert buffer.set_capacity(4096) and buffer.capacity == 524288
+    buffer.launched(SimpleNamespace(name="prints", module=module))
+    assert not buffer.set_capacity(1 << 16) and buffer.capacity == 524288
+    buffer.reset()
+    assert buffer.capacity == fifo.DEFAULT_FIFO_SIZE
+    assert buffer.set_capacity(1 << 16) and buffer.capacity == 524288
+
+
+PTX = """
+.extern .func (.param .b32 func_retval0) vprintf(.param .b64 a, .param .b64 b);
+.extern .func __assertfail(.param .b64 a, .param .b64 b, .param .b32 c, .param .b64 d,
+                           .param .b64 e);
+.func (.param .b32 func_retval0) helper(.param .b32 x)
+{
+    call.uni (retval0), vprintf, (param0, param1);  // { a brace in a comment
+}
+.func other() { ret; }
+.visible .entry direct(.param .u64 p) .maxntid 64, 1, 1
+{
+    call.uni (retval0), vprintf, (param0, param1);
+}
+.visible .entry through_a_func()
+{
+    call.uni (retval0), helper, (param0);
+}
+.visible .entry asserts()
+{
+    call.uni __assertfail, (param0, param1, param2, param3, param4);
+}
+.visible .entry quiet()
+{
+    { .reg .b32 t; call.uni other, (); }
+    /* call.uni (retval0), vprintf, (param0, param1); */
+}
+.visible .entry indirect(.param .u64 f)
+{
+    call (retval0), %rd1, (param0), prototype_0;
+}
+"""
+
+
+def test_printf_kernels() -> None:
+    assert fifo.printf_kernels(PTX) == {"direct", "through_a_func", "asserts", "indirect"}
+    assert fifo.printf_kernels(".visible .entry k() { call.uni (r), %rd1, (p), q; }") == set()

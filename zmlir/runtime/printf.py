@@ -14,8 +14,14 @@ take an int (4 bytes; 8 with l, ll, q, j, z, Z, t or L), f F e E g G a A a
 double, s p n a 64-bit pointer, %% nothing; each argument sits at an offset
 aligned to its size (the CUDA ABI). An unknown conversion, an incomplete one
 at the end, and every conversion after the 32nd argument are printed as
-written. %s strings are copied into the record when printf runs (a null
-pointer stores none: "(null)"); %n writes nothing.
+written (NVIDIA's driver passes no more than 32 either, and printed garbage
+for a 33rd and 34th %d on an H200: ours never prints garbage). %s strings are
+copied into the record whole when printf runs (a null pointer stores none:
+"(null)"); a record whose strings do not fit the buffer is dropped whole.
+%n writes nothing.
+
+The records of a failed assert (the format ASSERT_FORMAT) go to stderr, as
+NVIDIA's driver prints them; every other record goes to stdout.
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 MAX_ARGS = 32
+# NVIDIA's assert message (DeviceServices.cpp, kAssertFormat).
+ASSERT_FORMAT = b"%s:%d: %s: block: [%d,%d,%d], thread: [%d,%d,%d] Assertion `%s` failed.\n"
 # Bytes of a record's header: u32 size, u32 module id, u32 format index, u32 zero.
 RECORD_HEADER = 16
 # Bytes of the buffer's header: u64 head (bytes reserved), u64 capacity.
@@ -56,6 +64,7 @@ class Conversion:
 class Format:
     pieces: tuple[bytes | Conversion, ...]
     args_bytes: int  # the argument buffer's size
+    is_assert: bool = False  # a failed assert's message (ASSERT_FORMAT): stderr
 
     @property
     def strings(self) -> int:
@@ -141,7 +150,7 @@ def parse(fmt: bytes) -> Format:
         pieces.append(Conversion(spec, chr(conv), kind, size, (*star_offsets, place(size))))
     if literal:
         pieces.append(bytes(literal))
-    return Format(tuple(pieces), offset)
+    return Format(tuple(pieces), offset, fmt == ASSERT_FORMAT)
 
 
 # -- formatting ------------------------------------------------------------------
@@ -203,14 +212,21 @@ def decode(records: bytes, formats: Callable[[int, int], Format | None]) -> tupl
     zeros after the last) and how many records could not be read (an unknown
     module or format; a damaged record, where the walk stops).
     `formats(module id, index)` gives a record's format."""
-    out = bytearray()
+    outputs, bad = decode_records(records, formats)
+    return b"".join(text for _, text in outputs), bad
+
+
+def decode_records(records: bytes, formats: Callable[[int, int], Format | None]
+                   ) -> tuple[list[tuple[Format, bytes]], int]:
+    """As `decode`, each record's output apart with its format."""
+    out: list[tuple[Format, bytes]] = []
     at, bad = 0, 0
     while at + RECORD_HEADER <= len(records):
         size, module, index, _ = struct.unpack_from("<IIII", records, at)
         if size == 0:  # where the records end (a dropped one was never written)
             break
         if size < RECORD_HEADER or size % 8 or at + size > len(records):
-            return bytes(out), bad + 1
+            return out, bad + 1
         fmt = formats(module, index)
         body = records[at + RECORD_HEADER:at + size]
         at += size
@@ -231,8 +247,8 @@ def decode(records: bytes, formats: Callable[[int, int], Format | None]) -> tupl
                 end = len(body)
             strings.append(body[tail:end])
             tail = end + 1
-        out += format_args(fmt, args, strings)
-    return bytes(out), bad
+        out.append((fmt, format_args(fmt, args, strings)))
+    return out, bad
 
 
 def record(module: int, index: int, fmt: Format, args: bytes,

@@ -1,8 +1,13 @@
 // Device printf: every conversion with flags, widths, precisions and length
-// modifiers, %s strings from every state space, printf's return value, output
-// only at synchronisation points, per-thread order, and the FIFO size limit.
-// test_device_printf (test/runtime/test_runtime_cuda.py) checks the exact
-// output, which is NVIDIA's (the same program on an H200).
+// modifiers, %s strings from every state space and of any length, printf's
+// return value, output only at synchronisation points (none at the process's
+// exit), per-thread order, and the FIFO size limit, which can be set only
+// before the first kernel that calls printf. test_device_printf
+// (test/runtime/test_device_printf.py) checks the exact output, which is
+// NVIDIA's (driver 580 on an H200) but for the overfull FIFO: there NVIDIA's
+// wraps around and prints a jumble of later lines; ours keeps the first. (The
+// H200 also printed `%hhx %hx` of 255 and 0x12345 as "25 2520" and `%.*f`,
+// `%*.*f` as written; ours prints what the host's C library does.)
 #include <climits>
 #include <cmath>
 #include "check.h"
@@ -61,15 +66,38 @@ __global__ void fill_fifo(int count) {
     printf("fifo line %06d\n", i);
 }
 
+__global__ void no_printf(int *out) {  // of the same module: no printf, the FIFO stays settable
+  if (out)
+    *out = 0;
+}
+
+__global__ void long_string(const char *text) { printf("[%s]\n", text); }
+
+__global__ void at_exit() { printf("never printed: no synchronisation follows\n"); }
+
+static void print_fifo(const char *what) {
+  size_t fifo = 0;
+  CHECK(cudaDeviceGetLimit(&fifo, cudaLimitPrintfFifoSize));
+  std::printf("host: %s, printf FIFO %zu bytes\n", what, fifo);
+}
+
 int main() {
   char *heap_text;
   int *returned, host[3];
   CHECK(cudaMalloc(&heap_text, 8));
   CHECK(cudaMemcpy(heap_text, "heap", 5, cudaMemcpyHostToDevice));
   CHECK(cudaMalloc(&returned, sizeof(host)));
-  size_t fifo = 0;
-  CHECK(cudaDeviceGetLimit(&fifo, cudaLimitPrintfFifoSize));
-  std::printf("host: printf FIFO %zu bytes\n", fifo);
+  print_fifo("default");
+  // Until a kernel that calls printf is launched, the FIFO's size can be set:
+  // 512 KiB at least, rounded up to a multiple of 256 bytes.
+  no_printf<<<1, 1>>>(nullptr);
+  CHECK(cudaDeviceSynchronize());
+  CHECK(cudaDeviceSetLimit(cudaLimitPrintfFifoSize, 4096));
+  print_fifo("asked for 4096");
+  CHECK(cudaDeviceSetLimit(cudaLimitPrintfFifoSize, 600000));
+  print_fifo("asked for 600000");
+  CHECK(cudaDeviceSetLimit(cudaLimitPrintfFifoSize, 512 << 10));
+  print_fifo("asked for 512 KiB");
 
   conversions<<<1, 1>>>(heap_text, returned);
   std::printf("host: launched, nothing printed yet\n");
@@ -86,20 +114,46 @@ int main() {
   CHECK(cudaMemcpy(host, returned, sizeof(host), cudaMemcpyDeviceToHost));
   std::printf("host: copied\n");
 
-  // A small FIFO keeps the first lines and drops the rest.
-  CHECK(cudaDeviceSetLimit(cudaLimitPrintfFifoSize, 4096));
-  CHECK(cudaDeviceGetLimit(&fifo, cudaLimitPrintfFifoSize));
-  std::printf("host: printf FIFO %zu bytes\n", fifo);
-  fill_fifo<<<1, 1>>>(1000);
+  // Once one was, the size is fixed: cudaErrorInvalidValue, the size stays.
+  cudaError_t late = cudaDeviceSetLimit(cudaLimitPrintfFifoSize, 1 << 16);
+  std::printf("host: setting it after printf: %s\n", cudaGetErrorName(late));
+  EXPECT(late == cudaErrorInvalidValue, "a late cudaDeviceSetLimit returned %d", (int)late);
+  print_fifo("still");
+
+  // A %s string prints whole, however long.
+  char text[6000];
+  for (int i = 0; i < 5999; ++i)
+    text[i] = 'a' + i % 26;
+  text[5999] = 0;
+  char *long_text;
+  CHECK(cudaMalloc(&long_text, sizeof(text)));
+  CHECK(cudaMemcpy(long_text, text, sizeof(text), cudaMemcpyHostToDevice));
+  long_string<<<1, 1>>>(long_text);
+  CHECK(cudaDeviceSynchronize());
+
+  // An overfull FIFO: ours keeps the first lines and drops the rest
+  // (NVIDIA's wraps around).
+  fill_fifo<<<1, 1>>>(100000);
   CHECK(cudaDeviceSynchronize());
   std::printf("host: FIFO filled\n");
+
+  // cudaFree waits for the device: a synchronisation point.
+  fill_fifo<<<1, 1>>>(1);
+  std::printf("host: freeing\n");
+  CHECK(cudaFree(long_text));
   CHECK(cudaFree(heap_text));
   CHECK(cudaFree(returned));
 
-  // So is the context's end (cudaDeviceReset).
-  fill_fifo<<<1, 1>>>(1);
+  // So is the context's end (cudaDeviceReset); the new context's FIFO can
+  // be set again.
+  fill_fifo<<<1, 1>>>(2);
   std::printf("host: resetting\n");
   CHECK(cudaDeviceReset());
+  CHECK(cudaDeviceSetLimit(cudaLimitPrintfFifoSize, 1 << 20));
+  print_fifo("after the reset");
+
+  // The process's exit is none: this kernel's line is never printed.
+  at_exit<<<1, 1>>>();
   std::printf("PASS\n");
   return 0;
 }

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from zmlir.runtime.cuda import printf
 from zmlir.runtime.cuda.errors import CUresult
 from zmlir.runtime.cuda.objects import Context
 from zmlir.runtime.cuda.state import DriverState
@@ -21,6 +22,9 @@ class ContextAPI(DriverState):
         self.check_device(dev)
         handle = self.primary_context()
         assert self.primary is not None
+        if self.primary.refcount == 0:
+            with self.lock:
+                self.printf.context_started()
         self.primary.refcount += 1
         self.out(pctx, self.handle_ptr(handle))
         return E.CUDA_SUCCESS
@@ -30,8 +34,11 @@ class ContextAPI(DriverState):
         if self.primary is None or self.primary.refcount == 0:
             return E.CUDA_ERROR_INVALID_CONTEXT
         self.primary.refcount -= 1
-        if self.primary.refcount == 0:  # the context's end: printf output so far appears
-            self.sync_point()
+        if self.primary.refcount == 0:
+            # The context's end, but no synchronisation point: cudart releases
+            # it as the process exits, where NVIDIA's driver prints nothing of
+            # what kernels printed since the last one (an H200 did not).
+            self.printf.context_ended()
         return E.CUDA_SUCCESS
 
     def cuDevicePrimaryCtxReset_v2(self, dev: int) -> int:
@@ -40,6 +47,8 @@ class ContextAPI(DriverState):
         if self.primary is not None:
             self._destroy_local_storage(self.primary_handle, self.primary)
             self.primary.refcount = 0
+        with self.lock:  # a new context: the printf FIFO's size can be set again
+            self.printf.reset()
         return E.CUDA_SUCCESS
 
     def cuDevicePrimaryCtxGetState(self, dev: int, flags: Any, active: Any) -> int:
@@ -176,17 +185,24 @@ class ContextAPI(DriverState):
 
     def cuCtxGetLimit(self, value: Any, limit: int) -> int:
         ctx = self.current_context()
-        defaults = {0: 1024, 1: 1 << 20, 2: 8 << 20, 3: 2, 4: 2048, 5: 0, 6: 0}
+        defaults = {0: 1024, 1: printf.DEFAULT_FIFO_SIZE, 2: 8 << 20, 3: 2, 4: 2048, 5: 0, 6: 0}
         if limit not in defaults:
             return E.CUDA_ERROR_INVALID_VALUE
+        if limit == 1:  # CU_LIMIT_PRINTF_FIFO_SIZE: one buffer serves every context
+            self.out(value, self.printf.capacity)
+            return E.CUDA_SUCCESS
         self.out(value, ctx.limits.get(limit, defaults[limit]))
         return E.CUDA_SUCCESS
 
     def cuCtxSetLimit(self, limit: int, value: int) -> int:
-        self.current_context().limits[limit] = value
+        ctx = self.current_context()
         if limit == 1:  # CU_LIMIT_PRINTF_FIFO_SIZE: one buffer serves every context
             with self.lock:
-                self.printf.set_capacity(value)
+                # Fixed once a kernel with printf or assert was launched (cuda/printf.py).
+                if not self.printf.set_capacity(value):
+                    return E.CUDA_ERROR_INVALID_VALUE
+            return E.CUDA_SUCCESS
+        ctx.limits[limit] = value
         return E.CUDA_SUCCESS
 
     def cuCtxGetCacheConfig(self, config: Any) -> int:

@@ -43,6 +43,8 @@ class FunctionAPI(DriverState):
         sizes = None if None in dtypes else [np.dtype(d).itemsize for d in dtypes]
         if fn.module.trap_word:
             sizes = None  # its launches check the trap word, in Python
+        if fn.name in fn.module.printf_kernels:
+            sizes = None  # its launches fix the printf FIFO's size (printf.py), in Python
         fn.fast = self.fast.function(fn.handle, self.device, fn.kernel, fn.info, sizes)
 
     def cuKernelGetFunction(self, pfunc: Any, kernel: Any) -> int:

@@ -41,6 +41,7 @@ class LaunchAPI(FunctionAPI):
             return self.unsupported(
                 "cooperative launch", f"the {self.device.name} backend cannot guarantee that "
                 "all blocks are resident at once")
+        self.printf.launched(fn)
         code = self._launch(fn, grid, block, shared, params, extra, stream, cooperative)
         if fn.fast and code == E.CUDA_SUCCESS:
             self.fast_register(fn)  # the backend may have raised the kernel's shared limit

@@ -39,6 +39,7 @@ class MemoryAPI(DriverState):
             return E.CUDA_SUCCESS
         if not self.allocations.remove_owned(dptr):
             return E.CUDA_ERROR_INVALID_VALUE
+        self.sync_point()  # device printf output appears (cudaFree waits for the device)
         pool = self.pool_of.pop(dptr, None)
         if pool is not None:
             pool.free(dptr)  # kept for reuse until the pool settles or is trimmed

@@ -157,7 +157,7 @@ class ModuleAPI(FunctionAPI):
             program = self.device.load(compiled)
             module = Module(name, compiled, program)
             module.trap_word = self._trap_word(module)
-            self._attach_printf(module)
+            self._attach_printf(module, ptx)
             self.modules_by_hash[key] = module
         return module
 
@@ -173,13 +173,13 @@ class ModuleAPI(FunctionAPI):
         self.allocations.add(address, size, owned=False)
         return address
 
-    def _attach_printf(self, module: Module) -> None:
+    def _attach_printf(self, module: Module, ptx: str) -> None:
         """Gives a module with device printf or assert its printf buffer
         (printf.py); where the backend cannot, the module still loads and its
         output is lost, which the log says."""
         try:
             with self.lock:
-                self.printf.attach(module)
+                self.printf.attach(module, ptx)
         except Exception as err:  # the backend's error: reported, not fatal
             log(f"device printf output of {module.ptx_name} is lost: {err}")
 
@@ -213,6 +213,9 @@ class ModuleAPI(FunctionAPI):
     def cuModuleUnload(self, hmod: Any) -> int:
         self.require_init()
         self.sync_point()
+        return self._unload(hmod)
+
+    def _unload(self, hmod: Any) -> int:
         self.handles.remove(self.ptr(hmod), Module)
         return E.CUDA_SUCCESS
 
@@ -277,7 +280,12 @@ class ModuleAPI(FunctionAPI):
         if isinstance(self.handles.find(self.ptr(lib)), UncompiledLibrary):
             self.handles.remove(self.ptr(lib), UncompiledLibrary)
             return E.CUDA_SUCCESS
-        return self.cuModuleUnload(lib)
+        # No synchronisation point, unlike cuModuleUnload: cudart unloads its
+        # libraries as the process exits, where NVIDIA's driver prints no
+        # device printf output (an H200 printed nothing of a kernel launched
+        # just before main returned).
+        self.require_init()
+        return self._unload(lib)
 
     def cuLibraryGetKernel(self, pkernel: Any, lib: Any, name: Any) -> int:
         self._library(lib)

@@ -50,6 +50,9 @@ class Module:
     # The address of the module's trap word (SPIR-V modules with a `trap` or an assert),
     # 0: none.
     trap_word: int = 0
+    # Its kernels that call printf or assert (cuda/printf.py): launching one
+    # fixes the printf FIFO's size.
+    printf_kernels: frozenset[str] = frozenset()
 
 
 @dataclass

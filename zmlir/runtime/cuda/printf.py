@@ -7,20 +7,33 @@ module loads) and `__zmlir_printf_formats` (its formats, read here). Its
 threads append records to one buffer the whole driver shares, so output keeps
 the order of launches across modules.
 
-As on NVIDIA's driver, the buffer is flushed to the host's stdout (the C
-library's `stdout`, so the output stays in order with the application's own
-printf) at the synchronisation points: cuCtxSynchronize, cuStreamSynchronize,
-cuEventSynchronize, blocking copies, module loads and unloads, context
-destruction and primary context reset, and before a host function or stream
-callback runs. It holds CU_LIMIT_PRINTF_FIFO_SIZE bytes of records (1 MiB by
-default); a record that does not fit is dropped. Work runs synchronously
-here, so a flush after the backend's synchronize sees every record complete.
+As on NVIDIA's driver, the buffer is flushed at the synchronisation points:
+cuCtxSynchronize, cuStreamSynchronize, cuEventSynchronize, blocking copies,
+cuMemFree, module loads and unloads (cuModuleUnload; not cuLibraryUnload,
+which cudart calls as the process exits), cuCtxDestroy and primary context
+reset (cudaDeviceReset), and before a host function or stream callback runs.
+Launches are none, and neither is the process's exit: what a kernel printed
+after the last synchronisation point is never printed, as on an H200 (the
+primary context's last release, cudart's at exit, discards it). printf output
+goes to the C library's `stdout` (in order with the application's own
+printf), a failed assert's message to its `stderr`, as NVIDIA's driver
+writes them.
+
+The buffer holds CU_LIMIT_PRINTF_FIFO_SIZE bytes of records (NVIDIA's
+default, minimum and rounding, below); a record that does not fit is
+dropped, so a full buffer keeps the first lines. (NVIDIA's FIFO wraps: an
+H200 printed a jumble of later lines, in no order; ours never does.) Like
+NVIDIA's driver, the limit can be set only until the context launched a
+kernel that calls printf or assert; later it is CUDA_ERROR_INVALID_VALUE,
+until the context's reset. Work runs synchronously here, so a flush after the
+backend's synchronize sees every record complete.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import re
 import struct
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -28,20 +41,73 @@ from typing import TYPE_CHECKING, Any
 from zmlir.runtime import printf as fmt
 
 if TYPE_CHECKING:
-    from zmlir.runtime.cuda.objects import Module
+    from zmlir.runtime.cuda.objects import Function, Module
 
 STATE_NAME = "__zmlir_printf"  # kPrintfStateName
 FORMATS_NAME = "__zmlir_printf_formats"  # kPrintfFormatsName
-DEFAULT_FIFO_SIZE = 1 << 20
+# CU_LIMIT_PRINTF_FIFO_SIZE: what NVIDIA's driver (580, CUDA 13) reports on an
+# H200 by default, the least it sets (asked for less, 0 included), and the
+# multiple it rounds a size up to.
+DEFAULT_FIFO_SIZE = 8650752
+MIN_FIFO_SIZE = 512 << 10
+FIFO_GRANULE = 256
 
 
-def write_stdout(data: bytes) -> None:
-    """Writes through the C library's stdout, which the application's own
-    printf buffers, and flushes it."""
+def fifo_size(requested: int) -> int:
+    """The FIFO size NVIDIA's driver sets when asked for `requested` bytes."""
+    return max(MIN_FIFO_SIZE, -(-requested // FIFO_GRANULE) * FIFO_GRANULE)
+
+
+def write_stream(data: bytes, name: str = "stdout") -> None:
+    """Writes through the C library's `stdout` or `stderr`, which the
+    application's own printf buffers, and flushes it."""
     libc = ctypes.CDLL(None)
-    stream = ctypes.c_void_p.in_dll(libc, "stdout")
+    stream = ctypes.c_void_p.in_dll(libc, name)
     libc.fwrite(data, 1, len(data), stream)
     libc.fflush(stream)
+
+
+_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_FUNCTION = re.compile(r"\.(?:entry|func)\s+(?:\([^)]*\)\s*)?([A-Za-z_$%][\w$%]*)")
+_CALL = re.compile(r"\bcall(?:\.uni)?\s+(?:\([^)]*\)\s*,\s*)?([A-Za-z_$%][\w$%]*)")
+SERVICES = ("vprintf", "__assertfail")
+
+
+def printf_kernels(ptx: str) -> frozenset[str]:
+    """The kernels of `ptx` that call printf or assert, directly or through
+    its functions (an indirect call may reach any function)."""
+    ptx = _COMMENTS.sub(" ", ptx)
+    bodies: dict[str, str] = {}
+    entries: set[str] = set()
+    for m in _FUNCTION.finditer(ptx):
+        depth, i = 0, m.end()
+        while i < len(ptx) and not (depth == 0 and ptx[i] in "{;"):
+            depth += {"(": 1, ")": -1}.get(ptx[i], 0)
+            i += 1
+        if i >= len(ptx) or ptx[i] == ";":
+            continue  # a declaration
+        start, depth = i, 0
+        for i in range(start, len(ptx)):
+            depth += {"{": 1, "}": -1}.get(ptx[i], 0)
+            if depth == 0:
+                break
+        bodies[m[1]] = ptx[start:i + 1]
+        if m[0].startswith(".entry"):
+            entries.add(m[1])
+    calls = {name: {c for c in _CALL.findall(body)} for name, body in bodies.items()}
+    direct = {name for name, callees in calls.items()
+              if any(c in SERVICES and c not in bodies for c in callees)}
+    uses = set(direct)
+    if direct:  # an indirect call (through a register) may reach them
+        uses |= {name for name, callees in calls.items() if any(c[0] == "%" for c in callees)}
+    changed = True
+    while changed:
+        changed = False
+        for name, callees in calls.items():
+            if name not in uses and callees & uses:
+                uses.add(name)
+                changed = True
+    return frozenset(uses & entries)
 
 
 class DevicePrintf:
@@ -52,6 +118,8 @@ class DevicePrintf:
         self.device: Any = None  # backends.Backend, set at cuInit
         self.buffer = 0  # the device address of the buffer, 0 until a module needs one
         self.capacity = DEFAULT_FIFO_SIZE  # bytes of records
+        self.locked = False  # a kernel with printf or assert was launched: no more resizing
+        self.ended = False  # the primary context ended: what the buffer holds is never printed
         self.states: list[int] = []  # each module's __zmlir_printf
         self.formats: dict[int, list[fmt.Format | None]] = {}  # by module id
         self._held = 0
@@ -59,8 +127,11 @@ class DevicePrintf:
 
     # -- modules ------------------------------------------------------------------
 
-    def attach(self, module: Module) -> None:
-        """At load: gives a module with printf records the buffer and an id."""
+    def attach(self, module: Module, ptx: str) -> None:
+        """At load: gives a module with printf records the buffer and an id,
+        and names its kernels that call printf or assert."""
+        module.printf_kernels = printf_kernels(ptx) if any(s in ptx for s in SERVICES) \
+            else frozenset()
         if FORMATS_NAME.encode() not in module.compiled.binary:
             return
         state, _ = self.device.global_variable(module.program, STATE_NAME)
@@ -87,18 +158,50 @@ class DevicePrintf:
         self.device.memset(self.buffer, 0, fmt.BUFFER_HEADER + self.capacity)
         self.device.copy_to_device(self.buffer, struct.pack("<QQ", 0, self.capacity))
 
-    def set_capacity(self, nbytes: int) -> None:
-        """CU_LIMIT_PRINTF_FIFO_SIZE: what is in the buffer is printed first;
-        the modules loaded so far move to the new buffer."""
+    def launched(self, function: Function) -> None:
+        """At a launch: once a kernel that calls printf or assert ran, the
+        FIFO's size is fixed (as on NVIDIA's driver)."""
+        if function.name in function.module.printf_kernels:
+            self.locked = True
+
+    def reset(self) -> None:
+        """The primary context's reset: a new context sets the size again."""
+        self.locked = False
+        self.ended = False
+        self.set_capacity(DEFAULT_FIFO_SIZE)
+
+    def context_ended(self) -> None:
+        """The primary context's last release (cudart's, as the process
+        exits): no flush, and no device work (the backend may be going)."""
+        self.ended = True
+
+    def context_started(self) -> None:
+        """The primary context's first retain: after one ended, its output
+        is never printed and the size is the default again."""
+        if self.ended:
+            self.discard()
+            self.reset()
+
+    def set_capacity(self, nbytes: int) -> bool:
+        """CU_LIMIT_PRINTF_FIFO_SIZE: False once a kernel that calls printf
+        or assert was launched (CUDA_ERROR_INVALID_VALUE, the size stays).
+        Else what is in the buffer is printed first; the modules loaded so far
+        move to a new buffer of NVIDIA's size for `nbytes` (fifo_size)."""
+        if self.locked:
+            return False
         self.flush()
+        nbytes = fifo_size(nbytes)
+        if nbytes == self.capacity:
+            return True
         self.capacity = nbytes
         if not self.buffer:
-            return
+            return True
         self.device.free(self.buffer)
         self.buffer = 0
         self._allocate()
         for state in self.states:
             self.device.copy_to_device(state, struct.pack("<Q", self.buffer))
+        return True
 
     # -- output ---------------------------------------------------------------------
 
@@ -114,7 +217,7 @@ class DevicePrintf:
     def flush(self, *, even_held: bool = False) -> None:
         """Prints the records so far and empties the buffer (the device is
         idle: work is synchronous)."""
-        if not self.buffer or (self._held and not even_held):
+        if not self.buffer or self.ended or (self._held and not even_held):
             return
         head, capacity = struct.unpack("<QQ", self.device.copy_from_device(self.buffer, 16))
         if head == 0:
@@ -123,15 +226,33 @@ class DevicePrintf:
         data = self.device.copy_from_device(self.buffer + fmt.BUFFER_HEADER, used)
         self.device.memset(self.buffer + fmt.BUFFER_HEADER, 0, used)
         self.device.copy_to_device(self.buffer, struct.pack("<Q", 0))
-        out, bad = fmt.decode(data, self._format)
-        if out:
-            write_stdout(out)
+        outputs, bad = fmt.decode_records(data, self._format)
+        # In order, each run of records of one stream with one write.
+        run, stream = bytearray(), "stdout"
+        for format_, text in outputs:
+            name = "stderr" if format_.is_assert else "stdout"
+            if name != stream and run:
+                write_stream(bytes(run), stream)
+                run.clear()
+            run += text
+            stream = name
+        if run:
+            write_stream(bytes(run), stream)
         if bad:
             self.log(f"device printf: {bad} record(s) could not be read")
         if head > capacity and not self._dropped:
             self.log(f"device printf: the buffer's {capacity} bytes are full, later output is "
                 "dropped (cudaDeviceSetLimit(cudaLimitPrintfFifoSize) sets its size)")
         self._dropped += head > capacity
+
+    def discard(self) -> None:
+        """Empties the buffer without printing it."""
+        if not self.buffer:
+            return
+        head, capacity = struct.unpack("<QQ", self.device.copy_from_device(self.buffer, 16))
+        if head:
+            self.device.memset(self.buffer + fmt.BUFFER_HEADER, 0, min(head, capacity))
+            self.device.copy_to_device(self.buffer, struct.pack("<Q", 0))
 
     def _format(self, module: int, index: int) -> fmt.Format | None:
         formats = self.formats.get(module)
