@@ -13,6 +13,18 @@ checkout (https://github.com/NVIDIA/cuda-samples). Nothing is fetched.
       cuRAND's device API is headers only). Samples that need a library beyond cudart and
       NVRTC, or graphics/MPI/OpenMP interop, are listed as skipped with why.
 
+  nvptx OUT [--arch sm_75] [--gpu sm_90]
+      For the CUDA passthrough on a machine without LLVM (the H200): compiles
+      with zmlir, to NVPTX for --gpu, every PTX the driver may pick from the
+      built samples (their executables and the fatbin/PTX files they load)
+      into OUT/ARCH/nvptx (runtime/backends/nvptx_cache.py), which `run
+      --backend cuda` passes on as ZMLIR_NVPTX_CACHE.
+
+  table RESULTS.json... --out FILE
+      One table of several runs' JSON files (e.g. the CPU, the H200 through
+      the passthrough, the H200 natively): program, features, each run's
+      result, and the first cause of the first run that did not pass.
+
   run OUT [--arch sm_75] [--backend opencl] [--timeout 300] [--results FILE]
       Runs every built sample under `zmlir run` in its own directory (with
       --backend native: on NVIDIA's driver, without zmlir) and
@@ -236,6 +248,9 @@ def _run_one(name: str, entry: dict, out: Path, backend: str, timeout: int) -> O
         kind = "SKIP" if entry["why"].startswith(("needs", "no executable")) else "BUILD"
         return Outcome(name, entry["tier"], kind, entry["why"], 0.0, features)
     env = dict(os.environ, ZMLIR_BACKEND=backend)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH")) if p)
+    if backend == "cuda":  # NVPTX compiled ahead of time here (the `nvptx` command)
+        env["ZMLIR_NVPTX_CACHE"] = str(out / "nvptx")
     cmd = [sys.executable, "-m", "zmlir.cli", "run", "--", f"./{name}"]
     if backend == "native":  # NVIDIA's own driver, for the baseline
         cmd = [f"./{name}"]
@@ -270,6 +285,47 @@ def _run_one(name: str, entry: dict, out: Path, backend: str, timeout: int) -> O
     seconds = time.perf_counter() - start
     (out / name / "zmlir-run.log").write_bytes(stdout)
     return Outcome(name, entry["tier"], result, cause, round(seconds, 1), features)
+
+
+def _module_ptx(sample_dir: Path) -> list[str]:
+    """Every PTX text the driver may pick from the sample's executable and
+    the module files it loads."""
+    sys.path.insert(0, str(REPO))
+    from tools.run_programs_passthrough import driver_ptx_texts
+    from zmlir.runtime.cuda import fatbin
+
+    texts = driver_ptx_texts(sample_dir / sample_dir.name)
+    for path in sorted(sample_dir.glob("*.fatbin")):
+        data = path.read_bytes()
+        texts += [e.ptx_text() for e in fatbin.ptx_candidates(fatbin.parse(data), 80)]
+    texts += [p.read_text() for p in sorted(sample_dir.glob("*.ptx"))]
+    return texts
+
+
+def nvptx(out: Path, arch: str, gpu: str, only: set[str]) -> int:
+    import zmlir
+    from zmlir.runtime.backends import nvptx_cache
+
+    out = out / arch
+    cache = out / "nvptx"
+    manifest = json.loads((out / "manifest.json").read_text())
+    failures = 0
+    for name, entry in manifest.items():
+        if not entry["built"] or (only and name not in only):
+            continue
+        for index, text in enumerate(_module_ptx(out / name)):
+            key = nvptx_cache.ptx_key(text)
+            if (cache / f"{key}.{gpu}.json").exists():
+                continue
+            try:
+                compiled = zmlir.compile_module(text, f"nvptx:{gpu}", filename=f"{name}.{index}.ptx")
+            except zmlir.CompileError as err:
+                print(f"{name}: module {index}: {str(err).splitlines()[0]}")
+                failures += 1
+                continue
+            nvptx_cache.store(cache, key, compiled, source=f"{name}.{index}.ptx")
+            print(f"{name}: module {index} compiled for {gpu}", flush=True)
+    return 1 if failures else 0
 
 
 def run(out: Path, arch: str, backend: str, timeout: int, results: Path, only: set[str],
@@ -309,6 +365,37 @@ def write_results(outcomes: list[Outcome], results: Path, arch: str, backend: st
     results.write_text("\n".join(lines) + "\n")
 
 
+def table(runs: list[Path], out: Path) -> int:
+    loaded = [(path.stem, {o["name"]: o for o in json.loads(path.read_text())})
+              for path in runs]
+    names = sorted({n for _, run in loaded for n in run},
+                   key=lambda n: next((r[n]["tier"], n) for _, r in loaded if n in r))
+    counts = []
+    for label, run in loaded:
+        tally: dict[str, int] = {}
+        for o in run.values():
+            tally[o["result"]] = tally.get(o["result"], 0) + 1
+        counts.append(f"- `{label}`: " + ", ".join(f"{k} {v}" for k, v in sorted(tally.items())))
+    lines = ["# cuda-samples on zmlir", "",
+             "Written by `bench/cuda_samples.py table` from the runs below (each written by",
+             "`bench/cuda_samples.py run`). PASS: exit 0 with every kernel module compiled;",
+             "WAIVED: the sample's own EXIT_WAIVED; SKIP: needs a library or graphics API",
+             "beyond cudart and NVRTC.", "", *counts, "",
+             "| program | tier | features | " + " | ".join(label for label, _ in loaded)
+             + " | first cause |",
+             "|---|---|---|" + "---|" * len(loaded) + "---|"]
+    for name in names:
+        rows = [run.get(name) for _, run in loaded]
+        first = next(r for r in rows if r)
+        cause = next((r["cause"] for r in rows if r and r["result"] not in ("PASS",)), "")
+        lines.append(f"| {name} | {first['tier'].split('_', 1)[0]} | "
+                     f"{', '.join(first['features'])} | "
+                     + " | ".join(r["result"] if r else "-" for r in rows)
+                     + f" | {cause.replace('|', '/')[:150]} |")
+    out.write_text("\n".join(lines) + "\n")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -323,12 +410,22 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--backend", default="opencl")
     r.add_argument("--timeout", type=int, default=300)
     r.add_argument("--results", type=Path)
-    for p in (b, r):
+    t = sub.add_parser("table")
+    t.add_argument("runs", type=Path, nargs="+")
+    t.add_argument("--out", type=Path, required=True)
+    n = sub.add_parser("nvptx")
+    n.add_argument("out", type=Path)
+    n.add_argument("--gpu", default="sm_90")
+    for p in (b, r, n):
         p.add_argument("--arch", default="sm_75")
         p.add_argument("--only", default="")
         p.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)
+    if args.command == "table":
+        return table(args.runs, args.out)
     only = {n for n in args.only.split(",") if n}
+    if args.command == "nvptx":
+        return nvptx(args.out.resolve(), args.arch, args.gpu, only)
     if args.command == "build":
         return build(args.checkout.resolve(), args.out.resolve(), args.arch, only, args.jobs,
                      args.cuda_libs)
