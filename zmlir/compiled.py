@@ -16,7 +16,9 @@ class KernelInfo:
     # Bytes of the static `.shared` variables; the launcher adds the dynamic
     # shared memory size to this for the kernel's shared window.
     static_shared_bytes: int
-    # Each parameter's PTX type ("u64", "f32", ...), "b8[24]" for byte arrays.
+    # Each parameter's PTX type ("u64", "f32", ...); an array passed by value
+    # is its element type and count, after its alignment if declared
+    # ("align 8 b8[24]" for `.param .align 8 .b8 p[24]`).
     params: tuple[str, ...] = ()
 
 

@@ -59,11 +59,13 @@ def _importer_error(err: RuntimeError, imported: str, filename: str) -> CompileE
 
 
 def _param_type(param: Param) -> str:
+    """A kernel parameter's type for the launcher (KernelInfo.params)."""
     if param.dims:
         count = 1
         for d in param.dims:
             count *= d or 0
-        return f"{param.type}[{count}]"
+        align = f"align {param.align} " if param.align else ""
+        return f"{align}{param.type}[{count}]"
     return param.type
 
 

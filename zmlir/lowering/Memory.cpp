@@ -9,6 +9,8 @@
 
 #include "zmlir/lowering/PTXLowering.h"
 
+#include "llvm/Support/MathExtras.h"
+
 using namespace mlir;
 using namespace zmlir;
 using namespace zmlir::ptx;
@@ -76,8 +78,10 @@ struct CvtaOpLowering : PTXPattern<CvtaOp> {
       rewriter.replaceOp(op, adjustBits(rewriter, loc, asInt, type, false));
       return success();
     }
-    case StateSpace::Local: {
-      // Local addresses are private-space pointers as integers.
+    case StateSpace::Local:
+    case StateSpace::Param: {
+      // Local addresses are private-space pointers as integers; a
+      // parameter's is its copy's there (ptx.param_addr).
       MLIRContext *ctx = rewriter.getContext();
       auto localPtr = LLVM::LLVMPointerType::get(ctx, state.addressSpaces.local);
       auto genericPtr = LLVM::LLVMPointerType::get(ctx, state.addressSpaces.generic);
@@ -151,12 +155,28 @@ struct PrefetchOpLowering : PTXPattern<PrefetchOp> {
   }
 };
 
+/// The struct a kernel's byval pointer parameter points to (a by-value
+/// aggregate, TargetInfo::passesKernelAggregatesByVal), or null.
+LLVM::LLVMStructType byValCopyType(Value param) {
+  auto arg = dyn_cast<BlockArgument>(param);
+  if (!arg || !isa<LLVM::LLVMPointerType>(arg.getType()))
+    return {};
+  auto kernel = dyn_cast<gpu::GPUFuncOp>(arg.getOwner()->getParentOp());
+  if (!kernel || arg.getOwner() != &kernel.getBody().front())
+    return {};
+  auto copy = kernel.getArgAttrOfType<TypeAttr>(arg.getArgNumber(),
+                                                LLVM::LLVMDialect::getByValAttrName());
+  return copy ? dyn_cast<LLVM::LLVMStructType>(copy.getValue()) : LLVM::LLVMStructType();
+}
+
 /// The width in bits of a `ld.param`/`st.param` of `type` at `offset` of
 /// the aggregate parameter `param`, or a diagnostic when the access is not
 /// whole bytes inside it.
 template <typename OpTy>
 FailureOr<unsigned> aggregateAccessBits(OpTy op, DataType type, int64_t offset, Value param) {
   auto array = dyn_cast<LLVM::LLVMArrayType>(param.getType());
+  if (auto copy = byValCopyType(param))
+    array = dyn_cast<LLVM::LLVMArrayType>(copy.getBody().front());
   if (!array || !array.getElementType().isInteger(8))
     return op.emitError("unsupported parameter of type ") << param.getType();
   unsigned bits = getTypeBitWidth(type);
@@ -184,12 +204,23 @@ struct LdParamOpLowering : PTXPattern<LdParamOp> {
       rewriter.replaceOp(op, adjustBits(rewriter, loc, param, op.getRes().getType(), isSigned));
       return success();
     }
-    // An aggregate call or return parameter (!llvm.array<N x i8>): the
-    // little-endian bytes at the offset, assembled into an integer.
     FailureOr<unsigned> bits = aggregateAccessBits(op, op.getType(), op.getOffset(), param);
     if (failed(bits))
       return failure();
     mlir::Type wide = rewriter.getIntegerType(*bits);
+    if (isa<LLVM::LLVMPointerType>(param.getType())) {
+      // A kernel's by-value aggregate as a pointer to its copy (aligned to
+      // kKernelAggregateAlign): a load at the offset.
+      Value at = LLVM::GEPOp::create(rewriter, loc, param.getType(), rewriter.getI8Type(), param,
+                                     ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(op.getOffset())});
+      uint64_t align = std::min<uint64_t>(llvm::MinAlign(kKernelAggregateAlign, op.getOffset()),
+                                          *bits / 8);
+      Value value = LLVM::LoadOp::create(rewriter, loc, wide, at, align);
+      rewriter.replaceOp(op, adjustBits(rewriter, loc, value, op.getRes().getType(), isSigned));
+      return success();
+    }
+    // An aggregate call or return parameter (!llvm.array<N x i8>): the
+    // little-endian bytes at the offset, assembled into an integer.
     Value value;
     for (unsigned k = 0; k < *bits / 8; ++k) {
       Value byte = LLVM::ExtractValueOp::create(rewriter, loc, param,
@@ -349,31 +380,61 @@ struct StOpLowering : PTXPattern<StOp> {
   }
 };
 
-/// A `.local` variable is an alloca in the target's private address space;
-/// its PTX address is the pointer as an integer.
+/// One `type` in a new alloca in the target's private address space, as a
+/// `.local` pointer.
 ///
 /// NVPTX wants allocas in the generic space, cast to the local one (what
 /// NVPTXLowerAlloca expects): LLVM 22 selects an addrspace(5) alloca's frame
 /// index as the generic %SP, so its "local" address was a generic one and
 /// local loads and stores through it faulted (CUDA_ERROR_ILLEGAL_ADDRESS on
 /// the H200).
+Value localAlloca(OpBuilder &b, Location loc, mlir::Type type, int64_t align,
+                  const PTXLoweringState &state) {
+  MLIRContext *ctx = b.getContext();
+  auto localType = LLVM::LLVMPointerType::get(ctx, state.addressSpaces.local);
+  auto allocaType = state.target.allocatesLocalInGeneric()
+                        ? LLVM::LLVMPointerType::get(ctx, state.addressSpaces.generic)
+                        : localType;
+  Value one = intConst(b, loc, b.getI64Type(), 1);
+  Value ptr = LLVM::AllocaOp::create(b, loc, allocaType, type, one, align);
+  if (allocaType != localType)
+    ptr = LLVM::AddrSpaceCastOp::create(b, loc, localType, ptr);
+  return ptr;
+}
+
+/// The address of a parameter is its copy's in `.local`: the kernel's byval
+/// pointer where it has one (TargetInfo::passesKernelAggregatesByVal), else
+/// an alloca at the function's entry holding the value.
+struct ParamAddrOpLowering : PTXPattern<ParamAddrOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult matchAndRewrite(ParamAddrOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value param = adaptor.getParam();
+    Value copy = param;
+    if (!byValCopyType(param)) {
+      auto fn = op->getParentOfType<FunctionOpInterface>();
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&fn.getFunctionBody().front());
+      copy = localAlloca(rewriter, loc, param.getType(), kKernelAggregateAlign, state);
+      LLVM::StoreOp::create(rewriter, loc, param, copy);
+    }
+    rewriter.replaceOpWithNewOp<LLVM::PtrToIntOp>(op, op.getRes().getType(), copy);
+    return success();
+  }
+};
+
+/// A `.local` variable is an alloca in the target's private address space
+/// (localAlloca); its PTX address is the pointer as an integer.
 struct LocalVarOpLowering : PTXPattern<LocalVarOp> {
   using PTXPattern::PTXPattern;
 
   LogicalResult matchAndRewrite(LocalVarOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
-    auto localType = LLVM::LLVMPointerType::get(ctx, state.addressSpaces.local);
-    auto allocaType = state.target.allocatesLocalInGeneric()
-                          ? LLVM::LLVMPointerType::get(ctx, state.addressSpaces.generic)
-                          : localType;
     // One array-typed element: SPIR-V has no array-sized allocas.
     auto arrayType = LLVM::LLVMArrayType::get(rewriter.getI8Type(), op.getSize());
-    Value one = intConst(rewriter, loc, rewriter.getI64Type(), 1);
-    Value ptr = LLVM::AllocaOp::create(rewriter, loc, allocaType, arrayType, one, op.getAlign());
-    if (allocaType != localType)
-      ptr = LLVM::AddrSpaceCastOp::create(rewriter, loc, localType, ptr);
+    Value ptr = localAlloca(rewriter, op.getLoc(), arrayType, op.getAlign(), state);
     rewriter.replaceOpWithNewOp<LLVM::PtrToIntOp>(op, op.getRes().getType(), ptr);
     return success();
   }
@@ -382,8 +443,7 @@ struct LocalVarOpLowering : PTXPattern<LocalVarOp> {
 } // namespace
 
 void zmlir::populatePTXMemoryPatterns(RewritePatternSet &patterns, const PTXLoweringState &state) {
-  patterns
-      .add<LocalVarOpLowering, AddrOfOpLowering, CvtaOpLowering, LdParamOpLowering,
-           StParamOpLowering, LdOpLowering, StOpLowering, IsspacepOpLowering, PrefetchOpLowering>(
-          patterns.getContext(), state);
+  patterns.add<LocalVarOpLowering, AddrOfOpLowering, CvtaOpLowering, ParamAddrOpLowering,
+               LdParamOpLowering, StParamOpLowering, LdOpLowering, StOpLowering, IsspacepOpLowering,
+               PrefetchOpLowering>(patterns.getContext(), state);
 }

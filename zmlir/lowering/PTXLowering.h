@@ -168,6 +168,7 @@ struct PTXPattern : OpConversionPattern<OpTy> {
       return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, as.constant), wide)
           .getResult();
     case StateSpace::Local:
+    case StateSpace::Param: // a parameter's address is its copy's (ptx.param_addr)
       return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, as.local), wide)
           .getResult();
     case StateSpace::Shared: {
@@ -221,6 +222,17 @@ LLVM::LLVMFuncOp declareFunction(OpBuilder &b, Operation *user, StringRef name,
 /// Bytes at the start of a kernel's shared window that hold the bar.red
 /// counter when the kernel is in state.barrierCounters.
 constexpr int64_t kBarrierCounterBytes = 16;
+
+/// The alignment of a kernel's copy of a by-value aggregate parameter where
+/// the target passes it byval (TargetInfo::passesKernelAggregatesByVal):
+/// enough for any `ld.param` element (PTX loads them 8 bytes at most).
+constexpr int64_t kKernelAggregateAlign = 8;
+
+/// Marks the module's device functions, and their calls, convergent: any of
+/// them may run a warp collective or a barrier, which LLVM must not make
+/// depend on more control flow (as clang assumes of all CUDA device code).
+/// Runs after the conversion patterns (Warp.cpp).
+void markCallsConvergent(gpu::GPUModuleOp module);
 
 /// Replaces `ptx.func_addr` with its encoding (kFuncAddressBase + the
 /// function's index among the address-taken ones, sorted by name) and each

@@ -276,6 +276,36 @@ FailureOr<gpu::GPUFuncOp> ConvertPTXToStdPass::convertKernel(func::FuncOp func,
   body.front().erase();
   body.getBlocks().splice(body.end(), func.getBody().getBlocks());
   Block &entry = body.front();
+  if (state.target.passesKernelAggregatesByVal()) {
+    // By-value aggregates become pointers to the kernel's copy of the bytes,
+    // a byval struct (ld.param reads them through it, Memory.cpp). Upstream's
+    // gpu.func lowering drops `llvm.byval`: `zmlir.byval` keeps each
+    // parameter's type (unit where none) for code emission to restore.
+    auto copyType = LLVM::LLVMPointerType::get(ctx, state.addressSpaces.local);
+    SmallVector<Attribute> byVal(entry.getNumArguments(), b.getUnitAttr());
+    bool anyByVal = false;
+    for (BlockArgument arg : entry.getArguments()) {
+      auto bytes = dyn_cast<LLVM::LLVMArrayType>(arg.getType());
+      if (!bytes)
+        continue;
+      unsigned index = arg.getArgNumber();
+      arg.setType(copyType);
+      inputs[index] = copyType;
+      byVal[index] = TypeAttr::get(LLVM::LLVMStructType::getLiteral(ctx, {bytes}));
+      anyByVal = true;
+    }
+    if (anyByVal) {
+      kernel.setFunctionType(FunctionType::get(ctx, inputs, {}));
+      for (auto [index, type] : llvm::enumerate(byVal)) {
+        if (!isa<TypeAttr>(type))
+          continue;
+        kernel.setArgAttr(index, LLVM::LLVMDialect::getByValAttrName(), type);
+        kernel.setArgAttr(index, LLVM::LLVMDialect::getAlignAttrName(),
+                          b.getI64IntegerAttr(kKernelAggregateAlign));
+      }
+      kernel->setAttr("zmlir.byval", b.getArrayAttr(byVal));
+    }
+  }
   Value window;
   if (windowArg) {
     window = entry.addArgument(windowType, func.getLoc());

@@ -124,6 +124,12 @@ public:
 
   //===--- Special registers and the launch --------------------------------===//
 
+  /// Whether a kernel takes a by-value aggregate parameter (`.param .align N
+  /// .b8 p[K]`) as a pointer to its own copy of the bytes, `ptr
+  /// byval({[K x i8]})` (OpenCL C's struct argument), not as the `[K x i8]`
+  /// value. The launcher passes the same K bytes either way.
+  virtual bool passesKernelAggregatesByVal() const { return false; }
+
   /// A launch or SM register (`%gridid`, `%smid`, `%nsmid`, `%nwarpid`,
   /// `%dynamic_smem_size`, `%total_smem_size`) read from the hardware, or
   /// null. `%dynamic_smem_size` is the whole window as the launch sized it.

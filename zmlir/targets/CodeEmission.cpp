@@ -89,6 +89,20 @@ void optimize(llvm::Module &module, llvm::TargetMachine &machine, int optLevel) 
   builder.buildPerModuleDefaultPipeline(level).run(module, mam);
 }
 
+/// Gives back the `llvm.byval` types that upstream's gpu.func lowering drops:
+/// a kernel whose lowering passes by-value aggregates byval lists each
+/// parameter's type in `zmlir.byval` (unit where it has none).
+void restoreByValParams(ModuleOp module) {
+  for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
+    auto types = fn->getAttrOfType<ArrayAttr>("zmlir.byval");
+    if (!types)
+      continue;
+    for (auto [index, type] : llvm::enumerate(types))
+      if (isa<TypeAttr>(type) && index < fn.getNumArguments())
+        fn.setArgAttr(index, LLVM::LLVMDialect::getByValAttrName(), type);
+  }
+}
+
 /// The LLVM-module fix-ups a target asks for by name (Target.llvm_fixups in
 /// Python), each in its target's folder.
 const llvm::StringMap<zmlir::LLVMModuleFixup> &fixupsByName() {
@@ -115,6 +129,7 @@ zmlir::translateGpuModuleToLLVMIR(ModuleOp module, llvm::LLVMContext &context,
   IRMapping mapping;
   for (Operation &op : gpuModules.front().getBody()->without_terminator())
     builder.clone(op, mapping);
+  restoreByValParams(*flat);
   std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(*flat, context, "zmlir");
   if (!llvmModule)
     return makeError("translation to LLVM IR failed");

@@ -65,6 +65,20 @@ def PTX_LdParamOp : PTX_Op<"ld_param", [Pure]> {
   let assemblyFormat = "$param attr-dict `:` type($param) `->` type($res)";
 }
 
+def PTX_ParamAddrOp : PTX_Op<"param_addr", [Pure]> {
+  let summary = "the address of a parameter (`mov.u64 %rd, param`)";
+  let description = [{
+    The `.param` state space address of a function's parameter (the block
+    argument), which `ptx.ld` from `.param` reads through: nvcc takes it to
+    index a big by-value struct. It is the address of the thread's copy of
+    the parameter in `.local`. PTX ISA 9.7.9.1 (mov), 5.1.6.1.
+    Example: `%a = ptx.param_addr %arg0 : !llvm.array<400 x i8> -> i64`
+  }];
+  let arguments = (ins AnyType:$param);
+  let results = (outs PTX_Address:$res);
+  let assemblyFormat = "$param attr-dict `:` type($param) `->` type($res)";
+}
+
 // Memory operand modifiers shared by ld and st.
 class PTX_MemOp<string mnemonic, list<Trait> traits = []>
     : PTX_Op<mnemonic, traits> {

@@ -22,12 +22,21 @@ from zmlir.frontend.importer.sreg import SPECIAL_REGS
 
 @handles("mov")
 def _mov(imp: FunctionImporter, inst: ast.Instruction) -> None:
-    if len(inst.operands) == 2 and (
-            is_other_special_reg(imp, inst.operands[1])
-            or (isinstance(inst.operands[1], ast.Sym) and inst.operands[1].name in imp.params)):
-        # Special registers without a ptx.sreg case, and the address of a
-        # kernel parameter (grid constants, tensor maps).
+    if len(inst.operands) == 2 and is_other_special_reg(imp, inst.operands[1]):
+        # Special registers without a ptx.sreg case.
         generic(imp, inst)
+        return
+    if (len(inst.operands) == 2 and isinstance(inst.operands[1], ast.Sym)
+            and inst.operands[1].name in imp.params):
+        # The address of a parameter (nvcc's way to index a big by-value
+        # struct; grid constants), read with ld.param through a register.
+        param = imp.params[inst.operands[1].name]
+        dest = inst.operands[0]
+        want = imp.reg_type(dest.name, inst.loc) if isinstance(dest, ast.Reg) else "i64"
+        if want not in ("i32", "i64"):
+            raise imp.error("unsupported 'mov' of a parameter's address into a "
+                            f"{bits(want)}-bit register", inst.loc)
+        emit_result(imp, inst, f"ptx.param_addr {{0}} : {param.type} -> {want}", [param], want)
         return
     m = classify(inst)
     check_no_rest(imp, inst, m)

@@ -78,11 +78,9 @@ def _ld(imp: FunctionImporter, inst: ast.Instruction) -> None:
                 v = r
         imp.write_reg(dest, v, inst.loc)
         return
-    if m.space == "param":
-        if isinstance(src, ast.Addr) and isinstance(src.base, ast.Reg):
-            # Through the address of a kernel parameter (`mov %rd, param`).
-            generic(imp, inst)
-            return
+    if m.space == "param" and not (isinstance(src, ast.Addr) and isinstance(src.base, ast.Reg)):
+        # (Through a register: the address of a parameter, `ptx.param_addr`,
+        # read like any other state space's below.)
         if (not isinstance(src, ast.Addr) or not isinstance(src.base, ast.Sym)
                 or src.base.name not in imp.params):
             raise imp.error("unsupported 'ld.param' from something other than a parameter",

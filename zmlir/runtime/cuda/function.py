@@ -23,6 +23,30 @@ NUMPY_TYPES = {
 }
 
 
+def param_dtype(ptx_type: str) -> np.dtype | None:
+    """The numpy type a kernel parameter's bytes are read as: a scalar's
+    own, a by-value array's bytes as one `V<size>` (np.void) value; None
+    for a type the launcher does not know."""
+    scalar = NUMPY_TYPES.get(ptx_type)
+    if scalar is not None:
+        return np.dtype(scalar)
+    element, _, count = ptx_type.rpartition(" ")[2].partition("[")
+    scalar = NUMPY_TYPES.get(element)
+    if scalar is None or not count.endswith("]") or not count[:-1].isdigit():
+        return None
+    size = np.dtype(scalar).itemsize * int(count[:-1])
+    return np.dtype(f"V{size}") if size else None
+
+
+def param_alignment(ptx_type: str) -> int:
+    """A parameter's alignment in a packed parameter buffer: its declared
+    `.align`, else its element's size."""
+    if ptx_type.startswith("align "):
+        return int(ptx_type.split(" ", 2)[1])
+    element = ptx_type.partition("[")[0]
+    return np.dtype(NUMPY_TYPES.get(element, np.uint8)).itemsize
+
+
 class FunctionAPI(DriverState):
     def function(self, module: Module, name: str) -> int:
         fn = module.functions.get(name)
@@ -38,9 +62,12 @@ class FunctionAPI(DriverState):
 
     def fast_register(self, fn: Function) -> None:
         """Registers `fn` with the C launch fast path (if it can launch it):
-        its parameters' sizes come from their PTX types."""
-        dtypes = [NUMPY_TYPES.get(t) for t in fn.info.params]
-        sizes = None if None in dtypes else [np.dtype(d).itemsize for d in dtypes]
+        its parameters' sizes come from their PTX types (fastpath.c keeps
+        each in a byte: larger by-value arrays take the Python path)."""
+        dtypes = [param_dtype(t) for t in fn.info.params]
+        sizes = None if None in dtypes else [d.itemsize for d in dtypes if d is not None]
+        if sizes is not None and max(sizes, default=0) > 255:
+            sizes = None
         if fn.module.trap_word:
             sizes = None  # its launches check the trap word, in Python
         if fn.name in fn.module.printf_kernels:
@@ -96,17 +123,17 @@ class FunctionAPI(DriverState):
 
     def cuFuncGetParamInfo(self, hfunc: Any, index: int, poffset: Any, psize: Any) -> int:
         """Offset and size of a parameter in the packed parameter buffer
-        (naturally aligned, in order: what `extra` launches use)."""
+        (each aligned as declared, in order: what `extra` launches use)."""
         fn = self.handles.get(self.ptr(hfunc), Function)
         if index >= len(fn.info.params):
             return E.CUDA_ERROR_INVALID_VALUE
         offset = 0
         for i, ptx_type in enumerate(fn.info.params[: index + 1]):
-            dtype = NUMPY_TYPES.get(ptx_type)
+            dtype = param_dtype(ptx_type)
             if dtype is None:
                 return self.unsupported("cuFuncGetParamInfo", f"parameter of type .{ptx_type}")
-            size = np.dtype(dtype).itemsize
-            offset = -(-offset // size) * size
+            size, align = dtype.itemsize, param_alignment(ptx_type)
+            offset = -(-offset // align) * align
             if i < index:
                 offset += size
         self.out(poffset, offset)

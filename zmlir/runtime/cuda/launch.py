@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from zmlir.runtime.cuda.errors import CudaError, CUresult
-from zmlir.runtime.cuda.function import NUMPY_TYPES, FunctionAPI
+from zmlir.runtime.cuda.function import FunctionAPI, param_alignment, param_dtype
 from zmlir.runtime.cuda.objects import Context, Function
 from zmlir.runtime.cuda.state import log
 
@@ -72,17 +72,18 @@ class LaunchAPI(FunctionAPI):
         if dtypes is None:
             dtypes = []
             for ptx_type in fn.info.params:
-                dtype = NUMPY_TYPES.get(ptx_type)
+                dtype = param_dtype(ptx_type)
                 if dtype is None:
                     return self.unsupported("cuLaunchKernel",
                                             f"kernel parameter of type .{ptx_type} ({fn.name})")
-                dtypes.append(np.dtype(dtype))
+                dtypes.append(dtype)
             fn.dtypes = dtypes
         if extra != self.ffi.NULL:
             buffer = self._extra_buffer(extra)
             args, offset = [], 0
-            for dtype in dtypes:
-                offset = -(-offset // dtype.itemsize) * dtype.itemsize  # natural alignment
+            for dtype, ptx_type in zip(dtypes, fn.info.params, strict=True):
+                align = param_alignment(ptx_type)
+                offset = -(-offset // align) * align
                 if offset + dtype.itemsize > len(buffer):
                     return E.CUDA_ERROR_INVALID_VALUE
                 args.append(np.frombuffer(buffer, dtype=dtype, count=1, offset=offset)[0])

@@ -109,6 +109,12 @@ public:
     return LLVM::CallOp::create(b, user->getLoc(), fn, ValueRange{}).getResult();
   }
 
+  /// Intel's OpenCL compiler aborts on a kernel taking an array by value
+  /// (its sycl-kernel-prepare-args pass) and takes a byval pointer to an
+  /// array for a buffer; a byval struct is what OpenCL C makes of a struct
+  /// argument, which every OpenCL and Level Zero consumer takes.
+  bool passesKernelAggregatesByVal() const override { return true; }
+
   /// OpenCL's to_local/to_private/to_global do not check the address on
   /// Intel's CPU runtime (each gave non-null for every pointer), so only the
   /// shared window is known: [base, base + the launch's window size).

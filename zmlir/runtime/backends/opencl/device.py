@@ -50,13 +50,19 @@ class ArgKind(Enum):
     F32 = "float32"
     F64 = "float64"
     PTR = "ptr"
+    # A by-value aggregate (a struct, `.param .b8 p[K]`): its bytes, which the
+    # kernel takes as a byval struct.
+    BYTES = "bytes"
 
     @property
     def dtype(self) -> np.dtype:
+        if self is ArgKind.BYTES:
+            return np.dtype(np.void)
         return np.dtype(np.uint64 if self is ArgKind.PTR else self.value)
 
 
-_KIND_BY_DTYPE = {kind.dtype: kind for kind in ArgKind if kind is not ArgKind.PTR}
+_KIND_BY_DTYPE = {kind.dtype: kind for kind in ArgKind
+                  if kind not in (ArgKind.PTR, ArgKind.BYTES)}
 
 
 @dataclass(frozen=True)
@@ -64,14 +70,24 @@ class KernelArg:
     """One kernel argument with its ABI type made explicit."""
 
     kind: ArgKind
-    value: int | float
+    value: int | float | bytes
 
     @staticmethod
     def ptr(address: int) -> KernelArg:
         return KernelArg(ArgKind.PTR, address)
 
+    @staticmethod
+    def aggregate(data: bytes) -> KernelArg:
+        return KernelArg(ArgKind.BYTES, bytes(data))
+
     def encode(self) -> bytes:
         """The argument's bytes as clSetKernelArg wants them; range errors raise."""
+        if isinstance(self.value, bytes):
+            if self.kind is not ArgKind.BYTES:
+                raise TypeError(f"{self.kind.name} argument given bytes")
+            return self.value
+        if self.kind is ArgKind.BYTES:
+            raise TypeError(f"BYTES argument given {self.value!r}")
         if self.kind is ArgKind.PTR or self.kind.dtype.kind in "iu":
             if isinstance(self.value, (float, np.floating)):
                 raise TypeError(f"{self.kind.name} argument given a float: {self.value!r}")
@@ -86,6 +102,8 @@ class KernelArg:
         """Accept a KernelArg or a numpy scalar; plain Python numbers are ambiguous and refused."""
         if isinstance(value, KernelArg):
             return value
+        if isinstance(value, np.void):
+            return KernelArg.aggregate(value.tobytes())
         if isinstance(value, np.generic):
             kind = _KIND_BY_DTYPE.get(value.dtype)
             if kind is None:
