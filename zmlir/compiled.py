@@ -20,6 +20,10 @@ class KernelInfo:
     # is its element type and count, after its alignment if declared
     # ("align 8 b8[24]" for `.param .align 8 .b8 p[24]`).
     params: tuple[str, ...] = ()
+    # The architecture of the PTX it was compiled from (75 for `.target
+    # sm_75`; 0: unknown), CU_FUNC_ATTRIBUTE_PTX_VERSION: CUB dispatches on
+    # it and needs one it was built for.
+    ptx_arch: int = 0
 
 
 @dataclass

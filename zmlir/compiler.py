@@ -168,7 +168,8 @@ def compile_module(ptx: str, target: str | Target = "spirv", *, emit: str = "bin
                 continue
             carried, out.stages[stage.name] = stage.run(carried)
             if stage.name == KERNEL_METADATA_STAGE:
-                out.kernels = _kernels(out.stages[stage.name], imported.param_types)
+                out.kernels = _kernels(out.stages[stage.name], imported.param_types,
+                                       _ptx_arch(ptx))
             if stage.name == emit:
                 break
         return out
@@ -181,7 +182,8 @@ def compile_module(ptx: str, target: str | Target = "spirv", *, emit: str = "bin
             dump_module(os.environ["ZMLIR_DUMP_DIR"], ptx, out, filename, sys.exc_info()[1])
 
 
-def _kernels(std: str | bytes, param_types: dict[str, tuple[str, ...]]) -> dict[str, KernelInfo]:
+def _kernels(std: str | bytes, param_types: dict[str, tuple[str, ...]],
+             ptx_arch: int) -> dict[str, KernelInfo]:
     """The kernels' metadata, from the lowering's attributes on them."""
     assert isinstance(std, str)
     kernels = {}
@@ -189,8 +191,17 @@ def _kernels(std: str | bytes, param_types: dict[str, tuple[str, ...]]) -> dict[
         values = dict(attrs)
         kernels[name] = KernelInfo(name, values.get("param_count", 0),
                                    values.get("static_shared_bytes", 0),
-                                   param_types.get(name, ()))
+                                   param_types.get(name, ()), ptx_arch)
     return kernels
+
+
+_TARGET = re.compile(r"^[ \t]*\.target[ \t]+sm_(\d+)", re.MULTILINE)
+
+
+def _ptx_arch(ptx: str) -> int:
+    """The architecture of the module's `.target sm_XX` directive (0: none)."""
+    match = _TARGET.search(ptx)
+    return int(match.group(1)) if match else 0
 
 
 def compile(ptx: str, target: str = "spirv", *, filename: str = "<input>") -> bytes:

@@ -75,7 +75,9 @@ def function_attribute(attrib: int, fn: Any, device: Any) -> int | None:
         2: 0,  # CONST_SIZE_BYTES
         3: 0,  # LOCAL_SIZE_BYTES
         4: 32,  # NUM_REGS
-        5: 80,  # PTX_VERSION
+        # The PTX's `.target` (CUB's dispatch needs an architecture it was
+        # built for); precompiled kernels do not say.
+        5: getattr(fn.info, "ptx_arch", 0) or 80,  # PTX_VERSION
         6: 80,  # BINARY_VERSION
         7: 0,  # CACHE_MODE_CA
         8: fn.attributes.get(8, 0),  # MAX_DYNAMIC_SHARED_SIZE_BYTES
