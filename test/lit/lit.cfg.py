@@ -28,7 +28,7 @@ llvm_config.with_system_environment(["HOME", "TMPDIR", "XDG_CACHE_HOME"])
 config.llvm_tools_dir = str(llvm_bin())
 llvm_config.use_default_substitutions()
 search_dirs = tool_dirs + os.environ.get("PATH", "").split(os.pathsep)
-llvm_config.add_tool_substitutions(["zmlir-opt", "zmlir", "FileCheck", "not", "spirv-val",
+llvm_config.add_tool_substitutions(["zmlir-opt", "zmlir", "FileCheck", "not", "spirv-val", "spirv-dis",
                                     "llvm-readelf", "ptxas"], search_dirs)
 if shutil.which("ptxas"):
     config.available_features.add("ptxas")

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 
 from zmlir.targets.base import LoweringOptions, Target, register
+from zmlir.targets.spirv.binary import fix_constant_byte_addresses
 from zmlir.toolchain import llvm_tool_candidates
 
 _LLC_CANDIDATES = llvm_tool_candidates("llc")
@@ -29,6 +30,7 @@ class SPIRVTarget(Target):
     triple = "spirv64-unknown-unknown"
     binary_suffix = ".spv"
     trap_word = "__zmlir_trap"  # kTrapWordName of SPIRVTargetInfo.cpp
+    llvm_fixups = ("spirv-split-long-initializers",)
 
     @classmethod
     def validate_arch(cls, arch: str) -> None:
@@ -77,4 +79,4 @@ class SPIRVTarget(Target):
         return self._run_llc(llvm_ir, "asm")
 
     def emit_binary(self, llvm_ir: str) -> bytes:
-        return self._run_llc(llvm_ir, "obj")
+        return fix_constant_byte_addresses(self._run_llc(llvm_ir, "obj"))
