@@ -67,7 +67,12 @@ class SPIRVTarget(Target):
         # llc process.
         # SPV_KHR_shader_clock: %clock/%clock64 (OpReadClockKHR, cl_khr_kernel_clock); a
         # module that reads no clock does not declare it.
-        result = subprocess.run([_llc(), "-O2", f"-mtriple={self.triple}",
+        # -disable-lsr: loop strength reduction shapes loops for a machine's
+        # addressing modes, which a SPIR-V consumer chooses itself; and its
+        # expansions include zext(trunc(x to i1)), which LLVM 22's SPIR-V
+        # backend emits as an OpBitwiseAnd of mismatched widths (llm.c's
+        # trimat_forward: Intel's runtime rejected the module).
+        result = subprocess.run([_llc(), "-O2", "-disable-lsr", f"-mtriple={self.triple}",
                                  "--spirv-ext=+SPV_KHR_shader_clock",
                                  f"-filetype={filetype}", "-o", "-"],
                                 input=llvm_ir.encode(), capture_output=True)
