@@ -169,8 +169,9 @@ public:
 
   //===--- Warps and barriers ----------------------------------------------===//
 
-  /// The 32-bit ballot of `pred` over the lane's warp, or null. `mask` is
-  /// the PTX membermask.
+  /// The 32-bit ballot of `pred` over the lanes of the caller's warp that
+  /// execute it, or null. `mask` names the lanes it waits for (the PTX
+  /// membermask; 0 for `activemask`).
   virtual mlir::Value ballot(mlir::OpBuilder &b, mlir::Operation *user, mlir::Value pred,
                              mlir::Value mask) const {
     return {};
@@ -189,6 +190,12 @@ public:
     return mlir::failure();
   }
   virtual mlir::Value nativeActivemask(mlir::OpBuilder &b, mlir::Location loc) const { return {}; }
+  /// `vote.sync.all/any/uni` (a predicate) as the target's own instruction,
+  /// or null: the lowering then asks a ballot.
+  virtual mlir::Value nativeVote(mlir::OpBuilder &b, mlir::Location loc, ptx::VoteMode mode,
+                                 mlir::Value pred, mlir::Value mask) const {
+    return {};
+  }
   /// `redux.sync.name` (add, and, or, xor, min, umin, max, umax), or null.
   virtual mlir::Value nativeRedux(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
                                   mlir::Value a, mlir::Value mask) const {

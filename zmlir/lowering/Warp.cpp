@@ -9,10 +9,21 @@
 // (on wave64 chips the 32 bits of the lane's half-wave: lanes 0-31 and
 // 32-63 are two CUDA warps) and OpenCL's `sub_group_ballot` on SPIR-V (the
 // kernels require 32-wide sub-groups). shfl.sync, reductions and matches
-// elsewhere are shuffles over the 32 lanes (an indexed read of one lane is
-// ds_bpermute on AMDGPU, within the half-wave on wave64); like PTX they need
-// every lane in `membermask` to execute them, and use the other lanes'
-// values only where masked out.
+// elsewhere are indexed reads of other lanes (TargetInfo::readLane; on
+// AMDGPU ds_bpermute, within the half-wave on wave64).
+//
+// Off NVPTX, the lanes a collective hears from are the lanes that execute it
+// with the caller: a ballot of true at the collective (`activeLanes`). A lane
+// that does not (it took another branch, has exited, or lies past the end of
+// a block whose size is not a multiple of 32: the last warp is short) reads
+// as 0 in shfl.sync, as the operation's identity in redux.sync, matches
+// nothing in match.sync and votes no, and vote.all/uni and match.all ask
+// only the lanes of membermask that execute. PTX leaves a read of such a
+// lane unspecified; NVIDIA's hardware behaves this way where programs
+// depend on it (cuda-samples' reduction reads lanes outside its ballot mask
+// and sums them as 0). bar.warp.sync waits for the lanes that execute it.
+// Every collective is a convergent call, so no pass moves it across the
+// control flow that decides which lanes execute it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,12 +46,29 @@ Value warpLane(OpBuilder &b, Location loc, const PTXLoweringState &state) {
   return lane;
 }
 
-Value shuffle(OpBuilder &b, Location loc, const PTXLoweringState &state, Value v, Value offset,
-              gpu::ShuffleMode mode) {
-  if (mode == gpu::ShuffleMode::IDX)
-    return state.target.readLane(b, loc, v, offset);
-  Value width = intConst(b, loc, b.getI32Type(), 32);
-  return gpu::ShuffleOp::create(b, loc, v, offset, width, mode).getShuffleResult();
+/// The lanes of the caller's warp executing this collective with it (bit i
+/// for lane i): a ballot of true over `membermask`, or null where the target
+/// has no ballot (the generic one).
+Value activeLanes(OpBuilder &b, Operation *op, const PTXLoweringState &state, Value membermask) {
+  return state.target.ballot(b, op, intConst(b, op->getLoc(), b.getI1Type(), 1), membermask);
+}
+
+/// Whether bit `lane` of the 32-bit `mask` is set.
+Value hasLane(OpBuilder &b, Location loc, Value mask, Value lane) {
+  mlir::Type i32 = b.getI32Type();
+  Value bit = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, mask, lane),
+                                    intConst(b, loc, i32, 1));
+  return arith::CmpIOp::create(b, loc, IP::ne, bit, intConst(b, loc, i32, 0));
+}
+
+/// `v` of lane `src` (in [0, 32)) where that lane is in `active` (or
+/// `active` is null), else `absent`.
+Value readActiveLane(OpBuilder &b, Location loc, const PTXLoweringState &state, Value v, Value src,
+                     Value active, Value absent) {
+  Value value = state.target.readLane(b, loc, v, src);
+  if (!active)
+    return value;
+  return arith::SelectOp::create(b, loc, hasLane(b, loc, active, src), value, absent);
 }
 
 /// shfl.sync: NVIDIA's instruction on NVPTX. Elsewhere the PTX ISA's
@@ -51,9 +79,8 @@ Value shuffle(OpBuilder &b, Location loc, const PTXLoweringState &state, Value v
 ///     lane ^ bval, idx minLane | (bval & ~segmask);
 ///  4. p = j >= maxLane (up, signed: j may be negative) or j <= maxLane
 ///     (the others); a lane with p false reads its own value;
-///  5. d = a of lane j, read with one indexed shuffle (readLane).
-/// Like PTX, a source lane outside membermask (or not executing the
-/// shfl.sync) gives an unspecified value.
+///  5. d = a of lane j, read with one indexed shuffle (readLane), or 0 if
+///     lane j does not execute the shfl.sync (PTX: unspecified).
 struct ShflSyncOpLowering : PTXPattern<ShflSyncOp> {
   using PTXPattern::PTXPattern;
 
@@ -94,7 +121,9 @@ struct ShflSyncOpLowering : PTXPattern<ShflSyncOp> {
     }
     Value p = arith::CmpIOp::create(rewriter, loc, inRange, j, maxLane);
     Value src = arith::SelectOp::create(rewriter, loc, p, j, lane);
-    rewriter.replaceOp(op, {state.target.readLane(rewriter, loc, a, src), p});
+    Value active = activeLanes(rewriter, op, state, adaptor.getMembermask());
+    Value d = readActiveLane(rewriter, loc, state, a, src, active, cst(0));
+    rewriter.replaceOp(op, {d, p});
     return success();
   }
 };
@@ -106,11 +135,18 @@ struct VoteSyncOpLowering : PTXPattern<VoteSyncOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value mask = adaptor.getMembermask();
+    if (Value r = state.target.nativeVote(rewriter, loc, op.getMode(), adaptor.getPred(), mask)) {
+      rewriter.replaceOp(op, r);
+      return success();
+    }
     Value bits = state.target.ballot(rewriter, op, adaptor.getPred(), mask);
     if (!bits)
       return unsupported(op, "'vote.sync' for the generic target (no ballot)");
     bits = arith::AndIOp::create(rewriter, loc, bits, mask);
     Value zero = intConst(rewriter, loc, rewriter.getI32Type(), 0);
+    // all and uni ask the lanes of membermask that execute the vote.
+    if (op.getMode() == VoteMode::All || op.getMode() == VoteMode::Uni)
+      mask = arith::AndIOp::create(rewriter, loc, mask, activeLanes(rewriter, op, state, mask));
     Value r;
     switch (op.getMode()) {
     case VoteMode::Ballot:
@@ -140,10 +176,10 @@ struct ActivemaskOpLowering : PTXPattern<ActivemaskOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value r = state.target.nativeActivemask(rewriter, loc);
-    if (!r) {
-      Value all = intConst(rewriter, loc, rewriter.getI32Type(), -1);
-      r = state.target.ballot(rewriter, op, intConst(rewriter, loc, rewriter.getI1Type(), 1), all);
-    }
+    // A ballot of true that waits for no lane: the lanes here now.
+    if (!r)
+      r = state.target.ballot(rewriter, op, intConst(rewriter, loc, rewriter.getI1Type(), 1),
+                              intConst(rewriter, loc, rewriter.getI32Type(), 0));
     if (!r)
       return unsupported(op, "'activemask' for the generic target (no ballot)");
     rewriter.replaceOp(op, r);
@@ -151,8 +187,9 @@ struct ActivemaskOpLowering : PTXPattern<ActivemaskOp> {
   }
 };
 
-/// redux.sync: NVIDIA's instruction on NVPTX; elsewhere a butterfly of
-/// five shuffles where lanes outside membermask contribute the identity.
+/// redux.sync: NVIDIA's instruction on NVPTX; elsewhere every lane folds
+/// the 32 lanes' operands in lane order, lanes outside membermask or not
+/// executing the redux.sync contributing the identity.
 struct ReduxSyncOpLowering : PTXPattern<ReduxSyncOp> {
   using PTXPattern::PTXPattern;
 
@@ -193,17 +230,15 @@ struct ReduxSyncOpLowering : PTXPattern<ReduxSyncOp> {
       rewriter.replaceOp(op, r);
       return success();
     }
-    Value lane = warpLane(rewriter, loc, state);
-    Value inMask = arith::CmpIOp::create(
-        rewriter, loc, IP::ne,
-        arith::AndIOp::create(rewriter, loc, arith::ShRUIOp::create(rewriter, loc, mask, lane),
-                              intConst(rewriter, loc, i32, 1)),
-        intConst(rewriter, loc, i32, 0));
-    Value v = arith::SelectOp::create(rewriter, loc, inMask, a,
-                                      intConst(rewriter, loc, i32, identity));
-    for (int offset = 16; offset >= 1; offset /= 2) {
-      Value other = shuffle(rewriter, loc, state, v, intConst(rewriter, loc, i32, offset),
-                            gpu::ShuffleMode::XOR);
+    // Each lane reads all 32: a butterfly would lose what a lane outside
+    // the executing ones would have combined for the others.
+    Value counted = mask;
+    if (Value active = activeLanes(rewriter, op, state, mask))
+      counted = arith::AndIOp::create(rewriter, loc, mask, active);
+    Value none = intConst(rewriter, loc, i32, identity), v = none;
+    for (int lane = 0; lane < 32; ++lane) {
+      Value other = readActiveLane(rewriter, loc, state, a, intConst(rewriter, loc, i32, lane),
+                                   counted, none);
       switch (op.getOp()) {
       case AtomicOp::Add:
         v = arith::AddIOp::create(rewriter, loc, v, other);
@@ -234,7 +269,8 @@ struct ReduxSyncOpLowering : PTXPattern<ReduxSyncOp> {
 
 /// match.sync: NVIDIA's instruction on NVPTX; elsewhere each lane reads
 /// every lane's value with 32 indexed shuffles and sets the bits of equal
-/// values inside membermask.
+/// values of the lanes of membermask that execute the match.sync; match.all
+/// gives those lanes when all of them are equal.
 struct MatchSyncOpLowering : PTXPattern<MatchSyncOp> {
   using PTXPattern::PTXPattern;
 
@@ -253,18 +289,18 @@ struct MatchSyncOpLowering : PTXPattern<MatchSyncOp> {
           rewriter, loc, i32,
           arith::ShRUIOp::create(rewriter, loc, a, intConst(rewriter, loc, a.getType(), 32)));
     }
+    if (Value active = activeLanes(rewriter, op, state, mask))
+      mask = arith::AndIOp::create(rewriter, loc, mask, active);
     Value bits = intConst(rewriter, loc, i32, 0);
     for (int lane = 0; lane < 32; ++lane) {
       Value index = intConst(rewriter, loc, i32, lane);
-      Value eq = arith::CmpIOp::create(
-          rewriter, loc, IP::eq, shuffle(rewriter, loc, state, lo, index, gpu::ShuffleMode::IDX),
-          lo);
+      Value eq = arith::CmpIOp::create(rewriter, loc, IP::eq,
+                                       state.target.readLane(rewriter, loc, lo, index), lo);
       if (hi)
         eq = arith::AndIOp::create(
             rewriter, loc, eq,
             arith::CmpIOp::create(rewriter, loc, IP::eq,
-                                  shuffle(rewriter, loc, state, hi, index, gpu::ShuffleMode::IDX),
-                                  hi));
+                                  state.target.readLane(rewriter, loc, hi, index), hi));
       Value bit = arith::ShLIOp::create(rewriter, loc,
                                         arith::ExtUIOp::create(rewriter, loc, i32, eq), index);
       bits = arith::OrIOp::create(rewriter, loc, bits, bit);
@@ -281,9 +317,11 @@ struct MatchSyncOpLowering : PTXPattern<MatchSyncOp> {
   }
 };
 
-/// bar.warp.sync: NVIDIA's instruction on NVPTX; elsewhere the lanes of a
-/// warp run in lock step, so an acquire-release fence over the wavefront
-/// (sub-group) gives the memory ordering PTX promises.
+/// bar.warp.sync: NVIDIA's instruction on NVPTX, the target's sub-group
+/// barrier where it has one (the lanes of a sub-group need not run in lock
+/// step: Intel's OpenCL CPU runtime runs those of a short sub-group one
+/// after another); else an acquire-release fence over the wavefront, whose
+/// lanes run in lock step.
 struct BarWarpSyncOpLowering : PTXPattern<BarWarpSyncOp> {
   using PTXPattern::PTXPattern;
 
@@ -323,6 +361,19 @@ struct ElectSyncOpLowering : PTXPattern<ElectSyncOp> {
 };
 
 } // namespace
+
+void zmlir::markCallsConvergent(gpu::GPUModuleOp module) {
+  module.walk([&](LLVM::LLVMFuncOp fn) {
+    if (!fn.isExternal())
+      fn.setConvergent(true);
+  });
+  module.walk([&](LLVM::CallOp call) {
+    std::optional<StringRef> callee = call.getCallee();
+    auto fn = callee ? module.lookupSymbol<LLVM::LLVMFuncOp>(*callee) : LLVM::LLVMFuncOp();
+    if (fn && !fn.isExternal())
+      call.setConvergent(true);
+  });
+}
 
 void zmlir::populatePTXWarpPatterns(RewritePatternSet &patterns, const PTXLoweringState &state) {
   patterns.add<ShflSyncOpLowering, VoteSyncOpLowering, ActivemaskOpLowering, ReduxSyncOpLowering,

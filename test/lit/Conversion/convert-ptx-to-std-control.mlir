@@ -70,7 +70,7 @@ func.func @bar_red(%p: i1) attributes {ptx.entry} {
 
 // elect.sync: the lowest set bit of the ballot within membermask.
 // SPV-LABEL: gpu.func @elect
-// SPV: llvm.call @_Z16sub_group_balloti
+// SPV: llvm.call spir_funccc @_Z16sub_group_balloti
 // SPV: %[[BITS:.*]] = arith.andi %{{.*}}, %arg0 : i32
 // SPV: %[[LEADER:.*]] = math.cttz %[[BITS]] : i32
 // SPV: arith.cmpi eq, %{{.*}}, %[[LEADER]] : i32
@@ -180,10 +180,10 @@ func.func @sregs() attributes {ptx.entry} {
 // SPV-NEXT: 8821707245088669696: ^[[N:[a-z0-9]*]],
 // SPV-NEXT: 8821707245088669697: ^[[T:[a-z0-9]*]]
 // SPV: ^[[N]]:
-// SPV-NEXT: %[[R1:.*]] = llvm.call @negate(%arg0) : (i32) -> i32
+// SPV-NEXT: %[[R1:.*]] = llvm.call @negate(%arg0) {convergent} : (i32) -> i32
 // SPV: cf.br ^[[DONE:[a-z0-9]*]](%[[R1]] : i32)
 // SPV: ^[[T]]:
-// SPV-NEXT: %[[R2:.*]] = llvm.call @twice(%arg0) : (i32) -> i32
+// SPV-NEXT: %[[R2:.*]] = llvm.call @twice(%arg0) {convergent} : (i32) -> i32
 // SPV: cf.br ^[[DONE]](%[[R2]] : i32)
 // SPV: ^[[BAD]]:
 // SPV: llvm.atomicrmw xchg
@@ -311,7 +311,7 @@ func.func @smem_size() attributes {ptx.entry} {
 // SPV-NEXT: %[[POISON:.*]] = llvm.mlir.poison : i32
 // SPV-NEXT: llvm.return %[[POISON]] : i32
 // SPV-LABEL: gpu.func @calls_checked
-// SPV: %[[R:.*]] = llvm.call @checked(%arg0) : (i32) -> i32
+// SPV: %[[R:.*]] = llvm.call @checked(%arg0) {convergent} : (i32) -> i32
 // SPV-NEXT: %[[WORD:.*]] = llvm.mlir.addressof @__zmlir_trap : !llvm.ptr<1>
 // SPV-NEXT: %[[W:.*]] = llvm.load %[[WORD]] {alignment = 4 : i64} : !llvm.ptr<1> -> i32
 // SPV: %[[SET:.*]] = arith.cmpi ne, %[[W]], %{{.*}} : i32

@@ -2,10 +2,11 @@
 // RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std=target=nvptx | FileCheck %s --check-prefix=NV
 // RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std="target=amdgpu wave-size=64" | FileCheck %s --check-prefix=GFX9
 
-// A ballot is sub_group_ballot on SPIR-V, vote.ballot.sync on NVPTX and the
-// lane's half of the 64-bit ballot on wave64 AMD chips.
+// A ballot is sub_group_ballot on SPIR-V (a convergent call), vote.ballot.sync
+// on NVPTX and the lane's half of the 64-bit ballot on wave64 AMD chips.
+// SPV: llvm.func spir_funccc @_Z16sub_group_balloti(i32) -> vector<4xi32> attributes {convergent}
 // SPV-LABEL: gpu.func @ballot
-// SPV: llvm.call @_Z16sub_group_balloti
+// SPV: llvm.call spir_funccc @_Z16sub_group_balloti(%{{.*}}) {convergent}
 // NV-LABEL: gpu.func @ballot
 // NV: llvm.call_intrinsic "llvm.nvvm.vote.ballot.sync"
 // GFX9-LABEL: gpu.func @ballot
@@ -42,9 +43,18 @@ func.func @fences() attributes {ptx.entry} {
 
 // -----
 
-// redux.sync is five butterfly shuffles off NVPTX.
+// redux.sync off NVPTX folds all 32 lanes' operands in lane order; a lane
+// outside membermask, or not executing the redux (not in the ballot of
+// true), contributes the identity (all ones for min.u32).
 // SPV-LABEL: gpu.func @redux
-// SPV-COUNT-5: gpu.shuffle xor
+// SPV: %[[ACTIVE:.*]] = llvm.extractelement
+// SPV: %[[COUNTED:.*]] = arith.andi %arg1, %[[ACTIVE]] : i32
+// SPV: %[[NONE:.*]] = arith.constant -1 : i32
+// SPV: %[[READ:.*]] = llvm.call spir_funccc @_Z17sub_group_shuffleij(%arg0, %[[LANE0:.*]]) {convergent}
+// SPV: arith.shrui %[[COUNTED]], %[[LANE0]] : i32
+// SPV: %[[OTHER:.*]] = arith.select %{{.*}}, %[[READ]], %[[NONE]] : i32
+// SPV: arith.minui %[[NONE]], %[[OTHER]] : i32
+// SPV-COUNT-31: llvm.call spir_funccc @_Z17sub_group_shuffleij
 // NV-LABEL: gpu.func @redux
 // NV: llvm.call_intrinsic "llvm.nvvm.redux.sync.umin"
 func.func @redux(%a: i32, %m: i32) attributes {ptx.entry} {
@@ -54,11 +64,12 @@ func.func @redux(%a: i32, %m: i32) attributes {ptx.entry} {
 
 // -----
 
-// A .func becomes an internal llvm.func; call and ret follow.
-// SPV: llvm.func internal @inc(%{{.*}}: i32) -> i32
+// A .func becomes an internal llvm.func; call and ret follow. Both are
+// convergent: a device function may run a warp collective.
+// SPV: llvm.func internal @inc(%{{.*}}: i32) -> i32 attributes {convergent}
 // SPV: llvm.return %{{.*}} : i32
 // SPV-LABEL: gpu.func @caller
-// SPV: llvm.call @inc(%{{.*}}) : (i32) -> i32
+// SPV: llvm.call @inc(%{{.*}}) {convergent} : (i32) -> i32
 func.func @inc(%a: i32) -> i32 {
   %c1 = arith.constant 1 : i32
   %0 = ptx.add %a, %c1 {type = #ptx.type<s32>} : i32
@@ -92,8 +103,9 @@ func.func @depot() attributes {ptx.entry} {
 
 // shfl.sync with a run-time c: NVIDIA's instruction on NVPTX; elsewhere the
 // ISA's clamp c[4:0] and segment mask c[12:8], and up compares signed (the
-// source lane lane - b may be negative). Wave64 AMD chips read the lane of
-// the caller's half-wave with ds_bpermute.
+// source lane lane - b may be negative); a source lane that does not execute
+// the shfl (not in the ballot of true) reads as 0. Wave64 AMD chips read the
+// lane of the caller's half-wave with ds_bpermute.
 // SPV-LABEL: gpu.func @shfl_up_runtime_c
 // SPV-SAME: (%[[A:.*]]: i32, %[[B:.*]]: i32, %[[C:.*]]: i32, %{{.*}}: i32)
 // SPV: %[[LANE:.*]] = arith.index_castui %{{.*}} : index to i32
@@ -106,7 +118,13 @@ func.func @depot() attributes {ptx.entry} {
 // SPV: %[[J:.*]] = arith.subi %[[LANE]], %[[BV]] : i32
 // SPV: %[[P:.*]] = arith.cmpi sge, %[[J]], %[[MAX]] : i32
 // SPV: %[[SRC:.*]] = arith.select %[[P]], %[[J]], %[[LANE]] : i32
-// SPV: gpu.shuffle idx %[[A]], %[[SRC]], %c32_i32 : i32
+// SPV: %[[ACTIVE:.*]] = llvm.extractelement
+// SPV: %[[ZERO:.*]] = arith.constant 0 : i32
+// SPV: %[[READ:.*]] = llvm.call spir_funccc @_Z17sub_group_shuffleij(%[[A]], %[[SRC]]) {convergent} : (i32, i32) -> i32
+// SPV: %[[SHIFTED:.*]] = arith.shrui %[[ACTIVE]], %[[SRC]] : i32
+// SPV: %[[BIT:.*]] = arith.andi %[[SHIFTED]], %{{.*}} : i32
+// SPV: %[[EXECUTES:.*]] = arith.cmpi ne, %[[BIT]], %{{.*}} : i32
+// SPV: arith.select %[[EXECUTES]], %[[READ]], %[[ZERO]] : i32
 // NV-LABEL: gpu.func @shfl_up_runtime_c
 // NV: %[[R:.*]] = llvm.call_intrinsic "llvm.nvvm.shfl.sync.up.i32p"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i32, i32, i32, i32) -> !llvm.struct<(i32, i1)>
 // NV: llvm.extractvalue %[[R]][0]
@@ -154,9 +172,60 @@ func.func @shfl_idx_segment(%a: i32, %b: i32) attributes {ptx.entry} {
 // GFX9: %[[ADDR:.*]] = arith.shli %[[LANE]], %c2_i32 : i32
 // GFX9: llvm.call_intrinsic "llvm.amdgcn.ds.bpermute"(%[[ADDR]], %{{.*}}) : (i32, i32) -> i32
 // GFX9-NOT: gpu.shuffle
+// SPIR-V reads the lanes with sub_group_shuffle and counts only those of
+// membermask that execute the match.
 // SPV-LABEL: gpu.func @match_any
-// SPV: gpu.shuffle idx
+// SPV: %[[ACTIVE:.*]] = llvm.extractelement
+// SPV: %[[MASK:.*]] = arith.andi %arg1, %[[ACTIVE]] : i32
+// SPV-COUNT-32: llvm.call spir_funccc @_Z17sub_group_shuffleij
+// SPV: arith.andi %{{.*}}, %[[MASK]] : i32
 func.func @match_any(%a: i32, %m: i32) attributes {ptx.entry} {
   %0, %1 = ptx.match_sync %a, %m {mode = #ptx.match<any>} : i32
   ptx.ret
+}
+
+// -----
+
+// vote.all and vote.uni ask the lanes of membermask that execute the vote: a
+// full mask in a short last warp names lanes that do not exist. NVPTX has
+// NVIDIA's own vote.
+// SPV-LABEL: gpu.func @vote_all
+// SPV: %[[BITS:.*]] = llvm.extractelement
+// SPV: %[[VOTES:.*]] = arith.andi %[[BITS]], %arg1 : i32
+// SPV: %[[ACTIVE:.*]] = llvm.extractelement
+// SPV: %[[MASK:.*]] = arith.andi %arg1, %[[ACTIVE]] : i32
+// SPV: arith.cmpi eq, %[[VOTES]], %[[MASK]] : i32
+// NV-LABEL: gpu.func @vote_all
+// NV: llvm.call_intrinsic "llvm.nvvm.vote.all.sync"(%arg1, %arg0) : (i32, i1) -> i1
+func.func @vote_all(%p: i1, %m: i32) attributes {ptx.entry} {
+  %0 = ptx.vote_sync %p, %m {mode = #ptx.vote<all>} : i1
+  ptx.ret
+}
+
+// -----
+
+// bar.warp.sync is a sub-group barrier on SPIR-V (OpControlBarrier at
+// sub-group scope, acquire-release on workgroup and global memory): the
+// lanes of a sub-group need not run in lock step.
+// SPV-LABEL: gpu.func @warp_sync
+// SPV: llvm.call spir_funccc @_Z22__spirv_ControlBarrieriii(%c3_i32, %c3_i32{{.*}}, %c776_i32) {convergent}
+// NV-LABEL: gpu.func @warp_sync
+// NV: llvm.call_intrinsic "llvm.nvvm.bar.warp.sync"
+func.func @warp_sync(%m: i32) attributes {ptx.entry} {
+  ptx.bar_warp_sync %m
+  ptx.ret
+}
+
+// -----
+
+// A shuffle in a device function is a call like any other there (upstream's
+// gpu.shuffle converts only inside a gpu.func).
+// SPV-LABEL: llvm.func internal @lane_below
+// SPV: llvm.call spir_funccc @_Z17sub_group_shuffleij
+func.func @lane_below(%a: i32) -> i32 {
+  %b = arith.constant 1 : i32
+  %c = arith.constant 0 : i32
+  %m = arith.constant -1 : i32
+  %d, %p = ptx.shfl_sync %a, %b, %c, %m {mode = #ptx.shfl<up>} : i32
+  ptx.ret %d : i32
 }

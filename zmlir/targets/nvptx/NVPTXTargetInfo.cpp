@@ -344,6 +344,15 @@ public:
     return callIntrinsic(b, loc, b.getI32Type(), "llvm.nvvm.activemask", {});
   }
 
+  Value nativeVote(OpBuilder &b, Location loc, VoteMode mode, Value pred,
+                   Value mask) const override {
+    if (mode == VoteMode::Ballot)
+      return Value();
+    return callIntrinsic(b, loc, b.getI1Type(),
+                         ("llvm.nvvm.vote." + stringifyVoteMode(mode) + ".sync").str(),
+                         ValueRange{mask, pred});
+  }
+
   Value nativeRedux(OpBuilder &b, Location loc, StringRef name, Value a,
                     Value mask) const override {
     return callIntrinsic(b, loc, b.getI32Type(), ("llvm.nvvm.redux.sync." + name).str(),

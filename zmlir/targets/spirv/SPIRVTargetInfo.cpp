@@ -70,6 +70,25 @@ void setTrapWord(OpBuilder &b, Location loc, const PTXLoweringState &state, int6
   emitLeave(b, loc);
 }
 
+/// A call of the sub-group built-in `name` (an OpenCL C or SPIR-V friendly
+/// name LLVM's SPIR-V backend turns into its instruction), returning
+/// `result` (none if null). Like upstream's gpu-to-llvm-spv calls, it takes
+/// the spir_func convention and is convergent: no pass may make it depend on
+/// more control flow (sink it into a branch, unswitch a loop around it).
+Value callSubGroupBuiltin(OpBuilder &b, Location loc, StringRef name, mlir::Type result,
+                          ValueRange args) {
+  mlir::Type returned = result ? result : LLVM::LLVMVoidType::get(b.getContext());
+  auto fn = declareFunction(
+      b, b.getInsertionBlock()->getParentOp(), name,
+      LLVM::LLVMFunctionType::get(returned, llvm::to_vector(args.getTypes())));
+  fn.setCConv(LLVM::CConv::SPIR_FUNC);
+  fn.setConvergent(true);
+  auto call = LLVM::CallOp::create(b, loc, fn, args);
+  call.setCConv(LLVM::CConv::SPIR_FUNC);
+  call.setConvergent(true);
+  return result ? call.getResult() : Value();
+}
+
 class SPIRVTargetInfo final : public TargetInfo {
 public:
   using TargetInfo::TargetInfo;
@@ -140,15 +159,34 @@ public:
                                  arith::SubIOp::create(b, loc, address, base), size);
   }
 
+  /// OpenCL's sub_group_ballot over the caller's sub-group.
   Value ballot(OpBuilder &b, Operation *user, Value pred, Value mask) const override {
     Location loc = user->getLoc();
     mlir::Type i32 = b.getI32Type();
-    auto vec = VectorType::get({4}, i32);
-    auto fn = declareFunction(b, user, "_Z16sub_group_balloti",
-                              LLVM::LLVMFunctionType::get(vec, {i32}));
     Value arg = arith::ExtUIOp::create(b, loc, i32, pred);
-    Value bits = LLVM::CallOp::create(b, loc, fn, ValueRange{arg}).getResult();
+    Value bits = callSubGroupBuiltin(b, loc, "_Z16sub_group_balloti", VectorType::get({4}, i32),
+                                     {arg});
     return LLVM::ExtractElementOp::create(b, loc, bits, intConst(b, loc, i32, 0));
+  }
+
+  /// OpenCL's sub_group_shuffle of an i32 (upstream's gpu.shuffle is a pure
+  /// op, and converts only inside a gpu.func, not in a device function).
+  Value readLane(OpBuilder &b, Location loc, Value v, Value src) const override {
+    return callSubGroupBuiltin(b, loc, "_Z17sub_group_shuffleij", b.getI32Type(), {v, src});
+  }
+
+  /// OpControlBarrier at sub-group scope, ordering workgroup and global
+  /// memory (acquire-release): Intel's CPU runtime does not run every
+  /// sub-group's work-items in lock step (those of a short last sub-group
+  /// run one after another), so a fence alone would not wait for the others.
+  LogicalResult emitNativeWarpSync(OpBuilder &b, Location loc, Value mask) const override {
+    mlir::Type i32 = b.getI32Type();
+    constexpr int64_t kSubgroupScope = 3, kAcqRelWorkgroupAndGlobal = 0x8 | 0x100 | 0x200;
+    callSubGroupBuiltin(b, loc, "_Z22__spirv_ControlBarrieriii", mlir::Type(),
+                        {intConst(b, loc, i32, kSubgroupScope),
+                         intConst(b, loc, i32, kSubgroupScope),
+                         intConst(b, loc, i32, kAcqRelWorkgroupAndGlobal)});
+    return success();
   }
 
   /// LLVM turns llvm.trap into OpUnreachable (undefined behaviour, and a
