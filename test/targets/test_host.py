@@ -85,6 +85,89 @@ def test_warp_collectives(block, host, compiled) -> None:
         np.testing.assert_array_equal(got, reference, err_msg=name)
 
 
+def _as_i32(values: list[int]) -> np.ndarray:
+    return (np.array(values, np.int64) & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
+
+
+def _partial_block_reference(values: np.ndarray, block: int) -> tuple[np.ndarray, np.ndarray]:
+    """What programs/warp_partial_blocks.cu's kernels give, as its main() has it."""
+    collectives, sums = [], []
+    for start in range(0, len(values), block):
+        for base in range(0, 32 * ((block + 31) // 32), 32):
+            w = [int(x) for x in values[start + base:start + min(base + 32, block)]]
+            n, lanes = len(w), (1 << len(w)) - 1
+            ballot = sum((x & 1) << lane for lane, x in enumerate(w))
+            ors = 0
+            for x in w:
+                ors |= x
+            every = int(all(x >= 0 for x in w))
+            sums.append(sum(w))
+            for lane in range(n):
+                match = sum(int((x & 3) == (w[lane] & 3)) << k for k, x in enumerate(w))
+                collectives += [lanes, ballot, every, 0, sum(w), min(w), ors, match, lanes, 1,
+                                w[(lane + 1) % n], w[lane - 1] if lane else w[lane], lanes,
+                                every + 2 * n]
+        sums += [-1] * (32 - (block + 31) // 32)
+    return _as_i32(collectives), _as_i32(sums)
+
+
+@pytest.mark.parametrize("block", [32, 40, 63, 100])
+def test_partial_warps(block, host, nvcc_ptx) -> None:
+    """A short last warp: collectives hear only its lanes, __syncwarp waits
+    for them (programs/warp_partial_blocks.cu, whose main() runs it on GPUs)."""
+    module = zmlir.compile_module(nvcc_ptx("programs/warp_partial_blocks.cu"), "host")
+    program = host.load(module.binary)
+    grid, results = 3, 14
+    values = np.array([(i * 7919) % 997 for i in range(block * grid)], np.int32)
+    data, out, sums = (host.alloc(values.nbytes), host.alloc(values.nbytes * results),
+                       host.alloc(grid * 32 * 4))
+    host.copy_to_device(data, values)
+    host.copy_to_device(sums, np.full(grid * 32, -1, np.int32))
+    host.launch(program.kernel("_Z11collectivesPKiPi"), grid=(grid, 1, 1), block=(block, 1, 1),
+                args=[np.uint64(data), np.uint64(out)])
+    host.launch(program.kernel("_Z8tree_sumPKiPi"), grid=(grid, 1, 1), block=(block, 1, 1),
+                args=[np.uint64(data), np.uint64(sums)], shared_bytes=block * 4)
+    want_collectives, want_sums = _partial_block_reference(values, block)
+    got = host.copy_into(out, np.empty(len(values) * results, np.int32))
+    np.testing.assert_array_equal(got.reshape(-1, results), want_collectives.reshape(-1, results))
+    np.testing.assert_array_equal(host.copy_into(sums, np.empty(grid * 32, np.int32)), want_sums)
+
+
+def test_divergent_collectives(host, nvcc_ptx) -> None:
+    """Collectives in branches and in device functions run with the lanes
+    that reach them there, each call site on its own (programs/warp_divergence.cu)."""
+    module = zmlir.compile_module(nvcc_ptx("programs/warp_divergence.cu"), "host")
+    (kernel,) = module.kernels.values()
+    values = np.array([(i * 40503) % 1009 for i in range(192)], np.int32)
+    data, out = host.alloc(values.nbytes), host.alloc(values.nbytes * 8)
+    host.copy_to_device(data, values)
+    host.launch(host.load(module.binary).kernel(kernel.name), grid=(2, 1, 1), block=(96, 1, 1),
+                args=[np.uint64(data), np.uint64(out)], shared_window=kernel.static_shared_bytes)
+    want = []
+    for base in range(0, len(values), 32):
+        w = [int(x) for x in values[base:base + 32]]
+        odd = sum((x & 1) << lane for lane, x in enumerate(w))
+        segments = {}
+        for width in (16, 8):  # shfl_down sums within segments of `width` lanes
+            h, offset = w[:width], width // 2
+            while offset:
+                h = [h[i] + (h[i + offset] if i + offset < width else h[i]) for i in range(width)]
+                offset //= 2
+            segments[width] = h
+        for lane in range(32):
+            want += [sum(w) + w[1] if lane == 0 else -1,
+                     sum(w) ^ odd if lane == 0 else -1,
+                     segments[16][lane] if lane < 16 else w[lane ^ 1],
+                     segments[8][lane] if lane < 8 else -1,
+                     sum(w[trip] for trip in range(4) if lane % 4 >= trip),
+                     w[lane ^ 3] * 2 if lane < 4 else -1,
+                     1 + 2 * sum((w[k] & 1) == (w[lane] & 1) for k in range(1, 32, 2))
+                     if lane & 1 else -1,
+                     w[lane - 2] if 2 <= lane < 6 else -1]
+    got = host.copy_into(out, np.empty(len(values) * 8, np.int32))
+    np.testing.assert_array_equal(got.reshape(-1, 8), _as_i32(want).reshape(-1, 8))
+
+
 def test_trap_fails_the_launch(host, compiled) -> None:
     _, program = compiled("warp_ops.cu")
     out = host.alloc(64 * 4)

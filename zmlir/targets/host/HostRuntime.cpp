@@ -4,12 +4,16 @@
 // launch runs its blocks one after another on the calling thread; each CUDA
 // thread of a block is a fiber (ucontext) that runs until it reaches a
 // barrier, a warp collective or its end, and the scheduler then runs the
-// next one. A block barrier resumes every waiting thread once all the
-// block's live threads wait at one; a warp collective resumes a warp once
-// all its live lanes wait at one, each lane then reading its result
-// computed from all lanes' operands. A state no thread can leave (a thread
-// at a barrier, another at a collective) ends the launch with an error
-// instead of hanging; so does `trap`.
+// next one. Once no thread can run, the lanes of a warp waiting at one
+// warp collective (one call site) resume together, once every live lane of
+// its membermask waits there too, each reading its result computed from
+// those lanes' operands: they are the lanes that execute it, as on a GPU,
+// where the others took another branch, have ended, or do not exist (the
+// last warp of a block whose size is not a multiple of 32). Should no
+// collective be ready (a program whose membermask names a lane that waits
+// elsewhere), each resumes with the lanes it has rather than hang. A block
+// barrier resumes every waiting thread once all the block's live threads
+// wait at one. `trap` ends the launch with an error.
 //
 // The work-item and sub-group functions carry the OpenCL C names (Itanium
 // mangling) that upstream's gpu-to-llvm-spv lowering calls.
@@ -41,8 +45,12 @@ struct Fiber {
   std::unique_ptr<char[]> stack;
   State state = State::Runnable;
   unsigned id[3] = {0, 0, 0};
-  // The collective this lane waits at: its kind, operand and the lane
-  // argument (source lane, xor mask or delta), then the result.
+  // The collective this lane waits at: its call site, the lanes it waits
+  // for (membermask; none for a shuffle, whose membermask a ballot waited
+  // for), kind, operand and the lane argument (source lane, xor mask or
+  // delta), then the result.
+  const void *site = nullptr;
+  uint32_t members = 0;
   Collective collective = Collective::Ballot;
   uint64_t operand = 0;
   uint32_t laneArgument = 0;
@@ -87,65 +95,72 @@ unsigned linearId(const Block &b, const Fiber &f) {
   return f.id[0] + b.block[0] * (f.id[1] + b.block[1] * f.id[2]);
 }
 
-/// Resolves every warp whose live lanes all wait at a collective; returns
-/// whether one was.
-bool resolveWarps(Block &b) {
+/// Resolves the collectives the lanes of each warp wait at, one call site at
+/// a time (called when no thread can run): those whose live membermask
+/// lanes all wait there, or with `force` every one. Returns whether one was.
+bool resolveWarps(Block &b, bool force) {
   bool any = false;
   size_t count = b.fibers.size();
   for (size_t base = 0; base < count; base += kWarpSize) {
     size_t end = std::min(count, base + kWarpSize);
-    bool waiting = false, ready = true;
+    // Lanes waiting at a collective and not looked at yet, and live lanes.
+    uint32_t waiting = 0, live = 0;
     for (size_t i = base; i < end; ++i) {
-      State s = b.fibers[i].state;
-      waiting |= s == State::AtCollective;
-      ready &= s == State::AtCollective || s == State::Done;
+      waiting |= uint32_t(b.fibers[i].state == State::AtCollective) << (i - base);
+      live |= uint32_t(b.fibers[i].state != State::Done) << (i - base);
     }
-    if (!waiting || !ready)
-      continue;
-    uint32_t votes = 0;
-    for (size_t i = base; i < end; ++i)
-      if (b.fibers[i].state == State::AtCollective && b.fibers[i].operand)
-        votes |= 1u << (i - base);
-    for (size_t i = base; i < end; ++i) {
-      Fiber &f = b.fibers[i];
-      if (f.state != State::AtCollective)
+    while (waiting) {
+      const void *site = b.fibers[base + __builtin_ctz(waiting)].site;
+      uint32_t group = 0, members = 0, votes = 0;
+      for (size_t i = base; i < end; ++i) {
+        Fiber &f = b.fibers[i];
+        if (!(waiting >> (i - base) & 1) || f.site != site)
+          continue;
+        group |= 1u << (i - base);
+        members |= f.members;
+        if (f.operand)
+          votes |= 1u << (i - base);
+      }
+      waiting &= ~group;
+      if (!force && (members & live & ~group))
         continue;
-      int lane = static_cast<int>(i - base), source = lane;
-      switch (f.collective) {
-      case Collective::Ballot:
-        f.result = votes;
-        break;
-      case Collective::ShuffleIdx:
-        source = static_cast<int>(f.laneArgument);
-        break;
-      case Collective::ShuffleXor:
-        source = lane ^ static_cast<int>(f.laneArgument);
-        break;
-      case Collective::ShuffleUp:
-        source = lane - static_cast<int>(f.laneArgument);
-        break;
-      case Collective::ShuffleDown:
-        source = lane + static_cast<int>(f.laneArgument);
-        break;
+      for (size_t i = base; i < end; ++i) {
+        Fiber &f = b.fibers[i];
+        if (!(group >> (i - base) & 1))
+          continue;
+        int lane = static_cast<int>(i - base), source = lane;
+        switch (f.collective) {
+        case Collective::Ballot:
+          f.result = votes;
+          break;
+        case Collective::ShuffleIdx:
+          source = static_cast<int>(f.laneArgument);
+          break;
+        case Collective::ShuffleXor:
+          source = lane ^ static_cast<int>(f.laneArgument);
+          break;
+        case Collective::ShuffleUp:
+          source = lane - static_cast<int>(f.laneArgument);
+          break;
+        case Collective::ShuffleDown:
+          source = lane + static_cast<int>(f.laneArgument);
+          break;
+        }
+        if (f.collective != Collective::Ballot) {
+          // Outside the warp, or a lane not at this collective: the lane's
+          // own value.
+          bool valid = source >= 0 && source < static_cast<int>(kWarpSize) && (group >> source & 1);
+          f.result = valid ? b.fibers[base + static_cast<size_t>(source)].operand : f.operand;
+        }
+        f.state = State::Runnable;
       }
-      if (f.collective != Collective::Ballot) {
-        // Outside the warp, or a lane that has ended: the lane's own value.
-        size_t from = base + static_cast<size_t>(source);
-        bool valid = source >= 0 && source < static_cast<int>(kWarpSize) && from < end &&
-                     b.fibers[from].state == State::AtCollective;
-        f.result = valid ? b.fibers[from].operand : f.operand;
-      }
+      any = true;
     }
-    for (size_t i = base; i < end; ++i)
-      if (b.fibers[i].state == State::AtCollective)
-        b.fibers[i].state = State::Runnable;
-    any = true;
   }
   return any;
 }
 
-/// Runs one block to its end: 0, or 1 if a thread trapped, 2 if its threads
-/// wait for each other.
+/// Runs one block to its end: 0, or 1 if a thread trapped.
 int runBlock(Block &b) {
   size_t count = static_cast<size_t>(b.block[0]) * b.block[1] * b.block[2];
   if (b.fibers.size() != count)
@@ -177,25 +192,28 @@ int runBlock(Block &b) {
       if (b.trapped)
         return 1;
     }
-    if (resolveWarps(b) || ran)
+    if (ran || resolveWarps(b, /*force=*/false) || resolveWarps(b, /*force=*/true))
       continue;
-    size_t live = 0, atBarrier = 0;
-    for (Fiber &f : b.fibers) {
-      live += f.state != State::Done;
-      atBarrier += f.state == State::AtBarrier;
-    }
-    if (live == 0)
+    // No thread can run and none waits at a collective: every live thread
+    // waits at the barrier.
+    bool live = false;
+    for (Fiber &f : b.fibers)
+      live |= f.state != State::Done;
+    if (!live)
       return 0;
-    if (atBarrier != live)
-      return 2; // a barrier and a collective wait for each other
     for (Fiber &f : b.fibers)
       if (f.state == State::AtBarrier)
         f.state = State::Runnable;
   }
 }
 
-uint64_t collective(Collective kind, uint64_t operand, uint32_t laneArgument) {
+/// Waits at the collective `kind` called from `site` for the lanes of
+/// `members` until the warp's lanes at that site resolve it; its result.
+uint64_t collective(const void *site, uint32_t members, Collective kind, uint64_t operand,
+                    uint32_t laneArgument) {
   Fiber *self = active->current;
+  self->site = site;
+  self->members = members;
   self->collective = kind;
   self->operand = operand;
   self->laneArgument = laneArgument;
@@ -218,16 +236,15 @@ T fromBits(uint64_t bits) {
 }
 
 template <typename T>
-T shuffle(Collective kind, T value, uint32_t lane) {
-  return fromBits<T>(collective(kind, bitsOf(value), lane));
+T shuffle(const void *site, Collective kind, T value, uint32_t lane) {
+  return fromBits<T>(collective(site, 0, kind, bitsOf(value), lane));
 }
 
 } // namespace
 
 extern "C" {
 
-/// Runs `entry` over the grid; 0 on success, 1 if a thread trapped, 2 if a
-/// block could not finish (threads waiting for each other).
+/// Runs `entry` over the grid; 0 on success, 1 if a thread trapped.
 int zmlir_host_launch(Entry entry, void **args, const unsigned grid[3], const unsigned block[3],
                       uint32_t sharedBytes) {
   Block b;
@@ -270,23 +287,24 @@ void _Z7barrierj(unsigned) {
   yield(State::AtBarrier);
 }
 
-// The sub-group (warp) functions.
+// The sub-group (warp) functions. A collective's call site is its return
+// address: the kernels call them convergent, and not as tail calls.
 unsigned _Z22get_sub_group_local_id() {
   return linearId(*active, *active->current) % kWarpSize;
 }
 // Every element type gpu.shuffle takes (i32, f32, i64, f64), in its four modes.
 #define ZMLIR_SHUFFLES(T, M)                                                                       \
   T _Z17sub_group_shuffle##M##j(T v, unsigned lane) {                                              \
-    return shuffle(Collective::ShuffleIdx, v, lane);                                               \
+    return shuffle(__builtin_return_address(0), Collective::ShuffleIdx, v, lane);                  \
   }                                                                                                \
   T _Z21sub_group_shuffle_xor##M##j(T v, unsigned mask) {                                          \
-    return shuffle(Collective::ShuffleXor, v, mask);                                               \
+    return shuffle(__builtin_return_address(0), Collective::ShuffleXor, v, mask);                  \
   }                                                                                                \
   T _Z20sub_group_shuffle_up##M##j(T v, unsigned delta) {                                          \
-    return shuffle(Collective::ShuffleUp, v, delta);                                               \
+    return shuffle(__builtin_return_address(0), Collective::ShuffleUp, v, delta);                  \
   }                                                                                                \
   T _Z22sub_group_shuffle_down##M##j(T v, unsigned delta) {                                        \
-    return shuffle(Collective::ShuffleDown, v, delta);                                             \
+    return shuffle(__builtin_return_address(0), Collective::ShuffleDown, v, delta);                \
   }
 ZMLIR_SHUFFLES(int, i)
 ZMLIR_SHUFFLES(float, f)
@@ -295,11 +313,12 @@ ZMLIR_SHUFFLES(double, d)
 #undef ZMLIR_SHUFFLES
 
 // What the host TargetInfo calls.
-uint32_t zmlir_host_ballot(uint32_t predicate) {
-  return static_cast<uint32_t>(collective(Collective::Ballot, predicate != 0, 0));
+uint32_t zmlir_host_ballot(uint32_t predicate, uint32_t members) {
+  return static_cast<uint32_t>(
+      collective(__builtin_return_address(0), members, Collective::Ballot, predicate != 0, 0));
 }
-void zmlir_host_warp_sync(uint32_t) {
-  collective(Collective::Ballot, 0, 0);
+void zmlir_host_warp_sync(uint32_t members) {
+  collective(__builtin_return_address(0), members, Collective::Ballot, 0, 0);
 }
 uint32_t zmlir_host_shared_bytes() {
   return active->sharedBytes;

@@ -16,13 +16,22 @@ using namespace zmlir::ptx;
 namespace {
 
 /// A call of the runtime's `name` (HostRuntime.cpp) returning `result`, at
-/// `loc` inside `user`'s module.
+/// `loc` inside `user`'s module. `convergent` marks a warp collective, which
+/// the runtime tells apart from others by its call site (its return
+/// address, so never a tail call): no pass may make it depend on more
+/// control flow (sink it into a branch, unswitch a loop around it).
 Value callRuntime(OpBuilder &b, Operation *user, Location loc, StringRef name, mlir::Type result,
-                  ValueRange args = {}) {
+                  ValueRange args = {}, bool convergent = false) {
   SmallVector<mlir::Type> types(args.getTypes());
   mlir::Type returned = result ? result : LLVM::LLVMVoidType::get(b.getContext());
   auto fn = declareFunction(b, user, name, LLVM::LLVMFunctionType::get(returned, types));
   auto call = LLVM::CallOp::create(b, loc, fn, args);
+  if (convergent) {
+    fn.setConvergent(true);
+    call.setConvergent(true);
+    call.setTailCallKindAttr(
+        LLVM::TailCallKindAttr::get(b.getContext(), LLVM::tailcallkind::TailCallKind::NoTail));
+  }
   return result ? call.getResult() : Value();
 }
 
@@ -44,16 +53,25 @@ public:
     return callIntrinsic(b, user->getLoc(), b.getI64Type(), "llvm.readcyclecounter", {});
   }
 
+  /// The runtime's ballot over the lanes at it, once those of `mask` are.
   Value ballot(OpBuilder &b, Operation *user, Value pred, Value mask) const override {
     Value arg = arith::ExtUIOp::create(b, user->getLoc(), b.getI32Type(), pred);
-    return callRuntime(b, user, user->getLoc(), "zmlir_host_ballot", b.getI32Type(), arg);
+    return callRuntime(b, user, user->getLoc(), "zmlir_host_ballot", b.getI32Type(), {arg, mask},
+                       /*convergent=*/true);
+  }
+
+  /// The runtime's sub_group_shuffle of an i32 (what upstream's gpu.shuffle
+  /// becomes, but a convergent call, and one a device function can make).
+  Value readLane(OpBuilder &b, Location loc, Value v, Value src) const override {
+    return callRuntime(b, b.getInsertionBlock()->getParentOp(), loc, "_Z17sub_group_shuffleij",
+                       b.getI32Type(), {v, src}, /*convergent=*/true);
   }
 
   /// The lanes of a warp are fibers, not in lockstep: bar.warp.sync waits
-  /// for the warp's live lanes, as a collective.
+  /// for the lanes executing it, as a collective.
   LogicalResult emitNativeWarpSync(OpBuilder &b, Location loc, Value mask) const override {
     callRuntime(b, b.getInsertionBlock()->getParentOp(), loc, "zmlir_host_warp_sync", mlir::Type(),
-                mask);
+                mask, /*convergent=*/true);
     return success();
   }
 

@@ -25,8 +25,7 @@ _Dim3 = ctypes.c_uint * 3
 
 
 class HostLaunchError(RuntimeError):
-    """A launch that did not complete: a thread trapped, or a block's threads
-    waited for each other (a barrier and a warp collective) forever."""
+    """A launch that did not complete: a thread trapped."""
 
 
 def runtime_path() -> Path:
@@ -113,11 +112,8 @@ class HostDevice:
         window = (shared_window or 0) + shared_bytes
         status = runtime().zmlir_host_launch(kernel.entry, slots, _Dim3(*grid), _Dim3(*block),
                                              window)
-        if status == 1:
-            raise HostLaunchError(f"kernel '{kernel.name}' trapped")
         if status:
-            raise HostLaunchError(f"kernel '{kernel.name}' cannot finish: its threads wait "
-                                  "for each other at a barrier and a warp collective")
+            raise HostLaunchError(f"kernel '{kernel.name}' trapped")
 
 
 def _argument_bytes(arg: Any) -> ctypes.Array[ctypes.c_char]:
