@@ -12,10 +12,11 @@
 // SPV-LABEL: gpu.func @print
 // SPV: %[[V:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> i32
 // SPV: %[[S:.*]] = llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr -> i64
-// The string's length: a loop over its bytes, up to 4096.
+// The string's length: a loop over its bytes to the NUL, however long.
 // SPV: ^[[HEAD:.*]](%[[N:.*]]: i64):
-// SPV: arith.cmpi eq, %[[N]], %c4096_i64
-// SPV: llvm.load %{{.*}} {alignment = 1 : i64} : !llvm.ptr -> i8
+// SPV-NOT: %c4096_i64
+// SPV: %[[BYTE:.*]] = llvm.load %{{.*}} {alignment = 1 : i64} : !llvm.ptr -> i8
+// SPV: arith.cmpi eq, %[[BYTE]], %{{.*}} : i8
 // SPV: ^{{.*}}(%[[LEN:.*]]: i64):
 // SPV: %[[STATE:.*]] = llvm.mlir.addressof @__zmlir_printf : !llvm.ptr<1>
 // SPV: %[[BUF:.*]] = llvm.load %[[STATE]] {alignment = 8 : i64} : !llvm.ptr<1> -> i64
