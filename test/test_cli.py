@@ -93,6 +93,35 @@ def test_unsupported_lowering_points_at_the_ptx_line(tmp_path: Path) -> None:
     assert not (tmp_path / "o.spv").exists()
 
 
+def test_recursion_is_rejected_where_the_target_cannot_run_it(tmp_path: Path) -> None:
+    # fib calls itself; Intel's OpenCL CPU runtime faults on recursion in a
+    # sub-group kernel, the host CPU runs it.
+    src = tmp_path / "fib.ptx"
+    src.write_text(
+        ".version 9.0\n.target sm_80\n.address_size 64\n"
+        ".func (.param .b32 r) fib(.param .b32 n)\n{\n\t.reg .pred %p;\n\t.reg .b32 %r<6>;\n"
+        "\tld.param.b32 %r1, [n];\n\tsetp.lt.s32 %p, %r1, 2;\n\tmov.b32 %r5, %r1;\n"
+        "\t@%p bra DONE;\n\tadd.s32 %r2, %r1, -1;\n"
+        "\t{ .param .b32 a; .param .b32 b; st.param.b32 [a], %r2;\n"
+        "\tcall.uni (b), fib, (a);\n\tld.param.b32 %r3, [b]; }\n"
+        "\tadd.s32 %r2, %r1, -2;\n"
+        "\t{ .param .b32 a; .param .b32 b; st.param.b32 [a], %r2;\n"
+        "\tcall.uni (b), fib, (a);\n\tld.param.b32 %r4, [b]; }\n"
+        "\tadd.s32 %r5, %r3, %r4;\nDONE:\n\tst.param.b32 [r], %r5;\n\tret;\n}\n"
+        ".visible .entry k(.param .u64 p)\n{\n\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<2>;\n"
+        "\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, %tid.x;\n"
+        "\t{ .param .b32 a; .param .b32 b; st.param.b32 [a], %r1;\n"
+        "\tcall.uni (b), fib, (a);\n\tld.param.b32 %r2, [b]; }\n"
+        "\tst.global.u32 [%rd1], %r2;\n\tret;\n}\n")
+    out = run_zmlir("compile", str(src), "-o", str(tmp_path / "o.spv"))
+    assert out.returncode == 1
+    assert out.stderr.strip() == (f"{src}:14:2: error: unsupported recursive call of 'fib' on "
+                                  "target 'spirv': OpenCL consumers run no recursion (Intel's "
+                                  "CPU runtime faults on it)")
+    assert not (tmp_path / "o.spv").exists()
+    assert run_zmlir("compile", "-t", "host", str(src), "-o", str(tmp_path / "o.so")).returncode == 0
+
+
 def test_unknown_target_is_an_error() -> None:
     out = run_zmlir("compile", str(VADD), "-t", "amdgpu:sm_80")
     assert out.returncode == 1

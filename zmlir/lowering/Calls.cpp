@@ -2,11 +2,14 @@
 //
 // Direct calls of the module's device functions, and the expansion of
 // function addresses and indirect calls (a switch over the address-taken
-// functions) that runs before the patterns.
+// functions) and the rejection of recursion where a target cannot run it,
+// which run before the patterns.
 //
 //===----------------------------------------------------------------------===//
 
 #include "zmlir/lowering/PTXLowering.h"
+
+#include <functional>
 
 using namespace mlir;
 using namespace zmlir;
@@ -20,6 +23,43 @@ LLVM::LLVMFuncOp zmlir::declareFunction(OpBuilder &b, Operation *user, StringRef
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(module.getBody());
   return LLVM::LLVMFuncOp::create(b, user->getLoc(), name, type);
+}
+
+//===----------------------------------------------------------------------===//
+// Recursion
+//===----------------------------------------------------------------------===//
+
+LogicalResult zmlir::rejectRecursion(gpu::GPUModuleOp module, const PTXLoweringState &state) {
+  std::string whyNot;
+  if (state.target.runsRecursion(whyNot))
+    return success();
+  // A depth-first walk of the call graph from each function: a call of a
+  // function still on the walk's path closes a cycle.
+  enum class Mark { OnPath, Done };
+  DenseMap<Operation *, Mark> marks;
+  std::function<LogicalResult(Operation *)> visit = [&](Operation *fn) -> LogicalResult {
+    marks[fn] = Mark::OnPath;
+    WalkResult walked = fn->walk([&](CallOp call) {
+      Operation *callee = module.lookupSymbol(call.getCallee());
+      if (!callee)
+        return WalkResult::advance();
+      auto mark = marks.find(callee);
+      if (mark != marks.end() && mark->second == Mark::OnPath) {
+        call.emitError("unsupported recursive call of '")
+            << call.getCallee() << "' on target '" << state.target.getName() << "': " << whyNot;
+        return WalkResult::interrupt();
+      }
+      if (mark == marks.end() && failed(visit(callee)))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    marks[fn] = Mark::Done;
+    return failure(walked.wasInterrupted());
+  };
+  for (Operation &fn : module.getBody()->getOperations())
+    if (isa<LLVM::LLVMFuncOp, gpu::GPUFuncOp>(fn) && !marks.count(&fn) && failed(visit(&fn)))
+      return failure();
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -234,6 +234,12 @@ constexpr int64_t kKernelAggregateAlign = 8;
 /// Runs after the conversion patterns (Warp.cpp).
 void markCallsConvergent(gpu::GPUModuleOp module);
 
+/// Rejects a cycle of device function calls (a function that calls itself,
+/// directly or through others) where the target cannot run one: an error at
+/// the call that closes it. Runs after expandIndirectCalls, whose switches
+/// make every call direct (Calls.cpp).
+LogicalResult rejectRecursion(gpu::GPUModuleOp module, const PTXLoweringState &state);
+
 /// Replaces `ptx.func_addr` with its encoding (kFuncAddressBase + the
 /// function's index among the address-taken ones, sorted by name) and each
 /// `ptx.call_indirect` with a switch over the address-taken functions of its

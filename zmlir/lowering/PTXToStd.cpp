@@ -373,7 +373,7 @@ void ConvertPTXToStdPass::runOnOperation() {
                            Attribute(), /*alignment=*/16, state.addressSpaces.shared);
   }
 
-  if (failed(expandIndirectCalls(gpuModule, state)) ||
+  if (failed(expandIndirectCalls(gpuModule, state)) || failed(rejectRecursion(gpuModule, state)) ||
       failed(expandDeviceServices(gpuModule, state)))
     return signalPassFailure();
 

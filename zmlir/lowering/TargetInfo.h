@@ -225,6 +225,12 @@ public:
   /// Whether `bar.arrive` may wait like `bar.sync` (a whole-CTA barrier).
   virtual bool arrivesAtFullBarrier() const { return false; }
 
+  //===--- Calls -----------------------------------------------------------===//
+
+  /// Whether the target's consumer runs recursive device functions; if not,
+  /// the lowering rejects a call cycle, with `whyNot` in the error.
+  virtual bool runsRecursion(std::string &whyNot) const { return true; }
+
   //===--- Traps -----------------------------------------------------------===//
 
   /// Ends the thread the way CUDA's `trap` does (the launch fails),

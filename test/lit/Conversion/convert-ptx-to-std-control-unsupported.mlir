@@ -49,3 +49,35 @@ func.func @envreg() attributes {ptx.entry} {
   %0 = ptx.inst "mov" [".u32"] () {operand_kinds = ["d", "%envreg0"]} : () -> (i32)
   ptx.ret
 }
+
+// -----
+
+// A device function that calls itself: OpenCL consumers run no recursion.
+func.func @countdown(%n: i32) -> i32 {
+  %c1 = arith.constant 1 : i32
+  %m = ptx.sub %n, %c1 {type = #ptx.type<s32>} : i32
+  // expected-error @+1 {{unsupported recursive call of 'countdown' on target 'spirv': OpenCL consumers run no recursion}}
+  %r = ptx.call @countdown(%m) : (i32) -> i32
+  ptx.ret %r : i32
+}
+func.func @calls_countdown(%n: i32) attributes {ptx.entry} {
+  %r = ptx.call @countdown(%n) : (i32) -> i32
+  ptx.ret
+}
+
+// -----
+
+// Recursion through another function is rejected at the call closing the cycle.
+func.func @ping(%n: i32) -> i32 {
+  %r = ptx.call @pong(%n) : (i32) -> i32
+  ptx.ret %r : i32
+}
+func.func @pong(%n: i32) -> i32 {
+  // expected-error @+1 {{unsupported recursive call of 'ping' on target 'spirv'}}
+  %r = ptx.call @ping(%n) : (i32) -> i32
+  ptx.ret %r : i32
+}
+func.func @calls_ping(%n: i32) attributes {ptx.entry} {
+  %r = ptx.call @ping(%n) : (i32) -> i32
+  ptx.ret
+}

@@ -134,6 +134,13 @@ public:
   /// argument, which every OpenCL and Level Zero consumer takes.
   bool passesKernelAggregatesByVal() const override { return true; }
 
+  /// OpenCL C has no recursion, and Intel's OpenCL CPU runtime faults in a
+  /// recursive function that sub-group kernels call (seen from a depth of 2).
+  bool runsRecursion(std::string &whyNot) const override {
+    whyNot = "OpenCL consumers run no recursion (Intel's CPU runtime faults on it)";
+    return false;
+  }
+
   /// OpenCL's to_local/to_private/to_global do not check the address on
   /// Intel's CPU runtime (each gave non-null for every pointer), so only the
   /// shared window is known: [base, base + the launch's window size).
