@@ -794,6 +794,18 @@ _TRAP = textwrap.dedent("""
         call (b), %rd2, (a), proto; ld.param.b32 %r2, [b]; }
       st.global.u32 [%rd1], %r2; ret;
     }
+    .visible .entry unvectorized_shuffle(.param .u64 p, .param .u32 v)
+    {
+      .shared .align 4 .b32 flag[32];
+      .reg .b32 %r<5>; .reg .b64 %rd<5>; .reg .pred %q;
+      ld.param.u64 %rd1, [p]; ld.param.u32 %r1, [v]; mov.u32 %r2, %tid.x;
+      mov.u64 %rd3, flag; cvta.shared.u64 %rd3, %rd3;
+      mul.wide.u32 %rd4, %r2, 4; add.u64 %rd3, %rd3, %rd4;
+      st.u32 [%rd3], %r1;
+    SPIN: ld.acquire.cta.u32 %r3, [%rd3]; setp.ne.u32 %q, %r3, %r1; @%q bra SPIN;
+      shfl.sync.bfly.b32 %r4, %r2, 1, 31, -1;
+      mad.wide.u32 %rd2, %r2, 4, %rd1; st.global.u32 [%rd2], %r4; ret;
+    }
     \\x00'''
     r = {}
     assert lib.cuInit(0) == 0
@@ -820,6 +832,7 @@ _TRAP = textwrap.dedent("""
     r["stream_sync"] = lib.cuStreamSynchronize(None)
     host = (ctypes.c_uint32 * 64)()
     r["copy"] = lib.cuMemcpyDtoH_v2(host, buf, 256)
+    r["values"] = list(host)[:32]
     r["later_launch"] = launch(store, 6)
     print(json.dumps(r))
 """)
@@ -833,9 +846,28 @@ def test_trap_fails_the_context_with_launch_failed(libdir: str, kernel: str, val
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr and "internal error" not in result.stderr
     r = json.loads(result.stdout.strip().splitlines()[-1])
+    del r["values"]
     assert r == {"before": [0, 0], "launch": 0, "ctx_sync": 719, "stream_sync": 719,
                  "copy": 719, "later_launch": 719}
     assert f"kernel {kernel} executed trap" in result.stderr
+
+
+def test_unvectorized_warps_fail_the_launch_or_are_right(libdir: str) -> None:
+    # Intel's OpenCL CPU runtime runs a kernel spinning on an acquire load
+    # through a generic address unvectorized, with one-lane sub-groups: its
+    # shuffle would read each lane's own value. The kernel notices (its
+    # sub-groups are narrower than a warp) and the launch fails; a runtime
+    # that vectorizes it gives the right lanes. Never a wrong result.
+    result = subprocess.run([sys.executable, "-c", _TRAP, libdir, "unvectorized_shuffle", "7"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    r = json.loads(result.stdout.strip().splitlines()[-1])
+    if r["ctx_sync"] == 0:
+        assert r["values"] == [lane ^ 1 for lane in range(32)]
+    else:
+        assert (r["launch"], r["ctx_sync"], r["later_launch"]) == (0, 719, 719)
+        assert ("kernel unvectorized_shuffle ran in sub-groups narrower than a warp"
+                in result.stderr)
 
 
 @pytest.mark.parametrize("kernel, value", [("trap_in_kernel", 99), ("trap_in_function", 100),
@@ -846,5 +878,6 @@ def test_no_trap_no_error(libdir: str, kernel: str, value: int) -> None:
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     r = json.loads(result.stdout.strip().splitlines()[-1])
+    del r["values"]
     assert r == {"before": [0, 0], "launch": 0, "ctx_sync": 0, "stream_sync": 0, "copy": 0,
                  "later_launch": 0}

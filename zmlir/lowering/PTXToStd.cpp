@@ -395,6 +395,7 @@ void ConvertPTXToStdPass::runOnOperation() {
   if (failed(applyPartialConversion(gpuModule, target, std::move(patterns))))
     return signalPassFailure();
   state.target.finishTraps(gpuModule, state);
+  state.target.finishWarps(gpuModule, state);
   markCallsConvergent(gpuModule);
 
   for (VarOp var : llvm::make_early_inc_range(module.getOps<VarOp>()))

@@ -201,6 +201,9 @@ public:
                                   mlir::Value a, mlir::Value mask) const {
     return {};
   }
+  /// After conversion: whatever the target needs of the whole module for
+  /// its warps to be 32 lanes where kernels depend on it.
+  virtual void finishWarps(mlir::gpu::GPUModuleOp module, const PTXLoweringState &state) const {}
   /// `bar.warp.sync` the target's own way, or failure (a warp fence).
   virtual mlir::LogicalResult emitNativeWarpSync(mlir::OpBuilder &b, mlir::Location loc,
                                                  mlir::Value mask) const {

@@ -70,7 +70,7 @@ func.func @bar_red(%p: i1) attributes {ptx.entry} {
 
 // elect.sync: the lowest set bit of the ballot within membermask.
 // SPV-LABEL: gpu.func @elect
-// SPV: llvm.call spir_funccc @_Z16sub_group_balloti
+// SPV: llvm.call spir_funccc @_Z31sub_group_non_uniform_reduce_orj
 // SPV: %[[BITS:.*]] = arith.andi %{{.*}}, %arg0 : i32
 // SPV: %[[LEADER:.*]] = math.cttz %[[BITS]] : i32
 // SPV: arith.cmpi eq, %{{.*}}, %[[LEADER]] : i32

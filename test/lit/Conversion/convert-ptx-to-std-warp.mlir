@@ -2,11 +2,16 @@
 // RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std=target=nvptx | FileCheck %s --check-prefix=NV
 // RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std="target=amdgpu wave-size=64" | FileCheck %s --check-prefix=GFX9
 
-// A ballot is sub_group_ballot on SPIR-V (a convergent call), vote.ballot.sync
-// on NVPTX and the lane's half of the 64-bit ballot on wave64 AMD chips.
-// SPV: llvm.func spir_funccc @_Z16sub_group_balloti(i32) -> vector<4xi32> attributes {convergent}
+// A ballot is a convergent sub_group_non_uniform_reduce_or of the lane's bit
+// on SPIR-V (Intel's CPU runtime aborts on sub_group_ballot in a kernel it
+// does not vectorize), vote.ballot.sync on NVPTX and the lane's half of the
+// 64-bit ballot on wave64 AMD chips.
+// SPV: llvm.func spir_funccc @_Z31sub_group_non_uniform_reduce_orj(i32) -> i32 attributes {convergent}
 // SPV-LABEL: gpu.func @ballot
-// SPV: llvm.call spir_funccc @_Z16sub_group_balloti(%{{.*}}) {convergent}
+// SPV: %[[LANE:.*]] = arith.index_castui %{{.*}} : index to i32
+// SPV: %[[PRED:.*]] = arith.extui %arg0 : i1 to i32
+// SPV: %[[BIT:.*]] = arith.shli %[[PRED]], %[[LANE]] : i32
+// SPV: llvm.call spir_funccc @_Z31sub_group_non_uniform_reduce_orj(%[[BIT]]) {convergent} : (i32) -> i32
 // NV-LABEL: gpu.func @ballot
 // NV: llvm.call_intrinsic "llvm.nvvm.vote.ballot.sync"
 // GFX9-LABEL: gpu.func @ballot
@@ -47,7 +52,7 @@ func.func @fences() attributes {ptx.entry} {
 // outside membermask, or not executing the redux (not in the ballot of
 // true), contributes the identity (all ones for min.u32).
 // SPV-LABEL: gpu.func @redux
-// SPV: %[[ACTIVE:.*]] = llvm.extractelement
+// SPV: %[[ACTIVE:.*]] = llvm.call spir_funccc @_Z31sub_group_non_uniform_reduce_orj
 // SPV: %[[COUNTED:.*]] = arith.andi %arg1, %[[ACTIVE]] : i32
 // SPV: %[[NONE:.*]] = arith.constant -1 : i32
 // SPV: %[[READ:.*]] = llvm.call spir_funccc @_Z17sub_group_shuffleij(%arg0, %[[LANE0:.*]]) {convergent}
@@ -118,7 +123,7 @@ func.func @depot() attributes {ptx.entry} {
 // SPV: %[[J:.*]] = arith.subi %[[LANE]], %[[BV]] : i32
 // SPV: %[[P:.*]] = arith.cmpi sge, %[[J]], %[[MAX]] : i32
 // SPV: %[[SRC:.*]] = arith.select %[[P]], %[[J]], %[[LANE]] : i32
-// SPV: %[[ACTIVE:.*]] = llvm.extractelement
+// SPV: %[[ACTIVE:.*]] = llvm.call spir_funccc @_Z31sub_group_non_uniform_reduce_orj
 // SPV: %[[ZERO:.*]] = arith.constant 0 : i32
 // SPV: %[[READ:.*]] = llvm.call spir_funccc @_Z17sub_group_shuffleij(%[[A]], %[[SRC]]) {convergent} : (i32, i32) -> i32
 // SPV: %[[SHIFTED:.*]] = arith.shrui %[[ACTIVE]], %[[SRC]] : i32
@@ -175,7 +180,7 @@ func.func @shfl_idx_segment(%a: i32, %b: i32) attributes {ptx.entry} {
 // SPIR-V reads the lanes with sub_group_shuffle and counts only those of
 // membermask that execute the match.
 // SPV-LABEL: gpu.func @match_any
-// SPV: %[[ACTIVE:.*]] = llvm.extractelement
+// SPV: %[[ACTIVE:.*]] = llvm.call spir_funccc @_Z31sub_group_non_uniform_reduce_orj
 // SPV: %[[MASK:.*]] = arith.andi %arg1, %[[ACTIVE]] : i32
 // SPV-COUNT-32: llvm.call spir_funccc @_Z17sub_group_shuffleij
 // SPV: arith.andi %{{.*}}, %[[MASK]] : i32
@@ -190,9 +195,9 @@ func.func @match_any(%a: i32, %m: i32) attributes {ptx.entry} {
 // full mask in a short last warp names lanes that do not exist. NVPTX has
 // NVIDIA's own vote.
 // SPV-LABEL: gpu.func @vote_all
-// SPV: %[[BITS:.*]] = llvm.extractelement
+// SPV: %[[BITS:.*]] = llvm.call spir_funccc @_Z31sub_group_non_uniform_reduce_orj
 // SPV: %[[VOTES:.*]] = arith.andi %[[BITS]], %arg1 : i32
-// SPV: %[[ACTIVE:.*]] = llvm.extractelement
+// SPV: %[[ACTIVE:.*]] = llvm.call spir_funccc @_Z31sub_group_non_uniform_reduce_orj
 // SPV: %[[MASK:.*]] = arith.andi %arg1, %[[ACTIVE]] : i32
 // SPV: arith.cmpi eq, %[[VOTES]], %[[MASK]] : i32
 // NV-LABEL: gpu.func @vote_all
@@ -208,7 +213,7 @@ func.func @vote_all(%p: i1, %m: i32) attributes {ptx.entry} {
 // sub-group scope, acquire-release on workgroup and global memory): the
 // lanes of a sub-group need not run in lock step.
 // SPV-LABEL: gpu.func @warp_sync
-// SPV: llvm.call spir_funccc @_Z22__spirv_ControlBarrieriii(%c3_i32, %c3_i32{{.*}}, %c776_i32) {convergent}
+// SPV: llvm.call spir_funccc @_Z22__spirv_ControlBarrieriii(%{{.*}}, %{{.*}}, %c776_i32) {convergent}
 // NV-LABEL: gpu.func @warp_sync
 // NV: llvm.call_intrinsic "llvm.nvvm.bar.warp.sync"
 func.func @warp_sync(%m: i32) attributes {ptx.entry} {
@@ -228,4 +233,30 @@ func.func @lane_below(%a: i32) -> i32 {
   %m = arith.constant -1 : i32
   %d, %p = ptx.shfl_sync %a, %b, %c, %m {mode = #ptx.shfl<up>} : i32
   ptx.ret %d : i32
+}
+
+// -----
+
+// A kernel using sub-groups (here %laneid) first checks they are 32 wide:
+// Intel's CPU runtime runs a kernel it cannot vectorize with one-lane
+// sub-groups, and the launch must fail (trap word 3) rather than compute
+// with them. A kernel without warp operations does not check.
+// SPV-LABEL: gpu.func @reads_laneid
+// SPV: %[[WIDEST:.*]] = llvm.call spir_funccc @_Z22get_max_sub_group_sizev() : () -> i32
+// SPV: %[[NARROW:.*]] = arith.cmpi ult, %[[WIDEST]], %c32_i32 : i32
+// SPV: cf.cond_br %[[NARROW]], ^[[LEAVE:[a-z0-9]*]], ^[[BODY:[a-z0-9]*]]
+// SPV: ^[[LEAVE]]:
+// SPV: llvm.atomicrmw xchg %{{.*}}, %c3_i32 monotonic
+// SPV-NEXT: gpu.return
+// SPV: ^[[BODY]]:
+// SPV: gpu.lane_id
+// SPV-LABEL: gpu.func @no_warp_ops
+// SPV-NOT: get_max_sub_group_size
+// SPV: gpu.return
+func.func @reads_laneid() attributes {ptx.entry} {
+  %0 = ptx.sreg <laneid> : i32
+  ptx.ret
+}
+func.func @no_warp_ops() attributes {ptx.entry} {
+  ptx.ret
 }

@@ -110,10 +110,11 @@ class LaunchAPI(FunctionAPI):
 
     def _check_trap(self, fn: Function) -> None:
         """After a (synchronous) launch: a set trap word means a thread
-        executed `trap` (1) or failed an assert (2, its message is in the
-        printf buffer). Like NVIDIA's driver, the launch itself succeeded and
-        the context now holds the sticky CUDA_ERROR_LAUNCH_FAILED or
-        CUDA_ERROR_ASSERT."""
+        executed `trap` (1), failed an assert (2, its message is in the
+        printf buffer) or found its sub-group narrower than a warp (3: the
+        OpenCL runtime ran the kernel unvectorized). Like NVIDIA's driver,
+        the launch itself succeeded and the context now holds the sticky
+        CUDA_ERROR_LAUNCH_FAILED or CUDA_ERROR_ASSERT."""
         word = fn.module.trap_word
         if not word:
             return
@@ -121,8 +122,11 @@ class LaunchAPI(FunctionAPI):
         if not value:
             return
         self.device.copy_to_device(word, bytes(4))  # a later context may load the module again
-        code, what = ((E.CUDA_ERROR_ASSERT, "failed an assert") if value == 2
-                      else (E.CUDA_ERROR_LAUNCH_FAILED, "executed trap"))
+        code, what = {
+            2: (E.CUDA_ERROR_ASSERT, "failed an assert"),
+            3: (E.CUDA_ERROR_LAUNCH_FAILED, "ran in sub-groups narrower than a warp (the "
+                "OpenCL runtime did not vectorize it), where its warp operations fail"),
+        }.get(value, (E.CUDA_ERROR_LAUNCH_FAILED, "executed trap"))
         stack = self.context_stack()
         if stack:
             self.handles.get(stack[-1], Context).error = code

@@ -15,10 +15,11 @@ using namespace zmlir::ptx;
 namespace {
 
 /// The module's trap word: an i32 global that a trapping thread sets to 1
-/// (2 after a failed assert); the runtime reads it after each launch and
-/// fails the context (zmlir/runtime/cuda/launch.py).
+/// (2 after a failed assert, 3 where its kernel's sub-groups are narrower
+/// than a warp); the runtime reads it after each launch and fails the
+/// context (zmlir/runtime/cuda/launch.py).
 constexpr const char *kTrapWordName = "__zmlir_trap";
-constexpr int64_t kTrapped = 1, kAsserted = 2;
+constexpr int64_t kTrapped = 1, kAsserted = 2, kNarrowWarps = 3;
 
 /// `get_global_offset(0)`: the launcher passes the shared window's size in
 /// bytes as the global work offset in x (nothing else reads global ids or
@@ -166,14 +167,18 @@ public:
                                  arith::SubIOp::create(b, loc, address, base), size);
   }
 
-  /// OpenCL's sub_group_ballot over the caller's sub-group.
+  /// The OR over the sub-group's executing work-items of `pred` shifted to
+  /// the work-item's lane (sub_group_non_uniform_reduce_or), not OpenCL's
+  /// sub_group_ballot: Intel's CPU runtime aborts the process ("Scalar
+  /// sub_group_ballot execution breaks subgroup semantics") when it runs a
+  /// kernel with a ballot unvectorized, as it does one that spins on an
+  /// atomic load through a generic pointer.
   Value ballot(OpBuilder &b, Operation *user, Value pred, Value mask) const override {
     Location loc = user->getLoc();
     mlir::Type i32 = b.getI32Type();
-    Value arg = arith::ExtUIOp::create(b, loc, i32, pred);
-    Value bits = callSubGroupBuiltin(b, loc, "_Z16sub_group_balloti", VectorType::get({4}, i32),
-                                     {arg});
-    return LLVM::ExtractElementOp::create(b, loc, bits, intConst(b, loc, i32, 0));
+    Value lane = arith::IndexCastUIOp::create(b, loc, i32, gpu::LaneIdOp::create(b, loc, nullptr));
+    Value bit = arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i32, pred), lane);
+    return callSubGroupBuiltin(b, loc, "_Z31sub_group_non_uniform_reduce_orj", i32, {bit});
   }
 
   /// OpenCL's sub_group_shuffle of an i32 (upstream's gpu.shuffle is a pure
@@ -236,6 +241,62 @@ public:
       Value trapped = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, word,
                                             intConst(b, loc, b.getI32Type(), 0));
       cf::CondBranchOp::create(b, loc, trapped, leave, ValueRange{}, cont, ValueRange{});
+    }
+  }
+
+  /// Intel's CPU runtime runs a kernel it cannot vectorize (one spinning on
+  /// an atomic load through a generic pointer, say) with one-work-item
+  /// sub-groups, whatever size the kernel requires: every shuffle would read
+  /// the lane's own value and every ballot hold one bit. So a kernel that
+  /// uses sub-groups (warp collectives, %laneid), itself or through the
+  /// device functions it calls, first checks get_max_sub_group_size(); below
+  /// 32 each work-item sets the trap word to kNarrowWarps and returns, and
+  /// the launch fails instead of computing garbage.
+  void finishWarps(gpu::GPUModuleOp module, const PTXLoweringState &state) const override {
+    // The functions that use sub-groups, then their callers, to a fixpoint.
+    DenseSet<Operation *> users;
+    auto usesSubGroups = [&](Operation *fn) {
+      return fn
+          ->walk([&](Operation *op) {
+            if (isa<gpu::LaneIdOp, gpu::SubgroupIdOp, gpu::SubgroupSizeOp, gpu::NumSubgroupsOp>(op))
+              return WalkResult::interrupt();
+            auto call = dyn_cast<LLVM::CallOp>(op);
+            std::optional<StringRef> callee = call ? call.getCallee() : std::nullopt;
+            auto target = callee ? module.lookupSymbol<LLVM::LLVMFuncOp>(*callee)
+                                 : LLVM::LLVMFuncOp();
+            if (target && ((target.isExternal() && call.getConvergent()) || users.count(target)))
+              return WalkResult::interrupt();
+            return WalkResult::advance();
+          })
+          .wasInterrupted();
+    };
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (Operation &fn : module.getBody()->getOperations())
+        if (isa<LLVM::LLVMFuncOp, gpu::GPUFuncOp>(fn) && !users.count(&fn) && usesSubGroups(&fn))
+          grew = users.insert(&fn).second;
+    }
+    for (Operation *fn : users) {
+      auto kernel = dyn_cast<gpu::GPUFuncOp>(fn);
+      if (!kernel)
+        continue;
+      Location loc = kernel.getLoc();
+      Block *entry = &kernel.getBody().front();
+      OpBuilder b(kernel.getContext());
+      b.setInsertionPointToStart(entry);
+      mlir::Type i32 = b.getI32Type();
+      auto fnType = LLVM::LLVMFunctionType::get(i32, {});
+      auto widest = declareFunction(b, kernel, "_Z22get_max_sub_group_sizev", fnType);
+      widest.setCConv(LLVM::CConv::SPIR_FUNC);
+      auto call = LLVM::CallOp::create(b, loc, widest, ValueRange{});
+      call.setCConv(LLVM::CConv::SPIR_FUNC);
+      Value narrow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, call.getResult(),
+                                           intConst(b, loc, i32, 32));
+      Block *rest = entry->splitBlock(b.getInsertionPoint());
+      Block *leave = b.createBlock(rest);
+      setTrapWord(b, loc, state, kNarrowWarps);
+      b.setInsertionPointToEnd(entry);
+      cf::CondBranchOp::create(b, loc, narrow, leave, ValueRange{}, rest, ValueRange{});
     }
   }
 };
