@@ -16,8 +16,8 @@ diagnostics point at `file.ptx:line:col`.
     ptxtypes.py   PTX types as MLIR types; sreg.py: special registers
 
 and a module of handlers per instruction family, as the lowering has them:
-arith.py, bits.py, convert.py, memory.py, atomics.py, warp.py, control.py,
-calls.py.
+arith.py, bits.py, convert.py, memory.py, atomics.py, warp.py, matrix.py,
+control.py, calls.py.
 """
 
 from zmlir.frontend.importer import (  # noqa: F401  (each registers its handlers)
@@ -28,6 +28,7 @@ from zmlir.frontend.importer import (  # noqa: F401  (each registers its handler
     control,
     convert,
     generic,
+    matrix,
     memory,
     warp,
 )
