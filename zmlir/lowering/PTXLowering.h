@@ -219,6 +219,11 @@ Value lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b);
 LLVM::LLVMFuncOp declareFunction(OpBuilder &b, Operation *user, StringRef name,
                                  LLVM::LLVMFunctionType type);
 
+/// Reserves the exchange area of `kernel`'s wmma.mma ops in its shared
+/// window at `offset` (recorded in state.wmmaScratch) and returns the
+/// offset after it; `offset` if it has none (MatrixOps.cpp).
+int64_t reserveWmmaScratch(gpu::GPUFuncOp kernel, int64_t offset, PTXLoweringState &state);
+
 /// Bytes at the start of a kernel's shared window that hold the bar.red
 /// counter when the kernel is in state.barrierCounters.
 constexpr int64_t kBarrierCounterBytes = 16;

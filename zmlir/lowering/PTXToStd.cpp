@@ -56,6 +56,7 @@ int64_t layoutSharedWindow(gpu::GPUFuncOp kernel, PTXLoweringState &state) {
     state.barrierCounters.insert(kernel);
     offset = kBarrierCounterBytes;
   }
+  offset = reserveWmmaScratch(kernel, offset, state);
   SmallVector<StringAttr> dynamic;
   for (StringAttr name : used) {
     VarOp var = state.variables.lookup(name);
@@ -419,6 +420,7 @@ void zmlir::populatePTXToStdConversionPatterns(RewritePatternSet &patterns,
   populatePTXFloatArithPatterns(patterns, state);
   populatePTXFloatFunctionPatterns(patterns, state);
   populatePTXWarpPatterns(patterns, state);
+  populatePTXMatrixPatterns(patterns, state);
   populatePTXArithPatterns(patterns, state);
   populatePTXConvertPatterns(patterns, state);
   populatePTXSpecialRegisterPatterns(patterns, state);

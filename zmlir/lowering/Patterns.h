@@ -54,6 +54,10 @@ struct PTXModuleLayout {
   /// Kernels whose shared window starts with the bar.red counter (see
   /// BarRedOpLowering); their variables are laid out after it.
   llvm::DenseSet<mlir::Operation *> barrierCounters;
+  /// Per kernel with wmma.mma: the offset in its shared window of the
+  /// lanes' exchange area and the bytes of it each warp has
+  /// (reserveWmmaScratch).
+  llvm::DenseMap<mlir::Operation *, std::pair<int64_t, int64_t>> wmmaScratch;
 };
 
 /// The state the ptx lowering patterns share: the injected facts and the
@@ -88,6 +92,9 @@ void populatePTXFloatFunctionPatterns(mlir::RewritePatternSet &patterns,
                                       const PTXLoweringState &state);
 /// shfl, vote, match, redux, activemask, elect, bar.warp.sync (Warp.cpp).
 void populatePTXWarpPatterns(mlir::RewritePatternSet &patterns, const PTXLoweringState &state);
+/// wmma.load, wmma.store and wmma.mma, the lanes of a warp exchanging
+/// fragments in the shared window (MatrixOps.cpp).
+void populatePTXMatrixPatterns(mlir::RewritePatternSet &patterns, const PTXLoweringState &state);
 /// Integer and float arithmetic, logic, comparison and selection: add, sub,
 /// mul, mad, fma, div, rem, min, max, neg, abs, and/or/xor/not, copysign,
 /// set, setp, selp, slct (Arith.cpp).

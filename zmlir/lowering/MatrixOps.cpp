@@ -1,0 +1,645 @@
+//===- MatrixOps.cpp - wmma.load, wmma.store, wmma.mma --------------------===//
+//
+// Warp matrix multiply-accumulate on every target, from plain loads,
+// stores and arithmetic, the lanes of a warp exchanging fragments through
+// shared memory.
+//
+// PTX leaves the distribution of a fragment's elements over the lanes
+// unspecified (only wmma.load/store/mma and element-wise code touch a
+// fragment), so the lowering picks one that is simple everywhere:
+//  1. a fragment's matrix in row-major order (A is M x K, B K x N, C and D
+//     M x N), whatever its layout in memory: wmma.mma ignores
+//     .alayout/.blayout, the loads applied them;
+//  2. lane L holds elements [L*E, (L+1)*E) of that order, E = rows*cols/32,
+//     packed into its registers from the lowest bits (two f16 in a .b32, four
+//     s8, one f32, ...); E divides the length of a row, so a lane's elements
+//     are one piece of one row;
+//  3. registers beyond those E fill (f16 A and B have 8, for 256 elements
+//     of m16n16k16 or 128 of m8n32k16's A) repeat the first ones, as
+//     NVIDIA's fragments hold elements more than once.
+// wmma.load and wmma.store move each lane's E elements: one vector access
+// where the matrix is stored .row, else one access per element. wmma.mma:
+// see WmmaMmaOpLowering.
+//
+//===----------------------------------------------------------------------===//
+
+#include "zmlir/dialects/ptx/WmmaFragment.h"
+#include "zmlir/lowering/FloatRounding.h"
+#include "zmlir/lowering/PTXLowering.h"
+
+using namespace mlir;
+using namespace zmlir;
+using namespace zmlir::ptx;
+
+namespace {
+
+using IP = arith::CmpIPredicate;
+
+/// The lane's index in its 32-lane warp.
+Value laneIndex(OpBuilder &b, Location loc, const TargetInfo &target) {
+  Value lane = arith::IndexCastUIOp::create(b, loc, b.getI32Type(),
+                                            gpu::LaneIdOp::create(b, loc, nullptr));
+  if (target.getWaveSize() > 32)
+    lane = arith::AndIOp::create(b, loc, lane, intConst(b, loc, b.getI32Type(), 31));
+  return lane;
+}
+
+/// A barrier of the warp's lanes that orders their shared-memory accesses:
+/// bar.warp.sync's (TargetInfo::emitNativeWarpSync), or a fence at the
+/// warp's scope where the lanes of a warp run in lock step.
+void syncWarp(OpBuilder &b, Location loc, const TargetInfo &target) {
+  if (failed(target.emitNativeWarpSync(b, loc, intConst(b, loc, b.getI32Type(), -1))))
+    LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acq_rel, target.warpFenceScope());
+}
+
+/// The fragment of a verified op (the verifier has checked it exists).
+WmmaFragment fragmentOf(Operation *op, WmmaShape shape, WmmaMatrix matrix, WmmaType type) {
+  std::optional<WmmaFragment> f = getWmmaFragment(op->getContext(), shape, matrix, type);
+  assert(f && "verified wmma op");
+  return *f;
+}
+
+/// An element of `bits` bits as the integer of that width, from the
+/// 32-bit `words` (little-endian, element `index`).
+Value elementBits(OpBuilder &b, Location loc, ArrayRef<Value> words, unsigned bits,
+                  unsigned index) {
+  mlir::Type i32 = b.getI32Type();
+  if (bits == 64) {
+    mlir::Type i64 = b.getI64Type();
+    Value lo = arith::ExtUIOp::create(b, loc, i64, words[2 * index]);
+    Value hi = arith::ExtUIOp::create(b, loc, i64, words[2 * index + 1]);
+    hi = arith::ShLIOp::create(b, loc, hi, intConst(b, loc, i64, 32));
+    return arith::OrIOp::create(b, loc, lo, hi);
+  }
+  unsigned perWord = 32 / bits;
+  Value word = words[index / perWord];
+  unsigned shift = (index % perWord) * bits;
+  if (shift)
+    word = arith::ShRUIOp::create(b, loc, word, intConst(b, loc, i32, shift));
+  if (bits == 32)
+    return word;
+  return arith::TruncIOp::create(b, loc, b.getIntegerType(bits), word);
+}
+
+/// A register's 32-bit words (one for .b32 and .f32, two for .f64).
+void appendWords(OpBuilder &b, Location loc, Value reg, SmallVectorImpl<Value> &words) {
+  mlir::Type i32 = b.getI32Type();
+  if (reg.getType().isF64()) {
+    mlir::Type i64 = b.getI64Type();
+    Value bits = arith::BitcastOp::create(b, loc, i64, reg);
+    words.push_back(arith::TruncIOp::create(b, loc, i32, bits));
+    words.push_back(arith::TruncIOp::create(
+        b, loc, i32, arith::ShRUIOp::create(b, loc, bits, intConst(b, loc, i64, 32))));
+    return;
+  }
+  words.push_back(asInteger(b, loc, reg));
+}
+
+/// Packs `elements` (integers of `bits` bits, lowest first) into registers
+/// of `type`.
+SmallVector<Value> packRegisters(OpBuilder &b, Location loc, ArrayRef<Value> elements,
+                                 unsigned bits, mlir::Type type) {
+  SmallVector<Value> regs;
+  unsigned width = widthOf(type), perReg = width / bits;
+  mlir::Type intType = b.getIntegerType(width);
+  for (unsigned r = 0; r < elements.size() / perReg; ++r) {
+    Value reg;
+    for (unsigned j = 0; j < perReg; ++j) {
+      Value e = elements[r * perReg + j];
+      if (bits < width) {
+        e = arith::ExtUIOp::create(b, loc, intType, e);
+        if (j)
+          e = arith::ShLIOp::create(b, loc, e, intConst(b, loc, intType, j * bits));
+      }
+      reg = j ? arith::OrIOp::create(b, loc, reg, e).getResult() : e;
+    }
+    regs.push_back(type.isInteger() ? reg
+                                    : arith::BitcastOp::create(b, loc, type, reg).getResult());
+  }
+  return regs;
+}
+
+/// The registers of a fragment whose first `distinct` registers are
+/// `regs`: the rest repeat them (point 3 above).
+SmallVector<Value> replicate(ArrayRef<Value> regs, unsigned registers) {
+  SmallVector<Value> all;
+  for (unsigned i = 0; i < registers; ++i)
+    all.push_back(regs[i % regs.size()]);
+  return all;
+}
+
+//===----------------------------------------------------------------------===//
+// wmma.load and wmma.store
+//===----------------------------------------------------------------------===//
+
+/// What a lane accesses of a fragment's matrix in memory: the element offset
+/// of each of its E elements, or of the first when they are contiguous.
+struct LaneAccess {
+  WmmaFragment fragment;
+  bool contiguous;
+  /// Element offsets from the matrix's address, as i64.
+  SmallVector<Value> offsets;
+};
+
+LaneAccess laneAccess(OpBuilder &b, Location loc, const TargetInfo &target, const WmmaFragment &f,
+                      WmmaMatrix matrix, WmmaLayout layout, Value strideOperand) {
+  mlir::Type i64 = b.getI64Type();
+  auto cst = [&](int64_t v) { return intConst(b, loc, i64, v); };
+  // The canonical order is row-major: a lane's elements are contiguous in
+  // memory when the matrix is stored .row.
+  LaneAccess access{f, layout == WmmaLayout::Row, {}};
+  unsigned lineLength = f.cols;
+  // The matrix's leading dimension in memory: `stride`, by default the
+  // length of a row (.row) or column (.col).
+  Value stride = strideOperand ? arith::ExtUIOp::create(b, loc, i64, strideOperand).getResult()
+                               : cst(layout == WmmaLayout::Row ? f.cols : f.rows);
+  unsigned perLane = f.elementsPerLane();
+  Value lane = arith::ExtUIOp::create(b, loc, i64, laneIndex(b, loc, target));
+  // The lane's elements are one piece of canonical line lane*E / length.
+  Value first = arith::MulIOp::create(b, loc, lane, cst(perLane));
+  Value line = arith::DivUIOp::create(b, loc, first, cst(lineLength));
+  Value pos = arith::RemUIOp::create(b, loc, first, cst(lineLength));
+  // Rows (.row) or columns (.col) are `stride` elements apart.
+  bool lineIsMemoryLine = access.contiguous;
+  for (unsigned e = 0; e < (access.contiguous ? 1 : perLane); ++e) {
+    Value at = e ? arith::AddIOp::create(b, loc, pos, cst(e)).getResult() : pos;
+    Value offset = lineIsMemoryLine
+                       ? arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, line, stride),
+                                               at)
+                             .getResult()
+                       : arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, at, stride),
+                                               line)
+                             .getResult();
+    access.offsets.push_back(offset);
+  }
+  return access;
+}
+
+template <typename OpTy>
+struct WmmaAccessLowering : PTXPattern<OpTy> {
+  using PTXPattern<OpTy>::PTXPattern;
+
+  /// A pointer to the element at `offset` (elements of `bytes` bytes) from
+  /// the op's address.
+  FailureOr<Value> elementPointer(OpTy op, OpBuilder &b, Value addr, Value offset,
+                                  unsigned bytes) const {
+    Location loc = op.getLoc();
+    mlir::Type i64 = b.getI64Type();
+    Value wide = addr.getType() == i64 ? addr : arith::ExtUIOp::create(b, loc, i64, addr);
+    Value byteOffset = arith::MulIOp::create(b, loc, offset, intConst(b, loc, i64, bytes));
+    wide = arith::AddIOp::create(b, loc, wide, byteOffset);
+    return this->pointerTo(op, b, wide, op.getOffset(), op.getSpace());
+  }
+};
+
+struct WmmaLoadOpLowering : WmmaAccessLowering<WmmaLoadOp> {
+  using WmmaAccessLowering::WmmaAccessLowering;
+
+  LogicalResult matchAndRewrite(WmmaLoadOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    WmmaFragment f = fragmentOf(op, op.getShape(), op.getMatrix(), op.getType());
+    LaneAccess access = laneAccess(rewriter, loc, state.target, f, op.getMatrix(), op.getLayout(),
+                                   adaptor.getStride());
+    unsigned bytes = f.elementBits / 8;
+    unsigned distinct = f.distinctRegisters();
+    SmallVector<Value> regs;
+    if (access.contiguous) {
+      FailureOr<Value> ptr = elementPointer(op, rewriter, adaptor.getAddr(), access.offsets.front(),
+                                            bytes);
+      if (failed(ptr))
+        return failure();
+      auto vecType = VectorType::get({distinct}, f.registerType);
+      Value v = LLVM::LoadOp::create(rewriter, loc, vecType, *ptr, bytes);
+      for (unsigned i = 0; i < distinct; ++i)
+        regs.push_back(LLVM::ExtractElementOp::create(
+            rewriter, loc, v, intConst(rewriter, loc, rewriter.getI32Type(), i)));
+    } else {
+      mlir::Type elementType = f.elementBits == f.registerBits()
+                                   ? f.registerType
+                                   : mlir::Type(rewriter.getIntegerType(f.elementBits));
+      SmallVector<Value> elements;
+      for (Value offset : access.offsets) {
+        FailureOr<Value> ptr = elementPointer(op, rewriter, adaptor.getAddr(), offset, bytes);
+        if (failed(ptr))
+          return failure();
+        elements.push_back(LLVM::LoadOp::create(rewriter, loc, elementType, *ptr, bytes));
+      }
+      if (elementType == f.registerType)
+        regs = elements;
+      else
+        regs = packRegisters(rewriter, loc, elements, f.elementBits, f.registerType);
+    }
+    rewriter.replaceOp(op, replicate(regs, f.registers));
+    return success();
+  }
+};
+
+struct WmmaStoreOpLowering : WmmaAccessLowering<WmmaStoreOp> {
+  using WmmaAccessLowering::WmmaAccessLowering;
+
+  LogicalResult matchAndRewrite(WmmaStoreOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    WmmaFragment f = fragmentOf(op, op.getShape(), WmmaMatrix::D, op.getType());
+    LaneAccess access = laneAccess(rewriter, loc, state.target, f, WmmaMatrix::D, op.getLayout(),
+                                   adaptor.getStride());
+    unsigned bytes = f.elementBits / 8;
+    unsigned distinct = f.distinctRegisters();
+    ValueRange regs = adaptor.getFragment();
+    if (access.contiguous) {
+      FailureOr<Value> ptr = elementPointer(op, rewriter, adaptor.getAddr(), access.offsets.front(),
+                                            bytes);
+      if (failed(ptr))
+        return failure();
+      auto vecType = VectorType::get({distinct}, f.registerType);
+      Value v = LLVM::PoisonOp::create(rewriter, loc, vecType);
+      for (unsigned i = 0; i < distinct; ++i)
+        v = LLVM::InsertElementOp::create(rewriter, loc, v, regs[i],
+                                          intConst(rewriter, loc, rewriter.getI32Type(), i));
+      LLVM::StoreOp::create(rewriter, loc, v, *ptr, bytes);
+      rewriter.eraseOp(op);
+      return success();
+    }
+    SmallVector<Value> words;
+    for (Value reg : regs.take_front(distinct))
+      appendWords(rewriter, loc, reg, words);
+    for (auto [e, offset] : llvm::enumerate(access.offsets)) {
+      FailureOr<Value> ptr = elementPointer(op, rewriter, adaptor.getAddr(), offset, bytes);
+      if (failed(ptr))
+        return failure();
+      Value element = f.elementBits == f.registerBits()
+                          ? regs[e]
+                          : elementBits(rewriter, loc, words, f.elementBits, e);
+      LLVM::StoreOp::create(rewriter, loc, element, *ptr, bytes);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// wmma.mma
+//===----------------------------------------------------------------------===//
+
+/// The form of a wmma.mma, which names its function.
+struct MmaForm {
+  WmmaShape shape;
+  WmmaType atype, btype, ctype, dtype;
+  bool satfinite;
+  Rounding rnd;
+
+  explicit MmaForm(WmmaMmaOp op)
+      : shape(op.getShape()), atype(op.getAtype()), btype(op.getBtype()), ctype(op.getCtype()),
+        dtype(op.getDtype()), satfinite(op.getSatfinite()), rnd(op.getRnd()) {}
+
+  std::string functionName() const {
+    std::string name = "__zmlir_wmma_mma_";
+    name += stringifyWmmaShape(shape);
+    for (WmmaType t : {dtype, atype, btype, ctype})
+      name += ("_" + stringifyWmmaType(t)).str();
+    if (satfinite)
+      name += "_satfinite";
+    if (rnd != Rounding::None && rnd != Rounding::RN)
+      name += ("_" + stringifyRounding(rnd)).str();
+    return name;
+  }
+};
+
+/// The fragments of a form's A, B, C and D, and where its exchange area
+/// (below) keeps the lanes' registers of A and B.
+struct MmaLayout {
+  WmmaFragment a, b, c, d;
+  WmmaDims dims;
+  /// Bytes of the A part of a warp's exchange area, and of the whole.
+  int64_t aBytes, warpBytes;
+
+  MmaLayout(MLIRContext *ctx, const MmaForm &form)
+      : a(*getWmmaFragment(ctx, form.shape, WmmaMatrix::A, form.atype)),
+        b(*getWmmaFragment(ctx, form.shape, WmmaMatrix::B, form.btype)),
+        c(*getWmmaFragment(ctx, form.shape, WmmaMatrix::C, form.ctype)),
+        d(*getWmmaFragment(ctx, form.shape, WmmaMatrix::D, form.dtype)),
+        dims(getWmmaDims(form.shape)) {
+    aBytes = 32 * a.distinctRegisters() * a.registerBits() / 8;
+    warpBytes = llvm::alignTo(aBytes + 32 * b.distinctRegisters() * b.registerBits() / 8, 16);
+  }
+};
+
+/// The type a multiplicand's elements have in memory: f16 and f64 as
+/// such, bf16 and tf32 as their bits (i16, i32), s8/u8 as i8.
+mlir::Type multiplicandMemoryType(OpBuilder &b, WmmaType type) {
+  switch (type) {
+  case WmmaType::F16:
+    return b.getF16Type();
+  case WmmaType::F64:
+    return b.getF64Type();
+  default:
+    return b.getIntegerType(getWmmaTypeBitWidth(type));
+  }
+}
+
+/// A vector of multiplicand elements (as multiplicandMemoryType) widened
+/// to the type the products are taken in: f32 for f16, bf16 and tf32
+/// (which keeps its upper 19 bits, as the tensor cores read them), i32 for
+/// s8/u8, f64 for f64. The products of these are exact.
+Value widenMultiplicands(OpBuilder &b, Location loc, Value v, WmmaType type) {
+  auto shaped = [&](mlir::Type element) {
+    return VectorType::get(cast<VectorType>(v.getType()).getShape(), element);
+  };
+  mlir::Type i32 = shaped(b.getI32Type()), f32 = shaped(b.getF32Type());
+  auto splat = [&](mlir::Type t, int64_t value) -> Value {
+    return arith::ConstantOp::create(
+        b, loc, t, DenseElementsAttr::get(cast<ShapedType>(t), b.getI32IntegerAttr(value)));
+  };
+  switch (type) {
+  case WmmaType::F16:
+    return arith::ExtFOp::create(b, loc, f32, v);
+  case WmmaType::BF16: {
+    Value wide = arith::ExtUIOp::create(b, loc, i32, v);
+    wide = arith::ShLIOp::create(b, loc, wide, splat(i32, 16));
+    return arith::BitcastOp::create(b, loc, f32, wide);
+  }
+  case WmmaType::TF32: {
+    Value kept = arith::AndIOp::create(b, loc, v, splat(i32, ~0x1fff));
+    return arith::BitcastOp::create(b, loc, f32, kept);
+  }
+  case WmmaType::S8:
+    return arith::ExtSIOp::create(b, loc, i32, v);
+  case WmmaType::U8:
+    return arith::ExtUIOp::create(b, loc, i32, v);
+  case WmmaType::F64:
+    return v;
+  default:
+    llvm_unreachable("not a multiplicand type");
+  }
+}
+
+/// A vector of `count` copies of the scalar `x`.
+Value splatVector(OpBuilder &b, Location loc, Value x, int64_t count) {
+  auto type = VectorType::get({count}, x.getType());
+  Value v = LLVM::PoisonOp::create(b, loc, type);
+  v = LLVM::InsertElementOp::create(b, loc, v, x, intConst(b, loc, b.getI32Type(), 0));
+  return LLVM::ShuffleVectorOp::create(b, loc, v, v, SmallVector<int32_t>(count, 0));
+}
+
+/// The float vector `x` (f16 or f32 elements) clamped to its type's finite
+/// range, NaN to +0 (.satfinite: ±Inf become ±MAX_NORM).
+Value saturateFinite(OpBuilder &b, Location loc, Value x) {
+  using FP = arith::CmpFPredicate;
+  auto type = cast<VectorType>(x.getType());
+  mlir::Type element = type.getElementType();
+  double max = element.isF16() ? 65504.0 : 3.4028234663852886e38;
+  auto splat = [&](double v) -> Value {
+    return arith::ConstantOp::create(b, loc, type,
+                                     DenseElementsAttr::get(type, b.getFloatAttr(element, v)));
+  };
+  Value isNaN = arith::CmpFOp::create(b, loc, FP::UNO, x, x);
+  Value r = arith::SelectOp::create(b, loc, arith::CmpFOp::create(b, loc, FP::OGT, x, splat(max)),
+                                    splat(max), x);
+  r = arith::SelectOp::create(b, loc, arith::CmpFOp::create(b, loc, FP::OLT, r, splat(-max)),
+                              splat(-max), r);
+  return arith::SelectOp::create(b, loc, isNaN, splat(0.0), r);
+}
+
+/// The body of a form's function, run by each lane with the warp's exchange
+/// area, which holds all lanes' registers of A and B (so the canonical A
+/// and B, row-major) and this lane's registers of C; it returns the lane's
+/// registers of D:
+///  1. the lane's D elements are row r, columns c0 .. c0+E-1 (E consecutive
+///     canonical elements);
+///  2. it reads row r of A (K elements) and, for each k, B[k][c0 .. c0+E-1]
+///     (E consecutive elements of B), and widens them;
+///  3. from its C elements, acc[0..E) = fma(A[r][k], B[k][c0..], acc) for
+///     k = 0, 1, ..., K-1, as vectors (f32 for f16/bf16/tf32 inputs, whose
+///     products are exact in f32; f64; s32 for s8/u8, wrapping, or with
+///     .satfinite summed apart and added to C saturating);
+///  4. D: narrowed to f16, clamped (.satfinite), packed into registers.
+SmallVector<Value> buildMmaFunction(OpBuilder &b, Location loc, const PTXLoweringState &state,
+                                    const MmaForm &form, const MmaLayout &l, Value area,
+                                    ValueRange c) {
+  mlir::Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto cst = [&](int64_t v) { return intConst(b, loc, i32, v); };
+  unsigned perLane = l.d.elementsPerLane();
+  WmmaDims dims = l.dims;
+  // 1.
+  Value lane = laneIndex(b, loc, state.target);
+  Value first = arith::MulIOp::create(b, loc, lane, cst(perLane));
+  Value row = arith::DivUIOp::create(b, loc, first, cst(dims.n));
+  Value col0 = arith::RemUIOp::create(b, loc, first, cst(dims.n));
+  // 2.
+  auto loadElements = [&](Value element, int64_t base, WmmaType type, unsigned count) {
+    mlir::Type memType = multiplicandMemoryType(b, type);
+    unsigned bytes = getWmmaTypeBitWidth(type) / 8;
+    Value offset = arith::MulIOp::create(b, loc, element, cst(bytes));
+    if (base)
+      offset = arith::AddIOp::create(b, loc, offset, cst(base));
+    Value ptr = LLVM::GEPOp::create(b, loc, area.getType(), b.getI8Type(), area,
+                                    ValueRange{offset});
+    Value v = LLVM::LoadOp::create(b, loc, VectorType::get({count}, memType), ptr, bytes);
+    return widenMultiplicands(b, loc, v, type);
+  };
+  Value aRow = loadElements(arith::MulIOp::create(b, loc, row, cst(dims.k)), 0, form.atype, dims.k);
+  // 3.
+  bool isInt = form.ctype == WmmaType::S32;
+  mlir::Type accType = isInt ? i32 : form.ctype == WmmaType::F64 ? b.getF64Type() : b.getF32Type();
+  auto accVector = VectorType::get({perLane}, accType);
+  SmallVector<Value> cWords;
+  if (form.ctype == WmmaType::F16)
+    for (Value reg : c)
+      appendWords(b, loc, reg, cWords);
+  Value cVector = LLVM::PoisonOp::create(b, loc, accVector);
+  for (unsigned j = 0; j < perLane; ++j) {
+    Value e = c[j % c.size()];
+    if (form.ctype == WmmaType::F16)
+      e = arith::ExtFOp::create(
+          b, loc, accType,
+          arith::BitcastOp::create(b, loc, b.getF16Type(), elementBits(b, loc, cWords, 16, j))
+              .getResult());
+    cVector = LLVM::InsertElementOp::create(b, loc, cVector, e, cst(j));
+  }
+  Value acc = cVector;
+  if (isInt && form.satfinite)
+    acc = arith::ConstantOp::create(b, loc, accVector,
+                                    DenseElementsAttr::get(accVector, b.getI32IntegerAttr(0)));
+  for (unsigned k = 0; k < dims.k; ++k) {
+    Value element = arith::AddIOp::create(b, loc, col0, cst(k * dims.n));
+    Value bRow = loadElements(element, l.aBytes, form.btype, perLane);
+    Value aK = splatVector(b, loc, LLVM::ExtractElementOp::create(b, loc, aRow, cst(k)).getResult(),
+                           perLane);
+    if (isInt) {
+      acc = arith::AddIOp::create(b, loc, acc, arith::MulIOp::create(b, loc, aK, bRow));
+    } else if (isDirected(form.rnd)) {
+      for (unsigned j = 0; j < perLane; ++j) {
+        auto at = [&](Value v) {
+          return LLVM::ExtractElementOp::create(b, loc, v, cst(j)).getResult();
+        };
+        Value r = directedRounding(b, loc, state, "fma", {at(aK), at(bRow), at(acc)}, form.rnd,
+                                   /*ftz=*/false);
+        acc = LLVM::InsertElementOp::create(b, loc, acc, r, cst(j));
+      }
+    } else {
+      acc = math::FmaOp::create(b, loc, aK, bRow, acc);
+    }
+  }
+  // 4.
+  Value d = acc;
+  if (isInt && form.satfinite) {
+    auto wide = VectorType::get({perLane}, i64);
+    auto splat = [&](int64_t v) -> Value {
+      return arith::ConstantOp::create(b, loc, wide,
+                                       DenseElementsAttr::get(wide, b.getI64IntegerAttr(v)));
+    };
+    Value sum = arith::AddIOp::create(b, loc, arith::ExtSIOp::create(b, loc, wide, cVector),
+                                      arith::ExtSIOp::create(b, loc, wide, acc));
+    sum = arith::MaxSIOp::create(b, loc, sum, splat(INT32_MIN));
+    sum = arith::MinSIOp::create(b, loc, sum, splat(INT32_MAX));
+    d = arith::TruncIOp::create(b, loc, accVector, sum);
+  }
+  if (form.dtype == WmmaType::F16)
+    d = arith::TruncFOp::create(b, loc, VectorType::get({perLane}, b.getF16Type()), d);
+  if (form.satfinite && !isInt)
+    d = saturateFinite(b, loc, d);
+  mlir::Type regType = l.d.registerType;
+  unsigned regs = l.d.registers;
+  auto regVector = VectorType::get({regs}, regType);
+  if (d.getType() != regVector)
+    d = LLVM::BitcastOp::create(b, loc, regVector, d);
+  SmallVector<Value> dRegs;
+  for (unsigned i = 0; i < regs; ++i)
+    dRegs.push_back(LLVM::ExtractElementOp::create(b, loc, d, cst(i)));
+  return dRegs;
+}
+
+/// wmma.mma, in four steps of the warp's lanes:
+///  1. each lane writes its registers of A and of B (those with distinct
+///     elements) to the warp's part of the kernel's exchange area
+///     (reserveWmmaScratch), lane L's after lane L-1's, so that the area
+///     holds the canonical A and then B;
+///  2. the warp synchronizes (syncWarp);
+///  3. each lane calls the function of the form (buildMmaFunction, one body
+///     per form in the module) with the area and its registers of C;
+///  4. the warp synchronizes again, so that no lane's next wmma.mma writes
+///     over what another still reads.
+/// Why memory and a function: a warp shuffle with a lane index that differs
+/// between lanes is a loop over the 32 lanes in Intel's OpenCL CPU runtime
+/// (hundreds of cycles, and slow to build), inlined code for each of the
+/// thousands of wmma.mma of an unrolled kernel took it over 15 minutes to
+/// build, and it emulates sub-groups in a function that holds sub-group
+/// operations and is not inlined (a build of two calls: 60 s, 17 GB). With
+/// this call the kernel's work-items run one after another between its
+/// sub-group barriers there, which the two barriers make correct
+/// (cudaTensorCoreGemm's 2053 wmma.mma: 74 s to build, 1.4 us a wmma.mma).
+struct WmmaMmaOpLowering : PTXPattern<WmmaMmaOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult matchAndRewrite(WmmaMmaOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    MmaForm form(op);
+    MmaLayout l(ctx, form);
+    auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
+    auto module = op->getParentOfType<gpu::GPUModuleOp>();
+    Value window = sharedWindow(op);
+    auto scratch = kernel ? state.wmmaScratch.find(kernel) : state.wmmaScratch.end();
+    if (!window || scratch == state.wmmaScratch.end())
+      return unsupported(op, "'wmma.mma' in a '.func' (only kernels have a shared window to "
+                             "exchange fragments in)");
+    // The warp's part of the area: the warp is the linear thread index / 32.
+    mlir::Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
+    auto dim = [&](Value index) {
+      return arith::IndexCastUIOp::create(rewriter, loc, i32, index).getResult();
+    };
+    Value tx = dim(gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x));
+    Value ty = dim(gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::y));
+    Value tz = dim(gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::z));
+    Value nx = dim(gpu::BlockDimOp::create(rewriter, loc, gpu::Dimension::x));
+    Value ny = dim(gpu::BlockDimOp::create(rewriter, loc, gpu::Dimension::y));
+    Value yz = arith::AddIOp::create(rewriter, loc, ty,
+                                     arith::MulIOp::create(rewriter, loc, ny, tz));
+    Value linear = arith::AddIOp::create(rewriter, loc, tx,
+                                         arith::MulIOp::create(rewriter, loc, nx, yz));
+    Value warp = arith::DivUIOp::create(rewriter, loc, linear, intConst(rewriter, loc, i32, 32));
+    auto [areaOffset, warpBytes] = scratch->second;
+    Value offset = arith::AddIOp::create(
+        rewriter, loc, intConst(rewriter, loc, i64, areaOffset),
+        arith::MulIOp::create(rewriter, loc, arith::ExtUIOp::create(rewriter, loc, i64, warp),
+                              intConst(rewriter, loc, i64, warpBytes)));
+    Value area = LLVM::GEPOp::create(rewriter, loc, window.getType(), rewriter.getI8Type(), window,
+                                     ValueRange{offset});
+    // 1.
+    Value lane = laneIndex(rewriter, loc, state.target);
+    auto storeRegisters = [&](ValueRange regs, const WmmaFragment &f, int64_t base) {
+      unsigned n = f.distinctRegisters();
+      Value v = LLVM::PoisonOp::create(rewriter, loc, VectorType::get({n}, f.registerType));
+      for (unsigned i = 0; i < n; ++i)
+        v = LLVM::InsertElementOp::create(rewriter, loc, v, regs[i],
+                                          intConst(rewriter, loc, i32, i));
+      unsigned bytes = n * f.registerBits() / 8;
+      Value at = arith::MulIOp::create(rewriter, loc, lane, intConst(rewriter, loc, i32, bytes));
+      if (base)
+        at = arith::AddIOp::create(rewriter, loc, at, intConst(rewriter, loc, i32, base));
+      Value ptr = LLVM::GEPOp::create(rewriter, loc, area.getType(), rewriter.getI8Type(), area,
+                                      ValueRange{at});
+      LLVM::StoreOp::create(rewriter, loc, v, ptr, f.registerBits() / 8);
+    };
+    storeRegisters(adaptor.getA(), l.a, 0);
+    storeRegisters(adaptor.getB(), l.b, l.aBytes);
+    // 2.
+    syncWarp(rewriter, loc, state.target);
+    // 3.
+    std::string name = form.functionName();
+    SmallVector<mlir::Type> resultTypes(op.getD().getTypes());
+    auto resultType = LLVM::LLVMStructType::getLiteral(ctx, resultTypes);
+    SmallVector<Value> args{area};
+    llvm::append_range(args, adaptor.getC());
+    auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
+    if (!fn) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(module.getBody());
+      SmallVector<mlir::Type> argTypes(ValueRange(args).getTypes());
+      fn = LLVM::LLVMFuncOp::create(rewriter, loc, name,
+                                    LLVM::LLVMFunctionType::get(resultType, argTypes),
+                                    LLVM::Linkage::Internal);
+      fn.setNoInline(true);
+      SmallVector<Location> locs(argTypes.size(), loc);
+      Block *entry = rewriter.createBlock(&fn.getBody(), {}, argTypes, locs);
+      rewriter.setInsertionPointToStart(entry);
+      ValueRange fnArgs = entry->getArguments();
+      SmallVector<Value> d = buildMmaFunction(rewriter, loc, state, form, l, fnArgs[0],
+                                              fnArgs.drop_front());
+      Value result = LLVM::PoisonOp::create(rewriter, loc, resultType);
+      for (auto [i, v] : llvm::enumerate(d))
+        result = LLVM::InsertValueOp::create(rewriter, loc, result, v, i);
+      LLVM::ReturnOp::create(rewriter, loc, result);
+    }
+    auto call = LLVM::CallOp::create(rewriter, loc, fn, args);
+    SmallVector<Value> results;
+    for (unsigned i = 0; i < resultTypes.size(); ++i)
+      results.push_back(LLVM::ExtractValueOp::create(rewriter, loc, call.getResult(), i));
+    // 4.
+    syncWarp(rewriter, loc, state.target);
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+} // namespace
+
+int64_t zmlir::reserveWmmaScratch(gpu::GPUFuncOp kernel, int64_t offset, PTXLoweringState &state) {
+  int64_t warpBytes = 0;
+  kernel.walk([&](WmmaMmaOp op) {
+    warpBytes = std::max(warpBytes, MmaLayout(op.getContext(), MmaForm(op)).warpBytes);
+  });
+  if (!warpBytes)
+    return offset;
+  // For the largest block: 32 warps.
+  offset = llvm::alignTo(offset, 16);
+  state.wmmaScratch[kernel] = {offset, warpBytes};
+  return offset + 32 * warpBytes;
+}
+
+void zmlir::populatePTXMatrixPatterns(RewritePatternSet &patterns, const PTXLoweringState &state) {
+  patterns.add<WmmaLoadOpLowering, WmmaStoreOpLowering, WmmaMmaOpLowering>(patterns.getContext(),
+                                                                           state);
+}
