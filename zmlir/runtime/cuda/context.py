@@ -248,10 +248,15 @@ class ContextAPI(DriverState):
     # -- context-local storage (cudart's, through export_slots.py) ----------------
 
     def _storage_context(self, ctx: Any) -> tuple[int, Context]:
-        """The handle and context of a context-local storage call (NULL: the primary)."""
+        """The handle and context of a context-local storage call. NULL is the
+        calling thread's current context, as in NVIDIA's driver: on a new
+        thread there is none, the get fails, and cudart makes the primary
+        context current there (answering with the primary instead left every
+        runtime call of a second thread without a context)."""
         handle = self.ptr(ctx)
         if handle == 0:
-            handle = self.primary_context()
+            context = self.current_context()
+            return self.context_stack()[-1], context
         return handle, self.handles.get(handle, Context)
 
     def local_storage_put(self, ctx: Any, key: Any, value: Any, dtor: Any) -> int:

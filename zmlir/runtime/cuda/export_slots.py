@@ -225,7 +225,7 @@ def _build(driver: Any, table: Table) -> Any:
         array[index] = ffi.cast("void *", callback)
         if slot is not None and BODIES[slot.name] is _cls_get:
             # Called before every launch: answered in C (fastpath.c) unless traced.
-            fast = driver.fast.cls_get_slot(driver.primary_context(), callback)
+            fast = driver.fast.cls_get_slot(callback)
             if fast is not None:
                 array[index] = ffi.cast("void *", fast)
     return array

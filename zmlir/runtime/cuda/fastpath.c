@@ -167,6 +167,15 @@ void zmlir_fast_enable(int on) { ZMLIR_STORE(zmlir_fast_enabled, on); }
 
 unsigned long long zmlir_fast_launches(void) { return ZMLIR_LOAD(zmlir_fast_count); }
 
+/* Taken (1) and released (0) around the Python path's launches: OpenCL binds
+ * arguments to the kernel object, which launches from several threads share. */
+void zmlir_fast_launch_lock(int lock) {
+  if (lock)
+    pthread_mutex_lock(&zmlir_fast_cl);
+  else
+    pthread_mutex_unlock(&zmlir_fast_cl);
+}
+
 /* -- context-local storage -------------------------------------------------------
  *
  * cudart reads its per-context state through the export table
@@ -186,12 +195,10 @@ struct zmlir_fast_cls {
 
 static struct zmlir_fast_cls zmlir_fast_cls_table[ZMLIR_FAST_CLS_SLOTS];
 static pthread_mutex_t zmlir_fast_cls_lock = PTHREAD_MUTEX_INITIALIZER;
-static uintptr_t zmlir_fast_primary;       /* what a NULL context means */
 static zmlir_cls_get_fn zmlir_fast_cls_python;
 
-void zmlir_fast_cls_configure(uintptr_t primary, uintptr_t python_get) {
+void zmlir_fast_cls_configure(uintptr_t python_get) {
   pthread_mutex_lock(&zmlir_fast_cls_lock);
-  zmlir_fast_primary = primary;
   zmlir_fast_cls_python = (zmlir_cls_get_fn)python_get;
   pthread_mutex_unlock(&zmlir_fast_cls_lock);
 }
@@ -224,11 +231,16 @@ void zmlir_fast_cls_put(uintptr_t ctx, uintptr_t key, uintptr_t value) {
   pthread_mutex_unlock(&zmlir_fast_cls_lock);
 }
 
+/* A NULL context is the calling thread's current one. A thread that has none
+ * (a new thread: cudart makes the primary context current on it when this
+ * get fails) or whose context this file does not know goes to Python. */
 CUresult zmlir_fast_cls_get(void **pvalue, void *ctx, void *key) {
+  uintptr_t c = (uintptr_t)ctx;
+  if (c == 0 && zmlir_fast_ctx_epoch == ZMLIR_LOAD(zmlir_fast_epoch))
+    c = zmlir_fast_ctx;
   pthread_mutex_lock(&zmlir_fast_cls_lock);
-  uintptr_t c = ctx ? (uintptr_t)ctx : zmlir_fast_primary;
   zmlir_cls_get_fn python = zmlir_fast_cls_python;
-  for (int i = 0; pvalue && i < ZMLIR_FAST_CLS_SLOTS; ++i) {
+  for (int i = 0; c && pvalue && i < ZMLIR_FAST_CLS_SLOTS; ++i) {
     struct zmlir_fast_cls *e = &zmlir_fast_cls_table[i];
     if (e->live && e->ctx == c && e->key == (uintptr_t)key) {
       *pvalue = e->value;

@@ -14,6 +14,9 @@ table slot) is answered from a C mirror of the driver's storage as well.
 from __future__ import annotations
 
 import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 # fastpath.c's entry kinds.
@@ -30,6 +33,7 @@ class FastPath:
         self.lib = lib if hasattr(lib, "zmlir_fast_function") else None
         self.backend_ready = False
         self.on = False
+        self._launch_lock = threading.Lock()  # without the C side
 
     def enable(self, tracing: bool) -> None:
         on = not tracing and os.environ.get("ZMLIR_FAST_LAUNCH", "1") != "0"
@@ -83,18 +87,33 @@ class FastPath:
         if self.lib is not None:
             self.lib.zmlir_fast_capture(delta)
 
+    @contextmanager
+    def launch_lock(self) -> Iterator[None]:
+        """Held around a launch of the Python path: the backend's kernel
+        objects (OpenCL binds arguments to them) are shared by every thread,
+        and fastpath.c takes the same lock around its own launches."""
+        if self.lib is None:
+            with self._launch_lock:
+                yield
+            return
+        self.lib.zmlir_fast_launch_lock(1)
+        try:
+            yield
+        finally:
+            self.lib.zmlir_fast_launch_lock(0)
+
     def launches(self) -> int:
         """How many launches took the fast path so far."""
         return int(self.lib.zmlir_fast_launches()) if self.lib is not None else 0
 
     # -- context-local storage (cudart's per-launch export-table call) ------------
-    def cls_get_slot(self, primary: int, python_get: Any) -> Any:
+    def cls_get_slot(self, python_get: Any) -> Any:
         """The C function to put in the export table for a context-local
         storage get, falling back to `python_get` (a cffi callback); None:
         use `python_get` itself."""
         if not self.on:
             return None
-        self.lib.zmlir_fast_cls_configure(primary, int(self.ffi.cast("uintptr_t", python_get)))
+        self.lib.zmlir_fast_cls_configure(int(self.ffi.cast("uintptr_t", python_get)))
         return self.ffi.cast("void *", self.lib.zmlir_fast_address(b"zmlir_fast_cls_get"))
 
     def cls_put(self, ctx: int, key: int, value: int) -> None:

@@ -95,7 +95,8 @@ class LaunchAPI(FunctionAPI):
                                   dtype=dtype)[0] for i, dtype in enumerate(dtypes)]
         def run() -> int:
             try:
-                self.device.launch(fn.kernel, fn.info, grid, block, args, shared, **how)
+                with self.fast.launch_lock():
+                    self.device.launch(fn.kernel, fn.info, grid, block, args, shared, **how)
             except ValueError as err:
                 log(f"launch of {fn.name} rejected: {err}")
                 return E.CUDA_ERROR_INVALID_VALUE

@@ -1,0 +1,65 @@
+"""Adversarial programs against our libcuda.so.1 (test/cuda/adversarial/):
+host threads, sticky errors, bad arguments. Each program checks every call
+against the answer NVIDIA's driver gives (written next to the check) and
+prints PASS; runtime-API programs are nvcc-built with cudart, driver-API
+ones link -lcuda (ours)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support import CUDA_DIR, PROGRAMS_DIR, tool
+
+ADVERSARIAL_DIR = CUDA_DIR / "adversarial"
+PROGRAMS = sorted(p.stem for p in ADVERSARIAL_DIR.glob("*.cu"))
+# Programs run again with these environments: the Python launch path too.
+VARIANTS: dict[str, list[dict[str, str]]] = {
+    "threads": [{}, {"ZMLIR_FAST_LAUNCH": "0"}],
+}
+
+pytest.importorskip("zmlir.runtime.backends.opencl.device")
+
+
+@pytest.fixture(scope="module")
+def libdir() -> str:
+    out = subprocess.run([sys.executable, "-m", "zmlir.cli", "libdir"], capture_output=True,
+                         text=True, check=True)
+    return out.stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def build_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if tool("nvcc") is None:
+        pytest.skip("nvcc is not installed")
+    return tmp_path_factory.mktemp("adversarial")
+
+
+def build(program: str, build_dir: Path, libdir: str) -> Path:
+    exe = build_dir / program
+    if not exe.exists():
+        subprocess.run([tool("nvcc"), "-arch=sm_80", f"-I{PROGRAMS_DIR}",
+                        str(ADVERSARIAL_DIR / f"{program}.cu"), "-o", str(exe), f"-L{libdir}",
+                        "-lcuda", "-lpthread"], check=True, capture_output=True)
+    return exe
+
+
+def run(exe: Path, env: dict[str, str] | None = None,
+        timeout: int = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(exe)],
+                          capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})})
+
+
+@pytest.mark.parametrize("program, env", [
+    (p, env) for p in PROGRAMS for env in VARIANTS.get(p, [{}])])
+def test_adversarial_program(program: str, env: dict[str, str], build_dir: Path,
+                             libdir: str) -> None:
+    result = run(build(program, build_dir, libdir), env)
+    assert "internal error" not in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip().endswith("PASS"), result.stdout + result.stderr
