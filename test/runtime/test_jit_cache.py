@@ -3,6 +3,7 @@ recompiled, concurrent processes share the file, ZMLIR_CACHE=0 disables it."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
 import sys
@@ -79,3 +80,102 @@ def test_concurrent_processes_share_the_cache(cache_dir: Path) -> None:
     assert all(p.returncode == 0 for p in procs), [err for _, err in outputs]
     assert len({out.strip() for out, _ in outputs}) == 1
     assert _rows(cache_dir) == 1
+
+
+# -- a cache that cannot be used: compiles go on without it, one warning -------------------
+
+
+@pytest.fixture
+def fresh_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cache, "_WARNED", False)
+    monkeypatch.setattr(cache, "_SHARED", {})
+
+
+def _compiles_twice_with_one_warning(capsys: pytest.CaptureFixture[str], reason: str) -> None:
+    first = cache.compile_cached(VADD, "spirv", "vadd.ptx")
+    second = cache.compile_cached(VADD, "spirv", "vadd.ptx")
+    assert first.binary and second.binary == first.binary
+    assert "std-mlir" in second.stages  # compiled again: no cache
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("zmlir: warning: JIT cache ") and reason in lines[0], lines
+
+
+def test_cache_dir_that_is_a_file(cache_dir: Path, fresh_warning: None,
+                                  capsys: pytest.CaptureFixture[str],
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    (cache_dir / "file").write_text("not a directory")
+    monkeypatch.setenv("ZMLIR_CACHE_DIR", str(cache_dir / "file"))
+    _compiles_twice_with_one_warning(capsys, "is not a directory")
+
+
+def test_cache_dir_below_a_file(tmp_path: Path, fresh_warning: None,
+                                capsys: pytest.CaptureFixture[str],
+                                monkeypatch: pytest.MonkeyPatch) -> None:
+    # HOME unusable and XDG_CACHE_HOME unset (a container run with --user):
+    # a file where HOME should be blocks even root.
+    (tmp_path / "home").write_text("")
+    monkeypatch.delenv("ZMLIR_CACHE_DIR", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.delenv("ZMLIR_CACHE", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    _compiles_twice_with_one_warning(capsys, "Not a directory")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root is not stopped by mode 000")
+def test_cache_dir_without_permissions(cache_dir: Path, fresh_warning: None,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    cache_dir.chmod(0)
+    try:
+        _compiles_twice_with_one_warning(capsys, "Permission denied")
+    finally:
+        cache_dir.chmod(0o700)
+
+
+def test_database_that_is_a_directory(cache_dir: Path, fresh_warning: None,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    (cache_dir / "jit.sqlite").mkdir()
+    _compiles_twice_with_one_warning(capsys, "jit.sqlite is not a regular file")
+    assert (cache_dir / "jit.sqlite").is_dir()  # left alone
+
+
+def test_corrupt_database_is_replaced_quietly(cache_dir: Path, fresh_warning: None,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    (cache_dir / "jit.sqlite").write_bytes(b"SQLite format 3\0" + b"\xff" * 4096)
+    module = cache.compile_cached(VADD, "spirv", "vadd.ptx")
+    assert "std-mlir" not in cache.compile_cached(VADD, "spirv", "vadd.ptx").stages
+    assert module.binary and _rows(cache_dir) == 1
+    assert capsys.readouterr().err == ""
+
+
+def test_entry_with_bad_kernel_records_is_recompiled(cache_dir: Path) -> None:
+    good = cache.compile_cached(VADD, "spirv", "vadd.ptx")
+    kernels = '[{"bogus": 1}]'
+    with sqlite3.connect(cache_dir / "jit.sqlite") as db:
+        binary = db.execute("SELECT binary FROM modules").fetchone()[0]
+        db.execute("UPDATE modules SET kernels = ?, checksum = ?",
+                   (kernels, cache._checksum(kernels, binary)))
+    again = cache.compile_cached(VADD, "spirv", "vadd.ptx")
+    assert again.kernels == good.kernels
+    assert "std-mlir" in again.stages
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root")
+def test_directory_of_another_user_is_not_used(tmp_path: Path, fresh_warning: None,
+                                               capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # Compiled modules are code this process runs: never read from a place
+    # another user made (here, one who created the directory first).
+    planted = tmp_path / "zmlir"
+    planted.mkdir(mode=0o755)
+    os.chown(planted, 12345, 12345)
+    monkeypatch.setenv("ZMLIR_CACHE_DIR", str(planted))
+    _compiles_twice_with_one_warning(capsys, "is owned by uid 12345")
+    assert list(planted.iterdir()) == []
+
+
+def test_directory_others_may_write_is_not_used(cache_dir: Path, fresh_warning: None,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    cache_dir.chmod(0o777)
+    _compiles_twice_with_one_warning(capsys, "other users may write")
+    assert not (cache_dir / "jit.sqlite").exists()

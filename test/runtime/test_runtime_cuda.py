@@ -5,6 +5,7 @@ API's error paths return the documented codes."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -106,6 +107,25 @@ def test_without_zmlir_the_program_finds_no_driver(build_dir: Path) -> None:
                             env={"PATH": "/usr/bin:/bin"})
     assert result.returncode != 0
     assert "insufficient" in result.stderr + result.stdout or "no CUDA" in result.stderr
+
+
+def _run_with_cache(exe: Path, cache: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "ZMLIR_CACHE_DIR": str(cache)}
+    env.pop("ZMLIR_CACHE", None)
+    return subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(exe)],
+                          capture_output=True, text=True, timeout=300, env=env)
+
+
+def test_unusable_cache_still_loads_modules(build_dir: Path, tmp_path: Path) -> None:
+    # The cache directory is a file (blocks even root): modules compile
+    # without the cache, the ICD file goes to a private temp dir, one warning.
+    exe = _build("vector_add", "static", build_dir)
+    (tmp_path / "cache").write_text("")
+    result = _run_with_cache(exe, tmp_path / "cache")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip().endswith("PASS")
+    warnings = [line for line in result.stderr.splitlines() if "warning: JIT cache" in line]
+    assert len(warnings) == 1, result.stderr
 
 
 _PROBE = textwrap.dedent("""

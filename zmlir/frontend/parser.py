@@ -19,7 +19,7 @@ from lark import Lark, Token
 from lark.exceptions import UnexpectedInput
 
 from zmlir.diagnostics import CompileError
-from zmlir.files import cache_dir, cache_enabled
+from zmlir.files import cache_dir, cache_enabled, check_private_file, private_dir
 from zmlir.frontend import ast
 from zmlir.frontend.collector import without_collector
 from zmlir.frontend.fastpath import FastLexer
@@ -91,12 +91,14 @@ def _tables_cache() -> str | bool:
     """Where lark keeps the parser's tables, or False (no cache)."""
     if not cache_enabled():
         return False
-    directory = cache_dir()
+    # lark unpickles the file: only from a directory no other user can write.
+    path = cache_dir() / "ptx-grammar.lark-cache"
     try:
-        directory.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
+        check_private_file(path)
     except OSError:
         return False  # lark builds the tables then, as without a cache
-    return str(directory / "ptx-grammar.lark-cache")
+    return str(path)
 
 
 def _fast_number(text: str, negative: bool) -> ast.IntImm | ast.FloatImm:

@@ -5,8 +5,17 @@ The key is a hash of the PTX, the target (its options and LLVM version) and a
 fingerprint of the compiler itself (the native core and the Python sources
 that shape the output), so a changed compiler never serves stale code. Each
 entry carries a checksum of its payload: a corrupt or truncated entry is
-deleted and recompiled. SQLite's transactions make writes atomic, and its
-locking (WAL, a busy timeout) lets processes share the file.
+deleted and recompiled, and so is a database file that is not one. SQLite's
+transactions make writes atomic, and its locking (WAL, a busy timeout) lets
+processes share the file.
+
+A cache that cannot be used (its directory is a file or unwritable, HOME is
+read-only, `jit.sqlite` is a directory, SQLite cannot open or write it) never
+fails a compile: the process compiles without it and says so once, one
+`zmlir: warning:` line on stderr (ZMLIR_CACHE=0 silences it). Compiled code
+is code this process runs, so the cache is used only where no other user can
+write (files.private_dir): a directory or file another user owns or may
+write is such a cache too.
 """
 
 from __future__ import annotations
@@ -16,11 +25,12 @@ import hashlib
 import json
 import os
 import sqlite3
+import sys
 import threading
 from pathlib import Path
 from typing import Any
 
-from zmlir.files import cache_dir, cache_enabled
+from zmlir.files import cache_dir, cache_enabled, check_private_file, private_dir
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS modules (
@@ -72,40 +82,68 @@ class BlobCache:
         self.cache = cache
 
     def get(self, key: str) -> bytes | None:
-        try:
-            row = self.cache._db().execute(
-                "SELECT checksum, data FROM blobs WHERE key = ?", (key,)).fetchone()
-        except sqlite3.DatabaseError:
-            self.cache._reset()
+        row = self.cache._query("SELECT checksum, data FROM blobs WHERE key = ?", (key,))
+        if row is None or not isinstance(row[1], bytes) \
+                or hashlib.sha256(row[1]).hexdigest() != row[0]:
             return None
-        if row is None or hashlib.sha256(bytes(row[1])).hexdigest() != row[0]:
-            return None
-        return bytes(row[1])
+        return row[1]
 
     def put(self, key: str, data: bytes) -> None:
-        try:
-            with self.cache._db() as db:
-                db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?, ?)",
-                           (key, hashlib.sha256(data).hexdigest(), data))
-        except sqlite3.DatabaseError:
-            self.cache._reset()
+        self.cache._write("INSERT OR REPLACE INTO blobs VALUES (?, ?, ?)",
+                          (key, hashlib.sha256(data).hexdigest(), data))
 
 
 class JITCache:
     def __init__(self, directory: Path | None = None) -> None:
         self.directory = directory or cache_dir()
         self._local = threading.local()
+        self.unusable: str | None = None  # why, once the cache failed
 
     def _db(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)
         if db is None:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.directory / "jit.sqlite", timeout=30)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(_SCHEMA)
-            db.commit()
+            private_dir(self.directory)
+            path = self.directory / "jit.sqlite"
+            check_private_file(path)
+            db = sqlite3.connect(path, timeout=30)
+            try:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.executescript(_SCHEMA)
+                db.commit()
+            except BaseException:
+                db.close()
+                raise
             self._local.db = db
         return db
+
+    def _run(self, action: Any) -> Any:
+        """action(db) on the database; a damaged file is replaced once, any
+        other failure turns the cache off for this process. None when the
+        cache is off."""
+        for attempt in (0, 1):
+            if self.unusable is not None:
+                return None
+            try:
+                return action(self._db())
+            except (OSError, sqlite3.Error) as err:
+                # Damage is a plain DatabaseError ("file is not a database",
+                # "database disk image is malformed"); its subclasses (cannot
+                # open, read-only, locked: OperationalError) are not.
+                if type(err) is sqlite3.DatabaseError and not attempt:
+                    self._reset()
+                else:
+                    self._disable(err)
+        return None
+
+    def _query(self, sql: str, args: tuple[Any, ...]) -> Any:
+        return self._run(lambda db: db.execute(sql, args).fetchone())
+
+    def _write(self, sql: str, args: tuple[Any, ...]) -> None:
+        def write(db: sqlite3.Connection) -> None:
+            with db:
+                db.execute(sql, args)
+
+        self._run(write)
 
     @staticmethod
     def key(ptx: str, target: Any) -> str:
@@ -113,52 +151,60 @@ class JITCache:
         return hashlib.sha256(text.encode() + ptx.encode()).hexdigest()
 
     def get(self, key: str) -> tuple[bytes, list[dict[str, Any]]] | None:
-        try:
-            row = self._db().execute(
-                "SELECT checksum, kernels, binary FROM modules WHERE key = ?", (key,)).fetchone()
-        except sqlite3.DatabaseError:
-            self._reset()
-            return None
+        row = self._query("SELECT checksum, kernels, binary FROM modules WHERE key = ?", (key,))
         if row is None:
             return None
         checksum, kernels, binary = row
-        if _checksum(kernels, bytes(binary)) != checksum:
+        if not isinstance(kernels, str) or not isinstance(binary, bytes) \
+                or _checksum(kernels, binary) != checksum:
             self.delete(key)  # corrupt or truncated: recompile
             return None
         try:
-            return bytes(binary), json.loads(kernels)
+            return binary, json.loads(kernels)
         except json.JSONDecodeError:
             self.delete(key)
             return None
 
     def put(self, key: str, binary: bytes, kernels: list[dict[str, Any]]) -> None:
         text = json.dumps(kernels, sort_keys=True)
-        try:
-            with self._db() as db:
-                db.execute("INSERT OR REPLACE INTO modules VALUES (?, ?, ?, ?)",
-                           (key, _checksum(text, binary), text, binary))
-        except sqlite3.DatabaseError:
-            self._reset()
+        self._write("INSERT OR REPLACE INTO modules VALUES (?, ?, ?, ?)",
+                    (key, _checksum(text, binary), text, binary))
 
     def delete(self, key: str) -> None:
-        try:
-            with self._db() as db:
-                db.execute("DELETE FROM modules WHERE key = ?", (key,))
-        except sqlite3.DatabaseError:
-            self._reset()
+        self._write("DELETE FROM modules WHERE key = ?", (key,))
 
-    def _reset(self) -> None:
-        """A database file that is not one (damaged on disk): start over."""
+    def _close(self) -> None:
         db = getattr(self._local, "db", None)
         if db is not None:
             db.close()
             self._local.db = None
+
+    def _reset(self) -> None:
+        """A database file that is not one (damaged on disk): start over."""
+        self._close()
         for suffix in ("", "-wal", "-shm"):
             path = self.directory / f"jit.sqlite{suffix}"
-            if path.exists():
-                path.unlink()
+            try:
+                if check_private_file(path):
+                    path.unlink()
+            except OSError as err:
+                self._disable(err)
+                return
+
+    def _disable(self, err: BaseException) -> None:
+        """Compiles go on without the cache; the first cache of the process
+        to fail says so, once."""
+        self._close()
+        self.unusable = str(err) or type(err).__name__
+        global _WARNED
+        if not _WARNED:
+            _WARNED = True
+            print(f"zmlir: warning: JIT cache {self.directory} is unusable ({self.unusable}); "
+                  "compiling without it (set ZMLIR_CACHE_DIR to a directory of yours, or "
+                  "ZMLIR_CACHE=0)", file=sys.stderr, flush=True)
 
 
+_WARNED = False
 _SHARED: dict[Path, JITCache] = {}
 
 
@@ -191,9 +237,13 @@ def compile_cached(ptx: str, target_spec: str, filename: str) -> Any:
         binary, kernels = hit
         module = CompiledModule(target)
         module.stages["bin"] = binary
-        module.kernels = {k["name"]: KernelInfo(**{**k, "params": tuple(k["params"])})
-                          for k in kernels}
-        return module
+        try:  # what the disk holds is checked, never trusted
+            module.kernels = {k["name"]: KernelInfo(**{**k, "params": tuple(k["params"])})
+                              for k in kernels}
+        except (TypeError, KeyError, ValueError):
+            cache.delete(key)
+        else:
+            return module
     from zmlir.compiler import compile_module
 
     module = compile_module(ptx, target, filename=filename)
