@@ -128,6 +128,18 @@ def test_unusable_cache_still_loads_modules(build_dir: Path, tmp_path: Path) -> 
     assert len(warnings) == 1, result.stderr
 
 
+def test_corrupt_icd_file_is_rewritten(build_dir: Path, tmp_path: Path) -> None:
+    exe = _build("vector_add", "static", build_dir)
+    assert _run_with_cache(exe, tmp_path).returncode == 0
+    [icd_file] = (tmp_path / "icd").glob("*/intel.icd")
+    icd_file.write_bytes(b"\xff\xfe not a path \0")
+    (icd_file.parent / "planted.icd").write_text("/nonexistent/libplanted.so\n")
+    result = _run_with_cache(exe, tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip().endswith("PASS")
+    assert [p.name for p in icd_file.parent.glob("*.icd")] == ["intel.icd"]
+
+
 _PROBE = textwrap.dedent("""
     import ctypes, json, sys
     lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")

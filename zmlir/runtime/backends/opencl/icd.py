@@ -14,21 +14,33 @@ from inside the process, so that `import zmlir.runtime` works without a wrapper 
    `OCL_ICD_VENDORS` at it. Both ocl-icd and the Khronos loader read the variable when they
    first enumerate platforms, i.e. after this ran, as long as nobody called OpenCL before.
 
+The loader dlopen()s the library every `*.icd` file of that directory names, so the directory
+must be one no other user can write: `<cache>/icd/<key>` (files.private_dir checks each level:
+ours, no group or other write, no foreign symlink), else a fresh `mkdtemp` directory of this
+process (removed at exit), never a fixed name in /tmp that another user could create first.
+What is read back is not trusted: an `intel.icd` that is not exactly the line we would write
+(damaged, a directory, a symlink) is rewritten, and any other `*.icd` there is removed.
+
 Pointing OCL_ICD_VENDORS at our directory hides the system's ICDs (e.g. PoCL) from this
 process; the launcher still selects the platform by SPIR-V support rather than trusting order.
 """
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import hashlib
 import os
+import shutil
 import site
+import stat
 import sys
 import tempfile
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from zmlir.files import cache_dir, private_dir
 
 RUNTIME_LIBRARY = "libintelocl.so"
 
@@ -108,32 +120,68 @@ def _preload_dependencies(lib_dir: Path) -> None:
 
 
 def _icd_base_dir() -> Path:
-    cache_home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache_home) / "zmlir" / "icd"
+    return cache_dir() / "icd"
+
+
+def _read_small(path: Path, limit: int = 1 << 16) -> bytes | None:
+    """The bytes of a regular file at `path` (no symlink followed), or None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() or st.st_size > limit:
+            return None
+        return os.read(fd, limit + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _fill_vendors_dir(directory: Path, content: bytes) -> None:
+    """Makes `intel.icd` (holding `content`) the only ICD file of `directory`."""
+    icd_file = directory / "intel.icd"
+    for entry in os.scandir(directory):
+        if entry.name.endswith(".icd") and entry.name != "intel.icd":
+            os.unlink(entry.path)  # a loader would load it too
+    if _read_small(icd_file) == content:
+        return
+    if icd_file.is_dir() and not icd_file.is_symlink():
+        os.rmdir(icd_file)  # an empty one; OSError otherwise
+    # Write then rename, so a concurrent process never reads a half-written file.
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".intel.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(content)
+        os.replace(tmp, icd_file)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
 def _write_vendors_dir(library: Path) -> Path:
     """A directory with one `intel.icd`; keyed by the library path so venvs do not clash."""
     key = hashlib.sha256(str(library).encode()).hexdigest()[:16]
-    content = f"{library}\n"
-    for base in (_icd_base_dir(), Path(tempfile.gettempdir()) / f"zmlir-{os.getuid()}-icd"):
-        directory = base / key
-        icd_file = directory / "intel.icd"
-        try:
-            if icd_file.is_file() and icd_file.read_text() == content:
-                return directory
-            directory.mkdir(parents=True, exist_ok=True)
-            # Write then rename, so a concurrent process never reads a half-written file.
-            fd, tmp = tempfile.mkstemp(dir=directory, prefix=".intel.icd.")
-            with os.fdopen(fd, "w") as handle:
-                handle.write(content)
-            os.replace(tmp, icd_file)
-            return directory
-        except OSError:
-            continue  # unwritable cache (read-only home, say): fall back to the temp dir
-    raise IntelRuntimeNotFound(
-        f"could not write an ICD vendors directory under {_icd_base_dir()} or the temp dir"
-    )
+    content = f"{library}\n".encode()
+    directory = _icd_base_dir() / key
+    try:
+        for level in (cache_dir(), _icd_base_dir(), directory):
+            private_dir(level)
+        _fill_vendors_dir(directory, content)
+        return directory
+    except OSError as err:
+        cache_error = err  # unwritable or foreign cache (read-only home, say)
+    try:
+        directory = Path(tempfile.mkdtemp(prefix="zmlir-icd-"))  # 0700, a fresh name
+    except OSError as err:
+        raise IntelRuntimeNotFound(
+            f"could not write an ICD vendors directory under {_icd_base_dir()} "
+            f"({cache_error}) or the temp dir ({err})") from None
+    atexit.register(shutil.rmtree, directory, ignore_errors=True)
+    _fill_vendors_dir(directory, content)
+    return directory
 
 
 @cache
