@@ -305,3 +305,25 @@ def test_interposer_over_our_driver(vector_add: Path, traced: tuple[Path, Path, 
     ours_trace, _, _ = traced
     c = report.compare(report.load(ours_trace), report.load(trace))
     assert c.diverge_at is None, report.format_comparison(c)
+
+
+def test_interposer_is_built_only_where_no_other_user_writes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # `zmlir trace` puts the application's libcuda.so.1 there: a directory
+    # (or library) someone else could write is replaced by a fresh one.
+    from zmlir.trace import interposer
+
+    monkeypatch.setenv("ZMLIR_CACHE_DIR", str(tmp_path / "cache"))
+    directory = interposer._private_build_dir()
+    assert directory == interposer.default_dir() and directory.is_dir()
+    directory.chmod(0o777)
+    fresh = interposer._private_build_dir()
+    assert fresh != directory and fresh.stat().st_mode & 0o777 == 0o700
+    assert "other users may write" in capsys.readouterr().err
+    fresh.rmdir()
+    directory.chmod(0o700)
+    (directory / interposer.SONAME).write_bytes(b"")
+    (directory / interposer.SONAME).chmod(0o666)
+    fresh = interposer._private_build_dir()
+    assert fresh != directory
+    fresh.rmdir()

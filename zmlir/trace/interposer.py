@@ -51,6 +51,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from zmlir.files import cache_dir, check_private_file, private_dir
+
 SONAME = "libcuda.so.1"
 MARKERS = (b"_zmlir_cuda", b"_zmlir_interposer")
 TRAMPOLINES = 1024
@@ -61,8 +63,22 @@ SEARCH_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/lib/x86_
 
 
 def default_dir() -> Path:
-    cache = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
-    return Path(cache) / "zmlir" / "interposer" / f"py{sys.version_info[0]}{sys.version_info[1]}"
+    return cache_dir() / "interposer" / f"py{sys.version_info[0]}{sys.version_info[1]}"
+
+
+def _private_build_dir() -> Path:
+    """default_dir() if no other user can write it or what it holds (the
+    application loads the library from there), else a fresh temp dir."""
+    directory = default_dir()
+    try:
+        for level in (directory.parent.parent, directory.parent, directory):
+            private_dir(level)
+        check_private_file(directory / SONAME)
+        return directory
+    except OSError as err:
+        fresh = Path(tempfile.mkdtemp(prefix="zmlir-interposer-"))
+        _log(f"{err}; building the interposer in {fresh}")
+        return fresh
 
 
 # -- build ------------------------------------------------------------------------------
@@ -247,7 +263,7 @@ def run(command: list[str], output: str, real: str | None = None) -> int:
     if real is None:
         raise ValueError("zmlir trace: NVIDIA's libcuda.so.1 not found "
                          "(set ZMLIR_REAL_LIBCUDA or pass --real-libcuda)")
-    directory = default_dir()
+    directory = _private_build_dir()
     if not (directory / SONAME).exists() or (directory / SONAME).stat().st_mtime < \
             Path(__file__).stat().st_mtime:
         build(directory)
