@@ -320,6 +320,19 @@ def test_nvptx_cache_round_trip_and_arch_choice(tmp_path: Path,
     assert backend.precompiled("f" * 64) is None
 
 
+@pytest.mark.parametrize("damage", ["{not json", '{"target": "nvptx:sm_90"}', "[]",
+                                    '{"target": 1, "kernels": {}}', "\udcff"])
+def test_nvptx_cache_damaged_entry_is_skipped(tmp_path: Path, damage: str) -> None:
+    # What the directory holds is read back, not trusted: a damaged newer
+    # entry falls back to the older one, or to compiling.
+    nvptx_cache.store(tmp_path, "k" * 64, _compiled("nvptx:sm_80"))
+    nvptx_cache.store(tmp_path, "k" * 64, _compiled("nvptx:sm_90"))
+    (tmp_path / f"{'k' * 64}.sm_90.json").write_bytes(damage.encode(errors="surrogateescape"))
+    assert nvptx_cache.lookup(tmp_path, "k" * 64, "sm_90").target == "nvptx:sm_80"
+    (tmp_path / f"{'k' * 64}.sm_80.ptx").unlink()
+    assert nvptx_cache.lookup(tmp_path, "k" * 64, "sm_90") is None
+
+
 def test_passthrough_tool_finds_the_ptx_the_driver_loads(vector_add: Path) -> None:
     texts = run_programs_passthrough.driver_ptx_texts(vector_add)
     assert len(texts) == 1 and ".entry" in texts[0]

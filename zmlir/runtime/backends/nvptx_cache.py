@@ -92,15 +92,27 @@ def lookup(directory: Path, key: str, arch: str) -> CachedModule | None:
         have = _sm_number(meta_path.name[len(key) + 1:-len(".json")])
         if have is not None and wanted is not None and have <= wanted:
             candidates.append((have, meta_path))
-    if not candidates:
-        return None
-    _, meta_path = max(candidates)
-    ptx_path = meta_path.with_suffix(".ptx")
+    # Newest first; an entry that does not read back whole (damaged,
+    # truncated, hand-edited) is skipped as if absent: the module compiles.
+    for _, meta_path in sorted(candidates, reverse=True):
+        try:
+            return _read_entry(meta_path)
+        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
+            continue
+    return None
+
+
+def _read_entry(meta_path: Path) -> CachedModule:
     meta = json.loads(meta_path.read_text())
-    kernels = {name: CachedKernel(name, int(k["param_count"]), int(k["static_shared_bytes"]),
-                                  tuple(k.get("params", ())))
+    kernels = {str(name): CachedKernel(str(name), int(k["param_count"]),
+                                       int(k["static_shared_bytes"]),
+                                       tuple(str(p) for p in k.get("params", ())))
                for name, k in meta["kernels"].items()}
-    return CachedModule(meta["target"], ptx_path.read_bytes(), kernels, meta.get("source", ""))
+    source = meta.get("source", "")
+    if not isinstance(meta["target"], str) or not isinstance(source, str):
+        raise TypeError("target and source are strings")
+    return CachedModule(meta["target"], meta_path.with_suffix(".ptx").read_bytes(), kernels,
+                        source)
 
 
 def _sm_number(arch: str) -> int | None:
