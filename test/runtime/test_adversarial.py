@@ -16,9 +16,13 @@ from support import CUDA_DIR, PROGRAMS_DIR, tool
 
 ADVERSARIAL_DIR = CUDA_DIR / "adversarial"
 PROGRAMS = sorted(p.stem for p in ADVERSARIAL_DIR.glob("*.cu"))
-# Programs run again with these environments: the Python launch path too.
-VARIANTS: dict[str, list[dict[str, str]]] = {
-    "threads": [{}, {"ZMLIR_FAST_LAUNCH": "0"}],
+# How each program runs (default: once, no arguments): its arguments, extra
+# environment, and what its stderr must hold.
+RUNS: dict[str, list[tuple[list[str], dict[str, str], str]]] = {
+    "threads": [([], {}, ""), ([], {"ZMLIR_FAST_LAUNCH": "0"}, "")],  # the Python launch path
+    "sticky": [(["trap"], {}, "executed trap"),
+               # The failed assert's message still appears at the synchronization.
+               (["assert"], {}, "Assertion `x == 0` failed")],
 }
 
 pytest.importorskip("zmlir.runtime.backends.opencl.device")
@@ -47,18 +51,19 @@ def build(program: str, build_dir: Path, libdir: str) -> Path:
     return exe
 
 
-def run(exe: Path, env: dict[str, str] | None = None,
+def run(exe: Path, args: list[str], env: dict[str, str] | None = None,
         timeout: int = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(exe)],
+    return subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(exe), *args],
                           capture_output=True, text=True, timeout=timeout,
                           env={**os.environ, **(env or {})})
 
 
-@pytest.mark.parametrize("program, env", [
-    (p, env) for p in PROGRAMS for env in VARIANTS.get(p, [{}])])
-def test_adversarial_program(program: str, env: dict[str, str], build_dir: Path,
-                             libdir: str) -> None:
-    result = run(build(program, build_dir, libdir), env)
+@pytest.mark.parametrize("program, args, env, stderr", [
+    (p, *how) for p in PROGRAMS for how in RUNS.get(p, [([], {}, "")])])
+def test_adversarial_program(program: str, args: list[str], env: dict[str, str], stderr: str,
+                             build_dir: Path, libdir: str) -> None:
+    result = run(build(program, build_dir, libdir), args, env)
+    assert stderr in result.stderr, result.stderr
     assert "internal error" not in result.stderr, result.stderr
     assert "Traceback" not in result.stderr, result.stderr
     assert result.returncode == 0, result.stdout + result.stderr

@@ -47,6 +47,8 @@ class ContextAPI(DriverState):
         if self.primary is not None:
             self._destroy_local_storage(self.primary_handle, self.primary)
             self.primary.refcount = 0
+            self.primary.error = 0  # a new context: no sticky error
+            self.current_changed()
         with self.lock:  # a new context: the printf FIFO's size can be set again
             self.printf.reset()
         return E.CUDA_SUCCESS

@@ -114,7 +114,29 @@ def _install_tracer(driver: Driver) -> None:
         log(f"cannot write the trace {path}: {err}")
 
 
+# What NVIDIA's driver still answers while the current context holds a sticky
+# error (a kernel trapped, asserted, ...): calls that touch no context, the
+# current-context stack, and the ways out (destroying or resetting the
+# context). Every other entry point returns the sticky error (_boundary).
+_STICKY_EXEMPT = ("cuInit", "cuDriverGetVersion", "cuGetErrorName", "cuGetErrorString",
+                  "cuGetProcAddress", "cuGetExportTable", "cuDevice", "cuCtxCreate",
+                  "cuCtxDestroy", "cuCtxGetCurrent", "cuCtxSetCurrent", "cuCtxPushCurrent",
+                  "cuCtxPopCurrent", "cuCtxGetDevice", "cuCtxGetApiVersion", "cuCtxGetId",
+                  "cuCtxGetFlags", "cuModuleGetLoadingMode", "cuProfiler")
+# Synchronisation points (DriverState.sync_point): refused for a sticky error,
+# they still print what kernels printed before it (a failed assert's message).
+_SYNC_POINTS = ("cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cuMemFree_v2",
+                "cuModuleLoad", "cuModuleUnload", "cuLibraryLoad", "cuStreamAddCallback")
+
+
+def _is_sync_point(name: str) -> bool:
+    blocking_copy = name.startswith("cuMemcpy") and "Async" not in name
+    return blocking_copy or name.startswith(_SYNC_POINTS)
+
+
 def _boundary(name: str, body: Callable[..., int] | None, driver: Driver) -> Callable[..., int]:
+    sticky = not name.startswith(_STICKY_EXEMPT)
+    flush = _is_sync_point(name)
     if body is None:
         def not_implemented(*args: Any) -> int:
             return int(driver.unsupported(name, "not implemented"))
@@ -122,6 +144,8 @@ def _boundary(name: str, body: Callable[..., int] | None, driver: Driver) -> Cal
 
     def invoke(*args: Any) -> int:
         try:
+            if sticky:
+                driver.check_sticky(flush)
             return int(body(*args))
         except CudaError as err:
             if os.environ.get("ZMLIR_LOG"):

@@ -80,6 +80,8 @@ class FastPath:
             self.lib.zmlir_fast_set_context(handle)
 
     def context_destroyed(self) -> None:
+        """A context was destroyed or took a sticky error: every thread's
+        cached current context is stale (its next launch takes Python's path)."""
         if self.lib is not None:
             self.lib.zmlir_fast_context_destroyed()
 

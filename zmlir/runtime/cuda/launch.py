@@ -133,6 +133,10 @@ class LaunchAPI(FunctionAPI):
             self.handles.get(stack[-1], Context).error = code
         if os.environ.get("ZMLIR_LOG") or code != E.CUDA_ERROR_ASSERT:
             log(f"kernel {fn.name} {what}: the context's later calls return {code.name}")
+        # Other threads may have this context current in the launch fast
+        # path: every thread's cached context is stale, so their next
+        # launches take the Python path, which returns the sticky error.
+        self.fast.context_destroyed()
         self.current_changed()
 
     def _extra_buffer(self, extra: Any) -> bytes:

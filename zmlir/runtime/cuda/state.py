@@ -84,10 +84,13 @@ class DriverState:
         except CudaError:
             return 0
 
-    def check_sticky(self) -> None:
-        """Raises the current context's sticky error, if it has one."""
+    def check_sticky(self, flush: bool = False) -> None:
+        """Raises the current context's sticky error, if it has one (after
+        printing the device's output so far where `flush`: a sync point)."""
         code = self.sticky_error()
         if code:
+            if flush:
+                self.sync_point()
             raise CudaError(code, "a kernel of this context trapped or asserted earlier")
 
     def current_context(self) -> Context:
