@@ -47,6 +47,10 @@ class JitLog:
             slot = self.ffi.cast("float *", self.values + self.index[self.WALL_TIME])
             slot[0] = (time.perf_counter() - self.start) * 1000.0
 
+    def error(self, text: str) -> None:
+        """`text` in the error log, outside a `with` (cuLinkAddData's)."""
+        self._write(self.ERROR_LOG, self.ERROR_LOG_SIZE, text)
+
     def _write(self, buffer_option: int, size_option: int, text: str) -> None:
         if buffer_option not in self.index or size_option not in self.index:
             return
@@ -58,6 +62,20 @@ class JitLog:
         data = text.encode()[:capacity - 1] + b"\0"
         self.ffi.memmove(buffer, data, len(data))
         self.values[size_slot] = self.ffi.cast("void *", len(data) - 1)
+
+
+def linked_ptx(units: list[tuple[str, str]]) -> str:
+    """One PTX text of several translation units ((text, name) each), as
+    nvlink would link them; units that do not link (a name defined twice,
+    an undefined reference) are CUDA_ERROR_INVALID_SOURCE with the linker's
+    diagnostic, as NVIDIA's JIT linker answers."""
+    from zmlir.diagnostics import CompileError  # the frontend loads when a link needs it
+    from zmlir.frontend.link import link_ptx
+
+    try:
+        return link_ptx(units).text
+    except CompileError as err:
+        raise CudaError(E.CUDA_ERROR_INVALID_SOURCE, str(err)) from None
 
 
 class ModuleAPI(FunctionAPI):
@@ -93,8 +111,8 @@ class ModuleAPI(FunctionAPI):
         CMake's CUDA_SEPARABLE_COMPILATION): cudart registers a version-2
         wrapper whose data is nvlink's output (machine code only) and whose
         second field is the NULL-terminated list of the translation units'
-        own fatbins, each with its PTX. One unit's PTX is a whole module;
-        several would need linking, which we do not do yet."""
+        own fatbins, each with its PTX, which we link (frontend.link) as
+        nvlink linked their machine code."""
         units = []
         array = self.ffi.cast("unsigned long long *", prelinked)
         while prelinked and array[len(units)]:
@@ -110,9 +128,10 @@ class ModuleAPI(FunctionAPI):
         if not with_ptx:
             raise CudaError(E.CUDA_ERROR_NO_BINARY_FOR_GPU,
                             "relocatable device code with no PTX in any translation unit")
-        raise CudaError(E.CUDA_ERROR_NOT_SUPPORTED,
-                        f"relocatable device code (-rdc) across {len(with_ptx)} translation "
-                        "units: linking PTX modules is not supported yet")
+        # Each unit's best PTX (ptx_candidates' order), named by its place, not
+        # its address: the linked text is the JIT cache's key.
+        firsts = [(candidates[0][0], f"unit{i}.ptx") for i, candidates in enumerate(with_ptx)]
+        return [(linked_ptx(firsts), "rdc-linked.ptx")]
 
     def _fatbin_ptx(self, address: int) -> list[tuple[str, str]]:
         header = bytes(self.ffi.buffer(self.ffi.cast("char *", address), 16))
