@@ -53,17 +53,21 @@ class Program:
     name: str
     sources: tuple[Path, ...]
     include: tuple[Path, ...]
+    flags: tuple[str, ...] = ()  # a folder's `nvcc_flags` file (e.g. -rdc=true)
 
 
 def programs() -> list[Program]:
     """Every *.cu in test/cuda/programs, and every subdirectory of .cu files
-    as one program (one translation unit each: several modules)."""
+    as one program (one translation unit each: several modules, or one
+    linked module with `-rdc=true` in the folder's `nvcc_flags`)."""
     found = []
     for path in sorted(PROGRAMS.iterdir()):
         if path.suffix == ".cu":
             found.append(Program(path.stem, (path,), (PROGRAMS,)))
         elif path.is_dir() and any(path.glob("*.cu")):
-            found.append(Program(path.name, tuple(sorted(path.glob("*.cu"))), (path, PROGRAMS)))
+            flags = path / "nvcc_flags"
+            found.append(Program(path.name, tuple(sorted(path.glob("*.cu"))), (path, PROGRAMS),
+                                 tuple(flags.read_text().split()) if flags.exists() else ()))
     return found
 
 
@@ -77,7 +81,7 @@ def nvcc() -> str:
 def build(program: Program, cudart: str, out_dir: Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     exe = out_dir / f"{program.name}.{cudart}"
-    cmd = [nvcc(), f"-arch={NVCC_ARCH}", f"-cudart={cudart}",
+    cmd = [nvcc(), f"-arch={NVCC_ARCH}", f"-cudart={cudart}", *program.flags,
            *[f"-I{d}" for d in program.include], *map(str, program.sources), "-o", str(exe)]
     result = subprocess.run(cmd, capture_output=True, text=True)
     if result.returncode != 0:
@@ -118,14 +122,16 @@ def ptx_keys(exe: Path) -> list[str]:
     return [ptx_key(text) for text in driver_ptx_texts(exe)]
 
 
-def driver_ptx_texts(exe: Path) -> list[str]:
+def driver_ptx_texts(exe: Path, relocatable: bool = False) -> list[str]:
+    """With `relocatable` (-rdc), the driver links the units' first
+    candidates into one module (module.linked_ptx): that text too."""
     from zmlir.runtime.cuda import fatbin
     from zmlir.runtime.cuda.constants import COMPUTE_CAPABILITY
 
     reported_sm = COMPUTE_CAPABILITY[0] * 10 + COMPUTE_CAPABILITY[1]
     section = elf_section(exe, ".nv_fatbin")
     magic = struct.pack("<I", fatbin.FATBIN_MAGIC)
-    texts, offset = [], section.find(magic)
+    texts, offset, firsts = [], section.find(magic), []
     while offset >= 0:
         size = fatbin.fatbin_size(section[offset:offset + 16])
         try:
@@ -138,7 +144,12 @@ def driver_ptx_texts(exe: Path) -> list[str]:
             pass
         else:
             texts.extend(entry.ptx_text() for entry in candidates)
+            firsts.append((candidates[0].ptx_text(), f"unit{len(firsts)}.ptx"))
         offset = section.find(magic, offset + size)
+    if relocatable and len(firsts) > 1:
+        from zmlir.runtime.cuda.module import linked_ptx
+
+        texts.append(linked_ptx(firsts))
     return texts
 
 
@@ -153,7 +164,8 @@ def prepare(directory: Path, archs: list[str]) -> int:
     for program in programs():
         for cudart in CUDARTS:
             exe = build(program, cudart, directory / "bin")
-            for index, text in enumerate(driver_ptx_texts(exe)):
+            relocatable = any(f.startswith("-rdc=true") for f in program.flags)
+            for index, text in enumerate(driver_ptx_texts(exe, relocatable)):
                 key = nvptx_cache.ptx_key(text)
                 for arch in archs:
                     if (cache_dir / f"{key}.{arch}.json").exists():

@@ -2,8 +2,8 @@
 cuLinkDestroy. Programs (NVIDIA's ptxjit sample, numba-cuda) hand it PTX,
 fatbins or NVIDIA objects and load what cuLinkComplete returns with
 cuModuleLoadData. What we hand back is PTX text, which cuModuleLoadData
-takes wherever it takes a cubin; one translation unit of PTX links to
-itself, several would need a PTX linker, which we do not have yet."""
+takes wherever it takes a cubin: the inputs' PTX linked into one module
+(frontend/link.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from zmlir.runtime.cuda.errors import CudaError, CUresult
-from zmlir.runtime.cuda.module import JitLog, ModuleAPI
+from zmlir.runtime.cuda.module import JitLog, ModuleAPI, linked_ptx
 
 E = CUresult
 
@@ -42,14 +42,22 @@ class LinkAPI(ModuleAPI):
             raise CudaError(E.CUDA_ERROR_INVALID_VALUE, "no data to link")
         if kind == _INPUT_PTX:
             text = bytes(self.ffi.buffer(self.ffi.cast("char *", data), size))
-            state.ptx.append((text.split(b"\0", 1)[0].decode("utf-8", "replace"),
-                              label or "link.ptx"))
+            unit = (text.split(b"\0", 1)[0].decode("utf-8", "replace"), label or "link.ptx")
         elif kind == _INPUT_FATBINARY:
-            state.ptx.append(self._image_ptx(data)[0])
+            unit = self._image_ptx(data)[0]
         else:
             raise CudaError(E.CUDA_ERROR_NOT_SUPPORTED,
                             f"linking {_INPUT_NAMES.get(kind, f'input type {kind}')} "
                             f"{label!r}: NVIDIA machine code; only PTX and fatbins with PTX link")
+        # A name this unit defines again fails here, as on NVIDIA's linker
+        # (undefined references wait for cuLinkComplete).
+        if state.ptx:
+            try:
+                _check_definitions([*state.ptx, unit])
+            except CudaError as err:
+                state.log.error(str(err))
+                raise
+        state.ptx.append(unit)
         return E.CUDA_SUCCESS
 
     def cuLinkAddFile_v2(self, hstate: Any, kind: int, path: Any, n: int, options: Any,
@@ -71,10 +79,8 @@ class LinkAPI(ModuleAPI):
         with state.log:
             if not state.ptx:
                 raise CudaError(E.CUDA_ERROR_INVALID_VALUE, "nothing was added to link")
-            if len(state.ptx) > 1:
-                raise CudaError(E.CUDA_ERROR_NOT_SUPPORTED,
-                                f"linking {len(state.ptx)} PTX modules is not supported yet")
-            text, _ = state.ptx[0]
+            linked = linked_ptx(state.ptx)  # one unit too: its undefined references
+            text = state.ptx[0][0] if len(state.ptx) == 1 else linked
             state.image = self.ffi.new("char[]", text.encode() + b"\0")
         self.out(pimage, state.image)
         if psize != self.ffi.NULL:
@@ -84,3 +90,11 @@ class LinkAPI(ModuleAPI):
     def cuLinkDestroy(self, hstate: Any) -> int:
         self.handles.remove(self.ptr(hstate), LinkState)
         return E.CUDA_SUCCESS
+
+
+def _check_definitions(units: list[tuple[str, str]]) -> None:
+    try:
+        linked_ptx(units)
+    except CudaError as err:
+        if "Undefined reference" not in str(err):
+            raise
