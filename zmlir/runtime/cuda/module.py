@@ -282,7 +282,7 @@ class ModuleAPI(FunctionAPI):
                 handle = self.load_module(code)
         except CudaError as err:
             if err.code not in (E.CUDA_ERROR_INVALID_PTX, E.CUDA_ERROR_NO_BINARY_FOR_GPU,
-                                E.CUDA_ERROR_NOT_SUPPORTED):
+                                E.CUDA_ERROR_NOT_SUPPORTED, E.CUDA_ERROR_INVALID_SOURCE):
                 raise
             handle = self.handles.add(UncompiledLibrary(err))
         self.out(plib, self.handle_ptr(handle))
