@@ -902,6 +902,7 @@ KERNEL = HEADER + ".visible .entry k()\n{\n"  # the body starts on line 6
         (".version 9.0\n.version 9.0\n.target sm_80\n", 2, 1, "duplicate '.version' directive"),
         (".version 9\n.target sm_80\n", 1, 10, "expected a version number, found '9'"),
         (".version 9.0\n.target sm_80\n.address_size 48\n", 3, 15, "must be 32 or 64, not 48"),
+        (".version 9.0\n.target sm_9999\n", 2, 1, "unknown target architecture 'sm_9999'"),
         (HEADER + "/* never closed\n.entry k() { ret; }\n", 4, 1, "unterminated '/*' comment"),
         (HEADER + ".section .debug_info { .b8 1\n", 4, 1, "unterminated '.section'"),
         (HEADER + ".foo bar;\n", 4, 1, "unexpected '.foo'"),

@@ -20,6 +20,11 @@ from zmlir.diagnostics import CompileError, SourceLoc
 from zmlir.frontend import ast, cexpr
 from zmlir.frontend.fastpath import MAX_REG_COUNT
 
+# `.target sm_XX[a|f]`: the architectures PTX ISA 9.0 (CUDA 13) names.
+_SM_TARGET = re.compile(r"sm_(\d+)[af]?")
+_ARCHITECTURES = frozenset({10, 11, 12, 13, 20, 21, 30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72,
+                            75, 80, 86, 87, 88, 89, 90, 100, 101, 103, 110, 120, 121})
+
 
 @dataclass(slots=True)
 class ParseState:
@@ -283,7 +288,14 @@ class AstBuilder(Transformer[Token, Any]):
 
     def target(self, c: list[Any]) -> _Header:
         # `!target` keeps the keyword token (for the location) among the Syms.
-        return _Header("target", tuple(x.name for x in c if isinstance(x, ast.Sym)), loc_of(c[0]))
+        syms = [x for x in c if isinstance(x, ast.Sym)]
+        for sym in syms:
+            arch = _SM_TARGET.fullmatch(sym.name)
+            if arch and int(arch.group(1)) not in _ARCHITECTURES:
+                # NVIDIA's JIT rejects it too (CUDA_ERROR_INVALID_PTX).
+                raise CompileError(f"unknown target architecture '{sym.name}'",
+                                   loc=loc_of(c[0]))
+        return _Header("target", tuple(x.name for x in syms), loc_of(c[0]))
 
     def address_size(self, c: list[Token]) -> _Header:
         size = parse_int(c[1])
