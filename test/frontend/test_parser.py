@@ -13,6 +13,7 @@ import random
 import re
 import shutil
 import subprocess
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -45,6 +46,7 @@ from zmlir.frontend.ast import (
     VarDecl,
     Vec,
 )
+from zmlir.frontend.fastpath import MAX_NESTING
 
 HEADER = ".version 9.0\n.target sm_80\n.address_size 64\n"
 
@@ -932,9 +934,32 @@ def test_syntax_errors(source: str, line: int, col: int, message: str) -> None:
     assert str(e) == f"bad.ptx:{line}:{col}: error: {e.message}"
 
 
-def test_absurd_nesting_is_a_compile_error() -> None:
-    e = errors(HEADER + ".entry k() {" + "{" * 5000 + "}" * 5000 + "}")
-    assert "nested too deeply" in e.message and e.filename == "bad.ptx"
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize("body", ["", ".reg .b32 %r<2>;\nmov.b32 %r1, 1;\n"])
+def test_nesting_limit_is_exact_and_located(fast: bool, body: str) -> None:
+    # The function's braces count: MAX_NESTING - 1 blocks in it parse, one
+    # more is an error at that block's brace, with or without the fast path.
+    def nested(n: int) -> str:
+        return HEADER + ".entry k()\n{\n" + ("{\n" + body) * n + "}\n" * n + "ret;\n}\n"
+
+    parse_ptx(nested(MAX_NESTING - 1), fast=fast)
+    with pytest.raises(CompileError) as info:
+        parse_ptx(nested(MAX_NESTING), "bad.ptx", fast=fast)
+    line = 6 + (MAX_NESTING - 1) * (1 + body.count("\n"))
+    assert str(info.value) == (f"bad.ptx:{line}:1: error: unsupported nesting: blocks or "
+                               f"braces more than {MAX_NESTING} deep")
+
+
+def test_absurd_nesting_is_a_compile_error_in_linear_time() -> None:
+    # 200k nested braces took 132 s (25k: 5 s): lark's stack grew with them
+    # and was copied for each token. The error comes at the first brace too
+    # deep, so the time no longer depends on how many follow.
+    for n in (5_000, 200_000):
+        start = time.perf_counter()
+        e = errors(HEADER + ".entry k() {" + "{" * n + "}" * n + "}")
+        assert time.perf_counter() - start < 2.0, n
+        assert (e.filename, e.loc) == ("bad.ptx", SourceLoc(4, 12 + MAX_NESTING))
+        assert e.message.startswith("unsupported nesting")
 
 
 def _mutations(text: str, count: int, seed: int) -> Iterator[str]:

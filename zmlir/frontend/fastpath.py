@@ -89,6 +89,15 @@ _INT_LIST = re.compile(rf"\{{[ \t\f\r\n]*{_INT}(?:[ \t\f\r\n]*,[ \t\f\r\n]*{_INT
 _DIGITS = re.compile(r"\d+")
 # Lark would take deeper blocks too, but recursion here is Python recursion.
 _MAX_DEPTH = 32
+# How deep blocks and braces may nest (`{ { ... } }`, initializer lists):
+# deeper is `file:line:col: error: unsupported nesting ...` at the brace that
+# goes past it. ptxas takes up to 1663 nested blocks, then stops ("Parsing
+# error near '{': memory exhausted"); real PTX nests a handful deep. The
+# limit keeps the parser linear (lark's stack, which _accepts_fast copies
+# for each token, stays short: 200k nested braces took 132 s) and the
+# transformer's and importer's recursion over blocks far from Python's
+# recursion limit.
+MAX_NESTING = 512
 # As the parser's limit (parser.py): `%r<N>` with a huge N is lark's to reject.
 MAX_REG_COUNT = 1 << 20
 # `name:` not followed by `:` (lark's LABEL_DEF), then what follows on the line.
@@ -153,6 +162,8 @@ class _Scanner:
         self._operand_lists: dict[str, tuple[ast.Operand, ...]] = (
             {} if operand_lists is None else operand_lists)
         self.src: tuple[int, int, int] | None = None
+        # Braces lark has opened around the scan (FastLexer.lex counts them).
+        self.depth_base = 0
 
     # --- operands ----------------------------------------------------------------
 
@@ -328,8 +339,8 @@ class _Scanner:
                 out.append(stmt)
                 continue
             if c == "{":
-                if depth >= _MAX_DEPTH:
-                    break
+                if depth >= _MAX_DEPTH or self.depth_base + depth >= MAX_NESTING:
+                    break  # lark takes it (and reports one too deep)
                 saved = self.src
                 inner, q, qline, qstart = self.scan(text, p + 1, end, line, line_start, src,
                                                     depth + 1)
@@ -644,6 +655,7 @@ class FastLexer:
         text_slice = lexer_state.text
         text, end = text_slice.text, text_slice.end
         ctr = lexer_state.line_ctr
+        depth = 0  # braces lark lexed and has not closed
         try:
             while True:
                 position = parser_state.position
@@ -673,7 +685,19 @@ class FastLexer:
                         lexer_state.last_token = tok
                         yield tok
                         continue
-                yield lexers[position].next_token(lexer_state, parser_state)
+                tok = lexers[position].next_token(lexer_state, parser_state)
+                kind = tok.type
+                if kind == "LBRACE":
+                    depth += 1
+                    if depth > MAX_NESTING:
+                        raise CompileError(
+                            f"unsupported nesting: blocks or braces more than {MAX_NESTING} "
+                            "deep", loc=SourceLoc(tok.line, tok.column))
+                    scanner.depth_base = depth
+                elif kind == "RBRACE":
+                    depth -= 1
+                    scanner.depth_base = depth
+                yield tok
         except EOFError:
             pass
         except UnexpectedCharacters as e:
