@@ -7,6 +7,10 @@ from typing import Any
 
 from zmlir.runtime.cuda.constants import COMPUTE_CAPABILITY
 
+# CU_DEVICE_ATTRIBUTE_MAX of CUDA 13's cuda.h: attributes are 1 to 147, and
+# NVIDIA's driver answers any other with CUDA_ERROR_INVALID_VALUE.
+DEVICE_ATTRIBUTE_MAX = 148
+
 # CUdevice_attribute -> value; entries that depend on the backend are filled
 # in by device_attribute().
 _STATIC = {
@@ -68,6 +72,20 @@ def device_attribute(attrib: int, device: Any) -> int:
     return _STATIC.get(attrib, 0)
 
 
+def max_dynamic_shared(fn: Any, device: Any) -> int:
+    """CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: what the application
+    opted the kernel in to (cuFuncSetAttribute, up to the device's
+    MAX_SHARED_MEMORY_PER_BLOCK_OPTIN less the static), else NVIDIA's
+    default, MAX_SHARED_MEMORY_PER_BLOCK (48 KiB) less the static."""
+    default = max(0, device_attribute(8, device) - fn.info.static_shared_bytes)
+    return int(fn.attributes.get(8, default))
+
+
+def max_dynamic_shared_optin(fn: Any, device: Any) -> int:
+    """The most a kernel can be opted in to (NVIDIA: larger is CUDA_ERROR_INVALID_VALUE)."""
+    return max(0, device_attribute(97, device) - fn.info.static_shared_bytes)
+
+
 def function_attribute(attrib: int, fn: Any, device: Any) -> int | None:
     values = {
         0: 1024,  # MAX_THREADS_PER_BLOCK
@@ -80,7 +98,7 @@ def function_attribute(attrib: int, fn: Any, device: Any) -> int | None:
         5: getattr(fn.info, "ptx_arch", 0) or 80,  # PTX_VERSION
         6: 80,  # BINARY_VERSION
         7: 0,  # CACHE_MODE_CA
-        8: fn.attributes.get(8, 0),  # MAX_DYNAMIC_SHARED_SIZE_BYTES
+        8: max_dynamic_shared(fn, device),  # MAX_DYNAMIC_SHARED_SIZE_BYTES
         9: fn.attributes.get(9, -1),  # PREFERRED_SHARED_MEMORY_CARVEOUT
         # Thread-block clusters (sm_90): the device we present has none, so
         # no kernel requires one or has a cluster size set.

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from zmlir.runtime.cuda import printf
-from zmlir.runtime.cuda.errors import CUresult
+from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.objects import Context
 from zmlir.runtime.cuda.state import DriverState
 
@@ -78,10 +78,18 @@ class ContextAPI(DriverState):
     def cuCtxCreate_v4(self, pctx: Any, params: Any, flags: int, dev: int) -> int:
         return self.cuCtxCreate_v2(pctx, flags, dev)
 
+    def context(self, handle: int) -> Context:
+        """The context behind `handle`; a destroyed or unknown one is
+        CUDA_ERROR_INVALID_CONTEXT, as NVIDIA's driver answers."""
+        context = self.handles.find(handle)
+        if not isinstance(context, Context):
+            raise CudaError(E.CUDA_ERROR_INVALID_CONTEXT, f"not a context: 0x{handle:x}")
+        return context
+
     def cuCtxDestroy_v2(self, ctx: Any) -> int:
         self.require_init()
         handle = self.ptr(ctx)
-        context = self.handles.get(handle, Context)
+        context = self.context(handle)
         if context.primary:
             return E.CUDA_ERROR_INVALID_CONTEXT
         self.sync_point()
@@ -109,7 +117,7 @@ class ContextAPI(DriverState):
                 stack.pop()
             self.current_changed()
             return E.CUDA_SUCCESS
-        self.handles.get(handle, Context)
+        self.context(handle)
         if stack:
             stack[-1] = handle
         else:
@@ -120,7 +128,7 @@ class ContextAPI(DriverState):
     def cuCtxPushCurrent_v2(self, ctx: Any) -> int:
         self.require_init()
         handle = self.ptr(ctx)
-        self.handles.get(handle, Context)
+        self.context(handle)
         self.context_stack().append(handle)
         self.current_changed()
         return E.CUDA_SUCCESS

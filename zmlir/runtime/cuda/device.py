@@ -10,7 +10,7 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
-from zmlir.runtime.cuda.attributes import device_attribute
+from zmlir.runtime.cuda.attributes import DEVICE_ATTRIBUTE_MAX, device_attribute
 from zmlir.runtime.cuda.constants import COMPUTE_CAPABILITY, DRIVER_VERSION
 from zmlir.runtime.cuda.errors import CUresult, message_of, name_of
 from zmlir.runtime.cuda.state import DriverState, log
@@ -90,6 +90,8 @@ class DeviceAPI(DriverState):
 
     def cuDeviceGetName(self, name: Any, length: int, dev: int) -> int:
         self.check_device(dev)
+        if name == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
         text = f"zmlir {self.device.device_name}".encode()[: max(length - 1, 0)]
         self.ffi.memmove(name, text + b"\0", len(text) + 1)
         return E.CUDA_SUCCESS
@@ -119,6 +121,8 @@ class DeviceAPI(DriverState):
 
     def cuDeviceGetAttribute(self, pi: Any, attrib: int, dev: int) -> int:
         self.check_device(dev)
+        if not 0 < attrib < DEVICE_ATTRIBUTE_MAX:
+            return E.CUDA_ERROR_INVALID_VALUE
         self.out(pi, device_attribute(attrib, self.device))
         return E.CUDA_SUCCESS
 

@@ -301,8 +301,8 @@ static int zmlir_fast_launch(void *f, const unsigned int grid[3], const unsigned
   if (e == NULL || extra != NULL || (params == NULL && e->nparams != 0))
     return 0;
   unsigned long long threads = (unsigned long long)block[0] * block[1] * block[2];
-  if (!grid[0] || !grid[1] || !grid[2] || !threads || threads > 1024 || block[2] > 64 ||
-      threads > e->max_threads)
+  if (!grid[0] || !grid[1] || !grid[2] || grid[0] > 0x7fffffffu || grid[1] > 65535 ||
+      grid[2] > 65535 || !threads || threads > 1024 || block[2] > 64 || threads > e->max_threads)
     return 0;
   unsigned long long window = (unsigned long long)e->static_shared + shared;
   if (window > ZMLIR_LOAD(e->shared_limit))

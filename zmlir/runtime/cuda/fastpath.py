@@ -52,15 +52,17 @@ class FastPath:
         self.backend_ready = True
 
     def function(self, handle: int, device: Any, kernel: Any, info: Any,
-                 param_sizes: list[int] | None) -> bool:
+                 param_sizes: list[int] | None, window_limit: int) -> bool:
         """Registers (or refreshes) a function; False if the fast path cannot
-        launch it."""
+        launch it. Launches with a shared window (static plus dynamic bytes)
+        above `window_limit` take the Python path, which refuses them."""
         if not self.on or not self.backend_ready or param_sizes is None:
             return False
         entry = device.fast_kernel(kernel, info, len(param_sizes))
         if entry is None:
             return False
         kind, target, static_shared, shared_limit, max_threads = entry
+        shared_limit = min(shared_limit, window_limit)
         sizes = self.ffi.new("unsigned char[]", param_sizes or [0])
         return self.lib.zmlir_fast_function(handle, KIND_BY_NAME[kind], target, static_shared,
                                             shared_limit, max_threads, len(param_sizes),

@@ -8,7 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from zmlir.runtime.cuda.attributes import function_attribute
+from zmlir.runtime.cuda.attributes import (
+    function_attribute,
+    max_dynamic_shared,
+    max_dynamic_shared_optin,
+)
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.objects import Function, Module
 from zmlir.runtime.cuda.state import DriverState
@@ -72,7 +76,8 @@ class FunctionAPI(DriverState):
             sizes = None  # its launches check the trap word, in Python
         if fn.name in fn.module.printf_kernels:
             sizes = None  # its launches fix the printf FIFO's size (printf.py), in Python
-        fn.fast = self.fast.function(fn.handle, self.device, fn.kernel, fn.info, sizes)
+        window = fn.info.static_shared_bytes + max_dynamic_shared(fn, self.device)
+        fn.fast = self.fast.function(fn.handle, self.device, fn.kernel, fn.info, sizes, window)
 
     def cuKernelGetFunction(self, pfunc: Any, kernel: Any) -> int:
         self.handles.get(self.ptr(kernel), Function)
@@ -107,7 +112,11 @@ class FunctionAPI(DriverState):
 
     def cuFuncSetAttribute(self, hfunc: Any, attrib: int, value: int) -> int:
         fn = self.handles.get(self.ptr(hfunc), Function)
+        if attrib == 8 and not 0 <= value <= max_dynamic_shared_optin(fn, self.device):
+            return E.CUDA_ERROR_INVALID_VALUE  # MAX_DYNAMIC_SHARED_SIZE_BYTES above the device's
         fn.attributes[attrib] = value
+        if attrib == 8 and fn.fast:
+            self.fast_register(fn)  # the fast path's shared-memory limit
         return E.CUDA_SUCCESS
 
     def cuKernelSetAttribute(self, attrib: int, value: int, kernel: Any, dev: int) -> int:

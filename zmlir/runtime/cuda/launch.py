@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from zmlir.runtime.cuda.attributes import max_dynamic_shared
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.function import FunctionAPI, param_alignment, param_dtype
 from zmlir.runtime.cuda.objects import Context, Function
@@ -57,8 +58,15 @@ class LaunchAPI(FunctionAPI):
             return E.CUDA_ERROR_INVALID_VALUE
         if block[0] * block[1] * block[2] > 1024 or block[2] > 64:
             return E.CUDA_ERROR_INVALID_VALUE
+        if grid[0] > 2**31 - 1 or grid[1] > 65535 or grid[2] > 65535:
+            return E.CUDA_ERROR_INVALID_VALUE  # MAX_GRID_DIM_X/Y/Z
+        if shared > max_dynamic_shared(fn, self.device):
+            return E.CUDA_ERROR_INVALID_VALUE  # above 48 KiB without the opt-in, or above it
         if params != self.ffi.NULL and extra != self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
+        if params != self.ffi.NULL and any(params[i] == self.ffi.NULL
+                                           for i in range(len(fn.info.params))):
+            return E.CUDA_ERROR_INVALID_VALUE  # a NULL argument pointer
         if self.device.launches_raw_params and params != self.ffi.NULL and not capturing:
             # The backend takes the application's parameter array as it is.
             try:

@@ -14,7 +14,7 @@ from zmlir.runtime.cuda import fatbin
 from zmlir.runtime.cuda.constants import COMPUTE_CAPABILITY
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.function import FunctionAPI
-from zmlir.runtime.cuda.objects import Module, UncompiledLibrary
+from zmlir.runtime.cuda.objects import Function, Module, UncompiledLibrary
 from zmlir.runtime.cuda.state import log
 
 E = CUresult
@@ -235,12 +235,22 @@ class ModuleAPI(FunctionAPI):
         return self._unload(hmod)
 
     def _unload(self, hmod: Any) -> int:
-        self.handles.remove(self.ptr(hmod), Module)
+        module = self.handles.remove(self.ptr(hmod), Module)
+        if not any(other is module for other in self.handles.all(Module)):
+            # Its functions go with it (a launch of one is CUDA_ERROR_INVALID_HANDLE,
+            # as in NVIDIA's driver); the compiled module stays cached for a reload,
+            # which gets new function handles.
+            for fn in module.functions.values():
+                self.handles.remove(fn.handle, Function)
+                self.fast.forget(fn.handle)
+            module.functions.clear()
         return E.CUDA_SUCCESS
 
     def cuModuleGetFunction(self, hfunc: Any, hmod: Any, name: Any) -> int:
         self.require_init()
         module = self.handles.get(self.ptr(hmod), Module)
+        if name == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
         self.out(hfunc, self.handle_ptr(self.function(module, self.ffi.string(name).decode())))
         return E.CUDA_SUCCESS
 

@@ -18,11 +18,14 @@ E = CUresult
 # the access policy window, synchronization policy, priority and memory
 # synchronization domain. All are hints here, kept and reported back.
 _STREAM_ATTRIBUTES = (1, 3, 8, 9, 10)
+_STREAM_FLAGS = 0x1  # CU_STREAM_NON_BLOCKING; CU_STREAM_DEFAULT is 0
 
 
 class StreamAPI(DriverState):
     def cuStreamCreate(self, phstream: Any, flags: int) -> int:
         self.current_context()
+        if flags & ~_STREAM_FLAGS:
+            return E.CUDA_ERROR_INVALID_VALUE
         handle = self.handles.add(Stream(flags))
         self.fast.stream(handle)
         self.out(phstream, self.handle_ptr(handle))
@@ -30,6 +33,8 @@ class StreamAPI(DriverState):
 
     def cuStreamCreateWithPriority(self, phstream: Any, flags: int, priority: int) -> int:
         self.current_context()
+        if flags & ~_STREAM_FLAGS:
+            return E.CUDA_ERROR_INVALID_VALUE
         handle = self.handles.add(Stream(flags, priority))
         self.fast.stream(handle)
         self.out(phstream, self.handle_ptr(handle))
