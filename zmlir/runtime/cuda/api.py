@@ -264,6 +264,9 @@ void zmlir_fast_cls_put(uintptr_t ctx, uintptr_t key, uintptr_t value);
 void zmlir_fast_cls_forget(uintptr_t ctx, uintptr_t key);
 CUresult zmlir_fast_cls_get(void **pvalue, void *ctx, void *key);
 uintptr_t zmlir_fast_address(const char *name);
+void zmlir_faults_install(void);
+void zmlir_faults_arm(int delta);
+unsigned long zmlir_faults_take(uintptr_t *first);
 """
 
 

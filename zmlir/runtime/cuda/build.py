@@ -96,7 +96,8 @@ def build(out_dir: Path | None = None, verbose: bool = False) -> Path:
     # The launch fast path is C (fastpath.c): its exported functions call
     # their Python bodies (declared first) when the fast path does not apply.
     ffibuilder.cdef(api.fast_path_declarations() + api.UNSUPPORTED_ADDRESS_API)
-    fast_path = (Path(__file__).resolve().parent / "fastpath.c").read_text()
+    here = Path(__file__).resolve().parent
+    fast_path = (here / "faults.c").read_text() + (here / "fastpath.c").read_text()
     prototypes = "\n".join(line for line in python_bodies.splitlines()
                            if api.PYTHON_BODY_PREFIX in line)
     source = (api.TYPES + preinit_c(paths) + prototypes + "\n" + api.UNSUPPORTED_API

@@ -170,10 +170,13 @@ unsigned long long zmlir_fast_launches(void) { return ZMLIR_LOAD(zmlir_fast_coun
 /* Taken (1) and released (0) around the Python path's launches: OpenCL binds
  * arguments to the kernel object, which launches from several threads share. */
 void zmlir_fast_launch_lock(int lock) {
-  if (lock)
+  if (lock) {
     pthread_mutex_lock(&zmlir_fast_cl);
-  else
+    zmlir_faults_arm(1); /* faults.c */
+  } else {
+    zmlir_faults_arm(-1);
     pthread_mutex_unlock(&zmlir_fast_cl);
+  }
 }
 
 /* -- context-local storage -------------------------------------------------------
@@ -276,11 +279,17 @@ static int zmlir_fast_opencl(const struct zmlir_fast_entry *e, const unsigned in
     ok = params[i] != NULL && set_arg(kernel, i, e->sizes[i], params[i]) == 0;
   /* A __local argument cannot be 0 bytes; an empty window is never touched. */
   ok = ok && set_arg(kernel, e->nparams, window ? window : 1, NULL) == 0;
+  zmlir_faults_arm(1); /* faults.c */
   ok = ok && enqueue(queue, kernel, 3, offset, global, local, 0, NULL, NULL) == 0;
   pthread_mutex_unlock(&zmlir_fast_cl);
-  if (!ok)
+  if (!ok) {
+    zmlir_faults_arm(-1);
     return 0; /* nothing ran: the Python path reports the error */
+  }
   *result = finish(queue) == 0 ? 0 : 719; /* CUDA_ERROR_LAUNCH_FAILED */
+  zmlir_faults_arm(-1);
+  if (ZMLIR_LOAD(zmlir_faults_count) != 0)
+    zmlir_fast_context_destroyed(); /* the next launches take the Python path: 700 */
   return 1;
 }
 

@@ -51,6 +51,20 @@ class FastPath:
                                         points.get("queue", 0))
         self.backend_ready = True
 
+    def install_fault_handler(self) -> None:
+        """Kernel memory faults become CUDA_ERROR_ILLEGAL_ADDRESS instead of
+        killing the process (faults.c), from cuInit on."""
+        if self.lib is not None:
+            self.lib.zmlir_faults_install()
+
+    def take_faults(self) -> tuple[int, int]:
+        """How many wild accesses kernels made since the last call, and the
+        first one's address (faults.c)."""
+        if self.lib is None:
+            return 0, 0
+        first = self.ffi.new("uintptr_t *")
+        return int(self.lib.zmlir_faults_take(first)), int(first[0])
+
     def function(self, handle: int, device: Any, kernel: Any, info: Any,
                  param_sizes: list[int] | None, window_limit: int) -> bool:
         """Registers (or refreshes) a function; False if the fast path cannot

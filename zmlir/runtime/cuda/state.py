@@ -75,14 +75,22 @@ class DriverState:
         self.fast.set_context(stack[-1] if stack and not self.sticky_error() else 0)
 
     def sticky_error(self) -> int:
-        """The current context's sticky error (0: none)."""
+        """The current context's sticky error (0: none); a wild access of a
+        kernel since the last call makes it CUDA_ERROR_ILLEGAL_ADDRESS."""
         stack = self.context_stack()
         if not stack:
             return 0
         try:
-            return self.handles.get(stack[-1], Context).error
+            context = self.handles.get(stack[-1], Context)
         except CudaError:
             return 0
+        faults, first = self.fast.take_faults()
+        if faults and not context.error:
+            context.error = E.CUDA_ERROR_ILLEGAL_ADDRESS
+            log(f"a kernel accessed the unmapped address 0x{first:x} ({faults} page faults): "
+                "the context's later calls return CUDA_ERROR_ILLEGAL_ADDRESS")
+            self.fast.context_destroyed()  # other threads' launches take the Python path
+        return context.error
 
     def check_sticky(self, flush: bool = False) -> None:
         """Raises the current context's sticky error, if it has one (after

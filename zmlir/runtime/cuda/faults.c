@@ -1,0 +1,131 @@
+/* Kernel memory faults on the CPU (compiled into libcuda.so.1 by build.py).
+ *
+ * A kernel that reads or writes a wild address makes NVIDIA's driver return
+ * CUDA_ERROR_ILLEGAL_ADDRESS (700) from the next synchronising call, and from
+ * every call after; the process lives on. On the CPU the kernel runs in this
+ * process, where the same access is a SIGSEGV that would kill it.
+ *
+ * So while a launch runs (zmlir_faults_arm), a SIGSEGV on an unmapped page
+ * (SEGV_MAPERR) raised by code outside every loaded object (dladdr finds
+ * none: the OpenCL runtime's JIT-compiled kernels) is answered by mapping a
+ * zero page there, MAP_FIXED_NOREPLACE (never over a mapping), and counting
+ * the fault: the access completes, the kernel finishes with results that no
+ * longer matter, and the driver turns the count into the context's sticky
+ * 700 (zmlir_faults_take). Every other SIGSEGV or SIGBUS — the application's
+ * own bugs, a protection fault, the zero page (below mmap_min_addr), more
+ * than ZMLIR_FAULT_PAGES pages — goes to the handler installed before ours,
+ * or kills the process as it would have.
+ */
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dladdr, REG_RIP */
+#endif
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+#define ZMLIR_FAULT_PAGES 4096
+
+static struct sigaction zmlir_faults_previous_segv, zmlir_faults_previous_bus;
+static int zmlir_faults_armed;           /* launches running */
+static unsigned long zmlir_faults_count; /* faults since the last take */
+static uintptr_t zmlir_faults_first;     /* the first one's address */
+static uintptr_t zmlir_faults_pages[ZMLIR_FAULT_PAGES];
+static unsigned int zmlir_faults_mapped;
+
+static void zmlir_faults_chain(int sig, siginfo_t *info, void *context) {
+  struct sigaction *previous =
+      sig == SIGBUS ? &zmlir_faults_previous_bus : &zmlir_faults_previous_segv;
+  if (previous->sa_flags & SA_SIGINFO) {
+    if (previous->sa_sigaction) {
+      previous->sa_sigaction(sig, info, context);
+      return;
+    }
+  } else if (previous->sa_handler != SIG_DFL && previous->sa_handler != SIG_IGN) {
+    previous->sa_handler(sig);
+    return;
+  }
+  /* As before us: the default action, when the access is retried. */
+  signal(sig, SIG_DFL);
+}
+
+static void *zmlir_faults_pc(void *context) {
+#if defined(__x86_64__)
+  return (void *)((ucontext_t *)context)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+  return (void *)((ucontext_t *)context)->uc_mcontext.pc;
+#else
+  (void)context;
+  return NULL;
+#endif
+}
+
+static void zmlir_faults_handler(int sig, siginfo_t *info, void *context) {
+  int saved_errno = errno;
+  Dl_info where;
+  void *pc = zmlir_faults_pc(context);
+  if (sig == SIGSEGV && info->si_code == SEGV_MAPERR && pc != NULL &&
+      __atomic_load_n(&zmlir_faults_armed, __ATOMIC_ACQUIRE) > 0 && dladdr(pc, &where) == 0) {
+    unsigned int slot = __atomic_fetch_add(&zmlir_faults_mapped, 1, __ATOMIC_ACQ_REL);
+    uintptr_t page = (uintptr_t)info->si_addr & ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1);
+    if (slot < ZMLIR_FAULT_PAGES) {
+      void *mapped = mmap((void *)page, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+      int raced = mapped == MAP_FAILED && errno == EEXIST; /* another lane mapped it */
+      if (mapped == (void *)page || raced) {
+        if (!raced)
+          zmlir_faults_pages[slot] = page;
+        uintptr_t none = 0;
+        __atomic_compare_exchange_n(&zmlir_faults_first, &none, (uintptr_t)info->si_addr, 0,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+        __atomic_add_fetch(&zmlir_faults_count, 1, __ATOMIC_ACQ_REL);
+        errno = saved_errno;
+        return; /* the access is retried, on the zero page */
+      }
+      if (mapped != MAP_FAILED)
+        munmap(mapped, (size_t)sysconf(_SC_PAGESIZE)); /* an old kernel's hint */
+    }
+  }
+  errno = saved_errno;
+  zmlir_faults_chain(sig, info, context);
+}
+
+/* Installs the handler (once, at cuInit, after the backend's runtime). */
+void zmlir_faults_install(void) {
+  static int installed;
+  if (__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL))
+    return;
+  struct sigaction action = {0};
+  action.sa_sigaction = zmlir_faults_handler;
+  action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGSEGV, &action, &zmlir_faults_previous_segv);
+  sigaction(SIGBUS, &action, &zmlir_faults_previous_bus);
+}
+
+/* Around every launch: +1 before the kernel runs, -1 after it finished. */
+void zmlir_faults_arm(int delta) { __atomic_add_fetch(&zmlir_faults_armed, delta, __ATOMIC_ACQ_REL); }
+
+/* The faults since the last call (0: none), the first one's address in
+ * *first; their pages are unmapped again when no launch is running. */
+unsigned long zmlir_faults_take(uintptr_t *first) {
+  unsigned long count = __atomic_exchange_n(&zmlir_faults_count, 0, __ATOMIC_ACQ_REL);
+  *first = __atomic_exchange_n(&zmlir_faults_first, 0, __ATOMIC_ACQ_REL);
+  if (count && __atomic_load_n(&zmlir_faults_armed, __ATOMIC_ACQUIRE) == 0) {
+    unsigned int n = __atomic_exchange_n(&zmlir_faults_mapped, 0, __ATOMIC_ACQ_REL);
+    for (unsigned int i = 0; i < n && i < ZMLIR_FAULT_PAGES; ++i)
+      if (zmlir_faults_pages[i]) {
+        munmap((void *)zmlir_faults_pages[i], (size_t)sysconf(_SC_PAGESIZE));
+        zmlir_faults_pages[i] = 0;
+      }
+  }
+  return count;
+}
