@@ -214,6 +214,7 @@ def _error(text: str, **kwargs: object) -> str:
     (".global .u32 after = 1;", ".global .u32 after = 1"),  # module level
     (".global .align 4 .u32 counter = 3;",  # a module variable defined twice
      ".global .align 4 .u32 counter = 3;\n.global .align 4 .u32 counter = 4;"),
+    (".global .u32 after = 1;", ".global .u32 after[4611686018427387904];"),  # larger than memory
 ])
 def test_same_diagnostics(bad: str, good: str) -> None:
     text = MODULE.replace(bad, good)

@@ -3,6 +3,8 @@ their initializers) and each function (core.FunctionImporter)."""
 
 from __future__ import annotations
 
+import functools
+import os
 from collections.abc import Container
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -19,6 +21,22 @@ from zmlir.frontend.importer.ptxtypes import (
     float_of_bits,
     quote,
 )
+
+
+@functools.cache
+def max_variable_bytes() -> int:
+    """The largest module variable compiled: half the host's physical memory.
+
+    The lowering materializes each variable's bytes on the host (its
+    initializer, zeros included; convertVariables), so one larger than that
+    would exhaust the compiler's memory and abort it (16 GB on a 23 GB host),
+    and it is what the CPU device reports as its total memory
+    (cuDeviceTotalMem), so no variable past it could be allocated there.
+    ptxas takes any size below 2**64."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    except (ValueError, OSError):
+        return 8 << 30
 
 
 @dataclass
@@ -127,6 +145,11 @@ class ModuleImporter:
             count *= d if d is not None else 0
         if var.dims and var.dims[-1] is None and var.init is not None:
             count = len(_flatten(var.init))
+        nbytes = count * element_bytes(var.type)
+        if nbytes > max_variable_bytes():
+            raise self.error(f"'.{var.space}' variable '{var.name}' of {nbytes} bytes is larger "
+                             f"than the {max_variable_bytes()} bytes zmlir compiles (half the "
+                             "host's memory)", var.loc)
         attrs = [f"space = #ptx.space<{var.space}>", f"type = #ptx.type<{var.type}>"]
         if count != 1:
             attrs.append(f"count = {count} : i64")
