@@ -1,22 +1,24 @@
 """The device address ranges the driver knows: its allocations and the
-module variables it handed out. Lookups by address use bisection: copies ask
-for every pointer they are given."""
+module variables it handed out. Lookups by address are a floor search of the
+sorted bases (sorted_addresses.py): copies ask for every pointer they are
+given, and a long-running program holds many allocations."""
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass, field
+
+from zmlir.runtime.sorted_addresses import SortedAddresses
 
 
 @dataclass
 class AllocationMap:
     _sizes: dict[int, int] = field(default_factory=dict)
-    _bases: list[int] = field(default_factory=list)  # sorted
+    _bases: SortedAddresses = field(default_factory=SortedAddresses)
     _owned: set[int] = field(default_factory=set)  # ours to free (not module variables)
 
     def add(self, base: int, size: int, owned: bool = True) -> None:
         if base not in self._sizes:
-            bisect.insort(self._bases, base)
+            self._bases.add(base)
         self._sizes[base] = size
         if owned:
             self._owned.add(base)
@@ -27,7 +29,7 @@ class AllocationMap:
             return False
         self._owned.discard(base)
         del self._sizes[base]
-        self._bases.pop(bisect.bisect_left(self._bases, base))
+        self._bases.discard(base)
         return True
 
     def size_of(self, base: int) -> int:
@@ -35,10 +37,9 @@ class AllocationMap:
 
     def containing(self, address: int, nbytes: int = 1) -> tuple[int, int] | None:
         """(base, size) of the range holding [address, address + nbytes)."""
-        index = bisect.bisect_right(self._bases, address) - 1
-        if index < 0:
+        base = self._bases.floor(address)
+        if base is None:
             return None
-        base = self._bases[index]
         size = self._sizes[base]
         if address + max(nbytes, 1) <= base + size:
             return base, size

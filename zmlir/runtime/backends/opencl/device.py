@@ -16,7 +16,6 @@ shared and host USM indirectly (CL_KERNEL_EXEC_INFO_INDIRECT_*_ACCESS_INTEL).
 from __future__ import annotations
 
 import array
-import bisect
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ import numpy as np
 from zmlir.runtime.backends.opencl import api as cl
 from zmlir.runtime.backends.opencl import icd
 from zmlir.runtime.backends.opencl.api import OpenCLError, check, ffi
+from zmlir.runtime.sorted_addresses import SortedAddresses
 
 AllocKind = Literal["device", "shared", "host", "program"]
 _SPIRV_MAGIC = 0x07230203
@@ -257,7 +257,7 @@ class Device:
     queue: Any = field(repr=False)
     usm: cl.UsmApi = field(repr=False)
     _allocations: dict[int, Allocation] = field(default_factory=dict, repr=False)
-    _sorted_addresses: list[int] = field(default_factory=list, repr=False)
+    _sorted_addresses: SortedAddresses = field(default_factory=SortedAddresses, repr=False)
 
     # --- lifetime ---------------------------------------------------------------------------
 
@@ -374,7 +374,7 @@ class Device:
         if address == 0:
             raise OpenCLError(-6, "CL_OUT_OF_HOST_MEMORY", "USM alloc", f"{nbytes} bytes: NULL")
         self._allocations[address] = Allocation(address, nbytes, self.alloc_kind)
-        bisect.insort(self._sorted_addresses, address)
+        self._sorted_addresses.add(address)
         return address
 
     def free(self, address: int) -> None:
@@ -388,7 +388,7 @@ class Device:
             self.usm.blocking_free(self.context, ffi.cast("void *", address)),
         )
         del self._allocations[address]
-        self._sorted_addresses.remove(address)
+        self._sorted_addresses.discard(address)
 
     def adopt(self, address: int, nbytes: int) -> None:
         """Lets copies reach memory the device owns but we did not allocate
@@ -396,7 +396,7 @@ class Device:
         if address in self._allocations:
             return
         self._allocations[address] = Allocation(address, nbytes, "program")
-        bisect.insort(self._sorted_addresses, address)
+        self._sorted_addresses.add(address)
 
     def allocation_at(self, address: int, nbytes: int) -> Allocation:
         """The live allocation holding [address, address + nbytes); raises if there is none.
@@ -404,9 +404,9 @@ class Device:
         On a CPU device a stray copy would corrupt or crash this very process, so every host
         transfer is checked against the allocations we handed out.
         """
-        index = bisect.bisect_right(self._sorted_addresses, address) - 1
-        if index >= 0:
-            found = self._allocations[self._sorted_addresses[index]]
+        base = self._sorted_addresses.floor(address)
+        if base is not None:
+            found = self._allocations[base]
             if address + nbytes <= found.address + found.nbytes:
                 return found
         raise ValueError(f"[{address:#x}, +{nbytes}) is not inside one live device allocation")
