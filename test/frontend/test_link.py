@@ -129,6 +129,14 @@ def test_an_undefined_reference_does_not_link() -> None:
     link_ptx([(unused, "unused.ptx")])
 
 
+def test_extern_shared_memory_is_no_undefined_reference() -> None:
+    # numba's cuda.shared.array(0, ...): the launch's dynamic shared memory.
+    dynamic = _unit(".extern .shared .align 4 .b8 _cudapy_smem_1[];\n"
+                    ".visible .entry k()\n{\n\t.reg .b64 %rd<2>;\n"
+                    "\tmov.u64 %rd1, _cudapy_smem_1;\n\tret;\n}\n")
+    assert "_cudapy_smem_1[];" in link_ptx([(dynamic, "dynamic.ptx")]).text
+
+
 def test_common_variables_must_agree() -> None:
     small = _unit(".common .global .align 4 .b8 pool[16];\n")
     large = _unit(".common .global .align 4 .b8 pool[64];\n")

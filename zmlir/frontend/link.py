@@ -17,7 +17,8 @@ linker resolves symbols:
     name first, the unit's references are renamed (`name_u<k>`);
   - an `.extern` name a unit uses that no unit defines is an undefined
     reference, as nvlink says, unless the driver provides it (vprintf,
-    malloc, ...).
+    malloc, ...) or it is `.shared` (the dynamic shared memory a launch
+    sizes, as numba's `cuda.shared.array(0, ...)`).
 `.file` indices are renumbered per unit (and their `.loc`s), the header is
 the newest `.version` and `.target` of the units, and each unit keeps its
 lines, so a diagnostic's line in the linked text names one unit's line
@@ -250,6 +251,8 @@ def _check_references(units: list[_Unit]) -> None:
     for u in units:
         for item in u.items:
             if item.linkage != "extern" or item.name in defined or item.name in _PROVIDED:
+                continue
+            if item.kind == "shared":  # dynamic shared memory: the launch's, no link's
                 continue
             declarations = [(i.start, i.end) for i in u.items if i.name == item.name]
             uses = re.compile(rf"(?<![\w$%.]){re.escape(item.name)}(?![\w$])")
