@@ -20,8 +20,11 @@ from pathlib import Path
 from zmlir.runtime.cuda import api
 
 SONAME = "libcuda.so.1"
-# Preloaded by `zmlir run`: NVRTC compiles for a real GPU give PTX (nvrtc_preload.c).
+# Preloaded by `zmlir run`: NVRTC compiles and nvJitLink links for a real GPU
+# give PTX (nvrtc_preload.c, nvjitlink_preload.c), dlopen-ed ones too
+# (dlsym_preload.c).
 NVRTC_PRELOAD = "libzmlir_nvrtc_preload.so"
+PRELOAD_SOURCES = ("dlsym_preload.c", "nvrtc_preload.c", "nvjitlink_preload.c")
 
 
 def library_dir() -> Path:
@@ -121,11 +124,12 @@ def build(out_dir: Path | None = None, verbose: bool = False) -> Path:
 
 
 def _build_nvrtc_preload(out: Path) -> None:
-    source = Path(__file__).resolve().parent / "nvrtc_preload.c"
+    here = Path(__file__).resolve().parent
+    sources = [str(here / name) for name in PRELOAD_SOURCES]
     compiler = shlex.split(sysconfig.get_config_var("CC") or "cc")
     partial = out / (NVRTC_PRELOAD + ".part")
-    subprocess.run([*compiler, "-shared", "-fPIC", "-O2", "-o", str(partial), str(source),
-                    "-ldl"], check=True)
+    subprocess.run([*compiler, "-shared", "-fPIC", "-O2", "-o", str(partial), *sources,
+                    "-ldl", "-lpthread"], check=True)
     os.replace(partial, out / NVRTC_PRELOAD)
 
 

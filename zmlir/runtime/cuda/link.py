@@ -46,9 +46,11 @@ class LinkAPI(ModuleAPI):
         elif kind == _INPUT_FATBINARY:
             unit = self._image_ptx(data)[0]
         else:
-            raise CudaError(E.CUDA_ERROR_NOT_SUPPORTED,
+            err = CudaError(E.CUDA_ERROR_NOT_SUPPORTED,
                             f"linking {_INPUT_NAMES.get(kind, f'input type {kind}')} "
                             f"{label!r}: NVIDIA machine code; only PTX and fatbins with PTX link")
+            state.log.error(str(err))  # what nvJitLink's stand-in reports
+            raise err
         # A name this unit defines again fails here, as on NVIDIA's linker
         # (undefined references wait for cuLinkComplete).
         if state.ptx:

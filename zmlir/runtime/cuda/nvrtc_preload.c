@@ -7,7 +7,8 @@
  * architecture instead (compute_80: the same __CUDA_ARCH__) and hands out
  * the PTX where the program asks for the cubin; our cuModuleLoadData takes
  * PTX text wherever it takes a cubin. Every other NVRTC call goes straight
- * to NVIDIA's library.
+ * to NVIDIA's library. A program that loads NVRTC with dlopen (cuda.bindings,
+ * CuPy) gets these functions from its dlsym too (dlsym_preload.c).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -15,12 +16,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jit_preload.h"
+
 typedef int nvrtcResult;
 typedef struct _nvrtcProgram *nvrtcProgram;
 
 enum { NVRTC_ERROR_OUT_OF_MEMORY = 1, NVRTC_ERROR_INTERNAL_ERROR = 11 };
 
-static void *next_symbol(const char *name) { return dlsym(RTLD_NEXT, name); }
+static void *next_symbol(const char *name) {
+  return zmlir_real_function("nvrtc", name);
+}
 
 /* "sm_80" -> "compute_80" (also sm_90a -> compute_90a); NULL if `arch` is
  * not a real architecture. The caller frees the result. */
@@ -62,8 +67,8 @@ static char *rewrite_option(const char *option, int separate) {
 }
 
 nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options) {
-  nvrtcResult (*real)(nvrtcProgram, int, const char *const *) =
-      (nvrtcResult(*)(nvrtcProgram, int, const char *const *))next_symbol("nvrtcCompileProgram");
+  nvrtcResult (*real)(nvrtcProgram, int, const char *const *) = (nvrtcResult (*)(
+      nvrtcProgram, int, const char *const *))next_symbol("nvrtcCompileProgram");
   if (!real)
     return NVRTC_ERROR_INTERNAL_ERROR;
   if (numOptions <= 0 || !options)
@@ -91,13 +96,23 @@ nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *c
 }
 
 nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet) {
-  nvrtcResult (*ptx_size)(nvrtcProgram, size_t *) =
-      (nvrtcResult(*)(nvrtcProgram, size_t *))next_symbol("nvrtcGetPTXSize");
+  nvrtcResult (*ptx_size)(nvrtcProgram, size_t *) = (nvrtcResult (*)(
+      nvrtcProgram, size_t *))next_symbol("nvrtcGetPTXSize");
   return ptx_size ? ptx_size(prog, cubinSizeRet) : NVRTC_ERROR_INTERNAL_ERROR;
 }
 
 nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin) {
-  nvrtcResult (*ptx)(nvrtcProgram, char *) =
-      (nvrtcResult(*)(nvrtcProgram, char *))next_symbol("nvrtcGetPTX");
+  nvrtcResult (*ptx)(nvrtcProgram,
+                     char *) = (nvrtcResult (*)(nvrtcProgram, char *))next_symbol("nvrtcGetPTX");
   return ptx ? ptx(prog, cubin) : NVRTC_ERROR_INTERNAL_ERROR;
+}
+
+void *zmlir_nvrtc_function(const char *name) {
+  if (strcmp(name, "nvrtcCompileProgram") == 0)
+    return (void *)nvrtcCompileProgram;
+  if (strcmp(name, "nvrtcGetCUBINSize") == 0)
+    return (void *)nvrtcGetCUBINSize;
+  if (strcmp(name, "nvrtcGetCUBIN") == 0)
+    return (void *)nvrtcGetCUBIN;
+  return NULL;
 }
