@@ -20,6 +20,9 @@ PROGRAMS = sorted(p.stem for p in ADVERSARIAL_DIR.glob("*.cu"))
 # environment, and what its stderr must hold.
 RUNS: dict[str, list[tuple[list[str], dict[str, str], str]]] = {
     "threads": [([], {}, ""), ([], {"ZMLIR_FAST_LAUNCH": "0"}, "")],  # the Python launch path
+    # exit() while other threads launch ("Pure virtual function called!" in
+    # every run before): several runs, fast path on and off.
+    "exit_while_launching": [([], {}, "")] * 3 + [([], {"ZMLIR_FAST_LAUNCH": "0"}, "")] * 2,
     "sticky": [(["trap"], {}, "executed trap"),
                # The failed assert's message still appears at the synchronization.
                (["assert"], {}, "Assertion `x == 0` failed")],

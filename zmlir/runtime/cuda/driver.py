@@ -143,6 +143,7 @@ def _boundary(name: str, body: Callable[..., int] | None, driver: Driver) -> Cal
         body = not_implemented
 
     def invoke(*args: Any) -> int:
+        driver.fast.enter()  # counted: the process's exit waits for it (fastpath.c)
         try:
             if sticky:
                 driver.check_sticky(flush)
@@ -159,6 +160,8 @@ def _boundary(name: str, body: Callable[..., int] | None, driver: Driver) -> Cal
             return int(err.cuda_result)
         except Exception as err:  # a bug of ours: report it, never unwind into C
             return internal_error(err)
+        finally:
+            driver.fast.leave()
 
     def internal_error(err: Exception) -> int:
         log(f"internal error in {name}: {type(err).__name__}: {err}")

@@ -197,6 +197,7 @@ def _callback(driver: Any, table: Table, index: int, slot: Slot) -> Any:
     returns_void = slot.signature.startswith("void(")
 
     def body(*args: Any) -> Any:
+        driver.fast.enter()  # counted: the process's exit waits for it (fastpath.c)
         try:
             return traced(*args)
         except CudaError as err:
@@ -205,6 +206,8 @@ def _callback(driver: Any, table: Table, index: int, slot: Slot) -> Any:
             log(f"internal error in export table {table.name} slot {index}: "
                 f"{type(err).__name__}: {err}")
             return None if returns_void else int(E.CUDA_ERROR_UNKNOWN)
+        finally:
+            driver.fast.leave()
 
     if returns_void:
         return ffi.callback(slot.signature, body)

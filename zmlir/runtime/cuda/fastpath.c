@@ -28,7 +28,10 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define ZMLIR_FAST_SLOTS 8192 /* a power of two */
 #define ZMLIR_FAST_MAX_PARAMS 64
@@ -93,6 +96,56 @@ static struct zmlir_fast_entry *zmlir_fast_find(uintptr_t key, int kind) {
   return e && ZMLIR_LOAD(e->kind) == kind ? e : NULL;
 }
 
+/* -- the process's exit -------------------------------------------------------------
+ *
+ * exit() runs the atexit handlers (cudart's tears its state down) and the
+ * static destructors of the libraries the backend loaded (Intel's OpenCL
+ * runtime among them) while other threads may still be launching: a call into
+ * a destroyed runtime aborts ("Pure virtual function called!"), and a return
+ * into torn-down cudart crashes. Every entry into the driver (the launches
+ * here, the Python boundary, the export-table slots) is counted; our atexit
+ * handler, registered after the backend has loaded (so it runs before those
+ * destructors), waits for the calls under way to leave (a few seconds at
+ * most: a kernel may never end), and from then on a call from any thread but
+ * the exiting one waits for the process to end. The exiting thread's calls
+ * (cudart's own teardown) go on as before. */
+
+static int zmlir_exiting;
+static pthread_t zmlir_exiting_thread;
+static int zmlir_inflight;
+static __thread int zmlir_depth; /* this thread's calls under way */
+
+/* Counts a call into the driver; leave with zmlir_leave. */
+void zmlir_enter(void) {
+  __atomic_add_fetch(&zmlir_inflight, 1, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&zmlir_exiting, __ATOMIC_SEQ_CST) && zmlir_depth == 0 &&
+      !pthread_equal(pthread_self(), zmlir_exiting_thread)) {
+    __atomic_sub_fetch(&zmlir_inflight, 1, __ATOMIC_SEQ_CST);
+    for (;;) /* the process ends while this thread waits */
+      pause();
+  }
+  ++zmlir_depth;
+}
+
+void zmlir_leave(void) {
+  --zmlir_depth;
+  __atomic_sub_fetch(&zmlir_inflight, 1, __ATOMIC_SEQ_CST);
+}
+
+static void zmlir_at_exit(void) {
+  if (__atomic_load_n(&zmlir_exiting, __ATOMIC_SEQ_CST))
+    return; /* registered more than once */
+  zmlir_exiting_thread = pthread_self();
+  __atomic_store_n(&zmlir_exiting, 1, __ATOMIC_SEQ_CST);
+  /* exit() called from inside the driver (a host function) counts itself. */
+  const struct timespec pause = {0, 1000000};
+  for (int waited = 0; waited < 5000; ++waited) {
+    if (__atomic_load_n(&zmlir_inflight, __ATOMIC_SEQ_CST) <= zmlir_depth)
+      return;
+    nanosleep(&pause, NULL);
+  }
+}
+
 /* -- called by the Python driver ---------------------------------------------- */
 
 void zmlir_fast_set_backend(uintptr_t launch, uintptr_t set_arg, uintptr_t enqueue,
@@ -104,6 +157,15 @@ void zmlir_fast_set_backend(uintptr_t launch, uintptr_t set_arg, uintptr_t enque
   zmlir_fast_backend.finish = finish;
   zmlir_fast_backend.queue = queue;
   pthread_mutex_unlock(&zmlir_fast_write);
+}
+
+/* Registers the exit handler (above): once the backend has loaded, and again
+ * whenever it may have loaded more (a module load), so that it runs before the
+ * destructors registered since. */
+void zmlir_register_exit(void) {
+  static int registrations;
+  if (__atomic_add_fetch(&registrations, 1, __ATOMIC_SEQ_CST) <= 32)
+    atexit(zmlir_at_exit);
 }
 
 /* Registers (or updates) function `handle`; 0 on success, -1 if it does not fit. */
@@ -340,23 +402,30 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDi
   const unsigned int grid[3] = {gridDimX, gridDimY, gridDimZ};
   const unsigned int block[3] = {blockDimX, blockDimY, blockDimZ};
   CUresult result;
-  if (zmlir_fast_launch(f, grid, block, sharedMemBytes, hStream, kernelParams, extra, &result))
-    return result;
-  return zmlir_py_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY,
-                                 blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+  zmlir_enter();
+  if (!zmlir_fast_launch(f, grid, block, sharedMemBytes, hStream, kernelParams, extra, &result))
+    result = zmlir_py_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY,
+                                     blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+  zmlir_leave();
+  return result;
 }
 
 CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams,
                           void **extra) {
+  CUresult result;
+  zmlir_enter();
   if (config != NULL && config->numAttrs == 0) {
     const unsigned int grid[3] = {config->gridDimX, config->gridDimY, config->gridDimZ};
     const unsigned int block[3] = {config->blockDimX, config->blockDimY, config->blockDimZ};
-    CUresult result;
     if (zmlir_fast_launch(f, grid, block, config->sharedMemBytes, config->hStream, kernelParams,
-                          extra, &result))
+                          extra, &result)) {
+      zmlir_leave();
       return result;
+    }
   }
-  return zmlir_py_cuLaunchKernelEx(config, f, kernelParams, extra);
+  result = zmlir_py_cuLaunchKernelEx(config, f, kernelParams, extra);
+  zmlir_leave();
+  return result;
 }
 
 /* The exported address of a function of this file: cffi's ffi.addressof

@@ -41,8 +41,26 @@ class FastPath:
         if self.lib is not None:
             self.lib.zmlir_fast_enable(int(on))
 
+    # -- the process's exit (fastpath.c) -------------------------------------------
+    def enter(self) -> None:
+        """Counts a call into the driver (pair it with leave()); once the
+        process is exiting, a call from another thread waits for its end."""
+        if self.lib is not None:
+            self.lib.zmlir_enter()
+
+    def leave(self) -> None:
+        if self.lib is not None:
+            self.lib.zmlir_leave()
+
+    def register_exit(self) -> None:
+        """(Re)registers the exit handler: after the backend loaded code whose
+        static destructors exit() runs, so that the handler runs before them."""
+        if self.lib is not None:
+            self.lib.zmlir_register_exit()
+
     def set_backend(self, device: Any) -> None:
         """Hands the backend's C entry points to fastpath.c (once, at cuInit)."""
+        self.register_exit()
         points = device.fast_launch_points()
         if self.lib is None or points is None:
             return

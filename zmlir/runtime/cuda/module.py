@@ -174,6 +174,7 @@ class ModuleAPI(FunctionAPI):
             if compiled is None:
                 compiled = self._compile(ptx, name, key)
             program = self.device.load(compiled)
+            self.fast.register_exit()  # after what the backend loaded for it
             module = Module(name, compiled, program)
             module.trap_word = self._trap_word(module)
             self._attach_printf(module, ptx)
