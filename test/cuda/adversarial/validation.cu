@@ -124,6 +124,19 @@ int main() {
       ++failures;
     }
 
+  EXPECT_CU(cuGetErrorName(CUDA_SUCCESS, nullptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_CU(cuGetErrorString(CUDA_SUCCESS, nullptr), CUDA_ERROR_INVALID_VALUE);
+
+  // NULL where an output is required.
+  EXPECT_CU(cuDriverGetVersion(nullptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_CU(cuDeviceGetCount(nullptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_CU(cuDeviceGetUuid(nullptr, dev), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_CU(cuDeviceGetPCIBusId(nullptr, 16, dev), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_CU(cuMemAlloc(nullptr, 64), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_CU(cuStreamCreate(nullptr, 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_CU(cuEventCreate(nullptr, 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_CU(cuCtxGetCurrent(nullptr), CUDA_ERROR_INVALID_VALUE);
+
   // Devices.
   EXPECT_CU(cuDeviceGetName(nullptr, 256, dev), CUDA_ERROR_INVALID_VALUE);
   int value = 0;
@@ -151,6 +164,14 @@ int main() {
 
   CUdeviceptr out;
   EXPECT_CU(cuMemAlloc(&out, 4), CUDA_SUCCESS);
+  EXPECT_CU(cuPointerGetAttribute(nullptr, CU_POINTER_ATTRIBUTE_DEVICE_POINTER, out),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_CU(cuFuncGetAttribute(nullptr, CU_FUNC_ATTRIBUTE_NUM_REGS, store),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_CU(cuMemcpyHtoD(out, nullptr, 4), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_CU(cuLaunchKernel(store, 1, 1, 1, 1, 1, 1, 0, 0, nullptr, nullptr),
+            CUDA_ERROR_INVALID_VALUE);  // a kernel with parameters, none given
+  EXPECT_CU(cuLaunchKernelEx(nullptr, store, nullptr, nullptr), CUDA_ERROR_INVALID_VALUE);
   void *params[] = {&out};
   void *null_params[] = {nullptr};
   EXPECT_CU(cuLaunchKernel(store, 1, 1, 1, 1, 1, 1, 0, 0, null_params, nullptr),

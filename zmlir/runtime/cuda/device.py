@@ -63,6 +63,8 @@ class DeviceAPI(DriverState):
 
     def _error_string(self, table: Callable[[int], str | None], error: int, out: Any) -> int:
         text = table(error)
+        if out == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
         if text is None:
             out[0] = self.ffi.NULL
             return E.CUDA_ERROR_INVALID_VALUE
@@ -91,7 +93,7 @@ class DeviceAPI(DriverState):
 
     def cuDeviceGetName(self, name: Any, length: int, dev: int) -> int:
         self.check_device(dev)
-        if name == self.ffi.NULL:
+        if name == self.ffi.NULL or length <= 0:
             return E.CUDA_ERROR_INVALID_VALUE
         text = f"zmlir {self.device.device_name}".encode()[: max(length - 1, 0)]
         self.ffi.memmove(name, text + b"\0", len(text) + 1)
@@ -99,6 +101,8 @@ class DeviceAPI(DriverState):
 
     def cuDeviceGetUuid(self, uuid: Any, dev: int) -> int:
         self.check_device(dev)
+        if uuid == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
         digest = hashlib.md5(f"zmlir:{self.device.device_name}".encode()).digest()
         self.ffi.memmove(uuid, digest, 16)
         return E.CUDA_SUCCESS
@@ -149,6 +153,8 @@ class DeviceAPI(DriverState):
 
     def cuDeviceGetPCIBusId(self, bus_id: Any, length: int, dev: int) -> int:
         self.check_device(dev)
+        if bus_id == self.ffi.NULL or length <= 0:
+            return E.CUDA_ERROR_INVALID_VALUE
         text = _PCI_BUS_ID.encode()[: max(length - 1, 0)]
         self.ffi.memmove(bus_id, text + b"\0", len(text) + 1)
         return E.CUDA_SUCCESS

@@ -156,6 +156,8 @@ class MemoryAPI(DriverState):
 
     def cuPointerGetAttribute(self, data: Any, attribute: int, ptr: int) -> int:
         self.require_init()
+        if data == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
         is_device = self.is_device(ptr)
         if attribute == 2:  # CU_POINTER_ATTRIBUTE_MEMORY_TYPE
             self.ffi.cast("unsigned int *", data)[0] = 2 if is_device else 1
