@@ -1,0 +1,52 @@
+// RUN: zmlir-opt %s -split-input-file -verify-diagnostics
+
+// cp.async copies 4, 8 or 16 bytes.
+func.func @size(%d: i32, %s: i64) {
+  // expected-error @+1 {{copies 4, 8 or 16 bytes, not 2}}
+  ptx.cp_async %d, %s {cache = #ptx.cache<ca>, size = 2 : i64} : i32, i64
+  ptx.ret
+}
+
+// -----
+
+// .cg copies 16 bytes only.
+func.func @cg_size(%d: i32, %s: i64) {
+  // expected-error @+1 {{with .cg copies 16 bytes}}
+  ptx.cp_async %d, %s {cache = #ptx.cache<cg>, size = 8 : i64} : i32, i64
+  ptx.ret
+}
+
+// -----
+
+// Only .ca and .cg exist.
+func.func @cache(%d: i32, %s: i64) {
+  // expected-error @+1 {{takes the cache operator .ca or .cg}}
+  ptx.cp_async %d, %s {cache = #ptx.cache<cs>, size = 16 : i64} : i32, i64
+  ptx.ret
+}
+
+// -----
+
+// A source size or an ignore-src predicate, not both.
+func.func @both(%d: i32, %s: i64, %n: i32, %p: i1) {
+  // expected-error @+1 {{takes a source size or an ignore-src predicate, not both}}
+  ptx.cp_async %d, %s src_size %n ignore_src %p {cache = #ptx.cache<ca>, size = 4 : i64} : i32, i64
+  ptx.ret
+}
+
+// -----
+
+// wait_all has no count.
+func.func @wait_all_count() {
+  // expected-error @+1 {{waits for all groups or for a count of them, not both}}
+  ptx.cp_async_wait_group {all, pending = 2 : i64}
+  ptx.ret
+}
+
+// -----
+
+func.func @wait_negative() {
+  // expected-error @+1 {{expects a count of pending groups of at least 0, got -1}}
+  ptx.cp_async_wait_group {pending = -1 : i64}
+  ptx.ret
+}

@@ -1,0 +1,59 @@
+//===- PTXAsyncCopyOps.td - cp.async -----------------------*- tablegen -*-===//
+//
+// Asynchronous copies from global to shared memory and their groups.
+// Verified in PTXAsyncCopyOps.cpp, lowered by zmlir/lowering/AsyncCopy.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ZMLIR_DIALECT_PTX_ASYNCCOPYOPS
+#define ZMLIR_DIALECT_PTX_ASYNCCOPYOPS
+
+include "zmlir/dialects/ptx/PTXOpBase.td"
+
+//===----------------------------------------------------------------------===//
+// cp.async (PTX ISA 9.7.9.25.3)
+//===----------------------------------------------------------------------===//
+
+def PTX_CpAsyncOp : PTX_Op<"cp_async", [AttrSizedOperandSegments]> {
+  let summary = "PTX `cp.async`: copy from global to shared memory, asynchronously";
+  let description = [{
+    `cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size}`
+    or `{, ignore-src}`: copies `size` (4, 8 or 16; .cg: 16) bytes from the
+    global address `src+src_offset` to the shared address `dst+dst_offset`,
+    of which only the first `src_size` come from `src` (all of them when
+    absent, none when `ignore_src` is true): the rest are zeros. The copy
+    completes by the `cp.async.wait_group` that waits for its group.
+    `dst` is a `.shared` address, `src` a `.global` one; cache hints and
+    L2 prefetch sizes (`.L2::cache_hint`, `.L2::128B`, ...) change no result
+    and are not kept. PTX ISA 9.7.9.25.3.1.
+    Example: `ptx.cp_async %d, %s {cache = #ptx.cache<cg>, size = 16 : i64} : i32, i64`
+  }];
+  let arguments = (ins PTX_Address:$dst, PTX_Address:$src, Optional<I32>:$src_size,
+      Optional<I1>:$ignore_src, I64Attr:$size, PTX_CacheOpAttr:$cache,
+      DefaultValuedAttr<I64Attr, "0">:$dst_offset, DefaultValuedAttr<I64Attr, "0">:$src_offset);
+  let assemblyFormat = [{
+    $dst `,` $src (`src_size` $src_size^)? (`ignore_src` $ignore_src^)? attr-dict `:` type($dst) `,` type($src)
+  }];
+  let hasVerifier = 1;
+}
+
+def PTX_CpAsyncCommitGroupOp : PTX_Op<"cp_async_commit_group"> {
+  let summary = "PTX `cp.async.commit_group`: close the thread's group of copies";
+  let description = "PTX ISA 9.7.9.25.3.2.";
+  let assemblyFormat = "attr-dict";
+}
+
+def PTX_CpAsyncWaitGroupOp : PTX_Op<"cp_async_wait_group"> {
+  let summary = "PTX `cp.async.wait_group N` / `cp.async.wait_all`";
+  let description = [{
+    Waits until at most `pending` of the thread's committed groups of copies
+    are incomplete; `all` waits for every copy, committed or not
+    (`cp.async.wait_all`). PTX ISA 9.7.9.25.3.3.
+    Example: `ptx.cp_async_wait_group {pending = 0 : i64}`
+  }];
+  let arguments = (ins DefaultValuedAttr<I64Attr, "0">:$pending, UnitAttr:$all);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+#endif // ZMLIR_DIALECT_PTX_ASYNCCOPYOPS
