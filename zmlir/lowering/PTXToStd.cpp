@@ -421,6 +421,7 @@ void zmlir::populatePTXToStdConversionPatterns(RewritePatternSet &patterns,
   populatePTXFloatFunctionPatterns(patterns, state);
   populatePTXWarpPatterns(patterns, state);
   populatePTXMatrixPatterns(patterns, state);
+  populatePTXAsyncCopyPatterns(patterns, state);
   populatePTXArithPatterns(patterns, state);
   populatePTXConvertPatterns(patterns, state);
   populatePTXSpecialRegisterPatterns(patterns, state);

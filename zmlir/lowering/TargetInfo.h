@@ -122,6 +122,24 @@ public:
     return {};
   }
 
+  //===--- Asynchronous copies ---------------------------------------------===//
+
+  /// Whether `cp.async` and its groups are the target's own asynchronous
+  /// copies (emitAsyncCopy, emitAsyncCopyCommit, emitAsyncCopyWait, all
+  /// three); if not, the lowering copies synchronously and drops the groups.
+  virtual bool hasNativeAsyncCopy() const { return false; }
+  /// `cp.async.cache.shared.global` of `size` bytes from the global pointer
+  /// `src` to the shared pointer `dst`, of which the first `srcSize` (an i32;
+  /// null: all) come from `src` and the rest are zeros.
+  virtual void emitAsyncCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value dst,
+                             mlir::Value src, int64_t size, ptx::CacheOp cache,
+                             mlir::Value srcSize) const {}
+  /// `cp.async.commit_group`.
+  virtual void emitAsyncCopyCommit(mlir::OpBuilder &b, mlir::Location loc) const {}
+  /// `cp.async.wait_group pending`, or `cp.async.wait_all` when `all`.
+  virtual void emitAsyncCopyWait(mlir::OpBuilder &b, mlir::Location loc, int64_t pending,
+                                 bool all) const {}
+
   //===--- Special registers and the launch --------------------------------===//
 
   /// Whether a kernel takes a by-value aggregate parameter (`.param .align N

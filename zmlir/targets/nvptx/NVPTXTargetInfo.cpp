@@ -212,6 +212,33 @@ public:
     return withResult ? asmOp.getResult(0) : Value();
   }
 
+  /// cp.async as NVIDIA's own (sm_80+): llvm.nvvm.cp.async.* (`.s` with a
+  /// source size), pointers in the shared (3) and global (1) spaces.
+  bool hasNativeAsyncCopy() const override { return true; }
+
+  void emitAsyncCopy(OpBuilder &b, Location loc, Value dst, Value src, int64_t size, CacheOp cache,
+                     Value srcSize) const override {
+    std::string name = ("llvm.nvvm.cp.async." + stringifyCacheOp(cache) + ".shared.global." +
+                        Twine(size) + (srcSize ? ".s" : ""))
+                           .str();
+    SmallVector<Value> args{dst, src};
+    if (srcSize)
+      args.push_back(srcSize);
+    callIntrinsic(b, loc, mlir::Type(), name, args);
+  }
+
+  void emitAsyncCopyCommit(OpBuilder &b, Location loc) const override {
+    callIntrinsic(b, loc, mlir::Type(), "llvm.nvvm.cp.async.commit.group", {});
+  }
+
+  void emitAsyncCopyWait(OpBuilder &b, Location loc, int64_t pending, bool all) const override {
+    if (all)
+      callIntrinsic(b, loc, mlir::Type(), "llvm.nvvm.cp.async.wait.all", {});
+    else
+      callIntrinsic(b, loc, mlir::Type(), "llvm.nvvm.cp.async.wait.group",
+                    intConst(b, loc, b.getI32Type(), pending));
+  }
+
   Value nativeLaunchRegister(OpBuilder &b, Location loc, SpecialReg reg) const override {
     // %gridid is 64 bits wide; llvm.nvvm.read.ptx.sreg.gridid reads 32.
     if (reg == SpecialReg::Gridid)

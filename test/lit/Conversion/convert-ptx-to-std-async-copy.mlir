@@ -1,0 +1,84 @@
+// RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std="target=spirv local-address-space=0" | FileCheck %s --check-prefix=SYNC
+// RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std=target=host | FileCheck %s --check-prefix=SYNC
+// RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std="target=amdgpu wave-size=64" | FileCheck %s --check-prefix=SYNC
+// RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std=target=nvptx | FileCheck %s --check-prefix=NV
+
+// A whole copy (a source size of at least the copy's, or none) is one
+// vector load from global memory and one store into the shared window, at
+// the offsets; the groups are dropped. NVPTX: NVIDIA's cp.async, without
+// the source size, and its groups.
+// SYNC-LABEL: gpu.func @whole
+// SYNC: %[[WINDOW:.*]] = llvm.mlir.addressof @__zmlir_shared_window : !llvm.ptr<3>
+// SYNC: %[[DOFF:.*]] = arith.addi %{{.*}}, %c16_i64
+// SYNC: %[[DST:.*]] = llvm.getelementptr %[[WINDOW]][%[[DOFF]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// SYNC: %[[SOFF:.*]] = arith.addi %{{.*}}, %c32_i64
+// SYNC: %[[SRC:.*]] = llvm.inttoptr %[[SOFF]] : i64 to !llvm.ptr<1>
+// SYNC: %[[V:.*]] = llvm.load %[[SRC]] {alignment = 16 : i64} : !llvm.ptr<1> -> vector<16xi8>
+// SYNC: llvm.store %[[V]], %[[DST]] {alignment = 16 : i64} : vector<16xi8>, !llvm.ptr<3>
+// SYNC: %[[V2:.*]] = llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<8xi8>
+// SYNC: llvm.store %[[V2]], %{{.*}} {alignment = 8 : i64} : vector<8xi8>, !llvm.ptr<3>
+// SYNC-NOT: cf.cond_br
+// SYNC-NOT: ptx.
+// SYNC: gpu.return
+// NV-LABEL: gpu.func @whole
+// NV: llvm.call_intrinsic "llvm.nvvm.cp.async.cg.shared.global.16"(%{{.*}}, %{{.*}}) : (!llvm.ptr<3>, !llvm.ptr<1>) -> ()
+// NV: llvm.call_intrinsic "llvm.nvvm.cp.async.ca.shared.global.8"(%{{.*}}, %{{.*}}) : (!llvm.ptr<3>, !llvm.ptr<1>) -> ()
+// NV: llvm.call_intrinsic "llvm.nvvm.cp.async.commit.group"() : () -> ()
+// NV: %[[ONE:.*]] = arith.constant 1 : i32
+// NV: llvm.call_intrinsic "llvm.nvvm.cp.async.wait.group"(%[[ONE]]) : (i32) -> ()
+// NV: llvm.call_intrinsic "llvm.nvvm.cp.async.wait.all"() : () -> ()
+func.func @whole(%d: i32, %s: i64) attributes {ptx.entry} {
+  %c16 = arith.constant 16 : i32
+  ptx.cp_async %d, %s src_size %c16 {cache = #ptx.cache<cg>, size = 16 : i64, dst_offset = 16 : i64, src_offset = 32 : i64} : i32, i64
+  ptx.cp_async %d, %s {cache = #ptx.cache<ca>, size = 8 : i64} : i32, i64
+  ptx.cp_async_commit_group
+  ptx.cp_async_wait_group {pending = 1 : i64}
+  ptx.cp_async_wait_group {all}
+  ptx.ret
+}
+
+// -----
+
+// A source size in a register: zeros where it is 0, without reading the
+// source; else the copy's bytes, those from the source size on replaced by
+// zeros. NVPTX: cp.async with the source size (`.s`).
+// SYNC-LABEL: gpu.func @zero_fill
+// SYNC-SAME: %[[N:[^:]*]]: i32)
+// SYNC: %[[ZEROS:.*]] = arith.constant dense<0> : vector<8xi8>
+// SYNC: %[[ANY:.*]] = arith.cmpi ne, %[[N]], %c0_i32
+// SYNC: cf.cond_br %[[ANY]], ^[[LOAD:.*]], ^[[STORE:.*]](%[[ZEROS]] : vector<8xi8>)
+// SYNC: ^[[LOAD]]:
+// SYNC: %[[V:.*]] = llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<8xi8>
+// SYNC: %[[SPLAT:.*]] = llvm.shufflevector
+// SYNC: %[[KEEP:.*]] = arith.cmpi ult, %{{.*}}, %[[SPLAT]] : vector<8xi32>
+// SYNC: %[[BYTES:.*]] = arith.select %[[KEEP]], %[[V]], %[[ZEROS]] : vector<8xi1>, vector<8xi8>
+// SYNC: cf.br ^[[STORE]](%[[BYTES]] : vector<8xi8>)
+// SYNC: ^[[STORE]](%[[B:.*]]: vector<8xi8>):
+// SYNC: llvm.store %[[B]], %{{.*}} {alignment = 8 : i64} : vector<8xi8>, !llvm.ptr<3>
+// NV-LABEL: gpu.func @zero_fill
+// NV-SAME: %[[N:[^:]*]]: i32)
+// NV: llvm.call_intrinsic "llvm.nvvm.cp.async.ca.shared.global.8.s"(%{{.*}}, %{{.*}}, %[[N]]) : (!llvm.ptr<3>, !llvm.ptr<1>, i32) -> ()
+func.func @zero_fill(%d: i32, %s: i64, %n: i32) attributes {ptx.entry} {
+  ptx.cp_async %d, %s src_size %n {cache = #ptx.cache<ca>, size = 8 : i64} : i32, i64
+  ptx.ret
+}
+
+// -----
+
+// ignore-src is a source size of 0 (all zeros, the source not read) or of
+// the whole copy.
+// SYNC-LABEL: gpu.func @ignore_src
+// SYNC-SAME: %[[P:[^:]*]]: i1)
+// SYNC: %[[N:.*]] = arith.select %[[P]], %c0_i32, %c4_i32 : i32
+// SYNC: %[[ANY:.*]] = arith.cmpi ne, %[[N]], %{{.*}}
+// SYNC: cf.cond_br %[[ANY]]
+// SYNC: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> vector<4xi8>
+// SYNC: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<4xi8>, !llvm.ptr<3>
+// NV-LABEL: gpu.func @ignore_src
+// NV-SAME: %[[P:[^:]*]]: i1)
+// NV: %[[N:.*]] = arith.select %[[P]], %c0_i32, %c4_i32 : i32
+// NV: llvm.call_intrinsic "llvm.nvvm.cp.async.ca.shared.global.4.s"(%{{.*}}, %{{.*}}, %[[N]])
+func.func @ignore_src(%d: i32, %s: i64, %p: i1) attributes {ptx.entry} {
+  ptx.cp_async %d, %s ignore_src %p {cache = #ptx.cache<ca>, size = 4 : i64} : i32, i64
+  ptx.ret
+}
