@@ -17,11 +17,12 @@ diagnostics point at `file.ptx:line:col`.
 
 and a module of handlers per instruction family, as the lowering has them:
 arith.py, bits.py, convert.py, memory.py, atomics.py, warp.py, matrix.py,
-control.py, calls.py.
+asynccopy.py, control.py, calls.py.
 """
 
 from zmlir.frontend.importer import (  # noqa: F401  (each registers its handlers)
     arith,
+    asynccopy,
     atomics,
     bits,
     calls,

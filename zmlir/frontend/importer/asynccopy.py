@@ -1,0 +1,94 @@
+"""Asynchronous copies from global to shared memory: cp.async and its groups
+(cp.async.commit_group, cp.async.wait_group, cp.async.wait_all).
+
+    cp.async.{ca,cg}.shared{::cta}.global{.L2::cache_hint}{.L2::64B|128B|256B}
+        [dst], [src], cp-size{, src-size | ignore-src}{, cache-policy}
+
+The cache hint and the L2 prefetch size change no result: they are
+accepted and dropped, and so is the cache-policy operand. Every other `cp`
+form (cp.async.bulk*, cp.async.mbarrier.arrive, cp.reduce.async.bulk*)
+imports as `ptx.inst`, which the lowering names as unsupported."""
+
+from __future__ import annotations
+
+from zmlir.frontend import ast
+from zmlir.frontend.importer.common import address, attr_dict
+from zmlir.frontend.importer.core import FunctionImporter, handles
+from zmlir.frontend.importer.generic import generic
+from zmlir.frontend.ssa import Value
+
+_CACHE_OPS = {"ca", "cg"}
+_DST_SPACES = {"shared", "shared::cta"}
+_PREFETCH_SIZES = {"L2::64B", "L2::128B", "L2::256B"}
+_CACHE_HINT = "L2::cache_hint"
+
+
+@handles("cp")
+def _cp(imp: FunctionImporter, inst: ast.Instruction) -> None:
+    mods = inst.modifiers
+    if mods == ("async", "commit_group") and not inst.operands:
+        imp.emit([], "ptx.cp_async_commit_group", [], inst.loc)
+    elif mods == ("async", "wait_all") and not inst.operands:
+        imp.emit([], "ptx.cp_async_wait_group {{all}}", [], inst.loc)
+    elif mods == ("async", "wait_group") and len(inst.operands) == 1:
+        n = inst.operands[0]
+        if not isinstance(n, ast.IntImm):
+            raise imp.error("'cp.async.wait_group' expects an integer constant", inst.loc)
+        imp.emit([], f"ptx.cp_async_wait_group {attr_dict(pending=f'{n.value} : i64')}", [],
+                 inst.loc)
+    elif _is_copy(mods):
+        _copy(imp, inst)
+    else:
+        generic(imp, inst)
+
+
+def _is_copy(mods: tuple[str, ...]) -> bool:
+    if len(mods) < 4 or mods[0] != "async" or mods[1] not in _CACHE_OPS:
+        return False
+    if mods[2] not in _DST_SPACES or mods[3] != "global":
+        return False
+    hints = mods[4:]
+    return (len(set(hints)) == len(hints)
+            and all(h == _CACHE_HINT or h in _PREFETCH_SIZES for h in hints)
+            and sum(h in _PREFETCH_SIZES for h in hints) <= 1)
+
+
+def _copy(imp: FunctionImporter, inst: ast.Instruction) -> None:
+    operands = list(inst.operands)
+    if _CACHE_HINT in inst.modifiers:
+        if len(operands) not in (4, 5):
+            raise imp.error("'cp.async' with .L2::cache_hint expects a cache-policy operand",
+                            inst.loc)
+        operands.pop()  # the cache policy: a hint
+    if len(operands) not in (3, 4):
+        raise imp.error(f"'cp.async' expects 3 or 4 operands, got {len(operands)}", inst.loc)
+    size = operands[2]
+    if not isinstance(size, ast.IntImm):
+        raise imp.error("'cp.async' expects the copy size as an integer constant", inst.loc)
+    dst, dst_offset = address(imp, inst, operands[0], "shared")
+    src, src_offset = address(imp, inst, operands[1], "global")
+    args: list[Value] = [dst, src]
+    extra = ""
+    if len(operands) == 4:
+        last = operands[3]
+        if _is_predicate(imp, last):
+            args.append(imp.value(last, "i1", inst.loc))
+            extra = " ignore_src {2}"
+        else:
+            args.append(imp.value(last, "i32", inst.loc, "u32"))
+            extra = " src_size {2}"
+    attrs = attr_dict(
+        cache=f"#ptx.cache<{inst.modifiers[1]}>",
+        dst_offset=f"{dst_offset} : i64" if dst_offset else None,
+        size=f"{size.value} : i64",
+        src_offset=f"{src_offset} : i64" if src_offset else None)
+    imp.emit([], f"ptx.cp_async {{0}}, {{1}}{extra} {attrs} : {dst.type}, {src.type}", args,
+             inst.loc)
+
+
+def _is_predicate(imp: FunctionImporter, operand: ast.Operand) -> bool:
+    """Whether the fourth operand is the ignore-src predicate (`p`, `!p`),
+    not the source size."""
+    if isinstance(operand, ast.Not):
+        return True
+    return isinstance(operand, ast.Reg) and imp.ssa.reg_type(operand.name) == "i1"
