@@ -168,6 +168,32 @@ def test_divergent_collectives(host, nvcc_ptx) -> None:
     np.testing.assert_array_equal(got.reshape(-1, 8), _as_i32(want).reshape(-1, 8))
 
 
+def test_async_copy_zero_fill(host, nvcc_ptx) -> None:
+    """cp.async as a synchronous copy (programs/async_copy.cu, whose main()
+    checks every kernel on GPUs): the source size in a register, bytes past it
+    zeros and a size of 0 reading nothing (its source is null), and the
+    ignore-src predicate."""
+    module = zmlir.compile_module(nvcc_ptx("programs/async_copy.cu"), "host")
+    kernel = module.kernels["_Z13runtime_sizesPK4int4PS_PKi"]
+    threads = 128
+    src = np.random.default_rng(5).integers(1, 256, (threads, 16), dtype=np.uint8)
+    sizes = np.arange(threads, dtype=np.int32) % 17
+    d_src, d_out, d_sizes = host.alloc(src.nbytes), host.alloc(2 * src.nbytes), host.alloc(
+        sizes.nbytes)
+    host.copy_to_device(d_src, src)
+    host.copy_to_device(d_sizes, sizes)
+    host.launch(host.load(module.binary).kernel(kernel.name), grid=(1, 1, 1),
+                block=(threads, 1, 1), args=[np.uint64(d_src), np.uint64(d_out),
+                                             np.uint64(d_sizes)],
+                shared_window=kernel.static_shared_bytes)
+    got = host.copy_into(d_out, np.empty((2 * threads, 16), np.uint8))
+    neighbour = (np.arange(threads) + 1) % threads
+    want_sized = np.where(np.arange(16) < sizes[neighbour][:, None], src[neighbour], 0)
+    want_ignored = np.where((np.arange(threads) % 3 == 0)[:, None], 0, src)
+    np.testing.assert_array_equal(got[:threads], want_sized)
+    np.testing.assert_array_equal(got[threads:], want_ignored)
+
+
 def test_trap_fails_the_launch(host, compiled) -> None:
     _, program = compiled("warp_ops.cu")
     out = host.alloc(64 * 4)
