@@ -2,6 +2,7 @@
 // none until it sets one, and what one thread pushes, pops or sets is not
 // another's. NVIDIA's answers are next to each check. Built with nvcc,
 // linked with -lcuda.
+#include <atomic>
 #include <cstdio>
 #include <cuda.h>
 #include <thread>
@@ -54,6 +55,28 @@ int main() {
     EXPECT_CU(cuCtxGetCurrent(&mine), CUDA_SUCCESS);
     EXPECT(mine == nullptr);
   }).join();
+
+  // A context destroyed while current on another thread: that thread's
+  // calls return CUDA_ERROR_CONTEXT_IS_DESTROYED.
+  CUcontext doomed;
+  EXPECT_CU(cuCtxCreate(&doomed, nullptr, 0, dev), CUDA_SUCCESS);
+  EXPECT_CU(cuCtxPopCurrent(&current), CUDA_SUCCESS);
+  EXPECT(current == doomed);
+  std::atomic<int> stage{0};
+  std::thread other([&] {
+    EXPECT_CU(cuCtxSetCurrent(doomed), CUDA_SUCCESS);
+    stage = 1;
+    while (stage != 2)
+      std::this_thread::yield();
+    CUdeviceptr q;
+    EXPECT_CU(cuMemAlloc(&q, 64), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+    EXPECT_CU(cuCtxSynchronize(), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+  });
+  while (stage != 1)
+    std::this_thread::yield();
+  EXPECT_CU(cuCtxDestroy(doomed), CUDA_SUCCESS);
+  stage = 2;
+  other.join();
 
   // This thread's context is still the one it created.
   EXPECT_CU(cuCtxGetCurrent(&current), CUDA_SUCCESS);

@@ -106,7 +106,10 @@ class DriverState:
         stack = self.context_stack()
         if not stack:
             raise CudaError(E.CUDA_ERROR_INVALID_CONTEXT, "no current context")
-        return self.handles.get(stack[-1], Context)
+        context = self.handles.find(stack[-1])
+        if not isinstance(context, Context):  # another thread destroyed it (NVIDIA: 709)
+            raise CudaError(E.CUDA_ERROR_CONTEXT_IS_DESTROYED, f"context 0x{stack[-1]:x}")
+        return context
 
     def primary_context(self) -> int:
         """The handle of the device's primary context (created on first use)."""
