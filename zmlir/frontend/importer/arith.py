@@ -274,6 +274,10 @@ def _selp(imp: FunctionImporter, inst: ast.Instruction) -> None:
     imp.write_reg(inst.operands[0], r, inst.loc)
 
 
+# 1.0 in each half-precision type: what `set` writes for true.
+_HALF_ONE = {"f16": 0x3C00, "bf16": 0x3F80}
+
+
 @handles("set")
 def _set(imp: FunctionImporter, inst: ast.Instruction) -> None:
     m = classify(inst)
@@ -281,8 +285,9 @@ def _set(imp: FunctionImporter, inst: ast.Instruction) -> None:
     if len(m.types) != 2 or m.cmp is None:
         raise imp.error("'set' needs a comparison and two types", inst.loc)
     dtype, stype = m.types
-    if dtype not in ("u32", "s32", "f32"):
-        # .f16/.f16x2/... results: ptx.set has no such result type.
+    half = dtype in _HALF_ONE and not stype.endswith("x2")
+    if dtype not in ("u32", "s32", "f32") and not half:
+        # .f16x2/.bf16x2 results: ptx.set has no such result type.
         generic(imp, inst)
         return
     if len(inst.operands) not in (3, 4):
@@ -298,6 +303,20 @@ def _set(imp: FunctionImporter, inst: ast.Instruction) -> None:
         operands.append(imp.value(c, "i1", inst.loc))
         if boolop is None:
             raise imp.error("'set' with a fourth operand needs .and, .or or .xor", inst.loc)
+    if half:
+        # 1.0 or 0.0 of the half type (numba's float16 ==): setp, then a select.
+        p, q = imp.new_value("i1"), imp.new_value("i1")
+        attrs = attr_dict(cmp=f"#ptx.cmp<{m.cmp}>", type=f"#ptx.type<{stype}>",
+                          boolop=f"#ptx.boolop<{boolop}>" if boolop else None,
+                          negate_c=negate_c, ftz="ftz" in m.flags)
+        imp.emit([p, q], f"ptx.setp {operand_slots(len(operands))} {attrs} : {st}", operands,
+                 inst.loc)
+        one, zero = imp.new_value(dtype), imp.new_value(dtype)
+        imp.emit([one], f"arith.constant 0x{_HALF_ONE[dtype]:04X} : {dtype}", [], inst.loc)
+        imp.emit([zero], f"arith.constant 0x0000 : {dtype}", [], inst.loc)
+        emit_result(imp, inst, f"arith.select {{0}}, {{1}}, {{2}} : {dtype}", [p, one, zero],
+                    dtype)
+        return
     rt = "f32" if dtype == "f32" else "i32"
     attrs = attr_dict(boolop=f"#ptx.boolop<{boolop}>" if boolop else None,
                       cmp=f"#ptx.cmp<{m.cmp}>", ftz="ftz" in m.flags, negate_c=negate_c,
