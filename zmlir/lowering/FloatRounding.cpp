@@ -11,6 +11,7 @@
 #include "zmlir/lowering/FloatRounding.h"
 #include "zmlir/lowering/PTXLowering.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -625,11 +626,14 @@ Value zmlir::copySign(OpBuilder &b, Location loc, Value magnitude, Value sign) {
 }
 
 /// Round half to even without llvm.roundeven (not legal for every GPU
-/// lowering): below 2^(p-1) adding and subtracting 2^(p-1) rounds exactly
-/// that way; larger magnitudes, infinities and NaN are already integral.
+/// lowering): below 2^(p-1) (p the type's precision: 11 for f16, 24 for
+/// f32) adding and subtracting 2^(p-1) rounds exactly that way; larger
+/// magnitudes, infinities and NaN are already integral.
 Value zmlir::roundEven(OpBuilder &b, Location loc, Value x) {
   mlir::Type t = x.getType();
-  double big = t.isF64() ? 4503599627370496.0 : 8388608.0;
+  auto floatType = cast<FloatType>(getElementTypeOrSelf(t));
+  double big = std::ldexp(
+      1.0, static_cast<int>(llvm::APFloat::semanticsPrecision(floatType.getFloatSemantics())) - 1);
   Value zero = floatConst(b, loc, t, 0.0);
   Value ax = copySign(b, loc, x, zero);
   Value c = floatConst(b, loc, t, big);
