@@ -37,6 +37,17 @@ int main() {
              h[2 * i + 1], want);
     }
   }
+  // Above 48 KiB with the opt-in, as tensor-core kernels do: up to the
+  // device's MaxSharedMemoryPerBlockOptin (compute capability 8.0: 163 KiB).
+  int optin = 0;
+  CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
+  EXPECT(optin >= 96 * 1024, "MaxSharedMemoryPerBlockOptin %d", optin);
+  unsigned large = 96 * 1024;
+  CHECK(cudaFuncSetAttribute(sizes, cudaFuncAttributeMaxDynamicSharedMemorySize, large));
+  sizes<<<n / 64, 64, large>>>(d, n);
+  CHECK(cudaGetLastError());
+  CHECK(cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost));
+  EXPECT(h[0] == large, "%%dynamic_smem_size %u, launched with %u", h[0], large);
   CHECK(cudaFree(d));
   std::printf("PASS\n");
   return 0;
