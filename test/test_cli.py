@@ -80,16 +80,16 @@ def test_unsupported_instruction_is_one_diagnostic(tmp_path: Path) -> None:
 
 
 def test_unsupported_lowering_points_at_the_ptx_line(tmp_path: Path) -> None:
-    # Imports fine, but OpenCL has no nanosecond timer for %globaltimer.
-    src = tmp_path / "timer.ptx"
+    # Imports fine, but only NVIDIA's driver sets %envreg0.
+    src = tmp_path / "envreg.ptx"
     src.write_text(".version 9.0\n.target sm_80\n.address_size 64\n"
-                   ".visible .entry k(.param .u64 p)\n{\n\t.reg .b64 %rd<3>;\n"
-                   "\tld.param.u64 %rd1, [p];\n\tmov.u64 %rd2, %globaltimer;\n"
-                   "\tst.global.u64 [%rd1], %rd2;\n\tret;\n}\n")
+                   ".visible .entry k(.param .u64 p)\n{\n\t.reg .b32 %r<3>;\n"
+                   "\t.reg .b64 %rd<3>;\n\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, %envreg0;\n"
+                   "\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n")
     out = run_zmlir("compile", str(src), "-o", str(tmp_path / "o.spv"))
     assert out.returncode == 1
-    assert out.stderr.strip() == (f"{src}:8:2: error: unsupported special register "
-                                  "'%globaltimer' on target 'spirv'")
+    assert out.stderr.strip() == (f"{src}:9:2: error: unsupported special register "
+                                  "'%envreg0' on target 'spirv' (set by NVIDIA's driver)")
     assert not (tmp_path / "o.spv").exists()
 
 

@@ -186,13 +186,17 @@ struct SregOpLowering : PTXPattern<SregOp> {
     }
     case SpecialReg::Clock:
     case SpecialReg::Clock64:
-    case SpecialReg::Globaltimer: {
-      mlir::Type i64 = rewriter.getI64Type();
-      bool timer = reg == SpecialReg::Globaltimer;
-      Value r = state.target.readClock(rewriter, op, reg);
+    case SpecialReg::Globaltimer:
+    case SpecialReg::GlobaltimerLo:
+    case SpecialReg::GlobaltimerHi: {
+      // %globaltimer_lo and _hi are the halves of a read of %globaltimer.
+      bool half = reg == SpecialReg::GlobaltimerLo || reg == SpecialReg::GlobaltimerHi;
+      Value r = state.target.readClock(rewriter, op, half ? SpecialReg::Globaltimer : reg);
       if (!r)
         return unsupported(op, Twine("special register '%") + stringifySpecialReg(reg) +
                                    "' on target '" + state.target.getName() + "'");
+      if (reg == SpecialReg::GlobaltimerHi)
+        r = arith::ShRUIOp::create(rewriter, loc, r, intConst(rewriter, loc, r.getType(), 32));
       rewriter.replaceOp(op, adjustBits(rewriter, loc, r, type, false));
       return success();
     }

@@ -23,15 +23,6 @@ func.func @bar_arrive(%n: i32) attributes {ptx.entry} {
 
 // -----
 
-// OpenCL has no clock in nanoseconds.
-func.func @globaltimer() attributes {ptx.entry} {
-  // expected-error @+1 {{unsupported special register '%globaltimer' on target 'spirv'}}
-  %0 = ptx.sreg <globaltimer> : i64
-  ptx.ret
-}
-
-// -----
-
 // The address of a function the module does not define.
 func.func private @elsewhere(i32) -> i32
 func.func @external_address() attributes {ptx.entry} {

@@ -357,3 +357,61 @@ func.func @clocks() attributes {ptx.entry} {
   %1 = ptx.sreg <clock> : i32
   ptx.ret
 }
+
+// -----
+
+// %globaltimer on SPIR-V: the device-scope clock (OpReadClockKHR, ticks of no
+// known unit) through the module's calibration, which starts as the identity
+// and which the driver writes after loading: ns0 + d * mult / 2^shift with
+// d = ticks - ticks0, its halves scaled apart (no i128). %globaltimer_hi and
+// _lo are the halves of one read.
+// SPV-LABEL: gpu.module
+// SPV: llvm.func @_Z17clock_read_devicev() -> i64
+// SPV: llvm.mlir.global external @__zmlir_globaltimer(dense<[0, 0, 2147483648, 31]> : tensor<4xi64>) {addr_space = 1 : i32, alignment = 8 : i64} : !llvm.array<4 x i64>
+// SPV-LABEL: gpu.func @globaltimer
+// SPV: %[[BASE:.*]] = llvm.mlir.addressof @__zmlir_globaltimer : !llvm.ptr<1>
+// SPV: %[[TICKS0:.*]] = llvm.load %[[BASE]] {alignment = 8 : i64} : !llvm.ptr<1> -> i64
+// SPV: %[[P1:.*]] = llvm.getelementptr %[[BASE]][1] : (!llvm.ptr<1>) -> !llvm.ptr<1>, i64
+// SPV: %[[NS0:.*]] = llvm.load %[[P1]]
+// SPV: %[[P2:.*]] = llvm.getelementptr %[[BASE]][2] : (!llvm.ptr<1>) -> !llvm.ptr<1>, i64
+// SPV: %[[MULT:.*]] = llvm.load %[[P2]]
+// SPV: %[[P3:.*]] = llvm.getelementptr %[[BASE]][3] : (!llvm.ptr<1>) -> !llvm.ptr<1>, i64
+// SPV: %[[SHIFT:.*]] = llvm.load %[[P3]]
+// SPV: %[[TICKS:.*]] = llvm.call @_Z17clock_read_devicev() : () -> i64
+// SPV: %[[D:.*]] = arith.subi %[[TICKS]], %[[TICKS0]] : i64
+// SPV: %[[HI:.*]] = arith.shrui %[[D]], %[[C32:.*]] : i64
+// SPV: %[[LO:.*]] = arith.andi %[[D]], %{{.*}} : i64
+// SPV: %[[UP:.*]] = arith.subi %[[C32]], %[[SHIFT]] : i64
+// SPV: %[[HIM:.*]] = arith.muli %[[HI]], %[[MULT]] : i64
+// SPV: %[[HINS:.*]] = arith.shli %[[HIM]], %[[UP]] : i64
+// SPV: %[[LOM:.*]] = arith.muli %[[LO]], %[[MULT]] : i64
+// SPV: %[[LONS:.*]] = arith.shrui %[[LOM]], %[[SHIFT]] : i64
+// SPV: %[[SUM:.*]] = arith.addi %[[HINS]], %[[LONS]] : i64
+// SPV: %[[NS:.*]] = arith.addi %[[NS0]], %[[SUM]] : i64
+// SPV: llvm.store %[[NS]]
+// SPV: llvm.call @_Z17clock_read_devicev()
+// SPV: %[[LO32:.*]] = arith.trunci %{{.*}} : i64 to i32
+// SPV: llvm.store %[[LO32]]
+// SPV: llvm.call @_Z17clock_read_devicev()
+// SPV: %[[S:.*]] = arith.addi %{{.*}}, %{{.*}} : i64
+// SPV-NEXT: %[[N:.*]] = arith.addi %{{.*}}, %[[S]] : i64
+// SPV: %[[H:.*]] = arith.shrui %[[N]], %{{.*}} : i64
+// SPV-NEXT: %[[HI32:.*]] = arith.trunci %[[H]] : i64 to i32
+// SPV: llvm.store %[[HI32]]
+// NV-LABEL: gpu.func @globaltimer
+// NV: llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.globaltimer"
+// NV: %[[T:.*]] = llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.globaltimer"
+// NV: arith.trunci %[[T]] : i64 to i32
+// NV: %[[T2:.*]] = llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.globaltimer"
+// NV: arith.shrui %[[T2]]
+// GFX9-LABEL: gpu.func @globaltimer
+// GFX9: llvm.call_intrinsic "llvm.readsteadycounter"
+func.func @globaltimer(%out: i64) attributes {ptx.entry} {
+  %0 = ptx.sreg <globaltimer> : i64
+  ptx.st %out, %0 {space = #ptx.space<global>, type = #ptx.type<u64>} : i64, i64
+  %1 = ptx.sreg <globaltimer_lo> : i32
+  ptx.st %out, %1 {space = #ptx.space<global>, type = #ptx.type<u32>} : i64, i32
+  %2 = ptx.sreg <globaltimer_hi> : i32
+  ptx.st %out, %2 {space = #ptx.space<global>, type = #ptx.type<u32>} : i64, i32
+  ptx.ret
+}

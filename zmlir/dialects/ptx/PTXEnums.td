@@ -154,7 +154,9 @@ def PTX_SpecialRegEnum : PTX_Enum<"SpecialReg", "PTX special register", [
   I32EnumAttrCase<"Gridid", 25, "gridid">,
   I32EnumAttrCase<"Globaltimer", 26, "globaltimer">,
   I32EnumAttrCase<"DynamicSmemSize", 27, "dynamic_smem_size">,
-  I32EnumAttrCase<"TotalSmemSize", 28, "total_smem_size">]>;
+  I32EnumAttrCase<"TotalSmemSize", 28, "total_smem_size">,
+  I32EnumAttrCase<"GlobaltimerLo", 29, "globaltimer_lo">,
+  I32EnumAttrCase<"GlobaltimerHi", 30, "globaltimer_hi">]>;
 def PTX_SpecialRegAttr : PTX_EnumAttr<PTX_SpecialRegEnum, "sreg">;
 
 // prmt permute modes, PTX ISA 9.7.9.7. `None` is the generic form.

@@ -12,7 +12,8 @@ SPECIAL_REGS = {
     "%ctaid.x", "%ctaid.y", "%ctaid.z", "%nctaid.x", "%nctaid.y", "%nctaid.z",
     "%laneid", "%warpid", "%nwarpid", "%clock", "%clock64", "%lanemask_eq",
     "%lanemask_lt", "%lanemask_le", "%lanemask_gt", "%lanemask_ge", "%smid", "%nsmid",
-    "%gridid", "%globaltimer", "%dynamic_smem_size", "%total_smem_size",
+    "%gridid", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi", "%dynamic_smem_size",
+    "%total_smem_size",
 }
 # Special registers read as 64 bits; the others, as 32.
 _WIDE = ("%clock64", "%globaltimer", "%gridid")

@@ -2,7 +2,8 @@
 //
 // SPIR-V kernels for OpenCL and Level Zero, through LLVM's SPIR-V backend:
 // OpenCL built-ins for sub-groups and clocks, the launch's shared window size
-// as the global work offset, and traps as a module word the runtime reads.
+// as the global work offset, traps as a module word the runtime reads, and
+// %globaltimer as the device clock in a calibration the runtime writes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,6 +45,58 @@ Value trapWordAddress(OpBuilder &b, Location loc, gpu::GPUModuleOp module,
                                   /*alignment=*/4, state.addressSpaces.global);
   }
   return LLVM::AddressOfOp::create(b, loc, word);
+}
+
+/// The module's %globaltimer calibration: four i64 {ticks0, ns0, mult,
+/// shift} the driver writes after loading the module
+/// (zmlir/runtime/cuda/globaltimer.py), initially the identity {0, 0, 2^31,
+/// 31}. OpenCL and SPIR-V have no clock of a known unit: OpReadClockKHR at
+/// device scope counts ticks of the device's own (Intel's CPU runtime:
+/// CLOCK_MONOTONIC nanoseconds; a GPU: its timestamp counter), and the
+/// driver measures its rate against the host's clock.
+constexpr const char *kGlobaltimerName = "__zmlir_globaltimer";
+/// LLVM's SPIR-V CrossWorkgroup address space, where the variable lives.
+constexpr unsigned kCrossWorkgroup = 1;
+
+/// %globaltimer, nanoseconds since the Unix epoch once calibrated: ns0 + d *
+/// mult / 2^shift for the device clock's d = ticks - ticks0, where mult <
+/// 2^32 and shift <= 32 (LLVM's SPIR-V backend has no i128): d's high and
+/// low halves are scaled apart and neither product overflows.
+Value globaltimer(OpBuilder &b, Operation *user) {
+  Location loc = user->getLoc();
+  mlir::Type i64 = b.getI64Type();
+  auto module = b.getInsertionBlock()->getParentOp()->getParentOfType<gpu::GPUModuleOp>();
+  auto calibration = module.lookupSymbol<LLVM::GlobalOp>(kGlobaltimerName);
+  auto words = LLVM::LLVMArrayType::get(i64, 4);
+  if (!calibration) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    auto identity = DenseElementsAttr::get(RankedTensorType::get({4}, i64),
+                                           ArrayRef<int64_t>{0, 0, int64_t(1) << 31, 31});
+    calibration = LLVM::GlobalOp::create(b, loc, words, /*isConstant=*/false,
+                                         LLVM::Linkage::External, kGlobaltimerName, identity,
+                                         /*alignment=*/8, kCrossWorkgroup);
+  }
+  Value base = LLVM::AddressOfOp::create(b, loc, calibration);
+  auto word = [&](int32_t index) -> Value {
+    Value address = index ? LLVM::GEPOp::create(b, loc, base.getType(), i64, base,
+                                                ArrayRef<LLVM::GEPArg>{index})
+                                .getResult()
+                          : base;
+    return LLVM::LoadOp::create(b, loc, i64, address, /*alignment=*/8);
+  };
+  Value ticks0 = word(0), ns0 = word(1), mult = word(2), shift = word(3);
+  auto fn = declareFunction(b, user, "_Z17clock_read_devicev",
+                            LLVM::LLVMFunctionType::get(i64, {}));
+  Value ticks = LLVM::CallOp::create(b, loc, fn, ValueRange{}).getResult();
+  Value d = arith::SubIOp::create(b, loc, ticks, ticks0);
+  Value c32 = intConst(b, loc, i64, 32);
+  Value hi = arith::ShRUIOp::create(b, loc, d, c32);
+  Value lo = arith::AndIOp::create(b, loc, d, intConst(b, loc, i64, 0xffffffff));
+  Value hiNs = arith::ShLIOp::create(b, loc, arith::MulIOp::create(b, loc, hi, mult),
+                                     arith::SubIOp::create(b, loc, c32, shift));
+  Value loNs = arith::ShRUIOp::create(b, loc, arith::MulIOp::create(b, loc, lo, mult), shift);
+  return arith::AddIOp::create(b, loc, ns0, arith::AddIOp::create(b, loc, hiNs, loNs));
 }
 
 /// Leaves the function the insertion point is in: gpu.return from a kernel,
@@ -103,6 +156,10 @@ public:
   /// which ignore NaNs and may return either zero.
   bool hasExactFloatMinMax() const override { return false; }
 
+  /// LLVM's SPIR-V backend gives an array type's length as a 32-bit constant
+  /// and truncates a longer one (a 5e9-byte variable became 705032704).
+  uint64_t maxVariableBytes() const override { return UINT32_MAX; }
+
   /// Float atomics need SPV_EXT_shader_atomic_float_add (f64 adds too), and
   /// inc/dec wrapping ones have no SPIR-V form.
   bool needsAtomicCasLoop(AtomicOp op, DataType type) const override {
@@ -119,11 +176,12 @@ public:
   /// cl_khr_kernel_clock's clock_read_work_group: OpReadClockKHR at
   /// work-group scope (capability ShaderClockKHR under Kernel; the SPIR-V
   /// target enables SPV_KHR_shader_clock). A CTA runs on one SM, so the
-  /// work-group's counter is the nearest to NVIDIA's per-SM one. OpenCL has
-  /// no clock in nanoseconds (%globaltimer).
+  /// work-group's counter is the nearest to NVIDIA's per-SM one.
+  /// %globaltimer is the device-scope clock in the driver's calibration
+  /// (globaltimer).
   Value readClock(OpBuilder &b, Operation *user, SpecialReg reg) const override {
     if (reg == SpecialReg::Globaltimer)
-      return Value();
+      return globaltimer(b, user);
     auto fn = declareFunction(b, user, "_Z21clock_read_work_groupv",
                               LLVM::LLVMFunctionType::get(b.getI64Type(), {}));
     return LLVM::CallOp::create(b, user->getLoc(), fn, ValueRange{}).getResult();
