@@ -87,6 +87,10 @@ class Target(ABC):
     # which the runtime reads after each launch; None where `trap` ends the
     # launch itself.
     trap_word: ClassVar[str | None] = None
+    # The module variable holding %globaltimer's calibration, which the
+    # driver writes after loading (zmlir/runtime/cuda/globaltimer.py); None
+    # where kernels read nanoseconds themselves.
+    globaltimer_word: ClassVar[str | None] = None
     # The LLVM module fix-ups (zmlir/targets/CodeEmission.h) translation applies.
     llvm_fixups: ClassVar[tuple[str, ...]] = ()
 

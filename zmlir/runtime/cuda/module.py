@@ -177,6 +177,8 @@ class ModuleAPI(FunctionAPI):
             self.fast.register_exit()  # after what the backend loaded for it
             module = Module(name, compiled, program)
             module.trap_word = self._trap_word(module)
+            with self.lock:
+                self.globaltimer.attach(self.device, module)
             self._attach_printf(module, ptx)
             self.modules_by_hash[key] = module
         return module

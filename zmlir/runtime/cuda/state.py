@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.fastpath import FastPath
+from zmlir.runtime.cuda.globaltimer import GlobalTimer
 from zmlir.runtime.cuda.memory_map import AllocationMap
 from zmlir.runtime.cuda.objects import Context, Handles, Module, Stream
 from zmlir.runtime.cuda.printf import DevicePrintf
@@ -58,6 +59,7 @@ class DriverState:
         self.tracer: Any = None
         self.fast = FastPath(ffi, lib)
         self.printf = DevicePrintf(log)  # device printf and assert output (printf.py)
+        self.globaltimer = GlobalTimer(log)  # %globaltimer's calibration (globaltimer.py)
 
     # -- the current context ------------------------------------------------
 

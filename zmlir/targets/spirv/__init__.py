@@ -30,6 +30,7 @@ class SPIRVTarget(Target):
     triple = "spirv64-unknown-unknown"
     binary_suffix = ".spv"
     trap_word = "__zmlir_trap"  # kTrapWordName of SPIRVTargetInfo.cpp
+    globaltimer_word = "__zmlir_globaltimer"  # kGlobaltimerName of SPIRVTargetInfo.cpp
     llvm_fixups = ("spirv-split-long-initializers",)
 
     @classmethod
