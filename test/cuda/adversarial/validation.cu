@@ -169,6 +169,11 @@ int main() {
   EXPECT_CU(cuFuncGetAttribute(nullptr, CU_FUNC_ATTRIBUTE_NUM_REGS, store),
             CUDA_ERROR_INVALID_VALUE);
   EXPECT_CU(cuMemcpyHtoD(out, nullptr, 4), CUDA_ERROR_INVALID_VALUE);
+  // 0 bytes copy nothing, to or from anywhere (numba-cuda copies a 0-sized
+  // array to its null device pointer, asynchronously too).
+  EXPECT_CU(cuMemcpyHtoD(0, &out, 0), CUDA_SUCCESS);
+  EXPECT_CU(cuMemcpyHtoDAsync(0, &out, 0, nullptr), CUDA_SUCCESS);
+  EXPECT_CU(cuMemcpyDtoH(&out, 0, 0), CUDA_SUCCESS);
   EXPECT_CU(cuLaunchKernel(store, 1, 1, 1, 1, 1, 1, 0, 0, nullptr, nullptr),
             CUDA_ERROR_INVALID_VALUE);  // a kernel with parameters, none given
   EXPECT_CU(cuLaunchKernelEx(nullptr, store, nullptr, nullptr), CUDA_ERROR_INVALID_VALUE);

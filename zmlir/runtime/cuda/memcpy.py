@@ -63,17 +63,23 @@ class MemcpyAPI(DriverState):
         return self.enqueue(stream, lambda: self.cuMemcpyPeer(dst, dst_ctx, src, src_ctx,
                                                                 nbytes))
 
+    # A copy of 0 bytes succeeds whatever its addresses, as on NVIDIA's
+    # driver (numba copies a 0-sized array to its null device pointer).
+
     def cuMemcpyHtoD_v2(self, dst: int, src: Any, nbytes: int) -> int:
-        self.check_device_range(dst, nbytes)
+        if nbytes:
+            self.check_device_range(dst, nbytes)
         return self.copy(dst, self.ptr(src), nbytes)
 
     def cuMemcpyDtoH_v2(self, dst: Any, src: int, nbytes: int) -> int:
-        self.check_device_range(src, nbytes)
+        if nbytes:
+            self.check_device_range(src, nbytes)
         return self.copy(self.ptr(dst), src, nbytes)
 
     def cuMemcpyDtoD_v2(self, dst: int, src: int, nbytes: int) -> int:
-        self.check_device_range(dst, nbytes)
-        self.check_device_range(src, nbytes)
+        if nbytes:
+            self.check_device_range(dst, nbytes)
+            self.check_device_range(src, nbytes)
         return self.copy(dst, src, nbytes)
 
     def cuMemcpyHtoDAsync_v2(self, dst: int, src: Any, nbytes: int, stream: Any) -> int:
