@@ -60,7 +60,7 @@ def _ensure_libcuda() -> str:
     from zmlir.runtime.cuda import build
 
     directory = build.library_dir()
-    if not (directory / build.SONAME).exists():
+    if not all((directory / name).exists() for name in (build.SONAME, build.IMPLEMENTATION)):
         build.build()
     return str(directory)
 

@@ -629,6 +629,9 @@ def test_cooperative_launch(libdir: str, backend: str, fake_nvidia_driver: Path)
     env = {**os.environ, "ZMLIR_BACKEND": backend}
     if backend == "cuda":
         env["ZMLIR_CUDA_DRIVER"] = str(fake_nvidia_driver)
+        # The probe reads the stand-in's counter: the copy the driver loaded
+        # only if the driver shares the host's namespace (docs/python-hosts.md).
+        env["ZMLIR_LINK_NAMESPACE_MODE"] = "shared"
     result = subprocess.run([sys.executable, "-c", _COOPERATIVE, libdir], capture_output=True,
                             text=True, timeout=300, env=env)
     assert result.returncode == 0, result.stderr

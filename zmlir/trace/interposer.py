@@ -54,7 +54,7 @@ from typing import Any
 from zmlir.files import cache_dir, check_private_file, private_dir
 
 SONAME = "libcuda.so.1"
-MARKERS = (b"_zmlir_cuda", b"_zmlir_interposer")
+MARKERS = (b"_zmlir_cuda", b"zmlir_shim_exports", b"_zmlir_interposer")
 TRAMPOLINES = 1024
 SEARCH_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/lib/x86_64-linux-gnu",
                "/lib64", "/usr/lib/aarch64-linux-gnu", "/usr/local/nvidia/lib64",

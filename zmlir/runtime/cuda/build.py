@@ -1,14 +1,18 @@
-"""Builds our libcuda.so.1: a C shared library (cffi embedding) whose
-exported driver API functions run the Python driver in driver.py.
+"""Builds our libcuda.so.1 and the driver it loads.
 
-The library starts an embedded Python interpreter on first call; the paths
-baked in at build time let it find this package and its dependencies without
-any environment set by the application.
+libzmlir_cuda.so is a C shared library (cffi embedding) whose exported driver
+API functions run the Python driver in driver.py; it starts an embedded
+Python interpreter on first call, and the paths baked in at build time let it
+find this package and its dependencies without any environment set by the
+application. libcuda.so.1 is shim.c: it loads that library (into a link-map
+namespace of its own in a Python host: docs/python-hosts.md) and exports
+every driver function as a jump into it.
 """
 
 from __future__ import annotations
 
 import os
+import platform
 import shlex
 import site
 import subprocess
@@ -20,6 +24,10 @@ from pathlib import Path
 from zmlir.runtime.cuda import api
 
 SONAME = "libcuda.so.1"
+# The driver itself; libcuda.so.1 is the shim that loads it (shim.c).
+IMPLEMENTATION = "libzmlir_cuda.so"
+# Written by shim.c in C, not forwarded by a stub.
+_SHIM_OWN = ("cuGetProcAddress", "cuGetProcAddress_v2")
 # Preloaded by `zmlir run`: NVRTC compiles and nvJitLink links for a real GPU
 # give PTX (nvrtc_preload.c, nvjitlink_preload.c), dlopen-ed ones too
 # (dlsym_preload.c).
@@ -45,11 +53,31 @@ def preinit_c(paths: list[str], name: str = "zmlir_preinit") -> str:
         "INSTSONAME")
     joined = ":".join(paths)
     return f"""
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <dlfcn.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 static void __attribute__((constructor)) {name}(void) {{
-    dlopen("{libpython}", RTLD_NOW | RTLD_GLOBAL);
+    /* In a link-map namespace of its own (shim.c), libpython, our dependency,
+     * is already in the namespace's global scope, and glibc cannot add to
+     * that scope (before 2.37 it crashes). */
+    Dl_info self;
+    struct link_map *map = NULL;
+    Lmid_t namespace = LM_ID_BASE;
+    if (dladdr1((void *)&{name}, &self, (void **)&map, RTLD_DL_LINKMAP) && map)
+        dlinfo(map, RTLD_DI_LMID, &namespace);
+    if (namespace == LM_ID_BASE) {{
+        dlopen("{libpython}", RTLD_NOW | RTLD_GLOBAL);
+    }} else {{
+        /* This namespace's environment, which the host never sees: the
+         * host's Python settings are not ours. */
+        setenv("ZMLIR_LINK_NAMESPACE", "1", 1);
+        unsetenv("PYTHONHOME");
+        unsetenv("PYTHONPATH");
+    }}
     const char *old = getenv("PYTHONPATH");
     static char value[16384];
     if (old) {{
@@ -100,26 +128,84 @@ def build(out_dir: Path | None = None, verbose: bool = False) -> Path:
     # their Python bodies (declared first) when the fast path does not apply.
     ffibuilder.cdef(api.fast_path_declarations() + api.UNSUPPORTED_ADDRESS_API)
     here = Path(__file__).resolve().parent
-    fast_path = (here / "faults.c").read_text() + (here / "fastpath.c").read_text()
+    fast_path = "".join((here / name).read_text()
+                        for name in ("namespace.c", "faults.c", "fastpath.c"))
     prototypes = "\n".join(line for line in python_bodies.splitlines()
                            if api.PYTHON_BODY_PREFIX in line)
     source = (api.TYPES + preinit_c(paths) + prototypes + "\n" + api.UNSUPPORTED_API
               + fast_path + api.unimplemented_stubs_c())
     ffibuilder.set_source("_zmlir_cuda", source, extra_compile_args=["-O2"], extra_link_args=[
-        f"-Wl,-soname,{SONAME}",
+        f"-Wl,-soname,{IMPLEMENTATION}",
         f"-L{sysconfig.get_config_var('LIBDIR')}",
         f"-Wl,-rpath,{sysconfig.get_config_var('LIBDIR')}",
     ])
     ffibuilder.embedding_init_code(_init_code(paths))
     with tempfile.TemporaryDirectory(prefix="zmlir-libcuda-") as tmp:
-        target = ffibuilder.compile(tmpdir=tmp, target=SONAME, verbose=verbose)
-        built = Path(target)
-        final = out / SONAME
-        os.replace(built, final)
+        target = ffibuilder.compile(tmpdir=tmp, target=IMPLEMENTATION, verbose=verbose)
+        os.replace(Path(target), out / IMPLEMENTATION)
+    final = _build_shim(out)
     link = out / "libcuda.so"
     if not link.exists():
         link.symlink_to(SONAME)
     _build_nvrtc_preload(out)
+    return final
+
+
+# Ours that libcuda.so.1 exports too: the launches the C fast path took (tests).
+_SHIM_DIAGNOSTICS = ("zmlir_fast_launches",)
+
+
+def exported_names() -> list[str]:
+    """Every function libcuda.so.1 exports: ours, NVIDIA's others, diagnostics."""
+    return [*api.function_names(), *api.unimplemented_names(), *_SHIM_DIAGNOSTICS]
+
+
+def shim_c() -> str:
+    """shim.c and what it needs: the names, a stub per name, their addresses."""
+    names = exported_names()
+    index = {name: i for i, name in enumerate(names)}
+    stubs = [name for name in names if name not in _SHIM_OWN]
+    head = (f"#define ZMLIR_SHIM_COUNT {len(names)}\n"
+            f'#define ZMLIR_SHIM_IMPL "{IMPLEMENTATION}"\n'
+            f"#define ZMLIR_SHIM_PROC {index['cuGetProcAddress']}\n"
+            f"#define ZMLIR_SHIM_PROC2 {index['cuGetProcAddress_v2']}\n")
+    body = (Path(__file__).resolve().parent / "shim.c").read_text()
+    listing = "".join(f'  "{name}",\n' for name in names)
+    declarations = "".join(f"extern void {name}(void);\n" for name in stubs)
+    addresses = "".join(f"  (void *)&{name},\n" for name in names)
+    return (head + body + "const char *const zmlir_shim_names[] = {\n" + listing + "};\n"
+            + declarations
+            + "void *const zmlir_shim_exports[] = {\n" + addresses + "};\n"
+            + "__asm__(\n" + "".join(_stub_asm(name, index[name]) for name in stubs) + ");\n")
+
+
+def _stub_asm(name: str, slot: int) -> str:
+    """An exported function that jumps to the implementation's: arguments,
+    return address and stack stay the caller's."""
+    jump = [line.format(offset=8 * slot) for line in _STUB_JUMP[platform.machine()]]
+    lines = [".text", f".globl {name}", f".type {name}, @function", f"{name}:", *jump,
+             f".size {name}, .-{name}"]
+    return "".join(f'"{line}\\n"\n' for line in lines)
+
+
+# The jump through zmlir_shim_slots[slot], per machine.
+_STUB_JUMP = {
+    "x86_64": ["jmp *zmlir_shim_slots+{offset}(%rip)"],
+    "aarch64": ["adrp x16, zmlir_shim_slots", "add x16, x16, :lo12:zmlir_shim_slots",
+                "ldr x16, [x16, #{offset}]", "br x16"],
+}
+
+
+def _build_shim(out: Path) -> Path:
+    compiler = shlex.split(sysconfig.get_config_var("CC") or "cc")
+    partial = out / (SONAME + ".part")
+    with tempfile.TemporaryDirectory(prefix="zmlir-shim-") as tmp:
+        source = Path(tmp) / "shim.c"
+        source.write_text(shim_c())
+        subprocess.run([*compiler, "-shared", "-fPIC", "-O2", f"-Wl,-soname,{SONAME}", "-o",
+                        str(partial), str(source), "-ldl"], check=True)
+    final = out / SONAME
+    os.replace(partial, final)
     return final
 
 

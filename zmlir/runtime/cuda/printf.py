@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import os
 import re
 import struct
 from collections.abc import Callable, Iterator
@@ -62,9 +63,21 @@ def write_stream(data: bytes, name: str = "stdout") -> None:
     """Writes through the C library's `stdout` or `stderr`, which the
     application's own printf buffers, and flushes it."""
     libc = ctypes.CDLL(None)
-    stream = ctypes.c_void_p.in_dll(libc, name)
-    libc.fwrite(data, 1, len(data), stream)
-    libc.fflush(stream)
+    if not os.environ.get("ZMLIR_LINK_NAMESPACE"):
+        stream = ctypes.c_void_p.in_dll(libc, name)
+        libc.fwrite(data, 1, len(data), stream)
+        libc.fflush(stream)
+        return
+    # In a namespace of our own (shim.c) our C library's stdout is not the
+    # host's: write through the host's (namespace.c).
+    host = libc.zmlir_host_symbol
+    host.restype, host.argtypes = ctypes.c_void_p, [ctypes.c_char_p]
+    stream = ctypes.c_void_p.from_address(host(name.encode())).value
+    fwrite = ctypes.CFUNCTYPE(ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_size_t,
+                              ctypes.c_void_p)(host(b"fwrite"))
+    fflush = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)(host(b"fflush"))
+    fwrite(data, 1, len(data), stream)
+    fflush(stream)
 
 
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)

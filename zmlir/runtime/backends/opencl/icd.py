@@ -102,7 +102,16 @@ def find_runtime_library() -> Path:
     )
 
 
+def _preload_mode() -> int:
+    """RTLD_GLOBAL, but where glibc cannot add to the global scope: in the
+    link-map namespace our libcuda.so.1 loads its implementation into inside
+    a Python host (runtime/cuda/shim.c; glibc before 2.37 crashes on it there).
+    Loaded objects are still found by soname, which is what the preload is for."""
+    return ctypes.RTLD_LOCAL if os.environ.get("ZMLIR_LINK_NAMESPACE") else ctypes.RTLD_GLOBAL
+
+
 def _preload_dependencies(lib_dir: Path) -> None:
+    mode = _preload_mode()
     for soname, required in _PRELOAD_ORDER:
         path = lib_dir / soname
         if not path.exists():
@@ -112,11 +121,11 @@ def _preload_dependencies(lib_dir: Path) -> None:
                     "intel-cmplr-lib-rt and tbb==2023.* into this environment)"
                 )
             continue
-        ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
+        ctypes.CDLL(str(path), mode=mode)
     # libcommon_clang (the SPIR-V/OpenCL C front end) carries the runtime's version in its
     # soname, so match it rather than hard-coding a release.
     for path in sorted(lib_dir.glob(_COMMON_CLANG_PREFIX + "*")):
-        ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
+        ctypes.CDLL(str(path), mode=mode)
 
 
 def _icd_base_dir() -> Path:
