@@ -113,3 +113,11 @@ def test_c_host_in_its_own_namespace(tmp_path: Path) -> None:
     assert own[:launched + 1] == shared[:shared.index("host: per_thread launched") + 1]
     assert own[own.index("host: freeing"):] == shared[shared.index("host: freeing"):]
     assert own[-1] == "PASS"
+
+
+def test_host_threads(host: tuple[Path, Path]) -> None:
+    result = subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(host[0]),
+                             str(HERE / "threads.py")], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines() == ["OK"], result.stdout + result.stderr
