@@ -84,7 +84,13 @@ class Backend(ABC):
 
     @abstractmethod
     def load(self, compiled: Any) -> Any:
-        """Loads a zmlir.CompiledModule built for `target`; returns a program."""
+        """Loads a zmlir.CompiledModule built for `target`; returns a program.
+        Each load is a new program, with variables of its own."""
+
+    def unload(self, program: Any) -> None:
+        """Releases a program from load once its module is unloaded: its
+        variables are gone (what global_variable handed out included)."""
+        return None
 
     # -- host memory the device reaches (cuMemHostAlloc, cuMemHostRegister) --
     def host_alloc(self, nbytes: int) -> int | None:

@@ -388,6 +388,11 @@ class CUDABackend(Backend):
                    f"{target} PTX" + (f"; JIT log:\n{text}" if text else ""))
         return CUDAProgram(module[0], target)
 
+    def unload(self, program: CUDAProgram) -> None:
+        self._enter()
+        self.check("cuModuleUnload", self.lib.cuModuleUnload(program.handle))
+        program.kernels.clear()
+
     def kernel(self, program: CUDAProgram, name: str) -> CUDAKernel:
         cached = program.kernels.get(name)
         if cached is None:

@@ -199,6 +199,9 @@ class HIPBackend(CopiesThroughMemcpy, Backend):
                    f"code object for {self.target}")
         return HIPProgram(module[0], image)
 
+    def unload(self, program: HIPProgram) -> None:
+        self.check("hipModuleUnload", self.lib.hipModuleUnload(program.handle))
+
     def kernel(self, program: HIPProgram, name: str) -> HIPKernel:
         fn = self.ffi.new("hipFunction_t *")
         self.check("hipModuleGetFunction",

@@ -32,6 +32,13 @@ class AllocationMap:
         self._bases.discard(base)
         return True
 
+    def forget(self, base: int) -> None:
+        """Forgets a range that is not ours to free (a module variable),
+        when its module is unloaded."""
+        if base in self._sizes and base not in self._owned:
+            del self._sizes[base]
+            self._bases.discard(base)
+
     def size_of(self, base: int) -> int:
         return self._sizes[base]
 

@@ -18,6 +18,8 @@ from zmlir.runtime.cuda.objects import Function, Module, UncompiledLibrary
 from zmlir.runtime.cuda.state import log
 
 E = CUresult
+# How many compiled modules the driver keeps in memory for loads to come.
+COMPILED_KEPT = 64
 REPORTED_SM = COMPUTE_CAPABILITY[0] * 10 + COMPUTE_CAPABILITY[1]
 
 
@@ -165,22 +167,28 @@ class ModuleAPI(FunctionAPI):
         raise first_error
 
     def _load_ptx(self, ptx: str, name: str) -> Module:
+        """A new module of `ptx`: as in NVIDIA's driver, each load has its own
+        variables, initialised afresh (loading the same image twice gives two;
+        unloading one and loading it again, a new one). Only the compiled
+        module is shared, from the last COMPILED_KEPT."""
         key = hashlib.sha256(ptx.encode()).hexdigest()
-        module = self.modules_by_hash.get(key)
-        if module is None:
+        compiled = self.compiled_by_hash.pop(key, None)
+        if compiled is None:
             # A backend may hold modules compiled ahead of time (the CUDA
             # passthrough on machines without our compiler).
             compiled = self.device.precompiled(key)
             if compiled is None:
                 compiled = self._compile(ptx, name, key)
-            program = self.device.load(compiled)
-            self.fast.register_exit()  # after what the backend loaded for it
-            module = Module(name, compiled, program)
-            module.trap_word = self._trap_word(module)
-            with self.lock:
-                self.globaltimer.attach(self.device, module)
-            self._attach_printf(module, ptx)
-            self.modules_by_hash[key] = module
+        self.compiled_by_hash[key] = compiled
+        while len(self.compiled_by_hash) > COMPILED_KEPT:
+            del self.compiled_by_hash[next(iter(self.compiled_by_hash))]
+        program = self.device.load(compiled)
+        self.fast.register_exit()  # after what the backend loaded for it
+        module = Module(name, compiled, program)
+        module.trap_word = self._trap_word(module)
+        with self.lock:
+            self.globaltimer.attach(self.device, module)
+        self._attach_printf(module, ptx)
         return module
 
     def _trap_word(self, module: Module) -> int:
@@ -247,7 +255,19 @@ class ModuleAPI(FunctionAPI):
                 self.handles.remove(fn.handle, Function)
                 self.fast.forget(fn.handle)
             module.functions.clear()
+            self._release(module)
         return E.CUDA_SUCCESS
+
+    def _release(self, module: Module) -> None:
+        """Gives back what a module held once its last handle is unloaded:
+        its variables' ranges, its printf state, its program."""
+        for address in [*module.globals.values(), module.trap_word]:
+            if address:
+                self.allocations.forget(address)
+        module.globals.clear()
+        with self.lock:
+            self.printf.detach(module)
+        self.device.unload(module.program)
 
     def cuModuleGetFunction(self, hfunc: Any, hmod: Any, name: Any) -> int:
         self.require_init()

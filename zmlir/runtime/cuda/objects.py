@@ -53,6 +53,7 @@ class Module:
     # Its kernels that call printf or assert (cuda/printf.py): launching one
     # fixes the printf FIFO's size.
     printf_kernels: frozenset[str] = frozenset()
+    printf_id: int = 0  # its id in the printf records (0: it has none)
 
 
 @dataclass

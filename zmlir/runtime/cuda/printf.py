@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import itertools
 import os
 import re
 import struct
@@ -133,8 +134,9 @@ class DevicePrintf:
         self.capacity = DEFAULT_FIFO_SIZE  # bytes of records
         self.locked = False  # a kernel with printf or assert was launched: no more resizing
         self.ended = False  # the primary context ended: what the buffer holds is never printed
-        self.states: list[int] = []  # each module's __zmlir_printf
+        self.states: dict[int, int] = {}  # each module's __zmlir_printf, by module id
         self.formats: dict[int, list[fmt.Format | None]] = {}  # by module id
+        self._ids = itertools.count(1)
         self._held = 0
         self._dropped = 0  # records dropped so far (logged once)
 
@@ -156,11 +158,18 @@ class DevicePrintf:
             except fmt.FormatError as err:  # the compiler rejects these: not ours
                 self.log(f"printf format {text!r} of {module.ptx_name}: {err}")
                 formats.append(None)
-        module_id = len(self.formats) + 1
+        module_id = next(self._ids)
         self.formats[module_id] = formats
         self._allocate()
-        self.states.append(state)
+        self.states[module_id] = state
+        module.printf_id = module_id
         self.device.copy_to_device(state, struct.pack("<QQ", self.buffer, module_id))
+
+    def detach(self, module: Module) -> None:
+        """At the module's unload (after the flush its unload makes)."""
+        self.states.pop(module.printf_id, None)
+        self.formats.pop(module.printf_id, None)
+        module.printf_id = 0
 
     def _allocate(self) -> None:
         if self.buffer:
@@ -212,7 +221,7 @@ class DevicePrintf:
         self.device.free(self.buffer)
         self.buffer = 0
         self._allocate()
-        for state in self.states:
+        for state in self.states.values():
             self.device.copy_to_device(state, struct.pack("<Q", self.buffer))
         return True
 

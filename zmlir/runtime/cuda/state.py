@@ -20,7 +20,7 @@ from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.fastpath import FastPath
 from zmlir.runtime.cuda.globaltimer import GlobalTimer
 from zmlir.runtime.cuda.memory_map import AllocationMap
-from zmlir.runtime.cuda.objects import Context, Handles, Module, Stream
+from zmlir.runtime.cuda.objects import Context, Handles, Stream
 from zmlir.runtime.cuda.printf import DevicePrintf
 
 if TYPE_CHECKING:
@@ -51,7 +51,9 @@ class DriverState:
         self.pool_of: dict[int, MemoryPool] = {}  # pool allocation -> its pool
         self.default_pool = 0  # handles
         self.current_pool = 0
-        self.modules_by_hash: dict[str, Module] = {}
+        # Compiled modules by their PTX's sha256, the most recent last: a
+        # module loaded again skips the compiler (module.py).
+        self.compiled_by_hash: dict[str, Any] = {}
         self.keepalive: list[Any] = []
         self.warned: set[str] = set()
         self.lock = threading.RLock()

@@ -110,7 +110,15 @@ class OpenCLBackend(Backend):
     def global_variable(self, program: Any, name: str) -> tuple[int, int]:
         address, size = program.global_variable(name)
         self.device.adopt(address, size)
+        program.adopted.append(address)
         return address, size
+
+    def unload(self, program: Any) -> None:
+        # The OpenCL program and its kernels are released with their last
+        # reference (ffi.gc); its variables' memory goes with them.
+        for address in program.adopted:
+            self.device.disown(address)
+        program.adopted.clear()
 
     def launch(self, kernel: Any, info: Any, grid: Sequence[int], block: Sequence[int],
                args: Sequence[Any], shared_bytes: int) -> None:

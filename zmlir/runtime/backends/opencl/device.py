@@ -174,6 +174,8 @@ class Program:
     handle: Any = field(repr=False)
     device: Device = field(repr=False)
     build_log: str = ""
+    # Its variables' addresses the device lets copies reach (Device.adopt).
+    adopted: list[int] = field(default_factory=list, repr=False)
 
     def binary(self) -> bytes:
         """The device's own binary of this built program (for clCreateProgramWithBinary)."""
@@ -389,6 +391,13 @@ class Device:
         )
         del self._allocations[address]
         self._sorted_addresses.discard(address)
+
+    def disown(self, address: int) -> None:
+        """Undoes adopt, when the program owning that memory is released."""
+        found = self._allocations.get(address)
+        if found is not None and found.kind == "program":
+            del self._allocations[address]
+            self._sorted_addresses.discard(address)
 
     def adopt(self, address: int, nbytes: int) -> None:
         """Lets copies reach memory the device owns but we did not allocate
