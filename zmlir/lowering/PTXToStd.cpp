@@ -208,16 +208,26 @@ LogicalResult ConvertPTXToStdPass::convertVariables(ModuleOp module, gpu::GPUMod
     if (var.getCount() == 0)
       return var.emitError("unsupported unsized variable outside .shared");
     int64_t size = var.getCount() * var.getElementSize();
+    if (static_cast<uint64_t>(size) > state.target.maxVariableBytes())
+      return var.emitError("unsupported variable '")
+             << var.getSymName() << "' of " << size << " bytes on target '"
+             << state.target.getName() << "' (at most " << state.target.maxVariableBytes() << ")";
     mlir::Type type = LLVM::LLVMArrayType::get(b.getI8Type(), size);
     Attribute init;
     bool isExtern = var.getLinkage() && *var.getLinkage() == "extern";
-    SmallVector<int8_t> bytes(size, 0);
+    // The bytes are materialized only for an initializer (its size bounds
+    // them by the PTX text's); zeros are a splat, however large the variable.
+    SmallVector<int8_t> bytes;
     if (!isExtern) {
-      if (auto data = var.getInit())
+      auto tensor = RankedTensorType::get({size}, b.getI8Type());
+      int8_t zero = 0;
+      if (auto data = var.getInit()) {
+        bytes.assign(size, 0);
         llvm::copy(*data, bytes.begin());
+      }
       if (!var.getInitAddresses())
-        init = DenseElementsAttr::get(RankedTensorType::get({size}, b.getI8Type()),
-                                      ArrayRef<int8_t>(bytes));
+        init = DenseElementsAttr::get(tensor, bytes.empty() ? ArrayRef<int8_t>(zero)
+                                                            : ArrayRef<int8_t>(bytes));
     }
     bool isConst = var.getSpace() == StateSpace::Const;
     unsigned as = isConst ? state.addressSpaces.constant : state.addressSpaces.global;

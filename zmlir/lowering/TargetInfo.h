@@ -48,6 +48,9 @@ public:
   virtual llvm::StringRef getName() const { return "generic"; }
   /// Hardware lanes per wavefront; CUDA warps stay 32 lanes.
   unsigned getWaveSize() const { return waveSize; }
+  /// The largest module variable, in bytes, the backend represents: a
+  /// larger one is "unsupported", never truncated.
+  virtual uint64_t maxVariableBytes() const { return INT64_MAX; }
 
   //===--- Integers and floats ---------------------------------------------===//
 
