@@ -11,6 +11,9 @@ from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.state import DriverState, log
 
 E = CUresult
+# NVIDIA's smallest unit of device memory handed out (cuMemAlloc's
+# addresses are at least 512-byte aligned on an H200).
+_GRANULE = 512
 
 
 class MemoryAPI(DriverState):
@@ -21,7 +24,11 @@ class MemoryAPI(DriverState):
         if nbytes == 0:
             return E.CUDA_ERROR_INVALID_VALUE
         try:
-            address = self.device.alloc(nbytes)
+            # Whole granules, as NVIDIA's driver hands out: a kernel that
+            # runs a little past an allocation's end (numba's own
+            # test_dispatcher_cpointer_arguments does) corrupts no
+            # neighbour on the host's heap.
+            address = self.device.alloc(-(-nbytes // _GRANULE) * _GRANULE)
         except Exception as err:
             log(f"allocation of {nbytes} bytes failed: {err}")
             return E.CUDA_ERROR_OUT_OF_MEMORY
