@@ -433,6 +433,10 @@ struct LocalVarOpLowering : PTXPattern<LocalVarOp> {
   LogicalResult matchAndRewrite(LocalVarOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     // One array-typed element: SPIR-V has no array-sized allocas.
+    if (static_cast<uint64_t>(op.getSize()) > state.target.maxVariableBytes())
+      return unsupported(op, Twine("'.local' variable of ") + Twine(op.getSize()) +
+                                 " bytes on target '" + state.target.getName() + "' (at most " +
+                                 Twine(state.target.maxVariableBytes()) + ")");
     auto arrayType = LLVM::LLVMArrayType::get(rewriter.getI8Type(), op.getSize());
     Value ptr = localAlloca(rewriter, op.getLoc(), arrayType, op.getAlign(), state);
     rewriter.replaceOpWithNewOp<LLVM::PtrToIntOp>(op, op.getRes().getType(), ptr);

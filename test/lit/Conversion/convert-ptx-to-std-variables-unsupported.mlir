@@ -20,3 +20,14 @@ ptx.var @most {count = 4294967295 : i64, space = #ptx.space<global>, type = #ptx
 func.func @k() attributes {ptx.entry} {
   ptx.ret
 }
+
+// -----
+
+// A `.local` array is an alloca of one array type: the same limit.
+// CHECK-LABEL: gpu.func @local
+// CHECK: llvm.alloca %{{.*}} x !llvm.array<5000000000 x i8>
+func.func @local() attributes {ptx.entry} {
+  // expected-error @+1 {{unsupported '.local' variable of 5000000000 bytes on target 'spirv' (at most 4294967295)}}
+  %0 = ptx.local_var {size = 5000000000 : i64, align = 8 : i64} : i64
+  ptx.ret
+}
