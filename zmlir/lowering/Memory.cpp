@@ -273,13 +273,17 @@ struct StParamOpLowering : PTXPattern<StParamOp> {
 /// Rejects memory-model modifiers we cannot honour yet.
 template <typename OpTy>
 LogicalResult checkMemorySemantics(OpTy op, const PTXPattern<OpTy> &p) {
-  Semantics sem = op.getSem();
-  if (sem == Semantics::MMIO)
+  if (op.getSem() == Semantics::MMIO)
     return p.unsupported(op, "'.mmio' memory access");
-  if (op.getVec() > 1 && sem != Semantics::None && sem != Semantics::Weak &&
-      sem != Semantics::Volatile)
-    return p.unsupported(op, "atomic vector memory access");
   return success();
+}
+
+/// The address of element `i` of a vector access at `ptr`.
+Value elementAddress(OpBuilder &b, Location loc, Value ptr, mlir::Type elem, int64_t i) {
+  if (i == 0)
+    return ptr;
+  return LLVM::GEPOp::create(b, loc, ptr.getType(), elem, ptr,
+                             ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
 }
 
 LLVM::AtomicOrdering accessOrdering(Semantics sem) {
@@ -324,11 +328,20 @@ struct LdOpLowering : PTXPattern<LdOp> {
     bool isVolatile = op.getSem() == Semantics::Volatile;
     bool isSigned = isSignedType(op.getType());
     SmallVector<Value> results;
-    if (vec == 1) {
-      LLVM::AtomicOrdering ordering = accessOrdering(op.getSem());
-      Value v = LLVM::LoadOp::create(rewriter, loc, elem, *ptr, align, isVolatile, false, false,
-                                     false, ordering, accessSyncScope(state, op, ordering));
-      results.push_back(v);
+    LLVM::AtomicOrdering ordering = accessOrdering(op.getSem());
+    if (vec == 1 || ordering != LLVM::AtomicOrdering::not_atomic) {
+      // A vector `.relaxed`/`.acquire` load is, in PTX's memory model, one
+      // scalar load per element with the same semantics and scope, in an
+      // unspecified order (PTX ISA 8.2 "Vector Data-types"): so the
+      // elements are loaded one by one in order, each an atomic with the
+      // ordering (the last one's acquire orders what follows).
+      std::string scope = accessSyncScope(state, op, ordering);
+      for (int64_t i = 0; i < vec; ++i) {
+        Value at = elementAddress(rewriter, loc, *ptr, elem, i);
+        results.push_back(LLVM::LoadOp::create(rewriter, loc, elem, at,
+                                               llvm::MinAlign(align, i * bytes), isVolatile, false,
+                                               false, false, ordering, scope));
+      }
     } else {
       auto vecType = VectorType::get({vec}, elem);
       Value v = LLVM::LoadOp::create(rewriter, loc, vecType, *ptr, align, isVolatile);
@@ -363,10 +376,17 @@ struct StOpLowering : PTXPattern<StOp> {
     SmallVector<Value> values;
     for (Value v : adaptor.getValues())
       values.push_back(adjustBits(rewriter, loc, v, elem, false));
-    if (vec == 1) {
-      LLVM::AtomicOrdering ordering = accessOrdering(op.getSem());
-      LLVM::StoreOp::create(rewriter, loc, values.front(), *ptr, align, isVolatile, false, false,
-                            ordering, accessSyncScope(state, op, ordering));
+    LLVM::AtomicOrdering ordering = accessOrdering(op.getSem());
+    if (vec == 1 || ordering != LLVM::AtomicOrdering::not_atomic) {
+      // A vector `.relaxed`/`.release` store: one scalar atomic store per
+      // element, in order (see LdOpLowering); the first one's release orders
+      // what came before.
+      std::string scope = accessSyncScope(state, op, ordering);
+      for (int64_t i = 0; i < vec; ++i) {
+        Value at = elementAddress(rewriter, loc, *ptr, elem, i);
+        LLVM::StoreOp::create(rewriter, loc, values[i], at, llvm::MinAlign(align, i * bytes),
+                              isVolatile, false, false, ordering, scope);
+      }
     } else {
       auto vecType = VectorType::get({vec}, elem);
       Value v = LLVM::PoisonOp::create(rewriter, loc, vecType);
