@@ -501,10 +501,20 @@ std::optional<arith::CmpFPredicate> floatPredicate(Cmp cmp) {
 /// Whether setp/set compare `type` (with `.ftz`): f32 and f64; f16 and bf16
 /// through f32, which holds each exactly, so every comparison and NaN test
 /// is unchanged. `.ftz.bf16` is not PTX (NVIDIA's JIT rejects it as invalid
-/// PTX); `.ftz.f16` would need f16's own subnormal range, not done yet.
+/// PTX); setp's `.ftz.f16` and packed pairs are SetpOpLowering's own.
 bool comparableFloat(DataType type, bool ftz) {
   return type == DataType::F32 || type == DataType::F64 ||
          ((type == DataType::BF16 || type == DataType::F16) && !ftz);
+}
+
+/// The bits of an f16 with a subnormal flushed to the zero of its sign.
+Value flushHalfBits(OpBuilder &b, Location loc, Value bits) {
+  mlir::Type i16 = b.getI16Type();
+  Value exponent = arith::AndIOp::create(b, loc, bits, intConst(b, loc, i16, 0x7c00));
+  Value isSubnormal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, exponent,
+                                            intConst(b, loc, i16, 0));
+  Value sign = arith::AndIOp::create(b, loc, bits, intConst(b, loc, i16, -0x8000));
+  return arith::SelectOp::create(b, loc, isSubnormal, sign, bits);
 }
 
 /// An f16/bf16 operand (in a .b16 or a float register) as the exact f32;
@@ -533,20 +543,59 @@ struct SetpOpLowering : PTXPattern<SetpOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value a = adaptor.getA(), b = adaptor.getB();
-    Value p;
-    if (isFloatType(op.getType())) {
+    DataType type = op.getType();
+    bool ftz = op.getFtz();
+    Value p, q;
+    Value trueValue = intConst(rewriter, loc, rewriter.getI1Type(), 1);
+    if (isFloatType(type)) {
       auto pred = floatPredicate(op.getCmp());
-      if (!pred || !comparableFloat(op.getType(), op.getFtz()))
+      bool half = type == DataType::F16 || type == DataType::F16x2;
+      bool packed = type == DataType::F16x2 || type == DataType::BF16x2;
+      if (!pred || !(comparableFloat(type, ftz) || half || (packed && !ftz)))
         return unsupported(op, Twine("comparison '.") + stringifyCmp(op.getCmp()) +
-                                   (op.getFtz() ? ".ftz." : ".") + stringifyDataType(op.getType()) +
-                                   "'");
-      a = widenHalf(rewriter, loc, a, op.getType());
-      b = widenHalf(rewriter, loc, b, op.getType());
-      if (op.getFtz()) {
-        a = flushSubnormal(rewriter, loc, a);
-        b = flushSubnormal(rewriter, loc, b);
+                                   (ftz ? ".ftz." : ".") + stringifyDataType(type) + "'");
+      if (half || packed) {
+        // f16/bf16 lanes (.ftz: f16 subnormals flushed on their bits) compared
+        // exactly in f32. A packed pair compares its halves: p the low
+        // ones, q the high ones (PTX ISA 9.7.4.1), not p's complement.
+        DataType lane = type == DataType::BF16x2 ? DataType::BF16 : packed ? DataType::F16 : type;
+        auto compareLanes = [&](Value x, Value y) -> Value {
+          if (ftz) {
+            x = flushHalfBits(rewriter, loc, x);
+            y = flushHalfBits(rewriter, loc, y);
+          }
+          Value wx = widenHalf(rewriter, loc, x, lane);
+          Value wy = widenHalf(rewriter, loc, y, lane);
+          return arith::CmpFOp::create(rewriter, loc, *pred, wx, wy);
+        };
+        mlir::Type i16 = rewriter.getI16Type(), i32 = rewriter.getI32Type();
+        if (!packed) {
+          Value xa = adjustBits(rewriter, loc, a, i16, false);
+          Value xb = adjustBits(rewriter, loc, b, i16, false);
+          p = compareLanes(xa, xb);
+        } else {
+          Value wa = asInteger(rewriter, loc, a), wb = asInteger(rewriter, loc, b);
+          auto high = [&](Value w) -> Value {
+            return arith::TruncIOp::create(
+                rewriter, loc, i16,
+                arith::ShRUIOp::create(rewriter, loc, w, intConst(rewriter, loc, i32, 16)));
+          };
+          Value la = arith::TruncIOp::create(rewriter, loc, i16, wa);
+          Value lb = arith::TruncIOp::create(rewriter, loc, i16, wb);
+          p = compareLanes(la, lb);
+          Value ha = high(wa);
+          Value hb = high(wb);
+          q = compareLanes(ha, hb);
+        }
+      } else {
+        a = widenHalf(rewriter, loc, a, type);
+        b = widenHalf(rewriter, loc, b, type);
+        if (ftz) {
+          a = flushSubnormal(rewriter, loc, a);
+          b = flushSubnormal(rewriter, loc, b);
+        }
+        p = arith::CmpFOp::create(rewriter, loc, *pred, a, b);
       }
-      p = arith::CmpFOp::create(rewriter, loc, *pred, a, b);
     } else {
       auto pred = integerPredicate(op.getCmp(), isSignedType(op.getType()));
       if (!pred)
@@ -555,8 +604,8 @@ struct SetpOpLowering : PTXPattern<SetpOp> {
       p = arith::CmpIOp::create(rewriter, loc, *pred, asInteger(rewriter, loc, a),
                                 asInteger(rewriter, loc, b));
     }
-    Value trueValue = intConst(rewriter, loc, rewriter.getI1Type(), 1);
-    Value q = arith::XOrIOp::create(rewriter, loc, p, trueValue);
+    if (!q)
+      q = arith::XOrIOp::create(rewriter, loc, p, trueValue);
     if (Value c = adaptor.getC()) {
       if (op.getNegateC())
         c = arith::XOrIOp::create(rewriter, loc, c, trueValue);

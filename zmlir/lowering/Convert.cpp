@@ -452,6 +452,41 @@ Value floatToTf32(OpBuilder &b, Location loc, Value x) {
   return k.sel(isNaN, nan, rounded);
 }
 
+/// cvt.{rn,rz}{.relu}{.satfinite}.tf32.f32 (and .rna.satfinite): f32 bits
+/// rounded to tf32's 10 mantissa bits (the low 13 cleared), in integer
+/// arithmetic, so subnormals round on the same quantum:
+///  1. .rn adds 0xfff plus the lowest kept bit (ties to even), .rz adds
+///     nothing; the carry reaches the exponent and past the largest value
+///     infinity;
+///  2. .satfinite: an infinite result (from an infinity or by rounding)
+///     becomes the largest finite tf32, 0x7f7fe000, with the input's sign;
+///  3. .relu: a negative result (-0 too) becomes +0;
+///  4. NaN keeps its upper bits as in floatToTf32; with .relu it is the
+///     canonical 0x7fffffff, as .relu's NaN results are in the PTX ISA.
+Value floatToTf32Rounded(OpBuilder &b, Location loc, Value x, StringRef rnd, bool relu,
+                         bool satfinite) {
+  Bits k{b, loc};
+  if (rnd == ".rna" && !relu && !satfinite)
+    return floatToTf32(b, loc, x);
+  Value bits = arith::BitcastOp::create(b, loc, k.i32, x);
+  Value mask = k.c(static_cast<int32_t>(0xffffe000));
+  Value increment = rnd == ".rz"    ? k.c(0)
+                    : rnd == ".rna" ? k.c(0x1000)
+                                    : k.add(k.c(0xfff), k.band(k.shr(bits, k.c(13)), k.c(1)));
+  Value r = k.band(k.add(bits, increment), mask);
+  Value mag = k.band(bits, k.c(0x7fffffff));
+  Value sign = k.band(bits, k.c(static_cast<int32_t>(0x80000000u)));
+  if (satfinite) {
+    Value infinite = k.cmp(IP::eq, k.band(r, k.c(0x7fffffff)), k.c(0x7f800000));
+    r = k.sel(infinite, k.bor(sign, k.c(0x7f7fe000)), r);
+  }
+  if (relu)
+    r = k.sel(k.cmp(IP::ne, sign, k.c(0)), k.c(0), r);
+  Value isNaN = k.cmp(IP::ugt, mag, k.c(0x7f800000));
+  Value nan = relu ? k.c(0x7fffffff) : floatToTf32(b, loc, x);
+  return k.sel(isNaN, nan, r);
+}
+
 } // namespace
 
 Value zmlir::lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b) {
@@ -469,8 +504,17 @@ Value zmlir::lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b) {
   auto fp8Bits = [](StringRef t) -> unsigned {
     return t == ".e4m3x2" ? 4 : t == ".e5m2x2" ? 5 : 0;
   };
-  if (is({".rna", ".tf32", ".f32"}) && operands.size() == 1 && operands[0].getType().isF32())
-    return adjustBits(b, loc, floatToTf32(b, loc, operands[0]), resultType, false);
+  // cvt.{rn,rz,rna}{.relu}{.satfinite}.tf32.f32 (.relu not with .rna).
+  if (mods.size() >= 3 && mods.size() <= 5 && mods.back() == ".f32" &&
+      mods[mods.size() - 2] == ".tf32" && operands.size() == 1 && operands[0].getType().isF32() &&
+      llvm::is_contained({StringRef(".rn"), StringRef(".rz"), StringRef(".rna")}, mods[0])) {
+    ArrayRef<StringRef> middle = ArrayRef<StringRef>(mods).slice(1, mods.size() - 3);
+    bool relu = llvm::is_contained(middle, ".relu");
+    bool satfinite = llvm::is_contained(middle, ".satfinite");
+    if (middle.size() == static_cast<size_t>(relu + satfinite) && !(relu && mods[0] == ".rna"))
+      return adjustBits(b, loc, floatToTf32Rounded(b, loc, operands[0], mods[0], relu, satfinite),
+                        resultType, false);
+  }
   // cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f32 d, a, b: a to the upper byte.
   bool relu = mods.size() == 5 && mods[2] == ".relu";
   if (mods.size() == 4 + relu && mods[0] == ".rn" && mods[1] == ".satfinite" &&

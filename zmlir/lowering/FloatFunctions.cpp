@@ -1,7 +1,8 @@
 //===- FloatFunctions.cpp - rcp, sqrt, approx, testp ----------------------===//
 //
 // rcp/sqrt/rsqrt (IEEE, directed and .approx), the .approx transcendentals
-// (sin, cos, lg2, ex2, tanh), testp, and div.approx/div.full.
+// (sin, cos, lg2, ex2, tanh; ex2 and tanh also of f16/bf16 and their
+// packed pairs), testp, and div.approx/div.full.
 //
 // `.approx` on NVPTX is NVIDIA's own instruction (through the NVVM
 // intrinsics), so it matches the hardware bit for bit; elsewhere it is the
@@ -30,9 +31,11 @@ using FP = arith::CmpFPredicate;
 // rcp, sqrt, rsqrt, sin, cos, lg2, ex2, tanh
 //===----------------------------------------------------------------------===//
 
-/// tanh from exp2 for targets without a tanh instruction: x itself below
-/// 2^-5 (relative error < 2^-11), else sign(x) * (1 - 2 / (e^2|x| + 1)).
-Value tanhFromExp(OpBuilder &b, Location loc, Value x, const TargetInfo &target) {
+/// tanh from exp2 for targets without a tanh instruction: below 2^-5 x
+/// itself (relative error < 2^-11), or with `cubic` x - x^3/3 (relative
+/// error < 2^-22), else sign(x) * (1 - 2 / (e^2|x| + 1)).
+Value tanhFromExp(OpBuilder &b, Location loc, Value x, const TargetInfo &target,
+                  bool cubic = false) {
   mlir::Type t = x.getType();
   Value ax = math::AbsFOp::create(b, loc, x);
   Value twoLog2e = floatConst(b, loc, t, 2.0 * 1.4426950408889634);
@@ -45,7 +48,83 @@ Value tanhFromExp(OpBuilder &b, Location loc, Value x, const TargetInfo &target)
   Value big = math::CopySignOp::create(
       b, loc, arith::SubFOp::create(b, loc, floatConst(b, loc, t, 1.0), q), x);
   Value small = arith::CmpFOp::create(b, loc, FP::OLT, ax, floatConst(b, loc, t, 0.03125));
-  return arith::SelectOp::create(b, loc, small, x, big);
+  Value near = x;
+  if (cubic) {
+    Value x2 = arith::MulFOp::create(b, loc, x, x);
+    Value term = arith::MulFOp::create(
+        b, loc, x, arith::MulFOp::create(b, loc, x2, floatConst(b, loc, t, -1.0 / 3.0)));
+    near = arith::AddFOp::create(b, loc, x, term);
+  }
+  return arith::SelectOp::create(b, loc, small, near, big);
+}
+
+bool isHalfType(DataType type) {
+  return type == DataType::F16 || type == DataType::F16x2 || type == DataType::BF16 ||
+         type == DataType::BF16x2;
+}
+
+/// ex2.approx and tanh.approx of f16, f16x2, bf16 and bf16x2 (`a` an f16 or
+/// bf16 value, or the i32 of a packed pair, low half first):
+///  1. the target's own instruction, on f16/bf16 or vector<2 x f16/bf16>
+///     values (NVPTX: ex2.approx.f16, ex2.approx.ftz.bf16x2, ...);
+///  2. elsewhere each lane widened to f32 (exact), the f32 function there
+///     (ex2: the hardware's or math.exp2; tanh: tanhFromExp with its cubic
+///     term, far below the 16-bit rounding error) and rounded to nearest
+///     even, NaN as the canonical 0x7fff. That is within the PTX ISA's
+///     bounds (ex2: 2^-9.9 relative for f16, 2^-7 for bf16; tanh:
+///     2^-10.987 and 2^-8). `ex2.approx.ftz.bf16` flushes a subnormal
+///     result to zero (its input is moot: 2^x rounds to 1 there).
+Value halfApprox(OpBuilder &b, Location loc, StringRef name, Value a, DataType type,
+                 const TargetInfo &target) {
+  bool bf16 = type == DataType::BF16 || type == DataType::BF16x2;
+  bool packed = type == DataType::F16x2 || type == DataType::BF16x2;
+  mlir::Type laneType = bf16 ? mlir::Type(b.getBF16Type()) : b.getF16Type();
+  mlir::Type i16 = b.getI16Type(), i32 = b.getI32Type();
+  Value arg = a;
+  if (packed)
+    arg = LLVM::BitcastOp::create(b, loc, VectorType::get({2}, laneType), a);
+  if (Value native = target.nativeApprox(b, loc, name, arg, /*ftz=*/bf16 && name == "ex2"))
+    return packed ? LLVM::BitcastOp::create(b, loc, i32, native).getResult() : native;
+  if (packed)
+    arg.getDefiningOp()->erase();
+  auto lane = [&](Value bits) -> Value {
+    Value x;
+    if (bf16) {
+      Value w = arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i32, bits),
+                                      intConst(b, loc, i32, 16));
+      x = arith::BitcastOp::create(b, loc, b.getF32Type(), w);
+    } else {
+      Value h = arith::BitcastOp::create(b, loc, b.getF16Type(), bits);
+      x = arith::ExtFOp::create(b, loc, b.getF32Type(), h);
+    }
+    Value r;
+    if (name == "ex2") {
+      r = target.hardwareApprox(b, loc, "ex2", x);
+      if (!r)
+        r = math::Exp2Op::create(b, loc, x);
+    } else {
+      r = tanhFromExp(b, loc, x, target, /*cubic=*/true);
+    }
+    if (!bf16)
+      return bitsOf(b, loc, narrowFloat(b, loc, r, b.getF16Type(), Rounding::RN));
+    Value out = f32ToBf16Bits(b, loc, r);
+    if (name != "ex2")
+      return out;
+    Value exponent = arith::AndIOp::create(b, loc, out, intConst(b, loc, i16, 0x7f80));
+    Value isSubnormal = arith::CmpIOp::create(b, loc, IP::eq, exponent, intConst(b, loc, i16, 0));
+    Value sign = arith::AndIOp::create(b, loc, out, intConst(b, loc, i16, -0x8000));
+    return arith::SelectOp::create(b, loc, isSubnormal, sign, out);
+  };
+  Value bits = asInteger(b, loc, a);
+  if (!packed)
+    return adjustBits(b, loc, lane(bits), a.getType(), false);
+  Value lo = lane(arith::TruncIOp::create(b, loc, i16, bits));
+  Value hi = lane(arith::TruncIOp::create(
+      b, loc, i16, arith::ShRUIOp::create(b, loc, bits, intConst(b, loc, i32, 16))));
+  return arith::OrIOp::create(b, loc,
+                              arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i32, hi),
+                                                    intConst(b, loc, i32, 16)),
+                              arith::ExtUIOp::create(b, loc, i32, lo));
 }
 
 /// The angle `x` (radians) in revolutions, reduced the way NVIDIA's
@@ -104,6 +183,10 @@ struct FloatUnaryLowering : PTXPattern<OpTy> {
     if (rnd != Rounding::None && rnd != Rounding::RN)
       return this->unsupported(op, Twine("rounding '.") + stringifyRounding(rnd) + "' on '" + name +
                                        "'");
+    if (isHalfType(op.getType()) && approx && (name == "ex2" || name == "tanh")) {
+      rewriter.replaceOp(op, halfApprox(rewriter, loc, name, a, op.getType(), this->state.target));
+      return success();
+    }
     if (!t.isF32() && !t.isF64())
       return this->unsupported(op, Twine("type '.") + stringifyDataType(op.getType()) + "' on '" +
                                        name + "'");

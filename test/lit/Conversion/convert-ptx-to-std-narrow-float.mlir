@@ -76,3 +76,37 @@ func.func @f16x2_from_e4m3x2(%a: i16) attributes {ptx.entry} {
   %0 = ptx.inst "cvt" [".rn", ".f16x2", ".e4m3x2"](%a) {operand_kinds = ["d", "r"]} : (i16) -> i32
   ptx.ret
 }
+
+// -----
+
+// cvt.rz.relu.tf32.f32: .rz adds nothing before clearing the 13 low bits;
+// .relu makes a negative result +0 and a NaN the canonical 0x7fffffff.
+// CHECK-LABEL: gpu.func @tf32_rz_relu
+// CHECK: %[[BITS:.*]] = arith.bitcast %{{.*}} : f32 to i32
+// CHECK: %[[UP:.*]] = arith.addi %[[BITS]], %c0_i32
+// CHECK: %[[RND:.*]] = arith.andi %[[UP]], %c-8192_i32
+// CHECK: %[[NEG:.*]] = arith.cmpi ne, %{{.*}}, %{{.*}} : i32
+// CHECK: %[[RELU:.*]] = arith.select %[[NEG]], %{{.*}}, %[[RND]]
+// CHECK: %[[NAN:.*]] = arith.cmpi ugt, %{{.*}}, %c2139095040_i32
+// CHECK: arith.select %[[NAN]], %c2147483647_i32{{.*}}, %[[RELU]]
+func.func @tf32_rz_relu(%a: f32) attributes {ptx.entry} {
+  %0 = ptx.inst "cvt" [".rz", ".relu", ".tf32", ".f32"](%a) {operand_kinds = ["d", "r"]} : (f32) -> i32
+  ptx.ret
+}
+
+// -----
+
+// cvt.rn.satfinite.tf32.f32 (sm_100): to nearest even (0xfff plus the lowest
+// kept bit), an infinite result the largest finite tf32 with the sign.
+// CHECK-LABEL: gpu.func @tf32_rn_satfinite
+// CHECK: %[[BITS:.*]] = arith.bitcast %{{.*}} : f32 to i32
+// CHECK: %[[ODD:.*]] = arith.andi %{{.*}}, %c1_i32
+// CHECK: %[[INC:.*]] = arith.addi %c4095_i32, %[[ODD]]
+// CHECK: %[[UP:.*]] = arith.addi %[[BITS]], %[[INC]]
+// CHECK: %[[RND:.*]] = arith.andi %[[UP]], %c-8192_i32
+// CHECK: %[[MAX:.*]] = arith.ori %{{.*}}, %c2139086848_i32
+// CHECK: arith.select %{{.*}}, %[[MAX]], %[[RND]]
+func.func @tf32_rn_satfinite(%a: f32) attributes {ptx.entry} {
+  %0 = ptx.inst "cvt" [".rn", ".satfinite", ".tf32", ".f32"](%a) {operand_kinds = ["d", "r"]} : (f32) -> i32
+  ptx.ret
+}

@@ -70,9 +70,10 @@ func.func @mad_sat_u32(%a: i32) attributes {ptx.entry} {
 
 // -----
 
-func.func @tf32_rz(%a: f32) attributes {ptx.entry} {
-  // expected-error @+1 {{unsupported instruction 'cvt.rz.satfinite.tf32.f32'}}
-  %0 = ptx.inst "cvt" [".rz", ".satfinite", ".tf32", ".f32"](%a) {operand_kinds = ["d", "r"]} : (f32) -> i32
+// PTX has no .relu on cvt.rna.tf32.
+func.func @tf32_rna_relu(%a: f32) attributes {ptx.entry} {
+  // expected-error @+1 {{unsupported instruction 'cvt.rna.relu.tf32.f32'}}
+  %0 = ptx.inst "cvt" [".rna", ".relu", ".tf32", ".f32"](%a) {operand_kinds = ["d", "r"]} : (f32) -> i32
   ptx.ret
 }
 
@@ -130,18 +131,26 @@ func.func @setp_ftz_bf16(%a: i16, %b: i16) attributes {ptx.entry} {
 
 // -----
 
-// .ftz on f16 would need f16's subnormal range.
-func.func @setp_ftz_f16(%a: i16, %b: i16) attributes {ptx.entry} {
-  // expected-error @+1 {{unsupported comparison '.lt.ftz.f16'}}
-  %p, %q = ptx.setp %a, %b {cmp = #ptx.cmp<lt>, type = #ptx.type<f16>, ftz} : i16
+// Nor on bf16x2 compares.
+func.func @setp_ftz_bf16x2(%a: i32, %b: i32) attributes {ptx.entry} {
+  // expected-error @+1 {{unsupported comparison '.lt.ftz.bf16x2'}}
+  %p, %q = ptx.setp %a, %b {cmp = #ptx.cmp<lt>, type = #ptx.type<bf16x2>, ftz} : i32
   ptx.ret
 }
 
 // -----
 
-// Packed setp gives one predicate per half, not a predicate and its negation.
-func.func @setp_f16x2(%a: i32, %b: i32) attributes {ptx.entry} {
-  // expected-error @+1 {{unsupported comparison '.lt.f16x2'}}
-  %p, %q = ptx.setp %a, %b {cmp = #ptx.cmp<lt>, type = #ptx.type<f16x2>} : i32
+// Of the 16-bit special functions only ex2 and tanh .approx exist.
+func.func @rcp_f16x2(%a: i32) attributes {ptx.entry} {
+  // expected-error @+1 {{unsupported type '.f16x2' on 'rcp'}}
+  %0 = ptx.rcp %a {precision = #ptx.precision<approx>, type = #ptx.type<f16x2>} : i32
+  ptx.ret
+}
+
+// -----
+
+func.func @ex2_f16_not_approx(%a: f16) attributes {ptx.entry} {
+  // expected-error @+1 {{unsupported type '.f16' on 'ex2'}}
+  %0 = ptx.ex2 %a {type = #ptx.type<f16>} : f16
   ptx.ret
 }

@@ -91,3 +91,19 @@ func.func @prefetch_shared(%a: i32) {
   ptx.ret
 }
 
+
+// -----
+
+func.func @ex2_i32_f32(%a: i32) {
+  // expected-error @+1 {{type '.f32' does not match its operand 'i32'}}
+  %0 = ptx.ex2 %a {precision = #ptx.precision<approx>, type = #ptx.type<f32>} : i32
+  ptx.ret
+}
+
+// -----
+
+func.func @tanh_f16x2_f16(%a: f16) {
+  // expected-error @+1 {{type '.f16x2' does not match its operand 'f16'}}
+  %0 = ptx.tanh %a {precision = #ptx.precision<approx>, type = #ptx.type<f16x2>} : f16
+  ptx.ret
+}

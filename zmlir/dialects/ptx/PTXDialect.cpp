@@ -118,6 +118,32 @@ LogicalResult SetpOp::verify() {
   return success();
 }
 
+/// rcp, sqrt, ..., tanh: an `i32` operand is a packed `.f16x2`/`.bf16x2`
+/// and only that.
+template <typename FloatUnaryOp>
+static LogicalResult verifyFloatUnary(FloatUnaryOp op) {
+  DataType type = op.getType();
+  bool packed = type == DataType::F16x2 || type == DataType::BF16x2;
+  if (packed != op.getA().getType().isInteger(32))
+    return op.emitOpError("type '.")
+           << stringifyDataType(type) << "' does not match its operand " << op.getA().getType();
+  return success();
+}
+
+#define ZMLIR_FLOAT_UNARY_VERIFIER(Op)                                                             \
+  LogicalResult Op::verify() {                                                                     \
+    return verifyFloatUnary(*this);                                                                \
+  }
+ZMLIR_FLOAT_UNARY_VERIFIER(RcpOp)
+ZMLIR_FLOAT_UNARY_VERIFIER(SqrtOp)
+ZMLIR_FLOAT_UNARY_VERIFIER(RsqrtOp)
+ZMLIR_FLOAT_UNARY_VERIFIER(SinOp)
+ZMLIR_FLOAT_UNARY_VERIFIER(CosOp)
+ZMLIR_FLOAT_UNARY_VERIFIER(Lg2Op)
+ZMLIR_FLOAT_UNARY_VERIFIER(Ex2Op)
+ZMLIR_FLOAT_UNARY_VERIFIER(TanhOp)
+#undef ZMLIR_FLOAT_UNARY_VERIFIER
+
 LogicalResult MovOp::verify() {
   if (bitWidth(getSrc().getType()) != bitWidth(getRes().getType()))
     return emitOpError("source and result must have the same bit width");

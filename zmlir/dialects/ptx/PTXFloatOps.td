@@ -19,16 +19,18 @@ class PTX_FloatUnaryOp<string mnemonic, string what, string isaSection>
   let summary = "PTX `" # mnemonic # "`: " # what;
   let description = [{
     `.approx` forms are within NVIDIA's documented bound for the op; `.rn`
-    (and the other rounding modes) are correctly rounded.
+    (and the other rounding modes) are correctly rounded. A packed `.f16x2`
+    or `.bf16x2` operand is its `i32` register, two lanes, low half first.
     Example: `%r = ptx.}] # mnemonic # [{ %a {precision = #ptx.precision<approx>, ftz, type = #ptx.type<f32>} : f32`.
     PTX ISA section }] # isaSection # [{.
   }];
-  let arguments = (ins AnyTypeOf<[F16, BF16, F32, F64]>:$a, PTX_TypeAttr:$type,
+  let arguments = (ins AnyTypeOf<[F16, BF16, F32, F64, I32]>:$a, PTX_TypeAttr:$type,
                    DefaultValuedAttr<PTX_RoundingAttr, "::zmlir::ptx::Rounding::None">:$rnd,
                    DefaultValuedAttr<PTX_PrecisionAttr, "::zmlir::ptx::Precision::None">:$precision,
                    UnitAttr:$ftz);
-  let results = (outs AnyTypeOf<[F16, BF16, F32, F64]>:$res);
+  let results = (outs AnyTypeOf<[F16, BF16, F32, F64, I32]>:$res);
   let assemblyFormat = "$a attr-dict `:` type($res)";
+  let hasVerifier = 1;
 }
 
 def PTX_RcpOp : PTX_FloatUnaryOp<"rcp", "reciprocal", "9.7.3.13 / 9.7.3.14">;

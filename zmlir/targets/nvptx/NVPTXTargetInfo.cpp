@@ -81,6 +81,8 @@ public:
 
   Value nativeApprox(OpBuilder &b, Location loc, StringRef name, Value a, bool ftz) const override {
     mlir::Type t = a.getType();
+    if (Value half = nativeHalfApprox(b, loc, name, a))
+      return half;
     std::string suffix = t.isF64() ? "d" : "f";
     if (name == "tanh") {
       if (!t.isF32())
@@ -104,6 +106,32 @@ public:
       return Value();
     std::string intrinsic = ("llvm.nvvm." + name + ".approx." + (ftz ? "ftz." : "") + suffix).str();
     return callIntrinsic(b, loc, t, intrinsic, a);
+  }
+
+  /// ex2.approx and tanh.approx of f16, bf16 (`ex2` only as .ftz.bf16)
+  /// and their pairs (vector<2 x f16/bf16>): llvm.nvvm.ex2.approx.*, and
+  /// tanh as inline PTX (LLVM's NVPTX has no intrinsic for it), on the bits
+  /// in .b16/.b32 registers.
+  Value nativeHalfApprox(OpBuilder &b, Location loc, StringRef name, Value a) const {
+    mlir::Type t = a.getType();
+    auto vector = dyn_cast<VectorType>(t);
+    mlir::Type elem = vector ? vector.getElementType() : t;
+    if (!elem.isF16() && !elem.isBF16())
+      return Value();
+    std::string type = (elem.isF16() ? "f16" : "bf16") + std::string(vector ? "x2" : "");
+    if (name == "ex2")
+      return callIntrinsic(
+          b, loc, t, (elem.isF16() ? "llvm.nvvm.ex2.approx." : "llvm.nvvm.ex2.approx.ftz.") + type,
+          a);
+    if (name != "tanh")
+      return Value();
+    mlir::Type bits = b.getIntegerType(vector ? 32 : 16);
+    Value x = LLVM::BitcastOp::create(b, loc, bits, a);
+    auto asmOp = LLVM::InlineAsmOp::create(
+        b, loc, bits, ValueRange{x}, "tanh.approx." + type + " $0, $1;", vector ? "=r,r" : "=h,h",
+        /*has_side_effects=*/false, /*is_align_stack=*/false, LLVM::TailCallKind::None,
+        LLVM::AsmDialectAttr(), ArrayAttr());
+    return LLVM::BitcastOp::create(b, loc, t, asmOp.getResult(0));
   }
 
   Value nativeDivFull(OpBuilder &b, Location loc, Value x, Value y, bool ftz) const override {
