@@ -22,6 +22,7 @@ if [ "${SKIP_CAPTURE:-0}" != 1 ]; then
   echo "capture rc=$?" >> "$OUT/capture.log"
   (cd /tmp/golden && ls | sort > /tmp/all.txt && split -n l/2 /tmp/all.txt /tmp/part. && tar czf "$OUT/golden_a.tgz" -T /tmp/part.aa && tar czf "$OUT/golden_b.tgz" -T /tmp/part.ab)
 fi
+timeout 60 python3 tools/probe_brkpt.py "$OUT/brkpt.json" > "$OUT/brkpt.log" 2>&1
 python3 -m zmlir.runtime.cuda.build >> "$M" 2>&1 || echo "libcuda build failed rc=$?" >> "$M"
 timeout 200 python3 tools/run_programs_passthrough.py run .device/passthrough --prebuilt --python python3 > "$OUT/programs.log" 2>&1
 echo "programs rc=$?" >> "$OUT/programs.log"

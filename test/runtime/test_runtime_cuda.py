@@ -803,6 +803,13 @@ _TRAP = textwrap.dedent("""
       setp.eq.u32 %q, %r2, %r1; @%q trap;
       mad.wide.u32 %rd2, %r2, 4, %rd1; st.global.u32 [%rd2], %r1; ret;
     }
+    .visible .entry brkpt_in_kernel(.param .u64 p, .param .u32 v)
+    {
+      .reg .b32 %r<3>; .reg .b64 %rd<3>; .reg .pred %q;
+      ld.param.u64 %rd1, [p]; ld.param.u32 %r1, [v]; mov.u32 %r2, %tid.x;
+      setp.eq.u32 %q, %r2, %r1; @%q brkpt;
+      mad.wide.u32 %rd2, %r2, 4, %rd1; st.global.u32 [%rd2], %r1; ret;
+    }
     .visible .entry trap_in_function(.param .u64 p, .param .u32 v)
     {
       .reg .b32 %r<4>; .reg .b64 %rd<3>;
@@ -877,7 +884,8 @@ _TRAP = textwrap.dedent("""
 
 
 @pytest.mark.parametrize("kernel, value", [("trap_in_kernel", 3), ("trap_in_function", 0),
-                                           ("brx_past_targets", 2), ("call_bad_address", 1)])
+                                           ("brx_past_targets", 2), ("call_bad_address", 1),
+                                           ("brkpt_in_kernel", 3)])
 def test_trap_fails_the_context_with_launch_failed(libdir: str, kernel: str, value: int) -> None:
     result = subprocess.run([sys.executable, "-c", _TRAP, libdir, kernel, str(value)],
                             capture_output=True, text=True, timeout=300)
@@ -909,7 +917,8 @@ def test_unvectorized_warps_fail_the_launch_or_are_right(libdir: str) -> None:
 
 
 @pytest.mark.parametrize("kernel, value", [("trap_in_kernel", 99), ("trap_in_function", 100),
-                                           ("brx_past_targets", 1), ("call_bad_address", 0)])
+                                           ("brx_past_targets", 1), ("call_bad_address", 0),
+                                           ("brkpt_in_kernel", 99)])
 def test_no_trap_no_error(libdir: str, kernel: str, value: int) -> None:
     # The same kernels where nothing traps: the context stays usable.
     result = subprocess.run([sys.executable, "-c", _TRAP, libdir, kernel, str(value)],

@@ -31,7 +31,7 @@ from zmlir.frontend import ast
 from zmlir.frontend.ssa import Value
 
 # Handlers that branch, end a block or read the function's own state.
-_NEVER = frozenset({"call", "ret", "exit", "trap", "bra", "brx"})
+_NEVER = frozenset({"call", "ret", "exit", "trap", "brkpt", "bra", "brx"})
 # Registers a handler may name itself (not an operand): the carry flag.
 _FIXED_REGS = frozenset({"%cc.cf"})
 # Recipes kept before the table is emptied (bounded memory).

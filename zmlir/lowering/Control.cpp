@@ -244,10 +244,21 @@ struct TrapOpLowering : PTXPattern<TrapOp> {
   }
 };
 
+struct BrkptOpLowering : PTXPattern<BrkptOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult matchAndRewrite(BrkptOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    state.target.emitBreakpoint(rewriter, op.getLoc(), state);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void zmlir::populatePTXControlPatterns(RewritePatternSet &patterns, const PTXLoweringState &state) {
   patterns.add<FenceOpLowering, BarSyncOpLowering, BarArriveOpLowering, BarRedOpLowering,
-               TrapOpLowering, BraOpLowering, CondBraOpLowering, ReturnLowering<RetOp>,
-               ReturnLowering<ExitOp>>(patterns.getContext(), state);
+               TrapOpLowering, BrkptOpLowering, BraOpLowering, CondBraOpLowering,
+               ReturnLowering<RetOp>, ReturnLowering<ExitOp>>(patterns.getContext(), state);
 }

@@ -261,6 +261,13 @@ public:
   /// including the block's terminator.
   virtual void emitTrap(mlir::OpBuilder &b, mlir::Location loc,
                         const PTXLoweringState &state) const;
+  /// `brkpt` with no debugger attached, including the block's terminator:
+  /// by default what `trap` does, the launch fails (NVIDIA's behaviour is
+  /// not measured yet: tools/probe_brkpt.py).
+  virtual void emitBreakpoint(mlir::OpBuilder &b, mlir::Location loc,
+                              const PTXLoweringState &state) const {
+    emitTrap(b, loc, state);
+  }
   /// After conversion: whatever the target's trap mechanism needs of the
   /// whole module.
   virtual void finishTraps(mlir::gpu::GPUModuleOp module, const PTXLoweringState &state) const {}

@@ -112,6 +112,16 @@ def PTX_TrapOp : PTX_Op<"trap", [Terminator]> {
   let assemblyFormat = "attr-dict";
 }
 
+def PTX_BrkptOp : PTX_Op<"brkpt", [Terminator]> {
+  let summary = "PTX `brkpt`";
+  let description = [{
+    Suspends the thread for a debugger. With none attached (the only case
+    zmlir runs) it ends the launch like `trap` (TargetInfo::emitBreakpoint;
+    NVPTX keeps NVIDIA's own `brkpt`). PTX ISA 9.7.19.2.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def PTX_ExitOp : PTX_Op<"exit", [Terminator]> {
   let summary = "PTX `exit`";
   let description = "Terminates the thread. PTX ISA 9.7.10.6.";

@@ -1,4 +1,4 @@
-"""Control flow: branches (bra, brx.idx), barriers (bar, barrier), trap,
+"""Control flow: branches (bra, brx.idx), barriers (bar, barrier), trap, brkpt,
 ret and exit. (A guard on any other instruction is a branch around it,
 made where instructions are dispatched: FunctionImporter._instruction.)"""
 
@@ -119,11 +119,11 @@ def _bar_red(imp: FunctionImporter, inst: ast.Instruction, m: Modifiers,
     imp.write_reg(inst.operands[0], r, inst.loc)
 
 
-@handles("trap")
+@handles("trap", "brkpt")
 def _trap(imp: FunctionImporter, inst: ast.Instruction) -> None:
     if inst.operands or inst.modifiers:
-        raise imp.error("'trap' takes no operands or modifiers", inst.loc)
-    imp.terminate("trap", [], loc=inst.loc)
+        raise imp.error(f"'{inst.opcode}' takes no operands or modifiers", inst.loc)
+    imp.terminate(inst.opcode, [], loc=inst.loc)
 
 
 @handles("ret", "exit")

@@ -108,6 +108,12 @@ public:
     return callIntrinsic(b, loc, t, intrinsic, a);
   }
 
+  /// `brkpt` itself (llvm.debugtrap); without a debugger the launch fails.
+  void emitBreakpoint(OpBuilder &b, Location loc, const PTXLoweringState &) const override {
+    callIntrinsic(b, loc, mlir::Type(), "llvm.debugtrap", {});
+    LLVM::UnreachableOp::create(b, loc);
+  }
+
   /// ex2.approx and tanh.approx of f16, bf16 (`ex2` only as .ftz.bf16)
   /// and their pairs (vector<2 x f16/bf16>): llvm.nvvm.ex2.approx.*, and
   /// tanh as inline PTX (LLVM's NVPTX has no intrinsic for it), on the bits
