@@ -30,7 +30,8 @@ REFS: dict[str, Ref] = {}
 # The issue 4 coverage cases of spec.py, the ones with references here.
 MINE = [c for group in (spec.INT_ARITH, spec.LOGIC, spec.FLOAT_ARITH, spec.COMPARE, spec.MOVES,
                         spec.CVT, spec.MEMORY, spec.ATOMICS, spec.WARP, spec.SREGS)
-        for c in group] + [spec.case("fns_b32"), spec.case("fns_b32_wide_base")] + spec.SETP_HALF
+        for c in group] + [spec.case("fns_b32"), spec.case("fns_b32_wide_base")] + spec.SETP_HALF \
+    + spec.HALF_APPROX
 # Cases without a reference, and why.
 NO_REFERENCE = {
     "min_xorsign_abs_f32": "NaN rules of .xorsign.abs: left to the H200",
@@ -582,8 +583,15 @@ REFS["cvta_to_global"] = lambda c, ins: (ins[0] ^ np.uint32(0x1234), None)
 def _setp_half(cmp: str, t: str, ftz: bool = False, all_ones: bool = False) -> Ref:
     """setp/set on f16/bf16 bits: the values compared exactly (numpy f16, or bf16 as the top
     half of an f32), unordered forms true on NaN; .ftz flushes subnormals to signed zero."""
+    return _elementwise(_half_compare(cmp, t, ftz, all_ones))
+
+
+def _half_compare(cmp: str, t: str, ftz: bool = False,
+                  all_ones: bool = False) -> Callable[[int, int], int]:
     def value(bits: int) -> float:
         if t == "f16":
+            if ftz and (bits & 0x7C00) == 0:
+                return -0.0 if bits & 0x8000 else 0.0
             return float(np.uint16(bits).view(np.float16))
         x = float(np.uint32(bits << 16).view(np.float32))
         return (-0.0 if bits & 0x8000 else 0.0) if ftz and (bits & 0x7f80) == 0 else x
@@ -600,13 +608,79 @@ def _setp_half(cmp: str, t: str, ftz: bool = False, all_ones: bool = False) -> R
         else:
             r = not nan and ordered[cmp]
         return (0xFFFFFFFF if r else 0) if all_ones else int(r)
-    return _elementwise(fn)
+    return fn
 
 
 for _t, _cmps in (("f16", ("lt", "geu", "ne", "nan")), ("bf16", ("ltu", "eq", "num"))):
     for _cmp in _cmps:
         REFS[f"setp_{_cmp}_{_t}"] = _setp_half(_cmp, _t)
 REFS["cvta_global"] = lambda c, ins: (ins[0].copy(), None)
+for _cmp in ("lt", "equ", "ne"):
+    REFS[f"setp_{_cmp}_ftz_f16"] = _setp_half(_cmp, "f16", ftz=True)
+
+
+def _setp_pair(cmp: str, t: str, ftz: bool, boolop: str = "", c_of: Callable[..., int] | None
+               = None) -> Ref:
+    """setp on f16x2/bf16x2: p compares the low halves, q the high ones (each combined with
+    c by the boolop), the output p | q << 1."""
+    lane = _half_compare(cmp, t, ftz)
+
+    def fn(a: int, b: int) -> int:
+        lo, hi = lane(a & 0xFFFF, b & 0xFFFF), lane(a >> 16, b >> 16)
+        if boolop:
+            cv = c_of(a, b) if c_of else 0
+            op = {"and": lambda x, y: x & y, "or": lambda x, y: x | y}[boolop]
+            lo, hi = op(lo, cv), op(hi, cv)
+        return lo | hi << 1
+    return _elementwise(fn)
+
+
+for _name, _cmp, _t, _ftz, _op, _cf in (
+        ("setp_lt_f16x2", "lt", "f16", False, "", None),
+        ("setp_geu_ftz_f16x2", "geu", "f16", True, "", None),
+        ("setp_ne_f16x2", "ne", "f16", False, "", None),
+        ("setp_nan_f16x2", "nan", "f16", False, "", None),
+        ("setp_le_and_f16x2", "le", "f16", False, "and", lambda a, b: 1 - (a & 1)),
+        ("setp_gt_bf16x2", "gt", "bf16", False, "", None),
+        ("setp_equ_bf16x2", "equ", "bf16", False, "", None),
+        ("setp_num_bf16x2", "num", "bf16", False, "", None),
+        ("setp_lt_or_bf16x2", "lt", "bf16", False, "or", lambda a, b: b & 1)):
+    REFS[_name] = _setp_pair(_cmp, _t, _ftz, _op, _cf)
+
+
+def _half_approx(fn: Callable[[np.ndarray], np.ndarray], t: str, flush: bool) -> Ref:
+    """ex2/tanh of 16-bit float lanes: exact in float64, rounded to nearest even (bf16 through
+    f32: the comparison allows the op's bound anyway), NaN the canonical 0x7fff; `flush`
+    (ex2.approx.ftz.bf16) makes a subnormal result +0."""
+    def lanes(bits: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            if t == "f16":
+                x = bits.astype(np.uint16).view(np.float16).astype(np.float64)
+                r = fn(x).astype(np.float16).view(np.uint16).astype(np.uint32)
+                subnormal = (r & 0x7C00) == 0
+            else:
+                x = (bits.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
+                f = fn(x).astype(np.float32).view(np.uint32).astype(np.uint64)
+                r = ((f + np.uint64(0x7FFF) + ((f >> np.uint64(16)) & np.uint64(1)))
+                     >> np.uint64(16)).astype(np.uint32)
+                subnormal = (r & 0x7F80) == 0
+            r = np.where(np.isnan(x) | np.isnan(fn(x)), np.uint32(0x7FFF), r)
+            if flush:
+                r = np.where(subnormal, r & np.uint32(0x8000), r)
+            return r
+
+    def ref(c: spec.Case, ins: list[np.ndarray]) -> tuple[np.ndarray, None]:
+        a = ins[0].astype(np.uint32)
+        if c.output == "u16":
+            return lanes(a).astype(np.uint16), None
+        return (lanes(a & np.uint32(0xFFFF)) | lanes(a >> np.uint32(16)) << np.uint32(16)), None
+    return ref
+
+
+for _c in spec.HALF_APPROX:
+    _t = "bf16" if "bf16" in _c.name else "f16"
+    REFS[_c.name] = _half_approx(np.exp2 if _c.name.startswith("ex2") else np.tanh, _t,
+                                 _c.name.startswith("ex2") and _t == "bf16")
 
 
 @_ref("bar_warp_sync_shared")
@@ -763,6 +837,36 @@ def _sreg2(c: spec.Case, ins: list[np.ndarray]) -> tuple[np.ndarray, None]:
 
 # -- the test --------------------------------------------------------------------------------
 
+for _c in MINE:  # atomic vector accesses: the same values as the plain ones
+    if _c.family == "ld/st atomic vector":
+        REFS[_c.name] = REFS[("ld_global" if _c.name.startswith("ld") else "st_global")
+                             + _c.name[-7:]]
+
+
+def _tf32_rounded(rnd: str, relu: bool, satfinite: bool) -> Ref:
+    """cvt.{rn,rz,rna}{.relu}{.satfinite}.tf32.f32: the f32 bits rounded at bit 13 (.rn to
+    nearest even, .rz toward zero, .rna ties away), the low 13 bits cleared; .satfinite an
+    infinite result the largest finite 0x7f7fe000 with the sign; .relu a negative result +0.
+    A NaN keeps its upper bits as in cvt.rna (the quiet bit if none is left); with .relu it
+    is the canonical 0x7fffffff."""
+    def one(x: int) -> int:
+        if (x & 0x7FFFFFFF) > 0x7F800000:
+            if relu:
+                return 0x7FFFFFFF
+            t = x & 0xFFFFE000
+            return t | 0x400000 if t & 0x7FFFFF == 0 else t
+        inc = {"rz": 0, "rna": 0x1000, "rn": 0xFFF + ((x >> 13) & 1)}[rnd]
+        r = ((x + inc) & 0xFFFFE000) & 0xFFFFFFFF
+        if satfinite and r & 0x7FFFFFFF == 0x7F800000:
+            r = (x & 0x80000000) | 0x7F7FE000
+        if relu and x & 0x80000000:
+            r = 0
+        return r
+    return _elementwise(one)
+
+
+for _m in ("rn", "rz", "rn_relu", "rz_relu", "rna_satfinite"):
+    REFS[f"cvt_{_m}_tf32_f32"] = _tf32_rounded(_m.split("_")[0], "relu" in _m, "satfinite" in _m)
 CASES = [c for c in MINE if c.name in REFS and not (spec.GOLDEN / f"{c.name}.npz").exists()]
 
 

@@ -40,6 +40,7 @@ class Tolerance:
     ulp: int = 0
     abs: float = 0.0
     source: str = ""
+    half: str = ""  # "f16" or "bf16": a u16 (u32: two lanes) output in that format
 
 
 @dataclass(frozen=True)
@@ -260,6 +261,12 @@ CVT = [
        extra=SMALL),
     _c("cvt_rna_tf32_f32", "cvt tf32/fp8", "cvt.rna.tf32.f32 %d, %a0;", "f32", "u32",
        gen="ties", extra=SMALL),
+    *[_c(f"cvt_{m.replace('.', '_')}_tf32_f32", "cvt tf32/fp8", f"cvt.{m}.tf32.f32 %d, %a0;",
+         "f32", "u32", gen="tf32", extra=SMALL)
+      for m in ("rn", "rz", "rn.relu", "rz.relu")],
+    # (.rn/.rz .satfinite need sm_100: not on the H200.)
+    _c("cvt_rna_satfinite_tf32_f32", "cvt tf32/fp8", "cvt.rna.satfinite.tf32.f32 %d, %a0;",
+       "f32", "u32", gen="tf32", extra={**SMALL, "version": "8.1"}),
     *[_c(f"cvt_rn_satfinite_{r}{t}x2_f32", "cvt tf32/fp8",
          f"cvt.rn.satfinite.{r.replace('_', '.')}{t}x2.f32 %h0, %a0, %a1; "
          "cvt.u32.u16 %d, %h0;", "f32 f32", "u32", gen="fp8", extra=SMALL)
@@ -309,6 +316,24 @@ MEMORY = [
        "setp.eq.u32 %q0, %t0, 0; xor.b32 %t1, %a1, 0x5555; add.u32 %t2, %a1, 77; "
        "not.b32 %t3, %a1; @%q0 st.global.v4.u32 [%rd5], {%a1, %t1, %t2, %t3}; bar.sync 0; "
        "ld.global.u32 %d, [%rd5];", "u32 u32", "u32", extra=SMALL),
+    # Vector accesses with .relaxed/.acquire/.release: one scalar access per element.
+    *[_c(f"ld_{s_.replace('.', '_')}_v2_u32", "ld/st atomic vector",
+         f"ld.{s_}.v2.u32 {{%t0, %t1}}, [%rd2]; mov.b64 %d, {{%t1, %t0}};", "u64", "u64",
+         extra=SMALL) for s_ in ("relaxed.gpu.global", "acquire.gpu.global", "relaxed.gpu",
+                                 "acquire.sys.global", "volatile.global")],
+    *[_c(f"ld_{s_.replace('.', '_')}_v4_u32", "ld/st atomic vector",
+         "ld.param.u64 %rd0, [in0]; shr.u32 %r0, %r4, 1; mul.wide.u32 %rd5, %r0, 16; "
+         f"add.s64 %rd0, %rd0, %rd5; ld.{s_}.v4.u32 {{%t0, %t1, %t2, %t3}}, [%rd0]; "
+         "mul.lo.u32 %t1, %t1, 3; xor.b32 %t0, %t0, %t1; mul.lo.u32 %t2, %t2, 5; "
+         "add.u32 %t0, %t0, %t2; xor.b32 %t0, %t0, %t3; xor.b32 %d, %t0, %r4;", "u64", "u32",
+         extra=SMALL) for s_ in ("acquire.gpu.global", "relaxed.cta.global")],
+    *[_c(f"st_{s_.replace('.', '_')}_v{v}_u32", "ld/st atomic vector", _IN2_OWN +
+         f" and.b32 %t0, %r4, {v - 1}; setp.eq.u32 %q0, %t0, 0; xor.b32 %t1, %a1, 0x5555; "
+         "add.u32 %t2, %a1, 77; not.b32 %t3, %a1; "
+         f"@%q0 st.{s_}.v{v}.u32 [%rd5], {{{', '.join(['%a1', '%t1', '%t2', '%t3'][:v])}}}; "
+         "bar.sync 0; ld.global.u32 %d, [%rd5];", "u32 u32", "u32", extra=SMALL)
+      for s_, v in (("relaxed.gpu.global", 2), ("relaxed.gpu", 2), ("release.gpu.global", 4),
+                    ("release.sys.global", 2), ("relaxed.cta.global", 4))],
     *[_c(f"{q.replace('.', '_')}_u32", "ld/st qualifiers", _IN0_NEIGHBOUR +
          f" {q}.u32 %t0, [%rd0]; xor.b32 %d, %t0, %a0;", "u32", "u32", extra=SMALL)
       for q in ("ld.volatile.global", "ld.relaxed.gpu.global", "ld.acquire.gpu.global",
@@ -635,11 +660,44 @@ DIRECTED = [c for c in [
 
 
 # setp/set on scalar f16 and bf16 (.b16 registers): ordered, unordered and NaN tests (PTX has no .ftz on bf16 compares).
+_SETP_PAIR = f"selp.u32 %t1, 2, 0, %q2; {SELP} or.b32 %d, %d, %t1;"
+_APPROX_HALF = {
+    ("ex2", "f16"): Tolerance(ulp=2, half="f16", source="PTX ISA ex2.approx.f16: max relative "
+                                                        "error 2^-9.9"),
+    ("ex2", "bf16"): Tolerance(ulp=2, half="bf16", source="PTX ISA ex2.approx.ftz.bf16: max "
+                                                          "relative error 2^-7"),
+    ("tanh", "f16"): Tolerance(ulp=1, half="f16", source="PTX ISA tanh.approx.f16: max "
+                                                         "relative error 2^-10.987"),
+    ("tanh", "bf16"): Tolerance(ulp=1, half="bf16", source="PTX ISA tanh.approx.bf16: max "
+                                                           "relative error 2^-8"),
+}
+# ex2.approx and tanh.approx on f16/bf16 and their pairs: exhaustive for the scalar forms.
+HALF_APPROX = [
+    _c(f"{op}_approx{'_ftz' if op == 'ex2' and t.startswith('bf') else ''}_{t}",
+       "ex2/tanh .approx f16/bf16",
+       f"{op}.approx{'.ftz' if op == 'ex2' and t.startswith('bf') else ''}.{t} %d, %a0;",
+       "u32" if t.endswith("x2") else "u16", "u32" if t.endswith("x2") else "u16",
+       gen=("bf16" if t.startswith("bf") else "half16") if t.endswith("x2") else "exhaustive16",
+       tolerance=_APPROX_HALF[(op, t[:-2] if t.endswith("x2") else t)])
+    for op in ("ex2", "tanh") for t in ("f16", "f16x2", "bf16", "bf16x2")]
 SETP_HALF = [
     *[_c(f"setp_{cmp}_{t}", f"setp {t}", f"setp.{cmp}.{t} %q0, %a0, %a1; {SELP}", "u16 u16", "u32",
          gen="bf16" if t == "bf16" else "half16")
       for t, cmps in (("f16", ("lt", "geu", "ne", "nan")), ("bf16", ("ltu", "eq", "num")))
       for cmp in cmps],
+    *[_c(f"setp_{cmp}_ftz_f16", "setp f16", f"setp.{cmp}.ftz.f16 %q0, %a0, %a1; {SELP}",
+         "u16 u16", "u32", gen="half16") for cmp in ("lt", "equ", "ne")],
+    # Packed pairs: p compares the low halves, q the high ones.
+    *[_c(f"setp_{cmp.replace('.', '_')}_{t.replace('.', '_')}",
+         "setp bf16x2" if "bf16" in t else "setp f16x2",
+         f"{pre}setp.{cmp}.{t} %q0|%q2, %a0, %a1{c}; {_SETP_PAIR}", "u32 u32", "u32",
+         gen="bf16" if "bf16" in t else "half16")
+      for cmp, t, pre, c in (
+          ("lt", "f16x2", "", ""), ("geu", "ftz.f16x2", "", ""), ("ne", "f16x2", "", ""),
+          ("nan", "f16x2", "", ""),
+          ("le.and", "f16x2", "and.b32 %t0, %a0, 1; setp.ne.u32 %q1, %t0, 0; ", ", !%q1"),
+          ("gt", "bf16x2", "", ""), ("equ", "bf16x2", "", ""), ("num", "bf16x2", "", ""),
+          ("lt.or", "bf16x2", "and.b32 %t0, %a1, 1; setp.ne.u32 %q1, %t0, 0; ", ", %q1"))],
 ]
 
 
@@ -946,6 +1004,7 @@ CASES: list[Case] = [
     *DIRECTED,
     # -- setp/set on f16 and bf16
     *SETP_HALF,
+    *HALF_APPROX,
 ]
 
 
@@ -968,7 +1027,7 @@ def ptx(c: Case) -> str:
     pre = str(c.extra.get("pre", ""))
     body = "\n".join(f"\t{s.strip()}" + ("" if s.strip() == "}" else ";")
                      for s in (pre + " " + c.body).split(";") if s.strip())
-    return f""".version 8.0
+    return f""".version {c.extra.get("version", "8.0")}
 .target sm_90
 .address_size 64
 
@@ -1175,6 +1234,18 @@ def _more_inputs(g: str, kinds: tuple[str, ...], cols: list[np.ndarray],
             v = (rng.uniform(-1, 1, n) * scale).astype(np.float32)
             cols[i] = np.where(rng.random(n) < 0.75, v.view(np.uint32).astype(np.uint64),
                                cols[i])
+    elif g == "tf32":
+        # Low 13 bits at and around tf32's rounding point (ties, just below and above),
+        # and the values that round to infinity or carry into the exponent.
+        low = rng.choice(np.array([0x1000, 0x0FFF, 0x1001, 0x0000, 0x1FFF, 0x0001, 0x3000],
+                                  dtype=np.uint64), n)
+        tied = (cols[0] & np.uint64(0xFFFFE000)) | low
+        cols[0] = np.where(rng.random(n) < 0.5, tied, cols[0])
+        special = np.array([0x7F7FF000, 0x7F7FEFFF, 0x7F7FE000, 0xFF7FF000, 0xFF7FF001,
+                            0x00001000, 0x00003000, 0x80001000, 0x00002000, 0x007FF000,
+                            0x7F800001, 0x7F801000, 0xFF800FFF, 0x7FC01000, 0x3F801000,
+                            0x3F803000, 0xBF801000, 0xBF803000], dtype=np.uint64)
+        cols[0] = np.concatenate([special, cols[0]])
     elif g == "cas":
         cols[1] = np.where(rng.random(n) < 0.5, cols[0], cols[1])
     elif g == "incdec":
@@ -1356,8 +1427,44 @@ def compare(c: Case, got: np.ndarray, want: np.ndarray) -> tuple[str, int]:
         ok = (np.abs(g - w) <= tol.abs) | (np.abs(g - w) <= (tol.ulp + 1) * ulp)
         ok |= (g == w)  # +0 / -0
         return ("within-ulp" if ok.all() else "mismatch"), int((~ok).sum())
+    tol = c.tolerance
+    if tol is not None and tol.half:
+        return _compare_half(tol, got, want)
     differ = got != want
     return ("pass" if not differ.any() else "mismatch"), int(differ.sum())
+
+
+def _half_value(fmt: str, bits: np.ndarray) -> np.ndarray:
+    """16-bit float bit patterns (uint64) as float64 values."""
+    return _half_to_f64("bf16" if fmt == "bf16" else "half16", bits)
+
+
+def _compare_half(tol: Tolerance, got: np.ndarray, want: np.ndarray) -> tuple[str, int]:
+    """compare() for an .approx case with 16-bit float results (two lanes in a u32): a lane
+    within (tol.ulp + 1) units in the last place of the golden lane passes; NaNs must agree
+    bit for bit (NVIDIA's canonical 0x7fff), infinities and signs exactly."""
+    lanes = 2 if got.dtype == np.uint32 else 1
+    g = got.astype(np.uint64)
+    w = want.astype(np.uint64)
+    bad = np.zeros(len(got), dtype=bool)
+    differ_any = np.zeros(len(got), dtype=bool)
+    exp_mask = np.uint64(0x7F80 if tol.half == "bf16" else 0x7C00)
+    for k in range(lanes):
+        gl = (g >> np.uint64(16 * k)) & np.uint64(0xFFFF)
+        wl = (w >> np.uint64(16 * k)) & np.uint64(0xFFFF)
+        differ = gl != wl
+        differ_any |= differ
+        mag = wl & np.uint64(0x7FFF)
+        special = (mag & exp_mask) == exp_mask  # NaN or infinity: exact
+        with np.errstate(all="ignore"):
+            gv, wv = _half_value(tol.half, gl), _half_value(tol.half, wl)
+            ulp = _half_value(tol.half, np.minimum(mag + np.uint64(1), exp_mask)) - \
+                _half_value(tol.half, mag)
+            near = np.abs(gv - wv) <= (tol.ulp + 1) * ulp
+        bad |= differ & (special | ~near | ((gl ^ wl) & np.uint64(0x8000) != 0) & (gv != wv))
+    if not differ_any.any():
+        return "pass", 0
+    return ("within-ulp" if not bad.any() else "mismatch"), int(bad.sum())
 
 
 def write_kernels() -> None:
