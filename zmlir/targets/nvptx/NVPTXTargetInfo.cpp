@@ -115,26 +115,25 @@ public:
   }
 
   /// ex2.approx and tanh.approx of f16, bf16 (`ex2` only as .ftz.bf16)
-  /// and their pairs (vector<2 x f16/bf16>): llvm.nvvm.ex2.approx.*, and
-  /// tanh as inline PTX (LLVM's NVPTX has no intrinsic for it), on the bits
-  /// in .b16/.b32 registers.
+  /// and their pairs (vector<2 x f16/bf16>), on the bits in .b16/.b32
+  /// registers, as inline PTX: LLVM has no tanh intrinsic, and its
+  /// llvm.nvvm.ex2.approx.{f16,bf16} abort instruction selection below
+  /// sm_75/sm_90 (the lowering does not know the architecture); inline PTX
+  /// leaves that to ptxas, which rejects the module with a message.
   Value nativeHalfApprox(OpBuilder &b, Location loc, StringRef name, Value a) const {
     mlir::Type t = a.getType();
     auto vector = dyn_cast<VectorType>(t);
     mlir::Type elem = vector ? vector.getElementType() : t;
-    if (!elem.isF16() && !elem.isBF16())
+    if ((!elem.isF16() && !elem.isBF16()) || (name != "ex2" && name != "tanh"))
       return Value();
     std::string type = (elem.isF16() ? "f16" : "bf16") + std::string(vector ? "x2" : "");
-    if (name == "ex2")
-      return callIntrinsic(
-          b, loc, t, (elem.isF16() ? "llvm.nvvm.ex2.approx." : "llvm.nvvm.ex2.approx.ftz.") + type,
-          a);
-    if (name != "tanh")
-      return Value();
+    bool ftz = name == "ex2" && elem.isBF16();
     mlir::Type bits = b.getIntegerType(vector ? 32 : 16);
     Value x = LLVM::BitcastOp::create(b, loc, bits, a);
     auto asmOp = LLVM::InlineAsmOp::create(
-        b, loc, bits, ValueRange{x}, "tanh.approx." + type + " $0, $1;", vector ? "=r,r" : "=h,h",
+        b, loc, bits, ValueRange{x},
+        (name + ".approx" + (ftz ? ".ftz." : ".") + type + " $0, $1;").str(),
+        vector ? "=r,r" : "=h,h",
         /*has_side_effects=*/false, /*is_align_stack=*/false, LLVM::TailCallKind::None,
         LLVM::AsmDialectAttr(), ArrayAttr());
     return LLVM::BitcastOp::create(b, loc, t, asmOp.getResult(0));
