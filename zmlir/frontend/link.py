@@ -32,9 +32,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from zmlir.diagnostics import CompileError, SourceLoc
-from zmlir.frontend.fastpath import NAME
 
 _B = r"[ \t\f\r\n]"
+# lark's NAME (fastpath.NAME), kept here: the linker runs without the parser.
+NAME = r"[a-zA-Z][a-zA-Z0-9_$]*|[_$][a-zA-Z0-9_$]+"
 _TOKENS = re.compile(r'\.pragma\b[^;]*;|//[^\n]*|/\*[\s\S]*?\*/|"(?:[^"\\\n]|\\.)*"|[{};]|/\*|"')
 _COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*[\s\S]*?\*/|"(?:[^"\\\n]|\\.)*"')
 _BLANKS_AND_COMMENTS = re.compile(r"(?:[ \t\f\r\n]+|//[^\n]*|/\*[\s\S]*?\*/)*")

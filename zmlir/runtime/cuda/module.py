@@ -72,12 +72,15 @@ def linked_ptx(units: list[tuple[str, str]]) -> str:
     an undefined reference) are CUDA_ERROR_INVALID_SOURCE with the linker's
     diagnostic, as NVIDIA's JIT linker answers."""
     from zmlir.diagnostics import CompileError  # the frontend loads when a link needs it
-    from zmlir.frontend.link import link_ptx
 
     try:
+        from zmlir.frontend.link import link_ptx
+
         return link_ptx(units).text
     except CompileError as err:
         raise CudaError(E.CUDA_ERROR_INVALID_SOURCE, str(err)) from None
+    except ImportError as err:  # a driver installed without the compiler's dependencies
+        raise CudaError(E.CUDA_ERROR_INVALID_PTX, f"the PTX linker is unavailable ({err})") from None
 
 
 class ModuleAPI(FunctionAPI):
@@ -267,7 +270,11 @@ class ModuleAPI(FunctionAPI):
         module.globals.clear()
         with self.lock:
             self.printf.detach(module)
-        self.device.unload(module.program)
+        try:
+            self.device.unload(module.program)
+        except Exception as err:  # the backend's: a device that already failed, or shut down
+            if os.environ.get("ZMLIR_LOG"):
+                log(f"unloading {module.ptx_name}: {err}")
 
     def cuModuleGetFunction(self, hfunc: Any, hmod: Any, name: Any) -> int:
         self.require_init()
