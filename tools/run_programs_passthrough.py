@@ -129,7 +129,9 @@ def driver_ptx_texts(exe: Path, relocatable: bool = False) -> list[str]:
     from zmlir.runtime.cuda.constants import COMPUTE_CAPABILITY
 
     reported_sm = COMPUTE_CAPABILITY[0] * 10 + COMPUTE_CAPABILITY[1]
-    section = elf_section(exe, ".nv_fatbin")
+    # -rdc keeps each translation unit's fatbin in __nv_relfatbin.
+    section = elf_section(exe, ".nv_fatbin") + (elf_section(exe, "__nv_relfatbin")
+                                                if relocatable else b"")
     magic = struct.pack("<I", fatbin.FATBIN_MAGIC)
     texts, offset, firsts = [], section.find(magic), []
     while offset >= 0:

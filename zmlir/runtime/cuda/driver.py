@@ -50,7 +50,7 @@ from zmlir.runtime.cuda.mempool import MemPoolAPI
 from zmlir.runtime.cuda.module import ModuleAPI
 from zmlir.runtime.cuda.objects import Function
 from zmlir.runtime.cuda.profiler import ProfilerAPI
-from zmlir.runtime.cuda.state import log
+from zmlir.runtime.cuda.state import STICKY_ERRORS, log
 from zmlir.runtime.cuda.stream import StreamAPI
 
 E = CUresult
@@ -157,6 +157,8 @@ def _boundary(name: str, body: Callable[..., int] | None, driver: Driver) -> Cal
                 return internal_error(err)
             if os.environ.get("ZMLIR_LOG"):
                 log(f"{name}: {err}")
+            if err.cuda_result in STICKY_ERRORS:  # the real GPU's context is lost
+                driver.make_sticky(CUresult(err.cuda_result))
             return int(err.cuda_result)
         except Exception as err:  # a bug of ours: report it, never unwind into C
             return internal_error(err)

@@ -14,7 +14,7 @@ import numpy as np
 from zmlir.runtime.cuda.attributes import max_dynamic_shared
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.function import FunctionAPI, param_alignment, param_dtype
-from zmlir.runtime.cuda.objects import Context, Function
+from zmlir.runtime.cuda.objects import Function
 from zmlir.runtime.cuda.state import log
 
 E = CUresult
@@ -136,15 +136,9 @@ class LaunchAPI(FunctionAPI):
             3: (E.CUDA_ERROR_LAUNCH_FAILED, "ran in sub-groups narrower than a warp (the "
                 "OpenCL runtime did not vectorize it), where its warp operations fail"),
         }.get(value, (E.CUDA_ERROR_LAUNCH_FAILED, "executed trap"))
-        stack = self.context_stack()
-        if stack:
-            self.handles.get(stack[-1], Context).error = code
         if os.environ.get("ZMLIR_LOG") or code != E.CUDA_ERROR_ASSERT:
             log(f"kernel {fn.name} {what}: the context's later calls return {code.name}")
-        # Other threads may have this context current in the launch fast
-        # path: every thread's cached context is stale, so their next
-        # launches take the Python path, which returns the sticky error.
-        self.fast.context_destroyed()
+        self.make_sticky(code)
         self.current_changed()
 
     def _extra_buffer(self, extra: Any) -> bytes:

@@ -27,6 +27,13 @@ if TYPE_CHECKING:
     from zmlir.runtime.cuda.mempool import MemoryPool
 
 E = CUresult
+# The errors after which NVIDIA's driver refuses every call on the context
+# (a kernel faulted, trapped or asserted; the real GPU's under the passthrough).
+STICKY_ERRORS = frozenset({E.CUDA_ERROR_ILLEGAL_ADDRESS, E.CUDA_ERROR_LAUNCH_TIMEOUT,
+                           E.CUDA_ERROR_ASSERT, E.CUDA_ERROR_HARDWARE_STACK_ERROR,
+                           E.CUDA_ERROR_ILLEGAL_INSTRUCTION, E.CUDA_ERROR_MISALIGNED_ADDRESS,
+                           E.CUDA_ERROR_INVALID_ADDRESS_SPACE, E.CUDA_ERROR_INVALID_PC,
+                           E.CUDA_ERROR_LAUNCH_FAILED})
 
 
 def log(message: str) -> None:
@@ -90,11 +97,22 @@ class DriverState:
             return 0
         faults, first = self.fast.take_faults()
         if faults and not context.error:
-            context.error = E.CUDA_ERROR_ILLEGAL_ADDRESS
             log(f"a kernel accessed the unmapped address 0x{first:x} ({faults} page faults): "
                 "the context's later calls return CUDA_ERROR_ILLEGAL_ADDRESS")
-            self.fast.context_destroyed()  # other threads' launches take the Python path
+            self.make_sticky(E.CUDA_ERROR_ILLEGAL_ADDRESS)
         return context.error
+
+    def make_sticky(self, code: CUresult) -> None:
+        """The current context holds `code` from now on (a kernel's fault,
+        trap or failed assert): every later call on it returns that."""
+        stack = self.context_stack()
+        if not stack:
+            return
+        self.handles.get(stack[-1], Context).error = code
+        # Other threads may have this context current in the launch fast
+        # path: every thread's cached context is stale, so their next
+        # launches take the Python path, which returns the sticky error.
+        self.fast.context_destroyed()
 
     def check_sticky(self, flush: bool = False) -> None:
         """Raises the current context's sticky error, if it has one (after
