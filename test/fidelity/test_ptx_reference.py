@@ -847,14 +847,11 @@ def _tf32_rounded(rnd: str, relu: bool, satfinite: bool) -> Ref:
     """cvt.{rn,rz,rna}{.relu}{.satfinite}.tf32.f32: the f32 bits rounded at bit 13 (.rn to
     nearest even, .rz toward zero, .rna ties away), the low 13 bits cleared; .satfinite an
     infinite result the largest finite 0x7f7fe000 with the sign; .relu a negative result +0.
-    A NaN keeps its upper bits as in cvt.rna (the quiet bit if none is left); with .relu it
-    is the canonical 0x7fffffff."""
+    A NaN gives, as on the H200, tf32's canonical 0x7fffe000 (.rn, .rz, with .relu too), or
+    with .rna.satfinite its truncated bits less one tf32 unit (0x7f800001 -> 0x7f7fe000)."""
     def one(x: int) -> int:
         if (x & 0x7FFFFFFF) > 0x7F800000:
-            if relu:
-                return 0x7FFFFFFF
-            t = x & 0xFFFFE000
-            return t | 0x400000 if t & 0x7FFFFF == 0 else t
+            return ((x & 0xFFFFE000) - 0x2000) & 0xFFFFFFFF if rnd == "rna" else 0x7FFFE000
         inc = {"rz": 0, "rna": 0x1000, "rn": 0xFFF + ((x >> 13) & 1)}[rnd]
         r = ((x + inc) & 0xFFFFE000) & 0xFFFFFFFF
         if satfinite and r & 0x7FFFFFFF == 0x7F800000:

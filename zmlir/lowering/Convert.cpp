@@ -461,8 +461,10 @@ Value floatToTf32(OpBuilder &b, Location loc, Value x) {
 ///  2. .satfinite: an infinite result (from an infinity or by rounding)
 ///     becomes the largest finite tf32, 0x7f7fe000, with the input's sign;
 ///  3. .relu: a negative result (-0 too) becomes +0;
-///  4. NaN keeps its upper bits as in floatToTf32; with .relu it is the
-///     canonical 0x7fffffff, as .relu's NaN results are in the PTX ISA.
+///  4. NaN, as the H200 answers: .rn and .rz (.relu too) give tf32's
+///     canonical NaN, 0x7fffe000, whatever the input's sign and payload;
+///     .rna.satfinite gives the truncated bits less one tf32 unit
+///     (0x7fc00000 -> 0x7fbfe000, 0x7f800001 -> 0x7f7fe000: finite).
 Value floatToTf32Rounded(OpBuilder &b, Location loc, Value x, StringRef rnd, bool relu,
                          bool satfinite) {
   Bits k{b, loc};
@@ -483,7 +485,7 @@ Value floatToTf32Rounded(OpBuilder &b, Location loc, Value x, StringRef rnd, boo
   if (relu)
     r = k.sel(k.cmp(IP::ne, sign, k.c(0)), k.c(0), r);
   Value isNaN = k.cmp(IP::ugt, mag, k.c(0x7f800000));
-  Value nan = relu ? k.c(0x7fffffff) : floatToTf32(b, loc, x);
+  Value nan = rnd == ".rna" ? k.sub(k.band(bits, mask), k.c(0x2000)) : k.c(0x7fffe000);
   return k.sel(isNaN, nan, r);
 }
 
