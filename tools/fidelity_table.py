@@ -38,9 +38,6 @@ NVPTX_CAPTURE = REPO / "test" / "ptx" / "golden" / "nvptx-h200.json"
 # count as fixed-unverified (and stay listed with the capture's verdict) only while the
 # capture still says mismatch; a new capture (tools/capture_golden.py --nvptx) decides.
 FIXED_SINCE_CAPTURE = {
-    **{f"cvt_{m}_tf32_f32": "a NaN gives tf32's canonical 0x7fffe000 (.rna.satfinite: the "
-                             "truncated bits less one unit), as on the H200"
-       for m in ("rn", "rz", "rn_relu", "rz_relu", "rna_satfinite")},
     "bfe_s64": "64-bit bfe takes position and length unmasked, as the H200 does",
     "dp2a_hi_u32_u32": "the importer dropped `.hi` (read as a comparison), so the low "
                        "bytes of b were used",
