@@ -97,8 +97,7 @@ void populatePTXWarpPatterns(mlir::RewritePatternSet &patterns, const PTXLowerin
 void populatePTXMatrixPatterns(mlir::RewritePatternSet &patterns, const PTXLoweringState &state);
 /// cp.async and its groups: the target's own, or synchronous copies
 /// (AsyncCopy.cpp).
-void populatePTXAsyncCopyPatterns(mlir::RewritePatternSet &patterns,
-                                  const PTXLoweringState &state);
+void populatePTXAsyncCopyPatterns(mlir::RewritePatternSet &patterns, const PTXLoweringState &state);
 /// Integer and float arithmetic, logic, comparison and selection: add, sub,
 /// mul, mad, fma, div, rem, min, max, neg, abs, and/or/xor/not, copysign,
 /// set, setp, selp, slct (Arith.cpp).
