@@ -176,6 +176,8 @@ REFERENCES: dict[str, Callable[..., np.ndarray]] = {
     "sreg_warpid_smid": lambda a0: np.full(len(a0), 7, U32),
     # %clock64 does not go back; two %clock reads are less than 2^30 cycles apart.
     "sreg_clock": lambda a0: np.full(len(a0), 3, U32),
+    # %globaltimer does not go back and is not 0 (a calibrated clock on SPIR-V).
+    "sreg_globaltimer": lambda a0: np.full(len(a0), 3, U32),
     # {%dynamic_smem_size, %total_smem_size}: no dynamic shared memory, the 2048-byte sh.
     "sreg_smem_size": lambda a0: np.full(len(a0), 2048 << 32, U64),
     "brx_idx": _brx_idx,
