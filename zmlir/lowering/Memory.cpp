@@ -102,6 +102,27 @@ struct CvtaOpLowering : PTXPattern<CvtaOp> {
       rewriter.replaceOp(op, adjustBits(rewriter, loc, result, type, false));
       return success();
     }
+    case StateSpace::Const: {
+      // Where `.const` variables live in global memory (SPIR-V, the host),
+      // their generic address is the same number, as for `.global`; else
+      // (AMDGPU's constant space) the cast is a real one.
+      if (state.addressSpaces.constant == state.addressSpaces.global) {
+        rewriter.replaceOp(op, adjustBits(rewriter, loc, src, type, false));
+        return success();
+      }
+      MLIRContext *ctx = rewriter.getContext();
+      auto constPtr = LLVM::LLVMPointerType::get(ctx, state.addressSpaces.constant);
+      auto genericPtr = LLVM::LLVMPointerType::get(ctx, state.addressSpaces.generic);
+      mlir::Type i64 = rewriter.getI64Type();
+      Value wide = adjustBits(rewriter, loc, src, i64, false);
+      auto [from, to] = op.getTo() ? std::pair(genericPtr, constPtr)
+                                   : std::pair(constPtr, genericPtr);
+      Value p = LLVM::IntToPtrOp::create(rewriter, loc, from, wide);
+      Value q = LLVM::AddrSpaceCastOp::create(rewriter, loc, to, p);
+      Value result = LLVM::PtrToIntOp::create(rewriter, loc, i64, q);
+      rewriter.replaceOp(op, adjustBits(rewriter, loc, result, type, false));
+      return success();
+    }
     default:
       return unsupported(op, Twine("'cvta' for state space '") +
                                  stringifyStateSpace(op.getSpace()) + "'");

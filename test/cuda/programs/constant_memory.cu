@@ -1,6 +1,7 @@
 #include "check.h"
 #include <vector>
-// __constant__ and __device__ variables written and read from the host.
+// __constant__ and __device__ variables written and read from the host, and
+// __constant__ data read through a generic pointer (cvta.const).
 __constant__ float coeffs[4];
 __device__ unsigned int hits;
 __global__ void poly(const float* x, float* y, int n) {
@@ -10,6 +11,11 @@ __global__ void poly(const float* x, float* y, int n) {
     y[i] = ((coeffs[3] * v + coeffs[2]) * v + coeffs[1]) * v + coeffs[0];
     if (y[i] > 10.0f) atomicAdd(&hits, 1u);
   }
+}
+// A generic pointer that may hold __constant__ or global memory.
+__device__ __noinline__ float sum4(const float* p) { return p[0] + p[1] + p[2] + p[3]; }
+__global__ void sums(const float* x, float* out) {
+  out[threadIdx.x] = sum4(threadIdx.x & 1 ? coeffs : x);
 }
 int main() {
   const int n = 1000;
@@ -33,5 +39,10 @@ int main() {
     ref_hits += ref > 10.0f;
   }
   EXPECT(got_hits == ref_hits, "hits %u expected %u", got_hits, ref_hits);
+  sums<<<1, 2>>>(dx, dy);
+  float two[2];
+  CHECK(cudaMemcpy(two, dy, sizeof two, cudaMemcpyDeviceToHost));
+  EXPECT(two[0] == ((x[0] + x[1]) + x[2]) + x[3], "sum of x: %.9g", two[0]);
+  EXPECT(two[1] == ((c[0] + c[1]) + c[2]) + c[3], "sum of coeffs: %.9g", two[1]);
   std::printf("PASS\n");
 }

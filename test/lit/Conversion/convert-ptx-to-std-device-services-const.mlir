@@ -2,7 +2,7 @@
 
 // A format in .const (NVVM may put one there): only its bytes are needed,
 // the cvta.const of its address goes with the call (NVPTX, whose vprintf
-// takes the address, lowers no cvta.const yet: not tested here).
+// takes the address itself: not tested here).
 // SPV: @__zmlir_printf_formats(dense<[104, 105, 10, 0]> : tensor<4xi8>)
 // SPV-LABEL: gpu.func @const_format
 // SPV-NOT: @hi
