@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,14 @@ def nvcc_ptx(tmp_path_factory: pytest.TempPathFactory):
         return _nvcc_ptx(CUDA_DIR / name, arch, cache_dir)
 
     return compile_ptx
+
+
+@pytest.fixture(scope="session")
+def libdir() -> str:
+    """The folder of our libcuda.so.1 (`zmlir libdir`), which programs link with -lcuda."""
+    out = subprocess.run([sys.executable, "-m", "zmlir.cli", "libdir"], capture_output=True,
+                         text=True, check=True)
+    return out.stdout.strip()
 
 
 @pytest.fixture(scope="module")

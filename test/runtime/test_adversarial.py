@@ -35,13 +35,6 @@ pytest.importorskip("zmlir.runtime.backends.opencl.device")
 
 
 @pytest.fixture(scope="module")
-def libdir() -> str:
-    out = subprocess.run([sys.executable, "-m", "zmlir.cli", "libdir"], capture_output=True,
-                         text=True, check=True)
-    return out.stdout.strip()
-
-
-@pytest.fixture(scope="module")
 def build_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if tool("nvcc") is None:
         pytest.skip("nvcc is not installed")

@@ -49,6 +49,7 @@ _VARIABLE = re.compile(rf"\.(global|const|shared|local|tex)(?![\w$])"
                        rf"(?:{_B}*\.(?:align{_B}+\d+|attribute{_B}*\([^()]*\)|[a-z][a-z0-9_]*)"
                        rf"(?![\w$]))*{_B}+({NAME})(?![\w$])")
 _SM = re.compile(r"sm_(\d+)")
+_INITIALIZER_OR_END = re.compile(r"[=;]")
 # What the driver's JIT provides to every module (NVIDIA's system calls).
 _PROVIDED = frozenset({"vprintf", "malloc", "free", "__assertfail"})
 
@@ -197,7 +198,7 @@ def _add_item(unit: _Unit, scanned: str, start: int, end: int, brace: int) -> No
 
 
 def _initializer(scanned: str, start: int, end: int) -> int:
-    m = re.compile(r"[=;]").search(scanned, start, end)
+    m = _INITIALIZER_OR_END.search(scanned, start, end)
     return m.start() if m and m.group() == "=" else -1
 
 
@@ -300,22 +301,24 @@ def _renumber_files(units: list[_Unit]) -> None:
 
 
 def _edited(unit: _Unit) -> str:
-    text = unit.text
+    text, renames = unit.text, unit.renames
+    names = re.compile(r"(?<![\w$%.])(" + "|".join(map(re.escape, renames)) + r")(?![\w$])") \
+        if renames else None
     pieces, at = [], 0
     for start, end, replacement in sorted(unit.edits):
         if start < at:
             continue  # inside an item already replaced
-        pieces.append(_renamed(text[at:start], unit.renames))
-        pieces.append(_renamed(replacement, unit.renames))
+        pieces.append(_renamed(text[at:start], names, renames))
+        pieces.append(_renamed(replacement, names, renames))
         at = end
-    pieces.append(_renamed(text[at:], unit.renames))
+    pieces.append(_renamed(text[at:], names, renames))
     return "".join(pieces)
 
 
-def _renamed(text: str, renames: dict[str, str]) -> str:
-    if not renames:
+def _renamed(text: str, names: re.Pattern[str] | None, renames: dict[str, str]) -> str:
+    """`text` with the `names` pattern's matches renamed, outside comments and strings."""
+    if names is None:
         return text
-    names = re.compile(r"(?<![\w$%.])(" + "|".join(map(re.escape, renames)) + r")(?![\w$])")
     out, at = [], 0
     for m in _COMMENT_OR_STRING.finditer(text):
         out.append(names.sub(lambda n: renames[n.group(1)], text[at:m.start()]))
