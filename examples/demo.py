@@ -62,9 +62,13 @@ def run_programs(tmp: Path) -> int:
     print("== unmodified nvcc-built programs on the CPU (zmlir run -- ./program)")
     for program in programs:
         sources = sorted(program.glob("*.cu")) if program.is_dir() else [program]
+        # A folder's nvcc_flags (e.g. -rdc=true), as the tests build it.
+        flags_file = program / "nvcc_flags"
+        flags = flags_file.read_text().split() if flags_file.is_file() else []
         exe = tmp / program.stem
-        build = subprocess.run([_tool("nvcc") or "nvcc", "-arch=sm_80", f"-I{PROGRAMS_DIR}",
-                                *map(str, sources), "-o", str(exe)], capture_output=True,
+        build = subprocess.run([_tool("nvcc") or "nvcc", "-arch=sm_80", *flags,
+                                f"-I{PROGRAMS_DIR}", *map(str, sources), "-o", str(exe)],
+                               capture_output=True,
                                text=True)
         if build.returncode != 0:
             print(f"  {program.stem:18s} nvcc failed: {build.stderr.strip()[:200]}")
