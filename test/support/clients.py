@@ -31,7 +31,7 @@ def _other_python() -> str:
         if name.endswith(ours):
             continue
         found = shutil.which(name)
-        if found:
+        if found and "/shims/" not in found:  # a pyenv shim may name no installed version
             return found
         for version in sorted(pyenv.glob(name.removeprefix("python") + ".*"), reverse=True):
             if (version / "bin" / name).exists():
