@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import cffi
 import pytest
 
@@ -45,3 +48,27 @@ def test_unknown_slots_of_other_tables_are_logged(monkeypatch: pytest.MonkeyPatc
     monkeypatch.delenv("ZMLIR_LOG", raising=False)
     assert export_slots._stub(driver, BY_NAME["CUDART_INTERFACE"], 3)() == NOT_SUPPORTED
     assert driver.logged == ["export table CUDART_INTERFACE slot 3"]
+
+
+_TABLE_PROBE = """
+import ctypes, sys, uuid
+lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
+assert lib.cuInit(0) == 0
+for text in sys.argv[2:]:
+    table = ctypes.c_void_p()
+    key = (ctypes.c_ubyte * 16)(*uuid.UUID(text).bytes)
+    code = lib.cuGetExportTable(ctypes.byref(table), key)
+    slots = list((ctypes.c_uint64 * 95).from_address(table.value)) if code == 0 else []
+    print(code, slots[0] if slots else None, all(slots[1:]))
+"""
+
+
+def test_cuda_13_4_runtime_table(libdir: str) -> None:
+    # CUDA 13.4+ runtimes (cuda-bindings 13.5's static cudart) ask for this
+    # table at start-up and fail every runtime call with cudaErrorInvalidValue
+    # when it is refused; they call none of its slots on our driver.
+    result = subprocess.run([sys.executable, "-c", _TABLE_PROBE, libdir,
+                             "21318c60-9714-3248-8ca6-41ff7324c8f2", "0" * 32],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [f"0 {95 * 8} True", "1 None True"]

@@ -477,7 +477,8 @@ class Interposer:
                                         **kwargs)
                 self._keep.append(callback)
                 copy[i] = ffi.cast("void *", callback)
-            elif real[i] != ffi.NULL and len(self._slots) < self.lib.zmlir_trampoline_count():
+            elif (not table.opaque and real[i] != ffi.NULL
+                  and len(self._slots) < self.lib.zmlir_trampoline_count()):
                 k = len(self._slots)
                 self._slots.append((name, None))
                 copy[i] = self.lib.zmlir_trampoline(k, real[i])

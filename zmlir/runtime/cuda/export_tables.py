@@ -32,6 +32,9 @@ class Table:
     # Tools hooks cudart calls on every run and does without: their unknown
     # slots answer quietly (logged only under ZMLIR_LOG).
     optional: bool = False
+    # Slots of no known meaning may not all be functions: the tracer's
+    # interposer passes them through unwrapped.
+    opaque: bool = False
     slots: dict[int, Slot] = field(default_factory=dict)
 
     @property
@@ -77,6 +80,9 @@ TABLES = [
         1: Slot("integrity_check",
                 "CUresult(unsigned int, unsigned long long, unsigned long long *)"),
     }),
+    # Asked for by CUDA 13.4+ runtimes at start-up, which fail every call
+    # (cudaErrorInvalidValue) when it is refused: a size and 94 slots.
+    Table("TOOLS_CONTEXT", "21318C60-9714-3248-8CA6-41FF7324C8F2", 95, opaque=True),
     Table("UNKNOWN_CHECKS", "263E8860-7CD2-6143-92F6-BBD5006DFA7E", 4, slots={
         2: Slot("context_check", "CUresult(CUcontext, unsigned int *, void **)"),
         3: Slot("check_fn3", "unsigned int(void)"),
