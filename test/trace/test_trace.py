@@ -67,6 +67,61 @@ def test_report_numbers(synthetic: Path) -> None:
     assert s.malformed == []
 
 
+def _probe_trace(tmp_path: Path, *lines: str) -> report.Summary:
+    path = tmp_path / "p.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return report.summarize(report.load(path))
+
+
+def test_report_skips_probes_libraries_make(tmp_path: Path) -> None:
+    s = _probe_trace(
+        tmp_path,
+        _line(1, "cuGetProcAddress_v2", 500, symbol="", cudaVersion=0),  # cudart's: no name
+        _line(2, "cuGetExportTable", 1, pExportTableId="f8cff951-2146-8b4e-b9e2-fb469e7c0dd9"),
+        _line(3, "cuInit", 0),
+        _line(4, "cuCtxGetDevice", 201),  # cuda.core: is a context current?
+        _line(5, "export_table:CONTEXT_LOCAL_STORAGE:2", 400),
+        _line(6, "cuDevicePrimaryCtxRetain", 0),
+        _line(7, "cuCtxSetCurrent", 0),
+        _line(8, "cuKernelGetParamInfo", 0, kernel="0x10", paramIndex=0),
+        _line(9, "cuKernelGetParamInfo", 1, kernel="0x10", paramIndex=1),  # past the last
+        _line(10, "cuKernelGetParamInfo", 1, kernel="0x20", paramIndex=3),  # a real failure
+        _line(11, "cuCtxGetDevice", 201))
+    assert s.probes == {"cuGetExportTable": 1, "cuCtxGetDevice": 1,
+                        "export_table:CONTEXT_LOCAL_STORAGE:2": 1, "cuKernelGetParamInfo": 1}
+    assert s.first_failure is not None and s.first_failure["index"] == 9
+    assert s.failed == {"cuKernelGetParamInfo": {"R1": 1}, "cuCtxGetDevice": {"R201": 1}}
+    assert s.not_found == [] and s.first_not_found is None
+
+
+def test_report_names_a_refused_table_no_library_probes(tmp_path: Path) -> None:
+    # CUDA 13.4+ cudart cannot start without table 21318c60: a real failure.
+    s = _probe_trace(
+        tmp_path,
+        _line(1, "cuGetExportTable", 1, pExportTableId="f8cff951-2146-8b4e-b9e2-fb469e7c0dd9"),
+        _line(2, "cuGetExportTable", 1, pExportTableId="21318c60-9714-3248-8ca6-41ff7324c8f2"))
+    assert s.first_failure is not None and s.first_failure["index"] == 1
+    assert s.first_failure["args"] == {"pExportTableId": "21318c60-9714-3248-8ca6-41ff7324c8f2"}
+    assert s.probes == {"cuGetExportTable": 1}
+
+
+def test_report_lists_names_looked_up_and_not_found(tmp_path: Path) -> None:
+    s = _probe_trace(
+        tmp_path,
+        _line(1, "cuGetProcAddress_v2", 0, symbol="cuInit", cudaVersion=2000),
+        _line(2, "cuGetProcAddress_v2", 500, symbol="cuFuture", cudaVersion=13050),
+        _line(3, "cuGetProcAddress", 500, symbol="cuOther", cudaVersion=12000),
+        _line(4, "cuGetProcAddress_v2", 500, symbol="cuFuture", cudaVersion=13050))
+    assert s.not_found == ["cuFuture", "cuOther"]
+    assert s.first_failure is None
+    assert s.first_not_found is not None
+    assert (s.first_not_found["index"], s.first_not_found["symbol"]) == (1, "cuFuture")
+    text = report.format_summary(s, "p.jsonl")
+    assert ("no failing call; first entry point looked up and not found: #1 (seq 2, line 2) "
+            "cuFuture (CUDA 13050)") in text
+    assert "looked up with cuGetProcAddress, not found (2): cuFuture, cuOther" in text
+
+
 def test_report_cli_text_and_json(synthetic: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "zmlir.cli", "report", str(synthetic)],
                          capture_output=True, text=True, check=True).stdout
@@ -199,6 +254,9 @@ def test_trace_of_vector_add(traced: tuple[Path, Path, subprocess.CompletedProce
     assert s.calls == len(records) and s.distinct_apis == len(count)
     assert s.per_api["cuLaunchKernel"]["count"] == 3
     assert s.malformed == []
+    # cudart's start-up probes (a refused export table, ...) are no failure.
+    assert s.first_failure is None and s.failed == {} and s.not_found == []
+    assert s.probes.get("cuGetExportTable") == 1
 
 
 def test_dump_directory(traced: tuple[Path, Path, subprocess.CompletedProcess[str]]) -> None:
@@ -266,6 +324,27 @@ def test_trace_records_failures(tmp_path: Path) -> None:
     assert records[3]["args"] == {"error": 801, "*pStr": "CUDA_ERROR_NOT_SUPPORTED"}
     s = report.summarize(report.load(written))
     assert s.first_failure["index"] == 0 and s.not_supported == ["cuDeviceGetLuid"]
+
+
+def test_report_of_a_program_missing_an_entry_point(tmp_path: Path) -> None:
+    # The program stops for want of an entry point; no driver call fails.
+    pytest.importorskip("zmlir.runtime.backends.opencl.device")
+    if tool("nvcc") is None:
+        pytest.skip("nvcc is not installed")
+    program = tmp_path / "missing"
+    subprocess.run([tool("nvcc"), "-arch=sm_80", str(Path(__file__).with_name(
+        "missing_entry_point.cu")), "-o", str(program)], check=True, capture_output=True)
+    trace = tmp_path / "missing.jsonl"
+    result = subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(program)],
+                            capture_output=True, text=True, timeout=300,
+                            env=dict(os.environ, ZMLIR_TRACE=str(trace)))
+    assert result.returncode == 1 and "not available" in result.stdout, result.stderr
+    out = subprocess.run([sys.executable, "-m", "zmlir.cli", "report", str(trace)],
+                         capture_output=True, text=True, check=True).stdout
+    assert "no failing call; first entry point looked up and not found:" in out, out
+    assert "cuZmlirFutureEntryPoint (CUDA 13000)" in out
+    assert "looked up with cuGetProcAddress, not found (1): cuZmlirFutureEntryPoint" in out
+    assert "skipped" in out and "cuGetExportTable x1" in out
 
 
 # -- the interposer, with our driver standing in for NVIDIA's --------------------------------

@@ -9,7 +9,16 @@ A failure is a call whose result is neither CUDA_SUCCESS nor one of the
 answers that are part of normal operation: CUDA_ERROR_NOT_READY from
 cuStreamQuery/cuEventQuery, and CUDA_ERROR_NOT_FOUND from cuGetProcAddress
 (the runtime probes for entry points the driver may not have). Those still
-count under "non-success results".
+count under "non-success results". The names a program looked up with
+cuGetProcAddress and did not get are listed apart ("looked up, not found"):
+a program that needs one stops for want of it without a failing call.
+
+Some failing calls are probes that libraries make on every run and do
+without (PROBES: cudart's and NVRTC's requests for export tables, cudart's
+context-local storage lookups before it stored anything, cuda.core asking
+whether a context is current and counting a kernel's parameters); they are
+counted apart and skipped, so that "first failing call" names the first
+real failure.
 
 Lines that are not valid trace records are reported with their line number
 and skipped; they never stop the report.
@@ -34,6 +43,67 @@ def is_failure(call: Call) -> bool:
     return call.result not in (None, 0) and (call.api, call.result) not in _BENIGN
 
 
+# Export tables libraries ask for on every run and do without when refused.
+_PROBED_TABLES = {
+    # cudart, before cuInit: success would skip its own initialization.
+    "f8cff951-2146-8b4e-b9e2-fb469e7c0dd9": "cudart's start-up probe",
+    # NVRTC and nvJitLink 13.x, as they compile.
+    "da9151d3-3ae6-cc41-a5c0-4f26d533e328": "NVRTC's probe",
+}
+PROBES = {
+    "cuGetExportTable": "an export table a library probes for and does without",
+    "export_table:CONTEXT_LOCAL_STORAGE:2": "cudart's lookup of a value it has not stored yet",
+    "cuCtxGetDevice": "asked before any context was made current (is one current?)",
+    "cuKernelGetParamInfo": "the index past the last parameter (how many are there?)",
+    "cuFuncGetParamInfo": "the index past the last parameter (how many are there?)",
+}
+_MAKES_CONTEXT_CURRENT = ("cuCtxSetCurrent", "cuCtxPushCurrent", "cuCtxCreate")
+
+
+class _Probes:
+    """Tells the failing calls that are PROBES, from what came before them."""
+
+    def __init__(self) -> None:
+        self.context_current = False
+        self.param_counts: set[tuple[str, str, int]] = set()  # (api, kernel, index) answered
+
+    def see(self, call: Call) -> None:
+        api = normalize(call.api)
+        if call.result == 0 and api.startswith(_MAKES_CONTEXT_CURRENT):
+            self.context_current = True
+        if call.result == 0 and api in ("cuKernelGetParamInfo", "cuFuncGetParamInfo"):
+            self.param_counts.add((api, str(_kernel_of(call)), call.args.get("paramIndex", -1)))
+
+    def is_probe(self, call: Call) -> bool:
+        api = normalize(call.api)
+        if api not in PROBES:
+            return False
+        if api == "cuGetExportTable":
+            return str(call.args.get("pExportTableId", "")).lower() in _PROBED_TABLES
+        if api == "export_table:CONTEXT_LOCAL_STORAGE:2":
+            return call.result == 400  # CUDA_ERROR_INVALID_HANDLE: no such key
+        if api == "cuCtxGetDevice":
+            return call.result == 201 and not self.context_current  # INVALID_CONTEXT
+        if api in ("cuKernelGetParamInfo", "cuFuncGetParamInfo") and call.result == 1:
+            index = call.args.get("paramIndex")
+            return isinstance(index, int) and (
+                index == 0 or (api, str(_kernel_of(call)), index - 1) in self.param_counts)
+        return False
+
+
+def _kernel_of(call: Call) -> object:
+    return call.args.get("kernel", call.args.get("func"))
+
+
+def _looked_up(call: Call) -> str | None:
+    """The name a cuGetProcAddress call asked for and did not get, else None
+    (cudart's empty-name probe asks for nothing)."""
+    if normalize(call.api) != "cuGetProcAddress" or call.result != 500:
+        return None
+    symbol = call.args.get("symbol")
+    return symbol if isinstance(symbol, str) and symbol else None
+
+
 @dataclass
 class Summary:
     calls: int
@@ -43,6 +113,9 @@ class Summary:
     failed: dict[str, dict[str, int]]  # api -> result name -> count
     first_failure: dict[str, Any] | None
     first_non_success: dict[str, Any] | None
+    not_found: list[str]  # names looked up with cuGetProcAddress and not got, in order
+    first_not_found: dict[str, Any] | None
+    probes: dict[str, int]  # failing calls skipped as PROBES, by API
     malformed: list[tuple[int, str]]
     total_time_us: float
     header: dict[str, Any] | None
@@ -53,20 +126,27 @@ class Summary:
                 "not_supported": self.not_supported, "failed": self.failed,
                 "first_failure": self.first_failure,
                 "first_non_success": self.first_non_success,
+                "not_found": self.not_found, "first_not_found": self.first_not_found,
+                "probes": self.probes,
                 "malformed": [{"line": n, "error": e} for n, e in self.malformed],
                 "header": self.header}
 
 
 def _where(index: int, call: Call) -> dict[str, Any]:
+    keys = _KEY_ARGS.get(normalize(call.api), ())
     return {"index": index, "seq": call.seq, "line": call.line, "api": call.api,
-            "result": call.result, "result_name": call.result_name}
+            "result": call.result, "result_name": call.result_name,
+            "args": {k: call.args[k] for k in keys if k in call.args}}
 
 
 def summarize(trace: Trace) -> Summary:
     per_api: dict[str, dict[str, Any]] = {}
     failed: dict[str, Counter[str]] = defaultdict(Counter)
     not_supported: list[str] = []
-    first_failure = first_non_success = None
+    not_found: list[str] = []
+    probes: Counter[str] = Counter()
+    seen = _Probes()
+    first_failure = first_non_success = first_not_found = None
     for index, call in enumerate(trace.calls):
         entry = per_api.setdefault(call.api, {"count": 0, "time_us": 0.0, "errors": 0})
         entry["count"] += 1
@@ -76,17 +156,26 @@ def summarize(trace: Trace) -> Summary:
                 first_non_success = _where(index, call)
             if call.result == NOT_SUPPORTED and call.api not in not_supported:
                 not_supported.append(call.api)
-            if is_failure(call):
+            missing = _looked_up(call)
+            if missing is not None and missing not in not_found:
+                not_found.append(missing)
+                if first_not_found is None:
+                    first_not_found = {**_where(index, call), "symbol": missing,
+                                       "cudaVersion": call.args.get("cudaVersion")}
+            if seen.is_probe(call):
+                probes[call.api] += 1
+            elif is_failure(call):
                 entry["errors"] += 1
                 failed[call.api][call.result_name or str(call.result)] += 1
                 if first_failure is None:
                     first_failure = _where(index, call)
+        seen.see(call)
     for entry in per_api.values():
         entry["time_us"] = round(entry["time_us"], 3)
     return Summary(len(trace.calls), len(per_api), per_api, not_supported,
                    {api: dict(c) for api, c in failed.items()}, first_failure,
-                   first_non_success, trace.malformed,
-                   sum(c.dur for c in trace.calls), trace.header)
+                   first_non_success, not_found, first_not_found, dict(probes),
+                   trace.malformed, sum(c.dur for c in trace.calls), trace.header)
 
 
 def format_summary(s: Summary, path: str, top: int | None = None) -> str:
@@ -97,10 +186,22 @@ def format_summary(s: Summary, path: str, top: int | None = None) -> str:
                      f"{' '.join(s.header.get('argv') or [])}")
     if s.first_failure:
         f = s.first_failure
+        shown = f" {json.dumps(f['args'])}" if f["args"] else ""
         lines.append(f"  first failing call: #{f['index']} (seq {f['seq']}, line {f['line']}) "
-                     f"{f['api']} -> {f['result_name'] or f['result']}")
+                     f"{f['api']}{shown} -> {f['result_name'] or f['result']}")
+    elif s.first_not_found:
+        f = s.first_not_found
+        lines.append(f"  no failing call; first entry point looked up and not found: "
+                     f"#{f['index']} (seq {f['seq']}, line {f['line']}) {f['symbol']} "
+                     f"(CUDA {f['cudaVersion']})")
     else:
         lines.append("  no failing call")
+    if s.not_found:
+        lines.append(f"  looked up with cuGetProcAddress, not found ({len(s.not_found)}): "
+                     + ", ".join(s.not_found))
+    if s.probes:
+        lines.append(f"  skipped {sum(s.probes.values())} failing probes libraries do without: "
+                     + ", ".join(f"{api} x{n}" for api, n in s.probes.items()))
     if s.not_supported:
         lines.append(f"  CUDA_ERROR_NOT_SUPPORTED from {len(s.not_supported)} APIs: "
                      + ", ".join(s.not_supported))
