@@ -374,9 +374,13 @@ def test_alloc_kinds_give_usable_addresses() -> None:
 
 
 def test_errors_are_clear(device: Device, program: Program) -> None:
-    address = device.alloc(16)
+    address = device.alloc(16)  # a 512-byte slot of a slab (runtime/slabs.py)
     with pytest.raises(ValueError, match="not inside one live device allocation"):
-        device.copy_to_device(address + 8, b"\0" * 16)
+        device.copy_to_device(address + 500, b"\0" * 16)
+    large = device.alloc(100_000)
+    with pytest.raises(ValueError, match="not inside one live device allocation"):
+        device.copy_to_device(large + 99_992, b"\0" * 16)
+    device.free(large)
     with pytest.raises(ValueError, match="not a live allocation"):
         device.free(address + 4)
     kernel = program.kernel("vadd")

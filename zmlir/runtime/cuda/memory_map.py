@@ -15,11 +15,13 @@ class AllocationMap:
     _sizes: dict[int, int] = field(default_factory=dict)
     _bases: SortedAddresses = field(default_factory=SortedAddresses)
     _owned: set[int] = field(default_factory=set)  # ours to free (not module variables)
+    _peak: int = 0  # the most ranges held since the tables were last compacted
 
     def add(self, base: int, size: int, owned: bool = True) -> None:
         if base not in self._sizes:
             self._bases.add(base)
         self._sizes[base] = size
+        self._peak = max(self._peak, len(self._sizes))
         if owned:
             self._owned.add(base)
 
@@ -30,7 +32,17 @@ class AllocationMap:
         self._owned.discard(base)
         del self._sizes[base]
         self._bases.discard(base)
+        self._compact()
         return True
+
+    def _compact(self) -> None:
+        # Python's dicts and sets never shrink as entries go: after 100,000
+        # allocations were freed, their tables kept megabytes. Copies are
+        # sized to what is left; amortized O(1) a removal.
+        if self._peak > 4096 and len(self._sizes) * 8 < self._peak:
+            self._sizes = dict(self._sizes)
+            self._owned = set(self._owned)
+            self._peak = len(self._sizes)
 
     def forget(self, base: int) -> None:
         """Forgets a range that is not ours to free (a module variable),

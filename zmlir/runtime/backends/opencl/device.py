@@ -27,6 +27,7 @@ import numpy as np
 from zmlir.runtime.backends.opencl import api as cl
 from zmlir.runtime.backends.opencl import icd
 from zmlir.runtime.backends.opencl.api import OpenCLError, check, ffi
+from zmlir.runtime.slabs import MIN_SLOT, SlabAllocator
 from zmlir.runtime.sorted_addresses import SortedAddresses
 
 AllocKind = Literal["device", "shared", "host", "program"]
@@ -260,6 +261,10 @@ class Device:
     usm: cl.UsmApi = field(repr=False)
     _allocations: dict[int, Allocation] = field(default_factory=dict, repr=False)
     _sorted_addresses: SortedAddresses = field(default_factory=SortedAddresses, repr=False)
+    _slabs: SlabAllocator = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._slabs = SlabAllocator(self._usm_alloc, self._usm_free)
 
     # --- lifetime ---------------------------------------------------------------------------
 
@@ -338,9 +343,10 @@ class Device:
             return
         lib = cl.loader()
         lib.clFinish(self.queue)
+        self._slabs.release_all()
         for address, allocation in list(self._allocations.items()):
             if allocation.kind != "program":
-                self.free(address)
+                self._usm_free(address)
         lib.clReleaseCommandQueue(self.queue)
         lib.clReleaseContext(self.context)
         self.queue = None
@@ -355,11 +361,18 @@ class Device:
     # --- memory -----------------------------------------------------------------------------
 
     def alloc(self, nbytes: int, alignment: int = 0) -> int:
-        """A USM allocation's address. Zero bytes gives 0 (NULL), as cudaMalloc does."""
+        """A USM allocation's address. Zero bytes gives 0 (NULL), as cudaMalloc does.
+        Small ones are slots of larger USM allocations (runtime/slabs.py)."""
         if nbytes < 0:
             raise ValueError(f"negative allocation size {nbytes}")
         if nbytes == 0:
             return 0
+        if SlabAllocator.serves(nbytes) and alignment <= MIN_SLOT:
+            return self._slabs.alloc(nbytes)
+        return self._usm_alloc(nbytes, alignment)
+
+    def _usm_alloc(self, nbytes: int, alignment: int) -> int:
+        """A USM allocation, known to `allocation_at` (a slab as a whole)."""
         err = ffi.new("cl_int *")
         if self.alloc_kind == "device":
             ptr = self.usm.device_alloc(
@@ -379,18 +392,26 @@ class Device:
         self._sorted_addresses.add(address)
         return address
 
-    def free(self, address: int) -> None:
-        """Free an allocation from `alloc`; waits for queued work that may still use it."""
-        if address == 0:
-            return
-        if address not in self._allocations:
-            raise ValueError(f"free of {address:#x}, which is not a live allocation start")
+    def _usm_free(self, address: int) -> None:
         check(
             "clMemBlockingFreeINTEL",
             self.usm.blocking_free(self.context, ffi.cast("void *", address)),
         )
         del self._allocations[address]
         self._sorted_addresses.discard(address)
+
+    def free(self, address: int) -> None:
+        """Free an allocation from `alloc`; waits for queued work that may still use it."""
+        if address == 0:
+            return
+        if self._slabs.owns(address):
+            # Launches are synchronous: no queued kernel still uses the slot.
+            self._slabs.free(address)
+            return
+        found = self._allocations.get(address)
+        if found is None or found.kind == "program" or self._slabs.is_slab(address):
+            raise ValueError(f"free of {address:#x}, which is not a live allocation start")
+        self._usm_free(address)
 
     def disown(self, address: int) -> None:
         """Undoes adopt, when the program owning that memory is released."""
@@ -414,10 +435,13 @@ class Device:
         transfer is checked against the allocations we handed out.
         """
         base = self._sorted_addresses.floor(address)
-        if base is not None:
-            found = self._allocations[base]
-            if address + nbytes <= found.address + found.nbytes:
-                return found
+        found = self._allocations[base] if base is not None else None
+        if found is not None and self._slabs.is_slab(found.address):
+            # Only a slab's live slots are anyone's memory.
+            slot = self._slabs.slot_holding(address)
+            found = Allocation(slot[0], slot[1], found.kind) if slot else None
+        if found is not None and address + nbytes <= found.address + found.nbytes:
+            return found
         raise ValueError(f"[{address:#x}, +{nbytes}) is not inside one live device allocation")
 
     def copy_to_device(
