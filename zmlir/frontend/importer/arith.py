@@ -22,6 +22,7 @@ from zmlir.frontend.importer.common import (
 from zmlir.frontend.importer.core import CARRY_REG, FunctionImporter, handles
 from zmlir.frontend.importer.generic import generic
 from zmlir.frontend.importer.ptxtypes import bits, mlir_type
+from zmlir.frontend.ssa import Value
 
 _PACKED_INT_TYPES = {"u16x2", "s16x2"}
 _HALF_TYPES = {"f16", "f16x2", "bf16", "bf16x2"}
@@ -34,8 +35,7 @@ def _binary(imp: FunctionImporter, inst: ast.Instruction) -> None:
         return
     m = classify(inst)
     if any(r in _PACKED_INT_TYPES for r in m.rest):
-        # Packed 16-bit SIMD integer arithmetic: no ptx type for the lanes.
-        generic(imp, inst)
+        _packed_int(imp, inst, m)
         return
     check_no_rest(imp, inst, m,
                   {"NaN", "xorsign", "abs"} if inst.opcode in ("min", "max") else set())
@@ -60,6 +60,48 @@ def _binary(imp: FunctionImporter, inst: ast.Instruction) -> None:
     attrs = arith_attrs(ptx_type, m, **extra)
     imp.emit([r], f"ptx.{inst.opcode} {{0}}, {{1}} {attrs} : {t}", [va, vb], inst.loc)
     imp.write_reg(d, r, inst.loc)
+
+
+# The lane operation of add/sub/min/max on .u16x2/.s16x2 (PTX ISA 8.0).
+_PACKED_LANE_OPS = {("add", "u"): "addi", ("add", "s"): "addi", ("sub", "u"): "subi",
+                    ("sub", "s"): "subi", ("min", "u"): "minui", ("min", "s"): "minsi",
+                    ("max", "u"): "maxui", ("max", "s"): "maxsi"}
+
+
+def _packed_int(imp: FunctionImporter, inst: ast.Instruction, m: Modifiers) -> None:
+    """add/sub/min/max on two 16-bit lanes of a 32-bit register, each lane
+    on its own (add and sub wrap; `.relu` clamps a signed min/max at 0):
+    the operands split into halves, the lane op on i16, the halves packed."""
+    (packed,) = [r for r in m.rest if r in _PACKED_INT_TYPES]
+    lane_op = _PACKED_LANE_OPS.get((inst.opcode, packed[0]))
+    relu = "relu" in m.flags
+    if (lane_op is None or m.types or len(m.rest) != 1 or m.flags - {"relu"}
+            or m.rnd or m.space or (relu and (packed != "s16x2" or inst.opcode in ("add", "sub")))):
+        raise imp.error(f"unsupported instruction '{inst.opcode}{''.join('.' + x for x in inst.modifiers)}'",
+                        inst.loc)
+    expect_operands(imp, inst, 3)
+    d, a, b = inst.operands
+    loc = inst.loc
+
+    def op(template: str, operands: list[Value], type_: str) -> Value:
+        result = imp.new_value(type_)
+        imp.emit([result], template, operands, loc)
+        return result
+
+    sixteen = op("arith.constant 16 : i32", [], "i32")
+    lanes = []
+    for operand in (a, b):
+        v = imp.value(operand, "i32", loc, "b32")
+        high = op("arith.shrui {0}, {1} : i32", [v, sixteen], "i32")
+        lanes.append([op("arith.trunci {0} : i32 to i16", [x], "i16") for x in (v, high)])
+    results = [op(f"arith.{lane_op} {{0}}, {{1}} : i16", [x, y], "i16")
+               for x, y in zip(*lanes, strict=True)]
+    if relu:
+        zero = op("arith.constant 0 : i16", [], "i16")
+        results = [op("arith.maxsi {0}, {1} : i16", [x, zero], "i16") for x in results]
+    low, high = (op("arith.extui {0} : i16 to i32", [x], "i32") for x in results)
+    high = op("arith.shli {0}, {1} : i32", [high, sixteen], "i32")
+    imp.write_reg(d, op("arith.ori {0}, {1} : i32", [low, high], "i32"), loc)
 
 
 def _mul_mode(m: Modifiers) -> str | None:
