@@ -94,6 +94,7 @@ class MemoryAPI(DriverState):
             self.host_allocations[address] = buffer
         else:
             self.host_allocations[address] = None  # the backend's
+        self.host_ranges.add(address, nbytes)
         self.out(pp, self.ffi.cast("void *", address))
         return E.CUDA_SUCCESS
 
@@ -104,6 +105,7 @@ class MemoryAPI(DriverState):
         address = self.ptr(p)
         if address not in self.host_allocations:
             return E.CUDA_ERROR_INVALID_VALUE
+        self.host_ranges.remove_owned(address)
         if self.host_allocations.pop(address) is None:
             self.device.host_free(address)
         return E.CUDA_SUCCESS
@@ -117,11 +119,13 @@ class MemoryAPI(DriverState):
     def cuMemHostRegister_v2(self, p: Any, nbytes: int, flags: int) -> int:
         self.require_init()
         self.device.host_register(self.ptr(p), nbytes)
+        self.host_ranges.add(self.ptr(p), nbytes)
         return E.CUDA_SUCCESS
 
     def cuMemHostUnregister(self, p: Any) -> int:
         self.require_init()
         self.device.host_unregister(self.ptr(p))
+        self.host_ranges.remove_owned(self.ptr(p))
         return E.CUDA_SUCCESS
 
     # -- managed memory hints and pointer attributes ---------------------------
@@ -177,3 +181,49 @@ class MemoryAPI(DriverState):
         else:
             return E.CUDA_ERROR_INVALID_VALUE
         return E.CUDA_SUCCESS
+
+    def cuPointerGetAttributes(self, count: int, attributes: Any, data: Any, ptr: int) -> int:
+        # Unlike cuPointerGetAttribute, memory the driver does not know is no
+        # error: its attributes read as zeros (cudart's cudaPointerGetAttributes
+        # is this call; CuPy asks it whether host memory is page-locked).
+        self.require_init()
+        if count and (attributes == self.ffi.NULL or data == self.ffi.NULL):
+            return E.CUDA_ERROR_INVALID_VALUE
+        values = []
+        for i in range(count):
+            value = self._pointer_attribute(attributes[i], ptr)
+            if value is None:
+                return self.unsupported("cuPointerGetAttributes",
+                                        f"pointer attribute {attributes[i]}")
+            values.append(value)
+        for i, (ctype, value) in enumerate(values):
+            if data[i] != self.ffi.NULL:
+                self.ffi.cast(f"{ctype} *", data[i])[0] = value
+        return E.CUDA_SUCCESS
+
+    def _pointer_attribute(self, attribute: int, ptr: int) -> tuple[str, Any] | None:
+        """(C type, value) of a CUpointer_attribute of `ptr` as
+        cuPointerGetAttributes writes it, zeros for memory the driver does
+        not know; None for an attribute we do not answer."""
+        device = self.allocations.containing(ptr)
+        found = device or self.host_ranges.containing(ptr)
+        known = found is not None
+        if attribute == 1:  # CONTEXT
+            return "void *", self.handle_ptr(self.primary_context() if known else 0)
+        if attribute == 2:  # MEMORY_TYPE: CU_MEMORYTYPE_DEVICE / HOST, 0 if unknown
+            return "unsigned int", 2 if device else 1 if known else 0
+        if attribute == 3:  # DEVICE_POINTER: unified addressing, the same address
+            return "unsigned long long", ptr if known else 0
+        if attribute == 4:  # HOST_POINTER: page-locked host memory only
+            return "unsigned long long", ptr if known and not device else 0
+        if attribute in (8, 10, 13):  # IS_MANAGED, IS_LEGACY_CUDA_IPC_CAPABLE, MAPPED (bool)
+            return "unsigned char", int(attribute == 13 and known)
+        if attribute == 9:  # DEVICE_ORDINAL
+            return "int", 0 if known else -2  # cudaInvalidDeviceId, as cudart reports it
+        if attribute == 11:  # RANGE_START_ADDR
+            return "unsigned long long", found[0] if found else 0
+        if attribute in (12, 18):  # RANGE_SIZE, MAPPING_SIZE (size_t)
+            return "size_t", found[1] if found else 0
+        if attribute == 19:  # MAPPING_BASE_ADDR
+            return "unsigned long long", found[0] if found else 0
+        return None

@@ -53,6 +53,7 @@ class DriverState:
         self.tls = threading.local()
         self.allocations = AllocationMap()
         self.host_allocations: dict[int, Any] = {}
+        self.host_ranges = AllocationMap()  # page-locked: cuMemAllocHost's, registered
         self.stream_attributes: dict[tuple[int, int], bytes] = {}  # (stream, CUstreamAttrID)
         self.pools: list[MemoryPool] = []  # live pools (settled at synchronizations)
         self.pool_of: dict[int, MemoryPool] = {}  # pool allocation -> its pool
