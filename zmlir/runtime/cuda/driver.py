@@ -90,7 +90,12 @@ def bind(ffi: Any, lib: Any) -> Driver:
         ffi.def_extern(name=symbol)(_boundary(name, body, driver))
 
     def unsupported(name: Any) -> int:
-        return int(driver.unsupported(ffi.string(name).decode(), "not implemented"))
+        api_name = ffi.string(name).decode()
+
+        def invoke() -> int:
+            return int(driver.unsupported(api_name, "not implemented"))
+        tracer = driver.tracer  # traced like every other entry point
+        return invoke() if tracer is None else int(tracer.call(api_name, (), invoke))
     ffi.def_extern(name="zmlir_py_unsupported", error=int(E.CUDA_ERROR_UNKNOWN))(unsupported)
     _install_tracer(driver)
     driver.fast.enable(tracing=driver.tracer is not None)
