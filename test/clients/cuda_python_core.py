@@ -66,6 +66,18 @@ for kind in ("cubin", "ptx"):
     print(kind, "saxpy", np.array_equal(y, expected), "timed", end - start >= 0, flush=True)
     keep += [module, kernel, hx, hy, dx, dy, start, end]
 
+# A graph of the last saxpy, captured by cuda.core's graph builder, replayed twice.
+builder = stream.create_graph_builder().begin_building()
+launch(builder, LaunchConfig(grid=(n + 127) // 128, block=128), kernel, np.float32(1.0), dx, dy,
+       np.uint32(n))
+graph = builder.end_building().complete()
+graph.launch(stream)
+graph.launch(stream)
+dy.copy_to(hy, stream=stream)
+stream.sync()
+print("graph", np.array_equal(y, expected + 2 * x), flush=True)
+keep.append(graph)
+
 program = Program(FILL, code_type="c++", options=ProgramOptions(arch=f"sm_{dev.arch}",
                                                                 std="c++17"))
 module = program.compile("cubin", name_expressions=("fill<int>", "fill<double>"))

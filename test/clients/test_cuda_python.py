@@ -40,6 +40,7 @@ def test_cuda_core(python: Path, tmp_path: Path) -> None:
         "device 8 True",
         "cubin saxpy True timed True",
         "ptx saxpy True timed True",
+        "graph True",
         "fill<int> True",
         "fill<double> True",
         "arguments 3 max threads 1024",

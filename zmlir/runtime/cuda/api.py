@@ -21,7 +21,7 @@ typedef int CUresult;
 typedef int CUdevice;
 typedef unsigned long long CUdeviceptr;
 typedef void *CUcontext, *CUmodule, *CUfunction, *CUstream, *CUevent, *CUlibrary, *CUkernel;
-typedef void *CUgraph, *CUgraphExec, *CUgraphNode;
+typedef void *CUgraph, *CUgraphExec, *CUgraphNode, *CUuserObject;
 typedef void *CUlinkState;
 typedef struct { unsigned char bytes[16]; } CUuuid;
 typedef struct {
@@ -52,6 +52,9 @@ typedef struct {
 } CUmemPoolProps;
 typedef struct { CUmemLocation location; int flags; } CUmemAccessDesc;
 typedef struct { int id; char pad[4]; unsigned char value[64]; } CUlaunchAttribute;
+typedef struct {
+    unsigned long long flags; CUstream hUploadStream; CUgraphNode hErrNode_out; int result_out;
+} CUDA_GRAPH_INSTANTIATE_PARAMS;
 """
 
 FUNCTIONS = """
@@ -209,11 +212,17 @@ CUresult cuStreamBeginCapture(CUstream hStream);
 CUresult cuStreamBeginCapture_v2(CUstream hStream, int mode);
 CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph);
 CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags);
+CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams);
 CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream);
 CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes);
 CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream);
 CUresult cuGraphDestroy(CUgraph hGraph);
 CUresult cuGraphExecDestroy(CUgraphExec hGraphExec);
+CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags);
+CUresult cuUserObjectRetain(CUuserObject object, unsigned int count);
+CUresult cuUserObjectRelease(CUuserObject object, unsigned int count);
+CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags);
+CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count);
 CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags);
 CUresult cuStreamGetPriority(CUstream hStream, int *priority);
 CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx);

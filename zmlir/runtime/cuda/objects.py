@@ -80,11 +80,22 @@ class Graph:
     """Work captured from a stream, replayed in order by cuGraphLaunch."""
 
     nodes: list[Callable[[], int]]
+    user_objects: dict[int, int] = field(default_factory=dict)  # handle -> references held
 
 
 @dataclass
 class GraphExec:
     nodes: list[Callable[[], int]]
+    user_objects: dict[int, int] = field(default_factory=dict)  # its graph's, retained
+
+
+@dataclass
+class UserObject:
+    """cuUserObjectCreate's: `destroy(ptr)` runs when the last reference goes."""
+
+    ptr: Any
+    destroy: Any  # a CUhostFn
+    references: int
 
 
 @dataclass
@@ -120,6 +131,10 @@ class Handles:
     def all(self, kind: type) -> Iterator[Any]:
         """Every live object of `kind`."""
         return (obj for obj in self._objects.values() if isinstance(obj, kind))
+
+    def items(self, kind: type) -> Iterator[tuple[int, Any]]:
+        """(handle, object) of every live object of `kind`."""
+        return ((h, obj) for h, obj in self._objects.items() if isinstance(obj, kind))
 
     def remove(self, handle: int, kind: type) -> Any:
         obj = self.get(handle, kind)

@@ -9,6 +9,7 @@ import struct
 from typing import Any
 
 from zmlir.runtime.cuda.errors import CUresult
+from zmlir.runtime.cuda.graph import capture_graph
 from zmlir.runtime.cuda.objects import Event, Stream
 from zmlir.runtime.cuda.state import DriverState
 
@@ -164,9 +165,9 @@ class StreamAPI(DriverState):
         self.require_init()
         s = self.stream(stream)
         capturing = s is not None and s.capture is not None
-        if capturing and any(p != self.ffi.NULL for p in (graph, dependencies, edges, count)):
+        if capturing and any(p != self.ffi.NULL for p in (dependencies, edges, count)):
             return self.unsupported("cuStreamGetCaptureInfo",
-                                    "the graph and dependencies of a capture in progress")
+                                    "the dependencies of a capture in progress (graph nodes)")
         if status != self.ffi.NULL:
             status[0] = 1 if capturing else 0  # CU_STREAM_CAPTURE_STATUS_ACTIVE / _NONE
         if capture_id != self.ffi.NULL and capturing:
@@ -175,6 +176,9 @@ class StreamAPI(DriverState):
         for out in (graph, dependencies, edges):
             if out != self.ffi.NULL:
                 out[0] = self.ffi.NULL
+        if graph != self.ffi.NULL and capturing:
+            assert s is not None and s.capture is not None
+            graph[0] = self.handle_ptr(capture_graph(self, s.capture))  # recorded into so far
         if count != self.ffi.NULL:
             count[0] = 0
         return E.CUDA_SUCCESS
