@@ -1,7 +1,9 @@
 """cuda.core as its documentation shows it, under `zmlir run`: NVRTC compiles
 CUDA C++ to a cubin (zmlir run's stand-in gives PTX) and to PTX, kernels run
 on a stream with buffers of the device's memory resource, copies go through
-pinned host buffers, events time the launch. Prints one checked line per
+pinned host buffers, events time the launch; a graph captured by the graph
+builder replays a launch, buffers of the managed and pinned pool resources
+are read and written by the host and a kernel. Prints one checked line per
 result. Everything is left alive at the end: cuda.core's destructors call
 the driver during interpreter shutdown."""
 
@@ -13,6 +15,8 @@ from cuda.core import (
     EventOptions,
     LaunchConfig,
     LegacyPinnedMemoryResource,
+    ManagedMemoryResource,
+    PinnedMemoryResource,
     Program,
     ProgramOptions,
     launch,
@@ -77,6 +81,19 @@ dy.copy_to(hy, stream=stream)
 stream.sync()
 print("graph", np.array_equal(y, expected + 2 * x), flush=True)
 keep.append(graph)
+
+# Pool-backed resources of managed and of page-locked host memory: the host
+# reads and writes them directly (DLPack), kernels too.
+for resource in (ManagedMemoryResource(), PinnedMemoryResource()):
+    buffer = resource.allocate(n * 4, stream=stream)
+    values = np.from_dlpack(buffer).view(np.float32)
+    values[:] = 1.0
+    launch(stream, LaunchConfig(grid=(n + 127) // 128, block=128), kernel, np.float32(2.0), dx,
+           buffer, np.uint32(n))
+    stream.sync()
+    print(type(resource).__name__, buffer.is_managed, np.array_equal(values, 2.0 * x + 1.0),
+          flush=True)
+    keep.append(buffer)
 
 program = Program(FILL, code_type="c++", options=ProgramOptions(arch=f"sm_{dev.arch}",
                                                                 std="c++17"))

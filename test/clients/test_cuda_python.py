@@ -41,6 +41,8 @@ def test_cuda_core(python: Path, tmp_path: Path) -> None:
         "cubin saxpy True timed True",
         "ptx saxpy True timed True",
         "graph True",
+        "ManagedMemoryResource True True",
+        "PinnedMemoryResource False True",
         "fill<int> True",
         "fill<double> True",
         "arguments 3 max threads 1024",

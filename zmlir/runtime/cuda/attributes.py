@@ -61,6 +61,8 @@ _STATIC = {
     111: 0,  # RESERVED_SHARED_MEMORY_PER_BLOCK
     115: 1,  # MEMORY_POOLS_SUPPORTED: cuMemAllocAsync and cuMemPool* (mempool.py)
     119: 0,  # MEMPOOL_SUPPORTED_HANDLE_TYPES: no IPC
+    142: 1,  # HOST_NUMA_MEMORY_POOLS_SUPPORTED: host pools, one host memory (mempool.py)
+    144: 1,  # HOST_MEMORY_POOLS_SUPPORTED
 }
 
 

@@ -38,7 +38,10 @@ class MemoryAPI(DriverState):
 
     def cuMemAllocManaged(self, dptr: Any, nbytes: int, flags: int) -> int:
         # Our device memory is already shared with the host.
-        return self.cuMemAlloc_v2(dptr, nbytes)
+        code = self.cuMemAlloc_v2(dptr, nbytes)
+        if code == E.CUDA_SUCCESS:
+            self.managed.add(int(dptr[0]))
+        return code
 
     def cuMemFree_v2(self, dptr: int) -> int:
         self.require_init()
@@ -46,6 +49,7 @@ class MemoryAPI(DriverState):
             return E.CUDA_SUCCESS
         if not self.allocations.remove_owned(dptr):
             return E.CUDA_ERROR_INVALID_VALUE
+        self.managed.discard(dptr)
         self.sync_point()  # device printf output appears (cudaFree waits for the device)
         pool = self.pool_of.pop(dptr, None)
         if pool is not None:
@@ -216,7 +220,9 @@ class MemoryAPI(DriverState):
             return "unsigned long long", ptr if known else 0
         if attribute == 4:  # HOST_POINTER: page-locked host memory only
             return "unsigned long long", ptr if known and not device else 0
-        if attribute in (8, 10, 13):  # IS_MANAGED, IS_LEGACY_CUDA_IPC_CAPABLE, MAPPED (bool)
+        if attribute == 8:  # IS_MANAGED (bool)
+            return "unsigned char", int(device is not None and device[0] in self.managed)
+        if attribute in (10, 13):  # IS_LEGACY_CUDA_IPC_CAPABLE, MAPPED (bool)
             return "unsigned char", int(attribute == 13 and known)
         if attribute == 9:  # DEVICE_ORDINAL
             return "int", 0 if known else -2  # cudaInvalidDeviceId, as cudart reports it

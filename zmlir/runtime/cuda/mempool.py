@@ -13,6 +13,12 @@ releases free blocks until the pool holds no more than asked.
 Sizes are kept in granules of GRANULE bytes; a freed block is reused for a
 request that rounds to the same size.
 
+Besides the device's pools there are CUDA 13's pools by location and
+allocation type (cuMemGetMemPool, cuMemPoolCreate): page-locked host memory
+(CU_MEM_LOCATION_TYPE_HOST and HOST_NUMA: one host memory here), and managed
+memory, which is device memory (the host reaches it anyway) that
+cuPointerGetAttributes reports as managed.
+
 MemoryPool is one pool; MemPoolAPI the driver API over pools (a pool is
 reached by its handle, freed through cuMemFree as any allocation).
 """
@@ -43,7 +49,10 @@ INT_ATTRIBUTES = (ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES, ATTR_REUSE_ALLOW_OPPORTU
 
 # CUmemPoolProps fields we accept
 ALLOCATION_TYPE_PINNED = 1
+ALLOCATION_TYPE_MANAGED = 2
+LOCATION_TYPE_NONE = 0
 LOCATION_TYPE_DEVICE = 1
+HOST_LOCATION_TYPES = (2, 3, 4)  # HOST, HOST_NUMA, HOST_NUMA_CURRENT: one host memory
 HANDLE_TYPE_NONE = 0
 
 
@@ -59,6 +68,9 @@ class MemoryPool:
     free_backend: Callable[[int], None]
     max_size: int = 0  # 0: no limit but the device's
     default: bool = False
+    # "device"; "host": page-locked host memory (CU_MEM_LOCATION_TYPE_HOST*);
+    # "managed": device memory that says it is managed (our one memory is both).
+    kind: str = "device"
     reuse: dict[int, int] = field(default_factory=lambda: dict.fromkeys(INT_ATTRIBUTES, 1))
     release_threshold: int = 0
     reserved: int = 0
@@ -185,9 +197,82 @@ class MemPoolAPI(MemoryAPI):
         if nbytes == 0 or dptr == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
         address = pool.allocate(nbytes)
-        self.allocations.add(address, nbytes)
+        if pool.kind == "host":
+            self.host_ranges.add(address, nbytes)
+        else:
+            self.allocations.add(address, nbytes)
+        if pool.kind == "managed":
+            self.managed.add(address)
         self.pool_of[address] = pool
         dptr[0] = address
+        return E.CUDA_SUCCESS
+
+    def _kind_pool(self, kind: str, max_size: int = 0, default: bool = False) -> MemoryPool:
+        """A pool of host or managed memory (a "device" one is MemoryPool's default)."""
+        if kind != "host":
+            return MemoryPool(self.device.alloc, self.device.free, max_size, default, kind=kind)
+        buffers: dict[int, Any] = {}  # ours, where the device reaches our own memory
+
+        def alloc(nbytes: int) -> int:
+            address = self.device.host_alloc(nbytes)
+            if address is None:
+                buffer = self.ffi.new("char[]", nbytes)
+                address = self.ptr(buffer)
+                buffers[address] = buffer
+            return int(address)
+
+        def free(address: int) -> None:
+            if buffers.pop(address, None) is None:
+                self.device.host_free(address)
+        return MemoryPool(alloc, free, max_size, default, kind="host")
+
+    def _pool_key(self, location: Any, alloc_type: int) -> tuple[int, str]:
+        """(allocation type, "host" or "device") of a cuMemGetMemPool location."""
+        if location == self.ffi.NULL or alloc_type not in (ALLOCATION_TYPE_PINNED,
+                                                           ALLOCATION_TYPE_MANAGED):
+            raise CudaError(E.CUDA_ERROR_INVALID_VALUE, "memory pool location or type")
+        where = location.type
+        if where == LOCATION_TYPE_DEVICE:
+            self.check_device(location.id)
+            return alloc_type, "device"
+        if where in HOST_LOCATION_TYPES or (where == LOCATION_TYPE_NONE
+                                            and alloc_type == ALLOCATION_TYPE_MANAGED):
+            return alloc_type, "host"
+        raise CudaError(E.CUDA_ERROR_INVALID_VALUE, f"memory pool location type {where}")
+
+    def _default_pool_of(self, key: tuple[int, str]) -> int:
+        if key == (ALLOCATION_TYPE_PINNED, "device"):
+            return self._default_pool()
+        if key not in self.kind_pools:
+            kind = "managed" if key[0] == ALLOCATION_TYPE_MANAGED else "host"
+            self.kind_pools[key] = self._new_pool(self._kind_pool(kind, default=True))
+        return self.kind_pools[key]
+
+    def cuMemGetDefaultMemPool(self, ppool: Any, location: Any, alloc_type: int) -> int:
+        self.require_init()
+        key = self._pool_key(location, alloc_type)
+        self.out(ppool, self.handle_ptr(self._default_pool_of(key)))
+        return E.CUDA_SUCCESS
+
+    def cuMemGetMemPool(self, ppool: Any, location: Any, alloc_type: int) -> int:
+        self.require_init()
+        key = self._pool_key(location, alloc_type)
+        if key == (ALLOCATION_TYPE_PINNED, "device"):
+            return self.cuDeviceGetMemPool(ppool, location.id)
+        current = self.kind_current_pools.get(key) or self._default_pool_of(key)
+        self.out(ppool, self.handle_ptr(current))
+        return E.CUDA_SUCCESS
+
+    def cuMemSetMemPool(self, location: Any, alloc_type: int, pool: Any) -> int:
+        self.require_init()
+        key = self._pool_key(location, alloc_type)
+        if key == (ALLOCATION_TYPE_PINNED, "device"):
+            return self.cuDeviceSetMemPool(location.id, pool)
+        p = self._pool(pool)
+        wanted = "managed" if alloc_type == ALLOCATION_TYPE_MANAGED else "host"
+        if p.destroyed or p.kind != wanted:
+            return E.CUDA_ERROR_INVALID_VALUE
+        self.kind_current_pools[key] = self.ptr(pool)
         return E.CUDA_SUCCESS
 
     def cuMemAllocAsync(self, dptr: Any, nbytes: int, stream: Any) -> int:
@@ -213,6 +298,12 @@ class MemPoolAPI(MemoryAPI):
             return error
         if dptr == 0:
             return E.CUDA_ERROR_INVALID_VALUE
+        pool = self.pool_of.get(dptr)
+        if pool is not None and pool.kind == "host":  # not device memory: cuMemFree's not
+            self.host_ranges.remove_owned(dptr)
+            del self.pool_of[dptr]
+            pool.free(dptr)
+            return E.CUDA_SUCCESS
         return self.cuMemFree_v2(dptr)
 
     def cuDeviceGetDefaultMemPool(self, ppool: Any, dev: int) -> int:
@@ -237,15 +328,14 @@ class MemPoolAPI(MemoryAPI):
         if props == self.ffi.NULL or ppool == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
         p = props[0]
-        if p.allocType != ALLOCATION_TYPE_PINNED:
+        if p.allocType not in (ALLOCATION_TYPE_PINNED, ALLOCATION_TYPE_MANAGED):
             return E.CUDA_ERROR_INVALID_VALUE
-        if p.location.type != LOCATION_TYPE_DEVICE:
-            return self.unsupported("cuMemPoolCreate", f"location type {p.location.type} "
-                                    "(only device memory pools)")
-        self.check_device(p.location.id)
+        _, where = self._pool_key(p.location, p.allocType)
         if p.handleTypes != HANDLE_TYPE_NONE:
             return self.unsupported("cuMemPoolCreate", f"handle types {p.handleTypes:#x} (IPC)")
-        pool = MemoryPool(self.device.alloc, self.device.free, max_size=int(p.maxSize))
+        kind = ("managed" if p.allocType == ALLOCATION_TYPE_MANAGED
+                else "host" if where == "host" else "device")
+        pool = self._kind_pool(kind, max_size=int(p.maxSize))
         self.out(ppool, self.handle_ptr(self._new_pool(pool)))
         return E.CUDA_SUCCESS
 
@@ -258,6 +348,9 @@ class MemPoolAPI(MemoryAPI):
         self.handles.remove(self.ptr(pool), MemoryPool)
         if self.current_pool == self.ptr(pool):
             self.current_pool = 0  # the default pool is current again
+        for key, current in list(self.kind_current_pools.items()):
+            if current == self.ptr(pool):
+                del self.kind_current_pools[key]
         return E.CUDA_SUCCESS
 
     def cuMemPoolSetAttribute(self, pool: Any, attr: int, value: Any) -> int:

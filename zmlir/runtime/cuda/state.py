@@ -59,6 +59,11 @@ class DriverState:
         self.pool_of: dict[int, MemoryPool] = {}  # pool allocation -> its pool
         self.default_pool = 0  # handles
         self.current_pool = 0
+        # Pools of the other kinds (cuMemGetMemPool): (CUmemAllocationType, "host" or
+        # "device") -> the default's and the current one's handle.
+        self.kind_pools: dict[tuple[int, str], int] = {}
+        self.kind_current_pools: dict[tuple[int, str], int] = {}
+        self.managed: set[int] = set()  # managed allocations (CU_POINTER_ATTRIBUTE_IS_MANAGED)
         # Compiled modules by their PTX's sha256, the most recent last: a
         # module loaded again skips the compiler (module.py).
         self.compiled_by_hash: dict[str, Any] = {}
