@@ -13,10 +13,10 @@ deriving DriverState (state.py):
     link.py     cuLink* (the JIT linker)
     function.py cuFunc*, cuKernel*
     memory.py   cuMemAlloc/Free*, host memory, cuMemGetInfo, cuPointerGetAttribute, hints
-    mempool.py  cuMemAllocAsync, cuMemPool*
+    mempool.py  cuMemAllocAsync, cuMemPool*, cuMemGetMemPool (host, managed pools)
     memcpy.py   cuMemcpy*, cuMemset*
     stream.py   cuStream*
-    graph.py    stream capture, cuGraph*
+    graph.py    stream capture, cuGraph*, cuUserObject*
     event.py    cuEvent*
     launch.py   cuLaunch*, cuOccupancy*
     profiler.py cuProfilerStart/Stop
