@@ -102,6 +102,32 @@ class ContextAPI(DriverState):
         self.current_changed()
         return E.CUDA_SUCCESS
 
+    def cuCtxAttach(self, pctx: Any, flags: int) -> int:
+        """The legacy usage count: the current context, once more in use."""
+        self.require_init()
+        if flags != 0:
+            return E.CUDA_ERROR_INVALID_VALUE
+        stack = self.context_stack()
+        if not stack:
+            return E.CUDA_ERROR_INVALID_CONTEXT
+        self.out(pctx, self.handle_ptr(stack[-1]))
+        self.context(stack[-1]).refcount += 1
+        return E.CUDA_SUCCESS
+
+    def cuCtxDetach(self, ctx: Any) -> int:
+        """One use of the current context `ctx` less (cuCtxCreate's and each
+        cuCtxAttach's); the last destroys it (a primary context: releases it)."""
+        self.require_init()
+        handle = self.ptr(ctx)
+        context = self.context(handle)
+        stack = self.context_stack()
+        if not stack or stack[-1] != handle or context.refcount < 1:
+            return E.CUDA_ERROR_INVALID_CONTEXT
+        if context.primary:
+            return self.cuDevicePrimaryCtxRelease_v2(context.device)
+        context.refcount -= 1
+        return self.cuCtxDestroy_v2(ctx) if context.refcount == 0 else E.CUDA_SUCCESS
+
     def cuCtxGetCurrent(self, pctx: Any) -> int:
         self.require_init()
         stack = self.context_stack()
@@ -190,6 +216,10 @@ class ContextAPI(DriverState):
 
     def cuCtxGetApiVersion(self, ctx: Any, version: Any) -> int:
         self.require_init()
+        if self.ptr(ctx):
+            self.context(self.ptr(ctx))  # a destroyed or unknown one: its error
+        else:
+            self.current_context()
         self.out(version, 3020)
         return E.CUDA_SUCCESS
 

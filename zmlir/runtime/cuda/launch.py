@@ -189,6 +189,64 @@ class LaunchAPI(FunctionAPI):
         return self.launch(f, (gx, gy, gz), (bx, by, bz), shared, params, self.ffi.NULL,
                            stream, cooperative=True)
 
+    # -- the legacy launch API: state on the function, then cuLaunchGrid -----------
+
+    def cuFuncSetBlockShape(self, f: Any, x: int, y: int, z: int) -> int:
+        fn = self.handles.get(self.ptr(f), Function)
+        if min(x, y, z) < 1:
+            return E.CUDA_ERROR_INVALID_VALUE
+        fn.block = (x, y, z)
+        return E.CUDA_SUCCESS
+
+    def cuFuncSetSharedSize(self, f: Any, nbytes: int) -> int:
+        self.handles.get(self.ptr(f), Function).shared_size = nbytes
+        return E.CUDA_SUCCESS
+
+    def cuParamSetSize(self, f: Any, nbytes: int) -> int:
+        self.handles.get(self.ptr(f), Function).param_size = nbytes
+        return E.CUDA_SUCCESS
+
+    def _param_set(self, f: Any, offset: int, data: bytes) -> int:
+        """Writes `data` at `offset` of the function's parameter buffer
+        (cuParamSetSize may come before or after)."""
+        fn = self.handles.get(self.ptr(f), Function)
+        if offset < 0:
+            return E.CUDA_ERROR_INVALID_VALUE
+        end = offset + len(data)
+        if len(fn.params) < end:
+            fn.params.extend(bytes(end - len(fn.params)))
+        fn.params[offset:end] = data
+        return E.CUDA_SUCCESS
+
+    def cuParamSeti(self, f: Any, offset: int, value: int) -> int:
+        return self._param_set(f, offset, (value & 0xFFFFFFFF).to_bytes(4, "little"))
+
+    def cuParamSetf(self, f: Any, offset: int, value: float) -> int:
+        return self._param_set(f, offset, np.float32(value).tobytes())
+
+    def cuParamSetv(self, f: Any, offset: int, ptr: Any, nbytes: int) -> int:
+        if nbytes and ptr == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        return self._param_set(f, offset, bytes(self.ffi.buffer(ptr, nbytes)) if nbytes else b"")
+
+    def cuLaunch(self, f: Any) -> int:
+        return self.cuLaunchGridAsync(f, 1, 1, self.ffi.NULL)
+
+    def cuLaunchGrid(self, f: Any, width: int, height: int) -> int:
+        return self.cuLaunchGridAsync(f, width, height, self.ffi.NULL)
+
+    def cuLaunchGridAsync(self, f: Any, width: int, height: int, stream: Any) -> int:
+        """A launch of the state the legacy calls set: the parameter buffer
+        (cuParamSetSize bytes of it) is passed as cuLaunchKernel's `extra`."""
+        fn = self.handles.get(self.ptr(f), Function)
+        params = bytes(fn.params[:fn.param_size]).ljust(fn.param_size, b"\0")
+        buffer = self.ffi.new("char[]", params or b"\0")
+        size = self.ffi.new("size_t *", len(params))
+        extra = self.ffi.new("void *[5]", [self.ffi.cast("void *", 1), buffer,
+                                           self.ffi.cast("void *", 2), size, self.ffi.NULL])
+        return self.launch(f, (width, height, 1), fn.block, fn.shared_size, self.ffi.NULL,
+                           extra, stream)
+
     def cuLaunchHostFunc(self, stream: Any, fn: Any, user_data: Any) -> int:
         self.current_context()
 

@@ -243,6 +243,17 @@ class ModuleAPI(FunctionAPI):
 
     cuModuleLoadFatBinary = cuModuleLoadData
 
+    def cuModuleLoad(self, pmodule: Any, fname: Any) -> int:
+        """A module from a file: PTX, a fatbin or a cubin, as cuModuleLoadData."""
+        if fname == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        try:
+            with open(self.ffi.string(fname), "rb") as f:
+                data = f.read()
+        except OSError:
+            return E.CUDA_ERROR_FILE_NOT_FOUND
+        return self.cuModuleLoadData(pmodule, self.ffi.from_buffer(data + b"\0"))
+
     def cuModuleUnload(self, hmod: Any) -> int:
         self.require_init()
         self.sync_point()

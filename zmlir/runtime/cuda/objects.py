@@ -37,6 +37,12 @@ class Function:
     dtypes: list[Any] | None = None  # numpy types of the parameters, found on first launch
     handle: int = 0
     fast: bool = False  # registered with the C launch fast path
+    # The legacy launch API's state (cuFuncSetBlockShape, cuFuncSetSharedSize, cuParamSet*),
+    # which cuLaunch/cuLaunchGrid(Async) launch with.
+    block: tuple[int, int, int] = (0, 0, 0)
+    shared_size: int = 0
+    params: bytearray = field(default_factory=bytearray)
+    param_size: int = 0
 
 
 @dataclass
