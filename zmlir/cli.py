@@ -70,6 +70,23 @@ def _cmd_libdir(_: argparse.Namespace) -> int:
     return 0
 
 
+def _nvcc_standin(env: dict[str, str]) -> None:
+    """Where NVIDIA's nvcc is on PATH, puts ours before it: `nvcc --cubin`
+    (pycuda's SourceModule) gives PTX (runtime/cuda/nvcc_standin.py)."""
+    import shutil
+
+    from zmlir.runtime.cuda import nvcc_standin
+
+    ours = os.path.join(os.path.dirname(nvcc_standin.__file__), "bin")
+    path = [p for p in env.get("PATH", "").split(os.pathsep) if p and p != ours]
+    real = env.get("ZMLIR_REAL_NVCC") or shutil.which("nvcc", path=os.pathsep.join(path))
+    if real is None or not os.access(os.path.join(ours, "nvcc"), os.X_OK):
+        return
+    env["PATH"] = os.pathsep.join((ours, *path))
+    env["ZMLIR_REAL_NVCC"] = real
+    env["ZMLIR_PYTHON"] = sys.executable
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     command = [a for a in args.command if a != "--"] if args.command[:1] == ["--"] else args.command
     if not command:
@@ -84,6 +101,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     preload = os.path.join(libdir, NVRTC_PRELOAD)
     if os.path.exists(preload):
         env["LD_PRELOAD"] = " ".join(p for p in (preload, env.get("LD_PRELOAD", "")) if p)
+    _nvcc_standin(env)
     sys.stdout.flush()
     try:
         os.execvpe(command[0], command, env)
