@@ -12,6 +12,9 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
 
 #include <algorithm>
@@ -118,6 +121,39 @@ llvm::Error zmlir::splitSPIRVLongInitializers(gpu::GPUModuleOp, llvm::Module &mo
     replacement->takeName(variable);
     variable->replaceAllUsesWith(replacement);
     variable->eraseFromParent();
+  }
+  return llvm::Error::success();
+}
+
+/// LLVM 22's SPIR-V backend folds `zext (trunc X to iN) to iM`, X wider than
+/// iM, into an OpBitwiseAnd of the wide X with an iM mask: invalid SPIR-V
+/// (operands narrower or wider than the result), which spirv-val rejects and
+/// Intel's OpenCL compiler fails to link ("Invalid binary operator record";
+/// CCCL's 16-bit reductions in CuPy's CUB module load an i64 and take its
+/// 16-bit lanes). Each such zext becomes `and (trunc X to iM), mask`, the
+/// same value, which the backend emits as an OpUConvert and an
+/// OpBitwiseAnd of one width.
+llvm::Error zmlir::narrowSPIRVZExtOfTrunc(gpu::GPUModuleOp, llvm::Module &module) {
+  llvm::SmallVector<llvm::ZExtInst *> zexts;
+  for (llvm::Function &function : module)
+    for (llvm::Instruction &inst : llvm::instructions(function))
+      if (auto *zext = llvm::dyn_cast<llvm::ZExtInst>(&inst))
+        if (auto *trunc = llvm::dyn_cast<llvm::TruncInst>(zext->getOperand(0)))
+          if (trunc->getOperand(0)->getType()->getScalarSizeInBits() >
+              zext->getType()->getScalarSizeInBits())
+            zexts.push_back(zext);
+  for (llvm::ZExtInst *zext : zexts) {
+    auto *trunc = llvm::cast<llvm::TruncInst>(zext->getOperand(0));
+    llvm::IRBuilder<> builder(zext);
+    llvm::Value *narrow = builder.CreateTrunc(trunc->getOperand(0), zext->getType());
+    llvm::APInt mask = llvm::APInt::getLowBitsSet(zext->getType()->getScalarSizeInBits(),
+                                                  trunc->getType()->getScalarSizeInBits());
+    llvm::Value *masked = builder.CreateAnd(narrow, llvm::ConstantInt::get(zext->getType(), mask));
+    masked->takeName(zext);
+    zext->replaceAllUsesWith(masked);
+    zext->eraseFromParent();
+    if (trunc->use_empty())
+      trunc->eraseFromParent();
   }
   return llvm::Error::success();
 }

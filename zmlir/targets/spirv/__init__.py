@@ -31,7 +31,7 @@ class SPIRVTarget(Target):
     binary_suffix = ".spv"
     trap_word = "__zmlir_trap"  # kTrapWordName of SPIRVTargetInfo.cpp
     globaltimer_word = "__zmlir_globaltimer"  # kGlobaltimerName of SPIRVTargetInfo.cpp
-    llvm_fixups = ("spirv-split-long-initializers",)
+    llvm_fixups = ("spirv-split-long-initializers", "spirv-narrow-zext-of-trunc")
 
     @classmethod
     def validate_arch(cls, arch: str) -> None:
