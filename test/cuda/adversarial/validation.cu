@@ -1,5 +1,6 @@
 // Argument validation of the driver API: bad arguments return NVIDIA's
-// error code (next to each check), never crash the process. Built with
+// error code (next to each check; all confirmed on an H200, 2026-12-02, but
+// the two where NVIDIA's driver crashes), never crash the process. Built with
 // nvcc, linked with -lcuda; the kernels are PTX loaded with cuModuleLoadData.
 #include <cstdio>
 #include <cstring>
@@ -124,6 +125,7 @@ int main() {
       ++failures;
     }
 
+  // NVIDIA's driver crashes on these two (SIGSEGV on an H200); ours answers.
   EXPECT_CU(cuGetErrorName(CUDA_SUCCESS, nullptr), CUDA_ERROR_INVALID_VALUE);
   EXPECT_CU(cuGetErrorString(CUDA_SUCCESS, nullptr), CUDA_ERROR_INVALID_VALUE);
 

@@ -47,7 +47,6 @@ class ContextAPI(DriverState):
         if self.primary is not None:
             self._destroy_local_storage(self.primary_handle, self.primary)
             self.primary.refcount = 0
-            self.primary.error = 0  # a new context: no sticky error
             self.current_changed()
         with self.lock:  # a new context: the printf FIFO's size can be set again
             self.printf.reset()
@@ -70,6 +69,7 @@ class ContextAPI(DriverState):
     def cuCtxCreate_v2(self, pctx: Any, flags: int, dev: int) -> int:
         self.check_device(dev)
         handle = self.handles.add(Context(device=dev, flags=flags))
+        self.destroyed_contexts.discard(handle)  # a reused handle value
         self.context_stack().append(handle)
         self.current_changed()
         self.out(pctx, self.handle_ptr(handle))
@@ -79,10 +79,13 @@ class ContextAPI(DriverState):
         return self.cuCtxCreate_v2(pctx, flags, dev)
 
     def context(self, handle: int) -> Context:
-        """The context behind `handle`; a destroyed or unknown one is
-        CUDA_ERROR_INVALID_CONTEXT, as NVIDIA's driver answers."""
+        """The context behind `handle`; a destroyed one is
+        CUDA_ERROR_CONTEXT_IS_DESTROYED, an unknown one CUDA_ERROR_INVALID_CONTEXT,
+        as NVIDIA's driver answers."""
         context = self.handles.find(handle)
         if not isinstance(context, Context):
+            if handle in self.destroyed_contexts:
+                raise CudaError(E.CUDA_ERROR_CONTEXT_IS_DESTROYED, f"context 0x{handle:x}")
             raise CudaError(E.CUDA_ERROR_INVALID_CONTEXT, f"not a context: 0x{handle:x}")
         return context
 
@@ -95,9 +98,14 @@ class ContextAPI(DriverState):
         self.sync_point()
         self._destroy_local_storage(handle, context)
         self.handles.remove(handle, Context)
+        # As on an H200: the context is popped if it is current; where it
+        # is still on a thread's stack (or a sticky error holds) its handle
+        # lives on, destroyed (709); otherwise it is unknown (201).
         stack = self.context_stack()
-        while handle in stack:
-            stack.remove(handle)
+        if stack and stack[-1] == handle:
+            stack.pop()
+        if handle in stack or self.process_error:
+            self.destroyed_contexts.add(handle)
         self.fast.context_destroyed()
         self.current_changed()
         return E.CUDA_SUCCESS
@@ -143,7 +151,8 @@ class ContextAPI(DriverState):
                 stack.pop()
             self.current_changed()
             return E.CUDA_SUCCESS
-        self.context(handle)
+        if handle not in self.destroyed_contexts:  # NVIDIA takes that; its calls: 709
+            self.context(handle)
         if stack:
             stack[-1] = handle
         else:
@@ -154,7 +163,8 @@ class ContextAPI(DriverState):
     def cuCtxPushCurrent_v2(self, ctx: Any) -> int:
         self.require_init()
         handle = self.ptr(ctx)
-        self.context(handle)
+        if handle not in self.destroyed_contexts:  # NVIDIA takes that; its calls: 709
+            self.context(handle)
         self.context_stack().append(handle)
         self.current_changed()
         return E.CUDA_SUCCESS

@@ -119,15 +119,24 @@ def _install_tracer(driver: Driver) -> None:
         log(f"cannot write the trace {path}: {err}")
 
 
-# What NVIDIA's driver still answers while the current context holds a sticky
-# error (a kernel trapped, asserted, ...): calls that touch no context, the
-# current-context stack, and the ways out (destroying or resetting the
-# context). Every other entry point returns the sticky error (_boundary).
+# What NVIDIA's driver still answers once the process holds a sticky error
+# (a kernel trapped, asserted or faulted; state.make_sticky), as an H200
+# answered test/cuda/adversarial/recorded/sticky_calls.cu: calls that touch no
+# context, the current-context stack, pointer attributes, and destroying or
+# resetting contexts (which does not clear the error). Every other entry
+# point, creating a context or retaining the primary one included, returns
+# the sticky error (_boundary).
 _STICKY_EXEMPT = ("cuInit", "cuDriverGetVersion", "cuGetErrorName", "cuGetErrorString",
-                  "cuGetProcAddress", "cuGetExportTable", "cuDevice", "cuCtxCreate",
-                  "cuCtxDestroy", "cuCtxGetCurrent", "cuCtxSetCurrent", "cuCtxPushCurrent",
-                  "cuCtxPopCurrent", "cuCtxGetDevice", "cuCtxGetApiVersion", "cuCtxGetId",
-                  "cuCtxGetFlags", "cuModuleGetLoadingMode", "cuProfiler")
+                  "cuGetProcAddress", "cuGetExportTable", "cuDeviceGet", "cuDeviceTotalMem",
+                  "cuDeviceComputeCapability", "cuDeviceCanAccessPeer",
+                  "cuDevicePrimaryCtxGetState", "cuDevicePrimaryCtxRelease",
+                  "cuDevicePrimaryCtxReset", "cuCtxDestroy",
+                  "cuCtxGetCurrent", "cuCtxSetCurrent", "cuCtxPushCurrent", "cuCtxPopCurrent",
+                  "cuCtxGetDevice", "cuCtxGetApiVersion", "cuCtxGetId", "cuCtxGetFlags",
+                  "cuPointerGetAttribute", "cuModuleGetLoadingMode", "cuProfiler")
+# Calls that make a context rather than work on the current one: the sticky
+# error comes first even where the current context was destroyed.
+_MAKE_CONTEXTS = ("cuCtxCreate", "cuDevicePrimaryCtxRetain")
 # Synchronisation points (DriverState.sync_point): refused for a sticky error,
 # they still print what kernels printed before it (a failed assert's message).
 _SYNC_POINTS = ("cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cuMemFree_v2",
@@ -141,6 +150,7 @@ def _is_sync_point(name: str) -> bool:
 
 def _boundary(name: str, body: Callable[..., int] | None, driver: Driver) -> Callable[..., int]:
     sticky = not name.startswith(_STICKY_EXEMPT)
+    needs_context = not name.startswith(_MAKE_CONTEXTS)
     flush = _is_sync_point(name)
     if body is None:
         def not_implemented(*args: Any) -> int:
@@ -151,7 +161,7 @@ def _boundary(name: str, body: Callable[..., int] | None, driver: Driver) -> Cal
         driver.fast.enter()  # counted: the process's exit waits for it (fastpath.c)
         try:
             if sticky:
-                driver.check_sticky(flush)
+                driver.check_sticky(flush, needs_context)
             return int(body(*args))
         except CudaError as err:
             if os.environ.get("ZMLIR_LOG"):

@@ -21,10 +21,6 @@ class Context:
     refcount: int = 1
     limits: dict[int, int] = field(default_factory=dict)
     local_storage: dict[int, tuple[int, Any]] = field(default_factory=dict)
-    # Sticky: once a kernel of the context trapped (CUDA_ERROR_LAUNCH_FAILED) or a failed
-    # assert (CUDA_ERROR_ASSERT), every later call on it returns that, from every thread,
-    # as NVIDIA's driver does (but those in driver._STICKY_EXEMPT).
-    error: int = 0
 
 
 @dataclass

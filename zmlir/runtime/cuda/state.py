@@ -50,6 +50,8 @@ class DriverState:
         self.initialized = False
         self.primary: Context | None = None
         self.primary_handle = 0
+        self.process_error = 0  # sticky: a kernel trapped, asserted or faulted (make_sticky)
+        self.destroyed_contexts: set[int] = set()  # handles: their calls answer 709
         self.tls = threading.local()
         self.allocations = AllocationMap()
         self.host_allocations: dict[int, Any] = {}
@@ -91,43 +93,41 @@ class DriverState:
         stack = self.context_stack()
         self.fast.set_context(stack[-1] if stack and not self.sticky_error() else 0)
 
-    def sticky_error(self) -> int:
-        """The current context's sticky error (0: none); a wild access of a
-        kernel since the last call makes it CUDA_ERROR_ILLEGAL_ADDRESS."""
+    def sticky_error(self, needs_context: bool = True) -> int:
+        """The process's sticky error (0: none); a wild access of a kernel
+        since the last call makes it CUDA_ERROR_ILLEGAL_ADDRESS. Where the
+        call works on the current context and that was destroyed, the
+        call's own 709 comes first, as on an H200."""
         stack = self.context_stack()
-        if not stack:
-            return 0
-        try:
-            context = self.handles.get(stack[-1], Context)
-        except CudaError:
+        if needs_context and stack and not isinstance(self.handles.find(stack[-1]), Context):
             return 0
         faults, first = self.fast.take_faults()
-        if faults and not context.error:
+        if faults and not self.process_error:
             log(f"a kernel accessed the unmapped address 0x{first:x} ({faults} page faults): "
-                "the context's later calls return CUDA_ERROR_ILLEGAL_ADDRESS")
+                "later calls return CUDA_ERROR_ILLEGAL_ADDRESS")
             self.make_sticky(E.CUDA_ERROR_ILLEGAL_ADDRESS)
-        return context.error
+        return self.process_error
 
     def make_sticky(self, code: CUresult) -> None:
-        """The current context holds `code` from now on (a kernel's fault,
-        trap or failed assert): every later call on it returns that."""
-        stack = self.context_stack()
-        if not stack:
-            return
-        self.handles.get(stack[-1], Context).error = code
-        # Other threads may have this context current in the launch fast
-        # path: every thread's cached context is stale, so their next
-        # launches take the Python path, which returns the sticky error.
+        """Every later call of the process returns `code` (a kernel's fault,
+        trap or failed assert), in every context, new ones too, as on an
+        H200 (test/cuda/adversarial/recorded/): NVIDIA's documents say the
+        process must be restarted. The first error stays."""
+        if not self.process_error:
+            self.process_error = int(code)
+        # Other threads' launch fast paths hold a context: every thread's
+        # cached context is stale, so their next launches take the Python
+        # path, which returns the sticky error.
         self.fast.context_destroyed()
 
-    def check_sticky(self, flush: bool = False) -> None:
-        """Raises the current context's sticky error, if it has one (after
-        printing the device's output so far where `flush`: a sync point)."""
-        code = self.sticky_error()
+    def check_sticky(self, flush: bool = False, needs_context: bool = True) -> None:
+        """Raises the process's sticky error, if it has one (after printing
+        the device's output so far where `flush`: a sync point)."""
+        code = self.sticky_error(needs_context)
         if code:
             if flush:
                 self.sync_point()
-            raise CudaError(code, "a kernel of this context trapped or asserted earlier")
+            raise CudaError(code, "a kernel trapped, asserted or faulted earlier (sticky)")
 
     def current_context(self) -> Context:
         self.require_init()
