@@ -2,8 +2,14 @@
 """numba-cuda's own test suite under `zmlir run`, module by module.
 
   .venv/bin/python bench/numba_cuda.py --python /path/to/venv/bin/python
-      [--modules test_atomics,test_reduction,...] [--timeout 900]
-      [--out bench/results/numba_cuda.md]
+      [--modules test_atomics,test_reduction,...] [--timeout 900] [--jobs N]
+      [--out bench/results/numba_cuda.md] [--json bench/results/numba_cuda.json]
+      [--compare bench/results/h200/numba_cuda_nvidia.json]
+
+  python3 bench/numba_cuda.py --real-driver --python python3 --json FILE
+      The same modules on NVIDIA's driver (the H200; stdlib only), for the
+      comparison column: --compare FILE adds it to the table, with each
+      module's pass count as a share of the H200's.
 
 The venv must have `numba-cuda[cu13]`, `pytest` and `filecheck` installed
 (the suite ships in numba-cuda's wheel; nothing is fetched here). Each
@@ -21,10 +27,12 @@ from __future__ import annotations
 
 import argparse
 import collections
+import json
 import re
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,10 +72,11 @@ def _cause(traceback: str) -> str:
     return (lines[-1] if lines else "?")[:200]
 
 
-def run_module(python: str, module: str, timeout: int) -> dict[str, object]:
-    name = f"numba.cuda.tests.cudapy.{module}"
-    command = ["timeout", str(timeout), sys.executable, "-m", "zmlir.cli", "run", "--",
-               python, "-m", "numba.runtests", "-v", name]
+def run_module(python: str, module: str, timeout: int,
+               real_driver: bool = False) -> dict[str, object]:
+    name = f"numba.cuda.tests.{module}" if "." in module else f"numba.cuda.tests.cudapy.{module}"
+    zmlir_run = [] if real_driver else [sys.executable, "-m", "zmlir.cli", "run", "--"]
+    command = ["timeout", str(timeout), *zmlir_run, python, "-m", "numba.runtests", "-v", name]
     start = time.perf_counter()
     proc = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
     wall = time.perf_counter() - start
@@ -92,7 +101,8 @@ def run_module(python: str, module: str, timeout: int) -> dict[str, object]:
         counts = collections.Counter(
             failed=get("failures", 0), errors=get("errors", 0),
             skipped=get("skipped", 0) + get("expected failures", 0))
-        counts["passed"] = int(summary.group(1)) - sum(counts.values())
+        # Errors of a class set-up count tests unittest did not run: never below 0.
+        counts["passed"] = max(0, int(summary.group(1)) - sum(counts.values()))
     causes = collections.Counter(_cause(body) for _kind, _test, _cls, body
                                  in ERROR_BLOCK.findall(out))
     finished = summary is not None
@@ -106,29 +116,50 @@ def run_module(python: str, module: str, timeout: int) -> dict[str, object]:
     }
 
 
-def write_table(results: list[dict[str, object]], python: str, out: Path) -> None:
+def _share(passed: int, reference: int | None) -> str:
+    if reference is None:
+        return "-"
+    return f"{100 * passed / reference:.0f}%" if reference else "n/a"
+
+
+def write_table(results: list[dict[str, object]], python: str, out: Path,
+                nvidia: dict[str, dict[str, object]] | None = None) -> None:
     version = subprocess.run([python, "-c", "import importlib.metadata as m; "
                               "print(m.version('numba-cuda'))"],
                              capture_output=True, text=True).stdout.strip() or "?"
+    h200 = ("The H200 column is the same modules on NVIDIA's driver (`--real-driver`), "
+            "and share is our passed count over the H200's." if nvidia else
+            "The H200 column (NVIDIA's driver) is not measured.")
     lines = [
         "# numba-cuda's test suite under `zmlir run` (CPU, OpenCL)",
         "",
         f"numba-cuda {version}, default settings; written by `bench/numba_cuda.py` "
         f"({time.strftime('%Y-%m-%d', time.gmtime())}). Passed counts tests unittest "
-        "reported ok; rc is the process's exit status. The H200 column (NVIDIA's driver) "
-        "is not measured yet.",
+        f"reported ok; rc is the process's exit status. {h200}",
         "",
-        "| module | ran | passed | failed | errors | skipped | finished | rc | wall s |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| module | ran | passed | failed | errors | skipped | finished | rc | wall s "
+        "| H200 passed | share |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+    nvidia = nvidia or {}
     for r in results:
+        theirs = nvidia.get(str(r["module"]))
+        reference = int(theirs["passed"]) if theirs else None  # type: ignore[call-overload]
         lines.append(f"| {r['module']} | {r['ran']} | {r['passed']} | {r['failed']} | "
                      f"{r['errors']} | {r['skipped']} | {'yes' if r['finished'] else 'no'} | "
-                     f"{r['rc']} | {r['wall']:.0f} |")
+                     f"{r['rc']} | {r['wall']:.0f} | "
+                     f"{'-' if reference is None else reference} | "
+                     f"{_share(int(r['passed']), reference)} |")  # type: ignore[call-overload]
     total = {k: sum(int(r[k]) for r in results)  # type: ignore[call-overload]
              for k in ("ran", "passed", "failed", "errors", "skipped")}
+    compared = [r for r in results if str(r["module"]) in nvidia]
+    theirs_total = (sum(int(nvidia[str(r["module"])]["passed"])  # type: ignore[call-overload]
+                        for r in compared) if compared else None)
+    ours_compared = sum(int(r["passed"]) for r in compared)  # type: ignore[call-overload]
     lines.append(f"| **total** | {total['ran']} | {total['passed']} | {total['failed']} | "
-                 f"{total['errors']} | {total['skipped']} | | | |")
+                 f"{total['errors']} | {total['skipped']} | | | | "
+                 f"{'-' if theirs_total is None else theirs_total} | "
+                 f"{_share(ours_compared, theirs_total)} |")
     lines += ["", "## First causes of failures", ""]
     for r in results:
         causes = r["causes"]
@@ -147,21 +178,51 @@ def _passed_all(result: dict[str, object]) -> bool:
     return bool(result["finished"]) and not result["failed"] and not result["errors"]
 
 
+def all_modules(python: str) -> list[str]:
+    """Every module of the suite's cudapy and cudadrv packages ("cudadrv.test_x")."""
+    found = subprocess.run([python, "-c", "import numba.cuda.tests as t, os; "
+                            "print(os.path.dirname(t.__file__))"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    modules = []
+    for package in ("cudapy", "cudadrv"):
+        for path in sorted((Path(found) / package).glob("test_*.py")):
+            modules.append(path.stem if package == "cudapy" else f"{package}.{path.stem}")
+    return modules
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--python", required=True, help="the venv's python with numba-cuda")
-    parser.add_argument("--modules", default=",".join(DEFAULT_MODULES))
+    parser.add_argument("--modules", default=",".join(DEFAULT_MODULES),
+                        help="test modules of numba.cuda.tests.cudapy (or package.module), "
+                        "or 'all'")
     parser.add_argument("--timeout", type=int, default=900, help="seconds per module")
+    parser.add_argument("--jobs", type=int, default=1, help="modules run at once")
+    parser.add_argument("--real-driver", action="store_true",
+                        help="NVIDIA's driver, not zmlir run (writes --json only)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench/results/numba_cuda.md")
+    parser.add_argument("--json", type=Path, default=None, help="the results, per module")
+    parser.add_argument("--compare", type=Path, default=None,
+                        help="a --real-driver --json file: the H200 column")
     args = parser.parse_args()
-    results = []
-    for module in args.modules.split(","):
-        result = run_module(args.python, module, args.timeout)
+    nvidia = ({r["module"]: r for r in json.loads(args.compare.read_text())}
+              if args.compare else None)
+
+    def one(module: str) -> dict[str, object]:
+        result = run_module(args.python, module, args.timeout, args.real_driver)
         print(f"{module}: {result['passed']}/{result['ran']} passed, {result['failed']} failed, "
               f"{result['errors']} errors, {result['skipped']} skipped "
               f"({result['wall']:.0f} s, rc {result['rc']})", flush=True)
-        results.append(result)
-        write_table(results, args.python, args.out)
+        return result
+
+    with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        modules = (all_modules(args.python) if args.modules == "all"
+                   else args.modules.split(","))
+        results = list(pool.map(one, modules))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1) + "\n")
+    if not args.real_driver:
+        write_table(results, args.python, args.out, nvidia)
     return 0
 
 
