@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +90,7 @@ def _call(number: int, r: dict[str, Any]) -> Call | str:
         tid if isinstance(tid, int) else 0, args if isinstance(args, dict) else {})
 
 
+@cache  # a trace names a few hundred APIs in up to millions of calls
 def normalize(api: str) -> str:
     """cuMemcpyAsync_v2_ptsz -> cuMemcpyAsync: the same request across ABI versions."""
     api = re.sub(r"_(ptds|ptsz)$", "", api)
