@@ -110,7 +110,7 @@ class ModuleImporter:
         for fn in self.renamed_functions:
             if fn.body is None:
                 continue
-            lines.append(FunctionImporter(self, fn).run())
+            lines.append(self._function_text(fn))
         lines.append("}")
         return "\n".join(lines) + "\n"
 
@@ -132,7 +132,29 @@ class ModuleImporter:
         """The `ptx.var` lines of `fn`'s body variables (registered, so `fn`
         can take their addresses) and `fn` as a `func.func`."""
         var_lines = [self._variable(var) for var in body_vars]
-        return var_lines, FunctionImporter(self, fn).run()
+        return var_lines, self._function_text(fn)
+
+    def _function_text(self, fn: ast.Function) -> str:
+        if fn.kind == "entry":
+            self._check_parameter_space(fn)
+        return FunctionImporter(self, fn).run()
+
+    def _check_parameter_space(self, fn: ast.Function) -> None:
+        """A kernel's parameters fit what ptxas takes: 4352 bytes, or 32764
+        from PTX ISA 8.1 (a launch copies them all)."""
+        end = 0
+        for param in fn.params:
+            size = element_bytes(param.type)
+            count = 1
+            for d in param.dims:
+                count *= d or 0
+            align = param.align or size
+            end = -(-end // align) * align + size * count
+        limit = 32764 if self.module.version >= (8, 1) else 4352
+        if end > limit:
+            raise self.error(f"kernel '{fn.name}' uses {end} bytes of parameter space, more "
+                             f"than the {limit} bytes of PTX ISA {self.module.version[0]}."
+                             f"{self.module.version[1]}", fn.loc)
 
     def _variable(self, var: ast.VarDecl) -> str:
         if var.space not in ("global", "shared", "const"):
