@@ -72,16 +72,21 @@ def _cmd_libdir(_: argparse.Namespace) -> int:
 
 def _nvcc_standin(env: dict[str, str]) -> None:
     """Where NVIDIA's nvcc is on PATH, puts ours before it: `nvcc --cubin`
-    (pycuda's SourceModule) gives PTX (runtime/cuda/nvcc_standin.py)."""
-    import shutil
-
+    (pycuda's SourceModule) gives PTX (runtime/cuda/nvcc_standin.py), in a
+    view of the toolkit (made in zmlir's cache; where it cannot be, in none)."""
+    from zmlir.files import cache_dir, private_dir
     from zmlir.runtime.cuda import nvcc_standin
 
-    ours = os.path.join(os.path.dirname(nvcc_standin.__file__), "bin")
-    path = [p for p in env.get("PATH", "").split(os.pathsep) if p and p != ours]
-    real = env.get("ZMLIR_REAL_NVCC") or shutil.which("nvcc", path=os.pathsep.join(path))
-    if real is None or not os.access(os.path.join(ours, "nvcc"), os.X_OK):
+    real = env.get("ZMLIR_REAL_NVCC") or nvcc_standin.real_nvcc(env.get("PATH", ""))
+    if real is None or not os.access(nvcc_standin.SCRIPT, os.X_OK):
         return
+    try:
+        for level in (cache_dir(), cache_dir() / "nvcc"):
+            private_dir(level)
+        ours = nvcc_standin.toolkit_view(real, str(cache_dir() / "nvcc"))
+    except OSError:
+        ours = os.path.dirname(nvcc_standin.SCRIPT)
+    path = [p for p in env.get("PATH", "").split(os.pathsep) if p and p != ours]
     env["PATH"] = os.pathsep.join((ours, *path))
     env["ZMLIR_REAL_NVCC"] = real
     env["ZMLIR_PYTHON"] = sys.executable

@@ -3,6 +3,7 @@ request gives a fatbin of PTX, everything else reaches NVIDIA's nvcc."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -46,3 +47,31 @@ def test_zmlir_run_nvcc_cubin_is_ptx(tmp_path: Path) -> None:
     version = subprocess.run([*run, "--version"], capture_output=True, text=True, timeout=60)
     assert version.returncode == 0 and "release" in version.stdout
     assert version.stdout.rstrip().endswith(VERSION_NOTE)
+
+
+def test_zmlir_run_nvcc_sits_in_a_view_of_the_toolkit(tmp_path: Path) -> None:
+    # A toolkit whose nvcc prints its arguments: found from nvcc's place on
+    # PATH, its include/ and lib64/ are the toolkit's (pycuda's libcudadevrt.a,
+    # CuPy's CUDA_PATH), its other tools too; only nvcc is ours.
+    toolkit = tmp_path / "cuda"
+    (toolkit / "bin").mkdir(parents=True)
+    (toolkit / "include").mkdir()
+    (toolkit / "include" / "cuda.h").write_text("/* the toolkit's */\n")
+    (toolkit / "lib64").mkdir()
+    for tool_name, text in (("nvcc", 'echo "real nvcc: $*"'), ("ptxas", "echo ptxas")):
+        (toolkit / "bin" / tool_name).write_text(f"#!/bin/sh\n{text}\n")
+        (toolkit / "bin" / tool_name).chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k != "ZMLIR_REAL_NVCC"}
+    env.update(PATH=f"{toolkit / 'bin'}{os.pathsep}{env['PATH']}",
+               ZMLIR_CACHE_DIR=str(tmp_path / "cache"))
+    script = ('bin=$(dirname "$(command -v nvcc)"); echo "$bin"; cat "$bin/../include/cuda.h";'
+              ' ls "$bin/../lib64" >/dev/null && echo lib64; "$bin/ptxas";'
+              ' nvcc --cubin -arch sm_80 k.cu; nvcc -c k.cu')
+    result = subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", "sh", "-c", script],
+                            capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith(str(tmp_path / "cache" / "nvcc"))
+    assert lines[1:] == ["/* the toolkit's */", "lib64", "ptxas",
+                         "real nvcc: --fatbin -arch=compute_80 k.cu -o k.cubin",
+                         "real nvcc: -c k.cu"]

@@ -4,7 +4,9 @@ Libraries that compile CUDA C++ at run time by calling `nvcc --cubin`
 (pycuda's SourceModule) load the result with cuModuleLoadData. A cubin is
 SASS, NVIDIA machine code no PTX JIT can run; `zmlir run` puts this
 stand-in first on PATH (`bin/nvcc`, run by zmlir's Python with nothing but
-the standard library), and it asks the real nvcc (`$ZMLIR_REAL_NVCC`, else
+the standard library; its directory is in a view of NVIDIA's toolkit,
+toolkit_view, for the libraries that find the toolkit from nvcc's place),
+and it asks the real nvcc (`$ZMLIR_REAL_NVCC`, else
 the next `nvcc` on PATH) for a fatbin holding the PTX of the virtual
 architecture instead, written where the cubin would be. cuModuleLoadData
 takes either. Everything else goes to nvcc unchanged, but `--version`
@@ -100,15 +102,55 @@ def rewrite(args: list[str]) -> list[str]:
     return out
 
 
-def real_nvcc() -> str | None:
+SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bin", "nvcc")
+
+
+def real_nvcc(path: str | None = None) -> str | None:
     """NVIDIA's nvcc: `$ZMLIR_REAL_NVCC`, else the first on PATH that is not us."""
     named = os.environ.get("ZMLIR_REAL_NVCC")
     if named:
         return named
-    ours = os.path.dirname(os.path.abspath(__file__))
-    path = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep)
-                           if p and not os.path.abspath(p).startswith(ours))
-    return shutil.which("nvcc", path=path)
+    ours = os.path.realpath(SCRIPT)
+    for directory in (path or os.environ.get("PATH", "")).split(os.pathsep):
+        found = shutil.which("nvcc", path=directory) if directory else None
+        if found and os.path.realpath(found) != ours:
+            return found
+    return None
+
+
+def toolkit_view(real: str, base: str) -> str:
+    """A directory under `base` that looks like the toolkit `real` (NVIDIA's
+    nvcc) is in, but whose bin/nvcc is us: what is found from nvcc's place
+    on PATH (its `../include`, `../lib64`: pycuda's libcudadevrt.a, CuPy's
+    CUDA_PATH) is what it would be without us. Each entry is a symlink to
+    the toolkit's, made again where it changed. Returns its bin directory."""
+    import hashlib
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(real)))
+    view = os.path.join(base, hashlib.sha256(root.encode()).hexdigest()[:16])
+    _mirror(root, view, skip="bin")
+    _mirror(os.path.join(root, "bin"), os.path.join(view, "bin"), skip="nvcc")
+    _link(SCRIPT, os.path.join(view, "bin", "nvcc"))
+    return os.path.join(view, "bin")
+
+
+def _mirror(source: str, view: str, skip: str) -> None:
+    os.makedirs(view, 0o700, exist_ok=True)
+    names = set(os.listdir(source)) - {skip}
+    for name in names:
+        _link(os.path.join(source, name), os.path.join(view, name))
+    for name in set(os.listdir(view)) - names - {skip}:
+        if os.path.islink(os.path.join(view, name)):
+            os.unlink(os.path.join(view, name))  # gone from the toolkit
+
+
+def _link(target: str, link: str) -> None:
+    """`link` -> `target`, replaced atomically where it points elsewhere."""
+    if os.path.islink(link) and os.readlink(link) == target:
+        return
+    temporary = f"{link}.{os.getpid()}.tmp"
+    os.symlink(target, temporary)
+    os.replace(temporary, link)
 
 
 def main(argv: list[str]) -> int:
