@@ -22,6 +22,14 @@ class NVPTXTarget(Target):
         if not re.fullmatch(r"sm_\d{2,3}[af]?", arch):
             raise ValueError(f"bad NVPTX architecture '{arch}' (expected sm_XX)")
 
+    @property
+    def features(self) -> str:
+        # At least PTX ISA 8.1: kernels with up to 32764 bytes of parameters
+        # (ptxas takes 4352 before it). LLVM's default for sm_100 and later
+        # is newer already, and an older one would be an error there.
+        number = int(re.match(r"sm_(\d+)", self.arch).group(1))  # type: ignore[union-attr]
+        return "+ptx81" if number < 100 else ""
+
     def lowering_options(self) -> LoweringOptions:
         # NVPTX: 0 generic, 1 global, 3 shared, 4 const. All shared memory is
         # one dynamic `.extern .shared` window sized by the launcher. `.local`
