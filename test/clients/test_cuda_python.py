@@ -19,9 +19,10 @@ HERE = Path(__file__).resolve().parent
 @pytest.fixture(scope="module")
 def python() -> Path:
     pytest.importorskip("zmlir.runtime.backends.opencl.device")
-    # The documented install: cuda-bindings 13, NVRTC and the rest of the
-    # CUDA 13 wheels cuda.core uses.
-    return client_venv("cuda-core[cu13]")
+    # The documented install (cuda-bindings 13, NVRTC and the rest of the
+    # CUDA 13 wheels cuda.core uses), at the versions measured: a later
+    # cuda-bindings looks up a later CUDA's entry points.
+    return client_venv("cuda-core[cu13]==1.2.2", "cuda-bindings==13.5.0", "cuda-toolkit==13.5.0")
 
 
 def _clean(result: subprocess.CompletedProcess[str]) -> None:
