@@ -286,6 +286,18 @@ def test_cuda_launch_opts_in_above_48k_once() -> None:
         backend.launch(kernel, _info(232448, 1), (1,), (1,), [np.uint64(16)], 1)
 
 
+def test_passthrough_reports_the_real_memory_model() -> None:
+    # An H200 answers PAGEABLE_MEMORY_ACCESS (88) 0: a program told 1 hands
+    # its kernels malloc'd memory and gets 700 (cuda-samples' systemWideAtomics).
+    from zmlir.runtime.cuda.attributes import device_attribute
+
+    ffi = cuda_backend._get_ffi()
+    info = cuda_backend.CUDADeviceInfo("fake H200", (9, 0), 132, 1024, 232448, 1 << 30,
+                                       memory_model={88: 0, 89: 1, 100: 0})
+    backend = cuda_backend.CUDABackend(OpenedLibrary(RecordingLib(), "fake"), 0, ffi.NULL, info)
+    assert [device_attribute(a, backend) for a in (88, 89, 100, 83)] == [0, 1, 0, 1]
+
+
 # -- precompiled NVPTX ---------------------------------------------------------------
 
 def _compiled(target: str) -> SimpleNamespace:

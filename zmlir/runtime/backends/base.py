@@ -13,6 +13,13 @@ class NoDevice(RuntimeError):
     """The backend's library loaded (or not) but offers no usable device."""
 
 
+# CUdevice_attribute values that describe the memory system: a passthrough to
+# a real GPU answers them as that GPU does (Backend.memory_model). A program
+# that sees PAGEABLE_MEMORY_ACCESS hands kernels malloc'd memory, which the
+# H200 faults on (cuda-samples' systemWideAtomics: 700).
+MEMORY_MODEL = (18, 19, 83, 86, 88, 89, 91, 100, 101)
+
+
 class Backend(ABC):
     """A device the driver runs on. What a backend may do beyond the abstract
     methods is declared here with a conservative default: the capability
@@ -55,6 +62,13 @@ class Backend(ABC):
 
     def total_memory(self) -> int:
         return 8 << 30
+
+    def memory_model(self) -> dict[int, int]:
+        """The device's own answers to the memory-system attributes
+        (MEMORY_MODEL: pageable access, managed memory, host
+        atomics, ...) where they differ from the unified memory zmlir
+        presents; programs pick their allocation paths from them."""
+        return {}
 
     # -- memory ----------------------------------------------------------------
     @abstractmethod

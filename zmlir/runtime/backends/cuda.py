@@ -39,7 +39,7 @@ from zmlir.runtime.backends._vendor import (
     open_library,
     param_block,
 )
-from zmlir.runtime.backends.base import Backend, NoDevice
+from zmlir.runtime.backends.base import MEMORY_MODEL, Backend, NoDevice
 
 _CDEF = """
 typedef int CUresult;
@@ -200,6 +200,7 @@ class CUDADeviceInfo:
     shared_optin: int
     total_memory: int
     cooperative: bool = False
+    memory_model: dict[int, int] = field(default_factory=dict)
 
 
 class CUDABackend(Backend):
@@ -290,6 +291,9 @@ class CUDABackend(Backend):
     @property
     def supports_cooperative(self) -> bool:  # type: ignore[override]
         return self.info.cooperative
+
+    def memory_model(self) -> dict[int, int]:
+        return self.info.memory_model
 
     # -- memory ------------------------------------------------------------------
 
@@ -531,4 +535,5 @@ def _device_info(ffi: Any, lib: Any, device: int) -> CUDADeviceInfo:
                          attribute(_ATTR_MAX_SHARED_MEMORY_PER_BLOCK)),
         total_memory=int(memory[0]),
         cooperative=attribute(_ATTR_COOPERATIVE_LAUNCH) != 0,
+        memory_model={attrib: attribute(attrib) for attrib in MEMORY_MODEL},
     )

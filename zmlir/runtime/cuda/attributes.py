@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from zmlir.runtime.backends.base import MEMORY_MODEL
 from zmlir.runtime.cuda.constants import COMPUTE_CAPABILITY
 
 # CU_DEVICE_ATTRIBUTE_MAX of CUDA 13's cuda.h: attributes are 1 to 147, and
@@ -67,6 +68,10 @@ _STATIC = {
 
 
 def device_attribute(attrib: int, device: Any) -> int:
+    if attrib in MEMORY_MODEL:
+        real = device.memory_model().get(attrib)
+        if real is not None:
+            return int(real)
     if attrib == 16:  # MULTIPROCESSOR_COUNT
         return int(device.compute_units)
     if attrib == 95:  # COOPERATIVE_LAUNCH: where the backend can keep all blocks resident
