@@ -65,3 +65,6 @@ def test_without_the_preload_a_cubin_is_no_binary_for_gpu(program: Path) -> None
     result = subprocess.run([str(program)], capture_output=True, text=True, timeout=300, env=env)
     assert result.returncode == 1
     assert "cuModuleLoadData" in result.stdout and "CUDA_ERROR_NO_BINARY_FOR_GPU" in result.stdout
+    # ... and says what to do, once, without ZMLIR_LOG.
+    assert result.stderr.count("NVIDIA machine code (cubin), not PTX") == 1, result.stderr
+    assert "`zmlir run`" in result.stderr

@@ -106,8 +106,13 @@ class ModuleAPI(FunctionAPI):
         if magic == fatbin.FATBIN_MAGIC:
             return self._fatbin_ptx(address)
         if head.startswith(b"\x7fELF"):
-            raise CudaError(E.CUDA_ERROR_NO_BINARY_FOR_GPU,
-                            "module image is NVIDIA machine code (cubin), not PTX")
+            why = "module image is NVIDIA machine code (cubin), not PTX"
+            if why not in self.warned:  # said once, without ZMLIR_LOG: the usual cause is fixable
+                self.warned.add(why)
+                log(f"{why}: zmlir runs PTX; build for a virtual architecture (compute_XX), or "
+                    "run the program under `zmlir run`, whose NVRTC, nvJitLink and nvcc hand "
+                    "out PTX where a cubin is asked for")
+            raise CudaError(E.CUDA_ERROR_NO_BINARY_FOR_GPU, why)
         text = self.ffi.string(self.ffi.cast("char *", address)).decode("utf-8", "replace")
         return [(text, "module.ptx")]
 
