@@ -762,9 +762,12 @@ def test_library_that_does_not_compile_fails_at_first_use(libdir: str) -> None:
 
 
 # `trap`, brx.idx past its .branchtargets and an indirect call to an address
-# that is no function (both trap): the launch returns, the context holds the
-# sticky CUDA_ERROR_LAUNCH_FAILED (719) for later synchronizations, copies and
-# launches, and the process lives on. Each kernel in a fresh process.
+# that is no function (both trap), and a wait on an mbarrier phase that no
+# thread can complete any more (a GPU would hang; the CPU backend, whose
+# waits are block barriers, sees the barrier's word unchanged after one):
+# the launch returns, the context holds the sticky CUDA_ERROR_LAUNCH_FAILED
+# (719) for later synchronizations, copies and launches, and the process
+# lives on. Each kernel in a fresh process.
 _TRAP = textwrap.dedent("""
     import ctypes, json, sys
     lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
@@ -832,6 +835,17 @@ _TRAP = textwrap.dedent("""
         call (b), %rd2, (a), proto; ld.param.b32 %r2, [b]; }
       st.global.u32 [%rd1], %r2; ret;
     }
+    .visible .entry mbarrier_spin(.param .u64 p, .param .u32 v)
+    {
+      .shared .align 8 .b64 bar;
+      .reg .b32 %r<3>; .reg .b64 %rd<4>; .reg .pred %q, %done;
+      ld.param.u64 %rd1, [p]; ld.param.u32 %r1, [v]; mov.u32 %r2, %tid.x;
+      setp.eq.u32 %q, %r2, 0; @%q mbarrier.init.shared.b64 [bar], %r1;
+      bar.sync 0;
+      mbarrier.arrive.shared.b64 %rd3, [bar];
+    WAIT: mbarrier.test_wait.shared.b64 %done, [bar], %rd3; @!%done bra WAIT;
+      mad.wide.u32 %rd2, %r2, 4, %rd1; st.global.u32 [%rd2], %r1; ret;
+    }
     .visible .entry unvectorized_shuffle(.param .u64 p, .param .u32 v)
     {
       .shared .align 4 .b32 flag[32];
@@ -878,7 +892,7 @@ _TRAP = textwrap.dedent("""
 
 @pytest.mark.parametrize("kernel, value", [("trap_in_kernel", 3), ("trap_in_function", 0),
                                            ("brx_past_targets", 2), ("call_bad_address", 1),
-                                           ("brkpt_in_kernel", 3)])
+                                           ("brkpt_in_kernel", 3), ("mbarrier_spin", 33)])
 def test_trap_fails_the_context_with_launch_failed(libdir: str, kernel: str, value: int) -> None:
     result = subprocess.run([sys.executable, "-c", _TRAP, libdir, kernel, str(value)],
                             capture_output=True, text=True, timeout=300)
@@ -911,7 +925,7 @@ def test_unvectorized_warps_fail_the_launch_or_are_right(libdir: str) -> None:
 
 @pytest.mark.parametrize("kernel, value", [("trap_in_kernel", 99), ("trap_in_function", 100),
                                            ("brx_past_targets", 1), ("call_bad_address", 0),
-                                           ("brkpt_in_kernel", 99)])
+                                           ("brkpt_in_kernel", 99), ("mbarrier_spin", 32)])
 def test_no_trap_no_error(libdir: str, kernel: str, value: int) -> None:
     # The same kernels where nothing traps: the context stays usable.
     result = subprocess.run([sys.executable, "-c", _TRAP, libdir, kernel, str(value)],

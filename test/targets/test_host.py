@@ -194,6 +194,29 @@ def test_async_copy_zero_fill(host, nvcc_ptx) -> None:
     np.testing.assert_array_equal(got[threads:], want_ignored)
 
 
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_mbarrier_waits_let_the_other_fibers_run(host, nvcc_ptx, arch: str) -> None:
+    """cuda::barrier and a block-scope cuda::pipeline (programs/mbarrier.cu,
+    whose main() checks them on GPUs and on the CPU backend): a thread
+    waiting at an mbarrier (sm_80's test_wait, sm_90's try_wait) yields to
+    the block's other fibers until the phase completes."""
+    module = zmlir.compile_module(nvcc_ptx("programs/mbarrier.cu", arch), "host")
+    threads, tiles = 128, 7
+    rng = np.random.default_rng(11)
+    src = rng.integers(-50, 50, tiles * threads, dtype=np.int32)
+    d_src, d_out = host.alloc(src.nbytes), host.alloc(threads * 4)
+    host.copy_to_device(d_src, src)
+    kernel = next(k for name, k in module.kernels.items() if "block_pipeline" in name)
+    host.launch(host.load(module.binary).kernel(kernel.name), grid=(1, 1, 1),
+                block=(threads, 1, 1), args=[np.uint64(d_src), np.uint64(d_out), np.int32(tiles)],
+                shared_window=kernel.static_shared_bytes)
+    want = np.zeros(threads, np.int64)
+    for k in range(tiles):
+        want = want * 3 + src[k * threads + (np.arange(threads) + k) % threads]
+    got = host.copy_into(d_out, np.empty(threads, np.int32))
+    np.testing.assert_array_equal(got, _as_i32(list(want)))
+
+
 def test_trap_fails_the_launch(host, compiled) -> None:
     _, program = compiled("warp_ops.cu")
     out = host.alloc(64 * 4)

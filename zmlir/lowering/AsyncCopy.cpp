@@ -6,7 +6,8 @@
 // issued is one PTX allows (it only promises completion by the
 // cp.async.wait_group of its group), and the copy is then an ordinary load
 // and store of the thread, which bar.sync makes visible to the block like
-// any other. So the group instructions have nothing left to do.
+// any other. So the group instructions have nothing left to do, and
+// neither has cp.async.mbarrier.arrive without .noinc (Mbarrier.cpp).
 //
 //===----------------------------------------------------------------------===//
 

@@ -421,28 +421,6 @@ struct StOpLowering : PTXPattern<StOp> {
   }
 };
 
-/// One `type` in a new alloca in the target's private address space, as a
-/// `.local` pointer.
-///
-/// NVPTX wants allocas in the generic space, cast to the local one (what
-/// NVPTXLowerAlloca expects): LLVM 22 selects an addrspace(5) alloca's frame
-/// index as the generic %SP, so its "local" address was a generic one and
-/// local loads and stores through it faulted (CUDA_ERROR_ILLEGAL_ADDRESS on
-/// the H200).
-Value localAlloca(OpBuilder &b, Location loc, mlir::Type type, int64_t align,
-                  const PTXLoweringState &state) {
-  MLIRContext *ctx = b.getContext();
-  auto localType = LLVM::LLVMPointerType::get(ctx, state.addressSpaces.local);
-  auto allocaType = state.target.allocatesLocalInGeneric()
-                        ? LLVM::LLVMPointerType::get(ctx, state.addressSpaces.generic)
-                        : localType;
-  Value one = intConst(b, loc, b.getI64Type(), 1);
-  Value ptr = LLVM::AllocaOp::create(b, loc, allocaType, type, one, align);
-  if (allocaType != localType)
-    ptr = LLVM::AddrSpaceCastOp::create(b, loc, localType, ptr);
-  return ptr;
-}
-
 /// The address of a parameter is its copy's in `.local`: the kernel's byval
 /// pointer where it has one (TargetInfo::passesKernelAggregatesByVal), else
 /// an alloca at the function's entry holding the value.
@@ -486,6 +464,28 @@ struct LocalVarOpLowering : PTXPattern<LocalVarOp> {
 };
 
 } // namespace
+
+/// One `type` in a new alloca in the target's private address space, as a
+/// `.local` pointer.
+///
+/// NVPTX wants allocas in the generic space, cast to the local one (what
+/// NVPTXLowerAlloca expects): LLVM 22 selects an addrspace(5) alloca's frame
+/// index as the generic %SP, so its "local" address was a generic one and
+/// local loads and stores through it faulted (CUDA_ERROR_ILLEGAL_ADDRESS on
+/// the H200).
+Value zmlir::localAlloca(OpBuilder &b, Location loc, mlir::Type type, int64_t align,
+                         const PTXLoweringState &state) {
+  MLIRContext *ctx = b.getContext();
+  auto localType = LLVM::LLVMPointerType::get(ctx, state.addressSpaces.local);
+  auto allocaType = state.target.allocatesLocalInGeneric()
+                        ? LLVM::LLVMPointerType::get(ctx, state.addressSpaces.generic)
+                        : localType;
+  Value one = intConst(b, loc, b.getI64Type(), 1);
+  Value ptr = LLVM::AllocaOp::create(b, loc, allocaType, type, one, align);
+  if (allocaType != localType)
+    ptr = LLVM::AddrSpaceCastOp::create(b, loc, localType, ptr);
+  return ptr;
+}
 
 void zmlir::populatePTXMemoryPatterns(RewritePatternSet &patterns, const PTXLoweringState &state) {
   patterns.add<LocalVarOpLowering, AddrOfOpLowering, CvtaOpLowering, ParamAddrOpLowering,

@@ -214,6 +214,11 @@ inline Value callIntrinsic(OpBuilder &b, Location loc, mlir::Type result, String
 /// the result, or null if `op` is none of them (Convert.cpp).
 Value lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b);
 
+/// One `type` in a new alloca in the target's private address space, as a
+/// `.local` pointer (Memory.cpp).
+Value localAlloca(OpBuilder &b, Location loc, mlir::Type type, int64_t align,
+                  const PTXLoweringState &state);
+
 /// The declaration of `name` in the gpu.module enclosing `user`, created on
 /// first use (Calls.cpp).
 LLVM::LLVMFuncOp declareFunction(OpBuilder &b, Operation *user, StringRef name,

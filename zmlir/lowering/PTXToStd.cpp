@@ -432,6 +432,7 @@ void zmlir::populatePTXToStdConversionPatterns(RewritePatternSet &patterns,
   populatePTXWarpPatterns(patterns, state);
   populatePTXMatrixPatterns(patterns, state);
   populatePTXAsyncCopyPatterns(patterns, state);
+  populatePTXMbarrierPatterns(patterns, state);
   populatePTXArithPatterns(patterns, state);
   populatePTXConvertPatterns(patterns, state);
   populatePTXSpecialRegisterPatterns(patterns, state);

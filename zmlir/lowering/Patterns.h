@@ -98,6 +98,9 @@ void populatePTXMatrixPatterns(mlir::RewritePatternSet &patterns, const PTXLower
 /// cp.async and its groups: the target's own, or synchronous copies
 /// (AsyncCopy.cpp).
 void populatePTXAsyncCopyPatterns(mlir::RewritePatternSet &patterns, const PTXLoweringState &state);
+/// mbarrier and cp.async.mbarrier.arrive: the target's own, or the barrier's
+/// 64-bit word updated atomically (Mbarrier.cpp).
+void populatePTXMbarrierPatterns(mlir::RewritePatternSet &patterns, const PTXLoweringState &state);
 /// Integer and float arithmetic, logic, comparison and selection: add, sub,
 /// mul, mad, fma, div, rem, min, max, neg, abs, and/or/xor/not, copysign,
 /// set, setp, selp, slct (Arith.cpp).

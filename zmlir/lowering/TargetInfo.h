@@ -143,6 +143,28 @@ public:
   virtual void emitAsyncCopyWait(mlir::OpBuilder &b, mlir::Location loc, int64_t pending,
                                  bool all) const {}
 
+  //===--- mbarrier --------------------------------------------------------===//
+
+  /// The mbarrier instruction `op` (a ptx.mbarrier_* op or
+  /// ptx.cp_async_mbarrier_arrive) as the target's own, on the barrier at
+  /// `ptr` (a pointer in the op's state space) with the op's other converted
+  /// operands `args` in their order: its result (null for none), or failure
+  /// where the target has none, and the lowering keeps the barrier in its
+  /// 64-bit word with atomics (Mbarrier.cpp).
+  virtual mlir::FailureOr<mlir::Value> emitNativeMbarrier(mlir::OpBuilder &b, mlir::Operation *op,
+                                                          mlir::Value ptr,
+                                                          mlir::ValueRange args) const {
+    return mlir::failure();
+  }
+  /// Emitted before an mbarrier wait reads the barrier, so that the block's
+  /// other threads get to arrive where they do not run concurrently with
+  /// the waiting one (nothing by default). Returns whether it waited for the
+  /// whole block at one barrier: a phase still incomplete after it can then
+  /// never complete, and the wait fails the launch instead of hanging.
+  virtual bool emitMbarrierWaitTurn(mlir::OpBuilder &b, mlir::Operation *user) const {
+    return false;
+  }
+
   //===--- Special registers and the launch --------------------------------===//
 
   /// Whether a kernel takes a by-value aggregate parameter (`.param .align N

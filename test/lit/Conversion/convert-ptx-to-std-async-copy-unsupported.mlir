@@ -7,12 +7,3 @@ func.func @cp_async_in_func(%d: i32, %s: i64) {
   ptx.cp_async %d, %s {cache = #ptx.cache<cg>, size = 16 : i64} : i32, i64
   ptx.ret
 }
-
-// -----
-
-// cp.async.mbarrier.arrive: mbarriers are not supported.
-func.func @mbarrier_arrive(%m: i32) attributes {ptx.entry} {
-  // expected-error @+1 {{unsupported instruction 'cp.async.mbarrier.arrive.noinc.shared.b64'}}
-  ptx.inst "cp" [".async", ".mbarrier", ".arrive", ".noinc", ".shared", ".b64"](%m) {operand_kinds = ["a+0"]} : (i32) -> ()
-  ptx.ret
-}

@@ -26,3 +26,9 @@ LogicalResult CpAsyncWaitGroupOp::verify() {
     return emitOpError("waits for all groups or for a count of them, not both");
   return success();
 }
+
+LogicalResult CpAsyncMbarrierArriveOp::verify() {
+  if (getSpace() != StateSpace::None && getSpace() != StateSpace::Shared)
+    return emitOpError("takes a shared or generic address");
+  return success();
+}

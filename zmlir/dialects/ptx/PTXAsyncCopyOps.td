@@ -56,4 +56,21 @@ def PTX_CpAsyncWaitGroupOp : PTX_Op<"cp_async_wait_group"> {
   let hasVerifier = 1;
 }
 
+def PTX_CpAsyncMbarrierArriveOp : PTX_Op<"cp_async_mbarrier_arrive"> {
+  let summary = "PTX `cp.async.mbarrier.arrive{.noinc}`: arrive once the copies are done";
+  let description = [{
+    `cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr]`: an arrival
+    on the mbarrier at `addr+offset` (in `space`) once the thread's earlier
+    cp.async copies are complete. Without `noinc` the barrier's pending
+    arrivals are raised by one first, so the pair leaves the count as it
+    was. PTX ISA 9.7.13.15, cp.async.mbarrier.arrive.
+    Example: `ptx.cp_async_mbarrier_arrive %a {noinc, space = #ptx.space<shared>} : i32`
+  }];
+  let arguments = (ins PTX_Address:$addr, UnitAttr:$noinc,
+      DefaultValuedAttr<PTX_StateSpaceAttr, "::zmlir::ptx::StateSpace::None">:$space,
+      DefaultValuedAttr<I64Attr, "0">:$offset);
+  let assemblyFormat = "$addr attr-dict `:` type($addr)";
+  let hasVerifier = 1;
+}
+
 #endif // ZMLIR_DIALECT_PTX_ASYNCCOPYOPS

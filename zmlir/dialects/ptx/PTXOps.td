@@ -29,6 +29,7 @@ include "zmlir/dialects/ptx/PTXControlOps.td"
 include "zmlir/dialects/ptx/PTXWarpOps.td"
 include "zmlir/dialects/ptx/PTXMatrixOps.td"
 include "zmlir/dialects/ptx/PTXAsyncCopyOps.td"
+include "zmlir/dialects/ptx/PTXMbarrierOps.td"
 include "zmlir/dialects/ptx/PTXCallsOps.td"
 
 #endif // ZMLIR_DIALECT_PTX_OPS

@@ -17,7 +17,7 @@ diagnostics point at `file.ptx:line:col`.
 
 and a module of handlers per instruction family, as the lowering has them:
 arith.py, bits.py, convert.py, memory.py, atomics.py, warp.py, matrix.py,
-asynccopy.py, control.py, calls.py.
+asynccopy.py, mbarrier.py, control.py, calls.py.
 """
 
 from zmlir.frontend.importer import (  # noqa: F401  (each registers its handlers)
@@ -30,6 +30,7 @@ from zmlir.frontend.importer import (  # noqa: F401  (each registers its handler
     convert,
     generic,
     matrix,
+    mbarrier,
     memory,
     warp,
 )

@@ -1,12 +1,15 @@
 """Asynchronous copies from global to shared memory: cp.async and its groups
-(cp.async.commit_group, cp.async.wait_group, cp.async.wait_all).
+(cp.async.commit_group, cp.async.wait_group, cp.async.wait_all), and the
+mbarrier arrival once a thread's copies are complete:
+
+    cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr]
 
     cp.async.{ca,cg}.shared{::cta}.global{.L2::cache_hint}{.L2::64B|128B|256B}
         [dst], [src], cp-size{, src-size | ignore-src}{, cache-policy}
 
 The cache hint and the L2 prefetch size change no result: they are
 accepted and dropped, and so is the cache-policy operand. Every other `cp`
-form (cp.async.bulk*, cp.async.mbarrier.arrive, cp.reduce.async.bulk*)
+form (cp.async.bulk*, cp.reduce.async.bulk*, an mbarrier in another CTA)
 imports as `ptx.inst`, which the lowering names as unsupported."""
 
 from __future__ import annotations
@@ -36,10 +39,25 @@ def _cp(imp: FunctionImporter, inst: ast.Instruction) -> None:
             raise imp.error("'cp.async.wait_group' expects an integer constant", inst.loc)
         imp.emit([], f"ptx.cp_async_wait_group {attr_dict(pending=f'{n.value} : i64')}", [],
                  inst.loc)
+    elif mods[:3] == ("async", "mbarrier", "arrive") and len(inst.operands) == 1 \
+            and _is_mbarrier_arrive(mods[3:]):
+        space = "shared" if mods[-2:-1] in (("shared",), ("shared::cta",)) else None
+        addr, offset = address(imp, inst, inst.operands[0], space)
+        attrs = attr_dict(noinc="noinc" in mods, offset=f"{offset} : i64" if offset else None,
+                          space=f"#ptx.space<{space}>" if space else None)
+        imp.emit([], f"ptx.cp_async_mbarrier_arrive {{0}} {attrs} : {addr.type}", [addr],
+                 inst.loc)
     elif _is_copy(mods):
         _copy(imp, inst)
     else:
         generic(imp, inst)
+
+
+def _is_mbarrier_arrive(mods: tuple[str, ...]) -> bool:
+    """`{.noinc}{.shared{::cta}}.b64`, after cp.async.mbarrier.arrive."""
+    if mods[:1] == ("noinc",):
+        mods = mods[1:]
+    return mods in (("b64",), ("shared", "b64"), ("shared::cta", "b64"))
 
 
 def _is_copy(mods: tuple[str, ...]) -> bool:

@@ -328,6 +328,10 @@ uint64_t zmlir_host_globaltimer() {
   clock_gettime(CLOCK_REALTIME, &now);
   return static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
 }
+/// Lets the block's other fibers run (a thread waiting at an mbarrier).
+void zmlir_host_yield() {
+  yield(State::Runnable);
+}
 [[noreturn]] void zmlir_host_trap() {
   active->trapped = true;
   yield(State::Done);

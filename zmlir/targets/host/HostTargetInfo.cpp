@@ -79,6 +79,12 @@ public:
   /// allows (the barrier completes once every thread has arrived).
   bool arrivesAtFullBarrier() const override { return true; }
 
+  /// The other fibers run before a waiting one reads the barrier.
+  bool emitMbarrierWaitTurn(OpBuilder &b, Operation *user) const override {
+    callRuntime(b, user, user->getLoc(), "zmlir_host_yield", mlir::Type());
+    return false;
+  }
+
   /// The runtime ends the launch with an error and never returns to the
   /// trapping thread.
   void emitTrap(OpBuilder &b, Location loc, const PTXLoweringState &state) const override {

@@ -23,6 +23,23 @@ Value inlinePTX(OpBuilder &b, Location loc, mlir::Type type, StringRef text, Str
       .getResult(0);
 }
 
+/// The `.sem.scope.space` of an mbarrier instruction as the op says them,
+/// but for the semantics the instruction has anyway (`implied`: arrivals
+/// release, waits acquire) with the .cta scope: those need PTX 8.0, and
+/// LLVM 22 writes 7.8 for sm_90.
+/// `.shared::cta` where a semantics or scope is left.
+std::string mbarrierModifiers(Semantics sem, Scope scope, StateSpace space,
+                              Semantics implied = Semantics::None) {
+  std::string r;
+  if (sem != Semantics::None && sem != implied)
+    r += ("." + stringifySemantics(sem)).str();
+  if (scope != Scope::None && (scope != Scope::CTA || !r.empty()))
+    r += ("." + stringifyScope(scope)).str();
+  if (space == StateSpace::Shared)
+    r += r.empty() ? ".shared" : ".shared::cta";
+  return r + ".b64";
+}
+
 /// The name of NVIDIA's barrier intrinsic: `llvm.nvvm.barrier.cta.<what>`
 /// with `.aligned` and `.count` (b given) or `.all`.
 std::string nvvmBarrier(StringRef what, bool aligned, bool counted) {
@@ -464,6 +481,84 @@ public:
   }
 
   bool hasNativeBarrierReduction() const override { return true; }
+
+  /// The instruction itself, as inline PTX with the barrier's address as a
+  /// 64-bit operand (LLVM 22's intrinsics lack the PTX 8.0 semantics and
+  /// scopes, and take no arrival count on mbarrier.arrive).
+  FailureOr<Value> emitNativeMbarrier(OpBuilder &b, Operation *op, Value ptr,
+                                      ValueRange args) const override {
+    Location loc = op->getLoc();
+    mlir::Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    SmallVector<Value> operands;
+    if (ptr)
+      operands.push_back(LLVM::PtrToIntOp::create(b, loc, i64, ptr));
+    llvm::append_range(operands, args);
+    auto asmOf = [&](mlir::Type result, const std::string &text, const std::string &constraints,
+                     bool sideEffects = true) -> Value {
+      auto inlineAsm = LLVM::InlineAsmOp::create(
+          b, loc, result, operands, text, sideEffects ? constraints + ",~{memory}" : constraints,
+          sideEffects, /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+          LLVM::AsmDialectAttr(), ArrayAttr());
+      return result ? inlineAsm.getResult(0) : Value();
+    };
+    auto argConstraints = [&](size_t from) {
+      std::string r;
+      for (Value v : ValueRange(operands).drop_front(from))
+        r += v.getType() == i64 ? ",l" : ",r";
+      return r;
+    };
+    auto argList = [&](size_t from, size_t first) {
+      std::string r;
+      for (size_t i = from; i < operands.size(); ++i)
+        r += ", $" + std::to_string(first + i - from);
+      return r;
+    };
+    if (auto init = dyn_cast<MbarrierInitOp>(op)) {
+      asmOf({}, "mbarrier.init" + mbarrierModifiers({}, {}, init.getSpace()) + " [$0], $1;", "l,r");
+      return Value();
+    }
+    if (auto inval = dyn_cast<MbarrierInvalOp>(op)) {
+      asmOf({}, "mbarrier.inval" + mbarrierModifiers({}, {}, inval.getSpace()) + " [$0];", "l");
+      return Value();
+    }
+    if (auto tx = dyn_cast<MbarrierTxOp>(op)) {
+      asmOf({},
+            std::string("mbarrier.") + (tx.getComplete() ? "complete_tx" : "expect_tx") +
+                mbarrierModifiers(tx.getSem(), tx.getScope(), tx.getSpace()) + " [$0], $1;",
+            "l,r");
+      return Value();
+    }
+    if (auto arrive = dyn_cast<MbarrierArriveOp>(op)) {
+      std::string text = std::string("mbarrier.") + (arrive.getDrop() ? "arrive_drop" : "arrive") +
+                         (arrive.getTxCount() ? ".expect_tx" : "") +
+                         (arrive.getNoComplete() ? ".noComplete" : "") +
+                         mbarrierModifiers(arrive.getSem(), arrive.getScope(), arrive.getSpace(),
+                                           Semantics::Release) +
+                         " $0, [$1]" + argList(1, 2) + ";";
+      return asmOf(i64, text, "=l,l" + argConstraints(1));
+    }
+    if (auto wait = dyn_cast<MbarrierTestWaitOp>(op)) {
+      std::string text = std::string("{\n\t.reg .pred p;\n\tmbarrier.") +
+                         (wait.getTryWait() ? "try_wait" : "test_wait") +
+                         (wait.getParity() ? ".parity" : "") +
+                         mbarrierModifiers(wait.getSem(), wait.getScope(), wait.getSpace(),
+                                           Semantics::Acquire) +
+                         " p, [$1]" + argList(1, 2) + ";\n\tselp.u32 $0, 1, 0, p;\n\t}";
+      Value r = asmOf(i32, text, "=r,l" + argConstraints(1));
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, intConst(b, loc, i32, 0))
+          .getResult();
+    }
+    if (isa<MbarrierPendingCountOp>(op))
+      return asmOf(i32, "mbarrier.pending_count.b64 $0, $1;", "=r,l", /*sideEffects=*/false);
+    if (auto arrive = dyn_cast<CpAsyncMbarrierArriveOp>(op)) {
+      asmOf({},
+            std::string("cp.async.mbarrier.arrive") + (arrive.getNoinc() ? ".noinc" : "") +
+                mbarrierModifiers({}, {}, arrive.getSpace()) + " [$0];",
+            "l");
+      return Value();
+    }
+    return failure();
+  }
 };
 
 } // namespace

@@ -245,6 +245,16 @@ public:
     return callSubGroupBuiltin(b, loc, "_Z17sub_group_shuffleij", b.getI32Type(), {v, src});
   }
 
+  /// A work-group barrier: Intel's CPU runtime runs a work-group's
+  /// work-items one after another between barriers (a work-item spinning
+  /// on another's arrival never sees it), so a waiting work-item lets the
+  /// others run to the same barrier; the waits must then be the whole
+  /// block's, as in cuda::barrier's arrive_and_wait.
+  bool emitMbarrierWaitTurn(OpBuilder &b, Operation *user) const override {
+    gpu::BarrierOp::create(b, user->getLoc());
+    return true;
+  }
+
   /// OpControlBarrier at sub-group scope, ordering workgroup and global
   /// memory (acquire-release): Intel's CPU runtime does not run every
   /// sub-group's work-items in lock step (those of a short last sub-group
