@@ -273,6 +273,21 @@ struct InstOpLowering : PTXPattern<InstOp> {
       rewriter.eraseOp(op);
       return success();
     }
+    // griddepcontrol (programmatic dependent launch, PTX ISA 9.7.13.6):
+    // `.wait` waits for the grids this one depends on to complete and their
+    // memory to be visible, `.launch_dependents` lets dependents start
+    // early. Our driver starts a grid only after the work before it on its
+    // stream completed (it runs PROGRAMMATIC_STREAM_SERIALIZATION launches
+    // in order, and the passthrough launches without it): there is nothing
+    // to wait for and nothing to start early, on every target.
+    if (op.getOpcode() == "griddepcontrol" && op->getNumResults() == 0 &&
+        op.getModifiers().size() == 1) {
+      StringRef mode = cast<StringAttr>(op.getModifiers()[0]).getValue().ltrim('.');
+      if (mode == "wait" || mode == "launch_dependents") {
+        rewriter.eraseOp(op);
+        return success();
+      }
+    }
     std::string name = op.getOpcode().str();
     for (Attribute mod : op.getModifiers())
       name += "." + cast<StringAttr>(mod).getValue().ltrim('.').str();

@@ -243,6 +243,25 @@ func.func @nanosleep(%t: i32) attributes {ptx.entry} {
 
 // -----
 
+// griddepcontrol has nothing to wait for or release: the driver starts a
+// grid after the work before it on its stream completed (CuPy's Thrust sort).
+// SPV-LABEL: gpu.func @griddepcontrol
+// SPV-NOT: ptx.inst
+// SPV: gpu.return
+// NV-LABEL: gpu.func @griddepcontrol
+// NV-NOT: ptx.inst
+// NV: gpu.return
+// GFX9-LABEL: gpu.func @griddepcontrol
+// GFX9-NOT: ptx.inst
+// GFX9: gpu.return
+func.func @griddepcontrol() attributes {ptx.entry} {
+  ptx.inst "griddepcontrol" [".launch_dependents"]() {operand_kinds = []} : () -> ()
+  ptx.inst "griddepcontrol" [".wait"]() {operand_kinds = []} : () -> ()
+  ptx.ret
+}
+
+// -----
+
 // atom.add.f32 flushes subnormal inputs and results (a CAS loop off NVPTX);
 // SPIR-V has no float or wrapping-increment atomics, so f64 adds and inc are
 // loops there too.
