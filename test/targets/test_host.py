@@ -217,6 +217,52 @@ def test_mbarrier_waits_let_the_other_fibers_run(host, nvcc_ptx, arch: str) -> N
     np.testing.assert_array_equal(got, _as_i32(list(want)))
 
 
+_ISSPACEP = """
+.version 8.0
+.target sm_80
+.address_size 64
+.func (.param .b32 r) classify(.param .b64 a)
+{
+    .reg .b64 %rd<2>; .reg .pred %p<4>; .reg .b32 %r<5>;
+    ld.param.b64 %rd1, [a];
+    isspacep.global %p1, %rd1; isspacep.shared %p2, %rd1; isspacep.local %p3, %rd1;
+    selp.u32 %r1, 1, 0, %p1; selp.u32 %r2, 2, 0, %p2; selp.u32 %r3, 4, 0, %p3;
+    or.b32 %r4, %r1, %r2; or.b32 %r4, %r4, %r3;
+    st.param.b32 [r], %r4; ret;
+}
+.visible .entry k(.param .u64 out)
+{
+    .local .align 4 .b32 loc[4];
+    .shared .align 4 .b32 sh[4];
+    .reg .b64 %rd<6>; .reg .b32 %r<5>;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd5, %rd1;
+    mov.u64 %rd2, loc; cvta.local.u64 %rd2, %rd2; add.u64 %rd2, %rd2, 12;
+    mov.u64 %rd3, sh; cvta.shared.u64 %rd3, %rd3; add.u64 %rd3, %rd3, 12;
+    mov.u64 %rd4, out;
+    { .param .b64 a; .param .b32 b; st.param.b64 [a], %rd1; call (b), classify, (a); ld.param.b32 %r1, [b]; }
+    { .param .b64 a; .param .b32 b; st.param.b64 [a], %rd2; call (b), classify, (a); ld.param.b32 %r2, [b]; }
+    { .param .b64 a; .param .b32 b; st.param.b64 [a], %rd3; call (b), classify, (a); ld.param.b32 %r3, [b]; }
+    { .param .b64 a; .param .b32 b; st.param.b64 [a], %rd4; call (b), classify, (a); ld.param.b32 %r4, [b]; }
+    st.global.u32 [%rd5], %r1; st.global.u32 [%rd5+4], %r2;
+    st.global.u32 [%rd5+8], %r3; st.global.u32 [%rd5+12], %r4;
+    ret;
+}
+"""
+
+
+def test_isspacep_tells_global_shared_and_local(host) -> None:
+    """isspacep in a device function: a global pointer is .global only, the
+    last word of a .local array and of a .shared one are .local and .shared
+    only, and a parameter's address (its copy) is .local."""
+    module = zmlir.compile_module(_ISSPACEP, "host")
+    kernel = module.kernels["k"]
+    out = host.alloc(16)
+    host.launch(host.load(module.binary).kernel("k"), grid=(2, 1, 1), block=(3, 1, 1),
+                args=[np.uint64(out)], shared_window=kernel.static_shared_bytes)
+    np.testing.assert_array_equal(host.copy_into(out, np.empty(4, np.int32)), [1, 4, 2, 4])
+
+
 def test_trap_fails_the_launch(host, compiled) -> None:
     _, program = compiled("warp_ops.cu")
     out = host.alloc(64 * 4)

@@ -328,6 +328,20 @@ uint64_t zmlir_host_globaltimer() {
   clock_gettime(CLOCK_REALTIME, &now);
   return static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
 }
+/// The state space of the generic `address` (isspacep): 1 in the block's
+/// shared window, 2 on the calling fiber's stack (its .local memory), else
+/// 0 (global: any other memory of the process).
+uint32_t zmlir_host_state_space(uint64_t address) {
+  const Block *b = active;
+  auto within = [address](const void *base, size_t bytes) {
+    return address - reinterpret_cast<uint64_t>(base) < bytes;
+  };
+  if (b->sharedBytes && within(b->window.data(), b->sharedBytes))
+    return 1;
+  if (within(b->current->stack.get(), kStackBytes))
+    return 2;
+  return 0;
+}
 /// Lets the block's other fibers run (a thread waiting at an mbarrier).
 void zmlir_host_yield() {
   yield(State::Runnable);

@@ -79,6 +79,22 @@ public:
   /// allows (the barrier completes once every thread has arrived).
   bool arrivesAtFullBarrier() const override { return true; }
 
+  /// isspacep: the runtime knows the block's shared window and the calling
+  /// fiber's stack, where its `.local` allocas (and parameter copies) live;
+  /// every other address of the process is global (device pointers are
+  /// this process's memory). .const and .param have no generic window.
+  Value isSpace(OpBuilder &b, Operation *user, Value ptr, Value address, StateSpace space,
+                Value window, std::string &whyNot) const override {
+    if (!inGenericWindow(space, whyNot))
+      return Value();
+    Location loc = user->getLoc();
+    mlir::Type i32 = b.getI32Type();
+    Value found = callRuntime(b, user, loc, "zmlir_host_state_space", i32, address);
+    int64_t want = space == StateSpace::Shared ? 1 : space == StateSpace::Local ? 2 : 0;
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, found,
+                                 intConst(b, loc, i32, want));
+  }
+
   /// The other fibers run before a waiting one reads the barrier.
   bool emitMbarrierWaitTurn(OpBuilder &b, Operation *user) const override {
     callRuntime(b, user, user->getLoc(), "zmlir_host_yield", mlir::Type());

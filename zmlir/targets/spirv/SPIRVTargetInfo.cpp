@@ -200,8 +200,11 @@ public:
     return false;
   }
 
-  /// OpenCL's to_local/to_private/to_global do not check the address on
-  /// Intel's CPU runtime (each gave non-null for every pointer), so only the
+  /// OpenCL's to_local/to_private/to_global (OpGenericCastToPtrExplicit) do
+  /// not check the address on Intel's CPU runtime (each gave the pointer
+  /// back for a global, a local and a private one) and get_fence
+  /// (OpGenericPtrMemSemantics) gave 0 for all three, and its local and
+  /// private memory both lie on the worker thread's stack; so only the
   /// shared window is known: [base, base + the launch's window size).
   Value isSpace(OpBuilder &b, Operation *user, Value ptr, Value address, StateSpace space,
                 Value window, std::string &whyNot) const override {
