@@ -92,6 +92,17 @@ ok = drv.Context.get_current() == ctx
 ctx.detach()
 check("context_attach", ok and drv.Context.get_current() is not None)
 
+# Managed memory attached to one stream (cuStreamAttachMemAsync), written by
+# the host, updated by a kernel on that stream.
+managed = drv.managed_empty(64, np.float32, mem_flags=drv.mem_attach_flags.GLOBAL)
+managed[:] = np.arange(64)
+stream = drv.Stream()
+managed.base.attach(drv.mem_attach_flags.SINGLE, stream)
+axpb.prepared_async_call((1, 1), (64, 1, 1), stream, managed.base, np.float32(2),
+                         np.int32(1), np.int32(64))
+stream.synchronize()
+check("managed_attach", np.array_equal(managed, 2 * np.arange(64, dtype=np.float32) + 1))
+
 # gpuarray: arithmetic, reductions, slicing and types (generated kernels).
 x_host = rng.standard_normal(10000).astype(np.float32)
 x = gpuarray.to_gpu(x_host)

@@ -169,6 +169,22 @@ class MemoryAPI(DriverState):
             return E.CUDA_ERROR_INVALID_VALUE
         return E.CUDA_SUCCESS  # advice about placement: there is one memory
 
+    def cuStreamAttachMemAsync(self, stream: Any, dptr: int, length: int, flags: int) -> int:
+        """Which streams may use managed (or pageable: PAGEABLE_MEMORY_ACCESS
+        is 1) memory: one coherent memory and one queue here, so once checked
+        it changes nothing."""
+        self.current_context()
+        self.stream(stream)  # an unknown stream: CUDA_ERROR_INVALID_HANDLE
+        if flags not in (1, 2, 4):  # CU_MEM_ATTACH_GLOBAL, _HOST, _SINGLE
+            return E.CUDA_ERROR_INVALID_VALUE
+        if flags == 4 and self.ptr(stream) in (0, 1, 2):
+            return E.CUDA_ERROR_INVALID_VALUE  # singly to the NULL stream
+        found = self.allocations.containing(dptr)
+        if found is not None and found[0] in self.managed and (
+                dptr != found[0] or length not in (0, found[1])):
+            return E.CUDA_ERROR_INVALID_VALUE  # only a whole managed allocation
+        return E.CUDA_SUCCESS
+
     def cuPointerGetAttribute(self, data: Any, attribute: int, ptr: int) -> int:
         self.require_init()
         if data == self.ffi.NULL:
