@@ -118,6 +118,12 @@ ints = gpuarray.arange(0, 1000, 1, dtype=np.int32)
 check("gpuarray_int", gpuarray.sum(ints).get() == 499500 and
       np.array_equal((ints[10:20] * 3).get(), np.arange(10, 20) * 3))
 check("gpuarray_astype", np.array_equal(x.astype(np.float64).get(), x_host.astype(np.float64)))
+pitched = gpuarray.zeros((4, 8), np.uint16)  # rows of 16 bytes, 6 elements of each set
+drv.memset_d2d16_async(pitched.gpudata, 16, 0xBEEF, 6, 3, drv.Stream())
+want = np.zeros((4, 8), np.uint16)
+want[:3, :6] = 0xBEEF
+drv.Context.synchronize()
+check("memset_d2d16_async", np.array_equal(pitched.get(), want))
 filled = gpuarray.zeros(100, np.float64)
 filled.fill(3.25)
 check("gpuarray_fill", np.all(filled.get() == 3.25))

@@ -78,9 +78,9 @@ def test_pycuda_basics(python: Path, tmp_path: Path) -> None:
     assert list(steps) == [
         "autoinit", "sourcemodule", "prepared_call", "legacy_launch_grid",
         "legacy_launch_grid_async", "get_global", "context_attach", "managed_attach",
-        "gpuarray_arith",
-        "gpuarray_sum", "gpuarray_max", "gpuarray_dot", "gpuarray_int", "gpuarray_astype",
-        "gpuarray_fill", "elementwise", "reduction_int", "reduction_float", "cumath"]
+        "gpuarray_arith", "gpuarray_sum", "gpuarray_max", "gpuarray_dot", "gpuarray_int",
+        "gpuarray_astype", "memset_d2d16_async", "gpuarray_fill", "elementwise",
+        "reduction_int", "reduction_float", "cumath"]
     assert steps["autoinit"].endswith("sm_80")
 
 

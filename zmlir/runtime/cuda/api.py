@@ -191,6 +191,7 @@ CUresult cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char u
 CUresult cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t width, size_t height);
 CUresult cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t width, size_t height);
 CUresult cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t width, size_t height, CUstream hStream);
+CUresult cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t width, size_t height, CUstream hStream);
 CUresult cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t width, size_t height, CUstream hStream);
 CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t n);
 CUresult cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t n);

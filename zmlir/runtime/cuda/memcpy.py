@@ -209,6 +209,10 @@ class MemcpyAPI(DriverState):
                           stream: Any) -> int:
         return self.memset_2d(dst, pitch, value, 1, width, height)
 
+    def cuMemsetD2D16Async(self, dst: int, pitch: int, value: int, width: int, height: int,
+                           stream: Any) -> int:
+        return self.memset_2d(dst, pitch, value, 2, width, height)
+
     def cuMemsetD2D32Async(self, dst: int, pitch: int, value: int, width: int, height: int,
                            stream: Any) -> int:
         return self.memset_2d(dst, pitch, value, 4, width, height)
