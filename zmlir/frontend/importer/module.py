@@ -144,6 +144,8 @@ class ModuleImporter:
         from PTX ISA 8.1 (a launch copies them all)."""
         end = 0
         for param in fn.params:
+            if param.type not in MLIR_TYPES:
+                return  # the function's import says it is unsupported, located
             size = element_bytes(param.type)
             count = 1
             for d in param.dims:
