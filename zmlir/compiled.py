@@ -24,6 +24,12 @@ class KernelInfo:
     # sm_75`; 0: unknown), CU_FUNC_ATTRIBUTE_PTX_VERSION: CUB dispatches on
     # it and needs one it was built for.
     ptx_arch: int = 0
+    # cuFuncGetAttribute's: `.local` bytes per thread, the bytes of the
+    # `.const` variables it refers to, and the most threads a block may have
+    # from `.maxntid`/`.reqntid` (0: no bound but the device's).
+    local_bytes: int = 0
+    const_bytes: int = 0
+    max_threads: int = 0
 
 
 @dataclass

@@ -191,7 +191,10 @@ def _kernels(std: str | bytes, param_types: dict[str, tuple[str, ...]],
         values = dict(attrs)
         kernels[name] = KernelInfo(name, values.get("param_count", 0),
                                    values.get("static_shared_bytes", 0),
-                                   param_types.get(name, ()), ptx_arch)
+                                   param_types.get(name, ()), ptx_arch,
+                                   local_bytes=values.get("local_bytes", 0),
+                                   const_bytes=values.get("const_bytes", 0),
+                                   max_threads=values.get("max_threads", 0))
     return kernels
 
 

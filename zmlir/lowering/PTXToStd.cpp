@@ -39,6 +39,44 @@ namespace {
 // The pass
 //===----------------------------------------------------------------------===//
 
+/// What cuFuncGetAttribute reports of a kernel: its `.local` bytes per
+/// thread (LOCAL_SIZE_BYTES), the `.const` variables it refers to
+/// (CONST_SIZE_BYTES) and the most threads a block of it may have, from
+/// `.maxntid` or `.reqntid` (MAX_THREADS_PER_BLOCK; a launch above is refused).
+void setKernelResourceAttrs(gpu::GPUFuncOp kernel, func::FuncOp func,
+                            PTXLoweringState &state) {
+  Builder b(kernel.getContext());
+  int64_t localBytes = 0;
+  kernel.walk([&](LocalVarOp local) {
+    localBytes = llvm::alignTo(localBytes, std::max<int64_t>(local.getAlign(), 1)) +
+                 local.getSize();
+  });
+  llvm::SetVector<StringAttr> constants;
+  kernel.walk([&](AddrOfOp addr) {
+    StringAttr name = addr.getSymAttr().getAttr();
+    VarOp var = state.variables.lookup(name);
+    if (var && var.getSpace() == StateSpace::Const)
+      constants.insert(name);
+  });
+  int64_t constBytes = 0;
+  for (StringAttr name : constants) {
+    VarOp var = state.variables.lookup(name);
+    constBytes += var.getCount() * var.getElementSize();
+  }
+  kernel->setAttr("zmlir.local_bytes", b.getI64IntegerAttr(localBytes));
+  kernel->setAttr("zmlir.const_bytes", b.getI64IntegerAttr(constBytes));
+  for (StringRef bound : {"ptx.maxntid", "ptx.reqntid"}) {
+    auto dims = func->getAttrOfType<DenseI64ArrayAttr>(bound);
+    if (!dims || dims.empty())
+      continue;
+    int64_t threads = 1;
+    for (int64_t d : dims.asArrayRef())
+      threads *= d;
+    kernel->setAttr("zmlir.max_threads", b.getI64IntegerAttr(threads));
+    break;
+  }
+}
+
 /// Lays out the `.shared` variables `kernel` refers to and returns the size
 /// of the static part. Unsized (`.extern`) arrays all start where the static
 /// ones end, aligned to the strictest of them.
@@ -328,6 +366,7 @@ FailureOr<gpu::GPUFuncOp> ConvertPTXToStdPass::convertKernel(func::FuncOp func,
   int64_t staticBytes = layoutSharedWindow(kernel, state);
   kernel->setAttr("zmlir.static_shared_bytes", b.getI64IntegerAttr(staticBytes));
   kernel->setAttr("zmlir.param_count", b.getI64IntegerAttr(func.getNumArguments()));
+  setKernelResourceAttrs(kernel, func, state);
   if (Attribute reqntid = func->getAttr("ptx.reqntid"))
     kernel->setAttr("ptx.reqntid", reqntid);
   func.erase();

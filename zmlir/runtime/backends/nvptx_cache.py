@@ -13,7 +13,7 @@ there are two files:
 
     <dir>/<key>.<arch>.ptx    zmlir's NVPTX output (PTX text, what cuModuleLoadData takes)
     <dir>/<key>.<arch>.json   {"target", "kernels": {name: {param_count, static_shared_bytes,
-                               params}}, "source"}
+                               params, local_bytes, const_bytes, max_threads}}, "source"}
 
 This module imports nothing of the compiler, so it works without LLVM.
 """
@@ -46,6 +46,9 @@ class CachedKernel:
     param_count: int
     static_shared_bytes: int
     params: tuple[str, ...] = ()
+    local_bytes: int = 0
+    const_bytes: int = 0
+    max_threads: int = 0
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,8 @@ def store(directory: Path, key: str, compiled: Any, source: str = "") -> Path:
         "source": source,
         "kernels": {name: {"param_count": k.param_count,
                            "static_shared_bytes": k.static_shared_bytes,
-                           "params": list(k.params)}
+                           "params": list(k.params), "local_bytes": k.local_bytes,
+                           "const_bytes": k.const_bytes, "max_threads": k.max_threads}
                     for name, k in compiled.kernels.items()},
     }
     ptx_path = directory / f"{key}.{arch}.ptx"
@@ -106,7 +110,10 @@ def _read_entry(meta_path: Path) -> CachedModule:
     meta = json.loads(meta_path.read_text())
     kernels = {str(name): CachedKernel(str(name), int(k["param_count"]),
                                        int(k["static_shared_bytes"]),
-                                       tuple(str(p) for p in k.get("params", ())))
+                                       tuple(str(p) for p in k.get("params", ())),
+                                       int(k.get("local_bytes", 0)),
+                                       int(k.get("const_bytes", 0)),
+                                       int(k.get("max_threads", 0)))
                for name, k in meta["kernels"].items()}
     source = meta.get("source", "")
     if not isinstance(meta["target"], str) or not isinstance(source, str):

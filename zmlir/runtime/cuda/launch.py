@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from zmlir.runtime.cuda.attributes import max_dynamic_shared
+from zmlir.runtime.cuda.attributes import max_dynamic_shared, max_threads
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.function import FunctionAPI, param_alignment, param_dtype
 from zmlir.runtime.cuda.objects import Function
@@ -56,8 +56,8 @@ class LaunchAPI(FunctionAPI):
         capturing = s is not None and s.capture is not None
         if min(grid) < 1 or min(block) < 1:
             return E.CUDA_ERROR_INVALID_VALUE
-        if block[0] * block[1] * block[2] > 1024 or block[2] > 64:
-            return E.CUDA_ERROR_INVALID_VALUE
+        if block[0] * block[1] * block[2] > max_threads(fn) or block[2] > 64:
+            return E.CUDA_ERROR_INVALID_VALUE  # 1024, or the kernel's .maxntid/.reqntid
         if grid[0] > 2**31 - 1 or grid[1] > 65535 or grid[2] > 65535:
             return E.CUDA_ERROR_INVALID_VALUE  # MAX_GRID_DIM_X/Y/Z
         if shared > max_dynamic_shared(fn, self.device):
