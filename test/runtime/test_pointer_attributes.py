@@ -15,3 +15,10 @@ def test_pointer_attributes_of_device_host_and_unknown_memory() -> None:
     result = subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", sys.executable,
                              str(script)], capture_output=True, text=True, timeout=300)
     assert (result.returncode, result.stdout.strip()) == (0, "PASS"), result.stderr
+
+
+def test_mapped_host_memory_is_a_device_pointer() -> None:
+    script = CUDA_DIR / "python" / "mapped_host_memory.py"
+    result = subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", sys.executable,
+                             str(script)], capture_output=True, text=True, timeout=300)
+    assert (result.returncode, result.stdout.strip()) == (0, "PASS"), result.stderr

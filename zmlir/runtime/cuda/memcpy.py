@@ -66,20 +66,33 @@ class MemcpyAPI(DriverState):
     # A copy of 0 bytes succeeds whatever its addresses, as on NVIDIA's
     # driver (numba copies a 0-sized array to its null device pointer).
 
+    def on_device(self, address: int, nbytes: int) -> bool:
+        """Whether a device pointer's range is device memory (True) or
+        page-locked host memory (False): under unified addressing the
+        device reaches cuMemHostAlloc'd and registered memory at its host
+        address, and the copies and fills take it (numba's mapped arrays).
+        Neither: CUDA_ERROR_INVALID_VALUE."""
+        if self.allocations.containing(address, nbytes) is not None:
+            return True
+        if self.host_ranges.containing(address, nbytes) is not None:
+            return False
+        self.check_device_range(address, nbytes)  # raises, saying where
+        return True
+
     def cuMemcpyHtoD_v2(self, dst: int, src: Any, nbytes: int) -> int:
         if nbytes:
-            self.check_device_range(dst, nbytes)
+            self.on_device(dst, nbytes)
         return self.copy(dst, self.ptr(src), nbytes)
 
     def cuMemcpyDtoH_v2(self, dst: Any, src: int, nbytes: int) -> int:
         if nbytes:
-            self.check_device_range(src, nbytes)
+            self.on_device(src, nbytes)
         return self.copy(self.ptr(dst), src, nbytes)
 
     def cuMemcpyDtoD_v2(self, dst: int, src: int, nbytes: int) -> int:
         if nbytes:
-            self.check_device_range(dst, nbytes)
-            self.check_device_range(src, nbytes)
+            self.on_device(dst, nbytes)
+            self.on_device(src, nbytes)
         return self.copy(dst, src, nbytes)
 
     def cuMemcpyHtoDAsync_v2(self, dst: int, src: Any, nbytes: int, stream: Any) -> int:
@@ -161,13 +174,16 @@ class MemcpyAPI(DriverState):
         nbytes = width * count
         if nbytes == 0:
             return E.CUDA_SUCCESS
-        self.check_device_range(dst, nbytes)
+        on_device = self.on_device(dst, nbytes)
         self.device.synchronize()
-        if width == 1:
+        if on_device and width == 1:
             self.device.memset(dst, value & 0xFF, nbytes)
-        else:
-            pattern = np.full(count, value, dtype={2: np.uint16, 4: np.uint32}[width])
+            return E.CUDA_SUCCESS
+        pattern = np.full(count, value, dtype={1: np.uint8, 2: np.uint16, 4: np.uint32}[width])
+        if on_device:
             self.device.copy_to_device(dst, pattern)
+        else:  # page-locked host memory: the host writes it
+            self.host_view(dst, nbytes)[:] = pattern.tobytes()
         return E.CUDA_SUCCESS
 
     def cuMemsetD8_v2(self, dst: int, value: int, n: int) -> int:

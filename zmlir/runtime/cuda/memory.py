@@ -78,7 +78,9 @@ class MemoryAPI(DriverState):
 
     def cuMemGetAddressRange_v2(self, pbase: Any, psize: Any, dptr: int) -> int:
         self.require_init()
-        found = self.allocations.containing(dptr)
+        # Page-locked host memory is mapped (unified addressing): its range
+        # is known too (numba sizes a mapped array's memset so).
+        found = self.allocations.containing(dptr) or self.host_ranges.containing(dptr)
         if found is None:
             return E.CUDA_ERROR_NOT_FOUND
         if pbase != self.ffi.NULL:
