@@ -21,6 +21,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "test"))
 
 from support.cuda_cases import CASES, compile_ptx, run_launch  # noqa: E402
+from support.programs import nvcc_arguments, programs  # noqa: E402
 
 import zmlir  # noqa: E402
 from zmlir.runtime.backends.opencl.device import Device  # noqa: E402
@@ -51,27 +52,18 @@ def _validate(target: str, binary: bytes, tmp: Path) -> str:
     return "ok" if result.returncode == 0 else f"FAILED: {result.stderr.strip()[:200]}"
 
 
-PROGRAMS_DIR = REPO / "test" / "cuda" / "programs"
-
-
 def run_programs(tmp: Path) -> int:
     """Builds each test program with plain nvcc and runs it under `zmlir run`."""
     failures = 0
-    programs = sorted([p for p in PROGRAMS_DIR.glob("*.cu")]
-                      + [p for p in PROGRAMS_DIR.iterdir() if p.is_dir()])
     print("== unmodified nvcc-built programs on the CPU (zmlir run -- ./program)")
-    for program in programs:
-        sources = sorted(program.glob("*.cu")) if program.is_dir() else [program]
-        # A folder's nvcc_flags (e.g. -rdc=true), as the tests build it.
-        flags_file = program / "nvcc_flags"
-        flags = flags_file.read_text().split() if flags_file.is_file() else []
-        exe = tmp / program.stem
-        build = subprocess.run([_tool("nvcc") or "nvcc", "-arch=sm_80", *flags,
-                                f"-I{PROGRAMS_DIR}", *map(str, sources), "-o", str(exe)],
-                               capture_output=True,
-                               text=True)
+    # Built as the tests build them (a folder's nvcc_flags, e.g. -rdc=true).
+    for program in programs():
+        exe = tmp / program.name
+        build = subprocess.run([_tool("nvcc") or "nvcc", "-arch=sm_80",
+                                *nvcc_arguments(program), "-o", str(exe)],
+                               capture_output=True, text=True)
         if build.returncode != 0:
-            print(f"  {program.stem:18s} nvcc failed: {build.stderr.strip()[:200]}")
+            print(f"  {program.name:18s} nvcc failed: {build.stderr.strip()[:200]}")
             failures += 1
             continue
         start = time.perf_counter()
@@ -80,14 +72,14 @@ def run_programs(tmp: Path) -> int:
         seconds = time.perf_counter() - start
         output = (run.stdout.strip().splitlines() or [""])[-1]
         if run.returncode == 0 and output == "PASS":
-            print(f"  {program.stem:18s} PASS ({seconds:.1f} s)")
+            print(f"  {program.name:18s} PASS ({seconds:.1f} s)")
         elif run.returncode == 2 and output.startswith("WAIVED: "):
             # EXIT_WAIVED: the program found the CPU lacks what it needs.
-            print(f"  {program.stem:18s} {output}")
+            print(f"  {program.name:18s} {output}")
         else:
             reason = next((line for line in run.stderr.splitlines() if "error" in line),
                           run.stderr.strip()[-200:])
-            print(f"  {program.stem:18s} FAILED (exit {run.returncode}): {reason}")
+            print(f"  {program.name:18s} FAILED (exit {run.returncode}): {reason}")
             failures += 1
     print()
     return failures

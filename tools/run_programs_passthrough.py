@@ -40,35 +40,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-PROGRAMS = REPO / "test" / "cuda" / "programs"
+sys.path.insert(0, str(REPO / "test"))
+
+from support.programs import Program, nvcc_arguments, programs  # noqa: E402
+
 CUDARTS = ("static", "shared")
 NVCC_ARCH = "sm_80"  # as test/runtime/test_runtime_cuda.py builds them
 # Programs known not to run through the passthrough, with the reason: XFAIL
 # when they fail (not counted as failures), XPASS (counted) when they pass.
 PENDING: dict[str, str] = {}
-
-
-@dataclass(frozen=True)
-class Program:
-    name: str
-    sources: tuple[Path, ...]
-    include: tuple[Path, ...]
-    flags: tuple[str, ...] = ()  # a folder's `nvcc_flags` file (e.g. -rdc=true)
-
-
-def programs() -> list[Program]:
-    """Every *.cu in test/cuda/programs, and every subdirectory of .cu files
-    as one program (one translation unit each: several modules, or one
-    linked module with `-rdc=true` in the folder's `nvcc_flags`)."""
-    found = []
-    for path in sorted(PROGRAMS.iterdir()):
-        if path.suffix == ".cu":
-            found.append(Program(path.stem, (path,), (PROGRAMS,)))
-        elif path.is_dir() and any(path.glob("*.cu")):
-            flags = path / "nvcc_flags"
-            found.append(Program(path.name, tuple(sorted(path.glob("*.cu"))), (path, PROGRAMS),
-                                 tuple(flags.read_text().split()) if flags.exists() else ()))
-    return found
 
 
 def nvcc() -> str:
@@ -81,8 +61,8 @@ def nvcc() -> str:
 def build(program: Program, cudart: str, out_dir: Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     exe = out_dir / f"{program.name}.{cudart}"
-    cmd = [nvcc(), f"-arch={NVCC_ARCH}", f"-cudart={cudart}", *program.flags,
-           *[f"-I{d}" for d in program.include], *map(str, program.sources), "-o", str(exe)]
+    cmd = [nvcc(), f"-arch={NVCC_ARCH}", f"-cudart={cudart}", *nvcc_arguments(program),
+           "-o", str(exe)]
     result = subprocess.run(cmd, capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(f"nvcc failed for {program.name}:\n{result.stderr.strip()}")

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 from support import CUDA_DIR, PROGRAMS_DIR, tool
+from support.programs import nvcc_arguments, programs
 
 from zmlir.runtime.cuda import api
 
 # A program is one .cu file, or a folder of .cu files linked together (with
 # the nvcc flags in the folder's `nvcc_flags` file, e.g. -rdc=true).
-PROGRAMS = sorted([p.stem for p in PROGRAMS_DIR.glob("*.cu")]
-                  + [p.name for p in PROGRAMS_DIR.iterdir() if p.is_dir()])
+PROGRAMS = {program.name: program for program in programs()}
 # Programs expected to fail, with the reason (strict xfail: a fixed one fails the test).
 PENDING: dict[str, str] = {}
 # Programs that need what the CPU backend lacks: they must notice, say exactly
@@ -42,13 +42,10 @@ def build_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _build(program: str, cudart: str, out_dir: Path) -> Path:
     exe = out_dir / f"{program}.{cudart}"
-    folder = PROGRAMS_DIR / program
-    sources = sorted(folder.glob("*.cu")) if folder.is_dir() else [PROGRAMS_DIR / f"{program}.cu"]
-    flags = (folder / "nvcc_flags").read_text().split() if (folder / "nvcc_flags").exists() else []
     if not exe.exists():
-        subprocess.run([tool("nvcc"), "-arch=sm_80", f"-cudart={cudart}", *flags,
-                        f"-I{PROGRAMS_DIR}",
-                        *map(str, sources), "-o", str(exe)], check=True, capture_output=True)
+        subprocess.run([tool("nvcc"), "-arch=sm_80", f"-cudart={cudart}",
+                        *nvcc_arguments(PROGRAMS[program]), "-o", str(exe)],
+                       check=True, capture_output=True)
     return exe
 
 

@@ -5,6 +5,8 @@
   external tools (nvcc, ptxas, spirv-val, LLVM's);
 - `support.cuda_cases`: the CUDA kernels of test/cuda/ with their launches
   and numpy references (also used by examples/demo.py and tools/);
+- `support.programs`: the test programs of test/cuda/programs and how nvcc
+  builds each (standard library only, also used by examples/demo.py and tools/);
 - `support.fidelity`: running a fidelity case (test/ptx/) as SPIR-V on the
   CPU, its results file, and the cases each target is expected to reject.
 
