@@ -13,7 +13,8 @@ there are two files:
 
     <dir>/<key>.<arch>.ptx    zmlir's NVPTX output (PTX text, what cuModuleLoadData takes)
     <dir>/<key>.<arch>.json   {"target", "kernels": {name: {param_count, static_shared_bytes,
-                               params, local_bytes, const_bytes, max_threads}}, "source"}
+                               params, ptx_arch, local_bytes, const_bytes, max_threads}},
+                               "source"}
 
 This module imports nothing of the compiler, so it works without LLVM.
 """
@@ -46,6 +47,7 @@ class CachedKernel:
     param_count: int
     static_shared_bytes: int
     params: tuple[str, ...] = ()
+    ptx_arch: int = 0
     local_bytes: int = 0
     const_bytes: int = 0
     max_threads: int = 0
@@ -76,7 +78,8 @@ def store(directory: Path, key: str, compiled: Any, source: str = "") -> Path:
         "source": source,
         "kernels": {name: {"param_count": k.param_count,
                            "static_shared_bytes": k.static_shared_bytes,
-                           "params": list(k.params), "local_bytes": k.local_bytes,
+                           "params": list(k.params), "ptx_arch": k.ptx_arch,
+                           "local_bytes": k.local_bytes,
                            "const_bytes": k.const_bytes, "max_threads": k.max_threads}
                     for name, k in compiled.kernels.items()},
     }
@@ -111,6 +114,7 @@ def _read_entry(meta_path: Path) -> CachedModule:
     kernels = {str(name): CachedKernel(str(name), int(k["param_count"]),
                                        int(k["static_shared_bytes"]),
                                        tuple(str(p) for p in k.get("params", ())),
+                                       int(k.get("ptx_arch", 0)),
                                        int(k.get("local_bytes", 0)),
                                        int(k.get("const_bytes", 0)),
                                        int(k.get("max_threads", 0)))
