@@ -4,10 +4,8 @@ cuda.bindings, numba-cuda and CuPy do), for a cubin of the device's
 architecture gets PTX our driver runs (runtime/cuda/dlsym_preload.c,
 nvjitlink_preload.c, nvrtc_preload.c).
 
-The numba-cuda test needs a Python with numba-cuda[cu13] installed, hundreds
-of MB that CI does not download: it runs where $ZMLIR_NUMBA_PYTHON names one
-(or this interpreter has numba-cuda) and is skipped otherwise. The others
-need only a C compiler and, for NVRTC, the test extra's nvidia-cuda-nvrtc."""
+They need only a C compiler and, for NVRTC, the test extra's
+nvidia-cuda-nvrtc (numba-cuda itself: test/clients/test_numba_cuda.py)."""
 
 from __future__ import annotations
 
@@ -75,20 +73,3 @@ def test_dlopened_nvrtc_compiles_for_a_real_architecture() -> None:
     assert (result.returncode, result.stdout.strip()) == (0, "PASS"), result.stderr
     alone = _without_zmlir_run(sys.executable, str(CLIENT), "nvrtc", str(library))
     assert alone.stdout.strip() == "cuModuleLoadData failed: 209", alone.stderr
-
-
-def _numba_python() -> str:
-    named = os.environ.get("ZMLIR_NUMBA_PYTHON")
-    if named:
-        return named
-    if importlib.util.find_spec("numba_cuda") is not None:
-        return sys.executable
-    pytest.skip("numba-cuda is not installed: set ZMLIR_NUMBA_PYTHON to the python of a "
-                "venv with numba-cuda[cu13] (not downloaded by the tests)")
-
-
-def test_numba_cuda_jit_with_default_settings() -> None:
-    python = _numba_python()
-    result = _zmlir_run(python, "-W", "ignore", str(HERE / "numba_kernels.py"), timeout=900)
-    assert result.stdout.split("\n") == ["add OK", "fma16 OK", "reverse OK", ""], result.stderr
-    assert result.returncode == 0, result.stderr
