@@ -27,6 +27,7 @@ class DeviceAPI(DriverState):
             return E.CUDA_ERROR_INVALID_VALUE
         with self.lock:
             if self.initialized:
+                self.require_init()  # not in a child forked after cuInit
                 return E.CUDA_SUCCESS
             from zmlir.runtime.backends import NoDevice, open_backend
 
@@ -40,6 +41,7 @@ class DeviceAPI(DriverState):
             self.fast.set_backend(self.device)
             self.fast.install_fault_handler()  # after the backend's runtime installed its own
             self.initialized = True
+            self.init_pid = os.getpid()
         return E.CUDA_SUCCESS
 
     def _prepare_module_loading(self) -> None:

@@ -11,6 +11,7 @@ composes them and binds its cuXxx methods to the exported symbols.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -48,6 +49,7 @@ class DriverState:
         self.handles = Handles()
         self.device: Any = None  # backends.Backend
         self.initialized = False
+        self.init_pid = 0  # the process that called cuInit
         self.primary: Context | None = None
         self.primary_handle = 0
         self.process_error = 0  # sticky: a kernel trapped, asserted or faulted (make_sticky)
@@ -160,6 +162,10 @@ class DriverState:
     def require_init(self) -> None:
         if not self.initialized:
             raise CudaError(E.CUDA_ERROR_NOT_INITIALIZED)
+        if self.init_pid != os.getpid():
+            # As NVIDIA's: a child forked after cuInit has no driver (numba
+            # tells users so on this answer; the backend's threads are gone).
+            raise CudaError(E.CUDA_ERROR_NOT_INITIALIZED, "forked after cuInit")
 
     def check_device(self, dev: int) -> None:
         self.require_init()
