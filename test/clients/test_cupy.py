@@ -1,0 +1,53 @@
+"""CuPy (cupy-cuda13x) with its default settings under `zmlir run`, in a
+client virtualenv of its own (support.clients): cupy_basics.py's steps,
+each checked against NumPy.
+
+CuPy compiles its kernels with NVRTC (the nvidia-cuda-nvrtc wheel; without
+it CuPy's first kernel raises DynamicLibNotFoundError for libnvrtc.so.13,
+as on a GPU machine) for the reported sm_80, which `zmlir run`'s NVRTC
+stand-in turns into PTX. Its prebuilt CUB (sum, min/max) and Thrust (sort)
+modules carry compute_120 PTX only: large modules, compiled once into
+zmlir's JIT cache (cold, minutes each on a small CPU). CuPy's own kernel
+cache is a fresh directory per run: no kernel comes from an earlier one."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from support.clients import client_venv, zmlir_run
+
+HERE = Path(__file__).resolve().parent
+CUPY = "cupy-cuda13x==14.2.0"
+NVRTC = "nvidia-cuda-nvrtc==13.0.*"
+STEPS = ["asarray", "arange_zeros", "ufuncs", "float64_and_casts", "broadcast_and_strides",
+         "elementwise_kernel", "reduction_kernel", "sum_all", "sum_axis_and_mean",
+         "min_max_argmax", "cumsum", "sort", "raw_kernel", "raw_module", "fresh_compile"]
+# Steps not yet seen to pass, with why: skipped (the script says so).
+PENDING = {"sort": "Thrust's module (27 MB of compute_120 PTX) had not finished compiling "
+                   "after 40 minutes on a loaded 2-core machine; it now compiles past the "
+                   "griddepcontrol.wait it stopped at"}
+
+
+@pytest.fixture(scope="module")
+def python(libdir: str) -> Path:
+    pytest.importorskip("zmlir.runtime.backends.opencl.device")
+    return client_venv(CUPY, NVRTC)
+
+
+def test_cupy_basics(python: Path, tmp_path: Path) -> None:
+    env = dict(os.environ, CUPY_CACHE_DIR=str(tmp_path / "cupy-cache"))
+    env.pop("CUPY_ACCELERATORS", None)  # CuPy's default: CUB
+    env["CUPY_BASICS_SKIP"] = ",".join(PENDING)
+    result = zmlir_run(python, HERE / "cupy_basics.py", env=env, timeout=1800)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    for bad in ("internal error", "unsupported CUDA driver API", "cannot compile"):
+        assert bad not in output, output
+    steps = dict(line.split(": ", 1) for line in result.stdout.splitlines() if ": " in line)
+    assert list(steps) == STEPS, result.stdout
+    failed = {step: out for step, out in steps.items()
+              if not out.startswith("ok") and step not in PENDING}
+    assert all(steps[step] == "skipped" for step in PENDING), result.stdout
+    assert not failed, output
