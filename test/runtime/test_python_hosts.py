@@ -123,6 +123,14 @@ def test_host_threads(host: tuple[Path, Path]) -> None:
     assert result.stdout.splitlines() == ["OK"], result.stdout + result.stderr
 
 
+def test_first_call_on_a_later_thread(host: tuple[Path, Path]) -> None:
+    result = subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(host[0]),
+                             str(HERE / "first_call_on_thread.py")], capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines() == ["OK"], result.stdout + result.stderr
+
+
 def test_fork_after_init(host: tuple[Path, Path]) -> None:
     result = subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(host[0]),
                              str(HERE / "fork_after_init.py")], capture_output=True,

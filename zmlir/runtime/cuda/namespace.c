@@ -27,6 +27,15 @@
  *    Such a lookup searches this namespace, those objects, then the host.
  *    dlopen and dlsym must stay tail calls where the caller matters: glibc
  *    reads it from their return address (its RUNPATH; RTLD_NEXT).
+ *  - A thread's C-library setup: a thread the host starts after it loaded us
+ *    runs only the host C library's thread start, never ours, so our C
+ *    library's ctype tables (isspace & co read them through thread-local
+ *    pointers that __ctype_init sets) are null there, and our interpreter
+ *    started on such a thread crashed in setlocale (numba's
+ *    test_reset_device). Our setlocale (the interpreter's start-up calls it
+ *    first), pthread_key_create and pthread_getspecific (every later entry
+ *    into our Python reaches its thread state through them) set the tables
+ *    up, once a thread.
  *
  * zmlir_host_symbol finds the host's own symbols (its stdout, for device
  * printf: runtime/cuda/printf.py). */
@@ -47,6 +56,10 @@ static zmlir_dlopen_fn zmlir_real_dlopen;
 static int zmlir_in_namespace;
 static void *zmlir_host_program; /* dlopen(NULL): the host's main program */
 static void *zmlir_host_libc;
+
+static void (*zmlir_ctype_init)(void); /* our C library's, in a namespace */
+static char *(*zmlir_setlocale)(int, const char *);
+static __thread int zmlir_thread_ready;
 
 static struct {
   int (*key_create)(pthread_key_t *, void (*)(void *));
@@ -95,7 +108,19 @@ static void __attribute__((constructor(101))) zmlir_namespace_init(void) {
   zmlir_host.cxa_atexit = (int (*)(void (*)(void *), void *, void *))zmlir_real_dlsym(
       libc, "__cxa_atexit");
   zmlir_host.cxa_finalize = (void (*)(void *))zmlir_real_dlsym(libc, "__cxa_finalize");
+  if (zmlir_in_namespace)
+    zmlir_ctype_init = (void (*)(void))zmlir_real_dlsym(RTLD_NEXT, "__ctype_init");
+  zmlir_setlocale = (char *(*)(int, const char *))zmlir_real_dlsym(RTLD_NEXT, "setlocale");
   __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+}
+
+/* Our C library's per-thread setup, on a thread the host started. */
+static void zmlir_thread_enter(void) {
+  if (zmlir_thread_ready)
+    return;
+  zmlir_thread_ready = 1;
+  if (zmlir_ctype_init)
+    zmlir_ctype_init();
 }
 
 #define ZMLIR_HOST(field) (zmlir_namespace_init(), zmlir_host.field)
@@ -113,7 +138,9 @@ void *zmlir_host_symbol(const char *name) {
 }
 
 int pthread_key_create(pthread_key_t *key, void (*destructor)(void *)) {
-  return ZMLIR_HOST(key_create)(key, destructor);
+  zmlir_namespace_init();
+  zmlir_thread_enter();
+  return zmlir_host.key_create(key, destructor);
 }
 
 int pthread_key_delete(pthread_key_t key) {
@@ -121,11 +148,19 @@ int pthread_key_delete(pthread_key_t key) {
 }
 
 void *pthread_getspecific(pthread_key_t key) {
-  return ZMLIR_HOST(get)(key);
+  zmlir_namespace_init();
+  zmlir_thread_enter();
+  return zmlir_host.get(key);
 }
 
 int pthread_setspecific(pthread_key_t key, const void *value) {
   return ZMLIR_HOST(set)(key, value);
+}
+
+char *setlocale(int category, const char *locale) {
+  zmlir_namespace_init();
+  zmlir_thread_enter();
+  return zmlir_setlocale(category, locale);
 }
 
 int __cxa_atexit(void (*function)(void *), void *argument, void *dso) {
