@@ -10,7 +10,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -114,9 +113,7 @@ _DRIVER = textwrap.dedent("""
 """)
 
 
-def test_the_driver_calibrates_every_module(tmp_path: Path) -> None:
-    libdir = subprocess.run([sys.executable, "-m", "zmlir.cli", "libdir"], capture_output=True,
-                            text=True, check=True).stdout.strip()
+def test_the_driver_calibrates_every_module(libdir: str) -> None:
     result = subprocess.run([sys.executable, "-c", _DRIVER, libdir], capture_output=True,
                             text=True, timeout=300)
     assert result.returncode == 0, result.stderr

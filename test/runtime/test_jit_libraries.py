@@ -29,10 +29,8 @@ def _zmlir_run(*command: str, env: dict[str, str] | None = None,
                           capture_output=True, text=True, timeout=timeout, env=env)
 
 
-def _without_zmlir_run(*command: str) -> subprocess.CompletedProcess[str]:
+def _without_zmlir_run(libdir: str, *command: str) -> subprocess.CompletedProcess[str]:
     # Our driver, but not the preload: what a program gets without it.
-    libdir = subprocess.run([sys.executable, "-m", "zmlir.cli", "libdir"], check=True,
-                            capture_output=True, text=True).stdout.strip()
     env = dict(os.environ, LD_LIBRARY_PATH=libdir)
     env.pop("LD_PRELOAD", None)
     return subprocess.run(list(command), capture_output=True, text=True, timeout=300, env=env)
@@ -49,12 +47,13 @@ def fake_nvjitlink(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return library
 
 
-def test_dlopened_nvjitlink_links_ptx_through_our_driver(fake_nvjitlink: Path) -> None:
+def test_dlopened_nvjitlink_links_ptx_through_our_driver(fake_nvjitlink: Path,
+                                                         libdir: str) -> None:
     result = _zmlir_run(sys.executable, str(CLIENT), "nvjitlink", str(fake_nvjitlink))
     assert (result.returncode, result.stdout.strip()) == (0, "PASS"), result.stderr
     # The library's own cubin, which the client gets without the preload,
     # is nothing our driver loads.
-    alone = _without_zmlir_run(sys.executable, str(CLIENT), "nvjitlink", str(fake_nvjitlink))
+    alone = _without_zmlir_run(libdir, sys.executable, str(CLIENT), "nvjitlink", str(fake_nvjitlink))
     assert alone.stdout.strip() == "cuModuleLoadData failed: 209", alone.stderr
 
 
@@ -67,9 +66,9 @@ def _nvrtc_library() -> Path:
     pytest.skip("NVRTC is not installed (pip install nvidia-cuda-nvrtc)")
 
 
-def test_dlopened_nvrtc_compiles_for_a_real_architecture() -> None:
+def test_dlopened_nvrtc_compiles_for_a_real_architecture(libdir: str) -> None:
     library = _nvrtc_library()
     result = _zmlir_run(sys.executable, str(CLIENT), "nvrtc", str(library))
     assert (result.returncode, result.stdout.strip()) == (0, "PASS"), result.stderr
-    alone = _without_zmlir_run(sys.executable, str(CLIENT), "nvrtc", str(library))
+    alone = _without_zmlir_run(libdir, sys.executable, str(CLIENT), "nvrtc", str(library))
     assert alone.stdout.strip() == "cuModuleLoadData failed: 209", alone.stderr

@@ -26,12 +26,10 @@ def _nvrtc_root() -> Path:
 
 
 @pytest.fixture(scope="module")
-def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def program(tmp_path_factory: pytest.TempPathFactory, libdir: str) -> Path:
     from zmlir.runtime.cuda import build
 
     root = _nvrtc_root()
-    libdir = subprocess.run([sys.executable, "-m", "zmlir.cli", "libdir"], check=True,
-                            capture_output=True, text=True).stdout.strip()
     assert (Path(libdir) / build.NVRTC_PRELOAD).exists()
     exe = tmp_path_factory.mktemp("nvrtc") / "nvrtc_real_arch"
     if tool("nvcc") is None:
@@ -56,10 +54,8 @@ def test_real_architecture_cubin_runs(program: Path, separate_arch: bool) -> Non
     assert (result.returncode, result.stdout.strip()) == (0, "PASS"), result.stderr
 
 
-def test_without_the_preload_a_cubin_is_no_binary_for_gpu(program: Path) -> None:
+def test_without_the_preload_a_cubin_is_no_binary_for_gpu(program: Path, libdir: str) -> None:
     # Our driver alone cannot run NVIDIA machine code, and says so.
-    libdir = subprocess.run([sys.executable, "-m", "zmlir.cli", "libdir"], check=True,
-                            capture_output=True, text=True).stdout.strip()
     env = dict(os.environ, LD_LIBRARY_PATH=libdir)
     env.pop("LD_PRELOAD", None)
     result = subprocess.run([str(program)], capture_output=True, text=True, timeout=300, env=env)
