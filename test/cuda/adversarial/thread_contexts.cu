@@ -7,23 +7,7 @@
 #include <cuda.h>
 #include <thread>
 
-static int failures = 0;
-#define EXPECT_CU(call, want)                                                                  \
-  do {                                                                                         \
-    CUresult r_ = (call);                                                                      \
-    if (r_ != (want)) {                                                                        \
-      std::fprintf(stderr, "FAIL line %d: %s returned %d, NVIDIA returns %d\n", __LINE__,     \
-                   #call, (int)r_, (int)(want));                                               \
-      ++failures;                                                                              \
-    }                                                                                          \
-  } while (0)
-#define EXPECT(cond)                                                                           \
-  do {                                                                                         \
-    if (!(cond)) {                                                                             \
-      std::fprintf(stderr, "FAIL line %d: %s\n", __LINE__, #cond);                             \
-      ++failures;                                                                              \
-    }                                                                                          \
-  } while (0)
+#include "expect_cu.h"
 
 int main() {
   CUdevice dev;

@@ -6,16 +6,7 @@
 #include <cstring>
 #include <cuda.h>
 
-static int failures = 0;
-#define EXPECT_CU(call, want)                                                                  \
-  do {                                                                                         \
-    CUresult r_ = (call);                                                                      \
-    if (r_ != (want)) {                                                                        \
-      std::fprintf(stderr, "FAIL line %d: %s returned %d, NVIDIA returns %d\n", __LINE__,     \
-                   #call, (int)r_, (int)(want));                                               \
-      ++failures;                                                                              \
-    }                                                                                          \
-  } while (0)
+#include "expect_cu.h"
 
 // Every CUresult of CUDA 13's cuda.h: cuGetErrorName and cuGetErrorString know each.
 #define CU_RESULTS(X) \
@@ -105,10 +96,7 @@ int main() {
   const char *text = nullptr;
 #define CHECK_NAME(code)                                                                       \
   EXPECT_CU(cuGetErrorName(code, &text), CUDA_SUCCESS);                                        \
-  if (text == nullptr || std::strcmp(text, #code) != 0) {                                      \
-    std::fprintf(stderr, "FAIL: cuGetErrorName(%d) is %s\n", (int)code, text ? text : "NULL"); \
-    ++failures;                                                                                \
-  }                                                                                            \
+  EXPECT(text != nullptr && std::strcmp(text, #code) == 0);                                    \
   EXPECT_CU(cuGetErrorString(code, &text), CUDA_SUCCESS);
   CU_RESULTS(CHECK_NAME)
   EXPECT_CU(cuGetErrorName((CUresult)12345, &text), CUDA_ERROR_INVALID_VALUE);
@@ -119,11 +107,10 @@ int main() {
        "the provided PTX was compiled with an unsupported toolchain."},
       {CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "operation not permitted when stream is capturing"},
   };
-  for (auto &s : strings)
-    if (cuGetErrorString(s.code, &text) != CUDA_SUCCESS || std::strcmp(text, s.text) != 0) {
-      std::fprintf(stderr, "FAIL: cuGetErrorString(%d) is %s\n", (int)s.code, text);
-      ++failures;
-    }
+  for (auto &s : strings) {
+    EXPECT_CU(cuGetErrorString(s.code, &text), CUDA_SUCCESS);
+    EXPECT(text != nullptr && std::strcmp(text, s.text) == 0);
+  }
 
   // NVIDIA's driver crashes on these two (SIGSEGV on an H200); ours answers.
   EXPECT_CU(cuGetErrorName(CUDA_SUCCESS, nullptr), CUDA_ERROR_INVALID_VALUE);
@@ -190,10 +177,7 @@ int main() {
   EXPECT_CU(cuLaunchKernel(store, 1, 1, 1, 1, 1, 1, 0, 0, params, nullptr), CUDA_SUCCESS);
   unsigned result = 0;
   EXPECT_CU(cuMemcpyDtoH(&result, out, 4), CUDA_SUCCESS);
-  if (result != 42) {
-    std::fprintf(stderr, "FAIL: store wrote %u\n", result);
-    ++failures;
-  }
+  EXPECT(result == 42);
 
   // Dynamic shared memory: 48 KiB without the opt-in; up to the device's
   // opt-in maximum with it.
@@ -213,10 +197,7 @@ int main() {
   EXPECT_CU(cuLaunchKernel(dyn, 1, 1, 1, 1, 1, 1, optin + 4, 0, params, nullptr),
             CUDA_ERROR_INVALID_VALUE);
   EXPECT_CU(cuMemcpyDtoH(&result, out, 4), CUDA_SUCCESS);
-  if (result != 7) {
-    std::fprintf(stderr, "FAIL: dyn wrote %u\n", result);
-    ++failures;
-  }
+  EXPECT(result == 7);
 
   // A function of an unloaded module.
   EXPECT_CU(cuModuleUnload(module), CUDA_SUCCESS);
