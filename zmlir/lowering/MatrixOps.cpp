@@ -35,15 +35,6 @@ namespace {
 
 using IP = arith::CmpIPredicate;
 
-/// The lane's index in its 32-lane warp.
-Value laneIndex(OpBuilder &b, Location loc, const TargetInfo &target) {
-  Value lane = arith::IndexCastUIOp::create(b, loc, b.getI32Type(),
-                                            gpu::LaneIdOp::create(b, loc, nullptr));
-  if (target.getWaveSize() > 32)
-    lane = arith::AndIOp::create(b, loc, lane, intConst(b, loc, b.getI32Type(), 31));
-  return lane;
-}
-
 /// A barrier of the warp's lanes that orders their shared-memory accesses:
 /// bar.warp.sync's (TargetInfo::emitNativeWarpSync), or a fence at the
 /// warp's scope where the lanes of a warp run in lock step.
@@ -154,7 +145,7 @@ LaneAccess laneAccess(OpBuilder &b, Location loc, const TargetInfo &target, cons
   Value stride = strideOperand ? arith::ExtUIOp::create(b, loc, i64, strideOperand).getResult()
                                : cst(layout == WmmaLayout::Row ? f.cols : f.rows);
   unsigned perLane = f.elementsPerLane();
-  Value lane = arith::ExtUIOp::create(b, loc, i64, laneIndex(b, loc, target));
+  Value lane = arith::ExtUIOp::create(b, loc, i64, warpLane(b, loc, target));
   // The lane's elements are one piece of canonical line lane*E / length.
   Value first = arith::MulIOp::create(b, loc, lane, cst(perLane));
   Value line = arith::DivUIOp::create(b, loc, first, cst(lineLength));
@@ -422,7 +413,7 @@ SmallVector<Value> buildMmaFunction(OpBuilder &b, Location loc, const PTXLowerin
   unsigned perLane = l.d.elementsPerLane();
   WmmaDims dims = l.dims;
   // 1.
-  Value lane = laneIndex(b, loc, state.target);
+  Value lane = warpLane(b, loc, state.target);
   Value first = arith::MulIOp::create(b, loc, lane, cst(perLane));
   Value row = arith::DivUIOp::create(b, loc, first, cst(dims.n));
   Value col0 = arith::RemUIOp::create(b, loc, first, cst(dims.n));
@@ -568,7 +559,7 @@ struct WmmaMmaOpLowering : PTXPattern<WmmaMmaOp> {
     Value area = LLVM::GEPOp::create(rewriter, loc, window.getType(), rewriter.getI8Type(), window,
                                      ValueRange{offset});
     // 1.
-    Value lane = laneIndex(rewriter, loc, state.target);
+    Value lane = warpLane(rewriter, loc, state.target);
     auto storeRegisters = [&](ValueRange regs, const WmmaFragment &f, int64_t base) {
       unsigned n = f.distinctRegisters();
       Value v = LLVM::PoisonOp::create(rewriter, loc, VectorType::get({n}, f.registerType));

@@ -219,6 +219,10 @@ Value lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b);
 Value localAlloca(OpBuilder &b, Location loc, mlir::Type type, int64_t align,
                   const PTXLoweringState &state);
 
+/// The lane's index in its 32-lane warp: on wave64 targets, in its
+/// half-wave (Warp.cpp).
+Value warpLane(OpBuilder &b, Location loc, const TargetInfo &target);
+
 /// The declaration of `name` in the gpu.module enclosing `user`, created on
 /// first use (Calls.cpp).
 LLVM::LLVMFuncOp declareFunction(OpBuilder &b, Operation *user, StringRef name,

@@ -33,18 +33,17 @@ using namespace mlir;
 using namespace zmlir;
 using namespace zmlir::ptx;
 
-namespace {
-
-using IP = arith::CmpIPredicate;
-
-/// The lane's index in its 32-lane warp.
-Value warpLane(OpBuilder &b, Location loc, const PTXLoweringState &state) {
+Value zmlir::warpLane(OpBuilder &b, Location loc, const TargetInfo &target) {
   Value lane = arith::IndexCastUIOp::create(b, loc, b.getI32Type(),
                                             gpu::LaneIdOp::create(b, loc, nullptr));
-  if (state.target.getWaveSize() > 32)
+  if (target.getWaveSize() > 32)
     lane = arith::AndIOp::create(b, loc, lane, intConst(b, loc, b.getI32Type(), 31));
   return lane;
 }
+
+namespace {
+
+using IP = arith::CmpIPredicate;
 
 /// The lanes of the caller's warp executing this collective with it (bit i
 /// for lane i): a ballot of true over `membermask`, or null where the target
@@ -92,7 +91,7 @@ struct ShflSyncOpLowering : PTXPattern<ShflSyncOp> {
     if (succeeded(state.target.lowerNative(op, adaptor, rewriter)))
       return success();
     auto cst = [&](int64_t v) { return intConst(rewriter, loc, i32, v); };
-    Value lane = warpLane(rewriter, loc, state);
+    Value lane = warpLane(rewriter, loc, state.target);
     Value bval = arith::AndIOp::create(rewriter, loc, b, cst(31));
     Value cval = arith::AndIOp::create(rewriter, loc, c, cst(31));
     Value segmask = arith::AndIOp::create(
@@ -353,8 +352,8 @@ struct ElectSyncOpLowering : PTXPattern<ElectSyncOp> {
       return unsupported(op, "'elect.sync' for the generic target (no ballot)");
     bits = arith::AndIOp::create(rewriter, loc, bits, mask);
     Value leader = math::CountTrailingZerosOp::create(rewriter, loc, bits);
-    Value elected = arith::CmpIOp::create(rewriter, loc, IP::eq, warpLane(rewriter, loc, state),
-                                          leader);
+    Value elected = arith::CmpIOp::create(rewriter, loc, IP::eq,
+                                          warpLane(rewriter, loc, state.target), leader);
     rewriter.replaceOp(op, {leader, elected});
     return success();
   }
