@@ -82,11 +82,7 @@ struct CpAsyncOpLowering : PTXPattern<CpAsyncOp> {
     for (int64_t i = 0; i < size; ++i)
       iota[i] = i;
     Value loaded = LLVM::LoadOp::create(rewriter, loc, bytesType, *src, size);
-    Value limit = LLVM::PoisonOp::create(rewriter, loc, indexType);
-    limit = LLVM::InsertElementOp::create(rewriter, loc, limit, srcSize,
-                                          intConst(rewriter, loc, i32, 0));
-    limit = LLVM::ShuffleVectorOp::create(rewriter, loc, limit, limit,
-                                          SmallVector<int32_t>(size, 0));
+    Value limit = splatVector(rewriter, loc, srcSize, size);
     Value keep = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
                                        splat(indexType, iota), limit);
     Value bytes = arith::SelectOp::create(rewriter, loc, keep, loaded, zeros);

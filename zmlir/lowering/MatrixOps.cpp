@@ -365,14 +365,6 @@ Value widenMultiplicands(OpBuilder &b, Location loc, Value v, WmmaType type) {
   }
 }
 
-/// A vector of `count` copies of the scalar `x`.
-Value splatVector(OpBuilder &b, Location loc, Value x, int64_t count) {
-  auto type = VectorType::get({count}, x.getType());
-  Value v = LLVM::PoisonOp::create(b, loc, type);
-  v = LLVM::InsertElementOp::create(b, loc, v, x, intConst(b, loc, b.getI32Type(), 0));
-  return LLVM::ShuffleVectorOp::create(b, loc, v, v, SmallVector<int32_t>(count, 0));
-}
-
 /// The float vector `x` (f16 or f32 elements) clamped to its type's finite
 /// range, NaN to +0 (.satfinite: ±Inf become ±MAX_NORM).
 Value saturateFinite(OpBuilder &b, Location loc, Value x) {

@@ -192,6 +192,15 @@ struct PTXPattern : OpConversionPattern<OpTy> {
   const PTXLoweringState &state;
 };
 
+/// A vector of `count` copies of the scalar `x` (insertelement, then a
+/// shufflevector of lane 0).
+inline Value splatVector(OpBuilder &b, Location loc, Value x, int64_t count) {
+  auto type = VectorType::get({count}, x.getType());
+  Value v = LLVM::PoisonOp::create(b, loc, type);
+  v = LLVM::InsertElementOp::create(b, loc, v, x, intConst(b, loc, b.getI32Type(), 0));
+  return LLVM::ShuffleVectorOp::create(b, loc, v, v, SmallVector<int32_t>(count, 0));
+}
+
 /// The value of a constant integer operand, if it is one.
 inline std::optional<int64_t> constantInt(Value v) {
   APInt value;
