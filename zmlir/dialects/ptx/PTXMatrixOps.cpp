@@ -132,28 +132,30 @@ static LogicalResult verifySpace(Operation *op, StateSpace space) {
   return success();
 }
 
+/// What wmma.load and wmma.store check alike: `matrix` has a fragment of
+/// that shape and type, `space` is one they access, and `fragment` holds its
+/// registers.
+static LogicalResult verifyFragmentAccess(Operation *op, WmmaShape shape, WmmaMatrix matrix,
+                                          WmmaType type, StateSpace space, ValueRange fragment) {
+  std::string whyNot;
+  std::optional<WmmaFragment> expected = getWmmaFragment(op->getContext(), shape, matrix, type,
+                                                         &whyNot);
+  if (!expected)
+    return op->emitOpError() << whyNot;
+  if (failed(verifySpace(op, space)))
+    return failure();
+  return verifyRegisters(op, *expected, fragment, "the fragment");
+}
+
 LogicalResult WmmaLoadOp::verify() {
   if (getMatrix() == WmmaMatrix::D)
     return emitOpError("loads matrix A, B or C, not D");
-  std::string whyNot;
-  std::optional<WmmaFragment> fragment = getWmmaFragment(getContext(), getShape(), getMatrix(),
-                                                         getType(), &whyNot);
-  if (!fragment)
-    return emitOpError() << whyNot;
-  if (failed(verifySpace(*this, getSpace())))
-    return failure();
-  return verifyRegisters(*this, *fragment, getFragment(), "the fragment");
+  return verifyFragmentAccess(*this, getShape(), getMatrix(), getType(), getSpace(), getFragment());
 }
 
 LogicalResult WmmaStoreOp::verify() {
-  std::string whyNot;
-  std::optional<WmmaFragment> fragment = getWmmaFragment(getContext(), getShape(), WmmaMatrix::D,
-                                                         getType(), &whyNot);
-  if (!fragment)
-    return emitOpError() << whyNot;
-  if (failed(verifySpace(*this, getSpace())))
-    return failure();
-  return verifyRegisters(*this, *fragment, getFragment(), "the fragment");
+  return verifyFragmentAccess(*this, getShape(), WmmaMatrix::D, getType(), getSpace(),
+                              getFragment());
 }
 
 LogicalResult WmmaMmaOp::verify() {
