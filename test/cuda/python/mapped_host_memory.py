@@ -5,12 +5,9 @@ mapped arrays and memhostalloc(mapped=True); before, INVALID_VALUE and
 NOT_FOUND). Memory the driver does not know still fails. Prints PASS."""
 import ctypes
 
-cuda = ctypes.CDLL("libcuda.so.1")
-assert cuda.cuInit(0) == 0
-dev, ctx = ctypes.c_int(), ctypes.c_void_p()
-cuda.cuDeviceGet(ctypes.byref(dev), 0)
-cuda.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev)
-cuda.cuCtxSetCurrent(ctx)
+from cuda_driver import primary_context
+
+cuda = primary_context()
 for name in ("cuMemsetD8_v2", "cuMemsetD32_v2"):
     getattr(cuda, name).argtypes = [ctypes.c_uint64, ctypes.c_uint, ctypes.c_size_t]
 cuda.cuMemcpyDtoH_v2.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t]

@@ -3,6 +3,8 @@ test_dispatcher_cpointer_arguments does): harmless on NVIDIA's driver, whose
 memory comes in granules; the process must go on. Prints PASS."""
 import ctypes
 
+from cuda_driver import primary_context
+
 PTX = b"""
 .version 8.0
 .target sm_80
@@ -15,12 +17,7 @@ PTX = b"""
   ret;
 }
 """
-cuda = ctypes.CDLL("libcuda.so.1")
-cuda.cuInit(0)
-dev, ctx = ctypes.c_int(), ctypes.c_void_p()
-cuda.cuDeviceGet(ctypes.byref(dev), 0)
-cuda.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev)
-cuda.cuCtxSetCurrent(ctx)
+cuda = primary_context()
 module, fn = ctypes.c_void_p(), ctypes.c_void_p()
 assert cuda.cuModuleLoadData(ctypes.byref(module), PTX) == 0
 assert cuda.cuModuleGetFunction(ctypes.byref(fn), module, b"over") == 0

@@ -4,6 +4,7 @@ lane-wise results numpy computes. Prints PASS."""
 import ctypes
 
 import numpy as np
+from cuda_driver import primary_context
 
 OPS = ["min.s16x2", "min.u16x2", "max.s16x2", "max.u16x2", "add.s16x2", "add.u16x2",
        "sub.s16x2", "sub.u16x2", "min.relu.s16x2", "max.relu.s16x2"]
@@ -52,12 +53,7 @@ b = rng.integers(0, 2**32, n, dtype=np.uint32)
 a[:49] = (edges[:, None] | (edges[None, :] << 16)).reshape(-1)
 b[:49] = (edges[None, :] | (edges[:, None] << 16)).reshape(-1)
 
-cuda = ctypes.CDLL("libcuda.so.1")
-assert cuda.cuInit(0) == 0
-dev, ctx = ctypes.c_int(), ctypes.c_void_p()
-cuda.cuDeviceGet(ctypes.byref(dev), 0)
-cuda.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev)
-cuda.cuCtxSetCurrent(ctx)
+cuda = primary_context()
 module, fn = ctypes.c_void_p(), ctypes.c_void_p()
 assert cuda.cuModuleLoadData(ctypes.byref(module), PTX) == 0
 assert cuda.cuModuleGetFunction(ctypes.byref(fn), module, b"packed") == 0

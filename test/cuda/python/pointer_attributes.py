@@ -4,12 +4,11 @@ page-locked and registered host memory, and memory the driver does not know,
 which is no error but reads as zeros. Prints PASS."""
 import ctypes
 
-cuda = ctypes.CDLL("libcuda.so.1")
-assert cuda.cuInit(0) == 0
-dev, ctx = ctypes.c_int(), ctypes.c_void_p()
-cuda.cuDeviceGet(ctypes.byref(dev), 0)
-cuda.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev)
-cuda.cuCtxSetCurrent(ctx)
+from cuda_driver import primary_context
+
+cuda = primary_context()
+ctx = ctypes.c_void_p()
+assert cuda.cuCtxGetCurrent(ctypes.byref(ctx)) == 0
 cuda.cuPointerGetAttributes.argtypes = [ctypes.c_uint, ctypes.c_void_p, ctypes.c_void_p,
                                         ctypes.c_uint64]
 
