@@ -76,10 +76,6 @@ EXPECTED_UNSUPPORTED: dict[str, dict[str, str]] = {
         "sreg_envreg": "unsupported special register '%envreg0' on target 'amdgpu'",
     },
     "host": {
-        # The host runtime keeps no record of which memory is whose.
-        "isspacep_global": "unsupported 'isspacep.global' on target 'host'",
-        "isspacep_local": "unsupported 'isspacep.global' on target 'host'",
-        "isspacep_shared": "unsupported 'isspacep.global' on target 'host'",
         "sreg_envreg": "unsupported special register '%envreg0' on target 'host'",
     },
 }
