@@ -99,21 +99,35 @@ Value zmlir::f32ToBf16Bits(OpBuilder &b, Location loc, Value x) {
 ///  1. round to nearest (the hardware conversion);
 ///  2. widen the result back (exact) and compare it with the input;
 ///  3. if it is on the wrong side for the mode, step one ulp back.
-/// bf16 results are rounded in integer arithmetic (only from f32).
+/// bf16 results are rounded in integer arithmetic from an f32; an f64 is
+/// first rounded to odd at f32's 24 bits, which every mode then rounds to
+/// bf16's 8 as it would the f64 (roundToOdd).
 static Value narrowFloatRounded(OpBuilder &b, Location loc, Value x, mlir::Type target,
                                 Rounding rnd) {
+  // Between f16 and bf16: from the exact f32.
+  if (widthOf(x.getType()) == 16 && x.getType() != target)
+    x = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
   mlir::Type source = x.getType();
   Value r;
   if (target.isBF16()) {
-    if (!source.isF32())
+    if (!source.isF32() && !source.isF64())
       return Value();
-    Value bits = f32ToBf16Bits(b, loc, x);
+    Value single = x;
+    if (source.isF64()) {
+      Value near = arith::TruncFOp::create(b, loc, b.getF32Type(), x);
+      Value wide = arith::ExtFOp::create(b, loc, source, near);
+      single = roundToOdd(b, loc, near, arith::CmpFOp::create(b, loc, FP::OGT, wide, x),
+                          arith::CmpFOp::create(b, loc, FP::OLT, wide, x));
+    }
+    Value bits = f32ToBf16Bits(b, loc, single);
     r = arith::BitcastOp::create(b, loc, target, bits);
     if (rnd == Rounding::None || rnd == Rounding::RN)
       return r;
     Value wide = arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, b.getI32Type(), bits),
                                        intConst(b, loc, b.getI32Type(), 16));
-    Value back = arith::BitcastOp::create(b, loc, source, wide);
+    Value back = arith::BitcastOp::create(b, loc, b.getF32Type(), wide);
+    if (source.isF64())
+      back = arith::ExtFOp::create(b, loc, source, back);
     Value zero = floatConst(b, loc, source, 0.0);
     return adjustRounding(b, loc, r, rnd, arith::CmpFOp::create(b, loc, FP::OGT, back, x),
                           arith::CmpFOp::create(b, loc, FP::OLT, back, x),
@@ -150,11 +164,26 @@ Value zmlir::narrowFloat(OpBuilder &b, Location loc, Value x, mlir::Type target,
 ///  2. compare the result with the input as integers; a result at or past
 ///     2^(w-1) (2^w unsigned), or an infinity, is past every input;
 ///  3. step one ulp back if it is on the wrong side for the mode.
+/// To bf16 in any mode, without an integer-to-bf16 conversion (LLVM's SPIR-V
+/// backend has none):
+///  1. convert towards zero to f32 as above (never past the input, so it
+///     converts back exactly);
+///  2. set its last bit when that differs from the input: the f32 rounded
+///     to odd;
+///  3. narrow that to bf16 in the mode (roundToOdd: 24 >= 8 + 2).
 Value zmlir::integerToFloat(OpBuilder &b, Location loc, Value x, bool isSigned, mlir::Type target,
                             Rounding rnd) {
-  bool nearest = rnd == Rounding::None || rnd == Rounding::RN;
-  if (target.isBF16() && !nearest)
-    return Value();
+  if (target.isBF16()) {
+    mlir::Type f32 = b.getF32Type();
+    Value towardsZero = integerToFloat(b, loc, x, isSigned, f32, Rounding::RZ);
+    Value back = isSigned ? arith::FPToSIOp::create(b, loc, x.getType(), towardsZero).getResult()
+                          : arith::FPToUIOp::create(b, loc, x.getType(), towardsZero).getResult();
+    Value inexact = arith::ExtUIOp::create(b, loc, b.getI32Type(),
+                                           arith::CmpIOp::create(b, loc, IP::ne, back, x));
+    Value odd = arith::BitcastOp::create(
+        b, loc, f32, arith::OrIOp::create(b, loc, bitsOf(b, loc, towardsZero), inexact));
+    return narrowFloat(b, loc, odd, target, rnd);
+  }
   Value r = isSigned ? arith::SIToFPOp::create(b, loc, target, x).getResult()
                      : arith::UIToFPOp::create(b, loc, target, x).getResult();
   if (rnd == Rounding::None || rnd == Rounding::RN)

@@ -7,8 +7,10 @@
 
 #include "zmlir/targets/CodeEmission.h"
 
+#include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Analysis/ConstantFolding.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/GlobalVariable.h"
@@ -16,6 +18,7 @@
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Transforms/Utils/Local.h"
 
 #include <algorithm>
 
@@ -155,5 +158,261 @@ llvm::Error zmlir::narrowSPIRVZExtOfTrunc(gpu::GPUModuleOp, llvm::Module &module
     if (trunc->use_empty())
       trunc->eraseFromParent();
   }
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// bf16 as 16-bit integers
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Rewrites a function's `bfloat` values (and vectors of them) as the i16
+/// bits of the same values (vectors of i16), arithmetic on them in f32.
+/// LLVM's SPIR-V backend types a bfloat as OpTypeFloat 16 BFloat16KHR, which
+/// needs SPV_KHR_bfloat16, and Intel's OpenCL CPU runtime does not take that
+/// extension; PTX's .bf16 registers and the lowering's bf16 conversions
+/// (`sitofp` to bf16, `fpext` from it) make such values.
+///  1. Visit the blocks in reverse post-order (each value's definition before
+///     its uses), phis first made as i16 phis and given their incoming values
+///     at the end.
+///  2. bitcasts to and from bfloat become the bits themselves (or a bitcast
+///     of them); loads, stores, selects, freezes and the vector element ops
+///     move the bits; fneg flips the sign bit.
+///  3. fpext from bfloat is the bits as the top half of an f32 (exact);
+///     fcmp, fptosi/fptoui and the arithmetic (fadd, fsub, fmul, fdiv, frem)
+///     take those f32 values. The arithmetic's f32 result rounded again to
+///     bf16 is the correctly rounded bf16 result: f32's 24 bits are at least
+///     2 * 8 + 2, so the double rounding is innocuous for + - * /.
+///  4. A value rounded to bf16 (fptrunc, sitofp, uitofp, the arithmetic) is
+///     made an f32 first: from an f32 directly; from an f64 rounded to f32
+///     to odd (the f64 to f32 conversion, stepped towards zero when inexact,
+///     its last bit set), which rounding to nearest again does not spoil
+///     (24 >= 8 + 2); an integer of up to 32 bits through f64 (exact; the
+///     lowering rounds wider ones itself). Then round to nearest even on the
+///     bits, and a NaN becomes NVIDIA's canonical 0x7fff.
+/// Anything else with a bfloat (a call, a function's parameter, an
+/// aggregate) is an error naming it, never a backend crash.
+class BFloatBits {
+public:
+  explicit BFloatBits(llvm::Function &function) : function(function) {}
+
+  llvm::Error run();
+
+private:
+  static bool hasBFloat(llvm::Type *type) { return type->getScalarType()->isBFloatTy(); }
+  /// i16 for bfloat, <N x i16> for <N x bfloat>; `type` itself otherwise.
+  static llvm::Type *bitsType(llvm::Type *type) {
+    if (!hasBFloat(type))
+      return type;
+    return type->getWithNewType(llvm::Type::getInt16Ty(type->getContext()));
+  }
+  /// `type` (of i16 bits, or of floats) with `element` as its element type.
+  static llvm::Type *like(llvm::Type *type, llvm::Type *element) {
+    return type->getWithNewType(element);
+  }
+
+  llvm::Value *bits(llvm::Value *value);
+  llvm::Value *toFloat(llvm::IRBuilder<> &b, llvm::Value *value);
+  llvm::Value *fromFloat(llvm::IRBuilder<> &b, llvm::Value *x);
+  llvm::Value *fromDouble(llvm::IRBuilder<> &b, llvm::Value *x);
+  llvm::Error rewrite(llvm::Instruction &inst);
+  llvm::Error unsupported(const llvm::Instruction &inst);
+
+  llvm::Function &function;
+  llvm::DenseMap<llvm::Value *, llvm::Value *> replacement; // bfloat value -> its bits
+  llvm::SmallVector<llvm::Instruction *> dead;
+  llvm::SmallVector<std::pair<llvm::PHINode *, llvm::PHINode *>> phis; // old, new
+};
+
+} // namespace
+
+/// The bits of the bfloat value `value`: a constant's folded, an
+/// instruction's from its rewrite.
+llvm::Value *BFloatBits::bits(llvm::Value *value) {
+  if (auto *constant = llvm::dyn_cast<llvm::Constant>(value))
+    return llvm::ConstantFoldCastOperand(llvm::Instruction::BitCast, constant,
+                                         bitsType(value->getType()), function.getDataLayout());
+  return replacement.lookup(value);
+}
+
+/// The bf16 bits `value` as the f32 (vector) of the same value.
+llvm::Value *BFloatBits::toFloat(llvm::IRBuilder<> &b, llvm::Value *value) {
+  llvm::Type *type = value->getType();
+  llvm::Value *wide = b.CreateZExt(value, like(type, b.getInt32Ty()));
+  wide = b.CreateShl(wide, llvm::ConstantInt::get(wide->getType(), 16));
+  return b.CreateBitCast(wide, like(type, b.getFloatTy()));
+}
+
+/// The f32 (vector) `x` rounded to nearest even as bf16 bits; NaN 0x7fff.
+llvm::Value *BFloatBits::fromFloat(llvm::IRBuilder<> &b, llvm::Value *x) {
+  llvm::Type *i32 = like(x->getType(), b.getInt32Ty());
+  llvm::Value *word = b.CreateBitCast(x, i32);
+  llvm::Value *lsb = b.CreateAnd(b.CreateLShr(word, llvm::ConstantInt::get(i32, 16)),
+                                 llvm::ConstantInt::get(i32, 1));
+  llvm::Value *rounded = b.CreateAdd(word, b.CreateAdd(lsb, llvm::ConstantInt::get(i32, 0x7fff)));
+  llvm::Value *nearest = b.CreateLShr(rounded, llvm::ConstantInt::get(i32, 16));
+  llvm::Value *isNaN = b.CreateFCmpUNO(x, x);
+  llvm::Value *r = b.CreateSelect(isNaN, llvm::ConstantInt::get(i32, 0x7fff), nearest);
+  return b.CreateTrunc(r, like(x->getType(), b.getInt16Ty()));
+}
+
+/// The f64 (vector) `x` rounded to nearest even as bf16 bits, through an
+/// f32 rounded to odd.
+llvm::Value *BFloatBits::fromDouble(llvm::IRBuilder<> &b, llvm::Value *x) {
+  llvm::Type *f32 = like(x->getType(), b.getFloatTy());
+  llvm::Type *i32 = like(x->getType(), b.getInt32Ty());
+  llvm::Value *nearest = b.CreateFPTrunc(x, f32);
+  llvm::Value *back = b.CreateFPExt(nearest, x->getType());
+  llvm::Value *word = b.CreateBitCast(nearest, i32);
+  // Inexact (never for a NaN: unordered compares are false): towards zero
+  // when the f32 is the larger in magnitude, then the last bit set.
+  llvm::Value *inexact = b.CreateFCmpONE(back, x);
+  llvm::Value *larger = b.CreateFCmpOGT(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, back),
+                                        b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x));
+  llvm::Value *smaller = b.CreateSelect(larger, b.CreateSub(word, llvm::ConstantInt::get(i32, 1)),
+                                        word);
+  llvm::Value *odd = b.CreateOr(smaller, llvm::ConstantInt::get(i32, 1));
+  return fromFloat(b, b.CreateBitCast(b.CreateSelect(inexact, odd, word), f32));
+}
+
+llvm::Error BFloatBits::unsupported(const llvm::Instruction &inst) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  inst.print(os);
+  return llvm::createStringError("unsupported bf16 operation on target 'spirv' in function '" +
+                                 function.getName().str() +
+                                 "' (LLVM's SPIR-V backend would need SPV_KHR_bfloat16):" + text);
+}
+
+llvm::Error BFloatBits::rewrite(llvm::Instruction &inst) {
+  bool result = hasBFloat(inst.getType());
+  bool operand = llvm::any_of(inst.operands(),
+                              [](const llvm::Use &use) { return hasBFloat(use->getType()); });
+  if (!result && !operand)
+    return llvm::Error::success();
+  llvm::IRBuilder<> b(&inst);
+  llvm::Value *r = nullptr;
+  auto operandBits = [&](unsigned i) {
+    llvm::Value *v = inst.getOperand(i);
+    return hasBFloat(v->getType()) ? bits(v) : v;
+  };
+  // A bfloat operand not rewritten (one of an unsupported kind).
+  if (!llvm::isa<llvm::PHINode>(inst) && llvm::any_of(inst.operands(), [&](const llvm::Use &use) {
+        return hasBFloat(use->getType()) && !bits(use.get());
+      }))
+    return unsupported(inst);
+  if (auto *phi = llvm::dyn_cast<llvm::PHINode>(&inst)) {
+    auto *bitsPhi = b.CreatePHI(bitsType(phi->getType()), phi->getNumIncomingValues());
+    phis.emplace_back(phi, bitsPhi);
+    r = bitsPhi;
+  } else if (llvm::isa<llvm::BitCastInst, llvm::FreezeInst>(inst)) {
+    llvm::Value *source = operandBits(0);
+    llvm::Type *type = bitsType(inst.getType());
+    r = llvm::isa<llvm::FreezeInst>(inst) ? b.CreateFreeze(source)
+        : source->getType() == type       ? source
+                                          : b.CreateBitCast(source, type);
+  } else if (inst.getOpcode() == llvm::Instruction::FPExt) {
+    r = toFloat(b, bits(inst.getOperand(0)));
+    if (r->getType() != inst.getType())
+      r = b.CreateFPExt(r, inst.getType());
+  } else if (llvm::isa<llvm::FPToSIInst, llvm::FPToUIInst>(inst)) {
+    r = b.CreateCast(llvm::cast<llvm::CastInst>(inst).getOpcode(),
+                     toFloat(b, bits(inst.getOperand(0))), inst.getType());
+  } else if (inst.getOpcode() == llvm::Instruction::FPTrunc) {
+    llvm::Value *x = inst.getOperand(0);
+    r = x->getType()->getScalarType()->isFloatTy()    ? fromFloat(b, x)
+        : x->getType()->getScalarType()->isDoubleTy() ? fromDouble(b, x)
+                                                      : nullptr;
+  } else if (llvm::isa<llvm::SIToFPInst, llvm::UIToFPInst>(inst) &&
+             inst.getOperand(0)->getType()->getScalarSizeInBits() <= 32) {
+    llvm::Type *f64 = like(inst.getType(), b.getDoubleTy());
+    r = fromDouble(
+        b, b.CreateCast(llvm::cast<llvm::CastInst>(inst).getOpcode(), inst.getOperand(0), f64));
+  } else if (auto *compare = llvm::dyn_cast<llvm::FCmpInst>(&inst)) {
+    r = b.CreateFCmp(compare->getPredicate(), toFloat(b, bits(compare->getOperand(0))),
+                     toFloat(b, bits(compare->getOperand(1))));
+  } else if (inst.getOpcode() == llvm::Instruction::FNeg) {
+    llvm::Value *v = bits(inst.getOperand(0));
+    r = b.CreateXor(v, llvm::ConstantInt::get(v->getType(), 0x8000));
+  } else if (llvm::isa<llvm::BinaryOperator>(inst) && inst.getType()->isFPOrFPVectorTy()) {
+    llvm::Value *x = b.CreateBinOp(llvm::cast<llvm::BinaryOperator>(inst).getOpcode(),
+                                   toFloat(b, bits(inst.getOperand(0))),
+                                   toFloat(b, bits(inst.getOperand(1))));
+    r = fromFloat(b, x);
+  } else if (auto *select = llvm::dyn_cast<llvm::SelectInst>(&inst)) {
+    r = b.CreateSelect(select->getCondition(), operandBits(1), operandBits(2));
+  } else if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&inst)) {
+    auto *bitsLoad = b.CreateAlignedLoad(bitsType(load->getType()), load->getPointerOperand(),
+                                         load->getAlign(), load->isVolatile());
+    bitsLoad->setAtomic(load->getOrdering(), load->getSyncScopeID());
+    r = bitsLoad;
+  } else if (auto *store = llvm::dyn_cast<llvm::StoreInst>(&inst)) {
+    if (!hasBFloat(store->getValueOperand()->getType()))
+      return unsupported(inst);
+    auto *bitsStore = b.CreateAlignedStore(bits(store->getValueOperand()),
+                                           store->getPointerOperand(), store->getAlign(),
+                                           store->isVolatile());
+    bitsStore->setAtomic(store->getOrdering(), store->getSyncScopeID());
+    dead.push_back(&inst);
+    return llvm::Error::success();
+  } else if (llvm::isa<llvm::ExtractElementInst>(inst)) {
+    r = b.CreateExtractElement(operandBits(0), operandBits(1));
+  } else if (llvm::isa<llvm::InsertElementInst>(inst)) {
+    r = b.CreateInsertElement(operandBits(0), operandBits(1), operandBits(2));
+  } else if (auto *shuffle = llvm::dyn_cast<llvm::ShuffleVectorInst>(&inst)) {
+    r = b.CreateShuffleVector(operandBits(0), operandBits(1), shuffle->getShuffleMask());
+  }
+  if (!r)
+    return unsupported(inst);
+  r->takeName(&inst);
+  if (result)
+    replacement[&inst] = r;
+  else
+    inst.replaceAllUsesWith(r);
+  dead.push_back(&inst);
+  return llvm::Error::success();
+}
+
+llvm::Error BFloatBits::run() {
+  if (hasBFloat(function.getReturnType()) ||
+      llvm::any_of(function.args(), [](llvm::Argument &a) { return hasBFloat(a.getType()); }))
+    return llvm::createStringError("unsupported bf16 parameter or result of function '" +
+                                   function.getName().str() +
+                                   "' on target 'spirv' (LLVM's SPIR-V backend would need "
+                                   "SPV_KHR_bfloat16)");
+  if (function.isDeclaration())
+    return llvm::Error::success();
+  llvm::removeUnreachableBlocks(function);
+  for (llvm::BasicBlock *block : llvm::ReversePostOrderTraversal<llvm::Function *>(&function))
+    for (llvm::Instruction &inst : *block)
+      if (llvm::Error error = rewrite(inst))
+        return error;
+  for (auto [phi, bitsPhi] : phis)
+    for (unsigned i = 0; i < phi->getNumIncomingValues(); ++i) {
+      llvm::Value *incoming = bits(phi->getIncomingValue(i));
+      if (!incoming)
+        return unsupported(*phi);
+      bitsPhi->addIncoming(incoming, phi->getIncomingBlock(i));
+    }
+  for (llvm::Instruction *inst : dead)
+    inst->dropAllReferences();
+  for (llvm::Instruction *inst : dead)
+    inst->eraseFromParent();
+  return llvm::Error::success();
+}
+
+/// Every function's bfloat values as their i16 bits (BFloatBits); a
+/// variable of a bfloat type is an error.
+llvm::Error zmlir::spirvBFloatAsBits(gpu::GPUModuleOp, llvm::Module &module) {
+  for (llvm::GlobalVariable &variable : module.globals())
+    if (variable.getValueType()->getScalarType()->isBFloatTy() ||
+        (variable.getValueType()->isArrayTy() &&
+         variable.getValueType()->getArrayElementType()->isBFloatTy()))
+      return llvm::createStringError("unsupported bf16 variable '" + variable.getName().str() +
+                                     "' on target 'spirv'");
+  for (llvm::Function &function : module)
+    if (llvm::Error error = BFloatBits(function).run())
+      return error;
   return llvm::Error::success();
 }

@@ -31,7 +31,9 @@ class SPIRVTarget(Target):
     binary_suffix = ".spv"
     trap_word = "__zmlir_trap"  # kTrapWordName of SPIRVTargetInfo.cpp
     globaltimer_word = "__zmlir_globaltimer"  # kGlobaltimerName of SPIRVTargetInfo.cpp
-    llvm_fixups = ("spirv-split-long-initializers", "spirv-narrow-zext-of-trunc")
+    # spirv-bfloat-as-bits: Intel's OpenCL CPU runtime lacks SPV_KHR_bfloat16.
+    llvm_fixups = ("spirv-bfloat-as-bits", "spirv-split-long-initializers",
+                   "spirv-narrow-zext-of-trunc")
 
     @classmethod
     def validate_arch(cls, arch: str) -> None:
