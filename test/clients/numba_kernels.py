@@ -1,6 +1,6 @@
 """numba-cuda's @cuda.jit with its default settings (LTO through NVIDIA's
 nvJitLink when installed, linked for the device's architecture), as
-test/runtime/test_jit_libraries.py runs it under `zmlir run`. Prints one
+test/clients/test_numba_cuda.py runs it under `zmlir run`. Prints one
 line per kernel: its name and OK."""
 
 import os
