@@ -43,8 +43,7 @@ namespace {
 /// thread (LOCAL_SIZE_BYTES), the `.const` variables it refers to
 /// (CONST_SIZE_BYTES) and the most threads a block of it may have, from
 /// `.maxntid` or `.reqntid` (MAX_THREADS_PER_BLOCK; a launch above is refused).
-void setKernelResourceAttrs(gpu::GPUFuncOp kernel, func::FuncOp func,
-                            PTXLoweringState &state) {
+void setKernelResourceAttrs(gpu::GPUFuncOp kernel, func::FuncOp func, PTXLoweringState &state) {
   Builder b(kernel.getContext());
   int64_t localBytes = 0;
   kernel.walk([&](LocalVarOp local) {
