@@ -98,7 +98,7 @@ def max_dynamic_shared_optin(fn: Any, device: Any) -> int:
 def max_threads(fn: Any) -> int:
     """The most threads a block of `fn` may have: 1024, or less where its
     PTX says `.maxntid`/`.reqntid` (a launch above is CUDA_ERROR_INVALID_VALUE)."""
-    bound = getattr(fn.info, "max_threads", 0)
+    bound = fn.info.max_threads
     return min(bound, 1024) if bound > 0 else 1024
 
 
@@ -106,12 +106,12 @@ def function_attribute(attrib: int, fn: Any, device: Any) -> int | None:
     values = {
         0: max_threads(fn),  # MAX_THREADS_PER_BLOCK
         1: fn.info.static_shared_bytes,  # SHARED_SIZE_BYTES
-        2: getattr(fn.info, "const_bytes", 0),  # CONST_SIZE_BYTES
-        3: getattr(fn.info, "local_bytes", 0),  # LOCAL_SIZE_BYTES
+        2: fn.info.const_bytes,  # CONST_SIZE_BYTES
+        3: fn.info.local_bytes,  # LOCAL_SIZE_BYTES
         4: 32,  # NUM_REGS
         # The PTX's `.target` (CUB's dispatch needs an architecture it was
         # built for); precompiled kernels do not say.
-        5: getattr(fn.info, "ptx_arch", 0) or 80,  # PTX_VERSION
+        5: fn.info.ptx_arch or 80,  # PTX_VERSION
         6: 80,  # BINARY_VERSION
         7: 0,  # CACHE_MODE_CA
         8: max_dynamic_shared(fn, device),  # MAX_DYNAMIC_SHARED_SIZE_BYTES

@@ -95,7 +95,7 @@ class FastPath:
             return False
         kind, target, static_shared, shared_limit, max_threads = entry
         shared_limit = min(shared_limit, window_limit)
-        if getattr(info, "max_threads", 0) > 0:  # .maxntid/.reqntid: above, the Python path
+        if info.max_threads > 0:  # .maxntid/.reqntid: above, the Python path
             max_threads = min(max_threads, info.max_threads)
         sizes = self.ffi.new("unsigned char[]", param_sizes or [0])
         return self.lib.zmlir_fast_function(handle, KIND_BY_NAME[kind], target, static_shared,
