@@ -16,7 +16,7 @@ deriving DriverState (state.py):
     mempool.py  cuMemAllocAsync, cuMemPool*, cuMemGetMemPool (host, managed pools)
     memcpy.py   cuMemcpy*, cuMemset*
     stream.py   cuStream*
-    graph.py    stream capture, cuGraph*, cuUserObject*
+    graph/      cuGraph*, stream capture, cuUserObject* (a package: graph/__init__.py)
     event.py    cuEvent*
     launch.py   cuLaunch*, cuOccupancy*
     profiler.py cuProfilerStart/Stop
@@ -42,7 +42,7 @@ from zmlir.runtime.cuda.context import ContextAPI
 from zmlir.runtime.cuda.device import DeviceAPI
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.event import EventAPI
-from zmlir.runtime.cuda.graph import GraphAPI
+from zmlir.runtime.cuda.graph.api import GraphAPI
 from zmlir.runtime.cuda.launch import LaunchAPI
 from zmlir.runtime.cuda.link import LinkAPI
 from zmlir.runtime.cuda.memcpy import MemcpyAPI
@@ -56,8 +56,8 @@ from zmlir.runtime.cuda.stream import StreamAPI
 E = CUresult
 
 
-class Driver(DeviceAPI, ContextAPI, LinkAPI, ModuleAPI, LaunchAPI, MemPoolAPI, MemcpyAPI,
-             StreamAPI, GraphAPI, EventAPI, ProfilerAPI):
+class Driver(DeviceAPI, ContextAPI, LinkAPI, ModuleAPI, GraphAPI, LaunchAPI, MemcpyAPI,
+             MemPoolAPI, StreamAPI, EventAPI, ProfilerAPI):
     """The state behind the API: one process, one backend device."""
 
 

@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from zmlir.runtime.cuda.errors import CUresult
+from zmlir.runtime.cuda.graph.capture import event_recorded
 from zmlir.runtime.cuda.objects import Event
 from zmlir.runtime.cuda.state import DriverState
 
@@ -25,9 +26,9 @@ class EventAPI(DriverState):
         ev = self.handles.get(self.ptr(event), Event)
         s = self.stream(stream)
         if s is not None and s.capture is not None:
-            ev.capture = s.capture  # a fork point of the capture
+            event_recorded(ev, s)  # a fork point of the capture
             return E.CUDA_SUCCESS
-        ev.capture = None
+        ev.capture, ev.capture_dependencies = None, []
         self.device.synchronize()
         ev.timestamp = time.perf_counter()
         return E.CUDA_SUCCESS

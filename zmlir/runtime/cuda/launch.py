@@ -14,6 +14,7 @@ import numpy as np
 from zmlir.runtime.cuda.attributes import max_dynamic_shared, max_threads
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.function import FunctionAPI, param_alignment, param_dtype
+from zmlir.runtime.cuda.graph.model import HostParams, KernelParams, record
 from zmlir.runtime.cuda.objects import Function
 from zmlir.runtime.cuda.state import log
 
@@ -112,8 +113,9 @@ class LaunchAPI(FunctionAPI):
             return E.CUDA_SUCCESS
 
         if capturing:
-            assert s is not None and s.capture is not None
-            s.capture.append(run)  # the arguments were copied above
+            assert s is not None
+            record(self.handles, s, KernelParams(fn.handle, grid, block, shared,
+                                                 tuple(arg.tobytes() for arg in args)))
             return E.CUDA_SUCCESS
         return run()
 
@@ -257,7 +259,7 @@ class LaunchAPI(FunctionAPI):
             fn(user_data)
             return E.CUDA_SUCCESS
 
-        return self.enqueue(stream, run)
+        return self.enqueue(stream, run, HostParams(fn, user_data))
 
     # -- occupancy ---------------------------------------------------------------
 

@@ -10,10 +10,13 @@ from typing import Any
 import numpy as np
 
 from zmlir.runtime.cuda.errors import CudaError, CUresult
+from zmlir.runtime.cuda.graph.model import CopyParams, MemsetParams
 from zmlir.runtime.cuda.objects import Context
 from zmlir.runtime.cuda.state import DriverState
 
 E = CUresult
+# CUmemorytype
+HOST, DEVICE, ARRAY, UNIFIED = 1, 2, 3, 4
 
 
 class MemcpyAPI(DriverState):
@@ -48,8 +51,25 @@ class MemcpyAPI(DriverState):
     def cuMemcpy(self, dst: int, src: int, nbytes: int) -> int:
         return self.copy(dst, src, nbytes)
 
+    def copy_node(self, dst: int, dst_type: int, src: int, src_type: int,
+                  nbytes: int) -> CopyParams:
+        """The memcpy node a 1D copy is in a graph: a CUDA_MEMCPY3D of one row."""
+        c = self.ffi.new("CUDA_MEMCPY3D *")
+        c.srcMemoryType, c.dstMemoryType = src_type, dst_type
+        if src_type == HOST:
+            c.srcHost = self.ffi.cast("void *", src)
+        else:
+            c.srcDevice = src
+        if dst_type == HOST:
+            c.dstHost = self.ffi.cast("void *", dst)
+        else:
+            c.dstDevice = dst
+        c.WidthInBytes, c.Height, c.Depth = nbytes, 1, 1
+        return CopyParams(bytes(self.ffi.buffer(c)))
+
     def cuMemcpyAsync(self, dst: int, src: int, nbytes: int, stream: Any) -> int:
-        return self.enqueue(stream, lambda: self.copy(dst, src, nbytes))
+        return self.enqueue(stream, lambda: self.copy(dst, src, nbytes),
+                            self.copy_node(dst, UNIFIED, src, UNIFIED, nbytes))
 
     def cuMemcpyPeer(self, dst: int, dst_ctx: Any, src: int, src_ctx: Any, nbytes: int) -> int:
         # One device: both contexts are on it, and a peer copy is a device copy.
@@ -61,7 +81,8 @@ class MemcpyAPI(DriverState):
     def cuMemcpyPeerAsync(self, dst: int, dst_ctx: Any, src: int, src_ctx: Any, nbytes: int,
                           stream: Any) -> int:
         return self.enqueue(stream, lambda: self.cuMemcpyPeer(dst, dst_ctx, src, src_ctx,
-                                                                nbytes))
+                                                                nbytes),
+                            self.copy_node(dst, DEVICE, src, DEVICE, nbytes))
 
     # A copy of 0 bytes succeeds whatever its addresses, as on NVIDIA's
     # driver (numba copies a 0-sized array to its null device pointer).
@@ -96,21 +117,24 @@ class MemcpyAPI(DriverState):
         return self.copy(dst, src, nbytes)
 
     def cuMemcpyHtoDAsync_v2(self, dst: int, src: Any, nbytes: int, stream: Any) -> int:
-        return self.enqueue(stream, lambda: self.cuMemcpyHtoD_v2(dst, src, nbytes))
+        return self.enqueue(stream, lambda: self.cuMemcpyHtoD_v2(dst, src, nbytes),
+                            self.copy_node(dst, DEVICE, self.ptr(src), HOST, nbytes))
 
     def cuMemcpyDtoHAsync_v2(self, dst: Any, src: int, nbytes: int, stream: Any) -> int:
-        return self.enqueue(stream, lambda: self.cuMemcpyDtoH_v2(dst, src, nbytes))
+        return self.enqueue(stream, lambda: self.cuMemcpyDtoH_v2(dst, src, nbytes),
+                            self.copy_node(self.ptr(dst), HOST, src, DEVICE, nbytes))
 
     def cuMemcpyDtoDAsync_v2(self, dst: int, src: int, nbytes: int, stream: Any) -> int:
-        return self.enqueue(stream, lambda: self.cuMemcpyDtoD_v2(dst, src, nbytes))
+        return self.enqueue(stream, lambda: self.cuMemcpyDtoD_v2(dst, src, nbytes),
+                            self.copy_node(dst, DEVICE, src, DEVICE, nbytes))
 
     def _copy_end(self, memory_type: int, host: Any, device: int, array: Any, what: str) -> int:
         """The base address of one side of a 2D/3D copy (CUmemorytype)."""
-        if memory_type == 1:  # HOST
+        if memory_type == HOST:
             return self.ptr(host)
-        if memory_type in (2, 4):  # DEVICE, UNIFIED
+        if memory_type in (DEVICE, UNIFIED):
             return int(device)
-        if memory_type == 3:
+        if memory_type == ARRAY:
             raise CudaError(self.unsupported("cuMemcpy2D/3D", f"CUDA arrays ({what})"))
         raise CudaError(E.CUDA_ERROR_INVALID_VALUE, f"{what} memory type {memory_type}")
 
@@ -142,8 +166,14 @@ class MemcpyAPI(DriverState):
 
     def cuMemcpy2DAsync_v2(self, copy: Any, stream: Any) -> int:
         s = self.stream(stream)
-        if s is not None and s.capture is not None:
-            return self.unsupported("cuMemcpy2DAsync", "inside a stream capture")
+        if s is not None and s.capture is not None and copy != self.ffi.NULL:
+            c, c3 = copy[0], self.ffi.new("CUDA_MEMCPY3D *")  # its memcpy node's 3D copy
+            for side in ("src", "dst"):
+                for name in ("XInBytes", "Y", "MemoryType", "Host", "Device", "Array", "Pitch"):
+                    setattr(c3, side + name, getattr(c, side + name))
+            c3.WidthInBytes, c3.Height, c3.Depth = c.WidthInBytes, c.Height, 1
+            return self.enqueue(stream, lambda: E.CUDA_SUCCESS,
+                                CopyParams(bytes(self.ffi.buffer(c3))))
         return self.cuMemcpy2D_v2(copy)
 
     def cuMemcpy3D_v2(self, copy: Any) -> int:
@@ -163,8 +193,9 @@ class MemcpyAPI(DriverState):
 
     def cuMemcpy3DAsync_v2(self, copy: Any, stream: Any) -> int:
         s = self.stream(stream)
-        if s is not None and s.capture is not None:
-            return self.unsupported("cuMemcpy3DAsync", "inside a stream capture")
+        if s is not None and s.capture is not None and copy != self.ffi.NULL:
+            return self.enqueue(stream, lambda: E.CUDA_SUCCESS,
+                                CopyParams(bytes(self.ffi.buffer(copy))))
         return self.cuMemcpy3D_v2(copy)
 
     # -- fills --------------------------------------------------------------------
@@ -195,14 +226,21 @@ class MemcpyAPI(DriverState):
     def cuMemsetD32_v2(self, dst: int, value: int, n: int) -> int:
         return self.memset(dst, value, 4, n)
 
+    def memset_async(self, dst: int, pitch: int, value: int, width: int, count: int,
+                     height: int, stream: Any) -> int:
+        mask = (1 << (8 * width)) - 1
+        return self.enqueue(stream,
+                            lambda: self.memset_2d(dst, pitch, value, width, count, height),
+                            MemsetParams(dst, pitch, value & mask, width, count, height))
+
     def cuMemsetD8Async(self, dst: int, value: int, n: int, stream: Any) -> int:
-        return self.enqueue(stream, lambda: self.memset(dst, value, 1, n))
+        return self.memset_async(dst, 0, value, 1, n, 1, stream)
 
     def cuMemsetD16Async(self, dst: int, value: int, n: int, stream: Any) -> int:
-        return self.enqueue(stream, lambda: self.memset(dst, value, 2, n))
+        return self.memset_async(dst, 0, value, 2, n, 1, stream)
 
     def cuMemsetD32Async(self, dst: int, value: int, n: int, stream: Any) -> int:
-        return self.enqueue(stream, lambda: self.memset(dst, value, 4, n))
+        return self.memset_async(dst, 0, value, 4, n, 1, stream)
 
     def memset_2d(self, dst: int, pitch: int, value: int, width: int, count: int,
                   height: int) -> int:
@@ -223,12 +261,12 @@ class MemcpyAPI(DriverState):
 
     def cuMemsetD2D8Async(self, dst: int, pitch: int, value: int, width: int, height: int,
                           stream: Any) -> int:
-        return self.memset_2d(dst, pitch, value, 1, width, height)
+        return self.memset_async(dst, pitch, value, 1, width, height, stream)
 
     def cuMemsetD2D16Async(self, dst: int, pitch: int, value: int, width: int, height: int,
                            stream: Any) -> int:
-        return self.memset_2d(dst, pitch, value, 2, width, height)
+        return self.memset_async(dst, pitch, value, 2, width, height, stream)
 
     def cuMemsetD2D32Async(self, dst: int, pitch: int, value: int, width: int, height: int,
                            stream: Any) -> int:
-        return self.memset_2d(dst, pitch, value, 4, width, height)
+        return self.memset_async(dst, pitch, value, 4, width, height, stream)

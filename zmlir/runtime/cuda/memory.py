@@ -47,6 +47,9 @@ class MemoryAPI(DriverState):
         self.require_init()
         if dptr == 0:
             return E.CUDA_SUCCESS
+        if self.graph_memory.free(dptr):  # a graph's allocation, freed outside it
+            self.sync_point()
+            return E.CUDA_SUCCESS
         if not self.allocations.remove_owned(dptr):
             return E.CUDA_ERROR_INVALID_VALUE
         self.managed.discard(dptr)

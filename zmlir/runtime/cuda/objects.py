@@ -5,7 +5,7 @@ small integers the application sees as pointers."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,22 +73,10 @@ class UncompiledLibrary:
 class Stream:
     flags: int = 0
     priority: int = 0
-    # While capturing (cuStreamBeginCapture): the work recorded for the graph.
-    capture: list[Callable[[], int]] | None = None
-
-
-@dataclass
-class Graph:
-    """Work captured from a stream, replayed in order by cuGraphLaunch."""
-
-    nodes: list[Callable[[], int]]
-    user_objects: dict[int, int] = field(default_factory=dict)  # handle -> references held
-
-
-@dataclass
-class GraphExec:
-    nodes: list[Callable[[], int]]
-    user_objects: dict[int, int] = field(default_factory=dict)  # its graph's, retained
+    # While capturing (cuStreamBeginCapture): the capture (graph/capture.py) and
+    # the graph nodes the stream's next work depends on.
+    capture: Any = None
+    capture_dependencies: list[Any] = field(default_factory=list)
 
 
 @dataclass
@@ -104,8 +92,10 @@ class UserObject:
 class Event:
     flags: int = 0
     timestamp: float | None = None
-    # Recorded in a capturing stream: streams waiting on it join that capture.
-    capture: list[Callable[[], int]] | None = None
+    # Recorded in a capturing stream: streams waiting on it join that capture,
+    # depending on what the recording stream depended on.
+    capture: Any = None
+    capture_dependencies: list[Any] = field(default_factory=list)
 
 
 class Handles:

@@ -36,6 +36,18 @@ VERSIONED: dict[str, tuple[tuple[int, str | None], ...]] = {
     "cuStreamGetCaptureInfo": ((10010, "cuStreamGetCaptureInfo"),
                                (11030, "cuStreamGetCaptureInfo_v2"),
                                (12030, "cuStreamGetCaptureInfo_v3")),
+    "cuStreamUpdateCaptureDependencies": ((11030, "cuStreamUpdateCaptureDependencies"),
+                                          (12030, "cuStreamUpdateCaptureDependencies_v2")),
+    "cuGraphInstantiate": ((10000, "cuGraphInstantiate"), (11000, "cuGraphInstantiate_v2"),
+                           (12000, "cuGraphInstantiateWithFlags")),
+    "cuGraphExecUpdate": ((10020, "cuGraphExecUpdate"), (12000, "cuGraphExecUpdate_v2")),
+    "cuGraphAddNode": ((12020, "cuGraphAddNode"), (12030, "cuGraphAddNode_v2")),
+    **{name: ((since, name), (12000, f"{name}_v2")) for name, since in (
+        ("cuGraphAddKernelNode", 10000), ("cuGraphKernelNodeGetParams", 10000),
+        ("cuGraphKernelNodeSetParams", 10000), ("cuGraphExecKernelNodeSetParams", 10010))},
+    **{name: ((10000, name), (12030, f"{name}_v2")) for name in (
+        "cuGraphGetEdges", "cuGraphNodeGetDependencies", "cuGraphNodeGetDependentNodes",
+        "cuGraphAddDependencies", "cuGraphRemoveDependencies")},
 }
 
 

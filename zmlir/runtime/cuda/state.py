@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.fastpath import FastPath
 from zmlir.runtime.cuda.globaltimer import GlobalTimer
+from zmlir.runtime.cuda.graph.memory import GraphMemory
+from zmlir.runtime.cuda.graph.model import WorkParams, record
 from zmlir.runtime.cuda.memory_map import AllocationMap
 from zmlir.runtime.cuda.objects import Context, Handles, Stream
 from zmlir.runtime.cuda.printf import DevicePrintf
@@ -79,6 +81,7 @@ class DriverState:
         self.fast = FastPath(ffi, lib)
         self.printf = DevicePrintf(log)  # device printf and assert output (printf.py)
         self.globaltimer = GlobalTimer(log)  # %globaltimer's calibration (globaltimer.py)
+        self.graph_memory = GraphMemory(self._graph_memory_alloc, self._graph_memory_free)
 
     # -- the current context ------------------------------------------------
 
@@ -204,6 +207,15 @@ class DriverState:
         raise CudaError(E.CUDA_ERROR_INVALID_VALUE,
                         f"[0x{address:x}, +{nbytes}) is not inside a device allocation")
 
+    def _graph_memory_alloc(self, nbytes: int) -> int:
+        address = int(self.device.alloc(nbytes))
+        self.allocations.add(address, nbytes, owned=False)  # cuMemFree frees it as a graph's
+        return address
+
+    def _graph_memory_free(self, address: int) -> None:
+        self.allocations.forget(address)
+        self.device.free(address)
+
     def sync_point(self) -> None:
         """A synchronisation point: device printf and assert output so far
         appears on stdout (printf.py), before the call reports any error."""
@@ -223,13 +235,14 @@ class DriverState:
             return None
         return self.handles.get(value, Stream)
 
-    def enqueue(self, stream: Any, work: Callable[[], int]) -> int:
-        """Runs `work` now, or records it while `stream` is being captured.
+    def enqueue(self, stream: Any, work: Callable[[], int], params: Any = None) -> int:
+        """Runs `work` now, or, while `stream` is being captured, records
+        the graph node of `params` (graph/model.py) that does it.
         Asynchronous work is no synchronisation point, even where it is a
         blocking call's body run at once."""
         s = self.stream(stream)
         if s is not None and s.capture is not None:
-            s.capture.append(work)
+            record(self.handles, s, params if params is not None else WorkParams(work))
             return E.CUDA_SUCCESS
         with self.printf.held():
             return work()

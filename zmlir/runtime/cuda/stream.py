@@ -9,7 +9,7 @@ import struct
 from typing import Any
 
 from zmlir.runtime.cuda.errors import CUresult
-from zmlir.runtime.cuda.graph import capture_graph
+from zmlir.runtime.cuda.graph.capture import dependencies_out, wait_for_event
 from zmlir.runtime.cuda.objects import Event, Stream
 from zmlir.runtime.cuda.state import DriverState
 
@@ -49,6 +49,7 @@ class StreamAPI(DriverState):
             del self.stream_attributes[key]
         if s.capture is not None and not any(  # the last stream of an unfinished capture
                 o.capture is s.capture for o in self.handles.all(Stream)):
+            s.capture.active = False
             self.fast.capture(-1)
         return E.CUDA_SUCCESS
 
@@ -70,10 +71,7 @@ class StreamAPI(DriverState):
         self.require_init()
         s = self.stream(stream)
         ev = self.handles.get(self.ptr(event), Event)
-        if s is not None and ev.capture is not None and s.capture is None:
-            # Waiting on an event of a capture pulls this stream into it; all
-            # recorded work is replayed in order, which keeps every dependency.
-            s.capture = ev.capture
+        wait_for_event(s, ev)  # an event of a capture: a fork or a join (graph/capture.py)
         return E.CUDA_SUCCESS
 
     def cuStreamAddCallback(self, stream: Any, callback: Any, user_data: Any, flags: int) -> int:
@@ -165,9 +163,6 @@ class StreamAPI(DriverState):
         self.require_init()
         s = self.stream(stream)
         capturing = s is not None and s.capture is not None
-        if capturing and any(p != self.ffi.NULL for p in (dependencies, edges, count)):
-            return self.unsupported("cuStreamGetCaptureInfo",
-                                    "the dependencies of a capture in progress (graph nodes)")
         if status != self.ffi.NULL:
             status[0] = 1 if capturing else 0  # CU_STREAM_CAPTURE_STATUS_ACTIVE / _NONE
         if capture_id != self.ffi.NULL and capturing:
@@ -176,11 +171,13 @@ class StreamAPI(DriverState):
         for out in (graph, dependencies, edges):
             if out != self.ffi.NULL:
                 out[0] = self.ffi.NULL
-        if graph != self.ffi.NULL and capturing:
-            assert s is not None and s.capture is not None
-            graph[0] = self.handle_ptr(capture_graph(self, s.capture))  # recorded into so far
         if count != self.ffi.NULL:
             count[0] = 0
+        if capturing:
+            assert s is not None and s.capture is not None
+            if graph != self.ffi.NULL:
+                graph[0] = self.handle_ptr(s.capture.graph.handle)  # recorded into so far
+            dependencies_out(self.ffi, s, dependencies, count)  # edges: all default (NULL)
         return E.CUDA_SUCCESS
 
     def cuStreamGetCaptureInfo(self, stream: Any, status: Any, capture_id: Any) -> int:

@@ -1,0 +1,390 @@
+"""Executable graphs: cuGraphInstantiate* takes a private copy of the graph
+(its nodes remember the application's node they copy, which the
+cuGraphExec*SetParams calls name), cuGraphLaunch runs it in its stream in an
+order that keeps every edge (work is synchronous, so every order between
+streams is kept too), and cuGraphExecUpdate checks a graph against it with
+NVIDIA's rules, then takes its parameters."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from zmlir.runtime.cuda.errors import CudaError, CUresult
+from zmlir.runtime.cuda.graph import model
+from zmlir.runtime.cuda.graph.construct import ConstructAPI
+from zmlir.runtime.cuda.graph.model import (
+    AllocParams,
+    ChildParams,
+    CopyParams,
+    EmptyParams,
+    EventParams,
+    FreeParams,
+    Graph,
+    HostParams,
+    KernelParams,
+    MemsetParams,
+    Node,
+    WorkParams,
+    record,
+)
+from zmlir.runtime.cuda.objects import Event
+
+E = CUresult
+# CUgraphInstantiate_flags
+AUTO_FREE_ON_LAUNCH, UPLOAD, DEVICE_LAUNCH, USE_NODE_PRIORITY = 1, 2, 4, 8
+# CUgraphInstantiateResult
+INSTANTIATE_SUCCESS, INSTANTIATE_ERROR, INSTANTIATE_INVALID_STRUCTURE = 0, 1, 2
+# CUgraphExecUpdateResult
+(UPDATE_SUCCESS, UPDATE_ERROR, UPDATE_TOPOLOGY_CHANGED, UPDATE_NODE_TYPE_CHANGED,
+ UPDATE_FUNCTION_CHANGED, UPDATE_PARAMETERS_CHANGED, UPDATE_NOT_SUPPORTED) = range(7)
+# Only these nodes can be disabled (cuGraphNodeSetEnabled).
+_CAN_DISABLE = (model.KERNEL, model.MEMCPY, model.MEMSET)
+
+
+@dataclass(eq=False)
+class GraphExec:
+    graph: Graph  # the private copy that runs
+    source: Graph  # the graph instantiated
+    flags: int
+    orders: dict[int, list[Node]] = field(default_factory=dict)  # id(graph) -> run order
+
+    def node_for(self, node: Node) -> Node | None:
+        """The copy of the application's `node` (of the instantiated graph)."""
+        return next((n for n in self.graph.nodes if n.origin is node), None)
+
+
+@dataclass
+class UpdateError(Exception):
+    result: int
+    node: Node | None = None  # of the graph given
+    from_node: Node | None = None
+
+
+def _graphs(graph: Graph) -> list[Graph]:
+    """`graph` and its child graphs, at every depth."""
+    return [graph] + [n.params.graph for n in graph.walk() if isinstance(n.params, ChildParams)]
+
+
+def _memory_types(copy: bytes, ffi: Any) -> tuple[int, int]:
+    c = ffi.new("CUDA_MEMCPY3D *")
+    ffi.memmove(c, copy, len(copy))
+    return int(c.srcMemoryType), int(c.dstMemoryType)
+
+
+class ExecAPI(ConstructAPI):
+    def _exec(self, handle: Any) -> GraphExec:
+        self.require_init()
+        ge = self.handles.find(self.ptr(handle))
+        if not isinstance(ge, GraphExec):
+            raise CudaError(E.CUDA_ERROR_INVALID_VALUE, f"not a graph exec: "
+                                                        f"0x{self.ptr(handle):x}")
+        return ge
+
+    def _retain_copy(self, graph: Graph) -> None:
+        """A private copy of a graph holds its memory and user objects too."""
+        for g in _graphs(graph):
+            self.retain_user_objects(g.user_objects)
+        for n in graph.walk():
+            if isinstance(n.params, AllocParams):
+                self.graph_memory.retain(n.params.slot)
+
+    def _release_copy(self, graph: Graph) -> None:
+        for g in _graphs(graph):
+            self.release_user_objects(g.user_objects)
+        self.release_graph_memory(graph)
+
+    # -- instantiation -------------------------------------------------------------
+
+    def instantiate(self, graph: Any, flags: int) -> tuple[int, GraphExec | None, int]:
+        """(CUresult, the executable graph, CUgraphInstantiateResult)."""
+        self.current_context()
+        g = self.graph_of(graph)
+        if flags & DEVICE_LAUNCH:
+            return self.unsupported("cuGraphInstantiate", "device launch"), None, \
+                INSTANTIATE_ERROR
+        if flags & ~(AUTO_FREE_ON_LAUNCH | UPLOAD | USE_NODE_PRIORITY):
+            return E.CUDA_ERROR_INVALID_VALUE, None, INSTANTIATE_ERROR
+        if any(n.type == model.CONDITIONAL for n in g.walk()):
+            return self.unsupported("cuGraphInstantiate", "conditional nodes"), None, \
+                INSTANTIATE_ERROR
+        if any(sub.topological_order() is None for sub in _graphs(g)):
+            return E.CUDA_ERROR_INVALID_VALUE, None, INSTANTIATE_INVALID_STRUCTURE
+        if g.has_memory_nodes() and g.instances:  # one instance at a time
+            return E.CUDA_ERROR_INVALID_VALUE, None, INSTANTIATE_ERROR
+        ge = GraphExec(g.clone(), g, flags)
+        self._retain_copy(ge.graph)
+        g.instances += 1
+        return E.CUDA_SUCCESS, ge, INSTANTIATE_SUCCESS
+
+    def cuGraphInstantiateWithFlags(self, pexec: Any, graph: Any, flags: int) -> int:
+        if pexec == self.ffi.NULL or flags & UPLOAD:  # UPLOAD: WithParams only
+            return E.CUDA_ERROR_INVALID_VALUE
+        code, ge, _ = self.instantiate(graph, flags)
+        if ge is not None:
+            pexec[0] = self.handle_ptr(self.handles.add(ge))
+        return code
+
+    def cuGraphInstantiate(self, pexec: Any, graph: Any, perror: Any, log: Any,
+                           size: int) -> int:
+        if pexec == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        code, ge, _ = self.instantiate(graph, 0)
+        if ge is not None:
+            pexec[0] = self.handle_ptr(self.handles.add(ge))
+        if perror != self.ffi.NULL:
+            perror[0] = self.ffi.NULL
+        if log != self.ffi.NULL and size:
+            log[0] = b"\0"
+        return code
+
+    cuGraphInstantiate_v2 = cuGraphInstantiate
+
+    def cuGraphInstantiateWithParams(self, pexec: Any, graph: Any, params: Any) -> int:
+        if params == self.ffi.NULL or pexec == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        p = params[0]
+        code, ge, result = self.instantiate(graph, int(p.flags))
+        if ge is not None:
+            pexec[0] = self.handle_ptr(self.handles.add(ge))
+            if p.flags & UPLOAD:
+                code = self.cuGraphUpload(pexec[0], p.hUploadStream)
+        p.hErrNode_out = self.ffi.NULL
+        p.result_out = result
+        return code
+
+    def cuGraphExecGetFlags(self, exec_: Any, flags: Any) -> int:
+        ge = self._exec(exec_)
+        self.out(flags, ge.flags)
+        return E.CUDA_SUCCESS
+
+    def cuGraphUpload(self, exec_: Any, stream: Any) -> int:
+        self._exec(exec_)  # nothing to upload: nodes run from the host
+        self.stream(stream)
+        return E.CUDA_SUCCESS
+
+    def cuGraphExecDestroy(self, exec_: Any) -> int:
+        ge = self._exec(exec_)
+        self.handles.remove(self.ptr(exec_), GraphExec)
+        self._release_copy(ge.graph)
+        ge.source.instances -= 1
+        return E.CUDA_SUCCESS
+
+    # -- launching -----------------------------------------------------------------
+
+    def cuGraphLaunch(self, exec_: Any, stream: Any) -> int:
+        self.current_context()
+        ge = self._exec(exec_)
+        s = self.stream(stream)
+        if s is not None and s.capture is not None:  # into a capture: a child graph node
+            copy = ge.graph.clone()
+            self._retain_copy(copy)
+            copy.owner = record(self.handles, s, ChildParams(copy))
+            return E.CUDA_SUCCESS
+        live = {n.params.slot for n in ge.graph.walk()
+                if isinstance(n.params, AllocParams) and n.params.slot.live}
+        if live and not ge.flags & AUTO_FREE_ON_LAUNCH:
+            return E.CUDA_ERROR_INVALID_VALUE  # its allocations of a launch before are unfreed
+        for slot in live:
+            self.graph_memory.free(slot.address)
+        return self.enqueue(stream, lambda: self._run(ge, ge.graph))
+
+    def _run(self, ge: GraphExec, graph: Graph) -> int:
+        order = ge.orders.get(id(graph))
+        if order is None:
+            order = ge.orders[id(graph)] = graph.topological_order() or []
+        for node in order:
+            if node.enabled:
+                code = self._run_node(ge, node)
+                if code != E.CUDA_SUCCESS:
+                    return code
+        return E.CUDA_SUCCESS
+
+    def _run_node(self, ge: GraphExec, node: Node) -> int:
+        p = node.params
+        if isinstance(p, KernelParams):
+            if node.c_params is None or node.c_params[0] is not p:
+                buffers = [self.ffi.new("char[]", a) for a in p.args]
+                node.c_params = (p, buffers, self.ffi.new("void *[]", buffers or 1))
+            return self.launch(p.function, p.grid, p.block, p.shared, node.c_params[2],
+                               self.ffi.NULL, None)
+        if isinstance(p, CopyParams):
+            c = self.ffi.new("CUDA_MEMCPY3D *")
+            self.ffi.memmove(c, p.copy, len(p.copy))
+            return self.cuMemcpy3D_v2(c)
+        if isinstance(p, MemsetParams):
+            return self.memset_2d(p.dst, p.pitch, p.value, p.element_size, p.width, p.height)
+        if isinstance(p, HostParams):
+            self.device.synchronize()
+            with self.lock:  # what kernels printed before, in the stream's order
+                self.printf.flush(even_held=True)
+            p.fn(p.user_data)
+            return E.CUDA_SUCCESS
+        if isinstance(p, EventParams):
+            ev = self.handles.find(p.event)
+            if p.type == model.EVENT_RECORD and isinstance(ev, Event):
+                self.device.synchronize()
+                ev.timestamp = time.perf_counter()
+                ev.capture, ev.capture_dependencies = None, []
+            return E.CUDA_SUCCESS
+        if isinstance(p, ChildParams):
+            return self._run(ge, p.graph)
+        if isinstance(p, AllocParams):
+            self.graph_memory.allocate(p.slot, p.size)
+            return E.CUDA_SUCCESS
+        if isinstance(p, FreeParams):
+            self.graph_memory.free(p.address)
+            return E.CUDA_SUCCESS
+        if isinstance(p, WorkParams):
+            return p.work()
+        assert isinstance(p, EmptyParams), p
+        return E.CUDA_SUCCESS
+
+    # -- updates -----------------------------------------------------------------------
+
+    def _check_params(self, old: Node, new: Node) -> None:
+        """Raises the UpdateError NVIDIA's rules give for `new`'s parameters
+        replacing `old`'s (nodes of the same type)."""
+        a, b = old.params, new.params
+        if isinstance(a, CopyParams):
+            if _memory_types(a.copy, self.ffi) != _memory_types(b.copy, self.ffi):
+                raise UpdateError(UPDATE_PARAMETERS_CHANGED, new)
+        elif isinstance(a, MemsetParams):
+            two_d = a.height > 1 or b.height > 1  # only the address and value may change
+            if two_d and (a.width, a.height, a.pitch, a.element_size) != (
+                    b.width, b.height, b.pitch, b.element_size):
+                raise UpdateError(UPDATE_PARAMETERS_CHANGED, new)
+        elif isinstance(a, AllocParams):
+            if (a.slot, a.size) != (b.slot, b.size):
+                raise UpdateError(UPDATE_NOT_SUPPORTED, new)
+        elif isinstance(a, FreeParams):
+            if a.address != b.address:
+                raise UpdateError(UPDATE_NOT_SUPPORTED, new)
+        elif isinstance(a, ChildParams):
+            try:
+                self._check_update(a.graph, b.graph)
+            except UpdateError as err:
+                raise UpdateError(err.result, new) from None
+
+    def _check_update(self, old: Graph, new: Graph) -> None:
+        """Nodes pair in creation order; each pair must have the same type,
+        dependencies (paired) and updatable parameters."""
+        if len(old.nodes) != len(new.nodes):
+            raise UpdateError(UPDATE_TOPOLOGY_CHANGED)
+        index = {n: i for i, n in enumerate(new.nodes)}
+        old_index = {n: i for i, n in enumerate(old.nodes)}
+        for a, b in zip(old.nodes, new.nodes, strict=True):
+            if a.type != b.type:
+                raise UpdateError(UPDATE_NODE_TYPE_CHANGED, b)
+            if len(a.dependencies) != len(b.dependencies):
+                raise UpdateError(UPDATE_TOPOLOGY_CHANGED, b)
+            for dep_a, dep_b in zip(a.dependencies, b.dependencies, strict=True):
+                if old_index[dep_a] != index[dep_b]:
+                    raise UpdateError(UPDATE_TOPOLOGY_CHANGED, b, dep_b)
+            self._check_params(a, b)
+
+    def _take_params(self, old: Node, new: Node) -> None:
+        if isinstance(new.params, ChildParams):
+            self._release_copy(old.params.graph)
+            copy = new.params.graph.clone()
+            self._retain_copy(copy)
+            copy.owner = old
+            old.params = ChildParams(copy)
+        else:
+            old.params = new.params
+
+    def cuGraphExecUpdate_v2(self, exec_: Any, graph: Any, info: Any) -> int:
+        ge, g = self._exec(exec_), self.graph_of(graph)
+        if info == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        try:
+            self._check_update(ge.graph, g)
+        except UpdateError as err:
+            info[0].result = err.result
+            info[0].errorNode = self.handle_ptr(err.node.handle if err.node else 0)
+            info[0].errorFromNode = self.handle_ptr(err.from_node.handle
+                                                    if err.from_node else 0)
+            return E.CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE
+        for old, new in zip(ge.graph.nodes, g.nodes, strict=True):
+            self._take_params(old, new)
+        ge.orders.clear()
+        info[0].result = UPDATE_SUCCESS
+        info[0].errorNode = info[0].errorFromNode = self.ffi.NULL
+        return E.CUDA_SUCCESS
+
+    def cuGraphExecUpdate(self, exec_: Any, graph: Any, perror: Any, presult: Any) -> int:
+        info = self.ffi.new("CUgraphExecUpdateResultInfo *")
+        code = self.cuGraphExecUpdate_v2(exec_, graph, info)
+        if perror != self.ffi.NULL:
+            perror[0] = info.errorNode
+        if presult != self.ffi.NULL:
+            presult[0] = info.result
+        return code
+
+    # -- an instantiation's node parameters ------------------------------------------
+
+    def _exec_node(self, exec_: Any, node: Any, node_type: int | None = None) -> Node:
+        ge = self._exec(exec_)
+        copy = ge.node_for(self.node_of(node, node_type))
+        if copy is None:
+            raise CudaError(E.CUDA_ERROR_INVALID_VALUE, "not a node of the instantiated graph")
+        return copy
+
+    def _set_exec_params(self, exec_: Any, node: Any, params: Any) -> int:
+        """Sets an instantiation's node's parameters where an update could."""
+        copy = self._exec_node(exec_, node)
+        if copy.type != params.type or copy.type in (model.MEM_ALLOC, model.MEM_FREE):
+            return E.CUDA_ERROR_INVALID_VALUE
+        new = Node(params, copy.graph)
+        try:
+            self._check_params(copy, new)
+        except UpdateError:
+            return E.CUDA_ERROR_INVALID_VALUE
+        self._take_params(copy, new)
+        self._exec(exec_).orders.clear()
+        return E.CUDA_SUCCESS
+
+    def cuGraphExecKernelNodeSetParams(self, exec_: Any, node: Any, p: Any) -> int:
+        return self._set_exec_params(exec_, node, self.kernel_params(p, False))
+
+    def cuGraphExecKernelNodeSetParams_v2(self, exec_: Any, node: Any, p: Any) -> int:
+        return self._set_exec_params(exec_, node, self.kernel_params(p, True))
+
+    def cuGraphExecMemcpyNodeSetParams(self, exec_: Any, node: Any, p: Any, ctx: Any) -> int:
+        return self._set_exec_params(exec_, node, self.copy_params(p))
+
+    def cuGraphExecMemsetNodeSetParams(self, exec_: Any, node: Any, p: Any, ctx: Any) -> int:
+        return self._set_exec_params(exec_, node, self.memset_params(p))
+
+    def cuGraphExecHostNodeSetParams(self, exec_: Any, node: Any, p: Any) -> int:
+        return self._set_exec_params(exec_, node, self.host_params(p))
+
+    def cuGraphExecChildGraphNodeSetParams(self, exec_: Any, node: Any, child: Any) -> int:
+        return self._set_exec_params(exec_, node, ChildParams(self.graph_of(child)))
+
+    def cuGraphExecEventRecordNodeSetEvent(self, exec_: Any, node: Any, event: Any) -> int:
+        return self._set_exec_params(exec_, node, self.event_params(event, model.EVENT_RECORD))
+
+    def cuGraphExecEventWaitNodeSetEvent(self, exec_: Any, node: Any, event: Any) -> int:
+        return self._set_exec_params(exec_, node, self.event_params(event, model.WAIT_EVENT))
+
+    def cuGraphExecNodeSetParams(self, exec_: Any, node: Any, p: Any) -> int:
+        if p != self.ffi.NULL and p[0].type == model.GRAPH:
+            return self.cuGraphExecChildGraphNodeSetParams(exec_, node, p[0].graph.graph)
+        return self._set_exec_params(exec_, node, self.node_params(p, None, []))
+
+    def cuGraphNodeSetEnabled(self, exec_: Any, node: Any, enabled: int) -> int:
+        copy = self._exec_node(exec_, node)
+        if copy.type not in _CAN_DISABLE:
+            return E.CUDA_ERROR_INVALID_VALUE
+        copy.enabled = bool(enabled)
+        return E.CUDA_SUCCESS
+
+    def cuGraphNodeGetEnabled(self, exec_: Any, node: Any, enabled: Any) -> int:
+        copy = self._exec_node(exec_, node)
+        if copy.type not in _CAN_DISABLE:
+            return E.CUDA_ERROR_INVALID_VALUE
+        self.out(enabled, int(copy.enabled))
+        return E.CUDA_SUCCESS
+
