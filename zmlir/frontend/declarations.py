@@ -137,12 +137,17 @@ def _chunk(text: str, start: int, end: int, line: int, line_start: int, named: b
     decl = _BLANKS_AND_COMMENTS.match(text, start, end).end()
     n = text.count("\n", start, decl)
     decl_start = text.rindex("\n", start, decl) + 1 if n else line_start
-    name = None
-    if named and not _HIDING.search(text, decl, end):
-        m = _FUNCTION.match(text, decl, end) or _VARIABLE.match(text, decl, end)
-        if m is not None:
-            name = m.group(1)
+    name = declared_name(text, decl, end) if named else None
     return Chunk(start, end, line, start - line_start + 1, name, (line + n, decl - decl_start + 1))
+
+
+def declared_name(text: str, start: int, end: int) -> str | None:
+    """The one name the item text[start:end] (from its first directive)
+    plainly declares, or None (see _FUNCTION, _VARIABLE)."""
+    if _HIDING.search(text, start, end):
+        return None
+    m = _FUNCTION.match(text, start, end) or _VARIABLE.match(text, start, end)
+    return None if m is None else m.group(1)
 
 
 Row = tuple[int, int, int, int, str | None, tuple[int, int], bool]
