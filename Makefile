@@ -7,6 +7,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMPS := .stamps
 LIBCUDA := zmlir/runtime/cuda/lib/libcuda.so.1
+# Our cuBLAS (zmlir/libraries/), next to it.
+CUBLAS := zmlir/runtime/cuda/lib/libcublas.so.13
 # LLVM/MLIR 22's prefix: `make LLVM_ROOT=/opt/llvm-22 ...` for another one.
 # CMake gets it as ZMLIR_LLVM_ROOT, and so do the tests, lit and zmlir's
 # targets (zmlir/toolchain.py) through the environment.
@@ -17,7 +19,7 @@ APT_PACKAGES := mlir-22-tools libmlir-22-dev llvm-22-dev llvm-22-tools lld-22 \
 	clang-format-22 spirv-tools ninja-build ocl-icd-libopencl1 clinfo libamdhip64-5 libze1
 PIP_PACKAGES := 'scikit-build-core>=0.10' 'nanobind>=2.0' cmake ninja \
 	lark numpy cffi zstandard lz4 pytest lit filecheck ruff 'nvidia-cuda-nvrtc==13.0.*' \
-	intel-opencl-rt intel-cmplr-lib-rt 'tbb==2023.*'
+	intel-opencl-rt intel-cmplr-lib-rt 'tbb==2023.*' 'nvidia-cublas==13.0.*' scipy-openblas32
 
 NATIVE_SOURCES := $(shell find zmlir -name '*.cpp' -o -name '*.h' -o -name '*.td' \
 	-o -name CMakeLists.txt) CMakeLists.txt pyproject.toml
@@ -32,7 +34,7 @@ export ZMLIR_LLVM_ROOT := $(LLVM_ROOT)
 
 all: bootstrap
 
-bootstrap: apt $(STAMPS)/build $(LIBCUDA)
+bootstrap: apt $(STAMPS)/build $(LIBCUDA) $(CUBLAS)
 
 # System packages: installed only when one is missing.
 apt:
@@ -65,6 +67,10 @@ $(LIBCUDA): $(STAMPS)/build zmlir/runtime/cuda/api.py zmlir/runtime/cuda/build.p
             zmlir/runtime/cuda/jit_preload.h \
             zmlir/runtime/cuda/nvidia_exports.txt
 	$(PY) -m zmlir.runtime.cuda.build >/dev/null
+
+# NVIDIA's headers (the nvidia-cublas wheel) and OpenBLAS (scipy-openblas32).
+$(CUBLAS): $(LIBCUDA) zmlir/libraries/build.py $(wildcard zmlir/libraries/cublas/*)
+	$(PY) -m zmlir.libraries.build >/dev/null
 
 demo: bootstrap
 	$(PY) examples/demo.py

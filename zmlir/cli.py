@@ -56,12 +56,20 @@ def _cmd_targets(_: argparse.Namespace) -> int:
 
 
 def _ensure_libcuda() -> str:
-    """The directory holding our libcuda.so.1, built on first use."""
+    """The directory holding our libcuda.so.1 and our cuBLAS, built on first use
+    (cuBLAS where its headers and the host BLAS are installed)."""
+    from zmlir.libraries import build as libraries
     from zmlir.runtime.cuda import build
 
     directory = build.library_dir()
     if not all((directory / name).exists() for name in (build.SONAME, build.IMPLEMENTATION)):
         build.build()
+    if not libraries.built(directory):
+        try:
+            libraries.build()
+        except libraries.MissingDependency as err:
+            if os.environ.get("ZMLIR_LOG"):
+                print(f"zmlir: no cuBLAS: {err} is missing", file=sys.stderr)
     return str(directory)
 
 

@@ -6,7 +6,11 @@ hardware; it runs only when asked for (ZMLIR_BACKEND=cuda).
 Our own libcuda.so.1 shadows NVIDIA's by name, so NVIDIA's is opened by
 absolute path (ZMLIR_CUDA_DRIVER, else the usual install locations and the
 ld.so cache), skipping any file that is our library, with RTLD_DEEPBIND so
-that the real driver's own symbol references never resolve to ours.
+that the real driver's own symbol references never resolve to ours. With
+ZMLIR_CUDA_NAMESPACE=1 it is opened into a link-map namespace of its own
+instead (dlmopen), where NVIDIA's libraries that need NVIDIA's driver load
+next to it: our libcublas forwards to NVIDIA's there (zmlir/libraries/cublas/
+route.c), whose CUDA runtime finds this driver and not ours.
 
 Memory is managed (cuMemAllocManaged): device addresses the host can also
 touch, as on our other backends, so cudaMallocManaged-style programs work.
@@ -206,6 +210,8 @@ class CUDADeviceInfo:
 class CUDABackend(Backend):
     name = "cuda"
     launches_raw_params = True
+    # The link-map namespace NVIDIA's driver was loaded into, if one of its own.
+    nvidia_namespace: int | None = None
 
     def __init__(self, opened: OpenedLibrary, device: int, context: Any,
                  info: CUDADeviceInfo) -> None:
@@ -227,8 +233,12 @@ class CUDABackend(Backend):
         what = "NVIDIA CUDA driver (libcuda.so.1)"
         if skipped:
             what += f", skipping zmlir's own {', '.join(skipped)}"
-        flags = ffi.RTLD_NOW | ffi.RTLD_LOCAL | getattr(ffi, "RTLD_DEEPBIND", 0)
-        opened = open_library(ffi, candidates, what, flags)
+        namespace = None
+        if os.environ.get("ZMLIR_CUDA_NAMESPACE") == "1":
+            opened, namespace = _open_in_namespace(ffi, candidates, what)
+        else:
+            flags = ffi.RTLD_NOW | ffi.RTLD_LOCAL | getattr(ffi, "RTLD_DEEPBIND", 0)
+            opened = open_library(ffi, candidates, what, flags)
         lib = opened.lib
         code = lib.cuInit(0)
         if code != CUDA_SUCCESS:
@@ -244,6 +254,7 @@ class CUDABackend(Backend):
         _check(lib, "cuDevicePrimaryCtxRetain", lib.cuDevicePrimaryCtxRetain(context, device[0]))
         _check(lib, "cuCtxSetCurrent", lib.cuCtxSetCurrent(context[0]))
         backend = cls(opened, device[0], context[0], _device_info(ffi, lib, device[0]))
+        backend.nvidia_namespace = namespace
         backend._current.set = True
         note(f"cuda backend: {backend.device_name} (compute capability "
              f"{'.'.join(map(str, backend.info.compute_capability))}, kernels for "
@@ -499,6 +510,31 @@ class CUDABackend(Backend):
         # (cuFuncSetAttribute): the Python path does it and re-registers.
         return ("cuda", int(self.ffi.cast("uintptr_t", kernel.handle)),
                 int(info.static_shared_bytes), kernel.shared_limit, self.info.max_threads)
+
+
+_LM_ID_NEWLM = -1
+_RTLD_DI_LMID = 1
+
+
+def _open_in_namespace(ffi: Any, candidates: list[str], what: str) -> tuple[OpenedLibrary, int]:
+    """NVIDIA's driver in a new link-map namespace, and that namespace's id."""
+    libc_ffi = cffi.FFI()
+    libc_ffi.cdef("void *dlmopen(long, const char *, int); int dlinfo(void *, int, void *);"
+                  "char *dlerror(void);")
+    libc = libc_ffi.dlopen(None)
+    tried = []
+    for candidate in dict.fromkeys(candidates):
+        handle = libc.dlmopen(_LM_ID_NEWLM, candidate.encode(), ffi.RTLD_NOW | ffi.RTLD_LOCAL)
+        if handle == libc_ffi.NULL:
+            tried.append(f"{candidate} ({libc_ffi.string(libc.dlerror()).decode()})")
+            continue
+        namespace = libc_ffi.new("long *")
+        if libc.dlinfo(handle, _RTLD_DI_LMID, namespace) != 0:
+            raise NoDevice(f"{candidate}: dlinfo: {libc_ffi.string(libc.dlerror()).decode()}")
+        lib = ffi.dlopen(ffi.cast("void *", int(libc_ffi.cast("uintptr_t", handle))))
+        return OpenedLibrary(lib, candidate), int(namespace[0])
+    raise NoDevice(f"{what} not found in a namespace of its own; tried: "
+                   + "; ".join(tried or ["(no candidates)"]))
 
 
 def _error_name(lib: Any, code: int) -> str:

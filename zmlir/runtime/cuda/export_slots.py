@@ -128,6 +128,17 @@ def _check_fn3(d: Any) -> int:
     return 0
 
 
+def _libraries_backend(d: Any, name: Any, size: int, namespace: Any) -> int:
+    """The backend our libraries route their calls by (zmlir/libraries/cublas/route.c)."""
+    d.require_init()
+    text = d.device.name.encode()[:max(size - 1, 0)]
+    if size > 0:
+        d.ffi.memmove(name, text + b"\0", len(text) + 1)
+    own = getattr(d.device, "nvidia_namespace", None)
+    namespace[0] = -1 if own is None else own
+    return E.CUDA_SUCCESS
+
+
 BODIES: dict[str, Callable[..., Any]] = {
     "get_module_from_cubin": _get_module_from_cubin,
     "primary_context": _primary_context,
@@ -146,6 +157,7 @@ BODIES: dict[str, Callable[..., Any]] = {
     "integrity_check": _integrity_check,
     "context_check": _context_check,
     "check_fn3": _check_fn3,
+    "libraries_backend": _libraries_backend,
 }
 _MISSING = {s.name for t in TABLES for s in t.slots.values()} ^ set(BODIES)
 assert not _MISSING, f"export table slots without a body, or bodies without a slot: {_MISSING}"

@@ -1,0 +1,89 @@
+"""Our libcublas.so.13 and libcublasLt.so.13 (zmlir/libraries/) on the CPU:
+our own CUDA programs (test/libraries/cublas/), built with nvcc against
+NVIDIA's headers and linked with -lcublas -lcublasLt as any application is,
+check every call against a host reference and print PASS/FAIL per case; the
+export table of the route (route.c) and its unsupported answer."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support import tool
+
+pytest.importorskip("zmlir.runtime.backends.opencl.device")
+
+SOURCES = Path(__file__).resolve().parent / "cublas"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory, libdir: str) -> Path:
+    from zmlir.libraries import build
+
+    if tool("nvcc") is None:
+        pytest.skip("nvcc is not installed")
+    wheel = build.nvidia_wheel_dir()
+    if wheel is None or not build.built(Path(libdir)):
+        pytest.skip("our cuBLAS is not built (needs the nvidia-cublas wheel's headers)")
+    out = tmp_path_factory.mktemp("cublas")
+    for source in SOURCES.glob("*.cu"):
+        subprocess.run([tool("nvcc"), "-arch=sm_80", f"-I{wheel / 'include'}", str(source),
+                        "-o", str(out / source.stem), f"-L{libdir}", "-lcublas", "-lcublasLt"],
+                       check=True, capture_output=True)
+    return out
+
+
+def _run(exe: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(exe)],
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, **env})
+
+
+def _cases(result: subprocess.CompletedProcess[str]) -> tuple[list[str], list[str]]:
+    passed = re.findall(r"^PASS (.+)$", result.stdout, re.M)
+    failed = re.findall(r"^FAIL (.+)$", result.stdout, re.M)
+    return passed, failed
+
+
+def test_cublas_calls_match_the_host_reference(built: Path) -> None:
+    result = _run(built / "cublas_api")
+    passed, failed = _cases(result)
+    assert not failed and result.returncode == 0, result.stdout + result.stderr
+    # Every case ran: the handle, 9 transposes x 2 precisions, the Ex types,
+    # batches, level 1 and 2, the copies.
+    assert len(passed) >= 45, result.stdout
+    for case in ("device scalars, stream order", "GemmEx bf16", "GemmBatchedEx", "Hgemm",
+                 "Isamax (1-based)", "Sgeam", "unsupported"):
+        assert case in passed
+    # The function we do not implement was named once on stderr.
+    assert result.stderr.count("cublasStrsm_v2") == 1, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_cublaslt_epilogues_match_the_host_reference(built: Path) -> None:
+    result = _run(built / "cublaslt_matmul")
+    passed, failed = _cases(result)
+    assert not failed and result.returncode == 0, result.stdout + result.stderr
+    assert {"f32 bias", "f32 gelu_aux_bias batched", "bf16 gelu_aux_bias",
+            "unsupported epilogue"} <= set(passed), result.stdout
+
+
+def test_exports_are_nvidias(libdir: str) -> None:
+    """Every function NVIDIA's libraries export is exported, with NVIDIA's
+    symbol version, and nothing else."""
+    from zmlir.libraries import build
+
+    for library in build.LIBRARIES:
+        path = Path(libdir) / library.soname
+        if not path.exists():
+            pytest.skip("our cuBLAS is not built")
+        out = subprocess.run(["objdump", "-T", str(path)], capture_output=True, text=True,
+                             check=True).stdout
+        ours = {m.group(2): m.group(1) for m in
+                re.finditer(r"\bDF \.text\s+\S+\s+(\S+)\s+(\w+)$", out, re.M)}
+        assert set(ours) == set(build._exports(library))
+        assert set(ours.values()) == {library.soname}

@@ -1,0 +1,522 @@
+/* libcublasLt.so.13 on the host route: NVIDIA's C ABI (cublasLt.h) over the
+ * GEMM of engine.c. Descriptors live inside NVIDIA's semi-opaque structs, so
+ * the *Init_internal forms work on the application's own storage; one
+ * heuristic result (the host BLAS, no workspace); epilogues BIAS, RELU,
+ * GELU (tanh form, as NVIDIA's), their AUX forms (the value before the
+ * activation to the aux matrix) and BGRADB. */
+#include "engine.h"
+#include "route.h"
+
+#include <cublasLt.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cublasLtContext {
+  int unused;
+};
+
+struct layout {
+  cudaDataType_t type;
+  int32_t order;
+  uint64_t rows, cols;
+  int64_t ld;
+  int32_t batch;
+  int64_t stride, plane_offset;
+};
+_Static_assert(sizeof(struct layout) <= sizeof(cublasLtMatrixLayoutOpaque_t), "layout");
+
+struct desc {
+  int32_t compute, scale, pointer_mode, transa, transb, transc, fill;
+  uint32_t epilogue;
+  const void *bias;
+  int64_t bias_stride;
+  void *aux;
+  int64_t aux_ld, aux_stride, alpha_stride;
+  int32_t sm_count;
+  const void *scale_a, *scale_b, *scale_c, *scale_d, *amax_d;
+  int32_t aux_type, bias_type;
+  int8_t fast_accum;
+};
+_Static_assert(sizeof(struct desc) <= sizeof(cublasLtMatmulDescOpaque_t), "desc");
+
+struct preference {
+  uint32_t search_mode, reduction_mask, align_a, align_b, align_c, align_d;
+  uint64_t max_workspace, impl_mask;
+  float max_waves;
+};
+_Static_assert(sizeof(struct preference) <= sizeof(cublasLtMatmulPreferenceOpaque_t), "pref");
+
+/* An attribute: where it lives in our struct and its size, which the caller
+ * must give exactly (as NVIDIA's checks). */
+struct attribute {
+  int id;
+  size_t offset, size;
+};
+
+#define ATTR(id, type, field) {id, offsetof(type, field), sizeof(((type *)0)->field)}
+
+static const struct attribute layout_attributes[] = {
+    ATTR(CUBLASLT_MATRIX_LAYOUT_TYPE, struct layout, type),
+    ATTR(CUBLASLT_MATRIX_LAYOUT_ORDER, struct layout, order),
+    ATTR(CUBLASLT_MATRIX_LAYOUT_ROWS, struct layout, rows),
+    ATTR(CUBLASLT_MATRIX_LAYOUT_COLS, struct layout, cols),
+    ATTR(CUBLASLT_MATRIX_LAYOUT_LD, struct layout, ld),
+    ATTR(CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, struct layout, batch),
+    ATTR(CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, struct layout, stride),
+    ATTR(CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, struct layout, plane_offset),
+    {-1, 0, 0}};
+
+static const struct attribute desc_attributes[] = {
+    ATTR(CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, struct desc, compute),
+    ATTR(CUBLASLT_MATMUL_DESC_SCALE_TYPE, struct desc, scale),
+    ATTR(CUBLASLT_MATMUL_DESC_POINTER_MODE, struct desc, pointer_mode),
+    ATTR(CUBLASLT_MATMUL_DESC_TRANSA, struct desc, transa),
+    ATTR(CUBLASLT_MATMUL_DESC_TRANSB, struct desc, transb),
+    ATTR(CUBLASLT_MATMUL_DESC_TRANSC, struct desc, transc),
+    ATTR(CUBLASLT_MATMUL_DESC_FILL_MODE, struct desc, fill),
+    ATTR(CUBLASLT_MATMUL_DESC_EPILOGUE, struct desc, epilogue),
+    ATTR(CUBLASLT_MATMUL_DESC_BIAS_POINTER, struct desc, bias),
+    ATTR(CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, struct desc, bias_stride),
+    ATTR(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, struct desc, aux),
+    ATTR(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, struct desc, aux_ld),
+    ATTR(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE, struct desc, aux_stride),
+    ATTR(CUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE, struct desc, alpha_stride),
+    ATTR(CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, struct desc, sm_count),
+    ATTR(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, struct desc, scale_a),
+    ATTR(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, struct desc, scale_b),
+    ATTR(CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, struct desc, scale_c),
+    ATTR(CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, struct desc, scale_d),
+    ATTR(CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, struct desc, amax_d),
+    ATTR(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, struct desc, aux_type),
+    ATTR(CUBLASLT_MATMUL_DESC_FAST_ACCUM, struct desc, fast_accum),
+    ATTR(CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, struct desc, bias_type),
+    {-1, 0, 0}};
+
+static const struct attribute preference_attributes[] = {
+    ATTR(CUBLASLT_MATMUL_PREF_SEARCH_MODE, struct preference, search_mode),
+    ATTR(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, struct preference, max_workspace),
+    ATTR(CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, struct preference, reduction_mask),
+    ATTR(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, struct preference, align_a),
+    ATTR(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, struct preference, align_b),
+    ATTR(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, struct preference, align_c),
+    ATTR(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, struct preference, align_d),
+    ATTR(CUBLASLT_MATMUL_PREF_MAX_WAVES_COUNT, struct preference, max_waves),
+    ATTR(CUBLASLT_MATMUL_PREF_IMPL_MASK, struct preference, impl_mask),
+    {-1, 0, 0}};
+
+static const struct attribute *find_attribute(const struct attribute *table, int id) {
+  for (; table->id >= 0; ++table)
+    if (table->id == id)
+      return table;
+  return NULL;
+}
+
+static cublasStatus_t set_attribute(const struct attribute *table, void *object, int id,
+                                    const void *buf, size_t size) {
+  const struct attribute *a = find_attribute(table, id);
+  if (!object)
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!a || !buf || size != a->size)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  memcpy((char *)object + a->offset, buf, size);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+static cublasStatus_t get_attribute(const struct attribute *table, const void *object, int id,
+                                    void *buf, size_t size, size_t *written) {
+  const struct attribute *a = find_attribute(table, id);
+  if (!object)
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!a)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (size == 0 && written) { /* asks for the size */
+    *written = a->size;
+    return CUBLAS_STATUS_SUCCESS;
+  }
+  if (!buf || size < a->size)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  memcpy(buf, (const char *)object + a->offset, a->size);
+  if (written)
+    *written = a->size;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+/* -- the handle, versions --------------------------------------------------------- */
+
+cublasStatus_t IMPL(cublasLtCreate)(cublasLtHandle_t *handle) {
+  if (!handle)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  *handle = calloc(1, sizeof **handle);
+  return *handle ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_ALLOC_FAILED;
+}
+ABI_CHECK(cublasLtCreate);
+
+cublasStatus_t IMPL(cublasLtDestroy)(cublasLtHandle_t handle) {
+  if (!handle)
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  free(handle);
+  return CUBLAS_STATUS_SUCCESS;
+}
+ABI_CHECK(cublasLtDestroy);
+
+size_t IMPL_ALWAYS(cublasLtGetVersion)(void) {
+  return CUBLAS_VERSION;
+}
+ABI_CHECK_ALWAYS(cublasLtGetVersion);
+
+size_t IMPL_ALWAYS(cublasLtGetCudartVersion)(void) {
+  return CUDART_VERSION;
+}
+ABI_CHECK_ALWAYS(cublasLtGetCudartVersion);
+
+cublasStatus_t IMPL_ALWAYS(cublasLtGetProperty)(libraryPropertyType type, int *value) {
+  if (!value)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  switch (type) {
+  case MAJOR_VERSION:
+    *value = CUBLAS_VER_MAJOR;
+    return CUBLAS_STATUS_SUCCESS;
+  case MINOR_VERSION:
+    *value = CUBLAS_VER_MINOR;
+    return CUBLAS_STATUS_SUCCESS;
+  case PATCH_LEVEL:
+    *value = CUBLAS_VER_PATCH;
+    return CUBLAS_STATUS_SUCCESS;
+  default:
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
+}
+ABI_CHECK_ALWAYS(cublasLtGetProperty);
+
+const char *IMPL_ALWAYS(cublasLtGetStatusName)(cublasStatus_t status) {
+  return zmlir_status_name(status);
+}
+ABI_CHECK_ALWAYS(cublasLtGetStatusName);
+
+const char *IMPL_ALWAYS(cublasLtGetStatusString)(cublasStatus_t status) {
+  return zmlir_status_string(status);
+}
+ABI_CHECK_ALWAYS(cublasLtGetStatusString);
+
+/* -- matrix layouts ----------------------------------------------------------------- */
+
+cublasStatus_t IMPL(cublasLtMatrixLayoutInit_internal)(cublasLtMatrixLayout_t layout, size_t size,
+                                                       cudaDataType type, uint64_t rows,
+                                                       uint64_t cols, int64_t ld) {
+  if (!layout || size < sizeof(struct layout))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  struct layout *l = (struct layout *)layout;
+  memset(layout, 0, size);
+  l->type = type, l->order = CUBLASLT_ORDER_COL, l->rows = rows, l->cols = cols, l->ld = ld;
+  l->batch = 1;
+  return CUBLAS_STATUS_SUCCESS;
+}
+ABI_CHECK(cublasLtMatrixLayoutInit_internal);
+
+cublasStatus_t IMPL(cublasLtMatrixLayoutCreate)(cublasLtMatrixLayout_t *layout, cudaDataType type,
+                                                uint64_t rows, uint64_t cols, int64_t ld) {
+  if (!layout)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  cublasLtMatrixLayout_t l = malloc(sizeof *l);
+  if (!l)
+    return CUBLAS_STATUS_ALLOC_FAILED;
+  IMPL(cublasLtMatrixLayoutInit_internal)(l, sizeof *l, type, rows, cols, ld);
+  *layout = l;
+  return CUBLAS_STATUS_SUCCESS;
+}
+ABI_CHECK(cublasLtMatrixLayoutCreate);
+
+cublasStatus_t IMPL(cublasLtMatrixLayoutDestroy)(cublasLtMatrixLayout_t layout) {
+  free(layout);
+  return CUBLAS_STATUS_SUCCESS;
+}
+ABI_CHECK(cublasLtMatrixLayoutDestroy);
+
+cublasStatus_t IMPL(cublasLtMatrixLayoutSetAttribute)(cublasLtMatrixLayout_t layout,
+                                                      cublasLtMatrixLayoutAttribute_t attr,
+                                                      const void *buf, size_t size) {
+  return set_attribute(layout_attributes, layout, attr, buf, size);
+}
+ABI_CHECK(cublasLtMatrixLayoutSetAttribute);
+
+cublasStatus_t IMPL(cublasLtMatrixLayoutGetAttribute)(cublasLtMatrixLayout_t layout,
+                                                      cublasLtMatrixLayoutAttribute_t attr,
+                                                      void *buf, size_t size, size_t *written) {
+  return get_attribute(layout_attributes, layout, attr, buf, size, written);
+}
+ABI_CHECK(cublasLtMatrixLayoutGetAttribute);
+
+/* -- matmul descriptors -------------------------------------------------------------- */
+
+cublasStatus_t IMPL(cublasLtMatmulDescInit_internal)(cublasLtMatmulDesc_t desc, size_t size,
+                                                     cublasComputeType_t compute,
+                                                     cudaDataType_t scale) {
+  if (!desc || size < sizeof(struct desc))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  memset(desc, 0, size);
+  struct desc *d = (struct desc *)desc;
+  d->compute = compute, d->scale = scale, d->pointer_mode = CUBLASLT_POINTER_MODE_HOST;
+  d->transa = d->transb = d->transc = CUBLAS_OP_N;
+  d->fill = CUBLAS_FILL_MODE_FULL;
+  d->epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+  d->aux_type = d->bias_type = -1; /* unset: D's type */
+  return CUBLAS_STATUS_SUCCESS;
+}
+ABI_CHECK(cublasLtMatmulDescInit_internal);
+
+cublasStatus_t IMPL(cublasLtMatmulDescCreate)(cublasLtMatmulDesc_t *desc,
+                                              cublasComputeType_t compute, cudaDataType_t scale) {
+  if (!desc)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  cublasLtMatmulDesc_t d = malloc(sizeof *d);
+  if (!d)
+    return CUBLAS_STATUS_ALLOC_FAILED;
+  IMPL(cublasLtMatmulDescInit_internal)(d, sizeof *d, compute, scale);
+  *desc = d;
+  return CUBLAS_STATUS_SUCCESS;
+}
+ABI_CHECK(cublasLtMatmulDescCreate);
+
+cublasStatus_t IMPL(cublasLtMatmulDescDestroy)(cublasLtMatmulDesc_t desc) {
+  free(desc);
+  return CUBLAS_STATUS_SUCCESS;
+}
+ABI_CHECK(cublasLtMatmulDescDestroy);
+
+cublasStatus_t IMPL(cublasLtMatmulDescSetAttribute)(cublasLtMatmulDesc_t desc,
+                                                    cublasLtMatmulDescAttributes_t attr,
+                                                    const void *buf, size_t size) {
+  return set_attribute(desc_attributes, desc, attr, buf, size);
+}
+ABI_CHECK(cublasLtMatmulDescSetAttribute);
+
+cublasStatus_t IMPL(cublasLtMatmulDescGetAttribute)(cublasLtMatmulDesc_t desc,
+                                                    cublasLtMatmulDescAttributes_t attr, void *buf,
+                                                    size_t size, size_t *written) {
+  return get_attribute(desc_attributes, desc, attr, buf, size, written);
+}
+ABI_CHECK(cublasLtMatmulDescGetAttribute);
+
+/* -- preferences ---------------------------------------------------------------------- */
+
+cublasStatus_t IMPL(cublasLtMatmulPreferenceInit_internal)(cublasLtMatmulPreference_t pref,
+                                                           size_t size) {
+  if (!pref || size < sizeof(struct preference))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  memset(pref, 0, size);
+  ((struct preference *)pref)->impl_mask = ~0ull;
+  return CUBLAS_STATUS_SUCCESS;
+}
+ABI_CHECK(cublasLtMatmulPreferenceInit_internal);
+
+cublasStatus_t IMPL(cublasLtMatmulPreferenceCreate)(cublasLtMatmulPreference_t *pref) {
+  if (!pref)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  cublasLtMatmulPreference_t p = malloc(sizeof *p);
+  if (!p)
+    return CUBLAS_STATUS_ALLOC_FAILED;
+  IMPL(cublasLtMatmulPreferenceInit_internal)(p, sizeof *p);
+  *pref = p;
+  return CUBLAS_STATUS_SUCCESS;
+}
+ABI_CHECK(cublasLtMatmulPreferenceCreate);
+
+cublasStatus_t IMPL(cublasLtMatmulPreferenceDestroy)(cublasLtMatmulPreference_t pref) {
+  free(pref);
+  return CUBLAS_STATUS_SUCCESS;
+}
+ABI_CHECK(cublasLtMatmulPreferenceDestroy);
+
+cublasStatus_t IMPL(cublasLtMatmulPreferenceSetAttribute)(cublasLtMatmulPreference_t pref,
+                                                          cublasLtMatmulPreferenceAttributes_t attr,
+                                                          const void *buf, size_t size) {
+  return set_attribute(preference_attributes, pref, attr, buf, size);
+}
+ABI_CHECK(cublasLtMatmulPreferenceSetAttribute);
+
+cublasStatus_t IMPL(cublasLtMatmulPreferenceGetAttribute)(cublasLtMatmulPreference_t pref,
+                                                          cublasLtMatmulPreferenceAttributes_t attr,
+                                                          void *buf, size_t size, size_t *written) {
+  return get_attribute(preference_attributes, pref, attr, buf, size, written);
+}
+ABI_CHECK(cublasLtMatmulPreferenceGetAttribute);
+
+/* -- matmul ----------------------------------------------------------------------------- */
+
+/* The epilogues we compute (zmlir_epilogue_flags), or -1. */
+static int epilogue_flags(uint32_t epilogue) {
+  switch (epilogue) {
+  case CUBLASLT_EPILOGUE_DEFAULT:
+    return 0;
+  case CUBLASLT_EPILOGUE_BIAS:
+    return ZMLIR_EPI_BIAS;
+  case CUBLASLT_EPILOGUE_RELU:
+    return ZMLIR_EPI_RELU;
+  case CUBLASLT_EPILOGUE_RELU_BIAS:
+    return ZMLIR_EPI_RELU | ZMLIR_EPI_BIAS;
+  case CUBLASLT_EPILOGUE_GELU:
+    return ZMLIR_EPI_GELU;
+  case CUBLASLT_EPILOGUE_GELU_BIAS:
+    return ZMLIR_EPI_GELU | ZMLIR_EPI_BIAS;
+  case CUBLASLT_EPILOGUE_GELU_AUX:
+    return ZMLIR_EPI_GELU | ZMLIR_EPI_AUX;
+  case CUBLASLT_EPILOGUE_GELU_AUX_BIAS:
+    return ZMLIR_EPI_GELU | ZMLIR_EPI_AUX | ZMLIR_EPI_BIAS;
+  case CUBLASLT_EPILOGUE_BGRADB:
+    return ZMLIR_EPI_BGRADB;
+  default: /* RELU_AUX's bit mask, the gradients DRELU, DGELU, BGRADA */
+    return -1;
+  }
+}
+
+static int compute_supported(int32_t compute, int32_t scale) {
+  switch (compute) {
+  case CUBLAS_COMPUTE_32F:
+  case CUBLAS_COMPUTE_32F_PEDANTIC:
+  case CUBLAS_COMPUTE_32F_FAST_16F:
+  case CUBLAS_COMPUTE_32F_FAST_16BF:
+  case CUBLAS_COMPUTE_32F_FAST_TF32:
+    return scale == CUDA_R_32F;
+  case CUBLAS_COMPUTE_64F:
+  case CUBLAS_COMPUTE_64F_PEDANTIC:
+    return scale == CUDA_R_64F;
+  case CUBLAS_COMPUTE_16F:
+  case CUBLAS_COMPUTE_16F_PEDANTIC:
+    return scale == CUDA_R_16F;
+  default:
+    return 0;
+  }
+}
+
+/* The problem's checks (INVALID_VALUE: shapes that do not fit together;
+ * NOT_SUPPORTED: what the host route does not compute), and its sizes. */
+static cublasStatus_t check(const struct desc *d, const struct layout *a, const struct layout *b,
+                            const struct layout *c, const struct layout *dl, int64_t *m, int64_t *n,
+                            int64_t *k) {
+  if (!d || !a || !b || !c || !dl)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  *m = (int64_t)dl->rows, *n = (int64_t)dl->cols;
+  *k = (int64_t)(d->transa == CUBLAS_OP_N ? a->cols : a->rows);
+  uint64_t a_m = d->transa == CUBLAS_OP_N ? a->rows : a->cols;
+  uint64_t b_k = d->transb == CUBLAS_OP_N ? b->rows : b->cols;
+  uint64_t b_n = d->transb == CUBLAS_OP_N ? b->cols : b->rows;
+  if (a_m != dl->rows || b_k != (uint64_t)*k || b_n != dl->cols || c->rows != dl->rows ||
+      c->cols != dl->cols)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  const struct layout *all[] = {a, b, c, dl};
+  for (int i = 0; i < 4; ++i) {
+    if (all[i]->ld < (int64_t)(all[i]->rows > 1 ? all[i]->rows : 1))
+      return CUBLAS_STATUS_INVALID_VALUE;
+    if (all[i]->order != CUBLASLT_ORDER_COL || !zmlir_type_supported(all[i]->type) ||
+        all[i]->plane_offset)
+      return CUBLAS_STATUS_NOT_SUPPORTED;
+    if (all[i]->batch != dl->batch)
+      return CUBLAS_STATUS_INVALID_VALUE;
+  }
+  if (!compute_supported(d->compute, d->scale) || epilogue_flags(d->epilogue) < 0 ||
+      d->transc != CUBLAS_OP_N || d->scale_a || d->scale_b || d->scale_c || d->scale_d ||
+      d->amax_d ||
+      (d->pointer_mode != CUBLASLT_POINTER_MODE_HOST &&
+       d->pointer_mode != CUBLASLT_POINTER_MODE_DEVICE))
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t
+IMPL(cublasLtMatmulAlgoGetHeuristic)(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
+                                     cublasLtMatrixLayout_t a, cublasLtMatrixLayout_t b,
+                                     cublasLtMatrixLayout_t c, cublasLtMatrixLayout_t d,
+                                     cublasLtMatmulPreference_t pref, int requested,
+                                     cublasLtMatmulHeuristicResult_t results[], int *count) {
+  (void)pref;
+  if (!handle)
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (requested <= 0 || !results || !count)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  int64_t m, n, k;
+  cublasStatus_t status = check((struct desc *)desc, (struct layout *)a, (struct layout *)b,
+                                (struct layout *)c, (struct layout *)d, &m, &n, &k);
+  *count = 0;
+  if (status != CUBLAS_STATUS_SUCCESS)
+    return status == CUBLAS_STATUS_INVALID_VALUE ? status : CUBLAS_STATUS_NOT_SUPPORTED;
+  memset(&results[0], 0, sizeof results[0]);
+  results[0].algo.data[0] = 1; /* the host BLAS */
+  results[0].workspaceSize = 0;
+  results[0].state = CUBLAS_STATUS_SUCCESS;
+  results[0].wavesCount = 1.0f;
+  *count = 1;
+  return CUBLAS_STATUS_SUCCESS;
+}
+ABI_CHECK(cublasLtMatmulAlgoGetHeuristic);
+
+static struct zmlir_operand lt_operand(const void *ptr, const struct layout *l) {
+  struct zmlir_operand o = {ptr, NULL, l->type, l->ld, l->batch > 1 ? l->stride : 0};
+  return o;
+}
+
+cublasStatus_t IMPL(cublasLtMatmul)(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
+                                    const void *alpha, const void *A, cublasLtMatrixLayout_t adesc,
+                                    const void *B, cublasLtMatrixLayout_t bdesc, const void *beta,
+                                    const void *C, cublasLtMatrixLayout_t cdesc, void *D,
+                                    cublasLtMatrixLayout_t ddesc, const cublasLtMatmulAlgo_t *algo,
+                                    void *workspace, size_t workspace_bytes, cudaStream_t stream) {
+  (void)algo, (void)workspace, (void)workspace_bytes;
+  if (!handle)
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  const struct desc *d = (const struct desc *)desc;
+  const struct layout *a = (const struct layout *)adesc, *b = (const struct layout *)bdesc,
+                      *c = (const struct layout *)cdesc, *dl = (const struct layout *)ddesc;
+  int64_t m, n, k;
+  cublasStatus_t status = check(d, a, b, c, dl, &m, &n, &k);
+  if (status != CUBLAS_STATUS_SUCCESS)
+    return status;
+  if (!alpha || !beta)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  int flags = epilogue_flags(d->epilogue);
+  if (((flags & (ZMLIR_EPI_BIAS | ZMLIR_EPI_BGRADB)) && !d->bias) ||
+      ((flags & ZMLIR_EPI_AUX) && (!d->aux || d->aux_ld < (m > 1 ? m : 1))))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  struct zmlir_gemm *g = calloc(1, sizeof *g);
+  if (!g)
+    return CUBLAS_STATUS_ALLOC_FAILED;
+  g->transa = d->transa, g->transb = d->transb;
+  g->m = m, g->n = n, g->k = k, g->batch = dl->batch > 0 ? dl->batch : 1;
+  g->a = lt_operand(A, a), g->b = lt_operand(B, b), g->c = lt_operand(C, c);
+  g->d = lt_operand(D, dl);
+  g->scale_type = d->scale;
+  int device = d->pointer_mode == CUBLASLT_POINTER_MODE_DEVICE;
+  zmlir_scalar_set(&g->alpha, alpha, zmlir_type_size(d->scale), device);
+  zmlir_scalar_set(&g->beta, beta, zmlir_type_size(d->scale), device);
+  g->epilogue = flags;
+  g->bias = d->bias;
+  g->bias_type = d->bias_type >= 0 ? (cudaDataType_t)d->bias_type : dl->type;
+  g->bias_stride = d->bias_stride;
+  struct zmlir_operand aux = {d->aux, NULL,
+                              d->aux_type >= 0 ? (cudaDataType_t)d->aux_type : dl->type, d->aux_ld,
+                              d->aux_stride};
+  g->aux = aux;
+  if (!zmlir_type_supported(g->bias_type) || !zmlir_type_supported(g->aux.type)) {
+    free(g);
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
+  return zmlir_gemm_submit((CUstream)stream, g);
+}
+ABI_CHECK(cublasLtMatmul);
+
+/* -- the NVIDIA route: our stream handles mean nothing to NVIDIA's driver ---------- */
+
+cublasStatus_t NVIDIA_WRAPPER(cublasLtMatmul)(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
+                                              const void *alpha, const void *A,
+                                              cublasLtMatrixLayout_t adesc, const void *B,
+                                              cublasLtMatrixLayout_t bdesc, const void *beta,
+                                              const void *C, cublasLtMatrixLayout_t cdesc, void *D,
+                                              cublasLtMatrixLayout_t ddesc,
+                                              const cublasLtMatmulAlgo_t *algo, void *workspace,
+                                              size_t workspace_bytes, cudaStream_t stream) {
+  (void)stream; /* the passthrough's launches are all in NVIDIA's legacy default stream */
+  __typeof__(&cublasLtMatmul) real = zmlir_nvidia_symbol("cublasLtMatmul");
+  return real ? real(handle, desc, alpha, A, adesc, B, bdesc, beta, C, cdesc, D, ddesc, algo,
+                     workspace, workspace_bytes, NULL)
+              : CUBLAS_STATUS_NOT_SUPPORTED;
+}

@@ -1,0 +1,344 @@
+/* The host route's engine: jobs in stream order, and the GEMM on the host BLAS.
+ *
+ * Ordering: a job is a host function enqueued in the call's stream
+ * (cuLaunchHostFunc), so it runs after the work already in that stream and
+ * before the work enqueued after it, and a stream capture records it like
+ * NVIDIA's kernels (a graph replays it). Synchronising the stream and calling
+ * the BLAS at once would order it too, but is not allowed while capturing.
+ * Device memory is host memory on this route (USM), so the BLAS works on the
+ * application's pointers in place. */
+#include "engine.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cblas.h>
+
+#define ZMLIR_CAT2(a, b) a##b
+#define ZMLIR_CAT(a, b) ZMLIR_CAT2(a, b)
+#define CBLAS(name) ZMLIR_CAT(ZMLIR_BLAS_PREFIX, ZMLIR_CAT(cblas_, name))
+
+static void CUDA_CB run_job(void *data) {
+  struct zmlir_job *job = data;
+  int keep = job->keep;
+  job->run(job);
+  if (!keep)
+    free(job);
+}
+
+cublasStatus_t zmlir_submit(CUstream stream, struct zmlir_job *job, int wait) {
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (cuStreamIsCapturing(stream, &status) != CUDA_SUCCESS)
+    status = CU_STREAM_CAPTURE_STATUS_NONE;
+  /* A captured job belongs to the graph from now on, which may replay it. */
+  int captured = status != CU_STREAM_CAPTURE_STATUS_NONE;
+  job->keep = captured;
+  if (cuLaunchHostFunc(stream, run_job, job) != CUDA_SUCCESS) {
+    free(job);
+    return CUBLAS_STATUS_EXECUTION_FAILED;
+  }
+  if (wait && !captured && cuStreamSynchronize(stream) != CUDA_SUCCESS)
+    return CUBLAS_STATUS_EXECUTION_FAILED;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+void zmlir_scalar_set(struct zmlir_scalar *s, const void *pointer, size_t size, int device) {
+  if (device) {
+    s->at = pointer;
+  } else {
+    memcpy(s->bytes, pointer, size);
+    s->at = s->bytes;
+  }
+}
+
+/* -- status strings (cuBLAS and cuBLASLt share them) ------------------------------ */
+
+const char *zmlir_status_name(cublasStatus_t status) {
+  switch (status) {
+  case CUBLAS_STATUS_SUCCESS:
+    return "CUBLAS_STATUS_SUCCESS";
+  case CUBLAS_STATUS_NOT_INITIALIZED:
+    return "CUBLAS_STATUS_NOT_INITIALIZED";
+  case CUBLAS_STATUS_ALLOC_FAILED:
+    return "CUBLAS_STATUS_ALLOC_FAILED";
+  case CUBLAS_STATUS_INVALID_VALUE:
+    return "CUBLAS_STATUS_INVALID_VALUE";
+  case CUBLAS_STATUS_ARCH_MISMATCH:
+    return "CUBLAS_STATUS_ARCH_MISMATCH";
+  case CUBLAS_STATUS_MAPPING_ERROR:
+    return "CUBLAS_STATUS_MAPPING_ERROR";
+  case CUBLAS_STATUS_EXECUTION_FAILED:
+    return "CUBLAS_STATUS_EXECUTION_FAILED";
+  case CUBLAS_STATUS_INTERNAL_ERROR:
+    return "CUBLAS_STATUS_INTERNAL_ERROR";
+  case CUBLAS_STATUS_NOT_SUPPORTED:
+    return "CUBLAS_STATUS_NOT_SUPPORTED";
+  case CUBLAS_STATUS_LICENSE_ERROR:
+    return "CUBLAS_STATUS_LICENSE_ERROR";
+  default:
+    return "<unknown>";
+  }
+}
+
+const char *zmlir_status_string(cublasStatus_t status) {
+  switch (status) {
+  case CUBLAS_STATUS_SUCCESS:
+    return "success";
+  case CUBLAS_STATUS_NOT_INITIALIZED:
+    return "the library was not initialized";
+  case CUBLAS_STATUS_ALLOC_FAILED:
+    return "the resource allocation failed";
+  case CUBLAS_STATUS_INVALID_VALUE:
+    return "an invalid numeric value was used as an argument";
+  case CUBLAS_STATUS_ARCH_MISMATCH:
+    return "an absent device architectural feature is required";
+  case CUBLAS_STATUS_MAPPING_ERROR:
+    return "an access to GPU memory space failed";
+  case CUBLAS_STATUS_EXECUTION_FAILED:
+    return "the GPU program failed to execute";
+  case CUBLAS_STATUS_INTERNAL_ERROR:
+    return "an internal operation failed";
+  case CUBLAS_STATUS_NOT_SUPPORTED:
+    return "the functionality requested is not supported";
+  case CUBLAS_STATUS_LICENSE_ERROR:
+    return "error detected trying to check the license";
+  default:
+    return "<unknown>";
+  }
+}
+
+/* -- 16-bit floats ------------------------------------------------------------ */
+
+static float bf16_to_f32(uint16_t bits) {
+  uint32_t word = (uint32_t)bits << 16;
+  float value;
+  memcpy(&value, &word, sizeof value);
+  return value;
+}
+
+/* Round to nearest even; a NaN is NVIDIA's canonical 0x7fff. */
+static uint16_t f32_to_bf16(float value) {
+  uint32_t word;
+  memcpy(&word, &value, sizeof word);
+  if (isnan(value))
+    return 0x7fff;
+  word += 0x7fff + ((word >> 16) & 1);
+  return (uint16_t)(word >> 16);
+}
+
+static float load(const void *base, cudaDataType_t type, int64_t index) {
+  switch (type) {
+  case CUDA_R_32F:
+    return ((const float *)base)[index];
+  case CUDA_R_64F:
+    return (float)((const double *)base)[index];
+  case CUDA_R_16F:
+    return (float)((const _Float16 *)base)[index];
+  case CUDA_R_16BF:
+    return bf16_to_f32(((const uint16_t *)base)[index]);
+  default:
+    return 0;
+  }
+}
+
+static void store(void *base, cudaDataType_t type, int64_t index, float value) {
+  switch (type) {
+  case CUDA_R_32F:
+    ((float *)base)[index] = value;
+    break;
+  case CUDA_R_64F:
+    ((double *)base)[index] = value;
+    break;
+  case CUDA_R_16F:
+    ((_Float16 *)base)[index] = (_Float16)value;
+    break;
+  case CUDA_R_16BF:
+    ((uint16_t *)base)[index] = f32_to_bf16(value);
+    break;
+  default:
+    break;
+  }
+}
+
+double zmlir_scalar_value(const struct zmlir_scalar *s, cudaDataType_t type) {
+  if (type == CUDA_R_64F)
+    return *(const double *)s->at;
+  return load(s->at, type, 0);
+}
+
+int zmlir_type_supported(cudaDataType_t type) {
+  return type == CUDA_R_32F || type == CUDA_R_64F || type == CUDA_R_16F || type == CUDA_R_16BF;
+}
+
+size_t zmlir_type_size(cudaDataType_t type) {
+  switch (type) {
+  case CUDA_R_64F:
+    return 8;
+  case CUDA_R_32F:
+    return 4;
+  case CUDA_R_16F:
+  case CUDA_R_16BF:
+    return 2;
+  default:
+    return 0;
+  }
+}
+
+/* -- GEMM ---------------------------------------------------------------------- */
+
+static const void *batch_at(const struct zmlir_operand *o, int64_t b) {
+  if (o->array)
+    return o->array[b];
+  return (const char *)o->ptr + b * o->stride * (int64_t)zmlir_type_size(o->type);
+}
+
+/* A rows x cols matrix as packed f32 (leading dimension rows). */
+static float *packed_f32(const void *src, cudaDataType_t type, int64_t rows, int64_t cols,
+                         int64_t ld) {
+  float *out = malloc((size_t)(rows * cols > 0 ? rows * cols : 1) * sizeof *out);
+  if (!out)
+    return NULL;
+  for (int64_t j = 0; j < cols; ++j)
+    for (int64_t i = 0; i < rows; ++i)
+      out[j * rows + i] = load(src, type, j * ld + i);
+  return out;
+}
+
+static CBLAS_TRANSPOSE blas_op(cublasOperation_t op) {
+  return op == CUBLAS_OP_N ? CblasNoTrans : CblasTrans;
+}
+
+/* GELU's tanh form, as cuBLASLt's epilogue computes it. */
+static float gelu(float x) {
+  const float s = 0.7978845608028654f; /* sqrt(2 / pi) */
+  return 0.5f * x * (1.0f + tanhf(s * (x + 0.044715f * x * x * x)));
+}
+
+static void epilogue(const struct zmlir_gemm *g, int64_t b, float *d, int64_t ldd) {
+  const void *bias = g->bias ? (const char *)g->bias +
+                                   b * g->bias_stride * (int64_t)zmlir_type_size(g->bias_type)
+                             : NULL;
+  void *aux = g->aux.ptr ? (void *)batch_at(&g->aux, b) : NULL;
+  for (int64_t j = 0; j < g->n; ++j) {
+    for (int64_t i = 0; i < g->m; ++i) {
+      float v = d[j * ldd + i];
+      if ((g->epilogue & ZMLIR_EPI_BIAS) && bias)
+        v += load(bias, g->bias_type, i);
+      if ((g->epilogue & ZMLIR_EPI_AUX) && aux)
+        store(aux, g->aux.type, j * g->aux.ld + i, v);
+      if (g->epilogue & ZMLIR_EPI_GELU)
+        v = gelu(v);
+      if (g->epilogue & ZMLIR_EPI_RELU)
+        v = v > 0 ? v : 0;
+      d[j * ldd + i] = v;
+    }
+  }
+}
+
+/* The bias gradient of BGRADB: the sum of op(B) over k, one per column of D. */
+static void bias_gradient_b(const struct zmlir_gemm *g, int64_t b, const float *bf, int64_t ldb) {
+  void *bias = (char *)g->bias + b * g->bias_stride * (int64_t)zmlir_type_size(g->bias_type);
+  for (int64_t j = 0; j < g->n; ++j) {
+    float sum = 0;
+    for (int64_t l = 0; l < g->k; ++l)
+      sum += g->transb == CUBLAS_OP_N ? bf[j * ldb + l] : bf[l * ldb + j];
+    store(bias, g->bias_type, j, sum);
+  }
+}
+
+static void gemm_f64(struct zmlir_gemm *g) {
+  double alpha = zmlir_scalar_value(&g->alpha, g->scale_type);
+  double beta = zmlir_scalar_value(&g->beta, g->scale_type);
+  for (int64_t b = 0; b < g->batch; ++b) {
+    double *d = (double *)batch_at(&g->d, b);
+    const double *c = batch_at(&g->c, b);
+    if (beta != 0 && c != d)
+      for (int64_t j = 0; j < g->n; ++j)
+        memcpy(d + j * g->d.ld, c + j * g->c.ld, (size_t)g->m * sizeof *d);
+    CBLAS(dgemm)(CblasColMajor, blas_op(g->transa), blas_op(g->transb), (int)g->m, (int)g->n,
+                 (int)g->k, alpha, batch_at(&g->a, b), (int)g->a.ld, batch_at(&g->b, b),
+                 (int)g->b.ld, beta, d, (int)g->d.ld);
+  }
+}
+
+static void gemm_f32(struct zmlir_gemm *g) {
+  float alpha = (float)zmlir_scalar_value(&g->alpha, g->scale_type);
+  float beta = (float)zmlir_scalar_value(&g->beta, g->scale_type);
+  int64_t arows = g->transa == CUBLAS_OP_N ? g->m : g->k;
+  int64_t acols = g->transa == CUBLAS_OP_N ? g->k : g->m;
+  int64_t brows = g->transb == CUBLAS_OP_N ? g->k : g->n;
+  int64_t bcols = g->transb == CUBLAS_OP_N ? g->n : g->k;
+  for (int64_t b = 0; b < g->batch; ++b) {
+    const void *a = batch_at(&g->a, b), *bm = batch_at(&g->b, b), *c = batch_at(&g->c, b);
+    void *d = (void *)batch_at(&g->d, b);
+    float *af = NULL, *bf = NULL, *t = NULL;
+    const float *ap = a, *bp = bm;
+    int64_t lda = g->a.ld, ldb = g->b.ld;
+    if (g->a.type != CUDA_R_32F) {
+      ap = af = packed_f32(a, g->a.type, arows, acols, g->a.ld);
+      lda = arows > 1 ? arows : 1;
+    }
+    if (g->b.type != CUDA_R_32F) {
+      bp = bf = packed_f32(bm, g->b.type, brows, bcols, g->b.ld);
+      ldb = brows > 1 ? brows : 1;
+    }
+    float *dp = d;
+    int64_t ldd = g->d.ld;
+    if (g->d.type != CUDA_R_32F) {
+      /* Computed in f32, rounded once into D. */
+      dp = t = beta != 0 ? packed_f32(c, g->c.type, g->m, g->n, g->c.ld)
+                         : calloc((size_t)(g->m * g->n > 0 ? g->m * g->n : 1), sizeof *t);
+      ldd = g->m > 1 ? g->m : 1;
+    } else if (beta != 0 && c != d) {
+      for (int64_t j = 0; j < g->n; ++j)
+        for (int64_t i = 0; i < g->m; ++i)
+          dp[j * ldd + i] = load(c, g->c.type, j * g->c.ld + i);
+    }
+    if ((g->a.type != CUDA_R_32F && !af) || (g->b.type != CUDA_R_32F && !bf) ||
+        (g->d.type != CUDA_R_32F && !t)) {
+      free(af), free(bf), free(t);
+      continue; /* out of host memory: D is left as it was */
+    }
+    CBLAS(sgemm)(CblasColMajor, blas_op(g->transa), blas_op(g->transb), (int)g->m, (int)g->n,
+                 (int)g->k, alpha, ap, (int)lda, bp, (int)ldb, beta, dp, (int)ldd);
+    if (g->epilogue & ~ZMLIR_EPI_BGRADB)
+      epilogue(g, b, dp, ldd);
+    if ((g->epilogue & ZMLIR_EPI_BGRADB) && g->bias)
+      bias_gradient_b(g, b, bp, ldb);
+    if (t) {
+      for (int64_t j = 0; j < g->n; ++j)
+        for (int64_t i = 0; i < g->m; ++i)
+          store(d, g->d.type, j * g->d.ld + i, t[j * ldd + i]);
+    }
+    free(af), free(bf), free(t);
+  }
+}
+
+static void gemm_run(struct zmlir_job *job) {
+  struct zmlir_gemm *g = (struct zmlir_gemm *)job;
+  if (g->m <= 0 || g->n <= 0)
+    return;
+  if (g->d.type == CUDA_R_64F)
+    gemm_f64(g);
+  else
+    gemm_f32(g);
+}
+
+cublasStatus_t zmlir_gemm_submit(CUstream stream, struct zmlir_gemm *g) {
+  int f64 = g->d.type == CUDA_R_64F;
+  const struct zmlir_operand *operands[] = {&g->a, &g->b, &g->c, &g->d};
+  for (size_t i = 0; i < 4; ++i) {
+    cudaDataType_t type = operands[i]->type;
+    if (!zmlir_type_supported(type) || (type == CUDA_R_64F) != f64) {
+      free(g);
+      return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+  }
+  if (g->m == 0 || g->n == 0 || g->batch == 0) {
+    free(g);
+    return CUBLAS_STATUS_SUCCESS;
+  }
+  g->job.run = gemm_run;
+  return zmlir_submit(stream, &g->job, 0);
+}
