@@ -161,6 +161,51 @@ llvm::Error zmlir::narrowSPIRVZExtOfTrunc(gpu::GPUModuleOp, llvm::Module &module
   return llvm::Error::success();
 }
 
+/// The strictest alignment LLVM 22's SPIR-V backend writes correctly on an
+/// OpVariable: it keeps an alloca's alignment in 8 signed bits, so 128
+/// became 4294967168 and 256 and above 0 (an invalid module to Intel's
+/// OpenCL compiler: "Invalid alignment value").
+static constexpr uint64_t kMaxVariableAlignment = 64;
+
+/// Each alloca aligned to more than kMaxVariableAlignment (PTX's `.local
+/// .align 128` arrays, numba's `cuda.local.array(alignment=256)`) becomes
+/// one of `align - 64` more bytes aligned to 64, and its uses take the first
+/// address in it aligned as asked: the alloca plus `-address & (align - 1)`
+/// bytes (a GEP, so the pointer keeps its provenance).
+llvm::Error zmlir::realignSPIRVAllocas(gpu::GPUModuleOp, llvm::Module &module) {
+  llvm::SmallVector<llvm::AllocaInst *> allocas;
+  for (llvm::Function &function : module)
+    for (llvm::Instruction &inst : llvm::instructions(function))
+      if (auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst))
+        if (alloca->getAlign().value() > kMaxVariableAlignment)
+          allocas.push_back(alloca);
+  const llvm::DataLayout &layout = module.getDataLayout();
+  for (llvm::AllocaInst *alloca : allocas) {
+    std::optional<llvm::TypeSize> size = alloca->getAllocationSize(layout);
+    if (!size || size->isScalable())
+      return llvm::createStringError("unsupported alloca of a variable size aligned to " +
+                                     llvm::Twine(alloca->getAlign().value()) + " bytes in '" +
+                                     alloca->getFunction()->getName() +
+                                     "' (SPIR-V variables align to at most " +
+                                     llvm::Twine(kMaxVariableAlignment) + ")");
+    uint64_t align = alloca->getAlign().value();
+    llvm::IRBuilder<> b(alloca);
+    llvm::Type *i64 = b.getInt64Ty();
+    auto *raw = b.CreateAlloca(
+        llvm::ArrayType::get(b.getInt8Ty(), size->getFixedValue() + align - kMaxVariableAlignment),
+        alloca->getAddressSpace(), nullptr);
+    raw->setAlignment(llvm::Align(kMaxVariableAlignment));
+    b.SetInsertPoint(alloca);
+    llvm::Value *address = b.CreatePtrToInt(raw, i64);
+    llvm::Value *pad = b.CreateAnd(b.CreateNeg(address), llvm::ConstantInt::get(i64, align - 1));
+    llvm::Value *aligned = b.CreateInBoundsGEP(b.getInt8Ty(), raw, pad);
+    aligned->takeName(alloca);
+    alloca->replaceAllUsesWith(aligned);
+    alloca->eraseFromParent();
+  }
+  return llvm::Error::success();
+}
+
 //===----------------------------------------------------------------------===//
 // bf16 as 16-bit integers
 //===----------------------------------------------------------------------===//
