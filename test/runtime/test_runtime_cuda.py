@@ -728,24 +728,34 @@ def test_managed_variables(libdir: str, backend: str, fake_nvidia_driver: Path) 
         assert r["plain"] == [0, 8]
 
 
-def test_library_that_does_not_compile_fails_at_first_use(libdir: str) -> None:
-    # cudart loads every fatbin at start-up: a library we cannot compile
-    # loads, is reported, and each use of it returns CUDA_ERROR_INVALID_PTX.
+def test_kernel_that_does_not_compile_fails_at_its_first_use(libdir: str) -> None:
+    # cudart loads every fatbin at start-up: a library whose kernel we
+    # cannot lower (valid PTX) loads, the kernel is reported, and fails
+    # (CUDA_ERROR_INVALID_PTX) at its launch; a module's, at
+    # cuModuleGetFunction (runtime/cuda/parted.py).
     script = _FAST[:_FAST.index("r = {}")] + textwrap.dedent("""
         BAD = PTX.replace(b"mov.u32 %r2, %tid.x;", b"mov.u32 %r2, %envreg3;")
         assert lib.cuInit(0) == 0
+        ctx = ctypes.c_void_p()
+        assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+        assert lib.cuCtxSetCurrent(ctx) == 0
         r = {}
         library, k = ctypes.c_void_p(), ctypes.c_void_p()
         r["load"] = lib.cuLibraryLoadData(ctypes.byref(library), BAD, None, None, 0, None,
                                           None, 0)
         r["kernel"] = lib.cuLibraryGetKernel(ctypes.byref(k), library, b"add_scalar")
-        r["module"] = lib.cuLibraryGetModule(ctypes.byref(k), library)
         d, n = ctypes.c_uint64(), ctypes.c_size_t()
+        assert lib.cuMemAlloc_v2(ctypes.byref(d), 4) == 0
+        value = ctypes.c_uint32(1)
+        params = (ctypes.c_void_p * 2)(ctypes.addressof(d), ctypes.addressof(value))
+        r["launch"] = lib.cuLaunchKernel(k, 1, 1, 1, 1, 1, 1, 0, None, params, None)
+        r["module"] = lib.cuLibraryGetModule(ctypes.byref(k), library)
         r["global"] = lib.cuLibraryGetGlobal(ctypes.byref(d), ctypes.byref(n), library, b"x")
         r["unload"] = lib.cuLibraryUnload(library)
         r["unload_again"] = lib.cuLibraryUnload(library)
-        mod = ctypes.c_void_p()
-        r["module_load"] = lib.cuModuleLoadData(ctypes.byref(mod), BAD)  # modules: at once
+        mod, f = ctypes.c_void_p(), ctypes.c_void_p()
+        r["module_load"] = lib.cuModuleLoadData(ctypes.byref(mod), BAD)
+        r["function"] = lib.cuModuleGetFunction(ctypes.byref(f), mod, b"add_scalar")
         print(json.dumps(r))
     """)
     result = subprocess.run([sys.executable, "-c", script, libdir], capture_output=True,
@@ -753,8 +763,9 @@ def test_library_that_does_not_compile_fails_at_first_use(libdir: str) -> None:
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr and "internal error" not in result.stderr
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {
-        "load": 0, "kernel": 218, "module": 218, "global": 218, "unload": 0,
-        "unload_again": 400, "module_load": 218}
+        "load": 0, "kernel": 0, "launch": 218, "module": 0, "global": 500, "unload": 0,
+        "unload_again": 400, "module_load": 0, "function": 218}
+    assert "cannot compile kernel add_scalar of module.ptx: module.ptx:" in result.stderr
     assert "error: unsupported special register '%envreg3'" in result.stderr
 
 

@@ -39,6 +39,8 @@ class LaunchAPI(FunctionAPI):
         self.check_sticky()
         self.current_changed()  # back on the fast path after a context was destroyed
         fn = self.handles.get(self.ptr(hfunc), Function)
+        if fn.pending is not None:
+            fn.pending(fn)  # a kernel of a parted module (parted.py): its part loads now
         if cooperative and not self.device.supports_cooperative:
             return self.unsupported(
                 "cooperative launch", f"the {self.device.name} backend cannot guarantee that "

@@ -15,6 +15,7 @@ from zmlir.runtime.cuda.constants import COMPUTE_CAPABILITY
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.function import FunctionAPI
 from zmlir.runtime.cuda.objects import Function, Module, UncompiledLibrary
+from zmlir.runtime.cuda.parted import PARTED_MIN_BYTES, PartedModule, kernel_level
 from zmlir.runtime.cuda.state import log
 
 E = CUresult
@@ -190,6 +191,13 @@ class ModuleAPI(FunctionAPI):
         self.compiled_by_hash[key] = compiled
         while len(self.compiled_by_hash) > COMPILED_KEPT:
             del self.compiled_by_hash[next(iter(self.compiled_by_hash))]
+        if isinstance(compiled, PartedModule):
+            return Module(name, compiled, None)  # its parts load as they are first used
+        return self._loaded(name, compiled, ptx)
+
+    def _loaded(self, name: str, compiled: Any, ptx: str) -> Module:
+        """A new module of `compiled`, a module compiled whole or a part of
+        one, from `ptx`."""
         program = self.device.load(compiled)
         self.fast.register_exit()  # after what the backend loaded for it
         module = Module(name, compiled, program)
@@ -222,18 +230,76 @@ class ModuleAPI(FunctionAPI):
             log(f"device printf output of {module.ptx_name} is lost: {err}")
 
     def _compile(self, ptx: str, name: str, key: str) -> Any:
+        """The module compiled whole, or parted (parted.py): a big one, or
+        one with kernels we cannot compile."""
         from zmlir.diagnostics import CompileError
 
         try:
             from zmlir.runtime.cache import compile_cached
 
+            if len(ptx) >= PARTED_MIN_BYTES:
+                parted = self._parted(ptx, name)
+                if parted is not None:
+                    parted.partition.check(name)
+                    return parted
             return compile_cached(ptx, self.device.target, name)
         except CompileError as err:
+            parted = self._parted(ptx, name) if kernel_level(err) else None
+            if parted is not None and parted.partition.function_at(err.loc.line) is not None:
+                parted.fail(err, parted.kernels)
+                return parted
             log(f"cannot compile {name}: {err}")
             raise CudaError(E.CUDA_ERROR_INVALID_PTX, str(err)) from None
         except ImportError as err:
             log(f"module {key} is not precompiled and zmlir's compiler is unavailable ({err})")
             raise CudaError(E.CUDA_ERROR_INVALID_PTX, "compiler unavailable") from None
+
+    def _parted(self, ptx: str, name: str) -> PartedModule | None:
+        """`ptx` to be compiled a part at a time; None if it cannot be parted."""
+        from zmlir.frontend.partition import partition
+        from zmlir.runtime.cache import compile_cached
+
+        index = partition(ptx)
+        if index is None:
+            return None
+        target = self.device.target
+        return PartedModule(name, index, lambda text: compile_cached(text, target, name), log)
+
+    def _part(self, module: Module, name: str) -> Module:
+        """The loaded part of parted `module` that holds kernel or stateful
+        variable `name`, compiled and loaded now if it was not."""
+        parted = module.compiled
+        roots, compiled = parted.part(name)
+        piece = module.parts.get(roots)
+        if piece is None:
+            piece = self._loaded(module.ptx_name, compiled, parted.partition.part_text(roots))
+            piece.handle = module.handle
+            module.parts[roots] = piece
+        return piece
+
+    def _bind(self, module: Module, fn: Function) -> None:
+        """Binds kernel `fn` of parted `module` (Function.pending)."""
+        piece = self._part(module, fn.name)
+        fn.module, fn.pending = piece, None
+        fn.bound_info = piece.compiled.kernels[fn.name]
+        fn.bound_kernel = self.device.kernel(piece.program, fn.name)
+        self.fast_register(fn)
+
+    def _parted_function(self, module: Module, name: str, bind: bool) -> int:
+        """The handle of kernel `name` of parted `module`, bound now
+        (cuModuleGetFunction: its part is compiled and loaded) or at its
+        first use (cuLibraryGetKernel)."""
+        fn = module.functions.get(name)
+        if fn is None:
+            if name not in module.compiled.kernels:
+                raise CudaError(E.CUDA_ERROR_NOT_FOUND, f"no kernel named {name!r}")
+            fn = Function(module, name, None, None)
+            fn.pending = lambda f: self._bind(module, f)
+            fn.handle = self.handles.add(fn)
+            module.functions[name] = fn
+        if bind and fn.pending is not None:
+            fn.pending(fn)
+        return fn.handle
 
     # -- modules --------------------------------------------------------------
 
@@ -279,7 +345,10 @@ class ModuleAPI(FunctionAPI):
 
     def _release(self, module: Module) -> None:
         """Gives back what a module held once its last handle is unloaded:
-        its variables' ranges, its printf state, its program."""
+        its variables' ranges, its printf state, its program (its parts')."""
+        for piece in module.parts.values():
+            self._release(piece)
+        module.parts.clear()
         for address in [*module.globals.values(), module.trap_word]:
             if address:
                 self.allocations.forget(address)
@@ -287,7 +356,8 @@ class ModuleAPI(FunctionAPI):
         with self.lock:
             self.printf.detach(module)
         try:
-            self.device.unload(module.program)
+            if module.program is not None:
+                self.device.unload(module.program)
         except Exception as err:  # the backend's: a device that already failed, or shut down
             if os.environ.get("ZMLIR_LOG"):
                 log(f"unloading {module.ptx_name}: {err}")
@@ -297,8 +367,14 @@ class ModuleAPI(FunctionAPI):
         module = self.handles.get(self.ptr(hmod), Module)
         if name == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
-        self.out(hfunc, self.handle_ptr(self.function(module, self.ffi.string(name).decode())))
+        self.out(hfunc, self.handle_ptr(self._kernel_handle(module, name, bind=True)))
         return E.CUDA_SUCCESS
+
+    def _kernel_handle(self, module: Module, name: Any, bind: bool) -> int:
+        kernel = self.ffi.string(name).decode()
+        if isinstance(module.compiled, PartedModule):
+            return self._parted_function(module, kernel, bind)
+        return self.function(module, kernel)
 
     def cuModuleGetGlobal_v2(self, dptr: Any, nbytes: Any, hmod: Any, name: Any) -> int:
         self.require_init()
@@ -309,7 +385,11 @@ class ModuleAPI(FunctionAPI):
         address = module.globals.get(var)
         if address is None:
             try:
-                address, size = self.device.global_variable(module.program, var)
+                if isinstance(module.compiled, PartedModule):
+                    address, size = self.device.global_variable(self._part(module, var).program,
+                                                                var)
+                else:
+                    address, size = self.device.global_variable(module.program, var)
             except Exception as err:
                 if os.environ.get("ZMLIR_LOG"):
                     log(f"cuModuleGetGlobal({var!r}): {err}")
@@ -363,8 +443,15 @@ class ModuleAPI(FunctionAPI):
         return self._unload(lib)
 
     def cuLibraryGetKernel(self, pkernel: Any, lib: Any, name: Any) -> int:
+        # A kernel of a parted library is compiled at its first use: cudart
+        # asks for every kernel it registered as it starts.
         self._library(lib)
-        return self.cuModuleGetFunction(pkernel, lib, name)
+        self.require_init()
+        module = self.handles.get(self.ptr(lib), Module)
+        if name == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        self.out(pkernel, self.handle_ptr(self._kernel_handle(module, name, bind=False)))
+        return E.CUDA_SUCCESS
 
     def cuLibraryGetModule(self, pmod: Any, lib: Any) -> int:
         self._library(lib)

@@ -25,10 +25,10 @@ class Context:
 
 @dataclass
 class Function:
-    module: Module
+    module: Module  # in a module compiled a part at a time, its part's once bound
     name: str
-    info: Any  # zmlir.KernelInfo
-    kernel: Any  # the backend's kernel
+    bound_info: Any  # zmlir.KernelInfo (info); None until bound
+    bound_kernel: Any  # the backend's kernel (kernel); None until bound
     attributes: dict[int, int] = field(default_factory=dict)
     dtypes: list[Any] | None = None  # numpy types of the parameters, found on first launch
     handle: int = 0
@@ -39,6 +39,22 @@ class Function:
     shared_size: int = 0
     params: bytearray = field(default_factory=bytearray)
     param_size: int = 0
+    # A kernel of a module compiled a part at a time (parted.py) before its
+    # part is loaded: pending(self) compiles and loads the part and binds
+    # the kernel, or raises the CudaError saying why it cannot.
+    pending: Any = None
+
+    @property
+    def info(self) -> Any:
+        if self.pending is not None:
+            self.pending(self)
+        return self.bound_info
+
+    @property
+    def kernel(self) -> Any:
+        if self.pending is not None:
+            self.pending(self)
+        return self.bound_kernel
 
 
 @dataclass
@@ -52,6 +68,9 @@ class Module:
     # The address of the module's trap word (SPIR-V modules with a `trap` or an assert),
     # 0: none.
     trap_word: int = 0
+    # Compiled a part at a time (compiled is a parted.PartedModule, program
+    # None): its parts loaded so far, by their roots, each a Module of its own.
+    parts: dict[frozenset[str], Module] = field(default_factory=dict)
     # Its kernels that call printf or assert (cuda/printf.py): launching one
     # fixes the printf FIFO's size.
     printf_kernels: frozenset[str] = frozenset()
