@@ -10,8 +10,10 @@ checkout (https://github.com/NVIDIA/cuda-samples). Nothing is fetched.
       driver-API samples the kernel fatbin it loads, built with PTX embedded
       (`-fatbin -arch=ARCH`); --cuda-libs names a folder with NVRTC's
       include/ and lib/ (NVIDIA's wheels nvidia-cuda-nvrtc and nvidia-curand:
-      cuRAND's device API is headers only). Samples that need a library beyond cudart and
-      NVRTC, or graphics/MPI/OpenMP interop, are listed as skipped with why.
+      cuRAND's device API is headers only). Samples that need a library beyond cudart,
+      NVRTC and cuBLAS (ours, zmlir/libraries/, against the nvidia-cublas
+      wheel's headers), or graphics/MPI/OpenMP interop, are listed as skipped
+      with why.
 
   nvptx OUT [--arch sm_75] [--gpu sm_90]
       For the CUDA passthrough on a machine without LLVM (the H200): compiles
@@ -103,6 +105,9 @@ def discover(checkout: Path) -> list[Sample]:
             code = " ".join(p.read_text(errors="replace") for p in path.iterdir()
                             if p.suffix in (".cu", ".cpp", ".cuh", ".h", ".c"))
             needs = sorted({why for pat, why in NEEDS.items() if re.search(pat, text)})
+            cublas = _our_cublas() if "cuBLAS" in needs else []
+            if cublas:  # ours: linked, not skipped
+                needs.remove("cuBLAS")
             sources = _cmake_sources(text, path.name)
             fatbins = []
             out = re.search(r'set\(CUDA_FATBIN_FILE\s+"\$\{CMAKE_CURRENT_BINARY_DIR\}/([^"]+)"', text)
@@ -123,9 +128,24 @@ def discover(checkout: Path) -> list[Sample]:
                 libs += [f"-L{_libcuda_dir()}", "-lcuda"]
             if "CUDA::nvrtc" in text:
                 libs.append("-lnvrtc")
+            if cublas:
+                libs += [*cublas, "-lcublas"] + (["-lcublasLt"] if "CUDA::cublasLt" in text else [])
             features = [f for f, pat in FEATURES.items() if re.search(pat, code + text)]
             samples.append(Sample(path.name, tier, path, sources, fatbins, libs, skip, features))
     return samples
+
+
+def _our_cublas() -> list[str]:
+    """nvcc's flags for our libcublas (its headers, NVIDIA's; its folder), or
+    none where it is not built."""
+    from zmlir.libraries.build import built, nvidia_wheel_dir
+
+    wheel = nvidia_wheel_dir()
+    libdir = Path(subprocess.run([sys.executable, "-m", "zmlir.cli", "libdir"], check=True,
+                                 capture_output=True, text=True).stdout.strip())
+    if wheel is None or not built(libdir):
+        return []
+    return [f"-I{wheel / 'include'}", f"-L{libdir}"]
 
 
 def _libcuda_dir() -> str:

@@ -228,8 +228,13 @@ static cublasStatus_t copy_vector(int n, int elem, const void *x, int incx, void
   if (n < 0 || elem <= 0 || incx <= 0 || incy <= 0)
     return CUBLAS_STATUS_INVALID_VALUE;
   CUmemorytype host = CU_MEMORYTYPE_HOST, device = CU_MEMORYTYPE_DEVICE;
-  return copy_2d(x, (int64_t)incx * elem, to_device ? host : device, y, (int64_t)incy * elem,
-                 to_device ? device : host, elem, n, stream, async);
+  CUmemorytype from = to_device ? host : device, to = to_device ? device : host;
+  if (incx == 1 && incy == 1) { /* one row of n elements, not n rows of one */
+    int64_t bytes = (int64_t)n * elem;
+    return copy_2d(x, bytes, from, y, bytes, to, bytes, n > 0, stream, async);
+  }
+  return copy_2d(x, (int64_t)incx * elem, from, y, (int64_t)incy * elem, to, elem, n, stream,
+                 async);
 }
 
 static cublasStatus_t copy_matrix(int rows, int cols, int elem, const void *a, int lda, void *b,
