@@ -476,6 +476,7 @@ void zmlir::populatePTXToStdConversionPatterns(RewritePatternSet &patterns,
   populatePTXSpecialRegisterPatterns(patterns, state);
   populatePTXMemoryPatterns(patterns, state);
   populatePTXAtomicPatterns(patterns, state);
+  populatePTXTexturePatterns(patterns, state);
   populatePTXControlPatterns(patterns, state);
   populatePTXCallPatterns(patterns, state);
 }

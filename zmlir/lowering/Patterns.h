@@ -120,6 +120,9 @@ void populatePTXAtomicPatterns(mlir::RewritePatternSet &patterns, const PTXLower
 /// Branches, ret, exit, trap, fences and the CTA barriers bar.sync,
 /// bar.arrive and bar.red (Control.cpp).
 void populatePTXControlPatterns(mlir::RewritePatternSet &patterns, const PTXLoweringState &state);
+/// tex, tld4, txq, suld, sust and suq on texture and surface objects, the
+/// driver's descriptors (Texture.cpp).
+void populatePTXTexturePatterns(mlir::RewritePatternSet &patterns, const PTXLoweringState &state);
 /// Direct calls of device functions (Calls.cpp; indirect calls are expanded
 /// before the patterns run, expandIndirectCalls).
 void populatePTXCallPatterns(mlir::RewritePatternSet &patterns, const PTXLoweringState &state);

@@ -29,6 +29,10 @@ namespace zmlir::ptx {
 unsigned getTypeBitWidth(DataType type);
 bool isFloatType(DataType type);
 bool isSignedType(DataType type);
+/// Coordinates of a texture or surface geometry, its layer apart (.a2d -> 2).
+unsigned texCoordinateCount(TexGeometry geometry);
+/// Whether a geometry is an array one (.a1d, .a2d, .acube): a layer operand.
+bool isLayered(TexGeometry geometry);
 
 } // namespace zmlir::ptx
 

@@ -201,4 +201,40 @@ def PTX_BarRedModeEnum : PTX_Enum<"BarRedMode", "bar.red reduction", [
   I32EnumAttrCase<"Or", 2, "or">]>;
 def PTX_BarRedModeAttr : PTX_EnumAttr<PTX_BarRedModeEnum, "barred">;
 
+// Texture and surface geometries (.1d, .2d, .3d, .a1d, .a2d, .cube, .acube),
+// PTX ISA 9.7.10.3; keywords cannot start with a digit, so `.2d` is `d2`.
+def PTX_TexGeometryEnum : PTX_Enum<"TexGeometry", "PTX texture geometry", [
+  I32EnumAttrCase<"D1", 0, "d1">, I32EnumAttrCase<"D2", 1, "d2">,
+  I32EnumAttrCase<"D3", 2, "d3">, I32EnumAttrCase<"A1D", 3, "a1d">,
+  I32EnumAttrCase<"A2D", 4, "a2d">, I32EnumAttrCase<"Cube", 5, "cube">,
+  I32EnumAttrCase<"ACube", 6, "acube">]>;
+def PTX_TexGeometryAttr : PTX_EnumAttr<PTX_TexGeometryEnum, "geom">;
+
+// tld4's component (.r, .g, .b, .a), PTX ISA 9.7.10.4.
+def PTX_TexComponentEnum : PTX_Enum<"TexComponent", "PTX tld4 component", [
+  I32EnumAttrCase<"R", 0, "r">, I32EnumAttrCase<"G", 1, "g">,
+  I32EnumAttrCase<"B", 2, "b">, I32EnumAttrCase<"A", 3, "a">]>;
+def PTX_TexComponentAttr : PTX_EnumAttr<PTX_TexComponentEnum, "comp">;
+
+// What suld/sust do out of range (.trap, .clamp, .zero), PTX ISA 9.7.11.
+def PTX_SurfaceClampEnum : PTX_Enum<"SurfaceClamp", "PTX surface out-of-range mode", [
+  I32EnumAttrCase<"Trap", 0, "trap">, I32EnumAttrCase<"Clamp", 1, "clamp">,
+  I32EnumAttrCase<"Zero", 2, "zero">]>;
+def PTX_SurfaceClampAttr : PTX_EnumAttr<PTX_SurfaceClampEnum, "clamp">;
+
+// txq and suq attributes, PTX ISA 9.7.10.6 and 9.7.11.4.
+def PTX_TexQueryEnum : PTX_Enum<"TexQuery", "PTX txq/suq attribute", [
+  I32EnumAttrCase<"Width", 0, "width">, I32EnumAttrCase<"Height", 1, "height">,
+  I32EnumAttrCase<"Depth", 2, "depth">,
+  I32EnumAttrCase<"ChannelDataType", 3, "channel_data_type">,
+  I32EnumAttrCase<"ChannelOrder", 4, "channel_order">,
+  I32EnumAttrCase<"NormalizedCoords", 5, "normalized_coords">,
+  I32EnumAttrCase<"FilterMode", 6, "filter_mode">,
+  I32EnumAttrCase<"AddrMode0", 7, "addr_mode_0">, I32EnumAttrCase<"AddrMode1", 8, "addr_mode_1">,
+  I32EnumAttrCase<"AddrMode2", 9, "addr_mode_2">, I32EnumAttrCase<"ArraySize", 10, "array_size">,
+  I32EnumAttrCase<"NumMipmapLevels", 11, "num_mipmap_levels">,
+  I32EnumAttrCase<"NumSamples", 12, "num_samples">,
+  I32EnumAttrCase<"MemoryLayout", 13, "memory_layout">]>;
+def PTX_TexQueryAttr : PTX_EnumAttr<PTX_TexQueryEnum, "query">;
+
 #endif // ZMLIR_DIALECT_PTX_ENUMS

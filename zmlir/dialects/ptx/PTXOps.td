@@ -31,5 +31,6 @@ include "zmlir/dialects/ptx/PTXMatrixOps.td"
 include "zmlir/dialects/ptx/PTXAsyncCopyOps.td"
 include "zmlir/dialects/ptx/PTXMbarrierOps.td"
 include "zmlir/dialects/ptx/PTXCallsOps.td"
+include "zmlir/dialects/ptx/PTXTextureOps.td"
 
 #endif // ZMLIR_DIALECT_PTX_OPS

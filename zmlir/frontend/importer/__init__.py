@@ -17,7 +17,7 @@ diagnostics point at `file.ptx:line:col`.
 
 and a module of handlers per instruction family, as the lowering has them:
 arith.py, bits.py, convert.py, memory.py, atomics.py, warp.py, matrix.py,
-asynccopy.py, mbarrier.py, control.py, calls.py.
+asynccopy.py, mbarrier.py, texture.py, control.py, calls.py.
 """
 
 from zmlir.frontend.importer import (  # noqa: F401  (each registers its handlers)
@@ -32,6 +32,7 @@ from zmlir.frontend.importer import (  # noqa: F401  (each registers its handler
     matrix,
     mbarrier,
     memory,
+    texture,
     warp,
 )
 from zmlir.frontend.importer.core import FunctionImporter

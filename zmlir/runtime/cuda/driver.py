@@ -15,6 +15,7 @@ deriving DriverState (state.py):
     memory.py   cuMemAlloc/Free*, host memory, cuMemGetInfo, cuPointerGetAttribute, hints
     mempool.py  cuMemAllocAsync, cuMemPool*, cuMemGetMemPool (host, managed pools)
     memcpy.py   cuMemcpy*, cuMemset*
+    texture.py  cuArray*, copies to and from arrays, cuTexObject*, cuSurfObject*
     stream.py   cuStream*
     graph/      cuGraph*, stream capture, cuUserObject* (a package: graph/__init__.py)
     event.py    cuEvent*
@@ -52,12 +53,13 @@ from zmlir.runtime.cuda.objects import Function
 from zmlir.runtime.cuda.profiler import ProfilerAPI
 from zmlir.runtime.cuda.state import STICKY_ERRORS, log
 from zmlir.runtime.cuda.stream import StreamAPI
+from zmlir.runtime.cuda.texture import TextureAPI
 
 E = CUresult
 
 
-class Driver(DeviceAPI, ContextAPI, LinkAPI, ModuleAPI, GraphAPI, LaunchAPI, MemcpyAPI,
-             MemPoolAPI, StreamAPI, EventAPI, ProfilerAPI):
+class Driver(DeviceAPI, ContextAPI, LinkAPI, ModuleAPI, GraphAPI, LaunchAPI, TextureAPI,
+             MemcpyAPI, MemPoolAPI, StreamAPI, EventAPI, ProfilerAPI):
     """The state behind the API: one process, one backend device."""
 
 

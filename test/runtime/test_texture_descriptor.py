@@ -1,0 +1,52 @@
+"""The texture descriptor the driver writes (runtime/cuda/texture.py) has
+the layout the lowering reads (lowering/Texture.cpp's `desc::` offsets,
+docs/textures.md), and arrays record theirs."""
+
+from __future__ import annotations
+
+import re
+import struct
+from pathlib import Path
+
+from zmlir.runtime.cuda import texture
+
+LOWERING = Path(texture.__file__).resolve().parents[2] / "lowering" / "Texture.cpp"
+
+# Field -> its index in texture._DESCRIPTOR's pack order.
+FIELDS = {"kData": 0, "kPitch": 1, "kSlice": 2, "kWidth": 3, "kKind": 7, "kElemBytes": 8,
+          "kChannels": 9, "kFlags": 10, "kAddrModes": 11, "kTexelBytes": 14, "kBorder": 15,
+          "kFormat": 19}
+
+
+def offsets_in(fmt: str) -> list[int]:
+    """The byte offset of each field of a little-endian struct format."""
+    codes = fmt.lstrip("<").replace(" ", "")
+    offsets, at = [], 0
+    for code in codes:
+        offsets.append(at)
+        at += struct.calcsize("<" + code)
+    return offsets
+
+
+def test_offsets_match_the_lowering() -> None:
+    cpp = dict(re.findall(r"constexpr int64_t (k\w+) = (\d+);", LOWERING.read_text()))
+    offsets = offsets_in(texture._DESCRIPTOR.format)
+    assert {name: int(cpp[name]) for name in FIELDS} == \
+        {name: offsets[index] for name, index in FIELDS.items()}
+    assert texture._DESCRIPTOR.size <= texture.DESCRIPTOR_BYTES
+
+
+def test_flags_match_the_lowering() -> None:
+    text = LOWERING.read_text()
+    assert f"kNormalizedCoords = {texture.DESC_NORMALIZED_COORDS}" in text
+    assert f"kLinear = {texture.DESC_LINEAR}" in text
+    assert f"kReadNormalized = {texture.DESC_READ_NORMALIZED}" in text
+
+
+def test_array_layouts() -> None:
+    # A layered 1D array of 3 layers of 10 float2s: one row per layer.
+    a = texture.Array(0, 10, 0, 3, 0x20, 2, texture.LAYERED)
+    assert (a.texel_bytes, a.pitch, a.slice, a.slices, a.nbytes) == (8, 80, 80, 3, 240)
+    # A cube map of 4x4 uchar4 faces.
+    c = texture.Array(0, 4, 4, 6, 0x01, 4, texture.CUBEMAP)
+    assert (c.pitch, c.slice, c.nbytes) == (16, 64, 384)

@@ -1,0 +1,229 @@
+"""Textures and surfaces through their 64-bit objects: the `tex`, `tld4`,
+`txq`, `suld`, `sust` and `suq` families.
+
+    tex.geom.v4.dtype.ctype       d, [tex, {coords}]
+    tld4.comp.2d.v4.dtype.f32     d, [tex, {coords}]
+    txq.query.b32                 d, [tex]
+    suld.b.geom.vec.dtype.clamp   d, [surf, {coords}]
+    sust.b.geom.vec.ctype.clamp   [surf, {coords}], v
+    suq.query.b32                 d, [surf]
+
+An array geometry's first coordinate is the layer (an operand of its own);
+the padding coordinate of `.3d`, `.a2d` and `.cube` is dropped. What has no
+op here (a separate sampler, `.texref` names, `.level`/`.grad` lookups,
+formatted `sust.p`, `sured`, offsets and depth compares) imports as
+`ptx.inst`, which the lowering names as unsupported."""
+
+from __future__ import annotations
+
+from zmlir.frontend import ast
+from zmlir.frontend.importer.common import attr_dict, classify
+from zmlir.frontend.importer.core import FunctionImporter, handles
+from zmlir.frontend.importer.generic import generic
+from zmlir.frontend.importer.ptxtypes import mlir_type
+from zmlir.frontend.ssa import Value
+
+# PTX geometry: (dialect keyword, coordinates, whether the first is a layer).
+_GEOMETRIES = {
+    "1d": ("d1", 1, False), "2d": ("d2", 2, False), "3d": ("d3", 3, False),
+    "a1d": ("a1d", 1, True), "a2d": ("a2d", 2, True), "cube": ("cube", 3, False),
+    "acube": ("acube", 3, True),
+}
+_SURFACE_GEOMETRIES = {"1d", "2d", "3d", "a1d", "a2d"}
+_RESULT_TYPES = {"f32": "f32", "s32": "i32", "u32": "i32"}
+_COORD_TYPES = {"f32": "f32", "s32": "i32"}
+_TXQ = {"width", "height", "depth", "channel_data_type", "channel_order", "normalized_coords",
+        "filter_mode", "addr_mode_0", "addr_mode_1", "addr_mode_2", "array_size",
+        "num_mipmap_levels", "num_samples"}
+_SUQ = {"width", "height", "depth", "channel_data_type", "channel_order", "array_size",
+        "memory_layout"}
+_CLAMPS = {"trap", "clamp", "zero"}
+_FLOAT_BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+
+
+def _object(imp: FunctionImporter, inst: ast.Instruction, operand: ast.Operand,
+            with_coords: bool) -> tuple[Value, list[ast.Operand]] | None:
+    """The object's handle and the coordinate operands, or None where the
+    operand has a form with no op (a `.texref` name, a separate sampler)."""
+    if not isinstance(operand, ast.Addr) or not isinstance(operand.base, ast.Reg) \
+            or operand.offset or operand.sampler is not None \
+            or (operand.coords is None) == with_coords:
+        return None
+    handle = imp.value(operand.base, "i64", inst.loc, "b64")
+    return handle, list(operand.coords or ())
+
+
+def _coordinates(imp: FunctionImporter, inst: ast.Instruction, coords: list[ast.Operand],
+                 ptx_geom: str, coord_type: str) -> tuple[list[Value], Value | None] | None:
+    """The coordinates read as `coord_type`, and the layer (i32) of an array
+    geometry; None where their number does not fit the geometry."""
+    _, count, layered = _GEOMETRIES[ptx_geom]
+    # `.3d`, `.a2d`, `.cube`: a fourth (padding) element.
+    if len(coords) not in (count + layered, 4 if count + layered == 3 else count + layered):
+        return None
+    layer = None
+    if layered:
+        layer = imp.value(coords[0], "i32", inst.loc, "b32")
+        coords = coords[1:]
+    ptx_type = "f32" if coord_type == "f32" else "s32"
+    return [imp.value(c, coord_type, inst.loc, ptx_type) for c in coords[:count]], layer
+
+
+def _emit_lookup(imp: FunctionImporter, inst: ast.Instruction, op: str, head: str,
+                 values: list[Value], layer: Value | None, handle: Value, result_type: str,
+                 dests: list[ast.Operand]) -> None:
+    args = [handle] + ([layer] if layer is not None else []) + values
+    layer_text = " layer {1}" if layer is not None else ""
+    first = 2 if layer is not None else 1
+    coord_slots = ", ".join(f"{{{first + i}}}" for i in range(len(values)))
+    results = [imp.new_value(result_type) for _ in dests]
+    types = ", ".join(v.type for v in values)
+    imp.emit(results, f"ptx.{op} {head} {{0}}{layer_text}, {coord_slots} : {types} -> "
+                      f"{', '.join([result_type] * len(results))}", args, inst.loc)
+    for d, r in zip(dests, results, strict=True):
+        imp.write_reg(d, r, inst.loc)
+
+
+def _four_destinations(inst: ast.Instruction) -> list[ast.Operand] | None:
+    first = inst.operands[0] if inst.operands else None
+    if isinstance(first, ast.Vec) and len(first.elems) == 4:
+        return list(first.elems)
+    return None
+
+
+@handles("tex")
+def _tex(imp: FunctionImporter, inst: ast.Instruction) -> None:
+    m = classify(inst)
+    dests = _four_destinations(inst)
+    if len(m.rest) != 1 or m.rest[0] not in _GEOMETRIES or m.vec != 4 or len(m.types) != 2 \
+            or m.types[0] not in _RESULT_TYPES or m.types[1] not in _COORD_TYPES \
+            or m.flags or m.space or dests is None or len(inst.operands) != 2:
+        generic(imp, inst)
+        return
+    geom = m.rest[0]
+    found = _object(imp, inst, inst.operands[1], with_coords=True)
+    coords = found and _coordinates(imp, inst, found[1], geom, _COORD_TYPES[m.types[1]])
+    if found is None or coords is None or (geom in ("cube", "acube") and m.types[1] != "f32"):
+        generic(imp, inst)
+        return
+    values, layer = coords
+    _emit_lookup(imp, inst, "tex", f"<{_GEOMETRIES[geom][0]}>", values, layer, found[0],
+                 _RESULT_TYPES[m.types[0]], dests)
+
+
+@handles("tld4")
+def _tld4(imp: FunctionImporter, inst: ast.Instruction) -> None:
+    m = classify(inst)
+    dests = _four_destinations(inst)
+    if len(m.rest) != 2 or m.rest[0] not in ("r", "g", "b", "a") or m.rest[1] not in ("2d", "a2d") \
+            or m.vec != 4 or m.types[1:] != ["f32"] or m.types[0] not in _RESULT_TYPES \
+            or m.flags or dests is None or len(inst.operands) != 2:
+        generic(imp, inst)
+        return
+    geom = m.rest[1]
+    found = _object(imp, inst, inst.operands[1], with_coords=True)
+    coords = found and _coordinates(imp, inst, found[1], geom, "f32")
+    if found is None or coords is None:
+        generic(imp, inst)
+        return
+    values, layer = coords
+    _emit_lookup(imp, inst, "tld4", f"<{m.rest[0]}> <{_GEOMETRIES[geom][0]}>", values, layer,
+                 found[0], _RESULT_TYPES[m.types[0]], dests)
+
+
+@handles("txq", "suq")
+def _query(imp: FunctionImporter, inst: ast.Instruction) -> None:
+    m = classify(inst)
+    queries = _TXQ if inst.opcode == "txq" else _SUQ
+    if len(m.rest) != 1 or m.rest[0] not in queries or m.types != ["b32"] or m.flags \
+            or len(inst.operands) != 2:
+        generic(imp, inst)
+        return
+    found = _object(imp, inst, inst.operands[1], with_coords=False)
+    if found is None:
+        generic(imp, inst)
+        return
+    r = imp.new_value("i32")
+    imp.emit([r], f"ptx.{inst.opcode} <{m.rest[0]}> {{0}} : i32", [found[0]], inst.loc)
+    imp.write_reg(inst.operands[0], r, inst.loc)
+
+
+def _surface_form(inst: ast.Instruction) -> tuple[str, str, str] | None:
+    """(geometry, bN type, clamp mode) of a `suld.b`/`sust.b`, or None."""
+    m = classify(inst)
+    rest = list(m.rest)
+    clamp = next((r for r in rest if r in _CLAMPS), "trap")
+    rest = [r for r in rest if r not in _CLAMPS]
+    if len(rest) != 2 or rest[0] != "b" or rest[1] not in _SURFACE_GEOMETRIES \
+            or len(m.types) != 1 or m.types[0] not in ("b8", "b16", "b32", "b64") \
+            or m.vec not in (1, 2, 4) or m.space or m.flags - {"L1::evict_last"}:
+        return None
+    return rest[1], m.types[0], clamp
+
+
+@handles("suld")
+def _suld(imp: FunctionImporter, inst: ast.Instruction) -> None:
+    form = _surface_form(inst)
+    m = classify(inst)
+    first = inst.operands[0] if inst.operands else None
+    dests = list(first.elems) if isinstance(first, ast.Vec) else [first]
+    found = form and len(inst.operands) == 2 and len(dests) == m.vec \
+        and _object(imp, inst, inst.operands[1], with_coords=True)
+    coords = found and _coordinates(imp, inst, found[1], form[0], "i32")
+    if not found or not coords:
+        generic(imp, inst)
+        return
+    geom, ptx_type, clamp = form
+    values, layer = coords
+    result_types = [imp.reg_type(d.name, inst.loc) if isinstance(d, ast.Reg)
+                    else mlir_type(ptx_type) for d in dests]
+    results = [imp.new_value(t) for t in result_types]
+    args = [found[0]] + ([layer] if layer is not None else []) + values
+    first_coord = 2 if layer is not None else 1
+    slots = ", ".join(f"{{{first_coord + i}}}" for i in range(len(values)))
+    attrs = attr_dict(clamp=f"#ptx.clamp<{clamp}>" if clamp != "trap" else None,
+                      type=f"#ptx.type<{ptx_type}>")
+    imp.emit(results, f"ptx.suld <{_GEOMETRIES[geom][0]}> {{0}}"
+                      f"{' layer {1}' if layer is not None else ''}, {slots} {attrs} : "
+                      f"{', '.join(v.type for v in values)} -> {', '.join(result_types)}",
+             args, inst.loc)
+    for d, r in zip(dests, results, strict=True):
+        imp.write_reg(d, r, inst.loc)
+
+
+@handles("sust")
+def _sust(imp: FunctionImporter, inst: ast.Instruction) -> None:
+    form = _surface_form(inst)
+    m = classify(inst)
+    if form is None or len(inst.operands) != 2:
+        generic(imp, inst)
+        return
+    source = inst.operands[1]
+    sources = list(source.elems) if isinstance(source, ast.Vec) else [source]
+    found = len(sources) == m.vec and _object(imp, inst, inst.operands[0], with_coords=True)
+    coords = found and _coordinates(imp, inst, found[1], form[0], "i32")
+    if not found or not coords:
+        generic(imp, inst)
+        return
+    geom, ptx_type, clamp = form
+    values, layer = coords
+    width = int(ptx_type[1:])
+    stored = []
+    for s in sources:
+        if isinstance(s, ast.Reg):
+            v = imp.read_reg(s.name, inst.loc)
+            stored.append(v if v.type.startswith("i") else imp.coerce(
+                v, f"i{_FLOAT_BITS[v.type]}", inst.loc))
+        else:
+            stored.append(imp.value(s, "i64" if width == 64 else "i32", inst.loc, ptx_type))
+    args = [found[0]] + ([layer] if layer is not None else []) + values + stored
+    first_coord = 2 if layer is not None else 1
+    slots = ", ".join(f"{{{first_coord + i}}}" for i in range(len(values)))
+    first_value = first_coord + len(values)
+    value_slots = ", ".join(f"{{{first_value + i}}}" for i in range(len(stored)))
+    attrs = attr_dict(clamp=f"#ptx.clamp<{clamp}>" if clamp != "trap" else None,
+                      type=f"#ptx.type<{ptx_type}>")
+    imp.emit([], f"ptx.sust <{_GEOMETRIES[geom][0]}> {{0}}"
+                 f"{' layer {1}' if layer is not None else ''}, {slots} values {value_slots} "
+                 f"{attrs} : ({', '.join(v.type for v in values)}), "
+                 f"({', '.join(v.type for v in stored)})", args, inst.loc)

@@ -1,0 +1,691 @@
+//===- Texture.cpp - tex, tld4, txq, suld, sust, suq ----------------------===//
+//
+// A texture or surface object is the device address of its descriptor,
+// which the driver writes (zmlir/runtime/cuda/texture.py; layout in
+// docs/textures.md): the data's address, pitch and slice stride, the
+// extent, the element format, the filter and address modes, the border
+// colour. The same emulation serves every target.
+//
+// Sampling is one helper function per geometry in the module, built on
+// first use (__zmlir_tex_sample_{1,2,3}d, __zmlir_tld4_2d), and one that
+// fetches and decodes a texel (__zmlir_tex_texel); a tex op becomes a call.
+// The sampler follows the CUDA programming guide's "Texture Fetching":
+//
+//  1. Unnormalized coordinate u = x, or x * N for normalized coordinates
+//     (always for cube maps).
+//  2. Point filtering takes texel i = floor(u); linear filtering texels
+//     i = floor(u - 0.5) and i + 1 with the weight a = frac(u - 0.5) held
+//     in 9-bit fixed point with 8 fraction bits (rounded to 1/256).
+//  3. Each texel index is addressed on its own: wrap (i mod N), mirror
+//     (i mod 2N, reflected), clamp to [0, N-1], border (out of range reads
+//     the border colour). Wrap and mirror need normalized coordinates;
+//     without them they clamp, as NVIDIA's hardware does.
+//  4. A texel decodes to four channels: float and half as f32;
+//     8/16-bit integers as themselves, or for cudaReadModeNormalizedFloat
+//     v / (2^n - 1) (unsigned) and max(v / (2^(n-1) - 1), -1) (signed);
+//     missing channels read 0, and alpha 1.
+//  5. Linear filtering blends (1 - a) * T[i] + a * T[i+1] along each axis.
+//
+// Surfaces address bytes in x: suld/sust read and write raw bits at
+// data + z * slice + y * pitch + x, checked against the extent.
+//
+//===----------------------------------------------------------------------===//
+
+#include "zmlir/lowering/PTXLowering.h"
+
+#include "zmlir/lowering/Patterns.h"
+
+using namespace mlir;
+using namespace zmlir;
+using namespace zmlir::ptx;
+
+namespace {
+
+/// Byte offsets of the descriptor's fields (docs/textures.md).
+namespace desc {
+constexpr int64_t kData = 0;        // u64
+constexpr int64_t kPitch = 8;       // u64 bytes per row
+constexpr int64_t kSlice = 16;      // u64 bytes per 2D slice (3D depth, or layer)
+constexpr int64_t kWidth = 24;      // u32 x 4: width, height, depth, layers
+constexpr int64_t kKind = 40;       // u32: 0 unsigned, 1 signed, 2 half, 3 float
+constexpr int64_t kElemBytes = 44;  // u32: 1, 2, 4
+constexpr int64_t kChannels = 48;   // u32: 1, 2, 4
+constexpr int64_t kFlags = 52;      // u32: kNormalizedCoords | kLinear | kReadNormalized
+constexpr int64_t kAddrModes = 56;  // u32 x 3: 0 wrap, 1 clamp, 2 mirror, 3 border
+constexpr int64_t kTexelBytes = 68; // u32
+constexpr int64_t kBorder = 72;     // f32 x 4
+constexpr int64_t kFormat = 88;     // u32: CUarray_format
+} // namespace desc
+
+constexpr int64_t kNormalizedCoords = 1, kLinear = 2, kReadNormalized = 4;
+constexpr int64_t kKindSigned = 1, kKindHalf = 2, kKindFloat = 3;
+constexpr int64_t kWrap = 0, kClamp = 1, kMirror = 2, kBorderMode = 3;
+/// Sampler call flags: cube-map faces are addressed with normalized
+/// coordinates whatever the texture says; integer coordinates (`.s32`) are
+/// texel indices, point-sampled.
+constexpr int64_t kForceNormalized = 1, kIntegerCoords = 2;
+
+/// Builds code with one builder and location: the arithmetic the texture
+/// helpers are made of.
+struct Emitter {
+  RewriterBase &b;
+  Location loc;
+  unsigned globalSpace;
+
+  mlir::Type i32() { return b.getI32Type(); }
+  mlir::Type i64() { return b.getI64Type(); }
+  mlir::Type f32() { return b.getF32Type(); }
+  mlir::Type v4i32() { return VectorType::get({4}, b.getI32Type()); }
+  mlir::Type ptr() { return LLVM::LLVMPointerType::get(b.getContext(), globalSpace); }
+
+  Value c32(int64_t v) { return intConst(b, loc, i32(), v); }
+  Value c64(int64_t v) { return intConst(b, loc, i64(), v); }
+  Value cf(double v) { return floatConst(b, loc, f32(), v); }
+
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value andI(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  Value orI(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
+  Value shl(Value x, Value y) { return arith::ShLIOp::create(b, loc, x, y); }
+  Value lshr(Value x, Value y) { return arith::ShRUIOp::create(b, loc, x, y); }
+  Value ashr(Value x, Value y) { return arith::ShRSIOp::create(b, loc, x, y); }
+  Value srem(Value x, Value y) { return arith::RemSIOp::create(b, loc, x, y); }
+  Value minS(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value maxS(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value eq(Value x, Value y) { return cmp(arith::CmpIPredicate::eq, x, y); }
+  Value ne(Value x, Value y) { return cmp(arith::CmpIPredicate::ne, x, y); }
+  Value slt(Value x, Value y) { return cmp(arith::CmpIPredicate::slt, x, y); }
+  Value sge(Value x, Value y) { return cmp(arith::CmpIPredicate::sge, x, y); }
+  Value ult(Value x, Value y) { return cmp(arith::CmpIPredicate::ult, x, y); }
+  Value select(Value c, Value x, Value y) { return arith::SelectOp::create(b, loc, c, x, y); }
+  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value fsub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value fdiv(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
+  Value floor(Value x) { return math::FloorOp::create(b, loc, x); }
+  Value fcmp(arith::CmpFPredicate p, Value x, Value y) {
+    return arith::CmpFOp::create(b, loc, p, x, y);
+  }
+  Value sitofp(Value x) { return arith::SIToFPOp::create(b, loc, f32(), x); }
+  Value uitofp(Value x) { return arith::UIToFPOp::create(b, loc, f32(), x); }
+  Value bitsOf(Value x) { return arith::BitcastOp::create(b, loc, i32(), x); }
+  Value floatOf(Value x) { return arith::BitcastOp::create(b, loc, f32(), x); }
+  Value trunc(mlir::Type t, Value x) { return arith::TruncIOp::create(b, loc, t, x); }
+  Value zext(mlir::Type t, Value x) { return arith::ExtUIOp::create(b, loc, t, x); }
+  Value lane(Value v, Value i) { return LLVM::ExtractElementOp::create(b, loc, v, i); }
+  Value lane(Value v, int64_t i) { return lane(v, c32(i)); }
+  Value withLane(Value v, Value x, int64_t i) {
+    return LLVM::InsertElementOp::create(b, loc, v, x, c32(i));
+  }
+  Value vector(ArrayRef<Value> lanes) {
+    Value v = LLVM::PoisonOp::create(b, loc, VectorType::get({4}, lanes[0].getType()));
+    for (auto [i, x] : llvm::enumerate(lanes))
+      v = withLane(v, x, i);
+    return v;
+  }
+
+  /// `base + offset` bytes, as a pointer.
+  Value at(Value base, Value offset) {
+    return LLVM::GEPOp::create(b, loc, ptr(), b.getI8Type(), base, ValueRange{offset});
+  }
+  Value at(Value base, int64_t offset) { return at(base, c64(offset)); }
+  Value load(mlir::Type t, Value p, unsigned align = 1) {
+    return LLVM::LoadOp::create(b, loc, t, p, align);
+  }
+  Value field32(Value d, int64_t offset) { return load(i32(), at(d, offset), 4); }
+  Value field64(Value d, int64_t offset) { return load(i64(), at(d, offset), 8); }
+  Value pointerOf(Value address) { return LLVM::IntToPtrOp::create(b, loc, ptr(), address); }
+
+  /// Runs `then` only where `cond` holds; the builder continues after it.
+  void ifThen(Value cond, llvm::function_ref<void()> then) {
+    Block *before = b.getInsertionBlock();
+    Block *after = b.splitBlock(before, b.getInsertionPoint());
+    Block *body = b.createBlock(after);
+    then();
+    if (b.getInsertionBlock()->empty() ||
+        !b.getInsertionBlock()->back().hasTrait<OpTrait::IsTerminator>())
+      cf::BranchOp::create(b, loc, after);
+    b.setInsertionPointToEnd(before);
+    cf::CondBranchOp::create(b, loc, cond, body, after);
+    b.setInsertionPointToStart(after);
+  }
+};
+
+/// The helper `name` of the gpu.module around `user`, built by `body`
+/// (given the entry block's arguments) on first use.
+LLVM::LLVMFuncOp helper(RewriterBase &b, Operation *user, StringRef name, mlir::Type result,
+                        ArrayRef<mlir::Type> params,
+                        llvm::function_ref<Value(Emitter &, ValueRange)> body,
+                        unsigned globalSpace) {
+  auto module = user->getParentOfType<gpu::GPUModuleOp>();
+  if (auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+    return fn;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  Location loc = user->getLoc();
+  auto fn = LLVM::LLVMFuncOp::create(b, loc, name, LLVM::LLVMFunctionType::get(result, params),
+                                     LLVM::Linkage::Internal);
+  SmallVector<Location> locs(params.size(), loc);
+  Block *entry = b.createBlock(&fn.getBody(), {}, params, locs);
+  b.setInsertionPointToStart(entry);
+  Emitter e{b, loc, globalSpace};
+  Value r = body(e, entry->getArguments());
+  LLVM::ReturnOp::create(b, loc, r);
+  return fn;
+}
+
+//===----------------------------------------------------------------------===//
+// The texel: __zmlir_tex_texel(desc, x, y, z) -> 4 x i32
+//===----------------------------------------------------------------------===//
+
+/// The texel at (x, y, z) (in range) decoded: four f32 bit patterns for a
+/// float result (float or half data, or normalized reads), else four
+/// integers. 1. Its bytes load as 1, 2, 4, 8 or 16 bytes (the texel size),
+/// into four 32-bit words; 2. each channel is its element's bits in them,
+/// sign-extended for signed formats; 3. decoded (step 4 above).
+Value buildTexel(Emitter &e, ValueRange args) {
+  RewriterBase &b = e.b;
+  Location loc = e.loc;
+  Value d = args[0];
+  Value x = e.zext(e.i64(), args[1]), y = e.zext(e.i64(), args[2]), z = e.zext(e.i64(), args[3]);
+  Value data = e.pointerOf(e.field64(d, desc::kData));
+  Value texelBytes = e.field32(d, desc::kTexelBytes);
+  Value offset = e.add(
+      e.mul(z, e.field64(d, desc::kSlice)),
+      e.add(e.mul(y, e.field64(d, desc::kPitch)), e.mul(x, e.zext(e.i64(), texelBytes))));
+  Value p = e.at(data, offset);
+  // 1.
+  Block *entry = b.getInsertionBlock();
+  Block *done = b.splitBlock(entry, b.getInsertionPoint());
+  done->addArgument(e.v4i32(), loc);
+  Value zero4 = e.vector({e.c32(0), e.c32(0), e.c32(0), e.c32(0)});
+  SmallVector<APInt> sizes;
+  SmallVector<Block *> cases;
+  for (int64_t bytes : {1, 2, 4, 8, 16}) {
+    Block *block = b.createBlock(done);
+    Value words;
+    if (bytes <= 4) {
+      Value v = e.load(b.getIntegerType(8 * bytes), p);
+      words = e.withLane(zero4, bytes < 4 ? e.zext(e.i32(), v) : v, 0);
+    } else {
+      Value v = e.load(VectorType::get({bytes / 4}, e.i32()), p);
+      words = zero4;
+      for (int64_t i = 0; i < bytes / 4; ++i)
+        words = e.withLane(words, e.lane(v, i), i);
+    }
+    cf::BranchOp::create(b, loc, done, ValueRange{words});
+    sizes.push_back(APInt(32, bytes));
+    cases.push_back(block);
+  }
+  b.setInsertionPointToEnd(entry);
+  SmallVector<ValueRange> noOperands(cases.size(), ValueRange{});
+  cf::SwitchOp::create(b, loc, texelBytes, done, ValueRange{zero4}, sizes, cases, noOperands);
+  b.setInsertionPointToStart(done);
+  Value words = done->getArgument(0);
+  // 2.
+  Value kind = e.field32(d, desc::kKind), elemBytes = e.field32(d, desc::kElemBytes),
+        channels = e.field32(d, desc::kChannels), flags = e.field32(d, desc::kFlags);
+  Value elemBits = e.mul(elemBytes, e.c32(8));
+  Value isSigned = e.eq(kind, e.c32(kKindSigned));
+  Value isInt = e.ult(kind, e.c32(kKindHalf));
+  Value readNormalized = e.ne(e.andI(flags, e.c32(kReadNormalized)), e.c32(0));
+  Value floatResult = e.orI(e.cmp(arith::CmpIPredicate::uge, kind, e.c32(kKindHalf)),
+                            readNormalized);
+  Value unused = e.sub(e.c32(32), elemBits); // bits above the element
+  Value unsignedMax = e.uitofp(e.lshr(e.c32(-1), unused));
+  Value signedMax = e.uitofp(e.lshr(e.c32(-1), e.add(unused, e.c32(1))));
+  SmallVector<Value> lanes;
+  for (int64_t k = 0; k < 4; ++k) {
+    Value byte = e.mul(e.c32(k), elemBytes);
+    Value word = e.lane(words, e.lshr(byte, e.c32(2)));
+    Value shifted = e.lshr(word, e.mul(e.andI(byte, e.c32(3)), e.c32(8)));
+    // (A shift by 32 is poison: a 4-byte element is the word itself.)
+    Value safeUnused = e.andI(unused, e.c32(31));
+    Value high = e.shl(shifted, safeUnused);
+    Value raw = e.select(isSigned, e.ashr(high, safeUnused), e.lshr(high, safeUnused));
+    // 3.
+    Value half = e.bitsOf(arith::ExtFOp::create(
+        b, loc, e.f32(),
+        arith::BitcastOp::create(b, loc, b.getF16Type(), e.trunc(b.getI16Type(), raw))
+            .getResult()));
+    Value signedValue = e.fdiv(e.sitofp(raw), signedMax);
+    signedValue = e.select(e.fcmp(arith::CmpFPredicate::OLT, signedValue, e.cf(-1.0)), e.cf(-1.0),
+                           signedValue);
+    Value normalized = e.select(isSigned, e.bitsOf(signedValue),
+                                e.bitsOf(e.fdiv(e.uitofp(raw), unsignedMax)));
+    Value value = e.select(e.eq(kind, e.c32(kKindFloat)), raw,
+                           e.select(e.eq(kind, e.c32(kKindHalf)), half,
+                                    e.select(e.andI(isInt, readNormalized), normalized, raw)));
+    Value absent = k == 3 ? e.select(floatResult, e.bitsOf(e.cf(1.0)), e.c32(1)) : e.c32(0);
+    lanes.push_back(e.select(e.ult(e.c32(k), channels), value, absent));
+  }
+  return e.vector(lanes);
+}
+
+//===----------------------------------------------------------------------===//
+// The sampler: __zmlir_tex_sample_Nd(desc, x, y, z, layer, flags) -> 4 x i32
+//===----------------------------------------------------------------------===//
+
+/// One axis of a fetch (steps 1-3): the two texel indices (the second for
+/// linear filtering), whether each is in range, and the weight of the
+/// second.
+struct Axis {
+  Value index[2], inRange[2], weight;
+};
+
+Axis addressAxis(Emitter &e, Value coord, Value extent, Value mode, Value normalized,
+                 Value linear) {
+  Value n = e.maxS(extent, e.c32(1));
+  // 1.
+  Value u = e.select(normalized, e.fmul(coord, e.sitofp(n)), coord);
+  // 2.
+  Value t = e.select(linear, e.fsub(u, e.cf(0.5)), u);
+  Value whole = e.floor(t);
+  // Far-off coordinates (and NaN, which clamps to the low end) stay in
+  // the range of i32.
+  using P = arith::CmpFPredicate;
+  Value low = e.cf(-1073741824.0), high = e.cf(1073741824.0);
+  Value bounded = e.select(e.fcmp(P::OLT, whole, low), low,
+                           e.select(e.fcmp(P::OGT, whole, high), high, whole));
+  bounded = e.select(e.fcmp(P::UNO, whole, whole), e.cf(0.0), bounded);
+  Value i0 = arith::FPToSIOp::create(e.b, e.loc, e.i32(), bounded);
+  Value weight = e.fdiv(e.floor(e.fadd(e.fmul(e.fsub(t, whole), e.cf(256.0)), e.cf(0.5))),
+                        e.cf(256.0));
+  // 3.
+  Value wrapsOrMirrors = e.orI(e.eq(mode, e.c32(kWrap)), e.eq(mode, e.c32(kMirror)));
+  Value effective = e.select(
+      e.andI(wrapsOrMirrors, arith::XOrIOp::create(e.b, e.loc, normalized,
+                                                   intConst(e.b, e.loc, e.b.getI1Type(), 1))),
+      e.c32(kClamp), mode);
+  Axis axis;
+  axis.weight = weight;
+  for (int k = 0; k < 2; ++k) {
+    Value i = k == 0 ? i0 : e.add(i0, e.c32(1));
+    Value wrapped = e.srem(i, n);
+    wrapped = e.select(e.slt(wrapped, e.c32(0)), e.add(wrapped, n), wrapped);
+    Value twice = e.add(n, n);
+    Value period = e.srem(i, twice);
+    period = e.select(e.slt(period, e.c32(0)), e.add(period, twice), period);
+    Value mirrored = e.select(e.sge(period, n), e.sub(e.sub(twice, e.c32(1)), period), period);
+    Value clamped = e.minS(e.maxS(i, e.c32(0)), e.sub(n, e.c32(1)));
+    axis.index[k] = e.select(e.eq(effective, e.c32(kWrap)), wrapped,
+                             e.select(e.eq(effective, e.c32(kMirror)), mirrored, clamped));
+    axis.inRange[k] = e.orI(e.ne(effective, e.c32(kBorderMode)), e.eq(i, clamped));
+  }
+  return axis;
+}
+
+/// (1 - a) * x + a * y, lane by lane, on f32 bit patterns.
+Value blend(Emitter &e, Value x, Value y, Value a) {
+  SmallVector<Value> lanes;
+  Value rest = e.fsub(e.cf(1.0), a);
+  for (int64_t k = 0; k < 4; ++k)
+    lanes.push_back(e.bitsOf(
+        e.fadd(e.fmul(rest, e.floatOf(e.lane(x, k))), e.fmul(a, e.floatOf(e.lane(y, k))))));
+  return e.vector(lanes);
+}
+
+/// The sampler of a `dims`-dimensional texture (steps 1-5), or with
+/// `gather` tld4's footprint: component `args[5]` of the four texels.
+Value buildSampler(Emitter &e, ValueRange args, unsigned dims, bool gather,
+                   LLVM::LLVMFuncOp texel) {
+  RewriterBase &b = e.b;
+  Location loc = e.loc;
+  Value d = e.pointerOf(args[0]);
+  // (tld4's last argument is its component, not flags.)
+  Value layer = args[4], callFlags = gather ? e.c32(0) : args[5];
+  // An array layer out of range reads the nearest layer.
+  layer = e.minS(e.maxS(layer, e.c32(0)),
+                 e.sub(e.maxS(e.field32(d, desc::kWidth + 12), e.c32(1)), e.c32(1)));
+  Value flags = e.field32(d, desc::kFlags), kind = e.field32(d, desc::kKind);
+  Value floatResult = e.orI(e.cmp(arith::CmpIPredicate::uge, kind, e.c32(kKindHalf)),
+                            e.ne(e.andI(flags, e.c32(kReadNormalized)), e.c32(0)));
+  Value integerCoords = e.ne(e.andI(callFlags, e.c32(kIntegerCoords)), e.c32(0));
+  Value notInteger = arith::XOrIOp::create(b, loc, integerCoords,
+                                           intConst(b, loc, b.getI1Type(), 1));
+  Value normalized = e.andI(
+      notInteger, e.ne(e.andI(e.orI(flags, callFlags), e.c32(kNormalizedCoords)), e.c32(0)));
+  Value linear = gather ? intConst(b, loc, b.getI1Type(), 1)
+                        : e.andI(e.andI(notInteger, floatResult),
+                                 e.ne(e.andI(flags, e.c32(kLinear)), e.c32(0)));
+  SmallVector<Axis> axes;
+  for (unsigned a = 0; a < dims; ++a)
+    axes.push_back(addressAxis(e, args[1 + a], e.field32(d, desc::kWidth + 4 * a),
+                               e.field32(d, desc::kAddrModes + 4 * a), normalized, linear));
+  Value border = e.vector({e.field32(d, desc::kBorder), e.field32(d, desc::kBorder + 4),
+                           e.field32(d, desc::kBorder + 8), e.field32(d, desc::kBorder + 12)});
+  SmallVector<Value> borderInts;
+  for (int64_t k = 0; k < 4; ++k)
+    borderInts.push_back(arith::FPToSIOp::create(b, loc, e.i32(), e.floatOf(e.lane(border, k))));
+  border = e.select(floatResult, border, e.vector(borderInts));
+  // The texel at corner `bits` (bit a: the second index on axis a).
+  auto corner = [&](unsigned bits) {
+    Value coord[3] = {e.c32(0), e.c32(0), layer};
+    Value inRange = intConst(b, loc, b.getI1Type(), 1);
+    for (unsigned a = 0; a < dims; ++a) {
+      unsigned k = (bits >> a) & 1;
+      coord[a] = axes[a].index[k];
+      inRange = e.andI(inRange, axes[a].inRange[k]);
+    }
+    Value t = LLVM::CallOp::create(b, loc, texel, ValueRange{d, coord[0], coord[1], coord[2]})
+                  .getResult();
+    return e.select(inRange, t, border);
+  };
+  if (gather) {
+    // (i, j+1), (i+1, j+1), (i+1, j), (i, j)
+    Value component = args[5];
+    SmallVector<Value> lanes;
+    for (unsigned bits : {2u, 3u, 1u, 0u})
+      lanes.push_back(e.lane(corner(bits), component));
+    return e.vector(lanes);
+  }
+  Block *entry = b.getInsertionBlock();
+  Block *done = b.splitBlock(entry, b.getInsertionPoint());
+  done->addArgument(e.v4i32(), loc);
+  Block *point = b.createBlock(done);
+  cf::BranchOp::create(b, loc, done, ValueRange{corner(0)});
+  Block *filtered = b.createBlock(done);
+  // 5.
+  SmallVector<Value> values;
+  for (unsigned bits = 0; bits < (1u << dims); ++bits)
+    values.push_back(corner(bits));
+  for (unsigned a = 0; a < dims; ++a) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i < values.size(); i += 2)
+      next.push_back(blend(e, values[i], values[i + 1], axes[a].weight));
+    values = next;
+  }
+  cf::BranchOp::create(b, loc, done, ValueRange{values[0]});
+  b.setInsertionPointToEnd(entry);
+  cf::CondBranchOp::create(b, loc, linear, filtered, point);
+  b.setInsertionPointToStart(done);
+  return done->getArgument(0);
+}
+
+/// The texel function of the module around `user`.
+LLVM::LLVMFuncOp texelFunction(RewriterBase &b, Operation *user, unsigned globalSpace) {
+  Emitter e{b, user->getLoc(), globalSpace};
+  return helper(b, user, "__zmlir_tex_texel", e.v4i32(), {e.ptr(), e.i32(), e.i32(), e.i32()},
+                buildTexel, globalSpace);
+}
+
+/// The call of the sampler for `dims` (tld4's with `gather`), its result
+/// split into four i32 values.
+SmallVector<Value> callSampler(RewriterBase &b, Operation *user, unsigned globalSpace,
+                               unsigned dims, bool gather, Value handle, ArrayRef<Value> coords,
+                               Value layer, Value flags) {
+  Emitter e{b, user->getLoc(), globalSpace};
+  LLVM::LLVMFuncOp texel = texelFunction(b, user, globalSpace);
+  std::string name = gather ? "__zmlir_tld4_2d" : ("__zmlir_tex_sample_" + Twine(dims) + "d").str();
+  auto fn = helper(
+      b, user, name, e.v4i32(), {e.i64(), e.f32(), e.f32(), e.f32(), e.i32(), e.i32()},
+      [&](Emitter &inner, ValueRange args) {
+        return buildSampler(inner, args, dims, gather, texel);
+      },
+      globalSpace);
+  SmallVector<Value> args{handle};
+  for (unsigned a = 0; a < 3; ++a)
+    args.push_back(a < coords.size() ? coords[a] : e.cf(0.0));
+  args.push_back(layer ? layer : e.c32(0));
+  args.push_back(flags);
+  Value r = LLVM::CallOp::create(b, user->getLoc(), fn, args).getResult();
+  SmallVector<Value> lanes;
+  for (int64_t k = 0; k < 4; ++k)
+    lanes.push_back(e.lane(r, k));
+  return lanes;
+}
+
+/// A cube map's direction (x, y, z) as its face (0-5: +x, -x, +y, -y, +z,
+/// -z) and normalized face coordinates (s/|m| + 1) / 2, (t/|m| + 1) / 2,
+/// after the CUDA programming guide's table: the major axis m picks the
+/// face, s and t come from the other two.
+std::tuple<Value, Value, Value> cubeFace(Emitter &e, Value x, Value y, Value z) {
+  using P = arith::CmpFPredicate;
+  Value ax = math::AbsFOp::create(e.b, e.loc, x), ay = math::AbsFOp::create(e.b, e.loc, y),
+        az = math::AbsFOp::create(e.b, e.loc, z);
+  auto neg = [&](Value v) { return arith::NegFOp::create(e.b, e.loc, v).getResult(); };
+  Value xMajor = e.andI(e.fcmp(P::OGE, ax, ay), e.fcmp(P::OGE, ax, az));
+  Value yMajor = e.andI(
+      arith::XOrIOp::create(e.b, e.loc, xMajor, intConst(e.b, e.loc, e.b.getI1Type(), 1)),
+      e.fcmp(P::OGE, ay, az));
+  Value xPos = e.fcmp(P::OGE, x, e.cf(0.0)), yPos = e.fcmp(P::OGE, y, e.cf(0.0)),
+        zPos = e.fcmp(P::OGE, z, e.cf(0.0));
+  // x major: +x (-z, -y), -x (z, -y); y major: +y (x, z), -y (x, -z);
+  // z major: +z (x, -y), -z (-x, -y).
+  Value face = e.select(
+      xMajor, e.select(xPos, e.c32(0), e.c32(1)),
+      e.select(yMajor, e.select(yPos, e.c32(2), e.c32(3)), e.select(zPos, e.c32(4), e.c32(5))));
+  Value s = e.select(xMajor, e.select(xPos, neg(z), z),
+                     e.select(yMajor, x, e.select(zPos, x, neg(x))));
+  Value t = e.select(xMajor, neg(y), e.select(yMajor, e.select(yPos, z, neg(z)), neg(y)));
+  Value m = e.select(xMajor, ax, e.select(yMajor, ay, az));
+  auto toFace = [&](Value v) { return e.fmul(e.fadd(e.fdiv(v, m), e.cf(1.0)), e.cf(0.5)); };
+  return {face, toFace(s), toFace(t)};
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy>
+struct TexturePattern : PTXPattern<OpTy> {
+  using PTXPattern<OpTy>::PTXPattern;
+
+  Emitter emitter(RewriterBase &b, Operation *op) const {
+    return Emitter{b, op->getLoc(), this->state.addressSpaces.global};
+  }
+
+  /// The four i32 results as the op's result types.
+  SmallVector<Value> results(Emitter &e, ArrayRef<Value> lanes, TypeRange types) const {
+    SmallVector<Value> r;
+    for (auto [v, t] : llvm::zip(lanes, types))
+      r.push_back(t.isF32() ? e.floatOf(v) : v);
+    return r;
+  }
+};
+
+struct TexOpLowering : TexturePattern<TexOp> {
+  using TexturePattern::TexturePattern;
+
+  LogicalResult matchAndRewrite(TexOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Emitter e = emitter(rewriter, op);
+    SmallVector<Value> coords(adaptor.getCoords());
+    bool integer = coords.front().getType().isInteger();
+    if (integer)
+      for (Value &c : coords)
+        c = e.sitofp(c);
+    Value layer = adaptor.getLayer();
+    int64_t flags = integer ? kIntegerCoords : 0;
+    unsigned dims = texCoordinateCount(op.getGeometry());
+    TexGeometry g = op.getGeometry();
+    if (g == TexGeometry::Cube || g == TexGeometry::ACube) {
+      auto [face, s, t] = cubeFace(e, coords[0], coords[1], coords[2]);
+      coords = {s, t};
+      layer = layer ? e.add(e.mul(layer, e.c32(6)), face) : face;
+      flags |= kForceNormalized;
+      dims = 2;
+    }
+    SmallVector<Value> lanes = callSampler(rewriter, op, state.addressSpaces.global, dims, false,
+                                           adaptor.getHandle(), coords, layer, e.c32(flags));
+    rewriter.replaceOp(op, results(e, lanes, op.getRes().getTypes()));
+    return success();
+  }
+};
+
+struct Tld4OpLowering : TexturePattern<Tld4Op> {
+  using TexturePattern::TexturePattern;
+
+  LogicalResult matchAndRewrite(Tld4Op op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Emitter e = emitter(rewriter, op);
+    SmallVector<Value> coords(adaptor.getCoords());
+    SmallVector<Value> lanes = callSampler(rewriter, op, state.addressSpaces.global, 2, true,
+                                           adaptor.getHandle(), coords, adaptor.getLayer(),
+                                           e.c32(static_cast<int64_t>(op.getComponent())));
+    rewriter.replaceOp(op, results(e, lanes, op.getRes().getTypes()));
+    return success();
+  }
+};
+
+/// txq and suq: a field of the descriptor.
+template <typename OpTy>
+struct QueryOpLowering : TexturePattern<OpTy> {
+  using TexturePattern<OpTy>::TexturePattern;
+
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Emitter e = this->emitter(rewriter, op);
+    Value d = e.pointerOf(adaptor.getHandle());
+    auto bit = [&](int64_t mask) {
+      return e.zext(e.i32(), e.ne(e.andI(e.field32(d, desc::kFlags), e.c32(mask)), e.c32(0)));
+    };
+    Value r;
+    switch (op.getQuery()) {
+    case TexQuery::Width:
+      r = e.field32(d, desc::kWidth);
+      break;
+    case TexQuery::Height:
+      r = e.field32(d, desc::kWidth + 4);
+      break;
+    case TexQuery::Depth:
+      r = e.field32(d, desc::kWidth + 8);
+      break;
+    case TexQuery::ArraySize:
+      r = e.field32(d, desc::kWidth + 12);
+      break;
+    case TexQuery::ChannelDataType:
+      r = e.field32(d, desc::kFormat);
+      break;
+    case TexQuery::ChannelOrder:
+      r = e.field32(d, desc::kChannels);
+      break;
+    case TexQuery::NormalizedCoords:
+      r = bit(kNormalizedCoords);
+      break;
+    case TexQuery::FilterMode:
+      r = bit(kLinear);
+      break;
+    case TexQuery::AddrMode0:
+    case TexQuery::AddrMode1:
+    case TexQuery::AddrMode2:
+      r = e.field32(d, desc::kAddrModes + 4 * (static_cast<int64_t>(op.getQuery()) -
+                                               static_cast<int64_t>(TexQuery::AddrMode0)));
+      break;
+    case TexQuery::NumMipmapLevels:
+      r = e.c32(1);
+      break;
+    case TexQuery::NumSamples:
+    case TexQuery::MemoryLayout:
+      r = e.c32(0);
+      break;
+    }
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+/// suld and sust: the element's address, and whether it is in range.
+template <typename OpTy>
+struct SurfacePattern : TexturePattern<OpTy> {
+  using TexturePattern<OpTy>::TexturePattern;
+
+  /// The address of `bytes` bytes at the op's coordinates (clamped into
+  /// the surface, so that it can always be accessed) and whether the
+  /// coordinates were in range.
+  std::pair<Value, Value> element(Emitter &e, OpTy op, Value handle, ValueRange coords, Value layer,
+                                  int64_t bytes) const {
+    Value d = e.pointerOf(handle);
+    Value texelBytes = e.field32(d, desc::kTexelBytes);
+    Value extent[3] = {
+        e.sub(e.mul(e.field32(d, desc::kWidth), texelBytes), e.c32(bytes)),
+        e.sub(e.field32(d, desc::kWidth + 4), e.c32(1)),
+        e.sub(e.maxS(e.field32(d, desc::kWidth + 8), e.field32(d, desc::kWidth + 12)), e.c32(1))};
+    Value at[3] = {e.c32(0), e.c32(0), layer ? layer : e.c32(0)};
+    Value inRange = intConst(e.b, e.loc, e.b.getI1Type(), 1);
+    SmallVector<Value> all(coords);
+    if (layer)
+      all.push_back(layer);
+    for (auto [a, c] : llvm::enumerate(all)) {
+      unsigned axis = layer && a == all.size() - 1 ? 2 : a;
+      Value clamped = e.minS(e.maxS(c, e.c32(0)), extent[axis]);
+      inRange = e.andI(inRange, e.eq(c, clamped));
+      at[axis] = clamped;
+    }
+    Value offset = e.add(
+        e.mul(e.zext(e.i64(), at[2]), e.field64(d, desc::kSlice)),
+        e.add(e.mul(e.zext(e.i64(), at[1]), e.field64(d, desc::kPitch)), e.zext(e.i64(), at[0])));
+    return {e.at(e.pointerOf(e.field64(d, desc::kData)), offset), inRange};
+  }
+
+  /// `.trap` out of range: the launch fails.
+  void trapOutside(Emitter &e, OpTy op, Value inRange) const {
+    if (op.getClamp() != SurfaceClamp::Trap)
+      return;
+    Value outside = arith::XOrIOp::create(e.b, e.loc, inRange,
+                                          intConst(e.b, e.loc, e.b.getI1Type(), 1));
+    e.ifThen(outside, [&] { this->state.target.emitTrap(e.b, e.loc, this->state); });
+  }
+};
+
+struct SuldOpLowering : SurfacePattern<SuldOp> {
+  using SurfacePattern::SurfacePattern;
+
+  LogicalResult matchAndRewrite(SuldOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Emitter e = emitter(rewriter, op);
+    unsigned bits = getTypeBitWidth(op.getType());
+    int64_t count = op.getRes().size();
+    auto [p, inRange] = element(e, op, adaptor.getHandle(), adaptor.getCoords(), adaptor.getLayer(),
+                                count * bits / 8);
+    trapOutside(e, op, inRange);
+    mlir::Type elem = rewriter.getIntegerType(bits);
+    Value v = e.load(VectorType::get({count}, elem), p, bits / 8);
+    SmallVector<Value> results;
+    for (auto [k, result] : llvm::enumerate(op.getRes())) {
+      Value x = e.lane(v, k);
+      if (op.getClamp() == SurfaceClamp::Zero)
+        x = e.select(inRange, x, intConst(rewriter, op.getLoc(), elem, 0));
+      results.push_back(adjustBits(rewriter, op.getLoc(), x, result.getType(), false));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct SustOpLowering : SurfacePattern<SustOp> {
+  using SurfacePattern::SurfacePattern;
+
+  LogicalResult matchAndRewrite(SustOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Emitter e = emitter(rewriter, op);
+    unsigned bits = getTypeBitWidth(op.getType());
+    int64_t count = adaptor.getValues().size();
+    mlir::Type elem = rewriter.getIntegerType(bits);
+    // The values, before any block is split.
+    Value v = LLVM::PoisonOp::create(rewriter, op.getLoc(), VectorType::get({count}, elem));
+    for (auto [k, x] : llvm::enumerate(adaptor.getValues()))
+      v = e.withLane(v, adjustBits(rewriter, op.getLoc(), x, elem, false), k);
+    auto [p, inRange] = element(e, op, adaptor.getHandle(), adaptor.getCoords(), adaptor.getLayer(),
+                                count * bits / 8);
+    trapOutside(e, op, inRange);
+    auto store = [&] { LLVM::StoreOp::create(rewriter, op.getLoc(), v, p, bits / 8); };
+    if (op.getClamp() == SurfaceClamp::Zero)
+      e.ifThen(inRange, store);
+    else
+      store();
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void zmlir::populatePTXTexturePatterns(RewritePatternSet &patterns, const PTXLoweringState &state) {
+  patterns.add<TexOpLowering, Tld4OpLowering, QueryOpLowering<TxqOp>, QueryOpLowering<SuqOp>,
+               SuldOpLowering, SustOpLowering>(patterns.getContext(), state);
+}

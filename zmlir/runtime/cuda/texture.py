@@ -1,0 +1,334 @@
+"""CUDA arrays, texture objects and surface objects: cuArray*, copies to
+and from arrays, cuTexObject*, cuSurfObject*.
+
+An array is a linear device allocation with a recorded layout (rows of
+width * texel bytes, slices of rows, layers or depth of slices). A texture
+or surface object is the device address of its descriptor, 128 bytes the
+kernels read (zmlir/lowering/Texture.cpp; the layout is in
+docs/textures.md): so a handle means the same on every backend."""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from zmlir.runtime.cuda.errors import CudaError, CUresult
+from zmlir.runtime.cuda.memcpy import MemcpyAPI
+
+E = CUresult
+
+# CUarray_format -> (descriptor kind: 0 unsigned, 1 signed, 2 half, 3 float; element bytes)
+FORMATS = {
+    0x01: (0, 1), 0x02: (0, 2), 0x03: (0, 4),
+    0x08: (1, 1), 0x09: (1, 2), 0x0A: (1, 4),
+    0x10: (2, 2), 0x20: (3, 4),
+}
+# CUDA_ARRAY3D_* flags
+LAYERED, SURFACE_LDST, CUBEMAP, TEXTURE_GATHER = 0x01, 0x02, 0x04, 0x08
+# CUresourcetype
+RESOURCE_ARRAY, RESOURCE_MIPMAPPED_ARRAY, RESOURCE_LINEAR, RESOURCE_PITCH2D = 0, 1, 2, 3
+# CU_TRSF_* texture flags
+READ_AS_INTEGER, NORMALIZED_COORDINATES, SRGB = 0x01, 0x02, 0x10
+# Descriptor flags (Texture.cpp)
+DESC_NORMALIZED_COORDS, DESC_LINEAR, DESC_READ_NORMALIZED = 1, 2, 4
+DESCRIPTOR_BYTES = 128
+# data, pitch, slice; width, height, depth, layers; kind, element bytes, channels,
+# flags; address modes x 3, texel bytes; border colour x 4; CUarray_format.
+_DESCRIPTOR = struct.Struct("<QQQ IIII IIII III I ffff I")
+
+@dataclass
+class Array:
+    """A CUDA array: `layers` slices (the depth of a 3D array, the layers of
+    a layered one, 6 per cube map) of `height` rows of `pitch` bytes."""
+
+    address: int
+    width: int
+    height: int  # as created: 0 for a 1D array
+    depth: int  # as created: 0 for 1D and 2D arrays; the layers of a layered one
+    format: int
+    channels: int
+    flags: int
+
+    @property
+    def texel_bytes(self) -> int:
+        return FORMATS[self.format][1] * self.channels
+
+    @property
+    def pitch(self) -> int:
+        return self.width * self.texel_bytes
+
+    @property
+    def slice(self) -> int:
+        return self.pitch * max(self.height, 1)
+
+    @property
+    def slices(self) -> int:
+        return max(self.depth, 1)
+
+    @property
+    def nbytes(self) -> int:
+        return self.slice * self.slices
+
+
+@dataclass
+class TextureObject:
+    """A texture or surface object: its descriptor's device address is the
+    handle; the application's descriptions as it gave them."""
+
+    resource: bytes
+    texture: bytes | None
+    surface: bool
+
+
+class TextureAPI(MemcpyAPI):
+    def __init__(self, ffi: Any, lib: Any) -> None:
+        super().__init__(ffi, lib)
+        # Live texture and surface objects by handle (their descriptor's address).
+        self.texture_objects: dict[int, TextureObject] = {}
+
+    # -- arrays ---------------------------------------------------------------------
+
+    def create_array(self, out: Any, width: int, height: int, depth: int, fmt: int,
+                     channels: int, flags: int) -> int:
+        self.current_context()
+        if fmt not in FORMATS:
+            return self.unsupported("cuArrayCreate", f"array format 0x{fmt:x}")
+        if channels not in (1, 2, 4) or width == 0 or (depth and not height and
+                                                       not flags & LAYERED):
+            return E.CUDA_ERROR_INVALID_VALUE
+        if flags & CUBEMAP and (width != height or depth % 6 if flags & LAYERED else
+                                depth != 6):
+            return E.CUDA_ERROR_INVALID_VALUE
+        array = Array(0, width, height, depth, fmt, channels, flags)
+        address = int(self.device.alloc(max(array.nbytes, 1)))
+        array.address = address
+        self.allocations.add(address, array.nbytes, owned=False)  # not cuMemFree's
+        self.out(out, self.handle_ptr(self.handles.add(array)))
+        return E.CUDA_SUCCESS
+
+    def cuArrayCreate_v2(self, out: Any, desc: Any) -> int:
+        if desc == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        d = desc[0]
+        return self.create_array(out, d.Width, d.Height, 0, d.Format, d.NumChannels, 0)
+
+    def cuArray3DCreate_v2(self, out: Any, desc: Any) -> int:
+        if desc == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        d = desc[0]
+        return self.create_array(out, d.Width, d.Height, d.Depth, d.Format, d.NumChannels,
+                                 d.Flags)
+
+    def array(self, handle: Any) -> Array:
+        self.require_init()
+        return self.handles.get(self.ptr(handle), Array)
+
+    def cuArrayGetDescriptor_v2(self, out: Any, handle: Any) -> int:
+        a = self.array(handle)
+        if out == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        out.Width, out.Height, out.Format, out.NumChannels = a.width, a.height, a.format, \
+            a.channels
+        return E.CUDA_SUCCESS
+
+    def cuArray3DGetDescriptor_v2(self, out: Any, handle: Any) -> int:
+        a = self.array(handle)
+        if out == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        out.Width, out.Height, out.Depth = a.width, a.height, a.depth
+        out.Format, out.NumChannels, out.Flags = a.format, a.channels, a.flags
+        return E.CUDA_SUCCESS
+
+    def cuArrayDestroy(self, handle: Any) -> int:
+        a = self.array(handle)
+        self.device.synchronize()
+        self.handles.remove(self.ptr(handle), Array)
+        self.allocations.forget(a.address)
+        self.device.free(a.address)
+        return E.CUDA_SUCCESS
+
+    # -- copies to and from arrays ------------------------------------------------
+    # An array side of a copy is its device memory, at the array's own pitch.
+
+    def array_range(self, handle: Any, offset: int, nbytes: int) -> int:
+        a = self.array(handle)
+        if offset + nbytes > a.nbytes:
+            raise CudaError(E.CUDA_ERROR_INVALID_VALUE, "copy past the end of the array")
+        return a.address + offset
+
+    def cuMemcpyHtoA_v2(self, dst: Any, offset: int, src: Any, nbytes: int) -> int:
+        return self.copy(self.array_range(dst, offset, nbytes), self.ptr(src), nbytes)
+
+    def cuMemcpyAtoH_v2(self, dst: Any, src: Any, offset: int, nbytes: int) -> int:
+        return self.copy(self.ptr(dst), self.array_range(src, offset, nbytes), nbytes)
+
+    def cuMemcpyHtoAAsync_v2(self, dst: Any, offset: int, src: Any, nbytes: int,
+                             stream: Any) -> int:
+        return self.enqueue(stream, lambda: self.cuMemcpyHtoA_v2(dst, offset, src, nbytes))
+
+    def cuMemcpyAtoHAsync_v2(self, dst: Any, src: Any, offset: int, nbytes: int,
+                             stream: Any) -> int:
+        return self.enqueue(stream, lambda: self.cuMemcpyAtoH_v2(dst, src, offset, nbytes))
+
+    def cuMemcpyDtoA_v2(self, dst: Any, offset: int, src: int, nbytes: int) -> int:
+        return self.copy(self.array_range(dst, offset, nbytes), src, nbytes)
+
+    def cuMemcpyAtoD_v2(self, dst: int, src: Any, offset: int, nbytes: int) -> int:
+        return self.copy(dst, self.array_range(src, offset, nbytes), nbytes)
+
+    def cuMemcpyAtoA_v2(self, dst: Any, dst_offset: int, src: Any, src_offset: int,
+                        nbytes: int) -> int:
+        return self.copy(self.array_range(dst, dst_offset, nbytes),
+                         self.array_range(src, src_offset, nbytes), nbytes)
+
+    def _arrays_as_device(self, copy: Any, kind: str) -> Any:
+        """`copy` (a CUDA_MEMCPY2D/3D) with each array side as device
+        memory at the array's pitch (and slice height), or `copy` itself."""
+        c = copy[0]
+        if 3 not in (c.srcMemoryType, c.dstMemoryType):
+            return copy
+        out = self.ffi.new(f"{kind} *")
+        self.ffi.memmove(out, copy, self.ffi.sizeof(kind))
+        for side in ("src", "dst"):
+            if getattr(c, side + "MemoryType") != 3:
+                continue
+            a = self.array(getattr(c, side + "Array"))
+            setattr(out, side + "MemoryType", 2)
+            setattr(out, side + "Device", a.address)
+            setattr(out, side + "Array", self.ffi.NULL)
+            setattr(out, side + "Pitch", a.pitch)
+            if kind == "CUDA_MEMCPY3D":
+                setattr(out, side + "Height", max(a.height, 1))
+        return out
+
+    def cuMemcpy2D_v2(self, copy: Any) -> int:
+        if copy == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        return super().cuMemcpy2D_v2(self._arrays_as_device(copy, "CUDA_MEMCPY2D"))
+
+    cuMemcpy2DUnaligned_v2 = cuMemcpy2D_v2
+
+    def cuMemcpy3D_v2(self, copy: Any) -> int:
+        if copy == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        return super().cuMemcpy3D_v2(self._arrays_as_device(copy, "CUDA_MEMCPY3D"))
+
+    # -- texture and surface objects ----------------------------------------------
+
+    def _resource(self, res: Any) -> tuple[int, int, int, int, int, int, int, int, int]:
+        """(data, pitch, slice, width, height, depth, layers, format, channels)
+        of a CUDA_RESOURCE_DESC."""
+        kind = res.resType
+        if kind == RESOURCE_ARRAY:
+            a = self.array(res.res.array.hArray)
+            layered = a.flags & (LAYERED | CUBEMAP)
+            depth = 1 if layered else max(a.depth, 1)
+            layers = max(a.depth, 1) if layered else 1
+            return (a.address, a.pitch, a.slice, a.width, max(a.height, 1), depth, layers,
+                    a.format, a.channels)
+        if kind == RESOURCE_LINEAR:
+            lin = res.res.linear
+            if lin.format not in FORMATS:
+                raise CudaError(self.unsupported("cuTexObjectCreate", f"format 0x{lin.format:x}"))
+            texel = FORMATS[lin.format][1] * lin.numChannels
+            return (int(lin.devPtr), lin.sizeInBytes, lin.sizeInBytes, lin.sizeInBytes // texel,
+                    1, 1, 1, lin.format, lin.numChannels)
+        if kind == RESOURCE_PITCH2D:
+            p = res.res.pitch2D
+            return (int(p.devPtr), p.pitchInBytes, p.pitchInBytes * p.height, p.width, p.height,
+                    1, 1, p.format, p.numChannels)
+        raise CudaError(self.unsupported("cuTexObjectCreate", f"resource type {kind}"))
+
+    def _descriptor(self, res: Any, tex: Any) -> bytes:
+        data, pitch, slice_, width, height, depth, layers, fmt, channels = self._resource(res)
+        if fmt not in FORMATS or channels not in (1, 2, 4):
+            raise CudaError(self.unsupported("cuTexObjectCreate", f"format 0x{fmt:x} x "
+                                             f"{channels}"))
+        kind, element = FORMATS[fmt]
+        flags = 0
+        modes = (1, 1, 1)
+        border = (0.0, 0.0, 0.0, 0.0)
+        if tex is not None:
+            if tex.flags & SRGB:
+                raise CudaError(self.unsupported("cuTexObjectCreate", "sRGB textures"))
+            if tex.flags & NORMALIZED_COORDINATES:
+                flags |= DESC_NORMALIZED_COORDS
+            if tex.filterMode == 1:
+                flags |= DESC_LINEAR
+            # Integer data of 8 and 16 bits reads as floats in [0, 1] ([-1, 1]
+            # signed) unless CU_TRSF_READ_AS_INTEGER says otherwise.
+            if kind < 2 and element < 4 and not tex.flags & READ_AS_INTEGER:
+                flags |= DESC_READ_NORMALIZED
+            modes = tuple(int(m) for m in tex.addressMode)
+            if any(m not in (0, 1, 2, 3) for m in modes):
+                raise CudaError(E.CUDA_ERROR_INVALID_VALUE, f"address modes {modes}")
+            border = tuple(float(c) for c in tex.borderColor)
+        packed = _DESCRIPTOR.pack(data, pitch, slice_, width, height, depth, layers, kind,
+                                  element, channels, flags, *modes, element * channels,
+                                  *border, fmt)
+        return packed.ljust(DESCRIPTOR_BYTES, b"\0")
+
+    def _create_object(self, out: Any, res: Any, tex: Any, surface: bool) -> int:
+        self.current_context()
+        if out == self.ffi.NULL or res == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        if surface and res.resType != RESOURCE_ARRAY:
+            return E.CUDA_ERROR_INVALID_VALUE
+        descriptor = self._descriptor(res[0], None if tex is None else tex[0])
+        address = int(self.device.alloc(DESCRIPTOR_BYTES))
+        self.device.copy_to_device(address, np.frombuffer(descriptor, dtype=np.uint8))
+        ffi = self.ffi
+        resource = bytes(ffi.buffer(res, ffi.sizeof("CUDA_RESOURCE_DESC")))
+        texture = None if tex is None else bytes(ffi.buffer(tex, ffi.sizeof("CUDA_TEXTURE_DESC")))
+        self.texture_objects[address] = TextureObject(resource, texture, surface)
+        out[0] = address
+        return E.CUDA_SUCCESS
+
+    def cuTexObjectCreate(self, out: Any, res: Any, tex: Any, view: Any) -> int:
+        if tex == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        if view != self.ffi.NULL:
+            return self.unsupported("cuTexObjectCreate", "resource views")
+        return self._create_object(out, res, tex, surface=False)
+
+    def cuSurfObjectCreate(self, out: Any, res: Any) -> int:
+        return self._create_object(out, res, None, surface=True)
+
+    def _object(self, handle: int, surface: bool) -> TextureObject:
+        self.require_init()
+        obj = self.texture_objects.get(int(handle))
+        if obj is None or obj.surface != surface:
+            raise CudaError(E.CUDA_ERROR_INVALID_VALUE, f"not a texture or surface object: "
+                                                        f"0x{int(handle):x}")
+        return obj
+
+    def _destroy_object(self, handle: int, surface: bool) -> int:
+        self._object(handle, surface)
+        self.device.synchronize()
+        del self.texture_objects[int(handle)]
+        self.device.free(int(handle))
+        return E.CUDA_SUCCESS
+
+    def cuTexObjectDestroy(self, handle: int) -> int:
+        return self._destroy_object(handle, surface=False)
+
+    def cuSurfObjectDestroy(self, handle: int) -> int:
+        return self._destroy_object(handle, surface=True)
+
+    def _copy_out(self, out: Any, data: bytes | None) -> int:
+        if out == self.ffi.NULL or data is None:
+            return E.CUDA_ERROR_INVALID_VALUE
+        self.ffi.memmove(out, data, len(data))
+        return E.CUDA_SUCCESS
+
+    def cuTexObjectGetResourceDesc(self, out: Any, handle: int) -> int:
+        return self._copy_out(out, self._object(handle, surface=False).resource)
+
+    def cuTexObjectGetTextureDesc(self, out: Any, handle: int) -> int:
+        return self._copy_out(out, self._object(handle, surface=False).texture)
+
+    def cuSurfObjectGetResourceDesc(self, out: Any, handle: int) -> int:
+        return self._copy_out(out, self._object(handle, surface=True).resource)
