@@ -4,6 +4,7 @@ own tests):
 - `.local` arrays aligned to 128 bytes or more (numba's `cuda.local.array(alignment=256)`):
   LLVM 22's SPIR-V backend wrote their alignment wrong and the runtime rejected the module;
   the fix-up `spirv-realign-allocas` aligns them itself.
+- device functions whose parameters and return value are `.reg`, not `.param`.
 """
 
 from __future__ import annotations
@@ -97,3 +98,52 @@ def test_local_arrays_get_their_alignment(device) -> None:
     for block in got.reshape(GRID, BLOCK, 5):
         for column in range(3):
             assert len(set(block[:, column].tolist())) == BLOCK
+
+
+REG_PARAMS = """
+.func (.reg .b32 %r) load_add(.reg .b64 %a, .reg .b32 %b)
+{
+  .reg .b32 %t;
+  ld.global.u32 %t, [%a];
+  add.u32 %r, %t, %b;
+  ret;
+}
+
+// Plain names (no `%`) and a 64-bit result.
+.func (.reg .b64 wide) pick(.reg .b32 which, .reg .b64 x, .reg .b64 y)
+{
+  .reg .pred p;
+  setp.ne.u32 p, which, 0;
+  selp.b64 wide, x, y, p;
+  ret;
+}
+
+.visible .entry reg_params(.param .u64 out)
+{
+  .reg .b64 %rd<8>;
+  .reg .b32 %x<8>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %x1, %ntid.x;
+  mov.u32 %x2, %ctaid.x;
+  mov.u32 %x3, %tid.x;
+  mad.lo.u32 %x1, %x1, %x2, %x3;
+  mul.wide.u32 %rd2, %x1, 16;
+  add.u64 %rd1, %rd1, %rd2;
+  st.global.u32 [%rd1], %x1;
+  call (%x4), load_add, (%rd1, 1000);
+  cvt.u64.u32 %rd3, %x4;
+  setp.eq.u32 %p1, %x3, 0;
+  selp.u32 %x5, 1, 0, %p1;
+  call.uni (%rd4), pick, (%x5, 7, %rd3);
+  st.global.u64 [%rd1+8], %rd4;
+  ret;
+}
+"""
+
+
+def test_reg_parameters(device) -> None:
+    got = _run(device, REG_PARAMS, "reg_params", 2)
+    thread = np.arange(GRID * BLOCK, dtype=np.uint64)
+    assert (got[:, 1] == np.where(thread % BLOCK == 0, 7, thread + 1000)).all()

@@ -1,6 +1,7 @@
 """Calls: `call` of a named function, and indirect calls through a
 function pointer (a `.callprototype` or `.calltargets` label gives the
-signature); arguments and results pass through `.param` variables."""
+signature); arguments and results pass through `.param` variables, or
+registers where the callee declares them `.reg`."""
 
 from __future__ import annotations
 
@@ -63,9 +64,14 @@ def _call(imp: FunctionImporter, inst: ast.Instruction) -> None:
     uni = " {{uni}}" if "uni" in inst.modifiers else ""
     imp.emit(results, f"ptx.call @{quote(name)}({operand_slots(len(values))}){uni} : "
                       f"({arg_types}) -> ({res_types})", values, inst.loc)
-    for r_op, r in zip(rets, results, strict=True):
+    for r_op, r, decl in zip(rets, results, callee.returns, strict=True):
+        if decl.space == "reg" and isinstance(r_op, (ast.Reg, ast.Sink)):
+            # A `.reg` return value lands in a register of the caller.
+            imp.write_reg(r_op, r, inst.loc)
+            continue
         if not isinstance(r_op, ast.Sym) or r_op.name not in imp.param_regs:
-            raise imp.error("'call' return values must be .param variables", inst.loc)
+            raise imp.error("'call' return values must be .param variables (or registers, "
+                            "for '.reg' return values)", inst.loc)
         reg = imp.param_regs[r_op.name]
         want = imp.reg_type(reg, inst.loc)
         if is_aggregate(want) or is_aggregate(r.type):

@@ -134,5 +134,6 @@ def _ret(imp: FunctionImporter, inst: ast.Instruction) -> None:
     imp.terminate(inst.opcode, [], attrs=uni if inst.opcode == "ret" else "", loc=inst.loc)
     if inst.opcode == "ret":
         assert imp.block.term is not None
-        imp.block.term.values = [imp.read_reg(f"%param:{r.name}", inst.loc)
-                                 for r in imp.fn.returns]
+        imp.block.term.values = [
+            imp.read_reg(r.name if r.space == "reg" else f"%param:{r.name}", inst.loc)
+            for r in imp.fn.returns]

@@ -280,14 +280,25 @@ class FunctionImporter:
             else:
                 raise self.error(f"unsupported parameter type '.{p.type}'", p.loc)
             v = Value(t, f"%arg{i}")
-            self.params[p.name] = v
             args.append(f"%arg{i}: {t}")
+            if p.space == "reg" and p.dims:
+                raise self.error(f"'.reg' parameter '{p.name}' cannot be an array", p.loc)
+            if p.space == "reg":  # `.func f(.reg .b64 %a)`: a register holding the argument
+                self.ssa.declare(p.name, t)
+                self.define(p.name, v)
+            else:
+                self.params[p.name] = v
         for r in fn.returns:
             t = param_value_type(r.type, r.dims)
             if t is None:
                 raise self.error(f"unsupported return parameter '{r.name}' of '{fn.name}' "
                                  "(unknown type or unsized array)", r.loc)
-            self.declare_param(r.name, t)
+            if r.space == "reg" and r.dims:
+                raise self.error(f"'.reg' return value '{r.name}' cannot be an array", r.loc)
+            if r.space == "reg":  # `.func (.reg .b32 %r) f`: `ret` returns the register
+                self.ssa.declare(r.name, t)
+            else:
+                self.declare_param(r.name, t)
             self.result_types.append(t)
         # CC.CF, the carry flag of add.cc/addc/..., as a hidden predicate.
         self.ssa.declare(CARRY_REG, "i1")
