@@ -96,3 +96,28 @@ def test_which_errors_fail_kernels_only() -> None:
     assert kernel_level(CompileError("internal error: the importer ...", "m", SourceLoc(1, 1)))
     assert not kernel_level(CompileError("expected ';'", "m", SourceLoc(1, 1)))
     assert not kernel_level(CompileError("unsupported target", "m"))  # nowhere in particular
+
+
+def test_the_index_comes_from_the_cache_once_made(tmp_path, monkeypatch) -> None:
+    from zmlir.frontend import partition as index_module
+    from zmlir.runtime import cache
+
+    monkeypatch.setenv("ZMLIR_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("ZMLIR_CACHE", raising=False)
+    made = cache.cached_partition(MODULE, "m.ptx")
+    real = index_module.partition
+    monkeypatch.setattr(index_module, "partition", lambda text: pytest.fail("indexed again"))
+    again = cache.cached_partition(MODULE, "m.ptx")
+    assert again.kernels == made.kernels
+    assert again.part_text({"alone"}) == made.part_text({"alone"})
+    assert again.part_roots("calls_broken") == made.part_roots("calls_broken")
+    # Another module's text is not given that module's index.
+    monkeypatch.setattr(index_module, "partition", real)
+    assert cache.cached_partition(MODULE.replace("alone", "other"), "m.ptx").kernels[-1] == "other"
+
+
+def test_declarations_that_do_not_parse_fail_the_index() -> None:
+    from zmlir.runtime import cache
+
+    with pytest.raises(CompileError):
+        cache.cached_partition(MODULE.replace(".u32 counter;", ".u32 counter[;"), "m.ptx")

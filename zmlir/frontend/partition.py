@@ -24,6 +24,7 @@ the module text's items, and of each body's names), not a parse:
 
 from __future__ import annotations
 
+import json
 import re
 from bisect import bisect_right
 from collections.abc import Iterable
@@ -156,6 +157,29 @@ class Partition:
             line += n
             col = len(text) - text.rindex("\n") if n else col + len(text)
         return "".join(out) + "\n"
+
+    def to_json(self) -> str:
+        """The index, less the module's text (from_json takes it again)."""
+        return json.dumps({
+            "module_text": self.module_text,
+            "pieces": [[p.name, p.in_module_text, p.start, p.end, p.line, p.col]
+                       for p in self.pieces],
+            "kinds": self.kinds,
+            "references": {name: sorted(names) for name, names in self.references.items()},
+            "kernels": self.kernels, "definitions": self.definitions})
+
+    @classmethod
+    def from_json(cls, text: str, data: str) -> Partition:
+        """What to_json wrote, for module `text`; ValueError (or KeyError,
+        TypeError) if it is not that."""
+        d = json.loads(data)
+        pieces = [Piece(name, bool(in_module_text), int(start), int(end), int(line), int(col))
+                  for name, in_module_text, start, end, line, col in d["pieces"]]
+        if any(p.end > len(d["module_text"] if p.in_module_text else text) for p in pieces):
+            raise ValueError("an index of another module")
+        return cls(text, d["module_text"], pieces, dict(d["kinds"]),
+                   {name: frozenset(names) for name, names in d["references"].items()},
+                   tuple(d["kernels"]), [(int(a), int(b), str(n)) for a, b, n in d["definitions"]])
 
     def check(self, filename: str) -> None:
         """Parses what lies outside the function bodies (the header, the

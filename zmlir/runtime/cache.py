@@ -217,6 +217,32 @@ def shared_cache() -> JITCache:
     return _SHARED[directory]
 
 
+def cached_partition(ptx: str, filename: str) -> Any:
+    """The index of `ptx` to compile it a part at a time
+    (frontend.partition), its declarations checked (Partition.check): from
+    the cache where an earlier load made it (a big module's takes seconds).
+    None where the module cannot be parted; a CompileError where the check
+    fails."""
+    from zmlir.frontend.partition import Partition, partition
+
+    blobs = BlobCache(shared_cache()) if cache_enabled() else None
+    key = hashlib.sha256(f"{compiler_fingerprint()}|partition|".encode()
+                         + ptx.encode()).hexdigest()
+    data = blobs.get(key) if blobs is not None else None
+    if data is not None:
+        try:  # what the disk holds is checked, never trusted
+            return Partition.from_json(ptx, data.decode())
+        except (ValueError, KeyError, TypeError):
+            pass
+    index = partition(ptx)
+    if index is None:
+        return None
+    index.check(filename)
+    if blobs is not None:
+        blobs.put(key, index.to_json().encode())
+    return index
+
+
 def compile_cached(ptx: str, target_spec: str, filename: str) -> Any:
     """zmlir.compile_module through the cache; returns a CompiledModule."""
     import dataclasses

@@ -240,11 +240,13 @@ class ModuleAPI(FunctionAPI):
             if len(ptx) >= PARTED_MIN_BYTES:
                 parted = self._parted(ptx, name)
                 if parted is not None:
-                    parted.partition.check(name)
                     return parted
             return compile_cached(ptx, self.device.target, name)
         except CompileError as err:
-            parted = self._parted(ptx, name) if kernel_level(err) else None
+            try:
+                parted = self._parted(ptx, name) if kernel_level(err) else None
+            except CompileError:
+                parted = None
             if parted is not None and parted.partition.function_at(err.loc.line) is not None:
                 parted.fail(err, parted.kernels)
                 return parted
@@ -255,11 +257,11 @@ class ModuleAPI(FunctionAPI):
             raise CudaError(E.CUDA_ERROR_INVALID_PTX, "compiler unavailable") from None
 
     def _parted(self, ptx: str, name: str) -> PartedModule | None:
-        """`ptx` to be compiled a part at a time; None if it cannot be parted."""
-        from zmlir.frontend.partition import partition
-        from zmlir.runtime.cache import compile_cached
+        """`ptx` to be compiled a part at a time; None if it cannot be parted
+        (a CompileError if its declarations do not parse)."""
+        from zmlir.runtime.cache import cached_partition, compile_cached
 
-        index = partition(ptx)
+        index = cached_partition(ptx, name)
         if index is None:
             return None
         target = self.device.target
