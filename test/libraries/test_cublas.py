@@ -2,7 +2,7 @@
 our own CUDA programs (test/libraries/cublas/), built with nvcc against
 NVIDIA's headers and linked with -lcublas -lcublasLt as any application is,
 check every call against a host reference and print PASS/FAIL per case; the
-export table of the route (route.c) and its unsupported answer."""
+route (route.c) on a backend we do not serve; the exports."""
 
 from __future__ import annotations
 
@@ -70,6 +70,15 @@ def test_cublaslt_epilogues_match_the_host_reference(built: Path) -> None:
     assert not failed and result.returncode == 0, result.stdout + result.stderr
     assert {"f32 bias", "f32 gelu_aux_bias batched", "bf16 gelu_aux_bias",
             "unsupported epilogue"} <= set(passed), result.stdout
+
+
+def test_other_backends_answer_not_supported(built: Path) -> None:
+    """Level Zero (a device here or not): cuBLAS answers CUBLAS_STATUS_NOT_SUPPORTED
+    (15) and says why on stderr; the process neither crashes nor hangs."""
+    result = _run(built / "cublaslt_matmul", ZMLIR_BACKEND="level_zero")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "cublasLtCreate(&lt) -> 15" in result.stdout
+    assert "CUBLAS_STATUS_NOT_SUPPORTED" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_exports_are_nvidias(libdir: str) -> None:

@@ -42,7 +42,7 @@ typedef CUresult (*zmlir_backend_fn)(char *name, size_t size, long long *namespa
 
 static pthread_once_t route_once = PTHREAD_ONCE_INIT;
 static enum zmlir_route route = ZMLIR_ROUTE_NONE;
-static char backend[64] = "unknown";
+static char backend[64]; /* empty: no backend answered */
 static void *nvidia_library;
 
 static const char *nvidia_dir(void) {
@@ -83,8 +83,13 @@ static void load_nvidia(long long namespace_id) {
 static void decide(void) {
   void *table = NULL;
   long long namespace_id = -1;
-  if (cuInit(0) != CUDA_SUCCESS ||
-      cuGetExportTable((const void **)&table, &zmlir_libraries_uuid) != CUDA_SUCCESS || !table) {
+  CUresult init = cuInit(0);
+  if (init != CUDA_SUCCESS) {
+    zmlir_log(1, "no CUDA device (cuInit: %d): its functions return CUBLAS_STATUS_NOT_SUPPORTED",
+              (int)init);
+    return;
+  }
+  if (cuGetExportTable((const void **)&table, &zmlir_libraries_uuid) != CUDA_SUCCESS || !table) {
     zmlir_log(1, "the CUDA driver is not zmlir's: %s answers nothing that needs a device",
               zmlir_library_name);
     return;
@@ -152,13 +157,18 @@ void *zmlir_bind(unsigned index) {
   enum zmlir_route how = zmlir_route();
   if (how == ZMLIR_ROUTE_NVIDIA) {
     target = e->nvidia ? e->nvidia : zmlir_nvidia_symbol(e->name);
-    if (!target && nvidia_library)
+    if (!target && e->always && !nvidia_library) /* status strings must still be strings */
+      target = e->ours;
+    else if (!target && nvidia_library)
       zmlir_log(1, "%s is missing from NVIDIA's %s; returning CUBLAS_STATUS_NOT_SUPPORTED", e->name,
                 zmlir_library_name);
   } else if (e->ours && (how == ZMLIR_ROUTE_HOST || e->always)) {
     target = e->ours;
   } else if (how == ZMLIR_ROUTE_HOST) {
     zmlir_log(1, "unsupported cuBLAS function: %s; returning CUBLAS_STATUS_NOT_SUPPORTED", e->name);
+  } else if (*backend) { /* with no backend, decide() said why once */
+    zmlir_log(1, "%s: not supported on the %s backend; returning CUBLAS_STATUS_NOT_SUPPORTED",
+              e->name, backend);
   }
   if (!target)
     target = (void *)&not_supported;
