@@ -6,9 +6,10 @@ CuPy compiles its kernels with NVRTC (the nvidia-cuda-nvrtc wheel; without
 it CuPy's first kernel raises DynamicLibNotFoundError for libnvrtc.so.13,
 as on a GPU machine) for the reported sm_80, which `zmlir run`'s NVRTC
 stand-in turns into PTX. Its prebuilt CUB (sum, min/max) and Thrust (sort)
-modules carry compute_120 PTX only: large modules, compiled once into
-zmlir's JIT cache (cold, minutes each on a small CPU). CuPy's own kernel
-cache is a fresh directory per run: no kernel comes from an earlier one."""
+modules carry compute_120 PTX only: large modules (21 and 27 MB), whose
+kernels compile as they are first launched (runtime/cuda/parted.py), into
+zmlir's JIT cache. CuPy's own kernel cache is a fresh directory per run: no
+kernel comes from an earlier one."""
 
 from __future__ import annotations
 
@@ -25,9 +26,7 @@ STEPS = ["asarray", "arange_zeros", "ufuncs", "float64_and_casts", "broadcast_an
          "elementwise_kernel", "reduction_kernel", "sum_all", "sum_axis_and_mean",
          "min_max_argmax", "cumsum", "sort", "raw_kernel", "raw_module", "fresh_compile"]
 # Steps not yet seen to pass, with why: skipped (the script says so).
-PENDING = {"sort": "Thrust's module (27 MB of compute_120 PTX) had not finished compiling "
-                   "after 40 minutes on a loaded 2-core machine; it now compiles past the "
-                   "griddepcontrol.wait it stopped at"}
+PENDING: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
