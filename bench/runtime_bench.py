@@ -1,6 +1,9 @@
 """Runtime benchmark: launch overhead (µs per cuLaunchKernel of an empty
-kernel, bench/launch_overhead.cu) and warm-cache module load time
-(cuModuleLoadData of test/cuda/matmul_tiled.cu's PTX), on zmlir's driver.
+kernel, bench/launch_overhead.cu), warm-cache module load time
+(cuModuleLoadData of test/cuda/matmul_tiled.cu's PTX) and, on the NVIDIA
+machine, a small kernel timed with events (bench/event_timing.cu: the
+event-measured time and the host's wall time per timed launch), on zmlir's
+driver.
 
     python bench/runtime_bench.py [--out FILE]
         Here, on the default backend (the CPU through OpenCL). The C launch
@@ -40,6 +43,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 LAUNCHES = 2000
+EVENT_ROUNDS = 500
 ROUNDS = 5
 NVCC_ARCH = "sm_80"  # the PTX our driver picks (compute capability 8.0)
 MODULE_SOURCE = REPO / "test" / "cuda" / "matmul_tiled.cu"
@@ -53,11 +57,13 @@ def nvcc() -> str:
 
 
 def build_programs(directory: Path) -> tuple[Path, Path]:
-    """(the launch-overhead executable, the module PTX) in `directory`."""
+    """(the launch-overhead executable, the module PTX) in `directory`, and
+    the event-timing executable beside them."""
     directory.mkdir(parents=True, exist_ok=True)
     exe, ptx = directory / "launch_overhead", directory / "module.ptx"
-    subprocess.run([nvcc(), f"-arch={NVCC_ARCH}", str(HERE / "launch_overhead.cu"), "-o",
-                    str(exe)], check=True, capture_output=True)
+    for program in ("launch_overhead", "event_timing"):
+        subprocess.run([nvcc(), f"-arch={NVCC_ARCH}", str(HERE / f"{program}.cu"), "-o",
+                        str(directory / program)], check=True, capture_output=True)
     subprocess.run([nvcc(), "-ptx", f"-arch={NVCC_ARCH}", str(MODULE_SOURCE), "-o", str(ptx)],
                    check=True, capture_output=True)
     return exe, ptx
@@ -74,12 +80,18 @@ ZMLIR_RUN = [sys.executable, "-m", "zmlir.cli", "run", "--"]
 
 def launch_overhead(exe: Path, env: dict[str, str], runner: list[str]) -> float:
     """µs per launch, from one fresh process."""
-    out = subprocess.run([*runner, str(exe), str(LAUNCHES)], capture_output=True, text=True,
+    return program_figures(exe, env, runner, LAUNCHES)[0]
+
+
+def program_figures(exe: Path, env: dict[str, str], runner: list[str],
+                    count: int) -> list[float]:
+    """The figures a benchmark program prints on its last line."""
+    out = subprocess.run([*runner, str(exe), str(count)], capture_output=True, text=True,
                          env=env, timeout=600)
     if out.returncode != 0:
         raise RuntimeError(f"{' '.join(runner)} {exe}: exit {out.returncode}: "
                            f"{(out.stderr or out.stdout).strip()[-600:]}")
-    return float(out.stdout.strip().splitlines()[-1])
+    return [float(v) for v in out.stdout.strip().splitlines()[-1].split()]
 
 
 _LOAD = """
@@ -156,7 +168,8 @@ def prepare(directory: Path, archs: list[str]) -> int:
     from tools.run_programs_passthrough import driver_ptx_texts
 
     exe, ptx = build_programs(directory)
-    texts = [*driver_ptx_texts(exe), ptx.read_text()]
+    texts = [*driver_ptx_texts(exe), *driver_ptx_texts(directory / "event_timing"),
+             ptx.read_text()]
     for index, text in enumerate(texts):
         key = nvptx_cache.ptx_key(text)
         for arch in archs:
@@ -189,6 +202,20 @@ def real_driver(directory: Path, out: Path) -> int:
     print(f"launch overhead: NVIDIA driver {median(real):.2f} µs/launch; zmlir passthrough "
           f"{median(ours):.2f} µs/launch (C fast path; Python path {python:.2f}); "
           f"ratio {ratio:.2f} (goal <= 2)")
+    timing = directory / "event_timing"
+    real_events, our_events = [], []
+    for _ in range(ROUNDS):
+        real_events.append(program_figures(timing, dict(os.environ), [], EVENT_ROUNDS))
+        our_events.append(program_figures(timing, passthrough, ZMLIR_RUN, EVENT_ROUNDS))
+    (real_dev, real_wall), (our_dev, our_wall) = (
+        [median([r[i] for r in runs]) for i in (0, 1)] for runs in (real_events, our_events))
+    results.update(real_driver_event_us=real_dev, passthrough_event_us=our_dev,
+                   real_driver_timed_launch_wall_us=real_wall,
+                   passthrough_timed_launch_wall_us=our_wall,
+                   event_native_over_zmlir=real_dev / our_dev)
+    print(f"a small kernel timed with events: NVIDIA driver {real_dev:.2f} µs by its events "
+          f"({real_wall:.1f} µs wall per timed launch); zmlir passthrough {our_dev:.2f} µs "
+          f"({our_wall:.1f} µs wall); native/zmlir {real_dev / our_dev:.2f} (goal >= 0.97)")
     libdir = our_libdir()
     module_load_ms(libdir, ptx, passthrough)  # NVIDIA's own JIT cache warms too
     warm = median([module_load_ms(libdir, ptx, passthrough) for _ in range(ROUNDS)])

@@ -4,6 +4,7 @@ backend's unified memory, so applications can do arithmetic on them."""
 
 from __future__ import annotations
 
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, ClassVar
@@ -158,6 +159,27 @@ class Backend(ABC):
 
     @abstractmethod
     def synchronize(self) -> None: ...
+
+    # -- events (cuEventRecord, cuEventElapsedTime) ----------------------------------
+    def record_mark(self) -> Any:
+        """A point in the device's queue after the work enqueued so far, for
+        an event: here the host clock once the queue has drained. A backend
+        with device timestamps records one in its queue instead, without
+        waiting."""
+        self.synchronize()
+        return time.perf_counter()
+
+    def mark_reached(self, mark: Any) -> bool:
+        """Whether the device has passed a mark (cuEventQuery)."""
+        return True
+
+    def elapsed_ms(self, start: Any, end: Any) -> float:
+        """Milliseconds between two marks, once both are reached."""
+        return (end - start) * 1000.0
+
+    def release_mark(self, mark: Any) -> None:
+        """The event that held a mark was recorded again or destroyed."""
+        return None
 
     # -- the driver's C launch fast path (zmlir/runtime/cuda/fastpath.c) -----------
     def fast_launch_points(self) -> dict[str, int] | None:

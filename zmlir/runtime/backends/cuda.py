@@ -53,6 +53,7 @@ typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
 CUresult cuInit(unsigned int flags);
 CUresult cuDriverGetVersion(int *version);
 CUresult cuDeviceGetCount(int *count);
@@ -92,6 +93,10 @@ CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned
                                    unsigned int blockDimY, unsigned int blockDimZ,
                                    unsigned int sharedMemBytes, CUstream hStream,
                                    void **kernelParams);
+CUresult cuEventCreate(CUevent *phEvent, unsigned int flags);
+CUresult cuEventRecord(CUevent hEvent, CUstream hStream);
+CUresult cuEventQuery(CUevent hEvent);
+CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd);
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func,
                                                      int blockSize, size_t dynamicSMemSize);
 """
@@ -112,6 +117,7 @@ LLVM_NVPTX_SMS = (20, 21, 30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80
                   89, 90, 100, 101, 103, 110, 120, 121)
 
 CUDA_SUCCESS = 0
+_CUDA_ERROR_NOT_READY = 600
 _ATTR_MAX_THREADS_PER_BLOCK = 1
 _ATTR_MAX_SHARED_MEMORY_PER_BLOCK = 8
 _ATTR_MULTIPROCESSOR_COUNT = 16
@@ -223,6 +229,7 @@ class CUDABackend(Backend):
         cache = os.environ.get(nvptx_cache.ENV, "").strip()
         self.cache_dir = Path(cache) if cache else None
         self._current = threading.local()
+        self._free_events: list[Any] = []
 
     # -- opening -----------------------------------------------------------------
 
@@ -497,6 +504,37 @@ class CUDABackend(Backend):
     def synchronize(self) -> None:
         self._enter()
         self.check("cuCtxSynchronize", self.lib.cuCtxSynchronize())
+
+    # Events are the real driver's, recorded in the stream our launches take
+    # (the NULL stream), so cuEventElapsedTime is the GPU's own time and
+    # recording waits for nothing. Released ones are kept for reuse.
+    def record_mark(self) -> Any:
+        self._enter()
+        if self._free_events:
+            event = self._free_events.pop()
+        else:
+            pevent = self.ffi.new("CUevent *")
+            self.check("cuEventCreate", self.lib.cuEventCreate(pevent, 0))
+            event = pevent[0]
+        self.check("cuEventRecord", self.lib.cuEventRecord(event, self.ffi.NULL))
+        return event
+
+    def mark_reached(self, mark: Any) -> bool:
+        self._enter()
+        code = self.lib.cuEventQuery(mark)
+        if code == _CUDA_ERROR_NOT_READY:
+            return False
+        self.check("cuEventQuery", code)
+        return True
+
+    def elapsed_ms(self, start: Any, end: Any) -> float:
+        self._enter()
+        ms = self.ffi.new("float *")
+        self.check("cuEventElapsedTime", self.lib.cuEventElapsedTime(ms, start, end))
+        return float(ms[0])
+
+    def release_mark(self, mark: Any) -> None:
+        self._free_events.append(mark)
 
     def fast_launch_points(self) -> dict[str, int]:
         # The real driver's cuLaunchKernel: fastpath.c calls it with the real

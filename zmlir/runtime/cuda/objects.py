@@ -110,7 +110,7 @@ class UserObject:
 @dataclass
 class Event:
     flags: int = 0
-    timestamp: float | None = None
+    mark: Any = None  # where it was recorded: Backend.record_mark()
     # Recorded in a capturing stream: streams waiting on it join that capture,
     # depending on what the recording stream depended on.
     capture: Any = None

@@ -7,7 +7,6 @@ NVIDIA's rules, then takes its parameters."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -224,9 +223,7 @@ class ExecAPI(ConstructAPI):
         if isinstance(p, EventParams):
             ev = self.handles.find(p.event)
             if p.type == model.EVENT_RECORD and isinstance(ev, Event):
-                self.device.synchronize()
-                ev.timestamp = time.perf_counter()
-                ev.capture, ev.capture_dependencies = None, []
+                self.record_event(ev)
             return E.CUDA_SUCCESS
         if isinstance(p, ChildParams):
             return self._run(ge, p.graph)
