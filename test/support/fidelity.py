@@ -61,10 +61,6 @@ def run_case(device, c: spec.Case, ins: list[np.ndarray], shared_bytes: int = 0,
 # fidelity tests, and so does a listed case that compiles: then remove it from the list.
 EXPECTED_UNSUPPORTED: dict[str, dict[str, str]] = {
     "spirv": {
-        # OpenCL's generic address space cannot tell global from private memory.
-        "isspacep_global": "unsupported 'isspacep.global' on target 'spirv'",
-        "isspacep_local": "unsupported 'isspacep.global' on target 'spirv'",
-        "isspacep_shared": "unsupported 'isspacep.global' on target 'spirv'",
         # A work-group barrier must be reached by every thread at the same instruction.
         "bar_arrive_sync": "unsupported 'bar.arrive' on target 'spirv'",
         "sreg_envreg": "unsupported special register '%envreg0' on target 'spirv'",

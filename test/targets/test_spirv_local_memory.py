@@ -1,9 +1,12 @@
-"""`.local` memory on SPIR-V, run on Intel's OpenCL CPU runtime (issue 14/15, from numba-cuda's
-own tests):
+"""`.local` memory and state spaces on SPIR-V, run on Intel's OpenCL CPU runtime (issue 14/15,
+from numba-cuda's own tests):
 
 - `.local` arrays aligned to 128 bytes or more (numba's `cuda.local.array(alignment=256)`):
   LLVM 22's SPIR-V backend wrote their alignment wrong and the runtime rejected the module;
   the fix-up `spirv-realign-allocas` aligns them itself.
+- `isspacep.global/.local/.shared` (libcu++'s atomics ask `isspacep.local`), in kernels and in
+  device functions, with and without a barrier (the runtime then moves a work-item's allocas
+  to a buffer of the work-group's).
 - device functions whose parameters and return value are `.reg`, not `.param`.
 """
 
@@ -98,6 +101,140 @@ def test_local_arrays_get_their_alignment(device) -> None:
     for block in got.reshape(GRID, BLOCK, 5):
         for column in range(3):
             assert len(set(block[:, column].tolist())) == BLOCK
+
+
+# Bits of a thread's answers: 1 isspacep.global, 2 .shared, 4 .local.
+SPACES = """
+.global .align 8 .b8 table[64];
+
+.func (.param .b32 r) classify(.param .b64 a)
+{
+  .reg .b64 %rd<2>;
+  .reg .pred %p<4>;
+  .reg .b32 %r<4>;
+  ld.param.b64 %rd1, [a];
+  isspacep.global %p1, %rd1;
+  isspacep.shared %p2, %rd1;
+  isspacep.local %p3, %rd1;
+  selp.u32 %r1, 1, 0, %p1;
+  selp.u32 %r2, 2, 0, %p2;
+  selp.u32 %r3, 4, 0, %p3;
+  or.b32 %r1, %r1, %r2;
+  or.b32 %r1, %r1, %r3;
+  st.param.b32 [r], %r1;
+  ret;
+}
+
+// The callee of a callee: its kernel's window reaches it too.
+.func (.param .b32 r) classify_twice(.param .b64 a)
+{
+  .reg .b64 %rd<2>;
+  .reg .b32 %r<2>;
+  ld.param.b64 %rd1, [a];
+  {
+    .param .b64 a0;
+    .param .b32 r0;
+    st.param.b64 [a0], %rd1;
+    call (r0), classify, (a0);
+    ld.param.b32 %r1, [r0];
+  }
+  st.param.b32 [r], %r1;
+  ret;
+}
+
+.visible .entry KERNEL(.param .u64 out)
+{
+  .shared .align 8 .b8 sh[256];
+  .local .align 8 .b8 loc[16];
+  .reg .b64 %rd<16>;
+  .reg .b32 %r<8>;
+  .reg .pred %p<4>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, %ntid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %tid.x;
+  mad.lo.u32 %r1, %r1, %r2, %r3;
+  mul.wide.u32 %rd2, %r1, 64;
+  add.u64 %rd10, %rd1, %rd2;
+  BARRIER
+  // The thread's addresses: its out slot (global), its word of sh (shared),
+  // its .local array (local), the .global variable `table` (global).
+  mov.u64 %rd3, %rd10;
+  cvta.shared.u64 %rd4, sh;
+  mul.wide.u32 %rd5, %r3, 4;
+  add.u64 %rd4, %rd4, %rd5;
+  mov.u64 %rd6, loc;
+  cvta.local.u64 %rd6, %rd6;
+  add.u64 %rd6, %rd6, 8;
+  mov.u64 %rd7, table;
+  cvta.global.u64 %rd7, %rd7;
+  add.u64 %rd7, %rd7, 8;
+  st.local.u32 [loc+8], %r1;
+  st.shared.u32 [sh], %r1;
+  isspacep.global %p1, %rd3;
+  isspacep.shared %p2, %rd4;
+  isspacep.local %p3, %rd6;
+  selp.u32 %r4, 1, 0, %p1;
+  selp.u32 %r5, 2, 0, %p2;
+  selp.u32 %r6, 4, 0, %p3;
+  or.b32 %r4, %r4, %r5;
+  or.b32 %r4, %r4, %r6;
+  isspacep.local %p1, %rd3;
+  isspacep.global %p2, %rd4;
+  isspacep.global %p3, %rd6;
+  selp.u32 %r5, 8, 0, %p1;
+  or.b32 %r4, %r4, %r5;
+  selp.u32 %r5, 16, 0, %p2;
+  or.b32 %r4, %r4, %r5;
+  selp.u32 %r5, 32, 0, %p3;
+  or.b32 %r4, %r4, %r5;
+  cvt.u64.u32 %rd8, %r4;
+  st.global.u64 [%rd10], %rd8;
+  CLASSIFY(%rd3, 8)
+  CLASSIFY(%rd4, 16)
+  CLASSIFY(%rd6, 24)
+  CLASSIFY(%rd7, 32)
+  ret;
+}
+"""
+
+CLASSIFY = """{
+    .param .b64 a0;
+    .param .b32 r0;
+    st.param.b64 [a0], ADDR;
+    call (r0), CALLEE, (a0);
+    ld.param.b32 %r7, [r0];
+    cvt.u64.u32 %rd9, %r7;
+    st.global.u64 [%rd10+OFFSET], %rd9;
+  }"""
+
+
+def _spaces_ptx(kernel: str, barrier: bool, callee: str) -> str:
+    text = SPACES.replace("KERNEL", kernel).replace("BARRIER", "bar.sync 0;" if barrier else "")
+    for args, offset in (("%rd3, 8", 8), ("%rd4, 16", 16), ("%rd6, 24", 24), ("%rd7, 32", 32)):
+        address = args.split(",")[0]
+        call = CLASSIFY.replace("ADDR", address).replace("OFFSET", str(offset))
+        text = text.replace(f"CLASSIFY({args})", call.replace("CALLEE", callee))
+    return text
+
+
+@pytest.mark.parametrize("barrier", [False, True], ids=["straight", "barrier"])
+@pytest.mark.parametrize("callee", ["classify", "classify_twice"])
+@pytest.mark.parametrize("dynamic", [0, 4096])
+def test_isspacep_tells_the_spaces_apart(device, barrier: bool, callee: str,
+                                         dynamic: int) -> None:
+    got = _run(device, _spaces_ptx("spaces", barrier, callee), "spaces", 8,
+               shared_bytes=dynamic)
+    # In the kernel: global, shared and local each true of their own address,
+    # and local/global false of the others'.
+    assert (got[:, 0] == 1 | 2 | 4).all(), np.unique(got[:, 0])
+    # In device functions: the out slot, the shared word, the .local array,
+    # the .global variable.
+    assert (got[:, 1] == 1).all(), np.unique(got[:, 1])
+    assert (got[:, 2] == 2).all(), np.unique(got[:, 2])
+    assert (got[:, 3] == 4).all(), np.unique(got[:, 3])
+    assert (got[:, 4] == 1).all(), np.unique(got[:, 4])
 
 
 REG_PARAMS = """

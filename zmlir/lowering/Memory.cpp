@@ -136,8 +136,9 @@ struct CvtaOpLowering : PTXPattern<CvtaOp> {
 ///  - NVPTX: NVIDIA's instruction (llvm.nvvm.isspacep.*);
 ///  - AMDGPU: llvm.amdgcn.is.shared / is.private on the flat pointer, and
 ///    global is neither (flat addresses outside LDS and scratch are global);
-///  - SPIR-V: the shared window only (SPIRVTargetInfo.cpp); .global and
-///    .local are rejected;
+///  - SPIR-V: the shared window, and the C library's stack of the thread
+///    running the work-group, where Intel's CPU runtime keeps private memory
+///    (SPIRVTargetInfo.cpp);
 ///  - host: the runtime's answer (the shared window, the fiber's stack,
 ///    else global).
 /// .const and .param have no generic window off NVPTX (their variables'

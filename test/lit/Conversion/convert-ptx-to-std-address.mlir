@@ -44,3 +44,37 @@ func.func @isspacep_shared(%a: i64) attributes {ptx.entry} {
   %0 = ptx.isspacep %a {space = #ptx.space<shared>} : i64
   ptx.ret
 }
+
+// -----
+
+// isspacep.local and .global on SPIR-V: Intel's CPU runtime keeps private
+// memory on the stack of the thread running the work-group, which
+// __zmlir_spirv_on_stack tests (the fix-up spirv-state-space defines it);
+// local is on the stack and not shared, global neither.
+// SPV-LABEL: gpu.func @isspacep_local_global
+// SPV-SAME: (%[[A:.*]]: i64, %[[W:.*]]: !llvm.ptr<3>)
+// SPV: %[[SHARED:.*]] = arith.cmpi ult
+// SPV: %[[STACK:.*]] = llvm.call @__zmlir_spirv_on_stack(%[[A]]) : (i64) -> i1
+// SPV: %[[NOT_SHARED:.*]] = arith.xori %[[SHARED]], %true
+// SPV: arith.andi %[[STACK]], %[[NOT_SHARED]] : i1
+// SPV: %[[STACK2:.*]] = llvm.call @__zmlir_spirv_on_stack(%[[A]]) : (i64) -> i1
+// SPV: %[[NOT_STACK:.*]] = arith.xori %[[STACK2]], %true
+// SPV: arith.andi %[[NOT_STACK]], %{{.*}} : i1
+func.func @isspacep_local_global(%a: i64) attributes {ptx.entry} {
+  %0 = ptx.isspacep %a {space = #ptx.space<local>} : i64
+  %1 = ptx.isspacep %a {space = #ptx.space<global>} : i64
+  ptx.ret
+}
+
+// -----
+
+// A device function asks for its kernel's window (the fix-up inlines it into
+// the kernels that call it and gives it theirs).
+// SPV-LABEL: llvm.func internal @isspacep_shared_func
+// SPV: %[[W:.*]] = llvm.call @__zmlir_spirv_shared_window() : () -> !llvm.ptr<3>
+// SPV: llvm.addrspacecast %[[W]] : !llvm.ptr<3> to !llvm.ptr<4>
+// SPV: arith.cmpi ult
+func.func @isspacep_shared_func(%a: i64) {
+  %0 = ptx.isspacep %a {space = #ptx.space<shared>} : i64
+  ptx.ret
+}

@@ -6,9 +6,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "zmlir/targets/CodeEmission.h"
+#include "zmlir/targets/spirv/SPIRVNames.h"
 
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Analysis/ConstantFolding.h"
 #include "llvm/IR/Constants.h"
@@ -18,6 +20,7 @@
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/Local.h"
 
 #include <algorithm>
@@ -203,6 +206,166 @@ llvm::Error zmlir::realignSPIRVAllocas(gpu::GPUModuleOp, llvm::Module &module) {
     alloca->replaceAllUsesWith(aligned);
     alloca->eraseFromParent();
   }
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// isspacep (SPIRVNames.h)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+bool isKernel(const llvm::Function &function) {
+  return function.getCallingConv() == llvm::CallingConv::SPIR_KERNEL;
+}
+
+/// The kernel's shared window: its last `ptr addrspace(3)` argument (the
+/// lowering appends it to every kernel), or null.
+llvm::Argument *sharedWindowArgument(llvm::Function &kernel) {
+  for (llvm::Argument &arg : llvm::reverse(kernel.args()))
+    if (auto *type = llvm::dyn_cast<llvm::PointerType>(arg.getType()))
+      return type->getAddressSpace() == 3 ? &arg : nullptr;
+  return nullptr;
+}
+
+/// Gives the calls of kSharedWindowName their kernel's window: the device
+/// functions that call it, and their callers up to the kernels, are inlined
+/// into the kernels (SPIR-V has no recursion, so this ends), then each call
+/// in a kernel becomes the kernel's window argument, and the inlined
+/// functions go.
+llvm::Error resolveSharedWindowCalls(llvm::Module &module) {
+  llvm::Function *window = module.getFunction(zmlir::spirv::kSharedWindowName);
+  if (!window)
+    return llvm::Error::success();
+  llvm::SetVector<llvm::Function *> inlined;
+  llvm::SmallVector<llvm::Function *> work{window};
+  while (!work.empty()) {
+    llvm::Function *callee = work.pop_back_val();
+    for (llvm::User *user : callee->users()) {
+      auto *call = llvm::dyn_cast<llvm::CallBase>(user);
+      if (!call || call->getCalledFunction() != callee)
+        return llvm::createStringError("unsupported use of '" + callee->getName() +
+                                       "' other than a call (isspacep needs its kernel)");
+      llvm::Function *caller = call->getFunction();
+      if (!isKernel(*caller) && inlined.insert(caller))
+        work.push_back(caller);
+    }
+  }
+  for (llvm::Function &kernel : module) {
+    if (!isKernel(kernel) || kernel.isDeclaration())
+      continue;
+    // Inline until no call of those functions is left: inlined bodies bring
+    // their own calls of them.
+    for (bool changed = true; changed;) {
+      changed = false;
+      llvm::SmallVector<llvm::CallBase *> calls;
+      for (llvm::Instruction &inst : llvm::instructions(kernel))
+        if (auto *call = llvm::dyn_cast<llvm::CallBase>(&inst))
+          if (inlined.contains(call->getCalledFunction()))
+            calls.push_back(call);
+      for (llvm::CallBase *call : calls) {
+        llvm::InlineFunctionInfo info;
+        llvm::InlineResult result = llvm::InlineFunction(*call, info);
+        if (!result.isSuccess())
+          return llvm::createStringError("cannot inline '" + call->getCalledFunction()->getName() +
+                                         "' into '" + kernel.getName() +
+                                         "' for isspacep: " + result.getFailureReason());
+        changed = true;
+      }
+    }
+    llvm::SmallVector<llvm::CallBase *> windowCalls;
+    for (llvm::Instruction &inst : llvm::instructions(kernel))
+      if (auto *call = llvm::dyn_cast<llvm::CallBase>(&inst))
+        if (call->getCalledFunction() == window)
+          windowCalls.push_back(call);
+    if (windowCalls.empty())
+      continue;
+    llvm::Argument *arg = sharedWindowArgument(kernel);
+    if (!arg)
+      return llvm::createStringError("kernel '" + kernel.getName() +
+                                     "' has no shared window argument (isspacep)");
+    for (llvm::CallBase *call : windowCalls) {
+      call->replaceAllUsesWith(arg);
+      call->eraseFromParent();
+    }
+  }
+  // What is left of those functions is no kernel's any more.
+  for (llvm::Function *function : inlined)
+    function->dropAllReferences();
+  for (llvm::Function *function : inlined) {
+    function->replaceAllUsesWith(llvm::PoisonValue::get(function->getType()));
+    function->eraseFromParent();
+  }
+  window->eraseFromParent();
+  return llvm::Error::success();
+}
+
+/// Defines kOnStackName: `address` is in [stack address, + stack size) of
+/// pthread_getattr_np(pthread_self()), which covers the thread's whole stack
+/// (the main thread's as far as it may grow). A failure of the C library
+/// (out of memory) sets the trap word: the launch fails, it is not answered
+/// wrong.
+void defineOnStack(llvm::Module &module, llvm::Function &onStack) {
+  llvm::LLVMContext &context = module.getContext();
+  llvm::Type *i32 = llvm::Type::getInt32Ty(context);
+  llvm::Type *i64 = llvm::Type::getInt64Ty(context);
+  llvm::Type *ptr = llvm::PointerType::get(context, 0);
+  llvm::FunctionCallee self = module.getOrInsertFunction("pthread_self",
+                                                         llvm::FunctionType::get(i64, false));
+  llvm::FunctionCallee getattr = module.getOrInsertFunction(
+      "pthread_getattr_np", llvm::FunctionType::get(i32, {i64, ptr}, false));
+  llvm::FunctionCallee getstack = module.getOrInsertFunction(
+      "pthread_attr_getstack", llvm::FunctionType::get(i32, {ptr, ptr, ptr}, false));
+  llvm::FunctionCallee destroy = module.getOrInsertFunction(
+      "pthread_attr_destroy", llvm::FunctionType::get(i32, {ptr}, false));
+  for (llvm::FunctionCallee f : {self, getattr, getstack, destroy})
+    llvm::cast<llvm::Function>(f.getCallee())->setCallingConv(llvm::CallingConv::C);
+
+  onStack.setLinkage(llvm::GlobalValue::InternalLinkage);
+  auto *entry = llvm::BasicBlock::Create(context, "entry", &onStack);
+  auto *known = llvm::BasicBlock::Create(context, "known", &onStack);
+  auto *failed = llvm::BasicBlock::Create(context, "failed", &onStack);
+  llvm::IRBuilder<> b(entry);
+  // pthread_attr_t: 56 bytes, 8-aligned on x86-64 Linux.
+  llvm::AllocaInst *attr = b.CreateAlloca(llvm::ArrayType::get(b.getInt8Ty(), 64));
+  attr->setAlignment(llvm::Align(8));
+  llvm::AllocaInst *base = b.CreateAlloca(i64);
+  base->setAlignment(llvm::Align(8));
+  llvm::AllocaInst *size = b.CreateAlloca(i64);
+  size->setAlignment(llvm::Align(8));
+  llvm::Value *thread = b.CreateCall(self);
+  llvm::Value *rc = b.CreateCall(getattr, {thread, attr});
+  b.CreateCondBr(b.CreateICmpEQ(rc, b.getInt32(0)), known, failed);
+
+  b.SetInsertPoint(known);
+  llvm::Value *stackRc = b.CreateCall(getstack, {attr, base, size});
+  b.CreateCall(destroy, {attr});
+  llvm::Value *offset = b.CreateSub(onStack.getArg(0),
+                                    b.CreateAlignedLoad(i64, base, llvm::Align(8)));
+  llvm::Value *inside = b.CreateICmpULT(offset, b.CreateAlignedLoad(i64, size, llvm::Align(8)));
+  b.CreateRet(b.CreateAnd(inside, b.CreateICmpEQ(stackRc, b.getInt32(0))));
+
+  b.SetInsertPoint(failed);
+  auto *trap = llvm::cast<llvm::GlobalVariable>(
+      module.getOrInsertGlobal(zmlir::spirv::kTrapWordName, i32, [&] {
+        return new llvm::GlobalVariable(module, i32, false, llvm::GlobalValue::ExternalLinkage,
+                                        b.getInt32(0), zmlir::spirv::kTrapWordName, nullptr,
+                                        llvm::GlobalValue::NotThreadLocal, 1);
+      }));
+  b.CreateStore(b.getInt32(1), trap);
+  b.CreateRet(b.getFalse());
+}
+
+} // namespace
+
+/// isspacep's two functions (SPIRVNames.h): the kernel's shared window
+/// where a device function asked for it, and the stack test.
+llvm::Error zmlir::resolveSPIRVStateSpace(gpu::GPUModuleOp, llvm::Module &module) {
+  if (llvm::Error error = resolveSharedWindowCalls(module))
+    return error;
+  if (llvm::Function *onStack = module.getFunction(zmlir::spirv::kOnStackName))
+    if (onStack->isDeclaration())
+      defineOnStack(module, *onStack);
   return llvm::Error::success();
 }
 

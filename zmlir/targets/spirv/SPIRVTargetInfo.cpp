@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "zmlir/lowering/PTXLowering.h"
+#include "zmlir/targets/spirv/SPIRVNames.h"
 
 using namespace mlir;
 using namespace zmlir;
@@ -15,11 +16,8 @@ using namespace zmlir::ptx;
 
 namespace {
 
-/// The module's trap word: an i32 global that a trapping thread sets to 1
-/// (2 after a failed assert, 3 where its kernel's sub-groups are narrower
-/// than a warp); the runtime reads it after each launch and fails the
-/// context (zmlir/runtime/cuda/launch.py).
-constexpr const char *kTrapWordName = "__zmlir_trap";
+/// The module's trap word's values (SPIRVNames.h).
+using zmlir::spirv::kTrapWordName;
 constexpr int64_t kTrapped = 1, kAsserted = 2, kNarrowWarps = 3;
 
 /// `get_global_offset(0)`: the launcher passes the shared window's size in
@@ -57,6 +55,9 @@ Value trapWordAddress(OpBuilder &b, Location loc, gpu::GPUModuleOp module,
 constexpr const char *kGlobaltimerName = "__zmlir_globaltimer";
 /// LLVM's SPIR-V CrossWorkgroup address space, where the variable lives.
 constexpr unsigned kCrossWorkgroup = 1;
+/// LLVM's SPIR-V Workgroup address space: OpenCL's local memory, the shared
+/// window.
+constexpr unsigned kWorkgroup = 3;
 
 /// %globaltimer, nanoseconds since the Unix epoch once calibrated: ns0 + d *
 /// mult / 2^shift for the device clock's d = ticks - ticks0, where mult <
@@ -200,32 +201,49 @@ public:
     return false;
   }
 
-  /// OpenCL's to_local/to_private/to_global (OpGenericCastToPtrExplicit) do
-  /// not check the address on Intel's CPU runtime (each gave the pointer
-  /// back for a global, a local and a private one) and get_fence
-  /// (OpGenericPtrMemSemantics) gave 0 for all three, and its local and
-  /// private memory both lie on the worker thread's stack; so only the
-  /// shared window is known: [base, base + the launch's window size).
+  /// isspacep. OpenCL's to_local/to_private/to_global
+  /// (OpGenericCastToPtrExplicit) do not check the address on Intel's CPU
+  /// runtime (each gave the pointer back for a global, a local and a private
+  /// one) and get_fence (OpGenericPtrMemSemantics) gave 0 for all three. But
+  /// that runtime keeps a work-item's private memory (allocas, by-value
+  /// argument copies: PTX's .local) and its work-group's local memory (the
+  /// shared window) on the stack of the thread running the work-group, and
+  /// nothing else there is addressable by a kernel; so:
+  ///   shared: in [window, window + the launch's window size);
+  ///   local:  on the calling thread's stack, and not shared;
+  ///   global: neither (as on NVIDIA, every other address).
+  /// The stack is the C library's answer (SPIRVNames.h), which ties
+  /// .local and .global to a CPU runtime; a device function asks for its
+  /// kernel's window, which the fix-up resolves by inlining.
   Value isSpace(OpBuilder &b, Operation *user, Value ptr, Value address, StateSpace space,
                 Value window, std::string &whyNot) const override {
     if (!inGenericWindow(space, whyNot))
       return Value();
-    if (space != StateSpace::Shared) {
-      whyNot = "OpenCL cannot tell global from private generic addresses";
-      return Value();
-    }
-    if (!window) {
-      whyNot = "only kernels have a shared window";
-      return Value();
-    }
     Location loc = user->getLoc();
     mlir::Type i64 = b.getI64Type();
+    mlir::Type i1 = b.getI1Type();
+    if (!window) {
+      auto windowType = LLVM::LLVMPointerType::get(b.getContext(), kWorkgroup);
+      auto fn = declareFunction(b, user, zmlir::spirv::kSharedWindowName,
+                                LLVM::LLVMFunctionType::get(windowType, {}));
+      window = LLVM::CallOp::create(b, loc, fn, ValueRange{}).getResult();
+    }
     Value base = LLVM::PtrToIntOp::create(
         b, loc, i64, LLVM::AddrSpaceCastOp::create(b, loc, ptr.getType(), window));
     Value size = arith::AndIOp::create(b, loc, globalOffsetX(b, user),
                                        intConst(b, loc, i64, 0xffffffff));
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                 arith::SubIOp::create(b, loc, address, base), size);
+    Value shared = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         arith::SubIOp::create(b, loc, address, base), size);
+    if (space == StateSpace::Shared)
+      return shared;
+    auto onStackFn = declareFunction(b, user, zmlir::spirv::kOnStackName,
+                                     LLVM::LLVMFunctionType::get(i1, {i64}));
+    Value onStack = LLVM::CallOp::create(b, loc, onStackFn, ValueRange{address}).getResult();
+    Value notShared = arith::XOrIOp::create(b, loc, shared, intConst(b, loc, i1, 1));
+    if (space == StateSpace::Local)
+      return arith::AndIOp::create(b, loc, onStack, notShared);
+    Value notOnStack = arith::XOrIOp::create(b, loc, onStack, intConst(b, loc, i1, 1));
+    return arith::AndIOp::create(b, loc, notOnStack, notShared);
   }
 
   /// The OR over the sub-group's executing work-items of `pred` shifted to
