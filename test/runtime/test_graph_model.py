@@ -72,6 +72,9 @@ def test_ancestors() -> None:
 
 
 def test_graph_memory_footprint() -> None:
+    """NVIDIA's model (cuda-samples' graphMemoryFootprint): memory stays
+    mapped ("used") after a free until another allocation takes it over or a
+    trim returns it; the allocator keeps what it got ("reserved")."""
     freed: list[int] = []
     addresses = iter(range(0x10000000, 0x20000000, 0x1000000))
     memory = GraphMemory(lambda size: next(addresses), freed.append)
@@ -84,23 +87,31 @@ def test_graph_memory_footprint() -> None:
         memory.allocate(x, 1000)  # still live
     assert err.value.code == CUresult.CUDA_ERROR_INVALID_VALUE
     memory.allocate(y, 3 * MiB)
-    assert memory.attribute(USED_MEM_CURRENT) == 1000 + 3 * MiB
-    assert memory.attribute(RESERVED_MEM_CURRENT) == 4 * MiB
+    assert memory.attribute(USED_MEM_CURRENT) == 6 * MiB
+    assert memory.attribute(RESERVED_MEM_CURRENT) == 6 * MiB
     assert memory.free(x.address) and not memory.free(x.address)
-    assert memory.attribute(USED_MEM_CURRENT) == 3 * MiB
-    assert memory.attribute(USED_MEM_HIGH) == 1000 + 3 * MiB
+    assert memory.attribute(USED_MEM_CURRENT) == 6 * MiB  # freed, still mapped
     memory.trim()  # the live allocation keeps its pages
+    assert memory.attribute(USED_MEM_CURRENT) == memory.attribute(RESERVED_MEM_CURRENT) == 4 * MiB
+    z = memory.reserve(MiB)
+    memory.retain(z)
+    memory.free(y.address)
+    memory.allocate(z, MiB)  # takes over half of y's memory: nothing grows
+    assert (y.mapped, z.mapped) == (2 * MiB, 2 * MiB)
     assert memory.attribute(RESERVED_MEM_CURRENT) == 4 * MiB
-    memory.release(y)  # its node went, but it is still allocated
-    assert freed == []
-    memory.free(y.address)  # freed outside its graph: now it goes
+    memory.release(y)  # its node went: its range and memory go back
     assert freed == [y.address]
+    assert memory.attribute(USED_MEM_CURRENT) == 2 * MiB
+    memory.release(z)  # still allocated: it stays until freed
+    assert freed == [y.address]
+    memory.free(z.address)  # freed outside its graph: now it goes
+    assert freed == [y.address, z.address]
     memory.trim()
-    assert memory.attribute(RESERVED_MEM_CURRENT) == 0
-    assert memory.attribute(RESERVED_MEM_HIGH) == 4 * MiB
+    assert memory.attribute(USED_MEM_CURRENT) == memory.attribute(RESERVED_MEM_CURRENT) == 0
+    assert memory.attribute(USED_MEM_HIGH) == memory.attribute(RESERVED_MEM_HIGH) == 6 * MiB
     memory.reset_high(RESERVED_MEM_HIGH, 0)
     assert memory.attribute(RESERVED_MEM_HIGH) == 0
     with pytest.raises(CudaError):
         memory.reset_high(USED_MEM_CURRENT, 0)
     memory.release(x)
-    assert freed == [y.address, x.address]
+    assert freed == [y.address, z.address, x.address]

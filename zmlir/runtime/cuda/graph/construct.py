@@ -127,8 +127,8 @@ class ConstructAPI(GraphBase, LaunchAPI, MemcpyAPI):
         c.sharedMemBytes = k.shared
         c.kernelParams = node.c_params[2]
         c.extra = self.ffi.NULL
-        if with_kernel:
-            c.kern, c.ctx = self.ffi.NULL, self.ffi.NULL
+        if with_kernel:  # a CUkernel is its CUfunction here: cudart maps kern to its entry
+            c.kern, c.ctx = self.handle_ptr(k.function), self.ffi.NULL
 
     def cuGraphAddKernelNode(self, pnode: Any, graph: Any, deps: Any, count: int,
                              p: Any) -> int:

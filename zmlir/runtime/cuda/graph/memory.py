@@ -3,11 +3,16 @@ address is fixed when the node is made and stays valid across launches, as
 NVIDIA's; a node ordered after the free of an earlier allocation of the same
 graph takes that allocation's address again (NVIDIA's virtual address
 reuse). Here an address range is device memory from the start (a `Slot`);
-what a launch does is account: an allocation is live from its alloc node
-until a free node, cuMemFree or cuMemFreeAsync frees it. The footprint the
-CU_GRAPH_MEM_ATTR_* attributes report follows NVIDIA's model: "used" is the
-live bytes, "reserved" what the graph allocator keeps, up to the highest use
-since cuDeviceGraphMemTrim."""
+an allocation is live from its alloc node until a free node, cuMemFree or
+cuMemFreeAsync frees it.
+
+The CU_GRAPH_MEM_ATTR_* attributes follow NVIDIA's physical memory model
+(cuda-samples' graphMemoryFootprint narrates it): an alloc node maps
+physical memory of the graph allocator ("reserved") behind its address;
+what is mapped is "used", and stays mapped after the free, until another
+allocation takes it over or cuDeviceGraphMemTrim returns what no live
+allocation holds. Graphs never run at once here, so an allocation always
+finds the memory a finished one freed."""
 
 from __future__ import annotations
 
@@ -24,6 +29,10 @@ _PAGE = 2 << 20
 USED_MEM_CURRENT, USED_MEM_HIGH, RESERVED_MEM_CURRENT, RESERVED_MEM_HIGH = range(4)
 
 
+def _pages(size: int) -> int:
+    return -(-size // _PAGE) * _PAGE
+
+
 @dataclass(eq=False)
 class Slot:
     """An address range of graph memory, shared by the allocation nodes of
@@ -33,6 +42,7 @@ class Slot:
     size: int  # bytes reserved (whole pages)
     references: int = 0  # the alloc nodes (of graphs and instantiations) that use it
     live: int = 0  # bytes allocated now (0: free)
+    mapped: int = 0  # physical bytes behind it (whole pages), kept after a free
     owner: Any = None  # the graph whose allocation nodes use it
     allocs: int = 0  # its allocation nodes in that graph
     frees: int = 0  # and free nodes
@@ -43,10 +53,10 @@ class GraphMemory:
     def __init__(self, alloc: Callable[[int], int], free: Callable[[int], None]) -> None:
         self._alloc, self._free = alloc, free
         self.slots: dict[int, Slot] = {}  # by address
-        self.used = self.used_high = self.reserved = self.reserved_high = 0
+        self.used_high = self.reserved = self.reserved_high = 0
 
     def reserve(self, size: int) -> Slot:
-        pages = -(-max(size, 1) // _PAGE) * _PAGE
+        pages = _pages(max(size, 1))
         try:
             address = self._alloc(pages)
         except Exception as err:
@@ -69,37 +79,51 @@ class GraphMemory:
         if slot.references <= 0 and not slot.live and self.slots.get(slot.address) is slot:
             del self.slots[slot.address]
             self._free(slot.address)
+            slot.mapped = 0  # its physical memory goes back to the allocator
+
+    @property
+    def used(self) -> int:
+        return sum(slot.mapped for slot in self.slots.values())
 
     def allocate(self, slot: Slot, size: int) -> None:
-        """An alloc node ran."""
+        """An alloc node ran: physical memory behind the slot, taken from
+        freed allocations' or else new to the allocator."""
         if slot.live:
             raise CudaError(E.CUDA_ERROR_INVALID_VALUE,
                             f"graph allocation 0x{slot.address:x} is still allocated")
         slot.live = size
-        self.used += size
+        need = _pages(size) - slot.mapped
+        for other in self.slots.values():  # memory of freed allocations moves over
+            if need <= 0:
+                break
+            if other is not slot and not other.live and other.mapped:
+                taken = min(need, other.mapped)
+                other.mapped -= taken
+                slot.mapped += taken
+                need -= taken
+        if need > 0:
+            slot.mapped += need
+            self.reserved = max(self.reserved, self.used)
         self.used_high = max(self.used_high, self.used)
-        self.reserved = max(self.reserved, self._pages(self.used))
         self.reserved_high = max(self.reserved_high, self.reserved)
 
     def free(self, address: int) -> bool:
         """A free node ran, or cuMemFree(Async) was given `address`: False
-        if that is no live graph allocation."""
+        if that is no live graph allocation. Its memory stays mapped."""
         slot = self.slots.get(address)
         if slot is None or not slot.live:
             return False
-        self.used -= slot.live
         slot.live = 0
         self._forget_if_unused(slot)
         return True
 
     def trim(self) -> None:
         """cuDeviceGraphMemTrim: nothing runs after the call returns here,
-        so all but the live allocations' pages go back."""
-        self.reserved = self._pages(self.used)
-
-    @staticmethod
-    def _pages(size: int) -> int:
-        return -(-size // _PAGE) * _PAGE
+        so what no live allocation holds goes back."""
+        for slot in self.slots.values():
+            if not slot.live:
+                slot.mapped = 0
+        self.reserved = self.used
 
     def attribute(self, attr: int) -> int:
         values = {USED_MEM_CURRENT: self.used, USED_MEM_HIGH: self.used_high,
