@@ -279,6 +279,13 @@ class ModuleAPI(FunctionAPI):
             module.parts[roots] = piece
         return piece
 
+    def module_variable(self, module: Module, name: str) -> tuple[int, int]:
+        """(address, size) of module variable `name` as the backend gives it
+        (in a parted module, its part's: loaded now if it was not)."""
+        if isinstance(module.compiled, PartedModule):
+            return self.device.global_variable(self._part(module, name).program, name)
+        return self.device.global_variable(module.program, name)
+
     def _bind(self, module: Module, fn: Function) -> None:
         """Binds kernel `fn` of parted `module` (Function.pending)."""
         piece = self._part(module, fn.name)
@@ -387,11 +394,7 @@ class ModuleAPI(FunctionAPI):
         address = module.globals.get(var)
         if address is None:
             try:
-                if isinstance(module.compiled, PartedModule):
-                    address, size = self.device.global_variable(self._part(module, var).program,
-                                                                var)
-                else:
-                    address, size = self.device.global_variable(module.program, var)
+                address, size = self.module_variable(module, var)
             except Exception as err:
                 if os.environ.get("ZMLIR_LOG"):
                     log(f"cuModuleGetGlobal({var!r}): {err}")

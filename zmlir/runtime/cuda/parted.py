@@ -6,7 +6,10 @@ with the functions and variables it reaches, is compiled when one of its
 kernels or variables is first asked for, through the JIT cache: a second
 run finds it there. A module variable that keeps state is compiled in one
 part only, with every kernel that reaches it, so it is one object for all
-of them (cuModuleGetGlobal's too).
+of them (cuModuleGetGlobal's too): code generation is unchanged, and so
+is what each target does with a module's variables. The CUDA passthrough
+parts its modules too: NVIDIA's JIT is fast, ours is what takes the time,
+and each part's NVPTX loads as a module of its own.
 
 A module compiled whole that fails on something we cannot lower (an
 `unsupported` or `internal error` diagnostic inside a function) is parted
