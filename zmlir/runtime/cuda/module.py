@@ -14,6 +14,7 @@ from zmlir.runtime.cuda import fatbin
 from zmlir.runtime.cuda.constants import COMPUTE_CAPABILITY
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.function import FunctionAPI
+from zmlir.runtime.cuda.graph.conditional import define_device_runtime
 from zmlir.runtime.cuda.objects import Function, Module, UncompiledLibrary
 from zmlir.runtime.cuda.parted import PARTED_MIN_BYTES, PartedModule, kernel_level
 from zmlir.runtime.cuda.state import log
@@ -180,6 +181,7 @@ class ModuleAPI(FunctionAPI):
         variables, initialised afresh (loading the same image twice gives two;
         unloading one and loading it again, a new one). Only the compiled
         module is shared, from the last COMPILED_KEPT."""
+        ptx = define_device_runtime(ptx)  # what -rdc leaves to libcudadevrt
         key = hashlib.sha256(ptx.encode()).hexdigest()
         compiled = self.compiled_by_hash.pop(key, None)
         if compiled is None:

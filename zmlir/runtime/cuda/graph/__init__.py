@@ -8,6 +8,8 @@
                     queries, clones, graph memory's nodes and attributes
     executable.py   instantiation, launch, cuGraphExecUpdate, cuGraphExec*SetParams
     capture.py      stream capture into graphs, memory nodes in a capture
+    conditional.py  conditional nodes: handles, the device runtime's
+                    cudaGraphSetConditional, which bodies run
     user_objects.py cuUserObject*, cuGraphRetain/ReleaseUserObject
     api.py          GraphAPI, the composition the driver binds
 """

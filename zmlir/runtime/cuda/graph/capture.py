@@ -24,6 +24,7 @@ class Capture:
     graph: Graph
     origin: Stream  # the stream that began it; it alone ends it
     mode: int
+    to_graph: bool = False  # into an existing graph (cuStreamBeginCaptureToGraph)
     active: bool = True
     # The C arrays cuStreamGetCaptureInfo handed out, kept valid until the next call.
     c_dependencies: dict[int, Any] = field(default_factory=dict)
@@ -129,16 +130,17 @@ class CaptureAPI(ConstructAPI, MemPoolAPI):
         g = self.graph_of(graph)
         deps = self.node_list(dependencies, count, g)
         self.check_edge_data(edge_data, count)
-        return self._begin_capture(stream, g, deps, mode)
+        return self._begin_capture(stream, g, deps, mode, to_graph=True)
 
-    def _begin_capture(self, stream: Any, graph: Graph, deps: list[Node], mode: int) -> int:
+    def _begin_capture(self, stream: Any, graph: Graph, deps: list[Node], mode: int,
+                       to_graph: bool = False) -> int:
         s = self.stream(stream)
         if s is None:  # the legacy default stream cannot be captured
             return E.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
         if s.capture is not None or mode not in (0, 1, 2):
             return E.CUDA_ERROR_ILLEGAL_STATE if s.capture is not None else \
                 E.CUDA_ERROR_INVALID_VALUE
-        s.capture = Capture(graph, s, mode)
+        s.capture = Capture(graph, s, mode, to_graph)
         s.capture_dependencies = deps
         self.fast.capture(+1)  # launches take the Python path, which records them
         return E.CUDA_SUCCESS
@@ -163,7 +165,8 @@ class CaptureAPI(ConstructAPI, MemPoolAPI):
             if pgraph != self.ffi.NULL:
                 pgraph[0] = self.ffi.NULL
             return E.CUDA_ERROR_STREAM_CAPTURE_UNJOINED
-        self.out(pgraph, self.handle_ptr(capture.graph.handle))
+        if pgraph != self.ffi.NULL or not capture.to_graph:  # the graph is the caller's
+            self.out(pgraph, self.handle_ptr(capture.graph.handle))
         return E.CUDA_SUCCESS
 
     def cuStreamUpdateCaptureDependencies(self, stream: Any, dependencies: Any, count: int,

@@ -12,7 +12,7 @@ from typing import Any
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.function import param_alignment, param_dtype
 from zmlir.runtime.cuda.graph import model
-from zmlir.runtime.cuda.graph.base import GraphBase
+from zmlir.runtime.cuda.graph.conditional import ConditionalAPI
 from zmlir.runtime.cuda.graph.memory import Slot
 from zmlir.runtime.cuda.graph.model import (
     AllocParams,
@@ -28,6 +28,7 @@ from zmlir.runtime.cuda.graph.model import (
     Node,
     add_node,
     ancestors,
+    inner_graphs,
 )
 from zmlir.runtime.cuda.launch import LaunchAPI
 from zmlir.runtime.cuda.memcpy import ARRAY, DEVICE, HOST, UNIFIED, MemcpyAPI
@@ -41,7 +42,7 @@ def _invalid(why: str) -> CudaError:
     return CudaError(E.CUDA_ERROR_INVALID_VALUE, why)
 
 
-class ConstructAPI(GraphBase, LaunchAPI, MemcpyAPI):
+class ConstructAPI(ConditionalAPI, LaunchAPI, MemcpyAPI):
     def cuGraphCreate(self, pgraph: Any, flags: int) -> int:
         self.current_context()
         if flags != 0 or pgraph == self.ffi.NULL:
@@ -244,6 +245,8 @@ class ConstructAPI(GraphBase, LaunchAPI, MemcpyAPI):
             raise _invalid("a graph as its own child")
         if c.has_memory_nodes():  # only a moved child graph may hold them
             raise _invalid("a child graph with memory nodes")
+        if any(n.type == model.CONDITIONAL for n in c.walk()):
+            raise _invalid("a child graph with conditional nodes")
         copy = c.clone()
         self.retain_user_objects(copy.user_objects)
         return ChildParams(copy)
@@ -455,8 +458,8 @@ class ConstructAPI(GraphBase, LaunchAPI, MemcpyAPI):
             return self.alloc_params(graph, deps, self.ffi.addressof(c, "alloc"))
         if kind == model.MEM_FREE and graph is not None:
             return self.free_params(graph, int(c.free.dptr))
-        if kind == model.CONDITIONAL:
-            raise CudaError(self.unsupported("cuGraphAddNode", "conditional nodes"))
+        if kind == model.CONDITIONAL and graph is not None:
+            return self.conditional_params(c.conditional, graph)
         if kind in model.NODE_TYPE_NAMES or kind in (8, 9, 12):
             raise CudaError(self.unsupported("cuGraphAddNode/SetParams", f"node type {kind}"))
         raise _invalid(f"node type {kind}")
@@ -470,15 +473,15 @@ class ConstructAPI(GraphBase, LaunchAPI, MemcpyAPI):
         code = self._add(pnode, graph, deps, count, lambda g, d: self.node_params(p, g, d))
         if code == E.CUDA_SUCCESS:
             node = self.node_of(pnode[0])
-            if isinstance(node.params, ChildParams):
-                node.params.graph.owner = node
+            for inner in inner_graphs(node.params):
+                inner.owner = node
         return code
 
     def cuGraphNodeSetParams(self, node: Any, p: Any) -> int:
         n = self.node_of(node)
         if p != self.ffi.NULL and p[0].type != n.type:
             return E.CUDA_ERROR_INVALID_VALUE
-        if n.type in (model.MEM_ALLOC, model.MEM_FREE):
+        if n.type in (model.MEM_ALLOC, model.MEM_FREE, model.CONDITIONAL):
             return E.CUDA_ERROR_INVALID_VALUE  # their parameters are fixed
         params = self.node_params(p, None, [])
         if isinstance(params, ChildParams):
@@ -585,8 +588,9 @@ class ConstructAPI(GraphBase, LaunchAPI, MemcpyAPI):
 
     def cuGraphClone(self, pclone: Any, graph: Any) -> int:
         g = self.graph_of(graph)
-        if pclone == self.ffi.NULL or g.has_memory_nodes():
-            return E.CUDA_ERROR_INVALID_VALUE  # graphs with memory nodes cannot be cloned
+        if pclone == self.ffi.NULL or g.has_memory_nodes() or any(
+                n.type == model.CONDITIONAL for n in g.walk()):
+            return E.CUDA_ERROR_INVALID_VALUE  # nor those with memory or conditional nodes
         copy = g.clone()
         for n in copy.walk():
             if n.graph is copy:

@@ -12,10 +12,12 @@ from typing import Any
 
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.graph import model
+from zmlir.runtime.cuda.graph.conditional import WHILE
 from zmlir.runtime.cuda.graph.construct import ConstructAPI
 from zmlir.runtime.cuda.graph.model import (
     AllocParams,
     ChildParams,
+    ConditionalParams,
     CopyParams,
     EmptyParams,
     EventParams,
@@ -26,6 +28,7 @@ from zmlir.runtime.cuda.graph.model import (
     MemsetParams,
     Node,
     WorkParams,
+    inner_graphs,
     record,
 )
 from zmlir.runtime.cuda.objects import Event
@@ -62,8 +65,8 @@ class UpdateError(Exception):
 
 
 def _graphs(graph: Graph) -> list[Graph]:
-    """`graph` and its child graphs, at every depth."""
-    return [graph] + [n.params.graph for n in graph.walk() if isinstance(n.params, ChildParams)]
+    """`graph` and the graphs its nodes hold, at every depth."""
+    return [graph] + [inner for n in graph.walk() for inner in inner_graphs(n.params)]
 
 
 def _memory_types(copy: bytes, ffi: Any) -> tuple[int, int]:
@@ -105,12 +108,10 @@ class ExecAPI(ConstructAPI):
                 INSTANTIATE_ERROR
         if flags & ~(AUTO_FREE_ON_LAUNCH | UPLOAD | USE_NODE_PRIORITY):
             return E.CUDA_ERROR_INVALID_VALUE, None, INSTANTIATE_ERROR
-        if any(n.type == model.CONDITIONAL for n in g.walk()):
-            return self.unsupported("cuGraphInstantiate", "conditional nodes"), None, \
-                INSTANTIATE_ERROR
         if any(sub.topological_order() is None for sub in _graphs(g)):
             return E.CUDA_ERROR_INVALID_VALUE, None, INSTANTIATE_INVALID_STRUCTURE
-        if g.has_memory_nodes() and g.instances:  # one instance at a time
+        single = g.has_memory_nodes() or any(n.type == model.CONDITIONAL for n in g.walk())
+        if single and g.instances:  # one instance at a time
             return E.CUDA_ERROR_INVALID_VALUE, None, INSTANTIATE_ERROR
         ge = GraphExec(g.clone(), g, flags)
         self._retain_copy(ge.graph)
@@ -187,7 +188,12 @@ class ExecAPI(ConstructAPI):
             return E.CUDA_ERROR_INVALID_VALUE  # its allocations of a launch before are unfreed
         for slot in live:
             self.graph_memory.free(slot.address)
-        return self.enqueue(stream, lambda: self._run(ge, ge.graph))
+        def run() -> int:
+            for graph in _graphs(ge.graph):
+                self.assign_defaults(graph)
+            return self._run(ge, ge.graph)
+
+        return self.enqueue(stream, run)
 
     def _run(self, ge: GraphExec, graph: Graph) -> int:
         order = ge.orders.get(id(graph))
@@ -227,6 +233,8 @@ class ExecAPI(ConstructAPI):
             return E.CUDA_SUCCESS
         if isinstance(p, ChildParams):
             return self._run(ge, p.graph)
+        if isinstance(p, ConditionalParams):
+            return self._run_conditional(ge, p)
         if isinstance(p, AllocParams):
             self.graph_memory.allocate(p.slot, p.size)
             return E.CUDA_SUCCESS
@@ -236,6 +244,19 @@ class ExecAPI(ConstructAPI):
         if isinstance(p, WorkParams):
             return p.work()
         assert isinstance(p, EmptyParams), p
+        return E.CUDA_SUCCESS
+
+    def _run_conditional(self, ge: GraphExec, p: ConditionalParams) -> int:
+        if p.kind == WHILE:
+            while self.condition(p.handle):
+                code = self._run(ge, p.bodies[0])
+                if code != E.CUDA_SUCCESS:
+                    return code
+            return E.CUDA_SUCCESS
+        for body in self.bodies_to_run(p):
+            code = self._run(ge, body)
+            if code != E.CUDA_SUCCESS:
+                return code
         return E.CUDA_SUCCESS
 
     # -- updates -----------------------------------------------------------------------
@@ -263,6 +284,14 @@ class ExecAPI(ConstructAPI):
                 self._check_update(a.graph, b.graph)
             except UpdateError as err:
                 raise UpdateError(err.result, new) from None
+        elif isinstance(a, ConditionalParams):  # only its bodies' nodes may change
+            if (a.handle, a.kind, len(a.bodies)) != (b.handle, b.kind, len(b.bodies)):
+                raise UpdateError(UPDATE_PARAMETERS_CHANGED, new)
+            try:
+                for body_a, body_b in zip(a.bodies, b.bodies, strict=True):
+                    self._check_update(body_a, body_b)
+            except UpdateError as err:
+                raise UpdateError(err.result, new) from None
 
     def _check_update(self, old: Graph, new: Graph) -> None:
         """Nodes pair in creation order; each pair must have the same type,
@@ -288,6 +317,10 @@ class ExecAPI(ConstructAPI):
             self._retain_copy(copy)
             copy.owner = old
             old.params = ChildParams(copy)
+        elif isinstance(new.params, ConditionalParams):
+            for body_old, body_new in zip(old.params.bodies, new.params.bodies, strict=True):
+                for a, b in zip(body_old.nodes, body_new.nodes, strict=True):
+                    self._take_params(a, b)
         else:
             old.params = new.params
 
@@ -305,6 +338,7 @@ class ExecAPI(ConstructAPI):
             return E.CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE
         for old, new in zip(ge.graph.nodes, g.nodes, strict=True):
             self._take_params(old, new)
+        ge.graph.conditions = dict(g.conditions)  # flags and defaults update too
         ge.orders.clear()
         info[0].result = UPDATE_SUCCESS
         info[0].errorNode = info[0].errorFromNode = self.ffi.NULL

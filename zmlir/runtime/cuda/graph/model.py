@@ -85,6 +85,14 @@ class FreeParams:
 
 
 @dataclass(frozen=True)
+class ConditionalParams:
+    handle: int  # the condition's address (graph/conditional.py)
+    kind: int  # CUgraphConditionalNodeType: IF, WHILE, SWITCH
+    bodies: tuple[Graph, ...]  # the node's own graphs
+    type = CONDITIONAL
+
+
+@dataclass(frozen=True)
 class WorkParams:
     """Work recorded by a capture that has no node type of its own here."""
 
@@ -114,7 +122,9 @@ class Graph:
     user_objects: dict[int, int] = field(default_factory=dict)  # handle -> references held
     handle: int = 0
     instances: int = 0  # live instantiations (graphs with memory nodes allow one)
-    owner: Node | None = None  # the child graph node it belongs to
+    owner: Node | None = None  # the child graph or conditional node it belongs to
+    # Its conditional handles (cuGraphConditionalHandleCreate): address -> (default, flags).
+    conditions: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     def add(self, params: Any, dependencies: list[Node]) -> Node:
         node = Node(params, self)
@@ -127,11 +137,11 @@ class Graph:
         return any(n.type in (MEM_ALLOC, MEM_FREE) for n in self.walk())
 
     def walk(self) -> Iterator[Node]:
-        """Every node, those of child graphs too."""
+        """Every node, those of child graphs and conditional bodies too."""
         for node in self.nodes:
             yield node
-            if isinstance(node.params, ChildParams):
-                yield from node.params.graph.walk()
+            for graph in inner_graphs(node.params):
+                yield from graph.walk()
 
     def roots(self) -> list[Node]:
         return [n for n in self.nodes if not n.dependencies]
@@ -160,21 +170,32 @@ class Graph:
     def clone(self) -> Graph:
         """A copy: nodes, edges and parameters (child graphs copied too);
         each new node's `origin` is the node it copies."""
-        copy = Graph(user_objects=dict(self.user_objects))
+        copy = Graph(user_objects=dict(self.user_objects), conditions=dict(self.conditions))
         mapping: dict[Node, Node] = {}
         for node in self.nodes:
             params = node.params
             if isinstance(params, ChildParams):
                 params = ChildParams(params.graph.clone())
+            elif isinstance(params, ConditionalParams):
+                params = replace(params, bodies=tuple(b.clone() for b in params.bodies))
             new = Node(params, copy, origin=node, enabled=node.enabled)
-            if isinstance(params, ChildParams):
-                params.graph.owner = new
+            for graph in inner_graphs(params):
+                graph.owner = new
             mapping[node] = new
             copy.nodes.append(new)
         for node in self.nodes:  # edges in the same order at both ends
             mapping[node].dependencies = [mapping[d] for d in node.dependencies]
             mapping[node].dependents = [mapping[d] for d in node.dependents]
         return copy
+
+
+def inner_graphs(params: Any) -> tuple[Graph, ...]:
+    """The graphs a node holds: a child graph, a conditional node's bodies."""
+    if isinstance(params, ChildParams):
+        return (params.graph,)
+    if isinstance(params, ConditionalParams):
+        return params.bodies
+    return ()
 
 
 def add_node(handles: Any, graph: Graph, params: Any, dependencies: list[Node]) -> Node:
@@ -199,9 +220,10 @@ def forget_handles(handles: Any, graph: Graph) -> None:
         if node.handle:
             handles.remove(node.handle, Node)
             node.handle = 0
-        if isinstance(node.params, ChildParams) and node.params.graph.handle:
-            handles.remove(node.params.graph.handle, Graph)
-            node.params.graph.handle = 0
+        for inner in inner_graphs(node.params):
+            if inner.handle:
+                handles.remove(inner.handle, Graph)
+                inner.handle = 0
 
 
 def connect(source: Node, target: Node) -> None:
