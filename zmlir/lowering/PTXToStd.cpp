@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "zmlir/lowering/DeviceHeap.h"
 #include "zmlir/lowering/DeviceServices.h"
 #include "zmlir/lowering/PTXLowering.h"
 
@@ -423,7 +424,7 @@ void ConvertPTXToStdPass::runOnOperation() {
   }
 
   if (failed(expandIndirectCalls(gpuModule, state)) || failed(rejectRecursion(gpuModule, state)) ||
-      failed(expandDeviceServices(gpuModule, state)))
+      failed(expandDeviceServices(gpuModule, state)) || failed(expandDeviceHeap(gpuModule, state)))
     return signalPassFailure();
 
   ConversionTarget target(*ctx);

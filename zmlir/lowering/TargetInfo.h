@@ -308,6 +308,10 @@ public:
   /// (NVIDIA's driver links them); else they write to the driver's printf
   /// buffer (DeviceServices.h).
   virtual bool hasNativePrintf() const { return false; }
+  /// Whether `malloc`, `free` and `__cuda_syscall_aligned_malloc` are the
+  /// target's own functions (NVIDIA's driver links them); else they are the
+  /// module's allocator over the driver's heap (DeviceHeap.h).
+  virtual bool hasNativeMalloc() const { return false; }
 
 protected:
   /// Whether a generic address can point into `space` (.global, .shared,

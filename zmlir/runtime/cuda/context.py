@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zmlir.runtime.cuda import printf
+from zmlir.runtime.cuda import heap, printf
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.objects import Context
 from zmlir.runtime.cuda.state import DriverState
@@ -48,8 +48,9 @@ class ContextAPI(DriverState):
             self._destroy_local_storage(self.primary_handle, self.primary)
             self.primary.refcount = 0
             self.current_changed()
-        with self.lock:  # a new context: the printf FIFO's size can be set again
+        with self.lock:  # a new context: the printf FIFO's and the heap's sizes can be set again
             self.printf.reset()
+            self.heaps.of(self.primary_context()).reset()
         return E.CUDA_SUCCESS
 
     def cuDevicePrimaryCtxGetState(self, dev: int, flags: Any, active: Any) -> int:
@@ -97,6 +98,8 @@ class ContextAPI(DriverState):
             return E.CUDA_ERROR_INVALID_CONTEXT
         self.sync_point()
         self._destroy_local_storage(handle, context)
+        with self.lock:
+            self.heaps.context_destroyed(handle)
         self.handles.remove(handle, Context)
         # As on an H200: the context is popped if it is current; where it
         # is still on a thread's stack (or a sticky error holds) its handle
@@ -235,11 +238,15 @@ class ContextAPI(DriverState):
 
     def cuCtxGetLimit(self, value: Any, limit: int) -> int:
         ctx = self.current_context()
-        defaults = {0: 1024, 1: printf.DEFAULT_FIFO_SIZE, 2: 8 << 20, 3: 2, 4: 2048, 5: 0, 6: 0}
+        defaults = {0: 1024, 1: printf.DEFAULT_FIFO_SIZE, 2: heap.DEFAULT_SIZE, 3: 2, 4: 2048,
+                    5: 0, 6: 0}
         if limit not in defaults:
             return E.CUDA_ERROR_INVALID_VALUE
         if limit == 1:  # CU_LIMIT_PRINTF_FIFO_SIZE: one buffer serves every context
             self.out(value, self.printf.capacity)
+            return E.CUDA_SUCCESS
+        if limit == 2:  # CU_LIMIT_MALLOC_HEAP_SIZE: the context's heap (cuda/heap.py)
+            self.out(value, self.heaps.of(self.context_stack()[-1]).size)
             return E.CUDA_SUCCESS
         self.out(value, ctx.limits.get(limit, defaults[limit]))
         return E.CUDA_SUCCESS
@@ -251,6 +258,10 @@ class ContextAPI(DriverState):
                 # Fixed once a kernel with printf or assert was launched (cuda/printf.py).
                 if not self.printf.set_capacity(value):
                     return E.CUDA_ERROR_INVALID_VALUE
+            return E.CUDA_SUCCESS
+        if limit == 2:  # CU_LIMIT_MALLOC_HEAP_SIZE: fixed once a kernel with malloc ran
+            with self.lock:
+                self.heaps.of(self.context_stack()[-1]).set_size(value)
             return E.CUDA_SUCCESS
         ctx.limits[limit] = value
         return E.CUDA_SUCCESS

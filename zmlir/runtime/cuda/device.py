@@ -38,6 +38,7 @@ class DeviceAPI(DriverState):
                 return E.CUDA_ERROR_NO_DEVICE
             self._prepare_module_loading()
             self.printf.device = self.device
+            self.heaps.device = self.device
             self.fast.set_backend(self.device)
             self.fast.install_fault_handler()  # after the backend's runtime installed its own
             self.initialized = True

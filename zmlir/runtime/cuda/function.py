@@ -76,6 +76,9 @@ class FunctionAPI(DriverState):
             sizes = None  # its launches check the trap word, in Python
         if fn.name in fn.module.printf_kernels:
             sizes = None  # its launches fix the printf FIFO's size (printf.py), in Python
+        heap = fn.module.heap
+        if heap is not None and not heap.locked and fn.name in fn.module.heap_kernels:
+            sizes = None  # its first launch fixes the heap's size (heap.py), in Python
         window = fn.info.static_shared_bytes + max_dynamic_shared(fn, self.device)
         fn.fast = self.fast.function(fn.handle, self.device, fn.kernel, fn.info, sizes, window)
 

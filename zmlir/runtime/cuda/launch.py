@@ -46,9 +46,12 @@ class LaunchAPI(FunctionAPI):
                 "cooperative launch", f"the {self.device.name} backend cannot guarantee that "
                 "all blocks are resident at once")
         self.printf.launched(fn)
+        uses_heap = self.heaps.launched(fn)
         code = self._launch(fn, grid, block, shared, params, extra, stream, cooperative)
-        if fn.fast and code == E.CUDA_SUCCESS:
-            self.fast_register(fn)  # the backend may have raised the kernel's shared limit
+        if (fn.fast or uses_heap) and code == E.CUDA_SUCCESS:
+            # The backend may have raised the kernel's shared limit; a kernel
+            # whose heap's size is fixed now can take the fast path.
+            self.fast_register(fn)
         return code
 
     def _launch(self, fn: Function, grid: tuple[int, int, int], block: tuple[int, int, int],

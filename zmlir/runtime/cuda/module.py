@@ -207,6 +207,13 @@ class ModuleAPI(FunctionAPI):
         with self.lock:
             self.globaltimer.attach(self.device, module)
         self._attach_printf(module, ptx)
+        try:
+            with self.lock:
+                stack = self.context_stack()
+                self.heaps.attach(module, ptx, stack[-1] if stack else self.primary_context())
+        except CudaError:
+            self._release(module)
+            raise
         return module
 
     def _trap_word(self, module: Module) -> int:
@@ -366,6 +373,7 @@ class ModuleAPI(FunctionAPI):
         module.globals.clear()
         with self.lock:
             self.printf.detach(module)
+            self.heaps.detach(module)
         try:
             if module.program is not None:
                 self.device.unload(module.program)

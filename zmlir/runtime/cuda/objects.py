@@ -75,6 +75,12 @@ class Module:
     # fixes the printf FIFO's size.
     printf_kernels: frozenset[str] = frozenset()
     printf_id: int = 0  # its id in the printf records (0: it has none)
+    # Its kernels that call malloc or free (cuda/heap.py): launching one fixes the
+    # heap's size. The context's heap it was given and the address of its
+    # `__zmlir_device_heap` (None, 0: it calls NVIDIA's malloc, or none).
+    heap_kernels: frozenset[str] = frozenset()
+    heap: Any = None
+    heap_state: int = 0
 
 
 @dataclass

@@ -90,6 +90,15 @@ SERVICES = ("vprintf", "__assertfail")
 def printf_kernels(ptx: str) -> frozenset[str]:
     """The kernels of `ptx` that call printf or assert, directly or through
     its functions (an indirect call may reach any function)."""
+    return kernels_calling(ptx, SERVICES)
+
+
+def kernels_calling(ptx: str, services: tuple[str, ...]) -> frozenset[str]:
+    """The kernels of `ptx` that call one of `services` (functions the
+    module does not define), directly or through its functions (an indirect
+    call may reach any function)."""
+    if not any(s in ptx for s in services):
+        return frozenset()
     ptx = _COMMENTS.sub(" ", ptx)
     bodies: dict[str, str] = {}
     entries: set[str] = set()
@@ -110,7 +119,7 @@ def printf_kernels(ptx: str) -> frozenset[str]:
             entries.add(m[1])
     calls = {name: {c for c in _CALL.findall(body)} for name, body in bodies.items()}
     direct = {name for name, callees in calls.items()
-              if any(c in SERVICES and c not in bodies for c in callees)}
+              if any(c in services and c not in bodies for c in callees)}
     uses = set(direct)
     if direct:  # an indirect call (through a register) may reach them
         uses |= {name for name, callees in calls.items() if any(c[0] == "%" for c in callees)}
@@ -145,8 +154,7 @@ class DevicePrintf:
     def attach(self, module: Module, ptx: str) -> None:
         """At load: gives a module with printf records the buffer and an id,
         and names its kernels that call printf or assert."""
-        module.printf_kernels = printf_kernels(ptx) if any(s in ptx for s in SERVICES) \
-            else frozenset()
+        module.printf_kernels = printf_kernels(ptx)
         if FORMATS_NAME.encode() not in module.compiled.binary:
             return
         state, _ = self.device.global_variable(module.program, STATE_NAME)

@@ -22,6 +22,7 @@ from zmlir.runtime.cuda.fastpath import FastPath
 from zmlir.runtime.cuda.globaltimer import GlobalTimer
 from zmlir.runtime.cuda.graph.memory import GraphMemory
 from zmlir.runtime.cuda.graph.model import WorkParams, record
+from zmlir.runtime.cuda.heap import DeviceHeaps
 from zmlir.runtime.cuda.memory_map import AllocationMap
 from zmlir.runtime.cuda.objects import Context, Handles, Stream
 from zmlir.runtime.cuda.printf import DevicePrintf
@@ -81,6 +82,7 @@ class DriverState:
         self.fast = FastPath(ffi, lib)
         self.printf = DevicePrintf(log)  # device printf and assert output (printf.py)
         self.globaltimer = GlobalTimer(log)  # %globaltimer's calibration (globaltimer.py)
+        self.heaps = DeviceHeaps()  # each context's device malloc heap (heap.py)
         self.graph_memory = GraphMemory(self._graph_memory_alloc, self._graph_memory_free)
 
     # -- the current context ------------------------------------------------

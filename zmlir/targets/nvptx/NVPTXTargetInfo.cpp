@@ -73,6 +73,7 @@ public:
 
   /// NVIDIA's driver links vprintf and __assertfail into the module.
   bool hasNativePrintf() const override { return true; }
+  bool hasNativeMalloc() const override { return true; }
 
   Value nativeDirectedArith(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> operands,
                             Rounding rnd, bool ftz) const override {
