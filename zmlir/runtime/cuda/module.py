@@ -280,12 +280,14 @@ class ModuleAPI(FunctionAPI):
         """The loaded part of parted `module` that holds kernel or stateful
         variable `name`, compiled and loaded now if it was not."""
         parted = module.compiled
-        roots, compiled = parted.part(name)
-        piece = module.parts.get(roots)
-        if piece is None:
-            piece = self._loaded(module.ptx_name, compiled, parted.partition.part_text(roots))
-            piece.handle = module.handle
-            module.parts[roots] = piece
+        with parted.loading:  # one load of each part, whichever thread asks first
+            roots, compiled = parted.part(name)
+            piece = module.parts.get(roots)
+            if piece is None:
+                piece = self._loaded(module.ptx_name, compiled,
+                                     parted.partition.part_text(roots))
+                piece.handle = module.handle
+                module.parts[roots] = piece
         return piece
 
     def module_variable(self, module: Module, name: str) -> tuple[int, int]:

@@ -21,6 +21,7 @@ diagnostic logged), and the others load and run.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -54,6 +55,9 @@ class PartedModule:
         self.log = log
         self.compiled: dict[frozenset[str], Any] = {}
         self.failed: dict[str, CudaError] = {}
+        # Held while a part compiles and loads: threads asking for one part
+        # at once get one compile and, per module, one load.
+        self.loading = threading.RLock()
 
     @property
     def kernels(self) -> tuple[str, ...]:
