@@ -3,23 +3,24 @@
 llm.c is not ours and is never committed: pass the path of a checkout
 (https://github.com/karpathy/llm.c). Nothing is fetched.
 
-  python bench/llmc.py CHECKOUT OUT --cuda-libs DIR [--arch sm_80] [--timeout 600]
-      [--only a,b] [--results bench/results/llmc.md]
+  python bench/llmc.py CHECKOUT OUT [--cuda-libs DIR] [--arch sm_80] [--timeout 600]
+      [--only a,b] [--args NAME=ARGS ...] [--results bench/results/llmc.md]
 
-Each dev/cuda/*.cu whose kernels need no library call (cuBLAS, cuDNN,
-NCCL, MPI) is built as llm.c's Makefile builds it (`-O3 --use_fast_math
--std=c++17`) and run under `zmlir run` with its default arguments. llm.c's
-common.h sets cuBLAS up in every program (cublasCreate, cublasLtCreate,
-cublasSetMathMode) though these never call it: they link a stand-in
-libcublas built here that answers those three and nothing else (the real
-one loads hundreds of kernels at cublasCreate; cuBLAS itself is the math
-libraries' issue). --cuda-libs names a folder with the nvidia-cublas
-wheel's include/ (its headers). Each program
-checks every kernel variant against its CPU reference and prints "All
-results match." before it benchmarks them; a program passes once it has
-printed that (the benchmark, minutes of repetitions on a CPU, is stopped
-there); TIMEOUT: it had not within --timeout seconds (llm.c's default
-sizes, e.g. 8 x 1024 x 50257 logits, are minutes of work for a CPU). The
+Each dev/cuda/*.cu that calls no library but cuBLAS/cuBLASLt (cuDNN, NCCL,
+MPI are out of scope) is built as llm.c's Makefile builds it (`-O3
+--use_fast_math -std=c++17`, `-lcublas -lcublasLt`) against NVIDIA's cuBLAS
+headers (--cuda-libs: a folder with the nvidia-cublas wheel's include/; by
+default the wheel zmlir's environment has) and run under `zmlir run` with its
+default arguments, which loads our libcublas (zmlir/libraries/) in place of
+NVIDIA's; with OpenMP where llm.c's Makefile builds it so (its CPU reference
+then runs on every core). --args NAME=ARGS runs NAME with ARGS instead of its
+defaults, once per --args (e.g. matmul_forward=3: its cuBLASLt kernel; its
+default is a kernel of its own).
+Each program checks every kernel variant against its CPU reference and
+prints "All results match." before it benchmarks them; a program passes once
+it has printed that (the benchmark, minutes of repetitions on a CPU, is
+stopped there); TIMEOUT: it had not within --timeout seconds (llm.c's
+default sizes, e.g. 8 x 1024 x 50257 logits, are minutes of work for a CPU). The
 table gives the result and the first cause of a failure.
 """
 
@@ -36,8 +37,8 @@ import time
 from pathlib import Path
 
 MATCH = "All results match"
-# Library calls beyond cudart: a program making one is out of scope here.
-LIBRARY_CALL = re.compile(r"\b(cublas(?!Check\b)\w*|cudnn\w*|nccl\w*|MPI_\w+)\s*\(")
+# Library calls beyond cudart and cuBLAS: a program making one is out of scope here.
+LIBRARY_CALL = re.compile(r"\b(cudnn\w*|nccl\w*|MPI_\w+)\s*\(")
 
 
 def needs_library(source: Path) -> str | None:
@@ -45,42 +46,33 @@ def needs_library(source: Path) -> str | None:
     return calls[0] if calls else None
 
 
-CUBLAS_STAND_IN = r"""
-/* The cuBLAS set-up llm.c's common.h makes; any other call is not here. */
-static int handle;
-int cublasCreate_v2(void **h) { *h = &handle; return 0; }
-int cublasLtCreate(void **h) { *h = &handle; return 0; }
-int cublasSetMathMode(void *h, int mode) { (void)h; (void)mode; return 0; }
-"""
+def our_libdir() -> Path:
+    """Our libcuda.so.1's folder, where our libcublas.so.13 and libcublasLt.so.13 are."""
+    out = subprocess.run([sys.executable, "-m", "zmlir.cli", "libdir"], check=True,
+                         capture_output=True, text=True)
+    return Path(out.stdout.strip())
 
 
-def build_stand_in(out: Path) -> Path:
-    folder = out / "cublas-stand-in"
-    folder.mkdir(parents=True, exist_ok=True)
-    source = folder / "cublas.c"
-    source.write_text(CUBLAS_STAND_IN)
-    for name in ("cublas", "cublasLt"):
-        library = folder / f"lib{name}.so.13"
-        subprocess.run(["cc", "-shared", "-fPIC", f"-Wl,-soname,{library.name}", str(source),
-                        "-o", str(library)], check=True)
-        link = folder / f"lib{name}.so"
-        link.unlink(missing_ok=True)
-        link.symlink_to(library.name)
-    return folder
+def openmp(source: Path) -> list[str]:
+    """-Xcompiler -fopenmp where llm.c's dev/cuda/Makefile builds the program with it."""
+    makefile = source.parent / "Makefile"
+    rule = re.search(rf"^{re.escape(source.stem)}:.*\n\t(.*)$",
+                     makefile.read_text() if makefile.exists() else "", re.M)
+    return ["-Xcompiler", "-fopenmp"] if rule and "-fopenmp" in rule.group(1) else []
 
 
-def build(source: Path, out: Path, arch: str, headers: Path, stand_in: Path) -> str | None:
+def build(source: Path, out: Path, arch: str, headers: Path, libdir: Path) -> str | None:
     exe = out / source.stem
-    command = ["nvcc", "-O3", "--use_fast_math", "-std=c++17", f"-arch={arch}",
+    command = ["nvcc", "-O3", "--use_fast_math", "-std=c++17", *openmp(source), f"-arch={arch}",
                f"-I{headers}", str(source), "-o", str(exe),
-               f"-L{stand_in}", "-lcublas", "-lcublasLt"]
+               f"-L{libdir}", "-lcublas", "-lcublasLt"]
     done = subprocess.run(command, capture_output=True, text=True)
     return None if done.returncode == 0 else done.stderr.strip().splitlines()[-1][:200]
 
 
-def run(exe: Path, stand_in: Path, timeout: int) -> dict[str, object]:
-    env = dict(os.environ, LD_LIBRARY_PATH=str(stand_in))
-    command = [sys.executable, "-m", "zmlir.cli", "run", "--", str(exe)]
+def run(exe: Path, arguments: list[str], timeout: int) -> dict[str, object]:
+    env = dict(os.environ)
+    command = [sys.executable, "-m", "zmlir.cli", "run", "--", str(exe), *arguments]
     start = time.perf_counter()
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, env=env, cwd=exe.parent, start_new_session=True)
@@ -120,34 +112,52 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("checkout", type=Path)
     parser.add_argument("out", type=Path)
-    parser.add_argument("--cuda-libs", type=Path, required=True,
-                        help="a folder with cuBLAS's include/ (the nvidia-cublas wheel's)")
+    parser.add_argument("--cuda-libs", type=Path,
+                        help="a folder with cuBLAS's include/ (default: the nvidia-cublas "
+                        "wheel installed with zmlir)")
     parser.add_argument("--arch", default="sm_80")
     parser.add_argument("--timeout", type=int, default=600, help="seconds to the match line")
     parser.add_argument("--only", default="")
+    parser.add_argument("--args", action="append", default=[], metavar="NAME=ARGS",
+                        help="run NAME with these arguments (space-separated) instead of "
+                        "its defaults; repeatable")
     parser.add_argument("--results", type=Path,
                         default=Path(__file__).resolve().parent / "results" / "llmc.md")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     only = set(filter(None, args.only.split(",")))
-    stand_in = build_stand_in(args.out)
+    extra: dict[str, list[list[str]]] = {}
+    for item in args.args:
+        name, _, arguments = item.partition("=")
+        extra.setdefault(name, []).append(arguments.split())
+    if args.cuda_libs is not None:
+        headers = args.cuda_libs / "include"
+    else:
+        from zmlir.libraries.build import nvidia_wheel_dir
+
+        wheel = nvidia_wheel_dir()
+        if wheel is None:
+            parser.error("no nvidia-cublas wheel installed: give --cuda-libs")
+        headers = wheel / "include"
+    libdir = our_libdir()
     rows: list[dict[str, object]] = []
     for source in sorted((args.checkout / "dev" / "cuda").glob("*.cu")):
         if only and source.stem not in only:
             continue
-        row: dict[str, object] = {"program": source.stem}
         library = needs_library(source)
-        if library:
-            row.update(result="SKIP", seconds=0, cause=f"calls {library}")
-        elif (error := build(source, args.out, args.arch, args.cuda_libs / "include",
-                             stand_in)) is not None:
-            row.update(result="BUILD", seconds=0, cause=error)
-        else:
-            row.update(run(args.out / source.stem, stand_in, args.timeout))
-        print(f"{row['program']:32s} {row['result']:6s} {row['seconds']:>7}s  {row['cause']}",
-              flush=True)
-        rows.append(row)
-        write(rows, args)  # after each program: a long run's table so far
+        error = None if library else build(source, args.out, args.arch, headers, libdir)
+        for arguments in extra.get(source.stem, [[]]):
+            row: dict[str, object] = {"program": " ".join([source.stem, *arguments])}
+            if library:
+                row.update(result="SKIP", seconds=0, cause=f"calls {library}")
+            elif error is not None:
+                row.update(result="BUILD", seconds=0, cause=error)
+            else:
+                row.update(run(args.out / source.stem, arguments, args.timeout))
+            print(f"{row['program']:32s} {row['result']:6s} {row['seconds']:>7}s  "
+                  f"{row['cause']}", flush=True)
+            rows.append(row)
+            write(rows, args)  # after each program: a long run's table so far
     return 0 if all(r["result"] in ("PASS", "SKIP") for r in rows) else 1
 
 
@@ -160,7 +170,7 @@ def write(rows: list[dict[str, object]], args: argparse.Namespace) -> None:
              f"Written by `bench/llmc.py` ({time.strftime('%Y-%m-%d', time.gmtime())}), "
              f"built with `nvcc -arch={args.arch}`. PASS: the program printed \"{MATCH}\" "
              "(every kernel variant against its CPU reference); SKIP: it calls a library "
-             f"beyond cudart. {summary}.", "",
+             f"beyond cudart and cuBLAS (ours, zmlir/libraries/). {summary}.", "",
              "| program | result | seconds | first cause |", "|---|---|---|---|"]
     lines += [f"| {r['program']} | {r['result']} | {r['seconds']} | {r['cause']} |" for r in rows]
     args.results.write_text("\n".join(lines) + "\n")
