@@ -29,8 +29,10 @@ from typing import Any
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 
 E = CUresult
-# From this size a module is parted when it loads; below it, compiled whole
-# (one compile of the module costs less than one of each of its parts).
+# From this size a module is parted when it loads. Below it, compiled whole:
+# the load checks every function, as NVIDIA's does, and a program launching
+# most kernels pays one compile (5 kernels, 5.6 KB of PTX: 0.94 s of CPU to
+# compile and build whole, 1.14 s in parts; the first part alone 0.65 s).
 PARTED_MIN_BYTES = 1 << 20
 # The diagnostics that say a construct cannot be lowered (the PTX is valid):
 # they fail the kernels that reach it, not the module.
