@@ -613,6 +613,29 @@ def test_real_driver_errors_reach_the_application(libdir: str,
 
 
 @pytest.mark.parametrize("backend", ["opencl", "cuda"])
+def test_malloc_heap_limit(libdir: str, backend: str, fake_nvidia_driver: Path) -> None:
+    # CU_LIMIT_MALLOC_HEAP_SIZE: the driver's own heap on the CPU backend
+    # (cuda/heap.py); under the passthrough NVIDIA's, whose malloc NVPTX
+    # modules call (the stand-in rounds to 1 KiB).
+    import os
+
+    probe = _FAST[:_FAST.index("mod, f = ")] + textwrap.dedent("""
+        size = ctypes.c_size_t()
+        print(lib.cuCtxGetLimit(ctypes.byref(size), 2), size.value)
+        print(lib.cuCtxSetLimit(2, ctypes.c_size_t(3000000)))
+        print(lib.cuCtxGetLimit(ctypes.byref(size), 2), size.value)
+    """)
+    env = {**os.environ, "ZMLIR_BACKEND": backend}
+    if backend == "cuda":
+        env["ZMLIR_CUDA_DRIVER"] = str(fake_nvidia_driver)
+    result = subprocess.run([sys.executable, "-c", probe, libdir], capture_output=True,
+                            text=True, timeout=300, env=env)
+    assert result.returncode == 0, result.stderr
+    set_to = 3000000 if backend == "opencl" else 3000000 + 1024 - 3000000 % 1024
+    assert result.stdout.split() == ["0", str(8 << 20), "0", "0", str(set_to)]
+
+
+@pytest.mark.parametrize("backend", ["opencl", "cuda"])
 def test_cooperative_launch(libdir: str, backend: str, fake_nvidia_driver: Path) -> None:
     import os
 

@@ -53,6 +53,20 @@ CUresult cuCtxSynchronize(void) {
   return current ? 0 : 201;
 }
 CUresult cuGetErrorName(CUresult error, const char **s) { *s = "CUDA_ERROR_FAKE"; return 0; }
+/* CU_LIMIT_MALLOC_HEAP_SIZE only; rounded to 1 KiB, so a test sees the value came from here. */
+static size_t heap_size = 8 << 20;
+CUresult cuCtxSetLimit(int limit, size_t value) {
+  if (limit != 2)
+    return 1;
+  heap_size = (value + 1023) & ~(size_t)1023;
+  return 0;
+}
+CUresult cuCtxGetLimit(size_t *value, int limit) {
+  if (limit != 2)
+    return 1;
+  *value = heap_size;
+  return 0;
+}
 CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned int flags) {
   *p = (CUdeviceptr)(uintptr_t)calloc(1, n);
   return *p ? 0 : 2;

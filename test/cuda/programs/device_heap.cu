@@ -158,8 +158,9 @@ int main() {
   check_and_free<<<blocks_per_grid, threads>>>(d_blocks, n, d_counts);
   CHECK(cudaDeviceSynchronize());
 
-  // 2. Rounds of malloc and free: 32 * 16384 blocks through a 4 MiB heap.
-  churn<<<blocks_per_grid, threads>>>(32, d_counts + 1);
+  // 2. Rounds of malloc and free: 64 * 2048 blocks through a 4 MiB heap
+  //    (at most 2048 live at once: a GPU runs them all together).
+  churn<<<8, threads>>>(64, d_counts + 1);
   CHECK(cudaDeviceSynchronize());
 
   // 3. Exhaustion, and a request larger than the heap.
@@ -169,7 +170,7 @@ int main() {
   CHECK(cudaMemcpy(counts, d_counts, sizeof counts, cudaMemcpyDeviceToHost));
   EXPECT(counts[0] == 0, "%d blocks lost what their threads wrote", counts[0]);
   EXPECT(counts[1] == 0, "churn: %d NULLs or bad blocks", counts[1]);
-  EXPECT(counts[2] >= 1 && counts[2] < 8, "%d blocks of 512 KiB from a 4 MiB heap", counts[2]);
+  EXPECT(counts[2] >= 1 && counts[2] <= 8, "%d blocks of 512 KiB from a 4 MiB heap", counts[2]);
   EXPECT(counts[3] == counts[2], "%d of %d blocks again after freeing them", counts[3],
          counts[2]);
   EXPECT(counts[4] == 1 && counts[5] == 1, "malloc past the heap %d, free(NULL) %d", counts[4],

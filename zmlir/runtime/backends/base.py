@@ -157,6 +157,16 @@ class Backend(ABC):
         or None: the driver estimates it."""
         return None
 
+    def set_heap_size(self, nbytes: int) -> int | None:
+        """CU_LIMIT_MALLOC_HEAP_SIZE where the modules call the device's own
+        malloc (the CUDA passthrough): the CUresult of setting it there;
+        None where the driver keeps the heap (cuda/heap.py)."""
+        return None
+
+    def heap_size(self) -> int | None:
+        """The device's own CU_LIMIT_MALLOC_HEAP_SIZE, or None (see set_heap_size)."""
+        return None
+
     @abstractmethod
     def synchronize(self) -> None: ...
 

@@ -65,6 +65,8 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev);
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
 CUresult cuCtxSetCurrent(CUcontext ctx);
 CUresult cuCtxSynchronize(void);
+CUresult cuCtxSetLimit(int limit, size_t value);
+CUresult cuCtxGetLimit(size_t *pvalue, int limit);
 CUresult cuGetErrorName(CUresult error, const char **pStr);
 CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags);
 CUresult cuMemFree_v2(CUdeviceptr dptr);
@@ -126,6 +128,7 @@ _ATTR_COMPUTE_CAPABILITY_MINOR = 76
 _ATTR_COOPERATIVE_LAUNCH = 95
 _ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97
 _FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+_CU_LIMIT_MALLOC_HEAP_SIZE = 2
 _MEM_ATTACH_GLOBAL = 1
 # CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP, the same bits as
 # CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP.
@@ -504,6 +507,18 @@ class CUDABackend(Backend):
     def synchronize(self) -> None:
         self._enter()
         self.check("cuCtxSynchronize", self.lib.cuCtxSynchronize())
+
+    # NVPTX modules call NVIDIA's malloc: its heap is the real context's.
+    def set_heap_size(self, nbytes: int) -> int | None:
+        self._enter()
+        return int(self.lib.cuCtxSetLimit(_CU_LIMIT_MALLOC_HEAP_SIZE, nbytes))
+
+    def heap_size(self) -> int | None:
+        self._enter()
+        value = self.ffi.new("size_t *")
+        self.check("cuCtxGetLimit",
+                   self.lib.cuCtxGetLimit(value, _CU_LIMIT_MALLOC_HEAP_SIZE))
+        return int(value[0])
 
     # Events are the real driver's, recorded in the stream our launches take
     # (the NULL stream), so cuEventElapsedTime is the GPU's own time and

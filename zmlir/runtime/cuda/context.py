@@ -246,7 +246,9 @@ class ContextAPI(DriverState):
             self.out(value, self.printf.capacity)
             return E.CUDA_SUCCESS
         if limit == 2:  # CU_LIMIT_MALLOC_HEAP_SIZE: the context's heap (cuda/heap.py)
-            self.out(value, self.heaps.of(self.context_stack()[-1]).size)
+            native = self.device.heap_size()  # or the device's own (the passthrough)
+            self.out(value, self.heaps.of(self.context_stack()[-1]).size if native is None
+                     else native)
             return E.CUDA_SUCCESS
         self.out(value, ctx.limits.get(limit, defaults[limit]))
         return E.CUDA_SUCCESS
@@ -260,6 +262,9 @@ class ContextAPI(DriverState):
                     return E.CUDA_ERROR_INVALID_VALUE
             return E.CUDA_SUCCESS
         if limit == 2:  # CU_LIMIT_MALLOC_HEAP_SIZE: fixed once a kernel with malloc ran
+            native = self.device.set_heap_size(value)  # the passthrough's: NVIDIA's rules
+            if native is not None:
+                return native
             with self.lock:
                 self.heaps.of(self.context_stack()[-1]).set_size(value)
             return E.CUDA_SUCCESS
