@@ -287,3 +287,33 @@ def test_binary_is_an_x86_64_shared_library(nvcc_ptx, tmp_path) -> None:
                             text=True, check=True).stdout
     assert "DYN (Shared object file)" in header and "X86-64" in header
     assert "vector_add.zmlir_entry" in header
+
+
+def test_device_heap_serves_every_fiber(host, compiled) -> None:
+    """malloc and free from 2048 threads (fibers) on the host target: the
+    module's own allocator over a heap laid out as the driver lays it out
+    (zmlir/runtime/cuda/heap.py); distinct 16-byte aligned blocks that keep
+    what each thread wrote, freed by other threads, then served again."""
+    from zmlir.runtime.cuda import heap
+
+    _, program = compiled("programs/device_heap.cu")
+    size = 1 << 20
+    base = host.alloc(heap.HEADER_BYTES + size)
+    host.copy_to_device(base, np.array([heap.HEADER_BYTES, heap.HEADER_BYTES + size], np.uint64))
+    host.copy_to_device(program.global_variable(heap.STATE_NAME), np.array([base], np.uint64))
+    n = 2048
+    blocks, bad = host.alloc(n * 8), host.alloc(4)
+    host.copy_to_device(bad, np.zeros(1, np.int32))
+    for _ in range(3):  # the second and third rounds take freed blocks
+        host.launch(program.kernel("_Z8allocatePPh"), grid=(8, 1, 1),
+                    block=(256, 1, 1), args=[np.uint64(blocks)])
+        got = host.copy_into(blocks, np.empty(n, np.uint64))
+        sizes = 1 + (np.arange(n, dtype=np.uint64) * 37) % 200  # request_bytes
+        assert np.all(got != 0) and np.all(got % 16 == 0)
+        order = np.argsort(got)
+        assert np.all(got[order][1:] >= got[order][:-1] + sizes[order][:-1])
+        first, end = base + heap.HEADER_BYTES, base + heap.HEADER_BYTES + size
+        assert np.all((got >= first) & (got + sizes <= end))
+        host.launch(program.kernel("_Z14check_and_freePPhjPi"), grid=(8, 1, 1),
+                    block=(256, 1, 1), args=[np.uint64(blocks), np.uint32(n), np.uint64(bad)])
+        assert host.copy_into(bad, np.empty(1, np.int32))[0] == 0

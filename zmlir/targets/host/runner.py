@@ -73,6 +73,14 @@ class HostProgram:
             raise KeyError(f"no kernel '{name}' in the module") from None
         return HostKernel(name, ctypes.cast(entry, ctypes.c_void_p).value or 0)
 
+    def global_variable(self, name: str) -> int:
+        """The address of the module's variable `name` (state a driver sets,
+        as the device heap's address)."""
+        try:
+            return ctypes.addressof(ctypes.c_char.in_dll(self._lib, name))
+        except ValueError:
+            raise KeyError(f"no variable '{name}' in the module") from None
+
 
 class HostDevice:
     """Memory, copies and launches on the host CPU."""
