@@ -128,3 +128,13 @@ def test_context_end_frees_the_heap() -> None:
 def test_sizes_past_what_a_block_index_encodes_are_refused() -> None:
     with pytest.raises(CudaError):
         heap.DeviceHeap(FakeDevice()).set_size(heap.MAX_SIZE + 1)
+
+
+def test_a_module_whose_state_the_backend_cannot_reach_fails_to_load() -> None:
+    device = FakeDevice()
+    device.variables.clear()
+    heaps = heap.DeviceHeaps()
+    heaps.device = device
+    with pytest.raises(CudaError) as err:
+        heaps.attach(_module(), PTX, context=7)
+    assert err.value.code == CUresult.CUDA_ERROR_SHARED_OBJECT_INIT_FAILED

@@ -133,7 +133,11 @@ class DeviceHeaps:
         if STATE_NAME.encode() not in module.compiled.binary:
             return
         module.heap_kernels = kernels_calling(ptx, SERVICES)
-        state, _ = self.device.global_variable(module.program, STATE_NAME)
+        try:
+            state, _ = self.device.global_variable(module.program, STATE_NAME)
+        except Exception as err:  # the backend's: it cannot reach the module's variable
+            raise CudaError(E.CUDA_ERROR_SHARED_OBJECT_INIT_FAILED,
+                            f"the device heap's state in {module.ptx_name}: {err}") from None
         self.of(context).attach(module, state)
 
     def detach(self, module: Module) -> None:
