@@ -115,7 +115,8 @@ def module_load_ms(libdir: str, ptx: Path, env: dict[str, str]) -> float:
     out = subprocess.run([sys.executable, "-c", _LOAD, libdir, str(ptx)], env=env,
                          capture_output=True, text=True)
     if out.returncode != 0:
-        raise RuntimeError(f"module load: {out.stderr.strip()[-600:]}")
+        raise RuntimeError(f"module load: exit {out.returncode}: "
+                           f"{(out.stderr + out.stdout).strip()[-600:]}")
     return float(out.stdout.strip().splitlines()[-1])
 
 

@@ -183,6 +183,11 @@ class Backend(ABC):
         """Whether the device has passed a mark (cuEventQuery)."""
         return True
 
+    def wait_mark(self, mark: Any) -> None:
+        """Waits until the device has passed a mark (cuEventSynchronize): here
+        it had when it was recorded."""
+        return None
+
     def elapsed_ms(self, start: Any, end: Any) -> float:
         """Milliseconds between two marks, once both are reached."""
         return (end - start) * 1000.0

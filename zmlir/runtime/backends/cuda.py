@@ -98,6 +98,7 @@ CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned
 CUresult cuEventCreate(CUevent *phEvent, unsigned int flags);
 CUresult cuEventRecord(CUevent hEvent, CUstream hStream);
 CUresult cuEventQuery(CUevent hEvent);
+CUresult cuEventSynchronize(CUevent hEvent);
 CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd);
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func,
                                                      int blockSize, size_t dynamicSMemSize);
@@ -541,6 +542,10 @@ class CUDABackend(Backend):
             return False
         self.check("cuEventQuery", code)
         return True
+
+    def wait_mark(self, mark: Any) -> None:
+        self._enter()
+        self.check("cuEventSynchronize", self.lib.cuEventSynchronize(mark))
 
     def elapsed_ms(self, start: Any, end: Any) -> float:
         self._enter()

@@ -45,7 +45,9 @@ class EventAPI(DriverState):
 
     def cuEventSynchronize(self, event: Any) -> int:
         self.require_init()
-        self.handles.get(self.ptr(event), Event)
+        ev = self.handles.get(self.ptr(event), Event)
+        if ev.mark is not None:
+            self.device.wait_mark(ev.mark)
         self.sync_point()
         self.check_sticky()
         self.settle_pools()
