@@ -209,8 +209,8 @@ _PROBE = textwrap.dedent("""
     # implement return CUDA_ERROR_NOT_SUPPORTED, also through cuGetProcAddress.
     names = [n for n in open(sys.argv[2]).read().split() if n.startswith("cu")]
     r["missing_exports"] = [n for n in names if not hasattr(lib, n)]
-    r["unimplemented_export"] = lib.cuArrayCreate_v2(None, None)
-    code, found, pointer = proc(b"cuArrayCreate", 13000)
+    r["unimplemented_export"] = lib.cuImportExternalMemory(None, None)
+    code, found, pointer = proc(b"cuImportExternalMemory", 13000)
     r["proc_unimplemented"] = [code, found, ctypes.CFUNCTYPE(ctypes.c_int)(pointer)()]
     r["proc_too_old"] = proc(b"cuMemAdvise", 7000)[:2]
     luid, mask = (ctypes.c_char * 8)(), ctypes.c_uint()
@@ -284,8 +284,8 @@ def test_driver_api_error_paths(libdir: str) -> None:
     assert r["ctx_get_device_v2"] == [0, 0, 400]
     assert r["proc_ctx_create_v3"] == [0, 0, True]
     assert r["missing_exports"] == []
-    assert r["unimplemented_export"] == 801 and "cuArrayCreate_v2" in result.stderr
-    assert r["proc_unimplemented"] == [0, 0, 801] and "cuArrayCreate" in result.stderr
+    assert r["unimplemented_export"] == 801 and "cuImportExternalMemory" in result.stderr
+    assert r["proc_unimplemented"] == [0, 0, 801] and "cuImportExternalMemory" in result.stderr
     assert r["proc_too_old"] == [500, 2]  # CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
     assert r["unsupported_api"] == 801
     assert "cuDeviceGetLuid" in result.stderr
