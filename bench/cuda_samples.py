@@ -18,9 +18,11 @@ checkout (https://github.com/NVIDIA/cuda-samples). Nothing is fetched.
   nvptx OUT [--arch sm_75] [--gpu sm_90]
       For the CUDA passthrough on a machine without LLVM (the H200): compiles
       with zmlir, to NVPTX for --gpu, every PTX the driver may pick from the
-      built samples (their executables and the fatbin/PTX files they load)
-      into OUT/ARCH/nvptx (runtime/backends/nvptx_cache.py), which `run
-      --backend cuda` passes on as ZMLIR_NVPTX_CACHE.
+      built samples (their executables and the fatbin/PTX files they load,
+      and for the samples that make PTX at run time, NVRTC's among them,
+      what they loaded in one run here on the CPU) into OUT/ARCH/nvptx
+      (runtime/backends/nvptx_cache.py), which `run --backend cuda` passes
+      on as ZMLIR_NVPTX_CACHE.
 
   table RESULTS.json... --out FILE
       One table of several runs' JSON files (e.g. the CPU, the H200 through
@@ -45,6 +47,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
@@ -85,6 +88,7 @@ class Sample:
     libs: list[str]
     skip: str
     features: list[str]
+    runtime_ptx: bool  # makes PTX while it runs (NVRTC, PTX text in its own sources)
 
 
 def _cmake_sources(text: str, name: str) -> list[str]:
@@ -131,7 +135,9 @@ def discover(checkout: Path) -> list[Sample]:
             if cublas:
                 libs += [*cublas, "-lcublas"] + (["-lcublasLt"] if "CUDA::cublasLt" in text else [])
             features = [f for f, pat in FEATURES.items() if re.search(pat, code + text)]
-            samples.append(Sample(path.name, tier, path, sources, fatbins, libs, skip, features))
+            runtime_ptx = "CUDA::nvrtc" in text or "ptxdump" in text
+            samples.append(Sample(path.name, tier, path, sources, fatbins, libs, skip, features,
+                                  runtime_ptx))
     return samples
 
 
@@ -229,7 +235,8 @@ def build(checkout: Path, out: Path, arch: str, only: set[str], jobs: int,
     samples = [s for s in discover(checkout) if not only or s.name in only]
     with ThreadPoolExecutor(jobs) as pool:
         built = list(pool.map(lambda s: _build_one(s, checkout, out, arch, cuda_libs), samples))
-    manifest = {s.name: {**r, "tier": s.tier, "features": s.features}
+    manifest = {s.name: {**r, "tier": s.tier, "features": s.features,
+                         "runtime_ptx": s.runtime_ptx}
                 for s, r in zip(samples, built, strict=True)}
     old = out / "manifest.json"
     if only and old.exists():
@@ -322,9 +329,28 @@ def _module_ptx(sample_dir: Path) -> list[str]:
     return texts
 
 
-def nvptx(out: Path, arch: str, gpu: str, only: set[str]) -> int:
+def _runtime_ptx(sample_dir: Path, timeout: int) -> list[str]:
+    """The PTX a sample makes while it runs (NVRTC's output, PTX held in its
+    own sources): what the driver compiled in one run here on the CPU, with
+    every compiled module dumped (zmlir/dump.py). NVRTC gives the same PTX
+    on the NVIDIA machine when it is the same release."""
+    with tempfile.TemporaryDirectory() as dump:
+        env = dict(os.environ, ZMLIR_BACKEND="opencl", ZMLIR_DUMP_DIR=dump, ZMLIR_CACHE="0")
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH")) if p)
+        try:
+            subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--",
+                            f"./{sample_dir.name}"], cwd=sample_dir, env=env, timeout=timeout,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            print(f"{sample_dir.name}: no exit after {timeout} s; keeping what it loaded")
+        return [p.read_text() for p in sorted(Path(dump).glob("*/module.ptx"))]
+
+
+def nvptx(out: Path, arch: str, gpu: str, only: set[str], timeout: int) -> int:
     import zmlir
     from zmlir.runtime.backends import nvptx_cache
+    from zmlir.runtime.cuda.graph.conditional import define_device_runtime
 
     out = out / arch
     cache = out / "nvptx"
@@ -333,7 +359,11 @@ def nvptx(out: Path, arch: str, gpu: str, only: set[str]) -> int:
     for name, entry in manifest.items():
         if not entry["built"] or (only and name not in only):
             continue
-        for index, text in enumerate(_module_ptx(out / name)):
+        texts = _module_ptx(out / name)
+        if entry.get("runtime_ptx"):
+            texts += _runtime_ptx(out / name, timeout)
+        for index, text in enumerate(texts):
+            text = define_device_runtime(text)  # as the driver keys it (module.py)
             key = nvptx_cache.ptx_key(text)
             if (cache / f"{key}.{gpu}.json").exists():
                 continue
@@ -436,6 +466,8 @@ def main(argv: list[str] | None = None) -> int:
     n = sub.add_parser("nvptx")
     n.add_argument("out", type=Path)
     n.add_argument("--gpu", default="sm_90")
+    n.add_argument("--timeout", type=int, default=300,
+                   help="for the CPU run that collects the PTX a sample makes at run time")
     for p in (b, r, n):
         p.add_argument("--arch", default="sm_75")
         p.add_argument("--only", default="")
@@ -445,7 +477,7 @@ def main(argv: list[str] | None = None) -> int:
         return table(args.runs, args.out)
     only = {n for n in args.only.split(",") if n}
     if args.command == "nvptx":
-        return nvptx(args.out.resolve(), args.arch, args.gpu, only)
+        return nvptx(args.out.resolve(), args.arch, args.gpu, only, args.timeout)
     if args.command == "build":
         return build(args.checkout.resolve(), args.out.resolve(), args.arch, only, args.jobs,
                      args.cuda_libs)
