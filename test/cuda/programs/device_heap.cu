@@ -11,7 +11,9 @@
 
 #include "check.h"
 
-constexpr size_t kHeapBytes = 4 << 20;
+// Twice NVIDIA's default: room for its allocator's overhead on 16384 small
+// blocks at once.
+constexpr size_t kHeapBytes = 16 << 20;
 
 // The bytes thread `id` asks for: 1 to 200, sizes of every class boundary.
 __host__ __device__ size_t request_bytes(unsigned id) { return 1 + (id * 37) % 200; }
@@ -158,7 +160,7 @@ int main() {
   check_and_free<<<blocks_per_grid, threads>>>(d_blocks, n, d_counts);
   CHECK(cudaDeviceSynchronize());
 
-  // 2. Rounds of malloc and free: 64 * 2048 blocks through a 4 MiB heap
+  // 2. Rounds of malloc and free: 64 * 2048 blocks through the heap
   //    (at most 2048 live at once: a GPU runs them all together).
   churn<<<8, threads>>>(64, d_counts + 1);
   CHECK(cudaDeviceSynchronize());
@@ -170,7 +172,7 @@ int main() {
   CHECK(cudaMemcpy(counts, d_counts, sizeof counts, cudaMemcpyDeviceToHost));
   EXPECT(counts[0] == 0, "%d blocks lost what their threads wrote", counts[0]);
   EXPECT(counts[1] == 0, "churn: %d NULLs or bad blocks", counts[1]);
-  EXPECT(counts[2] >= 1 && counts[2] <= 8, "%d blocks of 512 KiB from a 4 MiB heap", counts[2]);
+  EXPECT(counts[2] >= 1 && counts[2] <= 32, "%d blocks of 512 KiB from a 16 MiB heap", counts[2]);
   EXPECT(counts[3] == counts[2], "%d of %d blocks again after freeing them", counts[3],
          counts[2]);
   EXPECT(counts[4] == 1 && counts[5] == 1, "malloc past the heap %d, free(NULL) %d", counts[4],
