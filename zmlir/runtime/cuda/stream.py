@@ -155,7 +155,7 @@ class StreamAPI(DriverState):
     def cuStreamIsCapturing(self, stream: Any, status: Any) -> int:
         self.require_init()
         s = self.stream(stream)
-        self.out(status, 1 if s is not None and s.capture is not None else 0)
+        self.out(status, _capture_status(s))
         return E.CUDA_SUCCESS
 
     def cuStreamGetCaptureInfo_v3(self, stream: Any, status: Any, capture_id: Any, graph: Any,
@@ -164,7 +164,7 @@ class StreamAPI(DriverState):
         s = self.stream(stream)
         capturing = s is not None and s.capture is not None
         if status != self.ffi.NULL:
-            status[0] = 1 if capturing else 0  # CU_STREAM_CAPTURE_STATUS_ACTIVE / _NONE
+            status[0] = _capture_status(s)
         if capture_id != self.ffi.NULL and capturing:
             assert s is not None
             capture_id[0] = id(s.capture)  # the same for every stream of one capture
@@ -188,3 +188,10 @@ class StreamAPI(DriverState):
                                   dependencies: Any, count: Any) -> int:
         return self.cuStreamGetCaptureInfo_v3(stream, status, capture_id, graph, dependencies,
                                               self.ffi.NULL, count)
+
+
+def _capture_status(s: Stream | None) -> int:
+    """CU_STREAM_CAPTURE_STATUS_NONE, _ACTIVE or _INVALIDATED."""
+    if s is None or s.capture is None:
+        return 0
+    return 2 if s.capture.invalidated else 1

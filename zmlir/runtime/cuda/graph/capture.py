@@ -26,6 +26,10 @@ class Capture:
     mode: int
     to_graph: bool = False  # into an existing graph (cuStreamBeginCaptureToGraph)
     active: bool = True
+    # An illegal call in the capture (e.g. ending it from a stream other than
+    # its origin) invalidates it, as NVIDIA's: its streams' work then answers
+    # CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, and so does its end.
+    invalidated: bool = False
     # The C arrays cuStreamGetCaptureInfo handed out, kept valid until the next call.
     c_dependencies: dict[int, Any] = field(default_factory=dict)
 
@@ -35,6 +39,8 @@ class Capture:
 
 def event_recorded(ev: Event, s: Stream) -> None:
     """cuEventRecord in a capturing stream: the event keeps the stream's dependencies."""
+    if s.capture.invalidated:
+        raise CudaError(E.CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "the capture was invalidated")
     ev.capture = s.capture
     ev.capture_dependencies = list(s.capture_dependencies)
 
@@ -45,6 +51,8 @@ def wait_for_event(s: Stream | None, ev: Event) -> None:
     capture = ev.capture
     if capture is None or not capture.active:
         return
+    if capture.invalidated:
+        raise CudaError(E.CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "the capture was invalidated")
     if s is None:
         raise CudaError(E.CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, "the legacy stream")
     if s.capture is None:
@@ -152,6 +160,7 @@ class CaptureAPI(ConstructAPI, MemPoolAPI):
             return E.CUDA_ERROR_ILLEGAL_STATE
         capture = s.capture
         if capture.origin is not s:
+            capture.invalidated = True
             return E.CUDA_ERROR_STREAM_CAPTURE_UNMATCHED
         joined = ancestors(s.capture_dependencies)
         members = [o for o in self.handles.all(Stream) if o.capture is capture]
@@ -160,11 +169,12 @@ class CaptureAPI(ConstructAPI, MemPoolAPI):
             o.capture, o.capture_dependencies = None, []
         capture.active = False
         self.fast.capture(-1)
-        if unjoined:  # a forked stream's work was not joined back into this stream
-            self.destroy_graph(capture.graph)
+        if capture.invalidated or unjoined:  # no graph: an illegal call, or a forked
+            self.destroy_graph(capture.graph)  # stream's work not joined back
             if pgraph != self.ffi.NULL:
                 pgraph[0] = self.ffi.NULL
-            return E.CUDA_ERROR_STREAM_CAPTURE_UNJOINED
+            return E.CUDA_ERROR_STREAM_CAPTURE_INVALIDATED if capture.invalidated else \
+                E.CUDA_ERROR_STREAM_CAPTURE_UNJOINED
         if pgraph != self.ffi.NULL or not capture.to_graph:  # the graph is the caller's
             self.out(pgraph, self.handle_ptr(capture.graph.handle))
         return E.CUDA_SUCCESS

@@ -243,8 +243,8 @@ class ConstructAPI(ConditionalAPI, LaunchAPI, MemcpyAPI):
         c = self.graph_of(child)
         if c is parent:
             raise _invalid("a graph as its own child")
-        if c.has_memory_nodes():  # only a moved child graph may hold them
-            raise _invalid("a child graph with memory nodes")
+        if c.has_memory_nodes():  # only a moved child graph may hold them (NVIDIA: 801)
+            raise CudaError(E.CUDA_ERROR_NOT_SUPPORTED, "a child graph with memory nodes")
         if any(n.type == model.CONDITIONAL for n in c.walk()):
             raise _invalid("a child graph with conditional nodes")
         copy = c.clone()
@@ -521,7 +521,7 @@ class ConstructAPI(ConditionalAPI, LaunchAPI, MemcpyAPI):
                                      count: int) -> int:
         g, edges = self._edges(graph, src, dst, edge_data, count)
         if edges and g.has_memory_nodes():
-            return E.CUDA_ERROR_INVALID_VALUE  # their edges cannot be removed
+            return E.CUDA_ERROR_NOT_SUPPORTED  # their edges cannot be removed (NVIDIA's code)
         if any(a not in b.dependencies for a, b in edges) or len(set(edges)) < len(edges):
             return E.CUDA_ERROR_INVALID_VALUE
         for a, b in edges:
@@ -588,9 +588,10 @@ class ConstructAPI(ConditionalAPI, LaunchAPI, MemcpyAPI):
 
     def cuGraphClone(self, pclone: Any, graph: Any) -> int:
         g = self.graph_of(graph)
-        if pclone == self.ffi.NULL or g.has_memory_nodes() or any(
-                n.type == model.CONDITIONAL for n in g.walk()):
-            return E.CUDA_ERROR_INVALID_VALUE  # nor those with memory or conditional nodes
+        if pclone == self.ffi.NULL or any(n.type == model.CONDITIONAL for n in g.walk()):
+            return E.CUDA_ERROR_INVALID_VALUE  # nor those with conditional nodes
+        if g.has_memory_nodes():  # nor those with memory nodes: NVIDIA's code for it
+            return E.CUDA_ERROR_NOT_SUPPORTED
         copy = g.clone()
         for n in copy.walk():
             if n.graph is copy:
@@ -617,7 +618,7 @@ class ConstructAPI(ConditionalAPI, LaunchAPI, MemcpyAPI):
         n = self.node_of(node)
         g = n.graph
         if g.has_memory_nodes():
-            return E.CUDA_ERROR_INVALID_VALUE  # their nodes cannot be destroyed
+            return E.CUDA_ERROR_NOT_SUPPORTED  # their nodes cannot be destroyed (NVIDIA's code)
         for dep in list(n.dependencies):
             model.disconnect(dep, n)
         for dependent in list(n.dependents):

@@ -29,7 +29,6 @@ from zmlir.runtime.cuda.graph.model import (
     Node,
     WorkParams,
     inner_graphs,
-    record,
 )
 from zmlir.runtime.cuda.objects import Event
 
@@ -61,7 +60,6 @@ class GraphExec:
 class UpdateError(Exception):
     result: int
     node: Node | None = None  # of the graph given
-    from_node: Node | None = None
 
 
 def _graphs(graph: Graph) -> list[Graph]:
@@ -99,29 +97,33 @@ class ExecAPI(ConstructAPI):
 
     # -- instantiation -------------------------------------------------------------
 
-    def instantiate(self, graph: Any, flags: int) -> tuple[int, GraphExec | None, int]:
-        """(CUresult, the executable graph, CUgraphInstantiateResult)."""
+    def instantiate(self, graph: Any, flags: int
+                    ) -> tuple[int, GraphExec | None, int, Node | None]:
+        """(CUresult, the executable graph, CUgraphInstantiateResult, the
+        node an error is reported at)."""
         self.current_context()
         g = self.graph_of(graph)
         if flags & DEVICE_LAUNCH:
             return self.unsupported("cuGraphInstantiate", "device launch"), None, \
-                INSTANTIATE_ERROR
+                INSTANTIATE_ERROR, None
         if flags & ~(AUTO_FREE_ON_LAUNCH | UPLOAD | USE_NODE_PRIORITY):
-            return E.CUDA_ERROR_INVALID_VALUE, None, INSTANTIATE_ERROR
-        if any(sub.topological_order() is None for sub in _graphs(g)):
-            return E.CUDA_ERROR_INVALID_VALUE, None, INSTANTIATE_INVALID_STRUCTURE
-        single = g.has_memory_nodes() or any(n.type == model.CONDITIONAL for n in g.walk())
-        if single and g.instances:  # one instance at a time
-            return E.CUDA_ERROR_INVALID_VALUE, None, INSTANTIATE_ERROR
+            return E.CUDA_ERROR_INVALID_VALUE, None, INSTANTIATE_ERROR, None
+        for sub in _graphs(g):
+            if (cycle := sub.cycle_node()) is not None:
+                return E.CUDA_ERROR_INVALID_VALUE, None, INSTANTIATE_INVALID_STRUCTURE, cycle
+        if g.instances and g.has_memory_nodes():  # one instance at a time (NVIDIA's code)
+            return E.CUDA_ERROR_NOT_SUPPORTED, None, INSTANTIATE_ERROR, None
+        if g.instances and any(n.type == model.CONDITIONAL for n in g.walk()):
+            return E.CUDA_ERROR_INVALID_VALUE, None, INSTANTIATE_ERROR, None
         ge = GraphExec(g.clone(), g, flags)
         self._retain_copy(ge.graph)
         g.instances += 1
-        return E.CUDA_SUCCESS, ge, INSTANTIATE_SUCCESS
+        return E.CUDA_SUCCESS, ge, INSTANTIATE_SUCCESS, None
 
     def cuGraphInstantiateWithFlags(self, pexec: Any, graph: Any, flags: int) -> int:
         if pexec == self.ffi.NULL or flags & UPLOAD:  # UPLOAD: WithParams only
             return E.CUDA_ERROR_INVALID_VALUE
-        code, ge, _ = self.instantiate(graph, flags)
+        code, ge, _, _ = self.instantiate(graph, flags)
         if ge is not None:
             pexec[0] = self.handle_ptr(self.handles.add(ge))
         return code
@@ -130,11 +132,11 @@ class ExecAPI(ConstructAPI):
                            size: int) -> int:
         if pexec == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
-        code, ge, _ = self.instantiate(graph, 0)
+        code, ge, _, error_node = self.instantiate(graph, 0)
         if ge is not None:
             pexec[0] = self.handle_ptr(self.handles.add(ge))
         if perror != self.ffi.NULL:
-            perror[0] = self.ffi.NULL
+            perror[0] = self.handle_ptr(error_node.handle) if error_node else self.ffi.NULL
         if log != self.ffi.NULL and size:
             log[0] = b"\0"
         return code
@@ -145,12 +147,12 @@ class ExecAPI(ConstructAPI):
         if params == self.ffi.NULL or pexec == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
         p = params[0]
-        code, ge, result = self.instantiate(graph, int(p.flags))
+        code, ge, result, error_node = self.instantiate(graph, int(p.flags))
         if ge is not None:
             pexec[0] = self.handle_ptr(self.handles.add(ge))
             if p.flags & UPLOAD:
                 code = self.cuGraphUpload(pexec[0], p.hUploadStream)
-        p.hErrNode_out = self.ffi.NULL
+        p.hErrNode_out = self.handle_ptr(error_node.handle) if error_node else self.ffi.NULL
         p.result_out = result
         return code
 
@@ -177,11 +179,11 @@ class ExecAPI(ConstructAPI):
         self.current_context()
         ge = self._exec(exec_)
         s = self.stream(stream)
-        if s is not None and s.capture is not None:  # into a capture: a child graph node
-            copy = ge.graph.clone()
-            self._retain_copy(copy)
-            copy.owner = record(self.handles, s, ChildParams(copy))
-            return E.CUDA_SUCCESS
+        if s is not None and s.capture is not None:
+            # Refused, as NVIDIA's (a child graph node is the way), and like
+            # its other refusals in a capture, the capture is invalidated.
+            s.capture.invalidated = True
+            return E.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
         live = {n.params.slot for n in ge.graph.walk()
                 if isinstance(n.params, AllocParams) and n.params.slot.live}
         if live and not ge.flags & AUTO_FREE_ON_LAUNCH:
@@ -295,19 +297,19 @@ class ExecAPI(ConstructAPI):
 
     def _check_update(self, old: Graph, new: Graph) -> None:
         """Nodes pair in creation order; each pair must have the same type,
-        dependencies (paired) and updatable parameters."""
+        dependents (paired) and updatable parameters. As NVIDIA's (an H200's
+        answers): the nodes are checked last first, an edge by its source
+        node's dependents, and no "from" node is named."""
         if len(old.nodes) != len(new.nodes):
             raise UpdateError(UPDATE_TOPOLOGY_CHANGED)
         index = {n: i for i, n in enumerate(new.nodes)}
         old_index = {n: i for i, n in enumerate(old.nodes)}
-        for a, b in zip(old.nodes, new.nodes, strict=True):
+        for a, b in reversed(list(zip(old.nodes, new.nodes, strict=True))):
             if a.type != b.type:
                 raise UpdateError(UPDATE_NODE_TYPE_CHANGED, b)
-            if len(a.dependencies) != len(b.dependencies):
+            if sorted(old_index[d] for d in a.dependents) != sorted(index[d] for d in
+                                                                    b.dependents):
                 raise UpdateError(UPDATE_TOPOLOGY_CHANGED, b)
-            for dep_a, dep_b in zip(a.dependencies, b.dependencies, strict=True):
-                if old_index[dep_a] != index[dep_b]:
-                    raise UpdateError(UPDATE_TOPOLOGY_CHANGED, b, dep_b)
             self._check_params(a, b)
 
     def _take_params(self, old: Node, new: Node) -> None:
@@ -326,15 +328,14 @@ class ExecAPI(ConstructAPI):
 
     def cuGraphExecUpdate_v2(self, exec_: Any, graph: Any, info: Any) -> int:
         ge, g = self._exec(exec_), self.graph_of(graph)
-        if info == self.ffi.NULL:
-            return E.CUDA_ERROR_INVALID_VALUE
+        if info == self.ffi.NULL:  # NVIDIA updates all the same
+            info = self.ffi.new("CUgraphExecUpdateResultInfo *")
         try:
             self._check_update(ge.graph, g)
         except UpdateError as err:
             info[0].result = err.result
             info[0].errorNode = self.handle_ptr(err.node.handle if err.node else 0)
-            info[0].errorFromNode = self.handle_ptr(err.from_node.handle
-                                                    if err.from_node else 0)
+            info[0].errorFromNode = self.ffi.NULL
             return E.CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE
         for old, new in zip(ge.graph.nodes, g.nodes, strict=True):
             self._take_params(old, new)

@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from zmlir.runtime.cuda.errors import CudaError, CUresult
+
 # CUgraphNodeType
 KERNEL, MEMCPY, MEMSET, HOST, GRAPH, EMPTY, WAIT_EVENT, EVENT_RECORD = range(8)
 MEM_ALLOC, MEM_FREE, CONDITIONAL = 10, 11, 13
@@ -167,6 +169,31 @@ class Graph:
             ready = sorted(ready + released, key=index.__getitem__)
         return order if len(order) == len(self.nodes) else None
 
+    def cycle_node(self) -> Node | None:
+        """The node a cycle is reported at, None without one: a depth-first
+        walk along dependents, from the nodes in creation order, names the
+        node whose edge leads back into the walk's path (NVIDIA's choice, as
+        an H200 answered: for a -> b -> c -> a, c)."""
+        done: set[Node] = set()
+        for start in self.nodes:
+            if start in done:
+                continue
+            path = {start}
+            stack = [(start, iter(start.dependents))]
+            while stack:
+                node, rest = stack[-1]
+                following = next(rest, None)
+                if following is None:
+                    stack.pop()
+                    path.discard(node)
+                    done.add(node)
+                elif following in path:
+                    return node
+                elif following not in done:
+                    path.add(following)
+                    stack.append((following, iter(following.dependents)))
+        return None
+
     def clone(self) -> Graph:
         """A copy: nodes, edges and parameters (child graphs copied too);
         each new node's `origin` is the node it copies."""
@@ -209,6 +236,9 @@ def record(handles: Any, stream: Any, params: Any) -> Node:
     """`params`' node, added to the capture of `stream` (a capturing
     objects.Stream) after the stream's dependencies; the stream's next work
     depends on it."""
+    if stream.capture.invalidated:
+        raise CudaError(CUresult.CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,
+                        "the capture was invalidated")
     node = add_node(handles, stream.capture.graph, params, list(stream.capture_dependencies))
     stream.capture_dependencies = [node]
     return node
