@@ -156,3 +156,37 @@ def test_graph_node_params_and_first_signatures(libdir: str, tmp_path) -> None:
     assert r["update_v2_other"] == 910 and r["update_v2_info"] == [2, None]
     assert r["dot"] == 0 and "-> n" in dot.read_text()
     assert [r["destroy_exec"], r["destroy"], r["destroy_again"]] == [0, 0, 1]
+
+
+_INVALIDATE = r"""
+import ctypes, json, sys
+lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
+c = ctypes.c_void_p
+ctx, s, graph, status, d = c(), c(), c(1), ctypes.c_int(), ctypes.c_uint64()
+assert lib.cuInit(0) == 0
+assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+assert lib.cuCtxSetCurrent(ctx) == 0
+assert lib.cuStreamCreate(ctypes.byref(s), 1) == 0
+assert lib.cuMemAlloc_v2(ctypes.byref(d), 64) == 0
+assert lib.cuStreamBeginCapture_v2(s, 0) == 0
+r = {"sync": lib.cuStreamSynchronize(s)}
+lib.cuStreamIsCapturing(s, ctypes.byref(status))
+r["status"] = status.value
+r["memset"] = lib.cuMemsetD8Async(d, 1, 16, s)
+r["end"] = lib.cuStreamEndCapture(s, ctypes.byref(graph))
+r["graph"] = graph.value
+r["sync_after"] = lib.cuStreamSynchronize(s)
+print(json.dumps(r))
+"""
+
+
+def test_synchronize_invalidates_a_capture(libdir: str) -> None:
+    """A capturing stream synchronized: refused (900), the capture invalidated
+    (status 2): its work and its end answer 901, the end without a graph."""
+    pytest.importorskip("zmlir.runtime.backends.opencl.device")
+    result = subprocess.run([sys.executable, "-c", _INVALIDATE, libdir],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    r = json.loads(result.stdout.strip().splitlines()[-1])
+    assert r == {"sync": 900, "status": 2, "memset": 901, "end": 901, "graph": None,
+                 "sync_after": 0}

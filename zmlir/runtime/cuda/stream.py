@@ -55,7 +55,8 @@ class StreamAPI(DriverState):
 
     def cuStreamSynchronize(self, stream: Any) -> int:
         self.require_init()
-        self.stream(stream)
+        if _refused_in_capture(self.stream(stream)):
+            return E.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
         self.device.synchronize()
         self.sync_point()
         self.check_sticky()
@@ -64,7 +65,8 @@ class StreamAPI(DriverState):
 
     def cuStreamQuery(self, stream: Any) -> int:
         self.require_init()
-        self.stream(stream)
+        if _refused_in_capture(self.stream(stream)):
+            return E.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
         return E.CUDA_SUCCESS
 
     def cuStreamWaitEvent(self, stream: Any, event: Any, flags: int) -> int:
@@ -195,3 +197,13 @@ def _capture_status(s: Stream | None) -> int:
     if s is None or s.capture is None:
         return 0
     return 2 if s.capture.invalidated else 1
+
+
+def _refused_in_capture(s: Stream | None) -> bool:
+    """Synchronizing with or querying a capturing stream is invalid: NVIDIA
+    refuses it and invalidates the capture (the programming guide's
+    "Prohibited and Unhandled Operations")."""
+    if s is None or s.capture is None:
+        return False
+    s.capture.invalidated = True
+    return True
