@@ -29,7 +29,7 @@ from zmlir.diagnostics import CompileError, SourceLoc
 from zmlir.frontend import ast
 
 # Token shapes, identical to the terminals in grammar/ptx.lark.
-_REG = r"%[a-zA-Z0-9_$]+(?:\.[xyzwrgba](?![a-zA-Z0-9_$]))?"
+_REG = r"%[a-zA-Z0-9_$]+(?:\.[xyzwrgba](?![a-zA-Z0-9_$])|\.[bh][0-7]{1,4}(?![a-zA-Z0-9_$]))?"
 NAME = r"[a-zA-Z][a-zA-Z0-9_$]*|[_$][a-zA-Z0-9_$]+"  # lark's NAME, as a regex
 _NUMBER = (
     r"0[fF][0-9a-fA-F]{8}|0[dD][0-9a-fA-F]{16}|0[xX][0-9a-fA-F]+U?|0[bB][01]+U?"

@@ -466,6 +466,7 @@ void zmlir::populatePTXToStdConversionPatterns(RewritePatternSet &patterns,
   // tried first: FloatArith's directed-rounding div before FloatFunctions'
   // div.approx (both of benefit 2, above Arith's generic ones).
   populatePTXBitsPatterns(patterns, state);
+  populatePTXVideoPatterns(patterns, state);
   populatePTXFloatArithPatterns(patterns, state);
   populatePTXFloatFunctionPatterns(patterns, state);
   populatePTXWarpPatterns(patterns, state);

@@ -105,6 +105,9 @@ void populatePTXMbarrierPatterns(mlir::RewritePatternSet &patterns, const PTXLow
 /// mul, mad, fma, div, rem, min, max, neg, abs, and/or/xor/not, copysign,
 /// set, setp, selp, slct (Arith.cpp).
 void populatePTXArithPatterns(mlir::RewritePatternSet &patterns, const PTXLoweringState &state);
+/// The scalar and SIMD video instructions: vadd ... vset, vadd2 ... vset4
+/// (Video.cpp).
+void populatePTXVideoPatterns(mlir::RewritePatternSet &patterns, const PTXLoweringState &state);
 /// mov, the packing moves, cvt and cvt.pack (Convert.cpp).
 void populatePTXConvertPatterns(mlir::RewritePatternSet &patterns, const PTXLoweringState &state);
 /// Special registers, and the instructions imported as `ptx.inst` (%envreg,

@@ -32,5 +32,6 @@ include "zmlir/dialects/ptx/PTXAsyncCopyOps.td"
 include "zmlir/dialects/ptx/PTXMbarrierOps.td"
 include "zmlir/dialects/ptx/PTXCallsOps.td"
 include "zmlir/dialects/ptx/PTXTextureOps.td"
+include "zmlir/dialects/ptx/PTXVideoOps.td"
 
 #endif // ZMLIR_DIALECT_PTX_OPS

@@ -17,7 +17,7 @@ diagnostics point at `file.ptx:line:col`.
 
 and a module of handlers per instruction family, as the lowering has them:
 arith.py, bits.py, convert.py, memory.py, atomics.py, warp.py, matrix.py,
-asynccopy.py, mbarrier.py, texture.py, control.py, calls.py.
+asynccopy.py, mbarrier.py, texture.py, video.py, control.py, calls.py.
 """
 
 from zmlir.frontend.importer import (  # noqa: F401  (each registers its handlers)
@@ -33,6 +33,7 @@ from zmlir.frontend.importer import (  # noqa: F401  (each registers its handler
     mbarrier,
     memory,
     texture,
+    video,
     warp,
 )
 from zmlir.frontend.importer.core import FunctionImporter

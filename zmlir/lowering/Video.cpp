@@ -1,0 +1,218 @@
+//===- Video.cpp - The video instructions ---------------------------------===//
+//
+// Lowers the scalar video instructions (ptx.vop: vadd ... vset) and the SIMD
+// ones (ptx.vop2, ptx.vop4) to plain arith on i32 and i64, the same code on
+// every target, following the PTX ISA 9.0 pseudo-code (section 9.7.16):
+//
+//  scalar: 1. ta, tb: the selected byte, half-word or word of a and b,
+//             sign- or zero-extended to i64 per atype/btype;
+//          2. the operation, exact in i64 (shift amounts clamped to 32 or
+//             wrapped modulo 32 first);
+//          3. .sat clamps to dtype's range, the byte or half-word's where a
+//             destination selector merges into c;
+//          4. the secondary .add/.min/.max with c (extended per dtype), or
+//             the merge of the result's low bits into c at the selector.
+//  SIMD:   1. each lane's operand: a byte (half-word) of the pair {b, a}
+//             chosen by the selector, extended to i32 per atype/btype;
+//          2. the lane operation, exact in i32; .sat clamps to the lane's
+//             range per dtype;
+//          3. accumulate: c plus the masked lanes' results; otherwise each
+//             lane of d is the result where the mask has it, c's elsewhere.
+//
+//===----------------------------------------------------------------------===//
+
+#include "zmlir/dialects/ptx/PTXVideo.h"
+#include "zmlir/lowering/PTXLowering.h"
+
+using namespace mlir;
+using namespace zmlir;
+using namespace zmlir::ptx;
+
+namespace {
+
+using P = arith::CmpIPredicate;
+
+/// Builds integer arith at one location.
+struct IntBuilder {
+  OpBuilder &b;
+  Location loc;
+
+  Value constant(mlir::Type t, int64_t v) const { return intConst(b, loc, t, v); }
+  Value add(Value x, Value y) const { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) const { return arith::SubIOp::create(b, loc, x, y); }
+  Value andi(Value x, Value y) const { return arith::AndIOp::create(b, loc, x, y); }
+  Value ori(Value x, Value y) const { return arith::OrIOp::create(b, loc, x, y); }
+  Value shl(Value x, Value n) const { return arith::ShLIOp::create(b, loc, x, n); }
+  Value lshr(Value x, Value n) const { return arith::ShRUIOp::create(b, loc, x, n); }
+  Value ashr(Value x, Value n) const { return arith::ShRSIOp::create(b, loc, x, n); }
+  Value cmp(P pred, Value x, Value y) const { return arith::CmpIOp::create(b, loc, pred, x, y); }
+  Value select(Value c, Value x, Value y) const { return arith::SelectOp::create(b, loc, c, x, y); }
+  Value smin(Value x, Value y) const { return arith::MinSIOp::create(b, loc, x, y); }
+  Value smax(Value x, Value y) const { return arith::MaxSIOp::create(b, loc, x, y); }
+  Value trunc(mlir::Type t, Value v) const { return arith::TruncIOp::create(b, loc, t, v); }
+  Value extend(mlir::Type t, Value v, bool isSigned) const {
+    if (isSigned)
+      return arith::ExtSIOp::create(b, loc, t, v);
+    return arith::ExtUIOp::create(b, loc, t, v);
+  }
+
+  /// `bits` of `word` from bit `shift`, extended to `t`.
+  Value field(mlir::Type t, Value word, unsigned shift, unsigned bits, bool isSigned) const {
+    mlir::Type wordType = word.getType();
+    Value shifted = shift ? lshr(word, constant(wordType, shift)) : word;
+    Value part = bits == widthOf(wordType) ? shifted : trunc(b.getIntegerType(bits), shifted);
+    return part.getType() == t ? part : extend(t, part, isSigned);
+  }
+
+  /// `v` clamped to the range of a `bits`-wide signed or unsigned integer.
+  Value saturate(Value v, unsigned bits, bool isSigned) const {
+    mlir::Type t = v.getType();
+    int64_t lo = isSigned ? -(int64_t(1) << (bits - 1)) : 0;
+    int64_t hi = isSigned ? (int64_t(1) << (bits - 1)) - 1 : (int64_t(1) << bits) - 1;
+    return smin(smax(v, constant(t, lo)), constant(t, hi));
+  }
+
+  /// The primary operation on exact (sign-correct) operands of one type.
+  Value apply(VideoOp op, std::optional<Cmp> cmpOp, Value x, Value y) const {
+    mlir::Type t = x.getType();
+    switch (op) {
+    case VideoOp::Add:
+      return add(x, y);
+    case VideoOp::Sub:
+      return sub(x, y);
+    case VideoOp::Absdiff: {
+      Value d = sub(x, y);
+      return select(cmp(P::slt, d, constant(t, 0)), sub(constant(t, 0), d), d);
+    }
+    case VideoOp::Min:
+      return smin(x, y);
+    case VideoOp::Max:
+      return smax(x, y);
+    case VideoOp::Avrg: {
+      // Rounds half away from zero's upper side: (s + 1) >> 1 for s >= 0.
+      Value s = add(x, y);
+      Value up = select(cmp(P::sge, s, constant(t, 0)), constant(t, 1), constant(t, 0));
+      return ashr(add(s, up), constant(t, 1));
+    }
+    case VideoOp::Set: {
+      static const P preds[] = {P::eq, P::ne, P::slt, P::sle, P::sgt, P::sge};
+      Value c = cmp(preds[static_cast<unsigned>(*cmpOp)], x, y);
+      return arith::ExtUIOp::create(b, loc, t, c);
+    }
+    case VideoOp::Shl:
+    case VideoOp::Shr:
+      break;
+    }
+    llvm_unreachable("shifts are lowered by the scalar pattern");
+  }
+};
+
+bool isSigned(DataType t) {
+  return t == DataType::S32;
+}
+
+struct VopOpLowering : PTXPattern<VopOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult matchAndRewrite(VopOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    IntBuilder ib{rewriter, op.getLoc()};
+    mlir::Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
+    VideoPart asel = *decodeVideoPart(op.getAsel()), bsel = *decodeVideoPart(op.getBsel());
+    VideoPart dsel = *decodeVideoPart(op.getDsel());
+    bool dSigned = isSigned(op.getDtype());
+    // 1. The selected parts, exact in i64.
+    Value ta = ib.field(i64, adaptor.getA(), asel.shift, asel.bits, isSigned(op.getAtype()));
+    Value tb = ib.field(i64, adaptor.getB(), bsel.shift, bsel.bits, isSigned(op.getBtype()));
+    // 2. The operation.
+    Value tmp;
+    VideoOp kind = op.getOp();
+    if (kind == VideoOp::Shl || kind == VideoOp::Shr) {
+      Value amount =
+          *op.getMode() == ClampMode::Clamp
+              ? arith::MinUIOp::create(rewriter, op.getLoc(), tb, ib.constant(i64, 32)).getResult()
+              : ib.andi(tb, ib.constant(i64, 31));
+      tmp = kind == VideoOp::Shl      ? ib.shl(ta, amount)
+            : isSigned(op.getAtype()) ? ib.ashr(ta, amount)
+                                      : ib.lshr(ta, amount);
+    } else {
+      tmp = ib.apply(kind, op.getCmp(), ta, tb);
+    }
+    // 3. Saturation to the destination (part).
+    if (op.getSat())
+      tmp = ib.saturate(tmp, dsel.bits, dSigned);
+    // 4. The secondary operation, or the merge into c.
+    Value c = adaptor.getC();
+    switch (op.getSecondary()) {
+    case VideoSecondary::None:
+      break;
+    case VideoSecondary::Add:
+      tmp = ib.add(tmp, ib.extend(i64, c, dSigned));
+      break;
+    case VideoSecondary::Min:
+      tmp = ib.smin(tmp, ib.extend(i64, c, dSigned));
+      break;
+    case VideoSecondary::Max:
+      tmp = ib.smax(tmp, ib.extend(i64, c, dSigned));
+      break;
+    }
+    Value result = ib.trunc(i32, tmp);
+    if (dsel.bits < 32) {
+      uint32_t partMask = ((1u << dsel.bits) - 1) << dsel.shift;
+      Value placed = dsel.shift ? ib.shl(result, ib.constant(i32, dsel.shift)) : result;
+      result = ib.ori(ib.andi(placed, ib.constant(i32, static_cast<int32_t>(partMask))),
+                      ib.andi(c, ib.constant(i32, static_cast<int32_t>(~partMask))));
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+template <typename OpTy, unsigned Lanes>
+struct VideoSimdLowering : PTXPattern<OpTy> {
+  using PTXPattern<OpTy>::PTXPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+
+  LogicalResult matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    IntBuilder ib{rewriter, op.getLoc()};
+    mlir::Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
+    constexpr unsigned bits = 32 / Lanes;
+    auto asel = *decodeVideoLaneSelect(op.getAsel(), Lanes, false);
+    auto bsel = *decodeVideoLaneSelect(op.getBsel(), Lanes, true);
+    unsigned mask = *decodeVideoMask(op.getMask(), Lanes);
+    // 1. The lanes read from the pair {b, a}.
+    Value pair = ib.ori(ib.shl(ib.extend(i64, adaptor.getB(), false), ib.constant(i64, 32)),
+                        ib.extend(i64, adaptor.getA(), false));
+    Value c = adaptor.getC();
+    Value accumulated = c;
+    Value merged = ib.constant(i32, 0);
+    for (unsigned lane = 0; lane < Lanes; ++lane) {
+      Value x = ib.field(i32, pair, asel[lane] * bits, bits, isSigned(op.getAtype()));
+      Value y = ib.field(i32, pair, bsel[lane] * bits, bits, isSigned(op.getBtype()));
+      // 2. The lane's result.
+      Value t = ib.apply(op.getOp(), op.getCmp(), x, y);
+      if (op.getSat())
+        t = ib.saturate(t, bits, isSigned(op.getDtype()));
+      // 3. Accumulated, or merged with c's lane.
+      unsigned shift = lane * bits;
+      int64_t laneMask = static_cast<int32_t>(((1u << bits) - 1) << shift);
+      if (mask & (1u << lane)) {
+        accumulated = ib.add(accumulated, t);
+        Value placed = shift ? ib.shl(t, ib.constant(i32, shift)) : t;
+        merged = ib.ori(merged, ib.andi(placed, ib.constant(i32, laneMask)));
+      } else {
+        merged = ib.ori(merged, ib.andi(c, ib.constant(i32, laneMask)));
+      }
+    }
+    rewriter.replaceOp(op, op.getSecondary() == VideoSecondary::Add ? accumulated : merged);
+    return success();
+  }
+};
+
+} // namespace
+
+void zmlir::populatePTXVideoPatterns(RewritePatternSet &patterns, const PTXLoweringState &state) {
+  patterns.add<VopOpLowering, VideoSimdLowering<Vop2Op, 2>, VideoSimdLowering<Vop4Op, 4>>(
+      patterns.getContext(), state);
+}
