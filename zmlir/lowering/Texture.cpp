@@ -81,6 +81,9 @@ struct Emitter {
   Value c32(int64_t v) { return intConst(b, loc, i32(), v); }
   Value c64(int64_t v) { return intConst(b, loc, i64(), v); }
   Value cf(double v) { return floatConst(b, loc, f32(), v); }
+  Value cd(double v) { return floatConst(b, loc, b.getF64Type(), v); }
+  Value fpext(Value x) { return arith::ExtFOp::create(b, loc, b.getF64Type(), x); }
+  Value fptrunc(Value x) { return arith::TruncFOp::create(b, loc, f32(), x); }
 
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
   Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
@@ -260,8 +263,8 @@ Value buildTexel(Emitter &e, ValueRange args) {
     Value value = e.select(e.eq(kind, e.c32(kKindFloat)), raw,
                            e.select(e.eq(kind, e.c32(kKindHalf)), half,
                                     e.select(e.andI(isInt, readNormalized), normalized, raw)));
-    Value absent = k == 3 ? e.select(floatResult, e.bitsOf(e.cf(1.0)), e.c32(1)) : e.c32(0);
-    lanes.push_back(e.select(e.ult(e.c32(k), channels), value, absent));
+    // (NVIDIA's texture units read a missing channel as 0, alpha too.)
+    lanes.push_back(e.select(e.ult(e.c32(k), channels), value, e.c32(0)));
   }
   return e.vector(lanes);
 }
@@ -281,7 +284,12 @@ Axis addressAxis(Emitter &e, Value coord, Value extent, Value mode, Value normal
                  Value linear) {
   Value n = e.maxS(extent, e.c32(1));
   // 1.
-  Value u = e.select(normalized, e.fmul(coord, e.sitofp(n)), coord);
+  // NVIDIA's units truncate a normalized coordinate to a fixed point of at
+  // most 21 fraction bits before scaling it (tools/texture_grid.cu: 0.2f
+  // * 5 reads texel 0).
+  Value scale = e.cf(2097152.0);
+  Value fixed = e.fdiv(e.floor(e.fmul(coord, scale)), scale);
+  Value u = e.select(normalized, e.fmul(fixed, e.sitofp(n)), coord);
   // 2.
   Value t = e.select(linear, e.fsub(u, e.cf(0.5)), u);
   Value whole = e.floor(t);
@@ -319,14 +327,39 @@ Axis addressAxis(Emitter &e, Value coord, Value extent, Value mode, Value normal
   return axis;
 }
 
-/// (1 - a) * x + a * y, lane by lane, on f32 bit patterns.
-Value blend(Emitter &e, Value x, Value y, Value a) {
-  SmallVector<Value> lanes;
-  Value rest = e.fsub(e.cf(1.0), a);
-  for (int64_t k = 0; k < 4; ++k)
-    lanes.push_back(e.bitsOf(
-        e.fadd(e.fmul(rest, e.floatOf(e.lane(x, k))), e.fmul(a, e.floatOf(e.lane(y, k))))));
-  return e.vector(lanes);
+/// The weights (f64, in 1/256) of the 2^dims corners of a linear fetch
+/// (bit a of the corner: the second texel on axis a). NVIDIA's units weigh
+/// each corner by the product of its axes' 8-bit weights, itself rounded
+/// to 1/256: in 2D the corners (0, 0) and (1, 1) round halves up and the
+/// other two take the rest of their row, so the weights sum to 256
+/// (fitted bit for bit to an H200's output, tools/texture_grid.h200.txt.gz).
+/// A 3D fetch splits each (x, y) weight between its two slices the same
+/// way (an approximation: docs/textures.md).
+SmallVector<Value> cornerWeights(Emitter &e, ArrayRef<Axis> axes) {
+  auto whole = [&](Value v) { return e.fpext(e.fmul(v, e.cf(256.0))); };
+  auto roundHalfUp = [&](Value v) {
+    return math::FloorOp::create(e.b, e.loc, e.fadd(v, e.cd(0.5))).getResult();
+  };
+  Value full = e.cd(256.0), inv = e.cd(1.0 / 256.0);
+  Value a = whole(axes[0].weight);
+  SmallVector<Value> w{e.fsub(full, a), a};
+  if (axes.size() >= 2) {
+    Value bw = whole(axes[1].weight), rest = e.fsub(full, bw);
+    Value w00 = roundHalfUp(e.fmul(e.fmul(w[0], rest), inv));
+    Value w11 = roundHalfUp(e.fmul(e.fmul(a, bw), inv));
+    w = {w00, e.fsub(rest, w00), e.fsub(bw, w11), w11};
+  }
+  if (axes.size() == 3) {
+    Value c = whole(axes[2].weight);
+    SmallVector<Value> split(8);
+    for (unsigned k = 0; k < 4; ++k) {
+      Value upper = roundHalfUp(e.fmul(e.fmul(w[k], c), inv));
+      split[k] = e.fsub(w[k], upper);
+      split[k + 4] = upper;
+    }
+    w = split;
+  }
+  return w;
 }
 
 /// The sampler of a `dims`-dimensional texture (steps 1-5), or with
@@ -362,6 +395,12 @@ Value buildSampler(Emitter &e, ValueRange args, unsigned dims, bool gather,
   for (int64_t k = 0; k < 4; ++k)
     borderInts.push_back(arith::FPToSIOp::create(b, loc, e.i32(), e.floatOf(e.lane(border, k))));
   border = e.select(floatResult, border, e.vector(borderInts));
+  // The border colour has the texture's channels, the others read 0.
+  Value channels = e.field32(d, desc::kChannels);
+  SmallVector<Value> borderLanes;
+  for (int64_t k = 0; k < 4; ++k)
+    borderLanes.push_back(e.select(e.ult(e.c32(k), channels), e.lane(border, k), e.c32(0)));
+  border = e.vector(borderLanes);
   // The texel at corner `bits` (bit a: the second index on axis a).
   auto corner = [&](unsigned bits) {
     Value coord[3] = {e.c32(0), e.c32(0), layer};
@@ -393,13 +432,34 @@ Value buildSampler(Emitter &e, ValueRange args, unsigned dims, bool gather,
   SmallVector<Value> values;
   for (unsigned bits = 0; bits < (1u << dims); ++bits)
     values.push_back(corner(bits));
-  for (unsigned a = 0; a < dims; ++a) {
-    SmallVector<Value> next;
-    for (size_t i = 0; i < values.size(); i += 2)
-      next.push_back(blend(e, values[i], values[i + 1], axes[a].weight));
-    values = next;
+  SmallVector<Value> weights = cornerWeights(e, axes);
+  // Integers read as normalized floats filter as 16-bit fixed point
+  // (v * 257 for 8 bits), the sum rounded to a whole step (fitted to an
+  // H200: tools/texture_grid.h200.txt.gz).
+  Value fixedPoint = e.andI(e.ult(kind, e.c32(kKindHalf)),
+                            e.ne(e.andI(flags, e.c32(kReadNormalized)), e.c32(0)));
+  Value steps = e.select(e.eq(kind, e.c32(kKindSigned)), e.cd(32767.0), e.cd(65535.0));
+  SmallVector<Value> lanes;
+  for (int64_t k = 0; k < 4; ++k) {
+    Value sum = e.cd(0.0), fixedSum = e.cd(0.0);
+    for (auto [w, v] : llvm::zip(weights, values)) {
+      Value x = e.fpext(e.floatOf(e.lane(v, k)));
+      sum = e.fadd(sum, e.fmul(w, x));
+      Value fixed = math::RoundOp::create(b, loc, e.fmul(x, steps)).getResult();
+      fixedSum = e.fadd(fixedSum, e.fmul(w, fixed));
+    }
+    Value filtered = e.fptrunc(e.fmul(sum, e.cd(1.0 / 256.0)));
+    // Half textures filter to a half.
+    Value asHalf = arith::ExtFOp::create(
+        b, loc, e.f32(), arith::TruncFOp::create(b, loc, b.getF16Type(), filtered).getResult());
+    filtered = e.select(e.eq(kind, e.c32(kKindHalf)), asHalf, filtered);
+    Value rounded = e.floor(e.fadd(e.fmul(fixedSum, e.cd(1.0 / 256.0)), e.cd(0.5)));
+    Value fromFixed = e.fdiv(rounded, steps);
+    fromFixed = e.select(e.fcmp(arith::CmpFPredicate::OLT, fromFixed, e.cd(-1.0)), e.cd(-1.0),
+                         fromFixed);
+    lanes.push_back(e.bitsOf(e.select(fixedPoint, e.fptrunc(fromFixed), filtered)));
   }
-  cf::BranchOp::create(b, loc, done, ValueRange{values[0]});
+  cf::BranchOp::create(b, loc, done, ValueRange{e.vector(lanes)});
   b.setInsertionPointToEnd(entry);
   cf::CondBranchOp::create(b, loc, linear, filtered, point);
   b.setInsertionPointToStart(done);
@@ -448,10 +508,11 @@ std::tuple<Value, Value, Value> cubeFace(Emitter &e, Value x, Value y, Value z) 
   Value ax = math::AbsFOp::create(e.b, e.loc, x), ay = math::AbsFOp::create(e.b, e.loc, y),
         az = math::AbsFOp::create(e.b, e.loc, z);
   auto neg = [&](Value v) { return arith::NegFOp::create(e.b, e.loc, v).getResult(); };
-  Value xMajor = e.andI(e.fcmp(P::OGE, ax, ay), e.fcmp(P::OGE, ax, az));
+  // Ties go to z, then y (NVIDIA's units: (-1, -1, -1) reads face -z).
+  Value xMajor = e.andI(e.fcmp(P::OGT, ax, ay), e.fcmp(P::OGT, ax, az));
   Value yMajor = e.andI(
       arith::XOrIOp::create(e.b, e.loc, xMajor, intConst(e.b, e.loc, e.b.getI1Type(), 1)),
-      e.fcmp(P::OGE, ay, az));
+      e.fcmp(P::OGT, ay, az));
   Value xPos = e.fcmp(P::OGE, x, e.cf(0.0)), yPos = e.fcmp(P::OGE, y, e.cf(0.0)),
         zPos = e.fcmp(P::OGE, z, e.cf(0.0));
   // x major: +x (-z, -y), -x (z, -y); y major: +y (x, z), -y (x, -z);

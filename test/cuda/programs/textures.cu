@@ -32,7 +32,8 @@ struct Axis {
 };
 
 static Axis axis(float x, int n, cudaTextureAddressMode mode, bool normalized, bool linear) {
-  float u = normalized ? x * n : x;
+  // A normalized coordinate truncated to 21 fraction bits first (an H200's).
+  float u = normalized ? std::floor(x * 2097152.0f) / 2097152.0f * n : x;
   float t = linear ? u - 0.5f : u;
   float f = std::floor(t);
   Axis r;
@@ -42,7 +43,27 @@ static Axis axis(float x, int n, cudaTextureAddressMode mode, bool normalized, b
   return r;
 }
 
-static float lerp(float x, float y, float a) { return (1.0f - a) * x + a * y; }
+// The corner weights (in 1/256) of a linear fetch, corner bit k: the second
+// texel on axis k. An H200 rounds each product to 1/256, (0, 0) and (1, 1)
+// halves up, the other two the rest of their row; a 3D fetch splits each
+// (x, y) weight between its slices the same way.
+static void cornerWeights(const Axis* axes, int dims, double* w) {
+  double a = axes[0].a * 256.0;
+  w[0] = 256.0 - a;
+  w[1] = a;
+  if (dims < 2) return;
+  double b = axes[1].a * 256.0;
+  double w00 = std::floor((256.0 - a) * (256.0 - b) / 256.0 + 0.5);
+  double w11 = std::floor(a * b / 256.0 + 0.5);
+  w[0] = w00, w[1] = 256.0 - b - w00, w[2] = b - w11, w[3] = w11;
+  if (dims < 3) return;
+  double c = axes[2].a * 256.0;
+  for (int k = 0; k < 4; ++k) {
+    double upper = std::floor(w[k] * c / 256.0 + 0.5);
+    w[k + 4] = upper;
+    w[k] -= upper;
+  }
+}
 
 // One channel of a float texture of extent (w, h, d): T(x, y, z).
 struct Ref {
@@ -51,6 +72,7 @@ struct Ref {
   cudaTextureAddressMode mode[3];
   bool normalized, linear;
   float border;
+  bool fixed16 = false;
   float texel(int x, int y, int z) const {
     return x < 0 || y < 0 || z < 0 ? border : data[(z * h + y) * w + x];
   }
@@ -59,15 +81,15 @@ struct Ref {
     Axis ay = dims > 1 ? axis(y, h, mode[1], normalized, linear) : Axis{{0, 0}, 0};
     Axis az = dims > 2 ? axis(z, d, mode[2], normalized, linear) : Axis{{0, 0}, 0};
     if (!linear) return texel(ax.i[0], ay.i[0], az.i[0]);
-    float v[2];
-    for (int k = 0; k < 2; ++k) {
-      int zk = az.i[k];
-      float r0 = lerp(texel(ax.i[0], ay.i[0], zk), texel(ax.i[1], ay.i[0], zk), ax.a);
-      float r1 = lerp(texel(ax.i[0], ay.i[1], zk), texel(ax.i[1], ay.i[1], zk), ax.a);
-      v[k] = dims > 1 ? lerp(r0, r1, ay.a) : r0;
-      if (dims < 3) return v[0];
-    }
-    return lerp(v[0], v[1], az.a);
+    Axis axes[3] = {ax, ay, az};
+    double w[8];
+    cornerWeights(axes, dims, w);
+    double sum = 0;
+    for (int k = 0; k < (1 << dims); ++k)
+      sum += w[k] * texel(ax.i[k & 1], ay.i[(k >> 1) & 1], az.i[(k >> 2) & 1]);
+    // uchar4 read normalized: 16-bit fixed point, rounded to whole steps.
+    if (fixed16) return (float)std::floor(sum / 256.0 + 0.5) / 65535.0f;
+    return (float)(sum / 256.0);
   }
 };
 
@@ -207,9 +229,10 @@ int main() {
     for (int c = 0; c < 4; ++c) {
       std::vector<float> channel(W * H);
       for (int i = 0; i < W * H; ++i)
-        channel[i] = (float)((unsigned char*)&rgba[i])[c] / 255.0f;
+        channel[i] = linear ? (float)((unsigned char*)&rgba[i])[c] * 257.0f
+                            : (float)((unsigned char*)&rgba[i])[c] / 255.0f;
       Ref ref{channel.data(), W, H, 1, {cudaAddressModeClamp, cudaAddressModeClamp}, false,
-              (bool)linear, 0};
+              (bool)linear, 0, (bool)linear};
       for (int i = 0; i < n; ++i)
         expectEqual("uchar4 normalized", ((float*)&got[i])[c], ref.at(at[i].x, at[i].y), i);
     }
@@ -275,7 +298,9 @@ int main() {
     fetch2d<<<(n + 127) / 128, 128>>>(t, dAt, dOut, n);
     std::vector<float> got = back(dOut, n);
     Ref ref{hf.data(), W, H, 1, {cudaAddressModeClamp, cudaAddressModeClamp}, false, true, 0};
-    for (int i = 0; i < n; ++i) expectEqual("half pitch2D", got[i], ref.at(at[i].x, at[i].y), i);
+    // (Half textures filter to a half.)
+    for (int i = 0; i < n; ++i)
+      expectEqual("half pitch2D", got[i], __half2float(__float2half(ref.at(at[i].x, at[i].y))), i);
     CHECK(cudaDestroyTextureObject(t));
     CHECK(cudaFree(d));
   }
