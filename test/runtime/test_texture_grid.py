@@ -19,8 +19,8 @@ GOLDEN = REPO / "tools" / "texture_grid.h200.txt.gz"
 # Cases whose arithmetic is not yet NVIDIA's (docs/textures.md, "Fidelity"):
 # each must still differ, so that a fix is noticed and the entry removed.
 KNOWN_DIFFERENT = {
-    "char2-linear": "a signed 8-bit texel's 16-bit expansion",
-    "short-linear": "a texel -32768 reads -32767",
+    "char2-linear": "signed texels clamped before filtering; negative sums' rounding",
+    "short-linear": "signed texels clamped before filtering (-32768)",
     "half-linear": "the rounding to half on a few ties",
     "3d-linear": "how the (x, y) weights split between slices",
 }
