@@ -300,7 +300,7 @@ _ERROR_PROBE = textwrap.dedent("""
     lib.cuMemAlloc_v2(ctypes.byref(ptr), 64)
     lib.cuInit(0)
     lib.cuDeviceGetLuid((ctypes.c_char * 8)(), ctypes.byref(ctypes.c_uint()), 0)
-    lib.cuArrayCreate_v2(None, None)  # one of NVIDIA's exports we have no body for
+    lib.cuImportExternalMemory(None, None)  # one of NVIDIA's exports we have no body for
     name = ctypes.c_char_p()
     lib.cuGetErrorName(801, ctypes.byref(name))
 """)
@@ -319,13 +319,13 @@ def test_trace_records_failures(tmp_path: Path) -> None:
     assert [(r["api"], r["result_name"]) for r in records] == [
         ("cuMemAlloc_v2", "CUDA_ERROR_NOT_INITIALIZED"), ("cuInit", "CUDA_SUCCESS"),
         ("cuDeviceGetLuid", "CUDA_ERROR_NOT_SUPPORTED"),
-        ("cuArrayCreate_v2", "CUDA_ERROR_NOT_SUPPORTED"), ("cuGetErrorName", "CUDA_SUCCESS")]
+        ("cuImportExternalMemory", "CUDA_ERROR_NOT_SUPPORTED"), ("cuGetErrorName", "CUDA_SUCCESS")]
     # A failed call's output parameter is the pointer, not what it points to.
     assert set(records[0]["args"]) == {"dptr", "bytesize"} and records[0]["args"]["bytesize"] == 64
     assert records[4]["args"] == {"error": 801, "*pStr": "CUDA_ERROR_NOT_SUPPORTED"}
     s = report.summarize(report.load(written))
     assert s.first_failure["index"] == 0
-    assert s.not_supported == ["cuDeviceGetLuid", "cuArrayCreate_v2"]
+    assert s.not_supported == ["cuDeviceGetLuid", "cuImportExternalMemory"]
 
 
 def test_report_of_a_program_missing_an_entry_point(tmp_path: Path) -> None:
