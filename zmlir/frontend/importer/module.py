@@ -22,6 +22,16 @@ from zmlir.frontend.importer.ptxtypes import (
     quote,
 )
 
+# `.texref`/`.surfref` variables: the prefix of their descriptor's symbol
+# (the driver's cuModuleGetTexRef/GetSurfRef look it up), its size.
+REFERENCE_PREFIXES = {"texref": "__zmlir_texref_", "surfref": "__zmlir_surfref_"}
+DESCRIPTOR_BYTES = 128
+
+
+def reference_symbol(var: ast.VarDecl) -> str:
+    """The descriptor variable of texture or surface reference `var`."""
+    return REFERENCE_PREFIXES[var.type] + var.name
+
 
 @functools.cache
 def max_variable_bytes() -> int:
@@ -161,6 +171,8 @@ class ModuleImporter:
     def _variable(self, var: ast.VarDecl) -> str:
         if var.space not in ("global", "shared", "const"):
             raise self.error(f"unsupported module variable in .{var.space}", var.loc)
+        if var.type in REFERENCE_PREFIXES:
+            return self._reference(var)
         if var.type not in MLIR_TYPES:
             raise self.error(f"unsupported variable type '.{var.type}'", var.loc)
         self.variables[var.name] = var
@@ -200,6 +212,18 @@ class ModuleImporter:
         loc = (f' loc({self.quoted_filename}:{var.loc.line + self.line_offset}:{var.loc.col})'
                if self.locations else "")
         return f"  ptx.var @{quote(var.name)} {{{', '.join(attrs)}}}{loc}"
+
+    def _reference(self, var: ast.VarDecl) -> str:
+        """A `.global .texref`/`.surfref` as the descriptor the driver writes
+        (docs/textures.md): a 128-byte variable named with the reference's
+        prefix, whose address the lookups take as their object handle."""
+        if var.space != "global" or var.dims or var.init is not None or var.attributes:
+            raise self.error(f"unsupported .{var.type} '{var.name}' (only a plain .global "
+                             "declaration)", var.loc)
+        self.variables[var.name] = var  # the name the instructions use
+        descriptor = ast.VarDecl("global", "b8", reference_symbol(var), var.loc, align=16,
+                                 dims=(DESCRIPTOR_BYTES,), linkage=var.linkage)
+        return self._variable(descriptor)
 
     def _initializer(self, var: ast.VarDecl) -> tuple[list[int], list[str]]:
         """The initializer's bytes, and a `#ptx.init_addr` for each element

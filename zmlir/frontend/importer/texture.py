@@ -8,9 +8,11 @@
     sust.b.geom.vec.ctype.clamp   [surf, {coords}], v
     suq.query.b32                 d, [surf]
 
-An array geometry's first coordinate is the layer (an operand of its own);
+The object is a 64-bit handle or the name of a `.texref`/`.surfref`
+(the address of its descriptor variable, module.py). An array geometry's
+first coordinate is the layer (an operand of its own);
 the padding coordinate of `.3d`, `.a2d` and `.cube` is dropped. What has no
-op here (a separate sampler, `.texref` names, `.level`/`.grad` lookups,
+op here (a separate sampler, `.level`/`.grad` lookups,
 formatted `sust.p`, `sured`, offsets and depth compares) imports as
 `ptx.inst`, which the lowering names as unsupported."""
 
@@ -20,7 +22,8 @@ from zmlir.frontend import ast
 from zmlir.frontend.importer.common import attr_dict, classify
 from zmlir.frontend.importer.core import FunctionImporter, handles
 from zmlir.frontend.importer.generic import generic
-from zmlir.frontend.importer.ptxtypes import mlir_type
+from zmlir.frontend.importer.module import reference_symbol
+from zmlir.frontend.importer.ptxtypes import mlir_type, quote
 from zmlir.frontend.ssa import Value
 
 # PTX geometry: (dialect keyword, coordinates, whether the first is a layer).
@@ -44,12 +47,22 @@ _FLOAT_BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
 def _object(imp: FunctionImporter, inst: ast.Instruction, operand: ast.Operand,
             with_coords: bool) -> tuple[Value, list[ast.Operand]] | None:
     """The object's handle and the coordinate operands, or None where the
-    operand has a form with no op (a `.texref` name, a separate sampler)."""
-    if not isinstance(operand, ast.Addr) or not isinstance(operand.base, ast.Reg) \
-            or operand.offset or operand.sampler is not None \
+    operand has a form with no op (a separate sampler). A `.texref` or
+    `.surfref` name is the address of its descriptor variable."""
+    if not isinstance(operand, ast.Addr) or operand.offset or operand.sampler is not None \
             or (operand.coords is None) == with_coords:
         return None
-    handle = imp.value(operand.base, "i64", inst.loc, "b64")
+    if isinstance(operand.base, ast.Reg):
+        handle = imp.value(operand.base, "i64", inst.loc, "b64")
+    elif isinstance(operand.base, ast.Sym):
+        decl = imp.m.variables.get(operand.base.name)
+        wanted = "texref" if inst.opcode in ("tex", "tld4", "txq") else "surfref"
+        if decl is None or decl.type != wanted:
+            return None
+        handle = imp.new_value("i64")
+        imp.emit([handle], f"ptx.addr_of @{quote(reference_symbol(decl))} : i64", [], inst.loc)
+    else:
+        return None
     return handle, list(operand.coords or ())
 
 

@@ -53,12 +53,12 @@ from zmlir.runtime.cuda.objects import Function
 from zmlir.runtime.cuda.profiler import ProfilerAPI
 from zmlir.runtime.cuda.state import STICKY_ERRORS, log
 from zmlir.runtime.cuda.stream import StreamAPI
-from zmlir.runtime.cuda.texture import TextureAPI
+from zmlir.runtime.cuda.texref import TexRefAPI
 
 E = CUresult
 
 
-class Driver(DeviceAPI, ContextAPI, LinkAPI, ModuleAPI, GraphAPI, LaunchAPI, TextureAPI,
+class Driver(DeviceAPI, ContextAPI, LinkAPI, ModuleAPI, GraphAPI, LaunchAPI, TexRefAPI,
              MemcpyAPI, MemPoolAPI, StreamAPI, EventAPI, ProfilerAPI):
     """The state behind the API: one process, one backend device."""
 

@@ -74,6 +74,14 @@ class Array:
 
 
 @dataclass
+class MipmappedArray:
+    """A mipmapped array: one CUDA array per level (handles), level k of
+    extent max(1, extent >> k)."""
+
+    levels: list[int]
+
+
+@dataclass
 class TextureObject:
     """A texture or surface object: its descriptor's device address is the
     handle; the application's descriptions as it gave them."""
@@ -148,6 +156,49 @@ class TextureAPI(MemcpyAPI):
         self.handles.remove(self.ptr(handle), Array)
         self.allocations.forget(a.address)
         self.device.free(a.address)
+        return E.CUDA_SUCCESS
+
+    # -- mipmapped arrays -------------------------------------------------------------
+
+    def cuMipmappedArrayCreate(self, out: Any, desc: Any, count: int) -> int:
+        self.current_context()
+        if desc == self.ffi.NULL or out == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        d = desc[0]
+        if d.Flags & CUBEMAP or d.Flags & LAYERED:
+            return self.unsupported("cuMipmappedArrayCreate", "layered or cube-map levels")
+        largest = max(d.Width, d.Height, d.Depth)
+        if count < 1 or largest == 0 or count > largest.bit_length():
+            return E.CUDA_ERROR_INVALID_VALUE
+        levels: list[int] = []
+        handle = self.ffi.new("CUarray *")
+        for k in range(count):
+            extent = [max(1, n >> k) if n else 0 for n in (d.Width, d.Height, d.Depth)]
+            result = self.create_array(handle, *extent, d.Format, d.NumChannels, d.Flags)
+            if result != E.CUDA_SUCCESS:
+                for level in levels:
+                    self.cuArrayDestroy(self.handle_ptr(level))
+                return result
+            levels.append(self.ptr(handle[0]))
+        out[0] = self.handle_ptr(self.handles.add(MipmappedArray(levels)))
+        return E.CUDA_SUCCESS
+
+    def _mipmapped(self, handle: Any) -> MipmappedArray:
+        self.require_init()
+        return self.handles.get(self.ptr(handle), MipmappedArray)
+
+    def cuMipmappedArrayGetLevel(self, out: Any, handle: Any, level: int) -> int:
+        m = self._mipmapped(handle)
+        if level >= len(m.levels):
+            return E.CUDA_ERROR_INVALID_VALUE
+        self.out(out, self.handle_ptr(m.levels[level]))
+        return E.CUDA_SUCCESS
+
+    def cuMipmappedArrayDestroy(self, handle: Any) -> int:
+        m = self._mipmapped(handle)
+        for level in m.levels:
+            self.cuArrayDestroy(self.handle_ptr(level))
+        self.handles.remove(self.ptr(handle), MipmappedArray)
         return E.CUDA_SUCCESS
 
     # -- copies to and from arrays ------------------------------------------------
