@@ -64,7 +64,7 @@ $(STAMPS)/build: $(STAMPS)/pip $(NATIVE_SOURCES)
 $(LIBCUDA): $(STAMPS)/build zmlir/runtime/cuda/api.py zmlir/runtime/cuda/build.py \
             zmlir/runtime/cuda/fastpath.c zmlir/runtime/cuda/nvrtc_preload.c \
             zmlir/runtime/cuda/dlsym_preload.c zmlir/runtime/cuda/nvjitlink_preload.c \
-            zmlir/runtime/cuda/jit_preload.h \
+            zmlir/runtime/cuda/jit_preload.h zmlir/runtime/cuda/arch_preload.c \
             zmlir/runtime/cuda/nvidia_exports.txt
 	$(PY) -m zmlir.runtime.cuda.build >/dev/null
 

@@ -32,7 +32,8 @@ _SHIM_OWN = ("cuGetProcAddress", "cuGetProcAddress_v2")
 # give PTX (nvrtc_preload.c, nvjitlink_preload.c), dlopen-ed ones too
 # (dlsym_preload.c).
 NVRTC_PRELOAD = "libzmlir_nvrtc_preload.so"
-PRELOAD_SOURCES = ("dlsym_preload.c", "nvrtc_preload.c", "nvjitlink_preload.c")
+PRELOAD_SOURCES = ("dlsym_preload.c", "nvrtc_preload.c", "nvjitlink_preload.c",
+                   "arch_preload.c")
 
 
 def library_dir() -> Path:

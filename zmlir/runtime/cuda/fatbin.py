@@ -14,6 +14,11 @@ which PTX we compile, since PTX for a newer architecture compiles as long as
 every instruction in it is one we lower. `ptx_candidates` orders them: the
 newest PTX not above the reported capability first (what NVIDIA's driver
 would JIT), then the newer ones, oldest first (the fewest new instructions).
+
+An image with SASS alone has nothing we run (CUDA_ERROR_NO_BINARY_FOR_GPU).
+Libraries that choose such images by the compute capability (libcurand) are
+told one they have no SASS for under `zmlir run`, so that they load their
+PTX (arch_preload.c; docs/driver-differences.md).
 """
 
 from __future__ import annotations
