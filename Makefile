@@ -7,8 +7,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMPS := .stamps
 LIBCUDA := zmlir/runtime/cuda/lib/libcuda.so.1
-# Our cuBLAS (zmlir/libraries/), next to it.
+# Our cuBLAS and cuFFT (zmlir/libraries/), next to it.
 CUBLAS := zmlir/runtime/cuda/lib/libcublas.so.13
+CUFFT := zmlir/runtime/cuda/lib/libcufft.so.12
 # LLVM/MLIR 22's prefix: `make LLVM_ROOT=/opt/llvm-22 ...` for another one.
 # CMake gets it as ZMLIR_LLVM_ROOT, and so do the tests, lit and zmlir's
 # targets (zmlir/toolchain.py) through the environment.
@@ -19,7 +20,8 @@ APT_PACKAGES := mlir-22-tools libmlir-22-dev llvm-22-dev llvm-22-tools lld-22 \
 	clang-format-22 spirv-tools ninja-build ocl-icd-libopencl1 clinfo libamdhip64-5 libze1
 PIP_PACKAGES := 'scikit-build-core>=0.10' 'nanobind>=2.0' cmake ninja \
 	lark numpy cffi zstandard lz4 pytest lit filecheck ruff 'nvidia-cuda-nvrtc==13.0.*' \
-	intel-opencl-rt intel-cmplr-lib-rt 'tbb==2023.*' 'nvidia-cublas==13.0.*' scipy-openblas32
+	intel-opencl-rt intel-cmplr-lib-rt 'tbb==2023.*' 'nvidia-cublas==13.0.*' scipy-openblas32 \
+	'nvidia-cufft==12.0.*' mkl mkl-include
 
 NATIVE_SOURCES := $(shell find zmlir -name '*.cpp' -o -name '*.h' -o -name '*.td' \
 	-o -name CMakeLists.txt) CMakeLists.txt pyproject.toml
@@ -34,7 +36,7 @@ export ZMLIR_LLVM_ROOT := $(LLVM_ROOT)
 
 all: bootstrap
 
-bootstrap: apt $(STAMPS)/build $(LIBCUDA) $(CUBLAS)
+bootstrap: apt $(STAMPS)/build $(LIBCUDA) $(CUBLAS) $(CUFFT)
 
 # System packages: installed only when one is missing.
 apt:
@@ -68,8 +70,10 @@ $(LIBCUDA): $(STAMPS)/build zmlir/runtime/cuda/api.py zmlir/runtime/cuda/build.p
             zmlir/runtime/cuda/nvidia_exports.txt
 	$(PY) -m zmlir.runtime.cuda.build >/dev/null
 
-# NVIDIA's headers (the nvidia-cublas wheel) and OpenBLAS (scipy-openblas32).
-$(CUBLAS): $(LIBCUDA) zmlir/libraries/build.py $(wildcard zmlir/libraries/cublas/*)
+# NVIDIA's headers (the nvidia-cublas and nvidia-cufft wheels), OpenBLAS
+# (scipy-openblas32) and oneMKL (mkl, mkl-include); one build makes them all.
+$(CUBLAS) $(CUFFT) &: $(LIBCUDA) zmlir/libraries/build.py $(wildcard zmlir/libraries/common/*) \
+            $(wildcard zmlir/libraries/cublas/*) $(wildcard zmlir/libraries/cufft/*)
 	$(PY) -m zmlir.libraries.build >/dev/null
 
 demo: bootstrap

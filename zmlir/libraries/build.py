@@ -1,12 +1,15 @@
-"""Builds our libcublas.so.13 and libcublasLt.so.13 next to libcuda.so.1.
+"""Builds our libcublas.so.13, libcublasLt.so.13 and libcufft.so.12 next to
+libcuda.so.1.
 
-Each is C (cublas/): our functions, compiled against NVIDIA's headers (the
-nvidia-cublas wheel's, with the CUDA toolkit's cuda.h), each checked against
-NVIDIA's prototype at compile time; the host BLAS is OpenBLAS (the
-scipy-openblas32 wheel: bench/blas_sgemm.py measured it against oneMKL on
-this CPU). Every function NVIDIA's library exports (cublas/nvidia_exports_*.txt)
-is a jump through a slot that route.c fills on first call, from the backend
-our driver runs on; this module generates those stubs and links.
+Each is C (cublas/, cufft/): our functions, compiled against NVIDIA's headers
+(the nvidia-cublas and nvidia-cufft wheels', with the CUDA toolkit's cuda.h),
+each checked against NVIDIA's prototype at compile time. The host BLAS is
+OpenBLAS (the scipy-openblas32 wheel: bench/blas_sgemm.py measured it against
+oneMKL on this CPU); the host FFT is oneMKL's DFTI (the mkl wheel:
+bench/results/cufft.md measured it against FFTW). Every function NVIDIA's
+library exports (<dir>/nvidia_exports_*.txt) is a jump through a slot that
+common/route.c fills on first call, from the backend our driver runs on; this
+module generates those stubs and links.
 
     python -m zmlir.libraries.build [OUT_DIR]
 """
@@ -24,8 +27,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent / "cublas"
-_SHARED_SOURCES = ("route.c", "engine.c")
+ROOT = Path(__file__).resolve().parent
+COMMON = ROOT / "common"
 # Our symbols' prefixes (engine.h: IMPL, IMPL_ALWAYS, NVIDIA_WRAPPER).
 _PREFIXES = {"ours": "zmlir_impl_", "always": "zmlir_always_", "nvidia": "zmlir_forward_"}
 
@@ -33,15 +36,25 @@ _PREFIXES = {"ours": "zmlir_impl_", "always": "zmlir_always_", "nvidia": "zmlir_
 @dataclass(frozen=True)
 class Library:
     soname: str
-    sources: tuple[str, ...]
-    exports: str  # NVIDIA's exported names
+    directory: str  # its sources' folder under zmlir/libraries/
+    sources: tuple[str, ...]  # there, besides common/route.c
+    exports: str  # NVIDIA's exported names, in `directory`
     nvidia_needs: tuple[str, ...]  # NVIDIA's libraries it loads first (route.c)
+    host: str  # the host library it runs on: "blas" or "fft"
+    api: str  # its name in messages
+    not_supported: tuple[int, str]  # its NOT_SUPPORTED status: value, name
+    header: str  # a header of NVIDIA's wheel, to find its include/
 
 
+_CUBLAS_NOT_SUPPORTED = (15, "CUBLAS_STATUS_NOT_SUPPORTED")
 LIBRARIES = (
-    Library("libcublasLt.so.13", ("cublasLt.c",), "nvidia_exports_cublasLt.txt", ()),
-    Library("libcublas.so.13", ("cublas.c",), "nvidia_exports_cublas.txt",
-            ("libcublasLt.so.13",)),
+    Library("libcublasLt.so.13", "cublas", ("engine.c", "cublasLt.c"),
+            "nvidia_exports_cublasLt.txt", (), "blas", "cuBLASLt", _CUBLAS_NOT_SUPPORTED,
+            "cublas_api.h"),
+    Library("libcublas.so.13", "cublas", ("engine.c", "cublas.c"), "nvidia_exports_cublas.txt",
+            ("libcublasLt.so.13",), "blas", "cuBLAS", _CUBLAS_NOT_SUPPORTED, "cublas_api.h"),
+    Library("libcufft.so.12", "cufft", ("cufft.c",), "nvidia_exports_cufft.txt", (), "fft",
+            "cuFFT", (16, "CUFFT_NOT_SUPPORTED"), "cufft.h"),
 )
 
 
@@ -49,15 +62,16 @@ class MissingDependency(RuntimeError):
     """What the build needs and this machine lacks (headers, the host BLAS)."""
 
 
-def nvidia_wheel_dir() -> Path | None:
-    """The nvidia-cublas wheel's folder (include/, lib/), if installed."""
+def nvidia_wheel_dir(header: str = "cublas_api.h") -> Path | None:
+    """The folder (include/, lib/) of NVIDIA's wheel that has `header`
+    (nvidia-cublas: cublas_api.h, nvidia-cufft: cufft.h), if installed."""
     try:
         import nvidia  # namespace package of NVIDIA's wheels
     except ImportError:
         return None
     for root in getattr(nvidia, "__path__", []):
         folder = Path(root) / "cu13"
-        if (folder / "include" / "cublas_api.h").exists():
+        if (folder / "include" / header).exists():
             return folder
     return None
 
@@ -75,16 +89,43 @@ def cuda_include_dir() -> Path | None:
     return None
 
 
-def _openblas() -> tuple[Path, Path, str]:
+def _openblas() -> tuple[list[str], list[str]]:
+    """OpenBLAS's compile flags and link arguments."""
     try:
         import scipy_openblas32 as openblas
     except ImportError as err:
         raise MissingDependency("the host BLAS: pip install scipy-openblas32") from err
-    return Path(openblas.get_include_dir()), Path(openblas.get_lib_dir()), openblas.get_library()
+    lib = openblas.get_lib_dir()
+    return ([f"-I{openblas.get_include_dir()}", "-DZMLIR_BLAS_PREFIX=scipy_"],
+            [f"-L{lib}", f"-l{openblas.get_library()}", f"-Wl,-rpath,{lib}"])
+
+
+def mkl_dirs() -> tuple[Path, Path] | None:
+    """oneMKL's include/ and lib/ (the mkl and mkl-include wheels install them
+    into the environment's prefix), if installed."""
+    prefix = Path(sys.prefix)
+    include, lib = prefix / "include", prefix / "lib"
+    if (include / "mkl_dfti.h").exists() and (lib / "libmkl_rt.so.3").exists():
+        return include, lib
+    return None
+
+
+def _mkl() -> tuple[list[str], list[str]]:
+    """oneMKL's compile flags and link arguments (its single dynamic library;
+    the threading layer is chosen at run time, cufft.c)."""
+    dirs = mkl_dirs()
+    if dirs is None:
+        raise MissingDependency("the host FFT: pip install mkl mkl-include")
+    include, lib = dirs
+    return [f"-I{include}"], [str(lib / "libmkl_rt.so.3"), f"-Wl,-rpath,{lib}"]
+
+
+_HOST_LIBRARIES = {"blas": _openblas, "fft": _mkl}
 
 
 def _exports(library: Library) -> list[str]:
-    lines = (line.strip() for line in (HERE / library.exports).read_text().splitlines())
+    path = ROOT / library.directory / library.exports
+    lines = (line.strip() for line in path.read_text().splitlines())
     return [line for line in lines if line and not line.startswith("#")]
 
 
@@ -135,22 +176,30 @@ def _compiler() -> list[str]:
     return shlex.split(sysconfig.get_config_var("CC") or "cc")
 
 
+_WHEELS = {"cublas_api.h": "'nvidia-cublas==13.0.*'", "cufft.h": "'nvidia-cufft==12.0.*'"}
+
+
 def build_library(library: Library, out: Path, libcuda: Path, verbose: bool = False) -> Path:
-    wheel, cuda_include = nvidia_wheel_dir(), cuda_include_dir()
+    wheel, cuda_include = nvidia_wheel_dir(library.header), cuda_include_dir()
     if wheel is None:
-        raise MissingDependency("NVIDIA's cuBLAS headers: pip install 'nvidia-cublas==13.0.*'")
+        raise MissingDependency(f"NVIDIA's {library.api} headers: "
+                                f"pip install {_WHEELS[library.header]}")
     if cuda_include is None:
         raise MissingDependency("the CUDA toolkit's headers (cuda.h): set CUDA_HOME")
-    blas_include, blas_lib, blas_name = _openblas()
+    host_flags, host_link = _HOST_LIBRARIES[library.host]()
+    here = ROOT / library.directory
+    status, status_name = library.not_supported
     flags = ["-std=gnu11", "-O2", "-fPIC", "-fvisibility=hidden", "-Wall", "-Werror",
-             f"-I{HERE}", f"-I{wheel / 'include'}", f"-I{cuda_include}", f"-I{blas_include}",
-             "-DZMLIR_BLAS_PREFIX=scipy_", f'-DZMLIR_NVIDIA_LIBDIR="{wheel / "lib"}"']
+             f"-I{here}", f"-I{COMMON}", f"-I{wheel / 'include'}", f"-I{cuda_include}",
+             *host_flags, f'-DZMLIR_NVIDIA_LIBDIR="{wheel / "lib"}"',
+             f"-DZMLIR_NOT_SUPPORTED={status}", f'-DZMLIR_NOT_SUPPORTED_NAME="{status_name}"',
+             f'-DZMLIR_API_NAME="{library.api}"']
     names = _exports(library)
-    with tempfile.TemporaryDirectory(prefix="zmlir-cublas-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="zmlir-libraries-") as tmp:
         objects = []
-        for source in (*_SHARED_SOURCES, *library.sources):
-            obj = Path(tmp) / (Path(source).stem + ".o")
-            command = [*_compiler(), *flags, "-c", str(HERE / source), "-o", str(obj)]
+        for source in (COMMON / "route.c", *(here / name for name in library.sources)):
+            obj = Path(tmp) / (source.stem + ".o")
+            command = [*_compiler(), *flags, "-c", str(source), "-o", str(obj)]
             if verbose:
                 print(" ".join(command))
             subprocess.run(command, check=True)
@@ -163,8 +212,7 @@ def build_library(library: Library, out: Path, libcuda: Path, verbose: bool = Fa
         partial = out / (library.soname + ".part")
         command = [*_compiler(), *flags, "-shared", str(stubs), *map(str, objects),
                    f"-Wl,-soname,{library.soname}", f"-Wl,--version-script={script}",
-                   str(libcuda), f"-L{blas_lib}", f"-l{blas_name}",
-                   f"-Wl,-rpath,{blas_lib}", "-Wl,-rpath,$ORIGIN", "-ldl", "-lpthread", "-lm",
+                   str(libcuda), *host_link, "-Wl,-rpath,$ORIGIN", "-ldl", "-lpthread", "-lm",
                    "-o", str(partial)]
         if verbose:
             print(" ".join(command))
@@ -179,7 +227,7 @@ def build_library(library: Library, out: Path, libcuda: Path, verbose: bool = Fa
 
 
 def build(out_dir: Path | None = None, verbose: bool = False) -> list[Path]:
-    """Both libraries, into our libcuda.so.1's folder (which must be built)."""
+    """Our libraries, into our libcuda.so.1's folder (which must be built)."""
     from zmlir.runtime.cuda import build as libcuda
 
     out = out_dir or libcuda.library_dir()
@@ -199,4 +247,4 @@ if __name__ == "__main__":
         for path in build(Path(sys.argv[1]) if len(sys.argv) > 1 else None, verbose=True):
             print(path)
     except MissingDependency as err:
-        sys.exit(f"zmlir: cannot build cuBLAS: {err} is missing")
+        sys.exit(f"zmlir: cannot build our CUDA libraries: {err} is missing")

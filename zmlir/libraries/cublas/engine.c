@@ -1,12 +1,6 @@
-/* The host route's engine: jobs in stream order, and the GEMM on the host BLAS.
- *
- * Ordering: a job is a host function enqueued in the call's stream
- * (cuLaunchHostFunc), so it runs after the work already in that stream and
- * before the work enqueued after it, and a stream capture records it like
- * NVIDIA's kernels (a graph replays it). Synchronising the stream and calling
- * the BLAS at once would order it too, but is not allowed while capturing.
- * Device memory is host memory on this route (USM), so the BLAS works on the
- * application's pointers in place. */
+/* The host route's engine: the GEMM on the host BLAS, run as jobs in stream
+ * order (zmlir_enqueue, route.c). Device memory is host memory on this route
+ * (USM), so the BLAS works on the application's pointers in place. */
 #include "engine.h"
 
 #include <math.h>
@@ -19,28 +13,9 @@
 #define ZMLIR_CAT(a, b) ZMLIR_CAT2(a, b)
 #define CBLAS(name) ZMLIR_CAT(ZMLIR_BLAS_PREFIX, ZMLIR_CAT(cblas_, name))
 
-static void CUDA_CB run_job(void *data) {
-  struct zmlir_job *job = data;
-  int keep = job->keep;
-  job->run(job);
-  if (!keep)
-    free(job);
-}
-
 cublasStatus_t zmlir_submit(CUstream stream, struct zmlir_job *job, int wait) {
-  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-  if (cuStreamIsCapturing(stream, &status) != CUDA_SUCCESS)
-    status = CU_STREAM_CAPTURE_STATUS_NONE;
-  /* A captured job belongs to the graph from now on, which may replay it. */
-  int captured = status != CU_STREAM_CAPTURE_STATUS_NONE;
-  job->keep = captured;
-  if (cuLaunchHostFunc(stream, run_job, job) != CUDA_SUCCESS) {
-    free(job);
-    return CUBLAS_STATUS_EXECUTION_FAILED;
-  }
-  if (wait && !captured && cuStreamSynchronize(stream) != CUDA_SUCCESS)
-    return CUBLAS_STATUS_EXECUTION_FAILED;
-  return CUBLAS_STATUS_SUCCESS;
+  return zmlir_enqueue(stream, job, wait) == CUDA_SUCCESS ? CUBLAS_STATUS_SUCCESS
+                                                          : CUBLAS_STATUS_EXECUTION_FAILED;
 }
 
 void zmlir_scalar_set(struct zmlir_scalar *s, const void *pointer, size_t size, int device) {

@@ -3,31 +3,13 @@
 #ifndef ZMLIR_CUBLAS_ENGINE_H
 #define ZMLIR_CUBLAS_ENGINE_H
 
+#include "route.h"
+
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <stdint.h>
 
-/* Our implementation of an exported function: type-checked against
- * NVIDIA's prototype (ABI_CHECK), found by build.py by its symbol's prefix. */
-#define IMPL(name) zmlir_impl_##name
-#define ABI_CHECK(name) ABI_CHECK_AS(IMPL(name), name)
-#define ABI_CHECK_AS(ours, name)                                                                   \
-  _Static_assert(__builtin_types_compatible_p(__typeof__(&ours), __typeof__(&name)),               \
-                 #name ": not NVIDIA's signature")
-/* Ours on every route but NVIDIA's: needs no device. */
-#define IMPL_ALWAYS(name) zmlir_always_##name
-#define ABI_CHECK_ALWAYS(name) ABI_CHECK_AS(IMPL_ALWAYS(name), name)
-/* Our wrapper of NVIDIA's function on the NVIDIA route. */
-#define NVIDIA_WRAPPER(name) zmlir_forward_##name
-
-/* A unit of work, run once the work already in its stream is done. */
-struct zmlir_job {
-  void (*run)(struct zmlir_job *);
-  int keep; /* recorded by a stream capture: a graph may replay it */
-};
-
-/* Enqueues `job` (heap-allocated, freed after it runs unless captured) in
- * `stream`; with `wait`, returns once it ran (a result read by the host). */
+/* zmlir_enqueue (route.h), in cuBLAS's statuses. */
 cublasStatus_t zmlir_submit(CUstream stream, struct zmlir_job *job, int wait);
 
 /* A scalar argument: its value copied at the call (host pointer mode), or

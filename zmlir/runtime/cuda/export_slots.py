@@ -129,7 +129,7 @@ def _check_fn3(d: Any) -> int:
 
 
 def _libraries_backend(d: Any, name: Any, size: int, namespace: Any) -> int:
-    """The backend our libraries route their calls by (zmlir/libraries/cublas/route.c)."""
+    """The backend our libraries route their calls by (zmlir/libraries/common/route.c)."""
     d.require_init()
     text = d.device.name.encode()[:max(size - 1, 0)]
     if size > 0:
