@@ -7,6 +7,7 @@ the probe's other lines (linear filtering, unset defaults) await an H200's."""
 
 from __future__ import annotations
 
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -75,4 +76,59 @@ def test_texture_references_and_mipmapped_arrays(tmp_path: Path, libdir: str) ->
     ours = result.stdout.splitlines()
     assert "FAIL" not in result.stdout
     missing = [line for line in expected_lines() if line not in ours]
+    assert missing == []
+
+
+MIPMAP_PROBE = REPO / "tools" / "mipmap_probe.cu"
+# tools/mipmap_probe.cu's 8x8 float array of 4 levels, texel (x, y) of level
+# k = 100 k + x + 10 y, read at (0.3, 0.6) normalized: each level's texel there.
+AT_LEVEL = [42, 121, 210, 300]
+LODS = [0, 0.4, 0.6, 1, 1.4, 2, 3, 7, -2, 0.5, 1.5, 2.25]
+TIES = {0.5, 1.5}  # where NVIDIA's nearest level awaits an H200's answer
+
+
+def as_printed(value: float) -> str:
+    """`value` as a float, printed by the probe's %.9g."""
+    return f"{struct.unpack('<f', struct.pack('<f', value))[0]:.9g}"
+
+
+def nearest_level(lod: float, bias: float = 0, low: float = 0, high: float = 3) -> int:
+    return int(max(min(lod + bias, high, 3), low, 0) + 0.5)
+
+
+def mipmap_lines() -> list[str]:
+    lines = ["query_mipmapped levels 4 width 8 height 8", "query_plain levels 1 width 8 height 8"]
+    cases = {"level_point": {}, "level_bias1": {"bias": 1}, "level_clamp1_2": {"low": 1, "high": 2},
+             "level_maxclamp0": {"high": 0}}
+    for tag, settings in cases.items():
+        for i, lod in enumerate(LODS):
+            if lod + settings.get("bias", 0) not in TIES:
+                level = nearest_level(lod, **settings)
+                lines.append(f"{tag} {i} 0.300000012 0.600000024 {as_printed(lod)} -> "
+                             f"{AT_LEVEL[level]} 0 0 0")
+    # A linear mipmap filter at a whole LOD reads that level alone.
+    lines += [f"level_linear {i} 0.300000012 0.600000024 {lod:g} -> "
+              f"{AT_LEVEL[nearest_level(lod)]} 0 0 0"
+              for i, lod in enumerate(LODS) if lod == int(lod)]
+    # Gradients of 1, 2, 4, 8 and 0.5 texels: LOD 0, 1, 2, 3, -1 (level 0).
+    grads = ["0.125 0 0 0.125", "0.25 0 0 0.125", "0.5 0 0 0.25", "0 0.125 1 0",
+             "0.0625 0 0 0.0625"]
+    for tag in ("grad_point", "grad_linear"):
+        lines += [f"{tag} {i} 0.300000012 0.600000024 {g} -> {AT_LEVEL[[0, 1, 2, 3, 0][i]]} 0 0 0"
+                  for i, g in enumerate(grads)]
+    return [*lines, "done"]
+
+
+def test_mipmapped_textures(tmp_path: Path, libdir: str) -> None:
+    if tool("nvcc") is None:
+        pytest.skip("nvcc is not installed")
+    exe = tmp_path / "mipmap_probe"
+    subprocess.run([tool("nvcc"), "-arch=sm_75", str(MIPMAP_PROBE), "-o", str(exe),
+                    f"-L{libdir}", "-lcuda"], check=True, timeout=300)
+    result = subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(exe)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert "FAIL" not in result.stdout
+    ours = result.stdout.splitlines()
+    missing = [line for line in mipmap_lines() if line not in ours]
     assert missing == []

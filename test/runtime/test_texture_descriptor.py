@@ -50,3 +50,17 @@ def test_array_layouts() -> None:
     # A cube map of 4x4 uchar4 faces.
     c = texture.Array(0, 4, 4, 6, 0x01, 4, texture.CUBEMAP)
     assert (c.pitch, c.slice, c.nbytes) == (16, 64, 384)
+
+
+def test_mipmap_fields_match_the_importer() -> None:
+    # frontend/importer/mipmap.py reads the mipmap fields the driver packs
+    # after the descriptor (texture._MIPMAP), and level 0's extent and flags.
+    from zmlir.frontend.importer import mipmap
+
+    at = [texture.MIPMAP_OFFSET + o for o in offsets_in(texture._MIPMAP.format)]
+    assert at == [mipmap.LEVELS, mipmap.LOD_BIAS, mipmap.MIN_CLAMP, mipmap.MAX_CLAMP,
+            mipmap.MIP_FILTER, mipmap.LEVEL_TABLE]
+    assert at[-1] + 8 <= texture.DESCRIPTOR_BYTES == mipmap.DESCRIPTOR_BYTES
+    base = offsets_in(texture._DESCRIPTOR.format)
+    assert (base[FIELDS["kWidth"]], base[FIELDS["kFlags"]]) == (mipmap.EXTENT, mipmap.FLAGS)
+    assert mipmap.NORMALIZED_COORDS == texture.DESC_NORMALIZED_COORDS

@@ -12,13 +12,14 @@ The object is a 64-bit handle or the name of a `.texref`/`.surfref`
 (the address of its descriptor variable, module.py). An array geometry's
 first coordinate is the layer (an operand of its own);
 the padding coordinate of `.3d`, `.a2d` and `.cube` is dropped. What has no
-op here (a separate sampler, `.level`/`.grad` lookups,
+op here (a separate sampler, cube-map `.level`/`.grad` lookups,
 formatted `sust.p`, `sured`, offsets and depth compares) imports as
 `ptx.inst`, which the lowering names as unsupported."""
 
 from __future__ import annotations
 
 from zmlir.frontend import ast
+from zmlir.frontend.importer import mipmap
 from zmlir.frontend.importer.common import attr_dict, classify
 from zmlir.frontend.importer.core import FunctionImporter, handles
 from zmlir.frontend.importer.generic import generic
@@ -104,9 +105,47 @@ def _four_destinations(inst: ast.Instruction) -> list[ast.Operand] | None:
     return None
 
 
+def _mipmapped_tex(imp: FunctionImporter, inst: ast.Instruction) -> bool:
+    """`tex.level` and `tex.grad` (mipmap.py); False for a form with no expansion."""
+    m = classify(inst)
+    dests = _four_destinations(inst)
+    kind = m.rest[0]
+    extra = 1 if kind == "level" else 2
+    if len(m.rest) != 2 or m.rest[1] not in _GEOMETRIES or m.rest[1] in ("cube", "acube") \
+            or m.vec != 4 or m.types[1:] != ["f32"] or m.types[0] not in _RESULT_TYPES \
+            or m.flags or m.space or dests is None or len(inst.operands) != 2 + extra:
+        return False
+    geom = m.rest[1]
+    found = _object(imp, inst, inst.operands[1], with_coords=True)
+    coords = found and _coordinates(imp, inst, found[1], geom, "f32")
+    if found is None or not coords:
+        return False
+    values, layer = coords
+    if kind == "level":
+        lod = imp.value(inst.operands[2], "f32", inst.loc, "f32")
+    else:
+        count = _GEOMETRIES[geom][1]
+        grads = []
+        for operand in inst.operands[2:]:
+            elems = list(operand.elems) if isinstance(operand, ast.Vec) else [operand]
+            if len(elems) not in (count, 4 if count == 3 else count):
+                return False
+            grads.append([imp.value(e, "f32", inst.loc, "f32") for e in elems[:count]])
+        lod = mipmap.gradient_lod(imp, inst.loc, found[0], grads[0], grads[1])
+    results = mipmap.level_lookup(imp, inst.loc, _GEOMETRIES[geom][0], found[0], layer, values,
+                                  lod, _RESULT_TYPES[m.types[0]])
+    for d, r in zip(dests, results, strict=True):
+        imp.write_reg(d, r, inst.loc)
+    return True
+
+
 @handles("tex")
 def _tex(imp: FunctionImporter, inst: ast.Instruction) -> None:
     m = classify(inst)
+    if m.rest and m.rest[0] in ("level", "grad"):
+        if not _mipmapped_tex(imp, inst):
+            generic(imp, inst)
+        return
     dests = _four_destinations(inst)
     if len(m.rest) != 1 or m.rest[0] not in _GEOMETRIES or m.vec != 4 or len(m.types) != 2 \
             or m.types[0] not in _RESULT_TYPES or m.types[1] not in _COORD_TYPES \
@@ -155,6 +194,9 @@ def _query(imp: FunctionImporter, inst: ast.Instruction) -> None:
     found = _object(imp, inst, inst.operands[1], with_coords=False)
     if found is None:
         generic(imp, inst)
+        return
+    if m.rest[0] == "num_mipmap_levels" and inst.opcode == "txq":
+        imp.write_reg(inst.operands[0], mipmap.level_count(imp, inst.loc, found[0]), inst.loc)
         return
     r = imp.new_value("i32")
     imp.emit([r], f"ptx.{inst.opcode} <{m.rest[0]}> {{0}} : i32", [found[0]], inst.loc)

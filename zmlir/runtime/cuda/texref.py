@@ -336,4 +336,3 @@ class TexRefAPI(TextureAPI):
         # there is CU_PARAM_TR_DEFAULT, and binding it changes nothing.
         self._texref(handle)
         return E.CUDA_SUCCESS if unit == -1 else E.CUDA_ERROR_INVALID_VALUE
-

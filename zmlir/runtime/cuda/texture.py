@@ -38,6 +38,11 @@ DESCRIPTOR_BYTES = 128
 # data, pitch, slice; width, height, depth, layers; kind, element bytes, channels,
 # flags; address modes x 3, texel bytes; border colour x 4; CUarray_format.
 _DESCRIPTOR = struct.Struct("<QQQ IIII IIII III I ffff I")
+# A mipmapped texture's, after it (frontend/importer/mipmap.py reads them):
+# levels (0: not mipmapped), LOD bias, min and max LOD clamp, mipmap filter
+# (0 point, 1 linear), the address of a descriptor per level.
+_MIPMAP = struct.Struct("<I fff I Q")
+MIPMAP_OFFSET = _DESCRIPTOR.size
 
 @dataclass
 class Array:
@@ -89,6 +94,7 @@ class TextureObject:
     resource: bytes
     texture: bytes | None
     surface: bool
+    level_table: int = 0  # a mipmapped texture's level descriptors (device memory)
 
 
 class TextureAPI(MemcpyAPI):
@@ -280,6 +286,12 @@ class TextureAPI(MemcpyAPI):
             layers = max(a.depth, 1) if layered else 1
             return (a.address, a.pitch, a.slice, a.width, max(a.height, 1), depth, layers,
                     a.format, a.channels)
+        if kind == RESOURCE_MIPMAPPED_ARRAY:  # level 0's; the levels in _mipmap_table
+            level = self.ffi.new("CUDA_RESOURCE_DESC *")
+            level.resType = RESOURCE_ARRAY
+            level.res.array.hArray = self.handle_ptr(
+                self._mipmapped(res.res.mipmap.hMipmappedArray).levels[0])
+            return self._resource(level[0])
         if kind == RESOURCE_LINEAR:
             lin = res.res.linear
             if lin.format not in FORMATS:
@@ -329,14 +341,37 @@ class TextureAPI(MemcpyAPI):
         if surface and res.resType != RESOURCE_ARRAY:
             return E.CUDA_ERROR_INVALID_VALUE
         descriptor = self._descriptor(res[0], None if tex is None else tex[0])
+        table = 0
+        if res.resType == RESOURCE_MIPMAPPED_ARRAY:
+            descriptor, table = self._mipmap_table(descriptor, res[0], tex[0])
         address = int(self.device.alloc(DESCRIPTOR_BYTES))
         self.device.copy_to_device(address, np.frombuffer(descriptor, dtype=np.uint8))
         ffi = self.ffi
         resource = bytes(ffi.buffer(res, ffi.sizeof("CUDA_RESOURCE_DESC")))
         texture = None if tex is None else bytes(ffi.buffer(tex, ffi.sizeof("CUDA_TEXTURE_DESC")))
-        self.texture_objects[address] = TextureObject(resource, texture, surface)
+        self.texture_objects[address] = TextureObject(resource, texture, surface, table)
         out[0] = address
         return E.CUDA_SUCCESS
+
+    def _mipmap_table(self, descriptor: bytes, res: Any, tex: Any) -> tuple[bytes, int]:
+        """A mipmapped texture's descriptor (level 0's with the mipmap
+        fields) and the address of its levels' descriptors, written now."""
+        levels = self._mipmapped(res.res.mipmap.hMipmappedArray).levels
+        if tex.maxAnisotropy > 1:
+            raise CudaError(self.unsupported("cuTexObjectCreate", "anisotropic filtering"))
+        if tex.mipmapFilterMode not in (0, 1):
+            raise CudaError(E.CUDA_ERROR_INVALID_VALUE, "mipmap filter mode")
+        level = self.ffi.new("CUDA_RESOURCE_DESC *")
+        level.resType = RESOURCE_ARRAY
+        table = b""
+        for handle in levels:
+            level.res.array.hArray = self.handle_ptr(handle)
+            table += self._descriptor(level[0], tex)
+        address = int(self.device.alloc(len(table)))
+        self.device.copy_to_device(address, np.frombuffer(table, dtype=np.uint8))
+        fields = _MIPMAP.pack(len(levels), tex.mipmapLevelBias, tex.minMipmapLevelClamp,
+                              tex.maxMipmapLevelClamp, tex.mipmapFilterMode, address)
+        return (descriptor[:MIPMAP_OFFSET] + fields).ljust(DESCRIPTOR_BYTES, b"\0"), address
 
     def cuTexObjectCreate(self, out: Any, res: Any, tex: Any, view: Any) -> int:
         if tex == self.ffi.NULL:
@@ -357,10 +392,12 @@ class TextureAPI(MemcpyAPI):
         return obj
 
     def _destroy_object(self, handle: int, surface: bool) -> int:
-        self._object(handle, surface)
+        obj = self._object(handle, surface)
         self.device.synchronize()
         del self.texture_objects[int(handle)]
         self.device.free(int(handle))
+        if obj.level_table:
+            self.device.free(obj.level_table)
         return E.CUDA_SUCCESS
 
     def cuTexObjectDestroy(self, handle: int) -> int:

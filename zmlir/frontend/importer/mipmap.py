@@ -1,0 +1,161 @@
+"""Mipmapped lookups, `tex.level` and `tex.grad`, as ops: the level of
+detail, the one or two levels it falls between, a `ptx.tex` on each level's
+descriptor and their blend.
+
+    tex.level.geom.v4.dtype.f32  d, [tex, {coords}], lod
+    tex.grad.geom.v4.dtype.f32   d, [tex, {coords}], {dPdx}, {dPdy}
+
+A mipmapped texture's descriptor (docs/textures.md; runtime/cuda/texture.py)
+is its level 0's, with the number of levels, the LOD bias and clamps, the
+mipmap filter and the address of a table of one descriptor per level. Any
+other texture has 0 levels there and is its own only level, so these
+lookups read it as `tex` would (NVIDIA reads level 0 of such a texture).
+
+The level of detail follows the CUDA programming guide and the graphics
+APIs it follows: `tex.grad`'s is log2 of the longer of the two gradients
+scaled to texels (isotropic: maxAnisotropy is not used); the bias is added,
+then the clamps [minMipmapLevelClamp, maxMipmapLevelClamp] and [0, levels -
+1]; point mipmap filtering takes the nearest level, linear blends the two
+around it with a weight rounded to 1/256 (as the guide's texel weights)."""
+
+from __future__ import annotations
+
+import struct
+
+from zmlir.frontend import ast
+from zmlir.frontend.importer.core import FunctionImporter
+from zmlir.frontend.ssa import Value
+
+# Descriptor offsets (texture.py's _DESCRIPTOR; test_texture_descriptor checks).
+EXTENT, FLAGS, LEVELS, LOD_BIAS, MIN_CLAMP, MAX_CLAMP, MIP_FILTER, LEVEL_TABLE = \
+    24, 52, 92, 96, 100, 104, 108, 112
+DESCRIPTOR_BYTES = 128
+NORMALIZED_COORDS = 1  # descriptor flag
+
+
+class _Ops:
+    """Op text for the expansion, at one instruction's location."""
+
+    def __init__(self, imp: FunctionImporter, loc: ast.SourceLoc) -> None:
+        self.imp, self.loc = imp, loc
+
+    def emit(self, type_: str, template: str, *args: Value) -> Value:
+        v = self.imp.new_value(type_)
+        self.imp.emit([v], template, list(args), self.loc)
+        return v
+
+    def f32(self, value: float) -> Value:
+        bits = int.from_bytes(struct.pack("<f", value), "little")
+        return self.emit("f32", f"arith.constant 0x{bits:08X} : f32")
+
+    def i32(self, value: int) -> Value:
+        return self.emit("i32", f"arith.constant {value} : i32")
+
+    def load(self, address: Value, offset: int, ptx_type: str, type_: str) -> Value:
+        return self.emit(type_, f"ptx.ld {{0}} {{{{offset = {offset} : i64, space = "
+                                f"#ptx.space<global>, type = #ptx.type<{ptx_type}>}}}} : "
+                                f"i64 -> {type_}", address)
+
+    def binary(self, op: str, a: Value, b: Value, ptx_type: str = "f32") -> Value:
+        suffix = f" -> {a.type}" if op == "mul" else ""
+        return self.emit(a.type, f"ptx.{op} {{0}}, {{1}} {{{{type = #ptx.type<{ptx_type}>}}}} : "
+                                 f"{a.type}{suffix}", a, b)
+
+    def fma(self, a: Value, b: Value, c: Value) -> Value:
+        return self.emit("f32", "ptx.fma {0}, {1}, {2} {{rnd = #ptx.rnd<rn>, type = "
+                                "#ptx.type<f32>}} : f32", a, b, c)
+
+    def cvt(self, a: Value, rnd: str | None, src: str, dst: str, type_: str) -> Value:
+        attrs = ([f"rnd = #ptx.rnd<{rnd}>"] if rnd else []) + [
+            f"src_type = #ptx.type<{src}>", f"type = #ptx.type<{dst}>"]
+        return self.emit(type_, f"ptx.cvt {{0}} {{{{{', '.join(attrs)}}}}} : {a.type} -> {type_}",
+                         a)
+
+    def unary(self, op: str, a: Value, attrs: str) -> Value:
+        return self.emit("f32", f"ptx.{op} {{0}} {{{{{attrs}, type = #ptx.type<f32>}}}} : f32", a)
+
+    def test(self, a: Value, cmp: str, b: Value, ptx_type: str) -> Value:
+        p, q = self.imp.new_value("i1"), self.imp.new_value("i1")
+        self.imp.emit([p, q], f"ptx.setp {{0}}, {{1}} {{{{cmp = #ptx.cmp<{cmp}>, type = "
+                              f"#ptx.type<{ptx_type}>}}}} : {a.type}", [a, b], self.loc)
+        return p
+
+    def select(self, p: Value, a: Value, b: Value, ptx_type: str) -> Value:
+        return self.emit(a.type, f"ptx.selp {{0}}, {{1}}, {{2}} {{{{type = "
+                                 f"#ptx.type<{ptx_type}>}}}} : {a.type}", a, b, p)
+
+
+def gradient_lod(imp: FunctionImporter, loc: ast.SourceLoc, handle: Value,
+                 dx: list[Value], dy: list[Value]) -> Value:
+    """log2 of the longer gradient in texels (normalized coordinates scaled
+    by level 0's extent)."""
+    o = _Ops(imp, loc)
+    flags = o.load(handle, FLAGS, "u32", "i32")
+    normalized = o.test(o.binary("and", flags, o.i32(NORMALIZED_COORDS), "b32"), "ne",
+                        o.i32(0), "u32")
+    lengths = []
+    for grad in (dx, dy):
+        total = o.f32(0.0)
+        for k, g in enumerate(grad):
+            extent = o.cvt(o.load(handle, EXTENT + 4 * k, "u32", "i32"), "rn", "u32", "f32",
+                           "f32")
+            scaled = o.binary("mul", g, o.select(normalized, extent, o.f32(1.0), "f32"))
+            total = o.fma(scaled, scaled, total)
+        lengths.append(total)
+    longest = o.binary("max", lengths[0], lengths[1])
+    return o.binary("mul", o.unary("lg2", longest, "precision = #ptx.precision<approx>"),
+                    o.f32(0.5))
+
+
+def level_lookup(imp: FunctionImporter, loc: ast.SourceLoc, geometry: str, handle: Value,
+                 layer: Value | None, coords: list[Value], lod: Value,
+                 result_type: str) -> list[Value]:
+    """The four channels of a lookup at level of detail `lod` (before bias
+    and clamps)."""
+    o = _Ops(imp, loc)
+    levels = o.load(handle, LEVELS, "u32", "i32")
+    last = o.binary("sub", o.binary("max", levels, o.i32(1), "u32"), o.i32(1), "u32")
+    lod = o.binary("add", lod, o.load(handle, LOD_BIAS, "f32", "f32"))
+    lod = o.binary("max", lod, o.load(handle, MIN_CLAMP, "f32", "f32"))
+    lod = o.binary("min", lod, o.load(handle, MAX_CLAMP, "f32", "f32"))
+    lod = o.binary("min", lod, o.cvt(last, "rn", "u32", "f32", "f32"))
+    lod = o.binary("max", lod, o.f32(0.0))
+    linear = o.test(o.load(handle, MIP_FILTER, "u32", "i32"), "ne", o.i32(0), "u32")
+    below = o.cvt(lod, "rmi", "f32", "f32", "f32")
+    nearest = o.cvt(o.binary("add", lod, o.f32(0.5)), "rmi", "f32", "f32", "f32")
+    first = o.cvt(o.select(linear, below, nearest, "f32"), "rzi", "f32", "s32", "i32")
+    second = o.binary("min", o.binary("add", first, o.i32(1), "s32"), last, "u32")
+    steps = o.cvt(o.binary("mul", o.binary("sub", lod, below), o.f32(256.0)), "rni", "f32",
+                  "f32", "f32")
+    weight = o.select(linear, o.binary("mul", steps, o.f32(1 / 256)), o.f32(0.0), "f32")
+    table = o.load(handle, LEVEL_TABLE, "u64", "i64")
+    mipmapped = o.test(levels, "gt", o.i32(1), "u32")
+
+    def level(index: Value) -> Value:
+        offset = o.emit("i64", "ptx.mul {0}, {1} {{mode = #ptx.mode<wide>, type = "
+                               "#ptx.type<u32>}} : i32 -> i64", index, o.i32(DESCRIPTOR_BYTES))
+        entry = o.emit("i64", "ptx.add {0}, {1} {{type = #ptx.type<s64>}} : i64", table, offset)
+        return o.select(mipmapped, entry, handle, "b64")
+
+    def sample(h: Value) -> list[Value]:
+        args = [h] + ([layer] if layer is not None else []) + coords
+        first_coord = 2 if layer is not None else 1
+        slots = ", ".join(f"{{{first_coord + i}}}" for i in range(len(coords)))
+        results = [imp.new_value(result_type) for _ in range(4)]
+        imp.emit(results, f"ptx.tex <{geometry}> {{0}}"
+                          f"{' layer {1}' if layer is not None else ''}, {slots} : "
+                          f"{', '.join(c.type for c in coords)} -> "
+                          f"{', '.join([result_type] * 4)}", args, loc)
+        return results
+
+    near = sample(level(first))
+    if result_type != "f32":
+        return near  # integers are never filtered
+    far = sample(level(second))
+    return [o.fma(weight, o.binary("sub", b, a), a) for a, b in zip(near, far, strict=True)]
+
+
+def level_count(imp: FunctionImporter, loc: ast.SourceLoc, handle: Value) -> Value:
+    """`txq.num_mipmap_levels`: 1 for a texture that is not mipmapped."""
+    o = _Ops(imp, loc)
+    return o.binary("max", o.load(handle, LEVELS, "u32", "i32"), o.i32(1), "u32")
