@@ -6,9 +6,12 @@ hardware; it runs only when asked for (ZMLIR_BACKEND=cuda).
 Our own libcuda.so.1 shadows NVIDIA's by name, so NVIDIA's is opened by
 absolute path (ZMLIR_CUDA_DRIVER, else the usual install locations and the
 ld.so cache), skipping any file that is our library, with RTLD_DEEPBIND so
-that the real driver's own symbol references never resolve to ours. With
+that the real driver's own symbol references never resolve to ours. It is
+opened into the host's own (base) link-map namespace even when our driver
+runs in a namespace of its own (a Python host, docs/python-hosts.md): NVIDIA's
+driver crashes in cuInit when loaded into a namespace made by dlmopen. With
 ZMLIR_CUDA_NAMESPACE=1 it is opened into a link-map namespace of its own
-instead (dlmopen), where NVIDIA's libraries that need NVIDIA's driver load
+instead, where NVIDIA's libraries that need NVIDIA's driver load
 next to it: our libcublas forwards to NVIDIA's there (zmlir/libraries/cublas/
 route.c), whose CUDA runtime finds this driver and not ours.
 
@@ -40,7 +43,6 @@ from zmlir.runtime.backends._vendor import (
     env_path,
     host_buffer,
     note,
-    open_library,
     param_block,
 )
 from zmlir.runtime.backends.base import MEMORY_MODEL, Backend, NoDevice
@@ -246,10 +248,10 @@ class CUDABackend(Backend):
             what += f", skipping zmlir's own {', '.join(skipped)}"
         namespace = None
         if os.environ.get("ZMLIR_CUDA_NAMESPACE") == "1":
-            opened, namespace = _open_in_namespace(ffi, candidates, what)
+            opened, namespace = _open_in_namespace(ffi, candidates, what, _LM_ID_NEWLM)
         else:
-            flags = ffi.RTLD_NOW | ffi.RTLD_LOCAL | getattr(ffi, "RTLD_DEEPBIND", 0)
-            opened = open_library(ffi, candidates, what, flags)
+            opened, _ = _open_in_namespace(ffi, candidates, what, _LM_ID_BASE,
+                                           getattr(ffi, "RTLD_DEEPBIND", 0))
         lib = opened.lib
         code = lib.cuInit(0)
         if code != CUDA_SUCCESS:
@@ -570,28 +572,44 @@ class CUDABackend(Backend):
                 int(info.static_shared_bytes), kernel.shared_limit, self.info.max_threads)
 
 
+_LM_ID_BASE = 0
 _LM_ID_NEWLM = -1
 _RTLD_DI_LMID = 1
 
 
-def _open_in_namespace(ffi: Any, candidates: list[str], what: str) -> tuple[OpenedLibrary, int]:
-    """NVIDIA's driver in a new link-map namespace, and that namespace's id."""
+def _open_in_namespace(ffi: Any, candidates: list[str], what: str, lmid: int,
+                       extra_flags: int = 0) -> tuple[OpenedLibrary, int]:
+    """NVIDIA's driver in link-map namespace `lmid` (the host's, or a new one
+    of its own), and that namespace's id."""
     libc_ffi = cffi.FFI()
     libc_ffi.cdef("void *dlmopen(long, const char *, int); int dlinfo(void *, int, void *);"
                   "char *dlerror(void);")
     libc = libc_ffi.dlopen(None)
+    # Resolved before the first dlmopen: cffi looks a function up at its first
+    # use, and a successful dlsym clears the error dlerror would report.
+    dlmopen, dlinfo, dlerror = libc.dlmopen, libc.dlinfo, libc.dlerror
+
+    def reason() -> str:
+        text = dlerror()
+        return libc_ffi.string(text).decode() if text != libc_ffi.NULL else "dlmopen failed"
+
     tried = []
     for candidate in dict.fromkeys(candidates):
-        handle = libc.dlmopen(_LM_ID_NEWLM, candidate.encode(), ffi.RTLD_NOW | ffi.RTLD_LOCAL)
+        if os.path.isabs(candidate) and not os.path.exists(candidate):
+            tried.append(f"{candidate} (no such file)")
+            continue
+        handle = dlmopen(lmid, candidate.encode(),
+                         ffi.RTLD_NOW | ffi.RTLD_LOCAL | extra_flags)
         if handle == libc_ffi.NULL:
-            tried.append(f"{candidate} ({libc_ffi.string(libc.dlerror()).decode()})")
+            tried.append(f"{candidate} ({reason()})")
             continue
         namespace = libc_ffi.new("long *")
-        if libc.dlinfo(handle, _RTLD_DI_LMID, namespace) != 0:
-            raise NoDevice(f"{candidate}: dlinfo: {libc_ffi.string(libc.dlerror()).decode()}")
+        if dlinfo(handle, _RTLD_DI_LMID, namespace) != 0:
+            raise NoDevice(f"{candidate}: dlinfo: {reason()}")
         lib = ffi.dlopen(ffi.cast("void *", int(libc_ffi.cast("uintptr_t", handle))))
         return OpenedLibrary(lib, candidate), int(namespace[0])
-    raise NoDevice(f"{what} not found in a namespace of its own; tried: "
+    where = "the host's namespace" if lmid == _LM_ID_BASE else "a namespace of its own"
+    raise NoDevice(f"{what} not found in {where}; tried: "
                    + "; ".join(tried or ["(no candidates)"]))
 
 
