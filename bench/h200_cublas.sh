@@ -11,14 +11,10 @@
 # 1. NVIDIA's cuBLAS natively: our test programs (test/libraries/cublas/) and
 #    cuda-samples' simpleCUBLAS, matrixMulCUBLAS, batchCUBLAS linked with
 #    NVIDIA's libraries (the reference: every line PASS).
-# 2. zmlir's passthrough, ZMLIR_CUDA_NAMESPACE=1: the same executables under
-#    `zmlir run`, our libcublas forwarding to NVIDIA's, loaded into the
-#    link-map namespace of NVIDIA's driver (zmlir/libraries/cublas/route.c).
-#    The programs with kernels of their own (cublas_api) need NVPTX compiled
-#    ahead of time (ZMLIR_NVPTX_CACHE) where there is no LLVM; the others
-#    have none.
-# 3. The passthrough without ZMLIR_CUDA_NAMESPACE: one line saying why,
-#    and cublasCreate fails with CUBLAS_STATUS_NOT_SUPPORTED (exit != 0).
+# 2. zmlir's passthrough: the same executables under `zmlir run`: one line
+#    saying why NVIDIA's libcublas cannot run there (NVIDIA's driver crashes
+#    in a link-map namespace of its own, zmlir/runtime/backends/cuda.py), and
+#    cublasCreate fails with CUBLAS_STATUS_NOT_SUPPORTED (exit != 0).
 # Output goes to stdout and, when set, $OUT/h200_cublas.txt.
 set -u
 PY=${PYTHON:-python3}
@@ -30,7 +26,7 @@ if [ -d .whl ]; then
         'nvidia-cublas==13.0.*' scipy-openblas32 2>&1 | tail -2 || true
 fi
 "$PY" -m zmlir.runtime.cuda.build >/dev/null || exit 1
-"$PY" -m zmlir.libraries.build >/dev/null || exit 1
+"$PY" -m zmlir.libraries.build --allow-missing >/dev/null || exit 1
 LIBDIR=$("$PY" -m zmlir.cli libdir)
 WHEEL=$("$PY" -c "from zmlir.libraries.build import nvidia_wheel_dir as w; print(w())")
 NV="$WHEEL/lib"
@@ -58,13 +54,7 @@ args() { [ "$1" = cublas_api ] && echo --nvidia; }
         (cd "$BUILD" && LD_LIBRARY_PATH="$NV" ./"$p" $(args "$p") > "$p.native.log" 2>&1
          echo "exit $?"; tail -60 "$p.native.log")
     done
-    for p in $PROGRAMS; do
-        echo "== passthrough, ZMLIR_CUDA_NAMESPACE=1: $p"
-        (cd "$BUILD" && ZMLIR_BACKEND=cuda ZMLIR_CUDA_NAMESPACE=1 ZMLIR_LOG=1 \
-            "$PY" -m zmlir.cli run -- ./"$p" $(args "$p") > "$p.zmlir.log" 2>&1
-         echo "exit $?"; tail -60 "$p.zmlir.log")
-    done
-    echo "== passthrough without a namespace: cublaslt_matmul (expected: one line, then a failure)"
+    echo "== passthrough: cublaslt_matmul (expected: one line, then a failure)"
     (cd "$BUILD" && ZMLIR_BACKEND=cuda "$PY" -m zmlir.cli run -- ./cublaslt_matmul \
          > plain.log 2>&1; echo "exit $?"; tail -5 plain.log)
     ls -la "$LIBDIR"

@@ -9,10 +9,12 @@
  * ZMLIR_LIBRARIES export table (cuGetExportTable):
  *   opencl      ours (the host BLAS or FFT; device memory is host memory);
  *   cuda        NVIDIA's function (the passthrough), in NVIDIA's libraries
- *               loaded into the link-map namespace that holds NVIDIA's driver:
- *               they need that driver, not ours, and the one that owns the
- *               application's memory; a wrapper of ours where a stream handle
- *               (ours, not NVIDIA's) must be translated;
+ *               loaded into the link-map namespace that holds NVIDIA's driver
+ *               (they need that driver, not ours); a wrapper of ours where a
+ *               stream handle must be translated. The driver reports no such
+ *               namespace today (NVIDIA's driver crashes in one of its own,
+ *               runtime/backends/cuda.py), so this route answers
+ *               NOT_SUPPORTED with one line saying why;
  *   otherwise   ours for what needs no device (versions, status strings),
  *               else the library's NOT_SUPPORTED status (ZMLIR_NOT_SUPPORTED,
  *               build.py sets it per library), with the function's name
@@ -73,8 +75,9 @@ static const char *nvidia_dir(void) {
 static void load_nvidia(long long namespace_id) {
   if (namespace_id < 0) {
     zmlir_log(1,
-              "NVIDIA's %s needs NVIDIA's driver in a link-map namespace of its own "
-              "(ZMLIR_CUDA_NAMESPACE=1); its functions return " NOT_SUPPORTED_NAME,
+              "NVIDIA's %s cannot run under the passthrough (it needs NVIDIA's driver "
+              "in a link-map namespace of its own, where that driver crashes); "
+              "its functions return " NOT_SUPPORTED_NAME,
               zmlir_library_name);
     return;
   }

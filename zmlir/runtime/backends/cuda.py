@@ -9,11 +9,10 @@ ld.so cache), skipping any file that is our library, with RTLD_DEEPBIND so
 that the real driver's own symbol references never resolve to ours. It is
 opened into the host's own (base) link-map namespace even when our driver
 runs in a namespace of its own (a Python host, docs/python-hosts.md): NVIDIA's
-driver crashes in cuInit when loaded into a namespace made by dlmopen. With
-ZMLIR_CUDA_NAMESPACE=1 it is opened into a link-map namespace of its own
-instead, where NVIDIA's libraries that need NVIDIA's driver load
-next to it: our libcublas forwards to NVIDIA's there (zmlir/libraries/cublas/
-route.c), whose CUDA runtime finds this driver and not ours.
+driver crashes in cuInit when loaded into a namespace made by dlmopen (H200,
+driver 580.159.04). So NVIDIA's libraries cannot load next to a driver of
+their own either, and our libcublas/libcufft answer NOT_SUPPORTED under the
+passthrough (zmlir/libraries/common/route.c).
 
 Memory is managed (cuMemAllocManaged): device addresses the host can also
 touch, as on our other backends, so cudaMallocManaged-style programs work.
@@ -223,7 +222,6 @@ class CUDABackend(Backend):
     name = "cuda"
     launches_raw_params = True
     # The link-map namespace NVIDIA's driver was loaded into, if one of its own.
-    nvidia_namespace: int | None = None
 
     def __init__(self, opened: OpenedLibrary, device: int, context: Any,
                  info: CUDADeviceInfo) -> None:
@@ -246,12 +244,7 @@ class CUDABackend(Backend):
         what = "NVIDIA CUDA driver (libcuda.so.1)"
         if skipped:
             what += f", skipping zmlir's own {', '.join(skipped)}"
-        namespace = None
-        if os.environ.get("ZMLIR_CUDA_NAMESPACE") == "1":
-            opened, namespace = _open_in_namespace(ffi, candidates, what, _LM_ID_NEWLM)
-        else:
-            opened, _ = _open_in_namespace(ffi, candidates, what, _LM_ID_BASE,
-                                           getattr(ffi, "RTLD_DEEPBIND", 0))
+        opened = _open_in_base_namespace(ffi, candidates, what)
         lib = opened.lib
         code = lib.cuInit(0)
         if code != CUDA_SUCCESS:
@@ -267,7 +260,6 @@ class CUDABackend(Backend):
         _check(lib, "cuDevicePrimaryCtxRetain", lib.cuDevicePrimaryCtxRetain(context, device[0]))
         _check(lib, "cuCtxSetCurrent", lib.cuCtxSetCurrent(context[0]))
         backend = cls(opened, device[0], context[0], _device_info(ffi, lib, device[0]))
-        backend.nvidia_namespace = namespace
         backend._current.set = True
         note(f"cuda backend: {backend.device_name} (compute capability "
              f"{'.'.join(map(str, backend.info.compute_capability))}, kernels for "
@@ -573,21 +565,17 @@ class CUDABackend(Backend):
 
 
 _LM_ID_BASE = 0
-_LM_ID_NEWLM = -1
-_RTLD_DI_LMID = 1
 
 
-def _open_in_namespace(ffi: Any, candidates: list[str], what: str, lmid: int,
-                       extra_flags: int = 0) -> tuple[OpenedLibrary, int]:
-    """NVIDIA's driver in link-map namespace `lmid` (the host's, or a new one
-    of its own), and that namespace's id."""
+def _open_in_base_namespace(ffi: Any, candidates: list[str], what: str) -> OpenedLibrary:
+    """NVIDIA's driver in the host's link-map namespace, whichever namespace
+    we run in, with RTLD_DEEPBIND."""
     libc_ffi = cffi.FFI()
-    libc_ffi.cdef("void *dlmopen(long, const char *, int); int dlinfo(void *, int, void *);"
-                  "char *dlerror(void);")
+    libc_ffi.cdef("void *dlmopen(long, const char *, int); char *dlerror(void);")
     libc = libc_ffi.dlopen(None)
     # Resolved before the first dlmopen: cffi looks a function up at its first
     # use, and a successful dlsym clears the error dlerror would report.
-    dlmopen, dlinfo, dlerror = libc.dlmopen, libc.dlinfo, libc.dlerror
+    dlmopen, dlerror = libc.dlmopen, libc.dlerror
 
     def reason() -> str:
         text = dlerror()
@@ -598,18 +586,14 @@ def _open_in_namespace(ffi: Any, candidates: list[str], what: str, lmid: int,
         if os.path.isabs(candidate) and not os.path.exists(candidate):
             tried.append(f"{candidate} (no such file)")
             continue
-        handle = dlmopen(lmid, candidate.encode(),
-                         ffi.RTLD_NOW | ffi.RTLD_LOCAL | extra_flags)
+        handle = dlmopen(_LM_ID_BASE, candidate.encode(),
+                         ffi.RTLD_NOW | ffi.RTLD_LOCAL | getattr(ffi, "RTLD_DEEPBIND", 0))
         if handle == libc_ffi.NULL:
             tried.append(f"{candidate} ({reason()})")
             continue
-        namespace = libc_ffi.new("long *")
-        if dlinfo(handle, _RTLD_DI_LMID, namespace) != 0:
-            raise NoDevice(f"{candidate}: dlinfo: {reason()}")
         lib = ffi.dlopen(ffi.cast("void *", int(libc_ffi.cast("uintptr_t", handle))))
-        return OpenedLibrary(lib, candidate), int(namespace[0])
-    where = "the host's namespace" if lmid == _LM_ID_BASE else "a namespace of its own"
-    raise NoDevice(f"{what} not found in {where}; tried: "
+        return OpenedLibrary(lib, candidate)
+    raise NoDevice(f"{what} not found; tried: "
                    + "; ".join(tried or ["(no candidates)"]))
 
 

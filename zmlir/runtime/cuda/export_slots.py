@@ -134,8 +134,7 @@ def _libraries_backend(d: Any, name: Any, size: int, namespace: Any) -> int:
     text = d.device.name.encode()[:max(size - 1, 0)]
     if size > 0:
         d.ffi.memmove(name, text + b"\0", len(text) + 1)
-    own = getattr(d.device, "nvidia_namespace", None)
-    namespace[0] = -1 if own is None else own
+    namespace[0] = -1  # NVIDIA's driver has none of its own (backends/cuda.py)
     return E.CUDA_SUCCESS
 
 
