@@ -17,6 +17,8 @@ static const char *kPtx = R"PTX(
 .global .texref tex_lin;
 .global .texref tex_pitch;
 .global .surfref surf;
+.global .texref tex_mip;
+.global .texref tex_unused;
 
 .visible .entry sample_arr(.param .u64 out, .param .u64 coords)
 {
@@ -29,6 +31,21 @@ static const char *kPtx = R"PTX(
   tex.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [tex_arr, {%f1, %f2}];
   mul.wide.u32 %rd5, %r1, 16; add.s64 %rd6, %rd1, %rd5;
   st.global.v4.f32 [%rd6], {%f3, %f4, %f5, %f6};
+  ret;
+}
+
+// tex_mip at (0.3, 0.6) at LOD tid.x
+.visible .entry level_mip(.param .u64 out)
+{
+  .reg .b32 %r<2>; .reg .f32 %f<8>; .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out]; cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, %tid.x;
+  cvt.rn.f32.u32 %f1, %r1;
+  mov.f32 %f2, 0f3E99999A;
+  mov.f32 %f3, 0f3F19999A;
+  tex.level.2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [tex_mip, {%f2, %f3}], %f1;
+  mul.wide.u32 %rd2, %r1, 16; add.s64 %rd3, %rd1, %rd2;
+  st.global.v4.f32 [%rd3], {%f4, %f5, %f6, %f7};
   ret;
 }
 
@@ -107,7 +124,7 @@ static const char *kPtx = R"PTX(
   } while (0)
 #define RC(name, x) printf("api %s %d\n", name, (int)(x))
 
-static CUfunction f_arr, f_lin, f_pitch, f_query, f_sw, f_sr;
+static CUfunction f_arr, f_lin, f_pitch, f_query, f_sw, f_sr, f_mip;
 static CUdeviceptr d_out, d_coords;
 
 // Samples tex_arr at n (u, v) pairs; prints "tag i u v r g b a".
@@ -138,6 +155,7 @@ int main() {
   CK(cuModuleGetFunction(&f_query, mod, "query"));
   CK(cuModuleGetFunction(&f_sw, mod, "surf_write"));
   CK(cuModuleGetFunction(&f_sr, mod, "surf_read"));
+  CK(cuModuleGetFunction(&f_mip, mod, "level_mip"));
   CK(cuMemAlloc(&d_out, 64 * 16));
   CK(cuMemAlloc(&d_coords, 64 * 8));
 
@@ -150,6 +168,7 @@ int main() {
   CK(cuModuleGetTexRef(&t_lin, mod, "tex_lin"));
   CK(cuModuleGetTexRef(&t_pitch, mod, "tex_pitch"));
   CK(cuModuleGetSurfRef(&s_ref, mod, "surf"));
+  RC("GetTexRef_unused", cuModuleGetTexRef(&t_other, mod, "tex_unused"));
   RC("GetTexRef_missing", cuModuleGetTexRef(&t_other, mod, "nope"));
   RC("GetTexRef_of_surfref", cuModuleGetTexRef(&t_other, mod, "surf"));
   RC("GetSurfRef_of_texref", cuModuleGetSurfRef(&s_other, mod, "tex_arr"));
@@ -323,6 +342,38 @@ int main() {
     CK(cuMemcpyDtoH(out, d_out, sizeof out));
     printf("query arr %u %u lin %u surf %u %u pitch %u %u\n", out[0], out[1], out[2], out[3],
            out[4], out[5], out[6]);
+  }
+
+  // -- a mipmapped array bound to a reference: 4x4 floats, 3 levels ----------
+  {
+    CUtexref t_mip;
+    CK(cuModuleGetTexRef(&t_mip, mod, "tex_mip"));
+    CUDA_ARRAY3D_DESCRIPTOR md = {4, 4, 0, CU_AD_FORMAT_FLOAT, 1, 0};
+    CUmipmappedArray mm, got;
+    CK(cuMipmappedArrayCreate(&mm, &md, 3));
+    for (int k = 0; k < 3; ++k) {
+      CUarray level;
+      CK(cuMipmappedArrayGetLevel(&level, mm, k));
+      int w = 4 >> k;
+      float host[16];
+      for (int i = 0; i < w * w; ++i) host[i] = 100 * k + i % w + 10 * (i / w);
+      CK(cuMemcpyHtoA(level, 0, host, w * w * 4));
+    }
+    CK(cuTexRefSetMipmappedArray(t_mip, mm, CU_TRSA_OVERRIDE_FORMAT));
+    CK(cuTexRefGetMipmappedArray(&got, t_mip));
+    CK(cuTexRefSetFlags(t_mip, CU_TRSF_NORMALIZED_COORDINATES));
+    CK(cuTexRefSetMipmapFilterMode(t_mip, CU_TR_FILTER_MODE_POINT));
+    CK(cuTexRefSetMipmapLevelClamp(t_mip, 0, 2));
+    float lo, hi;
+    CK(cuTexRefGetMipmapLevelClamp(&lo, &hi, t_mip));
+    printf("mipref getmipmapped_same %d clamp %g %g\n", got == mm, lo, hi);
+    float out[4 * 4];
+    void *args[] = {&d_out};
+    CK(cuLaunchKernel(f_mip, 1, 1, 1, 4, 1, 1, 0, 0, args, 0));
+    CK(cuMemcpyDtoH(out, d_out, sizeof out));
+    for (int i = 0; i < 4; ++i)
+      printf("mipref %d %.9g %.9g %.9g %.9g\n", i, out[4 * i], out[4 * i + 1], out[4 * i + 2],
+             out[4 * i + 3]);
   }
 
   // -- references of no module, mipmapped arrays ----------------------------

@@ -23,6 +23,7 @@ PROBE = REPO / "tools" / "texref_probe.cu"
 def expected_lines() -> list[str]:
     lines = [
         "api same_handle 1",
+        "api GetTexRef_unused 0",  # declared, used by no kernel
         "api GetTexRef_missing 500",  # CUDA_ERROR_NOT_FOUND
         "api GetTexRef_of_surfref 500",
         "api GetSurfRef_of_texref 500",
@@ -54,6 +55,10 @@ def expected_lines() -> list[str]:
     # surf_write stores x + 100 y + 7 at (x, y); surf_read reads (3 - x, y).
     lines += [f"surf {x} {y} {3 - x + 100 * y + 7} {x + 100 * y + 7}"
               for y in range(2) for x in range(4)]
+    # A 4x4 mipmapped array of 3 levels (100 k + x + 10 y) bound to tex_mip,
+    # max LOD clamp 2, at (0.3, 0.6) at LOD 0, 1, 2, 3.
+    lines += ["mipref getmipmapped_same 1 clamp 0 2", "mipref 0 21 0 0 0", "mipref 1 110 0 0 0",
+              "mipref 2 200 0 0 0", "mipref 3 200 0 0 0"]
     lines += ["query arr 4 3 lin 8 surf 4 2 pitch 5 2",
               "api TexRefCreate 0", "api TexRefDestroy 0", "api MipmappedArrayCreate 0"]
     extents = [(8, 4), (4, 2), (2, 1), (1, 1)]

@@ -287,6 +287,8 @@ CUresult cuTexRefSetAddress2D_v2(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *
 CUresult cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch);
 CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef);
 CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef);
+CUresult cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags);
+CUresult cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef);
 CUresult cuTexRefSetFormat(CUtexref hTexRef, int fmt, int NumPackedComponents);
 CUresult cuTexRefGetFormat(int *pFormat, int *pNumChannels, CUtexref hTexRef);
 CUresult cuTexRefSetAddressMode(CUtexref hTexRef, int dim, int am);

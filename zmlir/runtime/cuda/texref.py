@@ -25,6 +25,7 @@ from zmlir.runtime.cuda.texture import (
     FORMATS,
     RESOURCE_ARRAY,
     RESOURCE_LINEAR,
+    RESOURCE_MIPMAPPED_ARRAY,
     RESOURCE_PITCH2D,
     TextureAPI,
 )
@@ -50,6 +51,8 @@ class Reference:
     channels: int = 0
     array: int = 0  # the bound array's handle
     address: int = 0  # the bound linear or pitched memory
+    mipmapped: int = 0  # the bound mipmapped array's handle
+    level_table: int = 0  # its levels' descriptors (texture.py's _mipmap_table)
 
 
 class TexRefAPI(TextureAPI):
@@ -128,9 +131,20 @@ class TexRefAPI(TextureAPI):
             texture = None if ref.texture is None else ref.texture[0]
             descriptor = self._descriptor(ref.resource[0], texture)
             self.device.synchronize()
+            if ref.level_table:
+                self.device.free(ref.level_table)
+                ref.level_table = 0
+            if ref.resource.resType == RESOURCE_MIPMAPPED_ARRAY:
+                descriptor, ref.level_table = self._mipmap_table(descriptor, ref.resource[0],
+                                                                 texture)
             self.device.copy_to_device(ref.descriptor,
                                        np.frombuffer(descriptor, dtype=np.uint8))
         return E.CUDA_SUCCESS
+
+    def _bind_reference(self, ref: Reference, kind: int, array: int = 0, address: int = 0,
+              mipmapped: int = 0) -> None:
+        ref.resource.resType = kind
+        ref.array, ref.address, ref.mipmapped = array, address, mipmapped
 
     # -- binding --------------------------------------------------------------------
 
@@ -139,20 +153,35 @@ class TexRefAPI(TextureAPI):
         if flags != OVERRIDE_FORMAT:
             return E.CUDA_ERROR_INVALID_VALUE
         a = self.array(array)
-        ref.resource.resType = RESOURCE_ARRAY
+        self._bind_reference(ref, RESOURCE_ARRAY, array=self.ptr(array))
         ref.resource.res.array.hArray = array
-        ref.array, ref.address = self.ptr(array), 0
         ref.format, ref.channels = a.format, a.channels
         return self._write(ref)
+
+    def cuTexRefSetMipmappedArray(self, handle: Any, mipmapped: Any, flags: int) -> int:
+        ref = self._texref(handle)
+        if flags != OVERRIDE_FORMAT:
+            return E.CUDA_ERROR_INVALID_VALUE
+        level = self.array(self.handle_ptr(self._mipmapped(mipmapped).levels[0]))
+        self._bind_reference(ref, RESOURCE_MIPMAPPED_ARRAY, mipmapped=self.ptr(mipmapped))
+        ref.resource.res.mipmap.hMipmappedArray = mipmapped
+        ref.format, ref.channels = level.format, level.channels
+        return self._write(ref)
+
+    def cuTexRefGetMipmappedArray(self, out: Any, handle: Any) -> int:
+        ref = self._texref(handle)
+        if not ref.mipmapped:
+            return E.CUDA_ERROR_INVALID_VALUE
+        self.out(out, self.handle_ptr(ref.mipmapped))
+        return E.CUDA_SUCCESS
 
     def cuSurfRefSetArray(self, handle: Any, array: Any, flags: int) -> int:
         ref = self._reference(handle)
         a = self.array(array)
         if ref.texture is not None or flags != 0 or not a.flags & 0x02:  # SURFACE_LDST
             return E.CUDA_ERROR_INVALID_VALUE
-        ref.resource.resType = RESOURCE_ARRAY
+        self._bind_reference(ref, RESOURCE_ARRAY, array=self.ptr(array))
         ref.resource.res.array.hArray = array
-        ref.array = self.ptr(array)
         return self._write(ref)
 
     def cuSurfRefGetArray(self, out: Any, handle: Any) -> int:
@@ -170,16 +199,15 @@ class TexRefAPI(TextureAPI):
     def cuTexRefSetAddress_v2(self, offset: Any, handle: Any, dptr: int, nbytes: int) -> int:
         ref = self._texref(handle)
         if dptr == 0:  # unbinds
-            ref.resource.resType, ref.address, ref.array = UNBOUND, 0, 0
+            self._bind_reference(ref, UNBOUND)
             if offset != self.ffi.NULL:
                 offset[0] = 0
             return E.CUDA_SUCCESS
         self._texel_bytes(ref)
+        self._bind_reference(ref, RESOURCE_LINEAR, address=dptr)
         lin = ref.resource.res.linear
-        ref.resource.resType = RESOURCE_LINEAR
         lin.devPtr, lin.format, lin.numChannels, lin.sizeInBytes = dptr, ref.format, \
             ref.channels, nbytes
-        ref.address, ref.array = dptr, 0
         # No alignment to make up for: the descriptor holds the exact address.
         if offset != self.ffi.NULL:
             offset[0] = 0
@@ -193,12 +221,11 @@ class TexRefAPI(TextureAPI):
         if d.Format not in FORMATS or d.NumChannels not in (1, 2, 4) \
                 or pitch < d.Width * FORMATS[d.Format][1] * d.NumChannels:
             return E.CUDA_ERROR_INVALID_VALUE
+        self._bind_reference(ref, RESOURCE_PITCH2D, address=dptr)
         p = ref.resource.res.pitch2D
-        ref.resource.resType = RESOURCE_PITCH2D
         p.devPtr, p.format, p.numChannels = dptr, d.Format, d.NumChannels
         p.width, p.height, p.pitchInBytes = d.Width, d.Height, pitch
         ref.format, ref.channels = d.Format, d.NumChannels
-        ref.address, ref.array = dptr, 0
         return self._write(ref)
 
     cuTexRefSetAddress2D_v2 = cuTexRefSetAddress2D_v3
@@ -292,10 +319,9 @@ class TexRefAPI(TextureAPI):
         return E.CUDA_SUCCESS
 
     def cuTexRefSetMaxAnisotropy(self, handle: Any, anisotropy: int) -> int:
-        # Anisotropic filtering matters to mipmapped lookups only, which
-        # references do not bind yet (cuTexRefSetMipmappedArray).
-        self._texref(handle).texture.maxAnisotropy = anisotropy
-        return E.CUDA_SUCCESS
+        ref = self._texref(handle)
+        ref.texture.maxAnisotropy = anisotropy
+        return self._write(ref)
 
     def cuTexRefGetMaxAnisotropy(self, out: Any, handle: Any) -> int:
         self.out(out, self._texref(handle).texture.maxAnisotropy)
@@ -306,15 +332,16 @@ class TexRefAPI(TextureAPI):
         if mode not in (0, 1):
             return E.CUDA_ERROR_INVALID_VALUE
         ref.texture.mipmapFilterMode = mode
-        return E.CUDA_SUCCESS
+        return self._write(ref)
 
     def cuTexRefGetMipmapFilterMode(self, out: Any, handle: Any) -> int:
         self.out(out, self._texref(handle).texture.mipmapFilterMode)
         return E.CUDA_SUCCESS
 
     def cuTexRefSetMipmapLevelBias(self, handle: Any, bias: float) -> int:
-        self._texref(handle).texture.mipmapLevelBias = bias
-        return E.CUDA_SUCCESS
+        ref = self._texref(handle)
+        ref.texture.mipmapLevelBias = bias
+        return self._write(ref)
 
     def cuTexRefGetMipmapLevelBias(self, out: Any, handle: Any) -> int:
         self.out(out, self._texref(handle).texture.mipmapLevelBias)
@@ -323,7 +350,7 @@ class TexRefAPI(TextureAPI):
     def cuTexRefSetMipmapLevelClamp(self, handle: Any, low: float, high: float) -> int:
         ref = self._texref(handle)
         ref.texture.minMipmapLevelClamp, ref.texture.maxMipmapLevelClamp = low, high
-        return E.CUDA_SUCCESS
+        return self._write(ref)
 
     def cuTexRefGetMipmapLevelClamp(self, low: Any, high: Any, handle: Any) -> int:
         ref = self._texref(handle)
