@@ -25,6 +25,8 @@ PIP_PACKAGES := 'scikit-build-core>=0.10' 'nanobind>=2.0' cmake ninja \
 
 NATIVE_SOURCES := $(shell find zmlir -name '*.cpp' -o -name '*.h' -o -name '*.td' \
 	-o -name CMakeLists.txt) CMakeLists.txt pyproject.toml
+# NVIDIA's own cuRAND (a 77 MB wheel), run unmodified by test/libraries/test_curand.py.
+PIP_PACKAGES += 'nvidia-curand==10.4.*'
 # The C++ that `make lint` checks against .clang-format and `make format` rewrites.
 CXX_SOURCES := $(filter %.cpp %.h,$(NATIVE_SOURCES))
 CLANG_FORMAT := $(LLVM_BIN)/clang-format
