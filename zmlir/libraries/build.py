@@ -11,7 +11,7 @@ library exports (<dir>/nvidia_exports_*.txt) is a jump through a slot that
 common/route.c fills on first call, from the backend our driver runs on; this
 module generates those stubs and links.
 
-    python -m zmlir.libraries.build [OUT_DIR]
+    python -m zmlir.libraries.build [OUT_DIR] [--allow-missing]
 """
 
 from __future__ import annotations
@@ -117,7 +117,8 @@ def _mkl() -> tuple[list[str], list[str]]:
     if dirs is None:
         raise MissingDependency("the host FFT: pip install mkl mkl-include")
     include, lib = dirs
-    return [f"-I{include}"], [str(lib / "libmkl_rt.so.3"), f"-Wl,-rpath,{lib}"]
+    return ([f"-I{include}", f'-DZMLIR_MKL_LIBDIR="{lib}"'],
+            [str(lib / "libmkl_rt.so.3"), f"-Wl,-rpath,{lib}"])
 
 
 _HOST_LIBRARIES = {"blas": _openblas, "fft": _mkl}
@@ -181,17 +182,22 @@ _WHEELS = {"cublas_api.h": "'nvidia-cublas==13.0.*'", "cufft.h": "'nvidia-cufft=
 
 def build_library(library: Library, out: Path, libcuda: Path, verbose: bool = False) -> Path:
     wheel, cuda_include = nvidia_wheel_dir(library.header), cuda_include_dir()
-    if wheel is None:
-        raise MissingDependency(f"NVIDIA's {library.api} headers: "
-                                f"pip install {_WHEELS[library.header]}")
     if cuda_include is None:
         raise MissingDependency("the CUDA toolkit's headers (cuda.h): set CUDA_HOME")
+    if wheel is None and (cuda_include / library.header).exists():
+        wheel = cuda_include.parent  # the toolkit's own (include/, lib64/)
+        nvidia_lib = wheel / "lib64"
+    elif wheel is None:
+        raise MissingDependency(f"NVIDIA's {library.api} headers: "
+                                f"pip install {_WHEELS[library.header]}")
+    else:
+        nvidia_lib = wheel / "lib"
     host_flags, host_link = _HOST_LIBRARIES[library.host]()
     here = ROOT / library.directory
     status, status_name = library.not_supported
     flags = ["-std=gnu11", "-O2", "-fPIC", "-fvisibility=hidden", "-Wall", "-Werror",
              f"-I{here}", f"-I{COMMON}", f"-I{wheel / 'include'}", f"-I{cuda_include}",
-             *host_flags, f'-DZMLIR_NVIDIA_LIBDIR="{wheel / "lib"}"',
+             *host_flags, f'-DZMLIR_NVIDIA_LIBDIR="{nvidia_lib}"',
              f"-DZMLIR_NOT_SUPPORTED={status}", f'-DZMLIR_NOT_SUPPORTED_NAME="{status_name}"',
              f'-DZMLIR_API_NAME="{library.api}"']
     names = _exports(library)
@@ -226,8 +232,12 @@ def build_library(library: Library, out: Path, libcuda: Path, verbose: bool = Fa
     return final
 
 
-def build(out_dir: Path | None = None, verbose: bool = False) -> list[Path]:
-    """Our libraries, into our libcuda.so.1's folder (which must be built)."""
+def build(out_dir: Path | None = None, verbose: bool = False,
+          allow_missing: bool = False) -> list[Path]:
+    """Our libraries, into our libcuda.so.1's folder (which must be built).
+    With `allow_missing`, a library whose dependencies this machine lacks is
+    left out, saying so on stderr (an NVIDIA machine without oneMKL still
+    gets our cuBLAS)."""
     from zmlir.runtime.cuda import build as libcuda
 
     out = out_dir or libcuda.library_dir()
@@ -235,7 +245,15 @@ def build(out_dir: Path | None = None, verbose: bool = False) -> list[Path]:
     if not driver.exists():
         raise MissingDependency(f"our {libcuda.SONAME}: python -m zmlir.runtime.cuda.build")
     out.mkdir(parents=True, exist_ok=True)
-    return [build_library(library, out, driver, verbose) for library in LIBRARIES]
+    made = []
+    for library in LIBRARIES:
+        try:
+            made.append(build_library(library, out, driver, verbose))
+        except MissingDependency as err:
+            if not allow_missing:
+                raise
+            print(f"zmlir: {library.soname} not built: {err} is missing", file=sys.stderr)
+    return made
 
 
 def built(directory: Path) -> bool:
@@ -243,8 +261,10 @@ def built(directory: Path) -> bool:
 
 
 if __name__ == "__main__":
+    arguments = [a for a in sys.argv[1:] if a != "--allow-missing"]
     try:
-        for path in build(Path(sys.argv[1]) if len(sys.argv) > 1 else None, verbose=True):
+        for path in build(Path(arguments[0]) if arguments else None, verbose=True,
+                          allow_missing="--allow-missing" in sys.argv):
             print(path)
     except MissingDependency as err:
         sys.exit(f"zmlir: cannot build our CUDA libraries: {err} is missing")

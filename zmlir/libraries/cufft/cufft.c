@@ -17,6 +17,7 @@
 #include <cufft.h>
 #include <cufftXt.h>
 
+#include <dlfcn.h>
 #include <mkl_dfti.h>
 #include <mkl_service.h>
 #include <pthread.h>
@@ -69,10 +70,19 @@ static struct plan *find(cufftHandle handle) {
 }
 
 /* oneMKL threads through TBB, the runtime Intel's OpenCL CPU runtime uses in
- * this process already, unless MKL_THREADING_LAYER says otherwise. */
+ * this process already, unless MKL_THREADING_LAYER says otherwise; TBB is
+ * loaded first from oneMKL's folder (where the wheels put it), since
+ * oneMKL's own dlopen of its TBB layer does not look there. Without TBB, one
+ * thread. */
 static void choose_threading(void) {
-  if (!getenv("MKL_THREADING_LAYER"))
-    MKL_Set_Threading_Layer(MKL_THREADING_TBB);
+  if (getenv("MKL_THREADING_LAYER"))
+    return;
+  void *tbb = dlopen("libtbb.so.12", RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
+  if (!tbb)
+    tbb = dlopen(ZMLIR_MKL_LIBDIR "/libtbb.so.12", RTLD_NOW | RTLD_GLOBAL);
+  if (!tbb)
+    zmlir_log(0, "no libtbb.so.12 next to oneMKL: transforms run on one thread");
+  MKL_Set_Threading_Layer(tbb ? MKL_THREADING_TBB : MKL_THREADING_SEQUENTIAL);
 }
 
 static int is_double(cufftType type) {
