@@ -48,7 +48,8 @@ static void mkl(const struct fft_case *c, float *in, float *out) {
   DftiSetValue(d, DFTI_NUMBER_OF_TRANSFORMS, (MKL_LONG)c->batch);
   long long per = fft_case_points(c) / c->batch, last = c->n[c->rank - 1];
   if (c->real) {
-    MKL_LONG fwd[3] = {0, c->rank > 1 ? last : 1, 1}, bwd[3] = {0, c->rank > 1 ? last / 2 + 1 : 1, 1};
+    MKL_LONG fwd[3] = {0, c->rank > 1 ? last : 1, 1},
+             bwd[3] = {0, c->rank > 1 ? last / 2 + 1 : 1, 1};
     DftiSetValue(d, DFTI_FWD_STRIDES, fwd);
     DftiSetValue(d, DFTI_BWD_STRIDES, bwd);
   }
@@ -70,14 +71,13 @@ static void fftw(const struct fft_case *c, float *in, float *out, unsigned flags
   int n[2] = {c->n[0], c->n[1]};
   long long per = fft_case_points(c) / c->batch;
   double start = now_ms();
-  fftwf_plan p = c->real ? fftwf_plan_many_dft_r2c(c->rank, n, c->batch, in, NULL, 1, (int)per,
-                                                   (fftwf_complex *)out, NULL, 1,
-                                                   (int)(per / n[c->rank - 1] *
-                                                         (n[c->rank - 1] / 2 + 1)),
-                                                   flags)
-                         : fftwf_plan_many_dft(c->rank, n, c->batch, (fftwf_complex *)in, NULL, 1,
-                                               (int)per, (fftwf_complex *)out, NULL, 1, (int)per,
-                                               FFTW_FORWARD, flags);
+  fftwf_plan p = c->real
+                     ? fftwf_plan_many_dft_r2c(
+                           c->rank, n, c->batch, in, NULL, 1, (int)per, (fftwf_complex *)out, NULL,
+                           1, (int)(per / n[c->rank - 1] * (n[c->rank - 1] / 2 + 1)), flags)
+                     : fftwf_plan_many_dft(c->rank, n, c->batch, (fftwf_complex *)in, NULL, 1,
+                                           (int)per, (fftwf_complex *)out, NULL, 1, (int)per,
+                                           FFTW_FORWARD, flags);
   double planned = now_ms() - start, best;
   TIME_BEST(best, fftwf_execute(p));
   printf("%s %s %.2f %.3f\n", name, c->name, planned, best);

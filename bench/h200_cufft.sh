@@ -1,0 +1,39 @@
+#!/bin/sh
+# NVIDIA's cuFFT against our test program, on an NVIDIA machine (nvcc and
+# cuFFT of the CUDA toolkit in /usr/local/cuda; no network), from the
+# repository root:
+#
+#   sh bench/h200_cufft.sh
+#
+# 1. Native: test/libraries/cufft/cufft_api.cu built with nvcc against the
+#    toolkit's cufft.h and linked with NVIDIA's libcufft (the reference:
+#    every case PASS, "ALL PASSED"; its NOTE lines are NVIDIA's answers to
+#    what our libcufft answers without NVIDIA's word: compare them with
+#    bench/results/cufft.md).
+# 2. zmlir's passthrough, where our libcufft could be built (it needs
+#    oneMKL, which an NVIDIA machine may lack: then only step 1): one line
+#    saying why NVIDIA's cuFFT cannot run there, and the first cufftPlan1d
+#    answers CUFFT_NOT_SUPPORTED (16), as our cuBLAS does.
+# Output goes to stdout and, when set, $OUT/h200_cufft.txt.
+set -u
+PY=${PYTHON:-python3}
+CUDA=${CUDA_HOME:-/usr/local/cuda}
+BUILD=${BUILD:-/tmp/zmlir-cufft-h200}
+mkdir -p "$BUILD"
+{
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
+    echo "== native: cufft_api against $CUDA/lib64/libcufft.so.12"
+    nvcc -arch=sm_90 -I"$CUDA/include" test/libraries/cufft/cufft_api.cu -o "$BUILD/cufft_api" \
+        -L"$CUDA/lib64" -l:libcufft.so.12 -Xlinker -rpath -Xlinker "$CUDA/lib64" || exit 1
+    (cd "$BUILD" && ./cufft_api; echo "exit $?")
+    echo "== passthrough"
+    "$PY" -m zmlir.runtime.cuda.build >/dev/null &&
+        "$PY" -m zmlir.libraries.build --allow-missing >/dev/null
+    LIBDIR=$("$PY" -m zmlir.cli libdir)
+    if [ -e "$LIBDIR/libcufft.so.12" ]; then
+        (cd "$BUILD" && ZMLIR_BACKEND=cuda "$PY" -m zmlir.cli run -- ./cufft_api \
+             > passthrough.log 2>&1; echo "exit $?"; tail -5 passthrough.log)
+    else
+        echo "our libcufft.so.12 is not built here (no oneMKL): passthrough not checked"
+    fi
+} 2>&1 | tee "${OUT:-$BUILD}/h200_cufft.txt"
