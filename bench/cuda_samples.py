@@ -11,9 +11,10 @@ checkout (https://github.com/NVIDIA/cuda-samples). Nothing is fetched.
       (`-fatbin -arch=ARCH`); --cuda-libs names a folder with NVRTC's
       include/ and lib/ (NVIDIA's wheels nvidia-cuda-nvrtc and nvidia-curand:
       cuRAND's device API is headers only). Samples that need a library beyond cudart,
-      NVRTC and cuBLAS (ours, zmlir/libraries/, against the nvidia-cublas
-      wheel's headers), or graphics/MPI/OpenMP interop, are listed as skipped
-      with why.
+      NVRTC, cuBLAS (ours, zmlir/libraries/, against the nvidia-cublas
+      wheel's headers) and cuRAND (NVIDIA's libcurand.so.10, the
+      nvidia-curand wheel), or graphics/MPI/OpenMP interop, are listed as
+      skipped with why.
 
   nvptx OUT [--arch sm_75] [--gpu sm_90]
       For the CUDA passthrough on a machine without LLVM (the H200): compiles
@@ -112,6 +113,9 @@ def discover(checkout: Path) -> list[Sample]:
             cublas = _our_cublas() if "cuBLAS" in needs else []
             if cublas:  # ours: linked, not skipped
                 needs.remove("cuBLAS")
+            curand = _nvidia_curand() if "cuRAND" in needs else []
+            if curand:  # NVIDIA's own, run unmodified (runtime/cuda/arch_preload.c)
+                needs.remove("cuRAND")
             sources = _cmake_sources(text, path.name)
             fatbins = []
             out = re.search(r'set\(CUDA_FATBIN_FILE\s+"\$\{CMAKE_CURRENT_BINARY_DIR\}/([^"]+)"', text)
@@ -134,6 +138,7 @@ def discover(checkout: Path) -> list[Sample]:
                 libs.append("-lnvrtc")
             if cublas:
                 libs += [*cublas, "-lcublas"] + (["-lcublasLt"] if "CUDA::cublasLt" in text else [])
+            libs += curand
             features = [f for f, pat in FEATURES.items() if re.search(pat, code + text)]
             runtime_ptx = "CUDA::nvrtc" in text or "ptxdump" in text
             samples.append(Sample(path.name, tier, path, sources, fatbins, libs, skip, features,
@@ -152,6 +157,20 @@ def _our_cublas() -> list[str]:
     if wheel is None or not built(libdir):
         return []
     return [f"-I{wheel / 'include'}", f"-L{libdir}"]
+
+
+def _nvidia_curand() -> list[str]:
+    """nvcc's flags for NVIDIA's libcurand.so.10 (the nvidia-curand wheel:
+    its headers, the library, found again at run time through the rpath),
+    or none where the wheel is not installed."""
+    from zmlir.libraries.build import nvidia_wheel_dir
+
+    wheel = nvidia_wheel_dir("curand.h")
+    if wheel is None or not (wheel / "lib" / "libcurand.so.10").exists():
+        return []
+    lib = wheel / "lib"
+    return [f"-I{wheel / 'include'}", f"-L{lib}", "-l:libcurand.so.10",
+            f"-Xlinker=-rpath={lib}"]
 
 
 def _libcuda_dir() -> str:

@@ -72,4 +72,8 @@ def test_libcurand_is_told_an_architecture_it_has_no_sass_for(
 def test_output_is_the_h200s(result: subprocess.CompletedProcess[str]) -> None:
     if not RECORDED.exists():
         pytest.skip("no H200 output recorded yet (curand/curand_host.h200.txt)")
-    assert result.stdout.splitlines() == RECORDED.read_text().splitlines()
+    # libcurand's version line aside (the H200's toolkit may carry another).
+    def lines(text: str) -> list[str]:
+        return [line for line in text.splitlines() if not line.startswith("cuRAND ")]
+
+    assert lines(result.stdout) == lines(RECORDED.read_text())
