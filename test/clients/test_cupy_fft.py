@@ -1,0 +1,43 @@
+"""cupy.fft (cupy-cuda13x) under `zmlir run`, through our libcufft.so.12
+(CuPy dlopens libcufft.so.12 by name; `zmlir run` puts ours first):
+cupy_fft.py's transforms, each checked against numpy.fft. Inverses use
+norm="forward", unscaled as cuFFT computes them, so that no CuPy kernel runs
+where none is needed."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from support.clients import client_venv, zmlir_run
+from test_cupy import CUPY, NVRTC
+
+HERE = Path(__file__).resolve().parent
+STEPS = ["fft_c64_batched", "ifft_c64", "fft2_c128", "rfftn_f32", "irfft_f64",
+         "fft_axis0_strided"]
+# Steps not yet seen to pass, with why: skipped (the script says so).
+_COMPLEX_KERNEL = ("CuPy copies complex arrays with a kernel (cupy_copy; cupy_fill for "
+                   "cp.ones) that crashes Intel's OpenCL compiler on the CPU backend "
+                   "(2026-12-02 16:36): not cuFFT's")
+PENDING: dict[str, str] = {"irfft_f64": _COMPLEX_KERNEL, "fft_axis0_strided": _COMPLEX_KERNEL}
+
+
+@pytest.fixture(scope="module")
+def python(libdir: str) -> Path:
+    pytest.importorskip("zmlir.runtime.backends.opencl.device")
+    if not (Path(libdir) / "libcufft.so.12").exists():
+        pytest.skip("our cuFFT is not built")
+    return client_venv(CUPY, NVRTC)
+
+
+def test_cupy_fft_matches_numpy(python: Path, tmp_path: Path) -> None:
+    env = dict(os.environ, CUPY_CACHE_DIR=str(tmp_path / "cupy-cache"),
+               CUPY_FFT_SKIP=",".join(PENDING))
+    result = zmlir_run(python, HERE / "cupy_fft.py", env=env, timeout=1800)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    steps = dict(line.split(": ", 1) for line in result.stdout.splitlines() if ": " in line)
+    assert list(steps) == STEPS, result.stdout
+    assert all(steps[step] == "skipped" for step in PENDING), result.stdout
+    assert all(out.startswith("ok") for step, out in steps.items() if step not in PENDING), output
