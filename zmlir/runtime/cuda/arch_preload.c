@@ -117,7 +117,12 @@ static void classify(const unsigned char *p, size_t room, int reported_sm, struc
 static int scan_object(struct dl_phdr_info *info, size_t size, void *data) {
   (void)size;
   struct scan *s = data;
-  if (info->dlpi_addr != s->base)
+  /* dladdr's dli_fbase is where the object's first segment is mapped. */
+  uintptr_t first = UINTPTR_MAX;
+  for (int i = 0; i < info->dlpi_phnum; ++i)
+    if (info->dlpi_phdr[i].p_type == PT_LOAD && info->dlpi_phdr[i].p_vaddr < first)
+      first = info->dlpi_phdr[i].p_vaddr;
+  if (first == UINTPTR_MAX || info->dlpi_addr + (first & ~(uintptr_t)0xfff) != s->base)
     return 0;
   const uint32_t magic = FATBIN_MAGIC;
   for (int i = 0; i < info->dlpi_phnum; ++i) {
