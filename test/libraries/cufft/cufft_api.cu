@@ -2,8 +2,9 @@
 // NVIDIA's on a GPU): plans of every kind, C2C/Z2Z/R2C/C2R/D2Z/Z2D in 1-D to
 // 3-D, batched, in place and out of place, the basic layout (in-place real
 // arrays padded to 2(n/2+1)) and advanced ones (inembed/istride/idist), a
-// plan's stream ordered after a kernel, cufftXt, and the status of refused
-// plans; each transform checked against a direct DFT in double. Prints
+// plan's stream ordered after a kernel, a captured transform replayed by a
+// graph, cufftXt, and the status of refused plans; each transform checked
+// against a direct DFT in double. Prints
 // "PASS <case>" or "FAIL <case>: <why>", "NOTE <what>: <status>" for answers
 // not asserted; exits non-zero on any failure. With the argument
 // "unsupported", also calls a function zmlir does not implement.
@@ -377,6 +378,45 @@ static void stream_order() {
   CHECK(cudaStreamDestroy(stream));
 }
 
+// A transform captured into a graph runs at each launch: two launches of an
+// in-place forward C2C give F(F(x))[j] = n x[-j mod n].
+static void graph_replay() {
+  const int n = 40;
+  cudaStream_t stream;
+  CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  std::vector<float2> x(n), host(n);
+  unsigned seed = 11;
+  for (auto &v : x)
+    v = make_float2((float)frand(seed), (float)frand(seed));
+  float2 *d;
+  CHECK(cudaMalloc(&d, n * sizeof(float2)));
+  CHECK(cudaMemcpy(d, x.data(), n * sizeof(float2), cudaMemcpyHostToDevice));
+  cufftHandle plan;
+  CHECK(cufftPlan1d(&plan, n, CUFFT_C2C, 1));
+  CHECK(cufftSetStream(plan, stream));
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  CHECK(cufftExecC2C(plan, (cufftComplex *)d, (cufftComplex *)d, CUFFT_FORWARD));
+  CHECK(cudaStreamEndCapture(stream, &graph));
+  CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  CHECK(cudaGraphLaunch(exec, stream));
+  CHECK(cudaGraphLaunch(exec, stream));
+  CHECK(cudaStreamSynchronize(stream));
+  CHECK(cudaMemcpy(host.data(), d, n * sizeof(float2), cudaMemcpyDeviceToHost));
+  std::vector<cd> got(n), want(n);
+  for (int j = 0; j < n; ++j) {
+    got[j] = cd(host[j].x, host[j].y);
+    want[j] = (double)n * cd(x[(n - j) % n].x, x[(n - j) % n].y);
+  }
+  verdict("graph: a captured C2C replayed twice", relative_error(got, want), 2e-5);
+  CHECK(cudaGraphExecDestroy(exec));
+  CHECK(cudaGraphDestroy(graph));
+  CHECK(cufftDestroy(plan));
+  CHECK(cudaFree(d));
+  CHECK(cudaStreamDestroy(stream));
+}
+
 // cufftXt: the same transforms described by their data types.
 static void xt() {
   const long long n = 48;
@@ -547,6 +587,7 @@ int main(int argc, char **argv) {
                      0};
   run<float>(made, true);
   stream_order();
+  graph_replay();
   xt();
   statuses();
   if (argc > 1 && strcmp(argv[1], "unsupported") == 0) {
