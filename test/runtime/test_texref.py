@@ -10,6 +10,7 @@ from __future__ import annotations
 import struct
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -137,3 +138,30 @@ def test_mipmapped_textures(tmp_path: Path, libdir: str) -> None:
     ours = result.stdout.splitlines()
     missing = [line for line in mipmap_lines() if line not in ours]
     assert missing == []
+
+
+_AFTER_UNLOAD = textwrap.dedent("""
+    import ctypes, sys
+    lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
+    ptx = b".version 7.0\\n.target sm_75\\n.address_size 64\\n.global .texref t;\\n" \\
+          b".visible .entry k() { ret; }\\n\\0"
+    assert lib.cuInit(0) == 0
+    ctx = ctypes.c_void_p()
+    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+    assert lib.cuCtxSetCurrent(ctx) == 0
+    mod, ref = ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.cuModuleLoadData(ctypes.byref(mod), ptx) == 0
+    assert lib.cuModuleGetTexRef(ctypes.byref(ref), mod, b"t") == 0
+    before = lib.cuTexRefSetFilterMode(ref, 1)
+    assert lib.cuModuleUnload(mod) == 0
+    print(before, lib.cuTexRefSetFilterMode(ref, 0))
+""")
+
+
+def test_a_reference_outlived_by_its_module_writes_nothing(libdir: str) -> None:
+    # Its descriptor variable is gone with the module: the setter says so
+    # (CUDA_ERROR_INVALID_HANDLE) instead of writing into freed memory.
+    result = subprocess.run([sys.executable, "-c", _AFTER_UNLOAD, libdir], capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split() == ["0", "400"]

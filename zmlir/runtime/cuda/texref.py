@@ -53,6 +53,7 @@ class Reference:
     address: int = 0  # the bound linear or pitched memory
     mipmapped: int = 0  # the bound mipmapped array's handle
     level_table: int = 0  # its levels' descriptors (texture.py's _mipmap_table)
+    module: Module | None = None  # whose variable `descriptor` is
 
 
 class TexRefAPI(TextureAPI):
@@ -91,7 +92,9 @@ class TexRefAPI(TextureAPI):
             address, _ = self.device.global_variable(program, symbol)
         except Exception as err:  # the backend's: no such variable
             raise CudaError(E.CUDA_ERROR_NOT_FOUND, f"no .{kind} named {ptx_name!r}") from err
-        handle = self.handles.add(self._new_reference(int(address), surface=kind == "surfref"))
+        ref = self._new_reference(int(address), surface=kind == "surfref")
+        ref.module = module
+        handle = self.handles.add(ref)
         self.references[key] = (module, handle)
         out[0] = self.handle_ptr(handle)
         return E.CUDA_SUCCESS
@@ -127,6 +130,9 @@ class TexRefAPI(TextureAPI):
     def _write(self, ref: Reference) -> int:
         """Writes `ref`'s descriptor (once it is bound), after the work
         already queued: a launch reads the reference as it was set."""
+        if ref.module is not None and not any(m is ref.module for m in self.handles.all(Module)):
+            # Its variable went with the module: nothing to write into.
+            raise CudaError(E.CUDA_ERROR_INVALID_HANDLE, "the reference's module was unloaded")
         if ref.descriptor and ref.resource.resType != UNBOUND:
             texture = None if ref.texture is None else ref.texture[0]
             descriptor = self._descriptor(ref.resource[0], texture)
