@@ -1,0 +1,7 @@
+/* cudart's cudaDeviceGetAttribute for test_arch_preload.py: a compute
+ * capability 8.0 device, as our driver reports. */
+int cudaDeviceGetAttribute(int *value, int attribute, int device) {
+  (void)device;
+  *value = attribute == 75 ? 8 : attribute == 76 ? 0 : -1;
+  return 0;
+}
