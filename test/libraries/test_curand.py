@@ -5,7 +5,9 @@ for, so that it loads its PTX (runtime/cuda/arch_preload.c). Our program
 (curand/curand_host.cu) runs every generator and distribution of the host
 API and the device API; it checks statistics, repeatability and the host
 API's XORWOW against the device API's itself, and its whole output is
-compared with an H200's where one is recorded (curand/curand_host.h200.txt)."""
+compared with an H200's (curand/curand_host.h200.txt): raw bits, uniform,
+Poisson and the device API's uniform and bits bit for bit; normal and
+log-normal within 1e-5 (.approx instructions, docs/driver-differences.md)."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ pytest.importorskip("zmlir.runtime.backends.opencl.device")
 
 SOURCES = Path(__file__).resolve().parent / "curand"
 PROGRAM = SOURCES / "curand_host.cu"
-RECORDED = SOURCES / "curand_host.h200.txt"
+RECORDED = SOURCES / "curand_host.h200.txt"  # H200, CUDA 13.0's libcurand, 2026-12-02
 
 
 @pytest.fixture(scope="module")
@@ -69,11 +71,30 @@ def test_libcurand_is_told_an_architecture_it_has_no_sass_for(
                      r"told compute capability 8\.1", result.stderr), result.stderr[-4000:]
 
 
-def test_output_is_the_h200s(result: subprocess.CompletedProcess[str]) -> None:
-    if not RECORDED.exists():
-        pytest.skip("no H200 output recorded yet (curand/curand_host.h200.txt)")
-    # libcurand's version line aside (the H200's toolkit may carry another).
-    def lines(text: str) -> list[str]:
-        return [line for line in text.splitlines() if not line.startswith("cuRAND ")]
+# Kinds whose values go through .approx transcendentals (sin/cos/lg2.approx.f32
+# in Box-Muller, rcp/rsqrt.approx.f64 starting log and sqrt): ours are within
+# the PTX ISA's bounds, not the H200's MUFU bit for bit (docs/fidelity.md), so
+# their samples compare within a tolerance and their checksums not at all.
+APPROXIMATE = {"normal", "lognormal", "normal double", "lognormal dbl", "curand_normal"}
+SAMPLE = re.compile(r"^  (\S+(?: \S+)?)\s+fnv ([0-9a-f]{16})  (.*)$")
 
-    assert lines(result.stdout) == lines(RECORDED.read_text())
+
+def test_output_is_the_h200s(result: subprocess.CompletedProcess[str]) -> None:
+    """Every line equal to the H200's (libcurand's version line aside: the
+    H200's toolkit carries 10.4.0), but the samples of the kinds in
+    APPROXIMATE, which agree to 1e-5."""
+    ours = [line for line in result.stdout.splitlines() if not line.startswith("cuRAND ")]
+    theirs = [line for line in RECORDED.read_text().splitlines()
+              if not line.startswith("cuRAND ")]
+    assert len(ours) == len(theirs), result.stdout
+    approximate = 0
+    for mine, h200 in zip(ours, theirs, strict=True):
+        a, b = SAMPLE.match(mine), SAMPLE.match(h200)
+        if a and b and a.group(1) == b.group(1) and a.group(1) in APPROXIMATE:
+            approximate += 1
+            for x, y in zip(map(float, a.group(3).split()), map(float, b.group(3).split()),
+                            strict=True):
+                assert abs(x - y) <= 1e-5 * max(1.0, abs(y)), (mine, h200)
+        else:
+            assert mine == h200
+    assert approximate == 5 * 4 + 2
