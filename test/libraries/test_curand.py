@@ -71,10 +71,11 @@ def test_libcurand_is_told_an_architecture_it_has_no_sass_for(
                      r"told compute capability 8\.1", result.stderr), result.stderr[-4000:]
 
 
-# Kinds whose values go through .approx transcendentals (sin/cos/lg2.approx.f32
-# in Box-Muller, rcp/rsqrt.approx.f64 starting log and sqrt): ours are within
-# the PTX ISA's bounds, not the H200's MUFU bit for bit (docs/fidelity.md), so
-# their samples compare within a tolerance and their checksums not at all.
+# Kinds whose values go through .approx instructions (sin/cos/lg2.approx.f32
+# in Box-Muller; in double, log's division starts from rcp.approx.ftz.f64):
+# ours are within the PTX ISA's bounds, not the H200's MUFU bit for bit
+# (docs/fidelity.md), so their samples compare within a tolerance and their
+# checksums not at all.
 APPROXIMATE = {"normal", "lognormal", "normal double", "lognormal dbl", "curand_normal"}
 SAMPLE = re.compile(r"^  (\S+(?: \S+)?)\s+fnv ([0-9a-f]{16})  (.*)$")
 
