@@ -330,7 +330,18 @@ int main() {
     CK(cuLaunchKernel(f_sr, 1, 1, 1, 4, 2, 1, 0, 0, args, 0));
     int out[8], mem[8];
     CK(cuMemcpyDtoH(out, d_out, sizeof out));
-    CK(cuMemcpyAtoH(mem, sarr, 0, sizeof mem));
+    // A 2D array copies with cuMemcpy2D; cuMemcpyAtoH takes 1D arrays only.
+    RC("MemcpyAtoH_of_2d_array", cuMemcpyAtoH(mem, sarr, 0, sizeof mem));
+    CUDA_MEMCPY2D c;
+    memset(&c, 0, sizeof c);
+    c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+    c.srcArray = sarr;
+    c.dstMemoryType = CU_MEMORYTYPE_HOST;
+    c.dstHost = mem;
+    c.dstPitch = 16;
+    c.WidthInBytes = 16;
+    c.Height = 2;
+    CK(cuMemcpy2D(&c));
     for (int i = 0; i < 8; ++i) printf("surf %d %d %d %d\n", i % 4, i / 4, out[i], mem[i]);
   }
 
