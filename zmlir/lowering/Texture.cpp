@@ -35,6 +35,8 @@
 
 #include "zmlir/lowering/Patterns.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace zmlir;
 using namespace zmlir::ptx;
@@ -255,9 +257,9 @@ Value buildTexel(Emitter &e, ValueRange args) {
         b, loc, e.f32(),
         arith::BitcastOp::create(b, loc, b.getF16Type(), e.trunc(b.getI16Type(), raw))
             .getResult()));
+    // (The most negative integer reads below -1 here: a linear fetch
+    // filters it so, the sampler clamps a point fetch.)
     Value signedValue = e.fdiv(e.sitofp(raw), signedMax);
-    signedValue = e.select(e.fcmp(arith::CmpFPredicate::OLT, signedValue, e.cf(-1.0)), e.cf(-1.0),
-                           signedValue);
     Value normalized = e.select(isSigned, e.bitsOf(signedValue),
                                 e.bitsOf(e.fdiv(e.uitofp(raw), unsignedMax)));
     Value value = e.select(e.eq(kind, e.c32(kKindFloat)), raw,
@@ -280,8 +282,8 @@ struct Axis {
   Value index[2], inRange[2], weight;
 };
 
-Axis addressAxis(Emitter &e, Value coord, Value extent, Value mode, Value normalized,
-                 Value linear) {
+Axis addressAxis(Emitter &e, Value coord, Value extent, Value mode, Value normalized, Value linear,
+                 bool gather) {
   Value n = e.maxS(extent, e.c32(1));
   // 1.
   // NVIDIA's units truncate a normalized coordinate to a fixed point of at
@@ -290,12 +292,27 @@ Axis addressAxis(Emitter &e, Value coord, Value extent, Value mode, Value normal
   Value scale = e.cf(2097152.0);
   Value fixed = e.fdiv(e.floor(e.fmul(coord, scale)), scale);
   Value u = e.select(normalized, e.fmul(fixed, e.sitofp(n)), coord);
+  Value wrapsOrMirrors = e.orI(e.eq(mode, e.c32(kWrap)), e.eq(mode, e.c32(kMirror)));
+  Value effective = e.select(
+      e.andI(wrapsOrMirrors, arith::XOrIOp::create(e.b, e.loc, normalized,
+                                                   intConst(e.b, e.loc, e.b.getI1Type(), 1))),
+      e.c32(kClamp), mode);
   // 2.
+  using P = arith::CmpFPredicate;
+  // A linear fetch in clamp mode clamps the coordinate to the texel
+  // centres [0.5, N - 0.5], not the indices: the far texel weighs 0 (it
+  // shows in 3D, where the corner weights do not keep each axis' share:
+  // tools/texture_grid.h200.txt.gz, 3d-linear). tld4's footprint clamps
+  // each index.
+  Value lowest = e.cf(0.5), highest = e.fsub(e.sitofp(n), e.cf(0.5));
+  Value centred = e.select(e.fcmp(P::OLT, u, lowest), lowest,
+                           e.select(e.fcmp(P::OGT, u, highest), highest, u));
+  if (!gather)
+    u = e.select(e.andI(linear, e.eq(effective, e.c32(kClamp))), centred, u);
   Value t = e.select(linear, e.fsub(u, e.cf(0.5)), u);
   Value whole = e.floor(t);
   // Far-off coordinates (and NaN, which clamps to the low end) stay in
   // the range of i32.
-  using P = arith::CmpFPredicate;
   Value low = e.cf(-1073741824.0), high = e.cf(1073741824.0);
   Value bounded = e.select(e.fcmp(P::OLT, whole, low), low,
                            e.select(e.fcmp(P::OGT, whole, high), high, whole));
@@ -304,11 +321,6 @@ Axis addressAxis(Emitter &e, Value coord, Value extent, Value mode, Value normal
   Value weight = e.fdiv(e.floor(e.fadd(e.fmul(e.fsub(t, whole), e.cf(256.0)), e.cf(0.5))),
                         e.cf(256.0));
   // 3.
-  Value wrapsOrMirrors = e.orI(e.eq(mode, e.c32(kWrap)), e.eq(mode, e.c32(kMirror)));
-  Value effective = e.select(
-      e.andI(wrapsOrMirrors, arith::XOrIOp::create(e.b, e.loc, normalized,
-                                                   intConst(e.b, e.loc, e.b.getI1Type(), 1))),
-      e.c32(kClamp), mode);
   Axis axis;
   axis.weight = weight;
   for (int k = 0; k < 2; ++k) {
@@ -329,37 +341,29 @@ Axis addressAxis(Emitter &e, Value coord, Value extent, Value mode, Value normal
 
 /// The weights (f64, in 1/256) of the 2^dims corners of a linear fetch
 /// (bit a of the corner: the second texel on axis a). NVIDIA's units weigh
-/// each corner by the product of its axes' 8-bit weights, itself rounded
-/// to 1/256: in 2D the corners (0, 0) and (1, 1) round halves up and the
-/// other two take the rest of their row, so the weights sum to 256
-/// (fitted bit for bit to an H200's output, tools/texture_grid.h200.txt.gz).
-/// A 3D fetch splits each (x, y) weight between its two slices the same
-/// way (an approximation: docs/textures.md).
+/// each corner by the product of its axes' 8-bit weights rounded to the
+/// nearest 1/256, a tie up where the corner's x and y bits agree and down
+/// where they differ: in 2D the corners (0, 0) and (1, 1) round halves up
+/// and the other two take the rest of their row, so the weights sum to 256;
+/// in 3D they need not (fitted bit for bit to an H200's output,
+/// tools/texture_grid.h200.txt.gz).
 SmallVector<Value> cornerWeights(Emitter &e, ArrayRef<Axis> axes) {
   auto whole = [&](Value v) { return e.fpext(e.fmul(v, e.cf(256.0))); };
-  auto roundHalfUp = [&](Value v) {
-    return math::FloorOp::create(e.b, e.loc, e.fadd(v, e.cd(0.5))).getResult();
-  };
-  Value full = e.cd(256.0), inv = e.cd(1.0 / 256.0);
-  Value a = whole(axes[0].weight);
-  SmallVector<Value> w{e.fsub(full, a), a};
-  if (axes.size() >= 2) {
-    Value bw = whole(axes[1].weight), rest = e.fsub(full, bw);
-    Value w00 = roundHalfUp(e.fmul(e.fmul(w[0], rest), inv));
-    Value w11 = roundHalfUp(e.fmul(e.fmul(a, bw), inv));
-    w = {w00, e.fsub(rest, w00), e.fsub(bw, w11), w11};
-  }
-  if (axes.size() == 3) {
-    Value c = whole(axes[2].weight);
-    SmallVector<Value> split(8);
-    for (unsigned k = 0; k < 4; ++k) {
-      Value upper = roundHalfUp(e.fmul(e.fmul(w[k], c), inv));
-      split[k] = e.fsub(w[k], upper);
-      split[k + 4] = upper;
+  SmallVector<Value> weights;
+  for (unsigned bits = 0; bits < (1u << axes.size()); ++bits) {
+    Value product = e.cd(1.0);
+    for (auto [a, axis] : llvm::enumerate(axes)) {
+      Value w = whole(axis.weight);
+      product = e.fmul(product, (bits >> a) & 1 ? w : e.fsub(e.cd(256.0), w));
     }
-    w = split;
+    // Exact in f64: at most 2^24, divided by a power of two.
+    product = e.fmul(product, e.cd(std::ldexp(1.0, -8 * (int(axes.size()) - 1))));
+    bool tieUp = axes.size() < 2 || ((bits & 1) == ((bits >> 1) & 1));
+    weights.push_back(
+        tieUp ? math::FloorOp::create(e.b, e.loc, e.fadd(product, e.cd(0.5))).getResult()
+              : math::CeilOp::create(e.b, e.loc, e.fsub(product, e.cd(0.5))).getResult());
   }
-  return w;
+  return weights;
 }
 
 /// The sampler of a `dims`-dimensional texture (steps 1-5), or with
@@ -371,9 +375,11 @@ Value buildSampler(Emitter &e, ValueRange args, unsigned dims, bool gather,
   Value d = e.pointerOf(args[0]);
   // (tld4's last argument is its component, not flags.)
   Value layer = args[4], callFlags = gather ? e.c32(0) : args[5];
-  // An array layer out of range reads the nearest layer.
-  layer = e.minS(e.maxS(layer, e.c32(0)),
-                 e.sub(e.maxS(e.field32(d, desc::kWidth + 12), e.c32(1)), e.c32(1)));
+  // An array layer out of range reads the last layer, a negative one too:
+  // NVIDIA's units clamp it as an unsigned integer (an H200 reads layer
+  // D-1 at -1: tools/texture_grid.h200.txt.gz, layered-linear).
+  layer = arith::MinUIOp::create(
+      b, loc, layer, e.sub(e.maxS(e.field32(d, desc::kWidth + 12), e.c32(1)), e.c32(1)));
   Value flags = e.field32(d, desc::kFlags), kind = e.field32(d, desc::kKind);
   Value floatResult = e.orI(e.cmp(arith::CmpIPredicate::uge, kind, e.c32(kKindHalf)),
                             e.ne(e.andI(flags, e.c32(kReadNormalized)), e.c32(0)));
@@ -388,7 +394,7 @@ Value buildSampler(Emitter &e, ValueRange args, unsigned dims, bool gather,
   SmallVector<Axis> axes;
   for (unsigned a = 0; a < dims; ++a)
     axes.push_back(addressAxis(e, args[1 + a], e.field32(d, desc::kWidth + 4 * a),
-                               e.field32(d, desc::kAddrModes + 4 * a), normalized, linear));
+                               e.field32(d, desc::kAddrModes + 4 * a), normalized, linear, gather));
   Value border = e.vector({e.field32(d, desc::kBorder), e.field32(d, desc::kBorder + 4),
                            e.field32(d, desc::kBorder + 8), e.field32(d, desc::kBorder + 12)});
   SmallVector<Value> borderInts;
@@ -401,8 +407,22 @@ Value buildSampler(Emitter &e, ValueRange args, unsigned dims, bool gather,
   for (int64_t k = 0; k < 4; ++k)
     borderLanes.push_back(e.select(e.ult(e.c32(k), channels), e.lane(border, k), e.c32(0)));
   border = e.vector(borderLanes);
+  // A signed integer read as a normalized float is at least -1, except
+  // inside a linear filter (below).
+  Value signedNormalized = e.andI(e.eq(kind, e.c32(kKindSigned)),
+                                  e.ne(e.andI(flags, e.c32(kReadNormalized)), e.c32(0)));
+  auto atLeastMinusOne = [&](Value texel) {
+    SmallVector<Value> lanes;
+    for (int64_t k = 0; k < 4; ++k) {
+      Value x = e.lane(texel, k);
+      Value below = e.andI(signedNormalized,
+                           e.fcmp(arith::CmpFPredicate::OLT, e.floatOf(x), e.cf(-1.0)));
+      lanes.push_back(e.select(below, e.bitsOf(e.cf(-1.0)), x));
+    }
+    return e.vector(lanes);
+  };
   // The texel at corner `bits` (bit a: the second index on axis a).
-  auto corner = [&](unsigned bits) {
+  auto corner = [&](unsigned bits, bool clampSigned = true) {
     Value coord[3] = {e.c32(0), e.c32(0), layer};
     Value inRange = intConst(b, loc, b.getI1Type(), 1);
     for (unsigned a = 0; a < dims; ++a) {
@@ -412,7 +432,7 @@ Value buildSampler(Emitter &e, ValueRange args, unsigned dims, bool gather,
     }
     Value t = LLVM::CallOp::create(b, loc, texel, ValueRange{d, coord[0], coord[1], coord[2]})
                   .getResult();
-    return e.select(inRange, t, border);
+    return e.select(inRange, clampSigned ? atLeastMinusOne(t) : t, border);
   };
   if (gather) {
     // (i, j+1), (i+1, j+1), (i+1, j), (i, j)
@@ -431,29 +451,36 @@ Value buildSampler(Emitter &e, ValueRange args, unsigned dims, bool gather,
   // 5.
   SmallVector<Value> values;
   for (unsigned bits = 0; bits < (1u << dims); ++bits)
-    values.push_back(corner(bits));
+    values.push_back(corner(bits, /*clampSigned=*/false));
   SmallVector<Value> weights = cornerWeights(e, axes);
-  // Integers read as normalized floats filter as 16-bit fixed point
-  // (v * 257 for 8 bits), the sum rounded to a whole step (fitted to an
-  // H200: tools/texture_grid.h200.txt.gz).
+  // Integers read as normalized floats filter in 16-bit fixed point: an
+  // unsigned texel v of n bits weighs v * 65535 / (2^n - 1) (v * 257 for 8
+  // bits), a signed one v * 32767 / (2^(n-1) - 1) exactly, the most
+  // negative unclamped; the sum is rounded half up to a whole step, then
+  // clamped to -1 (fitted to an H200: tools/texture_grid.h200.txt.gz).
+  // Signed texels sum as the integers v, exactly, before the one division.
   Value fixedPoint = e.andI(e.ult(kind, e.c32(kKindHalf)),
                             e.ne(e.andI(flags, e.c32(kReadNormalized)), e.c32(0)));
-  Value steps = e.select(e.eq(kind, e.c32(kKindSigned)), e.cd(32767.0), e.cd(65535.0));
+  Value isSigned = e.eq(kind, e.c32(kKindSigned));
+  Value steps = e.select(isSigned, e.cd(32767.0), e.cd(65535.0));
+  Value byte = e.eq(e.field32(d, desc::kElemBytes), e.c32(1));
+  Value unit = e.select(isSigned, e.select(byte, e.cd(127.0), e.cd(32767.0)), steps);
   SmallVector<Value> lanes;
   for (int64_t k = 0; k < 4; ++k) {
     Value sum = e.cd(0.0), fixedSum = e.cd(0.0);
     for (auto [w, v] : llvm::zip(weights, values)) {
       Value x = e.fpext(e.floatOf(e.lane(v, k)));
       sum = e.fadd(sum, e.fmul(w, x));
-      Value fixed = math::RoundOp::create(b, loc, e.fmul(x, steps)).getResult();
-      fixedSum = e.fadd(fixedSum, e.fmul(w, fixed));
+      Value code = math::RoundOp::create(b, loc, e.fmul(x, unit)).getResult();
+      fixedSum = e.fadd(fixedSum, e.fmul(w, code));
     }
     Value filtered = e.fptrunc(e.fmul(sum, e.cd(1.0 / 256.0)));
     // Half textures filter to a half.
     Value asHalf = arith::ExtFOp::create(
         b, loc, e.f32(), arith::TruncFOp::create(b, loc, b.getF16Type(), filtered).getResult());
     filtered = e.select(e.eq(kind, e.c32(kKindHalf)), asHalf, filtered);
-    Value rounded = e.floor(e.fadd(e.fmul(fixedSum, e.cd(1.0 / 256.0)), e.cd(0.5)));
+    Value rounded = e.floor(
+        e.fadd(e.fdiv(e.fmul(fixedSum, steps), e.fmul(unit, e.cd(256.0))), e.cd(0.5)));
     Value fromFixed = e.fdiv(rounded, steps);
     fromFixed = e.select(e.fcmp(arith::CmpFPredicate::OLT, fromFixed, e.cd(-1.0)), e.cd(-1.0),
                          fromFixed);
@@ -567,6 +594,15 @@ struct TexOpLowering : TexturePattern<TexOp> {
     if (g == TexGeometry::Cube || g == TexGeometry::ACube) {
       auto [face, s, t] = cubeFace(e, coords[0], coords[1], coords[2]);
       coords = {s, t};
+      if (layer) {
+        // The cube's layer clamps as an unsigned integer, as an array's
+        // does (buildSampler), before it picks the face.
+        Value cubes = e.field32(e.pointerOf(adaptor.getHandle()), desc::kWidth + 12);
+        Value last = e.sub(
+            e.maxS(arith::DivUIOp::create(rewriter, op.getLoc(), cubes, e.c32(6)), e.c32(1)),
+            e.c32(1));
+        layer = arith::MinUIOp::create(rewriter, op.getLoc(), layer, last);
+      }
       layer = layer ? e.add(e.mul(layer, e.c32(6)), face) : face;
       flags |= kForceNormalized;
       dims = 2;

@@ -31,9 +31,15 @@ struct Axis {
   float a;
 };
 
-static Axis axis(float x, int n, cudaTextureAddressMode mode, bool normalized, bool linear) {
+static Axis axis(float x, int n, cudaTextureAddressMode mode, bool normalized, bool linear,
+                 bool gather = false) {
   // A normalized coordinate truncated to 21 fraction bits first (an H200's).
   float u = normalized ? std::floor(x * 2097152.0f) / 2097152.0f * n : x;
+  // Linear in clamp mode: the coordinate clamps to the texel centres (a
+  // gather's footprint clamps each index).
+  bool clamps = mode == cudaAddressModeClamp ||
+                (!normalized && (mode == cudaAddressModeWrap || mode == cudaAddressModeMirror));
+  if (linear && clamps && !gather) u = std::fmin(std::fmax(u, 0.5f), n - 0.5f);
   float t = linear ? u - 0.5f : u;
   float f = std::floor(t);
   Axis r;
@@ -44,24 +50,16 @@ static Axis axis(float x, int n, cudaTextureAddressMode mode, bool normalized, b
 }
 
 // The corner weights (in 1/256) of a linear fetch, corner bit k: the second
-// texel on axis k. An H200 rounds each product to 1/256, (0, 0) and (1, 1)
-// halves up, the other two the rest of their row; a 3D fetch splits each
-// (x, y) weight between its slices the same way.
+// texel on axis k. An H200 rounds each product of the axes' weights to the
+// nearest 1/256, a tie up where the corner's x and y bits agree, else down
+// (in 2D: (0, 0) and (1, 1) halves up, the other two the rest of their row).
 static void cornerWeights(const Axis* axes, int dims, double* w) {
-  double a = axes[0].a * 256.0;
-  w[0] = 256.0 - a;
-  w[1] = a;
-  if (dims < 2) return;
-  double b = axes[1].a * 256.0;
-  double w00 = std::floor((256.0 - a) * (256.0 - b) / 256.0 + 0.5);
-  double w11 = std::floor(a * b / 256.0 + 0.5);
-  w[0] = w00, w[1] = 256.0 - b - w00, w[2] = b - w11, w[3] = w11;
-  if (dims < 3) return;
-  double c = axes[2].a * 256.0;
-  for (int k = 0; k < 4; ++k) {
-    double upper = std::floor(w[k] * c / 256.0 + 0.5);
-    w[k + 4] = upper;
-    w[k] -= upper;
+  for (int k = 0; k < (1 << dims); ++k) {
+    double p = 1;
+    for (int d = 0; d < dims; ++d) p *= (k >> d & 1) ? axes[d].a * 256.0 : 256.0 - axes[d].a * 256.0;
+    p = std::ldexp(p, -8 * (dims - 1));
+    bool up = dims < 2 || (k & 1) == (k >> 1 & 1);
+    w[k] = up ? std::floor(p + 0.5) : std::ceil(p - 0.5);
   }
 }
 
@@ -461,8 +459,8 @@ int main() {
     gather<<<(n + 127) / 128, 128>>>(t, dAt, (float4*)dOut, n);
     std::vector<float4> got = back((float4*)dOut, n);
     for (int i = 0; i < n; ++i) {
-      Axis ax = axis(at[i].x, W, cudaAddressModeClamp, false, true);
-      Axis ay = axis(at[i].y, H, cudaAddressModeClamp, false, true);
+      Axis ax = axis(at[i].x, W, cudaAddressModeClamp, false, true, true);
+      Axis ay = axis(at[i].y, H, cudaAddressModeClamp, false, true, true);
       float want[4] = {image[ay.i[1] * W + ax.i[0]], image[ay.i[1] * W + ax.i[1]],
                        image[ay.i[0] * W + ax.i[1]], image[ay.i[0] * W + ax.i[0]]};
       for (int c = 0; c < 4; ++c) expectEqual("gather", ((float*)&got[i])[c], want[c], i);
