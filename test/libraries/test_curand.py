@@ -38,17 +38,21 @@ def wheel() -> Path:
 
 
 @pytest.fixture(scope="module")
-def result(tmp_path_factory: pytest.TempPathFactory, wheel: Path,
-           libdir: str) -> subprocess.CompletedProcess[str]:
+def program(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> Path:
     if tool("nvcc") is None:
         pytest.skip("nvcc is not installed")
     exe = tmp_path_factory.mktemp("curand") / "curand_host"
     subprocess.run([tool("nvcc"), "-arch=sm_75", f"-I{wheel / 'include'}", str(PROGRAM),
                     "-o", str(exe), f"-L{wheel / 'lib'}", "-l:libcurand.so.10"],
                    check=True, capture_output=True)
+    return exe
+
+
+@pytest.fixture(scope="module")
+def result(program: Path, wheel: Path) -> subprocess.CompletedProcess[str]:
     library_path = os.pathsep.join(p for p in (str(wheel / "lib"),
                                                os.environ.get("LD_LIBRARY_PATH", "")) if p)
-    return subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(exe)],
+    return subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(program)],
                           capture_output=True, text=True, timeout=1200,
                           env={**os.environ, "LD_LIBRARY_PATH": library_path, "ZMLIR_LOG": "1"})
 
@@ -69,6 +73,20 @@ def test_libcurand_is_told_an_architecture_it_has_no_sass_for(
         result: subprocess.CompletedProcess[str]) -> None:
     assert re.search(r"libcurand\.so\.10 keeps sm_80 machine code in images without PTX .*"
                      r"told compute capability 8\.1", result.stderr), result.stderr[-4000:]
+
+
+def test_without_zmlir_run_libcurand_fails_and_says_why(program: Path, wheel: Path,
+                                                        libdir: str) -> None:
+    """Our libcuda.so.1 alone: libcurand loads its sm_80 SASS, which has no
+    kernel we run; curandCreateGenerator fails (203, as NVIDIA's library
+    answers) and the driver says once what `zmlir run` would change."""
+    env = dict(os.environ, LD_LIBRARY_PATH=os.pathsep.join((libdir, str(wheel / "lib"))))
+    env.pop("LD_PRELOAD", None)
+    alone = subprocess.run([str(program)], capture_output=True, text=True, timeout=600, env=env)
+    assert alone.returncode != 0
+    assert "FAIL XORWOW: no generator" in alone.stdout, alone.stdout
+    assert alone.stderr.count("NVIDIA machine code only") == 1, alone.stderr
+    assert "loads its PTX when the program runs under `zmlir run`" in alone.stderr
 
 
 # Kinds whose values go through .approx instructions (sin/cos/lg2.approx.f32

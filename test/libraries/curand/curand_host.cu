@@ -147,12 +147,13 @@ static int exercise(const char *gen, curandRngType_t type, bool quasi, size_t n)
   if (!quasi) {
     std::vector<float> a(n), b(n);
     for (std::vector<float> *out : {&a, &b}) {
-      curandGenerator_t again;
+      curandGenerator_t again = nullptr;
       if (ok(curandCreateGenerator(&again, type), "curandCreateGenerator (seed 7)") &&
           ok(curandSetPseudoRandomGeneratorSeed(again, 7ull), "SetPseudoRandomGeneratorSeed(7)") &&
           ok(curandGenerateUniform(again, (float *)d, n), "GenerateUniform (seed 7)"))
         cudaMemcpy(out->data(), d, n * 4, cudaMemcpyDeviceToHost);
-      curandDestroyGenerator(again);
+      if (again)
+        curandDestroyGenerator(again);
     }
     expect(memcmp(a.data(), b.data(), n * 4) == 0, gen, "same seed, same sequence", 0);
     report(gen, "seed 7", a);
@@ -229,7 +230,7 @@ int main() {
   // The host API's XORWOW (libcurand's kernels) gives thread t's draws
   // of the device API's curand_init(seed, t, 0) first.
   {
-    curandGenerator_t g;
+    curandGenerator_t g = nullptr;
     float *d;
     std::vector<float> host(n);
     CHECK_CUDA(cudaMalloc(&d, n * 4));
@@ -237,7 +238,8 @@ int main() {
         ok(curandSetPseudoRandomGeneratorSeed(g, 1234ull), "SetPseudoRandomGeneratorSeed") &&
         ok(curandGenerateUniform(g, d, n), "GenerateUniform"))
       cudaMemcpy(host.data(), d, n * 4, cudaMemcpyDeviceToHost);
-    curandDestroyGenerator(g);
+    if (g)
+      curandDestroyGenerator(g);
     cudaFree(d);
     bool same = !device_xorwow_uniform.empty() && memcmp(host.data(), device_xorwow_uniform.data(),
                                                          device_xorwow_uniform.size() * 4) == 0;

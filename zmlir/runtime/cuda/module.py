@@ -447,8 +447,26 @@ class ModuleAPI(FunctionAPI):
         if isinstance(obj, UncompiledLibrary):
             raise obj.error
 
+            if obj.error.code == E.CUDA_ERROR_NO_BINARY_FOR_GPU:
+                self._machine_code_only(str(obj.error))
     def cuLibraryUnload(self, lib: Any) -> int:
         self.require_init()
+    def _machine_code_only(self, why: str) -> None:
+        """Says once, without ZMLIR_LOG, that a kernel asked for has SASS
+        only; outside `zmlir run`, that a library choosing its images by
+        the compute capability (libcurand) gets its PTX under it
+        (arch_preload.c)."""
+        from zmlir.runtime.cuda.build import NVRTC_PRELOAD
+
+        if "machine code only" in self.warned:
+            return
+        self.warned.add("machine code only")
+        hint = ""
+        if NVRTC_PRELOAD not in os.environ.get("LD_PRELOAD", ""):
+            hint = ("; a library that picks its images by the compute capability, as "
+                    "libcurand does, loads its PTX when the program runs under `zmlir run`")
+        log(f"a kernel was asked of a module image with NVIDIA machine code only ({why}){hint}")
+
         if isinstance(self.handles.find(self.ptr(lib)), UncompiledLibrary):
             self.handles.remove(self.ptr(lib), UncompiledLibrary)
             return E.CUDA_SUCCESS
