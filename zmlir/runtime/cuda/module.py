@@ -445,12 +445,10 @@ class ModuleAPI(FunctionAPI):
         """Raises the compile error of a library that did not compile."""
         obj = self.handles.find(self.ptr(lib))
         if isinstance(obj, UncompiledLibrary):
-            raise obj.error
-
             if obj.error.code == E.CUDA_ERROR_NO_BINARY_FOR_GPU:
                 self._machine_code_only(str(obj.error))
-    def cuLibraryUnload(self, lib: Any) -> int:
-        self.require_init()
+            raise obj.error
+
     def _machine_code_only(self, why: str) -> None:
         """Says once, without ZMLIR_LOG, that a kernel asked for has SASS
         only; outside `zmlir run`, that a library choosing its images by
@@ -467,6 +465,8 @@ class ModuleAPI(FunctionAPI):
                     "libcurand does, loads its PTX when the program runs under `zmlir run`")
         log(f"a kernel was asked of a module image with NVIDIA machine code only ({why}){hint}")
 
+    def cuLibraryUnload(self, lib: Any) -> int:
+        self.require_init()
         if isinstance(self.handles.find(self.ptr(lib)), UncompiledLibrary):
             self.handles.remove(self.ptr(lib), UncompiledLibrary)
             return E.CUDA_SUCCESS
