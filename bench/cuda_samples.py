@@ -160,14 +160,15 @@ def _our_cublas() -> list[str]:
 
 
 def _nvidia_curand() -> list[str]:
-    """nvcc's flags for NVIDIA's libcurand.so.10 (the nvidia-curand wheel:
-    its headers, the library, found again at run time through the rpath),
-    or none where the wheel is not installed."""
+    """nvcc's flags for NVIDIA's libcurand.so.10: the nvidia-curand wheel's
+    (its headers, the library, found again at run time through the rpath),
+    else the toolkit's (on a GPU machine), else none."""
     from zmlir.libraries.build import nvidia_wheel_dir
 
     wheel = nvidia_wheel_dir("curand.h")
     if wheel is None or not (wheel / "lib" / "libcurand.so.10").exists():
-        return []
+        toolkit = _toolkit()
+        return ["-lcurand"] if (toolkit / "lib64" / "libcurand.so").exists() else []
     lib = wheel / "lib"
     return [f"-I{wheel / 'include'}", f"-L{lib}", "-l:libcurand.so.10",
             f"-Xlinker=-rpath={lib}"]
