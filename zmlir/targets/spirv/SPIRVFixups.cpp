@@ -175,6 +175,48 @@ static constexpr uint64_t kMaxVariableAlignment = 64;
 /// one of `align - 64` more bytes aligned to 64, and its uses take the first
 /// address in it aligned as asked: the alloca plus `-address & (align - 1)`
 /// bytes (a GEP, so the pointer keeps its provenance).
+/// LLVM 22's SPIR-V backend writes `load atomic` and `store atomic` as a
+/// plain OpLoad and OpStore, which Intel's runtime compiles as ordinary
+/// accesses: the load of a spin-wait (`ld.acquire.gpu` in cooperative
+/// groups' grid sync) is hoisted out of its loop and never sees the other
+/// blocks arrive. Each becomes a volatile access (never hoisted, merged or
+/// split: an aligned load or store of up to 8 bytes is one instruction)
+/// with fences of its ordering (OpMemoryBarrier at its scope): acquire
+/// after a load, release before a store, sequentially consistent on both
+/// sides of either.
+llvm::Error zmlir::spirvVolatileAtomicAccesses(gpu::GPUModuleOp, llvm::Module &module) {
+  llvm::SmallVector<llvm::Instruction *> accesses;
+  for (llvm::Function &function : module)
+    for (llvm::Instruction &inst : llvm::instructions(function))
+      if (llvm::isa<llvm::LoadInst, llvm::StoreInst>(inst) && inst.isAtomic())
+        accesses.push_back(&inst);
+  for (llvm::Instruction *inst : accesses) {
+    auto *load = llvm::dyn_cast<llvm::LoadInst>(inst);
+    auto *store = llvm::dyn_cast<llvm::StoreInst>(inst);
+    llvm::AtomicOrdering ordering = load ? load->getOrdering() : store->getOrdering();
+    llvm::SyncScope::ID scope = load ? load->getSyncScopeID() : store->getSyncScopeID();
+    bool seqCst = ordering == llvm::AtomicOrdering::SequentiallyConsistent;
+    llvm::IRBuilder<> before(inst);
+    llvm::IRBuilder<> after(inst->getNextNode());
+    if (load) {
+      load->setVolatile(true);
+      load->setAtomic(llvm::AtomicOrdering::NotAtomic);
+      if (seqCst)
+        before.CreateFence(ordering, scope);
+      if (llvm::isAcquireOrStronger(ordering))
+        after.CreateFence(seqCst ? ordering : llvm::AtomicOrdering::Acquire, scope);
+    } else {
+      store->setVolatile(true);
+      store->setAtomic(llvm::AtomicOrdering::NotAtomic);
+      if (llvm::isReleaseOrStronger(ordering))
+        before.CreateFence(seqCst ? ordering : llvm::AtomicOrdering::Release, scope);
+      if (seqCst)
+        after.CreateFence(ordering, scope);
+    }
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error zmlir::realignSPIRVAllocas(gpu::GPUModuleOp, llvm::Module &module) {
   llvm::SmallVector<llvm::AllocaInst *> allocas;
   for (llvm::Function &function : module)
