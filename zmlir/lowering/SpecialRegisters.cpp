@@ -16,6 +16,8 @@ using namespace zmlir::ptx;
 
 namespace {
 
+constexpr const char *kGridWorkspaceName = "__zmlir_grid_workspace";
+
 struct SregOpLowering : PTXPattern<SregOp> {
   using PTXPattern::PTXPattern;
 
@@ -227,16 +229,46 @@ struct SregOpLowering : PTXPattern<SregOp> {
 struct InstOpLowering : PTXPattern<InstOp> {
   using PTXPattern::PTXPattern;
 
+  /// The module's grid workspace pointer, `__zmlir_grid_workspace`: one
+  /// i64 the driver sets around a cooperative launch to the grid barrier's
+  /// workspace (cooperative_groups' `grid_workspace {u32 wsSize; u32
+  /// barrier;}`) and keeps 0 otherwise (zmlir/runtime/cuda/cooperative.py).
+  Value gridWorkspace(InstOp op, ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    mlir::Type i64 = rewriter.getI64Type();
+    auto module = op->getParentOfType<gpu::GPUModuleOp>();
+    auto var = module.lookupSymbol<LLVM::GlobalOp>(kGridWorkspaceName);
+    if (!var) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(module.getBody());
+      var = LLVM::GlobalOp::create(
+          rewriter, loc, i64, /*isConstant=*/false, LLVM::Linkage::External, kGridWorkspaceName,
+          rewriter.getI64IntegerAttr(0), /*alignment=*/8, state.addressSpaces.global);
+    }
+    return LLVM::LoadOp::create(rewriter, loc, i64, LLVM::AddressOfOp::create(rewriter, loc, var),
+                                /*alignment=*/8);
+  }
+
   /// `mov` of %envreg<0..31> (set by NVIDIA's driver) or %pm<0..7>{_64}
   /// (performance-monitor counters): NVIDIA's registers on NVPTX. Elsewhere
-  /// the counters read 0 (no counters run), but %envreg is rejected: the
-  /// H200's driver sets %envreg0 (58995400 in the fidelity capture), so 0
-  /// would be a wrong value.
+  /// %envreg1:%envreg2 is the grid workspace's address (high:low words, as
+  /// cooperative_groups' get_grid_workspace reads it) and the counters read
+  /// 0 (no counters run); any other %envreg is rejected: the H200's driver
+  /// sets %envreg0 (58995400 in the fidelity capture), so 0 would be wrong.
   LogicalResult lowerEnvironmentRegister(InstOp op, StringRef reg,
                                          ConversionPatternRewriter &rewriter) const {
     Location loc = op.getLoc();
     mlir::Type type = op.getResult(0).getType();
     if (Value r = state.target.readMachineRegister(rewriter, loc, reg)) {
+      rewriter.replaceOp(op, adjustBits(rewriter, loc, r, type, false));
+      return success();
+    }
+    if (reg == "%envreg1" || reg == "%envreg2") {
+      Value word = gridWorkspace(op, rewriter);
+      if (reg == "%envreg1")
+        word = arith::ShRUIOp::create(rewriter, loc, word,
+                                      intConst(rewriter, loc, rewriter.getI64Type(), 32));
+      Value r = arith::TruncIOp::create(rewriter, loc, rewriter.getI32Type(), word);
       rewriter.replaceOp(op, adjustBits(rewriter, loc, r, type, false));
       return success();
     }

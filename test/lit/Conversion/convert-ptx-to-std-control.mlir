@@ -226,6 +226,31 @@ func.func @envreg() attributes {ptx.entry} {
 
 // -----
 
+// %envreg1:%envreg2, cooperative groups' grid workspace: NVIDIA's on NVPTX;
+// elsewhere the high and low words of the module's __zmlir_grid_workspace,
+// which the driver sets around a cooperative launch.
+// SPV: llvm.mlir.global external @__zmlir_grid_workspace(0 : i64) {addr_space = 1 : i32, alignment = 8 : i64} : i64
+// SPV-LABEL: gpu.func @grid_workspace
+// SPV: %[[A:.*]] = llvm.mlir.addressof @__zmlir_grid_workspace : !llvm.ptr<1>
+// SPV: %[[W:.*]] = llvm.load %[[A]] {alignment = 8 : i64} : !llvm.ptr<1> -> i64
+// SPV: %[[HI:.*]] = arith.shrui %[[W]], %{{.*}} : i64
+// SPV: arith.trunci %[[HI]] : i64 to i32
+// SPV: %[[W2:.*]] = llvm.load
+// SPV: arith.trunci %[[W2]] : i64 to i32
+// NV-LABEL: gpu.func @grid_workspace
+// NV: llvm.inline_asm has_side_effects "mov.b32 $0, %envreg1;", "=r"
+// NV: llvm.inline_asm has_side_effects "mov.b32 $0, %envreg2;", "=r"
+// GFX9: llvm.mlir.global external @__zmlir_grid_workspace(0 : i64) {addr_space = 1 : i32, alignment = 8 : i64} : i64
+// GFX9-LABEL: gpu.func @grid_workspace
+// GFX9: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> i64
+func.func @grid_workspace() attributes {ptx.entry} {
+  %0 = ptx.inst "mov" [".u32"] () {operand_kinds = ["d", "%envreg1"]} : () -> (i32)
+  %1 = ptx.inst "mov" [".u32"] () {operand_kinds = ["d", "%envreg2"]} : () -> (i32)
+  ptx.ret
+}
+
+// -----
+
 // nanosleep may sleep for no time at all: it lowers to nothing everywhere.
 // SPV-LABEL: gpu.func @nanosleep
 // SPV-NOT: ptx.inst
