@@ -26,9 +26,7 @@ PENDING: dict[str, str] = {}
 # this and exit with EXIT_WAIVED (they run and pass on the CUDA passthrough,
 # tools/run_programs_passthrough.py).
 EXIT_WAIVED = 2
-WAIVED = {
-    "cooperative_grid_sync": "WAIVED: no cooperative launch (cudaDevAttrCooperativeLaunch is 0)",
-}
+WAIVED: dict[str, str] = {}
 
 pytest.importorskip("zmlir.runtime.backends.opencl.device")
 
@@ -545,6 +543,10 @@ _COOPERATIVE = _FAST[:_FAST.index("r = {}")] + textwrap.dedent("""
         return lib.cuLaunchCooperativeKernel(f, grid, 1, 1, 32, 1, 1, 0, None, params)
     r["grid_8"] = coop(8)
     r["grid_9"] = coop(9)
+    assert lib.cuDeviceGetAttribute(ctypes.byref(v), 16, 0) == 0  # MULTIPROCESSOR_COUNT
+    r["sms"] = v.value
+    r["grid_fit"] = coop(r["occupancy"] * r["sms"])
+    r["grid_over"] = coop(r["occupancy"] * r["sms"] + 1)
     class Attr(ctypes.Structure):
         _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_char * 4),
                     ("value", ctypes.c_uint * 16)]
@@ -669,14 +671,24 @@ def test_cooperative_launch(libdir: str, backend: str, fake_nvidia_driver: Path)
         assert r["attribute"] == 1 and r["occupancy"] == 2  # the real driver's answers
         assert r["grid_8"] == 0
         assert r["grid_9"] == 720  # CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, passed through
-        assert r["ex_cooperative"] == 0 and r["cooperative_launches"] == 2
-        # grid_8, ex_cooperative, ex_priority, ex_cluster_1: the stand-in adds 3 once a launch.
-        assert r["value"] == 4 * 3
+        assert r["grid_fit"] == 0 and r["grid_over"] == 720
+        assert r["ex_cooperative"] == 0 and r["cooperative_launches"] == 3
+        # grid_8, grid_fit, ex_cooperative, ex_priority, ex_cluster_1: the
+        # stand-in adds 3 once a launch.
+        assert r["value"] == 5 * 3
     else:
-        assert r["attribute"] == 0
-        assert r["grid_8"] == 801 and r["grid_9"] == 801 and r["ex_cooperative"] == 801
-        assert "cooperative launch" in result.stderr
-        assert r["value"] == 2 * 2 * 3  # ex_priority and ex_cluster_1, 2 blocks each
+        # One block per compute unit (the CPU runtime's threads) is resident.
+        assert r["attribute"] == 1 and r["occupancy"] == 1
+        assert r["grid_fit"] == 0 and r["grid_over"] == 720
+        fits = {grid: code == 0 for grid, code in
+                ((8, r["grid_8"]), (9, r["grid_9"]), (2, r["ex_cooperative"]))}
+        assert fits == {8: r["sms"] >= 8, 9: r["sms"] >= 9, 2: r["sms"] >= 2}
+        assert all(r[k] == 720 for k, grid in (("grid_8", 8), ("grid_9", 9), ("ex_cooperative", 2))
+                   if not fits[grid])
+        # Each block adds 3: grid_fit's, those of the cooperative grids that
+        # fit, and ex_priority's and ex_cluster_1's 2.
+        blocks = r["sms"] + sum(grid for grid, fit in fits.items() if fit) + 2 * 2
+        assert r["value"] == 3 * blocks
 
 
 # __managed__ variables through cuLibraryGetManaged: on the OpenCL CPU backend

@@ -1,8 +1,9 @@
 // Grid-wide synchronisation: one cooperative launch whose phases are
 // separated by cooperative_groups::this_grid().sync(), each phase reading
-// what other blocks wrote in the one before. A device without cooperative
-// launch (CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH = 0, zmlir's CPU backend)
-// cannot run it: the program says so and exits with EXIT_WAIVED.
+// what other blocks wrote in the one before; then a grid one block larger
+// than the occupancy allows must be refused (cudaErrorCooperativeLaunchTooLarge).
+// A device without cooperative launch (CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH
+// = 0) cannot run it: the program says so and exits with EXIT_WAIVED.
 #include <cooperative_groups.h>
 
 #include <algorithm>
@@ -97,6 +98,13 @@ int main() {
   for (size_t i = 0; i < ring_want.size(); ++i)
     EXPECT(got_ring[i] == ring_want[i], "ring[%zu] (round %zu, block %zu) = %u, want %u", i,
            i / blocks, i % blocks, got_ring[i], ring_want[i]);
+  // Every block resident at once is the promise: one block more is refused.
+  const int too_many = sms * per_sm + 1;
+  const cudaError_t refused = cudaLaunchCooperativeKernel(reinterpret_cast<void*>(phases),
+                                                          too_many, threads, args, 0, nullptr);
+  EXPECT(refused == cudaErrorCooperativeLaunchTooLarge, "%d blocks: %s", too_many,
+         cudaGetErrorName(refused));
+  CHECK(cudaDeviceSynchronize());
   CHECK(cudaFree(rank));
   CHECK(cudaFree(ring));
   CHECK(cudaFree(total));

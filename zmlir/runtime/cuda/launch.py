@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from zmlir.runtime.cuda import cooperative as cooperative_launch
 from zmlir.runtime.cuda.attributes import max_dynamic_shared, max_threads
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.function import FunctionAPI, param_alignment, param_dtype
@@ -107,10 +108,16 @@ class LaunchAPI(FunctionAPI):
                 return E.CUDA_ERROR_INVALID_VALUE
             args = [np.frombuffer(bytes(self.ffi.buffer(params[i], dtype.itemsize)),
                                   dtype=dtype)[0] for i, dtype in enumerate(dtypes)]
+        def launch() -> None:
+            self.device.launch(fn.kernel, fn.info, grid, block, args, shared, **how)
+
         def run() -> int:
             try:
                 with self.fast.launch_lock():
-                    self.device.launch(fn.kernel, fn.info, grid, block, args, shared, **how)
+                    if cooperative:  # with the grid barrier's workspace
+                        cooperative_launch.launch(self.device, fn.module, launch)
+                    else:
+                        launch()
             except ValueError as err:
                 log(f"launch of {fn.name} rejected: {err}")
                 return E.CUDA_ERROR_INVALID_VALUE
@@ -285,8 +292,11 @@ class LaunchAPI(FunctionAPI):
 
     def cuOccupancyMaxPotentialBlockSize(self, min_grid: Any, block: Any, f: Any,
                                          smem_fn: Any, smem: int, limit: int) -> int:
-        self.handles.get(self.ptr(f), Function)
+        fn = self.handles.get(self.ptr(f), Function)
         size = min(limit or 1024, 1024)
         self.out(block, size)
-        self.out(min_grid, self.device.compute_units * max(1, 2048 // size))
+        # The grid that fills the device: cuOccupancyMaxActiveBlocksPerMultiprocessor's
+        # blocks on each multiprocessor (what a cooperative launch may use).
+        blocks = self.device.occupancy(fn.kernel, fn.info, size, smem)
+        self.out(min_grid, self.device.compute_units * (blocks or max(1, 2048 // size)))
         return E.CUDA_SUCCESS

@@ -10,7 +10,7 @@ import struct
 import time
 from typing import Any
 
-from zmlir.runtime.cuda import fatbin
+from zmlir.runtime.cuda import cooperative, fatbin
 from zmlir.runtime.cuda.constants import COMPUTE_CAPABILITY
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.function import FunctionAPI
@@ -211,6 +211,7 @@ class ModuleAPI(FunctionAPI):
             with self.lock:
                 stack = self.context_stack()
                 self.heaps.attach(module, ptx, stack[-1] if stack else self.primary_context())
+            cooperative.attach(self.device, module)
         except CudaError:
             self._release(module)
             raise
@@ -376,6 +377,7 @@ class ModuleAPI(FunctionAPI):
         with self.lock:
             self.printf.detach(module)
             self.heaps.detach(module)
+        cooperative.detach(self.device, module)
         try:
             if module.program is not None:
                 self.device.unload(module.program)

@@ -81,6 +81,11 @@ class Module:
     heap_kernels: frozenset[str] = frozenset()
     heap: Any = None
     heap_state: int = 0
+    # The address of its `__zmlir_grid_workspace` (0: its kernels read no
+    # %envreg1/%envreg2, or NVIDIA's) and of the grid workspace it points at
+    # during a cooperative launch (cuda/cooperative.py; 0: none made yet).
+    grid_workspace_var: int = 0
+    grid_workspace: int = 0
 
 
 @dataclass

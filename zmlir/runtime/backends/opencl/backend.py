@@ -4,6 +4,7 @@ SPIR-V kernels on any OpenCL 3.0 device with SPIR-V and Intel USM."""
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import os
 from collections.abc import Sequence
@@ -37,13 +38,29 @@ class OpenCLBackend(Backend):
     def device_name(self) -> str:
         return str(self.device.name)
 
-    @property
-    def host_accessible_globals(self) -> bool:  # type: ignore[override]
-        # A CPU device's program variables are in the host's own memory.
+    @functools.cached_property
+    def is_cpu(self) -> bool:
         from zmlir.runtime.backends.opencl import api as cl
 
         kind = cl.device_scalar(self.device.device_id, cl.CL_DEVICE_TYPE, "cl_device_type")
         return bool(kind & _CL_DEVICE_TYPE_CPU)
+
+    @property
+    def host_accessible_globals(self) -> bool:  # type: ignore[override]
+        # A CPU device's program variables are in the host's own memory.
+        return self.is_cpu
+
+    @property
+    def supports_cooperative(self) -> bool:  # type: ignore[override]
+        # A CPU runtime runs each work-group to its end on one of its
+        # compute_units threads (Intel's: TBB workers), taking the next
+        # work-group only then: a grid of at most compute_units blocks has
+        # them all running at once, a larger one does not
+        # (tools/probe_coresidency.cu). So one block per compute unit.
+        return self.is_cpu
+
+    def occupancy(self, kernel: Any, info: Any, block: int, dynamic_shared: int) -> int | None:
+        return 1 if self.is_cpu else None
 
     @property
     def target(self) -> str:
@@ -121,7 +138,14 @@ class OpenCLBackend(Backend):
         program.adopted.clear()
 
     def launch(self, kernel: Any, info: Any, grid: Sequence[int], block: Sequence[int],
-               args: Sequence[Any], shared_bytes: int) -> None:
+               args: Sequence[Any], shared_bytes: int, cooperative: bool = False) -> None:
+        blocks = grid[0] * grid[1] * grid[2]
+        if cooperative and blocks > self.compute_units:
+            from zmlir.runtime.cuda.errors import CudaError, CUresult
+
+            raise CudaError(CUresult.CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
+                            f"a cooperative grid of {blocks} blocks; {self.compute_units} "
+                            "run at once")
         self.device.launch(kernel, grid, block, args, shared_bytes=shared_bytes,
                            shared_window=info.static_shared_bytes)
 
