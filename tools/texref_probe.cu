@@ -368,7 +368,16 @@ int main() {
       int w = 4 >> k;
       float host[16];
       for (int i = 0; i < w * w; ++i) host[i] = 100 * k + i % w + 10 * (i / w);
-      CK(cuMemcpyHtoA(level, 0, host, w * w * 4));
+      CUDA_MEMCPY2D c;
+      memset(&c, 0, sizeof c);
+      c.srcMemoryType = CU_MEMORYTYPE_HOST;
+      c.srcHost = host;
+      c.srcPitch = w * 4;
+      c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+      c.dstArray = level;
+      c.WidthInBytes = w * 4;
+      c.Height = w;
+      CK(cuMemcpy2D(&c));
     }
     CK(cuTexRefSetMipmappedArray(t_mip, mm, CU_TRSA_OVERRIDE_FORMAT));
     CK(cuTexRefGetMipmappedArray(&got, t_mip));

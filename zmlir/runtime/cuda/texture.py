@@ -211,7 +211,14 @@ class TextureAPI(MemcpyAPI):
     # An array side of a copy is its device memory, at the array's own pitch.
 
     def array_range(self, handle: Any, offset: int, nbytes: int) -> int:
+        """The device address of a 1D array's bytes [offset, offset + nbytes):
+        the cuMemcpy*A* calls take 1D arrays only (an H200 answers
+        INVALID_VALUE for a 2D one; cuMemcpy2D/3D copy those)."""
         a = self.array(handle)
+        if a.height > 1 or a.depth > 0:
+            raise CudaError(E.CUDA_ERROR_INVALID_VALUE,
+                            "a copy by offset takes a 1D array; copy 2D and 3D arrays "
+                            "with cuMemcpy2D/cuMemcpy3D")
         if offset + nbytes > a.nbytes:
             raise CudaError(E.CUDA_ERROR_INVALID_VALUE, "copy past the end of the array")
         return a.address + offset
