@@ -100,7 +100,9 @@ static cufftResult check(int rank, const long long *n, long long batch, cufftTyp
   if (type != CUFFT_C2C && type != CUFFT_R2C && type != CUFFT_C2R && type != CUFFT_Z2Z &&
       type != CUFFT_D2Z && type != CUFFT_Z2D)
     return CUFFT_INVALID_TYPE;
-  if (rank < 1 || rank > 3 || !n || batch < 1)
+  if (rank < 1 || rank > 3) /* an H200's cuFFT 12.0 answers so */
+    return CUFFT_INVALID_VALUE;
+  if (!n || batch < 1)
     return CUFFT_INVALID_SIZE;
   for (int i = 0; i < rank; ++i)
     if (n[i] < 1)
@@ -162,7 +164,9 @@ static cufftResult make_int(cufftHandle handle, int rank, const int *n, const in
                             int istride, int idist, const int *onembed, int ostride, int odist,
                             cufftType type, int batch, size_t *work_size) {
   long long n64[3], in64[3], on64[3];
-  if (rank < 1 || rank > 3 || !n)
+  if (rank < 1 || rank > 3)
+    return CUFFT_INVALID_VALUE;
+  if (!n)
     return CUFFT_INVALID_SIZE;
   for (int i = 0; i < rank; ++i) {
     n64[i] = n[i];
