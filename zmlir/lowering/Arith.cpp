@@ -106,7 +106,17 @@ struct BinaryOpLowering : PTXPattern<OpTy> {
       if (type != DataType::F32 && type != DataType::F64)
         return this->unsupported(op, Twine("type '.") + stringifyDataType(type) + "' on '" + name +
                                          "'");
-      if (op.getFtz()) {
+      if (name == "min" || name == "max") {
+        if (Value native = this->state.target.nativeMinMax(rewriter, loc, name == "min", a, b,
+                                                           op.getNan(), op.getFtz())) {
+          rewriter.replaceOp(op, native);
+          return success();
+        }
+      }
+      // min/max select an operand's bits where one is NaN: flushed here
+      // whatever the function's mode.
+      bool flush = name == "min" || name == "max" ? op.getFtz() : this->softwareFtz(op);
+      if (flush) {
         a = flushSubnormal(rewriter, loc, a);
         b = flushSubnormal(rewriter, loc, b);
       }
@@ -122,7 +132,7 @@ struct BinaryOpLowering : PTXPattern<OpTy> {
         r = copySign(rewriter, loc, b, a);
       else
         return this->unsupported(op, Twine("float '") + name + "'");
-      if (op.getFtz())
+      if (flush)
         r = flushSubnormal(rewriter, loc, r);
       if (op.getSat())
         r = saturateFloat(rewriter, loc, r);
@@ -190,12 +200,13 @@ struct DivRemLowering : PTXPattern<OpTy> {
         return failure();
       // .approx and .full are within 2 ulp of IEEE division; correctly
       // rounded division satisfies both.
-      if (op.getFtz()) {
+      bool flush = this->softwareFtz(op);
+      if (flush) {
         a = flushSubnormal(rewriter, loc, a);
         b = flushSubnormal(rewriter, loc, b);
       }
       Value r = arith::DivFOp::create(rewriter, loc, a, b);
-      if (op.getFtz())
+      if (flush)
         r = flushSubnormal(rewriter, loc, r);
       rewriter.replaceOp(op, r);
       return success();
@@ -306,12 +317,13 @@ struct MulOpLowering : PTXPattern<MulOp> {
     if (isFloatType(op.getType())) {
       if (failed(checkDefaultRounding(op, *this)))
         return failure();
-      if (op.getFtz()) {
+      bool flush = softwareFtz(op);
+      if (flush) {
         a = flushSubnormal(rewriter, loc, a);
         b = flushSubnormal(rewriter, loc, b);
       }
       Value r = arith::MulFOp::create(rewriter, loc, a, b);
-      if (op.getFtz())
+      if (flush)
         r = flushSubnormal(rewriter, loc, r);
       if (op.getSat())
         r = saturateFloat(rewriter, loc, r);
@@ -340,13 +352,14 @@ LogicalResult lowerFusedMultiplyAdd(OpTy op, Value a, Value b, Value c,
                                  op->getName().stripDialect() + "'");
   if (failed(checkDefaultRounding(op, p)))
     return failure();
-  if (op.getFtz()) {
+  bool flush = p.softwareFtz(op);
+  if (flush) {
     a = flushSubnormal(rewriter, loc, a);
     b = flushSubnormal(rewriter, loc, b);
     c = flushSubnormal(rewriter, loc, c);
   }
   Value r = math::FmaOp::create(rewriter, loc, a, b, c);
-  if (op.getFtz())
+  if (flush)
     r = flushSubnormal(rewriter, loc, r);
   if (op.getSat())
     r = saturateFloat(rewriter, loc, r);
@@ -414,11 +427,12 @@ struct UnaryOpLowering : PTXPattern<OpTy> {
       return success();
     }
     if (isFloatType(op.getType())) {
-      if (op.getFtz())
+      bool flush = this->softwareFtz(op);
+      if (flush)
         a = flushSubnormal(rewriter, loc, a);
       r = name == "neg" ? arith::NegFOp::create(rewriter, loc, a).getResult()
                         : math::AbsFOp::create(rewriter, loc, a).getResult();
-      if (op.getFtz())
+      if (flush)
         r = flushSubnormal(rewriter, loc, r);
     } else {
       r = name == "neg" ? arith::SubIOp::create(rewriter, loc, intConst(rewriter, loc, type, 0), a)
@@ -590,7 +604,7 @@ struct SetpOpLowering : PTXPattern<SetpOp> {
       } else {
         a = widenHalf(rewriter, loc, a, type);
         b = widenHalf(rewriter, loc, b, type);
-        if (ftz) {
+        if (softwareFtz(op)) {
           a = flushSubnormal(rewriter, loc, a);
           b = flushSubnormal(rewriter, loc, b);
         }
@@ -640,7 +654,7 @@ FailureOr<Value> comparePredicate(Operation *op, OpBuilder &b, Value a, Value x,
     }
     a = widenHalf(b, loc, a, type);
     x = widenHalf(b, loc, x, type);
-    if (ftz) {
+    if (ftz && !inF32FlushMode(op)) {
       a = flushSubnormal(b, loc, a);
       x = flushSubnormal(b, loc, x);
     }
@@ -701,7 +715,7 @@ struct SlctOpLowering : PTXPattern<SlctOp> {
     Value c = adaptor.getC();
     Value p;
     if (c.getType().isF32()) {
-      if (op.getFtz())
+      if (softwareFtz(op))
         c = flushSubnormal(rewriter, loc, c);
       p = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGE, c,
                                 floatConst(rewriter, loc, c.getType(), 0.0));

@@ -173,8 +173,18 @@ struct CvtOpLowering : PTXPattern<CvtOp> {
     } else {
       unsigned from = widthOf(srcType), to = widthOf(dstType);
       if (from < to || (from == to && srcType == dstType)) {
-        if (from < to)
+        if (src == DataType::BF16 && dst == DataType::F32) {
+          // The bits as the top half of an f32 (as the H200 widens): exact,
+          // and a subnormal stays one where the function flushes f32
+          // subnormals (F32FlushMode.cpp), as cvt.f32.bf16 keeps them.
+          mlir::Type i32 = rewriter.getI32Type();
+          Value wide = arith::ExtUIOp::create(rewriter, loc, i32, asInteger(rewriter, loc, x));
+          x = arith::BitcastOp::create(
+              rewriter, loc, dstType,
+              arith::ShLIOp::create(rewriter, loc, wide, intConst(rewriter, loc, i32, 16)));
+        } else if (from < to) {
           x = arith::ExtFOp::create(rewriter, loc, dstType, x);
+        }
         switch (rnd) {
         case Rounding::None:
         case Rounding::RN:

@@ -16,6 +16,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace zmlir {
 
@@ -100,6 +101,26 @@ inline Value flushSubnormal(OpBuilder &b, Location loc, Value value) {
   return arith::SelectOp::create(b, loc, isSubnormal, zero, value);
 }
 
+/// LLVM's function attribute (llvm.func's `denormal_fp_math_f32`) and the
+/// value that flushes f32 subnormals in every instruction of the function.
+constexpr llvm::StringLiteral kF32DenormalModeAttr = "denormal_fp_math_f32";
+constexpr llvm::StringLiteral kF32FlushToZeroMode = "preserve-sign,preserve-sign";
+
+/// Whether `op` is in a function whose f32 instructions the target flushes
+/// itself (F32FlushMode.cpp): its `.ftz` needs no flushSubnormal.
+inline bool inF32FlushMode(Operation *op) {
+  auto fn = op->getParentOfType<FunctionOpInterface>();
+  auto mode = fn ? fn->getAttrOfType<StringAttr>(kF32DenormalModeAttr) : StringAttr();
+  return mode && mode.getValue() == kF32FlushToZeroMode;
+}
+
+/// Sets `fn`'s (a gpu.func or llvm.func) f32 denormal mode from the PTX
+/// function `ptxFunc` it is made of, where the target has such a mode:
+/// flush-to-zero if every f32 instruction of it is `.ftz`, LLVM's
+/// `dynamic` (compatible with any caller) if none depends on the mode
+/// (F32FlushMode.cpp).
+void setF32DenormalMode(Operation *fn, Operation *ptxFunc, const TargetInfo &target);
+
 /// Clamps a float to [+0, 1] with NaN going to +0 (PTX `.sat` on floats);
 /// -0 gives +0 as well, as on the H200. Compares and selects, not
 /// maxnum/minnum: those may return either zero, and on NVPTX become calls
@@ -137,6 +158,32 @@ struct PTXPattern : OpConversionPattern<OpTy> {
   LogicalResult unsupported(OpTy op, const Twine &what) const {
     op->emitError("unsupported ") << what;
     return failure();
+  }
+
+  /// Whether `op`'s `.ftz` flushes f32 values in software (flushSubnormal):
+  /// not in a function whose f32 instructions the target flushes itself,
+  /// unless LLVM may fold the instruction away, flushing nothing, whatever
+  /// the function's denormal mode: x * 1, x / 1, x + 0, x - 0, fma(x, 1, 0).
+  bool softwareFtz(OpTy op) const {
+    if (!op.getFtz())
+      return false;
+    if (!inF32FlushMode(op))
+      return true;
+    auto one = [](Value v) { return isConstantMagnitude(v, 1.0); };
+    auto zero = [](Value v) { return isConstantMagnitude(v, 0.0); };
+    if constexpr (llvm::is_one_of<OpTy, MulOp, DivOp>::value)
+      return llvm::any_of(op->getOperands(), one);
+    if constexpr (llvm::is_one_of<OpTy, AddOp, SubOp>::value)
+      return llvm::any_of(op->getOperands(), zero);
+    if constexpr (llvm::is_one_of<OpTy, FmaOp, MadOp>::value)
+      return zero(op.getC()) && (one(op.getA()) || one(op.getB()));
+    return false;
+  }
+
+  /// Whether `v` is a float constant of magnitude `x`.
+  static bool isConstantMagnitude(Value v, double x) {
+    FloatAttr constant;
+    return matchPattern(v, m_Constant(&constant)) && std::abs(constant.getValueAsDouble()) == x;
   }
 
   /// The shared window base of the kernel containing `op`.

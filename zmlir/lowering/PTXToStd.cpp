@@ -123,7 +123,8 @@ struct ConvertPTXToStdPass : zmlir::impl::ConvertPTXToStdBase<ConvertPTXToStdPas
   void runOnOperation() override;
 
 private:
-  LogicalResult convertDeviceFunction(func::FuncOp func, gpu::GPUModuleOp gpuModule);
+  LogicalResult convertDeviceFunction(func::FuncOp func, gpu::GPUModuleOp gpuModule,
+                                      const TargetInfo &target);
   LogicalResult convertVariables(ModuleOp module, gpu::GPUModuleOp gpuModule,
                                  PTXLoweringState &state);
   FailureOr<gpu::GPUFuncOp> convertKernel(func::FuncOp func, gpu::GPUModuleOp gpuModule,
@@ -287,7 +288,8 @@ LogicalResult ConvertPTXToStdPass::convertVariables(ModuleOp module, gpu::GPUMod
 /// A `.func` becomes an internal llvm.func in the gpu.module with the same
 /// blocks; its `.param` arguments and return value are plain values.
 LogicalResult ConvertPTXToStdPass::convertDeviceFunction(func::FuncOp func,
-                                                         gpu::GPUModuleOp gpuModule) {
+                                                         gpu::GPUModuleOp gpuModule,
+                                                         const TargetInfo &target) {
   MLIRContext *ctx = func.getContext();
   FunctionType type = func.getFunctionType();
   if (type.getNumResults() > 1)
@@ -299,6 +301,7 @@ LogicalResult ConvertPTXToStdPass::convertDeviceFunction(func::FuncOp func,
   b.setInsertionPointToEnd(gpuModule.getBody());
   auto fn = LLVM::LLVMFuncOp::create(b, func.getLoc(), func.getName(), fnType,
                                      LLVM::Linkage::Internal);
+  setF32DenormalMode(fn, func, target);
   fn.getBody().getBlocks().splice(fn.getBody().end(), func.getBody().getBlocks());
   func.erase();
   return success();
@@ -318,6 +321,7 @@ FailureOr<gpu::GPUFuncOp> ConvertPTXToStdPass::convertKernel(func::FuncOp func,
   auto kernel = gpu::GPUFuncOp::create(b, func.getLoc(), func.getName(),
                                        FunctionType::get(ctx, inputs, {}));
   kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  setF32DenormalMode(kernel, func, state.target);
   if (subgroupSize != 0)
     kernel->setAttr("intel_reqd_sub_group_size", b.getI32IntegerAttr(subgroupSize));
   // Replace the builder's empty body with the PTX function's blocks.
@@ -406,7 +410,7 @@ void ConvertPTXToStdPass::runOnOperation() {
       continue;
     }
     if (!func->hasAttr("ptx.entry")) {
-      if (failed(convertDeviceFunction(func, gpuModule)))
+      if (failed(convertDeviceFunction(func, gpuModule, *targetInfo)))
         failedAny = true;
       continue;
     }

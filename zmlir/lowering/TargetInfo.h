@@ -59,6 +59,23 @@ public:
   /// Whether llvm.minimum/maximum keep their NaN and signed-zero semantics
   /// through the backend.
   virtual bool hasExactFloatMinMax() const { return true; }
+  /// PTX's `min`/`max{.ftz}{.NaN}` of f32 or f64 as the target's own
+  /// instruction, or null.
+  virtual mlir::Value nativeMinMax(mlir::OpBuilder &b, mlir::Location loc, bool isMin,
+                                   mlir::Value x, mlir::Value y, bool nan, bool ftz) const {
+    return {};
+  }
+  /// Whether the backend flushes f32 subnormals as PTX's `.ftz` does, in
+  /// every f32 instruction of a function with LLVM's
+  /// `denormal-fp-math-f32="preserve-sign,preserve-sign"` (NVPTX emits the
+  /// `.ftz` forms, AMDGPU sets the function's FP32 denormal mode). A
+  /// function whose f32 arithmetic is all `.ftz` then gets that mode and no
+  /// flushing in software (F32FlushMode.cpp).
+  virtual bool hasF32FlushMode() const { return false; }
+  /// Whether the f32 ptx op `op`, without `.ftz`, keeps subnormals in such a
+  /// function: the target's own instruction for it says how it treats
+  /// subnormals, whatever the function's mode.
+  virtual bool keepsSubnormalsInF32FlushMode(mlir::Operation *op) const { return false; }
   /// NVIDIA's directed-rounding `add/sub/mul/fma/div/sqrt/rcp` on operands
   /// already flushed when `ftz`, or null.
   virtual mlir::Value nativeDirectedArith(mlir::OpBuilder &b, mlir::Location loc,

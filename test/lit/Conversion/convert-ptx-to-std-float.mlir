@@ -94,7 +94,7 @@ func.func @fmin(%a: f32, %b: f32) attributes {ptx.entry} {
 // SPV: arith.select %[[NAN]], %{{.*}}
 // SPV: gpu.return
 // NV-LABEL: gpu.func @fmax_nan
-// NV: arith.maximumf
+// NV: llvm.call_intrinsic "llvm.nvvm.fmax.nan.f"
 func.func @fmax_nan(%a: f32, %b: f32) attributes {ptx.entry} {
   %0 = ptx.max %a, %b {type = #ptx.type<f32>, nan} : f32
   ptx.ret

@@ -8,6 +8,8 @@
 
 #include "zmlir/lowering/PTXLowering.h"
 
+#include "llvm/ADT/TypeSwitch.h"
+
 using namespace mlir;
 using namespace zmlir;
 using namespace zmlir::ptx;
@@ -95,6 +97,37 @@ public:
   Value nativeSqrt(OpBuilder &b, Location loc, Value a) const override {
     return callIntrinsic(b, loc, a.getType(),
                          a.getType().isF64() ? "llvm.nvvm.sqrt.rn.d" : "llvm.nvvm.sqrt.rn.f", a);
+  }
+
+  /// max{.ftz}{.NaN}.f32 and max.f64 (and min) are NVIDIA's intrinsics.
+  Value nativeMinMax(OpBuilder &b, Location loc, bool isMin, Value x, Value y, bool nan,
+                     bool ftz) const override {
+    bool f64 = x.getType().isF64();
+    if (f64 && nan)
+      return Value();
+    std::string name = std::string("llvm.nvvm.f") + (isMin ? "min" : "max") +
+                       (ftz && !f64 ? ".ftz" : "") + (nan ? ".nan" : "") + (f64 ? ".d" : ".f");
+    return callIntrinsic(b, loc, x.getType(), name, ValueRange{x, y});
+  }
+
+  /// The backend emits every f32 instruction of a function in
+  /// `preserve-sign` mode as its `.ftz` form (add, sub, mul, fma, div, sqrt,
+  /// setp, cvt, neg, abs, min, max).
+  bool hasF32FlushMode() const override { return true; }
+
+  /// The instructions this target emits as NVIDIA's intrinsics or inline
+  /// PTX with their own `.ftz` (or none): min and max (nativeMinMax), the
+  /// .approx functions but rcp (nativeApprox), div.approx and div.full.
+  bool keepsSubnormalsInF32FlushMode(Operation *op) const override {
+    if (isa<MinOp, MaxOp>(op))
+      return !op->hasAttr("xorsign");
+    if (auto div = dyn_cast<DivOp>(op))
+      return div.getPrecision() != Precision::None && div.getRnd() == Rounding::None &&
+             !div.getSat();
+    auto approx = [](auto unary) { return unary.getPrecision() == Precision::Approx; };
+    return TypeSwitch<Operation *, bool>(op)
+        .Case<SinOp, CosOp, Lg2Op, Ex2Op, TanhOp, SqrtOp, RsqrtOp>(approx)
+        .Default(false);
   }
 
   Value nativeApprox(OpBuilder &b, Location loc, StringRef name, Value a, bool ftz) const override {

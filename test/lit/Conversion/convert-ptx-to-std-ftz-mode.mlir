@@ -1,0 +1,104 @@
+// RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std=target=nvptx | FileCheck %s --check-prefix=NV
+// RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std=target=spirv | FileCheck %s --check-prefix=SPV
+
+// A kernel whose f32 instructions are all .ftz flushes in the function's
+// denormal mode on NVPTX: no subnormal test (the exponent mask 0x7f800000)
+// is left. SPIR-V has no such mode: each operand and result is flushed.
+// NV-LABEL: gpu.func @all_ftz
+// NV-SAME: denormal_fp_math_f32 = "preserve-sign,preserve-sign"
+// NV-NOT: 2139095040
+// NV: math.fma
+// NV-NOT: 2139095040
+// NV: arith.cmpf olt
+// NV-NOT: 2139095040
+// SPV-LABEL: gpu.func @all_ftz
+// SPV-NOT: denormal_fp_math_f32
+// SPV: arith.constant 2139095040 : i32
+func.func @all_ftz(%a: f32, %b: f32) attributes {ptx.entry} {
+  %0 = ptx.add %a, %b {type = #ptx.type<f32>, ftz} : f32
+  %1 = ptx.mul %0, %b {type = #ptx.type<f32>, ftz} : f32 -> f32
+  %2 = ptx.fma %1, %a, %b {type = #ptx.type<f32>, rnd = #ptx.rnd<rn>, ftz} : f32
+  %p, %q = ptx.setp %2, %a {cmp = #ptx.cmp<lt>, type = #ptx.type<f32>, ftz} : f32
+  ptx.ret
+}
+
+// -----
+
+// A plain f32 mul beside an add.ftz: the function keeps IEEE subnormals and
+// the add is flushed in software.
+// NV-LABEL: gpu.func @mixed
+// NV-NOT: denormal_fp_math_f32
+// NV: arith.constant 2139095040 : i32
+// NV: arith.addf
+func.func @mixed(%a: f32, %b: f32) attributes {ptx.entry} {
+  %0 = ptx.add %a, %b {type = #ptx.type<f32>, ftz} : f32
+  %1 = ptx.mul %0, %b {type = #ptx.type<f32>} : f32 -> f32
+  ptx.ret
+}
+
+// -----
+
+// tanh.approx.f32 has no .ftz form but is NVIDIA's own instruction either
+// way, cvt.f32.bf16 widens on the bits and cvt.rn.bf16.f32 rounds on them:
+// none depends on the mode (llm.c's gelu_forward).
+// NV-LABEL: gpu.func @gelu_like
+// NV-SAME: denormal_fp_math_f32 = "preserve-sign,preserve-sign"
+// NV: arith.shli %{{.*}}, %{{.*}} : i32
+// NV: llvm.inline_asm "tanh.approx.f32 $0, $1;"
+// NV-NOT: 2139095040
+func.func @gelu_like(%h: i16) attributes {ptx.entry} {
+  %x = ptx.cvt %h {type = #ptx.type<f32>, src_type = #ptx.type<bf16>} : i16 -> f32
+  %0 = ptx.mul %x, %x {type = #ptx.type<f32>, ftz} : f32 -> f32
+  %1 = ptx.tanh %0 {precision = #ptx.precision<approx>, type = #ptx.type<f32>} : f32
+  %2 = ptx.cvt %1 {type = #ptx.type<bf16>, src_type = #ptx.type<f32>, rnd = #ptx.rnd<rn>} : f32 -> i16
+  ptx.ret
+}
+
+// -----
+
+// max.ftz.f32 is NVIDIA's instruction (exact on NaN and -0), not
+// llvm.maximum with NaN selects.
+// NV-LABEL: gpu.func @max_ftz
+// NV: llvm.call_intrinsic "llvm.nvvm.fmax.ftz.f"
+// NV-NOT: arith.maximumf
+// NV: llvm.call_intrinsic "llvm.nvvm.fmin.nan.f"
+func.func @max_ftz(%a: f32, %b: f32) attributes {ptx.entry} {
+  %0 = ptx.max %a, %b {type = #ptx.type<f32>, ftz} : f32
+  %1 = ptx.min %0, %b {type = #ptx.type<f32>, nan} : f32
+  ptx.ret
+}
+
+// -----
+
+// A device function with no f32 arithmetic suits any caller's mode
+// (LLVM inlines only between functions of compatible modes).
+// NV-LABEL: llvm.func internal @no_floats
+// NV-SAME: denormal_fp_math_f32 = "dynamic,dynamic"
+func.func @no_floats(%a: i32) -> i32 {
+  %c1 = arith.constant 1 : i32
+  %0 = ptx.add %a, %c1 {type = #ptx.type<s32>} : i32
+  ptx.ret %0 : i32
+}
+func.func @calls_no_floats(%a: i32) attributes {ptx.entry} {
+  %0 = ptx.call @no_floats(%a) : (i32) -> i32
+  ptx.ret
+}
+
+// -----
+
+// LLVM folds x * 1.0 to x whatever the denormal mode: that .ftz is still
+// flushed in software, a mul by another constant is not.
+// NV-LABEL: gpu.func @mul_by_one
+// NV-SAME: denormal_fp_math_f32 = "preserve-sign,preserve-sign"
+// NV-NOT: 2139095040
+// NV: arith.mulf
+// NV: arith.constant 2139095040 : i32
+// NV: arith.mulf
+// NV: arith.constant 2139095040 : i32
+func.func @mul_by_one(%a: f32) attributes {ptx.entry} {
+  %half = arith.constant 0.5 : f32
+  %one = arith.constant 1.0 : f32
+  %0 = ptx.mul %a, %half {type = #ptx.type<f32>, ftz} : f32 -> f32
+  %1 = ptx.mul %0, %one {type = #ptx.type<f32>, ftz} : f32 -> f32
+  ptx.ret
+}

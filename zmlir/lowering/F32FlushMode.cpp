@@ -1,0 +1,106 @@
+//===- F32FlushMode.cpp - `.ftz` as a function's f32 denormal mode --------===//
+//
+// nvcc's fast-math PTX is `.ftz` throughout: add.ftz.f32, fma.rn.ftz.f32,
+// setp.lt.ftz.f32, ex2.approx.ftz.f32, ... Flushing each operand and result
+// in software doubles such kernels (an integer mask and a select per
+// value). Where the target has a per-function f32 denormal mode
+// (TargetInfo::hasF32FlushMode), a function whose f32 instructions are all
+// `.ftz` gets LLVM's `denormal-fp-math-f32="preserve-sign,preserve-sign"`
+// instead, and the patterns flush nothing there (inF32FlushMode). A
+// function that mixes `.ftz` and plain f32 instructions keeps IEEE
+// subnormals and the software flushing: the mode is the whole function's.
+//
+// SPIR-V has no such mode on Intel's OpenCL CPU runtime: it rejects
+// DenormFlushToZero (SPV_KHR_float_controls, capability 4465), and
+// -cl-denorms-are-zero flushes a whole program, f64 included (MXCSR).
+//
+//===----------------------------------------------------------------------===//
+
+#include "zmlir/lowering/PTXLowering.h"
+
+using namespace mlir;
+using namespace zmlir;
+using namespace zmlir::ptx;
+
+namespace {
+
+bool isF32Like(DataType type) {
+  return type == DataType::F32 || type == DataType::BF16 || type == DataType::BF16x2;
+}
+
+/// Whether `op` computes on f32 values, or on bf16 values (computed in f32).
+bool involvesF32(Operation *op) {
+  for (NamedAttribute attr : op->getAttrs())
+    if (auto type = dyn_cast<DataTypeAttr>(attr.getValue()); type && isF32Like(type.getValue()))
+      return true;
+  auto f32Like = [](mlir::Type t) { return t.isF32() || t.isBF16(); };
+  return llvm::any_of(op->getOperandTypes(), f32Like) ||
+         llvm::any_of(op->getResultTypes(), f32Like);
+}
+
+/// Whether an f32 conversion without `.ftz` gives the same result where f32
+/// subnormals are flushed: from integers and f16 nothing is subnormal in
+/// f32; a subnormal f32 rounds to a zero of f16 to nearest; bf16 and f32
+/// convert to nearest on their bits (Convert.cpp, f32ToBf16Bits).
+bool cvtIgnoresSubnormals(CvtOp cvt) {
+  DataType src = cvt.getSrcType(), dst = cvt.getType();
+  Rounding rnd = cvt.getRnd();
+  bool nearest = rnd == Rounding::None || rnd == Rounding::RN;
+  return !isFloatType(src) || (src == DataType::F16 && dst == DataType::F32) ||
+         (src == DataType::BF16 && dst == DataType::F32 && rnd == Rounding::None) ||
+         (src == DataType::F32 && (dst == DataType::F16 || dst == DataType::BF16) && nearest);
+}
+
+/// Whether `op` (f32, without `.ftz`) would give another result where f32
+/// subnormals are flushed. Ops with a `.ftz` form depend on it, and so does
+/// any other op but those that move f32 bits unchanged.
+bool dependsOnSubnormals(Operation *op, const TargetInfo &target) {
+  if (target.keepsSubnormalsInF32FlushMode(op))
+    return false;
+  if (auto cvt = dyn_cast<CvtOp>(op))
+    return !cvtIgnoresSubnormals(cvt);
+  ArrayRef<StringAttr> attrs = op->getName().getRegisteredInfo()->getAttributeNames();
+  if (llvm::any_of(attrs, [](StringAttr name) { return name.getValue() == "ftz"; }))
+    return true;
+  return !isa<LdOp, StOp, LdParamOp, StParamOp, MovOp, MovPackOp, MovUnpackOp, SelpOp, BraOp,
+              CondBraOp, RetOp, CallOp, ShflSyncOp, TexOp, Tld4Op, SuldOp, SustOp>(op);
+}
+
+enum class Mode { Ieee, Flush, Either };
+
+Mode requiredMode(Operation *ptxFunc, const TargetInfo &target) {
+  bool anyFtz = false;
+  WalkResult walk = ptxFunc->walk([&](Operation *op) {
+    if (!isa_and_nonnull<PTXDialect>(op->getDialect()) || !involvesF32(op))
+      return WalkResult::advance();
+    if (op->hasAttr("ftz")) {
+      anyFtz = true;
+      return WalkResult::advance();
+    }
+    return dependsOnSubnormals(op, target) ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return Mode::Ieee;
+  return anyFtz ? Mode::Flush : Mode::Either;
+}
+
+} // namespace
+
+void zmlir::setF32DenormalMode(Operation *fn, Operation *ptxFunc, const TargetInfo &target) {
+  if (!target.hasF32FlushMode())
+    return;
+  MLIRContext *ctx = fn->getContext();
+  switch (requiredMode(ptxFunc, target)) {
+  case Mode::Ieee:
+    return;
+  case Mode::Flush:
+    fn->setAttr(kF32DenormalModeAttr, StringAttr::get(ctx, kF32FlushToZeroMode));
+    return;
+  case Mode::Either:
+    // A device function any caller may inline (LLVM inlines only between
+    // functions of compatible modes); a kernel has no caller.
+    if (!isa<gpu::GPUFuncOp>(fn))
+      fn->setAttr(kF32DenormalModeAttr, StringAttr::get(ctx, "dynamic,dynamic"));
+    return;
+  }
+}
