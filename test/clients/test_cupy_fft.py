@@ -17,10 +17,7 @@ HERE = Path(__file__).resolve().parent
 STEPS = ["fft_c64_batched", "ifft_c64", "fft2_c128", "rfftn_f32", "irfft_f64",
          "fft_axis0_strided"]
 # Steps not yet seen to pass, with why: skipped (the script says so).
-_COMPLEX_KERNEL = ("CuPy copies complex arrays with a kernel (cupy_copy; cupy_fill for "
-                   "cp.ones) that crashes Intel's OpenCL compiler on the CPU backend "
-                   "(2026-12-02 16:36): not cuFFT's")
-PENDING: dict[str, str] = {"irfft_f64": _COMPLEX_KERNEL, "fft_axis0_strided": _COMPLEX_KERNEL}
+PENDING: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
