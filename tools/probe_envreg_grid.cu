@@ -1,7 +1,8 @@
 // What NVIDIA's driver puts in %envreg1:%envreg2 (cooperative groups' grid
 // workspace pointer) in a plain and in a cooperative launch, and what the
-// workspace holds (wsSize, barrier). Ours: 0 in a plain launch; in a
-// cooperative one the module's workspace, wsSize 8 (runtime/cuda/cooperative.py).
+// workspace holds (wsSize, barrier). An H200 (driver 580.159.04): 0 in a
+// plain launch; in a cooperative one a workspace with wsSize 16, barrier 0.
+// Ours the same (runtime/cuda/cooperative.py), at the module's workspace.
 //   nvcc -arch=sm_90 tools/probe_envreg_grid.cu -o /tmp/probe_envreg_grid && /tmp/probe_envreg_grid
 #include <cstdio>
 __global__ void k(unsigned* out) {

@@ -20,8 +20,9 @@ from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.objects import Module
 
 VARIABLE = "__zmlir_grid_workspace"
-# grid_workspace: wsSize (its own size, as NVIDIA's driver fills it), barrier.
-_WORKSPACE = struct.pack("<II", 8, 0)
+# grid_workspace: wsSize, barrier, as an H200's driver fills it for a
+# cooperative launch (wsSize 16: tools/probe_envreg_grid.cu), padded to 16.
+_WORKSPACE = struct.pack("<IIQ", 16, 0, 0)
 
 
 def attach(device: Any, module: Module) -> None:
