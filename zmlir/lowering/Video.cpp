@@ -2,16 +2,25 @@
 //
 // Lowers the scalar video instructions (ptx.vop: vadd ... vset) and the SIMD
 // ones (ptx.vop2, ptx.vop4) to plain arith on i32 and i64, the same code on
-// every target, following the PTX ISA 9.0 pseudo-code (section 9.7.16):
+// every target. The scalar forms follow what NVIDIA GPUs compute (sm_70 and
+// later emulate them in SASS; measured on an H200 with tools/video_probe.py,
+// see docs/video-instructions.md), not the PTX ISA 9.0 pseudo-code:
 //
 //  scalar: 1. ta, tb: the selected byte, half-word or word of a and b,
 //             sign- or zero-extended to i64 per atype/btype;
 //          2. the operation, exact in i64 (shift amounts clamped to 32 or
 //             wrapped modulo 32 first);
-//          3. .sat clamps to dtype's range, the byte or half-word's where a
-//             destination selector merges into c;
-//          4. the secondary .add/.min/.max with c (extended per dtype), or
-//             the merge of the result's low bits into c at the selector.
+//          3. .sat: to a byte or half-word destination, the exact result
+//             read as unsigned (a negative one is huge) and capped at the
+//             part's maximum, signed or unsigned per dtype; to a word, s32
+//             clamps, u32 only raises a negative result to 0 (a sum past
+//             2^32 wraps). vshl/vshr .sat: rejected by the importer;
+//          4. .min/.max with c: vadd and vsub compare their result as a
+//             signed 32-bit value, the others their exact result; dtype
+//             (vset: atype) picks a signed compare with c sign-extended or
+//             an unsigned one with c zero-extended; .add wraps;
+//          5. a destination selector merges the result's low bits into c
+//             at b0..b3 or h0; at h1 it keeps the result's own bits 31:16.
 //  SIMD:   1. each lane's operand: a byte (half-word) of the pair {b, a}
 //             chosen by the selector, extended to i32 per atype/btype;
 //          2. the lane operation, exact in i32; .sat clamps to the lane's
@@ -127,39 +136,62 @@ struct VopOpLowering : PTXPattern<VopOp> {
     // 2. The operation.
     Value tmp;
     VideoOp kind = op.getOp();
-    if (kind == VideoOp::Shl || kind == VideoOp::Shr) {
+    bool shift = kind == VideoOp::Shl || kind == VideoOp::Shr;
+    if (shift && op.getSat())
+      return rewriter.notifyMatchFailure(op, "vshl/vshr .sat is not modelled");
+    // What .min/.max compare with c: the exact result, but vshl's capped so
+    // that shifting a word past bit 63 keeps its sign (it is past c either way).
+    Value compared;
+    if (shift) {
       Value amount =
           *op.getMode() == ClampMode::Clamp
               ? arith::MinUIOp::create(rewriter, op.getLoc(), tb, ib.constant(i64, 32)).getResult()
               : ib.andi(tb, ib.constant(i64, 31));
-      tmp = kind == VideoOp::Shl      ? ib.shl(ta, amount)
-            : isSigned(op.getAtype()) ? ib.ashr(ta, amount)
-                                      : ib.lshr(ta, amount);
+      if (kind == VideoOp::Shl) {
+        tmp = ib.shl(ta, amount);
+        Value wide = ib.andi(ib.cmp(P::eq, amount, ib.constant(i64, 32)),
+                             ib.cmp(P::sgt, ta, ib.constant(i64, INT32_MAX)));
+        compared = ib.shl(ta, ib.select(wide, ib.constant(i64, 31), amount));
+      } else {
+        tmp = isSigned(op.getAtype()) ? ib.ashr(ta, amount) : ib.lshr(ta, amount);
+      }
     } else {
       tmp = ib.apply(kind, op.getCmp(), ta, tb);
     }
     // 3. Saturation to the destination (part).
-    if (op.getSat())
-      tmp = ib.saturate(tmp, dsel.bits, dSigned);
+    if (op.getSat()) {
+      if (dsel.bits < 32) {
+        int64_t hi = dSigned ? (int64_t(1) << (dsel.bits - 1)) - 1 : (int64_t(1) << dsel.bits) - 1;
+        tmp = arith::MinUIOp::create(rewriter, op.getLoc(), tmp, ib.constant(i64, hi));
+      } else if (dSigned) {
+        tmp = ib.saturate(tmp, 32, true);
+      } else {
+        tmp = ib.smax(tmp, ib.constant(i64, 0));
+      }
+    }
+    if (!compared)
+      compared = tmp;
     // 4. The secondary operation, or the merge into c.
     Value c = adaptor.getC();
-    switch (op.getSecondary()) {
-    case VideoSecondary::None:
-      break;
-    case VideoSecondary::Add:
-      tmp = ib.add(tmp, ib.extend(i64, c, dSigned));
-      break;
-    case VideoSecondary::Min:
-      tmp = ib.smin(tmp, ib.extend(i64, c, dSigned));
-      break;
-    case VideoSecondary::Max:
-      tmp = ib.smax(tmp, ib.extend(i64, c, dSigned));
-      break;
+    VideoSecondary secondary = op.getSecondary();
+    if (secondary == VideoSecondary::Add) {
+      tmp = ib.add(tmp, ib.extend(i64, c, false));
+    } else if (secondary != VideoSecondary::None) {
+      if (kind == VideoOp::Add || kind == VideoOp::Sub)
+        compared = ib.extend(i64, ib.trunc(i32, tmp), true);
+      bool signedCompare = isSigned(kind == VideoOp::Set ? op.getAtype() : op.getDtype());
+      Value wideC = ib.extend(i64, c, signedCompare);
+      P less = signedCompare ? P::slt : P::ult;
+      Value cWins = secondary == VideoSecondary::Min ? ib.cmp(less, wideC, compared)
+                                                     : ib.cmp(less, compared, wideC);
+      tmp = ib.select(cWins, wideC, tmp);
     }
     Value result = ib.trunc(i32, tmp);
     if (dsel.bits < 32) {
       uint32_t partMask = ((1u << dsel.bits) - 1) << dsel.shift;
-      Value placed = dsel.shift ? ib.shl(result, ib.constant(i32, dsel.shift)) : result;
+      // NVIDIA places the result at a byte or h0, but masks it in at h1.
+      Value placed = dsel.shift && dsel.bits == 8 ? ib.shl(result, ib.constant(i32, dsel.shift))
+                                                  : result;
       result = ib.ori(ib.andi(placed, ib.constant(i32, static_cast<int32_t>(partMask))),
                       ib.andi(c, ib.constant(i32, static_cast<int32_t>(~partMask))));
     }

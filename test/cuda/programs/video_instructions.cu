@@ -3,7 +3,8 @@
 #include <cstdlib>
 #include <vector>
 // The PTX video instructions, checked against a host model written from the
-// PTX ISA 9.0 pseudo-code (section 9.7.16): CUDA's SIMD intrinsics (nvcc
+// PTX ISA 9.0 pseudo-code (section 9.7.16), the scalar forms corrected to
+// what an H200 computes: CUDA's SIMD intrinsics (nvcc
 // 13 compiles __vabsdiffu4 and __vsadu2 to vabsdiff4/vabsdiff2.add, most
 // of the others to plain arithmetic) and inline PTX for the forms nvcc
 // does not emit: scalar vop with selectors, .sat, .add/.min/.max and
@@ -40,30 +41,45 @@ static int64_t part(uint32_t x, int sel, bool sgn) {
   return sgn ? (int64_t)(int16_t)v : v;
 }
 
+// The scalar forms as NVIDIA GPUs compute them (measured on an H200 with
+// tools/video_probe.py; docs/video-instructions.md), not as the ISA's pseudo-code has it.
 static uint32_t ref_scalar(Op op, Cmp cmp, bool ds, bool as, bool bs, bool sat, Second second,
                            bool clampMode, int asel, int bsel, int dsel, uint32_t a, uint32_t b,
                            uint32_t c) {
-  int64_t ta = part(a, asel, as), tb = part(b, bsel, bs), tmp;
-  if (op == SHL || op == SHR) {
+  int64_t ta = part(a, asel, as), tb = part(b, bsel, bs), tmp, compared;
+  if (op == SHL || op == SHR) {  // (no .sat: zmlir rejects it)
     int64_t n = clampMode ? (tb > 32 ? 32 : tb) : (tb & 31);
     tmp = op == SHL ? (int64_t)((uint64_t)ta << n) : (ta >> n);
+    // .min/.max see the exact shift; past bit 63 only its sign matters.
+    compared = op == SHL && n == 32 && ta > INT32_MAX ? (int64_t)((uint64_t)ta << 31) : tmp;
   } else {
-    tmp = lane_op(op, cmp, ta, tb);
+    tmp = compared = lane_op(op, cmp, ta, tb);
   }
   if (sat) {
-    int bits = dsel < 0 ? 32 : dsel < 4 ? 8 : 16;
-    tmp = ds ? clamp64(tmp, -(int64_t(1) << (bits - 1)), (int64_t(1) << (bits - 1)) - 1)
-             : clamp64(tmp, 0, (int64_t(1) << bits) - 1);
+    if (dsel >= 0) {  // the exact result read as unsigned, capped at the part's maximum
+      int bits = dsel < 4 ? 8 : 16;
+      uint64_t hi = ds ? (uint64_t(1) << (bits - 1)) - 1 : (uint64_t(1) << bits) - 1;
+      tmp = (uint64_t)tmp > hi ? (int64_t)hi : tmp;
+    } else {  // s32 clamps; u32 only raises a negative result to 0
+      tmp = ds ? clamp64(tmp, INT32_MIN, INT32_MAX) : (tmp < 0 ? 0 : tmp);
+    }
+    compared = tmp;
   }
-  int64_t cc = ds ? (int64_t)(int32_t)c : (int64_t)c;
-  if (second == S_ADD) tmp += cc;
-  if (second == S_MIN) tmp = tmp < cc ? tmp : cc;
-  if (second == S_MAX) tmp = tmp > cc ? tmp : cc;
+  if (second == S_ADD) tmp += c;
+  if (second == S_MIN || second == S_MAX) {
+    // vadd, vsub: their 32-bit result, signed; vset: atype's signedness.
+    if (op == ADD || op == SUB) compared = (int32_t)(uint32_t)tmp;
+    bool sgn = op == SET ? as : ds;
+    bool cLess = sgn ? (int64_t)(int32_t)c < compared : (uint64_t)c < (uint64_t)compared;
+    bool cWins = second == S_MIN ? cLess
+                 : sgn ? compared < (int64_t)(int32_t)c : (uint64_t)compared < (uint64_t)c;
+    if (cWins) tmp = sgn ? (int64_t)(int32_t)c : (int64_t)c;
+  }
   uint32_t r = (uint32_t)tmp;
-  if (dsel >= 0) {
+  if (dsel >= 0) {  // a byte or h0: the low bits placed there; h1: bits 31:16 kept
     int bits = dsel < 4 ? 8 : 16, shift = dsel < 4 ? 8 * dsel : 16 * (dsel - 4);
     uint32_t m = ((1u << bits) - 1) << shift;
-    r = ((r << shift) & m) | (c & ~m);
+    r = ((bits == 8 ? r << shift : r) & m) | (c & ~m);
   }
   return r;
 }
@@ -156,8 +172,18 @@ static const int B3210[] = {0, 1, 2, 3}, B7654[] = {4, 5, 6, 7}, B5170[] = {0, 7
     ref_scalar(SHL, EQ, 0, 0, 0, 0, S_ADD, 1, 0, 1, -1, a, b, c))                              \
   X(PTX3("vshr.s32.s32.u32.wrap %0, %1, %2;")(a, b, c),                                        \
     ref_scalar(SHR, EQ, 1, 1, 0, 0, NONE, 0, -1, -1, -1, a, b, c))                             \
-  X(PTX3("vshl.s32.s32.u32.clamp.sat %0.h0, %1.h1, %2.b0, %3;")(a, b, c),                      \
-    ref_scalar(SHL, EQ, 1, 1, 0, 1, NONE, 1, 5, 0, 4, a, b, c))                                \
+  X(PTX3("vshl.s32.s32.u32.clamp %0.h1, %1.h1, %2.b0, %3;")(a, b, c),                          \
+    ref_scalar(SHL, EQ, 1, 1, 0, 0, NONE, 1, 5, 0, 5, a, b, c))                                \
+  X(PTX3("vadd.u32.u32.s32.sat %0.b1, %1.b0, %2.b3, %3;")(a, b, c),                            \
+    ref_scalar(ADD, EQ, 0, 0, 1, 1, NONE, 0, 0, 3, 1, a, b, c))                                \
+  X(PTX3("vsub.s32.u32.u32.min %0, %1, %2, %3;")(a, b, c),                                     \
+    ref_scalar(SUB, EQ, 1, 0, 0, 0, S_MIN, 0, -1, -1, -1, a, b, c))                            \
+  X(PTX3("vmax.s32.u32.s32.max %0, %1, %2, %3;")(a, b, c),                                     \
+    ref_scalar(MAX, EQ, 1, 0, 1, 0, S_MAX, 0, -1, -1, -1, a, b, c))                            \
+  X(PTX3("vset.s32.s32.ge.min %0, %1, %2, %3;")(a, b, c),                                      \
+    ref_scalar(SET, GE, 0, 1, 1, 0, S_MIN, 0, -1, -1, -1, a, b, c))                            \
+  X(PTX3("vshl.u32.u32.u32.wrap.max %0, %1.b0, %2.b3, %3;")(a, b, c),                          \
+    ref_scalar(SHL, EQ, 0, 0, 0, 0, S_MAX, 0, 0, 3, -1, a, b, c))                              \
   X(PTX3("vset.s32.u32.lt %0, %1.b2, %2;")(a, b, c),                                           \
     ref_scalar(SET, LT, 0, 1, 0, 0, NONE, 0, 2, -1, -1, a, b, c))                              \
   X(PTX3("vset.u32.u32.ge.add %0, %1, %2.h1, %3;")(a, b, c),                                   \

@@ -107,6 +107,10 @@ def _scalar(imp: FunctionImporter, inst: ast.Instruction) -> None:
         raise imp.error(f"'{inst.opcode}' takes a .u32 shift amount", inst.loc)
     if kind == "set" and "sat" in m.flags:
         raise imp.error("unsupported modifier '.sat' on 'vset'", inst.loc)
+    if shift and "sat" in m.flags:
+        # NVIDIA's saturation of shifts follows no rule we could fit
+        # (docs/video-instructions.md); better refused than wrong.
+        raise imp.error(f"unsupported modifier '.sat' on '{inst.opcode}'", inst.loc)
     if len(inst.operands) not in (3, 4):
         expect_operands(imp, inst, 3)
     values, sels, dsel = _sources(imp, inst, len(inst.operands) - 1)
