@@ -2,8 +2,9 @@
 answers: test/cuda/programs/video_scalar.h200.txt, an extract of
 tools/video_probe.py's output on the H200 (every op, destination selector,
 .sat and secondary operation; the lines where the PTX ISA's pseudo-code and
-the hardware part first). The program is generated from the extract: one
-inline-PTX case per instruction, each run on its recorded operands."""
+the hardware part first; then random operands). The program is generated
+from the extract: one inline-PTX case per instruction, each run on its
+recorded operands."""
 
 from __future__ import annotations
 
