@@ -13,10 +13,11 @@ lookups read it as `tex` would (NVIDIA reads level 0 of such a texture).
 
 The level of detail follows the CUDA programming guide and the graphics
 APIs it follows: `tex.grad`'s is log2 of the longer of the two gradients
-scaled to texels (isotropic: maxAnisotropy is not used); the bias is added,
+scaled to texels (isotropic: maxAnisotropy is not used; off the axes NVIDIA's
+length is an approximation ours is not yet: docs/textures.md); the bias is added,
 then the clamps [minMipmapLevelClamp, maxMipmapLevelClamp] and [0, levels -
 1]; point mipmap filtering takes the nearest level, linear blends the two
-around it with a weight rounded to 1/256 (as the guide's texel weights)."""
+around it with a weight truncated to 1/256 (as an H200 does)."""
 
 from __future__ import annotations
 
@@ -125,7 +126,9 @@ def level_lookup(imp: FunctionImporter, loc: ast.SourceLoc, geometry: str, handl
     nearest = o.cvt(o.binary("add", lod, o.f32(0.5)), "rmi", "f32", "f32", "f32")
     first = o.cvt(o.select(linear, below, nearest, "f32"), "rzi", "f32", "s32", "i32")
     second = o.binary("min", o.binary("add", first, o.i32(1), "s32"), last, "u32")
-    steps = o.cvt(o.binary("mul", o.binary("sub", lod, below), o.f32(256.0)), "rni", "f32",
+    # NVIDIA truncates the blend weight to 1/256 (an H200 blends lod 0.6 as
+    # 153/256: tools/mipmap_probe.h200.txt, level_linear).
+    steps = o.cvt(o.binary("mul", o.binary("sub", lod, below), o.f32(256.0)), "rzi", "f32",
                   "f32", "f32")
     weight = o.select(linear, o.binary("mul", steps, o.f32(1 / 256)), o.f32(0.0), "f32")
     table = o.load(handle, LEVEL_TABLE, "u64", "i64")

@@ -10,6 +10,7 @@ import struct
 import time
 from typing import Any
 
+from zmlir.frontend.importer.module import REFERENCE_PREFIXES
 from zmlir.runtime.cuda import cooperative, fatbin
 from zmlir.runtime.cuda.constants import COMPUTE_CAPABILITY
 from zmlir.runtime.cuda.errors import CudaError, CUresult
@@ -298,6 +299,15 @@ class ModuleAPI(FunctionAPI):
             return self.device.global_variable(self._part(module, name).program, name)
         return self.device.global_variable(module.program, name)
 
+    def _is_texref(self, module: Module, name: str) -> bool:
+        """Whether `name` is a `.texref` of `module` (NVIDIA's
+        cuModuleGetGlobal answers INVALID_VALUE for one, not NOT_FOUND)."""
+        try:
+            self.module_variable(module, REFERENCE_PREFIXES["texref"] + name)
+        except Exception:  # the backend's: no such variable
+            return False
+        return True
+
     def _bind(self, module: Module, fn: Function) -> None:
         """Binds kernel `fn` of parted `module` (Function.pending)."""
         piece = self._part(module, fn.name)
@@ -412,7 +422,8 @@ class ModuleAPI(FunctionAPI):
             except Exception as err:
                 if os.environ.get("ZMLIR_LOG"):
                     log(f"cuModuleGetGlobal({var!r}): {err}")
-                return E.CUDA_ERROR_NOT_FOUND
+                return E.CUDA_ERROR_INVALID_VALUE if self._is_texref(module, var) \
+                    else E.CUDA_ERROR_NOT_FOUND
             module.globals[var] = address
             # Module variables are device memory for copies and range checks.
             self.allocations.add(address, size, owned=False)

@@ -47,8 +47,8 @@ class Reference:
     resource: Any  # CUDA_RESOURCE_DESC *, resType UNBOUND until bound
     texture: Any  # CUDA_TEXTURE_DESC * (None for a surface reference)
     descriptor: int
-    format: int = 0  # cuTexRefSetFormat's
-    channels: int = 0
+    format: int = 0x20  # cuTexRefSetFormat's; NVIDIA's is FLOAT x 1 until set
+    channels: int = 1
     array: int = 0  # the bound array's handle
     address: int = 0  # the bound linear or pitched memory
     mipmapped: int = 0  # the bound mipmapped array's handle
@@ -156,12 +156,13 @@ class TexRefAPI(TextureAPI):
 
     def cuTexRefSetArray(self, handle: Any, array: Any, flags: int) -> int:
         ref = self._texref(handle)
-        if flags != OVERRIDE_FORMAT:
+        if flags not in (0, OVERRIDE_FORMAT):
             return E.CUDA_ERROR_INVALID_VALUE
         a = self.array(array)
         self._bind_reference(ref, RESOURCE_ARRAY, array=self.ptr(array))
         ref.resource.res.array.hArray = array
-        ref.format, ref.channels = a.format, a.channels
+        if flags == OVERRIDE_FORMAT:  # else the reference keeps its format
+            ref.format, ref.channels = a.format, a.channels
         return self._write(ref)
 
     def cuTexRefSetMipmappedArray(self, handle: Any, mipmapped: Any, flags: int) -> int:

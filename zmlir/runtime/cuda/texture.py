@@ -174,8 +174,11 @@ class TextureAPI(MemcpyAPI):
         if d.Flags & CUBEMAP or d.Flags & LAYERED:
             return self.unsupported("cuMipmappedArrayCreate", "layered or cube-map levels")
         largest = max(d.Width, d.Height, d.Depth)
-        if count < 1 or largest == 0 or count > largest.bit_length():
+        if count < 1 or largest == 0:
             return E.CUDA_ERROR_INVALID_VALUE
+        # NVIDIA accepts more levels than the extent has and makes as many as
+        # it has, down to 1x1 (tools/texref_probe.h200.txt).
+        count = min(count, largest.bit_length())
         levels: list[int] = []
         handle = self.ffi.new("CUarray *")
         for k in range(count):
@@ -336,6 +339,10 @@ class TextureAPI(MemcpyAPI):
             if any(m not in (0, 1, 2, 3) for m in modes):
                 raise CudaError(E.CUDA_ERROR_INVALID_VALUE, f"address modes {modes}")
             border = tuple(float(c) for c in tex.borderColor)
+        if res.resType == RESOURCE_LINEAR:
+            # tex1Dfetch past either end of linear memory reads zeros whatever
+            # the address mode (an H200: tools/texref_probe.h200.txt, lin 8).
+            modes, border = (3, 3, 3), (0.0, 0.0, 0.0, 0.0)
         packed = _DESCRIPTOR.pack(data, pitch, slice_, width, height, depth, layers, kind,
                                   element, channels, flags, *modes, element * channels,
                                   *border, fmt)
