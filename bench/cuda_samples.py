@@ -370,7 +370,7 @@ def _runtime_ptx(sample_dir: Path, timeout: int) -> list[str]:
 def nvptx(out: Path, arch: str, gpu: str, only: set[str], timeout: int) -> int:
     import zmlir
     from zmlir.runtime.backends import nvptx_cache
-    from zmlir.runtime.cuda.graph.conditional import define_device_runtime
+    from zmlir.runtime.cuda.module import keyed_ptx
 
     out = out / arch
     cache = out / "nvptx"
@@ -383,8 +383,7 @@ def nvptx(out: Path, arch: str, gpu: str, only: set[str], timeout: int) -> int:
         if entry.get("runtime_ptx"):
             texts += _runtime_ptx(out / name, timeout)
         for index, text in enumerate(texts):
-            text = define_device_runtime(text)  # as the driver keys it (module.py)
-            key = nvptx_cache.ptx_key(text)
+            text, key = keyed_ptx(text)
             if (cache / f"{key}.{gpu}.json").exists():
                 continue
             try:

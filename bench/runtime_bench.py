@@ -164,6 +164,7 @@ def here(out: Path) -> int:
 def prepare(directory: Path, archs: list[str]) -> int:
     import zmlir
     from zmlir.runtime.backends import nvptx_cache
+    from zmlir.runtime.cuda.module import keyed_ptx
 
     sys.path.insert(0, str(REPO))
     from tools.run_programs_passthrough import driver_ptx_texts
@@ -172,7 +173,7 @@ def prepare(directory: Path, archs: list[str]) -> int:
     texts = [*driver_ptx_texts(exe), *driver_ptx_texts(directory / "event_timing"),
              ptx.read_text()]
     for index, text in enumerate(texts):
-        key = nvptx_cache.ptx_key(text)
+        text, key = keyed_ptx(text)
         for arch in archs:
             compiled = zmlir.compile_module(text, f"nvptx:{arch}", filename=f"bench.{index}.ptx")
             nvptx_cache.store(directory / "nvptx", key, compiled, source=f"bench.{index}")

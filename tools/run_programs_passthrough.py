@@ -97,9 +97,9 @@ def elf_section(path: Path, wanted: str) -> bytes:
 def ptx_keys(exe: Path) -> list[str]:
     """The nvptx_cache keys of the PTX the driver may pick from each fatbin in
     `exe` that has PTX (the same candidates and text as module._fatbin_ptx)."""
-    from zmlir.runtime.backends.nvptx_cache import ptx_key
+    from zmlir.runtime.cuda.module import keyed_ptx
 
-    return [ptx_key(text) for text in driver_ptx_texts(exe)]
+    return [keyed_ptx(text)[1] for text in driver_ptx_texts(exe)]
 
 
 def driver_ptx_texts(exe: Path, relocatable: bool = False) -> list[str]:
@@ -140,6 +140,7 @@ def driver_ptx_texts(exe: Path, relocatable: bool = False) -> list[str]:
 def prepare(directory: Path, archs: list[str]) -> int:
     import zmlir
     from zmlir.runtime.backends import nvptx_cache
+    from zmlir.runtime.cuda.module import keyed_ptx
 
     cache_dir = directory / "nvptx"
     failures = 0
@@ -148,7 +149,7 @@ def prepare(directory: Path, archs: list[str]) -> int:
             exe = build(program, cudart, directory / "bin")
             relocatable = any(f.startswith("-rdc=true") for f in program.flags)
             for index, text in enumerate(driver_ptx_texts(exe, relocatable)):
-                key = nvptx_cache.ptx_key(text)
+                text, key = keyed_ptx(text)
                 for arch in archs:
                     if (cache_dir / f"{key}.{arch}.json").exists():
                         continue

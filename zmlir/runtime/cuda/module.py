@@ -4,13 +4,13 @@ target and loaded once per PTX text; their functions and variables."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import struct
 import time
 from typing import Any
 
 from zmlir.frontend.importer.module import REFERENCE_PREFIXES
+from zmlir.runtime.backends import nvptx_cache
 from zmlir.runtime.cuda import cooperative, fatbin
 from zmlir.runtime.cuda.constants import COMPUTE_CAPABILITY
 from zmlir.runtime.cuda.errors import CudaError, CUresult
@@ -24,6 +24,14 @@ E = CUresult
 # How many compiled modules the driver keeps in memory for loads to come.
 COMPILED_KEPT = 64
 REPORTED_SM = COMPUTE_CAPABILITY[0] * 10 + COMPUTE_CAPABILITY[1]
+
+
+def keyed_ptx(ptx: str) -> tuple[str, str]:
+    """The text the driver compiles for `ptx` (what -rdc leaves to
+    libcudadevrt defined) and its key, in the module table and in NVPTX
+    caches made ahead of time (nvptx_cache): the one rule for both."""
+    text = define_device_runtime(ptx)
+    return text, nvptx_cache.ptx_key(text)
 
 
 class JitLog:
@@ -182,8 +190,7 @@ class ModuleAPI(FunctionAPI):
         variables, initialised afresh (loading the same image twice gives two;
         unloading one and loading it again, a new one). Only the compiled
         module is shared, from the last COMPILED_KEPT."""
-        ptx = define_device_runtime(ptx)  # what -rdc leaves to libcudadevrt
-        key = hashlib.sha256(ptx.encode()).hexdigest()
+        ptx, key = keyed_ptx(ptx)
         compiled = self.compiled_by_hash.pop(key, None)
         if compiled is None:
             # A backend may hold modules compiled ahead of time (the CUDA
