@@ -32,6 +32,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from zmlir.runtime.cuda.export_tables import TABLES
 from zmlir.trace.records import Call, Trace, load, normalize
 
 NOT_SUPPORTED = 801
@@ -58,6 +59,9 @@ PROBES = {
     "cuFuncGetParamInfo": "the index past the last parameter (how many are there?)",
 }
 _MAKES_CONTEXT_CURRENT = ("cuCtxSetCurrent", "cuCtxPushCurrent", "cuCtxCreate")
+# cudart's tools hooks (the export tables marked optional): a slot we give no
+# body answers NOT_SUPPORTED, on every run and at exit, and cudart goes on.
+_OPTIONAL_SLOTS = tuple(f"export_table:{t.name}:" for t in TABLES if t.optional)
 
 
 class _Probes:
@@ -76,6 +80,8 @@ class _Probes:
 
     def is_probe(self, call: Call) -> bool:
         api = normalize(call.api)
+        if api.startswith(_OPTIONAL_SLOTS):
+            return call.result == NOT_SUPPORTED
         if api not in PROBES:
             return False
         if api == "cuGetExportTable":
