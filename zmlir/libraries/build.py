@@ -29,8 +29,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 COMMON = ROOT / "common"
-# Our symbols' prefixes (engine.h: IMPL, IMPL_ALWAYS, NVIDIA_WRAPPER).
-_PREFIXES = {"ours": "zmlir_impl_", "always": "zmlir_always_", "nvidia": "zmlir_forward_"}
+# Our symbols' prefixes (route.h: IMPL, IMPL_ALWAYS).
+_PREFIXES = {"ours": "zmlir_impl_", "always": "zmlir_always_"}
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,6 @@ class Library:
     directory: str  # its sources' folder under zmlir/libraries/
     sources: tuple[str, ...]  # there, besides common/route.c
     exports: str  # NVIDIA's exported names, in `directory`
-    nvidia_needs: tuple[str, ...]  # NVIDIA's libraries it loads first (route.c)
     host: str  # the host library it runs on: "blas" or "fft"
     api: str  # its name in messages
     not_supported: tuple[int, str]  # its NOT_SUPPORTED status: value, name
@@ -49,11 +48,11 @@ class Library:
 _CUBLAS_NOT_SUPPORTED = (15, "CUBLAS_STATUS_NOT_SUPPORTED")
 LIBRARIES = (
     Library("libcublasLt.so.13", "cublas", ("engine.c", "cublasLt.c"),
-            "nvidia_exports_cublasLt.txt", (), "blas", "cuBLASLt", _CUBLAS_NOT_SUPPORTED,
+            "nvidia_exports_cublasLt.txt", "blas", "cuBLASLt", _CUBLAS_NOT_SUPPORTED,
             "cublas_api.h"),
     Library("libcublas.so.13", "cublas", ("engine.c", "cublas.c"), "nvidia_exports_cublas.txt",
-            ("libcublasLt.so.13",), "blas", "cuBLAS", _CUBLAS_NOT_SUPPORTED, "cublas_api.h"),
-    Library("libcufft.so.12", "cufft", ("cufft.c",), "nvidia_exports_cufft.txt", (), "fft",
+            "blas", "cuBLAS", _CUBLAS_NOT_SUPPORTED, "cublas_api.h"),
+    Library("libcufft.so.12", "cufft", ("cufft.c",), "nvidia_exports_cufft.txt", "fft",
             "cuFFT", (16, "CUFFT_NOT_SUPPORTED"), "cufft.h"),
 )
 
@@ -152,16 +151,13 @@ def exports_c(library: Library, names: list[str], defined: dict[str, dict[str, s
     for kind in _PREFIXES:
         lines += [f"extern char {symbol}[];" for symbol in defined[kind].values()]
     lines.append(f'const char zmlir_library_name[] = "{library.soname}";')
-    needs = "".join(f'"{n}", ' for n in library.nvidia_needs)
-    lines.append(f"const char *const zmlir_nvidia_needs[] = {{{needs}0}};")
     lines.append(f"const unsigned zmlir_export_count = {len(names)};")
     lines.append(f"void *zmlir_slots[{len(names)}];")
     lines.append("const struct zmlir_export zmlir_exports[] = {")
     for name in names:
         ours = defined["ours"].get(name) or defined["always"].get(name) or "0"
         always = int(name in defined["always"])
-        nvidia = defined["nvidia"].get(name, "0")
-        lines.append(f'  {{"{name}", {ours}, {always}, {nvidia}}},')
+        lines.append(f'  {{"{name}", {ours}, {always}}},')
     lines.append("};")
     asm = []
     for index, name in enumerate(names):
@@ -185,20 +181,16 @@ def build_library(library: Library, out: Path, libcuda: Path, verbose: bool = Fa
     if cuda_include is None:
         raise MissingDependency("the CUDA toolkit's headers (cuda.h): set CUDA_HOME")
     if wheel is None and (cuda_include / library.header).exists():
-        wheel = cuda_include.parent  # the toolkit's own (include/, lib64/)
-        nvidia_lib = wheel / "lib64"
+        wheel = cuda_include.parent  # the toolkit's own (include/)
     elif wheel is None:
         raise MissingDependency(f"NVIDIA's {library.api} headers: "
                                 f"pip install {_WHEELS[library.header]}")
-    else:
-        nvidia_lib = wheel / "lib"
     host_flags, host_link = _HOST_LIBRARIES[library.host]()
     here = ROOT / library.directory
     status, status_name = library.not_supported
     flags = ["-std=gnu11", "-O2", "-fPIC", "-fvisibility=hidden", "-Wall", "-Werror",
              f"-I{here}", f"-I{COMMON}", f"-I{wheel / 'include'}", f"-I{cuda_include}",
-             *host_flags, f'-DZMLIR_NVIDIA_LIBDIR="{nvidia_lib}"',
-             f"-DZMLIR_NOT_SUPPORTED={status}", f'-DZMLIR_NOT_SUPPORTED_NAME="{status_name}"',
+             *host_flags, f"-DZMLIR_NOT_SUPPORTED={status}", f'-DZMLIR_NOT_SUPPORTED_NAME="{status_name}"',
              f'-DZMLIR_API_NAME="{library.api}"']
     names = _exports(library)
     with tempfile.TemporaryDirectory(prefix="zmlir-libraries-") as tmp:

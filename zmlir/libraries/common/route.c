@@ -8,34 +8,22 @@
  * signature. The target is, by the backend our driver reports through its
  * ZMLIR_LIBRARIES export table (cuGetExportTable):
  *   opencl      ours (the host BLAS or FFT; device memory is host memory);
- *   cuda        NVIDIA's function (the passthrough), in NVIDIA's libraries
- *               loaded into the link-map namespace that holds NVIDIA's driver
- *               (they need that driver, not ours); a wrapper of ours where a
- *               stream handle must be translated. The driver reports no such
- *               namespace today (NVIDIA's driver crashes in one of its own,
- *               runtime/backends/cuda.py), so this route answers
- *               NOT_SUPPORTED with one line saying why;
  *   otherwise   ours for what needs no device (versions, status strings),
  *               else the library's NOT_SUPPORTED status (ZMLIR_NOT_SUPPORTED,
  *               build.py sets it per library), with the function's name
- *               logged once. So is every function we do not implement. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
+ *               logged once. So is every function we do not implement.
+ *               Under the CUDA passthrough one line says why instead:
+ *               NVIDIA's library would need NVIDIA's driver in a link-map
+ *               namespace of its own, where that driver crashes
+ *               (runtime/backends/cuda.py). */
 #include "route.h"
 
-#include <dlfcn.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#ifndef ZMLIR_NVIDIA_LIBDIR
-#define ZMLIR_NVIDIA_LIBDIR ""
-#endif
 /* The library's "not supported" status (its value and name) and the API's
  * name, from build.py. */
 #if !defined(ZMLIR_NOT_SUPPORTED) || !defined(ZMLIR_NOT_SUPPORTED_NAME) || !defined(ZMLIR_API_NAME)
@@ -48,58 +36,17 @@ static const CUuuid zmlir_libraries_uuid = {{(char)0x3f, (char)0x2a, (char)0x8c,
                                              (char)0x0b, (char)0x5e, (char)0x4d, (char)0x2b,
                                              (char)0x9a, (char)0x47, (char)0x1c, (char)0xd3,
                                              (char)0x5b, (char)0x70, (char)0x6e, (char)0x21}};
-typedef CUresult (*zmlir_backend_fn)(char *name, size_t size, long long *namespace_id);
+typedef CUresult (*zmlir_backend_fn)(char *name, size_t size);
 
 static pthread_once_t route_once = PTHREAD_ONCE_INIT;
 static enum zmlir_route route = ZMLIR_ROUTE_NONE;
 static char backend[64]; /* empty: no backend answered */
-static void *nvidia_library;
-
-/* Where NVIDIA's libraries are: ZMLIR_NVIDIA_CUBLAS_DIR (for every library of
- * ours), else the wheel's folder we were built against where it holds this
- * library, else the CUDA toolkit's. */
-static const char *nvidia_dir(void) {
-  const char *dir = getenv("ZMLIR_NVIDIA_CUBLAS_DIR");
-  if (dir && *dir)
-    return dir;
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s", ZMLIR_NVIDIA_LIBDIR, zmlir_library_name);
-  return *ZMLIR_NVIDIA_LIBDIR && access(path, F_OK) == 0 ? ZMLIR_NVIDIA_LIBDIR
-                                                         : "/usr/local/cuda/lib64";
-}
-
-/* NVIDIA's libraries, into the namespace of NVIDIA's driver: libcublas's
- * libcublasLt by absolute path first, so that its DT_NEEDED finds NVIDIA's
- * and not ours; its CUDA runtime's dlopen("libcuda.so.1") then finds the
- * driver already there. */
-static void load_nvidia(long long namespace_id) {
-  if (namespace_id < 0) {
-    zmlir_log(1,
-              "NVIDIA's %s cannot run under the passthrough (it needs NVIDIA's driver "
-              "in a link-map namespace of its own, where that driver crashes); "
-              "its functions return " NOT_SUPPORTED_NAME,
-              zmlir_library_name);
-    return;
-  }
-  char path[4096];
-  for (const char *const *need = zmlir_nvidia_needs; *need; ++need) {
-    snprintf(path, sizeof path, "%s/%s", nvidia_dir(), *need);
-    if (!dlmopen((Lmid_t)namespace_id, path, RTLD_NOW | RTLD_LOCAL)) {
-      zmlir_log(1, "cannot load NVIDIA's %s: %s", path, dlerror());
-      return;
-    }
-  }
-  snprintf(path, sizeof path, "%s/%s", nvidia_dir(), zmlir_library_name);
-  nvidia_library = dlmopen((Lmid_t)namespace_id, path, RTLD_NOW | RTLD_LOCAL);
-  if (!nvidia_library)
-    zmlir_log(1, "cannot load NVIDIA's %s: %s", path, dlerror());
-  else
-    zmlir_log(0, "forwarding to NVIDIA's %s", path);
-}
+/* On a backend we do not serve, zmlir_bind names each function it answers
+ * NOT_SUPPORTED; elsewhere decide() said why once (or it is the host route). */
+static int name_each_refusal;
 
 static void decide(void) {
   void *table = NULL;
-  long long namespace_id = -1;
   CUresult init = cuInit(0);
   if (init != CUDA_SUCCESS) {
     zmlir_log(1, "no CUDA device (cuInit: %d): its functions return " NOT_SUPPORTED_NAME,
@@ -112,14 +59,18 @@ static void decide(void) {
     return;
   }
   zmlir_backend_fn ask = ((zmlir_backend_fn *)table)[1];
-  if (ask(backend, sizeof backend, &namespace_id) != CUDA_SUCCESS)
+  if (ask(backend, sizeof backend) != CUDA_SUCCESS)
     return;
   if (strcmp(backend, "opencl") == 0) {
     route = ZMLIR_ROUTE_HOST;
   } else if (strcmp(backend, "cuda") == 0) {
-    route = ZMLIR_ROUTE_NVIDIA;
-    load_nvidia(namespace_id);
+    zmlir_log(1,
+              "NVIDIA's %s cannot run under the passthrough (it needs NVIDIA's driver "
+              "in a link-map namespace of its own, where that driver crashes); "
+              "its functions return " NOT_SUPPORTED_NAME,
+              zmlir_library_name);
   } else {
+    name_each_refusal = 1;
     zmlir_log(1, "%s is not supported on the %s backend: its functions return " NOT_SUPPORTED_NAME,
               zmlir_library_name, backend);
   }
@@ -133,10 +84,6 @@ enum zmlir_route zmlir_route(void) {
 const char *zmlir_route_backend(void) {
   zmlir_route();
   return backend;
-}
-
-void *zmlir_nvidia_symbol(const char *name) {
-  return nvidia_library ? dlsym(nvidia_library, name) : NULL;
 }
 
 void zmlir_log(int loud, const char *format, ...) {
@@ -199,19 +146,12 @@ void *zmlir_bind(unsigned index) {
   const struct zmlir_export *e = &zmlir_exports[index];
   void *target = NULL;
   enum zmlir_route how = zmlir_route();
-  if (how == ZMLIR_ROUTE_NVIDIA) {
-    target = e->nvidia ? e->nvidia : zmlir_nvidia_symbol(e->name);
-    if (!target && e->always && !nvidia_library) /* status strings must still be strings */
-      target = e->ours;
-    else if (!target && nvidia_library)
-      zmlir_log(1, "%s is missing from NVIDIA's %s; returning " NOT_SUPPORTED_NAME, e->name,
-                zmlir_library_name);
-  } else if (e->ours && (how == ZMLIR_ROUTE_HOST || e->always)) {
+  if (e->ours && (how == ZMLIR_ROUTE_HOST || e->always)) {
     target = e->ours;
   } else if (how == ZMLIR_ROUTE_HOST) {
     zmlir_log(1, "unsupported " ZMLIR_API_NAME " function: %s; returning " NOT_SUPPORTED_NAME,
               e->name);
-  } else if (*backend) { /* with no backend, decide() said why once */
+  } else if (name_each_refusal) {
     zmlir_log(1, "%s: not supported on the %s backend; returning " NOT_SUPPORTED_NAME, e->name,
               backend);
   }

@@ -5,7 +5,6 @@
 #include "engine.h"
 #include "route.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -842,69 +841,3 @@ cublasStatus_t IMPL(cublasDgeam)(cublasHandle_t h, cublasOperation_t transa,
   return geam(h, 1, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
 }
 ABI_CHECK(cublasDgeam);
-
-/* -- the NVIDIA route: our stream handles mean nothing to NVIDIA's driver ---------- */
-
-/* The passthrough runs every launch in NVIDIA's legacy default stream, so
- * NVIDIA's cuBLAS works there too, in order with them; the application's own
- * stream is what cublasGetStream answers. */
-static struct {
-  cublasHandle_t handle;
-  cudaStream_t stream;
-} app_streams[256];
-static pthread_mutex_t app_streams_lock = PTHREAD_MUTEX_INITIALIZER;
-
-cublasStatus_t NVIDIA_WRAPPER(cublasSetStream_v2)(cublasHandle_t handle, cudaStream_t stream) {
-  __typeof__(&cublasSetStream_v2) real = zmlir_nvidia_symbol("cublasSetStream_v2");
-  cublasStatus_t status = real ? real(handle, NULL) : CUBLAS_STATUS_NOT_SUPPORTED;
-  if (status != CUBLAS_STATUS_SUCCESS)
-    return status;
-  pthread_mutex_lock(&app_streams_lock);
-  size_t free_slot = sizeof app_streams / sizeof *app_streams, i = 0;
-  for (; i < sizeof app_streams / sizeof *app_streams && app_streams[i].handle != handle; ++i)
-    if (!app_streams[i].handle && free_slot == sizeof app_streams / sizeof *app_streams)
-      free_slot = i;
-  if (i == sizeof app_streams / sizeof *app_streams)
-    i = free_slot;
-  if (i < sizeof app_streams / sizeof *app_streams) {
-    app_streams[i].handle = stream ? handle : NULL;
-    app_streams[i].stream = stream;
-  }
-  pthread_mutex_unlock(&app_streams_lock);
-  return status;
-}
-
-cublasStatus_t NVIDIA_WRAPPER(cublasGetStream_v2)(cublasHandle_t handle, cudaStream_t *stream) {
-  __typeof__(&cublasGetStream_v2) real = zmlir_nvidia_symbol("cublasGetStream_v2");
-  cublasStatus_t status = real ? real(handle, stream) : CUBLAS_STATUS_NOT_SUPPORTED;
-  if (status != CUBLAS_STATUS_SUCCESS)
-    return status;
-  pthread_mutex_lock(&app_streams_lock);
-  for (size_t i = 0; i < sizeof app_streams / sizeof *app_streams; ++i)
-    if (app_streams[i].handle == handle)
-      *stream = app_streams[i].stream;
-  pthread_mutex_unlock(&app_streams_lock);
-  return status;
-}
-
-#define NVIDIA_ASYNC_COPY(name, PARAMS, ARGS)                                                      \
-  cublasStatus_t NVIDIA_WRAPPER(name) PARAMS {                                                     \
-    (void)stream;                                                                                  \
-    __typeof__(&name) real = zmlir_nvidia_symbol(#name);                                           \
-    return real ? real ARGS : CUBLAS_STATUS_NOT_SUPPORTED;                                         \
-  }
-
-NVIDIA_ASYNC_COPY(cublasSetVectorAsync,
-                  (int n, int e, const void *x, int incx, void *y, int incy, cudaStream_t stream),
-                  (n, e, x, incx, y, incy, NULL))
-NVIDIA_ASYNC_COPY(cublasGetVectorAsync,
-                  (int n, int e, const void *x, int incx, void *y, int incy, cudaStream_t stream),
-                  (n, e, x, incx, y, incy, NULL))
-NVIDIA_ASYNC_COPY(cublasSetMatrixAsync,
-                  (int r, int c, int e, const void *a, int lda, void *b, int ldb,
-                   cudaStream_t stream),
-                  (r, c, e, a, lda, b, ldb, NULL))
-NVIDIA_ASYNC_COPY(cublasGetMatrixAsync,
-                  (int r, int c, int e, const void *a, int lda, void *b, int ldb,
-                   cudaStream_t stream),
-                  (r, c, e, a, lda, b, ldb, NULL))

@@ -503,20 +503,3 @@ cublasStatus_t IMPL(cublasLtMatmul)(cublasLtHandle_t handle, cublasLtMatmulDesc_
   return zmlir_gemm_submit((CUstream)stream, g);
 }
 ABI_CHECK(cublasLtMatmul);
-
-/* -- the NVIDIA route: our stream handles mean nothing to NVIDIA's driver ---------- */
-
-cublasStatus_t NVIDIA_WRAPPER(cublasLtMatmul)(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
-                                              const void *alpha, const void *A,
-                                              cublasLtMatrixLayout_t adesc, const void *B,
-                                              cublasLtMatrixLayout_t bdesc, const void *beta,
-                                              const void *C, cublasLtMatrixLayout_t cdesc, void *D,
-                                              cublasLtMatrixLayout_t ddesc,
-                                              const cublasLtMatmulAlgo_t *algo, void *workspace,
-                                              size_t workspace_bytes, cudaStream_t stream) {
-  (void)stream; /* the passthrough's launches are all in NVIDIA's legacy default stream */
-  __typeof__(&cublasLtMatmul) real = zmlir_nvidia_symbol("cublasLtMatmul");
-  return real ? real(handle, desc, alpha, A, adesc, B, bdesc, beta, C, cdesc, D, ddesc, algo,
-                     workspace, workspace_bytes, NULL)
-              : CUBLAS_STATUS_NOT_SUPPORTED;
-}

@@ -742,13 +742,3 @@ cufftResult IMPL(cufftXtExec)(cufftHandle plan, void *in, void *out, int directi
   return execute(plan, in, out, inverse, any_type);
 }
 ABI_CHECK(cufftXtExec);
-
-/* -- the NVIDIA route: our stream handles mean nothing to NVIDIA's driver ---------- */
-
-/* The passthrough runs every launch in NVIDIA's legacy default stream, so
- * NVIDIA's cuFFT works there too, in order with them. */
-cufftResult NVIDIA_WRAPPER(cufftSetStream)(cufftHandle plan, cudaStream_t stream) {
-  (void)stream;
-  __typeof__(&cufftSetStream) real = zmlir_nvidia_symbol("cufftSetStream");
-  return real ? real(plan, NULL) : CUFFT_NOT_SUPPORTED;
-}

@@ -221,7 +221,6 @@ class CUDADeviceInfo:
 class CUDABackend(Backend):
     name = "cuda"
     launches_raw_params = True
-    # The link-map namespace NVIDIA's driver was loaded into, if one of its own.
 
     def __init__(self, opened: OpenedLibrary, device: int, context: Any,
                  info: CUDADeviceInfo) -> None:

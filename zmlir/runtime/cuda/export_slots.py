@@ -128,13 +128,12 @@ def _check_fn3(d: Any) -> int:
     return 0
 
 
-def _libraries_backend(d: Any, name: Any, size: int, namespace: Any) -> int:
+def _libraries_backend(d: Any, name: Any, size: int) -> int:
     """The backend our libraries route their calls by (zmlir/libraries/common/route.c)."""
     d.require_init()
     text = d.device.name.encode()[:max(size - 1, 0)]
     if size > 0:
         d.ffi.memmove(name, text + b"\0", len(text) + 1)
-    namespace[0] = -1  # NVIDIA's driver has none of its own (backends/cuda.py)
     return E.CUDA_SUCCESS
 
 

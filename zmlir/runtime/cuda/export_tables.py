@@ -88,10 +88,9 @@ TABLES = [
         3: Slot("check_fn3", "unsigned int(void)"),
     }),
     # zmlir's own, not NVIDIA's: what our libraries (zmlir/libraries/, route.c)
-    # ask the driver: the backend's name, and the link-map namespace holding
-    # NVIDIA's driver where the passthrough loaded it into one of its own (-1).
+    # ask the driver: the backend's name.
     Table("ZMLIR_LIBRARIES", "3F2A8C61-0B5E-4D2B-9A47-1CD35B706E21", 2, slots={
-        1: Slot("libraries_backend", "CUresult(char *, size_t, long long *)"),
+        1: Slot("libraries_backend", "CUresult(char *, size_t)"),
     }),
 ]
 BY_UUID = {t.key: t for t in TABLES}
