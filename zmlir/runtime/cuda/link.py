@@ -3,13 +3,15 @@ cuLinkDestroy. Programs (NVIDIA's ptxjit sample, numba-cuda) hand it PTX,
 fatbins or NVIDIA objects and load what cuLinkComplete returns with
 cuModuleLoadData. What we hand back is PTX text, which cuModuleLoadData
 takes wherever it takes a cubin: the inputs' PTX linked into one module
-(frontend/link.py)."""
+(frontend/link.py). NVIDIA's device runtime library (libcudadevrt.a,
+machine code) links as our PTX stand-in for it (devrt.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
+from zmlir.runtime.cuda import devrt
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.module import JitLog, ModuleAPI, linked_ptx
 
@@ -25,6 +27,7 @@ class LinkState:
     log: JitLog
     ptx: list[tuple[str, str]] = field(default_factory=list)  # (text, name)
     image: Any = None  # what cuLinkComplete handed out, alive until cuLinkDestroy
+    devrt: bool = False  # our libcudadevrt stand-in is among the units
 
 
 class LinkAPI(ModuleAPI):
@@ -45,6 +48,12 @@ class LinkAPI(ModuleAPI):
             unit = (text.split(b"\0", 1)[0].decode("utf-8", "replace"), label or "link.ptx")
         elif kind == _INPUT_FATBINARY:
             unit = self._image_ptx(data)[0]
+        elif devrt.is_cudadevrt(label, bytes(self.ffi.buffer(self.ffi.cast("char *", data),
+                                                             size))):
+            if state.devrt:
+                return E.CUDA_SUCCESS  # linked once, as a library is searched once
+            state.devrt = True
+            unit = devrt.unit()
         else:
             err = CudaError(E.CUDA_ERROR_NOT_SUPPORTED,
                             f"linking {_INPUT_NAMES.get(kind, f'input type {kind}')} "
@@ -81,7 +90,13 @@ class LinkAPI(ModuleAPI):
         with state.log:
             if not state.ptx:
                 raise CudaError(E.CUDA_ERROR_INVALID_VALUE, "nothing was added to link")
-            linked = linked_ptx(state.ptx)  # one unit too: its undefined references
+            try:
+                linked = linked_ptx(state.ptx)  # one unit too: its undefined references
+            except CudaError as err:
+                why = devrt.unsupported(str(err)) if state.devrt else None
+                if why is None:
+                    raise
+                raise CudaError(E.CUDA_ERROR_NOT_SUPPORTED, why) from None
             text = state.ptx[0][0] if len(state.ptx) == 1 else linked
             state.image = self.ffi.new("char[]", text.encode() + b"\0")
         self.out(pimage, state.image)
