@@ -24,6 +24,7 @@ mkdir -p "$WORK" "$DEST"
 {
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
     nvcc --version | tail -1
+    ls "$CUDA_HOME"/lib64/libcublas*.so* "$CUDA_HOME"/include/cublasLt.h
     "$PY" bench/llmc_train.py "$LLMC" "$WORK" --native --arch sm_80 \
         --results "$DEST/llmc_train_h200.md"
     echo "exit $?"
