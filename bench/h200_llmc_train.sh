@@ -28,7 +28,7 @@ mkdir -p "$WORK" "$DEST"
     "$PY" bench/llmc_train.py "$LLMC" "$WORK" --native --arch sm_80 \
         --results "$DEST/llmc_train_h200.md"
     echo "exit $?"
-    for t in train_gpt2_fp32 train_gpt2_bf16; do
+    for t in train_gpt2_fp32 train_gpt2_bf16 train_gpt2_bf16_d6; do
         echo "== $t output (tail)"
         tail -25 "$WORK/run_$t/output.txt" 2>/dev/null
     done

@@ -25,7 +25,9 @@ llm.c is not ours and is never committed: pass the path of a checkout
    libraries' folder; with --native: against CUDA_HOME (/usr/local/cuda).
 3. Runs: each trainer for --steps steps (B=4, T=64) under `zmlir run` (our
    libcuda, libcublas, libcublasLt; the CPU backend by default), or natively
-   with --native. The per-step train loss and the val losses are parsed from
+   with --native; and train_gpt2.cu once more from its own random
+   initialisation, `-e d6` (GPT-2's smallest descriptor: L6, C384, V50257,
+   30M parameters; ~9 s a step on two loaded cores). The per-step train loss and the val losses are parsed from
    its output and written to --results (.md and .json).
 4. --compare H200_JSON (the .json of a --native run on an H200): per trainer,
    the largest relative difference of the train loss at any step, and whether
@@ -177,6 +179,10 @@ def write_inputs(work: Path, config: Config, steps: int) -> dict[str, str]:
 MEM_ADVISE_OLD = "cudaMemAdviseSetPreferredLocation, cudaCpuDeviceId)"
 MEM_ADVISE_NEW = "cudaMemAdviseSetPreferredLocation, cudaMemLocation{cudaMemLocationTypeHost, 0})"
 TRAINERS = {"train_gpt2_fp32": "train_gpt2_fp32.cu", "train_gpt2_bf16": "train_gpt2.cu"}
+# Each run: the trainer it runs. train_gpt2_bf16_d6 is train_gpt2.cu from its own
+# random initialisation (-e d6: L6, C384, V50257, 30M parameters), on the same data.
+RUNS = {"train_gpt2_fp32": "train_gpt2_fp32", "train_gpt2_bf16": "train_gpt2_bf16",
+        "train_gpt2_bf16_d6": "train_gpt2_bf16"}
 
 
 def copy_sources(checkout: Path, work: Path) -> Path:
@@ -210,13 +216,14 @@ def build(src: Path, work: Path, trainer: str, arch: str, include: Path,
     return (errors or done.stderr.strip().splitlines() or ["nvcc failed"])[0][:240]
 
 
-def arguments(trainer: str, inputs: Path, steps: int, lr: str) -> list[str]:
+def arguments(name: str, inputs: Path, steps: int, lr: str) -> list[str]:
     """Both trainers: B x T, val at 0, every 10 steps and the end (2 batches); no sampling."""
     common = ["-i", str(inputs / "train.bin"), "-j", str(inputs / "val.bin"), "-b", str(B),
               "-t", str(T), "-l", lr, "-v", "10", "-m", "2"]
-    if trainer == "train_gpt2_fp32":  # one epoch of train.bin; loads ./gpt2_124M.bin
+    if name == "train_gpt2_fp32":  # one epoch of train.bin; loads ./gpt2_124M.bin
         return [*common, "-s", "1000000", "-g", "1"]
-    return ["-e", str(inputs / "model_bf16.bin"), *common, "-x", str(steps), "-s", "0"]
+    model = "d6" if name == "train_gpt2_bf16_d6" else str(inputs / "model_bf16.bin")
+    return ["-e", model, *common, "-x", str(steps), "-s", "0"]
 
 
 TRAIN_LOSS = re.compile(r"^step\s+(\d+)/\d+\s*(?::\s*train loss|\|\s*loss)\s+([-+0-9.eEnaif]+)")
@@ -235,14 +242,14 @@ def parse_losses(output: str) -> dict[str, list[float]]:
     return {"train": train, "val": val}
 
 
-def run(work: Path, trainer: str, steps: int, lr: str, native: bool,
+def run(work: Path, name: str, steps: int, lr: str, native: bool,
         timeout: int) -> dict[str, object]:
-    rundir = work / f"run_{trainer}"
+    rundir = work / f"run_{name}"
     rundir.mkdir(exist_ok=True)
     model = rundir / "gpt2_124M.bin"  # the fp32 trainer's fixed checkpoint name
     model.unlink(missing_ok=True)
     shutil.copy(work / "inputs" / "model_fp32.bin", model)
-    exe = [str(work / trainer), *arguments(trainer, work / "inputs", steps, lr)]
+    exe = [str(work / RUNS[name]), *arguments(name, work / "inputs", steps, lr)]
     command = exe if native else [sys.executable, "-m", "zmlir.cli", "run", "--", *exe]
     start = time.perf_counter()
     try:
@@ -257,7 +264,7 @@ def run(work: Path, trainer: str, steps: int, lr: str, native: bool,
     losses = parse_losses(output)
     result = "PASS" if status == 0 and len(losses["train"]) >= steps else "FAIL"
     cause = "" if result == "PASS" else _first_cause(output, status)
-    return {"trainer": trainer, "result": result, "seconds": seconds, "cause": cause,
+    return {"trainer": name, "result": result, "seconds": seconds, "cause": cause,
             "command": " ".join(command[-len(exe):]), **losses}
 
 
@@ -310,7 +317,8 @@ def main() -> int:
     parser.add_argument("--arch", default="sm_80")
     parser.add_argument("--native", action="store_true",
                         help="NVIDIA's driver and libraries (CUDA_HOME), not zmlir")
-    parser.add_argument("--only", default="", help="comma-separated trainers")
+    parser.add_argument("--only", default="", help="comma-separated runs (" + ", ".join(RUNS)
+                        + ")")
     parser.add_argument("--timeout", type=int, default=1200, help="seconds per trainer")
     parser.add_argument("--compare", type=Path, help="the .json of a --native run")
     parser.add_argument("--ours", type=Path,
@@ -336,21 +344,22 @@ def main() -> int:
     if args.ours is not None:
         earlier = {r["trainer"]: r for r in json.loads(args.ours.read_text())["runs"]}
     runs: list[dict[str, object]] = []
-    for trainer in TRAINERS:
-        if only and trainer not in only:
+    errors: dict[str, str | None] = {}  # each trainer built once, for its first run
+    for name, trainer in RUNS.items():
+        if only and name not in only:
             continue
         row: dict[str, object]
-        error = None if trainer in earlier else build(src, work, trainer, args.arch, include,
-                                                      link)
-        if trainer in earlier:
-            row = {k: v for k, v in earlier[trainer].items() if k != "compare"}
-        elif error is not None:
-            row = {"trainer": trainer, "result": "BUILD", "seconds": 0, "cause": error,
+        if name not in earlier and trainer not in errors:
+            errors[trainer] = build(src, work, trainer, args.arch, include, link)
+        if name in earlier:
+            row = {k: v for k, v in earlier[name].items() if k != "compare"}
+        elif (error := errors[trainer]) is not None:
+            row = {"trainer": name, "result": "BUILD", "seconds": 0, "cause": error,
                    "train": [], "val": []}
         else:
-            row = run(work, trainer, args.steps, args.lr, args.native, args.timeout)
-        if trainer in theirs:
-            row["compare"] = compare(row, theirs[trainer], args.tolerance)
+            row = run(work, name, args.steps, args.lr, args.native, args.timeout)
+        if name in theirs:
+            row["compare"] = compare(row, theirs[name], args.tolerance)
         print(summary(row), flush=True)
         runs.append(row)
     record = {"side": "nvidia" if args.native else "zmlir", "config": vars(config) | {
@@ -391,8 +400,9 @@ def markdown(record: dict[str, object], args: argparse.Namespace) -> str:
     side = "NVIDIA's driver and libraries" if args.native else "zmlir run (CPU, OpenCL)"
     lines = [f"# llm.c's GPT-2 trainers on {side}", "",
              f"Written by `bench/llmc_train.py` ({time.strftime('%Y-%m-%d', time.gmtime())}), "
-             f"built with `nvcc -arch={args.arch}`; model and run: `{record['config']}`. "
-             "Inputs generated by the script (sha256 in the .json).", "",
+             f"built with `nvcc -arch={args.arch}`; model and run: `{record['config']}` "
+             "(train_gpt2_bf16_d6: `-e d6`, train_gpt2.cu's own random initialisation of "
+             "L6, C384, V50257). Inputs generated by the script (sha256 in the .json).", "",
              "| trainer | result | seconds | first cause |", "|---|---|---|---|"]
     lines += [f"| {r['trainer']} | {r['result']} | {r['seconds']} | {r['cause']} |" for r in runs]
     compared = any("compare" in r for r in runs)
