@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import CUDA_DIR, PROGRAMS_DIR, tool
@@ -514,6 +515,207 @@ def test_launch_fast_path_off_gives_the_same_results(libdir: str, env: str,
         calls = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
         launches = [c for c in calls if c.get("api") == "cuLaunchKernel"]
         assert len(launches) == 17 and launches[0]["args"]["kernel"] == "add_scalar"
+
+
+# The event calls' C fast path (fastpath.c): under the passthrough (the
+# stand-in NVIDIA driver, whose elapsed time is 1 ms per launch between two
+# records) a recorded event's record, query, synchronisation and elapsed time
+# go to the real driver's event (zmlir_fast_events counts them); everything
+# else takes the Python path with its answers, on OpenCL every call.
+_EVENTS = _FAST[:_FAST.index("r = {}")] + textwrap.dedent("""
+    import threading
+    lib.zmlir_fast_events.restype = ctypes.c_ulonglong
+    r = {}
+    assert lib.cuInit(0) == 0
+    ctx = ctypes.c_void_p()
+    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+    assert lib.cuCtxSetCurrent(ctx) == 0
+    mod, f = ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.cuModuleLoadData(ctypes.byref(mod), PTX) == 0
+    assert lib.cuModuleGetFunction(ctypes.byref(f), mod, b"add_scalar") == 0
+    n = 64
+    d = ctypes.c_uint64()
+    assert lib.cuMemAlloc_v2(ctypes.byref(d), 4 * n) == 0
+    assert lib.cuMemsetD32_v2(d, 0, n) == 0
+    value = ctypes.c_uint32(1)
+    params = (ctypes.c_void_p * 2)(ctypes.addressof(d), ctypes.addressof(value))
+    def launch(stream=None):
+        assert lib.cuLaunchKernel(f, 1, 1, 1, n, 1, 1, 0, stream, params, None) == 0
+    r["calls"] = {}  # how many calls of each function call() made
+    def call(name, function, *args):  # [CUresult, event calls that took the C path]
+        before = lib.zmlir_fast_events()
+        code = getattr(lib, function)(*args)
+        r[name] = [code, lib.zmlir_fast_events() - before]
+        r["calls"][function] = r["calls"].get(function, 0) + 1
+    ms = ctypes.c_float()
+    def elapsed(name, a, b, function="cuEventElapsedTime"):
+        ms.value = -1.0
+        call(name, function, ctypes.byref(ms), a, b)
+        r[name + "_ms"] = ms.value
+    def event(flags=0):
+        e = ctypes.c_void_p()
+        assert lib.cuEventCreate(ctypes.byref(e), flags) == 0
+        return e
+    start, stop, untimed, fresh = event(), event(), event(2), event()
+    call("query_unrecorded", "cuEventQuery", fresh)
+    elapsed("elapsed_unrecorded", fresh, fresh)
+    call("first_record", "cuEventRecord", start, None)  # Python's, which registers it
+    launch()
+    call("stop_first_record", "cuEventRecord", stop, None)
+    elapsed("elapsed_first", start, stop)
+    call("record_again", "cuEventRecord", start, None)
+    launch(); launch(); launch()
+    call("record_with_flags", "cuEventRecordWithFlags", stop, None, 0)
+    call("synchronize", "cuEventSynchronize", stop)
+    call("query", "cuEventQuery", stop)
+    elapsed("elapsed", start, stop)
+    elapsed("elapsed_v2", start, stop, "cuEventElapsedTime_v2")
+    call("untimed_record", "cuEventRecord", untimed, None)
+    call("untimed_record_again", "cuEventRecord", untimed, None)
+    elapsed("elapsed_untimed", start, untimed)
+    call("elapsed_null", "cuEventElapsedTime", None, start, stop)
+    call("record_bad_event", "cuEventRecord", ctypes.c_void_p(0xbad0), None)
+    s, s2 = ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.cuStreamCreate(ctypes.byref(s), 0) == 0
+    assert lib.cuStreamCreate(ctypes.byref(s2), 0) == 0
+    call("record_created_stream", "cuEventRecord", start, s)
+    call("record_bad_stream", "cuEventRecord", start, ctypes.c_void_p(0xdead0))
+    # A fork and a join through events in a capture: the recording is
+    # Python's (a fork point), and the graph gets both kernels, one edge;
+    # an external record is an event record node after both (3 edges), which
+    # records the event at each of the graph's launches.
+    assert lib.cuStreamBeginCapture_v2(s, 0) == 0
+    launch(s)
+    call("record_captured", "cuEventRecord", start, s)
+    call("query_while_capturing", "cuEventQuery", untimed)
+    assert lib.cuStreamWaitEvent(s2, start, 0) == 0
+    launch(s2)
+    call("record_join", "cuEventRecord", stop, s2)
+    assert lib.cuStreamWaitEvent(s, stop, 0) == 0
+    call("record_external", "cuEventRecordWithFlags", untimed, s, 1)
+    graph, exe = ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.cuStreamEndCapture(s, ctypes.byref(graph)) == 0
+    count = ctypes.c_size_t()
+    assert lib.cuGraphGetNodes(graph, None, ctypes.byref(count)) == 0
+    nodes = (ctypes.c_void_p * count.value)()
+    assert lib.cuGraphGetNodes(graph, nodes, ctypes.byref(count)) == 0
+    kind = ctypes.c_int()
+    r["graph_node_types"] = sorted(
+        kind.value for node in nodes if lib.cuGraphNodeGetType(node, ctypes.byref(kind)) == 0)
+    assert lib.cuGraphGetEdges(graph, None, None, ctypes.byref(count)) == 0
+    r["graph_edges"] = count.value
+    assert lib.cuGraphInstantiateWithFlags(ctypes.byref(exe), graph, 0) == 0
+    assert lib.cuGraphLaunch(exe, s) == 0
+    call("untimed_after_graph", "cuEventQuery", untimed)
+    call("after_capture_first", "cuEventRecord", start, None)  # Python's again
+    launch()
+    call("after_capture_second", "cuEventRecord", stop, None)
+    call("after_capture_third", "cuEventRecord", stop, None)
+    elapsed("elapsed_after_capture", start, stop)
+    def other_thread():
+        assert lib.cuCtxSetCurrent(ctx) == 0
+        call("other_thread_first", "cuEventRecord", start, None)
+        call("other_thread_second", "cuEventRecord", start, None)
+    t = threading.Thread(target=other_thread)
+    t.start()
+    t.join()
+    assert lib.cuCtxSetCurrent(None) == 0
+    call("no_context", "cuEventQuery", start)
+    assert lib.cuCtxSetCurrent(ctx) == 0
+    call("context_again", "cuEventQuery", start)
+    # A memory pool is settled at synchronisations: from its creation on,
+    # cuEventSynchronize is Python's.
+    pool = ctypes.c_void_p()
+    assert lib.cuDeviceGetDefaultMemPool(ctypes.byref(pool), 0) == 0
+    call("synchronize_with_pool", "cuEventSynchronize", stop)
+    assert lib.cuEventDestroy_v2(stop) == 0
+    call("record_destroyed", "cuEventRecord", stop, None)
+    h = (ctypes.c_uint32 * n)()
+    assert lib.cuCtxSynchronize() == 0
+    assert lib.cuMemcpyDtoH_v2(h, d, 4 * n) == 0
+    r["sum"] = h[0]
+    print(json.dumps(r))
+""")
+
+
+def _events_probe(libdir: str, **env: str) -> dict[str, Any]:
+    result = subprocess.run([sys.executable, "-c", _EVENTS, libdir], capture_output=True,
+                            text=True, timeout=300, env={**os.environ, **env})
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def _codes(r: dict[str, Any]) -> dict[str, Any]:
+    """The probe's answers without the fast path's counts and the times."""
+    return {k: v[0] if isinstance(v, list) else v for k, v in r.items() if not k.endswith("_ms")}
+
+
+@pytest.mark.parametrize("backend", ["opencl", "cuda"])
+def test_event_fast_path_takes_recorded_events_only(libdir: str, backend: str,
+                                                    fake_nvidia_driver: Path) -> None:
+    env = {"ZMLIR_BACKEND": backend}
+    if backend == "cuda":
+        env["ZMLIR_CUDA_DRIVER"] = str(fake_nvidia_driver)
+    r = _events_probe(libdir, **env)
+    fast = int(backend == "cuda")  # OpenCL: every event call is Python's
+    assert r["query_unrecorded"] == [0, 0]
+    assert r["elapsed_unrecorded"] == [400, 0]  # CUDA_ERROR_INVALID_HANDLE
+    assert r["first_record"] == [0, 0] and r["stop_first_record"] == [0, 0]
+    assert r["elapsed_first"] == [0, fast]
+    assert r["record_again"] == [0, fast]
+    assert r["record_with_flags"] == [0, fast]
+    assert r["synchronize"] == [0, fast]
+    assert r["query"] == [0, fast]
+    assert r["elapsed"] == [0, fast] and r["elapsed_v2"] == [0, fast]
+    if backend == "cuda":  # the real driver's times: 1 ms per launch between the records
+        assert (r["elapsed_first_ms"], r["elapsed_ms"], r["elapsed_v2_ms"]) == (1.0, 3.0, 3.0)
+        assert r["elapsed_after_capture_ms"] == 1.0
+    else:  # the markers' device times
+        assert r["elapsed_first_ms"] >= 0.0 and r["elapsed_ms"] >= 0.0
+    assert r["untimed_record"] == [0, 0] and r["untimed_record_again"] == [0, fast]
+    assert r["elapsed_untimed"] == [400, 0]  # CU_EVENT_DISABLE_TIMING: Python's answer
+    assert r["elapsed_null"] == [1, 0]  # CUDA_ERROR_INVALID_VALUE
+    assert r["record_bad_event"] == [400, 0]
+    assert r["record_created_stream"] == [0, fast]
+    assert r["record_bad_stream"] == [400, 0]
+    assert r["record_captured"] == [0, 0] and r["record_join"] == [0, 0]
+    assert r["query_while_capturing"] == [0, 0]
+    assert r["record_external"] == [0, 0]
+    # Two kernel nodes and an event record node (CU_GRAPH_NODE_TYPE_EVENT_RECORD).
+    assert (r["graph_node_types"], r["graph_edges"]) == ([0, 0, 7], 3)
+    assert r["untimed_after_graph"] == [0, fast]
+    # Both were forgotten when recorded into the capture: Python's first again.
+    assert r["after_capture_first"] == [0, 0] and r["after_capture_second"] == [0, 0]
+    assert r["after_capture_third"] == [0, fast] and r["elapsed_after_capture"] == [0, fast]
+    # A thread's first record through the passthrough finds the real context
+    # not current in that thread (201): the Python path makes it current.
+    assert r["other_thread_first"] == [0, 0] and r["other_thread_second"] == [0, fast]
+    assert r["no_context"] == [0, 0] and r["context_again"] == [0, fast]
+    assert r["synchronize_with_pool"] == [0, 0]
+    assert r["record_destroyed"] == [400, 0]
+    assert r["sum"] == 7  # 5 launches and the graph's 2
+
+
+@pytest.mark.parametrize("env", ["ZMLIR_FAST_LAUNCH", "ZMLIR_TRACE"])
+def test_event_fast_path_off_gives_the_same_answers(libdir: str, env: str, tmp_path: Path,
+                                                    fake_nvidia_driver: Path) -> None:
+    passthrough = {"ZMLIR_BACKEND": "cuda", "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver)}
+    value = "0" if env == "ZMLIR_FAST_LAUNCH" else str(tmp_path / "calls.jsonl")
+    r = _events_probe(libdir, **passthrough, **{env: value})
+    fast = _events_probe(libdir, **passthrough)
+    assert all(v[1] == 0 for v in r.values() if isinstance(v, list))
+    assert _codes(r) == _codes(fast)
+    assert {k: v for k, v in r.items() if k.endswith("_ms")} == \
+        {k: v for k, v in fast.items() if k.endswith("_ms")}
+    if env == "ZMLIR_TRACE":  # every event call is in the trace, with its answer
+        calls = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
+        names = [c.get("api") for c in calls]
+        assert r["calls"]["cuEventRecord"] > 10
+        for function, count in r["calls"].items():
+            assert names.count(function) == count, function
+        bad = [c for c in calls if c.get("api") == "cuEventRecord" and c.get("result") == 400]
+        assert len(bad) == 3
 
 
 # Cooperative launches: through the passthrough (a stand-in NVIDIA driver that

@@ -187,3 +187,47 @@ CUresult cuLaunchCooperativeKernel(void *f, unsigned int gx, unsigned int gy, un
   return code;
 }
 unsigned long long fake_cooperative_launches(void) { return cooperative_launches; }
+
+/* Events: a record stamps the launches made so far, and the elapsed time
+ * between two records is 1 ms per launch between them; records are counted
+ * (fake_event_records). FAKE_EVENT_RESULT=N: records fail with N. */
+struct fake_event {
+  unsigned int flags;
+  int recorded;
+  unsigned long long at;
+};
+static unsigned long long event_records;
+CUresult cuEventCreate(void **event, unsigned int flags) {
+  struct fake_event *e = calloc(1, sizeof *e);
+  e->flags = flags;
+  *event = e;
+  return 0;
+}
+CUresult cuEventDestroy_v2(void *event) {
+  free(event);
+  return 0;
+}
+CUresult cuEventRecord(void *event, void *stream) {
+  const char *forced = getenv("FAKE_EVENT_RESULT");
+  if (forced)
+    return atoi(forced);
+  if (!current)
+    return 201; /* CUDA_ERROR_INVALID_CONTEXT */
+  if (stream != NULL)
+    return 1;
+  struct fake_event *e = event;
+  e->recorded = 1;
+  e->at = launches;
+  __atomic_add_fetch(&event_records, 1, __ATOMIC_RELAXED);
+  return 0;
+}
+CUresult cuEventQuery(void *event) { return 0; }
+CUresult cuEventSynchronize(void *event) { return 0; }
+CUresult cuEventElapsedTime(float *ms, void *start, void *end) {
+  const struct fake_event *a = start, *b = end;
+  if (!a->recorded || !b->recorded || ((a->flags | b->flags) & 2)) /* DISABLE_TIMING */
+    return 400; /* CUDA_ERROR_INVALID_HANDLE */
+  *ms = (float)(b->at - a->at);
+  return 0;
+}
+unsigned long long fake_event_records(void) { return event_records; }

@@ -171,11 +171,12 @@ class Backend(ABC):
     def synchronize(self) -> None: ...
 
     # -- events (cuEventRecord, cuEventElapsedTime) ----------------------------------
-    def record_mark(self) -> Any:
+    def record_mark(self, previous: Any, flags: int) -> Any:
         """A point in the device's queue after the work enqueued so far, for
-        an event: here the host clock once the queue has drained. A backend
-        with device timestamps records one in its queue instead, without
-        waiting."""
+        an event of CU_EVENT_* `flags` last recorded at `previous` (None:
+        never; a backend may record that again in place, else it releases
+        it): here the host clock once the queue has drained. A backend with
+        device timestamps records one in its queue instead, without waiting."""
         self.synchronize()
         return time.perf_counter()
 
@@ -193,14 +194,22 @@ class Backend(ABC):
         return (end - start) * 1000.0
 
     def release_mark(self, mark: Any) -> None:
-        """The event that held a mark was recorded again or destroyed."""
+        """The event that held a mark was destroyed."""
+        return None
+
+    def fast_event(self, mark: Any) -> int | None:
+        """The address of the native event a mark is, which fastpath.c
+        records again, queries, waits for and times with the entry points
+        fast_launch_points names ("event_record", "event_query",
+        "event_synchronize", "event_elapsed"); None: the Python driver's."""
         return None
 
     # -- the driver's C launch fast path (zmlir/runtime/cuda/fastpath.c) -----------
     def fast_launch_points(self) -> dict[str, int] | None:
         """Addresses of the C entry points fastpath.c launches through ("launch":
         a cuLaunchKernel; or "set_arg", "enqueue", "finish" and "queue" for
-        OpenCL), or None: every launch takes the Python path."""
+        OpenCL), and those of events (fast_event), or None: every launch
+        and event call takes the Python path."""
         return None
 
     def fast_kernel(self, kernel: Any, info: Any,

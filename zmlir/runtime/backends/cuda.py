@@ -139,6 +139,9 @@ _POINTER_ATTRIBUTE_IS_MANAGED = 8
 _JIT_ERROR_LOG_BUFFER = 5
 _JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
 _DEFAULT_SHARED_LIMIT = 48 * 1024  # above this a kernel must opt in
+# The CU_EVENT_* flags a real event is created with: BLOCKING_SYNC, DISABLE_TIMING
+# (INTERPROCESS would need the IPC calls, which the driver does not pass on).
+_EVENT_FLAGS = 0x1 | 0x2
 
 _ffi: cffi.FFI | None = None
 
@@ -232,7 +235,8 @@ class CUDABackend(Backend):
         cache = os.environ.get(nvptx_cache.ENV, "").strip()
         self.cache_dir = Path(cache) if cache else None
         self._current = threading.local()
-        self._free_events: list[Any] = []
+        self._free_events: dict[int, list[Any]] = {}  # by flags (record_mark)
+        self._event_flags: dict[int, int] = {}  # each real event's
 
     # -- opening -----------------------------------------------------------------
 
@@ -514,17 +518,24 @@ class CUDABackend(Backend):
                    self.lib.cuCtxGetLimit(value, _CU_LIMIT_MALLOC_HEAP_SIZE))
         return int(value[0])
 
-    # Events are the real driver's, recorded in the stream our launches take
-    # (the NULL stream), so cuEventElapsedTime is the GPU's own time and
-    # recording waits for nothing. Released ones are kept for reuse.
-    def record_mark(self) -> Any:
+    # Events are the real driver's, one per event with its flags, recorded
+    # again in place in the stream our launches take (the NULL stream), so
+    # cuEventElapsedTime is the GPU's own time and recording waits for
+    # nothing; fastpath.c records the same one. Released ones (of destroyed
+    # events) are kept for reuse, by flags.
+    def record_mark(self, previous: Any, flags: int) -> Any:
         self._enter()
-        if self._free_events:
-            event = self._free_events.pop()
-        else:
-            pevent = self.ffi.new("CUevent *")
-            self.check("cuEventCreate", self.lib.cuEventCreate(pevent, 0))
-            event = pevent[0]
+        event = previous
+        if event is None:
+            flags &= _EVENT_FLAGS
+            free = self._free_events.get(flags)
+            if free:
+                event = free.pop()
+            else:
+                pevent = self.ffi.new("CUevent *")
+                self.check("cuEventCreate", self.lib.cuEventCreate(pevent, flags))
+                event = pevent[0]
+                self._event_flags[int(self.ffi.cast("uintptr_t", event))] = flags
         self.check("cuEventRecord", self.lib.cuEventRecord(event, self.ffi.NULL))
         return event
 
@@ -547,13 +558,24 @@ class CUDABackend(Backend):
         return float(ms[0])
 
     def release_mark(self, mark: Any) -> None:
-        self._free_events.append(mark)
+        flags = self._event_flags[int(self.ffi.cast("uintptr_t", mark))]
+        self._free_events.setdefault(flags, []).append(mark)
+
+    def fast_event(self, mark: Any) -> int:
+        return int(self.ffi.cast("uintptr_t", mark))
 
     def fast_launch_points(self) -> dict[str, int]:
         # The real driver's cuLaunchKernel: fastpath.c calls it with the real
         # CUfunction, the shared window and the application's kernelParams,
         # exactly as _launch does.
-        return {"launch": int(self.ffi.cast("uintptr_t", self.lib.cuLaunchKernel))}
+        def address(function: Any) -> int:
+            return int(self.ffi.cast("uintptr_t", function))
+
+        return {"launch": address(self.lib.cuLaunchKernel),
+                "event_record": address(self.lib.cuEventRecord),
+                "event_query": address(self.lib.cuEventQuery),
+                "event_synchronize": address(self.lib.cuEventSynchronize),
+                "event_elapsed": address(self.lib.cuEventElapsedTime)}
 
     def fast_kernel(self, kernel: CUDAKernel, info: Any,
                     nparams: int) -> tuple[str, int, int, int, int]:

@@ -465,23 +465,30 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CU
 
 # Exported from C (fastpath.c), not Python: when the fast path does not
 # apply, the C function calls the Python body, exported as zmlir_py_<name>.
-C_FAST_PATH = ("cuLaunchKernel", "cuLaunchKernelEx")
+C_FAST_PATH = ("cuLaunchKernel", "cuLaunchKernelEx", "cuEventRecord", "cuEventRecordWithFlags",
+               "cuEventQuery", "cuEventSynchronize", "cuEventElapsedTime",
+               "cuEventElapsedTime_v2")
 PYTHON_BODY_PREFIX = "zmlir_py_"
 
 # What the Python driver calls to keep fastpath.c's table in step.
 FAST_PATH_API = """
 void zmlir_fast_set_backend(uintptr_t launch, uintptr_t set_arg, uintptr_t enqueue,
-                            uintptr_t finish, uintptr_t queue);
+                            uintptr_t finish, uintptr_t queue, uintptr_t event_record,
+                            uintptr_t event_query, uintptr_t event_synchronize,
+                            uintptr_t event_elapsed);
 int zmlir_fast_function(uintptr_t handle, int kind, uintptr_t target, unsigned int static_shared,
                         unsigned int shared_limit, unsigned int max_threads, unsigned int nparams,
                         const unsigned char *sizes);
 int zmlir_fast_stream(uintptr_t handle);
+int zmlir_fast_event(uintptr_t handle, uintptr_t target);
 void zmlir_fast_forget(uintptr_t handle);
 void zmlir_fast_set_context(uintptr_t ctx);
 void zmlir_fast_context_destroyed(void);
 void zmlir_fast_capture(int delta);
+void zmlir_fast_sync_work_add(int delta);
 void zmlir_fast_enable(int on);
 unsigned long long zmlir_fast_launches(void);
+unsigned long long zmlir_fast_events(void);
 void zmlir_fast_launch_lock(int lock);
 void zmlir_enter(void);
 void zmlir_leave(void);

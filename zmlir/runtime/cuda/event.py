@@ -1,9 +1,16 @@
 """Events. Recording one asks the backend for a mark in its queue
-(Backend.record_mark): a device timestamp where the backend has them (the
-CUDA passthrough: the real driver's events, so cuEventElapsedTime is the
-GPU's time and recording does not wait), else the host clock once the queue
-has drained. Recorded in a capturing stream, an event marks a fork point of
-the capture (graph/capture.py)."""
+(Backend.record_mark), in the order of the work enqueued before it, without
+waiting for that work: the CUDA passthrough records the real driver's event
+(one per event, re-recorded in place), so cuEventElapsedTime is the GPU's
+time; OpenCL enqueues a marker whose profiled end is its time. Recorded in
+a capturing stream, an event marks a fork point of the capture
+(graph/capture.py), or with CU_EVENT_RECORD_EXTERNAL becomes an event
+record node of its graph.
+
+On the passthrough, an event recorded outside a capture is registered with
+the C fast path (fastpath.c), which then records, queries, synchronises and
+times it with the real driver's functions without entering Python; these
+methods remain the reference, taken whenever the fast path does not apply."""
 
 from __future__ import annotations
 
@@ -11,16 +18,20 @@ from typing import Any
 
 from zmlir.runtime.cuda.errors import CUresult
 from zmlir.runtime.cuda.graph.capture import event_recorded
+from zmlir.runtime.cuda.graph.model import EVENT_RECORD, EventParams, record
 from zmlir.runtime.cuda.objects import Event
 from zmlir.runtime.cuda.state import DriverState
 
 E = CUresult
+CU_EVENT_RECORD_EXTERNAL = 0x1
 
 
 class EventAPI(DriverState):
     def cuEventCreate(self, phevent: Any, flags: int) -> int:
         self.current_context()
-        self.out(phevent, self.handle_ptr(self.handles.add(Event(flags))))
+        ev = Event(flags)
+        ev.handle = self.handles.add(ev)
+        self.out(phevent, self.handle_ptr(ev.handle))
         return E.CUDA_SUCCESS
 
     def cuEventRecord(self, event: Any, stream: Any) -> int:
@@ -29,6 +40,7 @@ class EventAPI(DriverState):
         s = self.stream(stream)
         if s is not None and s.capture is not None:
             event_recorded(ev, s)  # a fork point of the capture
+            self.fast.forget(ev.handle)  # until recorded outside a capture again
             return E.CUDA_SUCCESS
         self.record_event(ev)
         return E.CUDA_SUCCESS
@@ -36,11 +48,16 @@ class EventAPI(DriverState):
     def record_event(self, ev: Event) -> None:
         """Records an event outside a capture (cuEventRecord, graph event nodes)."""
         ev.capture, ev.capture_dependencies = None, []
-        if ev.mark is not None:
-            self.device.release_mark(ev.mark)
-        ev.mark = self.device.record_mark()
+        ev.mark = self.device.record_mark(ev.mark, ev.flags)
+        self.fast.event(ev.handle, self.device, ev.mark)
 
     def cuEventRecordWithFlags(self, event: Any, stream: Any, flags: int) -> int:
+        self.require_init()
+        s = self.stream(stream)
+        if flags & CU_EVENT_RECORD_EXTERNAL and s is not None and s.capture is not None:
+            ev = self.handles.get(self.ptr(event), Event)
+            record(self.handles, s, EventParams(ev.handle, EVENT_RECORD))  # recorded at each launch
+            return E.CUDA_SUCCESS
         return self.cuEventRecord(event, stream)
 
     def cuEventSynchronize(self, event: Any) -> int:
@@ -64,6 +81,7 @@ class EventAPI(DriverState):
         self.require_init()
         ev = self.handles.get(self.ptr(event), Event)
         self.handles.remove(self.ptr(event), Event)
+        self.fast.forget(ev.handle)
         if ev.mark is not None:
             self.device.release_mark(ev.mark)
         return E.CUDA_SUCCESS

@@ -1,7 +1,8 @@
 /* The launch fast path of our libcuda.so.1 (compiled into it by build.py).
  *
  * cuLaunchKernel and cuLaunchKernelEx are exported from here, not from
- * Python. A launch whose function, stream and context the Python driver has
+ * Python, and so are the calls a program times its kernels with, events
+ * (below). A launch whose function, stream and context the Python driver has
  * registered in the table below goes straight to the backend's own C entry
  * points with the application's kernelParams:
  *
@@ -16,7 +17,8 @@
  * bad handles, `extra`, launch attributes, a capturing stream, a shared
  * window above what the kernel is opted in to, tracing (ZMLIR_TRACE), and
  * ZMLIR_FAST_LAUNCH=0. The Python driver keeps the table in step with its
- * own state: functions when created, streams when created or destroyed, the
+ * own state: functions when created, streams when created or destroyed,
+ * events when recorded outside a capture or destroyed, the
  * calling thread's current context whenever it changes, captures when they
  * begin and end. The other call cudart makes per launch, a context-local
  * storage get (an export-table slot), is answered here too (below).
@@ -36,7 +38,13 @@
 #define ZMLIR_FAST_SLOTS 8192 /* a power of two */
 #define ZMLIR_FAST_MAX_PARAMS 64
 
-enum { ZMLIR_FAST_NONE = 0, ZMLIR_FAST_CUDA = 1, ZMLIR_FAST_OPENCL = 2, ZMLIR_FAST_STREAM = 3 };
+enum {
+  ZMLIR_FAST_NONE = 0,
+  ZMLIR_FAST_CUDA = 1,
+  ZMLIR_FAST_OPENCL = 2,
+  ZMLIR_FAST_STREAM = 3,
+  ZMLIR_FAST_EVENT = 4
+};
 
 typedef CUresult (*zmlir_cu_launch_fn)(void *, unsigned int, unsigned int, unsigned int,
                                        unsigned int, unsigned int, unsigned int, unsigned int,
@@ -45,16 +53,20 @@ typedef int (*zmlir_cl_set_arg_fn)(void *, unsigned int, size_t, const void *);
 typedef int (*zmlir_cl_enqueue_fn)(void *, void *, unsigned int, const size_t *, const size_t *,
                                    const size_t *, unsigned int, const void *, void *);
 typedef int (*zmlir_cl_finish_fn)(void *);
+typedef CUresult (*zmlir_cu_event_record_fn)(void *, void *);
+typedef CUresult (*zmlir_cu_event_fn)(void *); /* cuEventQuery, cuEventSynchronize */
+typedef CUresult (*zmlir_cu_event_elapsed_fn)(float *, void *, void *);
 
 struct zmlir_fast_backend {
   uintptr_t launch, set_arg, enqueue, finish; /* entry points */
   uintptr_t queue;                            /* OpenCL command queue */
+  uintptr_t event_record, event_query, event_synchronize, event_elapsed; /* the real driver's */
 };
 
 struct zmlir_fast_entry {
   uintptr_t key; /* our handle; 0: free slot */
   int kind;
-  uintptr_t target; /* the real CUfunction or cl_kernel */
+  uintptr_t target; /* the real CUfunction, cl_kernel or CUevent */
   unsigned int static_shared, shared_limit, max_threads, nparams;
   unsigned char sizes[ZMLIR_FAST_MAX_PARAMS];
 };
@@ -65,8 +77,9 @@ static pthread_mutex_t zmlir_fast_write = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t zmlir_fast_cl = PTHREAD_MUTEX_INITIALIZER; /* kernel args are shared */
 static int zmlir_fast_enabled;
 static int zmlir_fast_captures;
+static int zmlir_fast_sync_work; /* what a synchronisation must do in Python (below) */
 static unsigned long zmlir_fast_epoch = 1;
-static unsigned long long zmlir_fast_count;
+static unsigned long long zmlir_fast_count, zmlir_fast_event_count;
 static __thread uintptr_t zmlir_fast_ctx;
 static __thread unsigned long zmlir_fast_ctx_epoch;
 
@@ -149,13 +162,19 @@ static void zmlir_at_exit(void) {
 /* -- called by the Python driver ---------------------------------------------- */
 
 void zmlir_fast_set_backend(uintptr_t launch, uintptr_t set_arg, uintptr_t enqueue,
-                            uintptr_t finish, uintptr_t queue) {
+                            uintptr_t finish, uintptr_t queue, uintptr_t event_record,
+                            uintptr_t event_query, uintptr_t event_synchronize,
+                            uintptr_t event_elapsed) {
   pthread_mutex_lock(&zmlir_fast_write);
   zmlir_fast_backend.launch = launch;
   zmlir_fast_backend.set_arg = set_arg;
   zmlir_fast_backend.enqueue = enqueue;
   zmlir_fast_backend.finish = finish;
   zmlir_fast_backend.queue = queue;
+  zmlir_fast_backend.event_record = event_record;
+  zmlir_fast_backend.event_query = event_query;
+  zmlir_fast_backend.event_synchronize = event_synchronize;
+  zmlir_fast_backend.event_elapsed = event_elapsed;
   pthread_mutex_unlock(&zmlir_fast_write);
 }
 
@@ -195,15 +214,25 @@ int zmlir_fast_function(uintptr_t handle, int kind, uintptr_t target, unsigned i
   return 0;
 }
 
-int zmlir_fast_stream(uintptr_t handle) {
+/* Registers a handle that is a key and at most a target: a stream, an event. */
+static int zmlir_fast_put(uintptr_t handle, int kind, uintptr_t target) {
   pthread_mutex_lock(&zmlir_fast_write);
   struct zmlir_fast_entry *e = handle ? zmlir_fast_slot(handle, 1) : NULL;
   if (e != NULL) {
+    ZMLIR_STORE(e->kind, ZMLIR_FAST_NONE); /* readers skip it while it changes */
+    e->target = target;
     ZMLIR_STORE(e->key, handle);
-    ZMLIR_STORE(e->kind, ZMLIR_FAST_STREAM);
+    ZMLIR_STORE(e->kind, kind);
   }
   pthread_mutex_unlock(&zmlir_fast_write);
   return e ? 0 : -1;
+}
+
+int zmlir_fast_stream(uintptr_t handle) { return zmlir_fast_put(handle, ZMLIR_FAST_STREAM, 0); }
+
+/* Event `handle` is the real driver's CUevent `target` (re-recorded in place). */
+int zmlir_fast_event(uintptr_t handle, uintptr_t target) {
+  return target ? zmlir_fast_put(handle, ZMLIR_FAST_EVENT, target) : -1;
 }
 
 void zmlir_fast_forget(uintptr_t handle) {
@@ -225,9 +254,18 @@ void zmlir_fast_context_destroyed(void) { __atomic_add_fetch(&zmlir_fast_epoch, 
 
 void zmlir_fast_capture(int delta) { __atomic_add_fetch(&zmlir_fast_captures, delta, __ATOMIC_ACQ_REL); }
 
+/* Things a synchronisation point must do in Python (a printf buffer to
+ * flush, memory pools to settle): while there are any, cuEventSynchronize
+ * takes the Python path. */
+void zmlir_fast_sync_work_add(int delta) {
+  __atomic_add_fetch(&zmlir_fast_sync_work, delta, __ATOMIC_ACQ_REL);
+}
+
 void zmlir_fast_enable(int on) { ZMLIR_STORE(zmlir_fast_enabled, on); }
 
 unsigned long long zmlir_fast_launches(void) { return ZMLIR_LOAD(zmlir_fast_count); }
+
+unsigned long long zmlir_fast_events(void) { return ZMLIR_LOAD(zmlir_fast_event_count); }
 
 /* Taken (1) and released (0) around the Python path's launches: OpenCL binds
  * arguments to the kernel object, which launches from several threads share. */
@@ -355,16 +393,23 @@ static int zmlir_fast_opencl(const struct zmlir_fast_entry *e, const unsigned in
   return 1;
 }
 
-/* Launches through the fast path if it applies: 1 with *result set, else 0. */
-static int zmlir_fast_launch(void *f, const unsigned int grid[3], const unsigned int block[3],
-                             unsigned int shared, void *stream, void **params, void **extra,
-                             CUresult *result) {
+/* Whether a call on `stream` may take the fast path at all: it is on (no
+ * tracing), no capture is under way, the calling thread's current context is
+ * known and holds no sticky error, and the stream is a default one or ours. */
+static int zmlir_fast_applies(void *stream) {
   if (!ZMLIR_LOAD(zmlir_fast_enabled) || ZMLIR_LOAD(zmlir_fast_captures) != 0)
     return 0;
   if (zmlir_fast_ctx == 0 || zmlir_fast_ctx_epoch != ZMLIR_LOAD(zmlir_fast_epoch))
     return 0;
   uintptr_t s = (uintptr_t)stream;
-  if (s > 2 && zmlir_fast_find(s, ZMLIR_FAST_STREAM) == NULL) /* 0-2: default streams */
+  return s <= 2 || zmlir_fast_find(s, ZMLIR_FAST_STREAM) != NULL; /* 0-2: default streams */
+}
+
+/* Launches through the fast path if it applies: 1 with *result set, else 0. */
+static int zmlir_fast_launch(void *f, const unsigned int grid[3], const unsigned int block[3],
+                             unsigned int shared, void *stream, void **params, void **extra,
+                             CUresult *result) {
+  if (!zmlir_fast_applies(stream))
     return 0;
   struct zmlir_fast_entry *e = zmlir_fast_find((uintptr_t)f, ZMLIR_FAST_CUDA);
   if (e == NULL)
@@ -428,15 +473,132 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **ker
   return result;
 }
 
+/* -- events ----------------------------------------------------------------------
+ *
+ * Under the CUDA passthrough an event is one of the real driver's, created
+ * with the event's flags and recorded in place on the NULL stream, where
+ * our launches go (backends/cuda.py). The Python driver registers it when it
+ * records it outside a capture (so it is recorded: Python's state and the
+ * real driver's agree) and forgets it when it is recorded into a capture or
+ * destroyed. A registered event's record, query, synchronisation and
+ * elapsed time then go straight to the real driver's functions when
+ * zmlir_fast_applies (a record: on its stream; the others: on the default
+ * stream's terms, a current context without a sticky error, no tracing, no
+ * capture under way). The real driver's success (and NOT_READY, where a
+ * call may answer it) is the answer; any other result takes the Python
+ * path, which makes the same call again and reports it as it always does
+ * (a real sticky error becomes ours). cuEventSynchronize also needs
+ * zmlir_fast_sync_work at 0: a synchronisation point's own work (device
+ * printf output, memory pools) is Python's. Other backends register no
+ * events: their events are the Python driver's (OpenCL: markers). */
+
+static struct zmlir_fast_entry *zmlir_fast_event_entry(void *event, void *stream) {
+  return zmlir_fast_applies(stream) ? zmlir_fast_find((uintptr_t)event, ZMLIR_FAST_EVENT) : NULL;
+}
+
+static int zmlir_fast_event_done(CUresult code, int not_ready_ok, CUresult *result) {
+  if (code != 0 && !(not_ready_ok && code == 600)) /* CUDA_ERROR_NOT_READY */
+    return 0;
+  *result = code;
+  __atomic_add_fetch(&zmlir_fast_event_count, 1, __ATOMIC_RELAXED);
+  return 1;
+}
+
+static int zmlir_fast_event_record(void *event, void *stream, CUresult *result) {
+  zmlir_cu_event_record_fn record = (zmlir_cu_event_record_fn)zmlir_fast_backend.event_record;
+  struct zmlir_fast_entry *e = zmlir_fast_event_entry(event, stream);
+  /* A thread that has not entered the real context gets 201: Python enters it. */
+  return e && record && zmlir_fast_event_done(record((void *)e->target, NULL), 0, result);
+}
+
+CUresult cuEventRecord(CUevent hEvent, CUstream hStream) {
+  CUresult result;
+  zmlir_enter();
+  if (!zmlir_fast_event_record(hEvent, hStream, &result))
+    result = zmlir_py_cuEventRecord(hEvent, hStream);
+  zmlir_leave();
+  return result;
+}
+
+/* The flags matter in a capture only (CU_EVENT_RECORD_EXTERNAL), never here. */
+CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags) {
+  CUresult result;
+  zmlir_enter();
+  if (!zmlir_fast_event_record(hEvent, hStream, &result))
+    result = zmlir_py_cuEventRecordWithFlags(hEvent, hStream, flags);
+  zmlir_leave();
+  return result;
+}
+
+CUresult cuEventQuery(CUevent hEvent) {
+  zmlir_cu_event_fn query = (zmlir_cu_event_fn)zmlir_fast_backend.event_query;
+  CUresult result;
+  zmlir_enter();
+  struct zmlir_fast_entry *e = zmlir_fast_event_entry(hEvent, NULL);
+  if (!(e && query && zmlir_fast_event_done(query((void *)e->target), 1, &result)))
+    result = zmlir_py_cuEventQuery(hEvent);
+  zmlir_leave();
+  return result;
+}
+
+CUresult cuEventSynchronize(CUevent hEvent) {
+  zmlir_cu_event_fn synchronize = (zmlir_cu_event_fn)zmlir_fast_backend.event_synchronize;
+  CUresult result;
+  zmlir_enter();
+  struct zmlir_fast_entry *e =
+      ZMLIR_LOAD(zmlir_fast_sync_work) == 0 ? zmlir_fast_event_entry(hEvent, NULL) : NULL;
+  if (!(e && synchronize && zmlir_fast_event_done(synchronize((void *)e->target), 0, &result)))
+    result = zmlir_py_cuEventSynchronize(hEvent);
+  zmlir_leave();
+  return result;
+}
+
+static int zmlir_fast_elapsed(float *ms, void *start, void *end, CUresult *result) {
+  zmlir_cu_event_elapsed_fn elapsed = (zmlir_cu_event_elapsed_fn)zmlir_fast_backend.event_elapsed;
+  struct zmlir_fast_entry *a = zmlir_fast_event_entry(start, NULL);
+  struct zmlir_fast_entry *b = a ? zmlir_fast_event_entry(end, NULL) : NULL;
+  return b && elapsed && ms &&
+         zmlir_fast_event_done(elapsed(ms, (void *)a->target, (void *)b->target), 1, result);
+}
+
+CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd) {
+  CUresult result;
+  zmlir_enter();
+  if (!zmlir_fast_elapsed(pMilliseconds, hStart, hEnd, &result))
+    result = zmlir_py_cuEventElapsedTime(pMilliseconds, hStart, hEnd);
+  zmlir_leave();
+  return result;
+}
+
+CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd) {
+  CUresult result;
+  zmlir_enter();
+  if (!zmlir_fast_elapsed(pMilliseconds, hStart, hEnd, &result))
+    result = zmlir_py_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
+  zmlir_leave();
+  return result;
+}
+
 /* The exported address of a function of this file: cffi's ffi.addressof
  * gives that of its own wrapper, and cuGetProcAddress must hand out the
  * symbol itself (cudart and the tracing interposer compare addresses). */
 uintptr_t zmlir_fast_address(const char *name) {
-  if (strcmp(name, "cuLaunchKernel") == 0)
-    return (uintptr_t)&cuLaunchKernel;
-  if (strcmp(name, "cuLaunchKernelEx") == 0)
-    return (uintptr_t)&cuLaunchKernelEx;
-  if (strcmp(name, "zmlir_fast_cls_get") == 0)
-    return (uintptr_t)&zmlir_fast_cls_get;
+  static const struct {
+    const char *name;
+    uintptr_t address;
+  } exported[] = {
+      {"cuLaunchKernel", (uintptr_t)&cuLaunchKernel},
+      {"cuLaunchKernelEx", (uintptr_t)&cuLaunchKernelEx},
+      {"cuEventRecord", (uintptr_t)&cuEventRecord},
+      {"cuEventRecordWithFlags", (uintptr_t)&cuEventRecordWithFlags},
+      {"cuEventQuery", (uintptr_t)&cuEventQuery},
+      {"cuEventSynchronize", (uintptr_t)&cuEventSynchronize},
+      {"cuEventElapsedTime", (uintptr_t)&cuEventElapsedTime},
+      {"cuEventElapsedTime_v2", (uintptr_t)&cuEventElapsedTime_v2},
+      {"zmlir_fast_cls_get", (uintptr_t)&zmlir_fast_cls_get},
+  };
+  for (size_t i = 0; i < sizeof exported / sizeof *exported; ++i)
+    if (strcmp(name, exported[i].name) == 0)
+      return exported[i].address;
   return 0;
 }

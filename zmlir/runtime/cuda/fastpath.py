@@ -3,10 +3,17 @@
 cuLaunchKernel and cuLaunchKernelEx are C functions in our libcuda.so.1.
 They launch without entering Python when the function, the stream and the
 calling thread's context are in fastpath.c's table; this class keeps that
-table in step with the driver's state. Everything the table does not cover
-falls back to the Python driver, which stays the reference: tracing on
-(ZMLIR_TRACE), ZMLIR_FAST_LAUNCH=0, a backend without C entry points, a
-function whose parameters the table cannot describe, a capturing stream.
+table in step with the driver's state. So are cuEventRecord(WithFlags),
+cuEventQuery, cuEventSynchronize and cuEventElapsedTime(_v2): an event the
+backend keeps as one of the real driver's (the passthrough) is registered
+once recorded outside a capture, and those calls go to the real driver.
+Everything the table does not cover falls back to the Python driver, which
+stays the reference: tracing on (ZMLIR_TRACE), ZMLIR_FAST_LAUNCH=0, a
+backend without C entry points (events: every backend but the passthrough),
+a function whose parameters the table cannot describe, a capturing stream
+(for events: any capture under way), an event recorded into a capture, a
+synchronisation with Python work to do (sync_work), an error the real
+driver answers.
 The context-local storage get cudart calls before each launch (an export-
 table slot) is answered from a C mirror of the driver's storage as well.
 """
@@ -64,9 +71,9 @@ class FastPath:
         points = device.fast_launch_points()
         if self.lib is None or points is None:
             return
-        self.lib.zmlir_fast_set_backend(points.get("launch", 0), points.get("set_arg", 0),
-                                        points.get("enqueue", 0), points.get("finish", 0),
-                                        points.get("queue", 0))
+        self.lib.zmlir_fast_set_backend(*(points.get(name, 0) for name in (
+            "launch", "set_arg", "enqueue", "finish", "queue", "event_record", "event_query",
+            "event_synchronize", "event_elapsed")))
         self.backend_ready = True
 
     def install_fault_handler(self) -> None:
@@ -105,6 +112,20 @@ class FastPath:
     def stream(self, handle: int) -> None:
         if self.lib is not None:
             self.lib.zmlir_fast_stream(handle)
+
+    def event(self, handle: int, device: Any, mark: Any) -> None:
+        """Registers event `handle`, just recorded outside a capture at
+        `mark`, where the backend's marks are events fastpath.c can use."""
+        target = device.fast_event(mark) if self.on and self.backend_ready else None
+        if target:
+            self.lib.zmlir_fast_event(handle, target)
+
+    def sync_work(self, delta: int) -> None:
+        """One thing more (or less, -1) that a synchronisation point must do
+        in Python (a printf buffer, a memory pool): cuEventSynchronize takes
+        the Python path while there are any."""
+        if self.lib is not None:
+            self.lib.zmlir_fast_sync_work_add(delta)
 
     def forget(self, handle: int) -> None:
         if self.lib is not None:

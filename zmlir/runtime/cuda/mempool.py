@@ -179,6 +179,7 @@ class MemPoolAPI(MemoryAPI):
 
     def _new_pool(self, pool: MemoryPool) -> int:
         self.pools.append(pool)
+        self.fast.sync_work(+1)  # settled at synchronizations: in Python
         return self.handles.add(pool)
 
     def _pool(self, handle: Any) -> MemoryPool:
@@ -345,6 +346,7 @@ class MemPoolAPI(MemoryAPI):
             return E.CUDA_ERROR_INVALID_VALUE
         p.destroy()
         self.pools.remove(p)
+        self.fast.sync_work(-1)
         self.handles.remove(self.ptr(pool), MemoryPool)
         if self.current_pool == self.ptr(pool):
             self.current_pool = 0  # the default pool is current again

@@ -122,6 +122,7 @@ class UserObject:
 class Event:
     flags: int = 0
     mark: Any = None  # where it was recorded: Backend.record_mark()
+    handle: int = 0  # the application's CUevent
     # Recorded in a capturing stream: streams waiting on it join that capture,
     # depending on what the recording stream depended on.
     capture: Any = None

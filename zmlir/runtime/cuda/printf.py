@@ -136,8 +136,12 @@ def kernels_calling(ptx: str, services: tuple[str, ...]) -> frozenset[str]:
 class DevicePrintf:
     """The printf buffer of one driver (one device)."""
 
-    def __init__(self, log: Callable[[str], None]) -> None:
+    def __init__(self, log: Callable[[str], None],
+                 sync_work: Callable[[int], None] = lambda delta: None) -> None:
         self.log = log
+        # Told +1 while a buffer exists, whose output synchronisations flush
+        # (FastPath.sync_work).
+        self.sync_work = sync_work
         self.device: Any = None  # backends.Backend, set at cuInit
         self.buffer = 0  # the device address of the buffer, 0 until a module needs one
         self.capacity = DEFAULT_FIFO_SIZE  # bytes of records
@@ -183,6 +187,7 @@ class DevicePrintf:
         if self.buffer:
             return
         self.buffer = self.device.alloc(fmt.BUFFER_HEADER + self.capacity)
+        self.sync_work(+1)
         # Zeros where no record is: a record reserved past the capacity is
         # never written, and the walk over the records stops at a zero size.
         self.device.memset(self.buffer, 0, fmt.BUFFER_HEADER + self.capacity)
@@ -228,6 +233,7 @@ class DevicePrintf:
             return True
         self.device.free(self.buffer)
         self.buffer = 0
+        self.sync_work(-1)
         self._allocate()
         for state in self.states.values():
             self.device.copy_to_device(state, struct.pack("<Q", self.buffer))

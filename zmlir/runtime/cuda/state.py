@@ -80,7 +80,8 @@ class DriverState:
         # Set by driver.bind() when ZMLIR_TRACE asks for a call log.
         self.tracer: Any = None
         self.fast = FastPath(ffi, lib)
-        self.printf = DevicePrintf(log)  # device printf and assert output (printf.py)
+        # Device printf and assert output (printf.py).
+        self.printf = DevicePrintf(log, self.fast.sync_work)
         self.globaltimer = GlobalTimer(log)  # %globaltimer's calibration (globaltimer.py)
         self.heaps = DeviceHeaps()  # each context's device malloc heap (heap.py)
         self.graph_memory = GraphMemory(self._graph_memory_alloc, self._graph_memory_free)

@@ -64,7 +64,18 @@ cl_command_queue clCreateCommandQueueWithProperties(cl_context context, cl_devic
                                                     const cl_queue_properties *properties,
                                                     cl_int *errcode_ret);
 cl_int clReleaseCommandQueue(cl_command_queue command_queue);
+cl_int clFlush(cl_command_queue command_queue);
 cl_int clFinish(cl_command_queue command_queue);
+
+cl_int clEnqueueMarkerWithWaitList(cl_command_queue command_queue,
+                                   cl_uint num_events_in_wait_list,
+                                   const cl_event *event_wait_list, cl_event *event);
+cl_int clGetEventInfo(cl_event event, cl_uint param_name, size_t param_value_size,
+                      void *param_value, size_t *param_value_size_ret);
+cl_int clGetEventProfilingInfo(cl_event event, cl_uint param_name, size_t param_value_size,
+                               void *param_value, size_t *param_value_size_ret);
+cl_int clWaitForEvents(cl_uint num_events, const cl_event *event_list);
+cl_int clReleaseEvent(cl_event event);
 
 cl_program clCreateProgramWithBinary(cl_context context, cl_uint num_devices,
                                      const cl_device_id *device_list, const size_t *lengths,
@@ -164,6 +175,12 @@ CL_DEVICE_DEVICE_MEM_CAPABILITIES_INTEL = 0x4191
 CL_DEVICE_SINGLE_DEVICE_SHARED_MEM_CAPABILITIES_INTEL = 0x4192
 
 CL_PROGRAM_BUILD_LOG = 0x1183
+
+CL_QUEUE_PROPERTIES = 0x1093
+CL_QUEUE_PROFILING_ENABLE = 1 << 1
+CL_EVENT_COMMAND_EXECUTION_STATUS = 0x11D3
+CL_COMPLETE = 0
+CL_PROFILING_COMMAND_END = 0x1283
 
 CL_KERNEL_NUM_ARGS = 0x1191
 CL_KERNEL_WORK_GROUP_SIZE = 0x11B0

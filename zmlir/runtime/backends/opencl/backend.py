@@ -152,6 +152,28 @@ class OpenCLBackend(Backend):
     def synchronize(self) -> None:
         self.device.synchronize()
 
+    # Events are markers in the queue, in the order of the work before them,
+    # not waited for; an event's time is when its marker completed on the
+    # device's profiling clock, so cuEventElapsedTime is the time the device
+    # took between the two points of its queue (launches wait for their
+    # kernels today: that time also holds the host's enqueueing between).
+    def record_mark(self, previous: Any, flags: int) -> Any:
+        if previous is not None:
+            self.device.release_marker(previous)
+        return self.device.marker()
+
+    def mark_reached(self, mark: Any) -> bool:
+        return bool(self.device.marker_reached(mark))
+
+    def wait_mark(self, mark: Any) -> None:
+        self.device.wait_marker(mark)
+
+    def elapsed_ms(self, start: Any, end: Any) -> float:
+        return (self.device.marker_ns(end) - self.device.marker_ns(start)) / 1e6
+
+    def release_mark(self, mark: Any) -> None:
+        self.device.release_marker(mark)
+
     def fast_launch_points(self) -> dict[str, int]:
         from zmlir.runtime.backends.opencl import api as cl
 

@@ -309,7 +309,11 @@ class Device:
         devices = ffi.new("cl_device_id[1]", [device])
         context = lib.clCreateContext(ffi.NULL, 1, devices, ffi.NULL, ffi.NULL, err)
         check("clCreateContext", err[0])
-        queue = lib.clCreateCommandQueueWithProperties(context, device, ffi.NULL, err)
+        # In order (CUDA's one stream of work); profiled, for the markers'
+        # timestamps (events: marker()).
+        properties = ffi.new("cl_queue_properties[]",
+                             [cl.CL_QUEUE_PROPERTIES, cl.CL_QUEUE_PROFILING_ENABLE, 0])
+        queue = lib.clCreateCommandQueueWithProperties(context, device, properties, err)
         if err[0] != cl.CL_SUCCESS:
             lib.clReleaseContext(context)
             check("clCreateCommandQueueWithProperties", err[0])
@@ -659,6 +663,43 @@ class Device:
 
     def synchronize(self) -> None:
         check("clFinish", cl.loader().clFinish(self.queue))
+
+    # -- markers (CUDA events) ------------------------------------------------------
+    def marker(self) -> Any:
+        """A marker after the work enqueued so far, submitted, not waited for:
+        its cl_event completes once that work has (release it with
+        release_marker)."""
+        lib = cl.loader()
+        event = ffi.new("cl_event *")
+        check("clEnqueueMarkerWithWaitList",
+              lib.clEnqueueMarkerWithWaitList(self.queue, 0, ffi.NULL, event))
+        check("clFlush", lib.clFlush(self.queue))
+        return event[0]
+
+    @staticmethod
+    def marker_reached(marker: Any) -> bool:
+        status = ffi.new("cl_int *")
+        check("clGetEventInfo", cl.loader().clGetEventInfo(
+            marker, cl.CL_EVENT_COMMAND_EXECUTION_STATUS, ffi.sizeof("cl_int"), status, ffi.NULL))
+        if status[0] < 0:  # the work before it failed
+            check("the work before an event", status[0])
+        return status[0] == cl.CL_COMPLETE
+
+    @staticmethod
+    def wait_marker(marker: Any) -> None:
+        check("clWaitForEvents", cl.loader().clWaitForEvents(1, ffi.new("cl_event[1]", [marker])))
+
+    @staticmethod
+    def marker_ns(marker: Any) -> int:
+        """The device's time, in ns, at which a reached marker completed."""
+        value = ffi.new("cl_ulong *")
+        check("clGetEventProfilingInfo", cl.loader().clGetEventProfilingInfo(
+            marker, cl.CL_PROFILING_COMMAND_END, ffi.sizeof("cl_ulong"), value, ffi.NULL))
+        return int(value[0])
+
+    @staticmethod
+    def release_marker(marker: Any) -> None:
+        check("clReleaseEvent", cl.loader().clReleaseEvent(marker))
 
 
 def check_spirv(spirv: bytes, versions: Sequence[tuple[int, int]]) -> None:
