@@ -77,10 +77,16 @@ void setKernelResourceAttrs(gpu::GPUFuncOp kernel, func::FuncOp func, PTXLowerin
   }
 }
 
+/// The alignment a shared window's base is declared with (the global window
+/// of NVPTX and AMDGPU) or assumed to have (a kernel argument's, given by the
+/// runtime: SPIR-V's, the host's).
+constexpr int64_t kSharedWindowAlign = 16;
+
 /// Lays out the `.shared` variables `kernel` refers to and returns the size
-/// of the static part. Unsized (`.extern`) arrays all start where the static
-/// ones end, aligned to the strictest of them.
-int64_t layoutSharedWindow(gpu::GPUFuncOp kernel, PTXLoweringState &state) {
+/// of the static part, and in `maxAlign` the strictest alignment among them.
+/// Unsized (`.extern`) arrays all start where the static ones end, aligned
+/// to the strictest of them.
+int64_t layoutSharedWindow(gpu::GPUFuncOp kernel, PTXLoweringState &state, int64_t &maxAlign) {
   llvm::SetVector<StringAttr> used;
   kernel.walk([&](AddrOfOp addr) {
     StringAttr name = addr.getSymAttr().getAttr();
@@ -99,6 +105,7 @@ int64_t layoutSharedWindow(gpu::GPUFuncOp kernel, PTXLoweringState &state) {
   for (StringAttr name : used) {
     VarOp var = state.variables.lookup(name);
     int64_t align = std::max<int64_t>(var.getAlign(), var.getElementSize());
+    maxAlign = std::max(maxAlign, align);
     if (var.getCount() == 0) {
       dynamic.push_back(name);
       dynamicAlign = std::max(dynamicAlign, align);
@@ -129,6 +136,10 @@ private:
                                  PTXLoweringState &state);
   FailureOr<gpu::GPUFuncOp> convertKernel(func::FuncOp func, gpu::GPUModuleOp gpuModule,
                                           PTXLoweringState &state);
+
+  /// The strictest alignment of the kernels' shared variables: the global
+  /// window's own alignment.
+  int64_t windowAlign = kSharedWindowAlign;
 };
 
 /// A variable whose initializer holds addresses of symbols
@@ -366,8 +377,24 @@ FailureOr<gpu::GPUFuncOp> ConvertPTXToStdPass::convertKernel(func::FuncOp func,
     b.setInsertionPointToStart(&entry);
     window = LLVM::AddressOfOp::create(b, func.getLoc(), windowType, "__zmlir_shared_window");
   }
+  int64_t maxAlign = kSharedWindowAlign;
+  int64_t staticBytes = layoutSharedWindow(kernel, state, maxAlign);
+  if (windowArg && maxAlign > kSharedWindowAlign) {
+    // A variable aligned more strictly than the runtime's window (numba's
+    // `cuda.shared.array(alignment=256)`): the window is over-allocated by
+    // maxAlign - 1 bytes and its base rounded up to maxAlign, so that every
+    // offset laid out above is aligned as declared.
+    Location loc = func.getLoc();
+    mlir::Type i64 = b.getI64Type();
+    b.setInsertionPointToStart(&entry);
+    Value address = LLVM::PtrToIntOp::create(b, loc, i64, window);
+    Value negated = LLVM::SubOp::create(b, loc, intConst(b, loc, i64, 0), address);
+    Value pad = LLVM::AndOp::create(b, loc, negated, intConst(b, loc, i64, maxAlign - 1));
+    window = LLVM::GEPOp::create(b, loc, windowType, b.getI8Type(), window, ValueRange{pad});
+    staticBytes += maxAlign - 1;
+  }
+  windowAlign = std::max(windowAlign, maxAlign);
   state.sharedWindows[kernel] = window;
-  int64_t staticBytes = layoutSharedWindow(kernel, state);
   kernel->setAttr("zmlir.static_shared_bytes", b.getI64IntegerAttr(staticBytes));
   kernel->setAttr("zmlir.param_count", b.getI64IntegerAttr(func.getNumArguments()));
   setKernelResourceAttrs(kernel, func, state);
@@ -424,7 +451,7 @@ void ConvertPTXToStdPass::runOnOperation() {
     OpBuilder gb(gpuModule.getBodyRegion());
     LLVM::GlobalOp::create(gb, module.getLoc(), LLVM::LLVMArrayType::get(gb.getI8Type(), 0),
                            /*isConstant=*/false, LLVM::Linkage::External, "__zmlir_shared_window",
-                           Attribute(), /*alignment=*/16, state.addressSpaces.shared);
+                           Attribute(), windowAlign, state.addressSpaces.shared);
   }
 
   if (failed(expandIndirectCalls(gpuModule, state)) || failed(rejectRecursion(gpuModule, state)) ||

@@ -170,11 +170,6 @@ llvm::Error zmlir::narrowSPIRVZExtOfTrunc(gpu::GPUModuleOp, llvm::Module &module
 /// OpenCL compiler: "Invalid alignment value").
 static constexpr uint64_t kMaxVariableAlignment = 64;
 
-/// Each alloca aligned to more than kMaxVariableAlignment (PTX's `.local
-/// .align 128` arrays, numba's `cuda.local.array(alignment=256)`) becomes
-/// one of `align - 64` more bytes aligned to 64, and its uses take the first
-/// address in it aligned as asked: the alloca plus `-address & (align - 1)`
-/// bytes (a GEP, so the pointer keeps its provenance).
 /// LLVM 22's SPIR-V backend writes `load atomic` and `store atomic` as a
 /// plain OpLoad and OpStore, which Intel's runtime compiles as ordinary
 /// accesses: the load of a spin-wait (`ld.acquire.gpu` in cooperative
@@ -217,6 +212,11 @@ llvm::Error zmlir::spirvVolatileAtomicAccesses(gpu::GPUModuleOp, llvm::Module &m
   return llvm::Error::success();
 }
 
+/// Each alloca aligned to more than kMaxVariableAlignment (PTX's `.local
+/// .align 128` arrays, numba's `cuda.local.array(alignment=256)`) becomes
+/// one of `align - 64` more bytes aligned to 64, and its uses take the first
+/// address in it aligned as asked: the alloca plus `-address & (align - 1)`
+/// bytes (a GEP, so the pointer keeps its provenance).
 llvm::Error zmlir::realignSPIRVAllocas(gpu::GPUModuleOp, llvm::Module &module) {
   llvm::SmallVector<llvm::AllocaInst *> allocas;
   for (llvm::Function &function : module)
