@@ -566,6 +566,7 @@ _EVENTS = _FAST[:_FAST.index("r = {}")] + textwrap.dedent("""
     call("record_again", "cuEventRecord", start, None)
     launch(); launch(); launch()
     call("record_with_flags", "cuEventRecordWithFlags", stop, None, 0)
+    call("record_external_outside_capture", "cuEventRecordWithFlags", stop, None, 1)
     call("synchronize", "cuEventSynchronize", stop)
     call("query", "cuEventQuery", stop)
     elapsed("elapsed", start, stop)
@@ -665,6 +666,7 @@ def test_event_fast_path_takes_recorded_events_only(libdir: str, backend: str,
     assert r["elapsed_first"] == [0, fast]
     assert r["record_again"] == [0, fast]
     assert r["record_with_flags"] == [0, fast]
+    assert r["record_external_outside_capture"] == [0, 0]  # flags: Python's
     assert r["synchronize"] == [0, fast]
     assert r["query"] == [0, fast]
     assert r["elapsed"] == [0, fast] and r["elapsed_v2"] == [0, fast]

@@ -520,11 +520,11 @@ CUresult cuEventRecord(CUevent hEvent, CUstream hStream) {
   return result;
 }
 
-/* The flags matter in a capture only (CU_EVENT_RECORD_EXTERNAL), never here. */
+/* Flags (CU_EVENT_RECORD_EXTERNAL: a node in a capture) are Python's to judge. */
 CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags) {
   CUresult result;
   zmlir_enter();
-  if (!zmlir_fast_event_record(hEvent, hStream, &result))
+  if (flags != 0 || !zmlir_fast_event_record(hEvent, hStream, &result))
     result = zmlir_py_cuEventRecordWithFlags(hEvent, hStream, flags);
   zmlir_leave();
   return result;
