@@ -355,23 +355,6 @@ struct CvtPackOpLowering : PTXPattern<CvtPackOp> {
 // bits, so no target's float mode (denormal flushing) changes a result; the
 // results match the H200's golden data on every captured case.
 
-/// Small i32 helpers.
-struct Bits {
-  OpBuilder &b;
-  Location loc;
-  mlir::Type i32 = b.getI32Type();
-
-  Value c(int64_t v) const { return intConst(b, loc, i32, v); }
-  Value add(Value x, Value y) const { return arith::AddIOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) const { return arith::SubIOp::create(b, loc, x, y); }
-  Value band(Value x, Value y) const { return arith::AndIOp::create(b, loc, x, y); }
-  Value bor(Value x, Value y) const { return arith::OrIOp::create(b, loc, x, y); }
-  Value shl(Value x, Value y) const { return arith::ShLIOp::create(b, loc, x, y); }
-  Value shr(Value x, Value y) const { return arith::ShRUIOp::create(b, loc, x, y); }
-  Value cmp(IP p, Value x, Value y) const { return arith::CmpIOp::create(b, loc, p, x, y); }
-  Value sel(Value p, Value x, Value y) const { return arith::SelectOp::create(b, loc, p, x, y); }
-};
-
 /// f32 to an fp8 byte (in an i32) with .rn.satfinite{.relu}; `expBits` is 4
 /// (E4M3: bias 7, no infinity, NaN 0x7f, largest 448 = 0x7e) or 5 (E5M2: bias
 /// 15, largest finite 57344 = 0x7b).
@@ -384,39 +367,38 @@ struct Bits {
 ///     gives it; NaN gives 0x7f; the sign is the input's (-0 gives 0x80);
 ///  4. .relu: a negative input (-0 too) gives +0, NaN still 0x7f.
 Value floatToFp8(OpBuilder &b, Location loc, Value x, unsigned expBits, bool relu) {
-  Bits k{b, loc};
+  IntArithBuilder k{b, loc};
   int64_t man = 7 - expBits, bias = (1 << (expBits - 1)) - 1, sh = 23 - man;
   int64_t maxCode = expBits == 4 ? 0x7e : 0x7b;
-  Value bits = arith::BitcastOp::create(b, loc, k.i32, x);
-  Value sign = k.shr(bits, k.c(31));
-  Value mag = k.band(bits, k.c(0x7fffffff));
+  Value bits = arith::BitcastOp::create(b, loc, b.getI32Type(), x);
+  Value sign = k.shrui(bits, k.c32(31));
+  Value mag = k.andi(bits, k.c32(0x7fffffff));
   // 1.
-  Value rounded = k.add(k.add(mag, k.c((1 << (sh - 1)) - 1)), k.band(k.shr(mag, k.c(sh)), k.c(1)));
-  Value normal = k.sub(k.shr(rounded, k.c(sh)), k.c((127 - bias) << man));
+  Value rounded = k.addi(k.addi(mag, k.c32((1 << (sh - 1)) - 1)),
+                         k.andi(k.shrui(mag, k.c32(sh)), k.c32(1)));
+  Value normal = k.subi(k.shrui(rounded, k.c32(sh)), k.c32((127 - bias) << man));
   // 2.
-  Value exponent = k.shr(mag, k.c(23));
-  Value isZeroExp = k.cmp(IP::eq, exponent, k.c(0));
-  Value significand = k.sel(isZeroExp, mag, k.bor(k.band(mag, k.c(0x7fffff)), k.c(1 << 23)));
-  Value effExp = k.sel(isZeroExp, k.c(1), exponent);
+  Value exponent = k.shrui(mag, k.c32(23));
+  Value isZeroExp = k.cmpi(IP::eq, exponent, k.c32(0));
+  Value significand = k.select(isZeroExp, mag, k.ori(k.andi(mag, k.c32(0x7fffff)), k.c32(1 << 23)));
+  Value effExp = k.select(isZeroExp, k.c32(1), exponent);
   // In [1, 31] (it is at least 24 - M where the result is subnormal).
-  Value shift = arith::MaxUIOp::create(
-      b, loc, arith::MinUIOp::create(b, loc, k.sub(k.c(151 - bias - man), effExp), k.c(31)),
-      k.c(1));
-  Value q = k.shr(significand, shift);
-  Value rem = k.band(significand, k.sub(k.shl(k.c(1), shift), k.c(1)));
-  Value half = k.shl(k.c(1), k.sub(shift, k.c(1)));
-  Value up = arith::OrIOp::create(b, loc, k.cmp(IP::ugt, rem, half),
-                                  arith::AndIOp::create(b, loc, k.cmp(IP::eq, rem, half),
-                                                        k.cmp(IP::ne, k.band(q, k.c(1)), k.c(0))));
-  Value subnormal = k.add(q, arith::ExtUIOp::create(b, loc, k.i32, up));
-  Value isSubnormal = k.cmp(IP::ult, mag, k.c((128 - bias) << 23));
+  Value shift = k.maxui(k.minui(k.subi(k.c32(151 - bias - man), effExp), k.c32(31)), k.c32(1));
+  Value q = k.shrui(significand, shift);
+  Value rem = k.andi(significand, k.subi(k.shli(k.c32(1), shift), k.c32(1)));
+  Value half = k.shli(k.c32(1), k.subi(shift, k.c32(1)));
+  Value up = k.ori(
+      k.cmpi(IP::ugt, rem, half),
+      k.andi(k.cmpi(IP::eq, rem, half), k.cmpi(IP::ne, k.andi(q, k.c32(1)), k.c32(0))));
+  Value subnormal = k.addi(q, k.extui(b.getI32Type(), up));
+  Value isSubnormal = k.cmpi(IP::ult, mag, k.c32((128 - bias) << 23));
   // 3.
-  Value code = arith::MinUIOp::create(b, loc, k.sel(isSubnormal, subnormal, normal), k.c(maxCode));
-  code = k.bor(code, k.shl(sign, k.c(7)));
+  Value code = k.minui(k.select(isSubnormal, subnormal, normal), k.c32(maxCode));
+  code = k.ori(code, k.shli(sign, k.c32(7)));
   // 4.
   if (relu)
-    code = k.sel(k.cmp(IP::ne, sign, k.c(0)), k.c(0), code);
-  return k.sel(k.cmp(IP::ugt, mag, k.c(0x7f800000)), k.c(0x7f), code);
+    code = k.select(k.cmpi(IP::ne, sign, k.c32(0)), k.c32(0), code);
+  return k.select(k.cmpi(IP::ugt, mag, k.c32(0x7f800000)), k.c32(0x7f), code);
 }
 
 /// An fp8 byte (the low 8 bits of an i32) as f16 bits (in an i32), exactly.
@@ -424,23 +406,23 @@ Value floatToFp8(OpBuilder &b, Location loc, Value x, unsigned expBits, bool rel
 /// (7 -> 15), its subnormals m * 2^-9 are normal f16 values (m converted and
 /// scaled exactly in f32). NaN gives 0x7fff, as on the H200.
 Value fp8ToHalf(OpBuilder &b, Location loc, Value code, unsigned expBits) {
-  Bits k{b, loc};
-  Value mag = k.band(code, k.c(0x7f));
-  Value sign = k.shl(k.band(code, k.c(0x80)), k.c(8));
-  Value nan = k.c(0x7fff);
+  IntArithBuilder k{b, loc};
+  Value mag = k.andi(code, k.c32(0x7f));
+  Value sign = k.shli(k.andi(code, k.c32(0x80)), k.c32(8));
+  Value nan = k.c32(0x7fff);
   if (expBits == 5)
-    return k.sel(k.cmp(IP::ugt, mag, k.c(0x7c)), nan, k.shl(k.band(code, k.c(0xff)), k.c(8)));
-  Value exponent = k.shr(mag, k.c(3));
-  Value mantissa = k.band(mag, k.c(7));
-  Value normal = k.bor(k.shl(k.add(exponent, k.c(8)), k.c(10)), k.shl(mantissa, k.c(7)));
+    return k.select(k.cmpi(IP::ugt, mag, k.c32(0x7c)), nan,
+                    k.shli(k.andi(code, k.c32(0xff)), k.c32(8)));
+  Value exponent = k.shrui(mag, k.c32(3));
+  Value mantissa = k.andi(mag, k.c32(7));
+  Value normal = k.ori(k.shli(k.addi(exponent, k.c32(8)), k.c32(10)), k.shli(mantissa, k.c32(7)));
   mlir::Type f32 = b.getF32Type();
   Value scaled = arith::MulFOp::create(b, loc, arith::UIToFPOp::create(b, loc, f32, mantissa),
                                        floatConst(b, loc, f32, std::ldexp(1.0, -9)));
   Value half = arith::TruncFOp::create(b, loc, b.getF16Type(), scaled);
-  Value subnormal = arith::ExtUIOp::create(b, loc, k.i32,
-                                           arith::BitcastOp::create(b, loc, b.getI16Type(), half));
-  Value r = k.bor(k.sel(k.cmp(IP::eq, exponent, k.c(0)), subnormal, normal), sign);
-  return k.sel(k.cmp(IP::eq, mag, k.c(0x7f)), nan, r);
+  Value subnormal = k.extui(b.getI32Type(), arith::BitcastOp::create(b, loc, b.getI16Type(), half));
+  Value r = k.ori(k.select(k.cmpi(IP::eq, exponent, k.c32(0)), subnormal, normal), sign);
+  return k.select(k.cmpi(IP::eq, mag, k.c32(0x7f)), nan, r);
 }
 
 /// cvt.rna.tf32.f32: f32 bits rounded to 10 mantissa bits, ties away from
@@ -450,16 +432,16 @@ Value fp8ToHalf(OpBuilder &b, Location loc, Value code, unsigned expBits) {
 /// whose payload is only in the dropped bits (not captured) gets the quiet
 /// bit, so it stays NaN.
 Value floatToTf32(OpBuilder &b, Location loc, Value x) {
-  Bits k{b, loc};
-  Value bits = arith::BitcastOp::create(b, loc, k.i32, x);
-  Value mask = k.c(static_cast<int32_t>(0xffffe000));
-  Value rounded = k.band(k.add(bits, k.c(0x1000)), mask);
-  Value truncated = k.band(bits, mask);
-  Value mag = k.band(bits, k.c(0x7fffffff));
-  Value isNaN = k.cmp(IP::ugt, mag, k.c(0x7f800000));
-  Value lostPayload = k.cmp(IP::eq, k.band(truncated, k.c(0x7fffff)), k.c(0));
-  Value nan = k.sel(lostPayload, k.bor(truncated, k.c(0x400000)), truncated);
-  return k.sel(isNaN, nan, rounded);
+  IntArithBuilder k{b, loc};
+  Value bits = arith::BitcastOp::create(b, loc, b.getI32Type(), x);
+  Value mask = k.c32(static_cast<int32_t>(0xffffe000));
+  Value rounded = k.andi(k.addi(bits, k.c32(0x1000)), mask);
+  Value truncated = k.andi(bits, mask);
+  Value mag = k.andi(bits, k.c32(0x7fffffff));
+  Value isNaN = k.cmpi(IP::ugt, mag, k.c32(0x7f800000));
+  Value lostPayload = k.cmpi(IP::eq, k.andi(truncated, k.c32(0x7fffff)), k.c32(0));
+  Value nan = k.select(lostPayload, k.ori(truncated, k.c32(0x400000)), truncated);
+  return k.select(isNaN, nan, rounded);
 }
 
 /// cvt.{rn,rz}{.relu}{.satfinite}.tf32.f32 (and .rna.satfinite): f32 bits
@@ -477,26 +459,27 @@ Value floatToTf32(OpBuilder &b, Location loc, Value x) {
 ///     (0x7fc00000 -> 0x7fbfe000, 0x7f800001 -> 0x7f7fe000: finite).
 Value floatToTf32Rounded(OpBuilder &b, Location loc, Value x, StringRef rnd, bool relu,
                          bool satfinite) {
-  Bits k{b, loc};
+  IntArithBuilder k{b, loc};
   if (rnd == ".rna" && !relu && !satfinite)
     return floatToTf32(b, loc, x);
-  Value bits = arith::BitcastOp::create(b, loc, k.i32, x);
-  Value mask = k.c(static_cast<int32_t>(0xffffe000));
-  Value increment = rnd == ".rz"    ? k.c(0)
-                    : rnd == ".rna" ? k.c(0x1000)
-                                    : k.add(k.c(0xfff), k.band(k.shr(bits, k.c(13)), k.c(1)));
-  Value r = k.band(k.add(bits, increment), mask);
-  Value mag = k.band(bits, k.c(0x7fffffff));
-  Value sign = k.band(bits, k.c(static_cast<int32_t>(0x80000000u)));
+  Value bits = arith::BitcastOp::create(b, loc, b.getI32Type(), x);
+  Value mask = k.c32(static_cast<int32_t>(0xffffe000));
+  Value increment = rnd == ".rz" ? k.c32(0)
+                    : rnd == ".rna"
+                        ? k.c32(0x1000)
+                        : k.addi(k.c32(0xfff), k.andi(k.shrui(bits, k.c32(13)), k.c32(1)));
+  Value r = k.andi(k.addi(bits, increment), mask);
+  Value mag = k.andi(bits, k.c32(0x7fffffff));
+  Value sign = k.andi(bits, k.c32(static_cast<int32_t>(0x80000000u)));
   if (satfinite) {
-    Value infinite = k.cmp(IP::eq, k.band(r, k.c(0x7fffffff)), k.c(0x7f800000));
-    r = k.sel(infinite, k.bor(sign, k.c(0x7f7fe000)), r);
+    Value infinite = k.cmpi(IP::eq, k.andi(r, k.c32(0x7fffffff)), k.c32(0x7f800000));
+    r = k.select(infinite, k.ori(sign, k.c32(0x7f7fe000)), r);
   }
   if (relu)
-    r = k.sel(k.cmp(IP::ne, sign, k.c(0)), k.c(0), r);
-  Value isNaN = k.cmp(IP::ugt, mag, k.c(0x7f800000));
-  Value nan = rnd == ".rna" ? k.sub(k.band(bits, mask), k.c(0x2000)) : k.c(0x7fffe000);
-  return k.sel(isNaN, nan, r);
+    r = k.select(k.cmpi(IP::ne, sign, k.c32(0)), k.c32(0), r);
+  Value isNaN = k.cmpi(IP::ugt, mag, k.c32(0x7f800000));
+  Value nan = rnd == ".rna" ? k.subi(k.andi(bits, mask), k.c32(0x2000)) : k.c32(0x7fffe000);
+  return k.select(isNaN, nan, r);
 }
 
 } // namespace
@@ -509,7 +492,7 @@ Value zmlir::lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b) {
   if (op.getOpcode() != "cvt" || op->getNumResults() != 1)
     return {};
   mlir::Type resultType = op.getResult(0).getType();
-  Bits k{b, loc};
+  IntArithBuilder k{b, loc};
   auto is = [&](std::initializer_list<StringRef> want) {
     return mods.size() == want.size() && std::equal(want.begin(), want.end(), mods.begin());
   };
@@ -535,7 +518,7 @@ Value zmlir::lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b) {
     unsigned e = fp8Bits(mods[2 + relu]);
     Value hi = floatToFp8(b, loc, operands[0], e, relu);
     Value lo = floatToFp8(b, loc, operands[1], e, relu);
-    return adjustBits(b, loc, k.bor(k.shl(hi, k.c(8)), lo), resultType, false);
+    return adjustBits(b, loc, k.ori(k.shli(hi, k.c32(8)), lo), resultType, false);
   }
   // cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f16x2 d, a: each half exactly to f32.
   if (mods.size() == 4 + relu && mods[0] == ".rn" && mods[1] == ".satfinite" &&
@@ -547,18 +530,18 @@ Value zmlir::lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b) {
                                          arith::TruncIOp::create(b, loc, b.getI16Type(), v));
       return floatToFp8(b, loc, arith::ExtFOp::create(b, loc, b.getF32Type(), h), e, relu);
     };
-    Value hi = part(k.shr(operands[0], k.c(16)));
+    Value hi = part(k.shrui(operands[0], k.c32(16)));
     Value lo = part(operands[0]);
-    return adjustBits(b, loc, k.bor(k.shl(hi, k.c(8)), lo), resultType, false);
+    return adjustBits(b, loc, k.ori(k.shli(hi, k.c32(8)), lo), resultType, false);
   }
   // cvt.rn.f16x2.{e4m3x2,e5m2x2} d, a: the upper byte to the upper half.
   if (mods.size() == 3 && mods[0] == ".rn" && mods[1] == ".f16x2" && fp8Bits(mods[2]) &&
       operands.size() == 1 && operands[0].getType().isInteger(16)) {
     unsigned e = fp8Bits(mods[2]);
-    Value pair = arith::ExtUIOp::create(b, loc, k.i32, operands[0]);
-    Value hi = fp8ToHalf(b, loc, k.shr(pair, k.c(8)), e);
-    Value lo = fp8ToHalf(b, loc, k.band(pair, k.c(0xff)), e);
-    return adjustBits(b, loc, k.bor(k.shl(hi, k.c(16)), lo), resultType, false);
+    Value pair = k.extui(b.getI32Type(), operands[0]);
+    Value hi = fp8ToHalf(b, loc, k.shrui(pair, k.c32(8)), e);
+    Value lo = fp8ToHalf(b, loc, k.andi(pair, k.c32(0xff)), e);
+    return adjustBits(b, loc, k.ori(k.shli(hi, k.c32(16)), lo), resultType, false);
   }
   return {};
 }

@@ -39,6 +39,39 @@ inline unsigned widthOf(mlir::Type type) {
   return type.getIntOrFloatBitWidth();
 }
 
+/// Builds integer arith ops at one location, each method named after the op
+/// it creates (upstream's ArithBuilder has no shifts, or, min/max or compare
+/// predicates).
+struct IntArithBuilder {
+  OpBuilder &b;
+  Location loc;
+
+  Value constant(mlir::Type t, int64_t v) const { return intConst(b, loc, t, v); }
+  Value c32(int64_t v) const { return constant(b.getI32Type(), v); }
+  Value c64(int64_t v) const { return constant(b.getI64Type(), v); }
+  Value addi(Value x, Value y) const { return arith::AddIOp::create(b, loc, x, y); }
+  Value subi(Value x, Value y) const { return arith::SubIOp::create(b, loc, x, y); }
+  Value muli(Value x, Value y) const { return arith::MulIOp::create(b, loc, x, y); }
+  Value remsi(Value x, Value y) const { return arith::RemSIOp::create(b, loc, x, y); }
+  Value andi(Value x, Value y) const { return arith::AndIOp::create(b, loc, x, y); }
+  Value ori(Value x, Value y) const { return arith::OrIOp::create(b, loc, x, y); }
+  Value xori(Value x, Value y) const { return arith::XOrIOp::create(b, loc, x, y); }
+  Value shli(Value x, Value n) const { return arith::ShLIOp::create(b, loc, x, n); }
+  Value shrui(Value x, Value n) const { return arith::ShRUIOp::create(b, loc, x, n); }
+  Value shrsi(Value x, Value n) const { return arith::ShRSIOp::create(b, loc, x, n); }
+  Value minsi(Value x, Value y) const { return arith::MinSIOp::create(b, loc, x, y); }
+  Value maxsi(Value x, Value y) const { return arith::MaxSIOp::create(b, loc, x, y); }
+  Value minui(Value x, Value y) const { return arith::MinUIOp::create(b, loc, x, y); }
+  Value maxui(Value x, Value y) const { return arith::MaxUIOp::create(b, loc, x, y); }
+  Value cmpi(arith::CmpIPredicate p, Value x, Value y) const {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value select(Value c, Value x, Value y) const { return arith::SelectOp::create(b, loc, c, x, y); }
+  Value trunci(mlir::Type t, Value x) const { return arith::TruncIOp::create(b, loc, t, x); }
+  Value extsi(mlir::Type t, Value x) const { return arith::ExtSIOp::create(b, loc, t, x); }
+  Value extui(mlir::Type t, Value x) const { return arith::ExtUIOp::create(b, loc, t, x); }
+};
+
 /// The MLIR type of memory accessed by a PTX data type.
 inline mlir::Type memoryType(MLIRContext *ctx, DataType type) {
   switch (type) {

@@ -43,6 +43,8 @@ using namespace zmlir::ptx;
 
 namespace {
 
+using IP = arith::CmpIPredicate;
+
 /// Byte offsets of the descriptor's fields (docs/textures.md).
 namespace desc {
 constexpr int64_t kData = 0;        // u64
@@ -69,10 +71,12 @@ constexpr int64_t kForceNormalized = 1, kIntegerCoords = 2;
 
 /// Builds code with one builder and location: the arithmetic the texture
 /// helpers are made of.
-struct Emitter {
-  RewriterBase &b;
-  Location loc;
+struct Emitter : IntArithBuilder {
+  RewriterBase &rewriter; // `b`, for splitting blocks
   unsigned globalSpace;
+
+  Emitter(RewriterBase &rewriter, Location loc, unsigned globalSpace)
+      : IntArithBuilder{rewriter, loc}, rewriter(rewriter), globalSpace(globalSpace) {}
 
   mlir::Type i32() { return b.getI32Type(); }
   mlir::Type i64() { return b.getI64Type(); }
@@ -80,33 +84,11 @@ struct Emitter {
   mlir::Type v4i32() { return VectorType::get({4}, b.getI32Type()); }
   mlir::Type ptr() { return LLVM::LLVMPointerType::get(b.getContext(), globalSpace); }
 
-  Value c32(int64_t v) { return intConst(b, loc, i32(), v); }
-  Value c64(int64_t v) { return intConst(b, loc, i64(), v); }
   Value cf(double v) { return floatConst(b, loc, f32(), v); }
   Value cd(double v) { return floatConst(b, loc, b.getF64Type(), v); }
   Value fpext(Value x) { return arith::ExtFOp::create(b, loc, b.getF64Type(), x); }
   Value fptrunc(Value x) { return arith::TruncFOp::create(b, loc, f32(), x); }
 
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value andI(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
-  Value orI(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
-  Value shl(Value x, Value y) { return arith::ShLIOp::create(b, loc, x, y); }
-  Value lshr(Value x, Value y) { return arith::ShRUIOp::create(b, loc, x, y); }
-  Value ashr(Value x, Value y) { return arith::ShRSIOp::create(b, loc, x, y); }
-  Value srem(Value x, Value y) { return arith::RemSIOp::create(b, loc, x, y); }
-  Value minS(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
-  Value maxS(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
-  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, p, x, y);
-  }
-  Value eq(Value x, Value y) { return cmp(arith::CmpIPredicate::eq, x, y); }
-  Value ne(Value x, Value y) { return cmp(arith::CmpIPredicate::ne, x, y); }
-  Value slt(Value x, Value y) { return cmp(arith::CmpIPredicate::slt, x, y); }
-  Value sge(Value x, Value y) { return cmp(arith::CmpIPredicate::sge, x, y); }
-  Value ult(Value x, Value y) { return cmp(arith::CmpIPredicate::ult, x, y); }
-  Value select(Value c, Value x, Value y) { return arith::SelectOp::create(b, loc, c, x, y); }
   Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
   Value fsub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
   Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
@@ -119,8 +101,9 @@ struct Emitter {
   Value uitofp(Value x) { return arith::UIToFPOp::create(b, loc, f32(), x); }
   Value bitsOf(Value x) { return arith::BitcastOp::create(b, loc, i32(), x); }
   Value floatOf(Value x) { return arith::BitcastOp::create(b, loc, f32(), x); }
-  Value trunc(mlir::Type t, Value x) { return arith::TruncIOp::create(b, loc, t, x); }
-  Value zext(mlir::Type t, Value x) { return arith::ExtUIOp::create(b, loc, t, x); }
+  /// The i1 `x` negated.
+  Value inverted(Value x) { return xori(x, constant(b.getI1Type(), 1)); }
+
   Value lane(Value v, Value i) { return LLVM::ExtractElementOp::create(b, loc, v, i); }
   Value lane(Value v, int64_t i) { return lane(v, c32(i)); }
   Value withLane(Value v, Value x, int64_t i) {
@@ -148,7 +131,7 @@ struct Emitter {
   /// Runs `then` only where `cond` holds; the builder continues after it.
   void ifThen(Value cond, llvm::function_ref<void()> then) {
     Block *before = b.getInsertionBlock();
-    Block *after = b.splitBlock(before, b.getInsertionPoint());
+    Block *after = rewriter.splitBlock(before, b.getInsertionPoint());
     Block *body = b.createBlock(after);
     then();
     if (b.getInsertionBlock()->empty() ||
@@ -193,15 +176,15 @@ LLVM::LLVMFuncOp helper(RewriterBase &b, Operation *user, StringRef name, mlir::
 /// into four 32-bit words; 2. each channel is its element's bits in them,
 /// sign-extended for signed formats; 3. decoded (step 4 above).
 Value buildTexel(Emitter &e, ValueRange args) {
-  RewriterBase &b = e.b;
+  RewriterBase &b = e.rewriter;
   Location loc = e.loc;
   Value d = args[0];
-  Value x = e.zext(e.i64(), args[1]), y = e.zext(e.i64(), args[2]), z = e.zext(e.i64(), args[3]);
+  Value x = e.extui(e.i64(), args[1]), y = e.extui(e.i64(), args[2]), z = e.extui(e.i64(), args[3]);
   Value data = e.pointerOf(e.field64(d, desc::kData));
   Value texelBytes = e.field32(d, desc::kTexelBytes);
-  Value offset = e.add(
-      e.mul(z, e.field64(d, desc::kSlice)),
-      e.add(e.mul(y, e.field64(d, desc::kPitch)), e.mul(x, e.zext(e.i64(), texelBytes))));
+  Value offset = e.addi(
+      e.muli(z, e.field64(d, desc::kSlice)),
+      e.addi(e.muli(y, e.field64(d, desc::kPitch)), e.muli(x, e.extui(e.i64(), texelBytes))));
   Value p = e.at(data, offset);
   // 1.
   Block *entry = b.getInsertionBlock();
@@ -215,7 +198,7 @@ Value buildTexel(Emitter &e, ValueRange args) {
     Value words;
     if (bytes <= 4) {
       Value v = e.load(b.getIntegerType(8 * bytes), p);
-      words = e.withLane(zero4, bytes < 4 ? e.zext(e.i32(), v) : v, 0);
+      words = e.withLane(zero4, bytes < 4 ? e.extui(e.i32(), v) : v, 0);
     } else {
       Value v = e.load(VectorType::get({bytes / 4}, e.i32()), p);
       words = zero4;
@@ -234,39 +217,38 @@ Value buildTexel(Emitter &e, ValueRange args) {
   // 2.
   Value kind = e.field32(d, desc::kKind), elemBytes = e.field32(d, desc::kElemBytes),
         channels = e.field32(d, desc::kChannels), flags = e.field32(d, desc::kFlags);
-  Value elemBits = e.mul(elemBytes, e.c32(8));
-  Value isSigned = e.eq(kind, e.c32(kKindSigned));
-  Value isInt = e.ult(kind, e.c32(kKindHalf));
-  Value readNormalized = e.ne(e.andI(flags, e.c32(kReadNormalized)), e.c32(0));
-  Value floatResult = e.orI(e.cmp(arith::CmpIPredicate::uge, kind, e.c32(kKindHalf)),
-                            readNormalized);
-  Value unused = e.sub(e.c32(32), elemBits); // bits above the element
-  Value unsignedMax = e.uitofp(e.lshr(e.c32(-1), unused));
-  Value signedMax = e.uitofp(e.lshr(e.c32(-1), e.add(unused, e.c32(1))));
+  Value elemBits = e.muli(elemBytes, e.c32(8));
+  Value isSigned = e.cmpi(IP::eq, kind, e.c32(kKindSigned));
+  Value isInt = e.cmpi(IP::ult, kind, e.c32(kKindHalf));
+  Value readNormalized = e.cmpi(IP::ne, e.andi(flags, e.c32(kReadNormalized)), e.c32(0));
+  Value floatResult = e.ori(e.cmpi(IP::uge, kind, e.c32(kKindHalf)), readNormalized);
+  Value unused = e.subi(e.c32(32), elemBits); // bits above the element
+  Value unsignedMax = e.uitofp(e.shrui(e.c32(-1), unused));
+  Value signedMax = e.uitofp(e.shrui(e.c32(-1), e.addi(unused, e.c32(1))));
   SmallVector<Value> lanes;
   for (int64_t k = 0; k < 4; ++k) {
-    Value byte = e.mul(e.c32(k), elemBytes);
-    Value word = e.lane(words, e.lshr(byte, e.c32(2)));
-    Value shifted = e.lshr(word, e.mul(e.andI(byte, e.c32(3)), e.c32(8)));
+    Value byte = e.muli(e.c32(k), elemBytes);
+    Value word = e.lane(words, e.shrui(byte, e.c32(2)));
+    Value shifted = e.shrui(word, e.muli(e.andi(byte, e.c32(3)), e.c32(8)));
     // (A shift by 32 is poison: a 4-byte element is the word itself.)
-    Value safeUnused = e.andI(unused, e.c32(31));
-    Value high = e.shl(shifted, safeUnused);
-    Value raw = e.select(isSigned, e.ashr(high, safeUnused), e.lshr(high, safeUnused));
+    Value safeUnused = e.andi(unused, e.c32(31));
+    Value high = e.shli(shifted, safeUnused);
+    Value raw = e.select(isSigned, e.shrsi(high, safeUnused), e.shrui(high, safeUnused));
     // 3.
     Value half = e.bitsOf(arith::ExtFOp::create(
         b, loc, e.f32(),
-        arith::BitcastOp::create(b, loc, b.getF16Type(), e.trunc(b.getI16Type(), raw))
+        arith::BitcastOp::create(b, loc, b.getF16Type(), e.trunci(b.getI16Type(), raw))
             .getResult()));
     // (The most negative integer reads below -1 here: a linear fetch
     // filters it so, the sampler clamps a point fetch.)
     Value signedValue = e.fdiv(e.sitofp(raw), signedMax);
     Value normalized = e.select(isSigned, e.bitsOf(signedValue),
                                 e.bitsOf(e.fdiv(e.uitofp(raw), unsignedMax)));
-    Value value = e.select(e.eq(kind, e.c32(kKindFloat)), raw,
-                           e.select(e.eq(kind, e.c32(kKindHalf)), half,
-                                    e.select(e.andI(isInt, readNormalized), normalized, raw)));
+    Value value = e.select(e.cmpi(IP::eq, kind, e.c32(kKindFloat)), raw,
+                           e.select(e.cmpi(IP::eq, kind, e.c32(kKindHalf)), half,
+                                    e.select(e.andi(isInt, readNormalized), normalized, raw)));
     // (NVIDIA's texture units read a missing channel as 0, alpha too.)
-    lanes.push_back(e.select(e.ult(e.c32(k), channels), value, e.c32(0)));
+    lanes.push_back(e.select(e.cmpi(IP::ult, e.c32(k), channels), value, e.c32(0)));
   }
   return e.vector(lanes);
 }
@@ -284,7 +266,7 @@ struct Axis {
 
 Axis addressAxis(Emitter &e, Value coord, Value extent, Value mode, Value normalized, Value linear,
                  bool gather) {
-  Value n = e.maxS(extent, e.c32(1));
+  Value n = e.maxsi(extent, e.c32(1));
   // 1.
   // NVIDIA's units truncate a normalized coordinate to a fixed point of at
   // most 21 fraction bits before scaling it (tools/texture_grid.cu: 0.2f
@@ -292,11 +274,9 @@ Axis addressAxis(Emitter &e, Value coord, Value extent, Value mode, Value normal
   Value scale = e.cf(2097152.0);
   Value fixed = e.fdiv(e.floor(e.fmul(coord, scale)), scale);
   Value u = e.select(normalized, e.fmul(fixed, e.sitofp(n)), coord);
-  Value wrapsOrMirrors = e.orI(e.eq(mode, e.c32(kWrap)), e.eq(mode, e.c32(kMirror)));
-  Value effective = e.select(
-      e.andI(wrapsOrMirrors, arith::XOrIOp::create(e.b, e.loc, normalized,
-                                                   intConst(e.b, e.loc, e.b.getI1Type(), 1))),
-      e.c32(kClamp), mode);
+  Value wrapsOrMirrors = e.ori(e.cmpi(IP::eq, mode, e.c32(kWrap)),
+                               e.cmpi(IP::eq, mode, e.c32(kMirror)));
+  Value effective = e.select(e.andi(wrapsOrMirrors, e.inverted(normalized)), e.c32(kClamp), mode);
   // 2.
   using P = arith::CmpFPredicate;
   // A linear fetch in clamp mode clamps the coordinate to the texel
@@ -308,7 +288,7 @@ Axis addressAxis(Emitter &e, Value coord, Value extent, Value mode, Value normal
   Value centred = e.select(e.fcmp(P::OLT, u, lowest), lowest,
                            e.select(e.fcmp(P::OGT, u, highest), highest, u));
   if (!gather)
-    u = e.select(e.andI(linear, e.eq(effective, e.c32(kClamp))), centred, u);
+    u = e.select(e.andi(linear, e.cmpi(IP::eq, effective, e.c32(kClamp))), centred, u);
   Value t = e.select(linear, e.fsub(u, e.cf(0.5)), u);
   Value whole = e.floor(t);
   // Far-off coordinates (and NaN, which clamps to the low end) stay in
@@ -324,17 +304,20 @@ Axis addressAxis(Emitter &e, Value coord, Value extent, Value mode, Value normal
   Axis axis;
   axis.weight = weight;
   for (int k = 0; k < 2; ++k) {
-    Value i = k == 0 ? i0 : e.add(i0, e.c32(1));
-    Value wrapped = e.srem(i, n);
-    wrapped = e.select(e.slt(wrapped, e.c32(0)), e.add(wrapped, n), wrapped);
-    Value twice = e.add(n, n);
-    Value period = e.srem(i, twice);
-    period = e.select(e.slt(period, e.c32(0)), e.add(period, twice), period);
-    Value mirrored = e.select(e.sge(period, n), e.sub(e.sub(twice, e.c32(1)), period), period);
-    Value clamped = e.minS(e.maxS(i, e.c32(0)), e.sub(n, e.c32(1)));
-    axis.index[k] = e.select(e.eq(effective, e.c32(kWrap)), wrapped,
-                             e.select(e.eq(effective, e.c32(kMirror)), mirrored, clamped));
-    axis.inRange[k] = e.orI(e.ne(effective, e.c32(kBorderMode)), e.eq(i, clamped));
+    Value i = k == 0 ? i0 : e.addi(i0, e.c32(1));
+    Value wrapped = e.remsi(i, n);
+    wrapped = e.select(e.cmpi(IP::slt, wrapped, e.c32(0)), e.addi(wrapped, n), wrapped);
+    Value twice = e.addi(n, n);
+    Value period = e.remsi(i, twice);
+    period = e.select(e.cmpi(IP::slt, period, e.c32(0)), e.addi(period, twice), period);
+    Value mirrored = e.select(e.cmpi(IP::sge, period, n), e.subi(e.subi(twice, e.c32(1)), period),
+                              period);
+    Value clamped = e.minsi(e.maxsi(i, e.c32(0)), e.subi(n, e.c32(1)));
+    axis.index[k] = e.select(
+        e.cmpi(IP::eq, effective, e.c32(kWrap)), wrapped,
+        e.select(e.cmpi(IP::eq, effective, e.c32(kMirror)), mirrored, clamped));
+    axis.inRange[k] = e.ori(e.cmpi(IP::ne, effective, e.c32(kBorderMode)),
+                            e.cmpi(IP::eq, i, clamped));
   }
   return axis;
 }
@@ -370,7 +353,7 @@ SmallVector<Value> cornerWeights(Emitter &e, ArrayRef<Axis> axes) {
 /// `gather` tld4's footprint: component `args[5]` of the four texels.
 Value buildSampler(Emitter &e, ValueRange args, unsigned dims, bool gather,
                    LLVM::LLVMFuncOp texel) {
-  RewriterBase &b = e.b;
+  RewriterBase &b = e.rewriter;
   Location loc = e.loc;
   Value d = e.pointerOf(args[0]);
   // (tld4's last argument is its component, not flags.)
@@ -378,19 +361,18 @@ Value buildSampler(Emitter &e, ValueRange args, unsigned dims, bool gather,
   // An array layer out of range reads the last layer, a negative one too:
   // NVIDIA's units clamp it as an unsigned integer (an H200 reads layer
   // D-1 at -1: tools/texture_grid.h200.txt.gz, layered-linear).
-  layer = arith::MinUIOp::create(
-      b, loc, layer, e.sub(e.maxS(e.field32(d, desc::kWidth + 12), e.c32(1)), e.c32(1)));
+  layer = e.minui(layer, e.subi(e.maxsi(e.field32(d, desc::kWidth + 12), e.c32(1)), e.c32(1)));
   Value flags = e.field32(d, desc::kFlags), kind = e.field32(d, desc::kKind);
-  Value floatResult = e.orI(e.cmp(arith::CmpIPredicate::uge, kind, e.c32(kKindHalf)),
-                            e.ne(e.andI(flags, e.c32(kReadNormalized)), e.c32(0)));
-  Value integerCoords = e.ne(e.andI(callFlags, e.c32(kIntegerCoords)), e.c32(0));
-  Value notInteger = arith::XOrIOp::create(b, loc, integerCoords,
-                                           intConst(b, loc, b.getI1Type(), 1));
-  Value normalized = e.andI(
-      notInteger, e.ne(e.andI(e.orI(flags, callFlags), e.c32(kNormalizedCoords)), e.c32(0)));
-  Value linear = gather ? intConst(b, loc, b.getI1Type(), 1)
-                        : e.andI(e.andI(notInteger, floatResult),
-                                 e.ne(e.andI(flags, e.c32(kLinear)), e.c32(0)));
+  Value floatResult = e.ori(e.cmpi(IP::uge, kind, e.c32(kKindHalf)),
+                            e.cmpi(IP::ne, e.andi(flags, e.c32(kReadNormalized)), e.c32(0)));
+  Value integerCoords = e.cmpi(IP::ne, e.andi(callFlags, e.c32(kIntegerCoords)), e.c32(0));
+  Value notInteger = e.inverted(integerCoords);
+  Value normalized = e.andi(
+      notInteger,
+      e.cmpi(IP::ne, e.andi(e.ori(flags, callFlags), e.c32(kNormalizedCoords)), e.c32(0)));
+  Value linear = gather ? e.constant(b.getI1Type(), 1)
+                        : e.andi(e.andi(notInteger, floatResult),
+                                 e.cmpi(IP::ne, e.andi(flags, e.c32(kLinear)), e.c32(0)));
   SmallVector<Axis> axes;
   for (unsigned a = 0; a < dims; ++a)
     axes.push_back(addressAxis(e, args[1 + a], e.field32(d, desc::kWidth + 4 * a),
@@ -405,17 +387,18 @@ Value buildSampler(Emitter &e, ValueRange args, unsigned dims, bool gather,
   Value channels = e.field32(d, desc::kChannels);
   SmallVector<Value> borderLanes;
   for (int64_t k = 0; k < 4; ++k)
-    borderLanes.push_back(e.select(e.ult(e.c32(k), channels), e.lane(border, k), e.c32(0)));
+    borderLanes.push_back(
+        e.select(e.cmpi(IP::ult, e.c32(k), channels), e.lane(border, k), e.c32(0)));
   border = e.vector(borderLanes);
   // A signed integer read as a normalized float is at least -1, except
   // inside a linear filter (below).
-  Value signedNormalized = e.andI(e.eq(kind, e.c32(kKindSigned)),
-                                  e.ne(e.andI(flags, e.c32(kReadNormalized)), e.c32(0)));
+  Value signedNormalized = e.andi(e.cmpi(IP::eq, kind, e.c32(kKindSigned)),
+                                  e.cmpi(IP::ne, e.andi(flags, e.c32(kReadNormalized)), e.c32(0)));
   auto atLeastMinusOne = [&](Value texel) {
     SmallVector<Value> lanes;
     for (int64_t k = 0; k < 4; ++k) {
       Value x = e.lane(texel, k);
-      Value below = e.andI(signedNormalized,
+      Value below = e.andi(signedNormalized,
                            e.fcmp(arith::CmpFPredicate::OLT, e.floatOf(x), e.cf(-1.0)));
       lanes.push_back(e.select(below, e.bitsOf(e.cf(-1.0)), x));
     }
@@ -424,11 +407,11 @@ Value buildSampler(Emitter &e, ValueRange args, unsigned dims, bool gather,
   // The texel at corner `bits` (bit a: the second index on axis a).
   auto corner = [&](unsigned bits, bool clampSigned = true) {
     Value coord[3] = {e.c32(0), e.c32(0), layer};
-    Value inRange = intConst(b, loc, b.getI1Type(), 1);
+    Value inRange = e.constant(b.getI1Type(), 1);
     for (unsigned a = 0; a < dims; ++a) {
       unsigned k = (bits >> a) & 1;
       coord[a] = axes[a].index[k];
-      inRange = e.andI(inRange, axes[a].inRange[k]);
+      inRange = e.andi(inRange, axes[a].inRange[k]);
     }
     Value t = LLVM::CallOp::create(b, loc, texel, ValueRange{d, coord[0], coord[1], coord[2]})
                   .getResult();
@@ -459,11 +442,11 @@ Value buildSampler(Emitter &e, ValueRange args, unsigned dims, bool gather,
   // negative unclamped; the sum is rounded half up to a whole step, then
   // clamped to -1 (fitted to an H200: tools/texture_grid.h200.txt.gz).
   // Signed texels sum as the integers v, exactly, before the one division.
-  Value fixedPoint = e.andI(e.ult(kind, e.c32(kKindHalf)),
-                            e.ne(e.andI(flags, e.c32(kReadNormalized)), e.c32(0)));
-  Value isSigned = e.eq(kind, e.c32(kKindSigned));
+  Value fixedPoint = e.andi(e.cmpi(IP::ult, kind, e.c32(kKindHalf)),
+                            e.cmpi(IP::ne, e.andi(flags, e.c32(kReadNormalized)), e.c32(0)));
+  Value isSigned = e.cmpi(IP::eq, kind, e.c32(kKindSigned));
   Value steps = e.select(isSigned, e.cd(32767.0), e.cd(65535.0));
-  Value byte = e.eq(e.field32(d, desc::kElemBytes), e.c32(1));
+  Value byte = e.cmpi(IP::eq, e.field32(d, desc::kElemBytes), e.c32(1));
   Value unit = e.select(isSigned, e.select(byte, e.cd(127.0), e.cd(32767.0)), steps);
   SmallVector<Value> lanes;
   for (int64_t k = 0; k < 4; ++k) {
@@ -478,7 +461,7 @@ Value buildSampler(Emitter &e, ValueRange args, unsigned dims, bool gather,
     // Half textures filter to a half.
     Value asHalf = arith::ExtFOp::create(
         b, loc, e.f32(), arith::TruncFOp::create(b, loc, b.getF16Type(), filtered).getResult());
-    filtered = e.select(e.eq(kind, e.c32(kKindHalf)), asHalf, filtered);
+    filtered = e.select(e.cmpi(IP::eq, kind, e.c32(kKindHalf)), asHalf, filtered);
     Value rounded = e.floor(
         e.fadd(e.fdiv(e.fmul(fixedSum, steps), e.fmul(unit, e.cd(256.0))), e.cd(0.5)));
     Value fromFixed = e.fdiv(rounded, steps);
@@ -536,10 +519,8 @@ std::tuple<Value, Value, Value> cubeFace(Emitter &e, Value x, Value y, Value z) 
         az = math::AbsFOp::create(e.b, e.loc, z);
   auto neg = [&](Value v) { return arith::NegFOp::create(e.b, e.loc, v).getResult(); };
   // Ties go to z, then y (NVIDIA's units: (-1, -1, -1) reads face -z).
-  Value xMajor = e.andI(e.fcmp(P::OGT, ax, ay), e.fcmp(P::OGT, ax, az));
-  Value yMajor = e.andI(
-      arith::XOrIOp::create(e.b, e.loc, xMajor, intConst(e.b, e.loc, e.b.getI1Type(), 1)),
-      e.fcmp(P::OGT, ay, az));
+  Value xMajor = e.andi(e.fcmp(P::OGT, ax, ay), e.fcmp(P::OGT, ax, az));
+  Value yMajor = e.andi(e.inverted(xMajor), e.fcmp(P::OGT, ay, az));
   Value xPos = e.fcmp(P::OGE, x, e.cf(0.0)), yPos = e.fcmp(P::OGE, y, e.cf(0.0)),
         zPos = e.fcmp(P::OGE, z, e.cf(0.0));
   // x major: +x (-z, -y), -x (z, -y); y major: +y (x, z), -y (x, -z);
@@ -598,12 +579,12 @@ struct TexOpLowering : TexturePattern<TexOp> {
         // The cube's layer clamps as an unsigned integer, as an array's
         // does (buildSampler), before it picks the face.
         Value cubes = e.field32(e.pointerOf(adaptor.getHandle()), desc::kWidth + 12);
-        Value last = e.sub(
-            e.maxS(arith::DivUIOp::create(rewriter, op.getLoc(), cubes, e.c32(6)), e.c32(1)),
+        Value last = e.subi(
+            e.maxsi(arith::DivUIOp::create(rewriter, op.getLoc(), cubes, e.c32(6)), e.c32(1)),
             e.c32(1));
-        layer = arith::MinUIOp::create(rewriter, op.getLoc(), layer, last);
+        layer = e.minui(layer, last);
       }
-      layer = layer ? e.add(e.mul(layer, e.c32(6)), face) : face;
+      layer = layer ? e.addi(e.muli(layer, e.c32(6)), face) : face;
       flags |= kForceNormalized;
       dims = 2;
     }
@@ -639,7 +620,8 @@ struct QueryOpLowering : TexturePattern<OpTy> {
     Emitter e = this->emitter(rewriter, op);
     Value d = e.pointerOf(adaptor.getHandle());
     auto bit = [&](int64_t mask) {
-      return e.zext(e.i32(), e.ne(e.andI(e.field32(d, desc::kFlags), e.c32(mask)), e.c32(0)));
+      return e.extui(e.i32(),
+                     e.cmpi(IP::ne, e.andi(e.field32(d, desc::kFlags), e.c32(mask)), e.c32(0)));
     };
     Value r;
     switch (op.getQuery()) {
@@ -699,23 +681,23 @@ struct SurfacePattern : TexturePattern<OpTy> {
     Value d = e.pointerOf(handle);
     Value texelBytes = e.field32(d, desc::kTexelBytes);
     Value extent[3] = {
-        e.sub(e.mul(e.field32(d, desc::kWidth), texelBytes), e.c32(bytes)),
-        e.sub(e.field32(d, desc::kWidth + 4), e.c32(1)),
-        e.sub(e.maxS(e.field32(d, desc::kWidth + 8), e.field32(d, desc::kWidth + 12)), e.c32(1))};
+        e.subi(e.muli(e.field32(d, desc::kWidth), texelBytes), e.c32(bytes)),
+        e.subi(e.field32(d, desc::kWidth + 4), e.c32(1)),
+        e.subi(e.maxsi(e.field32(d, desc::kWidth + 8), e.field32(d, desc::kWidth + 12)), e.c32(1))};
     Value at[3] = {e.c32(0), e.c32(0), layer ? layer : e.c32(0)};
-    Value inRange = intConst(e.b, e.loc, e.b.getI1Type(), 1);
+    Value inRange = e.constant(e.b.getI1Type(), 1);
     SmallVector<Value> all(coords);
     if (layer)
       all.push_back(layer);
     for (auto [a, c] : llvm::enumerate(all)) {
       unsigned axis = layer && a == all.size() - 1 ? 2 : a;
-      Value clamped = e.minS(e.maxS(c, e.c32(0)), extent[axis]);
-      inRange = e.andI(inRange, e.eq(c, clamped));
+      Value clamped = e.minsi(e.maxsi(c, e.c32(0)), extent[axis]);
+      inRange = e.andi(inRange, e.cmpi(IP::eq, c, clamped));
       at[axis] = clamped;
     }
-    Value offset = e.add(
-        e.mul(e.zext(e.i64(), at[2]), e.field64(d, desc::kSlice)),
-        e.add(e.mul(e.zext(e.i64(), at[1]), e.field64(d, desc::kPitch)), e.zext(e.i64(), at[0])));
+    Value offset = e.addi(e.muli(e.extui(e.i64(), at[2]), e.field64(d, desc::kSlice)),
+                          e.addi(e.muli(e.extui(e.i64(), at[1]), e.field64(d, desc::kPitch)),
+                                 e.extui(e.i64(), at[0])));
     return {e.at(e.pointerOf(e.field64(d, desc::kData)), offset), inRange};
   }
 
@@ -723,8 +705,7 @@ struct SurfacePattern : TexturePattern<OpTy> {
   void trapOutside(Emitter &e, OpTy op, Value inRange) const {
     if (op.getClamp() != SurfaceClamp::Trap)
       return;
-    Value outside = arith::XOrIOp::create(e.b, e.loc, inRange,
-                                          intConst(e.b, e.loc, e.b.getI1Type(), 1));
+    Value outside = e.inverted(inRange);
     e.ifThen(outside, [&] { this->state.target.emitTrap(e.b, e.loc, this->state); });
   }
 };
@@ -746,7 +727,7 @@ struct SuldOpLowering : SurfacePattern<SuldOp> {
     for (auto [k, result] : llvm::enumerate(op.getRes())) {
       Value x = e.lane(v, k);
       if (op.getClamp() == SurfaceClamp::Zero)
-        x = e.select(inRange, x, intConst(rewriter, op.getLoc(), elem, 0));
+        x = e.select(inRange, x, e.constant(elem, 0));
       results.push_back(adjustBits(rewriter, op.getLoc(), x, result.getType(), false));
     }
     rewriter.replaceOp(op, results);

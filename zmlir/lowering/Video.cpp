@@ -41,35 +41,17 @@ namespace {
 
 using P = arith::CmpIPredicate;
 
-/// Builds integer arith at one location.
-struct IntBuilder {
-  OpBuilder &b;
-  Location loc;
-
-  Value constant(mlir::Type t, int64_t v) const { return intConst(b, loc, t, v); }
-  Value add(Value x, Value y) const { return arith::AddIOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) const { return arith::SubIOp::create(b, loc, x, y); }
-  Value andi(Value x, Value y) const { return arith::AndIOp::create(b, loc, x, y); }
-  Value ori(Value x, Value y) const { return arith::OrIOp::create(b, loc, x, y); }
-  Value shl(Value x, Value n) const { return arith::ShLIOp::create(b, loc, x, n); }
-  Value lshr(Value x, Value n) const { return arith::ShRUIOp::create(b, loc, x, n); }
-  Value ashr(Value x, Value n) const { return arith::ShRSIOp::create(b, loc, x, n); }
-  Value cmp(P pred, Value x, Value y) const { return arith::CmpIOp::create(b, loc, pred, x, y); }
-  Value select(Value c, Value x, Value y) const { return arith::SelectOp::create(b, loc, c, x, y); }
-  Value smin(Value x, Value y) const { return arith::MinSIOp::create(b, loc, x, y); }
-  Value smax(Value x, Value y) const { return arith::MaxSIOp::create(b, loc, x, y); }
-  Value trunc(mlir::Type t, Value v) const { return arith::TruncIOp::create(b, loc, t, v); }
+/// The video instructions' integer building blocks.
+struct VideoBuilder : IntArithBuilder {
   Value extend(mlir::Type t, Value v, bool isSigned) const {
-    if (isSigned)
-      return arith::ExtSIOp::create(b, loc, t, v);
-    return arith::ExtUIOp::create(b, loc, t, v);
+    return isSigned ? extsi(t, v) : extui(t, v);
   }
 
   /// `bits` of `word` from bit `shift`, extended to `t`.
   Value field(mlir::Type t, Value word, unsigned shift, unsigned bits, bool isSigned) const {
     mlir::Type wordType = word.getType();
-    Value shifted = shift ? lshr(word, constant(wordType, shift)) : word;
-    Value part = bits == widthOf(wordType) ? shifted : trunc(b.getIntegerType(bits), shifted);
+    Value shifted = shift ? shrui(word, constant(wordType, shift)) : word;
+    Value part = bits == widthOf(wordType) ? shifted : trunci(b.getIntegerType(bits), shifted);
     return part.getType() == t ? part : extend(t, part, isSigned);
   }
 
@@ -78,7 +60,7 @@ struct IntBuilder {
     mlir::Type t = v.getType();
     int64_t lo = isSigned ? -(int64_t(1) << (bits - 1)) : 0;
     int64_t hi = isSigned ? (int64_t(1) << (bits - 1)) - 1 : (int64_t(1) << bits) - 1;
-    return smin(smax(v, constant(t, lo)), constant(t, hi));
+    return minsi(maxsi(v, constant(t, lo)), constant(t, hi));
   }
 
   /// The primary operation on exact (sign-correct) operands of one type.
@@ -86,27 +68,27 @@ struct IntBuilder {
     mlir::Type t = x.getType();
     switch (op) {
     case VideoOp::Add:
-      return add(x, y);
+      return addi(x, y);
     case VideoOp::Sub:
-      return sub(x, y);
+      return subi(x, y);
     case VideoOp::Absdiff: {
-      Value d = sub(x, y);
-      return select(cmp(P::slt, d, constant(t, 0)), sub(constant(t, 0), d), d);
+      Value d = subi(x, y);
+      return select(cmpi(P::slt, d, constant(t, 0)), subi(constant(t, 0), d), d);
     }
     case VideoOp::Min:
-      return smin(x, y);
+      return minsi(x, y);
     case VideoOp::Max:
-      return smax(x, y);
+      return maxsi(x, y);
     case VideoOp::Avrg: {
       // Rounds half away from zero's upper side: (s + 1) >> 1 for s >= 0.
-      Value s = add(x, y);
-      Value up = select(cmp(P::sge, s, constant(t, 0)), constant(t, 1), constant(t, 0));
-      return ashr(add(s, up), constant(t, 1));
+      Value s = addi(x, y);
+      Value up = select(cmpi(P::sge, s, constant(t, 0)), constant(t, 1), constant(t, 0));
+      return shrsi(addi(s, up), constant(t, 1));
     }
     case VideoOp::Set: {
       static const P preds[] = {P::eq, P::ne, P::slt, P::sle, P::sgt, P::sge};
-      Value c = cmp(preds[static_cast<unsigned>(*cmpOp)], x, y);
-      return arith::ExtUIOp::create(b, loc, t, c);
+      Value c = cmpi(preds[static_cast<unsigned>(*cmpOp)], x, y);
+      return extui(t, c);
     }
     case VideoOp::Shl:
     case VideoOp::Shr:
@@ -125,7 +107,7 @@ struct VopOpLowering : PTXPattern<VopOp> {
 
   LogicalResult matchAndRewrite(VopOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    IntBuilder ib{rewriter, op.getLoc()};
+    VideoBuilder ib{{rewriter, op.getLoc()}};
     mlir::Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
     VideoPart asel = *decodeVideoPart(op.getAsel()), bsel = *decodeVideoPart(op.getBsel());
     VideoPart dsel = *decodeVideoPart(op.getDsel());
@@ -143,17 +125,15 @@ struct VopOpLowering : PTXPattern<VopOp> {
     // that shifting a word past bit 63 keeps its sign (it is past c either way).
     Value compared;
     if (shift) {
-      Value amount =
-          *op.getMode() == ClampMode::Clamp
-              ? arith::MinUIOp::create(rewriter, op.getLoc(), tb, ib.constant(i64, 32)).getResult()
-              : ib.andi(tb, ib.constant(i64, 31));
+      Value amount = *op.getMode() == ClampMode::Clamp ? ib.minui(tb, ib.c64(32))
+                                                       : ib.andi(tb, ib.c64(31));
       if (kind == VideoOp::Shl) {
-        tmp = ib.shl(ta, amount);
-        Value wide = ib.andi(ib.cmp(P::eq, amount, ib.constant(i64, 32)),
-                             ib.cmp(P::sgt, ta, ib.constant(i64, INT32_MAX)));
-        compared = ib.shl(ta, ib.select(wide, ib.constant(i64, 31), amount));
+        tmp = ib.shli(ta, amount);
+        Value wide = ib.andi(ib.cmpi(P::eq, amount, ib.c64(32)),
+                             ib.cmpi(P::sgt, ta, ib.c64(INT32_MAX)));
+        compared = ib.shli(ta, ib.select(wide, ib.c64(31), amount));
       } else {
-        tmp = isSigned(op.getAtype()) ? ib.ashr(ta, amount) : ib.lshr(ta, amount);
+        tmp = isSigned(op.getAtype()) ? ib.shrsi(ta, amount) : ib.shrui(ta, amount);
       }
     } else {
       tmp = ib.apply(kind, op.getCmp(), ta, tb);
@@ -162,11 +142,11 @@ struct VopOpLowering : PTXPattern<VopOp> {
     if (op.getSat()) {
       if (dsel.bits < 32) {
         int64_t hi = dSigned ? (int64_t(1) << (dsel.bits - 1)) - 1 : (int64_t(1) << dsel.bits) - 1;
-        tmp = arith::MinUIOp::create(rewriter, op.getLoc(), tmp, ib.constant(i64, hi));
+        tmp = ib.minui(tmp, ib.c64(hi));
       } else if (dSigned) {
         tmp = ib.saturate(tmp, 32, true);
       } else {
-        tmp = ib.smax(tmp, ib.constant(i64, 0));
+        tmp = ib.maxsi(tmp, ib.c64(0));
       }
     }
     if (!compared)
@@ -175,25 +155,24 @@ struct VopOpLowering : PTXPattern<VopOp> {
     Value c = adaptor.getC();
     VideoSecondary secondary = op.getSecondary();
     if (secondary == VideoSecondary::Add) {
-      tmp = ib.add(tmp, ib.extend(i64, c, false));
+      tmp = ib.addi(tmp, ib.extend(i64, c, false));
     } else if (secondary != VideoSecondary::None) {
       if (kind == VideoOp::Add || kind == VideoOp::Sub)
-        compared = ib.extend(i64, ib.trunc(i32, tmp), true);
+        compared = ib.extend(i64, ib.trunci(i32, tmp), true);
       bool signedCompare = isSigned(kind == VideoOp::Set ? op.getAtype() : op.getDtype());
       Value wideC = ib.extend(i64, c, signedCompare);
       P less = signedCompare ? P::slt : P::ult;
-      Value cWins = secondary == VideoSecondary::Min ? ib.cmp(less, wideC, compared)
-                                                     : ib.cmp(less, compared, wideC);
+      Value cWins = secondary == VideoSecondary::Min ? ib.cmpi(less, wideC, compared)
+                                                     : ib.cmpi(less, compared, wideC);
       tmp = ib.select(cWins, wideC, tmp);
     }
-    Value result = ib.trunc(i32, tmp);
+    Value result = ib.trunci(i32, tmp);
     if (dsel.bits < 32) {
       uint32_t partMask = ((1u << dsel.bits) - 1) << dsel.shift;
       // NVIDIA places the result at a byte or h0, but masks it in at h1.
-      Value placed = dsel.shift && dsel.bits == 8 ? ib.shl(result, ib.constant(i32, dsel.shift))
-                                                  : result;
-      result = ib.ori(ib.andi(placed, ib.constant(i32, static_cast<int32_t>(partMask))),
-                      ib.andi(c, ib.constant(i32, static_cast<int32_t>(~partMask))));
+      Value placed = dsel.shift && dsel.bits == 8 ? ib.shli(result, ib.c32(dsel.shift)) : result;
+      result = ib.ori(ib.andi(placed, ib.c32(static_cast<int32_t>(partMask))),
+                      ib.andi(c, ib.c32(static_cast<int32_t>(~partMask))));
     }
     rewriter.replaceOp(op, result);
     return success();
@@ -207,18 +186,18 @@ struct VideoSimdLowering : PTXPattern<OpTy> {
 
   LogicalResult matchAndRewrite(OpTy op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    IntBuilder ib{rewriter, op.getLoc()};
+    VideoBuilder ib{{rewriter, op.getLoc()}};
     mlir::Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
     constexpr unsigned bits = 32 / Lanes;
     auto asel = *decodeVideoLaneSelect(op.getAsel(), Lanes, false);
     auto bsel = *decodeVideoLaneSelect(op.getBsel(), Lanes, true);
     unsigned mask = *decodeVideoMask(op.getMask(), Lanes);
     // 1. The lanes read from the pair {b, a}.
-    Value pair = ib.ori(ib.shl(ib.extend(i64, adaptor.getB(), false), ib.constant(i64, 32)),
+    Value pair = ib.ori(ib.shli(ib.extend(i64, adaptor.getB(), false), ib.c64(32)),
                         ib.extend(i64, adaptor.getA(), false));
     Value c = adaptor.getC();
     Value accumulated = c;
-    Value merged = ib.constant(i32, 0);
+    Value merged = ib.c32(0);
     for (unsigned lane = 0; lane < Lanes; ++lane) {
       Value x = ib.field(i32, pair, asel[lane] * bits, bits, isSigned(op.getAtype()));
       Value y = ib.field(i32, pair, bsel[lane] * bits, bits, isSigned(op.getBtype()));
@@ -230,11 +209,11 @@ struct VideoSimdLowering : PTXPattern<OpTy> {
       unsigned shift = lane * bits;
       int64_t laneMask = static_cast<int32_t>(((1u << bits) - 1) << shift);
       if (mask & (1u << lane)) {
-        accumulated = ib.add(accumulated, t);
-        Value placed = shift ? ib.shl(t, ib.constant(i32, shift)) : t;
-        merged = ib.ori(merged, ib.andi(placed, ib.constant(i32, laneMask)));
+        accumulated = ib.addi(accumulated, t);
+        Value placed = shift ? ib.shli(t, ib.c32(shift)) : t;
+        merged = ib.ori(merged, ib.andi(placed, ib.c32(laneMask)));
       } else {
-        merged = ib.ori(merged, ib.andi(c, ib.constant(i32, laneMask)));
+        merged = ib.ori(merged, ib.andi(c, ib.c32(laneMask)));
       }
     }
     rewriter.replaceOp(op, op.getSecondary() == VideoSecondary::Add ? accumulated : merged);
