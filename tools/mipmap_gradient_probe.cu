@@ -3,9 +3,8 @@
 // LOD. tools/mipmap_gradient_probe.h200.txt: an H200 (driver 580.159.04),
 // the data for the rule docs/textures.md says ours does not yet follow.
 // Also: cuMipmappedArrayCreate with more levels than the extent has.
-#include <cuda.h>
-#include <stdio.h>
-#include <string.h>
+#include "probe_common.h"
+
 static const char *kPtx = R"PTX(
 .version 7.0
 .target sm_75
@@ -27,10 +26,9 @@ static const char *kPtx = R"PTX(
   ret;
 }
 )PTX";
-#define CK(x) do { CUresult r_ = (x); if (r_) { printf("FAIL %s = %d (line %d)\n", #x, (int)r_, __LINE__); return 1; } } while (0)
 int main() {
-  CUdevice dev; CUcontext ctx; CUmodule mod; CUfunction f;
-  CK(cuInit(0)); CK(cuDeviceGet(&dev, 0)); CK(cuDevicePrimaryCtxRetain(&ctx, dev)); CK(cuCtxSetCurrent(ctx));
+  CUmodule mod; CUfunction f;
+  if (probe_context()) return 1;
   CK(cuModuleLoadData(&mod, kPtx)); CK(cuModuleGetFunction(&f, mod, "by_gradient"));
   // too many levels
   {
@@ -60,10 +58,7 @@ int main() {
   for (int k = 0; k < L; ++k) {
     CUarray level; CK(cuMipmappedArrayGetLevel(&level, mm, k));
     int w = S >> k; for (int i = 0; i < w * w; ++i) host[i] = 100.f * k;
-    CUDA_MEMCPY2D c; memset(&c, 0, sizeof c);
-    c.srcMemoryType = CU_MEMORYTYPE_HOST; c.srcHost = host; c.srcPitch = w * 4;
-    c.dstMemoryType = CU_MEMORYTYPE_ARRAY; c.dstArray = level; c.WidthInBytes = w * 4; c.Height = w;
-    CK(cuMemcpy2D(&c));
+    CK(copy_to_array(level, host, w * 4, w));
   }
   // gradients in texels of level 0 (S)
   const float g[][4] = {

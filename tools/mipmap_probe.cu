@@ -4,9 +4,7 @@
 // test/runtime/test_texref.py checks ours where the answer follows from the
 // rules (point filtering, levels whose LOD is not a tie).
 //   nvcc -arch=sm_75 tools/mipmap_probe.cu -o mipmap_probe -lcuda
-#include <cuda.h>
-#include <stdio.h>
-#include <string.h>
+#include "probe_common.h"
 
 static const char *kPtx = R"PTX(
 .version 7.0
@@ -60,15 +58,6 @@ static const char *kPtx = R"PTX(
   ret;
 }
 )PTX";
-
-#define CK(x)                                                                  \
-  do {                                                                         \
-    CUresult r_ = (x);                                                         \
-    if (r_ != CUDA_SUCCESS) {                                                  \
-      printf("FAIL %s = %d (line %d)\n", #x, (int)r_, __LINE__);               \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
 
 static CUfunction f_level, f_grad, f_query;
 static CUdeviceptr d_out, d_params;
@@ -125,13 +114,9 @@ static CUtexObject make(CUmipmappedArray mm, CUarray plain, CUfilter_mode mip, f
 }
 
 int main() {
-  CUdevice dev;
-  CUcontext ctx;
   CUmodule mod;
-  CK(cuInit(0));
-  CK(cuDeviceGet(&dev, 0));
-  CK(cuDevicePrimaryCtxRetain(&ctx, dev));
-  CK(cuCtxSetCurrent(ctx));
+  if (probe_context())
+    return 1;
   static char log[8192];
   CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void *vals[] = {log, (void *)(size_t)sizeof log};
@@ -139,7 +124,7 @@ int main() {
   CK(cuModuleGetFunction(&f_level, mod, "by_level"));
   CK(cuModuleGetFunction(&f_grad, mod, "by_gradient"));
   CUresult found = cuModuleGetFunction(&f_query, mod, "query");
-  printf("api GetFunction_query %d\n", (int)found);
+  RC("GetFunction_query", found);
   if (found != CUDA_SUCCESS && log[0]) printf("jit log: %s\n", log);
   CK(cuMemAlloc(&d_out, 64 * 16));
   CK(cuMemAlloc(&d_params, 64 * 24));
@@ -155,16 +140,7 @@ int main() {
     float host[64];
     for (int y = 0; y < w; ++y)
       for (int x = 0; x < w; ++x) host[y * w + x] = 100 * k + x + 10 * y;
-    CUDA_MEMCPY2D c;
-    memset(&c, 0, sizeof c);
-    c.srcMemoryType = CU_MEMORYTYPE_HOST;
-    c.srcHost = host;
-    c.srcPitch = w * 4;
-    c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-    c.dstArray = level;
-    c.WidthInBytes = w * 4;
-    c.Height = w;
-    CK(cuMemcpy2D(&c));
+    CK(copy_to_array(level, host, w * 4, w));
   }
   CUDA_ARRAY_DESCRIPTOR pd = {8, 8, CU_AD_FORMAT_FLOAT, 1};
   CUarray plain;
@@ -173,17 +149,8 @@ int main() {
     float host[64];
     for (int i = 0; i < 64; ++i) host[i] = 1000 + i;
     // A 2D array copies with cuMemcpy2D; cuMemcpyHtoA takes 1D arrays only.
-    printf("api MemcpyHtoA_of_2d_array %d\n", (int)cuMemcpyHtoA(plain, 0, host, sizeof host));
-    CUDA_MEMCPY2D c;
-    memset(&c, 0, sizeof c);
-    c.srcMemoryType = CU_MEMORYTYPE_HOST;
-    c.srcHost = host;
-    c.srcPitch = 32;
-    c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-    c.dstArray = plain;
-    c.WidthInBytes = 32;
-    c.Height = 8;
-    CK(cuMemcpy2D(&c));
+    RC("MemcpyHtoA_of_2d_array", cuMemcpyHtoA(plain, 0, host, sizeof host));
+    CK(copy_to_array(plain, host, 32, 8));
   }
 
   const float lods[] = {0.3f, 0.6f, 0, 0.3f, 0.6f, 0.4f, 0.3f, 0.6f, 0.6f,

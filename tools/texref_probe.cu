@@ -4,9 +4,7 @@
 // Run on an H200 and under zmlir; test/runtime/test_texref.py checks ours
 // where the answer follows from the rules (point sampling, integer reads).
 //   nvcc -arch=sm_75 -Wno-deprecated-declarations tools/texref_probe.cu -o texref_probe -lcuda
-#include <cuda.h>
-#include <stdio.h>
-#include <string.h>
+#include "probe_common.h"
 
 static const char *kPtx = R"PTX(
 .version 7.0
@@ -114,16 +112,6 @@ static const char *kPtx = R"PTX(
 }
 )PTX";
 
-#define CK(x)                                                                  \
-  do {                                                                         \
-    CUresult r_ = (x);                                                         \
-    if (r_ != CUDA_SUCCESS) {                                                  \
-      printf("FAIL %s = %d (line %d)\n", #x, (int)r_, __LINE__);               \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-#define RC(name, x) printf("api %s %d\n", name, (int)(x))
-
 static CUfunction f_arr, f_lin, f_pitch, f_query, f_sw, f_sr, f_mip;
 static CUdeviceptr d_out, d_coords;
 
@@ -141,13 +129,9 @@ static int sample(const char *tag, const float *uv, int n) {
 }
 
 int main() {
-  CUdevice dev;
-  CUcontext ctx;
   CUmodule mod;
-  CK(cuInit(0));
-  CK(cuDeviceGet(&dev, 0));
-  CK(cuDevicePrimaryCtxRetain(&ctx, dev));
-  CK(cuCtxSetCurrent(ctx));
+  if (probe_context())
+    return 1;
   CK(cuModuleLoadData(&mod, kPtx));
   CK(cuModuleGetFunction(&f_arr, mod, "sample_arr"));
   CK(cuModuleGetFunction(&f_lin, mod, "fetch_lin"));
@@ -197,16 +181,7 @@ int main() {
   float host[12];
   for (int y = 0; y < 3; ++y)
     for (int x = 0; x < 4; ++x) host[y * 4 + x] = x + 10 * y;
-  CUDA_MEMCPY2D c;
-  memset(&c, 0, sizeof c);
-  c.srcMemoryType = CU_MEMORYTYPE_HOST;
-  c.srcHost = host;
-  c.srcPitch = 16;
-  c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-  c.dstArray = arr;
-  c.WidthInBytes = 16;
-  c.Height = 3;
-  CK(cuMemcpy2D(&c));
+  CK(copy_to_array(arr, host, 16, 3));
   RC("SetArray_flags0", cuTexRefSetArray(t_arr, arr, 0));
   CK(cuTexRefSetArray(t_arr, arr, CU_TRSA_OVERRIDE_FORMAT));
   {
@@ -368,16 +343,7 @@ int main() {
       int w = 4 >> k;
       float host[16];
       for (int i = 0; i < w * w; ++i) host[i] = 100 * k + i % w + 10 * (i / w);
-      CUDA_MEMCPY2D c;
-      memset(&c, 0, sizeof c);
-      c.srcMemoryType = CU_MEMORYTYPE_HOST;
-      c.srcHost = host;
-      c.srcPitch = w * 4;
-      c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-      c.dstArray = level;
-      c.WidthInBytes = w * 4;
-      c.Height = w;
-      CK(cuMemcpy2D(&c));
+      CK(copy_to_array(level, host, w * 4, w));
     }
     CK(cuTexRefSetMipmappedArray(t_mip, mm, CU_TRSA_OVERRIDE_FORMAT));
     CK(cuTexRefGetMipmappedArray(&got, t_mip));

@@ -6,21 +6,14 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include "../check.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
 static int failures = 0;
-
-#define CHECK(x)                                                                                   \
-  do {                                                                                             \
-    long long status_ = (long long)(x);                                                            \
-    if (status_ != 0) {                                                                            \
-      printf("FAIL %s:%d: %s -> %lld\n", __FILE__, __LINE__, #x, status_);                         \
-      exit(1);                                                                                     \
-    }                                                                                              \
-  } while (0)
 
 static float frand(unsigned &state) {
   state = state * 1664525u + 1013904223u;

@@ -12,6 +12,8 @@
 #include <cufft.h>
 #include <cufftXt.h>
 
+#include "../check.h"
+
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -22,15 +24,6 @@
 typedef std::complex<double> cd;
 
 static int failures = 0;
-
-#define CHECK(x)                                                                                   \
-  do {                                                                                             \
-    long long status_ = (long long)(x);                                                            \
-    if (status_ != 0) {                                                                            \
-      printf("FAIL %s:%d: %s -> %lld\n", __FILE__, __LINE__, #x, status_);                         \
-      exit(1);                                                                                     \
-    }                                                                                              \
-  } while (0)
 
 static void verdict(const char *name, double error, double tolerance) {
   if (error <= tolerance) {
