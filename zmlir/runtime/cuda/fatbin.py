@@ -5,8 +5,9 @@ A host program registers a `__fatBinC_Wrapper_t` (magic 0x466243B1) whose
 header size, size of what follows) and then entries, each with its own
 header (kind 1 = PTX, 2 = ELF/SASS; the SM it is for; flags saying 64-bit and
 whether the payload is LZ4- or zstd-compressed). nvcc 12 compresses with
-LZ4 (block format), nvcc 13 with zstd. We run PTX only: SASS is NVIDIA
-machine code.
+LZ4 (block format), nvcc 13 with zstd. We compile PTX: SASS is NVIDIA
+machine code, which only a backend running it as it is (the passthrough,
+native.py) loads, with NVIDIA's own loader, when no PTX of the image loads.
 
 Which PTX: any architecture's. The compute capability the driver reports
 (constants.COMPUTE_CAPABILITY) is what programs plan for; it does not limit
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
+from functools import cached_property
 
 WRAPPER_MAGIC = 0x466243B1
 FATBIN_MAGIC = 0xBA55ED50
@@ -45,7 +47,14 @@ class Entry:
     kind: int  # KIND_PTX or KIND_ELF
     sm: int  # e.g. 80 for sm_80 / compute_80
     flags: int
-    payload: bytes  # decompressed
+    stored: bytes  # as in the fatbin, compressed or not
+    size: int  # decompressed
+
+    @cached_property
+    def payload(self) -> bytes:
+        """Decompressed on first use: a library's fatbin holds SASS for many
+        GPUs that nobody reads."""
+        return _decompress(self.flags, self.stored, self.size)
 
     @property
     def is_ptx(self) -> bool:
@@ -104,8 +113,7 @@ def parse(data: bytes) -> list[Entry]:
         size = payload_size if flags & (FLAG_ZSTD | FLAG_LZ4) else padded
         if entry_header < _ENTRY.size or start + size > end:
             raise FatbinError(f"corrupt fatbin entry at offset {offset}")
-        payload = _decompress(flags, bytes(data[start:start + size]), uncompressed)
-        entries.append(Entry(kind, sm, flags, payload))
+        entries.append(Entry(kind, sm, flags, bytes(data[start:start + size]), uncompressed))
         offset = start + max(padded, payload_size)
     return entries
 
