@@ -238,8 +238,10 @@ class ContextAPI(DriverState):
 
     def cuCtxGetLimit(self, value: Any, limit: int) -> int:
         ctx = self.current_context()
+        # 8, 9: CIG_ENABLED, CIG_SHMEM_FALLBACK_ENABLED (CUDA in graphics
+        # contexts, which we never make): cuBLAS asks.
         defaults = {0: 1024, 1: printf.DEFAULT_FIFO_SIZE, 2: heap.DEFAULT_SIZE, 3: 2, 4: 2048,
-                    5: 0, 6: 0}
+                    5: 0, 6: 0, 8: 0, 9: 0}
         if limit not in defaults:
             return E.CUDA_ERROR_INVALID_VALUE
         if limit == 1:  # CU_LIMIT_PRINTF_FIFO_SIZE: one buffer serves every context

@@ -12,10 +12,11 @@ from typing import Any
 import numpy as np
 
 from zmlir.runtime.cuda import cooperative as cooperative_launch
-from zmlir.runtime.cuda.attributes import max_dynamic_shared, max_threads
+from zmlir.runtime.cuda.attributes import device_attribute, max_dynamic_shared, max_threads
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.function import FunctionAPI, param_alignment, param_dtype
 from zmlir.runtime.cuda.graph.model import HostParams, KernelParams, record
+from zmlir.runtime.cuda.native import is_native
 from zmlir.runtime.cuda.objects import Function
 from zmlir.runtime.cuda.state import log
 
@@ -284,6 +285,23 @@ class LaunchAPI(FunctionAPI):
         if blocks is None:
             blocks = max(1, 2048 // block)
         self.out(num, blocks)
+        return E.CUDA_SUCCESS
+
+    def cuOccupancyAvailableDynamicSMemPerBlock(self, size: Any, f: Any, blocks: int,
+                                                block: int) -> int:
+        """The dynamic shared memory each of `blocks` blocks may have with all
+        of them resident on one multiprocessor: its shared memory shared out,
+        less each block's reserved and static bytes, within the opt-in limit."""
+        fn = self.handles.get(self.ptr(f), Function)
+        if blocks < 1 or block < 1:
+            return E.CUDA_ERROR_INVALID_VALUE
+        static = fn.info.static_shared_bytes
+        if is_native(fn.module):  # NVIDIA's machine code: its own static bytes
+            static = self.device.native_function_attribute(fn.kernel.handle, 1) or 0
+        per_block = (device_attribute(81, self.device) // blocks
+                     - device_attribute(111, self.device) - static)
+        optin = device_attribute(97, self.device) - static
+        self.out(size, max(0, min(per_block, optin)))
         return E.CUDA_SUCCESS
 
     def cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(self, num: Any, f: Any, block: int,
