@@ -11,12 +11,15 @@
 # 1. NVIDIA's cuBLAS natively: our test programs (test/libraries/cublas/) and
 #    cuda-samples' simpleCUBLAS, matrixMulCUBLAS, batchCUBLAS linked with
 #    NVIDIA's libraries (the reference: every line PASS).
-# 2. zmlir's passthrough: the same executables under `zmlir run`: one line
-#    saying why NVIDIA's libcublas cannot run there (NVIDIA's driver crashes
-#    in a link-map namespace of its own, zmlir/runtime/backends/cuda.py), and
-#    cublasCreate fails with CUBLAS_STATUS_NOT_SUPPORTED (exit != 0).
+# 2. zmlir's passthrough: the same executables under `zmlir run`: our
+#    libcublas hands each call to NVIDIA's (zmlir/libraries/common/route.c),
+#    which runs on zmlir's driver; its kernels are NVIDIA's machine code for
+#    the GPU, loaded as it is (zmlir/runtime/cuda/native.py). Expected: the
+#    same exit status and result lines as natively.
 # Output goes to stdout and, when set, $OUT/h200_cublas.txt.
 set -u
+# zmlir from this checkout, whatever folder a program runs in.
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 PY=${PYTHON:-python3}
 SAMPLES=${1:-}
 BUILD=${BUILD:-/tmp/zmlir-cublas-h200}
@@ -28,8 +31,11 @@ fi
 "$PY" -m zmlir.runtime.cuda.build >/dev/null || exit 1
 "$PY" -m zmlir.libraries.build --allow-missing >/dev/null || exit 1
 LIBDIR=$("$PY" -m zmlir.cli libdir)
-WHEEL=$("$PY" -c "from zmlir.libraries.build import nvidia_wheel_dir as w; print(w())")
+# NVIDIA's cuBLAS: the nvidia-cublas wheel's, else the toolkit's.
+WHEEL=$("$PY" -c "from zmlir.libraries.build import nvidia_wheel_dir as w; print(w() or '')")
+WHEEL=${WHEEL:-${CUDA_HOME:-/usr/local/cuda}}
 NV="$WHEEL/lib"
+[ -d "$WHEEL/lib64" ] && NV="$WHEEL/lib64"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
 # Linked with NVIDIA's libcublas (its soname, libcublas.so.13, is ours too).
 build() {  # build NAME SOURCES...
@@ -54,8 +60,17 @@ args() { [ "$1" = cublas_api ] && echo --nvidia; }
         (cd "$BUILD" && LD_LIBRARY_PATH="$NV" ./"$p" $(args "$p") > "$p.native.log" 2>&1
          echo "exit $?"; tail -60 "$p.native.log")
     done
-    echo "== passthrough: cublaslt_matmul (expected: one line, then a failure)"
-    (cd "$BUILD" && ZMLIR_BACKEND=cuda "$PY" -m zmlir.cli run -- ./cublaslt_matmul \
-         > plain.log 2>&1; echo "exit $?"; tail -5 plain.log)
+    for p in $PROGRAMS; do
+        echo "== passthrough: $p"
+        (cd "$BUILD" && LD_LIBRARY_PATH="$NV" ZMLIR_BACKEND=cuda ZMLIR_LOG=${ZMLIR_LOG:-} \
+             "$PY" -m zmlir.cli run -- \
+             ./"$p" $(args "$p") > "$p.zmlir.log" 2>&1
+         echo "exit $?"; tail -60 "$p.zmlir.log")
+        # The lines that say a result, natively and through zmlir.
+        grep -iE "pass|fail|error|result|match" "$BUILD/$p.native.log" > "$BUILD/$p.n" || true
+        grep -iE "pass|fail|error|result|match" "$BUILD/$p.zmlir.log" | grep -v "^zmlir" \
+            > "$BUILD/$p.z" || true
+        if cmp -s "$BUILD/$p.n" "$BUILD/$p.z"; then echo "SAME $p"; else echo "DIFFERENT $p"; fi
+    done
     ls -la "$LIBDIR"
 } 2>&1 | tee "${OUT:-$BUILD}/h200_cublas.txt"

@@ -10,12 +10,15 @@
 #    every case PASS, "ALL PASSED"; its NOTE lines are NVIDIA's answers to
 #    what our libcufft answers without NVIDIA's word: compare them with
 #    bench/results/cufft.md).
-# 2. zmlir's passthrough, where our libcufft could be built (it needs
-#    oneMKL, which an NVIDIA machine may lack: then only step 1): one line
-#    saying why NVIDIA's cuFFT cannot run there, and the first cufftPlan1d
-#    answers CUFFT_NOT_SUPPORTED (16), as our cuBLAS does.
+# 2. zmlir's passthrough: the same executable under `zmlir run`, NVIDIA's
+#    cuFFT running on zmlir's driver, its machine code loaded as it is
+#    (runtime/cuda/native.py): through our libcufft, which hands each call
+#    to NVIDIA's (libraries/common/route.c), where ours could be built (it
+#    needs oneMKL), else directly. Expected: the same lines as natively.
 # Output goes to stdout and, when set, $OUT/h200_cufft.txt.
 set -u
+# zmlir from this checkout, whatever folder a program runs in.
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 PY=${PYTHON:-python3}
 CUDA=${CUDA_HOME:-/usr/local/cuda}
 BUILD=${BUILD:-/tmp/zmlir-cufft-h200}
@@ -25,15 +28,17 @@ mkdir -p "$BUILD"
     echo "== native: cufft_api against $CUDA/lib64/libcufft.so.12"
     nvcc -arch=sm_90 -I"$CUDA/include" test/libraries/cufft/cufft_api.cu -o "$BUILD/cufft_api" \
         -L"$CUDA/lib64" -l:libcufft.so.12 -Xlinker -rpath -Xlinker "$CUDA/lib64" || exit 1
-    (cd "$BUILD" && ./cufft_api; echo "exit $?")
+    (cd "$BUILD" && ./cufft_api > native.log 2>&1; echo "exit $?"; cat native.log)
     echo "== passthrough"
     "$PY" -m zmlir.runtime.cuda.build >/dev/null &&
         "$PY" -m zmlir.libraries.build --allow-missing >/dev/null
     LIBDIR=$("$PY" -m zmlir.cli libdir)
-    if [ -e "$LIBDIR/libcufft.so.12" ]; then
-        (cd "$BUILD" && ZMLIR_BACKEND=cuda "$PY" -m zmlir.cli run -- ./cufft_api \
-             > passthrough.log 2>&1; echo "exit $?"; tail -5 passthrough.log)
+    [ -e "$LIBDIR/libcufft.so.12" ] || echo "our libcufft.so.12 is not built here (no oneMKL)"
+    (cd "$BUILD" && ZMLIR_BACKEND=cuda "$PY" -m zmlir.cli run -- ./cufft_api \
+         > passthrough.log 2>&1; echo "exit $?"; tail -40 passthrough.log)
+    if grep -v "^zmlir" "$BUILD/passthrough.log" | cmp -s - "$BUILD/native.log"; then
+        echo "SAME cufft_api"
     else
-        echo "our libcufft.so.12 is not built here (no oneMKL): passthrough not checked"
+        echo "DIFFERENT cufft_api"
     fi
 } 2>&1 | tee "${OUT:-$BUILD}/h200_cufft.txt"

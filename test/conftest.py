@@ -1,4 +1,5 @@
-"""Shared pytest fixtures: nvcc-compiled PTX of our CUDA sources, the SPIR-V device."""
+"""Shared pytest fixtures: nvcc-compiled PTX of our CUDA sources, the SPIR-V device,
+a stand-in for NVIDIA's driver."""
 
 from __future__ import annotations
 
@@ -50,3 +51,16 @@ def device():
         pytest.skip(f"no SPIR-V capable OpenCL device: {err}")
     yield dev
     dev.close()
+
+
+@pytest.fixture(scope="session")
+def fake_nvidia_driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A stand-in for NVIDIA's libcuda.so.1 (test/cuda/driver_api/fake_nvidia_driver.c)."""
+    cc = tool("cc") or tool("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    out = tmp_path_factory.mktemp("fake_driver") / "libcuda.so.1"
+    subprocess.run([cc, "-shared", "-fPIC", "-O1", "-o", str(out),
+                    str(CUDA_DIR / "driver_api" / "fake_nvidia_driver.c")],
+                   check=True, capture_output=True)
+    return out

@@ -96,3 +96,43 @@ def test_exports_are_nvidias(libdir: str) -> None:
                 re.finditer(r"\bDF \.text\s+\S+\s+(\S+)\s+(\w+)$", out, re.M)}
         assert set(ours) == set(build._exports(library))
         assert set(ours.values()) == {library.soname}
+
+
+_VENDOR_PROBE = """
+import ctypes, sys
+lt = ctypes.CDLL(sys.argv[1] + "/libcublasLt.so.13")
+lt.cublasLtGetVersion.restype = ctypes.c_size_t
+handle = ctypes.c_void_p()
+print(lt.cublasLtGetVersion(), lt.cublasLtCreate(ctypes.byref(handle)), handle.value,
+      lt.cublasLtDestroy(handle))
+"""
+
+# NVIDIA's libcublasLt as far as the probe calls it (no cublasLtDestroy).
+_FAKE_NVIDIA_CUBLASLT = """
+int cublasLtCreate(void **handle) { *handle = (void *)0x1234; return 0; }
+unsigned long cublasLtGetVersion(void) { return 424242; }
+"""
+
+
+def test_passthrough_hands_calls_to_nvidias_library(libdir: str, tmp_path: Path,
+                                                    fake_nvidia_driver: Path) -> None:
+    """Under the passthrough our library opens NVIDIA's (found through
+    ZMLIR_NVIDIA_LIBRARY_PATH first) and every call goes there, versions
+    included; a function NVIDIA's lacks answers NOT_SUPPORTED (15), named."""
+    from zmlir.libraries import build
+
+    if not build.built(Path(libdir)):
+        pytest.skip("our cuBLAS is not built")
+    cc = tool("cc") or tool("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    (tmp_path / "fake.c").write_text(_FAKE_NVIDIA_CUBLASLT)
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(tmp_path / "libcublasLt.so.13"),
+                    str(tmp_path / "fake.c")], check=True, capture_output=True)
+    env = {**os.environ, "ZMLIR_BACKEND": "cuda", "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver),
+           "ZMLIR_NVIDIA_LIBRARY_PATH": str(tmp_path)}
+    result = subprocess.run([sys.executable, "-c", _VENDOR_PROBE, libdir], capture_output=True,
+                            text=True, timeout=300, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["424242", "0", str(0x1234), "15"], result.stderr
+    assert "has no cublasLtDestroy" in result.stderr and "Traceback" not in result.stderr

@@ -453,19 +453,6 @@ def _fast_probe(libdir: str, **env: str) -> tuple[dict[str, list[int]], str]:
     return json.loads(result.stdout.strip().splitlines()[-1]), result.stderr
 
 
-@pytest.fixture(scope="module")
-def fake_nvidia_driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A stand-in for NVIDIA's libcuda.so.1 (test/cuda/driver_api/fake_nvidia_driver.c)."""
-    cc = tool("cc") or tool("gcc")
-    if cc is None:
-        pytest.skip("no C compiler")
-    out = tmp_path_factory.mktemp("fake_driver") / "libcuda.so.1"
-    subprocess.run([cc, "-shared", "-fPIC", "-O1", "-o", str(out),
-                    str(DRIVER_API_DIR / "fake_nvidia_driver.c")],
-                   check=True, capture_output=True)
-    return out
-
-
 @pytest.mark.parametrize("backend", ["opencl", "cuda"])
 def test_launch_fast_path_takes_registered_launches_only(libdir: str, backend: str,
                                                          fake_nvidia_driver: Path) -> None:
@@ -816,6 +803,98 @@ def test_real_driver_errors_reach_the_application(libdir: str,
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["719"]
     assert "internal error" not in result.stderr
+
+
+_NATIVE = textwrap.dedent("""
+    import ctypes, json, struct, sys
+    lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
+    PTX = "\\n".join([
+        ".version 9.0", ".target sm_120", ".address_size 64",
+        ".visible .entry add_scalar(.param .u64 p, .param .u32 v)", "{",
+        "  .reg .b32 %r<5>; .reg .b64 %rd<4>;",
+        "  ld.param.u64 %rd1, [p]; ld.param.u32 %r1, [v];",
+        "  mov.u32 %r2, %tid.x;", "  mul.wide.u32 %rd2, %r2, 4;",
+        "  add.s64 %rd3, %rd1, %rd2;", "  ld.global.u32 %r3, [%rd3];",
+        "  add.s32 %r4, %r3, %r1;", "  st.global.u32 [%rd3], %r4;", "  ret;", "}", ""
+    ]).encode() + bytes(1)
+    elf = bytes([0x7f]) + b"ELF" + bytes(60)
+    def entry(kind, sm, payload):
+        return struct.pack("<HHIIIIIIIIIQQQ", kind, 0x101, 64, len(payload), 0, len(payload),
+                           0, 0, sm, 0, 0, 0x11, 0, len(payload)) + payload
+    def fatbin(*entries):
+        body = b"".join(entries)
+        return struct.pack("<IHHQ", 0xBA55ED50, 1, 16, len(body)) + body
+    images = {"cubin": elf, "fatbin": fatbin(entry(2, 90, elf)),
+              # NVIDIA's libraries: SASS for the GPU and PTX for a newer one.
+              "fatbin_newer_ptx": fatbin(entry(2, 90, elf), entry(1, 120, PTX))}
+    r = {}
+    assert lib.cuInit(0) == 0
+    ctx = ctypes.c_void_p()
+    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+    assert lib.cuCtxSetCurrent(ctx) == 0
+    # A private table of NVIDIA's (cuBLAS asks for this one).
+    table = ctypes.c_void_p()
+    code = lib.cuGetExportTable(ctypes.byref(table),
+                                bytes.fromhex("f8cff95121468b4eb9e2fb469e7c0dd9"))
+    r["vendor_table"] = [code, ctypes.cast(table, ctypes.POINTER(ctypes.c_uint64))[1]
+                         if table.value else 0]
+    for kind, image in images.items():
+        mod, f, g = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
+        r[kind] = out = {"load": lib.cuModuleLoadData(ctypes.byref(mod), image)}
+        if out["load"]:
+            continue
+        assert lib.cuModuleGetFunction(ctypes.byref(f), mod, b"add_scalar") == 0
+        out["missing"] = lib.cuModuleGetFunction(ctypes.byref(g), mod, b"other")
+        value = ctypes.c_int()
+        assert lib.cuFuncGetAttribute(ctypes.byref(value), 1, f) == 0
+        out["shared_size"] = value.value
+        offset, size = ctypes.c_size_t(), ctypes.c_size_t()
+        assert lib.cuFuncGetParamInfo(f, 1, ctypes.byref(offset), ctypes.byref(size)) == 0
+        out["param1"] = [offset.value, size.value]
+        n = 32
+        d = ctypes.c_uint64()
+        assert lib.cuMemAlloc_v2(ctypes.byref(d), 4 * n) == 0
+        assert lib.cuMemsetD32_v2(d, 5, n) == 0
+        v = ctypes.c_uint32(3)
+        params = (ctypes.c_void_p * 2)(ctypes.addressof(d), ctypes.addressof(v))
+        out["launch"] = lib.cuLaunchKernel(f, 1, 1, 1, n, 1, 1, 0, None, params, None)
+        h = (ctypes.c_uint32 * n)()
+        assert lib.cuCtxSynchronize() == 0
+        assert lib.cuMemcpyDtoH_v2(h, d, 4 * n) == 0
+        out["values"] = sorted(set(h))
+        if kind == "cubin":
+            assert lib.cuFuncSetAttribute(f, 9, 50) == 0
+            assert lib.cuFuncGetAttribute(ctypes.byref(value), 9, f) == 0
+            out["carveout"] = value.value
+        assert lib.cuModuleUnload(mod) == 0
+    print(json.dumps(r))
+""")
+
+
+@pytest.mark.parametrize("backend", ["opencl", "cuda"])
+def test_machine_code_runs_where_the_backend_runs_it(libdir: str, backend: str,
+                                                      fake_nvidia_driver: Path) -> None:
+    # An image with NVIDIA machine code for the GPU and no PTX we load
+    # (NVIDIA's libraries, SASS-only builds): loaded as it is through the
+    # passthrough, its kernels described by NVIDIA's driver (native.py);
+    # CUDA_ERROR_NO_BINARY_FOR_GPU elsewhere. PTX for a newer GPU beside the
+    # SASS is not taken where the SASS runs.
+    env = {**os.environ, "ZMLIR_BACKEND": backend, "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver)}
+    result = subprocess.run([sys.executable, "-c", _NATIVE, libdir], capture_output=True,
+                            text=True, timeout=300, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+    r = json.loads(result.stdout.strip().splitlines()[-1])
+    ran = {"load": 0, "missing": 500, "param1": [8, 4], "launch": 0, "values": [8]}
+    if backend == "opencl":
+        assert r["vendor_table"] == [1, 0]  # CUDA_ERROR_INVALID_VALUE: no such table
+        assert r["cubin"] == r["fatbin"] == {"load": 209}  # NO_BINARY_FOR_GPU
+        assert r["fatbin_newer_ptx"] == {**ran, "shared_size": 0}  # its PTX, compiled here
+        return
+    assert r["vendor_table"] == [0, 0xfa4e]  # the stand-in's own
+    # NVIDIA's answer (the stand-in's 1234), not our compiler's.
+    assert r["cubin"] == {**ran, "shared_size": 1234, "carveout": 50}
+    assert r["fatbin"] == r["fatbin_newer_ptx"] == {**ran, "shared_size": 1234}
 
 
 @pytest.mark.parametrize("backend", ["opencl", "cuda"])

@@ -53,6 +53,14 @@ CUresult cuCtxSynchronize(void) {
   return current ? 0 : 201;
 }
 CUresult cuGetErrorName(CUresult error, const char **s) { *s = "CUDA_ERROR_FAKE"; return 0; }
+/* Private tables: one, whose first word says it is the stand-in's. */
+static const unsigned long long fake_table[2] = {sizeof fake_table, 0xfa4e};
+CUresult cuGetExportTable(const void **table, const unsigned char *uuid) {
+  if (uuid[0] != 0xf8)
+    return 500; /* CUDA_ERROR_NOT_FOUND */
+  *table = fake_table;
+  return 0;
+}
 /* CU_LIMIT_MALLOC_HEAP_SIZE only; rounded to 1 KiB, so a test sees the value came from here. */
 static size_t heap_size = 8 << 20;
 CUresult cuCtxSetLimit(int limit, size_t value) {
@@ -98,10 +106,22 @@ CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned int n, in
   *module = (void *)0x40;
   return 0;
 }
+/* NVIDIA machine code: a cubin (ELF) or a fatbin (a stand-in's: the magic
+ * is enough). */
+CUresult cuModuleLoadData(void **module, const void *image) {
+  if (memcmp(image, "\x7f" "ELF", 4) != 0 && *(const unsigned *)image != 0xBA55ED50u)
+    return 209; /* CUDA_ERROR_NO_BINARY_FOR_GPU */
+  free(module_ptx);
+  module_ptx = NULL;
+  *module = (void *)0x41;
+  return 0;
+}
 CUresult cuModuleUnload(void *module) { return 0; }
 CUresult cuModuleGetFunction(void **f, void *module, const char *name) {
   if (nfunctions == 16)
     return 2;
+  if (module == (void *)0x41 && strcmp(name, "add_scalar") != 0)
+    return 500; /* CUDA_ERROR_NOT_FOUND: the machine code has add_scalar only */
   strncpy(functions[nfunctions].name, name, sizeof functions[0].name - 1);
   *f = &functions[nfunctions++];
   return 0;
@@ -149,7 +169,31 @@ CUresult cuPointerGetAttribute(void *data, int attribute, CUdeviceptr ptr) {
   *(unsigned int *)data = a >= base && a < base + sizeof managed_arena;
   return 0;
 }
-CUresult cuFuncSetAttribute(void *f, int attrib, int value) { return 0; }
+/* Attributes as a driver that compiled the kernel knows them: 9 is
+ * PREFERRED_SHARED_MEMORY_CARVEOUT, settable; 1 (SHARED_SIZE_BYTES) is
+ * the static shared memory of add_scalar's machine code. */
+static int carveout = -1;
+CUresult cuFuncSetAttribute(void *f, int attrib, int value) {
+  if (attrib == 9)
+    carveout = value;
+  return 0;
+}
+CUresult cuFuncGetAttribute(int *value, int attrib, void *f) {
+  switch (attrib) {
+  case 1: *value = 1234; return 0;
+  case 9: *value = carveout; return 0;
+  case 0: *value = 1024; return 0;
+  default: *value = 0; return 0;
+  }
+}
+/* add_scalar(u32 *p, u32 v): its parameters' offsets and sizes. */
+CUresult cuFuncGetParamInfo(void *f, size_t index, size_t *offset, size_t *size) {
+  if (index > 1)
+    return 1; /* CUDA_ERROR_INVALID_VALUE */
+  *offset = index ? 8 : 0;
+  *size = index ? 4 : 8;
+  return 0;
+}
 CUresult cuLaunchKernel(void *f, unsigned int gx, unsigned int gy, unsigned int gz,
                         unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared,
                         void *stream, void **params, void **extra) {

@@ -8,16 +8,21 @@
  * signature. The target is, by the backend our driver reports through its
  * ZMLIR_LIBRARIES export table (cuGetExportTable):
  *   opencl      ours (the host BLAS or FFT; device memory is host memory);
+ *   cuda        NVIDIA's own library, found by the driver (a file that is
+ *               not ours) and opened beside ours: it runs on zmlir's driver
+ *               (its libcuda.so.1 dependency is ours, already loaded), which
+ *               loads its machine code for the GPU as it is
+ *               (runtime/cuda/native.py). Nothing is translated: its
+ *               handles, streams and pointers are our driver's.
  *   otherwise   ours for what needs no device (versions, status strings),
  *               else the library's NOT_SUPPORTED status (ZMLIR_NOT_SUPPORTED,
  *               build.py sets it per library), with the function's name
- *               logged once. So is every function we do not implement.
- *               Under the CUDA passthrough one line says why instead:
- *               NVIDIA's library would need NVIDIA's driver in a link-map
- *               namespace of its own, where that driver crashes
- *               (runtime/backends/cuda.py). */
+ *               logged once. So is every function we do not implement,
+ *               and, under the passthrough, every function when NVIDIA's
+ *               library is not found (one line says so). */
 #include "route.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,6 +42,7 @@ static const CUuuid zmlir_libraries_uuid = {{(char)0x3f, (char)0x2a, (char)0x8c,
                                              (char)0x9a, (char)0x47, (char)0x1c, (char)0xd3,
                                              (char)0x5b, (char)0x70, (char)0x6e, (char)0x21}};
 typedef CUresult (*zmlir_backend_fn)(char *name, size_t size);
+typedef CUresult (*zmlir_vendor_library_fn)(const char *soname, char *path, size_t size);
 
 static pthread_once_t route_once = PTHREAD_ONCE_INIT;
 static enum zmlir_route route = ZMLIR_ROUTE_NONE;
@@ -44,6 +50,29 @@ static char backend[64]; /* empty: no backend answered */
 /* On a backend we do not serve, zmlir_bind names each function it answers
  * NOT_SUPPORTED; elsewhere decide() said why once (or it is the host route). */
 static int name_each_refusal;
+/* NVIDIA's library on the vendor route. */
+static void *vendor;
+
+static void open_vendor(void *table) {
+  char path[4096] = "";
+  zmlir_vendor_library_fn find = ((zmlir_vendor_library_fn *)table)[2];
+  if (find(zmlir_library_name, path, sizeof path) != CUDA_SUCCESS || !path[0]) {
+    zmlir_log(1,
+              "NVIDIA's %s was not found (set ZMLIR_NVIDIA_LIBRARY_PATH to its directory): "
+              "its functions return " NOT_SUPPORTED_NAME,
+              zmlir_library_name);
+    return;
+  }
+  /* DEEPBIND: its own symbols first, never ours of the same names. */
+  vendor = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+  if (!vendor) {
+    zmlir_log(1, "NVIDIA's %s did not load (%s): its functions return " NOT_SUPPORTED_NAME,
+              zmlir_library_name, dlerror());
+    return;
+  }
+  route = ZMLIR_ROUTE_VENDOR;
+  zmlir_log(0, "NVIDIA's %s (%s) on zmlir's driver", zmlir_library_name, path);
+}
 
 static void decide(void) {
   void *table = NULL;
@@ -64,11 +93,7 @@ static void decide(void) {
   if (strcmp(backend, "opencl") == 0) {
     route = ZMLIR_ROUTE_HOST;
   } else if (strcmp(backend, "cuda") == 0) {
-    zmlir_log(1,
-              "NVIDIA's %s cannot run under the passthrough (it needs NVIDIA's driver "
-              "in a link-map namespace of its own, where that driver crashes); "
-              "its functions return " NOT_SUPPORTED_NAME,
-              zmlir_library_name);
+    open_vendor(table);
   } else {
     name_each_refusal = 1;
     zmlir_log(1, "%s is not supported on the %s backend: its functions return " NOT_SUPPORTED_NAME,
@@ -146,7 +171,12 @@ void *zmlir_bind(unsigned index) {
   const struct zmlir_export *e = &zmlir_exports[index];
   void *target = NULL;
   enum zmlir_route how = zmlir_route();
-  if (e->ours && (how == ZMLIR_ROUTE_HOST || e->always)) {
+  if (how == ZMLIR_ROUTE_VENDOR) {
+    target = dlsym(vendor, e->name);
+    if (!target)
+      zmlir_log(1, "NVIDIA's %s has no %s; returning " NOT_SUPPORTED_NAME, zmlir_library_name,
+                e->name);
+  } else if (e->ours && (how == ZMLIR_ROUTE_HOST || e->always)) {
     target = e->ours;
   } else if (how == ZMLIR_ROUTE_HOST) {
     zmlir_log(1, "unsupported " ZMLIR_API_NAME " function: %s; returning " NOT_SUPPORTED_NAME,

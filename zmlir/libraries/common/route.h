@@ -1,14 +1,15 @@
 /* Which implementation answers a call into one of our libraries (libcublas,
  * libcublasLt, libcufft), chosen once per process from the backend our driver
  * runs on (route.c): the host BLAS or FFT (OpenCL on the CPU: device memory is
- * host memory), or none (the CUDA passthrough, HIP, Level Zero). */
+ * host memory), NVIDIA's own library on zmlir's driver (the CUDA passthrough),
+ * or none (HIP, Level Zero). */
 #ifndef ZMLIR_LIBRARIES_ROUTE_H
 #define ZMLIR_LIBRARIES_ROUTE_H
 
 #include <cuda.h>
 #include <stddef.h>
 
-enum zmlir_route { ZMLIR_ROUTE_HOST, ZMLIR_ROUTE_NONE };
+enum zmlir_route { ZMLIR_ROUTE_HOST, ZMLIR_ROUTE_VENDOR, ZMLIR_ROUTE_NONE };
 
 /* One exported function: its name, and ours where we implement it. `always`:
  * answered by ours on every route (versions, status strings), since it needs

@@ -97,6 +97,45 @@ class Backend(ABC):
         compiles the PTX."""
         return None
 
+    # NVIDIA machine code (SASS) run as it is, where the backend can
+    # (the CUDA passthrough; zmlir/runtime/cuda/native.py).
+    def vendor_library(self, soname: str) -> str | None:
+        """The path of the vendor's own library `soname` (libcublas.so.13)
+        that our library of that name hands its calls to on this backend
+        (zmlir/libraries/common/route.c); None: ours answers."""
+        return None
+
+    def vendor_export_table(self, key: bytes) -> int:
+        """The vendor driver's own private export table `key` (a UUID's 16
+        bytes) for one we do not know, where the vendor's libraries run on
+        this backend (the passthrough); 0: none."""
+        return 0
+
+    def native_sm(self) -> int:
+        """The SASS architecture the backend runs as it is (90 for sm_90);
+        0: it runs only what zmlir compiles."""
+        return 0
+
+    def load_native(self, address: int) -> Any:
+        """Loads the module image (a fatbin or cubin) at `address` with
+        the vendor's own loader; returns a program as load does."""
+        raise NotImplementedError
+
+    def native_kernel_info(self, program: Any, name: str) -> Any | None:
+        """A zmlir.KernelInfo for kernel `name` of a native program, from
+        the vendor's driver (None: no such kernel)."""
+        raise NotImplementedError
+
+    def native_set_function_attribute(self, kernel: Any, attrib: int, value: int) -> int:
+        """Sets CUfunction attribute `attrib` of a native kernel; the
+        vendor's CUresult."""
+        raise NotImplementedError
+
+    def native_function_attribute(self, kernel: Any, attrib: int) -> int | None:
+        """CUfunction attribute `attrib` of a native kernel, as the
+        vendor's driver answers it (None: it refused)."""
+        raise NotImplementedError
+
     @abstractmethod
     def load(self, compiled: Any) -> Any:
         """Loads a zmlir.CompiledModule built for `target`; returns a program.

@@ -11,8 +11,9 @@ opened into the host's own (base) link-map namespace even when our driver
 runs in a namespace of its own (a Python host, docs/python-hosts.md): NVIDIA's
 driver crashes in cuInit when loaded into a namespace made by dlmopen (H200,
 driver 580.159.04). So NVIDIA's libraries cannot load next to a driver of
-their own either, and our libcublas/libcufft answer NOT_SUPPORTED under the
-passthrough (zmlir/libraries/common/route.c).
+their own either: under the passthrough they run on ours (our libcublas and
+libcufft hand their calls to NVIDIA's, zmlir/libraries/common/route.c), and
+ours loads their machine code for this GPU as it is (load_native).
 
 Memory is managed (cuMemAllocManaged): device addresses the host can also
 touch, as on our other backends, so cudaMallocManaged-style programs work.
@@ -34,6 +35,7 @@ from typing import Any
 
 import cffi
 
+from zmlir.compiled import KernelInfo
 from zmlir.runtime.backends import nvptx_cache
 from zmlir.runtime.backends._vendor import (
     OpenedLibrary,
@@ -55,6 +57,7 @@ typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
+typedef struct { char bytes[16]; } CUuuid;
 CUresult cuInit(unsigned int flags);
 CUresult cuDriverGetVersion(int *version);
 CUresult cuDeviceGetCount(int *count);
@@ -69,6 +72,7 @@ CUresult cuCtxSynchronize(void);
 CUresult cuCtxSetLimit(int limit, size_t value);
 CUresult cuCtxGetLimit(size_t *pvalue, int limit);
 CUresult cuGetErrorName(CUresult error, const char **pStr);
+CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId);
 CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags);
 CUresult cuMemFree_v2(CUdeviceptr dptr);
 CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int flags);
@@ -81,12 +85,16 @@ CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n);
 CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t n);
 CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
                             int *options, void **optionValues);
+CUresult cuModuleLoadData(CUmodule *module, const void *image);
 CUresult cuModuleUnload(CUmodule hmod);
 CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name);
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod,
                               const char *name);
 CUresult cuPointerGetAttribute(void *data, int attribute, CUdeviceptr ptr);
 CUresult cuFuncSetAttribute(CUfunction hfunc, int attrib, int value);
+CUresult cuFuncGetAttribute(int *pi, int attrib, CUfunction hfunc);
+CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset,
+                            size_t *paramSize);
 CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
                         unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
                         unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
@@ -121,6 +129,7 @@ LLVM_NVPTX_SMS = (20, 21, 30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80
                   89, 90, 100, 101, 103, 110, 120, 121)
 
 CUDA_SUCCESS = 0
+_CUDA_ERROR_NOT_FOUND = 500
 _CUDA_ERROR_NOT_READY = 600
 _ATTR_MAX_THREADS_PER_BLOCK = 1
 _ATTR_MAX_SHARED_MEMORY_PER_BLOCK = 8
@@ -129,6 +138,10 @@ _ATTR_COMPUTE_CAPABILITY_MAJOR = 75
 _ATTR_COMPUTE_CAPABILITY_MINOR = 76
 _ATTR_COOPERATIVE_LAUNCH = 95
 _ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97
+_FUNC_ATTR_MAX_THREADS_PER_BLOCK = 0
+_FUNC_ATTR_CONST_SIZE_BYTES = 2
+_FUNC_ATTR_LOCAL_SIZE_BYTES = 3
+_FUNC_ATTR_PTX_VERSION = 5
 _FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 _CU_LIMIT_MALLOC_HEAP_SIZE = 2
 _MEM_ATTACH_GLOBAL = 1
@@ -170,7 +183,7 @@ def _our_library_dir() -> Path | None:
     return library_dir().resolve()
 
 
-def _ldconfig_entries() -> list[str]:
+def _ldconfig_entries(soname: str = "libcuda.so.1") -> list[str]:
     for ldconfig in ("/sbin/ldconfig", "/usr/sbin/ldconfig", "ldconfig"):
         try:
             out = subprocess.run([ldconfig, "-p"], capture_output=True, text=True, timeout=10,
@@ -178,8 +191,29 @@ def _ldconfig_entries() -> list[str]:
         except (OSError, subprocess.SubprocessError):
             continue
         return [line.rsplit("=> ", 1)[1].strip() for line in out.splitlines()
-                if line.strip().startswith("libcuda.so.1 ") and "=> " in line]
+                if line.strip().startswith(soname + " ") and "=> " in line]
     return []
+
+
+# Where NVIDIA's libraries (libcublas.so.13, ...) usually are, after
+# ZMLIR_NVIDIA_LIBRARY_PATH: the toolkit, then NVIDIA's wheels on sys.path.
+TOOLKIT_LIBRARY_DIRS = ("/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib")
+
+
+def vendor_library(soname: str) -> str | None:
+    """NVIDIA's own file for library `soname`, never ours (our libraries
+    answer under the passthrough by opening NVIDIA's: route.c)."""
+    import sys
+
+    ours = _our_library_dir()
+    wheels = [str(Path(entry) / "nvidia" / sub / "lib") for entry in sys.path
+              for sub in ("cu13", "cublas", "cufft", "curand")]
+    dirs = [*env_path("ZMLIR_NVIDIA_LIBRARY_PATH"), *TOOLKIT_LIBRARY_DIRS, *wheels]
+    for path in [*(str(Path(d) / soname) for d in dirs), *_ldconfig_entries(soname)]:
+        real = Path(os.path.realpath(path))
+        if real.is_file() and (ours is None or real.parent != ours):
+            return path
+    return None
 
 
 def driver_candidates() -> tuple[list[str], list[str]]:
@@ -411,6 +445,72 @@ class CUDABackend(Backend):
                    f"{target} PTX" + (f"; JIT log:\n{text}" if text else ""))
         return CUDAProgram(module[0], target)
 
+    # NVIDIA's own machine code for this GPU, loaded as it is: what the
+    # application's image holds when it has no PTX we compile (NVIDIA's
+    # libraries keep PTX only for newer GPUs).
+    def vendor_library(self, soname: str) -> str | None:
+        return vendor_library(soname)
+
+    def vendor_export_table(self, key: bytes) -> int:
+        # NVIDIA's libraries ask NVIDIA's driver for tables of their own
+        # (cuBLAS: f8cff951-...): they run on ours, in NVIDIA's context.
+        self._enter()
+        table, uuid = self.ffi.new("const void **"), self.ffi.new("CUuuid *")
+        self.ffi.memmove(uuid, key, 16)
+        if self.lib.cuGetExportTable(table, uuid) != CUDA_SUCCESS:
+            return 0
+        return int(self.ffi.cast("uintptr_t", table[0]))
+
+    def native_sm(self) -> int:
+        major, minor = self.info.compute_capability
+        return major * 10 + minor
+
+    def load_native(self, address: int) -> CUDAProgram:
+        self._enter()
+        module = self.ffi.new("CUmodule *")
+        code = self.lib.cuModuleLoadData(module, self.ffi.cast("void *", address))
+        if code != CUDA_SUCCESS:
+            from zmlir.runtime.cuda.errors import CudaError
+
+            raise CudaError(code, f"NVIDIA's driver loading the machine code for "
+                                  f"sm_{self.native_sm()}: {_error_name(self.lib, code)}")
+        return CUDAProgram(module[0], f"sm_{self.native_sm()} machine code")
+
+    def native_kernel_info(self, program: CUDAProgram, name: str) -> KernelInfo | None:
+        self._enter()
+        fn = self.ffi.new("CUfunction *")
+        code = self.lib.cuModuleGetFunction(fn, program.handle, name.encode())
+        if code == _CUDA_ERROR_NOT_FOUND:
+            return None
+        self.check("cuModuleGetFunction", code, f"kernel {name!r}")
+        program.kernels.setdefault(name, CUDAKernel(name, fn[0]))
+        offset, size = self.ffi.new("size_t *"), self.ffi.new("size_t *")
+        params = []
+        while self.lib.cuFuncGetParamInfo(fn[0], len(params), offset, size) == CUDA_SUCCESS:
+            params.append(native_param_type(int(offset[0]), int(size[0])))
+
+        def attribute(attrib: int) -> int:
+            return self.native_function_attribute(program.kernels[name].handle, attrib) or 0
+
+        # The kernel's static shared memory is NVIDIA's to add: a launch's
+        # window is the dynamic bytes alone (static_shared_bytes 0).
+        return KernelInfo(name, len(params), 0, tuple(params),
+                          ptx_arch=attribute(_FUNC_ATTR_PTX_VERSION),
+                          local_bytes=attribute(_FUNC_ATTR_LOCAL_SIZE_BYTES),
+                          const_bytes=attribute(_FUNC_ATTR_CONST_SIZE_BYTES),
+                          max_threads=attribute(_FUNC_ATTR_MAX_THREADS_PER_BLOCK))
+
+    def native_set_function_attribute(self, kernel: Any, attrib: int, value: int) -> int:
+        self._enter()
+        return int(self.lib.cuFuncSetAttribute(kernel, attrib, value))
+
+    def native_function_attribute(self, kernel: Any, attrib: int) -> int | None:
+        self._enter()
+        value = self.ffi.new("int *")
+        if self.lib.cuFuncGetAttribute(value, attrib, kernel) != CUDA_SUCCESS:
+            return None
+        return int(value[0])
+
     def unload(self, program: CUDAProgram) -> None:
         self._enter()
         self.check("cuModuleUnload", self.lib.cuModuleUnload(program.handle))
@@ -583,6 +683,20 @@ class CUDABackend(Backend):
         # (cuFuncSetAttribute): the Python path does it and re-registers.
         return ("cuda", int(self.ffi.cast("uintptr_t", kernel.handle)),
                 int(info.static_shared_bytes), kernel.shared_limit, self.info.max_threads)
+
+
+def native_param_type(offset: int, size: int) -> str:
+    """A parameter of a native kernel as a PTX type (KernelInfo.params) from
+    NVIDIA's offset and size: an aligned scalar's own type, else bytes
+    aligned to the largest power of two (at most 16) dividing its offset.
+    Laid out in order (function.param_alignment), those give NVIDIA's offsets
+    back: each is a multiple of the true alignment that divides the offset."""
+    if size in (1, 2, 4, 8) and offset % size == 0:
+        return f"b{8 * size}"
+    align = 16
+    while offset % align:
+        align //= 2
+    return f"align {align} b8[{size}]"
 
 
 _LM_ID_BASE = 0

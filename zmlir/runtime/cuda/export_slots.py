@@ -137,6 +137,19 @@ def _libraries_backend(d: Any, name: Any, size: int) -> int:
     return E.CUDA_SUCCESS
 
 
+def _libraries_vendor_library(d: Any, soname: Any, path: Any, size: int) -> int:
+    """Where NVIDIA's own library `soname` is, for our library of that name
+    to hand its calls to (the passthrough); "" where ours answers."""
+    d.require_init()
+    found = d.device.vendor_library(d.ffi.string(soname).decode()) or ""
+    text = found.encode()
+    if len(text) >= size:
+        text = b""  # a path cut short would open something else
+    if size > 0:
+        d.ffi.memmove(path, text + b"\0", len(text) + 1)
+    return E.CUDA_SUCCESS
+
+
 BODIES: dict[str, Callable[..., Any]] = {
     "get_module_from_cubin": _get_module_from_cubin,
     "primary_context": _primary_context,
@@ -156,6 +169,7 @@ BODIES: dict[str, Callable[..., Any]] = {
     "context_check": _context_check,
     "check_fn3": _check_fn3,
     "libraries_backend": _libraries_backend,
+    "libraries_vendor_library": _libraries_vendor_library,
 }
 _MISSING = {s.name for t in TABLES for s in t.slots.values()} ^ set(BODIES)
 assert not _MISSING, f"export table slots without a body, or bodies without a slot: {_MISSING}"
@@ -250,6 +264,15 @@ def get_export_table(driver: Any, ptable: Any, table_id: Any) -> int:
         return E.CUDA_ERROR_INVALID_VALUE
     key = bytes(ffi.buffer(table_id, 16))
     table = BY_UUID.get(key)
+    if table is None and driver.initialized and driver.device is not None:
+        # A vendor's driver under ours (the passthrough) answers for the
+        # private tables its own libraries ask for.
+        address = driver.device.vendor_export_table(key)
+        if address:
+            if os.environ.get("ZMLIR_LOG"):
+                log(f"export table {uuid.UUID(bytes=key)}: {driver.device.name}'s own")
+            ptable[0] = ffi.cast("void *", address)
+            return E.CUDA_SUCCESS
     if table is None:
         # cudart probes some tables it can do without: say so only when asked.
         if os.environ.get("ZMLIR_LOG"):

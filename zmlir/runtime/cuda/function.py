@@ -14,6 +14,7 @@ from zmlir.runtime.cuda.attributes import (
     max_dynamic_shared_optin,
 )
 from zmlir.runtime.cuda.errors import CudaError, CUresult
+from zmlir.runtime.cuda.native import is_native
 from zmlir.runtime.cuda.objects import Function, Module
 from zmlir.runtime.cuda.state import DriverState
 
@@ -104,7 +105,10 @@ class FunctionAPI(DriverState):
 
     def cuFuncGetAttribute(self, pi: Any, attrib: int, hfunc: Any) -> int:
         fn = self.handles.get(self.ptr(hfunc), Function)
-        value = function_attribute(attrib, fn, self.device)
+        if is_native(fn.module):  # NVIDIA's machine code: its driver knows it
+            value = self.device.native_function_attribute(fn.kernel.handle, attrib)
+        else:
+            value = function_attribute(attrib, fn, self.device)
         if value is None:
             return E.CUDA_ERROR_INVALID_VALUE
         self.out(pi, value)
@@ -118,6 +122,10 @@ class FunctionAPI(DriverState):
         if attrib == 8 and not 0 <= value <= max_dynamic_shared_optin(fn, self.device):
             return E.CUDA_ERROR_INVALID_VALUE  # MAX_DYNAMIC_SHARED_SIZE_BYTES above the device's
         fn.attributes[attrib] = value
+        if is_native(fn.module) and attrib != 8:  # 8: set at launch, by the backend
+            code = self.device.native_set_function_attribute(fn.kernel.handle, attrib, value)
+            if code != E.CUDA_SUCCESS:
+                return code
         if attrib == 8 and fn.fast:
             self.fast_register(fn)  # the fast path's shared-memory limit
         return E.CUDA_SUCCESS

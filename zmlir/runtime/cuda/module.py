@@ -16,6 +16,7 @@ from zmlir.runtime.cuda.constants import COMPUTE_CAPABILITY
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.function import FunctionAPI
 from zmlir.runtime.cuda.graph.conditional import define_device_runtime
+from zmlir.runtime.cuda.native import NativeImage, NativeKernels
 from zmlir.runtime.cuda.objects import Function, Module, UncompiledLibrary
 from zmlir.runtime.cuda.parted import PARTED_MIN_BYTES, PartedModule, kernel_level
 from zmlir.runtime.cuda.state import log
@@ -118,7 +119,7 @@ class ModuleAPI(FunctionAPI):
             return self._fatbin_ptx(address)
         if head.startswith(b"\x7fELF"):
             why = "module image is NVIDIA machine code (cubin), not PTX"
-            if why not in self.warned:  # said once, without ZMLIR_LOG: the usual cause is fixable
+            if why not in self.warned and not self.device.native_sm():  # said once, without ZMLIR_LOG: the usual cause is fixable
                 self.warned.add(why)
                 log(f"{why}: zmlir runs PTX; build for a virtual architecture (compute_XX), or "
                     "run the program under `zmlir run`, whose NVRTC, nvJitLink and nvcc hand "
@@ -159,15 +160,26 @@ class ModuleAPI(FunctionAPI):
         try:
             size = fatbin.fatbin_size(header)
             data = bytes(self.ffi.buffer(self.ffi.cast("char *", address), size))
-            entries = fatbin.ptx_candidates(fatbin.parse(data), REPORTED_SM)
+            entries = fatbin.parse(data)
+            native = self.device.native_sm()
+            if any(e.kind == fatbin.KIND_ELF and e.sm == native for e in entries):
+                # PTX newer than a GPU with its own SASS here is not for it
+                # (NVIDIA's libraries: compute_120 PTX beside sm_90 SASS).
+                entries = [e for e in entries if e.kind == fatbin.KIND_ELF or e.sm <= native]
+            entries = fatbin.ptx_candidates(entries, REPORTED_SM)
+            return [(e.ptx_text(), f"fatbin@0x{address:x}.sm_{e.sm}.ptx") for e in entries]
         except fatbin.FatbinError as err:
             raise CudaError(E.CUDA_ERROR_NO_BINARY_FOR_GPU, str(err)) from None
-        return [(e.ptx_text(), f"fatbin@0x{address:x}.sm_{e.sm}.ptx") for e in entries]
 
     def load_module(self, image: Any) -> int:
         self.require_init()
         self.sync_point()
-        candidates = self._image_ptx(image)
+        try:
+            candidates = self._image_ptx(image)
+        except CudaError as err:
+            if err.code != E.CUDA_ERROR_NO_BINARY_FOR_GPU:
+                raise
+            return self._add_module(self._native_module(image, err))
         first_error: CudaError | None = None
         for ptx, name in candidates:
             try:
@@ -179,11 +191,40 @@ class ModuleAPI(FunctionAPI):
                     raise
                 first_error = first_error or err
                 continue
-            handle = self.handles.add(module)
-            module.handle = module.handle or handle
-            return handle
+            return self._add_module(module)
         assert first_error is not None
-        raise first_error
+        return self._add_module(self._native_module(image, first_error))
+
+    def _add_module(self, module: Module) -> int:
+        handle = self.handles.add(module)
+        module.handle = module.handle or handle
+        return handle
+
+    def _native_module(self, image: Any, error: CudaError) -> Module:
+        """A module of the NVIDIA machine code in `image`, where the backend
+        runs it as it is (native.py) and nothing of its PTX loaded; else
+        `error`, why its PTX did not load."""
+        sm = self.device.native_sm()
+        if not sm:
+            raise error
+        address = self.ptr(image)
+        if struct.unpack_from("<I", bytes(self.ffi.buffer(self.ffi.cast("char *", address),
+                                                          4)))[0] == fatbin.WRAPPER_MAGIC:
+            # The wrapper's fatbin (-rdc: nvlink's, the whole program's).
+            address = struct.unpack("<Q", bytes(self.ffi.buffer(
+                self.ffi.cast("char *", address + 8), 8)))[0]
+        try:
+            program = self.device.load_native(address)
+        except CudaError as native_error:
+            if native_error.code == E.CUDA_ERROR_NO_BINARY_FOR_GPU:
+                raise error from None  # no SASS for this GPU either: why the PTX failed
+            raise
+        self.fast.register_exit()
+        name = f"image@0x{address:x}.sm_{sm}"
+        if os.environ.get("ZMLIR_LOG"):
+            log(f"{name}: NVIDIA's machine code, loaded as it is ({error})")
+        return Module(name, NativeImage(program.target, NativeKernels(self.device, program)),
+                      program)
 
     def _load_ptx(self, ptx: str, name: str) -> Module:
         """A new module of `ptx`: as in NVIDIA's driver, each load has its own
@@ -271,7 +312,9 @@ class ModuleAPI(FunctionAPI):
             log(f"cannot compile {name}: {err}")
             raise CudaError(E.CUDA_ERROR_INVALID_PTX, str(err)) from None
         except ImportError as err:
-            log(f"module {key} is not precompiled and zmlir's compiler is unavailable ({err})")
+            if not self.device.native_sm():  # else its machine code may still load
+                log(f"module {key} is not precompiled and zmlir's compiler is unavailable "
+                    f"({err})")
             raise CudaError(E.CUDA_ERROR_INVALID_PTX, "compiler unavailable") from None
 
     def _parted(self, ptx: str, name: str) -> PartedModule | None:
