@@ -832,12 +832,14 @@ _NATIVE = textwrap.dedent("""
     ctx = ctypes.c_void_p()
     assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
     assert lib.cuCtxSetCurrent(ctx) == 0
-    # A private table of NVIDIA's (cuBLAS asks for this one).
+    # A private table of NVIDIA's (cuBLAS asks for this one): ours alone
+    # answer, on every backend. NVIDIA's own, handed out under the
+    # passthrough, crashed NVIDIA's cuFFT (its functions take NVIDIA's
+    # objects, not ours).
     table = ctypes.c_void_p()
     code = lib.cuGetExportTable(ctypes.byref(table),
                                 bytes.fromhex("f8cff95121468b4eb9e2fb469e7c0dd9"))
-    r["vendor_table"] = [code, ctypes.cast(table, ctypes.POINTER(ctypes.c_uint64))[1]
-                         if table.value else 0]
+    r["vendor_table"] = [code, table.value or 0]
     for kind, image in images.items():
         mod, f, g = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
         r[kind] = out = {"load": lib.cuModuleLoadData(ctypes.byref(mod), image)}
@@ -891,7 +893,7 @@ def test_machine_code_runs_where_the_backend_runs_it(libdir: str, backend: str,
         assert r["cubin"] == r["fatbin"] == {"load": 209}  # NO_BINARY_FOR_GPU
         assert r["fatbin_newer_ptx"] == {**ran, "shared_size": 0}  # its PTX, compiled here
         return
-    assert r["vendor_table"] == [0, 0xfa4e]  # the stand-in's own
+    assert r["vendor_table"] == [1, 0]
     # NVIDIA's answer (the stand-in's 1234), not our compiler's.
     assert r["cubin"] == {**ran, "shared_size": 1234, "carveout": 50}
     assert r["fatbin"] == r["fatbin_newer_ptx"] == {**ran, "shared_size": 1234}

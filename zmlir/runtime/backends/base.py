@@ -105,12 +105,6 @@ class Backend(ABC):
         (zmlir/libraries/common/route.c); None: ours answers."""
         return None
 
-    def vendor_export_table(self, key: bytes) -> int:
-        """The vendor driver's own private export table `key` (a UUID's 16
-        bytes) for one we do not know, where the vendor's libraries run on
-        this backend (the passthrough); 0: none."""
-        return 0
-
     def native_sm(self) -> int:
         """The SASS architecture the backend runs as it is (90 for sm_90);
         0: it runs only what zmlir compiles."""

@@ -57,7 +57,6 @@ typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
-typedef struct { char bytes[16]; } CUuuid;
 CUresult cuInit(unsigned int flags);
 CUresult cuDriverGetVersion(int *version);
 CUresult cuDeviceGetCount(int *count);
@@ -72,7 +71,6 @@ CUresult cuCtxSynchronize(void);
 CUresult cuCtxSetLimit(int limit, size_t value);
 CUresult cuCtxGetLimit(size_t *pvalue, int limit);
 CUresult cuGetErrorName(CUresult error, const char **pStr);
-CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId);
 CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags);
 CUresult cuMemFree_v2(CUdeviceptr dptr);
 CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int flags);
@@ -450,16 +448,6 @@ class CUDABackend(Backend):
     # libraries keep PTX only for newer GPUs).
     def vendor_library(self, soname: str) -> str | None:
         return vendor_library(soname)
-
-    def vendor_export_table(self, key: bytes) -> int:
-        # NVIDIA's libraries ask NVIDIA's driver for tables of their own
-        # (cuBLAS: f8cff951-...): they run on ours, in NVIDIA's context.
-        self._enter()
-        table, uuid = self.ffi.new("const void **"), self.ffi.new("CUuuid *")
-        self.ffi.memmove(uuid, key, 16)
-        if self.lib.cuGetExportTable(table, uuid) != CUDA_SUCCESS:
-            return 0
-        return int(self.ffi.cast("uintptr_t", table[0]))
 
     def native_sm(self) -> int:
         major, minor = self.info.compute_capability

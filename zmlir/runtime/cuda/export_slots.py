@@ -264,15 +264,6 @@ def get_export_table(driver: Any, ptable: Any, table_id: Any) -> int:
         return E.CUDA_ERROR_INVALID_VALUE
     key = bytes(ffi.buffer(table_id, 16))
     table = BY_UUID.get(key)
-    if table is None and driver.initialized and driver.device is not None:
-        # A vendor's driver under ours (the passthrough) answers for the
-        # private tables its own libraries ask for.
-        address = driver.device.vendor_export_table(key)
-        if address:
-            if os.environ.get("ZMLIR_LOG"):
-                log(f"export table {uuid.UUID(bytes=key)}: {driver.device.name}'s own")
-            ptable[0] = ffi.cast("void *", address)
-            return E.CUDA_SUCCESS
     if table is None:
         # cudart probes some tables it can do without: say so only when asked.
         if os.environ.get("ZMLIR_LOG"):
