@@ -54,15 +54,24 @@ class EventAPI(DriverState):
     def cuEventRecordWithFlags(self, event: Any, stream: Any, flags: int) -> int:
         self.require_init()
         s = self.stream(stream)
-        if flags & CU_EVENT_RECORD_EXTERNAL and s is not None and s.capture is not None:
+        if flags & CU_EVENT_RECORD_EXTERNAL:
+            if s is None or s.capture is None:  # an H200's answer outside a capture
+                return E.CUDA_ERROR_ILLEGAL_STATE
             ev = self.handles.get(self.ptr(event), Event)
             record(self.handles, s, EventParams(ev.handle, EVENT_RECORD))  # recorded at each launch
             return E.CUDA_SUCCESS
         return self.cuEventRecord(event, stream)
 
+    def _captured(self, ev: Event) -> bool:
+        """Last recorded in a capture: an H200 answers CUDA_ERROR_INVALID_VALUE
+        to a query, a wait or a time of it (until it is recorded again)."""
+        return ev.capture is not None
+
     def cuEventSynchronize(self, event: Any) -> int:
         self.require_init()
         ev = self.handles.get(self.ptr(event), Event)
+        if self._captured(ev):
+            return E.CUDA_ERROR_INVALID_VALUE
         if ev.mark is not None:
             self.device.wait_mark(ev.mark)
         self.sync_point()
@@ -73,6 +82,8 @@ class EventAPI(DriverState):
     def cuEventQuery(self, event: Any) -> int:
         self.require_init()
         ev = self.handles.get(self.ptr(event), Event)
+        if self._captured(ev):
+            return E.CUDA_ERROR_INVALID_VALUE
         if ev.mark is not None and not self.device.mark_reached(ev.mark):
             return E.CUDA_ERROR_NOT_READY
         return E.CUDA_SUCCESS
@@ -90,6 +101,10 @@ class EventAPI(DriverState):
         self.require_init()
         a = self.handles.get(self.ptr(start), Event)
         b = self.handles.get(self.ptr(end), Event)
+        if ms == self.ffi.NULL:  # an H200's answer
+            return E.CUDA_ERROR_INVALID_HANDLE
+        if self._captured(a) or self._captured(b):
+            return E.CUDA_ERROR_INVALID_VALUE
         if a.mark is None or b.mark is None:
             return E.CUDA_ERROR_INVALID_HANDLE
         if (a.flags | b.flags) & 0x2:  # CU_EVENT_DISABLE_TIMING
