@@ -66,13 +66,17 @@ def _ensure_libcuda() -> str:
     if not all((directory / name).exists() for name in (build.SONAME, build.IMPLEMENTATION)):
         build.build()
     if not libraries.built(directory):
+        # Each library its dependencies allow, once: one that cannot be built
+        # here (no oneMKL for cuFFT) is said under ZMLIR_LOG and tried again
+        # at the next run, without rebuilding the others.
         try:
-            libraries.build()
-        except libraries.MissingDependency as err:
+            libraries.build(allow_missing=True, only_missing=True,
+                            quiet=not os.environ.get("ZMLIR_LOG"))
+        except libraries.MissingDependency as err:  # what every library needs
             if os.environ.get("ZMLIR_LOG"):
-                print(f"zmlir: no cuBLAS: {err} is missing", file=sys.stderr)
-        except subprocess.CalledProcessError as err:  # a program without cuBLAS still runs
-            print(f"zmlir: warning: building cuBLAS failed: {err}", file=sys.stderr)
+                print(f"zmlir: no cuBLAS, cuBLASLt or cuFFT: {err} is missing", file=sys.stderr)
+        except subprocess.CalledProcessError as err:  # a program without them still runs
+            print(f"zmlir: warning: building cuBLAS/cuFFT failed: {err}", file=sys.stderr)
     return str(directory)
 
 

@@ -225,11 +225,13 @@ def build_library(library: Library, out: Path, libcuda: Path, verbose: bool = Fa
 
 
 def build(out_dir: Path | None = None, verbose: bool = False,
-          allow_missing: bool = False) -> list[Path]:
+          allow_missing: bool = False, only_missing: bool = False,
+          quiet: bool = False) -> list[Path]:
     """Our libraries, into our libcuda.so.1's folder (which must be built).
     With `allow_missing`, a library whose dependencies this machine lacks is
-    left out, saying so on stderr (an NVIDIA machine without oneMKL still
-    gets our cuBLAS)."""
+    left out, saying so on stderr unless `quiet` (an NVIDIA machine without
+    oneMKL still gets our cuBLAS); with `only_missing`, one already built is
+    kept."""
     from zmlir.runtime.cuda import build as libcuda
 
     out = out_dir or libcuda.library_dir()
@@ -239,12 +241,15 @@ def build(out_dir: Path | None = None, verbose: bool = False,
     out.mkdir(parents=True, exist_ok=True)
     made = []
     for library in LIBRARIES:
+        if only_missing and (out / library.soname).exists():
+            continue
         try:
             made.append(build_library(library, out, driver, verbose))
         except MissingDependency as err:
             if not allow_missing:
                 raise
-            print(f"zmlir: {library.soname} not built: {err} is missing", file=sys.stderr)
+            if not quiet:
+                print(f"zmlir: {library.soname} not built: {err} is missing", file=sys.stderr)
     return made
 
 
