@@ -63,6 +63,13 @@ static void run(cublasLtHandle_t lt, const Case<T> &c) {
   CHECK(cudaMemcpy(dinp, inp.data(), inp.size() * sizeof(T), cudaMemcpyHostToDevice));
   CHECK(cudaMemcpy(dbias, bias.data(), bias.size() * sizeof(T), cudaMemcpyHostToDevice));
 
+  bool has_bias = c.epilogue == CUBLASLT_EPILOGUE_BIAS ||
+                  c.epilogue == CUBLASLT_EPILOGUE_GELU_BIAS ||
+                  c.epilogue == CUBLASLT_EPILOGUE_GELU_AUX_BIAS;
+  bool has_gelu = c.epilogue == CUBLASLT_EPILOGUE_GELU ||
+                  c.epilogue == CUBLASLT_EPILOGUE_GELU_BIAS ||
+                  c.epilogue == CUBLASLT_EPILOGUE_GELU_AUX_BIAS;
+  bool has_aux = c.epilogue == CUBLASLT_EPILOGUE_GELU_AUX_BIAS;
   cublasLtMatmulDesc_t desc;
   CHECK(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
   cublasOperation_t t = CUBLAS_OP_T, n = CUBLAS_OP_N;
@@ -70,15 +77,21 @@ static void run(cublasLtHandle_t lt, const Case<T> &c) {
   CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof n));
   CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &c.epilogue,
                                        sizeof c.epilogue));
-  CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &dbias,
-                                       sizeof dbias));
-  int64_t ld = OC;
-  CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &ld, sizeof ld));
-  CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &daux,
-                                       sizeof daux));
-  int64_t aux_stride = (int64_t)OC * BT;
-  CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE,
-                                       &aux_stride, sizeof aux_stride));
+  // Bias and aux attributes only for an epilogue that has them: NVIDIA's
+  // cublasLtMatmul refuses a bias pointer with EPILOGUE_DEFAULT (H200).
+  if (has_bias)
+    CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &dbias,
+                                         sizeof dbias));
+  if (has_aux) {
+    int64_t ld = OC;
+    CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &ld,
+                                         sizeof ld));
+    CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &daux,
+                                         sizeof daux));
+    int64_t aux_stride = (int64_t)OC * BT;
+    CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE,
+                                         &aux_stride, sizeof aux_stride));
+  }
   // A wrong size is refused, as NVIDIA's does.
   int small = 0;
   bool refused = cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &small,
@@ -117,6 +130,17 @@ static void run(cublasLtHandle_t lt, const Case<T> &c) {
   float alpha = 1, beta = 0;
   cudaStream_t stream;
   CHECK(cudaStreamCreate(&stream));
+  bool bias_refused = true;
+  if (!has_bias) {  // a bias pointer with an epilogue that adds none: INVALID_VALUE
+    CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &dbias,
+                                         sizeof dbias));
+    bias_refused = cublasLtMatmul(lt, desc, &alpha, dw, la, dinp, lb, &beta, dout, lc, dout, lc,
+                                  &heuristic.algo, dworkspace, workspace,
+                                  stream) == CUBLAS_STATUS_INVALID_VALUE;
+    void *none = nullptr;
+    CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &none,
+                                         sizeof none));
+  }
   CHECK(cublasLtMatmul(lt, desc, &alpha, dw, la, dinp, lb, &beta, dout, lc, dout, lc,
                        &heuristic.algo, dworkspace, workspace, stream));
   CHECK(cudaStreamSynchronize(stream));
@@ -124,15 +148,10 @@ static void run(cublasLtHandle_t lt, const Case<T> &c) {
   CHECK(cudaMemcpy(out.data(), dout, out.size() * sizeof(T), cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(aux.data(), daux, aux.size() * sizeof(T), cudaMemcpyDeviceToHost));
 
-  bool has_bias = c.epilogue == CUBLASLT_EPILOGUE_BIAS ||
-                  c.epilogue == CUBLASLT_EPILOGUE_GELU_BIAS ||
-                  c.epilogue == CUBLASLT_EPILOGUE_GELU_AUX_BIAS;
-  bool has_gelu = c.epilogue == CUBLASLT_EPILOGUE_GELU ||
-                  c.epilogue == CUBLASLT_EPILOGUE_GELU_BIAS ||
-                  c.epilogue == CUBLASLT_EPILOGUE_GELU_AUX_BIAS;
-  bool has_aux = c.epilogue == CUBLASLT_EPILOGUE_GELU_AUX_BIAS;
-  bool ok = refused;
+  bool ok = refused && bias_refused;
   char why[256] = "a wrong attribute size was accepted";
+  if (!bias_refused)
+    snprintf(why, sizeof why, "a bias pointer with a bias-less epilogue was accepted");
   for (int b = 0; b < batch && ok; ++b)
     for (int j = 0; j < BT && ok; ++j)
       for (int i = 0; i < OC && ok; ++i) {

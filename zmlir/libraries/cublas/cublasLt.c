@@ -474,6 +474,10 @@ cublasStatus_t IMPL(cublasLtMatmul)(cublasLtHandle_t handle, cublasLtMatmulDesc_
   if (!alpha || !beta)
     return CUBLAS_STATUS_INVALID_VALUE;
   int flags = epilogue_flags(d->epilogue);
+  /* NVIDIA's refuses a bias pointer that the epilogue would not use (H200:
+   * "NOT allowed for EPILOGUE_DEFAULT"). */
+  if (flags >= 0 && d->bias && !(flags & (ZMLIR_EPI_BIAS | ZMLIR_EPI_BGRADB)))
+    return CUBLAS_STATUS_INVALID_VALUE;
   if (((flags & (ZMLIR_EPI_BIAS | ZMLIR_EPI_BGRADB)) && !d->bias) ||
       ((flags & ZMLIR_EPI_AUX) && (!d->aux || d->aux_ld < (m > 1 ? m : 1))))
     return CUBLAS_STATUS_INVALID_VALUE;
