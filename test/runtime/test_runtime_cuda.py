@@ -509,23 +509,9 @@ def test_launch_fast_path_off_gives_the_same_results(libdir: str, env: str,
 # records) a recorded event's record, query, synchronisation and elapsed time
 # go to the real driver's event (zmlir_fast_events counts them); everything
 # else takes the Python path with its answers, on OpenCL every call.
-_EVENTS = _FAST[:_FAST.index("r = {}")] + textwrap.dedent("""
+_EVENTS = _FAST[:_FAST.index("def launch(name")] + textwrap.dedent("""
     import threading
     lib.zmlir_fast_events.restype = ctypes.c_ulonglong
-    r = {}
-    assert lib.cuInit(0) == 0
-    ctx = ctypes.c_void_p()
-    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
-    assert lib.cuCtxSetCurrent(ctx) == 0
-    mod, f = ctypes.c_void_p(), ctypes.c_void_p()
-    assert lib.cuModuleLoadData(ctypes.byref(mod), PTX) == 0
-    assert lib.cuModuleGetFunction(ctypes.byref(f), mod, b"add_scalar") == 0
-    n = 64
-    d = ctypes.c_uint64()
-    assert lib.cuMemAlloc_v2(ctypes.byref(d), 4 * n) == 0
-    assert lib.cuMemsetD32_v2(d, 0, n) == 0
-    value = ctypes.c_uint32(1)
-    params = (ctypes.c_void_p * 2)(ctypes.addressof(d), ctypes.addressof(value))
     def launch(stream=None):
         assert lib.cuLaunchKernel(f, 1, 1, 1, n, 1, 1, 0, stream, params, None) == 0
     r["calls"] = {}  # how many calls of each function call() made
