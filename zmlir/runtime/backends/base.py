@@ -97,14 +97,14 @@ class Backend(ABC):
         compiles the PTX."""
         return None
 
-    # NVIDIA machine code (SASS) run as it is, where the backend can
-    # (the CUDA passthrough; zmlir/runtime/cuda/native.py).
     def vendor_library(self, soname: str) -> str | None:
         """The path of the vendor's own library `soname` (libcublas.so.13)
         that our library of that name hands its calls to on this backend
         (zmlir/libraries/common/route.c); None: ours answers."""
         return None
 
+    # NVIDIA machine code (SASS) run as it is, where the backend can
+    # (the CUDA passthrough; zmlir/runtime/cuda/native.py).
     def native_sm(self) -> int:
         """The SASS architecture the backend runs as it is (90 for sm_90);
         0: it runs only what zmlir compiles."""

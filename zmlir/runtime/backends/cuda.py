@@ -200,31 +200,37 @@ TOOLKIT_LIBRARY_DIRS = ("/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64
 
 def vendor_library(soname: str) -> str | None:
     """NVIDIA's own file for library `soname`, never ours (our libraries
-    answer under the passthrough by opening NVIDIA's: route.c)."""
+    answer under the passthrough by opening NVIDIA's: route.c); ld.so's
+    cache is asked only when no usual place has it."""
     import sys
 
-    ours = _our_library_dir()
     wheels = [str(Path(entry) / "nvidia" / sub / "lib") for entry in sys.path
               for sub in ("cu13", "cublas", "cufft", "curand")]
     dirs = [*env_path("ZMLIR_NVIDIA_LIBRARY_PATH"), *TOOLKIT_LIBRARY_DIRS, *wheels]
-    for path in [*(str(Path(d) / soname) for d in dirs), *_ldconfig_entries(soname)]:
-        real = Path(os.path.realpath(path))
-        if real.is_file() and (ours is None or real.parent != ours):
-            return path
+    for paths in ([str(Path(d) / soname) for d in dirs], _ldconfig_entries(soname)):
+        found = [path for path in _not_ours(paths)[0] if os.path.isfile(path)]
+        if found:
+            return found[0]
     return None
 
 
-def driver_candidates() -> tuple[list[str], list[str]]:
-    """(paths to try, paths skipped because they are our own libcuda.so.1)."""
+def _not_ours(paths: list[str]) -> tuple[list[str], list[str]]:
+    """(`paths` that are not files of our own library folder, without
+    repeats; those that are)."""
     ours = _our_library_dir()
     wanted, skipped = [], []
-    for path in [*env_path("ZMLIR_CUDA_DRIVER"), *DRIVER_LOCATIONS, *_ldconfig_entries()]:
+    for path in paths:
         real = Path(os.path.realpath(path))
         if ours is not None and real.parent == ours:
             skipped.append(path)
         elif path not in wanted:
             wanted.append(path)
     return wanted, skipped
+
+
+def driver_candidates() -> tuple[list[str], list[str]]:
+    """(paths to try, paths skipped because they are our own libcuda.so.1)."""
+    return _not_ours([*env_path("ZMLIR_CUDA_DRIVER"), *DRIVER_LOCATIONS, *_ldconfig_entries()])
 
 
 @dataclass
@@ -443,12 +449,12 @@ class CUDABackend(Backend):
                    f"{target} PTX" + (f"; JIT log:\n{text}" if text else ""))
         return CUDAProgram(module[0], target)
 
-    # NVIDIA's own machine code for this GPU, loaded as it is: what the
-    # application's image holds when it has no PTX we compile (NVIDIA's
-    # libraries keep PTX only for newer GPUs).
     def vendor_library(self, soname: str) -> str | None:
         return vendor_library(soname)
 
+    # NVIDIA's own machine code for this GPU, loaded as it is: what the
+    # application's image holds when it has no PTX we compile (NVIDIA's
+    # libraries keep PTX only for newer GPUs).
     def native_sm(self) -> int:
         major, minor = self.info.compute_capability
         return major * 10 + minor
@@ -478,7 +484,7 @@ class CUDABackend(Backend):
             params.append(native_param_type(int(offset[0]), int(size[0])))
 
         def attribute(attrib: int) -> int:
-            return self.native_function_attribute(program.kernels[name].handle, attrib) or 0
+            return self.native_function_attribute(fn[0], attrib) or 0
 
         # The kernel's static shared memory is NVIDIA's to add: a launch's
         # window is the dynamic bytes alone (static_shared_bytes 0).

@@ -128,26 +128,26 @@ def _check_fn3(d: Any) -> int:
     return 0
 
 
+def _string_out(d: Any, buffer: Any, size: int, text: bytes) -> int:
+    """`text` and its NUL into a caller's buffer of `size` bytes."""
+    if size > 0:
+        d.ffi.memmove(buffer, text + b"\0", len(text) + 1)
+    return E.CUDA_SUCCESS
+
+
 def _libraries_backend(d: Any, name: Any, size: int) -> int:
     """The backend our libraries route their calls by (zmlir/libraries/common/route.c)."""
     d.require_init()
-    text = d.device.name.encode()[:max(size - 1, 0)]
-    if size > 0:
-        d.ffi.memmove(name, text + b"\0", len(text) + 1)
-    return E.CUDA_SUCCESS
+    return _string_out(d, name, size, d.device.name.encode()[:max(size - 1, 0)])
 
 
 def _libraries_vendor_library(d: Any, soname: Any, path: Any, size: int) -> int:
     """Where NVIDIA's own library `soname` is, for our library of that name
     to hand its calls to (the passthrough); "" where ours answers."""
     d.require_init()
-    found = d.device.vendor_library(d.ffi.string(soname).decode()) or ""
-    text = found.encode()
-    if len(text) >= size:
-        text = b""  # a path cut short would open something else
-    if size > 0:
-        d.ffi.memmove(path, text + b"\0", len(text) + 1)
-    return E.CUDA_SUCCESS
+    found = (d.device.vendor_library(d.ffi.string(soname).decode()) or "").encode()
+    # A path cut short would open something else: none rather than part of one.
+    return _string_out(d, path, size, found if len(found) < size else b"")
 
 
 BODIES: dict[str, Callable[..., Any]] = {

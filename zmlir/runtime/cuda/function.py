@@ -103,12 +103,16 @@ class FunctionAPI(DriverState):
         self.out(hmod, self.handle_ptr(fn.module.handle))
         return E.CUDA_SUCCESS
 
+    def attribute_of(self, fn: Function, attrib: int) -> int | None:
+        """CUfunction attribute `attrib` of `fn` (None: not one): of NVIDIA's
+        machine code, as its driver knows it; of ours, from our compiler."""
+        if is_native(fn.module):
+            return self.device.native_function_attribute(fn.kernel.handle, attrib)
+        return function_attribute(attrib, fn, self.device)
+
     def cuFuncGetAttribute(self, pi: Any, attrib: int, hfunc: Any) -> int:
         fn = self.handles.get(self.ptr(hfunc), Function)
-        if is_native(fn.module):  # NVIDIA's machine code: its driver knows it
-            value = self.device.native_function_attribute(fn.kernel.handle, attrib)
-        else:
-            value = function_attribute(attrib, fn, self.device)
+        value = self.attribute_of(fn, attrib)
         if value is None:
             return E.CUDA_ERROR_INVALID_VALUE
         self.out(pi, value)

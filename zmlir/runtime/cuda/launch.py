@@ -16,7 +16,6 @@ from zmlir.runtime.cuda.attributes import device_attribute, max_dynamic_shared, 
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.function import FunctionAPI, param_alignment, param_dtype
 from zmlir.runtime.cuda.graph.model import HostParams, KernelParams, record
-from zmlir.runtime.cuda.native import is_native
 from zmlir.runtime.cuda.objects import Function
 from zmlir.runtime.cuda.state import log
 
@@ -295,9 +294,7 @@ class LaunchAPI(FunctionAPI):
         fn = self.handles.get(self.ptr(f), Function)
         if blocks < 1 or block < 1:
             return E.CUDA_ERROR_INVALID_VALUE
-        static = fn.info.static_shared_bytes
-        if is_native(fn.module):  # NVIDIA's machine code: its own static bytes
-            static = self.device.native_function_attribute(fn.kernel.handle, 1) or 0
+        static = self.attribute_of(fn, 1) or 0  # SHARED_SIZE_BYTES
         per_block = (device_attribute(81, self.device) // blocks
                      - device_attribute(111, self.device) - static)
         optin = device_attribute(97, self.device) - static

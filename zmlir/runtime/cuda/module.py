@@ -106,9 +106,9 @@ class ModuleAPI(FunctionAPI):
             raise CudaError(E.CUDA_ERROR_INVALID_VALUE, "null module image")
         head = bytes(self.ffi.buffer(self.ffi.cast("char *", address), 16))
         magic = struct.unpack_from("<I", head)[0]
-        if magic == fatbin.WRAPPER_MAGIC:
-            _, version, data, prelinked = struct.unpack("<IIQQ", bytes(
-                self.ffi.buffer(self.ffi.cast("char *", address), 24)))
+        wrapper = self._fatbin_wrapper(address)
+        if wrapper is not None:
+            version, data, prelinked = wrapper
             if version == 2:
                 return self._relocatable_ptx(prelinked)
             if version != 1:
@@ -119,7 +119,9 @@ class ModuleAPI(FunctionAPI):
             return self._fatbin_ptx(address)
         if head.startswith(b"\x7fELF"):
             why = "module image is NVIDIA machine code (cubin), not PTX"
-            if why not in self.warned and not self.device.native_sm():  # said once, without ZMLIR_LOG: the usual cause is fixable
+            # Said once, without ZMLIR_LOG: the usual cause is fixable (and
+            # not said where the backend runs it, _native_module).
+            if why not in self.warned and not self.device.native_sm():
                 self.warned.add(why)
                 log(f"{why}: zmlir runs PTX; build for a virtual architecture (compute_XX), or "
                     "run the program under `zmlir run`, whose NVRTC, nvJitLink and nvcc hand "
@@ -127,6 +129,15 @@ class ModuleAPI(FunctionAPI):
             raise CudaError(E.CUDA_ERROR_NO_BINARY_FOR_GPU, why)
         text = self.ffi.string(self.ffi.cast("char *", address)).decode("utf-8", "replace")
         return [(text, "module.ptx")]
+
+    def _fatbin_wrapper(self, address: int) -> tuple[int, int, int] | None:
+        """(version, data, prelinked) of the fatbin wrapper cudart registers
+        (__fatBinC_Wrapper_t) at `address`; None if it is not one."""
+        head = self.ffi.cast("char *", address)
+        if struct.unpack("<I", bytes(self.ffi.buffer(head, 4)))[0] != fatbin.WRAPPER_MAGIC:
+            return None  # read no further: a PTX string may be shorter than a wrapper
+        _, version, data, prelinked = struct.unpack("<IIQQ", bytes(self.ffi.buffer(head, 24)))
+        return version, data, prelinked
 
     def _relocatable_ptx(self, prelinked: int) -> list[tuple[str, str]]:
         """The PTX of a program built with relocatable device code (-rdc,
@@ -208,11 +219,9 @@ class ModuleAPI(FunctionAPI):
         if not sm:
             raise error
         address = self.ptr(image)
-        if struct.unpack_from("<I", bytes(self.ffi.buffer(self.ffi.cast("char *", address),
-                                                          4)))[0] == fatbin.WRAPPER_MAGIC:
-            # The wrapper's fatbin (-rdc: nvlink's, the whole program's).
-            address = struct.unpack("<Q", bytes(self.ffi.buffer(
-                self.ffi.cast("char *", address + 8), 8)))[0]
+        wrapper = self._fatbin_wrapper(address)
+        if wrapper is not None:  # its fatbin (-rdc: nvlink's, the whole program's)
+            address = wrapper[1]
         try:
             program = self.device.load_native(address)
         except CudaError as native_error:
