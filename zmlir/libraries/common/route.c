@@ -106,11 +106,6 @@ enum zmlir_route zmlir_route(void) {
   return route;
 }
 
-const char *zmlir_route_backend(void) {
-  zmlir_route();
-  return backend;
-}
-
 void zmlir_log(int loud, const char *format, ...) {
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   static char said[64][160];

@@ -28,7 +28,6 @@ extern const char zmlir_library_name[]; /* "libcublas.so.13" */
 
 /* The route, decided on first use. */
 enum zmlir_route zmlir_route(void);
-const char *zmlir_route_backend(void);
 
 /* Logs "zmlir <library>: MESSAGE" once per distinct message when ZMLIR_LOG is
  * set, or always where `loud`. */
