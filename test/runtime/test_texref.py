@@ -3,10 +3,14 @@ libcuda.so.1 (runtime/cuda/texref.py, texture.py): tools/texref_probe.cu's
 hand-written PTX names `.texref`/`.surfref` variables, its host binds them
 with cuTexRef*/cuSurfRef*; tools/mipmap_probe.cu reads mipmapped textures by
 LOD and gradient. Both print line for line what an H200 printed
-(tools/*.h200.txt: nvcc -arch=sm_90, NVIDIA's driver 580.159.04)."""
+(tools/*.h200.txt: nvcc -arch=sm_90, NVIDIA's driver 580.159.04).
+tools/samplerref_probe.cu (independent texture mode) has no H200 output
+yet: ours is checked against the documented rules."""
 
 from __future__ import annotations
 
+import math
+import struct
 import subprocess
 import sys
 import textwrap
@@ -96,3 +100,109 @@ def test_a_reference_outlived_by_its_module_writes_nothing(libdir: str) -> None:
                             text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.split() == ["0", "400"]
+
+
+def _f32(x: float) -> float:
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def _printed(x: float) -> float:
+    """`x` as the probes print it (%.9g), read back."""
+    return float(f"{x:.9g}")
+
+
+# -- independent texture mode (tools/samplerref_probe.cu) ----------------------------
+# A 4x4 float texture, texel (x, y) = x + 10 y, read through samplers:
+# (address modes, linear, force_unnormalized_coords). The reference's own
+# linear filter and wrap modes must not show.
+
+SAMPLERREF_PROBE = REPO / "tools" / "samplerref_probe.cu"
+_WRAP, _CLAMP, _MIRROR, _BORDER = 0, 1, 2, 3
+_SAMPLERS = {
+    "s_point": ((_CLAMP, _CLAMP), False, False), "s_linear": ((_CLAMP, _CLAMP), True, False),
+    "s_wrap": ((_WRAP, _WRAP), False, False), "s_mirror": ((_MIRROR, _MIRROR), False, False),
+    "s_border": ((_BORDER, _BORDER), True, False), "s_mixed": ((_WRAP, _BORDER), False, False),
+    "s_unnorm": ((_CLAMP, _CLAMP), True, True), "s_default": ((_CLAMP, _CLAMP), False, False),
+}
+# txq's answers: PTX's enums (filter nearest 0, linear 1; address wrap 0,
+# mirror 1, clamp_ogl 2, clamp_to_edge 3, clamp_to_border 4).
+_TXQ_MODES = {_WRAP: 0, _MIRROR: 1, _CLAMP: 3, _BORDER: 4}
+
+
+def _axis(coord: float, n: int, mode: int, normalized: bool, linear: bool,
+          gather: bool) -> tuple[list[tuple[int, bool]], int]:
+    """The texel indices along an axis (with whether each is in range) and
+    the second's weight in 1/256 (docs/textures.md's rules)."""
+    u = math.floor(coord * 2**21) / 2**21 * n if normalized else coord
+    if mode in (_WRAP, _MIRROR) and not normalized:
+        mode = _CLAMP
+    if linear and mode == _CLAMP and not gather:
+        u = min(max(u, 0.5), n - 0.5)
+    t = u - 0.5 if linear else u
+    first = math.floor(t)
+    weight = math.floor((t - first) * 256 + 0.5)
+    indices = []
+    for i in (first, first + 1):
+        if mode == _WRAP:
+            indices.append((i % n, True))
+        elif mode == _MIRROR:
+            p = i % (2 * n)
+            indices.append((p if p < n else 2 * n - 1 - p, True))
+        else:
+            clamped = min(max(i, 0), n - 1)
+            indices.append((clamped, mode != _BORDER or clamped == i))
+    return indices, weight
+
+
+def _sampled(kind: str, sampler: str, normalized: bool, u: float, v: float) -> list[float]:
+    """What `tex` (the four channels) or `tld4.r` (the footprint) reads."""
+    modes, linear, unnormalized = _SAMPLERS[sampler]
+    normalized = normalized and not unnormalized
+    gather = kind == "tld4"
+    axes = [_axis(c, 4, m, normalized, linear or gather, gather)
+            for c, m in zip((u, v), modes, strict=True)]
+
+    def texel(bits: int) -> float:
+        (x, x_in), (y, y_in) = axes[0][0][bits & 1], axes[1][0][bits >> 1]
+        return x + 10 * y if x_in and y_in else 0.0
+
+    if gather:
+        return [texel(b) for b in (2, 3, 1, 0)]
+    if not linear:
+        return [texel(0), 0.0, 0.0, 0.0]
+    total = 0.0
+    for bits in range(4):
+        wx, wy = axes[0][1], axes[1][1]
+        product = (wx if bits & 1 else 256 - wx) * (wy if bits >> 1 else 256 - wy) / 256
+        # Ties round up where the corner's bits agree, down where they differ.
+        weight = math.floor(product + 0.5) if bits in (0, 3) else math.ceil(product - 0.5)
+        total += weight * texel(bits)
+    return [_f32(total / 256), 0.0, 0.0, 0.0]
+
+
+def test_samplerref_independent_mode(tmp_path: Path, libdir: str) -> None:
+    if tool("nvcc") is None:
+        pytest.skip("nvcc is not installed")
+    lines = run_probe(SAMPLERREF_PROBE, tmp_path, libdir)
+    assert lines[0] == "api load_samplers 0"
+    assert lines[-1] == "done"
+    lookups = queries = 0
+    for line in lines[1:-1]:
+        words = line.split()
+        kind, sampler_tag = words[0].split("_", 1)
+        sampler, tag = sampler_tag.rsplit("_", 1)
+        if kind == "txq":
+            modes, linear, unnormalized = _SAMPLERS[sampler]
+            assert words[1:] == [
+                "filter", str(int(linear)), "addr0", str(_TXQ_MODES[modes[0]]),
+                "addr1", str(_TXQ_MODES[modes[1]]), "force_unnormalized", str(int(unnormalized)),
+                "tex_width", "4", "tex_normalized", str(int(tag == "norm"))], line
+            queries += 1
+            continue
+        u, v = float(words[2]), float(words[3])
+        got = [float(w) for w in words[5:]]
+        expected = _sampled(kind, sampler, tag == "norm", _f32(u), _f32(v))
+        assert got == [_printed(x) for x in expected], line
+        lookups += 1
+    # 8 samplers, 2 bindings: 12 coordinates each for tex and tld4, one query.
+    assert (lookups, queries) == (2 * 8 * 2 * 12, 2 * 8)

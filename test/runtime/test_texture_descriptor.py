@@ -64,3 +64,20 @@ def test_mipmap_fields_match_the_importer() -> None:
     base = offsets_in(texture._DESCRIPTOR.format)
     assert (base[FIELDS["kWidth"]], base[FIELDS["kFlags"]]) == (mipmap.EXTENT, mipmap.FLAGS)
     assert mipmap.NORMALIZED_COORDS == texture.DESC_NORMALIZED_COORDS
+
+
+def test_sampler_fields_match_the_lowering() -> None:
+    # frontend/importer/samplerref.py writes a `.samplerref`'s descriptor:
+    # the flags and address modes where the driver packs a texture's, the
+    # sampler's own flag (force_unnormalized_coords) the lowering's.
+    from zmlir.frontend.importer import samplerref
+
+    base = offsets_in(texture._DESCRIPTOR.format)
+    assert (base[FIELDS["kFlags"]], base[FIELDS["kAddrModes"]]) == \
+        (samplerref.FLAGS, samplerref.ADDR_MODES)
+    assert samplerref.LINEAR == texture.DESC_LINEAR
+    assert f"kForceUnnormalized = {samplerref.FORCE_UNNORMALIZED}" in LOWERING.read_text()
+    assert samplerref.DESCRIPTOR_BYTES == texture.DESCRIPTOR_BYTES
+    # Every mode the sampler writes is one the sampler reads (CU_TR_ADDRESS_MODE).
+    smp = samplerref.Sampler(("wrap", "mirror", "clamp_to_border"), "linear", 1)
+    assert struct.unpack_from("<4I", smp.descriptor(), samplerref.FLAGS) == (10, 0, 2, 3)

@@ -26,6 +26,11 @@
 //     missing channels read 0, and alpha 1.
 //  5. Linear filtering blends (1 - a) * T[i] + a * T[i+1] along each axis.
 //
+// In independent texture mode (a `.samplerref` operand) the sampler's
+// descriptor gives the filter mode, the address modes, the border colour and
+// force_unnormalized_coords; the texture's the rest. A lookup with no sampler
+// passes its texture as its sampler.
+//
 // Surfaces address bytes in x: suld/sust read and write raw bits at
 // data + z * slice + y * pitch + x, checked against the extent.
 //
@@ -61,7 +66,9 @@ constexpr int64_t kBorder = 72;     // f32 x 4
 constexpr int64_t kFormat = 88;     // u32: CUarray_format
 } // namespace desc
 
-constexpr int64_t kNormalizedCoords = 1, kLinear = 2, kReadNormalized = 4;
+/// Descriptor flags; kForceUnnormalized is a sampler's (the importer writes
+/// `.samplerref` descriptors), never a texture's.
+constexpr int64_t kNormalizedCoords = 1, kLinear = 2, kReadNormalized = 4, kForceUnnormalized = 8;
 constexpr int64_t kKindSigned = 1, kKindHalf = 2, kKindFloat = 3;
 constexpr int64_t kWrap = 0, kClamp = 1, kMirror = 2, kBorderMode = 3;
 /// Sampler call flags: cube-map faces are addressed with normalized
@@ -254,7 +261,8 @@ Value buildTexel(Emitter &e, ValueRange args) {
 }
 
 //===----------------------------------------------------------------------===//
-// The sampler: __zmlir_tex_sample_Nd(desc, x, y, z, layer, flags) -> 4 x i32
+// The sampler: __zmlir_tex_sample_Nd(desc, x, y, z, layer, flags, sampler)
+// -> 4 x i32
 //===----------------------------------------------------------------------===//
 
 /// One axis of a fetch (steps 1-3): the two texel indices (the second for
@@ -351,11 +359,12 @@ SmallVector<Value> cornerWeights(Emitter &e, ArrayRef<Axis> axes) {
 
 /// The sampler of a `dims`-dimensional texture (steps 1-5), or with
 /// `gather` tld4's footprint: component `args[5]` of the four texels.
+/// `args[6]` is the sampler's descriptor (the texture's own without one).
 Value buildSampler(Emitter &e, ValueRange args, unsigned dims, bool gather,
                    LLVM::LLVMFuncOp texel) {
   RewriterBase &b = e.rewriter;
   Location loc = e.loc;
-  Value d = e.pointerOf(args[0]);
+  Value d = e.pointerOf(args[0]), sampler = e.pointerOf(args[6]);
   // (tld4's last argument is its component, not flags.)
   Value layer = args[4], callFlags = gather ? e.c32(0) : args[5];
   // An array layer out of range reads the last layer, a negative one too:
@@ -363,22 +372,28 @@ Value buildSampler(Emitter &e, ValueRange args, unsigned dims, bool gather,
   // D-1 at -1: tools/texture_grid.h200.txt.gz, layered-linear).
   layer = e.minui(layer, e.subi(e.maxsi(e.field32(d, desc::kWidth + 12), e.c32(1)), e.c32(1)));
   Value flags = e.field32(d, desc::kFlags), kind = e.field32(d, desc::kKind);
+  Value samplerFlags = e.field32(sampler, desc::kFlags);
+  Value unnormalized = e.cmpi(IP::ne, e.andi(samplerFlags, e.c32(kForceUnnormalized)), e.c32(0));
   Value floatResult = e.ori(e.cmpi(IP::uge, kind, e.c32(kKindHalf)),
                             e.cmpi(IP::ne, e.andi(flags, e.c32(kReadNormalized)), e.c32(0)));
   Value integerCoords = e.cmpi(IP::ne, e.andi(callFlags, e.c32(kIntegerCoords)), e.c32(0));
   Value notInteger = e.inverted(integerCoords);
+  Value textureNormalized = e.andi(
+      e.cmpi(IP::ne, e.andi(flags, e.c32(kNormalizedCoords)), e.c32(0)), e.inverted(unnormalized));
   Value normalized = e.andi(
-      notInteger,
-      e.cmpi(IP::ne, e.andi(e.ori(flags, callFlags), e.c32(kNormalizedCoords)), e.c32(0)));
+      notInteger, e.ori(textureNormalized,
+                        e.cmpi(IP::ne, e.andi(callFlags, e.c32(kForceNormalized)), e.c32(0))));
   Value linear = gather ? e.constant(b.getI1Type(), 1)
                         : e.andi(e.andi(notInteger, floatResult),
-                                 e.cmpi(IP::ne, e.andi(flags, e.c32(kLinear)), e.c32(0)));
+                                 e.cmpi(IP::ne, e.andi(samplerFlags, e.c32(kLinear)), e.c32(0)));
   SmallVector<Axis> axes;
   for (unsigned a = 0; a < dims; ++a)
     axes.push_back(addressAxis(e, args[1 + a], e.field32(d, desc::kWidth + 4 * a),
-                               e.field32(d, desc::kAddrModes + 4 * a), normalized, linear, gather));
-  Value border = e.vector({e.field32(d, desc::kBorder), e.field32(d, desc::kBorder + 4),
-                           e.field32(d, desc::kBorder + 8), e.field32(d, desc::kBorder + 12)});
+                               e.field32(sampler, desc::kAddrModes + 4 * a), normalized, linear,
+                               gather));
+  Value border = e.vector({e.field32(sampler, desc::kBorder), e.field32(sampler, desc::kBorder + 4),
+                           e.field32(sampler, desc::kBorder + 8),
+                           e.field32(sampler, desc::kBorder + 12)});
   SmallVector<Value> borderInts;
   for (int64_t k = 0; k < 4; ++k)
     borderInts.push_back(arith::FPToSIOp::create(b, loc, e.i32(), e.floatOf(e.lane(border, k))));
@@ -484,15 +499,15 @@ LLVM::LLVMFuncOp texelFunction(RewriterBase &b, Operation *user, unsigned global
 }
 
 /// The call of the sampler for `dims` (tld4's with `gather`), its result
-/// split into four i32 values.
+/// split into four i32 values; `sampler` an independent-mode sampler or null.
 SmallVector<Value> callSampler(RewriterBase &b, Operation *user, unsigned globalSpace,
-                               unsigned dims, bool gather, Value handle, ArrayRef<Value> coords,
-                               Value layer, Value flags) {
+                               unsigned dims, bool gather, Value handle, Value sampler,
+                               ArrayRef<Value> coords, Value layer, Value flags) {
   Emitter e{b, user->getLoc(), globalSpace};
   LLVM::LLVMFuncOp texel = texelFunction(b, user, globalSpace);
   std::string name = gather ? "__zmlir_tld4_2d" : ("__zmlir_tex_sample_" + Twine(dims) + "d").str();
   auto fn = helper(
-      b, user, name, e.v4i32(), {e.i64(), e.f32(), e.f32(), e.f32(), e.i32(), e.i32()},
+      b, user, name, e.v4i32(), {e.i64(), e.f32(), e.f32(), e.f32(), e.i32(), e.i32(), e.i64()},
       [&](Emitter &inner, ValueRange args) {
         return buildSampler(inner, args, dims, gather, texel);
       },
@@ -502,6 +517,7 @@ SmallVector<Value> callSampler(RewriterBase &b, Operation *user, unsigned global
     args.push_back(a < coords.size() ? coords[a] : e.cf(0.0));
   args.push_back(layer ? layer : e.c32(0));
   args.push_back(flags);
+  args.push_back(sampler ? sampler : handle);
   Value r = LLVM::CallOp::create(b, user->getLoc(), fn, args).getResult();
   SmallVector<Value> lanes;
   for (int64_t k = 0; k < 4; ++k)
@@ -589,7 +605,8 @@ struct TexOpLowering : TexturePattern<TexOp> {
       dims = 2;
     }
     SmallVector<Value> lanes = callSampler(rewriter, op, state.addressSpaces.global, dims, false,
-                                           adaptor.getHandle(), coords, layer, e.c32(flags));
+                                           adaptor.getHandle(), adaptor.getSampler(), coords, layer,
+                                           e.c32(flags));
     rewriter.replaceOp(op, results(e, lanes, op.getRes().getTypes()));
     return success();
   }
@@ -603,7 +620,8 @@ struct Tld4OpLowering : TexturePattern<Tld4Op> {
     Emitter e = emitter(rewriter, op);
     SmallVector<Value> coords(adaptor.getCoords());
     SmallVector<Value> lanes = callSampler(rewriter, op, state.addressSpaces.global, 2, true,
-                                           adaptor.getHandle(), coords, adaptor.getLayer(),
+                                           adaptor.getHandle(), adaptor.getSampler(), coords,
+                                           adaptor.getLayer(),
                                            e.c32(static_cast<int64_t>(op.getComponent())));
     rewriter.replaceOp(op, results(e, lanes, op.getRes().getTypes()));
     return success();

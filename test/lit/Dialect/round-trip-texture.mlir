@@ -15,6 +15,18 @@ func.func @tex(%h: i64, %x: f32, %y: f32, %i: i32) attributes {ptx.entry} {
   ptx.ret
 }
 
+// An independent-mode sampler operand, before the layer.
+// CHECK-LABEL: func.func @sampled
+func.func @sampled(%h: i64, %s: i64, %x: f32, %y: f32, %i: i32) attributes {ptx.entry} {
+  // CHECK: ptx.tex <d2> %{{.*}} sampler %{{.*}}, %{{.*}}, %{{.*}} : f32, f32 -> f32, f32, f32, f32
+  %0:4 = ptx.tex <d2> %h sampler %s, %x, %y : f32, f32 -> f32, f32, f32, f32
+  // CHECK: ptx.tex <a2d> %{{.*}} sampler %{{.*}} layer %{{.*}}, %{{.*}}, %{{.*}} : f32, f32 -> f32, f32, f32, f32
+  %1:4 = ptx.tex <a2d> %h sampler %s layer %i, %x, %y : f32, f32 -> f32, f32, f32, f32
+  // CHECK: ptx.tld4 <r> <d2> %{{.*}} sampler %{{.*}}, %{{.*}}, %{{.*}} : f32, f32 -> f32, f32, f32, f32
+  %2:4 = ptx.tld4 <r> <d2> %h sampler %s, %x, %y : f32, f32 -> f32, f32, f32, f32
+  ptx.ret
+}
+
 // tld4 names its component; txq and suq their attribute.
 // CHECK-LABEL: func.func @gather_and_queries
 func.func @gather_and_queries(%h: i64, %x: f32, %y: f32) attributes {ptx.entry} {

@@ -27,14 +27,18 @@ def PTX_TexOp : PTX_Op<"tex", [AttrSizedOperandSegments, MemoryEffects<[MemRead]
     `a` at coordinates `c` (`.f32` or `.s32`), filtered and addressed as the
     texture object says; `.f32`, `.s32` or `.u32` results. The layer of an
     array geometry is the `layer` operand; the padding coordinate of `.3d`,
-    `.a2d` and `.cube` is dropped. PTX ISA 9.7.10.3.
+    `.a2d` and `.cube` is dropped. In independent texture mode
+    (`[tex, smp, c]`) the filter and address modes and
+    force_unnormalized_coords are the `sampler` descriptor's (a
+    `.samplerref`'s), the rest the texture's. PTX ISA 9.7.10.3.
     Example: `%x, %y, %z, %w = ptx.tex <d2> %h, %u, %v : f32, f32 -> f32, f32, f32, f32`
   }];
-  let arguments = (ins PTX_TexGeometryAttr:$geometry, I64:$handle, Optional<I32>:$layer,
-                   Variadic<PTX_TexCoord>:$coords);
+  let arguments = (ins PTX_TexGeometryAttr:$geometry, I64:$handle, Optional<I64>:$sampler,
+                   Optional<I32>:$layer, Variadic<PTX_TexCoord>:$coords);
   let results = (outs Variadic<PTX_TexValue>:$res);
   let assemblyFormat = [{
-    $geometry $handle (`layer` $layer^)? `,` $coords attr-dict `:` type($coords) `->` type($res)
+    $geometry $handle (`sampler` $sampler^)? (`layer` $layer^)? `,` $coords attr-dict `:`
+    type($coords) `->` type($res)
   }];
   let hasVerifier = 1;
 }
@@ -44,15 +48,17 @@ def PTX_Tld4Op : PTX_Op<"tld4", [AttrSizedOperandSegments, MemoryEffects<[MemRea
   let description = [{
     `tld4.comp.2d.v4.dtype.f32 d, [a, c]`: component `comp` of the texels
     (i, j+1), (i+1, j+1), (i+1, j), (i, j) that linear filtering at `c`
-    would weigh. `.2d` and `.a2d` only. PTX ISA 9.7.10.4.
+    would weigh. `.2d` and `.a2d` only; an independent-mode `sampler` as
+    tex's. PTX ISA 9.7.10.4.
     Example: `%x, %y, %z, %w = ptx.tld4 <r> <d2> %h, %u, %v : f32, f32 -> f32, f32, f32, f32`
   }];
   let arguments = (ins PTX_TexComponentAttr:$component, PTX_TexGeometryAttr:$geometry,
-                   I64:$handle, Optional<I32>:$layer, Variadic<F32>:$coords);
+                   I64:$handle, Optional<I64>:$sampler, Optional<I32>:$layer,
+                   Variadic<F32>:$coords);
   let results = (outs Variadic<PTX_TexValue>:$res);
   let assemblyFormat = [{
-    $component $geometry $handle (`layer` $layer^)? `,` $coords attr-dict `:` type($coords)
-    `->` type($res)
+    $component $geometry $handle (`sampler` $sampler^)? (`layer` $layer^)? `,` $coords
+    attr-dict `:` type($coords) `->` type($res)
   }];
   let hasVerifier = 1;
 }

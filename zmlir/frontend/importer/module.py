@@ -12,7 +12,7 @@ from functools import cached_property
 from zmlir.diagnostics import CompileError, SourceLoc
 from zmlir.frontend import ast
 from zmlir.frontend.collector import without_collector
-from zmlir.frontend.importer import scoping
+from zmlir.frontend.importer import samplerref, scoping
 from zmlir.frontend.importer.core import FunctionImporter, all_statements
 from zmlir.frontend.importer.ptxtypes import (
     MLIR_TYPES,
@@ -22,9 +22,11 @@ from zmlir.frontend.importer.ptxtypes import (
     quote,
 )
 
-# `.texref`/`.surfref` variables: the prefix of their descriptor's symbol
-# (the driver's cuModuleGetTexRef/GetSurfRef look it up), its size.
-REFERENCE_PREFIXES = {"texref": "__zmlir_texref_", "surfref": "__zmlir_surfref_"}
+# `.texref`/`.surfref`/`.samplerref` variables: the prefix of their
+# descriptor's symbol (the driver's cuModuleGetTexRef/GetSurfRef look it up),
+# its size.
+REFERENCE_PREFIXES = {"texref": "__zmlir_texref_", "surfref": "__zmlir_surfref_",
+                      "samplerref": "__zmlir_samplerref_"}
 DESCRIPTOR_BYTES = 128
 
 
@@ -216,7 +218,17 @@ class ModuleImporter:
     def _reference(self, var: ast.VarDecl) -> str:
         """A `.global .texref`/`.surfref` as the descriptor the driver writes
         (docs/textures.md): a 128-byte variable named with the reference's
-        prefix, whose address the lookups take as their object handle."""
+        prefix, whose address the lookups take as their object handle; a
+        `.samplerref` as the descriptor its initializer gives (samplerref.py)."""
+        if var.type == "samplerref":
+            sampler = samplerref.parse(var)
+            if isinstance(sampler, str):
+                raise self.error(f"unsupported .samplerref '{var.name}' ({sampler})", var.loc)
+            self.variables[var.name] = var
+            init = tuple(sampler.descriptor())
+            return self._variable(ast.VarDecl("global", "b8", reference_symbol(var), var.loc,
+                                              align=16, dims=(len(init),), init=init,
+                                              linkage=var.linkage))
         if var.space != "global" or var.dims or var.init is not None or var.attributes:
             raise self.error(f"unsupported .{var.type} '{var.name}' (only a plain .global "
                              "declaration)", var.loc)

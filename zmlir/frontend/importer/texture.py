@@ -9,17 +9,20 @@
     suq.query.b32                 d, [surf]
 
 The object is a 64-bit handle or the name of a `.texref`/`.surfref`
-(the address of its descriptor variable, module.py). An array geometry's
-first coordinate is the layer (an operand of its own);
-the padding coordinate of `.3d`, `.a2d` and `.cube` is dropped. What has no
-op here (a separate sampler, cube-map `.level`/`.grad` lookups,
-formatted `sust.p`, `sured`, offsets and depth compares) imports as
-`ptx.inst`, which the lowering names as unsupported."""
+(the address of its descriptor variable, module.py). In independent
+texture mode `tex` and `tld4` name a `.samplerref` after a `.texref`
+(`[tex, smp, {coords}]`: the sampler's descriptor, samplerref.py), and
+`txq` on a `.samplerref` is the constant its initializer gives. An array
+geometry's first coordinate is the layer (an operand of its own); the
+padding coordinate of `.3d`, `.a2d` and `.cube` is dropped. What has no op
+here (a sampler with a texture object or with `.level`/`.grad`, cube-map
+`.level`/`.grad` lookups, formatted `sust.p`, `sured`, offsets and depth compares)
+imports as `ptx.inst`, which the lowering names as unsupported."""
 
 from __future__ import annotations
 
 from zmlir.frontend import ast
-from zmlir.frontend.importer import mipmap
+from zmlir.frontend.importer import mipmap, samplerref
 from zmlir.frontend.importer.common import attr_dict, classify
 from zmlir.frontend.importer.core import FunctionImporter, handles
 from zmlir.frontend.importer.generic import generic
@@ -45,23 +48,46 @@ _CLAMPS = {"trap", "clamp", "zero"}
 _FLOAT_BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
 
 
+def _reference(imp: FunctionImporter, name: ast.Operand, wanted: str) -> ast.VarDecl | None:
+    """The module's `.texref`/`.surfref`/`.samplerref` variable `name`."""
+    decl = imp.m.variables.get(name.name) if isinstance(name, ast.Sym) else None
+    return decl if decl is not None and decl.type == wanted else None
+
+
+def _address(imp: FunctionImporter, inst: ast.Instruction, decl: ast.VarDecl) -> Value:
+    handle = imp.new_value("i64")
+    imp.emit([handle], f"ptx.addr_of @{quote(reference_symbol(decl))} : i64", [], inst.loc)
+    return handle
+
+
+def _sampler(imp: FunctionImporter, inst: ast.Instruction, operand: ast.Operand) -> Value | None:
+    """The sampler's descriptor of an independent-mode `[tex, smp, {c}]`
+    (a `.texref` and a `.samplerref`), or None for any other form."""
+    if not isinstance(operand, ast.Addr) or operand.sampler is None \
+            or _reference(imp, operand.base, "texref") is None:
+        return None
+    decl = _reference(imp, operand.sampler, "samplerref")
+    return None if decl is None else _address(imp, inst, decl)
+
+
 def _object(imp: FunctionImporter, inst: ast.Instruction, operand: ast.Operand,
-            with_coords: bool) -> tuple[Value, list[ast.Operand]] | None:
+            with_coords: bool, sampled: bool = False) -> tuple[Value, list[ast.Operand]] | None:
     """The object's handle and the coordinate operands, or None where the
-    operand has a form with no op (a separate sampler). A `.texref` or
-    `.surfref` name is the address of its descriptor variable."""
-    if not isinstance(operand, ast.Addr) or operand.offset or operand.sampler is not None \
+    operand has a form with no op. A `.texref` or `.surfref` name is the
+    address of its descriptor variable. With `sampled`, the operand may
+    name a sampler too (_sampler reads it)."""
+    if not isinstance(operand, ast.Addr) or operand.offset \
+            or (operand.sampler is not None and not sampled) \
             or (operand.coords is None) == with_coords:
         return None
     if isinstance(operand.base, ast.Reg):
         handle = imp.value(operand.base, "i64", inst.loc, "b64")
     elif isinstance(operand.base, ast.Sym):
-        decl = imp.m.variables.get(operand.base.name)
-        wanted = "texref" if inst.opcode in ("tex", "tld4", "txq") else "surfref"
-        if decl is None or decl.type != wanted:
+        decl = _reference(imp, operand.base, "texref" if inst.opcode in ("tex", "tld4", "txq")
+                          else "surfref")
+        if decl is None:
             return None
-        handle = imp.new_value("i64")
-        imp.emit([handle], f"ptx.addr_of @{quote(reference_symbol(decl))} : i64", [], inst.loc)
+        handle = _address(imp, inst, decl)
     else:
         return None
     return handle, list(operand.coords or ())
@@ -84,11 +110,13 @@ def _coordinates(imp: FunctionImporter, inst: ast.Instruction, coords: list[ast.
 
 
 def _emit_lookup(imp: FunctionImporter, inst: ast.Instruction, op: str, head: str,
-                 values: list[Value], layer: Value | None, handle: Value, result_type: str,
-                 dests: list[ast.Operand]) -> None:
-    args = [handle] + ([layer] if layer is not None else []) + values
-    layer_text = " layer {1}" if layer is not None else ""
-    first = 2 if layer is not None else 1
+                 values: list[Value], layer: Value | None, handle: Value, sampler: Value | None,
+                 result_type: str, dests: list[ast.Operand]) -> None:
+    extra = [v for v in (sampler, layer) if v is not None]
+    args = [handle, *extra, *values]
+    layer_text = (" sampler {1}" if sampler is not None else "") + \
+        (f" layer {{{len(extra)}}}" if layer is not None else "")
+    first = 1 + len(extra)
     coord_slots = ", ".join(f"{{{first + i}}}" for i in range(len(values)))
     results = [imp.new_value(result_type) for _ in dests]
     types = ", ".join(v.type for v in values)
@@ -153,14 +181,17 @@ def _tex(imp: FunctionImporter, inst: ast.Instruction) -> None:
         generic(imp, inst)
         return
     geom = m.rest[0]
-    found = _object(imp, inst, inst.operands[1], with_coords=True)
+    operand = inst.operands[1]
+    sampler = _sampler(imp, inst, operand)
+    found = (sampler is not None or getattr(operand, "sampler", None) is None) and \
+        _object(imp, inst, operand, with_coords=True, sampled=True)
     coords = found and _coordinates(imp, inst, found[1], geom, _COORD_TYPES[m.types[1]])
-    if found is None or coords is None or (geom in ("cube", "acube") and m.types[1] != "f32"):
+    if not found or coords is None or (geom in ("cube", "acube") and m.types[1] != "f32"):
         generic(imp, inst)
         return
     values, layer = coords
     _emit_lookup(imp, inst, "tex", f"<{_GEOMETRIES[geom][0]}>", values, layer, found[0],
-                 _RESULT_TYPES[m.types[0]], dests)
+                 sampler, _RESULT_TYPES[m.types[0]], dests)
 
 
 @handles("tld4")
@@ -173,19 +204,24 @@ def _tld4(imp: FunctionImporter, inst: ast.Instruction) -> None:
         generic(imp, inst)
         return
     geom = m.rest[1]
-    found = _object(imp, inst, inst.operands[1], with_coords=True)
+    operand = inst.operands[1]
+    sampler = _sampler(imp, inst, operand)
+    found = (sampler is not None or getattr(operand, "sampler", None) is None) and \
+        _object(imp, inst, operand, with_coords=True, sampled=True)
     coords = found and _coordinates(imp, inst, found[1], geom, "f32")
-    if found is None or coords is None:
+    if not found or coords is None:
         generic(imp, inst)
         return
     values, layer = coords
     _emit_lookup(imp, inst, "tld4", f"<{m.rest[0]}> <{_GEOMETRIES[geom][0]}>", values, layer,
-                 found[0], _RESULT_TYPES[m.types[0]], dests)
+                 found[0], sampler, _RESULT_TYPES[m.types[0]], dests)
 
 
 @handles("txq", "suq")
 def _query(imp: FunctionImporter, inst: ast.Instruction) -> None:
     m = classify(inst)
+    if inst.opcode == "txq" and _sampler_query(imp, inst):
+        return
     queries = _TXQ if inst.opcode == "txq" else _SUQ
     if len(m.rest) != 1 or m.rest[0] not in queries or m.types != ["b32"] or m.flags \
             or len(inst.operands) != 2:
@@ -201,6 +237,28 @@ def _query(imp: FunctionImporter, inst: ast.Instruction) -> None:
     r = imp.new_value("i32")
     imp.emit([r], f"ptx.{inst.opcode} <{m.rest[0]}> {{0}} : i32", [found[0]], inst.loc)
     imp.write_reg(inst.operands[0], r, inst.loc)
+
+
+def _sampler_query(imp: FunctionImporter, inst: ast.Instruction) -> bool:
+    """`txq` on a `.samplerref`: the constant its initializer gives; False
+    for any other txq."""
+    m = classify(inst)
+    operand = inst.operands[1] if len(inst.operands) == 2 else None
+    decl = _reference(imp, operand.base, "samplerref") \
+        if isinstance(operand, ast.Addr) and operand.coords is None \
+        and operand.sampler is None and not operand.offset else None
+    if decl is None:
+        return False
+    sampler = samplerref.parse(decl)
+    answer = sampler.query(m.rest[0]) if not isinstance(sampler, str) and len(m.rest) == 1 \
+        and m.types == ["b32"] and not m.flags else None
+    if answer is None:
+        generic(imp, inst)
+        return True
+    r = imp.new_value("i32")
+    imp.emit([r], f"arith.constant {answer} : i32", [], inst.loc)
+    imp.write_reg(inst.operands[0], r, inst.loc)
+    return True
 
 
 def _surface_form(inst: ast.Instruction) -> tuple[str, str, str] | None:
