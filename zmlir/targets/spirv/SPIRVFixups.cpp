@@ -11,6 +11,7 @@
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Analysis/ConstantFolding.h"
 #include "llvm/IR/Constants.h"
@@ -247,6 +248,82 @@ llvm::Error zmlir::realignSPIRVAllocas(gpu::GPUModuleOp, llvm::Module &module) {
     aligned->takeName(alloca);
     alloca->replaceAllUsesWith(aligned);
     alloca->eraseFromParent();
+  }
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Private memory that escapes into calls
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Whether `value` is an address in one of its function's allocas: the
+/// alloca, or one computed from it through casts, integer arithmetic (PTX
+/// addresses are integers: `cvta.local`, then adds), GEPs, phis and selects.
+bool derivesFromAlloca(llvm::Value *value) {
+  llvm::SmallPtrSet<llvm::Value *, 16> seen;
+  llvm::SmallVector<llvm::Value *> work{value};
+  while (!work.empty()) {
+    llvm::Value *v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    if (llvm::isa<llvm::AllocaInst>(v))
+      return true;
+    auto *inst = llvm::dyn_cast<llvm::Instruction>(v);
+    if (!inst)
+      continue;
+    if (llvm::isa<llvm::CastInst>(inst))
+      work.push_back(inst->getOperand(0));
+    else if (auto *gep = llvm::dyn_cast<llvm::GetElementPtrInst>(inst))
+      work.push_back(gep->getPointerOperand());
+    else if (llvm::isa<llvm::BinaryOperator, llvm::PHINode>(inst))
+      work.append(inst->op_begin(), inst->op_end());
+    else if (auto *select = llvm::dyn_cast<llvm::SelectInst>(inst))
+      work.append({select->getTrueValue(), select->getFalseValue()});
+  }
+  return false;
+}
+
+/// The calls in `function` of a defined function that get an address in the
+/// caller's private memory.
+llvm::SmallVector<llvm::CallBase *> callsGettingPrivateAddresses(llvm::Function &function) {
+  llvm::SmallVector<llvm::CallBase *> calls;
+  for (llvm::Instruction &inst : llvm::instructions(function)) {
+    auto *call = llvm::dyn_cast<llvm::CallBase>(&inst);
+    llvm::Function *callee = call ? call->getCalledFunction() : nullptr;
+    if (callee && !callee->isDeclaration() &&
+        llvm::any_of(call->args(), [](llvm::Use &arg) { return derivesFromAlloca(arg.get()); }))
+      calls.push_back(call);
+  }
+  return calls;
+}
+
+} // namespace
+
+/// Inlines every call that passes an address in the caller's private memory
+/// (a `.local` array given to a device function), until none is left.
+/// Intel's OpenCL CPU compiler loses a callee's stores through such an
+/// address when the caller can return early after a call (seen: a
+/// conditional `ret` between two calls, as the trap checks put after every
+/// call); once inlined, the stores are the caller's own. SPIR-V has no
+/// recursion (the lowering rejects it), so this ends.
+llvm::Error zmlir::inlineSPIRVPrivateEscapes(gpu::GPUModuleOp, llvm::Module &module) {
+  for (llvm::Function &function : module) {
+    if (function.isDeclaration())
+      continue;
+    for (llvm::SmallVector<llvm::CallBase *> calls = callsGettingPrivateAddresses(function);
+         !calls.empty(); calls = callsGettingPrivateAddresses(function)) {
+      for (llvm::CallBase *call : calls) {
+        llvm::InlineFunctionInfo info;
+        llvm::InlineResult result = llvm::InlineFunction(*call, info);
+        if (!result.isSuccess())
+          return llvm::createStringError(
+              "cannot inline '" + call->getCalledFunction()->getName() + "' into '" +
+              function.getName() +
+              "', which gives it private memory: " + result.getFailureReason());
+      }
+    }
   }
   return llvm::Error::success();
 }

@@ -33,12 +33,14 @@ class SPIRVTarget(Target):
     globaltimer_word = "__zmlir_globaltimer"  # kGlobaltimerName of SPIRVTargetInfo.cpp
     # spirv-bfloat-as-bits: Intel's OpenCL CPU runtime lacks SPV_KHR_bfloat16;
     # spirv-realign-allocas: LLVM 22 writes an alloca's alignment above 64 wrong;
-    # spirv-state-space: isspacep's shared window and stack test (before the
-    # realignment, as it inlines functions with their allocas);
+    # spirv-state-space: isspacep's shared window and stack test, and
+    # spirv-inline-private-escapes: calls given private addresses (both before
+    # the realignment, as they inline functions with their allocas);
     # spirv-volatile-atomic-accesses: LLVM 22 writes atomic loads and stores
     # as plain ones (after bfloat-as-bits, which rebuilds loads and stores).
     llvm_fixups = ("spirv-bfloat-as-bits", "spirv-split-long-initializers",
-                   "spirv-narrow-zext-of-trunc", "spirv-state-space", "spirv-realign-allocas",
+                   "spirv-narrow-zext-of-trunc", "spirv-state-space",
+                   "spirv-inline-private-escapes", "spirv-realign-allocas",
                    "spirv-volatile-atomic-accesses")
 
     @classmethod
