@@ -4,8 +4,9 @@ hand-written PTX names `.texref`/`.surfref` variables, its host binds them
 with cuTexRef*/cuSurfRef*; tools/mipmap_probe.cu reads mipmapped textures by
 LOD and gradient. Both print line for line what an H200 printed
 (tools/*.h200.txt: nvcc -arch=sm_90, NVIDIA's driver 580.159.04).
-tools/samplerref_probe.cu (independent texture mode) has no H200 output
-yet: ours is checked against the documented rules."""
+tools/samplerref_probe.cu (independent texture mode) and
+tools/layered_mipmap_probe.cu (layered and cube-map mipmaps) have no H200
+output yet: ours is checked against the documented rules."""
 
 from __future__ import annotations
 
@@ -109,6 +110,94 @@ def _f32(x: float) -> float:
 def _printed(x: float) -> float:
     """`x` as the probes print it (%.9g), read back."""
     return float(f"{x:.9g}")
+
+
+# -- layered and cube-map mipmapped arrays (tools/layered_mipmap_probe.cu) ---------
+# Texel (x, y) of layer l at level k holds 1000 l + 100 k + x + 10 y; every
+# texture filters by point within a level and clamps, with normalized
+# coordinates.
+
+LAYERED_PROBE = REPO / "tools" / "layered_mipmap_probe.cu"
+# (levels, level 0's width, layers) of each probe array; a cube map's layers
+# are its faces.
+_LAYERED_ARRAYS = {"a1d": (5, 16, 2), "a2d": (4, 8, 3), "cube": (4, 8, 6), "acube": (3, 4, 12)}
+
+
+def _index(coord: float, n: int) -> int:
+    """Point filtering's texel along an axis of `n` texels, clamped: the
+    coordinate truncated to 21 fraction bits, scaled (docs/textures.md)."""
+    return min(max(math.floor(math.floor(coord * 2**21) / 2**21 * n), 0), n - 1)
+
+
+def _cube_face(x: float, y: float, z: float) -> tuple[int, float, float]:
+    """The face and its normalized coordinates (docs/textures.md: ties go to z, then y)."""
+    ax, ay, az = abs(x), abs(y), abs(z)
+    if ax > ay and ax > az:
+        face, s, t, m = (0, -z, -y, ax) if x >= 0 else (1, z, -y, ax)
+    elif ay > az:
+        face, s, t, m = (2, x, z, ay) if y >= 0 else (3, x, -z, ay)
+    else:
+        face, s, t, m = (4, x, -y, az) if z >= 0 else (5, -x, -y, az)
+    return face, _f32((_f32(s / m) + 1) * 0.5), _f32((_f32(t / m) + 1) * 0.5)
+
+
+def _layered_expected(kind: str, params: list[float], mip_linear: bool) -> float:
+    """What a `level_*` line's lookup reads by the rules (point within a
+    level; the nearest level, or two blended by the LOD's fraction
+    truncated to 1/256)."""
+    geometry = kind.split("_")[1]
+    levels, width, layers = _LAYERED_ARRAYS[geometry]
+    if geometry in ("cube", "acube"):
+        cube, x, y, z, lod = params
+        face, u, v = _cube_face(x, y, z)
+        cubes = layers // 6
+        layer = (min(int(cube), cubes - 1) * 6 if geometry == "acube" else 0) + face
+    elif geometry == "a1d":
+        layer, u, lod = params
+        v = 0.0
+    else:
+        layer, u, v, lod = params
+    layer = min(int(layer), layers - 1)
+    lod = min(max(lod, 0.0), levels - 1)
+
+    def texel(k: int) -> float:
+        n = max(width >> k, 1)
+        y = _index(v, n) if geometry != "a1d" else 0
+        return 1000 * layer + 100 * k + _index(u, n) + 10 * y
+
+    if not mip_linear:
+        return texel(math.floor(lod + 0.5))
+    first = math.floor(lod)
+    weight = math.floor((lod - first) * 256) / 256
+    a, b = texel(first), texel(min(first + 1, levels - 1))
+    return _f32(a + weight * (b - a))
+
+
+def test_layered_and_cube_mipmaps(tmp_path: Path, libdir: str) -> None:
+    if tool("nvcc") is None:
+        pytest.skip("nvcc is not installed")
+    lines = run_probe(LAYERED_PROBE, tmp_path, libdir)
+    assert lines[0] == f"acube_level2 1 1 12 flags {1 | 4}"
+    assert lines[1] == "api GetLevel_acube_3 1"  # only 3 levels: INVALID_VALUE
+    assert lines[-1] == "done"
+    checked = 0
+    for line in lines[2:-1]:
+        head, result = line.split(" -> ")
+        kind, _, *params = head.split()
+        values = [float(v) for v in result.split()]
+        assert values[1:] == [0.0, 0.0, 0.0], line
+        if kind == "grad_a2d":
+            # Axis-aligned gradients of power-of-two texel lengths: the LOD
+            # is exact, log2 of the length in level-0 texels.
+            layer, u, v, dudx, dvdx, dudy, dvdy = (float(p) for p in params)
+            lod = math.log2(max(math.hypot(dudx, dvdx), math.hypot(dudy, dvdy)) * 8)
+            expected = _layered_expected("level_a2d", [layer, u, v, lod], False)
+        else:
+            expected = _layered_expected(kind, [_f32(float(p)) for p in params],
+                                         kind.endswith("_mip_linear"))
+        assert values[0] == _printed(expected), line
+        checked += 1
+    assert checked == 11 + 2 * 9 + 2 * 9 + 6 + 4
 
 
 # -- independent texture mode (tools/samplerref_probe.cu) ----------------------------

@@ -16,7 +16,7 @@ texture mode `tex` and `tld4` name a `.samplerref` after a `.texref`
 geometry's first coordinate is the layer (an operand of its own); the
 padding coordinate of `.3d`, `.a2d` and `.cube` is dropped. What has no op
 here (a sampler with a texture object or with `.level`/`.grad`, cube-map
-`.level`/`.grad` lookups, formatted `sust.p`, `sured`, offsets and depth compares)
+`.grad` lookups, formatted `sust.p`, `sured`, offsets and depth compares)
 imports as `ptx.inst`, which the lowering names as unsupported."""
 
 from __future__ import annotations
@@ -139,7 +139,9 @@ def _mipmapped_tex(imp: FunctionImporter, inst: ast.Instruction) -> bool:
     dests = _four_destinations(inst)
     kind = m.rest[0]
     extra = 1 if kind == "level" else 2
-    if len(m.rest) != 2 or m.rest[1] not in _GEOMETRIES or m.rest[1] in ("cube", "acube") \
+    # (How NVIDIA's units take a cube map's LOD from its gradients is not known.)
+    if len(m.rest) != 2 or m.rest[1] not in _GEOMETRIES \
+            or (kind == "grad" and m.rest[1] in ("cube", "acube")) \
             or m.vec != 4 or m.types[1:] != ["f32"] or m.types[0] not in _RESULT_TYPES \
             or m.flags or m.space or dests is None or len(inst.operands) != 2 + extra:
         return False

@@ -171,9 +171,10 @@ class TextureAPI(MemcpyAPI):
         if desc == self.ffi.NULL or out == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
         d = desc[0]
-        if d.Flags & CUBEMAP or d.Flags & LAYERED:
-            return self.unsupported("cuMipmappedArrayCreate", "layered or cube-map levels")
-        largest = max(d.Width, d.Height, d.Depth)
+        # A layered or cube-map array's depth is its layers (faces), the
+        # same at every level; its levels halve the width and height only.
+        layered = bool(d.Flags & (LAYERED | CUBEMAP))
+        largest = max(d.Width, d.Height, 0 if layered else d.Depth)
         if count < 1 or largest == 0:
             return E.CUDA_ERROR_INVALID_VALUE
         # NVIDIA accepts more levels than the extent has and makes as many as
@@ -183,6 +184,8 @@ class TextureAPI(MemcpyAPI):
         handle = self.ffi.new("CUarray *")
         for k in range(count):
             extent = [max(1, n >> k) if n else 0 for n in (d.Width, d.Height, d.Depth)]
+            if layered:
+                extent[2] = d.Depth
             result = self.create_array(handle, *extent, d.Format, d.NumChannels, d.Flags)
             if result != E.CUDA_SUCCESS:
                 for level in levels:
