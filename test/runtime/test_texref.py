@@ -180,8 +180,15 @@ def test_layered_and_cube_mipmaps(tmp_path: Path, libdir: str) -> None:
     assert lines[0] == f"acube_level2 1 1 12 flags {1 | 4}"
     assert lines[1] == "api GetLevel_acube_3 1"  # only 3 levels: INVALID_VALUE
     assert lines[-1] == "done"
+    # txq's width, height, depth and array_size of each kind of texture:
+    # printed for an H200 to answer (what NVIDIA gives a cube map's
+    # array_size is not documented), not checked here.
+    queries = [line for line in lines if line.startswith("query_")]
+    assert len(queries) == 10
     checked = 0
     for line in lines[2:-1]:
+        if line in queries:
+            continue
         head, result = line.split(" -> ")
         kind, _, *params = head.split()
         values = [float(v) for v in result.split()]
