@@ -11,10 +11,9 @@ mipmap filter and the address of a table of one descriptor per level. Any
 other texture has 0 levels there and is its own only level, so these
 lookups read it as `tex` would (NVIDIA reads level 0 of such a texture).
 
-The level of detail follows the CUDA programming guide and the graphics
-APIs it follows: `tex.grad`'s is log2 of the longer of the two gradients
-scaled to texels (isotropic: maxAnisotropy is not used; off the axes NVIDIA's
-length is an approximation ours is not yet: docs/textures.md); the bias is added,
+The level of detail: `tex.grad`'s is log2 of the footprint's length in
+texels, NVIDIA's approximation of it (gradient_lod; isotropic:
+maxAnisotropy is not used); the bias is added,
 then the clamps [minMipmapLevelClamp, maxMipmapLevelClamp] and [0, levels -
 1]; point mipmap filtering takes the nearest level, linear blends the two
 around it with a weight truncated to 1/256 (as an H200 does)."""
@@ -86,26 +85,65 @@ class _Ops:
                                  f"#ptx.type<{ptx_type}>}}}} : {a.type}", a, b, p)
 
 
+# NVIDIA's isotropic LOD from two gradients, fitted to an H200
+# (tools/mipmap_gradient_probe.h200.txt: all 56 point-filtered cases, 51
+# of 56 to 1/256 with a linear mipmap filter): a vector's length is
+# max + _MINOR * min of its absolute components (alpha-max-plus-beta-min:
+# (1, 1) is 1.3445, not 1.414); the footprint's is the longest of dx, dy
+# and _DIAGONAL times dx + dy and dx - dy (parallel gradients lengthen it,
+# (2, 0) and (2, 0) read 2.75); the LOD is log2 of it in 1/256 steps,
+# rounded up from _LOG_OFFSET below a step (log2 3 = 405.75/256 reads
+# 406/256, log2 2.8 = 380.27/256 reads 380/256).
+_MINOR, _DIAGONAL, _LOG_OFFSET = 0.3445, 0.687, 0.69
+
+
 def gradient_lod(imp: FunctionImporter, loc: ast.SourceLoc, handle: Value,
                  dx: list[Value], dy: list[Value]) -> Value:
-    """log2 of the longer gradient in texels (normalized coordinates scaled
-    by level 0's extent)."""
+    """The LOD of `tex.grad` from gradients in texture coordinates
+    (normalized ones scaled by level 0's extent): NVIDIA's approximation
+    above for 1D and 2D textures; log2 of the longer Euclidean gradient for
+    3D ones (no H200 data on those yet)."""
     o = _Ops(imp, loc)
     flags = o.load(handle, FLAGS, "u32", "i32")
     normalized = o.test(o.binary("and", flags, o.i32(NORMALIZED_COORDS), "b32"), "ne",
                         o.i32(0), "u32")
-    lengths = []
+    scaled = []
     for grad in (dx, dy):
-        total = o.f32(0.0)
+        components = []
         for k, g in enumerate(grad):
             extent = o.cvt(o.load(handle, EXTENT + 4 * k, "u32", "i32"), "rn", "u32", "f32",
                            "f32")
-            scaled = o.binary("mul", g, o.select(normalized, extent, o.f32(1.0), "f32"))
-            total = o.fma(scaled, scaled, total)
-        lengths.append(total)
-    longest = o.binary("max", lengths[0], lengths[1])
-    return o.binary("mul", o.unary("lg2", longest, "precision = #ptx.precision<approx>"),
-                    o.f32(0.5))
+            components.append(o.binary("mul", g, o.select(normalized, extent, o.f32(1.0),
+                                                          "f32")))
+        scaled.append(components)
+    if len(dx) > 2:
+        squares = []
+        for components in scaled:
+            total = o.f32(0.0)
+            for c in components:
+                total = o.fma(c, c, total)
+            squares.append(total)
+        longest = o.binary("max", squares[0], squares[1])
+        return o.binary("mul", o.unary("lg2", longest, "precision = #ptx.precision<approx>"),
+                        o.f32(0.5))
+
+    def length(vector: list[Value]) -> Value:
+        magnitudes = [o.emit("f32", "ptx.abs {0} {{type = #ptx.type<f32>}} : f32", c)
+                      for c in vector]
+        if len(magnitudes) == 1:
+            return magnitudes[0]
+        major = o.binary("max", magnitudes[0], magnitudes[1])
+        minor = o.binary("min", magnitudes[0], magnitudes[1])
+        return o.fma(minor, o.f32(_MINOR), major)
+
+    sums = [o.binary("add", a, b) for a, b in zip(*scaled, strict=True)]
+    differences = [o.binary("sub", a, b) for a, b in zip(*scaled, strict=True)]
+    diagonal = o.binary("max", length(sums), length(differences))
+    footprint = o.binary("max", o.binary("max", length(scaled[0]), length(scaled[1])),
+                         o.binary("mul", diagonal, o.f32(_DIAGONAL)))
+    steps = o.fma(o.unary("lg2", footprint, "precision = #ptx.precision<approx>"),
+                  o.f32(256.0), o.f32(_LOG_OFFSET))
+    return o.binary("mul", o.cvt(steps, "rmi", "f32", "f32", "f32"), o.f32(1 / 256))
 
 
 def level_lookup(imp: FunctionImporter, loc: ast.SourceLoc, geometry: str, handle: Value,
