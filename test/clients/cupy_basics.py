@@ -127,6 +127,31 @@ def sort():
 
 
 @step
+def sort_large_and_axes():  # Thrust's multi-tile sorts, keys with their indices, rows
+    big = rng.standard_normal(200_000)
+    np.testing.assert_array_equal(cp.sort(cp.asarray(big)).get(), np.sort(big))
+    keys = rng.integers(-2**40, 2**40, 150_000)
+    order = cp.argsort(cp.asarray(keys)).get()
+    np.testing.assert_array_equal(keys[order], np.sort(keys))
+    assert np.array_equal(np.sort(order), np.arange(keys.size))
+    m = rng.standard_normal((48, 300)).astype(np.float32)
+    np.testing.assert_array_equal(cp.sort(cp.asarray(m), axis=1).get(), np.sort(m, axis=1))
+    np.testing.assert_array_equal(cp.sort(cp.asarray(m), axis=0).get(), np.sort(m, axis=0))
+    nans = np.array([3, np.nan, -1, np.inf, -np.inf, 0, np.nan], np.float32)
+    np.testing.assert_array_equal(cp.sort(cp.asarray(nans)).get(), np.sort(nans))
+
+
+@step
+def unique():
+    values = rng.integers(-50, 50, 100_000).astype(np.int32)
+    got = cp.unique(cp.asarray(values), return_index=True, return_inverse=True,
+                    return_counts=True)
+    want = np.unique(values, return_index=True, return_inverse=True, return_counts=True)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g.get(), w)
+
+
+@step
 def raw_kernel():
     k = cp.RawKernel(r"""
     extern "C" __global__ void axpy(const float *x, float *y, float a, int n) {
