@@ -357,6 +357,23 @@ SmallVector<Value> cornerWeights(Emitter &e, ArrayRef<Axis> axes) {
   return weights;
 }
 
+/// `x` (f64) rounded to a half's precision, ties away from zero, as f32:
+/// how an H200 rounds a filtered half texture (of tools/texture_grid's 500
+/// half-linear fetches, rounding the exact sum so gives 498, to nearest even
+/// 496; both ties it shows go up). Exact: it scales by powers of two.
+Value roundToHalfTiesAway(Emitter &e, Value x) {
+  mlir::Type f64 = e.b.getF64Type();
+  Value magnitude = math::AbsFOp::create(e.b, e.loc, x);
+  Value bits = arith::BitcastOp::create(e.b, e.loc, e.i64(), magnitude);
+  Value exponent = e.subi(e.shrui(bits, e.c64(52)), e.c64(1023));
+  // A half's spacing at x: 2^(max(exponent, -14) - 10), subnormals included.
+  Value spacingExponent = e.subi(e.maxsi(exponent, e.c64(-14)), e.c64(10));
+  Value spacing = arith::BitcastOp::create(e.b, e.loc, f64,
+                                           e.shli(e.addi(spacingExponent, e.c64(1023)), e.c64(52)));
+  Value steps = e.floor(e.fadd(e.fdiv(magnitude, spacing), e.cd(0.5)));
+  return e.fptrunc(math::CopySignOp::create(e.b, e.loc, e.fmul(steps, spacing), x));
+}
+
 /// The sampler of a `dims`-dimensional texture (steps 1-5), or with
 /// `gather` tld4's footprint: component `args[5]` of the four texels.
 /// `args[6]` is the sampler's descriptor (the texture's own without one).
@@ -472,11 +489,10 @@ Value buildSampler(Emitter &e, ValueRange args, unsigned dims, bool gather,
       Value code = math::RoundOp::create(b, loc, e.fmul(x, unit)).getResult();
       fixedSum = e.fadd(fixedSum, e.fmul(w, code));
     }
-    Value filtered = e.fptrunc(e.fmul(sum, e.cd(1.0 / 256.0)));
+    Value exact = e.fmul(sum, e.cd(1.0 / 256.0));
     // Half textures filter to a half.
-    Value asHalf = arith::ExtFOp::create(
-        b, loc, e.f32(), arith::TruncFOp::create(b, loc, b.getF16Type(), filtered).getResult());
-    filtered = e.select(e.cmpi(IP::eq, kind, e.c32(kKindHalf)), asHalf, filtered);
+    Value filtered = e.select(e.cmpi(IP::eq, kind, e.c32(kKindHalf)), roundToHalfTiesAway(e, exact),
+                              e.fptrunc(exact));
     Value rounded = e.floor(
         e.fadd(e.fdiv(e.fmul(fixedSum, steps), e.fmul(unit, e.cd(256.0))), e.cd(0.5)));
     Value fromFixed = e.fdiv(rounded, steps);
