@@ -106,6 +106,30 @@ static const char *kQueryPtx = R"PTX(
 }
 )PTX";
 
+// tex.grad on a cube map, in a module of its own: zmlir does not compile
+// it (how the gradients give a cube map's LOD is what this asks an H200).
+// Each thread reads params[12 * tid ...]: x, y, z, the x gradient, the y one.
+static const char *kCubeGradPtx = R"PTX(
+.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry grad_cube(.param .u64 tex, .param .u64 out, .param .u64 params)
+{
+  .reg .b32 %r<2>; .reg .f32 %f<16>; .reg .b64 %rd<8>;
+  ld.param.u64 %rd7, [tex]; ld.param.u64 %rd1, [out]; ld.param.u64 %rd2, [params];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 48; add.s64 %rd4, %rd2, %rd3;
+  ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd4];
+  ld.global.v4.f32 {%f5, %f6, %f7, %f8}, [%rd4+16];
+  ld.global.v4.f32 {%f9, %f10, %f11, %f12}, [%rd4+32];
+  tex.grad.cube.v4.f32.f32 {%f13, %f14, %f15, %f0}, [%rd7, {%f1, %f2, %f3, %f3}],
+      {%f4, %f5, %f6, %f6}, {%f7, %f8, %f9, %f9};
+  mul.wide.u32 %rd5, %r1, 16; add.s64 %rd6, %rd1, %rd5;
+  st.global.v4.f32 [%rd6], {%f13, %f14, %f15, %f0};
+  ret;
+}
+)PTX";
+
 static CUfunction f_query;
 static CUdeviceptr d_out, d_params;
 
@@ -288,6 +312,44 @@ int main() {
           all) ||
       run("grad_a2d", f_grad, t_a2d, grad_rows, 7, sizeof grad_rows / sizeof(float) / 7, all))
     return 1;
+  // tex.grad on the cube map (mip linear): where a module of it loads.
+  {
+    CUmodule grad_mod = 0;
+    CUfunction f_grad_cube = 0;
+    bool usable = cuModuleLoadData(&grad_mod, kCubeGradPtx) == CUDA_SUCCESS &&
+                  cuModuleGetFunction(&f_grad_cube, grad_mod, "grad_cube") == CUDA_SUCCESS;
+    printf("grad_cube_usable %d\n", usable ? 1 : 0);
+    if (usable) {
+      // (x, y, z, dx, dy): on +x and +z, gradients along each face axis
+      // and the major axis, of 1/8 to 1 of the face (8 texels at level 0).
+      const float rows[][9] = {
+          {1, 0.3f, -0.6f, 0, 0.25f, 0, 0, 0, 0.25f},   {1, 0.3f, -0.6f, 0, 0.5f, 0, 0, 0, 0.5f},
+          {1, 0.3f, -0.6f, 0, 1, 0, 0, 0, 1},           {1, 0.3f, -0.6f, 0, 0.125f, 0, 0, 0, 0.5f},
+          {1, 0.3f, -0.6f, 0.5f, 0, 0, 0, 0, 0},        {1, 0.3f, -0.6f, 0.5f, 0.5f, 0, 0, 0, 0},
+          {2, 0.6f, -1.2f, 0, 0.5f, 0, 0, 0, 0.5f},     {1, 0, 0, 0, 0.25f, 0, 0, 0, 0.25f},
+          {0.2f, 0.5f, 1, 0.25f, 0, 0, 0, 0.25f, 0},   {0.2f, 0.5f, 1, 0.5f, 0, 0, 0, 0.5f, 0},
+          {0.2f, 0.5f, 1, 0.25f, 0, 0.1f, 0, 0.25f, 0}, {-0.6f, 0.5f, -1, 0.5f, 0.5f, 0, 0, 0, 0.5f}};
+      const int n = sizeof rows / sizeof rows[0];
+      float params[64 * 12], out[64 * 4];
+      memset(params, 0, sizeof params);
+      for (int i = 0; i < n; ++i)
+        for (int k = 0; k < 9; ++k) params[12 * i + k] = rows[i][k];
+      CUdeviceptr d_rows;
+      CK(cuMemAlloc(&d_rows, sizeof params));
+      CK(cuMemcpyHtoD(d_rows, params, sizeof params));
+      void *args[] = {&t_cube_linear, &d_out, &d_rows};
+      CK(cuLaunchKernel(f_grad_cube, 1, 1, 1, n, 1, 1, 0, 0, args, 0));
+      CK(cuMemcpyDtoH(out, d_out, n * 16));
+      for (int i = 0; i < n; ++i) {
+        printf("grad_cube %d", i);
+        for (int k = 0; k < 9; ++k) printf(" %.9g", rows[i][k]);
+        printf(" -> %.9g %.9g %.9g %.9g\n", out[4 * i], out[4 * i + 1], out[4 * i + 2],
+               out[4 * i + 3]);
+      }
+      CK(cuMemFree(d_rows));
+    }
+    if (grad_mod) CK(cuModuleUnload(grad_mod));
+  }
   if (query("mipmapped_a1d", t_a1d) || query("mipmapped_a2d", t_a2d) ||
       query("mipmapped_cube", t_cube) || query("mipmapped_acube", t_acube))
     return 1;

@@ -215,9 +215,12 @@ def test_layered_and_cube_mipmaps(tmp_path: Path, libdir: str) -> None:
     # array_size is not documented), not checked here.
     queries = [line for line in lines if line.startswith("query_")]
     assert len(queries) == 10
+    # tex.grad on a cube map is not compiled (its kernel is not found); the
+    # probe asks an H200 for its answers.
+    assert "grad_cube_usable 0" in lines
     checked = 0
     for line in lines[2:-1]:
-        if line in queries:
+        if line in queries or line == "grad_cube_usable 0":
             continue
         head, result = line.split(" -> ")
         kind, _, *params = head.split()
