@@ -53,7 +53,7 @@ if [ -n "$SAMPLES" ]; then
     build batchCUBLAS "$L/batchCUBLAS/batchCUBLAS.cpp"
     PROGRAMS="$PROGRAMS simpleCUBLAS matrixMulCUBLAS batchCUBLAS"
 fi
-args() { [ "$1" = cublas_api ] && echo --nvidia; }
+args() { case "$1" in cublas_api|cublaslt_matmul) echo --nvidia;; esac; }
 {
     for p in $PROGRAMS; do
         echo "== native: $p"

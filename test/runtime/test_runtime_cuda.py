@@ -740,6 +740,14 @@ _COOPERATIVE = _FAST[:_FAST.index("r = {}")] + textwrap.dedent("""
     r["ex_cluster_1"] = ex((4, [1, 1, 1]))
     r["ex_cluster_2"] = ex((4, [2, 1, 1]))
     r["ex_unknown"] = ex((99, [0]))
+    r["ex_cluster_3"] = ex((4, [3, 1, 1]))  # the grid of 2 is not whole clusters
+    assert lib.cuDeviceGetAttribute(ctypes.byref(v), 120, 0) == 0  # CLUSTER_LAUNCH
+    r["cluster_attribute"] = v.value
+    config = Config((ctypes.c_uint * 7)(2, 1, 1, 32, 1, 1, 0), ctypes.c_void_p(0x5),
+                    (Attr * 1)(Attr(4, b"", (ctypes.c_uint * 16)(2, 1, 1))), 1)
+    v.value = 0
+    r["max_clusters"] = [lib.cuOccupancyMaxActiveClusters(ctypes.byref(v), f,
+                                                          ctypes.byref(config)), v.value]
     h = (ctypes.c_uint32 * 32)()
     assert lib.cuCtxSynchronize() == 0
     assert lib.cuMemcpyDtoH_v2(h, d, 128) == 0
@@ -772,6 +780,7 @@ _COOPERATIVE = _FAST[:_FAST.index("r = {}")] + textwrap.dedent("""
     fake = os.environ.get("ZMLIR_CUDA_DRIVER")
     if fake:
         r["cooperative_launches"] = ctypes.CDLL(fake).fake_cooperative_launches()
+        r["cluster_launches"] = ctypes.CDLL(fake).fake_cluster_launches()
     print(json.dumps(r))
 """)
 
@@ -925,8 +934,7 @@ def test_cooperative_launch(libdir: str, backend: str, fake_nvidia_driver: Path)
     assert "Traceback" not in result.stderr and "internal error" not in result.stderr
     r = json.loads(result.stdout.strip().splitlines()[-1])
     assert r["ex_priority"] == 0 and r["ex_cluster_1"] == 0  # hints; clusters of one block
-    assert r["ex_cluster_2"] == 801 and r["ex_unknown"] == 801
-    assert "thread block clusters" in result.stderr and "launch attribute 99" in result.stderr
+    assert r["ex_unknown"] == 801 and "launch attribute 99" in result.stderr
     # add_scalar(u64 p, u32 v): offsets in the packed buffer; no third parameter.
     assert r["param_info"] == [[0, 0, 8], [0, 8, 4], [1, 8, 4]]
     assert r["prefetch"] == 0 and r["advise"] == 0
@@ -945,12 +953,22 @@ def test_cooperative_launch(libdir: str, backend: str, fake_nvidia_driver: Path)
         assert r["grid_9"] == 720  # CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, passed through
         assert r["grid_fit"] == 0 and r["grid_over"] == 720
         assert r["ex_cooperative"] == 0 and r["cooperative_launches"] == 3
-        # grid_8, grid_fit, ex_cooperative, ex_priority, ex_cluster_1: the
-        # stand-in adds 3 once a launch.
-        assert r["value"] == 5 * 3
+        # A device of compute capability 9.0 (the stand-in's) launches
+        # clusters: NVIDIA's driver gets the cluster's dimensions, and says
+        # how many are resident (for the driver's copy of the config,
+        # without the stream).
+        assert r["cluster_attribute"] == 1 and r["ex_cluster_2"] == 0
+        assert r["cluster_launches"] == 1 and r["ex_cluster_3"] == 912
+        assert r["max_clusters"] == [0, 3]
+        # grid_8, grid_fit, ex_cooperative, ex_priority, ex_cluster_1,
+        # ex_cluster_2: the stand-in adds 3 once a launch.
+        assert r["value"] == 6 * 3
     else:
         # One block per compute unit (the CPU runtime's threads) is resident.
         assert r["attribute"] == 1 and r["occupancy"] == 1
+        # No thread-block clusters on an sm_80-class device.
+        assert r["cluster_attribute"] == 0 and r["ex_cluster_2"] == 801
+        assert r["max_clusters"] == [801, 0] and "thread block clusters" in result.stderr
         assert r["grid_fit"] == 0 and r["grid_over"] == 720
         fits = {grid: code == 0 for grid, code in
                 ((8, r["grid_8"]), (9, r["grid_9"]), (2, r["ex_cooperative"]))}

@@ -224,6 +224,48 @@ CUresult cuLaunchCooperativeKernel(void *f, unsigned int gx, unsigned int gy, un
 }
 unsigned long long fake_cooperative_launches(void) { return cooperative_launches; }
 
+/* Thread-block clusters (compute capability 9.0): cuLaunchKernelEx takes
+ * the cluster dimension (launch attribute 4) and the cooperative flag (2);
+ * a grid of whole clusters launches (counted: fake_cluster_launches), and
+ * 3 clusters of any size are resident. */
+typedef struct { int id; char pad[4]; unsigned int value[16]; } fake_launch_attribute;
+typedef struct {
+  unsigned int grid[3], block[3], shared;
+  void *stream;
+  fake_launch_attribute *attrs;
+  unsigned int count;
+} fake_launch_config;
+static unsigned long long cluster_launches;
+CUresult cuLaunchKernelEx(const fake_launch_config *c, void *f, void **params, void **extra) {
+  unsigned int cluster[3] = {1, 1, 1};
+  int cooperative = 0;
+  for (unsigned int i = 0; i < c->count; ++i) {
+    if (c->attrs[i].id == 4)
+      memcpy(cluster, c->attrs[i].value, sizeof cluster);
+    else if (c->attrs[i].id == 2)
+      cooperative = c->attrs[i].value[0] != 0;
+    else
+      return 1;
+  }
+  for (int d = 0; d < 3; ++d)
+    if (cluster[d] == 0 || c->grid[d] % cluster[d])
+      return 912; /* CUDA_ERROR_INVALID_CLUSTER_SIZE */
+  CUresult code = cooperative ? cuLaunchCooperativeKernel(f, c->grid[0], c->grid[1], c->grid[2],
+                                                          c->block[0], c->block[1], c->block[2],
+                                                          c->shared, c->stream, params)
+                              : cuLaunchKernel(f, c->grid[0], c->grid[1], c->grid[2], c->block[0],
+                                               c->block[1], c->block[2], c->shared, c->stream,
+                                               params, extra);
+  if (code == 0)
+    ++cluster_launches;
+  return code;
+}
+CUresult cuOccupancyMaxActiveClusters(int *n, void *f, const fake_launch_config *c) {
+  *n = c->stream == NULL ? 3 : -1; /* the driver's copy has no stream */
+  return 0;
+}
+unsigned long long fake_cluster_launches(void) { return cluster_launches; }
+
 /* Events: a record stamps the launches made so far, and the elapsed time
  * between two records is 1 ms per launch between them; records are counted
  * (fake_event_records). FAKE_EVENT_RESULT=N: records fail with N. */

@@ -33,6 +33,8 @@ class Backend(ABC):
     supports_cooperative: bool = False
     # Whether launch_raw takes the application's kernelParams array as it is.
     launches_raw_params: bool = False
+    # Whether launch_raw takes cluster=(x, y, z): thread-block clusters (sm_90).
+    supports_clusters: bool = False
     # Whether the host may read and write every module variable at the
     # address global_variable gives (__managed__ variables need it; see
     # host_accessible for a backend that knows per variable).
@@ -184,6 +186,19 @@ class Backend(ABC):
         """Launches with the application's own kernelParams array (the address
         of its void *[]), where launches_raw_params says the backend can."""
         raise NotImplementedError(f"the {self.name} backend takes no raw kernel parameters")
+
+    def max_active_clusters(self, kernel: Any, info: Any, config_address: int) -> int | None:
+        """cuOccupancyMaxActiveClusters for the CUlaunchConfig at
+        config_address (the driver's copy: the backend may change it), or
+        None where the device has no thread-block clusters."""
+        return None
+
+    def hardware_attribute(self, attrib: int) -> int | None:
+        """The vendor's own answer for a hardware CUdevice_attribute (the
+        compute capability, multiprocessors, memory sizes; cuda/attributes.py
+        HARDWARE) where the backend is a vendor GPU presented as it is (the
+        CUDA passthrough), or None: the driver presents its sm_80-class device."""
+        return None
 
     def occupancy(self, kernel: Any, info: Any, block: int, dynamic_shared: int) -> int | None:
         """The device's own count of a kernel's active blocks per multiprocessor,

@@ -93,6 +93,14 @@ CUresult cuFuncSetAttribute(CUfunction hfunc, int attrib, int value);
 CUresult cuFuncGetAttribute(int *pi, int attrib, CUfunction hfunc);
 CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset,
                             size_t *paramSize);
+CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const void *config);
+typedef struct { int id; char pad[4]; unsigned int value[16]; } CUlaunchAttribute;
+typedef struct {
+    unsigned int gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes; void *hStream; CUlaunchAttribute *attrs; unsigned int numAttrs;
+} CUlaunchConfig;
+CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams,
+                          void **extra);
 CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
                         unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
                         unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
@@ -132,6 +140,8 @@ _CUDA_ERROR_NOT_READY = 600
 _ATTR_MAX_THREADS_PER_BLOCK = 1
 _ATTR_MAX_SHARED_MEMORY_PER_BLOCK = 8
 _ATTR_MULTIPROCESSOR_COUNT = 16
+_LAUNCH_ATTRIBUTE_COOPERATIVE = 2
+_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4
 _ATTR_COMPUTE_CAPABILITY_MAJOR = 75
 _ATTR_COMPUTE_CAPABILITY_MINOR = 76
 _ATTR_COOPERATIVE_LAUNCH = 95
@@ -275,6 +285,7 @@ class CUDABackend(Backend):
         self._current = threading.local()
         self._free_events: dict[int, list[Any]] = {}  # by flags (record_mark)
         self._event_flags: dict[int, int] = {}  # each real event's
+        self._hardware: dict[int, int | None] = {}  # hardware_attribute's answers
 
     # -- opening -----------------------------------------------------------------
 
@@ -348,6 +359,10 @@ class CUDABackend(Backend):
     @property
     def supports_cooperative(self) -> bool:  # type: ignore[override]
         return self.info.cooperative
+
+    @property
+    def supports_clusters(self) -> bool:  # type: ignore[override]
+        return self.info.compute_capability >= (9, 0)
 
     def memory_model(self) -> dict[int, int]:
         return self.info.memory_model
@@ -543,21 +558,59 @@ class CUDABackend(Backend):
 
     def launch_raw(self, kernel: CUDAKernel, info: Any, grid: Sequence[int],
                    block: Sequence[int], params_address: int, shared_bytes: int,
-                   cooperative: bool = False) -> None:
+                   cooperative: bool = False, cluster: Sequence[int] | None = None) -> None:
         """Launch with the application's own kernelParams array: our NVPTX
         kernels take exactly the PTX parameters, so it passes through as is."""
         self._launch(kernel, info, grid, block, self.ffi.cast("void **", params_address),
-                     shared_bytes, cooperative)
+                     shared_bytes, cooperative, cluster)
 
     def launch(self, kernel: CUDAKernel, info: Any, grid: Sequence[int], block: Sequence[int],
                args: Sequence[Any], shared_bytes: int, cooperative: bool = False) -> None:
         params = param_block(self.ffi, args)
         self._launch(kernel, info, grid, block, params.array, shared_bytes, cooperative)
 
+    def hardware_attribute(self, attrib: int) -> int | None:
+        """NVIDIA's answer: the GPU is presented as it is, so that code that
+        picks its kernels by the device (NVIDIA's libraries, with their
+        machine code for it) picks those for this GPU."""
+        if attrib not in self._hardware:
+            self._enter()
+            value = self.ffi.new("int *")
+            code = self.lib.cuDeviceGetAttribute(value, attrib, self.device)
+            self._hardware[attrib] = int(value[0]) if code == CUDA_SUCCESS else None
+        return self._hardware[attrib]
+
+    def _allow_shared(self, kernel: CUDAKernel, window: int) -> None:
+        """Opts the kernel in to a window of `window` bytes (the real driver
+        refuses launches and occupancy queries above its limit)."""
+        if window > kernel.shared_limit:
+            self.check("cuFuncSetAttribute", self.lib.cuFuncSetAttribute(
+                kernel.handle, _FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, window),
+                f"kernel {kernel.name!r}: {window} bytes of dynamic shared memory")
+            kernel.shared_limit = window
+
+    def max_active_clusters(self, kernel: CUDAKernel, info: Any, config_address: int) -> int:
+        """The real driver's count for a CUlaunchConfig (at config_address,
+        the stream's handle cleared; the window is the kernel's static
+        shared memory plus the config's dynamic bytes, as at launch)."""
+        self._enter()
+        clusters = self.ffi.new("int *")
+        config = self.ffi.cast("unsigned int *", config_address)
+        config[6] += int(info.static_shared_bytes)  # sharedMemBytes
+        if config[6] <= self.info.shared_optin:
+            self._allow_shared(kernel, int(config[6]))
+        self.check("cuOccupancyMaxActiveClusters",
+                   self.lib.cuOccupancyMaxActiveClusters(
+                       clusters, kernel.handle, self.ffi.cast("void *", config_address)))
+        return int(clusters[0])
+
     def occupancy(self, kernel: CUDAKernel, info: Any, block: int, dynamic_shared: int) -> int:
         """The real driver's active blocks per multiprocessor (the window is
         the kernel's static shared memory plus the dynamic bytes)."""
         self._enter()
+        window = int(info.static_shared_bytes) + int(dynamic_shared)
+        if window <= self.info.shared_optin:
+            self._allow_shared(kernel, window)
         blocks = self.ffi.new("int *")
         self.check("cuOccupancyMaxActiveBlocksPerMultiprocessor",
                    self.lib.cuOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -566,7 +619,8 @@ class CUDABackend(Backend):
         return int(blocks[0])
 
     def _launch(self, kernel: CUDAKernel, info: Any, grid: Sequence[int], block: Sequence[int],
-                params: Any, shared_bytes: int, cooperative: bool = False) -> None:
+                params: Any, shared_bytes: int, cooperative: bool = False,
+                cluster: Sequence[int] | None = None) -> None:
         (gx, gy, gz), (bx, by, bz) = dim3("grid", grid), dim3("block", block)
         if bx * by * bz > self.info.max_threads:
             raise ValueError(f"block ({bx}, {by}, {bz}) has {bx * by * bz} threads; the "
@@ -577,14 +631,21 @@ class CUDABackend(Backend):
             raise ValueError(f"shared-memory window of {window} bytes exceeds the device's "
                              f"{self.info.shared_optin} bytes per block")
         self._enter()
-        if window > kernel.shared_limit:
-            self.check("cuFuncSetAttribute", self.lib.cuFuncSetAttribute(
-                kernel.handle, _FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, window),
-                f"kernel {kernel.name!r}: {window} bytes of dynamic shared memory")
-            kernel.shared_limit = window
+        self._allow_shared(kernel, window)
         where = (f"kernel {kernel.name!r}, grid ({gx}, {gy}, {gz}), block ({bx}, {by}, {bz}), "
                  f"{window} bytes shared")
-        if cooperative:  # the real driver checks that the grid fits the device at once
+        if cluster is not None:  # cuLaunchKernelEx with the cluster's dimensions
+            attrs = self.ffi.new("CUlaunchAttribute[2]")
+            attrs[0].id = _LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+            attrs[0].value[0:3] = list(cluster)
+            attrs[1].id = _LAUNCH_ATTRIBUTE_COOPERATIVE
+            attrs[1].value[0] = int(cooperative)
+            config = self.ffi.new("CUlaunchConfig *", {
+                "gridDimX": gx, "gridDimY": gy, "gridDimZ": gz, "blockDimX": bx,
+                "blockDimY": by, "blockDimZ": bz, "sharedMemBytes": window,
+                "attrs": attrs, "numAttrs": 2})
+            code = self.lib.cuLaunchKernelEx(config, kernel.handle, params, self.ffi.NULL)
+        elif cooperative:  # the real driver checks that the grid fits the device at once
             code = self.lib.cuLaunchCooperativeKernel(kernel.handle, gx, gy, gz, bx, by, bz,
                                                       window, self.ffi.NULL, params)
         else:

@@ -67,7 +67,21 @@ _STATIC = {
 }
 
 
+# The attributes that describe the hardware rather than what our driver does:
+# a backend that presents a vendor GPU as it is answers them (the CUDA
+# passthrough: NVIDIA's cuBLAS picks its kernels by them). Limits of block
+# and grid, shared memory, warp, registers, clock, multiprocessors, PCI
+# identity, memory clock and bus, L2, threads per multiprocessor, compute
+# capability, blocks per multiprocessor, reserved shared memory.
+HARDWARE = frozenset((1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 16, 33, 34, 36, 37, 38, 39, 50,
+                      75, 76, 81, 82, 97, 106, 111))
+
+
 def device_attribute(attrib: int, device: Any) -> int:
+    if attrib in HARDWARE:
+        real = device.hardware_attribute(attrib)
+        if real is not None:
+            return int(real)
     if attrib in MEMORY_MODEL:
         real = device.memory_model().get(attrib)
         if real is not None:
@@ -76,9 +90,16 @@ def device_attribute(attrib: int, device: Any) -> int:
         return int(device.compute_units)
     if attrib == 95:  # COOPERATIVE_LAUNCH: where the backend can keep all blocks resident
         return int(bool(device.supports_cooperative))
+    if attrib == 120:  # CLUSTER_LAUNCH: where the backend launches thread-block clusters
+        return int(bool(device.supports_clusters))
     if attrib in (8, 81, 97):
         return min(_STATIC[attrib], int(device.local_mem_size))
     return _STATIC.get(attrib, 0)
+
+
+def presented_sm(device: Any) -> int:
+    """The compute capability presented as one number (80 for 8.0)."""
+    return device_attribute(75, device) * 10 + device_attribute(76, device)
 
 
 def max_dynamic_shared(fn: Any, device: Any) -> int:
@@ -111,8 +132,8 @@ def function_attribute(attrib: int, fn: Any, device: Any) -> int | None:
         4: 32,  # NUM_REGS
         # The PTX's `.target` (CUB's dispatch needs an architecture it was
         # built for); precompiled kernels do not say.
-        5: fn.info.ptx_arch or 80,  # PTX_VERSION
-        6: 80,  # BINARY_VERSION
+        5: fn.info.ptx_arch or presented_sm(device),  # PTX_VERSION
+        6: presented_sm(device),  # BINARY_VERSION
         7: 0,  # CACHE_MODE_CA
         8: max_dynamic_shared(fn, device),  # MAX_DYNAMIC_SHARED_SIZE_BYTES
         9: fn.attributes.get(9, -1),  # PREFERRED_SHARED_MEMORY_CARVEOUT

@@ -9,5 +9,6 @@ DRIVER_VERSION = 13000
 # plan for what the capability promises, and we lower what sm_80 has (no
 # clusters, TMA, wgmma or setmaxnreg of sm_90; no FP8 MMA of sm_89). It does
 # not limit which PTX we take: fatbin.ptx_candidates compiles PTX of any
-# architecture whose instructions we lower.
+# architecture whose instructions we lower. The CUDA passthrough presents its
+# GPU as it is instead (attributes.HARDWARE).
 COMPUTE_CAPABILITY = (8, 0)

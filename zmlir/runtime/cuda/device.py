@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from zmlir.runtime.cuda.attributes import DEVICE_ATTRIBUTE_MAX, device_attribute
-from zmlir.runtime.cuda.constants import COMPUTE_CAPABILITY, DRIVER_VERSION
+from zmlir.runtime.cuda.constants import DRIVER_VERSION
 from zmlir.runtime.cuda.errors import CUresult, message_of, name_of
 from zmlir.runtime.cuda.state import DriverState, log
 
@@ -116,7 +116,9 @@ class DeviceAPI(DriverState):
         """Per device: UUID, PCI domain, bus and device (the integrity check's input)."""
         uuid = self.ffi.new("CUuuid *")
         self.cuDeviceGetUuid(uuid, 0)
-        return bytes(self.ffi.buffer(uuid, 16)) + struct.pack("<iii", 0, 0, 0)
+        # PCI_DOMAIN_ID, PCI_BUS_ID, PCI_DEVICE_ID, as cuDeviceGetAttribute answers them.
+        pci = (device_attribute(attrib, self.device) for attrib in (50, 33, 34))
+        return bytes(self.ffi.buffer(uuid, 16)) + struct.pack("<iii", *pci)
 
     def cuDeviceGetLuid(self, luid: Any, mask: Any, dev: int) -> int:
         self.check_device(dev)
@@ -136,8 +138,8 @@ class DeviceAPI(DriverState):
 
     def cuDeviceComputeCapability(self, major: Any, minor: Any, dev: int) -> int:
         self.check_device(dev)
-        self.out(major, COMPUTE_CAPABILITY[0])
-        self.out(minor, COMPUTE_CAPABILITY[1])
+        self.out(major, device_attribute(75, self.device))
+        self.out(minor, device_attribute(76, self.device))
         return E.CUDA_SUCCESS
 
     # -- one device: peers, PCI identity -------------------------------------------

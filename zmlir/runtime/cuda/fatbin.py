@@ -10,7 +10,8 @@ machine code, which only a backend running it as it is (the passthrough,
 native.py) loads, with NVIDIA's own loader, when no PTX of the image loads.
 
 Which PTX: any architecture's. The compute capability the driver reports
-(constants.COMPUTE_CAPABILITY) is what programs plan for; it does not limit
+(attributes.presented_sm: constants.COMPUTE_CAPABILITY, or the passthrough's
+GPU) is what programs plan for; it does not limit
 which PTX we compile, since PTX for a newer architecture compiles as long as
 every instruction in it is one we lower. `ptx_candidates` orders them: the
 newest PTX not above the reported capability first (what NVIDIA's driver

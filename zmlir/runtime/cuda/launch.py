@@ -34,8 +34,9 @@ _LAUNCH_HINTS = {0: "IGNORE", 1: "ACCESS_POLICY_WINDOW", 3: "SYNCHRONIZATION_POL
 class LaunchAPI(FunctionAPI):
     def launch(self, hfunc: Any, grid: tuple[int, int, int], block: tuple[int, int, int],
                shared: int, params: Any, extra: Any, stream: Any = None,
-               cooperative: bool = False) -> int:
-        """The Python launch path: what fastpath.c's C path does not take."""
+               cooperative: bool = False, cluster: tuple[int, int, int] | None = None) -> int:
+        """The Python launch path: what fastpath.c's C path does not take.
+        `cluster`: thread-block cluster dimensions, where the device has them."""
         self.current_context()
         self.check_sticky()
         self.current_changed()  # back on the fast path after a context was destroyed
@@ -48,7 +49,7 @@ class LaunchAPI(FunctionAPI):
                 "all blocks are resident at once")
         self.printf.launched(fn)
         uses_heap = self.heaps.launched(fn)
-        code = self._launch(fn, grid, block, shared, params, extra, stream, cooperative)
+        code = self._launch(fn, grid, block, shared, params, extra, stream, cooperative, cluster)
         if (fn.fast or uses_heap) and code == E.CUDA_SUCCESS:
             # The backend may have raised the kernel's shared limit; a kernel
             # whose heap's size is fixed now can take the fast path.
@@ -56,11 +57,19 @@ class LaunchAPI(FunctionAPI):
         return code
 
     def _launch(self, fn: Function, grid: tuple[int, int, int], block: tuple[int, int, int],
-                shared: int, params: Any, extra: Any, stream: Any, cooperative: bool) -> int:
-        # Only backends that support cooperative launches take the keyword.
-        how = {"cooperative": True} if cooperative else {}
+                shared: int, params: Any, extra: Any, stream: Any, cooperative: bool,
+                cluster: tuple[int, int, int] | None = None) -> int:
+        # Only backends that support cooperative launches (clusters) take the keyword.
+        how: dict[str, Any] = {"cooperative": True} if cooperative else {}
         s = self.stream(stream) if stream is not None else None
         capturing = s is not None and s.capture is not None
+        if cluster is not None:
+            if any(g % c for g, c in zip(grid, cluster, strict=True)):
+                return E.CUDA_ERROR_INVALID_CLUSTER_SIZE  # the grid is whole clusters
+            if capturing or params == self.ffi.NULL:
+                return self.unsupported("cuLaunchKernelEx",
+                                        "thread block clusters in a graph or with `extra`")
+            how["cluster"] = cluster
         if min(grid) < 1 or min(block) < 1:
             return E.CUDA_ERROR_INVALID_VALUE
         if block[0] * block[1] * block[2] > max_threads(fn) or block[2] > 64:
@@ -183,20 +192,25 @@ class LaunchAPI(FunctionAPI):
         c = config[0]
         if c.numAttrs and c.attrs == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
-        cooperative = False
+        cooperative, cluster = False, None
         attrs = self.ffi.cast("CUlaunchAttribute *", c.attrs)
         for i in range(c.numAttrs):
             ident, value = attrs[i].id, self.ffi.cast("unsigned int *", attrs[i].value)
             if ident == 2:  # COOPERATIVE
                 cooperative = value[0] != 0
-            elif ident in (4, 11):  # (PREFERRED_)CLUSTER_DIMENSION
+            elif ident == 4:  # CLUSTER_DIMENSION
                 if (value[0], value[1], value[2]) not in ((1, 1, 1), (0, 0, 0)):
-                    return self.unsupported("cuLaunchKernelEx", "thread block clusters")
+                    if not self.device.supports_clusters:
+                        return self.unsupported("cuLaunchKernelEx", "thread block clusters")
+                    cluster = (value[0], value[1], value[2])
+            elif ident == 11:  # PREFERRED_CLUSTER_DIMENSION
+                if (value[0], value[1], value[2]) not in ((1, 1, 1), (0, 0, 0)):
+                    return self.unsupported("cuLaunchKernelEx", "preferred cluster dimensions")
             elif ident not in _LAUNCH_HINTS:
                 return self.unsupported("cuLaunchKernelEx", f"launch attribute {ident}")
         return self.launch(f, (c.gridDimX, c.gridDimY, c.gridDimZ),
                            (c.blockDimX, c.blockDimY, c.blockDimZ), c.sharedMemBytes,
-                           params, extra, c.hStream, cooperative)
+                           params, extra, c.hStream, cooperative, cluster)
 
     def cuLaunchCooperativeKernel(self, f: Any, gx: int, gy: int, gz: int, bx: int, by: int,
                                   bz: int, shared: int, stream: Any, params: Any) -> int:
@@ -299,6 +313,22 @@ class LaunchAPI(FunctionAPI):
                      - device_attribute(111, self.device) - static)
         optin = device_attribute(97, self.device) - static
         self.out(size, max(0, min(per_block, optin)))
+        return E.CUDA_SUCCESS
+
+    def cuOccupancyMaxActiveClusters(self, num: Any, f: Any, config: Any) -> int:
+        """The device's own count where it has thread-block clusters (the
+        CUDA passthrough on sm_90 and later); elsewhere clusters are not
+        supported, as at launch."""
+        fn = self.handles.get(self.ptr(f), Function)
+        if num == self.ffi.NULL or config == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        copy = self.ffi.new("CUlaunchConfig *", config[0])
+        copy.hStream = self.ffi.NULL
+        clusters = self.device.max_active_clusters(fn.kernel, fn.info,
+                                                   int(self.ffi.cast("uintptr_t", copy)))
+        if clusters is None:
+            return self.unsupported("cuOccupancyMaxActiveClusters", "thread block clusters")
+        self.out(num, clusters)
         return E.CUDA_SUCCESS
 
     def cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(self, num: Any, f: Any, block: int,

@@ -12,7 +12,7 @@ from typing import Any
 from zmlir.frontend.importer.module import REFERENCE_PREFIXES
 from zmlir.runtime.backends import nvptx_cache
 from zmlir.runtime.cuda import cooperative, fatbin
-from zmlir.runtime.cuda.constants import COMPUTE_CAPABILITY
+from zmlir.runtime.cuda.attributes import presented_sm
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.function import FunctionAPI
 from zmlir.runtime.cuda.graph.conditional import define_device_runtime
@@ -24,7 +24,6 @@ from zmlir.runtime.cuda.state import log
 E = CUresult
 # How many compiled modules the driver keeps in memory for loads to come.
 COMPILED_KEPT = 64
-REPORTED_SM = COMPUTE_CAPABILITY[0] * 10 + COMPUTE_CAPABILITY[1]
 
 
 def keyed_ptx(ptx: str) -> tuple[str, str]:
@@ -177,7 +176,7 @@ class ModuleAPI(FunctionAPI):
                 # PTX newer than a GPU with its own SASS here is not for it
                 # (NVIDIA's libraries: compute_120 PTX beside sm_90 SASS).
                 entries = [e for e in entries if e.kind == fatbin.KIND_ELF or e.sm <= native]
-            entries = fatbin.ptx_candidates(entries, REPORTED_SM)
+            entries = fatbin.ptx_candidates(entries, presented_sm(self.device))
             return [(e.ptx_text(), f"fatbin@0x{address:x}.sm_{e.sm}.ptx") for e in entries]
         except fatbin.FatbinError as err:
             raise CudaError(E.CUDA_ERROR_NO_BINARY_FOR_GPU, str(err)) from None
