@@ -812,6 +812,9 @@ def test_opcode_and_modifiers(text: str, opcode: str, modifiers: tuple[str, ...]
         ("{%f1, %f2, _, %f4}", Vec((Reg("%f1"), Reg("%f2"), Sink(), Reg("%f4")))),
         ("{%r1,%r2}", Vec((Reg("%r1"), Reg("%r2")))),
         ("%r1|%p1", Pair(Reg("%r1"), Reg("%p1"))),
+        # tex's destination with its residency predicate
+        ("{%f1, %f2, %f3, %f4}|%p1",
+         Pair(Vec((Reg("%f1"), Reg("%f2"), Reg("%f3"), Reg("%f4"))), Reg("%p1"))),
         ("!%p1", Not(Reg("%p1"))),
         ("_", Sink()),
     ],

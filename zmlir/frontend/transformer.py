@@ -608,6 +608,9 @@ class AstBuilder(Transformer[Token, Any]):
     def vec(self, c: list[list[ast.Operand] | None]) -> ast.Vec:
         return ast.Vec(tuple(c[0]) if c[0] is not None else ())
 
+    def vec_pair(self, c: list[Any]) -> ast.Pair:
+        return ast.Pair(ast.Vec(tuple(c[0]) if c[0] is not None else ()), c[1])
+
     def number(self, c: list[Token]) -> ast.IntImm | ast.FloatImm:
         return parse_number(c[-1], negative=len(c) == 2)
 

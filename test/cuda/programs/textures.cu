@@ -108,6 +108,17 @@ __global__ void fetch2d(cudaTextureObject_t t, const float2* at, float* out, int
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = tex2D<float>(t, at[i].x, at[i].y);
 }
+// The isResident overloads (sparse arrays): `tex.2d ... {..}|%p`, and
+// tex.level's on a texture that is not mipmapped (level 0).
+__global__ void fetch2dResident(cudaTextureObject_t t, const float2* at, float* out,
+                                int* resident, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  bool r2d = false, rLod = false;
+  out[i] = tex2D<float>(t, at[i].x, at[i].y, &r2d);
+  out[n + i] = tex2DLod<float>(t, at[i].x, at[i].y, 0.0f, &rLod);
+  resident[i] = r2d + 2 * rLod;
+}
 __global__ void fetch2d4(cudaTextureObject_t t, const float2* at, float4* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = tex2D<float4>(t, at[i].x, at[i].y);
@@ -226,6 +237,24 @@ int main() {
         }
         CHECK(cudaDestroyTextureObject(t));
       }
+  // 1b. The same through the isResident overloads: every texel is resident.
+  {
+    cudaTextureObject_t t = arrayTexture(a2, cudaAddressModeClamp, true, true);
+    int* dResident;
+    CHECK(cudaMalloc(&dResident, n * sizeof(int)));
+    fetch2dResident<<<(n + 127) / 128, 128>>>(t, dAtNorm, dOut, dResident, n);
+    CHECK(cudaGetLastError());
+    std::vector<float> got = back(dOut, 2 * n);
+    std::vector<int> resident = back(dResident, n);
+    Ref ref{image.data(), W, H, 1, {cudaAddressModeClamp, cudaAddressModeClamp}, true, true, 0};
+    for (int i = 0; i < n; ++i) {
+      expectEqual("2d isResident", got[i], ref.at(atNorm[i].x, atNorm[i].y), i);
+      expectEqual("2d lod isResident", got[n + i], ref.at(atNorm[i].x, atNorm[i].y), i);
+      EXPECT(resident[i] == 3, "isResident[%d]: %d, want both 1", i, resident[i]);
+    }
+    CHECK(cudaFree(dResident));
+    CHECK(cudaDestroyTextureObject(t));
+  }
   // 2. uchar4 and char read as normalized floats, and uchar4 as integers.
   std::vector<uchar4> rgba(W * H);
   for (int i = 0; i < W * H; ++i)

@@ -50,8 +50,12 @@ def generic(imp: FunctionImporter, inst: ast.Instruction) -> None:
     dests: list[ast.Operand] = []
     if _has_destination(inst):
         first = operands.pop(0)
-        dests = list(first.elems) if isinstance(first, ast.Vec) else (
-            [first.first, first.second] if isinstance(first, ast.Pair) else [first])
+        if isinstance(first, ast.Pair):  # `d|p`, `{d...}|p`
+            leading = first.first
+            dests = [*(leading.elems if isinstance(leading, ast.Vec) else [leading]),
+                     first.second]
+        else:
+            dests = list(first.elems) if isinstance(first, ast.Vec) else [first]
     kinds: list[str] = ["d" * len(dests)] if dests else []
     args: list[Value] = []
     symbols: list[str] = []

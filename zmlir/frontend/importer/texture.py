@@ -1,8 +1,8 @@
 """Textures and surfaces through their 64-bit objects: the `tex`, `tld4`,
 `txq`, `suld`, `sust` and `suq` families.
 
-    tex.geom.v4.dtype.ctype       d, [tex, {coords}]
-    tld4.comp.2d.v4.dtype.f32     d, [tex, {coords}]
+    tex.geom.v4.dtype.ctype       d{|p}, [tex, {coords}]
+    tld4.comp.2d.v4.dtype.f32     d{|p}, [tex, {coords}]
     txq.query.b32                 d, [tex]
     suld.b.geom.vec.dtype.clamp   d, [surf, {coords}]
     sust.b.geom.vec.ctype.clamp   [surf, {coords}], v
@@ -127,10 +127,23 @@ def _emit_lookup(imp: FunctionImporter, inst: ast.Instruction, op: str, head: st
 
 
 def _four_destinations(inst: ast.Instruction) -> list[ast.Operand] | None:
+    """The four destinations of `{d0, d1, d2, d3}` or `{d0, d1, d2, d3}|p`."""
     first = inst.operands[0] if inst.operands else None
+    if isinstance(first, ast.Pair) and isinstance(first.second, ast.Reg):
+        first = first.first
     if isinstance(first, ast.Vec) and len(first.elems) == 4:
         return list(first.elems)
     return None
+
+
+def _resident(imp: FunctionImporter, inst: ast.Instruction) -> None:
+    """`|p`: whether the texels were resident in memory (sparse CUDA
+    arrays), which every texture here is: p is true."""
+    first = inst.operands[0]
+    if isinstance(first, ast.Pair):
+        p = imp.new_value("i1")
+        imp.emit([p], "arith.constant true", [], inst.loc)
+        imp.write_reg(first.second, p, inst.loc)
 
 
 def _mipmapped_tex(imp: FunctionImporter, inst: ast.Instruction) -> bool:
@@ -166,6 +179,7 @@ def _mipmapped_tex(imp: FunctionImporter, inst: ast.Instruction) -> bool:
                                   lod, _RESULT_TYPES[m.types[0]])
     for d, r in zip(dests, results, strict=True):
         imp.write_reg(d, r, inst.loc)
+    _resident(imp, inst)
     return True
 
 
@@ -194,6 +208,7 @@ def _tex(imp: FunctionImporter, inst: ast.Instruction) -> None:
     values, layer = coords
     _emit_lookup(imp, inst, "tex", f"<{_GEOMETRIES[geom][0]}>", values, layer, found[0],
                  sampler, _RESULT_TYPES[m.types[0]], dests)
+    _resident(imp, inst)
 
 
 @handles("tld4")
@@ -217,6 +232,7 @@ def _tld4(imp: FunctionImporter, inst: ast.Instruction) -> None:
     values, layer = coords
     _emit_lookup(imp, inst, "tld4", f"<{m.rest[0]}> <{_GEOMETRIES[geom][0]}>", values, layer,
                  found[0], sampler, _RESULT_TYPES[m.types[0]], dests)
+    _resident(imp, inst)
 
 
 @handles("txq", "suq")
