@@ -63,8 +63,8 @@ class Sampler:
 
 def parse(var: ast.VarDecl) -> Sampler | str:
     """The sampler `var` declares, or what in it is unsupported."""
-    if var.space != "global" or var.dims or var.attributes:
-        return "only a plain .global declaration"
+    if var.space != "global" or var.dims or var.attributes or var.linkage == "extern":
+        return "only a plain .global definition"
     fields = var.init if isinstance(var.init, tuple) else () if var.init is None else (var.init,)
     modes = list(Sampler.addr_modes)
     filter_mode, force = Sampler.filter_mode, 0
