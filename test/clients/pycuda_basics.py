@@ -5,6 +5,7 @@ step, each checked against numpy; test_pycuda.py reads them."""
 
 from __future__ import annotations
 
+import os
 import struct
 
 import numpy as np
@@ -161,3 +162,25 @@ results = {
 bad = [name for name, (got_, want) in results.items()
        if not np.allclose(got_, want, rtol=2e-6, atol=1e-6)]
 check("cumath", not bad, " ".join(bad))
+
+# DynamicSourceModule: -rdc with NVIDIA's libcudadevrt.a linked through
+# cuLink*, which links our stand-in; each block's thread 0 launches a grid
+# (CUDA dynamic parallelism) that runs once its parent's grid has ended.
+# The toolkit's library folder comes from the test (CUDA_LIBDIR): pycuda
+# looks in nvcc's ../lib64 only, which a toolkit may not have.
+from pycuda.compiler import DynamicSourceModule  # noqa: E402
+
+dyn = DynamicSourceModule("""
+__global__ void child(int *out, int base, double step)
+{
+  out[base + threadIdx.x] = base * 10 + (int)(threadIdx.x * step);
+}
+__global__ void parent(int *out)
+{
+  if (threadIdx.x == 0) child<<<1, 8>>>(out, blockIdx.x * 8, 2.0);
+}
+""", cuda_libdir=os.environ.get("CUDA_LIBDIR"))
+launched = np.full(64, -1, np.int32)
+dyn.get_function("parent")(drv.InOut(launched), block=(32, 1, 1), grid=(8, 1))
+want = np.array([(i // 8) * 8 * 10 + (i % 8) * 2 for i in range(64)], np.int32)
+check("dynamic_parallelism", np.array_equal(launched, want), launched[:10])

@@ -62,6 +62,10 @@ def _steps(python: Path, script: str, tmp_path: Path) -> dict[str, str]:
     cache = tmp_path / "pycuda-cache"
     cache.mkdir()
     env = dict(os.environ, PYCUDA_CACHE_DIR=str(cache))
+    include = _cuda_include()
+    libdirs = [] if include is None else [include.parent / d for d in ("lib64", "lib")]
+    env["CUDA_LIBDIR"] = str(next((d for d in libdirs if (d / "libcudadevrt.a").exists()),
+                                  "/usr/local/cuda/lib64"))
     result = zmlir_run(python, HERE / script, env=env)
     assert result.returncode == 0, result.stdout + result.stderr
     for bad in ("Traceback", "internal error", "unsupported CUDA driver API",
@@ -80,7 +84,7 @@ def test_pycuda_basics(python: Path, tmp_path: Path) -> None:
         "legacy_launch_grid_async", "get_global", "context_attach", "managed_attach",
         "gpuarray_arith", "gpuarray_sum", "gpuarray_max", "gpuarray_dot", "gpuarray_int",
         "gpuarray_astype", "memset_d2d16_async", "gpuarray_fill", "elementwise",
-        "reduction_int", "reduction_float", "cumath"]
+        "reduction_int", "reduction_float", "cumath", "dynamic_parallelism"]
     assert steps["autoinit"].endswith("sm_80")
 
 

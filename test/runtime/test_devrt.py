@@ -57,12 +57,31 @@ def test_nvidia_library_by_its_contents() -> None:
     assert devrt.is_cudadevrt("renamed.a", NVIDIA_LIBRARY.read_bytes())
 
 
-def test_the_stand_in_defines_the_grid_group_functions() -> None:
+def test_the_stand_in_defines_grid_groups_and_device_side_launches() -> None:
     assert devrt.provided() == {"cudaCGGetIntrinsicHandle", "cudaCGSynchronize",
-                                "cudaCGSynchronizeGrid", "cudaCGGetSize", "cudaCGGetRank"}
-    # It compiles for the CPU: its grid workspace is the module's variable.
-    ir = compile_module(devrt.unit()[0], "spirv", emit="llvm-ir").stages["llvm-ir"]
-    assert "__zmlir_grid_workspace" in str(ir)
+                                "cudaCGSynchronizeGrid", "cudaCGGetSize", "cudaCGGetRank",
+                                "__cudaCDP2GetParameterBufferV2", "__cudaCDP2LaunchDeviceV2",
+                                "cudaGetParameterBufferV2", "cudaLaunchDeviceV2",
+                                "__cudaCDP2StreamCreateWithFlags", "__cudaCDP2StreamDestroy",
+                                "__cudaCDP2GetLastError", "__cudaCDP2PeekAtLastError"}
+    # It compiles for the CPU: its grid workspace and launch queue are the
+    # module's variables.
+    ir = str(compile_module(devrt.unit()[0], "spirv", emit="llvm-ir").stages["llvm-ir"])
+    assert "__zmlir_grid_workspace" in ir and "__zmlir_device_launches" in ir
+
+
+def test_nvidia_device_runtime_unit_is_told_from_a_program_unit() -> None:
+    # What -rdc -lcudadevrt puts beside a program's units (compute_121 PTX
+    # that defines the launch functions), and a program that declares them.
+    library = (".version 9.0\n.target sm_121\n.address_size 64\n"
+               ".visible .func  (.param .b32 func_retval0) __cudaCDP2LaunchDeviceV2(\n"
+               "\t.param .b64 p0,\n\t.param .b64 p1\n)\n{\n\tret;\n}\n")
+    program = (".version 9.0\n.target sm_80\n.address_size 64\n"
+               ".extern .func  (.param .b32 func_retval0) __cudaCDP2LaunchDeviceV2\n"
+               "(\n\t.param .b64 p0,\n\t.param .b64 p1\n)\n;\n")
+    assert devrt.is_device_runtime_ptx(library)
+    assert not devrt.is_device_runtime_ptx(program)
+    assert devrt.is_device_runtime_ptx(devrt.unit()[0])  # ours takes its place
 
 
 def test_another_device_runtime_function_is_named_as_unsupported() -> None:

@@ -8,8 +8,8 @@
 // cudaCGSynchronize): libcudadevrt.a, named so or an archive of
 // cuda_device_runtime objects, links as zmlir's PTX stand-in, and a
 // cooperative launch synchronises its grid through it. A device runtime
-// function the stand-in lacks (a device-side launch) fails the link naming
-// it; the cudaCG* calls without the library are undefined references.
+// function the stand-in lacks (device-side cudaMalloc) fails the link
+// naming it; the cudaCG* calls without the library are undefined references.
 
 // Per thread: its rank and the grid's size (cudaCGGetRank, cudaCGGetSize);
 // then each block's thread 0 writes its word of row 0 of `ring`, and after
@@ -62,20 +62,19 @@ $round:
 }
 )";
 
-// A device-side launch (CUDA dynamic parallelism) through the device runtime.
-const char* launcher_ptx = R"(
+// Device-side memory (CUDA dynamic parallelism) through the device runtime.
+const char* allocator_ptx = R"(
 .version 8.0
 .target sm_80
 .address_size 64
-.extern .func (.param .b64 r) cudaGetParameterBufferV2(.param .b64 f, .param .align 4 .b8 g[12], .param .align 4 .b8 b[12], .param .b32 s);
-.visible .entry launcher(.param .u64 out)
+.extern .func (.param .b32 r) cudaMalloc(.param .b64 p, .param .b64 size);
+.visible .entry allocator(.param .u64 out)
 {
-  .reg .b64 %rd<3>;
-  { .param .b64 f; .param .align 4 .b8 g[12]; .param .align 4 .b8 b[12]; .param .b32 s; .param .b64 r;
-    st.param.b64 [f], 0; st.param.b32 [g], 1; st.param.b32 [g+4], 1; st.param.b32 [g+8], 1;
-    st.param.b32 [b], 1; st.param.b32 [b+4], 1; st.param.b32 [b+8], 1; st.param.b32 [s], 0;
-    call.uni (r), cudaGetParameterBufferV2, (f, g, b, s); ld.param.b64 %rd1, [r]; }
-  ld.param.u64 %rd2, [out]; st.global.u64 [%rd2], %rd1;
+  .reg .b32 %r<2>; .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  { .param .b64 p; .param .b64 n; .param .b32 r;
+    st.param.b64 [p], %rd1; st.param.b64 [n], 64;
+    call.uni (r), cudaMalloc, (p, n); ld.param.b32 %r1, [r]; }
   ret;
 }
 )";
@@ -155,17 +154,17 @@ int main() {
   C(cuLinkComplete(link, &image, &size));
   C(cuLinkDestroy(link));
 
-  // A device-side launch: not supported, said at the link, naming the call.
+  // Device-side cudaMalloc: not supported, said at the link, naming the call.
   char error[1024] = "";
   CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void* vals[] = {error, (void*)sizeof error};
   C(cuLinkCreate(2, opts, vals, &link));
-  C(cuLinkAddData(link, CU_JIT_INPUT_PTX, (void*)launcher_ptx, strlen(launcher_ptx) + 1, "launcher.ptx", 0, nullptr, nullptr));
+  C(cuLinkAddData(link, CU_JIT_INPUT_PTX, (void*)allocator_ptx, strlen(allocator_ptx) + 1, "allocator.ptx", 0, nullptr, nullptr));
   C(cuLinkAddData(link, CU_JIT_INPUT_LIBRARY, archive.data(), archive.size(), "libcudadevrt.a", 0, nullptr, nullptr));
   CUresult r = cuLinkComplete(link, &image, &size);
-  if (r != CUDA_ERROR_NOT_SUPPORTED || !strstr(error, "'cudaGetParameterBufferV2'") ||
+  if (r != CUDA_ERROR_NOT_SUPPORTED || !strstr(error, "'cudaMalloc'") ||
       !strstr(error, "dynamic parallelism")) {
-    printf("device-side launch: %d, log '%s'\n", (int)r, error);
+    printf("device-side cudaMalloc: %d, log '%s'\n", (int)r, error);
     return 1;
   }
   C(cuLinkDestroy(link));

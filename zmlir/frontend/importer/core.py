@@ -30,6 +30,7 @@ from zmlir.frontend.importer.ptxtypes import (
     quote,
 )
 from zmlir.frontend.importer.sreg import SPECIAL_REGS, register_type
+from zmlir.frontend.kernel_address import kernel_address
 from zmlir.frontend.ssa import SSABlock, SSABuilder, Value
 
 # CC.CF, the carry flag of add.cc/addc/... (arith.py), as a hidden predicate register.
@@ -256,7 +257,10 @@ class FunctionImporter:
         if name not in self.m.variables:
             if name in self.m.functions:  # a function pointer
                 v = self.new_value("i64")
-                self.emit([v], f"ptx.func_addr @{quote(name)} : i64", [], loc)
+                if self.m.functions[name].kind == "entry":  # a device-side launch's child
+                    self.emit([v], f"arith.constant {kernel_address(name)} : i64", [], loc)
+                else:
+                    self.emit([v], f"ptx.func_addr @{quote(name)} : i64", [], loc)
                 return v
             raise self.error(f"unsupported reference to '{name}' (not a variable or "
                              "function)", loc)

@@ -6,10 +6,15 @@ it for the grid group functions PTX calls (numba-cuda links it into every
 kernel that calls `cg.this_grid()`), so where a cuLink* input is that
 library (by its file name, or an archive of cuda_device_runtime objects)
 the linker links our own PTX unit instead, cudadevrt.ptx: the cudaCG*
-functions, on the grid barrier of cooperative launches (cooperative.py).
-A reference to any other device runtime function (device-side launches,
-cudaMalloc, ...: CUDA dynamic parallelism) stays undefined and fails the
-link naming it (`unsupported`).
+functions, on the grid barrier of cooperative launches (cooperative.py),
+and device-side launches (cudaGetParameterBufferV2, cudaLaunchDeviceV2),
+which the driver runs after the launching grid (device_launch.py). A
+program built with -rdc and -lcudadevrt carries the library's own PTX as
+one of its units (compute_121 only, calling NVIDIA's driver-internal
+syscalls): that unit is replaced by ours too (`is_device_runtime_ptx`). A
+reference to any other device runtime function (device-side cudaMalloc,
+memcpy, events, ...) stays undefined and fails the link naming it
+(`unsupported`).
 """
 
 from __future__ import annotations
@@ -26,6 +31,10 @@ _MEMBER = "cuda_device_runtime"
 # the CDP2 entry points they map to, __cudaCDP2Xxx.
 _DEVICE_RUNTIME_NAME = re.compile(r"(?:__)?cuda[A-Z0-9]\w*")
 _UNDEFINED = re.compile(r"Undefined reference to '([^']+)'")
+# NVIDIA's device runtime unit defines its launch function; a program's
+# own PTX only declares it (.extern).
+_DEFINES_LAUNCH = re.compile(r"^\.visible\s+\.func\s*(?:\([^)]*\))?\s*__cudaCDP2LaunchDeviceV2\s*\(",
+                             re.M)
 
 
 @cache
@@ -51,6 +60,12 @@ def is_cudadevrt(label: str, data: bytes) -> bool:
     return bool(members) and all(PurePath(m).name.startswith(_MEMBER) for m in members)
 
 
+def is_device_runtime_ptx(text: str) -> bool:
+    """Whether a translation unit's PTX is NVIDIA's device runtime (the unit
+    libcudadevrt.a brings into a program linked with -rdc)."""
+    return _DEFINES_LAUNCH.search(text) is not None
+
+
 def unsupported(message: str) -> str | None:
     """For a link error of the stand-in's link: why an undefined device
     runtime function is one (None when the error is another)."""
@@ -59,9 +74,9 @@ def unsupported(message: str) -> str | None:
         return None
     name = match.group(1)
     return (f"{message}: '{name}' is a function of NVIDIA's device runtime (libcudadevrt), "
-            f"of which zmlir provides only {', '.join(sorted(provided()))}; device-side "
-            "launches and the rest of the device runtime (CUDA dynamic parallelism) are not "
-            "supported")
+            f"of which zmlir provides only {', '.join(sorted(provided()))}; the rest of "
+            "the device runtime (CUDA dynamic parallelism's device-side memory, copies, "
+            "events, ...) is not supported")
 
 
 def _archive_members(data: bytes) -> list[str]:

@@ -75,6 +75,8 @@ class FunctionAPI(DriverState):
             sizes = None
         if fn.module.trap_word:
             sizes = None  # its launches check the trap word, in Python
+        if fn.module.device_launch_var:
+            sizes = None  # its launches run the grids it launches (device_launch.py)
         if fn.name in fn.module.printf_kernels:
             sizes = None  # its launches fix the printf FIFO's size (printf.py), in Python
         heap = fn.module.heap

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from zmlir.runtime.cuda import cooperative as cooperative_launch
+from zmlir.runtime.cuda import device_launch
 from zmlir.runtime.cuda.attributes import device_attribute, max_dynamic_shared, max_threads
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.function import FunctionAPI, param_alignment, param_dtype
@@ -83,7 +84,8 @@ class LaunchAPI(FunctionAPI):
         if params != self.ffi.NULL and any(params[i] == self.ffi.NULL
                                            for i in range(len(fn.info.params))):
             return E.CUDA_ERROR_INVALID_VALUE  # a NULL argument pointer
-        if self.device.launches_raw_params and params != self.ffi.NULL and not capturing:
+        if (self.device.launches_raw_params and params != self.ffi.NULL and not capturing
+                and not fn.module.device_launch_var):
             # The backend takes the application's parameter array as it is.
             try:
                 self.device.launch_raw(fn.kernel, fn.info, grid, block, self.ptr(params),
@@ -103,15 +105,10 @@ class LaunchAPI(FunctionAPI):
                 dtypes.append(dtype)
             fn.dtypes = dtypes
         if extra != self.ffi.NULL:
-            buffer = self._extra_buffer(extra)
-            args, offset = [], 0
-            for dtype, ptx_type in zip(dtypes, fn.info.params, strict=True):
-                align = param_alignment(ptx_type)
-                offset = -(-offset // align) * align
-                if offset + dtype.itemsize > len(buffer):
-                    return E.CUDA_ERROR_INVALID_VALUE
-                args.append(np.frombuffer(buffer, dtype=dtype, count=1, offset=offset)[0])
-                offset += dtype.itemsize
+            packed = _unpack(fn, dtypes, self._extra_buffer(extra))
+            if packed is None:
+                return E.CUDA_ERROR_INVALID_VALUE
+            args = packed
         else:
             if params == self.ffi.NULL and dtypes:
                 return E.CUDA_ERROR_INVALID_VALUE
@@ -123,6 +120,8 @@ class LaunchAPI(FunctionAPI):
         def run() -> int:
             try:
                 with self.fast.launch_lock():
+                    if fn.module.device_launch_var:
+                        device_launch.begin(self.device, fn.module)
                     if cooperative:  # with the grid barrier's workspace
                         cooperative_launch.launch(self.device, fn.module, launch)
                     else:
@@ -131,6 +130,8 @@ class LaunchAPI(FunctionAPI):
                 log(f"launch of {fn.name} rejected: {err}")
                 return E.CUDA_ERROR_INVALID_VALUE
             self._check_trap(fn)
+            if fn.module.device_launch_var:
+                self._device_launches(fn, 1)
             return E.CUDA_SUCCESS
 
         if capturing:
@@ -139,6 +140,63 @@ class LaunchAPI(FunctionAPI):
                                                  tuple(arg.tobytes() for arg in args)))
             return E.CUDA_SUCCESS
         return run()
+
+    def _device_launches(self, parent: Function, depth: int) -> None:
+        """After a launch of `parent`: the grids its threads launched
+        (device_launch.py), each followed by its own, depth first. What
+        cannot run fails as a bad launch does on a GPU: the context's
+        later calls return CUDA_ERROR_LAUNCH_FAILED."""
+        module = parent.module
+        launches, dropped = device_launch.collect(self.device, module)
+        if dropped:  # their threads were told (a NULL buffer), their grids cannot run
+            log(f"{dropped} device-side launches by {parent.name} were not made: more than "
+                f"{device_launch.CAPACITY} in one grid; the context's later calls return "
+                "CUDA_ERROR_LAUNCH_FAILED")
+            self.make_sticky(E.CUDA_ERROR_LAUNCH_FAILED)
+            self.current_changed()
+            return
+        for child in launches:
+            if self.sticky_error():
+                return
+            fn, args, why = self._child(module, child, depth)
+            if fn is None or args is None:
+                log(f"a device-side launch by {parent.name} cannot run: {why}; the context's "
+                    "later calls return CUDA_ERROR_LAUNCH_FAILED")
+                self.make_sticky(E.CUDA_ERROR_LAUNCH_FAILED)
+                self.current_changed()
+                return
+            self.printf.launched(fn)
+            self.heaps.launched(fn)
+            with self.fast.launch_lock():
+                device_launch.begin(self.device, module)
+                self.device.launch(fn.kernel, fn.info, child.grid, child.block, args,
+                                   child.shared)
+            self._check_trap(fn)
+            self._device_launches(fn, depth + 1)
+
+    def _child(self, module: Any, child: device_launch.DeviceLaunch,
+               depth: int) -> tuple[Function | None, list[Any] | None, str]:
+        """A device-side launch's kernel and arguments, or why it cannot run."""
+        if depth > device_launch.MAX_DEPTH:
+            return None, None, f"grids nested more than {device_launch.MAX_DEPTH} deep"
+        name = device_launch.kernel_name(module, child.kernel)
+        if name is None:
+            return None, None, f"no kernel of its module at address {child.kernel:#x}"
+        fn = self.handles.get(self.function(module, name), Function)
+        threads = child.block[0] * child.block[1] * child.block[2]
+        if min(child.grid) < 1 or min(child.block) < 1 or threads > max_threads(fn):
+            return fn, None, f"{name} with grid {child.grid} and block {child.block}"
+        args = _unpack(fn, self._dtypes(fn), child.params)
+        return fn, args, f"{name}'s parameters ({', '.join(fn.info.params)})"
+
+    def _dtypes(self, fn: Function) -> list[Any] | None:
+        """The numpy types of `fn`'s parameters, None where one has none."""
+        if fn.dtypes is None:
+            dtypes = [param_dtype(t) for t in fn.info.params]
+            if any(d is None for d in dtypes):  # not `None in`: numpy takes None for float64
+                return None
+            fn.dtypes = dtypes
+        return fn.dtypes
 
     def _check_trap(self, fn: Function) -> None:
         """After a (synchronous) launch: a set trap word means a thread
@@ -345,3 +403,20 @@ class LaunchAPI(FunctionAPI):
         blocks = self.device.occupancy(fn.kernel, fn.info, size, smem)
         self.out(min_grid, self.device.compute_units * (blocks or max(1, 2048 // size)))
         return E.CUDA_SUCCESS
+
+
+def _unpack(fn: Function, dtypes: list[Any] | None, buffer: bytes) -> list[Any] | None:
+    """`fn`'s arguments from a packed buffer (cuLaunchKernel's `extra`, a
+    device-side launch's parameters): each at its alignment; None where
+    the buffer is too short or a type has no numpy type."""
+    if dtypes is None:
+        return None
+    args, offset = [], 0
+    for dtype, ptx_type in zip(dtypes, fn.info.params, strict=True):
+        align = param_alignment(ptx_type)
+        offset = -(-offset // align) * align
+        if offset + dtype.itemsize > len(buffer):
+            return None
+        args.append(np.frombuffer(buffer, dtype=dtype, count=1, offset=offset)[0])
+        offset += dtype.itemsize
+    return args

@@ -11,7 +11,7 @@ from typing import Any
 
 from zmlir.frontend.importer.module import REFERENCE_PREFIXES
 from zmlir.runtime.backends import nvptx_cache
-from zmlir.runtime.cuda import cooperative, fatbin
+from zmlir.runtime.cuda import cooperative, device_launch, devrt, fatbin
 from zmlir.runtime.cuda.attributes import presented_sm
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.function import FunctionAPI
@@ -161,9 +161,17 @@ class ModuleAPI(FunctionAPI):
             raise CudaError(E.CUDA_ERROR_NO_BINARY_FOR_GPU,
                             "relocatable device code with no PTX in any translation unit")
         # Each unit's best PTX (ptx_candidates' order), named by its place, not
-        # its address: the linked text is the JIT cache's key.
-        firsts = [(candidates[0][0], f"unit{i}.ptx") for i, candidates in enumerate(with_ptx)]
-        return [(linked_ptx(firsts), "rdc-linked.ptx")]
+        # its address: the linked text is the JIT cache's key. NVIDIA's device
+        # runtime (-lcudadevrt) links as our stand-in for it.
+        firsts = [devrt.unit() if devrt.is_device_runtime_ptx(candidates[0][0])
+                  else (candidates[0][0], f"unit{i}.ptx") for i, candidates in enumerate(with_ptx)]
+        try:
+            return [(linked_ptx(firsts), "rdc-linked.ptx")]
+        except CudaError as err:
+            why = devrt.unsupported(str(err)) if devrt.unit() in firsts else None
+            if why is None:
+                raise
+            raise CudaError(E.CUDA_ERROR_NOT_SUPPORTED, why) from None
 
     def _fatbin_ptx(self, address: int) -> list[tuple[str, str]]:
         header = bytes(self.ffi.buffer(self.ffi.cast("char *", address), 16))
@@ -269,6 +277,7 @@ class ModuleAPI(FunctionAPI):
                 stack = self.context_stack()
                 self.heaps.attach(module, ptx, stack[-1] if stack else self.primary_context())
             cooperative.attach(self.device, module)
+            device_launch.attach(self.device, module)
         except CudaError:
             self._release(module)
             raise
@@ -446,6 +455,7 @@ class ModuleAPI(FunctionAPI):
             self.printf.detach(module)
             self.heaps.detach(module)
         cooperative.detach(self.device, module)
+        device_launch.detach(self.device, module)
         try:
             if module.program is not None:
                 self.device.unload(module.program)

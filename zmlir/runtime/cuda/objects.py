@@ -86,6 +86,10 @@ class Module:
     # during a cooperative launch (cuda/cooperative.py; 0: none made yet).
     grid_workspace_var: int = 0
     grid_workspace: int = 0
+    # The address of its `__zmlir_device_launches` (0: it makes no device-side
+    # launches) and of the launch queue it points at (cuda/device_launch.py).
+    device_launch_var: int = 0
+    device_launch_queue: int = 0
 
 
 @dataclass
