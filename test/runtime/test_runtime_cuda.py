@@ -489,6 +489,55 @@ def test_launch_fast_path_takes_registered_launches_only(libdir: str, backend: s
     assert r["sum"] == 10
 
 
+_FAST_F64 = textwrap.dedent("""
+    import ctypes, json, sys
+    lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
+    lib.zmlir_fast_launches.restype = ctypes.c_ulonglong
+    PTX = b'''
+    .version 9.0
+    .target sm_80
+    .address_size 64
+    .visible .entry add(.param .u64 p, .param .f64 v)
+    {
+      .reg .f64 %fd<3>; .reg .b64 %rd<4>; .reg .b32 %r<2>;
+      ld.param.u64 %rd1, [p]; ld.param.f64 %fd1, [v];
+      mov.u32 %r1, %tid.x; mul.wide.u32 %rd2, %r1, 8; add.s64 %rd3, %rd1, %rd2;
+      ld.global.f64 %fd2, [%rd3]; add.f64 %fd2, %fd2, %fd1; st.global.f64 [%rd3], %fd2;
+      ret;
+    }
+    '''
+    assert lib.cuInit(0) == 0
+    ctx, mod, f = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+    assert lib.cuCtxSetCurrent(ctx) == 0
+    assert lib.cuModuleLoadData(ctypes.byref(mod), PTX) == 0
+    assert lib.cuModuleGetFunction(ctypes.byref(f), mod, b"add") == 0
+    d = ctypes.c_uint64()
+    assert lib.cuMemAlloc_v2(ctypes.byref(d), 8 * 32) == 0
+    assert lib.cuMemsetD32_v2(d, 0, 64) == 0
+    v = ctypes.c_double(1.5)
+    params = (ctypes.c_void_p * 2)(ctypes.addressof(d), ctypes.addressof(v))
+    before = lib.zmlir_fast_launches()
+    for _ in range(3):
+        assert lib.cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, None, params, None) == 0
+    fast = lib.zmlir_fast_launches() - before
+    h = (ctypes.c_double * 32)()
+    assert lib.cuCtxSynchronize() == 0
+    assert lib.cuMemcpyDtoH_v2(h, d, 8 * 32) == 0
+    print(json.dumps({"fast": fast, "values": sorted(set(h))}))
+""")
+
+
+def test_launch_fast_path_takes_kernels_with_double_parameters(libdir: str) -> None:
+    # numpy's dtype(None) is float64: `None in [float64, ...]` held, and
+    # every kernel with an .f64 parameter took the Python path.
+    result = subprocess.run([sys.executable, "-c", _FAST_F64, libdir], capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    r = json.loads(result.stdout.strip().splitlines()[-1])
+    assert r == {"fast": 3, "values": [4.5]}
+
+
 @pytest.mark.parametrize("env", ["ZMLIR_FAST_LAUNCH", "ZMLIR_TRACE"])
 def test_launch_fast_path_off_gives_the_same_results(libdir: str, env: str,
                                                      tmp_path: Path) -> None:

@@ -70,7 +70,9 @@ class FunctionAPI(DriverState):
         its parameters' sizes come from their PTX types (fastpath.c keeps
         each in a byte: larger by-value arrays take the Python path)."""
         dtypes = [param_dtype(t) for t in fn.info.params]
-        sizes = None if None in dtypes else [d.itemsize for d in dtypes if d is not None]
+        # `any(... is None)`, not `None in`: numpy's dtype(None) is float64, so an f64
+        # parameter compared equal to None and kept its kernel off the fast path.
+        sizes = None if any(d is None for d in dtypes) else [d.itemsize for d in dtypes]
         if sizes is not None and max(sizes, default=0) > 255:
             sizes = None
         if fn.module.trap_word:
