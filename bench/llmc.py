@@ -19,9 +19,10 @@ default is a kernel of its own).
 Each program checks every kernel variant against its CPU reference and
 prints "All results match." before it benchmarks them; a program passes once
 it has printed that (the benchmark, minutes of repetitions on a CPU, is
-stopped there); TIMEOUT: it had not within --timeout seconds (llm.c's
-default sizes, e.g. 8 x 1024 x 50257 logits, are minutes of work for a CPU). The
-table gives the result and the first cause of a failure.
+stopped there; the program's output is a terminal, so that stdio writes the
+line when it is printed); TIMEOUT: it had not within --timeout seconds
+(llm.c's default sizes, e.g. 8 x 1024 x 50257 logits, are minutes of work
+for a CPU). The table gives the result and the first cause of a failure.
 """
 
 from __future__ import annotations
@@ -29,11 +30,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pty
 import re
+import select
 import subprocess
 import sys
-import threading
 import time
+import tty
 from pathlib import Path
 
 MATCH = "All results match"
@@ -71,28 +74,55 @@ def build(source: Path, out: Path, arch: str, headers: Path, libdir: Path) -> st
 
 
 def run(exe: Path, arguments: list[str], timeout: int) -> dict[str, object]:
-    env = dict(os.environ)
     command = [sys.executable, "-m", "zmlir.cli", "run", "--", str(exe), *arguments]
+    return run_until_match(command, exe.parent, timeout)
+
+
+def run_until_match(command: list[str], cwd: Path, timeout: int) -> dict[str, object]:
+    """Runs command with its output on a terminal until it prints MATCH.
+
+    A terminal, not a pipe: C's stdio buffers a pipe in 4 KiB blocks, and
+    llm.c's programs print their few lines (the match line among them) with
+    printf and no fflush, so through a pipe the match line would come only
+    when the benchmark after it had ended.
+    """
+    controller, terminal = pty.openpty()
+    tty.setraw(terminal)  # no line discipline: the bytes as the program wrote them
     start = time.perf_counter()
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, env=env, cwd=exe.parent, start_new_session=True)
+    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=terminal, stderr=terminal,
+                            cwd=cwd, start_new_session=True)
+    os.close(terminal)
     lines: list[str] = []
     result = "FAIL"
-    timer = threading.Timer(timeout, lambda: os.killpg(proc.pid, 9))
-    timer.start()
+    timed_out = False
+    pending = b""
     try:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            lines.append(line.rstrip())
-            if MATCH in line:
+        while True:
+            left = timeout - (time.perf_counter() - start)
+            if left <= 0:
+                timed_out = True
+                break
+            if not select.select([controller], [], [], min(left, 1.0))[0]:
+                continue
+            try:
+                data = os.read(controller, 65536)
+            except OSError:  # EIO: every writer has closed the terminal
+                data = b""
+            if not data:
+                break
+            *complete, pending = (pending + data).split(b"\n")
+            new = [line.decode(errors="replace").rstrip() for line in complete]
+            lines += new
+            if any(MATCH in line for line in new):
                 result = "PASS"
                 break
     finally:
-        timed_out = not timer.is_alive() and result != "PASS"
-        timer.cancel()
         if proc.poll() is None:
             os.killpg(proc.pid, 9)
         proc.wait()
+        os.close(controller)
+    if pending and result != "PASS":
+        lines.append(pending.decode(errors="replace").rstrip())
     if timed_out:
         result = "TIMEOUT"
     if result == "FAIL" and proc.returncode and proc.returncode < 0:
