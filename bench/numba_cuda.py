@@ -45,10 +45,6 @@ DEFAULT_MODULES = (
     "test_record_dtype", "test_dispatcher", "test_cooperative_groups",
 )
 KNOWN = {
-    "test_array_reductions": "numba's runtime uses libcu++ atomics, which ask `isspacep.local`: "
-    "SPIR-V cannot tell .local from .global addresses on Intel's CPU runtime and rejects it.",
-    "test_array_methods": "device-side malloc/free (the device heap, the next issue) and "
-    "`isspacep.local`.",
     "test_recursion": "recursive device functions: SPIR-V consumers run no recursion; a located "
     "'unsupported recursive call' error.",
     "test_cooperative_groups": "test_sync_at_matrix_row launches 32 blocks whatever "
