@@ -337,7 +337,8 @@ def test_required_sub_group_size_32(device: Device, program: Program, block: int
 
 
 def test_unconstrained_kernel_sub_group_size_is_not_32(device: Device, program: Program) -> None:
-    # Documents why our kernels must require 32: left alone, the runtime picks its own width.
+    # Documents why our kernels that use sub-groups must require 32: left alone, the runtime
+    # picks its own width.
     assert program.kernel("vadd").compile_sub_group_size() == 0
 
 

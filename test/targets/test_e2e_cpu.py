@@ -39,3 +39,13 @@ def test_kernel_matches_numpy(case, size, device, programs) -> None:
     outputs = run_launch(device, program.kernel(case.kernel), launch,
                          shared_window=info.static_shared_bytes)
     launch.check(outputs)
+
+
+def test_only_warp_kernels_require_32_wide_sub_groups(programs) -> None:
+    # A kernel with warp shuffles needs sub-groups that are warps; one without leaves the width
+    # to the runtime, which vectorizes it at its own: forced to 32, Intel's CPU runtime ran a
+    # shared-memory tiled SGEMM 4.6x slower (bench/results/cpu_kernels.md).
+    _, shuffling = programs("block_reduce")
+    assert shuffling.kernel("block_reduce").compile_sub_group_size() == 32
+    _, tiled = programs("matmul_tiled")
+    assert tiled.kernel("matmul_tiled").compile_sub_group_size() == 0

@@ -337,6 +337,14 @@ constexpr int64_t kKernelAggregateAlign = 8;
 /// Runs after the conversion patterns (Warp.cpp).
 void markCallsConvergent(gpu::GPUModuleOp module);
 
+/// The module's functions (kernels and device functions) whose work depends
+/// on the width of a warp: those that read the lane (gpu.lane_id and the
+/// other sub-group queries), shuffle (gpu.shuffle, gpu.subgroup_reduce) or
+/// call a target's sub-group built-in (an external convergent call), and,
+/// to a fixpoint, their callers. Runs after the conversion patterns, before
+/// markCallsConvergent (Warp.cpp).
+llvm::DenseSet<Operation *> functionsUsingSubGroups(gpu::GPUModuleOp module);
+
 /// Rejects a cycle of device function calls (a function that calls itself,
 /// directly or through others) where the target cannot run one: an error at
 /// the call that closes it. Runs after expandIndirectCalls, whose switches

@@ -333,8 +333,6 @@ FailureOr<gpu::GPUFuncOp> ConvertPTXToStdPass::convertKernel(func::FuncOp func,
                                        FunctionType::get(ctx, inputs, {}));
   kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   setF32DenormalMode(kernel, func, state.target);
-  if (subgroupSize != 0)
-    kernel->setAttr("intel_reqd_sub_group_size", b.getI32IntegerAttr(subgroupSize));
   // Replace the builder's empty body with the PTX function's blocks.
   Region &body = kernel.getBody();
   body.front().erase();
@@ -475,6 +473,15 @@ void ConvertPTXToStdPass::runOnOperation() {
   });
   if (failed(applyPartialConversion(gpuModule, target, std::move(patterns))))
     return signalPassFailure();
+  // Only a kernel whose work depends on the warp's width asks for 32-wide
+  // sub-groups: forced on one that does not, Intel's CPU runtime vectorizes
+  // it 32 wide instead of at its own width (a shared-memory tiled SGEMM
+  // runs 4.6x slower; bench/results/cpu_kernels.md).
+  if (subgroupSize != 0)
+    for (Operation *fn : functionsUsingSubGroups(gpuModule))
+      if (auto kernel = dyn_cast<gpu::GPUFuncOp>(fn))
+        kernel->setAttr("intel_reqd_sub_group_size",
+                        IntegerAttr::get(IntegerType::get(ctx, 32), subgroupSize));
   state.target.finishTraps(gpuModule, state);
   state.target.finishWarps(gpuModule, state);
   markCallsConvergent(gpuModule);

@@ -44,7 +44,8 @@ def ConvertPTXToStd : Pass<"convert-ptx-to-std", "::mlir::ModuleOp"> {
     Option<"sharedWindow", "shared-window", "std::string", "\"global\"",
            "how kernels reach shared memory: 'global' or 'kernel-arg'">,
     Option<"subgroupSize", "subgroup-size", "unsigned", "0",
-           "sub-group size to require of every kernel (SPIR-V), 0 for none">,
+           "sub-group size to require of every kernel that uses sub-groups "
+           "(SPIR-V), 0 for none">,
   ];
 }
 

@@ -374,6 +374,33 @@ void zmlir::markCallsConvergent(gpu::GPUModuleOp module) {
   });
 }
 
+llvm::DenseSet<Operation *> zmlir::functionsUsingSubGroups(gpu::GPUModuleOp module) {
+  llvm::DenseSet<Operation *> users;
+  auto usesSubGroups = [&](Operation *fn) {
+    return fn
+        ->walk([&](Operation *op) {
+          if (isa<gpu::LaneIdOp, gpu::SubgroupIdOp, gpu::SubgroupSizeOp, gpu::NumSubgroupsOp,
+                  gpu::ShuffleOp, gpu::SubgroupReduceOp>(op))
+            return WalkResult::interrupt();
+          auto call = dyn_cast<LLVM::CallOp>(op);
+          std::optional<StringRef> callee = call ? call.getCallee() : std::nullopt;
+          auto target = callee ? module.lookupSymbol<LLVM::LLVMFuncOp>(*callee)
+                               : LLVM::LLVMFuncOp();
+          if (target && ((target.isExternal() && call.getConvergent()) || users.count(target)))
+            return WalkResult::interrupt();
+          return WalkResult::advance();
+        })
+        .wasInterrupted();
+  };
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (Operation &fn : module.getBody()->getOperations())
+      if (isa<LLVM::LLVMFuncOp, gpu::GPUFuncOp>(fn) && !users.count(&fn) && usesSubGroups(&fn))
+        grew = users.insert(&fn).second;
+  }
+  return users;
+}
+
 void zmlir::populatePTXWarpPatterns(RewritePatternSet &patterns, const PTXLoweringState &state) {
   patterns.add<ShflSyncOpLowering, VoteSyncOpLowering, ActivemaskOpLowering, ReduxSyncOpLowering,
                MatchSyncOpLowering, BarWarpSyncOpLowering, ElectSyncOpLowering>(

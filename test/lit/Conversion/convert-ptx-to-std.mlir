@@ -10,8 +10,10 @@
 // CHECK: gpu.block_dim y
 // CHECK: gpu.block_id z
 // CHECK: gpu.grid_dim x
+// A kernel that uses no sub-group requires no sub-group size (ARG).
 // ARG-LABEL: gpu.func @special_registers(%{{.*}}: !llvm.ptr<3>) kernel
-// ARG-SAME: intel_reqd_sub_group_size = 32 : i32
+// ARG-NOT: intel_reqd_sub_group_size
+// ARG: gpu.thread_id x
 func.func @special_registers() attributes {ptx.entry} {
   %0 = ptx.sreg <tid.x> : i32
   %1 = ptx.sreg <ntid.y> : i32
@@ -136,6 +138,9 @@ func.func @compare(%a: f32, %b: f32) attributes {ptx.entry} {
 // CHECK: %[[P:.*]] = arith.cmpi sle, %[[J]], %[[MAX]] : i32
 // CHECK: %[[SRC:.*]] = arith.select %[[P]], %[[J]], %[[LANE]] : i32
 // CHECK: gpu.shuffle idx %[[A]], %[[SRC]], %c32_i32 : i32
+// A kernel that shuffles requires 32-wide sub-groups (ARG).
+// ARG-LABEL: gpu.func @shuffle
+// ARG-SAME: intel_reqd_sub_group_size = 32 : i32
 func.func @shuffle(%a: i32) attributes {ptx.entry} {
   %c1 = arith.constant 1 : i32
   %c31 = arith.constant 31 : i32
