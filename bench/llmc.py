@@ -10,12 +10,13 @@ Each dev/cuda/*.cu that calls no library but cuBLAS/cuBLASLt (cuDNN, NCCL,
 MPI are out of scope) is built as llm.c's Makefile builds it (`-O3
 --use_fast_math -std=c++17`, `-lcublas -lcublasLt`) against NVIDIA's cuBLAS
 headers (--cuda-libs: a folder with the nvidia-cublas wheel's include/; by
-default the wheel zmlir's environment has) and run under `zmlir run` with its
-default arguments, which loads our libcublas (zmlir/libraries/) in place of
-NVIDIA's; with OpenMP where llm.c's Makefile builds it so (its CPU reference
-then runs on every core). --args NAME=ARGS runs NAME with ARGS instead of its
-defaults, once per --args (e.g. matmul_forward=3: its cuBLASLt kernel; its
-default is a kernel of its own).
+default the wheel zmlir's environment has) and run under `zmlir run`, which
+loads our libcublas (zmlir/libraries/) in place of NVIDIA's; with OpenMP
+where llm.c's Makefile builds it so (its CPU reference then runs on every
+core). A program runs with its default arguments, or with each argument list
+RUNS gives it (the kernels that call cuBLAS, where the default is a kernel of
+llm.c's own; a kernel in place of a default too slow for a CPU); --args
+NAME=ARGS runs NAME with ARGS instead, once per --args.
 Each program checks every kernel variant against its CPU reference and
 prints "All results match." before it benchmarks them; a program passes once
 it has printed that (the benchmark, minutes of repetitions on a CPU, is
@@ -42,6 +43,19 @@ from pathlib import Path
 MATCH = "All results match"
 # Library calls beyond cudart and cuBLAS: a program making one is out of scope here.
 LIBRARY_CALL = re.compile(r"\b(cudnn\w*|nccl\w*|MPI_\w+)\s*\(")
+# The argument lists a program runs with instead of its defaults alone (its first
+# argument is the kernel it checks).
+RUNS: dict[str, list[list[str]]] = {
+    # 1 (the default): llm.c's naive kernel; 2: cublasSgemm; 3: cublasLtMatmul with
+    # a bias epilogue.
+    "matmul_forward": [[], ["2"], ["3"]],
+    # 1 (the default): llm.c's naive kernel; 0: cublasSgemmStridedBatched.
+    "trimat_forward": [[], ["0"]],
+    # The default, 1, repeats the whole softmax backward (B*NH*T^3/3 steps) in each of
+    # its B*NH block rows: 8e11 steps, an hour on 2 cores. 7 computes the same in
+    # O(T^2) per row; both around cublasSgemmStridedBatched.
+    "attention_backward": [["7"]],
+}
 
 
 def needs_library(source: Path) -> str | None:
@@ -176,7 +190,7 @@ def main() -> int:
             continue
         library = needs_library(source)
         error = None if library else build(source, args.out, args.arch, headers, libdir)
-        for arguments in extra.get(source.stem, [[]]):
+        for arguments in extra.get(source.stem, RUNS.get(source.stem, [[]])):
             row: dict[str, object] = {"program": " ".join([source.stem, *arguments])}
             if library:
                 row.update(result="SKIP", seconds=0, cause=f"calls {library}")
