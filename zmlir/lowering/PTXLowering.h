@@ -339,9 +339,10 @@ void markCallsConvergent(gpu::GPUModuleOp module);
 
 /// The module's functions (kernels and device functions) whose work depends
 /// on the width of a warp: those that read the lane (gpu.lane_id and the
-/// other sub-group queries), shuffle (gpu.shuffle, gpu.subgroup_reduce) or
-/// call a target's sub-group built-in (an external convergent call), and,
-/// to a fixpoint, their callers. Runs after the conversion patterns, before
+/// other sub-group queries), shuffle (gpu.shuffle, gpu.subgroup_reduce),
+/// call a target's sub-group built-in (an external convergent call) or
+/// access volatile memory (warp-synchronous code that relies on lockstep),
+/// and, to a fixpoint, their callers. Runs after the conversion patterns, before
 /// markCallsConvergent (Warp.cpp).
 llvm::DenseSet<Operation *> functionsUsingSubGroups(gpu::GPUModuleOp module);
 

@@ -382,6 +382,14 @@ llvm::DenseSet<Operation *> zmlir::functionsUsingSubGroups(gpu::GPUModuleOp modu
           if (isa<gpu::LaneIdOp, gpu::SubgroupIdOp, gpu::SubgroupSizeOp, gpu::NumSubgroupsOp,
                   gpu::ShuffleOp, gpu::SubgroupReduceOp>(op))
             return WalkResult::interrupt();
+          // Warp-synchronous code before __syncwarp existed (CUDA's own
+          // reductions until CUDA 9): a warp's threads pass values through
+          // volatile memory and rely on running in lockstep, which a 32-wide
+          // sub-group gives and a narrower one does not.
+          auto load = dyn_cast<LLVM::LoadOp>(op);
+          auto store = dyn_cast<LLVM::StoreOp>(op);
+          if ((load && load.getVolatile_()) || (store && store.getVolatile_()))
+            return WalkResult::interrupt();
           auto call = dyn_cast<LLVM::CallOp>(op);
           std::optional<StringRef> callee = call ? call.getCallee() : std::nullopt;
           auto target = callee ? module.lookupSymbol<LLVM::LLVMFuncOp>(*callee)
