@@ -342,29 +342,9 @@ public:
   /// 32 each work-item sets the trap word to kNarrowWarps and returns, and
   /// the launch fails instead of computing garbage.
   void finishWarps(gpu::GPUModuleOp module, const PTXLoweringState &state) const override {
-    // The functions that use sub-groups, then their callers, to a fixpoint.
-    DenseSet<Operation *> users;
-    auto usesSubGroups = [&](Operation *fn) {
-      return fn
-          ->walk([&](Operation *op) {
-            if (isa<gpu::LaneIdOp, gpu::SubgroupIdOp, gpu::SubgroupSizeOp, gpu::NumSubgroupsOp>(op))
-              return WalkResult::interrupt();
-            auto call = dyn_cast<LLVM::CallOp>(op);
-            std::optional<StringRef> callee = call ? call.getCallee() : std::nullopt;
-            auto target = callee ? module.lookupSymbol<LLVM::LLVMFuncOp>(*callee)
-                                 : LLVM::LLVMFuncOp();
-            if (target && ((target.isExternal() && call.getConvergent()) || users.count(target)))
-              return WalkResult::interrupt();
-            return WalkResult::advance();
-          })
-          .wasInterrupted();
-    };
-    for (bool grew = true; grew;) {
-      grew = false;
-      for (Operation &fn : module.getBody()->getOperations())
-        if (isa<LLVM::LLVMFuncOp, gpu::GPUFuncOp>(fn) && !users.count(&fn) && usesSubGroups(&fn))
-          grew = users.insert(&fn).second;
-    }
+    // A kernel that depends on the warp's width fails rather than run in
+    // narrower sub-groups.
+    DenseSet<Operation *> users = functionsUsingSubGroups(module);
     for (Operation *fn : users) {
       auto kernel = dyn_cast<gpu::GPUFuncOp>(fn);
       if (!kernel)
