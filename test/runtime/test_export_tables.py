@@ -72,3 +72,27 @@ def test_cuda_13_4_runtime_table(libdir: str) -> None:
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [f"0 {95 * 8} True", "1 None True"]
+
+
+_CUDART_START_PROBE = """
+import ctypes, sys, uuid
+lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
+assert lib.cuInit(0) == 0
+table = ctypes.c_void_p()
+key = (ctypes.c_ubyte * 16)(*uuid.UUID("6bd5fb6c-5bf4-e74a-8987-d93912fd9df9").bytes)
+assert lib.cuGetExportTable(ctypes.byref(table), key) == 0
+size = ctypes.c_uint64.from_address(table.value).value
+slots = (ctypes.c_void_p * (size // 8)).from_address(table.value)
+print(size, ctypes.CFUNCTYPE(ctypes.c_int)(slots[12])())
+"""
+
+
+def test_cuda_13_5_runtime_start_check(libdir: str) -> None:
+    # CUDA 13.5's libcudart.so.13 calls CUDART_INTERFACE's slot 12 in its
+    # first runtime call (cudaGetDevice: cupy.random's curandCreateGenerator)
+    # and fails unless it answers 0; a 10-slot table made it call past the
+    # end (a segmentation fault).
+    result = subprocess.run([sys.executable, "-c", _CUDART_START_PROBE, libdir],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [str(13 * 8), "0"]

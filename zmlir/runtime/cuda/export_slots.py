@@ -58,6 +58,12 @@ def _fn7(d: Any, arg: int) -> int:
     return E.CUDA_SUCCESS
 
 
+def _cudart_start_check(d: Any) -> int:
+    # What it checks is unknown; NVIDIA's driver lets the runtime start
+    # (CUDA_8b3537d1=dc6ffd77 in the environment makes cudart skip the call).
+    return E.CUDA_SUCCESS
+
+
 def _unknown_buffer(d: Any, pptr: Any, psize: Any) -> None:
     # The runtime asks for a zeroed scratch buffer it owns for the process.
     buffer = d.ffi.new("char[]", 1024)
@@ -156,6 +162,7 @@ BODIES: dict[str, Callable[..., Any]] = {
     "get_module_from_cubin_ext1": _get_module_from_cubin_ext1,
     "cudart_interface_fn7": _fn7,
     "get_module_from_cubin_ext2": _get_module_from_cubin_ext2,
+    "cudart_start_check": _cudart_start_check,
     "unknown_buffer": _unknown_buffer,
     "context_local_storage_put": _cls_put,
     "context_local_storage_delete": _cls_delete,

@@ -43,7 +43,9 @@ class Table:
 
 
 TABLES = [
-    Table("CUDART_INTERFACE", "6BD5FB6C-5BF4-E74A-8987-D93912FD9DF9", 10, slots={
+    # 13 slots at least: CUDA 13.5's libcudart.so.13 calls slot 12 as its
+    # runtime starts (no arguments; any answer but 0 fails the runtime).
+    Table("CUDART_INTERFACE", "6BD5FB6C-5BF4-E74A-8987-D93912FD9DF9", 13, slots={
         1: Slot("get_module_from_cubin", "void(CUmodule *, void *)"),
         2: Slot("primary_context", "CUresult(CUcontext *, CUdevice)"),
         6: Slot("get_module_from_cubin_ext1",
@@ -51,6 +53,7 @@ TABLES = [
         7: Slot("cudart_interface_fn7", "CUresult(size_t)"),
         8: Slot("get_module_from_cubin_ext2",
                 "CUresult(void *, CUmodule *, void *, void *, unsigned int)"),
+        12: Slot("cudart_start_check", "CUresult(void)"),
     }),
     Table("TOOLS_TLS", "42D85A81-23F6-CB47-8298-F6E78A3AECDC", 4, optional=True),
     Table("TOOLS_RUNTIME_CALLBACK_HOOKS", "A094798C-2E74-2E74-93F2-0800200C0A66", 7,
