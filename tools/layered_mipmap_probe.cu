@@ -87,24 +87,27 @@ static const char *kPtx = R"PTX(
 }
 )PTX";
 
-// txq on each texture, in a module of its own (NVIDIA's driver 580.159.04
-// finds no kernel in a module using txq.num_mipmap_levels: not asked here).
-static const char *kQueryPtx = R"PTX(
-.version 7.0
-.target sm_75
-.address_size 64
-.visible .entry query(.param .u64 tex, .param .u64 out)
+// txq on each texture: one kernel per attribute, in a module of its own.
+// NVIDIA's driver (580) finds no kernel that asks txq.array_size or
+// txq.num_mipmap_levels (cuModuleGetFunction: CUDA_ERROR_NOT_FOUND; ptxas
+// leaves those a relocation against the undefined
+// `.nv.unified.texrefDescSize`), so each lookup is printed, in the module
+// cuModuleLoadDataEx gives and in the one cuLink* gives, and an attribute
+// with neither prints "-" for its value.
+static const char *kQueryHeader = ".version 7.0\n.target sm_75\n.address_size 64\n";
+static const char *kQueryKernel = R"PTX(
+.visible .entry txq_%1$s(.param .u64 tex, .param .u64 out)
 {
-  .reg .b32 %r<6>; .reg .b64 %rd<3>;
-  ld.param.u64 %rd2, [tex]; ld.param.u64 %rd1, [out];
-  txq.width.b32 %r1, [%rd2];
-  txq.height.b32 %r2, [%rd2];
-  txq.depth.b32 %r3, [%rd2];
-  txq.array_size.b32 %r4, [%rd2];
-  st.global.v4.u32 [%rd1], {%r1, %r2, %r3, %r4};
+  .reg .b32 %%r<2>; .reg .b64 %%rd<3>;
+  ld.param.u64 %%rd2, [tex]; ld.param.u64 %%rd1, [out];
+  txq.%1$s.b32 %%r1, [%%rd2];
+  st.global.u32 [%%rd1], %%r1;
   ret;
 }
 )PTX";
+static const char *kAttributes[] = {"width", "height", "depth", "array_size",
+                                    "num_mipmap_levels"};
+enum { kNumAttributes = sizeof kAttributes / sizeof kAttributes[0] };
 
 // tex.grad on a cube map, in a module of its own: zmlir does not compile
 // it (how the gradients give a cube map's LOD is what this asks an H200).
@@ -130,16 +133,67 @@ static const char *kCubeGradPtx = R"PTX(
 }
 )PTX";
 
-static CUfunction f_query;
+static CUfunction f_query[kNumAttributes];  // 0 where neither module has the kernel
 static CUdeviceptr d_out, d_params;
 
 static int query(const char *tag, CUtexObject tex) {
-  unsigned out[4];
-  void *args[] = {&tex, &d_out};
-  CK(cuLaunchKernel(f_query, 1, 1, 1, 1, 1, 1, 0, 0, args, 0));
-  CK(cuMemcpyDtoH(out, d_out, sizeof out));
-  printf("query_%s width %u height %u depth %u array_size %u\n", tag, out[0], out[1], out[2],
-         out[3]);
+  for (int a = 0; a < kNumAttributes; ++a) {
+    if (!f_query[a]) {
+      printf("query_%s %s -\n", tag, kAttributes[a]);
+      continue;
+    }
+    unsigned out;
+    void *args[] = {&tex, &d_out};
+    CK(cuLaunchKernel(f_query[a], 1, 1, 1, 1, 1, 1, 0, 0, args, 0));
+    CK(cuMemcpyDtoH(&out, d_out, sizeof out));
+    printf("query_%s %s %u\n", tag, kAttributes[a], out);
+  }
+  return 0;
+}
+
+// `ptx` linked by cuLink* into a cubin, loaded (the log printed on failure).
+static CUresult load_linked(CUmodule *mod, const char *ptx) {
+  static char log[8192];
+  CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *vals[] = {log, (void *)(size_t)sizeof log};
+  CUlinkState link;
+  CUresult r = cuLinkCreate(2, opts, vals, &link);
+  if (r != CUDA_SUCCESS) return r;
+  r = cuLinkAddData(link, CU_JIT_INPUT_PTX, (void *)ptx, strlen(ptx) + 1, "txq", 0, 0, 0);
+  void *cubin;
+  size_t size;
+  if (r == CUDA_SUCCESS) r = cuLinkComplete(link, &cubin, &size);
+  if (r == CUDA_SUCCESS) r = cuModuleLoadData(mod, cubin);
+  if (r != CUDA_SUCCESS && log[0]) printf("link log: %s\n", log);
+  cuLinkDestroy(link);
+  return r;
+}
+
+// The query kernels, each looked up in both modules; the answers printed.
+static int load_queries() {
+  static char ptx[1 << 13];
+  char *at = ptx + snprintf(ptx, sizeof ptx, "%s", kQueryHeader);
+  for (int a = 0; a < kNumAttributes; ++a)
+    at += snprintf(at, sizeof ptx - (at - ptx), kQueryKernel, kAttributes[a]);
+  static char log[8192];
+  CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *vals[] = {log, (void *)(size_t)sizeof log};
+  CUmodule mod, linked;
+  CUresult loaded = cuModuleLoadDataEx(&mod, ptx, 2, opts, vals);
+  RC("ModuleLoadDataEx_query", loaded);
+  if (loaded != CUDA_SUCCESS && log[0]) printf("jit log: %s\n", log);
+  CUresult link_loaded = load_linked(&linked, ptx);
+  RC("link_ModuleLoadData_query", link_loaded);
+  for (int a = 0; a < kNumAttributes; ++a) {
+    char name[64];
+    snprintf(name, sizeof name, "txq_%s", kAttributes[a]);
+    CUfunction direct = 0, via_link = 0;
+    CUresult r1 = loaded == CUDA_SUCCESS ? cuModuleGetFunction(&direct, mod, name) : loaded;
+    CUresult r2 =
+        link_loaded == CUDA_SUCCESS ? cuModuleGetFunction(&via_link, linked, name) : link_loaded;
+    printf("api GetFunction_%s %d link %d\n", name, (int)r1, (int)r2);
+    f_query[a] = r1 == CUDA_SUCCESS ? direct : r2 == CUDA_SUCCESS ? via_link : 0;
+  }
   return 0;
 }
 
@@ -245,9 +299,7 @@ int main() {
   CK(cuModuleGetFunction(&f_cube, mod, "level_cube"));
   CK(cuModuleGetFunction(&f_acube, mod, "level_acube"));
   CK(cuModuleGetFunction(&f_grad, mod, "grad_a2d"));
-  CUmodule query_mod;
-  CK(cuModuleLoadData(&query_mod, kQueryPtx));
-  CK(cuModuleGetFunction(&f_query, query_mod, "query"));
+  if (load_queries()) return 1;
   CK(cuMemAlloc(&d_out, 64 * 16));
   CK(cuMemAlloc(&d_params, 64 * 32));
 
@@ -316,7 +368,10 @@ int main() {
   {
     CUmodule grad_mod = 0;
     CUfunction f_grad_cube = 0;
-    bool usable = cuModuleLoadData(&grad_mod, kCubeGradPtx) == CUDA_SUCCESS &&
+    CUresult loaded = cuModuleLoadData(&grad_mod, kCubeGradPtx);
+    RC("ModuleLoadData_grad_cube", loaded);
+    if (loaded != CUDA_SUCCESS) grad_mod = 0;
+    bool usable = loaded == CUDA_SUCCESS &&
                   cuModuleGetFunction(&f_grad_cube, grad_mod, "grad_cube") == CUDA_SUCCESS;
     printf("grad_cube_usable %d\n", usable ? 1 : 0);
     if (usable) {

@@ -16,9 +16,10 @@ static const char *kPtx = R"PTX(
 .address_size 64
 .visible .entry by_gradient(.param .u64 tex, .param .u64 out, .param .u64 params)
 {
-  .reg .b32 %r<2>; .reg .f32 %f<12>; .reg .b64 %rd<8>;
+  .reg .b32 %r<3>; .reg .f32 %f<12>; .reg .b64 %rd<8>;
   ld.param.u64 %rd7, [tex]; ld.param.u64 %rd1, [out]; ld.param.u64 %rd2, [params];
-  mov.u32 %r1, %ctaid.x; mov.u32 %r0, %ntid.x; mad.lo.u32 %r1, %r1, %r0, %tid.x;
+  mov.u32 %r1, %ctaid.x; mov.u32 %r0, %ntid.x; mov.u32 %r2, %tid.x;
+  mad.lo.u32 %r1, %r1, %r0, %r2;  // ptxas takes no special register in mad
   mul.wide.u32 %rd3, %r1, 16; add.s64 %rd4, %rd2, %rd3;
   ld.global.v4.f32 {%f7, %f8, %f9, %f10}, [%rd4];
   mov.f32 %f1, 0f3F000000;
@@ -118,16 +119,21 @@ int main() {
     td.mipmapFilterMode = CU_TR_FILTER_MODE_LINEAR;
     td.maxMipmapLevelClamp = kLevels - 1;
     td.maxAnisotropy = anisos[a];
+    // A driver may refuse anisotropy (zmlir does, for mipmapped arrays):
+    // its answer is printed and the sweep goes on.
     CUtexObject t;
-    CK(cuTexObjectCreate(&t, &res, &td, 0));
-    void *args[] = {&t, &d_out, &d_params};
-    int blocks = (n + 255) / 256;
-    CK(cuLaunchKernel(f, blocks, 1, 1, 256, 1, 1, 0, 0, args, 0));
-    CK(cuMemcpyDtoH(out, d_out, sizeof out));
-    for (int i = 0; i < n; ++i)
-      printf("aniso %d %s %d dx %.9g %.9g dy %.9g %.9g -> %.9g\n", anisos[a], names[i], idx[i],
-             g[i][0], g[i][1], g[i][2], g[i][3], out[4 * i]);
-    CK(cuTexObjectDestroy(t));
+    CUresult created = cuTexObjectCreate(&t, &res, &td, 0);
+    printf("api TexObjectCreate_aniso_%d %d\n", anisos[a], (int)created);
+    if (created == CUDA_SUCCESS) {
+      void *args[] = {&t, &d_out, &d_params};
+      int blocks = (n + 255) / 256;
+      CK(cuLaunchKernel(f, blocks, 1, 1, 256, 1, 1, 0, 0, args, 0));
+      CK(cuMemcpyDtoH(out, d_out, sizeof out));
+      for (int i = 0; i < n; ++i)
+        printf("aniso %d %s %d dx %.9g %.9g dy %.9g %.9g -> %.9g\n", anisos[a], names[i],
+               idx[i], g[i][0], g[i][1], g[i][2], g[i][3], out[4 * i]);
+      CK(cuTexObjectDestroy(t));
+    }
     // Only aniso 0 sweeps everything; the others the pairs and the random set.
     if (a == 0) {
       int m = 0;

@@ -3,57 +3,96 @@
 // clamp_ogl, clamp_to_edge, clamp_to_border }" and channel_data_type and
 // channel_order "the source language's" enums; zmlir answers CUDA's own
 // (CU_TR_ADDRESS_MODE, CUarray_format, the channel count). Hand-written
-// PTX (cuModuleLoadData), every answer printed one per line.
+// PTX, one kernel per attribute, every answer printed one per line.
+// NVIDIA's driver (580) loads such a module but finds no kernel whose txq
+// asks more than the geometry (width, height, depth): cuModuleGetFunction
+// answers CUDA_ERROR_NOT_FOUND. Those are the kernels ptxas leaves a
+// relocation against the undefined `.nv.unified.texrefDescSize`.
+// So each attribute's lookup is printed, in the module cuModuleLoadDataEx
+// gives and in the one the linker (cuLink*) gives, and an attribute with
+// neither prints "-" for its value.
 //   nvcc -arch=sm_75 tools/txq_probe.cu -o txq_probe -lcuda
 #include "probe_common.h"
 
-static const char *kPtx = R"PTX(
-.version 7.0
-.target sm_75
-.address_size 64
-.visible .entry query(.param .u64 tex, .param .u64 out)
+static const char *kHeader = ".version 7.0\n.target sm_75\n.address_size 64\n";
+static const char *kKernel = R"PTX(
+.visible .entry txq_%1$s(.param .u64 tex, .param .u64 out)
 {
-  .reg .b32 %r<12>; .reg .b64 %rd<3>;
-  ld.param.u64 %rd2, [tex]; ld.param.u64 %rd1, [out];
-  txq.width.b32 %r1, [%rd2];
-  txq.height.b32 %r2, [%rd2];
-  txq.depth.b32 %r3, [%rd2];
-  txq.channel_data_type.b32 %r4, [%rd2];
-  txq.channel_order.b32 %r5, [%rd2];
-  txq.normalized_coords.b32 %r6, [%rd2];
-  txq.filter_mode.b32 %r7, [%rd2];
-  txq.addr_mode_0.b32 %r8, [%rd2];
-  txq.addr_mode_1.b32 %r9, [%rd2];
-  txq.addr_mode_2.b32 %r10, [%rd2];
-  txq.array_size.b32 %r11, [%rd2];
-  st.global.v4.u32 [%rd1], {%r1, %r2, %r3, %r4};
-  st.global.v4.u32 [%rd1+16], {%r5, %r6, %r7, %r8};
-  st.global.v2.u32 [%rd1+32], {%r9, %r10};
-  st.global.u32 [%rd1+40], %r11;
+  .reg .b32 %%r<2>; .reg .b64 %%rd<3>;
+  ld.param.u64 %%rd2, [tex]; ld.param.u64 %%rd1, [out];
+  txq.%1$s.b32 %%r1, [%%rd2];
+  st.global.u32 [%%rd1], %%r1;
   ret;
 }
 )PTX";
+static const char *kAttributes[] = {"width",         "height",           "depth",
+                                    "channel_data_type", "channel_order", "normalized_coords",
+                                    "filter_mode",   "addr_mode_0",      "addr_mode_1",
+                                    "addr_mode_2",   "array_size"};
+enum { kNumAttributes = sizeof kAttributes / sizeof kAttributes[0] };
 
-static CUfunction f;
+static CUfunction f[kNumAttributes];  // 0 where neither module has the kernel
 static CUdeviceptr d_out;
 
+// `ptx` linked by cuLink* into a cubin, loaded (the log printed on failure).
+static CUresult load_linked(CUmodule *mod, const char *ptx) {
+  static char log[8192];
+  CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *vals[] = {log, (void *)(size_t)sizeof log};
+  CUlinkState link;
+  CUresult r = cuLinkCreate(2, opts, vals, &link);
+  if (r != CUDA_SUCCESS) return r;
+  r = cuLinkAddData(link, CU_JIT_INPUT_PTX, (void *)ptx, strlen(ptx) + 1, "txq", 0, 0, 0);
+  void *cubin;
+  size_t size;
+  if (r == CUDA_SUCCESS) r = cuLinkComplete(link, &cubin, &size);
+  if (r == CUDA_SUCCESS) r = cuModuleLoadData(mod, cubin);
+  if (r != CUDA_SUCCESS && log[0]) printf("link log: %s\n", log);
+  cuLinkDestroy(link);
+  return r;
+}
+
 static int query(const char *tag, CUtexObject t) {
-  unsigned out[11];
-  void *args[] = {&t, &d_out};
-  CK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, 0, args, 0));
-  CK(cuMemcpyDtoH(out, d_out, sizeof out));
-  printf("%s width %u height %u depth %u data_type %u order %u normalized %u filter %u "
-         "addr %u %u %u array_size %u\n",
-         tag, out[0], out[1], out[2], out[3], out[4], out[5], out[6], out[7], out[8], out[9],
-         out[10]);
+  for (int a = 0; a < kNumAttributes; ++a) {
+    if (!f[a]) {
+      printf("%s %s -\n", tag, kAttributes[a]);
+      continue;
+    }
+    unsigned out;
+    void *args[] = {&t, &d_out};
+    CK(cuLaunchKernel(f[a], 1, 1, 1, 1, 1, 1, 0, 0, args, 0));
+    CK(cuMemcpyDtoH(&out, d_out, sizeof out));
+    printf("%s %s %u\n", tag, kAttributes[a], out);
+  }
   return 0;
 }
 
 int main() {
   CUmodule mod;
   if (probe_context()) return 1;
-  CK(cuModuleLoadData(&mod, kPtx));
-  CK(cuModuleGetFunction(&f, mod, "query"));
+  static char ptx[1 << 14];
+  char *at = ptx + snprintf(ptx, sizeof ptx, "%s", kHeader);
+  for (int a = 0; a < kNumAttributes; ++a)
+    at += snprintf(at, sizeof ptx - (at - ptx), kKernel, kAttributes[a]);
+  static char log[8192];
+  CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *vals[] = {log, (void *)(size_t)sizeof log};
+  CUresult loaded = cuModuleLoadDataEx(&mod, ptx, 2, opts, vals);
+  RC("ModuleLoadDataEx", loaded);
+  if (loaded != CUDA_SUCCESS && log[0]) printf("jit log: %s\n", log);
+  CUmodule linked;
+  CUresult link_loaded = load_linked(&linked, ptx);
+  RC("link_ModuleLoadData", link_loaded);
+  for (int a = 0; a < kNumAttributes; ++a) {
+    char name[64];
+    snprintf(name, sizeof name, "txq_%s", kAttributes[a]);
+    CUfunction direct = 0, via_link = 0;
+    CUresult r1 = loaded == CUDA_SUCCESS ? cuModuleGetFunction(&direct, mod, name) : loaded;
+    CUresult r2 =
+        link_loaded == CUDA_SUCCESS ? cuModuleGetFunction(&via_link, linked, name) : link_loaded;
+    printf("api GetFunction_%s %d link %d\n", name, (int)r1, (int)r2);
+    f[a] = r1 == CUDA_SUCCESS ? direct : r2 == CUDA_SUCCESS ? via_link : 0;
+  }
   CK(cuMemAlloc(&d_out, 64));
   const struct {
     const char *name;
