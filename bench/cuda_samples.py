@@ -334,14 +334,15 @@ def _run_one(name: str, entry: dict, out: Path, backend: str, timeout: int) -> O
     return Outcome(name, entry["tier"], result, cause, round(seconds, 1), features)
 
 
-def _module_ptx(sample_dir: Path) -> list[str]:
-    """Every PTX text the driver may pick from the sample's executable and
-    the module files it loads."""
+def _module_ptx(sample_dir: Path, gpu_sm: int) -> list[str]:
+    """Every PTX text the driver may pick from the sample's executable (an
+    -rdc one's units linked as the driver links them on that GPU) and the
+    module files it loads."""
     sys.path.insert(0, str(REPO))
     from tools.run_programs_passthrough import driver_ptx_texts
     from zmlir.runtime.cuda import fatbin
 
-    texts = driver_ptx_texts(sample_dir / sample_dir.name)
+    texts = driver_ptx_texts(sample_dir / sample_dir.name, relocatable=True, gpu_sm=gpu_sm)
     for path in sorted(sample_dir.glob("*.fatbin")):
         data = path.read_bytes()
         texts += [e.ptx_text() for e in fatbin.ptx_candidates(fatbin.parse(data), 80)]
@@ -379,7 +380,7 @@ def nvptx(out: Path, arch: str, gpu: str, only: set[str], timeout: int) -> int:
     for name, entry in manifest.items():
         if not entry["built"] or (only and name not in only):
             continue
-        texts = _module_ptx(out / name)
+        texts = _module_ptx(out / name, int(gpu[3:]))
         if entry.get("runtime_ptx"):
             texts += _runtime_ptx(out / name, timeout)
         for index, text in enumerate(texts):

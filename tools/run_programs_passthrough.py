@@ -30,6 +30,7 @@ installed there with `pip install --no-index --find-links wheels ...`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import struct
@@ -102,36 +103,52 @@ def ptx_keys(exe: Path) -> list[str]:
     return [keyed_ptx(text)[1] for text in driver_ptx_texts(exe)]
 
 
-def driver_ptx_texts(exe: Path, relocatable: bool = False) -> list[str]:
-    """With `relocatable` (-rdc), the driver links the units' first
-    candidates into one module (module.linked_ptx): that text too."""
+def driver_ptx_texts(exe: Path, relocatable: bool = False, gpu_sm: int = 0) -> list[str]:
+    """The PTX texts the driver may compile for `exe`'s fatbins: each one's
+    candidates. With `relocatable` (-rdc) also its translation units' (in
+    __nv_relfatbin) as the driver takes them (module.relocatable_units):
+    linked into one text (link_relocatable), or one unit's candidates; as on
+    a GPU of compute capability `gpu_sm` through the passthrough (presented
+    as it is, NVIDIA's SASS for it runs), 0: on the CPU backend."""
     from zmlir.runtime.cuda import fatbin
     from zmlir.runtime.cuda.constants import COMPUTE_CAPABILITY
+    from zmlir.runtime.cuda.errors import CudaError
+    from zmlir.runtime.cuda.module import link_relocatable, relocatable_units
 
-    reported_sm = COMPUTE_CAPABILITY[0] * 10 + COMPUTE_CAPABILITY[1]
-    # -rdc keeps each translation unit's fatbin in __nv_relfatbin.
-    section = elf_section(exe, ".nv_fatbin") + (elf_section(exe, "__nv_relfatbin")
-                                                if relocatable else b"")
-    magic = struct.pack("<I", fatbin.FATBIN_MAGIC)
-    texts, offset, firsts = [], section.find(magic), []
-    while offset >= 0:
-        size = fatbin.fatbin_size(section[offset:offset + 16])
+    reported_sm = gpu_sm or COMPUTE_CAPABILITY[0] * 10 + COMPUTE_CAPABILITY[1]
+
+    def fatbins(section: bytes) -> list[list[fatbin.Entry]]:
+        magic = struct.pack("<I", fatbin.FATBIN_MAGIC)
+        found, offset = [], section.find(magic)
+        while offset >= 0:
+            size = fatbin.fatbin_size(section[offset:offset + 16])
+            with contextlib.suppress(fatbin.FatbinError):  # not one we read
+                found.append(fatbin.parse(section[offset:offset + size]))
+            offset = section.find(magic, offset + size)
+        return found
+
+    def candidates(entries: list[fatbin.Entry]) -> list[str]:
         try:
             # Every candidate: the driver takes the first that compiles.
-            candidates = fatbin.ptx_candidates(fatbin.parse(section[offset:offset + size]),
-                                               reported_sm)
+            return [e.ptx_text() for e in fatbin.ptx_candidates(entries, reported_sm)]
         except fatbin.FatbinError:
             # SASS only (static cudart brings one of its own): nothing we could
             # run, and nothing the program's kernels need.
-            pass
-        else:
-            texts.extend(entry.ptx_text() for entry in candidates)
-            firsts.append((candidates[0].ptx_text(), f"unit{len(firsts)}.ptx"))
-        offset = section.find(magic, offset + size)
-    if relocatable and len(firsts) > 1:
-        from zmlir.runtime.cuda.module import linked_ptx
+            return []
 
-        texts.append(linked_ptx(firsts))
+    texts = [text for entries in fatbins(elf_section(exe, ".nv_fatbin"))
+             for text in candidates(entries)]
+    if not relocatable:
+        return texts
+    units = fatbins(elf_section(exe, "__nv_relfatbin"))
+    linked = relocatable_units(units, gpu_sm, reported_sm)
+    if len(linked) == 1:
+        texts += [text for entries in units for text in candidates(entries)]
+    elif linked:
+        try:
+            texts.append(link_relocatable(linked))
+        except CudaError as err:  # the driver answers the same: nothing to compile
+            print(f"{exe.name}: its units do not link: {str(err).splitlines()[0]}")
     return texts
 
 
@@ -148,7 +165,9 @@ def prepare(directory: Path, archs: list[str]) -> int:
         for cudart in CUDARTS:
             exe = build(program, cudart, directory / "bin")
             relocatable = any(f.startswith("-rdc=true") for f in program.flags)
-            for index, text in enumerate(driver_ptx_texts(exe, relocatable)):
+            texts = {text: None for arch in archs
+                     for text in driver_ptx_texts(exe, relocatable, int(arch[3:]))}
+            for index, text in enumerate(texts):
                 text, key = keyed_ptx(text)
                 for arch in archs:
                     if (cache_dir / f"{key}.{arch}.json").exists():

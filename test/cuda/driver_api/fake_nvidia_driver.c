@@ -1,8 +1,9 @@
 /* A stand-in for NVIDIA's libcuda.so.1 under zmlir's CUDA passthrough
  * backend (ZMLIR_CUDA_DRIVER=this.so), for testing on a machine without an
  * NVIDIA GPU: the calls the backend makes, on host memory. Launching
- * "add_scalar(u32 *p, u32 v)" adds v to p[0 .. blockDim.x); every launch is
- * counted (fake_launches). A thread must make the context current before it
+ * "add_scalar(u32 *p, u32 v)" adds v to p[0 .. blockDim.x), "launch_add"
+ * makes a device-side launch of it (below); every launch is counted
+ * (fake_launches). A thread must make the context current before it
  * launches, as with the real driver. */
 #define _GNU_SOURCE /* memmem */
 #include <stdint.h>
@@ -186,6 +187,35 @@ CUresult cuFuncGetParamInfo(void *f, size_t index, size_t *offset, size_t *size)
   *size = index ? 4 : 8;
   return 0;
 }
+/* launch_add(u32 *p, u32 v, u64 child) runs as a kernel linked with zmlir's
+ * libcudadevrt stand-in would, one thread launching `child<<<1,
+ * blockDim.x>>>(p, v)`: a record in the launch queue whose address the
+ * driver wrote to the module variable __zmlir_device_launches (the layout of
+ * zmlir/runtime/cuda/device_launch.py); `child` is the kernel's address as
+ * zmlir's device code has it. */
+static CUresult fake_device_launch(void **params, unsigned int threads) {
+  CUdeviceptr variable = 0;
+  for (int i = 0; i < nglobals; ++i)
+    if (strcmp(globals[i].name, "__zmlir_device_launches") == 0)
+      variable = globals[i].address;
+  if (variable == 0)
+    return 1; /* the driver never asked for the queue's variable */
+  unsigned char *queue = (unsigned char *)(uintptr_t) * (CUdeviceptr *)(uintptr_t)variable;
+  unsigned int *header = (unsigned int *)queue; /* claimed, capacity, dropped */
+  if (header[0] >= header[1]) {
+    ++header[2];
+    return 0;
+  }
+  unsigned char *record = queue + 64 + (size_t)header[0]++ * (64 + 4096);
+  unsigned int shape[8] = {1, 1, 1, threads, 1, 1, 0, 1}; /* grid, block, shared, launched */
+  memcpy(record, params[2], 8);
+  memcpy(record + 8, shape, sizeof shape);
+  memset(record + 40, 0, 8); /* the stream */
+  memcpy(record + 64, params[0], 8);
+  memcpy(record + 72, params[1], 4);
+  return 0;
+}
+
 CUresult cuLaunchKernel(void *f, unsigned int gx, unsigned int gy, unsigned int gz,
                         unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared,
                         void *stream, void **params, void **extra) {
@@ -199,6 +229,10 @@ CUresult cuLaunchKernel(void *f, unsigned int gx, unsigned int gy, unsigned int 
     unsigned int v = *(unsigned int *)params[1];
     for (unsigned int i = 0; i < bx; ++i)
       p[i] += v;
+  } else if (strcmp(fn->name, "launch_add") == 0) {
+    CUresult code = fake_device_launch(params, bx);
+    if (code != 0)
+      return code;
   }
   last_shared = shared;
   __atomic_add_fetch(&launches, 1, __ATOMIC_RELAXED);

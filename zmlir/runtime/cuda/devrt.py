@@ -66,6 +66,13 @@ def is_device_runtime_ptx(text: str) -> bool:
     return _DEFINES_LAUNCH.search(text) is not None
 
 
+def declares_provided(text: str) -> bool:
+    """Whether a unit's PTX declares (`.extern`) a function the stand-in
+    defines: it was linked with the device runtime."""
+    return any(re.search(rf"^\.extern\s+\.func\b[^;{{]*\b{name}\s*\(", text, re.M)
+               for name in provided())
+
+
 def unsupported(message: str) -> str | None:
     """For a link error of the stand-in's link: why an undefined device
     runtime function is one (None when the error is another)."""

@@ -94,6 +94,62 @@ def linked_ptx(units: list[tuple[str, str]]) -> str:
         raise CudaError(E.CUDA_ERROR_INVALID_PTX, f"the PTX linker is unavailable ({err})") from None
 
 
+def unit_ptx_candidates(entries: list[fatbin.Entry], native_sm: int,
+                        reported_sm: int) -> list[fatbin.Entry]:
+    """The PTX entries of one fatbin the driver tries, in order, on a device
+    presenting `reported_sm` whose backend runs NVIDIA's SASS for
+    `native_sm` (0: none); FatbinError if there is none."""
+    if native_sm and any(e.kind == fatbin.KIND_ELF and e.sm == native_sm for e in entries):
+        # PTX newer than a GPU with its own SASS here is not for it
+        # (NVIDIA's libraries: compute_120 PTX beside sm_90 SASS).
+        entries = [e for e in entries if e.kind == fatbin.KIND_ELF or e.sm <= native_sm]
+    return fatbin.ptx_candidates(entries, reported_sm)
+
+
+def relocatable_units(units: list[list[fatbin.Entry]], native_sm: int,
+                      reported_sm: int) -> list[tuple[str, str]]:
+    """The PTX units ((text, name) each) the driver links for a program
+    built with -rdc, from its translation units' fatbins: each unit's best
+    PTX, named by its place, not its address (the linked text is the JIT
+    cache's and the NVPTX cache's key); units of machine code only (cudart's
+    own, a library's) are left out. NVIDIA's device runtime (-lcudadevrt)
+    links as our stand-in, recognised by any of its PTX entries: the one it
+    has is compute_121, which a GPU with the unit's own SASS (an H200) does
+    not take (unit_ptx_candidates)."""
+    linked: list[tuple[str, str]] = []
+    for entries in units:
+        if any(e.is_ptx and devrt.is_device_runtime_ptx(e.ptx_text()) for e in entries):
+            linked.append(devrt.unit())
+            continue
+        try:
+            candidates = unit_ptx_candidates(entries, native_sm, reported_sm)
+        except fatbin.FatbinError:
+            continue
+        linked.append((candidates[0].ptx_text(), f"unit{len(linked)}.ptx"))
+    if devrt.unit() not in linked and any(devrt.declares_provided(text) for text, _ in linked):
+        linked.append(devrt.unit())  # the library's unit had no PTX: a toolkit's build
+    return linked
+
+
+def _has_candidates(entries: list[fatbin.Entry], native_sm: int, reported_sm: int) -> bool:
+    try:
+        return bool(unit_ptx_candidates(entries, native_sm, reported_sm))
+    except fatbin.FatbinError:
+        return False
+
+
+def link_relocatable(units: list[tuple[str, str]]) -> str:
+    """`linked_ptx` of relocatable_units' units; a device runtime function
+    our stand-in lacks is CUDA_ERROR_NOT_SUPPORTED naming it."""
+    try:
+        return linked_ptx(units)
+    except CudaError as err:
+        why = devrt.unsupported(str(err)) if devrt.unit() in units else None
+        if why is None:
+            raise
+        raise CudaError(E.CUDA_ERROR_NOT_SUPPORTED, why) from None
+
+
 class ModuleAPI(FunctionAPI):
     # -- loading --------------------------------------------------------------
 
@@ -145,49 +201,56 @@ class ModuleAPI(FunctionAPI):
         second field is the NULL-terminated list of the translation units'
         own fatbins, each with its PTX, which we link (frontend.link) as
         nvlink linked their machine code."""
-        units = []
+        addresses = []
         array = self.ffi.cast("unsigned long long *", prelinked)
-        while prelinked and array[len(units)]:
-            units.append(int(array[len(units)]))
-        with_ptx = []
-        for unit in units:
+        while prelinked and array[len(addresses)]:
+            addresses.append(int(array[len(addresses)]))
+        units: dict[int, list[fatbin.Entry]] = {}
+        for address in addresses:
             try:
-                with_ptx.append(self._fatbin_ptx(unit))
+                units[address] = self._fatbin_entries(address)
             except CudaError:
-                continue  # machine code only (cudart's own, or a library's)
-        if len(with_ptx) == 1:
-            return with_ptx[0]
-        if not with_ptx:
+                continue  # not a fatbin we read: nothing of it can be linked
+        native, presented = self.device.native_sm(), presented_sm(self.device)
+        linked = relocatable_units(list(units.values()), native, presented)
+        if not linked:
             raise CudaError(E.CUDA_ERROR_NO_BINARY_FOR_GPU,
                             "relocatable device code with no PTX in any translation unit")
-        # Each unit's best PTX (ptx_candidates' order), named by its place, not
-        # its address: the linked text is the JIT cache's key. NVIDIA's device
-        # runtime (-lcudadevrt) links as our stand-in for it.
-        firsts = [devrt.unit() if devrt.is_device_runtime_ptx(candidates[0][0])
-                  else (candidates[0][0], f"unit{i}.ptx") for i, candidates in enumerate(with_ptx)]
+        if len(linked) == 1 and linked[0] != devrt.unit():
+            # One unit: every candidate of it, as a plain fatbin's.
+            address = next(a for a, entries in units.items()
+                           if _has_candidates(entries, native, presented))
+            return self._named_candidates(address, units[address])
         try:
-            return [(linked_ptx(firsts), "rdc-linked.ptx")]
+            return [(link_relocatable(linked), "rdc-linked.ptx")]
         except CudaError as err:
-            why = devrt.unsupported(str(err)) if devrt.unit() in firsts else None
-            if why is None:
-                raise
-            raise CudaError(E.CUDA_ERROR_NOT_SUPPORTED, why) from None
+            # A device runtime function we lack: named once, without ZMLIR_LOG.
+            if err.code == E.CUDA_ERROR_NOT_SUPPORTED and str(err) not in self.warned:
+                self.warned.add(str(err))
+                log(str(err))
+            raise
 
-    def _fatbin_ptx(self, address: int) -> list[tuple[str, str]]:
+    def _fatbin_entries(self, address: int) -> list[fatbin.Entry]:
+        """The entries of the fatbin at `address`."""
         header = bytes(self.ffi.buffer(self.ffi.cast("char *", address), 16))
         try:
             size = fatbin.fatbin_size(header)
-            data = bytes(self.ffi.buffer(self.ffi.cast("char *", address), size))
-            entries = fatbin.parse(data)
-            native = self.device.native_sm()
-            if any(e.kind == fatbin.KIND_ELF and e.sm == native for e in entries):
-                # PTX newer than a GPU with its own SASS here is not for it
-                # (NVIDIA's libraries: compute_120 PTX beside sm_90 SASS).
-                entries = [e for e in entries if e.kind == fatbin.KIND_ELF or e.sm <= native]
-            entries = fatbin.ptx_candidates(entries, presented_sm(self.device))
-            return [(e.ptx_text(), f"fatbin@0x{address:x}.sm_{e.sm}.ptx") for e in entries]
+            return fatbin.parse(bytes(self.ffi.buffer(self.ffi.cast("char *", address), size)))
         except fatbin.FatbinError as err:
             raise CudaError(E.CUDA_ERROR_NO_BINARY_FOR_GPU, str(err)) from None
+
+    def _fatbin_ptx(self, address: int) -> list[tuple[str, str]]:
+        return self._named_candidates(address, self._fatbin_entries(address))
+
+    def _named_candidates(self, address: int,
+                          entries: list[fatbin.Entry]) -> list[tuple[str, str]]:
+        """The PTX candidates of the fatbin at `address`, named by it."""
+        try:
+            candidates = unit_ptx_candidates(entries, self.device.native_sm(),
+                                             presented_sm(self.device))
+        except fatbin.FatbinError as err:
+            raise CudaError(E.CUDA_ERROR_NO_BINARY_FOR_GPU, str(err)) from None
+        return [(e.ptx_text(), f"fatbin@0x{address:x}.sm_{e.sm}.ptx") for e in candidates]
 
     def load_module(self, image: Any) -> int:
         self.require_init()
@@ -232,9 +295,16 @@ class ModuleAPI(FunctionAPI):
         try:
             program = self.device.load_native(address)
         except CudaError as native_error:
-            if native_error.code == E.CUDA_ERROR_NO_BINARY_FOR_GPU:
-                raise error from None  # no SASS for this GPU either: why the PTX failed
-            raise
+            if native_error.code != E.CUDA_ERROR_NO_BINARY_FOR_GPU:
+                raise
+            # No SASS for this GPU either: why the PTX failed, said once even
+            # without ZMLIR_LOG (an application that does not check its
+            # launches would otherwise go on with kernels that never ran).
+            why = f"{error} (and the image has no NVIDIA machine code for sm_{sm})"
+            if why not in self.warned:
+                self.warned.add(why)
+                log(f"a module cannot load: {why}")
+            raise error from None
         self.fast.register_exit()
         name = f"image@0x{address:x}.sm_{sm}"
         if os.environ.get("ZMLIR_LOG"):
