@@ -63,7 +63,9 @@ def test_the_stand_in_defines_grid_groups_and_device_side_launches() -> None:
                                 "__cudaCDP2GetParameterBufferV2", "__cudaCDP2LaunchDeviceV2",
                                 "cudaGetParameterBufferV2", "cudaLaunchDeviceV2",
                                 "__cudaCDP2StreamCreateWithFlags", "__cudaCDP2StreamDestroy",
-                                "__cudaCDP2GetLastError", "__cudaCDP2PeekAtLastError"}
+                                "__cudaCDP2GetLastError", "__cudaCDP2PeekAtLastError",
+                                "__cudaCDP2MemcpyAsync", "cudaMemcpyAsync",
+                                "__cudaCDP2GetErrorString", "cudaGetErrorString"}
     # It compiles for the CPU: its grid workspace and launch queue are the
     # module's variables.
     ir = str(compile_module(devrt.unit()[0], "spirv", emit="llvm-ir").stages["llvm-ir"])

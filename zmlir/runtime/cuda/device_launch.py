@@ -6,12 +6,14 @@ it holds the address of the module's launch queue: a header, then records
 a thread fills through `cudaGetParameterBufferV2` (the child kernel's
 address, grid, block, dynamic shared bytes, and its parameters as
 cuLaunchKernel's `extra` lays them out) and marks launched with
-`cudaLaunchDeviceV2`. Once the launching grid has ended, the driver
+`cudaLaunchDeviceV2`; a device-side copy (cudaMemcpyAsync) is a record
+too, of kernel COPY. Once the launching grid has ended, the driver
 launches the launched records' grids in record order, each with the queue
-emptied for its own children (launch.py). CUDA allows this schedule: a
-CDP2 grid cannot wait for its children and is complete only with them. A
-child kernel is found by its address, a hash of its name
-(frontend/kernel_address.py), among its module's kernels."""
+emptied for its own children, and makes their copies in the same order
+(launch.py). CUDA allows this schedule: a CDP2 grid cannot wait for its
+children and is complete only with them. A child kernel is found by its
+address, a hash of its name (frontend/kernel_address.py), among its
+module's kernels."""
 
 from __future__ import annotations
 
@@ -29,7 +31,9 @@ HEADER = 64  # {u32 claimed; u32 capacity; u32 dropped;}, padded
 RECORD = 64 + 4096  # {u64 kernel; u32 grid[3], block[3], shared, launched; u64 stream;}, params
 CAPACITY = 2048  # NVIDIA's cudaLimitDevRuntimePendingLaunchCount by default
 MAX_DEPTH = 24  # NVIDIA's deepest nesting of device-side launches
+COPY = 1  # the kernel of a device-side cudaMemcpyAsync's record: no kernel's address
 _RECORD_HEAD = struct.Struct("<Q3I3III")
+_COPY = struct.Struct("<QQQ")  # its parameters: destination, source, bytes
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,12 @@ def collect(device: Any, module: Module) -> tuple[list[DeviceLaunch], int]:
             params = bytes(data[i * RECORD + 64:(i + 1) * RECORD])
             launches.append(DeviceLaunch(kernel, (gx, gy, gz), (bx, by, bz), shared, params))
     return launches, dropped
+
+
+def copy_of(launch: DeviceLaunch) -> tuple[int, int, int] | None:
+    """(destination, source, bytes) where the record is a device-side copy
+    (cudaMemcpyAsync in a kernel), None where it is a grid."""
+    return _COPY.unpack_from(launch.params) if launch.kernel == COPY else None
 
 
 def kernel_name(module: Module, address: int) -> str | None:

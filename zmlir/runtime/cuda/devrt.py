@@ -7,14 +7,14 @@ kernel that calls `cg.this_grid()`), so where a cuLink* input is that
 library (by its file name, or an archive of cuda_device_runtime objects)
 the linker links our own PTX unit instead, cudadevrt.ptx: the cudaCG*
 functions, on the grid barrier of cooperative launches (cooperative.py),
-and device-side launches (cudaGetParameterBufferV2, cudaLaunchDeviceV2),
-which the driver runs after the launching grid (device_launch.py). A
+and device-side launches (cudaGetParameterBufferV2, cudaLaunchDeviceV2)
+and copies (cudaMemcpyAsync between device addresses), which the driver
+runs after the launching grid (device_launch.py), and cudaGetErrorString. A
 program built with -rdc and -lcudadevrt carries the library's own PTX as
 one of its units (compute_121 only, calling NVIDIA's driver-internal
 syscalls): that unit is replaced by ours too (`is_device_runtime_ptx`). A
 reference to any other device runtime function (device-side cudaMalloc,
-memcpy, events, ...) stays undefined and fails the link naming it
-(`unsupported`).
+events, ...) stays undefined and fails the link naming it (`unsupported`).
 """
 
 from __future__ import annotations
@@ -82,8 +82,8 @@ def unsupported(message: str) -> str | None:
     name = match.group(1)
     return (f"{message}: '{name}' is a function of NVIDIA's device runtime (libcudadevrt), "
             f"of which zmlir provides only {', '.join(sorted(provided()))}; the rest of "
-            "the device runtime (CUDA dynamic parallelism's device-side memory, copies, "
-            "events, ...) is not supported")
+            "the device runtime (CUDA dynamic parallelism's device-side memory "
+            "management, events, ...) is not supported")
 
 
 def _archive_members(data: bytes) -> list[str]:

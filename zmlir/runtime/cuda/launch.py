@@ -158,6 +158,10 @@ class LaunchAPI(FunctionAPI):
         for child in launches:
             if self.sticky_error():
                 return
+            copy = device_launch.copy_of(child)
+            if copy is not None:
+                self._device_copy(parent, *copy)
+                continue
             fn, args, why = self._child(module, child, depth)
             if fn is None or args is None:
                 log(f"a device-side launch by {parent.name} cannot run: {why}; the context's "
@@ -173,6 +177,25 @@ class LaunchAPI(FunctionAPI):
                                    child.shared)
             self._check_trap(fn)
             self._device_launches(fn, depth + 1)
+
+    def _device_copy(self, parent: Function, dst: int, src: int, nbytes: int) -> None:
+        """A device-side cudaMemcpyAsync by `parent`'s threads. Outside the
+        memory the device reaches it fails as such a copy faults on a GPU:
+        the context's later calls return CUDA_ERROR_ILLEGAL_ADDRESS."""
+        def reached(address: int) -> bool:
+            return any(ranges.containing(address, nbytes) is not None
+                       for ranges in (self.allocations, self.host_ranges))
+
+        if not nbytes:
+            return
+        if not (reached(dst) and reached(src)):
+            log(f"a device-side copy by {parent.name} of {nbytes} bytes from {src:#x} to "
+                f"{dst:#x} is outside device memory; the context's later calls return "
+                "CUDA_ERROR_ILLEGAL_ADDRESS")
+            self.make_sticky(E.CUDA_ERROR_ILLEGAL_ADDRESS)
+            self.current_changed()
+            return
+        self.device.copy_device_to_device(dst, src, nbytes)
 
     def _child(self, module: Any, child: device_launch.DeviceLaunch,
                depth: int) -> tuple[Function | None, list[Any] | None, str]:

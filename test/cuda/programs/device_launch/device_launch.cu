@@ -2,10 +2,12 @@
 // -rdc=true -lcudadevrt: kernels launching grids with parameters of every
 // kind (pointer, int, double, float, a by-value struct), dynamic shared
 // memory, the tail-launch and fire-and-forget streams, nested launches
-// (a grid launching itself, 6 deep), and many launches from many threads.
+// (a grid launching itself, 6 deep), many launches from many threads, and
+// a device-side copy (cudaMemcpyAsync) a grid in its stream reads.
 // A parent grid cannot wait for its children (CDP2), so the host checks
 // what they wrote once the parent's launch is synchronised.
 #include <cstdio>
+#include <cstring>
 
 #include "check.h"
 
@@ -47,6 +49,20 @@ __global__ void add_one(unsigned* counter, unsigned amount) { atomicAdd(counter,
 
 __global__ void launch_from_every_thread(unsigned* counter) {
   add_one<<<1, 2>>>(counter, threadIdx.x + 1);
+}
+
+__global__ void double_each(const int* in, int* out) { out[threadIdx.x] = 2 * in[threadIdx.x]; }
+
+__global__ void copy_then_double(const int* src, int* staging, int* out, int n, char* message) {
+  cudaStream_t s;
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  cudaError_t err = cudaMemcpyAsync(staging, src, n * sizeof(int), cudaMemcpyDeviceToDevice, s);
+  double_each<<<1, n, 0, s>>>(staging, out);
+  const char* text = cudaGetErrorString(err);
+  int i = 0;
+  for (; text[i] && i < 31; ++i) message[i] = text[i];
+  message[i] = 0;
+  cudaStreamDestroy(s);
 }
 
 int main() {
@@ -96,6 +112,21 @@ int main() {
   CHECK(cudaMemcpy(&total, counter, sizeof total, cudaMemcpyDeviceToHost));
   EXPECT(total == 16u * 2u * (64u * 65u / 2u), "counter = %u, want %u", total,
          16u * 2u * (64u * 65u / 2u));
+
+  // A copy into staging, then a grid in the same stream doubling what it copied.
+  char* message;
+  CHECK(cudaMalloc(&message, 32));
+  CHECK(cudaMemset(reversed, 0, 32 * sizeof(int)));
+  copy_then_double<<<1, 1>>>(in, out, reversed, 32, message);
+  CHECK(cudaDeviceSynchronize());
+  CHECK(cudaMemcpy(back, reversed, 32 * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < 32; ++i)
+    EXPECT(back[i] == 2 * values[i], "copy then double: [%d] = %d, want %d", i, back[i],
+           2 * values[i]);
+  char text[32];
+  CHECK(cudaMemcpy(text, message, sizeof text, cudaMemcpyDeviceToHost));
+  EXPECT(std::strcmp(text, "no error") == 0, "cudaGetErrorString(cudaSuccess) = \"%s\"", text);
+  CHECK(cudaFree(message));
 
   CHECK(cudaFree(out));
   CHECK(cudaFree(in));
