@@ -104,6 +104,10 @@ _PROBE = textwrap.dedent("""
         call.uni (r), __cudaCDP2GetParameterBufferV2, (f, g, b, s); ld.param.b64 %rd2, [r]; }
       ret;
     }
+    .visible .entry copy_words(.param .u64 dst, .param .u64 src, .param .u32 n)
+    {
+      ret;
+    }
     '''
     r = {}
     assert lib.cuInit(0) == 0
@@ -136,7 +140,23 @@ _PROBE = textwrap.dedent("""
         r[name] = [code, sync, copy, list(words)]
     launch("child", kernel_address("add_scalar"))
     launch("again", kernel_address("add_scalar"))
-    launch("unknown_child", kernel_address("no_such_kernel"))
+    # copy_words: a device-side copy of n words (cudaMemcpyAsync)
+    copy = ctypes.c_void_p()
+    assert lib.cuModuleGetFunction(ctypes.byref(copy), mod, b"copy_words") == 0
+    e = ctypes.c_uint64()
+    assert lib.cuMemAlloc_v2(ctypes.byref(e), 4 * n) == 0
+    assert lib.cuMemsetD32_v2(e, 0, n) == 0
+    def copy_words(name, dst, src, count):
+        dst, src, count = ctypes.c_uint64(dst), ctypes.c_uint64(src), ctypes.c_uint32(count)
+        params = (ctypes.c_void_p * 3)(ctypes.addressof(dst), ctypes.addressof(src),
+                                       ctypes.addressof(count))
+        code = lib.cuLaunchKernel(copy, 1, 1, 1, 1, 1, 1, 0, None, params, None)
+        sync = lib.cuCtxSynchronize()
+        copied = lib.cuMemcpyDtoH_v2(words, e, 4 * n)
+        r[name] = [code, sync, copied, list(words)]
+    copy_words("copy", e.value + 8, d.value, n - 2)  # the words 10, to e[2:]
+    copy_words("copy_outside", e.value, 64, n)  # from no memory of the device's
+    launch("after_fault", kernel_address("add_scalar"))
     print(json.dumps(r))
 """)
 
@@ -152,9 +172,25 @@ def test_child_grids_run_through_the_passthrough(libdir: str,
     # [launch, synchronize, copy, the words]: each launch_add's child added 5.
     assert r["child"] == [0, 0, 0, [5] * 32]
     assert r["again"] == [0, 0, 0, [10] * 32]
-    # A child the module does not have fails the context loudly.
-    assert r["unknown_child"][0] == 0
-    assert r["unknown_child"][1:3] == [719, 719]  # CUDA_ERROR_LAUNCH_FAILED
+    # A device-side copy runs through the passthrough in its place.
+    assert r["copy"] == [0, 0, 0, [0, 0] + [10] * 30]
+    # One from memory the device does not reach faults, loudly.
+    assert r["copy_outside"][:3] == [0, 700, 700]  # CUDA_ERROR_ILLEGAL_ADDRESS
+    assert "a device-side copy by copy_words of 128 bytes" in result.stderr
+    assert r["after_fault"][:3] == [700, 700, 700]
+
+
+def test_an_unknown_child_fails_the_context(libdir: str, fake_nvidia_driver: Path) -> None:
+    env = {**os.environ, "ZMLIR_BACKEND": "cuda", "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver)}
+    probe = _PROBE.replace('launch("child", kernel_address("add_scalar"))',
+                           'launch("unknown_child", kernel_address("no_such_kernel"))')
+    probe = probe[:probe.index('launch("again"')] + "print(json.dumps(r))\n"
+    result = subprocess.run([sys.executable, "-c", probe, libdir], capture_output=True,
+                            text=True, timeout=300, env=env)
+    assert result.returncode == 0, result.stderr
+    r = json.loads(result.stdout.strip().splitlines()[-1])
+    # The launch itself succeeded; the context now holds the failure.
+    assert r["unknown_child"][:3] == [0, 719, 719]  # CUDA_ERROR_LAUNCH_FAILED
     assert "a device-side launch by launch_add cannot run" in result.stderr
 
 

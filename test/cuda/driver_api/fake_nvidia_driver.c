@@ -192,7 +192,8 @@ CUresult cuFuncGetParamInfo(void *f, size_t index, size_t *offset, size_t *size)
  * blockDim.x>>>(p, v)`: a record in the launch queue whose address the
  * driver wrote to the module variable __zmlir_device_launches (the layout of
  * zmlir/runtime/cuda/device_launch.py); `child` is the kernel's address as
- * zmlir's device code has it. */
+ * zmlir's device code has it. copy_words(u32 *dst, u32 *src, u32 n) makes
+ * a device-side cudaMemcpyAsync of n words: a record of kernel 1. */
 static CUresult fake_device_launch(void **params, unsigned int threads) {
   CUdeviceptr variable = 0;
   for (int i = 0; i < nglobals; ++i)
@@ -208,13 +209,21 @@ static CUresult fake_device_launch(void **params, unsigned int threads) {
   }
   unsigned char *record = queue + 64 + (size_t)header[0]++ * (64 + 4096);
   unsigned int shape[8] = {1, 1, 1, threads, 1, 1, 0, 1}; /* grid, block, shared, launched */
-  memcpy(record, params[2], 8);
   memcpy(record + 8, shape, sizeof shape);
   memset(record + 40, 0, 8); /* the stream */
+  if (threads == 0) { /* a copy: kernel 1, {dst, src, bytes} */
+    unsigned long long copy[4] = {1, *(CUdeviceptr *)params[0], *(CUdeviceptr *)params[1],
+                                  4ull * *(unsigned int *)params[2]};
+    memcpy(record, copy, 8);
+    memcpy(record + 64, copy + 1, 24);
+    return 0;
+  }
+  memcpy(record, params[2], 8);
   memcpy(record + 64, params[0], 8);
   memcpy(record + 72, params[1], 4);
   return 0;
 }
+static CUresult fake_device_copy(void **params) { return fake_device_launch(params, 0); }
 
 CUresult cuLaunchKernel(void *f, unsigned int gx, unsigned int gy, unsigned int gz,
                         unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared,
@@ -229,8 +238,8 @@ CUresult cuLaunchKernel(void *f, unsigned int gx, unsigned int gy, unsigned int 
     unsigned int v = *(unsigned int *)params[1];
     for (unsigned int i = 0; i < bx; ++i)
       p[i] += v;
-  } else if (strcmp(fn->name, "launch_add") == 0) {
-    CUresult code = fake_device_launch(params, bx);
+  } else if (strcmp(fn->name, "launch_add") == 0 || strcmp(fn->name, "copy_words") == 0) {
+    CUresult code = fn->name[0] == 'c' ? fake_device_copy(params) : fake_device_launch(params, bx);
     if (code != 0)
       return code;
   }
