@@ -93,33 +93,59 @@ def test_unsupported_lowering_points_at_the_ptx_line(tmp_path: Path) -> None:
     assert not (tmp_path / "o.spv").exists()
 
 
-def test_recursion_is_rejected_where_the_target_cannot_run_it(tmp_path: Path) -> None:
-    # fib calls itself; Intel's OpenCL CPU runtime faults on recursion in a
-    # sub-group kernel, the host CPU runs it.
-    src = tmp_path / "fib.ptx"
-    src.write_text(
-        ".version 9.0\n.target sm_80\n.address_size 64\n"
-        ".func (.param .b32 r) fib(.param .b32 n)\n{\n\t.reg .pred %p;\n\t.reg .b32 %r<6>;\n"
-        "\tld.param.b32 %r1, [n];\n\tsetp.lt.s32 %p, %r1, 2;\n\tmov.b32 %r5, %r1;\n"
-        "\t@%p bra DONE;\n\tadd.s32 %r2, %r1, -1;\n"
-        "\t{ .param .b32 a; .param .b32 b; st.param.b32 [a], %r2;\n"
-        "\tcall.uni (b), fib, (a);\n\tld.param.b32 %r3, [b]; }\n"
-        "\tadd.s32 %r2, %r1, -2;\n"
-        "\t{ .param .b32 a; .param .b32 b; st.param.b32 [a], %r2;\n"
-        "\tcall.uni (b), fib, (a);\n\tld.param.b32 %r4, [b]; }\n"
-        "\tadd.s32 %r5, %r3, %r4;\nDONE:\n\tst.param.b32 [r], %r5;\n\tret;\n}\n"
-        ".visible .entry k(.param .u64 p)\n{\n\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<2>;\n"
-        "\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, %tid.x;\n"
-        "\t{ .param .b32 a; .param .b32 b; st.param.b32 [a], %r1;\n"
-        "\tcall.uni (b), fib, (a);\n\tld.param.b32 %r2, [b]; }\n"
-        "\tst.global.u32 [%rd1], %r2;\n\tret;\n}\n")
-    out = run_zmlir("compile", str(src), "-o", str(tmp_path / "o.spv"))
+FIB_PTX = (
+    ".version 9.0\n.target sm_80\n.address_size 64\n"
+    ".func (.param .b32 r) fib(.param .b32 n)\n{\n\t.reg .pred %p;\n\t.reg .b32 %r<6>;\n"
+    "\tld.param.b32 %r1, [n];\n\tsetp.lt.s32 %p, %r1, 2;\n\tmov.b32 %r5, %r1;\n"
+    "\t@%p bra DONE;\n\tadd.s32 %r2, %r1, -1;\n"
+    "\t{ .param .b32 a; .param .b32 b; st.param.b32 [a], %r2;\n"
+    "\tcall.uni (b), fib, (a);\n\tld.param.b32 %r3, [b]; }\n"
+    "\tadd.s32 %r2, %r1, -2;\n"
+    "\t{ .param .b32 a; .param .b32 b; st.param.b32 [a], %r2;\n"
+    "\tcall.uni (b), fib, (a);\n\tld.param.b32 %r4, [b]; }\n"
+    "\tadd.s32 %r5, %r3, %r4;\nDONE:\n\tst.param.b32 [r], %r5;\n\tret;\n}\n"
+    ".visible .entry k(.param .u64 p)\n{\n\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<2>;\n"
+    "\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, %tid.x;\n"
+    "\t{ .param .b32 a; .param .b32 b; st.param.b32 [a], %r1;\n"
+    "\tcall.uni (b), fib, (a);\n\tld.param.b32 %r2, [b]; }\n"
+    "\tSHUFFLE\tst.global.u32 [%rd1], %r2;\n\tret;\n}\n")
+
+
+def test_recursion_compiles_except_in_a_kernel_that_needs_whole_warps(tmp_path: Path) -> None:
+    # fib calls itself. Intel's OpenCL CPU runtime runs it in a kernel that
+    # asks for no sub-group size and faults compiling it into one vectorized
+    # 32 wide (a shuffle makes the kernel need whole warps); the host CPU and
+    # NVPTX run it either way.
+    plain, shuffles = tmp_path / "fib.ptx", tmp_path / "fib_shfl.ptx"
+    plain.write_text(FIB_PTX.replace("\tSHUFFLE", ""))
+    shuffles.write_text(FIB_PTX.replace("SHUFFLE", "shfl.sync.bfly.b32 %r2, %r2, 1, 31, -1;\n"))
+    assert run_zmlir("compile", str(plain), "-o", str(tmp_path / "a.spv")).returncode == 0
+    out = run_zmlir("compile", str(shuffles), "-o", str(tmp_path / "o.spv"))
     assert out.returncode == 1
-    assert out.stderr.strip() == (f"{src}:14:2: error: unsupported recursive call of 'fib' on "
-                                  "target 'spirv': OpenCL consumers run no recursion (Intel's "
-                                  "CPU runtime faults on it)")
+    assert out.stderr.strip() == (
+        f"{shuffles}:14:2: error: unsupported recursive call of 'fib' in kernel 'k' on target "
+        "'spirv': Intel's CPU runtime faults on recursion in a kernel that needs 32-wide "
+        "sub-groups (warp operations or volatile memory)")
     assert not (tmp_path / "o.spv").exists()
-    assert run_zmlir("compile", "-t", "host", str(src), "-o", str(tmp_path / "o.so")).returncode == 0
+    for target in ("host", "nvptx"):
+        assert run_zmlir("compile", "-t", target, str(shuffles), "-o",
+                         str(tmp_path / f"o.{target}")).returncode == 0
+
+
+def test_recursion_with_local_memory_is_rejected_on_spirv(tmp_path: Path) -> None:
+    # Intel's CPU runtime gives fib's .local array one instance that every
+    # recursive call would share (fib(10) passing results through it gave 5).
+    local = tmp_path / "fib_local.ptx"
+    local.write_text(FIB_PTX.replace("\tSHUFFLE", "").replace(
+        "\t.reg .pred %p;\n", "\t.local .align 4 .b8 scratch[8];\n\t.reg .pred %p;\n", 1).replace(
+        "\tadd.s32 %r5, %r3, %r4;\n", "\tst.local.u32 [scratch], %r3;\n\tadd.s32 %r5, %r3, %r4;\n"))
+    out = run_zmlir("compile", str(local), "-o", str(tmp_path / "o.spv"))
+    assert out.returncode == 1
+    assert out.stderr.strip() == (
+        f"{local}:6:2: error: unsupported local memory in recursive function 'fib' on target "
+        "'spirv': Intel's CPU runtime gives a function's private memory one instance, which its "
+        "recursive calls would share")
+    assert run_zmlir("compile", "-t", "host", str(local), "-o", str(tmp_path / "o.so")).returncode == 0
 
 
 def test_unknown_target_is_an_error() -> None:

@@ -64,8 +64,6 @@ EXPECTED_UNSUPPORTED: dict[str, dict[str, str]] = {
         # A work-group barrier must be reached by every thread at the same instruction.
         "bar_arrive_sync": "unsupported 'bar.arrive' on target 'spirv'",
         "sreg_envreg": "unsupported special register '%envreg0' on target 'spirv'",
-        # Intel's OpenCL CPU runtime faults in recursive sub-group kernels.
-        "call_recursive": "unsupported recursive call of 'fact' on target 'spirv'",
     },
     "nvptx": {},
     "amdgpu": {

@@ -2,8 +2,9 @@
 //
 // Direct calls of the module's device functions, and the expansion of
 // function addresses and indirect calls (a switch over the address-taken
-// functions) and the rejection of recursion where a target cannot run it,
-// which run before the patterns.
+// functions), which run before the patterns, and the call graph's cycles
+// (recursion), which targets that run it bounded or not at all look at after
+// them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,37 +30,63 @@ LLVM::LLVMFuncOp zmlir::declareFunction(OpBuilder &b, Operation *user, StringRef
 // Recursion
 //===----------------------------------------------------------------------===//
 
-LogicalResult zmlir::rejectRecursion(gpu::GPUModuleOp module, const PTXLoweringState &state) {
-  std::string whyNot;
-  if (state.target.runsRecursion(whyNot))
-    return success();
-  // A depth-first walk of the call graph from each function: a call of a
-  // function still on the walk's path closes a cycle.
+/// The module's device functions each of `fn` calls directly.
+static SmallVector<LLVM::LLVMFuncOp> callees(gpu::GPUModuleOp module, Operation *fn) {
+  SmallVector<LLVM::LLVMFuncOp> called;
+  fn->walk([&](LLVM::CallOp call) {
+    std::optional<StringRef> name = call.getCallee();
+    auto callee = name ? module.lookupSymbol<LLVM::LLVMFuncOp>(*name) : LLVM::LLVMFuncOp();
+    if (callee && !callee.isExternal())
+      called.push_back(callee);
+  });
+  return called;
+}
+
+llvm::DenseSet<Operation *> zmlir::recursiveFunctions(gpu::GPUModuleOp module) {
+  // A function is on a cycle when it reaches itself: a walk from each one.
+  llvm::DenseSet<Operation *> recursive;
+  for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
+    if (fn.isExternal())
+      continue;
+    llvm::DenseSet<Operation *> seen;
+    SmallVector<LLVM::LLVMFuncOp> work = callees(module, fn);
+    while (!work.empty()) {
+      LLVM::LLVMFuncOp next = work.pop_back_val();
+      if (next == fn) {
+        recursive.insert(fn);
+        break;
+      }
+      if (seen.insert(next).second)
+        llvm::append_range(work, callees(module, next));
+    }
+  }
+  return recursive;
+}
+
+LLVM::CallOp zmlir::callClosingCycle(gpu::GPUModuleOp module, Operation *root) {
+  // Depth first from `root`: a call of a function still on the walk's path
+  // closes a cycle.
   enum class Mark { OnPath, Done };
   DenseMap<Operation *, Mark> marks;
-  std::function<LogicalResult(Operation *)> visit = [&](Operation *fn) -> LogicalResult {
+  std::function<LLVM::CallOp(Operation *)> visit = [&](Operation *fn) -> LLVM::CallOp {
     marks[fn] = Mark::OnPath;
-    WalkResult walked = fn->walk([&](CallOp call) {
-      Operation *callee = module.lookupSymbol(call.getCallee());
-      if (!callee)
+    LLVM::CallOp closing;
+    fn->walk([&](LLVM::CallOp call) {
+      std::optional<StringRef> name = call.getCallee();
+      auto callee = name ? module.lookupSymbol<LLVM::LLVMFuncOp>(*name) : LLVM::LLVMFuncOp();
+      if (!callee || callee.isExternal())
         return WalkResult::advance();
       auto mark = marks.find(callee);
-      if (mark != marks.end() && mark->second == Mark::OnPath) {
-        call.emitError("unsupported recursive call of '")
-            << call.getCallee() << "' on target '" << state.target.getName() << "': " << whyNot;
-        return WalkResult::interrupt();
-      }
-      if (mark == marks.end() && failed(visit(callee)))
-        return WalkResult::interrupt();
-      return WalkResult::advance();
+      if (mark != marks.end() && mark->second == Mark::OnPath)
+        closing = call;
+      else if (mark == marks.end())
+        closing = visit(callee);
+      return closing ? WalkResult::interrupt() : WalkResult::advance();
     });
     marks[fn] = Mark::Done;
-    return failure(walked.wasInterrupted());
+    return closing;
   };
-  for (Operation &fn : module.getBody()->getOperations())
-    if (isa<LLVM::LLVMFuncOp, gpu::GPUFuncOp>(fn) && !marks.count(&fn) && failed(visit(&fn)))
-      return failure();
-  return success();
+  return visit(root);
 }
 
 //===----------------------------------------------------------------------===//

@@ -346,11 +346,14 @@ void markCallsConvergent(gpu::GPUModuleOp module);
 /// markCallsConvergent (Warp.cpp).
 llvm::DenseSet<Operation *> functionsUsingSubGroups(gpu::GPUModuleOp module);
 
-/// Rejects a cycle of device function calls (a function that calls itself,
-/// directly or through others) where the target cannot run one: an error at
-/// the call that closes it. Runs after expandIndirectCalls, whose switches
-/// make every call direct (Calls.cpp).
-LogicalResult rejectRecursion(gpu::GPUModuleOp module, const PTXLoweringState &state);
+/// The module's device functions on a cycle of calls (each calls itself,
+/// directly or through others). Runs after the conversion patterns, when
+/// every call is a direct LLVM::CallOp (Calls.cpp).
+llvm::DenseSet<Operation *> recursiveFunctions(gpu::GPUModuleOp module);
+
+/// The first call reached from `root`, depth first, that closes a cycle of
+/// calls (the call of a function still on the walk's path), or null.
+LLVM::CallOp callClosingCycle(gpu::GPUModuleOp module, Operation *root);
 
 /// Replaces `ptx.func_addr` with its encoding (kFuncAddressBase + the
 /// function's index among the address-taken ones, sorted by name) and each

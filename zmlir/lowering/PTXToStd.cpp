@@ -452,7 +452,7 @@ void ConvertPTXToStdPass::runOnOperation() {
                            Attribute(), windowAlign, state.addressSpaces.shared);
   }
 
-  if (failed(expandIndirectCalls(gpuModule, state)) || failed(rejectRecursion(gpuModule, state)) ||
+  if (failed(expandIndirectCalls(gpuModule, state)) ||
       failed(expandDeviceServices(gpuModule, state)) || failed(expandDeviceHeap(gpuModule, state)))
     return signalPassFailure();
 
@@ -482,6 +482,8 @@ void ConvertPTXToStdPass::runOnOperation() {
       if (auto kernel = dyn_cast<gpu::GPUFuncOp>(fn))
         kernel->setAttr("intel_reqd_sub_group_size",
                         IntegerAttr::get(IntegerType::get(ctx, 32), subgroupSize));
+  if (failed(state.target.finishRecursion(gpuModule, state)))
+    return signalPassFailure();
   state.target.finishTraps(gpuModule, state);
   state.target.finishWarps(gpuModule, state);
   markCallsConvergent(gpuModule);

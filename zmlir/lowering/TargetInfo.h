@@ -290,9 +290,14 @@ public:
 
   //===--- Calls -----------------------------------------------------------===//
 
-  /// Whether the target's consumer runs recursive device functions; if not,
-  /// the lowering rejects a call cycle, with `whyNot` in the error.
-  virtual bool runsRecursion(std::string &whyNot) const { return true; }
+  /// After conversion, before finishTraps: what the target does with the
+  /// module's recursive device functions (recursiveFunctions) where its
+  /// consumer cannot run them as they are: bound their depth, or reject a
+  /// cycle with an error at the call that closes it (callClosingCycle).
+  virtual mlir::LogicalResult finishRecursion(mlir::gpu::GPUModuleOp module,
+                                              const PTXLoweringState &state) const {
+    return mlir::success();
+  }
 
   //===--- Traps -----------------------------------------------------------===//
 

@@ -224,8 +224,9 @@ class LaunchAPI(FunctionAPI):
     def _check_trap(self, fn: Function) -> None:
         """After a (synchronous) launch: a set trap word means a thread
         executed `trap` (1), failed an assert (2, its message is in the
-        printf buffer) or found its sub-group narrower than a warp (3: the
-        OpenCL runtime ran the kernel unvectorized). Like NVIDIA's driver,
+        printf buffer), found its sub-group narrower than a warp (3: the
+        OpenCL runtime ran the kernel unvectorized) or recursed deeper than
+        the stack holds (4). Like NVIDIA's driver,
         the launch itself succeeded and the context now holds the sticky
         CUDA_ERROR_LAUNCH_FAILED or CUDA_ERROR_ASSERT."""
         word = fn.module.trap_word
@@ -239,6 +240,7 @@ class LaunchAPI(FunctionAPI):
             2: (E.CUDA_ERROR_ASSERT, "failed an assert"),
             3: (E.CUDA_ERROR_LAUNCH_FAILED, "ran in sub-groups narrower than a warp (the "
                 "OpenCL runtime did not vectorize it), where its warp operations fail"),
+            4: (E.CUDA_ERROR_LAUNCH_FAILED, "recursed deeper than its stack holds"),
         }.get(value, (E.CUDA_ERROR_LAUNCH_FAILED, "executed trap"))
         if os.environ.get("ZMLIR_LOG") or code != E.CUDA_ERROR_ASSERT:
             log(f"kernel {fn.name} {what}: the context's later calls return {code.name}")

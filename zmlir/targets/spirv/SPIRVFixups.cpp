@@ -9,10 +9,12 @@
 #include "zmlir/targets/spirv/SPIRVNames.h"
 
 #include "llvm/ADT/PostOrderIterator.h"
+#include "llvm/ADT/SCCIterator.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Analysis/CallGraph.h"
 #include "llvm/Analysis/ConstantFolding.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
@@ -285,14 +287,28 @@ bool derivesFromAlloca(llvm::Value *value) {
   return false;
 }
 
-/// The calls in `function` of a defined function that get an address in the
-/// caller's private memory.
-llvm::SmallVector<llvm::CallBase *> callsGettingPrivateAddresses(llvm::Function &function) {
+/// The module's functions on a cycle of calls.
+llvm::SmallPtrSet<llvm::Function *, 8> recursiveFunctions(llvm::Module &module) {
+  llvm::SmallPtrSet<llvm::Function *, 8> recursive;
+  llvm::CallGraph graph(module);
+  for (auto scc = llvm::scc_begin(&graph); !scc.isAtEnd(); ++scc)
+    if (scc.hasCycle())
+      for (llvm::CallGraphNode *node : *scc)
+        if (llvm::Function *fn = node->getFunction())
+          recursive.insert(fn);
+  return recursive;
+}
+
+/// The calls in `function` of a defined function not in `recursive` that get
+/// an address in the caller's private memory.
+llvm::SmallVector<llvm::CallBase *>
+callsGettingPrivateAddresses(llvm::Function &function,
+                             const llvm::SmallPtrSetImpl<llvm::Function *> &recursive) {
   llvm::SmallVector<llvm::CallBase *> calls;
   for (llvm::Instruction &inst : llvm::instructions(function)) {
     auto *call = llvm::dyn_cast<llvm::CallBase>(&inst);
     llvm::Function *callee = call ? call->getCalledFunction() : nullptr;
-    if (callee && !callee->isDeclaration() &&
+    if (callee && !callee->isDeclaration() && !recursive.contains(callee) &&
         llvm::any_of(call->args(), [](llvm::Use &arg) { return derivesFromAlloca(arg.get()); }))
       calls.push_back(call);
   }
@@ -306,14 +322,17 @@ llvm::SmallVector<llvm::CallBase *> callsGettingPrivateAddresses(llvm::Function 
 /// Intel's OpenCL CPU compiler loses a callee's stores through such an
 /// address when the caller can return early after a call (seen: a
 /// conditional `ret` between two calls, as the trap checks put after every
-/// call); once inlined, the stores are the caller's own. SPIR-V has no
-/// recursion (the lowering rejects it), so this ends.
+/// call); once inlined, the stores are the caller's own. A recursive
+/// function cannot be inlined into its callers without end: its calls stay
+/// (test/cuda/programs/recursion.cu passes results through private memory).
 llvm::Error zmlir::inlineSPIRVPrivateEscapes(gpu::GPUModuleOp, llvm::Module &module) {
+  llvm::SmallPtrSet<llvm::Function *, 8> recursive = recursiveFunctions(module);
   for (llvm::Function &function : module) {
     if (function.isDeclaration())
       continue;
-    for (llvm::SmallVector<llvm::CallBase *> calls = callsGettingPrivateAddresses(function);
-         !calls.empty(); calls = callsGettingPrivateAddresses(function)) {
+    for (llvm::SmallVector<llvm::CallBase *> calls =
+             callsGettingPrivateAddresses(function, recursive);
+         !calls.empty(); calls = callsGettingPrivateAddresses(function, recursive)) {
       for (llvm::CallBase *call : calls) {
         llvm::InlineFunctionInfo info;
         llvm::InlineResult result = llvm::InlineFunction(*call, info);

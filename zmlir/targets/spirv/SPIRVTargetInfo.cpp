@@ -18,7 +18,7 @@ namespace {
 
 /// The module's trap word's values (SPIRVNames.h).
 using zmlir::spirv::kTrapWordName;
-constexpr int64_t kTrapped = 1, kAsserted = 2, kNarrowWarps = 3;
+constexpr int64_t kTrapped = 1, kAsserted = 2, kNarrowWarps = 3, kStackOverflow = 4;
 
 /// `get_global_offset(0)`: the launcher passes the shared window's size in
 /// bytes as the global work offset in x (nothing else reads global ids or
@@ -125,6 +125,69 @@ void setTrapWord(OpBuilder &b, Location loc, const PTXLoweringState &state, int6
   emitLeave(b, loc);
 }
 
+/// The depth of recursive calls past which a recursion traps: 2 MiB, a
+/// quarter of the 8 MiB a thread of Intel's CPU runtime runs kernels on, in
+/// frames of 256 bytes (return address, saved registers, spills: recursive
+/// functions have no allocas here). A 60-byte frame faulted between depths
+/// 30,000 and 60,000.
+constexpr int64_t kMaxRecursionDepth = (2 << 20) / 256;
+
+/// Gives each function in `recursive` its depth of recursive calls as a
+/// last i32 parameter (0 from any other caller, the caller's + 1 from a
+/// recursive one) and makes it trap with kStackOverflow at
+/// kMaxRecursionDepth.
+void boundRecursionDepth(gpu::GPUModuleOp module, const DenseSet<Operation *> &recursive,
+                         const PTXLoweringState &state) {
+  MLIRContext *ctx = module.getContext();
+  mlir::Type i32 = IntegerType::get(ctx, 32);
+  DenseMap<Operation *, Value> depths;
+  for (Operation *op : recursive) {
+    auto fn = cast<LLVM::LLVMFuncOp>(op);
+    LLVM::LLVMFunctionType type = fn.getFunctionType();
+    SmallVector<mlir::Type> params(type.getParams());
+    params.push_back(i32);
+    fn.setFunctionTypeAttr(
+        TypeAttr::get(LLVM::LLVMFunctionType::get(type.getReturnType(), params, type.isVarArg())));
+    if (ArrayAttr argAttrs = fn.getArgAttrsAttr()) {
+      SmallVector<Attribute> attrs(argAttrs.begin(), argAttrs.end());
+      attrs.push_back(DictionaryAttr::get(ctx));
+      fn.setArgAttrsAttr(ArrayAttr::get(ctx, attrs));
+    }
+    Block *entry = &fn.getBody().front();
+    Value depth = entry->addArgument(i32, fn.getLoc());
+    depths[fn] = depth;
+    Block *body = entry->splitBlock(entry->begin());
+    OpBuilder b(ctx);
+    Location loc = fn.getLoc();
+    Block *overflow = b.createBlock(body);
+    setTrapWord(b, loc, state, kStackOverflow);
+    b.setInsertionPointToEnd(entry);
+    Value deep = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, depth,
+                                       intConst(b, loc, i32, kMaxRecursionDepth));
+    cf::CondBranchOp::create(b, loc, deep, overflow, ValueRange{}, body, ValueRange{});
+  }
+  module.walk([&](LLVM::CallOp call) {
+    std::optional<StringRef> name = call.getCallee();
+    Operation *callee = name ? module.lookupSymbol(*name) : nullptr;
+    if (!callee || !recursive.contains(callee))
+      return;
+    OpBuilder b(call);
+    Location loc = call.getLoc();
+    auto caller = call->getParentOfType<LLVM::LLVMFuncOp>();
+    auto callerDepth = caller ? depths.find(caller) : depths.end();
+    Value depth = callerDepth == depths.end()
+                      ? intConst(b, loc, i32, 0)
+                      : arith::AddIOp::create(b, loc, callerDepth->second, intConst(b, loc, i32, 1))
+                            .getResult();
+    call.getCalleeOperandsMutable().append(depth);
+    if (ArrayAttr argAttrs = call.getArgAttrsAttr()) {
+      SmallVector<Attribute> attrs(argAttrs.begin(), argAttrs.end());
+      attrs.push_back(DictionaryAttr::get(call.getContext()));
+      call.setArgAttrsAttr(ArrayAttr::get(call.getContext(), attrs));
+    }
+  });
+}
+
 /// A call of the sub-group built-in `name` (an OpenCL C or SPIR-V friendly
 /// name LLVM's SPIR-V backend turns into its instruction), returning
 /// `result` (none if null). Like upstream's gpu-to-llvm-spv calls, it takes
@@ -194,11 +257,46 @@ public:
   /// argument, which every OpenCL and Level Zero consumer takes.
   bool passesKernelAggregatesByVal() const override { return true; }
 
-  /// OpenCL C has no recursion, and Intel's OpenCL CPU runtime faults in a
-  /// recursive function that sub-group kernels call (seen from a depth of 2).
-  bool runsRecursion(std::string &whyNot) const override {
-    whyNot = "OpenCL consumers run no recursion (Intel's CPU runtime faults on it)";
-    return false;
+  /// OpenCL C has no recursion, but Intel's CPU runtime runs a recursive
+  /// device function where it leaves the kernel unvectorized, as it does one
+  /// that reaches recursion and asks for no sub-group size. It faults
+  /// compiling one vectorized 32 wide, so a kernel that needs whole warps
+  /// (functionsUsingSubGroups) and reaches a call cycle is refused; so is a
+  /// recursive function with local memory (an alloca), which its frames
+  /// would share (a Fibonacci passing results through the caller's memory
+  /// computed 5 for fib(10)). A recursion deeper than the stack kills the process rather than the
+  /// launch: each recursive function takes its depth of recursive calls, and
+  /// past the stack's budget sets the trap word to kStackOverflow and returns.
+  LogicalResult finishRecursion(gpu::GPUModuleOp module,
+                                const PTXLoweringState &state) const override {
+    DenseSet<Operation *> recursive = recursiveFunctions(module);
+    if (recursive.empty())
+      return success();
+    for (Operation *fn : functionsUsingSubGroups(module)) {
+      auto kernel = dyn_cast<gpu::GPUFuncOp>(fn);
+      LLVM::CallOp closing = kernel ? callClosingCycle(module, kernel) : LLVM::CallOp();
+      if (!closing)
+        continue;
+      return closing.emitError("unsupported recursive call of '")
+             << *closing.getCallee() << "' in kernel '" << kernel.getName() << "' on target '"
+             << getName()
+             << "': Intel's CPU runtime faults on recursion in a kernel that needs 32-wide "
+                "sub-groups (warp operations or volatile memory)";
+    }
+    for (Operation *fn : recursive) {
+      LLVM::AllocaOp local;
+      fn->walk([&](LLVM::AllocaOp alloca) {
+        local = alloca;
+        return WalkResult::interrupt();
+      });
+      if (local)
+        return local.emitError("unsupported local memory in recursive function '")
+               << cast<LLVM::LLVMFuncOp>(fn).getName() << "' on target '" << getName()
+               << "': Intel's CPU runtime gives a function's private memory one instance, "
+                  "which its recursive calls would share";
+    }
+    boundRecursionDepth(module, recursive, state);
+    return success();
   }
 
   /// isspacep. OpenCL's to_local/to_private/to_global
