@@ -228,7 +228,8 @@ class LaunchAPI(FunctionAPI):
         OpenCL runtime ran the kernel unvectorized) or recursed deeper than
         the stack holds (4). Like NVIDIA's driver,
         the launch itself succeeded and the context now holds the sticky
-        CUDA_ERROR_LAUNCH_FAILED or CUDA_ERROR_ASSERT."""
+        CUDA_ERROR_LAUNCH_FAILED, CUDA_ERROR_ASSERT or (a stack overflow, as
+        an H200 answers it) CUDA_ERROR_ILLEGAL_ADDRESS."""
         word = fn.module.trap_word
         if not word:
             return
@@ -240,7 +241,7 @@ class LaunchAPI(FunctionAPI):
             2: (E.CUDA_ERROR_ASSERT, "failed an assert"),
             3: (E.CUDA_ERROR_LAUNCH_FAILED, "ran in sub-groups narrower than a warp (the "
                 "OpenCL runtime did not vectorize it), where its warp operations fail"),
-            4: (E.CUDA_ERROR_LAUNCH_FAILED, "recursed deeper than its stack holds"),
+            4: (E.CUDA_ERROR_ILLEGAL_ADDRESS, "recursed deeper than its stack holds"),
         }.get(value, (E.CUDA_ERROR_LAUNCH_FAILED, "executed trap"))
         if os.environ.get("ZMLIR_LOG") or code != E.CUDA_ERROR_ASSERT:
             log(f"kernel {fn.name} {what}: the context's later calls return {code.name}")
