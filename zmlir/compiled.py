@@ -25,11 +25,13 @@ class KernelInfo:
     # it and needs one it was built for.
     ptx_arch: int = 0
     # cuFuncGetAttribute's: `.local` bytes per thread, the bytes of the
-    # `.const` variables it refers to, and the most threads a block may have
-    # from `.maxntid`/`.reqntid` (0: no bound but the device's).
+    # `.const` variables it refers to, the most threads a block may have
+    # from `.maxntid`/`.reqntid` (0: no bound but the device's), and the
+    # register ceiling from `.maxnreg` (0: none).
     local_bytes: int = 0
     const_bytes: int = 0
     max_threads: int = 0
+    max_registers: int = 0
 
 
 @dataclass

@@ -194,7 +194,8 @@ def _kernels(std: str | bytes, param_types: dict[str, tuple[str, ...]],
                                    param_types.get(name, ()), ptx_arch,
                                    local_bytes=values.get("local_bytes", 0),
                                    const_bytes=values.get("const_bytes", 0),
-                                   max_threads=values.get("max_threads", 0))
+                                   max_threads=values.get("max_threads", 0),
+                                   max_registers=values.get("max_registers", 0))
     return kernels
 
 

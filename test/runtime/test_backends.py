@@ -302,7 +302,8 @@ def test_passthrough_reports_the_real_memory_model() -> None:
 
 def _compiled(target: str) -> SimpleNamespace:
     kernel = SimpleNamespace(param_count=2, static_shared_bytes=64, params=("u64", "f32"),
-                             ptx_arch=75, local_bytes=16, const_bytes=4, max_threads=128)
+                             ptx_arch=75, local_bytes=16, const_bytes=4, max_threads=128,
+                             max_registers=40)
     return SimpleNamespace(target=target, binary=b".version 7.8\n.target sm_80\n",
                            kernels={"k": kernel})
 
@@ -325,7 +326,7 @@ def test_nvptx_cache_round_trip_and_arch_choice(tmp_path: Path,
     # What cuFuncGetAttribute answers from it too: thrust's dispatch fails with
     # "invalid device function" where PTX_VERSION is not the PTX's own (75).
     assert found.kernels["k"] == nvptx_cache.CachedKernel("k", 2, 64, ("u64", "f32"), 75, 16, 4,
-                                                          128)
+                                                          128, 40)
     # The backend consults it for the key the driver computed.
     monkeypatch.setenv(nvptx_cache.ENV, str(tmp_path))
     info = cuda_backend.CUDADeviceInfo("fake", (9, 0), 1, 1024, 49152, 1 << 30)

@@ -49,6 +49,7 @@ _VARIABLE = re.compile(rf"\.(global|const|shared|local|tex)(?![\w$])"
                        rf"(?:{_B}*\.(?:align{_B}+\d+|attribute{_B}*\([^()]*\)|[a-z][a-z0-9_]*)"
                        rf"(?![\w$]))*{_B}+({NAME})(?![\w$])")
 _SM = re.compile(r"sm_(\d+)")
+_MAXNREG = re.compile(r"\.maxnreg(?![\w$])[ \t]+(\d+)")
 _INITIALIZER_OR_END = re.compile(r"[=;]")
 # What the driver's JIT provides to every module (NVIDIA's system calls).
 _PROVIDED = frozenset({"vprintf", "malloc", "free", "__assertfail"})
@@ -127,6 +128,29 @@ def link_ptx(units: Sequence[tuple[str, str]]) -> LinkedPTX:
         out.append(body if body.endswith("\n") else body + "\n")
         line += out[-1].count("\n")
     return LinkedPTX("".join(out), tuple(starts))
+
+
+def with_register_ceiling(text: str, ceiling: int) -> str:
+    """`text` with each kernel's `.maxnreg` at most `ceiling` (one added
+    where it has none): how a register ceiling given as a JIT option
+    (CU_JIT_MAX_REGISTERS, nvJitLink's -maxrregcount) reaches the kernels,
+    as ptxas takes it for the module's entries."""
+    if ceiling <= 0:
+        return text
+    edits = []
+    for item in _scan(text, "<ceiling>").items:
+        if item.kind != "entry" or item.body < 0:
+            continue
+        header = _COMMENT_OR_STRING.sub(lambda m: " " * len(m.group()),
+                                        text[item.head:item.body])
+        if m := _MAXNREG.search(header):
+            if int(m.group(1)) > ceiling:
+                edits.append((item.head + m.start(1), item.head + m.end(1), str(ceiling)))
+        else:
+            edits.append((item.body, item.body, f".maxnreg {ceiling} "))  # its lines kept
+    for start, end, replacement in reversed(edits):
+        text = text[:start] + replacement + text[end:]
+    return text
 
 
 def _sm(target: list[str]) -> int:

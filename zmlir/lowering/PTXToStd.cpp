@@ -42,8 +42,9 @@ namespace {
 
 /// What cuFuncGetAttribute reports of a kernel: its `.local` bytes per
 /// thread (LOCAL_SIZE_BYTES), the `.const` variables it refers to
-/// (CONST_SIZE_BYTES) and the most threads a block of it may have, from
-/// `.maxntid` or `.reqntid` (MAX_THREADS_PER_BLOCK; a launch above is refused).
+/// (CONST_SIZE_BYTES), the most threads a block of it may have, from
+/// `.maxntid` or `.reqntid` (MAX_THREADS_PER_BLOCK; a launch above is refused),
+/// and its register ceiling, from `.maxnreg` (NUM_REGS is at most that).
 void setKernelResourceAttrs(gpu::GPUFuncOp kernel, func::FuncOp func, PTXLoweringState &state) {
   Builder b(kernel.getContext());
   int64_t localBytes = 0;
@@ -75,6 +76,9 @@ void setKernelResourceAttrs(gpu::GPUFuncOp kernel, func::FuncOp func, PTXLowerin
     kernel->setAttr("zmlir.max_threads", b.getI64IntegerAttr(threads));
     break;
   }
+  auto maxnreg = func->getAttrOfType<DenseI64ArrayAttr>("ptx.maxnreg");
+  if (maxnreg && maxnreg.size() == 1)
+    kernel->setAttr("zmlir.max_registers", b.getI64IntegerAttr(maxnreg[0]));
 }
 
 /// The alignment a shared window's base is declared with (the global window

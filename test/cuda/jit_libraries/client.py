@@ -4,7 +4,8 @@ for a cubin for the device's architecture, loads it with cuModuleLoadData and
 runs it. `client.py nvrtc|nvjitlink LIBRARY`; prints PASS.
 
 nvrtc: NVRTC compiles a kernel for sm_XX. nvjitlink: nvJitLink links two PTX
-units (a kernel calling a function of the other) into a cubin."""
+units (a kernel calling a function of the other) into a cubin, with a register
+ceiling (-maxrregcount) the kernel's NUM_REGS then keeps to."""
 
 import ctypes
 import sys
@@ -36,6 +37,7 @@ LIBRARY_PTX = b"""
   ld.param.b32 %v1, [x]; shl.b32 %v2, %v1, 1; st.param.b32 [r], %v2; ret;
 }
 """
+MAX_REGISTERS = 24  # below the driver's NUM_REGS without a ceiling (32)
 SOURCE = b'extern "C" __global__ void fill(int *out) { out[threadIdx.x] = 2 * threadIdx.x + 1; }'
 
 cuda = ctypes.CDLL("libcuda.so.1")
@@ -69,8 +71,9 @@ def nvrtc_cubin(path: str, arch: str) -> bytes:
 def nvjitlink_cubin(path: str, arch: str) -> bytes:
     jitlink = ctypes.CDLL(path)
     handle = ctypes.c_void_p()
-    options = (ctypes.c_char_p * 1)(f"-arch={arch}".encode())
-    check(jitlink.nvJitLinkCreate(ctypes.byref(handle), 1, options), "nvJitLinkCreate")
+    options = (ctypes.c_char_p * 2)(f"-arch={arch}".encode(),
+                                    f"-maxrregcount={MAX_REGISTERS}".encode())
+    check(jitlink.nvJitLinkCreate(ctypes.byref(handle), 2, options), "nvJitLinkCreate")
     for text, name in ((KERNEL_PTX, b"kernel.ptx"), (LIBRARY_PTX, b"library.ptx")):
         check(jitlink.nvJitLinkAddData(handle, 2, text, len(text), name), "nvJitLinkAddData")
     check(jitlink.nvJitLinkComplete(handle), "nvJitLinkComplete")
@@ -98,6 +101,11 @@ def main() -> None:
     module, function = ctypes.c_void_p(), ctypes.c_void_p()
     check(cuda.cuModuleLoadData(ctypes.byref(module), image), "cuModuleLoadData")
     check(cuda.cuModuleGetFunction(ctypes.byref(function), module, b"fill"), "cuModuleGetFunction")
+    if mode == "nvjitlink":
+        registers = ctypes.c_int()
+        check(cuda.cuFuncGetAttribute(ctypes.byref(registers), 4, function), "cuFuncGetAttribute")
+        if registers.value > MAX_REGISTERS:
+            sys.exit(f"NUM_REGS {registers.value} above -maxrregcount={MAX_REGISTERS}")
     n = 64
     out = ctypes.c_uint64()
     check(cuda.cuMemAlloc_v2(ctypes.byref(out), n * 4), "cuMemAlloc")

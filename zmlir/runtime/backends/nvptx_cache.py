@@ -13,7 +13,8 @@ there are two files:
 
     <dir>/<key>.<arch>.ptx    zmlir's NVPTX output (PTX text, what cuModuleLoadData takes)
     <dir>/<key>.<arch>.json   {"target", "kernels": {name: {param_count, static_shared_bytes,
-                               params, ptx_arch, local_bytes, const_bytes, max_threads}},
+                               params, ptx_arch, local_bytes, const_bytes, max_threads,
+                               max_registers}},
                                "source"}
 
 This module imports nothing of the compiler, so it works without LLVM.
@@ -51,6 +52,7 @@ class CachedKernel:
     local_bytes: int = 0
     const_bytes: int = 0
     max_threads: int = 0
+    max_registers: int = 0
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,8 @@ def store(directory: Path, key: str, compiled: Any, source: str = "") -> Path:
                            "static_shared_bytes": k.static_shared_bytes,
                            "params": list(k.params), "ptx_arch": k.ptx_arch,
                            "local_bytes": k.local_bytes,
-                           "const_bytes": k.const_bytes, "max_threads": k.max_threads}
+                           "const_bytes": k.const_bytes, "max_threads": k.max_threads,
+                           "max_registers": k.max_registers}
                     for name, k in compiled.kernels.items()},
     }
     ptx_path = directory / f"{key}.{arch}.ptx"
@@ -117,7 +120,8 @@ def _read_entry(meta_path: Path) -> CachedModule:
                                        int(k.get("ptx_arch", 0)),
                                        int(k.get("local_bytes", 0)),
                                        int(k.get("const_bytes", 0)),
-                                       int(k.get("max_threads", 0)))
+                                       int(k.get("max_threads", 0)),
+                                       int(k.get("max_registers", 0)))
                for name, k in meta["kernels"].items()}
     source = meta.get("source", "")
     if not isinstance(meta["target"], str) or not isinstance(source, str):

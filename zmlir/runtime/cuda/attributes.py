@@ -123,13 +123,26 @@ def max_threads(fn: Any) -> int:
     return min(bound, 1024) if bound > 0 else 1024
 
 
+# What NUM_REGS says of a kernel without a register ceiling: the backends
+# allocate no registers we could count.
+DEFAULT_NUM_REGS = 32
+
+
+def num_regs(fn: Any) -> int:
+    """CU_FUNC_ATTRIBUTE_NUM_REGS: our constant, or less where the kernel's
+    PTX says `.maxnreg` (a JIT option's ceiling is written as one: the
+    frontend's link.with_register_ceiling)."""
+    ceiling = fn.info.max_registers
+    return min(DEFAULT_NUM_REGS, ceiling) if ceiling > 0 else DEFAULT_NUM_REGS
+
+
 def function_attribute(attrib: int, fn: Any, device: Any) -> int | None:
     values = {
         0: max_threads(fn),  # MAX_THREADS_PER_BLOCK
         1: fn.info.static_shared_bytes,  # SHARED_SIZE_BYTES
         2: fn.info.const_bytes,  # CONST_SIZE_BYTES
         3: fn.info.local_bytes,  # LOCAL_SIZE_BYTES
-        4: 32,  # NUM_REGS
+        4: num_regs(fn),  # NUM_REGS
         # The PTX's `.target` (CUB's dispatch needs an architecture it was
         # built for); precompiled kernels do not say.
         5: fn.info.ptx_arch or presented_sm(device),  # PTX_VERSION

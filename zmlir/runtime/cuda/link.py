@@ -13,7 +13,7 @@ from typing import Any
 
 from zmlir.runtime.cuda import devrt
 from zmlir.runtime.cuda.errors import CudaError, CUresult
-from zmlir.runtime.cuda.module import JitLog, ModuleAPI, linked_ptx
+from zmlir.runtime.cuda.module import JitLog, ModuleAPI, ceiling_ptx, linked_ptx
 
 E = CUresult
 
@@ -28,12 +28,16 @@ class LinkState:
     ptx: list[tuple[str, str]] = field(default_factory=list)  # (text, name)
     image: Any = None  # what cuLinkComplete handed out, alive until cuLinkDestroy
     devrt: bool = False  # our libcudadevrt stand-in is among the units
+    # cuLinkCreate's CU_JIT_MAX_REGISTERS, read there (its option arrays need
+    # not outlive the call, only the log buffers do); 0: none.
+    max_registers: int = 0
 
 
 class LinkAPI(ModuleAPI):
     def cuLinkCreate_v2(self, n: int, options: Any, values: Any, pstate: Any) -> int:
         self.current_context()
-        state = LinkState(JitLog(self.ffi, n, options, values))
+        log = JitLog(self.ffi, n, options, values)
+        state = LinkState(log, max_registers=log.max_registers)
         self.out(pstate, self.handle_ptr(self.handles.add(state)))
         return E.CUDA_SUCCESS
 
@@ -60,6 +64,9 @@ class LinkAPI(ModuleAPI):
                             f"{label!r}: NVIDIA machine code; only PTX and fatbins with PTX link")
             state.log.error(str(err))  # what nvJitLink's stand-in reports
             raise err
+        # This input's register ceiling (CU_JIT_MAX_REGISTERS) on its kernels;
+        # cuLinkCreate's on all of them at cuLinkComplete.
+        unit = (ceiling_ptx(unit[0], JitLog(self.ffi, n, options, values).max_registers), unit[1])
         # A name this unit defines again fails here, as on NVIDIA's linker
         # (undefined references wait for cuLinkComplete).
         if state.ptx:
@@ -97,7 +104,8 @@ class LinkAPI(ModuleAPI):
                 if why is None:
                     raise
                 raise CudaError(E.CUDA_ERROR_NOT_SUPPORTED, why) from None
-            text = state.ptx[0][0] if len(state.ptx) == 1 else linked
+            text = ceiling_ptx(state.ptx[0][0] if len(state.ptx) == 1 else linked,
+                               state.max_registers)
             state.image = self.ffi.new("char[]", text.encode() + b"\0")
         self.out(pimage, state.image)
         if psize != self.ffi.NULL:

@@ -38,9 +38,10 @@ class JitLog:
     """The JIT options a module load reports back through (cuModuleLoadDataEx,
     cuLibraryLoadData): the info and error log buffers, filled with a
     NUL-terminated text whose length replaces the buffer-size option's value
-    (as NVIDIA's driver does), and the wall time in milliseconds."""
+    (as NVIDIA's driver does), and the wall time in milliseconds; and the
+    register ceiling it asks for (CU_JIT_MAX_REGISTERS)."""
 
-    WALL_TIME, INFO_LOG, INFO_LOG_SIZE, ERROR_LOG, ERROR_LOG_SIZE = 2, 3, 4, 5, 6
+    MAX_REGISTERS, WALL_TIME, INFO_LOG, INFO_LOG_SIZE, ERROR_LOG, ERROR_LOG_SIZE = 0, 2, 3, 4, 5, 6
 
     def __init__(self, ffi: Any, count: int, options: Any, values: Any) -> None:
         self.ffi, self.values = ffi, values
@@ -59,6 +60,14 @@ class JitLog:
         if self.WALL_TIME in self.index:
             slot = self.ffi.cast("float *", self.values + self.index[self.WALL_TIME])
             slot[0] = (time.perf_counter() - self.start) * 1000.0
+
+    @property
+    def max_registers(self) -> int:
+        """CU_JIT_MAX_REGISTERS's value (an unsigned int in the pointer); 0: none."""
+        if self.MAX_REGISTERS not in self.index:
+            return 0
+        value = self.values[self.index[self.MAX_REGISTERS]]
+        return int(self.ffi.cast("uintptr_t", value)) & 0xFFFFFFFF
 
     def error(self, text: str) -> None:
         """`text` in the error log, outside a `with` (cuLinkAddData's)."""
@@ -92,6 +101,21 @@ def linked_ptx(units: list[tuple[str, str]]) -> str:
         raise CudaError(E.CUDA_ERROR_INVALID_SOURCE, str(err)) from None
     except ImportError as err:  # a driver installed without the compiler's dependencies
         raise CudaError(E.CUDA_ERROR_INVALID_PTX, f"the PTX linker is unavailable ({err})") from None
+
+
+def ceiling_ptx(ptx: str, max_registers: int) -> str:
+    """`ptx` with a JIT option's register ceiling as its kernels' `.maxnreg`
+    (0: none, `ptx` as it is). Text that does not scan is left for the
+    compiler to say what is wrong with it."""
+    if max_registers <= 0:
+        return ptx
+    from zmlir.diagnostics import CompileError
+    from zmlir.frontend.link import with_register_ceiling
+
+    try:
+        return with_register_ceiling(ptx, max_registers)
+    except CompileError:
+        return ptx
 
 
 def unit_ptx_candidates(entries: list[fatbin.Entry], native_sm: int,
@@ -252,7 +276,9 @@ class ModuleAPI(FunctionAPI):
             raise CudaError(E.CUDA_ERROR_NO_BINARY_FOR_GPU, str(err)) from None
         return [(e.ptx_text(), f"fatbin@0x{address:x}.sm_{e.sm}.ptx") for e in candidates]
 
-    def load_module(self, image: Any) -> int:
+    def load_module(self, image: Any, max_registers: int = 0) -> int:
+        """A module of `image`; `max_registers` (a JIT option's ceiling) is
+        written into its PTX as each kernel's `.maxnreg`."""
         self.require_init()
         self.sync_point()
         try:
@@ -264,7 +290,7 @@ class ModuleAPI(FunctionAPI):
         first_error: CudaError | None = None
         for ptx, name in candidates:
             try:
-                module = self._load_ptx(ptx, name)
+                module = self._load_ptx(ceiling_ptx(ptx, max_registers), name)
             except CudaError as err:
                 # PTX for another architecture may use what we cannot lower
                 # where an older one does not: try the next; report the first.
@@ -477,8 +503,9 @@ class ModuleAPI(FunctionAPI):
 
     def cuModuleLoadDataEx(self, pmodule: Any, image: Any, n: int, options: Any,
                            values: Any) -> int:
-        with JitLog(self.ffi, n, options, values):
-            return self.cuModuleLoadData(pmodule, image)
+        with JitLog(self.ffi, n, options, values) as jit:
+            self.out(pmodule, self.handle_ptr(self.load_module(image, jit.max_registers)))
+        return E.CUDA_SUCCESS
 
     cuModuleLoadFatBinary = cuModuleLoadData
 
@@ -582,8 +609,8 @@ class ModuleAPI(FunctionAPI):
     def cuLibraryLoadData(self, plib: Any, code: Any, jit_options: Any, jit_values: Any,
                           n_jit: int, *library_options: Any) -> int:
         try:
-            with JitLog(self.ffi, n_jit, jit_options, jit_values):
-                handle = self.load_module(code)
+            with JitLog(self.ffi, n_jit, jit_options, jit_values) as jit:
+                handle = self.load_module(code, jit.max_registers)
         except CudaError as err:
             if err.code not in (E.CUDA_ERROR_INVALID_PTX, E.CUDA_ERROR_NO_BINARY_FOR_GPU,
                                 E.CUDA_ERROR_NOT_SUPPORTED, E.CUDA_ERROR_INVALID_SOURCE):

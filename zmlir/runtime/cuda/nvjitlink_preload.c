@@ -54,7 +54,13 @@ enum {
   CU_INPUT_OBJECT = 3,
   CU_INPUT_LIBRARY = 4
 };
-enum { CU_INFO_LOG = 3, CU_INFO_LOG_SIZE = 4, CU_ERROR_LOG = 5, CU_ERROR_LOG_SIZE = 6 };
+enum {
+  CU_MAX_REGISTERS = 0,
+  CU_INFO_LOG = 3,
+  CU_INFO_LOG_SIZE = 4,
+  CU_ERROR_LOG = 5,
+  CU_ERROR_LOG_SIZE = 6
+};
 
 struct input {
   int type; /* nvJitLinkInputType, ANY resolved */
@@ -341,6 +347,17 @@ static int driver_input(int type) {
   }
 }
 
+/* The register ceiling the link's `-maxrregcount=N` asks for (0: none), for
+ * the driver's linker as CU_JIT_MAX_REGISTERS. */
+static unsigned max_registers(const struct link *link) {
+  static const char prefix[] = "-maxrregcount=";
+  unsigned ceiling = 0;
+  for (int i = 0; i < link->options_count; ++i)
+    if (strncmp(link->options[i], prefix, sizeof prefix - 1) == 0)
+      ceiling = (unsigned)strtoul(link->options[i] + sizeof prefix - 1, NULL, 10);
+  return ceiling;
+}
+
 /* The inputs (PTX now, but for what the driver refuses: NVIDIA machine code)
  * linked by our driver into link->linked. The driver's linker needs a
  * current context; where the program has none, the primary context of
@@ -383,13 +400,14 @@ static nvJitLinkResult link_with_driver(struct link *link) {
   }
   enum { LOG_CAPACITY = 16384 };
   char *log_buffer = calloc(1, LOG_CAPACITY);
-  int options[] = {CU_ERROR_LOG, CU_ERROR_LOG_SIZE};
-  void *values[] = {log_buffer, (void *)(uintptr_t)(log_buffer ? LOG_CAPACITY : 0)};
+  int options[] = {CU_ERROR_LOG, CU_ERROR_LOG_SIZE, CU_MAX_REGISTERS};
+  void *values[] = {log_buffer, (void *)(uintptr_t)(log_buffer ? LOG_CAPACITY : 0),
+                    (void *)(uintptr_t)max_registers(link)};
   CUlinkState state = NULL;
   const char *failed = "cuInit";
   if (status == 0) {
     failed = "cuLinkCreate";
-    status = create(2, options, values, &state);
+    status = create(3, options, values, &state);
   }
   for (size_t i = 0; i < link->count && status == 0; ++i) {
     failed = "cuLinkAddData";
