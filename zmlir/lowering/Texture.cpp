@@ -64,6 +64,10 @@ constexpr int64_t kAddrModes = 56;  // u32 x 3: 0 wrap, 1 clamp, 2 mirror, 3 bor
 constexpr int64_t kTexelBytes = 68; // u32
 constexpr int64_t kBorder = 72;     // f32 x 4
 constexpr int64_t kFormat = 88;     // u32: CUarray_format
+/// u32 x 2: what txq answers for height and depth (NVIDIA's: a layered 1D
+/// texture's layers are its height, a cube map's depth is 0 and a layered
+/// one's its cubes), the descriptor's last 8 bytes (runtime/cuda/texture.py).
+constexpr int64_t kQueriedHeight = 120;
 } // namespace desc
 
 /// Descriptor flags; kForceUnnormalized is a sampler's (the importer writes
@@ -663,10 +667,10 @@ struct QueryOpLowering : TexturePattern<OpTy> {
       r = e.field32(d, desc::kWidth);
       break;
     case TexQuery::Height:
-      r = e.field32(d, desc::kWidth + 4);
+      r = e.field32(d, std::is_same_v<OpTy, TxqOp> ? desc::kQueriedHeight : desc::kWidth + 4);
       break;
     case TexQuery::Depth:
-      r = e.field32(d, desc::kWidth + 8);
+      r = e.field32(d, std::is_same_v<OpTy, TxqOp> ? desc::kQueriedHeight + 4 : desc::kWidth + 8);
       break;
     case TexQuery::ArraySize:
       r = e.field32(d, desc::kWidth + 12);

@@ -43,6 +43,10 @@ _DESCRIPTOR = struct.Struct("<QQQ IIII IIII III I ffff I")
 # (0 point, 1 linear), the address of a descriptor per level.
 _MIPMAP = struct.Struct("<I fff I Q")
 MIPMAP_OFFSET = _DESCRIPTOR.size
+# What txq answers for height and depth, the descriptor's last 8 bytes (Texture.cpp).
+_QUERY = struct.Struct("<II")
+QUERY_OFFSET = DESCRIPTOR_BYTES - _QUERY.size
+assert MIPMAP_OFFSET + _MIPMAP.size <= QUERY_OFFSET
 
 @dataclass
 class Array:
@@ -349,7 +353,27 @@ class TextureAPI(MemcpyAPI):
         packed = _DESCRIPTOR.pack(data, pitch, slice_, width, height, depth, layers, kind,
                                   element, channels, flags, *modes, element * channels,
                                   *border, fmt)
-        return packed.ljust(DESCRIPTOR_BYTES, b"\0")
+        return packed.ljust(QUERY_OFFSET, b"\0") + _QUERY.pack(*self._queried_extent(res))
+
+    def _queried_extent(self, res: Any) -> tuple[int, int]:
+        """txq's height and depth of a texture: an array's as created, but a
+        layered 1D array's layers are its height, a cube map's depth is 0 and
+        a layered one's its cubes (an H200: tools/layered_mipmap_probe.h200.txt,
+        tools/txq_probe.h200.txt); linear and pitched memory as sampled."""
+        kind = res.resType
+        if kind == RESOURCE_MIPMAPPED_ARRAY:
+            a = self.array(self.handle_ptr(
+                self._mipmapped(res.res.mipmap.hMipmappedArray).levels[0]))
+        elif kind == RESOURCE_ARRAY:
+            a = self.array(res.res.array.hArray)
+        else:
+            height = 1 if kind == RESOURCE_LINEAR else res.res.pitch2D.height
+            return height, 1
+        if a.flags & CUBEMAP:
+            return a.height, a.depth // 6 if a.flags & LAYERED else 0
+        if a.flags & LAYERED and a.height == 0:
+            return a.depth, 0
+        return a.height, a.depth
 
     def _create_object(self, out: Any, res: Any, tex: Any, surface: bool) -> int:
         self.current_context()
@@ -388,7 +412,8 @@ class TextureAPI(MemcpyAPI):
         self.device.copy_to_device(address, np.frombuffer(table, dtype=np.uint8))
         fields = _MIPMAP.pack(len(levels), tex.mipmapLevelBias, tex.minMipmapLevelClamp,
                               tex.maxMipmapLevelClamp, tex.mipmapFilterMode, address)
-        return (descriptor[:MIPMAP_OFFSET] + fields).ljust(DESCRIPTOR_BYTES, b"\0"), address
+        return descriptor[:MIPMAP_OFFSET] + fields + descriptor[MIPMAP_OFFSET + len(fields):], \
+            address
 
     def cuTexObjectCreate(self, out: Any, res: Any, tex: Any, view: Any) -> int:
         if tex == self.ffi.NULL:
