@@ -353,10 +353,22 @@ struct LdOpLowering : PTXPattern<LdOp> {
     bool isSigned = isSignedType(op.getType());
     SmallVector<Value> results;
     LLVM::AtomicOrdering ordering = accessOrdering(op.getSem());
-    if (vec == 1 || ordering != LLVM::AtomicOrdering::not_atomic) {
-      // A vector `.relaxed`/`.acquire` load is, in PTX's memory model, one
-      // scalar load per element with the same semantics and scope, in an
-      // unspecified order (PTX ISA 8.2 "Vector Data-types"): so the
+    if (vec > 1 && ordering != LLVM::AtomicOrdering::not_atomic && bytes * vec <= 8) {
+      // A vector `.relaxed`/`.acquire` load of at most 8 bytes is one
+      // atomic access of the whole: NVIDIA's hardware never tears it and
+      // cub's decoupled look-back relies on that ({status, value} pairs
+      // read with ld.relaxed.gpu.v2.u32).
+      auto whole = rewriter.getIntegerType(bytes * vec * 8);
+      Value v = LLVM::LoadOp::create(rewriter, loc, whole, *ptr, align, isVolatile, false, false,
+                                     false, ordering, accessSyncScope(state, op, ordering));
+      v = LLVM::BitcastOp::create(rewriter, loc, VectorType::get({vec}, elem), v);
+      for (int64_t i = 0; i < vec; ++i)
+        results.push_back(LLVM::ExtractElementOp::create(
+            rewriter, loc, v, intConst(rewriter, loc, rewriter.getI32Type(), i)));
+    } else if (vec == 1 || ordering != LLVM::AtomicOrdering::not_atomic) {
+      // A wider vector `.relaxed`/`.acquire` load is, in PTX's memory model,
+      // one scalar load per element with the same semantics and scope, in
+      // an unspecified order (PTX ISA 8.2 "Vector Data-types"): so the
       // elements are loaded one by one in order, each an atomic with the
       // ordering (the last one's acquire orders what follows).
       std::string scope = accessSyncScope(state, op, ordering);
@@ -401,10 +413,20 @@ struct StOpLowering : PTXPattern<StOp> {
     for (Value v : adaptor.getValues())
       values.push_back(adjustBits(rewriter, loc, v, elem, false));
     LLVM::AtomicOrdering ordering = accessOrdering(op.getSem());
-    if (vec == 1 || ordering != LLVM::AtomicOrdering::not_atomic) {
-      // A vector `.relaxed`/`.release` store: one scalar atomic store per
-      // element, in order (see LdOpLowering); the first one's release orders
-      // what came before.
+    if (vec > 1 && ordering != LLVM::AtomicOrdering::not_atomic && bytes * vec <= 8) {
+      // One atomic store of the whole (see LdOpLowering).
+      auto vecType = VectorType::get({vec}, elem);
+      Value v = LLVM::PoisonOp::create(rewriter, loc, vecType);
+      for (int64_t i = 0; i < vec; ++i)
+        v = LLVM::InsertElementOp::create(rewriter, loc, v, values[i],
+                                          intConst(rewriter, loc, rewriter.getI32Type(), i));
+      v = LLVM::BitcastOp::create(rewriter, loc, rewriter.getIntegerType(bytes * vec * 8), v);
+      LLVM::StoreOp::create(rewriter, loc, v, *ptr, align, isVolatile, false, false, ordering,
+                            accessSyncScope(state, op, ordering));
+    } else if (vec == 1 || ordering != LLVM::AtomicOrdering::not_atomic) {
+      // A wider vector `.relaxed`/`.release` store: one scalar atomic store
+      // per element, in order (see LdOpLowering); the first one's release
+      // orders what came before.
       std::string scope = accessSyncScope(state, op, ordering);
       for (int64_t i = 0; i < vec; ++i) {
         Value at = elementAddress(rewriter, loc, *ptr, elem, i);

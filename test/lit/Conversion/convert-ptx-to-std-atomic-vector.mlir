@@ -1,13 +1,12 @@
 // RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std | FileCheck %s
 
-// ld.acquire.gpu.global.v2: PTX's memory model makes a vector access one
-// scalar access per element with the same semantics, so two atomic acquire
-// loads at the scope, the first at the vector's alignment.
+// ld.acquire.gpu.global.v2.u32: 8 bytes, one atomic acquire i64 load at
+// the scope, never two (cub's decoupled look-back reads {status, value}
+// pairs this way; NVIDIA's hardware never tears them), then the elements.
 // CHECK-LABEL: gpu.func @ld_acquire_v2
 // CHECK: %[[P:.*]] = llvm.inttoptr %arg0 : i64 to !llvm.ptr<1>
-// CHECK: llvm.load %[[P]] atomic syncscope("device") acquire {alignment = 8 : i64} : !llvm.ptr<1> -> i32
-// CHECK: %[[P1:.*]] = llvm.getelementptr %[[P]][1] : (!llvm.ptr<1>) -> !llvm.ptr<1>, i32
-// CHECK: llvm.load %[[P1]] atomic syncscope("device") acquire {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CHECK: %[[W:.*]] = llvm.load %[[P]] atomic syncscope("device") acquire {alignment = 8 : i64} : !llvm.ptr<1> -> i64
+// CHECK: llvm.bitcast %[[W]] : i64 to vector<2xi32>
 // CHECK-NOT: llvm.load
 func.func @ld_acquire_v2(%p: i64) attributes {ptx.entry} {
   %v:2 = ptx.ld %p {space = #ptx.space<global>, type = #ptx.type<u32>, vec = 2, sem = #ptx.sem<acquire>, scope = #ptx.scope<gpu>} : i64 -> i32, i32
@@ -16,7 +15,20 @@ func.func @ld_acquire_v2(%p: i64) attributes {ptx.entry} {
 
 // -----
 
-// st.release.sys.global.v4: four atomic release stores in element order.
+// st.relaxed.gpu.global.v2.u32: one atomic monotonic i64 store of both.
+// CHECK-LABEL: gpu.func @st_relaxed_v2
+// CHECK: %[[W:.*]] = llvm.bitcast %{{.*}} : vector<2xi32> to i64
+// CHECK: llvm.store %[[W]], %{{.*}} atomic syncscope("device") monotonic {alignment = 8 : i64} : i64, !llvm.ptr<1>
+// CHECK-NOT: llvm.store
+func.func @st_relaxed_v2(%p: i64, %x: i32, %y: i32) attributes {ptx.entry} {
+  ptx.st %p, %x, %y {space = #ptx.space<global>, type = #ptx.type<u32>, vec = 2, sem = #ptx.sem<relaxed>, scope = #ptx.scope<gpu>} : i64, i32, i32
+  ptx.ret
+}
+
+// -----
+
+// st.release.sys.global.v4: 16 bytes, four atomic release stores in
+// element order.
 // CHECK-LABEL: gpu.func @st_release_v4
 // CHECK: llvm.store %arg1, %{{.*}} atomic release {alignment = 16 : i64} : i32, !llvm.ptr<1>
 // CHECK: llvm.getelementptr %{{.*}}[1]
