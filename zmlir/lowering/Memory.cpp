@@ -365,6 +365,20 @@ struct LdOpLowering : PTXPattern<LdOp> {
       for (int64_t i = 0; i < vec; ++i)
         results.push_back(LLVM::ExtractElementOp::create(
             rewriter, loc, v, intConst(rewriter, loc, rewriter.getI32Type(), i)));
+    } else if (vec > 1 && ordering != LLVM::AtomicOrdering::not_atomic && bytes * vec == 16) {
+      // 16 bytes (cub's {status, value} pairs of 8-byte values, read with
+      // ld.relaxed.gpu.v2.u64): no target has a 128-bit atomic load, but an
+      // aligned 16-byte vector access is one access on NVIDIA's and x86's
+      // hardware; a volatile one is never split, an acquire fence after it
+      // orders what follows.
+      auto vecType = VectorType::get({vec}, elem);
+      Value v = LLVM::LoadOp::create(rewriter, loc, vecType, *ptr, align, /*isVolatile=*/true);
+      if (ordering != LLVM::AtomicOrdering::monotonic)
+        LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::acquire,
+                              accessSyncScope(state, op, ordering));
+      for (int64_t i = 0; i < vec; ++i)
+        results.push_back(LLVM::ExtractElementOp::create(
+            rewriter, loc, v, intConst(rewriter, loc, rewriter.getI32Type(), i)));
     } else if (vec == 1 || ordering != LLVM::AtomicOrdering::not_atomic) {
       // A wider vector `.relaxed`/`.acquire` load is, in PTX's memory model,
       // one scalar load per element with the same semantics and scope, in
@@ -423,6 +437,17 @@ struct StOpLowering : PTXPattern<StOp> {
       v = LLVM::BitcastOp::create(rewriter, loc, rewriter.getIntegerType(bytes * vec * 8), v);
       LLVM::StoreOp::create(rewriter, loc, v, *ptr, align, isVolatile, false, false, ordering,
                             accessSyncScope(state, op, ordering));
+    } else if (vec > 1 && ordering != LLVM::AtomicOrdering::not_atomic && bytes * vec == 16) {
+      // One volatile 16-byte store after a release fence (see LdOpLowering).
+      if (ordering != LLVM::AtomicOrdering::monotonic)
+        LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::release,
+                              accessSyncScope(state, op, ordering));
+      auto vecType = VectorType::get({vec}, elem);
+      Value v = LLVM::PoisonOp::create(rewriter, loc, vecType);
+      for (int64_t i = 0; i < vec; ++i)
+        v = LLVM::InsertElementOp::create(rewriter, loc, v, values[i],
+                                          intConst(rewriter, loc, rewriter.getI32Type(), i));
+      LLVM::StoreOp::create(rewriter, loc, v, *ptr, align, /*isVolatile=*/true);
     } else if (vec == 1 || ordering != LLVM::AtomicOrdering::not_atomic) {
       // A wider vector `.relaxed`/`.release` store: one scalar atomic store
       // per element, in order (see LdOpLowering); the first one's release

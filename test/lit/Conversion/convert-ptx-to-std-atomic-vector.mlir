@@ -27,18 +27,26 @@ func.func @st_relaxed_v2(%p: i64, %x: i32, %y: i32) attributes {ptx.entry} {
 
 // -----
 
-// st.release.sys.global.v4: 16 bytes, four atomic release stores in
-// element order.
+// st.release.sys.global.v4.u32 / ld.relaxed.gpu.global.v2.u64: 16 bytes,
+// no 128-bit atomic anywhere: one volatile vector access (never split),
+// a release fence before the store; a relaxed load needs no fence.
 // CHECK-LABEL: gpu.func @st_release_v4
-// CHECK: llvm.store %arg1, %{{.*}} atomic release {alignment = 16 : i64} : i32, !llvm.ptr<1>
-// CHECK: llvm.getelementptr %{{.*}}[1]
-// CHECK: llvm.store %arg1, %{{.*}} atomic release {alignment = 4 : i64}
-// CHECK: llvm.getelementptr %{{.*}}[2]
-// CHECK: llvm.store %arg1, %{{.*}} atomic release {alignment = 8 : i64}
-// CHECK: llvm.getelementptr %{{.*}}[3]
-// CHECK: llvm.store %arg1, %{{.*}} atomic release {alignment = 4 : i64}
+// CHECK: llvm.fence release
+// CHECK: llvm.store volatile %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
+// CHECK-NOT: llvm.store
 func.func @st_release_v4(%p: i64, %x: i32) attributes {ptx.entry} {
   ptx.st %p, %x, %x, %x, %x {space = #ptx.space<global>, type = #ptx.type<u32>, vec = 4, sem = #ptx.sem<release>, scope = #ptx.scope<sys>} : i64, i32, i32, i32, i32
+  ptx.ret
+}
+
+// -----
+
+// CHECK-LABEL: gpu.func @ld_relaxed_v2_u64
+// CHECK: llvm.load volatile %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<2xi64>
+// CHECK-NOT: llvm.fence
+// CHECK-NOT: llvm.load
+func.func @ld_relaxed_v2_u64(%p: i64) attributes {ptx.entry} {
+  %v:2 = ptx.ld %p {space = #ptx.space<global>, type = #ptx.type<u64>, vec = 2, sem = #ptx.sem<relaxed>, scope = #ptx.scope<gpu>} : i64 -> i64, i64
   ptx.ret
 }
 
