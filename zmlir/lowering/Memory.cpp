@@ -302,6 +302,25 @@ LogicalResult checkMemorySemantics(OpTy op, const PTXPattern<OpTy> &p) {
   return success();
 }
 
+/// The elements of vector `v`, `vec` of them.
+SmallVector<Value> vectorElements(OpBuilder &b, Location loc, Value v, int64_t vec) {
+  SmallVector<Value> elements;
+  for (int64_t i = 0; i < vec; ++i)
+    elements.push_back(
+        LLVM::ExtractElementOp::create(b, loc, v, intConst(b, loc, b.getI32Type(), i)));
+  return elements;
+}
+
+/// A vector of `values`, each of type `elem`.
+Value vectorOf(OpBuilder &b, Location loc, mlir::Type elem, ArrayRef<Value> values) {
+  auto vecType = VectorType::get({static_cast<int64_t>(values.size())}, elem);
+  Value v = LLVM::PoisonOp::create(b, loc, vecType);
+  for (auto [i, value] : llvm::enumerate(values))
+    v = LLVM::InsertElementOp::create(b, loc, v, value,
+                                      intConst(b, loc, b.getI32Type(), static_cast<int64_t>(i)));
+  return v;
+}
+
 /// The address of element `i` of a vector access at `ptr`.
 Value elementAddress(OpBuilder &b, Location loc, Value ptr, mlir::Type elem, int64_t i) {
   if (i == 0)
@@ -353,7 +372,8 @@ struct LdOpLowering : PTXPattern<LdOp> {
     bool isSigned = isSignedType(op.getType());
     SmallVector<Value> results;
     LLVM::AtomicOrdering ordering = accessOrdering(op.getSem());
-    if (vec > 1 && ordering != LLVM::AtomicOrdering::not_atomic && bytes * vec <= 8) {
+    bool atomic = ordering != LLVM::AtomicOrdering::not_atomic;
+    if (vec > 1 && atomic && bytes * vec <= 8) {
       // A vector `.relaxed`/`.acquire` load of at most 8 bytes is one
       // atomic access of the whole: NVIDIA's hardware never tears it and
       // cub's decoupled look-back relies on that ({status, value} pairs
@@ -362,24 +382,8 @@ struct LdOpLowering : PTXPattern<LdOp> {
       Value v = LLVM::LoadOp::create(rewriter, loc, whole, *ptr, align, isVolatile, false, false,
                                      false, ordering, accessSyncScope(state, op, ordering));
       v = LLVM::BitcastOp::create(rewriter, loc, VectorType::get({vec}, elem), v);
-      for (int64_t i = 0; i < vec; ++i)
-        results.push_back(LLVM::ExtractElementOp::create(
-            rewriter, loc, v, intConst(rewriter, loc, rewriter.getI32Type(), i)));
-    } else if (vec > 1 && ordering != LLVM::AtomicOrdering::not_atomic && bytes * vec == 16) {
-      // 16 bytes (cub's {status, value} pairs of 8-byte values, read with
-      // ld.relaxed.gpu.v2.u64): no target has a 128-bit atomic load, but an
-      // aligned 16-byte vector access is one access on NVIDIA's and x86's
-      // hardware; a volatile one is never split, an acquire fence after it
-      // orders what follows.
-      auto vecType = VectorType::get({vec}, elem);
-      Value v = LLVM::LoadOp::create(rewriter, loc, vecType, *ptr, align, /*isVolatile=*/true);
-      if (ordering != LLVM::AtomicOrdering::monotonic)
-        LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::acquire,
-                              accessSyncScope(state, op, ordering));
-      for (int64_t i = 0; i < vec; ++i)
-        results.push_back(LLVM::ExtractElementOp::create(
-            rewriter, loc, v, intConst(rewriter, loc, rewriter.getI32Type(), i)));
-    } else if (vec == 1 || ordering != LLVM::AtomicOrdering::not_atomic) {
+      results = vectorElements(rewriter, loc, v, vec);
+    } else if (vec == 1 || (atomic && bytes * vec != 16)) {
       // A wider vector `.relaxed`/`.acquire` load is, in PTX's memory model,
       // one scalar load per element with the same semantics and scope, in
       // an unspecified order (PTX ISA 8.2 "Vector Data-types"): so the
@@ -393,11 +397,17 @@ struct LdOpLowering : PTXPattern<LdOp> {
                                                false, false, ordering, scope));
       }
     } else {
+      // One vector load. A 16-byte `.relaxed`/`.acquire` one (cub's {status,
+      // value} pairs of 8-byte values, read with ld.relaxed.gpu.v2.u64): no
+      // target has a 128-bit atomic load, but an aligned 16-byte vector
+      // access is one access on NVIDIA's and x86's hardware; a volatile one
+      // is never split, and an acquire fence after it orders what follows.
       auto vecType = VectorType::get({vec}, elem);
-      Value v = LLVM::LoadOp::create(rewriter, loc, vecType, *ptr, align, isVolatile);
-      for (int64_t i = 0; i < vec; ++i)
-        results.push_back(LLVM::ExtractElementOp::create(
-            rewriter, loc, v, intConst(rewriter, loc, rewriter.getI32Type(), i)));
+      Value v = LLVM::LoadOp::create(rewriter, loc, vecType, *ptr, align, isVolatile || atomic);
+      if (atomic && ordering != LLVM::AtomicOrdering::monotonic)
+        LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::acquire,
+                              accessSyncScope(state, op, ordering));
+      results = vectorElements(rewriter, loc, v, vec);
     }
     for (auto [value, result] : llvm::zip(results, op.getResults()))
       value = adjustBits(rewriter, loc, value, result.getType(), isSigned);
@@ -427,28 +437,14 @@ struct StOpLowering : PTXPattern<StOp> {
     for (Value v : adaptor.getValues())
       values.push_back(adjustBits(rewriter, loc, v, elem, false));
     LLVM::AtomicOrdering ordering = accessOrdering(op.getSem());
-    if (vec > 1 && ordering != LLVM::AtomicOrdering::not_atomic && bytes * vec <= 8) {
+    bool atomic = ordering != LLVM::AtomicOrdering::not_atomic;
+    if (vec > 1 && atomic && bytes * vec <= 8) {
       // One atomic store of the whole (see LdOpLowering).
-      auto vecType = VectorType::get({vec}, elem);
-      Value v = LLVM::PoisonOp::create(rewriter, loc, vecType);
-      for (int64_t i = 0; i < vec; ++i)
-        v = LLVM::InsertElementOp::create(rewriter, loc, v, values[i],
-                                          intConst(rewriter, loc, rewriter.getI32Type(), i));
-      v = LLVM::BitcastOp::create(rewriter, loc, rewriter.getIntegerType(bytes * vec * 8), v);
+      Value v = LLVM::BitcastOp::create(rewriter, loc, rewriter.getIntegerType(bytes * vec * 8),
+                                        vectorOf(rewriter, loc, elem, values));
       LLVM::StoreOp::create(rewriter, loc, v, *ptr, align, isVolatile, false, false, ordering,
                             accessSyncScope(state, op, ordering));
-    } else if (vec > 1 && ordering != LLVM::AtomicOrdering::not_atomic && bytes * vec == 16) {
-      // One volatile 16-byte store after a release fence (see LdOpLowering).
-      if (ordering != LLVM::AtomicOrdering::monotonic)
-        LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::release,
-                              accessSyncScope(state, op, ordering));
-      auto vecType = VectorType::get({vec}, elem);
-      Value v = LLVM::PoisonOp::create(rewriter, loc, vecType);
-      for (int64_t i = 0; i < vec; ++i)
-        v = LLVM::InsertElementOp::create(rewriter, loc, v, values[i],
-                                          intConst(rewriter, loc, rewriter.getI32Type(), i));
-      LLVM::StoreOp::create(rewriter, loc, v, *ptr, align, /*isVolatile=*/true);
-    } else if (vec == 1 || ordering != LLVM::AtomicOrdering::not_atomic) {
+    } else if (vec == 1 || (atomic && bytes * vec != 16)) {
       // A wider vector `.relaxed`/`.release` store: one scalar atomic store
       // per element, in order (see LdOpLowering); the first one's release
       // orders what came before.
@@ -459,12 +455,13 @@ struct StOpLowering : PTXPattern<StOp> {
                               isVolatile, false, false, ordering, scope);
       }
     } else {
-      auto vecType = VectorType::get({vec}, elem);
-      Value v = LLVM::PoisonOp::create(rewriter, loc, vecType);
-      for (int64_t i = 0; i < vec; ++i)
-        v = LLVM::InsertElementOp::create(rewriter, loc, v, values[i],
-                                          intConst(rewriter, loc, rewriter.getI32Type(), i));
-      LLVM::StoreOp::create(rewriter, loc, v, *ptr, align, isVolatile);
+      // One vector store; a 16-byte `.relaxed`/`.release` one is volatile,
+      // after a release fence (see LdOpLowering).
+      if (atomic && ordering != LLVM::AtomicOrdering::monotonic)
+        LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::release,
+                              accessSyncScope(state, op, ordering));
+      LLVM::StoreOp::create(rewriter, loc, vectorOf(rewriter, loc, elem, values), *ptr, align,
+                            isVolatile || atomic);
     }
     rewriter.eraseOp(op);
     return success();
