@@ -30,34 +30,34 @@ LLVM::LLVMFuncOp zmlir::declareFunction(OpBuilder &b, Operation *user, StringRef
 // Recursion
 //===----------------------------------------------------------------------===//
 
-/// The module's device functions each of `fn` calls directly.
-static SmallVector<LLVM::LLVMFuncOp> callees(gpu::GPUModuleOp module, Operation *fn) {
-  SmallVector<LLVM::LLVMFuncOp> called;
-  fn->walk([&](LLVM::CallOp call) {
-    std::optional<StringRef> name = call.getCallee();
-    auto callee = name ? module.lookupSymbol<LLVM::LLVMFuncOp>(*name) : LLVM::LLVMFuncOp();
-    if (callee && !callee.isExternal())
-      called.push_back(callee);
-  });
-  return called;
-}
-
 llvm::DenseSet<Operation *> zmlir::recursiveFunctions(gpu::GPUModuleOp module) {
-  // A function is on a cycle when it reaches itself: a walk from each one.
-  llvm::DenseSet<Operation *> recursive;
+  // Each device function's device-function callees, found once.
+  SymbolTable symbols(module);
+  DenseMap<Operation *, SmallVector<Operation *>> callees;
   for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
     if (fn.isExternal())
       continue;
+    SmallVector<Operation *> &called = callees[fn];
+    fn.walk([&](LLVM::CallOp call) {
+      std::optional<StringRef> name = call.getCallee();
+      auto callee = name ? symbols.lookup<LLVM::LLVMFuncOp>(*name) : LLVM::LLVMFuncOp();
+      if (callee && !callee.isExternal())
+        called.push_back(callee);
+    });
+  }
+  // A function is on a cycle when it reaches itself: a walk from each one.
+  llvm::DenseSet<Operation *> recursive;
+  for (auto &[fn, called] : callees) {
     llvm::DenseSet<Operation *> seen;
-    SmallVector<LLVM::LLVMFuncOp> work = callees(module, fn);
+    SmallVector<Operation *> work(called);
     while (!work.empty()) {
-      LLVM::LLVMFuncOp next = work.pop_back_val();
+      Operation *next = work.pop_back_val();
       if (next == fn) {
         recursive.insert(fn);
         break;
       }
       if (seen.insert(next).second)
-        llvm::append_range(work, callees(module, next));
+        llvm::append_range(work, callees.find(next)->second); // every callee is a key
     }
   }
   return recursive;

@@ -481,15 +481,16 @@ void ConvertPTXToStdPass::runOnOperation() {
   // sub-groups: forced on one that does not, Intel's CPU runtime vectorizes
   // it 32 wide instead of at its own width (a shared-memory tiled SGEMM
   // runs 4.6x slower; bench/results/cpu_kernels.md).
+  DenseSet<Operation *> subGroupUsers = functionsUsingSubGroups(gpuModule);
   if (subgroupSize != 0)
-    for (Operation *fn : functionsUsingSubGroups(gpuModule))
+    for (Operation *fn : subGroupUsers)
       if (auto kernel = dyn_cast<gpu::GPUFuncOp>(fn))
         kernel->setAttr("intel_reqd_sub_group_size",
                         IntegerAttr::get(IntegerType::get(ctx, 32), subgroupSize));
-  if (failed(state.target.finishRecursion(gpuModule, state)))
+  if (failed(state.target.finishRecursion(gpuModule, subGroupUsers, state)))
     return signalPassFailure();
   state.target.finishTraps(gpuModule, state);
-  state.target.finishWarps(gpuModule, state);
+  state.target.finishWarps(gpuModule, subGroupUsers, state);
   markCallsConvergent(gpuModule);
 
   for (VarOp var : llvm::make_early_inc_range(module.getOps<VarOp>()))

@@ -262,8 +262,11 @@ public:
     return {};
   }
   /// After conversion: whatever the target needs of the whole module for
-  /// its warps to be 32 lanes where kernels depend on it.
-  virtual void finishWarps(mlir::gpu::GPUModuleOp module, const PTXLoweringState &state) const {}
+  /// its warps to be 32 lanes where kernels depend on it (`subGroupUsers`:
+  /// functionsUsingSubGroups).
+  virtual void finishWarps(mlir::gpu::GPUModuleOp module,
+                           const llvm::DenseSet<mlir::Operation *> &subGroupUsers,
+                           const PTXLoweringState &state) const {}
   /// `bar.warp.sync` the target's own way, or failure (a warp fence).
   virtual mlir::LogicalResult emitNativeWarpSync(mlir::OpBuilder &b, mlir::Location loc,
                                                  mlir::Value mask) const {
@@ -294,8 +297,11 @@ public:
   /// module's recursive device functions (recursiveFunctions) where its
   /// consumer cannot run them as they are: bound their depth, or reject a
   /// cycle with an error at the call that closes it (callClosingCycle).
-  virtual mlir::LogicalResult finishRecursion(mlir::gpu::GPUModuleOp module,
-                                              const PTXLoweringState &state) const {
+  /// `subGroupUsers`: functionsUsingSubGroups.
+  virtual mlir::LogicalResult
+  finishRecursion(mlir::gpu::GPUModuleOp module,
+                  const llvm::DenseSet<mlir::Operation *> &subGroupUsers,
+                  const PTXLoweringState &state) const {
     return mlir::success();
   }
 

@@ -262,18 +262,19 @@ public:
   /// device function where it leaves the kernel unvectorized, as it does one
   /// that reaches recursion and asks for no sub-group size. It faults
   /// compiling one vectorized 32 wide, so a kernel that needs whole warps
-  /// (functionsUsingSubGroups) and reaches a call cycle is refused; so is a
+  /// (`subGroupUsers`) and reaches a call cycle is refused; so is a
   /// recursive function with local memory (an alloca), which its frames
   /// would share (a Fibonacci passing results through the caller's memory
-  /// computed 5 for fib(10)). A recursion deeper than the stack kills the process rather than the
-  /// launch: each recursive function takes its depth of recursive calls, and
-  /// past the stack's budget sets the trap word to kStackOverflow and returns.
-  LogicalResult finishRecursion(gpu::GPUModuleOp module,
+  /// computed 5 for fib(10)). A recursion deeper than the stack would kill
+  /// the process rather than fail the launch: each recursive function takes
+  /// its depth of recursive calls, and at kMaxRecursionDepth sets the trap
+  /// word to kStackOverflow and returns.
+  LogicalResult finishRecursion(gpu::GPUModuleOp module, const DenseSet<Operation *> &subGroupUsers,
                                 const PTXLoweringState &state) const override {
     DenseSet<Operation *> recursive = recursiveFunctions(module);
     if (recursive.empty())
       return success();
-    for (Operation *fn : functionsUsingSubGroups(module)) {
+    for (Operation *fn : subGroupUsers) {
       auto kernel = dyn_cast<gpu::GPUFuncOp>(fn);
       LLVM::CallOp closing = kernel ? callClosingCycle(module, kernel) : LLVM::CallOp();
       if (!closing)
@@ -440,11 +441,11 @@ public:
   /// device functions it calls, first checks get_max_sub_group_size(); below
   /// 32 each work-item sets the trap word to kNarrowWarps and returns, and
   /// the launch fails instead of computing garbage.
-  void finishWarps(gpu::GPUModuleOp module, const PTXLoweringState &state) const override {
+  void finishWarps(gpu::GPUModuleOp module, const DenseSet<Operation *> &subGroupUsers,
+                   const PTXLoweringState &state) const override {
     // A kernel that depends on the warp's width fails rather than run in
     // narrower sub-groups.
-    DenseSet<Operation *> users = functionsUsingSubGroups(module);
-    for (Operation *fn : users) {
+    for (Operation *fn : subGroupUsers) {
       auto kernel = dyn_cast<gpu::GPUFuncOp>(fn);
       if (!kernel)
         continue;
