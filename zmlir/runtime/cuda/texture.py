@@ -78,6 +78,17 @@ class Array:
         return max(self.depth, 1)
 
     @property
+    def queried_extent(self) -> tuple[int, int]:
+        """txq's height and depth: as created, but a layered 1D array's layers
+        are its height, a cube map's depth is 0 and a layered one's its cubes
+        (an H200: tools/layered_mipmap_probe.h200.txt, tools/txq_probe.h200.txt)."""
+        if self.flags & CUBEMAP:
+            return self.height, self.depth // 6 if self.flags & LAYERED else 0
+        if self.flags & LAYERED and self.height == 0:
+            return self.depth, 0
+        return self.height, self.depth
+
+    @property
     def nbytes(self) -> int:
         return self.slice * self.slices
 
@@ -292,9 +303,11 @@ class TextureAPI(MemcpyAPI):
 
     # -- texture and surface objects ----------------------------------------------
 
-    def _resource(self, res: Any) -> tuple[int, int, int, int, int, int, int, int, int]:
-        """(data, pitch, slice, width, height, depth, layers, format, channels)
-        of a CUDA_RESOURCE_DESC."""
+    def _resource(self, res: Any) -> tuple[int, int, int, int, int, int, int, int, int,
+                                           tuple[int, int]]:
+        """(data, pitch, slice, width, height, depth, layers, format, channels,
+        txq's height and depth) of a CUDA_RESOURCE_DESC; linear and pitched
+        memory answer txq with the extents they are sampled with."""
         kind = res.resType
         if kind == RESOURCE_ARRAY:
             a = self.array(res.res.array.hArray)
@@ -302,7 +315,7 @@ class TextureAPI(MemcpyAPI):
             depth = 1 if layered else max(a.depth, 1)
             layers = max(a.depth, 1) if layered else 1
             return (a.address, a.pitch, a.slice, a.width, max(a.height, 1), depth, layers,
-                    a.format, a.channels)
+                    a.format, a.channels, a.queried_extent)
         if kind == RESOURCE_MIPMAPPED_ARRAY:  # level 0's; the levels in _mipmap_table
             level = self.ffi.new("CUDA_RESOURCE_DESC *")
             level.resType = RESOURCE_ARRAY
@@ -315,15 +328,16 @@ class TextureAPI(MemcpyAPI):
                 raise CudaError(self.unsupported("cuTexObjectCreate", f"format 0x{lin.format:x}"))
             texel = FORMATS[lin.format][1] * lin.numChannels
             return (int(lin.devPtr), lin.sizeInBytes, lin.sizeInBytes, lin.sizeInBytes // texel,
-                    1, 1, 1, lin.format, lin.numChannels)
+                    1, 1, 1, lin.format, lin.numChannels, (1, 1))
         if kind == RESOURCE_PITCH2D:
             p = res.res.pitch2D
             return (int(p.devPtr), p.pitchInBytes, p.pitchInBytes * p.height, p.width, p.height,
-                    1, 1, p.format, p.numChannels)
+                    1, 1, p.format, p.numChannels, (p.height, 1))
         raise CudaError(self.unsupported("cuTexObjectCreate", f"resource type {kind}"))
 
     def _descriptor(self, res: Any, tex: Any) -> bytes:
-        data, pitch, slice_, width, height, depth, layers, fmt, channels = self._resource(res)
+        data, pitch, slice_, width, height, depth, layers, fmt, channels, queried = \
+            self._resource(res)
         if fmt not in FORMATS or channels not in (1, 2, 4):
             raise CudaError(self.unsupported("cuTexObjectCreate", f"format 0x{fmt:x} x "
                                              f"{channels}"))
@@ -353,27 +367,7 @@ class TextureAPI(MemcpyAPI):
         packed = _DESCRIPTOR.pack(data, pitch, slice_, width, height, depth, layers, kind,
                                   element, channels, flags, *modes, element * channels,
                                   *border, fmt)
-        return packed.ljust(QUERY_OFFSET, b"\0") + _QUERY.pack(*self._queried_extent(res))
-
-    def _queried_extent(self, res: Any) -> tuple[int, int]:
-        """txq's height and depth of a texture: an array's as created, but a
-        layered 1D array's layers are its height, a cube map's depth is 0 and
-        a layered one's its cubes (an H200: tools/layered_mipmap_probe.h200.txt,
-        tools/txq_probe.h200.txt); linear and pitched memory as sampled."""
-        kind = res.resType
-        if kind == RESOURCE_MIPMAPPED_ARRAY:
-            a = self.array(self.handle_ptr(
-                self._mipmapped(res.res.mipmap.hMipmappedArray).levels[0]))
-        elif kind == RESOURCE_ARRAY:
-            a = self.array(res.res.array.hArray)
-        else:
-            height = 1 if kind == RESOURCE_LINEAR else res.res.pitch2D.height
-            return height, 1
-        if a.flags & CUBEMAP:
-            return a.height, a.depth // 6 if a.flags & LAYERED else 0
-        if a.flags & LAYERED and a.height == 0:
-            return a.depth, 0
-        return a.height, a.depth
+        return packed.ljust(QUERY_OFFSET, b"\0") + _QUERY.pack(*queried)
 
     def _create_object(self, out: Any, res: Any, tex: Any, surface: bool) -> int:
         self.current_context()
