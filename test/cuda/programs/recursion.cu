@@ -1,5 +1,6 @@
 // Recursive device functions: a function calling itself twice (fib), a walk
-// of a tree in device memory, and two functions calling each other, each
+// of a tree in device memory, two functions calling each other, and one
+// adding into the calling kernel's own variable through a pointer, each
 // checked against the host. Then a recursion deeper than any stack: the
 // launch succeeds and the next synchronising call (and every later one)
 // returns cudaErrorIllegalAddress, as on an H200, and the process lives on.
@@ -22,11 +23,22 @@ __device__ bool is_odd(int n);
 __device__ bool is_even(int n) { return n == 0 ? true : is_odd(n - 1); }
 __device__ bool is_odd(int n) { return n == 0 ? false : is_even(n - 1); }
 
+// Adds 1 + 2 + ... + n to *sum, which is the calling kernel's own variable
+// (its private memory, handed to a recursive function).
+__device__ __noinline__ void accumulate(int n, int* sum) {
+  if (n == 0) return;
+  accumulate(n - 1, sum);
+  *sum += n;
+}
+
 __global__ void recurse(int* out, const Node* tree, int nodes) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  out[3 * i] = fib(i % 20);
-  out[3 * i + 1] = tree_sum(tree, i % nodes);
-  out[3 * i + 2] = is_even(i % 50);
+  int sum = 0;
+  accumulate(i % 40, &sum);
+  out[4 * i] = fib(i % 20);
+  out[4 * i + 1] = tree_sum(tree, i % nodes);
+  out[4 * i + 2] = is_even(i % 50);
+  out[4 * i + 3] = sum;
 }
 
 // Not a tail call: the store after it keeps every frame live.
@@ -52,18 +64,20 @@ int main() {
   Node* d_tree;
   int* d_out;
   CHECK(cudaMalloc(&d_tree, sizeof tree));
-  CHECK(cudaMalloc(&d_out, 3 * kThreads * sizeof(int)));
+  CHECK(cudaMalloc(&d_out, 4 * kThreads * sizeof(int)));
   CHECK(cudaMemcpy(d_tree, tree, sizeof tree, cudaMemcpyHostToDevice));
   recurse<<<kThreads / 64, 64>>>(d_out, d_tree, kNodes);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
-  static int out[3 * kThreads];
+  static int out[4 * kThreads];
   CHECK(cudaMemcpy(out, d_out, sizeof out, cudaMemcpyDeviceToHost));
   for (int i = 0; i < kThreads; ++i) {
-    EXPECT(out[3 * i] == host_fib(i % 20), "fib(%d) = %d", i % 20, out[3 * i]);
-    EXPECT(out[3 * i + 1] == host_tree_sum(tree, i % kNodes), "tree_sum(%d) = %d, want %d",
-           i % kNodes, out[3 * i + 1], host_tree_sum(tree, i % kNodes));
-    EXPECT(out[3 * i + 2] == ((i % 50) % 2 == 0), "is_even(%d) = %d", i % 50, out[3 * i + 2]);
+    EXPECT(out[4 * i] == host_fib(i % 20), "fib(%d) = %d", i % 20, out[4 * i]);
+    EXPECT(out[4 * i + 1] == host_tree_sum(tree, i % kNodes), "tree_sum(%d) = %d, want %d",
+           i % kNodes, out[4 * i + 1], host_tree_sum(tree, i % kNodes));
+    EXPECT(out[4 * i + 2] == ((i % 50) % 2 == 0), "is_even(%d) = %d", i % 50, out[4 * i + 2]);
+    int n = i % 40;
+    EXPECT(out[4 * i + 3] == n * (n + 1) / 2, "accumulate(%d) = %d", n, out[4 * i + 3]);
   }
 
   int* d_trail;

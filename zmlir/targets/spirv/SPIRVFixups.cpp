@@ -324,7 +324,7 @@ callsGettingPrivateAddresses(llvm::Function &function,
 /// conditional `ret` between two calls, as the trap checks put after every
 /// call); once inlined, the stores are the caller's own. A recursive
 /// function cannot be inlined into its callers without end: its calls stay
-/// (test/cuda/programs/recursion.cu passes results through private memory).
+/// (test/cuda/programs/recursion.cu hands a kernel's variable to one).
 llvm::Error zmlir::inlineSPIRVPrivateEscapes(gpu::GPUModuleOp, llvm::Module &module) {
   llvm::SmallPtrSet<llvm::Function *, 8> recursive = recursiveFunctions(module);
   for (llvm::Function &function : module) {
