@@ -86,15 +86,54 @@ class _Ops:
 
 
 # NVIDIA's isotropic LOD from two gradients, fitted to an H200
-# (tools/mipmap_gradient_probe.h200.txt: all 56 point-filtered cases, 51
-# of 56 to 1/256 with a linear mipmap filter): a vector's length is
-# max + _MINOR * min of its absolute components (alpha-max-plus-beta-min:
-# (1, 1) is 1.3445, not 1.414); the footprint's is the longest of dx, dy
-# and _DIAGONAL times dx + dy and dx - dy (parallel gradients lengthen it,
-# (2, 0) and (2, 0) read 2.75); the LOD is log2 of it in 1/256 steps,
-# rounded up from _LOG_OFFSET below a step (log2 3 = 405.75/256 reads
-# 406/256, log2 2.8 = 380.27/256 reads 380/256).
-_MINOR, _DIAGONAL, _LOG_OFFSET = 0.3445, 0.687, 0.69
+# (tools/lod_sweep_probe.h200.txt: 1516 of its 1608 isotropic lookups, the
+# others one or two 1/256 steps off; tools/mipmap_gradient_probe.h200.txt:
+# 110 of 112). Each gradient component is cut to 8 mantissa bits; a
+# vector's length is max + _MINOR * min of its absolute components, the
+# product rounded to 8 mantissa bits ((1, 1) is 1.344, not 1.414); the
+# footprint's is the longest of dx, dy and _DIAGONAL times dx + dy and
+# dx - dy (parallel gradients lengthen it: (2, 0) and (2, 0) read 2.75);
+# the LOD is its exponent plus _LOG2_STEPS of its top 8 mantissa bits, in
+# 1/256 steps.
+_MINOR, _DIAGONAL = 0.344, 0.6878
+_MANTISSA_8 = -0x8000  # 0xFFFF8000: an f32's sign, exponent and top 8 mantissa bits
+
+# An H200's LOD of a gradient of length 1 + i/256 texels, in 1/256 steps
+# (tools/lod_sweep_probe.h200.txt's `axis` lines; the next octave's are
+# these plus 256): its log2, not rounded to nearest (index 2 reads 4 for
+# 2.87). test_texref.py checks the table against that file.
+_LOG2_STEPS = (
+    0, 2, 4, 5, 6, 8, 9, 11, 12, 13, 15, 16, 18, 19, 20, 22,
+    23, 24, 26, 27, 28, 30, 31, 32, 34, 35, 36, 38, 39, 40, 42, 43,
+    44, 45, 47, 48, 49, 50, 52, 53, 54, 55, 57, 58, 59, 60, 62, 63,
+    64, 65, 66, 68, 69, 70, 71, 72, 74, 75, 76, 77, 78, 79, 81, 82,
+    83, 84, 85, 86, 88, 89, 90, 91, 92, 93, 94, 95, 97, 98, 99, 100,
+    101, 102, 103, 104, 105, 106, 107, 109, 110, 111, 112, 113, 114, 115, 116, 117,
+    118, 119, 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 130, 131, 132, 133,
+    135, 136, 137, 137, 138, 139, 140, 141, 142, 143, 144, 145, 146, 147, 148, 149,
+    150, 151, 152, 153, 154, 155, 156, 157, 158, 159, 160, 161, 162, 162, 163, 164,
+    165, 166, 167, 168, 169, 170, 171, 172, 173, 173, 174, 175, 176, 177, 178, 179,
+    180, 181, 181, 182, 183, 184, 185, 186, 187, 188, 188, 189, 190, 191, 192, 193,
+    194, 195, 195, 196, 197, 198, 199, 200, 200, 201, 202, 203, 204, 205, 205, 206,
+    207, 208, 209, 210, 210, 211, 212, 213, 214, 214, 215, 216, 217, 218, 218, 219,
+    220, 221, 222, 222, 223, 224, 225, 226, 226, 227, 228, 229, 229, 230, 231, 232,
+    233, 233, 234, 235, 236, 236, 237, 238, 239, 239, 240, 241, 242, 242, 243, 244,
+    245, 245, 246, 247, 248, 248, 249, 250, 251, 251, 252, 253, 253, 254, 255, 255,
+)
+
+
+def _rise_words(at_least: int) -> list[int]:
+    """The 256-bit set (four 64-bit words, as signed i64 values) of the k
+    where _LOG2_STEPS rises by at least `at_least` from k - 1 to k: the
+    table at i is the count of set bits up to i in both sets."""
+    words = [0] * 4
+    for k in range(1, len(_LOG2_STEPS)):
+        if _LOG2_STEPS[k] - _LOG2_STEPS[k - 1] >= at_least:
+            words[k // 64] |= 1 << (k % 64)
+    return [w - (1 << 64) if w >= 1 << 63 else w for w in words]
+
+
+_RISES = (_rise_words(1), _rise_words(2))
 
 
 def gradient_lod(imp: FunctionImporter, loc: ast.SourceLoc, handle: Value,
@@ -127,6 +166,19 @@ def gradient_lod(imp: FunctionImporter, loc: ast.SourceLoc, handle: Value,
         return o.binary("mul", o.unary("lg2", longest, "precision = #ptx.precision<approx>"),
                         o.f32(0.5))
 
+    def bits(x: Value) -> Value:
+        return imp.coerce(x, "i32", loc)
+
+    def to_float(b: Value) -> Value:
+        return imp.coerce(b, "f32", loc)
+
+    def cut(x: Value) -> Value:
+        return to_float(o.binary("and", bits(x), o.i32(_MANTISSA_8), "b32"))
+
+    def rounded(x: Value) -> Value:
+        half_step = o.binary("add", bits(x), o.i32(0x4000), "s32")
+        return to_float(o.binary("and", half_step, o.i32(_MANTISSA_8), "b32"))
+
     def length(vector: list[Value]) -> Value:
         magnitudes = [o.emit("f32", "ptx.abs {0} {{type = #ptx.type<f32>}} : f32", c)
                       for c in vector]
@@ -134,16 +186,44 @@ def gradient_lod(imp: FunctionImporter, loc: ast.SourceLoc, handle: Value,
             return magnitudes[0]
         major = o.binary("max", magnitudes[0], magnitudes[1])
         minor = o.binary("min", magnitudes[0], magnitudes[1])
-        return o.fma(minor, o.f32(_MINOR), major)
+        return o.binary("add", major, rounded(o.binary("mul", minor, o.f32(_MINOR))))
 
-    sums = [o.binary("add", a, b) for a, b in zip(*scaled, strict=True)]
-    differences = [o.binary("sub", a, b) for a, b in zip(*scaled, strict=True)]
+    scaled = [[cut(c) for c in components] for components in scaled]
+    sums = [cut(o.binary("add", a, b)) for a, b in zip(*scaled, strict=True)]
+    differences = [cut(o.binary("sub", a, b)) for a, b in zip(*scaled, strict=True)]
     diagonal = o.binary("max", length(sums), length(differences))
     footprint = o.binary("max", o.binary("max", length(scaled[0]), length(scaled[1])),
                          o.binary("mul", diagonal, o.f32(_DIAGONAL)))
-    steps = o.fma(o.unary("lg2", footprint, "precision = #ptx.precision<approx>"),
-                  o.f32(256.0), o.f32(_LOG_OFFSET))
-    return o.binary("mul", o.cvt(steps, "rmi", "f32", "f32", "f32"), o.f32(1 / 256))
+    return o.binary("mul", o.cvt(_log2_steps(o, bits(footprint)), "rn", "s32", "f32", "f32"),
+                    o.f32(1 / 256))
+
+
+def _log2_steps(o: _Ops, bits: Value) -> Value:
+    """256 log2 of a positive f32 (its bits), as an H200 takes it: the
+    exponent's 256 steps plus _LOG2_STEPS at the top 8 mantissa bits, read
+    as the count of the table's rises up to that index (no memory holds
+    it). Zero reads -32512, below any LOD clamp."""
+    def shift(op: str, a: Value, amount: Value, ptx_type: str) -> Value:
+        return o.emit(a.type, f"ptx.{op} {{0}}, {{1}} {{{{type = #ptx.type<{ptx_type}>}}}} : "
+                              f"{a.type}", a, amount)
+
+    exponent = o.binary("sub", shift("shr", bits, o.i32(23), "u32"), o.i32(127), "s32")
+    index = o.binary("and", shift("shr", bits, o.i32(15), "u32"), o.i32(0xFF), "b32")
+    steps = shift("shl", exponent, o.i32(8), "b32")
+    one = o.emit("i64", "arith.constant 1 : i64")
+    for w in range(4):
+        # Bits 0..index of word w: (1 << clamp(index + 1 - 64 w, 0, 64)) - 1;
+        # PTX's shl gives 0 for a shift of 64.
+        amount = o.binary("max", o.binary("sub", index, o.i32(64 * w - 1), "s32"), o.i32(0),
+                          "s32")
+        upto = o.binary("sub", shift("shl", one, amount, "b64"), one, "s64")
+        for rises in _RISES:
+            if rises[w]:
+                word = o.emit("i64", f"arith.constant {rises[w]} : i64")
+                count = o.emit("i32", "ptx.popc {0} {{type = #ptx.type<b64>}} : i64 -> i32",
+                               o.binary("and", word, upto, "b64"))
+                steps = o.binary("add", steps, count, "s32")
+    return steps
 
 
 def level_lookup(imp: FunctionImporter, loc: ast.SourceLoc, geometry: str, handle: Value,
