@@ -86,22 +86,22 @@ class _Ops:
 
 
 # NVIDIA's isotropic LOD from two gradients, fitted to an H200
-# (tools/lod_sweep_probe.h200.txt: 1516 of its 1608 isotropic lookups, the
+# (tools/lod_sweep_probe.h200.txt: 1538 of its 1608 isotropic lookups, the
 # others one or two 1/256 steps off; tools/mipmap_gradient_probe.h200.txt:
-# 110 of 112). Each gradient component is cut to 8 mantissa bits; a
-# vector's length is max + _MINOR * min of its absolute components, the
-# product rounded to 8 mantissa bits ((1, 1) is 1.344, not 1.414); the
-# footprint's is the longest of dx, dy and _DIAGONAL times dx + dy and
-# dx - dy (parallel gradients lengthen it: (2, 0) and (2, 0) read 2.75);
-# the LOD is its exponent plus _LOG2_STEPS of its top 8 mantissa bits, in
-# 1/256 steps.
-_MINOR, _DIAGONAL = 0.344, 0.6878
-_MANTISSA_8 = -0x8000  # 0xFFFF8000: an f32's sign, exponent and top 8 mantissa bits
+# all 112). A vector's length is max + _MINOR * min of its absolute
+# components, max cut to 9 mantissa bits ((1, 1) is 1.344, not 1.414:
+# every one of the sweep's 514 single gradients); the footprint's is the
+# longest of dx, dy and _DIAGONAL times the length of dx + dy and of dx -
+# dy, their max cut to 8 bits (parallel gradients lengthen it: (2, 0) and
+# (2, 0) read 2.75); the LOD is its exponent plus _LOG2_STEPS of its top 8
+# mantissa bits, in 1/256 steps.
+_MINOR, _DIAGONAL = 11 / 32, 0.6878
+_MANTISSA_8, _MANTISSA_9 = -0x8000, -0x4000  # 0xFFFF8000, 0xFFFFC000
 
 # An H200's LOD of a gradient of length 1 + i/256 texels, in 1/256 steps
 # (tools/lod_sweep_probe.h200.txt's `axis` lines; the next octave's are
 # these plus 256): its log2, not rounded to nearest (index 2 reads 4 for
-# 2.87). test_texref.py checks the table against that file.
+# 2.87). test_texture_lod.py checks the table against that file.
 _LOG2_STEPS = (
     0, 2, 4, 5, 6, 8, 9, 11, 12, 13, 15, 16, 18, 19, 20, 22,
     23, 24, 26, 27, 28, 30, 31, 32, 34, 35, 36, 38, 39, 40, 42, 43,
@@ -169,30 +169,24 @@ def gradient_lod(imp: FunctionImporter, loc: ast.SourceLoc, handle: Value,
     def bits(x: Value) -> Value:
         return imp.coerce(x, "i32", loc)
 
-    def to_float(b: Value) -> Value:
-        return imp.coerce(b, "f32", loc)
+    def cut(x: Value, mask: int) -> Value:
+        return imp.coerce(o.binary("and", bits(x), o.i32(mask), "b32"), "f32", loc)
 
-    def cut(x: Value) -> Value:
-        return to_float(o.binary("and", bits(x), o.i32(_MANTISSA_8), "b32"))
-
-    def rounded(x: Value) -> Value:
-        half_step = o.binary("add", bits(x), o.i32(0x4000), "s32")
-        return to_float(o.binary("and", half_step, o.i32(_MANTISSA_8), "b32"))
-
-    def length(vector: list[Value]) -> Value:
+    def length(vector: list[Value], major_mask: int) -> Value:
         magnitudes = [o.emit("f32", "ptx.abs {0} {{type = #ptx.type<f32>}} : f32", c)
                       for c in vector]
+        major = cut(magnitudes[0] if len(magnitudes) == 1
+                    else o.binary("max", magnitudes[0], magnitudes[1]), major_mask)
         if len(magnitudes) == 1:
-            return magnitudes[0]
-        major = o.binary("max", magnitudes[0], magnitudes[1])
+            return major
         minor = o.binary("min", magnitudes[0], magnitudes[1])
-        return o.binary("add", major, rounded(o.binary("mul", minor, o.f32(_MINOR))))
+        return o.binary("add", major, o.binary("mul", minor, o.f32(_MINOR)))
 
-    scaled = [[cut(c) for c in components] for components in scaled]
-    sums = [cut(o.binary("add", a, b)) for a, b in zip(*scaled, strict=True)]
-    differences = [cut(o.binary("sub", a, b)) for a, b in zip(*scaled, strict=True)]
-    diagonal = o.binary("max", length(sums), length(differences))
-    footprint = o.binary("max", o.binary("max", length(scaled[0]), length(scaled[1])),
+    sums = [o.binary("add", a, b) for a, b in zip(*scaled, strict=True)]
+    differences = [o.binary("sub", a, b) for a, b in zip(*scaled, strict=True)]
+    diagonal = o.binary("max", length(sums, _MANTISSA_8), length(differences, _MANTISSA_8))
+    footprint = o.binary("max", o.binary("max", length(scaled[0], _MANTISSA_9),
+                                         length(scaled[1], _MANTISSA_9)),
                          o.binary("mul", diagonal, o.f32(_DIAGONAL)))
     return o.binary("mul", o.cvt(_log2_steps(o, bits(footprint)), "rn", "s32", "f32", "f32"),
                     o.f32(1 / 256))
