@@ -12,6 +12,7 @@
 //    each answer the weight the filter gives that texel (nonzero ones
 //    printed), for gradients off the axes at LOD about 0, maxAnisotropy 16;
 //    "ones" (level 0 all 1) gives level 0's share at the centre.
+// 3. "plain": maxAnisotropy 16 on a texture that is not mipmapped.
 // Gradients in level-0 texels. Every answer printed, one per line.
 //   nvcc -arch=sm_75 -Itools tools/aniso_footprint_probe.cu -o aniso_footprint_probe -lcuda
 #include "probe_common.h"
@@ -180,6 +181,43 @@ int main() {
     CK(cuTexObjectDestroy(t));
   }
   CK(cuMipmappedArrayDestroy(mm));
+
+  // 3. "plain": maxAnisotropy 16 on a texture that is not mipmapped (zmlir
+  // accepts it and reads level 0 as tex does): does tex.grad still spread
+  // its probes? The impulse at (32, 32), dx = (4, 0), dy = (0, 1).
+  {
+    CUarray arr;
+    CUDA_ARRAY_DESCRIPTOR ad = {kS, kS, CU_AD_FORMAT_FLOAT, 1};
+    CK(cuArrayCreate(&arr, &ad));
+    static float host[kS * kS];
+    memset(host, 0, sizeof host);
+    host[32 * kS + 32] = 1.f;
+    CK(copy_to_array(arr, host, kS * 4, kS));
+    CUDA_RESOURCE_DESC res;
+    memset(&res, 0, sizeof res);
+    res.resType = CU_RESOURCE_TYPE_ARRAY;
+    res.res.array.hArray = arr;
+    CUDA_TEXTURE_DESC td;
+    memset(&td, 0, sizeof td);
+    td.addressMode[0] = td.addressMode[1] = CU_TR_ADDRESS_MODE_CLAMP;
+    td.filterMode = CU_TR_FILTER_MODE_LINEAR;
+    td.flags = CU_TRSF_NORMALIZED_COORDINATES;
+    td.maxAnisotropy = 16;
+    CUtexObject t;
+    CUresult created = cuTexObjectCreate(&t, &res, &td, 0);
+    printf("api TexObjectCreate_plain_aniso_16 %d\n", (int)created);
+    if (created == CUDA_SUCCESS) {
+      const float grad[4] = {4, 0, 0, 1};
+      int count = 0;
+      for (int i = -24; i <= 24; ++i) set(count++, 32.5f + i / 8.f, 32.5f, grad);
+      if (run(t, count)) return 1;
+      for (int m = 0; m < count; ++m)
+        if (out[m] != 0)
+          printf("plain aniso 16 grad 4 0 0 1 at %g 0 -> %.9g\n", (m - 24) / 8.f, out[m]);
+      CK(cuTexObjectDestroy(t));
+    }
+    CK(cuArrayDestroy(arr));
+  }
   printf("done\n");
   return 0;
 }
