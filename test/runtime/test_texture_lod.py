@@ -7,6 +7,7 @@ table is that file's `axis` lines), the footprint's length nearly."""
 
 from __future__ import annotations
 
+import gzip
 import re
 import subprocess
 import sys
@@ -77,3 +78,33 @@ def test_lod_sweep_against_the_h200(tmp_path: Path, libdir: str) -> None:
     assert set(differ) == {(name, i) for name, indices in KNOWN_DIFFERENT.items()
                            for i in indices}
     assert all(abs(d) <= 2 for d in differ.values()), differ
+
+
+FOOTPRINT_PROBE = REPO / "tools" / "aniso_footprint_probe.cu"
+FOOTPRINT_GOLDEN = REPO / "tools" / "aniso_footprint_probe.h200.txt.gz"
+
+
+def test_anisotropic_textures_are_refused(tmp_path: Path, libdir: str) -> None:
+    """An H200 spreads tex.grad's probes along the gradient when maxAnisotropy
+    > 1, on a texture that is not mipmapped too (aniso_footprint_probe's
+    `plain` lines: an impulse reached from 2.375 texels away, where a bilinear
+    lookup reaches 1); ours samples isotropically, so every such texture
+    object is refused, mipmapped or not, and the probe prints no lookup."""
+    golden = gzip.decompress(FOOTPRINT_GOLDEN.read_bytes()).decode().splitlines()
+    plain = [line for line in golden if line.startswith("plain ")]
+    assert len(plain) == 39 and "at -2.375 0 -> 0.03125" in plain[0]
+    if tool("nvcc") is None:
+        pytest.skip("nvcc is not installed")
+    pytest.importorskip("zmlir.runtime.backends.opencl.device")
+    exe = tmp_path / "aniso_footprint_probe"
+    subprocess.run([tool("nvcc"), "-arch=sm_75", f"-I{REPO / 'tools'}", str(FOOTPRINT_PROBE),
+                    "-o", str(exe), f"-L{libdir}", "-lcuda"], check=True, timeout=300)
+    result = subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(exe)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    created = [line for line in golden if line.startswith("api ")]
+    assert len(created) == 11 and all(line.endswith(" 0") for line in created)
+    # The lod part's 8, the footprint part's first (the probe skips the
+    # second once it is refused) and the plain one, each refused.
+    refused = [line[:-1] + "801" for line in created[:9] + created[10:]]
+    assert result.stdout.splitlines() == [*refused, "done"]

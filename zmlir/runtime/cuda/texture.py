@@ -360,6 +360,12 @@ class TextureAPI(MemcpyAPI):
             if any(m not in (0, 1, 2, 3) for m in modes):
                 raise CudaError(E.CUDA_ERROR_INVALID_VALUE, f"address modes {modes}")
             border = tuple(float(c) for c in tex.borderColor)
+            # An H200 spreads tex.grad's probes along the gradient whenever
+            # maxAnisotropy > 1, mipmapped or not (docs/textures.md); ours
+            # samples isotropically, so it refuses rather than differ. Linear
+            # memory is only fetched by index.
+            if tex.maxAnisotropy > 1 and res.resType != RESOURCE_LINEAR:
+                raise CudaError(self.unsupported("cuTexObjectCreate", "anisotropic filtering"))
         if res.resType == RESOURCE_LINEAR:
             # tex1Dfetch past either end of linear memory reads zeros whatever
             # the address mode (an H200: tools/texref_probe.h200.txt, lin 8).
@@ -392,8 +398,6 @@ class TextureAPI(MemcpyAPI):
         """A mipmapped texture's descriptor (level 0's with the mipmap
         fields) and the address of its levels' descriptors, written now."""
         levels = self._mipmapped(res.res.mipmap.hMipmappedArray).levels
-        if tex.maxAnisotropy > 1:
-            raise CudaError(self.unsupported("cuTexObjectCreate", "anisotropic filtering"))
         if tex.mipmapFilterMode not in (0, 1):
             raise CudaError(E.CUDA_ERROR_INVALID_VALUE, "mipmap filter mode")
         level = self.ffi.new("CUDA_RESOURCE_DESC *")
