@@ -685,7 +685,10 @@ def test_event_fast_path_takes_recorded_events_only(libdir: str, backend: str,
     assert r["query_unrecorded"] == [0, 0]
     assert r["elapsed_unrecorded"] == [400, 0]  # CUDA_ERROR_INVALID_HANDLE
     assert r["first_record"] == [0, 0] and r["stop_first_record"] == [0, 0]
-    assert r["elapsed_first"] == [0, fast]
+    if backend == "cuda":
+        assert r["elapsed_first"] == [0, fast]
+    else:  # the kernel between may still run: NVIDIA's CUDA_ERROR_NOT_READY then
+        assert r["elapsed_first"] in ([0, 0], [600, 0])
     assert r["record_again"] == [0, fast]
     assert r["record_with_flags"] == [0, fast]
     # flags: Python's, with an H200's answer outside a capture (ILLEGAL_STATE)
@@ -697,7 +700,8 @@ def test_event_fast_path_takes_recorded_events_only(libdir: str, backend: str,
         assert (r["elapsed_first_ms"], r["elapsed_ms"], r["elapsed_v2_ms"]) == (1.0, 3.0, 3.0)
         assert r["elapsed_after_capture_ms"] == 1.0
     else:  # the markers' device times
-        assert r["elapsed_first_ms"] >= 0.0 and r["elapsed_ms"] >= 0.0
+        assert r["elapsed_ms"] >= 0.0
+        assert r["elapsed_first_ms"] >= 0.0 or r["elapsed_first"][0] == 600
     assert r["untimed_record"] == [0, 0] and r["untimed_record_again"] == [0, fast]
     assert r["elapsed_untimed"] == [400, 0]  # CU_EVENT_DISABLE_TIMING: Python's answer
     assert r["elapsed_null"] == [400, 0]  # an H200 answers CUDA_ERROR_INVALID_HANDLE

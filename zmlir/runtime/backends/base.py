@@ -35,6 +35,9 @@ class Backend(ABC):
     launches_raw_params: bool = False
     # Whether launch_raw takes cluster=(x, y, z): thread-block clusters (sm_90).
     supports_clusters: bool = False
+    # Whether launch takes watched=True: it then returns while the kernel runs,
+    # handing the driver the launch's event to watch to its end (fastpath.c).
+    launch_events: bool = False
     # Whether the host may read and write every module variable at the
     # address global_variable gives (__managed__ variables need it; see
     # host_accessible for a backend that knows per variable).
@@ -176,10 +179,11 @@ class Backend(ABC):
 
     @abstractmethod
     def launch(self, kernel: Any, info: Any, grid: Sequence[int], block: Sequence[int],
-               args: Sequence[Any], shared_bytes: int) -> None:
+               args: Sequence[Any], shared_bytes: int) -> Any:
         """Launches with CUDA semantics; `args` are numpy scalars in parameter order,
         `info` the kernel's zmlir.KernelInfo. A backend that supports_cooperative
-        also takes cooperative=True."""
+        also takes cooperative=True; one with launch_events, watched=True (it
+        returns the event). Without watched the result is None."""
 
     def launch_raw(self, kernel: Any, info: Any, grid: Sequence[int], block: Sequence[int],
                    params_address: int, shared_bytes: int, cooperative: bool = False) -> None:

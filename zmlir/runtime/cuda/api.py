@@ -474,10 +474,7 @@ PYTHON_BODY_PREFIX = "zmlir_py_"
 
 # What the Python driver calls to keep fastpath.c's table in step.
 FAST_PATH_API = """
-void zmlir_fast_set_backend(uintptr_t launch, uintptr_t set_arg, uintptr_t enqueue,
-                            uintptr_t finish, uintptr_t queue, uintptr_t event_record,
-                            uintptr_t event_query, uintptr_t event_synchronize,
-                            uintptr_t event_elapsed);
+int zmlir_fast_set_entry(const char *name, uintptr_t address);
 int zmlir_fast_function(uintptr_t handle, int kind, uintptr_t target, unsigned int static_shared,
                         unsigned int shared_limit, unsigned int max_threads, unsigned int nparams,
                         const unsigned char *sizes);
@@ -491,7 +488,12 @@ void zmlir_fast_sync_work_add(int delta);
 void zmlir_fast_enable(int on);
 unsigned long long zmlir_fast_launches(void);
 unsigned long long zmlir_fast_events(void);
-void zmlir_fast_launch_lock(int lock);
+void zmlir_fast_launch_lock(void);
+unsigned long long zmlir_fast_launch_unlock(uintptr_t event);
+int zmlir_fast_launches_done(void);
+unsigned long long zmlir_fast_launches_completed(void);
+unsigned long zmlir_fast_take_failed_launches(void);
+uint32_t zmlir_fast_take_word(uintptr_t address);
 void zmlir_enter(void);
 void zmlir_leave(void);
 void zmlir_register_exit(void);

@@ -43,6 +43,7 @@ class ContextAPI(DriverState):
 
     def cuDevicePrimaryCtxReset_v2(self, dev: int) -> int:
         self.check_device(dev)
+        self.device.synchronize()  # its kernels end before its memory and heap go
         self.sync_point()
         if self.primary is not None:
             self._destroy_local_storage(self.primary_handle, self.primary)
@@ -96,6 +97,7 @@ class ContextAPI(DriverState):
         context = self.context(handle)
         if context.primary:
             return E.CUDA_ERROR_INVALID_CONTEXT
+        self.device.synchronize()  # its kernels end before its heap goes
         self.sync_point()
         self._destroy_local_storage(handle, context)
         with self.lock:
@@ -213,17 +215,17 @@ class ContextAPI(DriverState):
 
     def cuCtxSynchronize(self) -> int:
         self.current_context()
+        self.device.synchronize()
         self.sync_point()
         self.check_sticky()
-        self.device.synchronize()
         self.settle_pools()
         return E.CUDA_SUCCESS
 
     def cuCtxSynchronize_v2(self, ctx: Any) -> int:
         self._context_or_current(ctx)  # one device: its work is all of every context's
+        self.device.synchronize()
         self.sync_point()
         self.check_sticky()
-        self.device.synchronize()
         self.settle_pools()
         return E.CUDA_SUCCESS
 

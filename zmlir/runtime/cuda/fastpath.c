@@ -9,8 +9,9 @@
  *   - CUDA passthrough: the real driver's cuLaunchKernel, with the real
  *     CUfunction (NULL stream: all our work is ordered on one queue);
  *   - OpenCL: clSetKernelArg per parameter (sizes precomputed from the PTX
- *     parameter types), the shared-memory window argument,
- *     clEnqueueNDRangeKernel and clFinish (launches are synchronous).
+ *     parameter types), the shared-memory window argument and
+ *     clEnqueueNDRangeKernel; the launch returns while the kernel runs
+ *     (below: launches in flight).
  *
  * Anything else calls the Python body (zmlir_py_cuLaunchKernel, ...), which
  * validates, reports errors and handles what this path does not: unknown or
@@ -29,6 +30,7 @@
  */
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,14 +54,18 @@ typedef CUresult (*zmlir_cu_launch_fn)(void *, unsigned int, unsigned int, unsig
 typedef int (*zmlir_cl_set_arg_fn)(void *, unsigned int, size_t, const void *);
 typedef int (*zmlir_cl_enqueue_fn)(void *, void *, unsigned int, const size_t *, const size_t *,
                                    const size_t *, unsigned int, const void *, void *);
-typedef int (*zmlir_cl_finish_fn)(void *);
+typedef int (*zmlir_cl_queue_fn)(void *); /* clFlush, clFinish */
+typedef int (*zmlir_cl_event_fn)(void *); /* clReleaseEvent */
+typedef int (*zmlir_cl_wait_fn)(unsigned int, void *const *);
+typedef int (*zmlir_cl_event_info_fn)(void *, unsigned int, size_t, void *, size_t *);
 typedef CUresult (*zmlir_cu_event_record_fn)(void *, void *);
 typedef CUresult (*zmlir_cu_event_fn)(void *); /* cuEventQuery, cuEventSynchronize */
 typedef CUresult (*zmlir_cu_event_elapsed_fn)(float *, void *, void *);
 
 struct zmlir_fast_backend {
-  uintptr_t launch, set_arg, enqueue, finish; /* entry points */
-  uintptr_t queue;                            /* OpenCL command queue */
+  uintptr_t launch;                                                      /* the real driver's */
+  uintptr_t set_arg, enqueue, flush, finish, queue;                      /* OpenCL */
+  uintptr_t release_event, wait_for_events, get_event_info;              /* OpenCL */
   uintptr_t event_record, event_query, event_synchronize, event_elapsed; /* the real driver's */
 };
 
@@ -109,6 +115,126 @@ static struct zmlir_fast_entry *zmlir_fast_find(uintptr_t key, int kind) {
   return e && ZMLIR_LOAD(e->kind) == kind ? e : NULL;
 }
 
+/* -- launches in flight ---------------------------------------------------------
+ *
+ * An OpenCL launch returns once its kernel is enqueued and flushed (it starts
+ * at once), as a CUDA launch returns while its kernel runs. The launch's
+ * event joins a ring of the launches in flight, oldest first (all launches go
+ * into one in-order queue, under zmlir_fast_cl, so they end in that order).
+ * Launches that have ended are retired by polling their events, never by a
+ * callback from the runtime's threads (which could still be inside one as
+ * the process exits): at each launch and whenever the Python driver asks.
+ * Retiring one disarms the fault handler its launch armed (faults.c: a wild
+ * access is a kernel's while one may run) and counts a kernel the runtime
+ * reports failed. A launch beyond the ring waits for the oldest to end, as a
+ * GPU's launch waits when its queue is full. The Python driver reads the
+ * counts: a stream query is NOT_READY while launches are in flight, a
+ * module's trap word is watched until its last launch has ended, and a
+ * failed kernel becomes the context's sticky error. */
+
+#define ZMLIR_LAUNCH_RING 1024
+
+static void *zmlir_launch_ring[ZMLIR_LAUNCH_RING]; /* under zmlir_fast_cl */
+/* Launches [completed, enqueued) are in the ring. */
+static unsigned long long zmlir_launches_enqueued, zmlir_launches_completed;
+static unsigned long zmlir_launches_failed;
+
+/* Under zmlir_fast_cl: retires the oldest launch in flight if it has ended
+ * (with `wait`, once it has); 1 if it did. */
+static int zmlir_launch_retire(int wait) {
+  unsigned long long oldest = zmlir_launches_completed;
+  if (oldest == zmlir_launches_enqueued)
+    return 0;
+  void *event = zmlir_launch_ring[oldest % ZMLIR_LAUNCH_RING];
+  int status = 0; /* CL_COMPLETE; a failed command's is below, a running one's above */
+  if (event != NULL) {
+    zmlir_cl_wait_fn wait_for = (zmlir_cl_wait_fn)zmlir_fast_backend.wait_for_events;
+    zmlir_cl_event_info_fn info = (zmlir_cl_event_info_fn)zmlir_fast_backend.get_event_info;
+    if (wait && wait_for)
+      wait_for(1, &event);
+    if (info(event, 0x11D3 /* CL_EVENT_COMMAND_EXECUTION_STATUS */, sizeof status, &status, NULL) !=
+        0)
+      status = -1;
+    if (status > 0)
+      return 0;
+    ((zmlir_cl_event_fn)zmlir_fast_backend.release_event)(event);
+  }
+  if (status < 0)
+    __atomic_add_fetch(&zmlir_launches_failed, 1, __ATOMIC_ACQ_REL);
+  zmlir_faults_arm(-1); /* faults.c */
+  ZMLIR_STORE(zmlir_launches_completed, oldest + 1);
+  return 1;
+}
+
+static void zmlir_launch_reap(void) {
+  while (zmlir_launch_retire(0)) {
+  }
+}
+
+/* Under zmlir_fast_cl, after a launch was enqueued with the fault handler
+ * armed: its number. `event` is the OpenCL launch's own (released once the
+ * launch is retired); NULL where the launch has ended or its backend needs no
+ * watching (a GPU's faults are its driver's). */
+static unsigned long long zmlir_launch_enqueued(void *event) {
+  zmlir_launch_reap();
+  if (zmlir_launches_enqueued - zmlir_launches_completed == ZMLIR_LAUNCH_RING)
+    zmlir_launch_retire(1);
+  unsigned long long n = zmlir_launches_enqueued;
+  zmlir_launch_ring[n % ZMLIR_LAUNCH_RING] = event;
+  ZMLIR_STORE(zmlir_launches_enqueued, n + 1);
+  zmlir_cl_queue_fn flush = (zmlir_cl_queue_fn)zmlir_fast_backend.flush;
+  if (event != NULL && flush)
+    flush((void *)zmlir_fast_backend.queue);
+  zmlir_launch_reap();
+  return n + 1;
+}
+
+/* Retires the launches that have ended; how many have: the first so many. */
+unsigned long long zmlir_fast_launches_completed(void) {
+  pthread_mutex_lock(&zmlir_fast_cl);
+  zmlir_launch_reap();
+  unsigned long long completed = zmlir_launches_completed;
+  pthread_mutex_unlock(&zmlir_fast_cl);
+  return completed;
+}
+
+/* Whether every launch so far has ended. */
+int zmlir_fast_launches_done(void) {
+  pthread_mutex_lock(&zmlir_fast_cl);
+  zmlir_launch_reap();
+  int done = zmlir_launches_completed == zmlir_launches_enqueued;
+  pthread_mutex_unlock(&zmlir_fast_cl);
+  return done;
+}
+
+/* Kernels the runtime reported failed since the last call (retired ones). */
+unsigned long zmlir_fast_take_failed_launches(void) {
+  return __atomic_exchange_n(&zmlir_launches_failed, 0, __ATOMIC_ACQ_REL);
+}
+
+/* Reads and clears a 32-bit word the host reaches (a module's trap word)
+ * while kernels may still write it. */
+uint32_t zmlir_fast_take_word(uintptr_t address) {
+  return __atomic_exchange_n((uint32_t *)address, 0, __ATOMIC_ACQ_REL);
+}
+
+/* At exit: waits (a minute at most: a kernel may never end) for the kernels
+ * still running, which use the runtime whose destructors come next. Another
+ * thread may hold the lock for good (it waits for the process to end). */
+static void zmlir_launches_drain(void) {
+  const struct timespec pause = {0, 1000000};
+  for (int waited = 0; waited < 60000; ++waited) {
+    if (pthread_mutex_trylock(&zmlir_fast_cl) == 0) {
+      zmlir_launch_reap();
+      int done = zmlir_launches_completed == zmlir_launches_enqueued;
+      pthread_mutex_unlock(&zmlir_fast_cl);
+      if (done)
+        return;
+    }
+    nanosleep(&pause, NULL);
+  }
+}
+
 /* -- the process's exit -------------------------------------------------------------
  *
  * exit() runs the atexit handlers (cudart's tears its state down) and the
@@ -154,28 +280,43 @@ static void zmlir_at_exit(void) {
   const struct timespec pause = {0, 1000000};
   for (int waited = 0; waited < 5000; ++waited) {
     if (__atomic_load_n(&zmlir_inflight, __ATOMIC_SEQ_CST) <= zmlir_depth)
-      return;
+      break;
     nanosleep(&pause, NULL);
   }
+  zmlir_launches_drain();
 }
 
 /* -- called by the Python driver ---------------------------------------------- */
 
-void zmlir_fast_set_backend(uintptr_t launch, uintptr_t set_arg, uintptr_t enqueue,
-                            uintptr_t finish, uintptr_t queue, uintptr_t event_record,
-                            uintptr_t event_query, uintptr_t event_synchronize,
-                            uintptr_t event_elapsed) {
-  pthread_mutex_lock(&zmlir_fast_write);
-  zmlir_fast_backend.launch = launch;
-  zmlir_fast_backend.set_arg = set_arg;
-  zmlir_fast_backend.enqueue = enqueue;
-  zmlir_fast_backend.finish = finish;
-  zmlir_fast_backend.queue = queue;
-  zmlir_fast_backend.event_record = event_record;
-  zmlir_fast_backend.event_query = event_query;
-  zmlir_fast_backend.event_synchronize = event_synchronize;
-  zmlir_fast_backend.event_elapsed = event_elapsed;
-  pthread_mutex_unlock(&zmlir_fast_write);
+/* Hands the fast path one of the backend's entry points (or its OpenCL
+ * queue) by name; -1 for a name it does not know. */
+int zmlir_fast_set_entry(const char *name, uintptr_t address) {
+  static const struct {
+    const char *name;
+    size_t offset;
+  } fields[] = {
+      {"launch", offsetof(struct zmlir_fast_backend, launch)},
+      {"set_arg", offsetof(struct zmlir_fast_backend, set_arg)},
+      {"enqueue", offsetof(struct zmlir_fast_backend, enqueue)},
+      {"flush", offsetof(struct zmlir_fast_backend, flush)},
+      {"finish", offsetof(struct zmlir_fast_backend, finish)},
+      {"queue", offsetof(struct zmlir_fast_backend, queue)},
+      {"release_event", offsetof(struct zmlir_fast_backend, release_event)},
+      {"get_event_info", offsetof(struct zmlir_fast_backend, get_event_info)},
+      {"wait_for_events", offsetof(struct zmlir_fast_backend, wait_for_events)},
+      {"event_record", offsetof(struct zmlir_fast_backend, event_record)},
+      {"event_query", offsetof(struct zmlir_fast_backend, event_query)},
+      {"event_synchronize", offsetof(struct zmlir_fast_backend, event_synchronize)},
+      {"event_elapsed", offsetof(struct zmlir_fast_backend, event_elapsed)},
+  };
+  for (size_t i = 0; i < sizeof fields / sizeof *fields; ++i)
+    if (strcmp(name, fields[i].name) == 0) {
+      pthread_mutex_lock(&zmlir_fast_write);
+      *(uintptr_t *)((char *)&zmlir_fast_backend + fields[i].offset) = address;
+      pthread_mutex_unlock(&zmlir_fast_write);
+      return 0;
+    }
+  return -1;
 }
 
 /* Registers the exit handler (above): once the backend has loaded, and again
@@ -228,7 +369,9 @@ static int zmlir_fast_put(uintptr_t handle, int kind, uintptr_t target) {
   return e ? 0 : -1;
 }
 
-int zmlir_fast_stream(uintptr_t handle) { return zmlir_fast_put(handle, ZMLIR_FAST_STREAM, 0); }
+int zmlir_fast_stream(uintptr_t handle) {
+  return zmlir_fast_put(handle, ZMLIR_FAST_STREAM, 0);
+}
 
 /* Event `handle` is the real driver's CUevent `target` (re-recorded in place). */
 int zmlir_fast_event(uintptr_t handle, uintptr_t target) {
@@ -250,9 +393,13 @@ void zmlir_fast_set_context(uintptr_t ctx) {
 }
 
 /* A context was destroyed: every thread's cached context is stale. */
-void zmlir_fast_context_destroyed(void) { __atomic_add_fetch(&zmlir_fast_epoch, 1, __ATOMIC_ACQ_REL); }
+void zmlir_fast_context_destroyed(void) {
+  __atomic_add_fetch(&zmlir_fast_epoch, 1, __ATOMIC_ACQ_REL);
+}
 
-void zmlir_fast_capture(int delta) { __atomic_add_fetch(&zmlir_fast_captures, delta, __ATOMIC_ACQ_REL); }
+void zmlir_fast_capture(int delta) {
+  __atomic_add_fetch(&zmlir_fast_captures, delta, __ATOMIC_ACQ_REL);
+}
 
 /* Things a synchronisation point must do in Python (a printf buffer to
  * flush, memory pools to settle): while there are any, cuEventSynchronize
@@ -261,22 +408,31 @@ void zmlir_fast_sync_work_add(int delta) {
   __atomic_add_fetch(&zmlir_fast_sync_work, delta, __ATOMIC_ACQ_REL);
 }
 
-void zmlir_fast_enable(int on) { ZMLIR_STORE(zmlir_fast_enabled, on); }
+void zmlir_fast_enable(int on) {
+  ZMLIR_STORE(zmlir_fast_enabled, on);
+}
 
-unsigned long long zmlir_fast_launches(void) { return ZMLIR_LOAD(zmlir_fast_count); }
+unsigned long long zmlir_fast_launches(void) {
+  return ZMLIR_LOAD(zmlir_fast_count);
+}
 
-unsigned long long zmlir_fast_events(void) { return ZMLIR_LOAD(zmlir_fast_event_count); }
+unsigned long long zmlir_fast_events(void) {
+  return ZMLIR_LOAD(zmlir_fast_event_count);
+}
 
-/* Taken (1) and released (0) around the Python path's launches: OpenCL binds
+/* Taken and released around the Python path's launches: OpenCL binds
  * arguments to the kernel object, which launches from several threads share. */
-void zmlir_fast_launch_lock(int lock) {
-  if (lock) {
-    pthread_mutex_lock(&zmlir_fast_cl);
-    zmlir_faults_arm(1); /* faults.c */
-  } else {
-    zmlir_faults_arm(-1);
-    pthread_mutex_unlock(&zmlir_fast_cl);
-  }
+void zmlir_fast_launch_lock(void) {
+  pthread_mutex_lock(&zmlir_fast_cl);
+  zmlir_faults_arm(1); /* faults.c */
+}
+
+/* `event`: the launch's OpenCL event, or NULL (none, or the launch failed);
+ * returns the launch's number (launches in flight, above). */
+unsigned long long zmlir_fast_launch_unlock(uintptr_t event) {
+  unsigned long long n = zmlir_launch_enqueued((void *)event);
+  pthread_mutex_unlock(&zmlir_fast_cl);
+  return n;
 }
 
 /* -- context-local storage -------------------------------------------------------
@@ -362,9 +518,8 @@ static int zmlir_fast_opencl(const struct zmlir_fast_entry *e, const unsigned in
                              CUresult *result) {
   zmlir_cl_set_arg_fn set_arg = (zmlir_cl_set_arg_fn)zmlir_fast_backend.set_arg;
   zmlir_cl_enqueue_fn enqueue = (zmlir_cl_enqueue_fn)zmlir_fast_backend.enqueue;
-  zmlir_cl_finish_fn finish = (zmlir_cl_finish_fn)zmlir_fast_backend.finish;
   void *kernel = (void *)e->target, *queue = (void *)zmlir_fast_backend.queue;
-  if (!set_arg || !enqueue || !finish || !queue)
+  if (!set_arg || !enqueue || !queue)
     return 0;
   /* The window's size is the global work offset in x: kernels read
    * %total_smem_size and %dynamic_smem_size with get_global_offset(0). */
@@ -373,33 +528,37 @@ static int zmlir_fast_opencl(const struct zmlir_fast_entry *e, const unsigned in
     global[d] = (size_t)grid[d] * block[d];
     local[d] = block[d];
   }
+  void *event = NULL;
   pthread_mutex_lock(&zmlir_fast_cl);
   int ok = 1;
   for (unsigned int i = 0; ok && i < e->nparams; ++i)
     ok = params[i] != NULL && set_arg(kernel, i, e->sizes[i], params[i]) == 0;
   /* A __local argument cannot be 0 bytes; an empty window is never touched. */
   ok = ok && set_arg(kernel, e->nparams, window ? window : 1, NULL) == 0;
-  zmlir_faults_arm(1); /* faults.c */
-  ok = ok && enqueue(queue, kernel, 3, offset, global, local, 0, NULL, NULL) == 0;
-  pthread_mutex_unlock(&zmlir_fast_cl);
+  zmlir_faults_arm(1); /* faults.c; disarmed at the kernel's end */
+  ok = ok && enqueue(queue, kernel, 3, offset, global, local, 0, NULL, &event) == 0;
   if (!ok) {
     zmlir_faults_arm(-1);
+    pthread_mutex_unlock(&zmlir_fast_cl);
     return 0; /* nothing ran: the Python path reports the error */
   }
-  *result = finish(queue) == 0 ? 0 : 719; /* CUDA_ERROR_LAUNCH_FAILED */
-  zmlir_faults_arm(-1);
-  if (ZMLIR_LOAD(zmlir_faults_count) != 0)
-    zmlir_fast_context_destroyed(); /* the next launches take the Python path: 700 */
+  zmlir_launch_enqueued(event);
+  pthread_mutex_unlock(&zmlir_fast_cl);
+  *result = 0;
   return 1;
 }
 
 /* Whether a call on `stream` may take the fast path at all: it is on (no
  * tracing), no capture is under way, the calling thread's current context is
- * known and holds no sticky error, and the stream is a default one or ours. */
+ * known and holds no sticky error, no kernel has faulted or failed since the
+ * Python driver last looked, and the stream is a default one or ours. */
 static int zmlir_fast_applies(void *stream) {
   if (!ZMLIR_LOAD(zmlir_fast_enabled) || ZMLIR_LOAD(zmlir_fast_captures) != 0)
     return 0;
   if (zmlir_fast_ctx == 0 || zmlir_fast_ctx_epoch != ZMLIR_LOAD(zmlir_fast_epoch))
+    return 0;
+  /* A kernel since faulted or failed: the Python path makes it sticky. */
+  if (ZMLIR_LOAD(zmlir_faults_count) != 0 || ZMLIR_LOAD(zmlir_launches_failed) != 0)
     return 0;
   uintptr_t s = (uintptr_t)stream;
   return s <= 2 || zmlir_fast_find(s, ZMLIR_FAST_STREAM) != NULL; /* 0-2: default streams */
@@ -545,8 +704,9 @@ CUresult cuEventSynchronize(CUevent hEvent) {
   zmlir_cu_event_fn synchronize = (zmlir_cu_event_fn)zmlir_fast_backend.event_synchronize;
   CUresult result;
   zmlir_enter();
-  struct zmlir_fast_entry *e =
-      ZMLIR_LOAD(zmlir_fast_sync_work) == 0 ? zmlir_fast_event_entry(hEvent, NULL) : NULL;
+  struct zmlir_fast_entry *e = ZMLIR_LOAD(zmlir_fast_sync_work) == 0
+                                   ? zmlir_fast_event_entry(hEvent, NULL)
+                                   : NULL;
   if (!(e && synchronize && zmlir_fast_event_done(synchronize((void *)e->target), 0, &result)))
     result = zmlir_py_cuEventSynchronize(hEvent);
   zmlir_leave();

@@ -16,6 +16,9 @@ synchronisation with Python work to do (sync_work), an error the real
 driver answers.
 The context-local storage get cudart calls before each launch (an export-
 table slot) is answered from a C mirror of the driver's storage as well.
+OpenCL launches, on either path, return while their kernels run: fastpath.c
+keeps the launches in flight and retires them as they end (launches_done,
+launches_completed, take_failed_launches).
 """
 
 from __future__ import annotations
@@ -24,7 +27,18 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
+
+
+@dataclass
+class Launch:
+    """A launch of the Python path (FastPath.launch_lock): the backend's
+    event to watch, then the launch's number (fastpath.c: launches in flight)."""
+
+    event: Any = None
+    number: int = 0
+
 
 # fastpath.c's entry kinds.
 KIND_CUDA = 1
@@ -71,9 +85,9 @@ class FastPath:
         points = device.fast_launch_points()
         if self.lib is None or points is None:
             return
-        self.lib.zmlir_fast_set_backend(*(points.get(name, 0) for name in (
-            "launch", "set_arg", "enqueue", "finish", "queue", "event_record", "event_query",
-            "event_synchronize", "event_elapsed")))
+        for name, address in points.items():
+            if self.lib.zmlir_fast_set_entry(name.encode(), address) != 0:
+                raise ValueError(f"fastpath.c has no backend entry point {name!r}")
         self.backend_ready = True
 
     def install_fault_handler(self) -> None:
@@ -146,20 +160,52 @@ class FastPath:
         if self.lib is not None:
             self.lib.zmlir_fast_capture(delta)
 
+    @property
+    def tracks_launches(self) -> bool:
+        """Whether launches may return while their kernels run: fastpath.c
+        watches each to its end (the backend's event)."""
+        return self.lib is not None and self.backend_ready
+
     @contextmanager
-    def launch_lock(self) -> Iterator[None]:
+    def launch_lock(self) -> Iterator[Launch]:
         """Held around a launch of the Python path: the backend's kernel
         objects (OpenCL binds arguments to them) are shared by every thread,
-        and fastpath.c takes the same lock around its own launches."""
+        and fastpath.c takes the same lock around its own launches. The
+        launch puts the backend's event in the Launch (None: none to watch)
+        and gets its number there once the lock is released."""
+        launch = Launch()
         if self.lib is None:
             with self._launch_lock:
-                yield
+                yield launch
             return
-        self.lib.zmlir_fast_launch_lock(1)
+        self.lib.zmlir_fast_launch_lock()
+        event = 0
         try:
-            yield
+            yield launch
+            event = int(self.ffi.cast("uintptr_t", launch.event)) if launch.event else 0
         finally:
-            self.lib.zmlir_fast_launch_lock(0)
+            launch.number = int(self.lib.zmlir_fast_launch_unlock(event))
+
+    def launches_done(self) -> bool:
+        """Whether every launch so far has ended."""
+        return bool(self.lib.zmlir_fast_launches_done()) if self.lib is not None else True
+
+    def launches_completed(self) -> int:
+        """How many launches have ended: the first so many launched (those
+        found ended are retired: their faults and failures are counted)."""
+        return int(self.lib.zmlir_fast_launches_completed()) if self.lib is not None else 0
+
+    def take_failed_launches(self) -> int:
+        """Kernels the backend reported failed since the last call."""
+        return int(self.lib.zmlir_fast_take_failed_launches()) if self.lib is not None else 0
+
+    def take_word(self, address: int) -> int:
+        """Reads and clears a 32-bit word of memory the host reaches, atomically."""
+        if self.lib is not None:
+            return int(self.lib.zmlir_fast_take_word(address))
+        word = self.ffi.cast("uint32_t *", address)
+        value, word[0] = int(word[0]), 0
+        return value
 
     def launches(self) -> int:
         """How many launches took the fast path so far."""

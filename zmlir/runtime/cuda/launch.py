@@ -1,12 +1,12 @@
 """Kernel launches through Python: what fastpath.c's C path does not take
-(tracing, captures, parameters it cannot describe, trap checks, cooperative
-launches, cuLaunchKernelEx attributes) and occupancy. Parameters come from
-kernelParams or the packed `extra` buffer, typed by the kernel's PTX
-parameter types."""
+(tracing, captures, parameters it cannot describe, modules with trap words
+(traps.py), cooperative launches, cuLaunchKernelEx attributes) and
+occupancy. Parameters come from kernelParams or the packed `extra` buffer,
+typed by the kernel's PTX parameter types. A launch returns while its kernel
+runs where the backend hands over its event (Backend.launch_events)."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
@@ -114,12 +114,15 @@ class LaunchAPI(FunctionAPI):
                 return E.CUDA_ERROR_INVALID_VALUE
             args = [np.frombuffer(bytes(self.ffi.buffer(params[i], dtype.itemsize)),
                                   dtype=dtype)[0] for i, dtype in enumerate(dtypes)]
-        def launch() -> None:
-            self.device.launch(fn.kernel, fn.info, grid, block, args, shared, **how)
+        how.update(self._watched())
 
         def run() -> int:
             try:
-                with self.fast.launch_lock():
+                with self.fast.launch_lock() as launched:
+                    def launch() -> None:
+                        launched.event = self.device.launch(fn.kernel, fn.info, grid, block,
+                                                            args, shared, **how)
+
                     if fn.module.device_launch_var:
                         device_launch.begin(self.device, fn.module)
                     if cooperative:  # with the grid barrier's workspace
@@ -129,7 +132,7 @@ class LaunchAPI(FunctionAPI):
             except ValueError as err:
                 log(f"launch of {fn.name} rejected: {err}")
                 return E.CUDA_ERROR_INVALID_VALUE
-            self._check_trap(fn)
+            self.traps.launched(fn, launched.number)
             if fn.module.device_launch_var:
                 self._device_launches(fn, 1)
             return E.CUDA_SUCCESS
@@ -171,11 +174,12 @@ class LaunchAPI(FunctionAPI):
                 return
             self.printf.launched(fn)
             self.heaps.launched(fn)
-            with self.fast.launch_lock():
+            with self.fast.launch_lock() as launched:
                 device_launch.begin(self.device, module)
-                self.device.launch(fn.kernel, fn.info, child.grid, child.block, args,
-                                   child.shared)
-            self._check_trap(fn)
+                launched.event = self.device.launch(fn.kernel, fn.info, child.grid,
+                                                    child.block, args, child.shared,
+                                                    **self._watched())
+            self.traps.launched(fn, launched.number)
             self._device_launches(fn, depth + 1)
 
     def _device_copy(self, parent: Function, dst: int, src: int, nbytes: int) -> None:
@@ -221,32 +225,11 @@ class LaunchAPI(FunctionAPI):
             fn.dtypes = dtypes
         return fn.dtypes
 
-    def _check_trap(self, fn: Function) -> None:
-        """After a (synchronous) launch: a set trap word means a thread
-        executed `trap` (1), failed an assert (2, its message is in the
-        printf buffer), found its sub-group narrower than a warp (3: the
-        OpenCL runtime ran the kernel unvectorized) or recursed deeper than
-        the stack holds (4). Like NVIDIA's driver,
-        the launch itself succeeded and the context now holds the sticky
-        CUDA_ERROR_LAUNCH_FAILED, CUDA_ERROR_ASSERT or (a stack overflow, as
-        an H200 answers it) CUDA_ERROR_ILLEGAL_ADDRESS."""
-        word = fn.module.trap_word
-        if not word:
-            return
-        value = int.from_bytes(self.device.copy_from_device(word, 4), "little")
-        if not value:
-            return
-        self.device.copy_to_device(word, bytes(4))  # a later context may load the module again
-        code, what = {
-            2: (E.CUDA_ERROR_ASSERT, "failed an assert"),
-            3: (E.CUDA_ERROR_LAUNCH_FAILED, "ran in sub-groups narrower than a warp (the "
-                "OpenCL runtime did not vectorize it), where its warp operations fail"),
-            4: (E.CUDA_ERROR_ILLEGAL_ADDRESS, "recursed deeper than its stack holds"),
-        }.get(value, (E.CUDA_ERROR_LAUNCH_FAILED, "executed trap"))
-        if os.environ.get("ZMLIR_LOG") or code != E.CUDA_ERROR_ASSERT:
-            log(f"kernel {fn.name} {what}: the context's later calls return {code.name}")
-        self.make_sticky(code)
-        self.current_changed()
+    def _watched(self) -> dict[str, Any]:
+        """The keyword that makes a backend's launch return while its kernel
+        runs, where the backend can and fastpath.c watches the launch."""
+        return {"watched": True} if self.device.launch_events and self.fast.tracks_launches \
+            else {}
 
     def _extra_buffer(self, extra: Any) -> bytes:
         """The packed parameters of cuLaunchKernel's `extra`: pairs of

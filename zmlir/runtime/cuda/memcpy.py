@@ -1,7 +1,8 @@
 """Copies and fills: cuMemcpy* (either side host or device, 1D, 2D, 3D,
-peer) and cuMemset* (8, 16 and 32-bit patterns, 1D and 2D). Work is
-synchronous; the *Async forms are recorded instead while their stream is
-being captured (state.enqueue)."""
+peer) and cuMemset* (8, 16 and 32-bit patterns, 1D and 2D). A copy waits
+for the kernels before it and for its own end, an *Async one too (kernels
+alone run while the host goes on); the *Async forms are recorded instead
+while their stream is being captured (state.enqueue)."""
 
 from __future__ import annotations
 

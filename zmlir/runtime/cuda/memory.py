@@ -114,6 +114,7 @@ class MemoryAPI(DriverState):
         address = self.ptr(p)
         if address not in self.host_allocations:
             return E.CUDA_ERROR_INVALID_VALUE
+        self.device.synchronize()  # as cudaFreeHost: no kernel still reaches it
         self.host_ranges.remove_owned(address)
         if self.host_allocations.pop(address) is None:
             self.device.host_free(address)
@@ -133,6 +134,7 @@ class MemoryAPI(DriverState):
 
     def cuMemHostUnregister(self, p: Any) -> int:
         self.require_init()
+        self.device.synchronize()  # no kernel still reaches it
         self.device.host_unregister(self.ptr(p))
         self.host_ranges.remove_owned(self.ptr(p))
         return E.CUDA_SUCCESS

@@ -2,10 +2,10 @@
 cuMemAllocFromPoolAsync) and the cuMemPool* API.
 
 A pool hands out backend allocations and keeps freed ones for reuse, as
-CUDA's pools do. Our work is ordered on one queue and runs as it is issued,
-so a block freed "in stream order" is free at once: any later allocation
-of a pool may reuse it (the reuse attributes are kept and reported; with
-one queue every dependency they ask about is already satisfied). Memory
+CUDA's pools do. Our work is ordered on one in-order queue, so a block
+freed "in stream order" is free for everything issued after: any later
+allocation of a pool may reuse it (the reuse attributes are kept and
+reported; with one queue every dependency they ask about is satisfied). Memory
 above the release threshold goes back to the backend at the next
 synchronization (stream, event or context) or at cuMemPoolTrimTo, which
 releases free blocks until the pool holds no more than asked.

@@ -544,6 +544,11 @@ class ModuleAPI(FunctionAPI):
         for piece in module.parts.values():
             self._release(piece)
         module.parts.clear()
+        if not self.fast.launches_done():
+            self.device.synchronize()  # its kernels may still run
+        if module.trap_word:  # its last look at its word, before the word goes
+            self.take_kernel_errors()
+            self.traps.forget(module)
         for address in [*module.globals.values(), module.trap_word]:
             if address:
                 self.allocations.forget(address)

@@ -25,8 +25,8 @@ dropped, so a full buffer keeps the first lines. (NVIDIA's FIFO wraps: an
 H200 printed a jumble of later lines, in no order; ours never does.) Like
 NVIDIA's driver, the limit can be set only until the context launched a
 kernel that calls printf or assert; later it is CUDA_ERROR_INVALID_VALUE,
-until the context's reset. Work runs synchronously here, so a flush after the
-backend's synchronize sees every record complete.
+until the context's reset. A flush reads the buffer through the backend's
+queue, after the kernels launched before it: it sees their records complete.
 """
 
 from __future__ import annotations
@@ -251,8 +251,8 @@ class DevicePrintf:
             self._held -= 1
 
     def flush(self, *, even_held: bool = False) -> None:
-        """Prints the records so far and empties the buffer (the device is
-        idle: work is synchronous)."""
+        """Prints the records so far and empties the buffer (read through
+        the backend's queue: after the kernels launched before)."""
         if not self.buffer or self.ended or (self._held and not even_held):
             return
         head, capacity = struct.unpack("<QQ", self.device.copy_from_device(self.buffer, 16))

@@ -26,6 +26,7 @@ from zmlir.runtime.cuda.heap import DeviceHeaps
 from zmlir.runtime.cuda.memory_map import AllocationMap
 from zmlir.runtime.cuda.objects import Context, Handles, Stream
 from zmlir.runtime.cuda.printf import DevicePrintf
+from zmlir.runtime.cuda.traps import TrapWatch, trap_error
 
 if TYPE_CHECKING:
     from zmlir.runtime.cuda.mempool import MemoryPool
@@ -84,6 +85,7 @@ class DriverState:
         self.printf = DevicePrintf(log, self.fast.sync_work)
         self.globaltimer = GlobalTimer(log)  # %globaltimer's calibration (globaltimer.py)
         self.heaps = DeviceHeaps()  # each context's device malloc heap (heap.py)
+        self.traps = TrapWatch()  # launched modules' trap words (traps.py)
         self.graph_memory = GraphMemory(self._graph_memory_alloc, self._graph_memory_free)
 
     # -- the current context ------------------------------------------------
@@ -109,12 +111,41 @@ class DriverState:
         stack = self.context_stack()
         if needs_context and stack and not isinstance(self.handles.find(stack[-1]), Context):
             return 0
+        self.take_kernel_errors()
+        return self.process_error
+
+    def take_kernel_errors(self) -> None:
+        """What kernels did since the last look, each error making the
+        process's sticky: wild accesses (faults.c), kernels the backend
+        reported failed, trap words set (traps.py). Kernels still running
+        are looked at again later; a synchronisation point waits for the
+        device first."""
+        completed = self.fast.launches_completed()  # retires ended launches: first
         faults, first = self.fast.take_faults()
         if faults and not self.process_error:
             log(f"a kernel accessed the unmapped address 0x{first:x} ({faults} page faults): "
                 "later calls return CUDA_ERROR_ILLEGAL_ADDRESS")
             self.make_sticky(E.CUDA_ERROR_ILLEGAL_ADDRESS)
-        return self.process_error
+        if self.fast.take_failed_launches() and not self.process_error:
+            log("a kernel failed (the backend's report): later calls return "
+                "CUDA_ERROR_LAUNCH_FAILED")
+            self.make_sticky(E.CUDA_ERROR_LAUNCH_FAILED)
+        if not self.traps.watching():
+            return
+        for kernel, value in self.traps.take(completed, self._take_word):
+            code, what = trap_error(value)
+            if os.environ.get("ZMLIR_LOG") or code != E.CUDA_ERROR_ASSERT:
+                log(f"kernel {kernel} {what}: the context's later calls return {code.name}")
+            self.make_sticky(code)
+
+    def _take_word(self, address: int) -> int:
+        """Reads and clears a module's 32-bit trap word."""
+        if self.device.host_accessible(address):
+            return self.fast.take_word(address)
+        value = int.from_bytes(self.device.copy_from_device(address, 4), "little")
+        if value:
+            self.device.copy_to_device(address, bytes(4))
+        return value
 
     def make_sticky(self, code: CUresult) -> None:
         """Every later call of the process returns `code` (a kernel's fault,
@@ -230,7 +261,7 @@ class DriverState:
         for pool in self.pools:
             pool.settle()
 
-    # -- streams (work is synchronous: ordering is always kept) ---------------------
+    # -- streams (one in-order queue: ordering is always kept) ----------------------
 
     def stream(self, handle: Any) -> Stream | None:
         value = self.ptr(handle)

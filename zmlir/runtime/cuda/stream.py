@@ -1,5 +1,6 @@
-"""Streams. Work is synchronous on the backend's one queue, so every
-stream's order (and every order between streams) is always kept; a stream
+"""Streams. All work goes into the backend's one in-order queue (kernels
+run while the host goes on; copies wait for them), so every stream's order
+(and every order between streams) is always kept; a stream
 keeps its flags, priority and attributes, and the capture it records into
 while a graph is being captured (graph.py)."""
 
@@ -67,6 +68,11 @@ class StreamAPI(DriverState):
         self.require_init()
         if _refused_in_capture(self.stream(stream)):
             return E.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+        # Every stream's work is in the one queue: a stream is done once the
+        # kernels launched before its query are (its own among them).
+        if not self.fast.launches_done():
+            return E.CUDA_ERROR_NOT_READY
+        self.check_sticky()
         return E.CUDA_SUCCESS
 
     def cuStreamWaitEvent(self, stream: Any, event: Any, flags: int) -> int:

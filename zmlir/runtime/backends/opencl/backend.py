@@ -17,6 +17,7 @@ _CL_DEVICE_TYPE_CPU = 1 << 1
 
 class OpenCLBackend(Backend):
     name = "opencl"
+    launch_events = True
 
     def __init__(self, device: Any) -> None:
         self.device = device
@@ -138,7 +139,8 @@ class OpenCLBackend(Backend):
         program.adopted.clear()
 
     def launch(self, kernel: Any, info: Any, grid: Sequence[int], block: Sequence[int],
-               args: Sequence[Any], shared_bytes: int, cooperative: bool = False) -> None:
+               args: Sequence[Any], shared_bytes: int, cooperative: bool = False,
+               watched: bool = False) -> Any:
         blocks = grid[0] * grid[1] * grid[2]
         if cooperative and blocks > self.compute_units:
             from zmlir.runtime.cuda.errors import CudaError, CUresult
@@ -146,8 +148,8 @@ class OpenCLBackend(Backend):
             raise CudaError(CUresult.CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,
                             f"a cooperative grid of {blocks} blocks; {self.compute_units} "
                             "run at once")
-        self.device.launch(kernel, grid, block, args, shared_bytes=shared_bytes,
-                           shared_window=info.static_shared_bytes)
+        return self.device.launch(kernel, grid, block, args, shared_bytes=shared_bytes,
+                                  shared_window=info.static_shared_bytes, watched=watched)
 
     def synchronize(self) -> None:
         self.device.synchronize()
@@ -155,8 +157,7 @@ class OpenCLBackend(Backend):
     # Events are markers in the queue, in the order of the work before them,
     # not waited for; an event's time is when its marker completed on the
     # device's profiling clock, so cuEventElapsedTime is the time the device
-    # took between the two points of its queue (launches wait for their
-    # kernels today: that time also holds the host's enqueueing between).
+    # took between the two points of its queue.
     def record_mark(self, previous: Any, flags: int) -> Any:
         if previous is not None:
             self.device.release_marker(previous)
@@ -184,7 +185,11 @@ class OpenCLBackend(Backend):
 
         return {"set_arg": address(lib.clSetKernelArg),
                 "enqueue": address(lib.clEnqueueNDRangeKernel),
-                "finish": address(lib.clFinish), "queue": address(self.device.queue)}
+                "flush": address(lib.clFlush), "finish": address(lib.clFinish),
+                "release_event": address(lib.clReleaseEvent),
+                "get_event_info": address(lib.clGetEventInfo),
+                "wait_for_events": address(lib.clWaitForEvents),
+                "queue": address(self.device.queue)}
 
     def fast_kernel(self, kernel: Any, info: Any,
                     nparams: int) -> tuple[str, int, int, int, int] | None:

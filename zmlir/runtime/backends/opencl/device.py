@@ -409,7 +409,8 @@ class Device:
         if address == 0:
             return
         if self._slabs.owns(address):
-            # Launches are synchronous: no queued kernel still uses the slot.
+            # The slot goes to the next allocation at once: no kernel may still use it.
+            self.synchronize()
             self._slabs.free(address)
             return
         found = self._allocations.get(address)
@@ -580,8 +581,8 @@ class Device:
         args: Iterable[KernelArg | np.generic],
         shared_bytes: int = 0,
         shared_window: int | None = None,
-        blocking: bool = True,
-    ) -> None:
+        watched: bool = False,
+    ) -> Any:
         """Launch `kernel` over `grid` blocks of `block` threads (CUDA semantics).
 
         The OpenCL global size is grid*block per dimension and the local size is block.
@@ -593,6 +594,10 @@ class Device:
 
         Arguments are bound to the kernel object itself (clSetKernelArg), so one Kernel must
         not be launched from two threads at once.
+
+        The launch waits for the kernel, unless `watched`: then it returns the launch's
+        cl_event, for the caller to watch and release (the driver: fastpath.c), while the
+        kernel runs.
         """
         grid3, block3 = _dim3("grid", grid), _dim3("block", block)
         threads = block3[0] * block3[1] * block3[2]
@@ -643,6 +648,7 @@ class Device:
         # The window's size is the global work offset in x: kernels read %total_smem_size and
         # %dynamic_smem_size with get_global_offset(0) (they read no global ids).
         offset = ffi.new("size_t[3]", [window, 0, 0])
+        event = ffi.new("cl_event *") if watched else ffi.NULL
         check(
             "clEnqueueNDRangeKernel",
             lib.clEnqueueNDRangeKernel(
@@ -654,12 +660,14 @@ class Device:
                 local_size,
                 0,
                 ffi.NULL,
-                ffi.NULL,
+                event,
             ),
             f"kernel {kernel.name!r}, grid {grid3}, block {block3}",
         )
-        if blocking:
-            self.synchronize()
+        if watched:
+            return event[0]
+        self.synchronize()
+        return None
 
     def synchronize(self) -> None:
         check("clFinish", cl.loader().clFinish(self.queue))

@@ -1,8 +1,8 @@
 """Executable graphs: cuGraphInstantiate* takes a private copy of the graph
 (its nodes remember the application's node they copy, which the
 cuGraphExec*SetParams calls name), cuGraphLaunch runs it in its stream in an
-order that keeps every edge (work is synchronous, so every order between
-streams is kept too), and cuGraphExecUpdate checks a graph against it with
+order that keeps every edge (all work goes into one in-order queue, so
+every order between streams is kept too), and cuGraphExecUpdate checks a graph against it with
 NVIDIA's rules, then takes its parameters."""
 
 from __future__ import annotations
