@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from support import REPO, tool
 
+from tools import lod_rule_fits
 from zmlir.frontend.importer import mipmap
 
 PROBE = REPO / "tools" / "lod_sweep_probe.cu"
@@ -108,3 +109,17 @@ def test_anisotropic_textures_are_refused(tmp_path: Path, libdir: str) -> None:
     # second once it is refused) and the plain one, each refused.
     refused = [line[:-1] + "801" for line in created[:9] + created[10:]]
     assert result.stdout.splitlines() == [*refused, "done"]
+
+
+def test_refused_rules_read_as_documented() -> None:
+    """docs/textures.md's rules for what stays refused, tex.grad on cube maps
+    and the anisotropic LOD, against the H200's lines (tools/lod_rule_fits.py;
+    they build on mipmap.py's 2D rule): the counts the docs give, every line
+    within 2 steps (cube) and 4 (anisotropic, the 2D rule's error times the
+    sharpening). Not exact, so both stay refused; a rule that reads every
+    line shows here."""
+    cube, aniso = lod_rule_fits.cube_differences(), lod_rule_fits.aniso_differences()
+    assert (cube[0], sum(cube.values())) == (2813, 2972)
+    assert max(abs(d) for d in cube) == 2
+    assert (aniso[0], sum(aniso.values())) == (2538, 2704)
+    assert max(abs(d) for d in aniso) == 4
