@@ -63,8 +63,7 @@ int main() {
   CUmodule mod;
   CUfunction f;
   if (probe_context()) return 1;
-  // A driver that does not compile tex.grad.cube (zmlir does not yet) fails
-  // here, saying so.
+  // A driver that does not compile tex.grad.cube fails here, saying so.
   CK(cuModuleLoadData(&mod, kPtx));
   CK(cuModuleGetFunction(&f, mod, "grad_cube"));
   CUDA_ARRAY3D_DESCRIPTOR md = {kS, kS, 6, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_CUBEMAP};

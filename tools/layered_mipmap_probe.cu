@@ -109,8 +109,8 @@ static const char *kAttributes[] = {"width", "height", "depth", "array_size",
                                     "num_mipmap_levels"};
 enum { kNumAttributes = sizeof kAttributes / sizeof kAttributes[0] };
 
-// tex.grad on a cube map, in a module of its own: zmlir does not compile
-// it (how the gradients give a cube map's LOD is what this asks an H200).
+// tex.grad on a cube map, in a module of its own (a driver that does not
+// compile it prints grad_cube_usable 0); docs/textures.md gives the rule.
 // Each thread reads params[12 * tid ...]: x, y, z, the x gradient, the y one.
 static const char *kCubeGradPtx = R"PTX(
 .version 7.0

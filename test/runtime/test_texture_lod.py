@@ -111,15 +111,69 @@ def test_anisotropic_textures_are_refused(tmp_path: Path, libdir: str) -> None:
     assert result.stdout.splitlines() == [*refused, "done"]
 
 
+CUBE_PROBE = REPO / "tools" / "cube_grad_probe.cu"
+CUBE_GOLDEN = REPO / "tools" / "cube_grad_probe.h200.txt"
+_CUBE_LINE = re.compile(r"cube (\d+) .* -> (\S+)$")
+
+# The cube_grad_probe lookups (by index) where mipmap.py's cube-map LOD is
+# one or two 1/256 steps off the H200's (docs/textures.md: how it computes
+# face coordinates is not pinned down; 2813 of 2972 match). Each must still
+# differ: a better rule shows here and its entries go.
+KNOWN_DIFFERENT_CUBE = frozenset({
+    19, 37, 68, 92, 221, 224, 232, 234, 237, 243, 511, 529, 560, 584, 713, 716, 724, 726, 729,
+    735, 757, 775, 806, 830, 959, 962, 970, 972, 975, 981, 1003, 1021, 1052, 1076, 1079, 1107,
+    1125, 1129, 1208, 1216, 1218, 1249, 1267, 1298, 1322, 1471, 1495, 1513, 1544, 1568, 1570,
+    1598, 1616, 1620, 1696, 1712, 1717, 1718, 1806, 1852, 1952, 1960, 1969, 1972, 1987, 2008,
+    2009, 2035, 2051, 2062, 2076, 2078, 2217, 2222, 2226, 2231, 2235, 2262, 2265, 2293, 2342,
+    2343, 2352, 2353, 2385, 2414, 2428, 2432, 2434, 2466, 2469, 2475, 2480, 2486, 2494, 2497,
+    2507, 2524, 2532, 2544, 2546, 2560, 2563, 2574, 2611, 2612, 2616, 2630, 2648, 2649, 2654,
+    2662, 2665, 2673, 2676, 2696, 2709, 2717, 2726, 2729, 2734, 2738, 2739, 2750, 2753, 2763,
+    2765, 2766, 2776, 2783, 2792, 2793, 2799, 2821, 2834, 2837, 2839, 2854, 2865, 2874, 2881,
+    2886, 2889, 2890, 2891, 2903, 2908, 2912, 2917, 2924, 2936, 2937, 2944, 2950, 2957, 2961,
+    2964, 2965, 2969
+})
+
+
+def cube_lod_steps(lines: list[str]) -> dict[int, int]:
+    """Each cube_grad_probe lookup's LOD in 1/256 steps (its answer is 100 x
+    the LOD, the fraction truncated to 1/256)."""
+    return {int(m[1]): round(float(m[2]) * 2.56) for m in map(_CUBE_LINE.match, lines) if m}
+
+
+def test_cube_grad_against_the_h200(tmp_path: Path, libdir: str) -> None:
+    """tex.grad on a cube map: finite differences of face coordinates, the
+    cube unfolded over an edge, the 2D rule without its dx +- dy term when
+    a neighbour leaves P's face (docs/textures.md), line by line against
+    tools/cube_grad_probe.h200.txt."""
+    if tool("nvcc") is None:
+        pytest.skip("nvcc is not installed")
+    pytest.importorskip("zmlir.runtime.backends.opencl.device")
+    exe = tmp_path / "cube_grad_probe"
+    subprocess.run([tool("nvcc"), "-arch=sm_75", f"-I{REPO / 'tools'}", str(CUBE_PROBE), "-o",
+                    str(exe), f"-L{libdir}", "-lcuda"], check=True, timeout=300)
+    result = subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(exe)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    ours, golden = result.stdout.splitlines(), CUBE_GOLDEN.read_text().splitlines()
+    assert len(ours) == len(golden) == 2974 and ours[-1] == golden[-1] == "done"
+    different = {i for i, (a, b) in enumerate(zip(ours[1:-1], golden[1:-1], strict=True))
+                 if a != b}
+    assert different == KNOWN_DIFFERENT_CUBE
+    # Those read the same lookup (the text before the answer), its LOD 1 or 2
+    # steps off: 2948 of the 2972 within one step.
+    for i in different:
+        assert ours[i + 1].split(" -> ")[0] == golden[i + 1].split(" -> ")[0]
+    steps, golden_steps = cube_lod_steps(ours), cube_lod_steps(golden)
+    off = [abs(steps[i] - golden_steps[i]) for i in range(2972)]
+    assert (off.count(0), off.count(1), off.count(2), len(off)) == (2813, 135, 24, 2972)
+
+
 def test_refused_rules_read_as_documented() -> None:
-    """docs/textures.md's rules for what stays refused, tex.grad on cube maps
-    and the anisotropic LOD, against the H200's lines (tools/lod_rule_fits.py;
-    they build on mipmap.py's 2D rule): the counts the docs give, every line
-    within 2 steps (cube) and 4 (anisotropic, the 2D rule's error times the
-    sharpening). Not exact, so both stay refused; a rule that reads every
-    line shows here."""
-    cube, aniso = lod_rule_fits.cube_differences(), lod_rule_fits.aniso_differences()
-    assert (cube[0], sum(cube.values())) == (2813, 2972)
-    assert max(abs(d) for d in cube) == 2
+    """docs/textures.md's rule for the anisotropic LOD, which stays refused,
+    against the H200's lines (tools/lod_rule_fits.py; it builds on
+    mipmap.py's 2D rule): the counts the docs give, every line within 4
+    steps (the 2D rule's error times the sharpening). Not exact, so it stays
+    refused; a rule that reads every line shows here."""
+    aniso = lod_rule_fits.aniso_differences()
     assert (aniso[0], sum(aniso.values())) == (2538, 2704)
     assert max(abs(d) for d in aniso) == 4

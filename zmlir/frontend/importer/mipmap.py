@@ -13,7 +13,8 @@ lookups read it as `tex` would (NVIDIA reads level 0 of such a texture).
 
 The level of detail: `tex.grad`'s is log2 of the footprint's length in
 texels, NVIDIA's approximation of it (gradient_lod; isotropic:
-maxAnisotropy is not used); the bias is added,
+maxAnisotropy is not used; on a cube map from finite differences of face
+coordinates, cube_gradients); the bias is added,
 then the clamps [minMipmapLevelClamp, maxMipmapLevelClamp] and [0, levels -
 1]; point mipmap filtering takes the nearest level, linear blends the two
 around it with a weight truncated to 1/256 (as an H200 does)."""
@@ -80,6 +81,9 @@ class _Ops:
                               f"#ptx.type<{ptx_type}>}}}} : {a.type}", [a, b], self.loc)
         return p
 
+    def abs(self, a: Value) -> Value:
+        return self.emit("f32", "ptx.abs {0} {{type = #ptx.type<f32>}} : f32", a)
+
     def select(self, p: Value, a: Value, b: Value, ptx_type: str) -> Value:
         return self.emit(a.type, f"ptx.selp {{0}}, {{1}}, {{2}} {{{{type = "
                                  f"#ptx.type<{ptx_type}>}}}} : {a.type}", a, b, p)
@@ -137,25 +141,32 @@ _RISES = (_rise_words(1), _rise_words(2))
 
 
 def gradient_lod(imp: FunctionImporter, loc: ast.SourceLoc, handle: Value,
-                 dx: list[Value], dy: list[Value]) -> Value:
+                 dx: list[Value], dy: list[Value], cube_point: list[Value] | None = None
+                 ) -> Value:
     """The LOD of `tex.grad` from gradients in texture coordinates
     (normalized ones scaled by level 0's extent): NVIDIA's approximation
-    above for 1D and 2D textures; log2 of the longer Euclidean gradient for
-    3D ones (no H200 data on those yet)."""
+    above for 1D and 2D textures and, on the differences of face
+    coordinates (cube_gradients), for a cube map looked up at `cube_point`;
+    log2 of the longer Euclidean gradient for 3D ones (no H200 data on
+    those yet)."""
     o = _Ops(imp, loc)
-    flags = o.load(handle, FLAGS, "u32", "i32")
-    normalized = o.test(o.binary("and", flags, o.i32(NORMALIZED_COORDS), "b32"), "ne",
-                        o.i32(0), "u32")
-    scaled = []
-    for grad in (dx, dy):
-        components = []
-        for k, g in enumerate(grad):
-            extent = o.cvt(o.load(handle, EXTENT + 4 * k, "u32", "i32"), "rn", "u32", "f32",
-                           "f32")
-            components.append(o.binary("mul", g, o.select(normalized, extent, o.f32(1.0),
-                                                          "f32")))
-        scaled.append(components)
-    if len(dx) > 2:
+    leaves = None
+    if cube_point is not None:
+        scaled, leaves = cube_gradients(o, handle, cube_point, [dx, dy])
+    else:
+        flags = o.load(handle, FLAGS, "u32", "i32")
+        normalized = o.test(o.binary("and", flags, o.i32(NORMALIZED_COORDS), "b32"), "ne",
+                            o.i32(0), "u32")
+        scaled = []
+        for grad in (dx, dy):
+            components = []
+            for k, g in enumerate(grad):
+                extent = o.cvt(o.load(handle, EXTENT + 4 * k, "u32", "i32"), "rn", "u32", "f32",
+                               "f32")
+                components.append(o.binary("mul", g, o.select(normalized, extent, o.f32(1.0),
+                                                              "f32")))
+            scaled.append(components)
+    if len(scaled[0]) > 2:
         squares = []
         for components in scaled:
             total = o.f32(0.0)
@@ -173,8 +184,7 @@ def gradient_lod(imp: FunctionImporter, loc: ast.SourceLoc, handle: Value,
         return imp.coerce(o.binary("and", bits(x), o.i32(mask), "b32"), "f32", loc)
 
     def length(vector: list[Value], major_mask: int) -> Value:
-        magnitudes = [o.emit("f32", "ptx.abs {0} {{type = #ptx.type<f32>}} : f32", c)
-                      for c in vector]
+        magnitudes = [o.abs(c) for c in vector]
         major = cut(magnitudes[0] if len(magnitudes) == 1
                     else o.binary("max", magnitudes[0], magnitudes[1]), major_mask)
         if len(magnitudes) == 1:
@@ -184,12 +194,81 @@ def gradient_lod(imp: FunctionImporter, loc: ast.SourceLoc, handle: Value,
 
     sums = [o.binary("add", a, b) for a, b in zip(*scaled, strict=True)]
     differences = [o.binary("sub", a, b) for a, b in zip(*scaled, strict=True)]
-    diagonal = o.binary("max", length(sums, _MANTISSA_8), length(differences, _MANTISSA_8))
+    diagonal = o.binary("mul", o.binary("max", length(sums, _MANTISSA_8),
+                                        length(differences, _MANTISSA_8)), o.f32(_DIAGONAL))
+    if leaves is not None:
+        # On a cube map an H200 drops the dx +- dy term when either
+        # neighbour lies on another face (docs/textures.md).
+        diagonal = o.select(leaves, o.f32(0.0), diagonal, "f32")
     footprint = o.binary("max", o.binary("max", length(scaled[0], _MANTISSA_9),
-                                         length(scaled[1], _MANTISSA_9)),
-                         o.binary("mul", diagonal, o.f32(_DIAGONAL)))
+                                         length(scaled[1], _MANTISSA_9)), diagonal)
     return o.binary("mul", o.cvt(_log2_steps(o, bits(footprint)), "rn", "s32", "f32", "f32"),
                     o.f32(1 / 256))
+
+
+class _Face:
+    """The cube-map face of a direction: its major axis (ties go to z, then
+    y, as the lowering's cubeFace takes them) and sign."""
+
+    def __init__(self, o: _Ops, v: list[Value]) -> None:
+        self.o = o
+        ax, ay, az = (o.abs(c) for c in v)
+        self.z = o.test(az, "ge", o.binary("max", ax, ay), "f32")
+        self.y = o.test(ay, "ge", ax, "f32")
+        self.major = self.pick(*v)
+        positive = o.test(self.major, "ge", o.f32(0.0), "f32")
+        self.sign = o.select(positive, o.f32(1.0), o.f32(-1.0), "f32")
+        # 0-5: +x, -x, +y, -y, +z, -z.
+        axis = o.select(self.z, o.i32(4), o.select(self.y, o.i32(2), o.i32(0), "b32"), "b32")
+        self.index = o.binary("add", axis, o.select(positive, o.i32(0), o.i32(1), "b32"), "s32")
+
+    def pick(self, x: Value, y: Value, z: Value) -> Value:
+        """The value for this face's major axis."""
+        o = self.o
+        return o.select(self.z, z, o.select(self.y, y, x, "f32"), "f32")
+
+    def face_coordinates(self, r: list[Value]) -> tuple[Value, Value]:
+        """The programming guide's sc, tc on this face of a point whose
+        other two components are already divided by |ma|."""
+        o = self.o
+        minus_sign = o.binary("mul", self.sign, o.f32(-1.0))
+        sc = self.pick(o.binary("mul", minus_sign, r[2]), r[0], o.binary("mul", self.sign, r[0]))
+        minus_y = o.binary("mul", r[1], o.f32(-1.0))
+        return sc, self.pick(minus_y, o.binary("mul", self.sign, r[2]), minus_y)
+
+
+def cube_gradients(o: _Ops, handle: Value, point: list[Value], gradients: list[list[Value]]
+                   ) -> tuple[list[list[Value]], Value]:
+    """Cube-map gradients in texels of P's face, and whether Q = P + d of
+    any lies on another face: an H200 takes the finite difference of face
+    coordinates, Q's minus P's, times half the extent; Q on a neighbouring
+    face (major axis m') is unfolded onto P's plane over their shared edge,
+    its m' coordinate sign(Q_m') (2 - sign(P_m) Q_m / |Q_m'|)
+    (docs/textures.md; tools/cube_grad_probe.h200.txt)."""
+    here = _Face(o, point)
+    rcp_here = o.unary("rcp", o.abs(here.major), "rnd = #ptx.rnd<rn>")
+    p_coords = here.face_coordinates([o.binary("mul", c, rcp_here) for c in point])
+    half = o.binary("mul", o.cvt(o.load(handle, EXTENT, "u32", "i32"), "rn", "u32", "f32", "f32"),
+                    o.f32(0.5))
+    scaled, leaves = [], o.i32(0)
+    for d in gradients:
+        q = [o.binary("add", a, b) for a, b in zip(point, d, strict=True)]
+        there = _Face(o, q)
+        rcp_there = o.unary("rcp", o.abs(there.major), "rnd = #ptx.rnd<rn>")
+        across = o.binary("mul", there.sign, o.binary("sub", o.f32(2.0), o.binary(
+            "mul", o.binary("mul", here.sign, here.pick(*q)), rcp_there)))
+        projected = [o.binary("mul", c, rcp_there) for c in q]
+        # Q's coordinate along its own major axis reads `across`, unused by
+        # P's sc, tc where that is P's axis too.
+        unfolded = [there.pick(across, projected[0], projected[0]),
+                    there.pick(projected[1], across, projected[1]),
+                    there.pick(projected[2], projected[2], across)]
+        q_coords = here.face_coordinates(unfolded)
+        scaled.append([o.binary("mul", o.binary("sub", b, a), half)
+                       for a, b in zip(p_coords, q_coords, strict=True)])
+        leaves = o.binary("or", leaves, o.select(o.test(here.index, "ne", there.index, "s32"),
+                                                 o.i32(1), o.i32(0), "b32"), "b32")
+    return scaled, o.test(leaves, "ne", o.i32(0), "u32")
 
 
 def _log2_steps(o: _Ops, bits: Value) -> Value:

@@ -15,8 +15,8 @@ texture mode `tex` and `tld4` name a `.samplerref` after a `.texref`
 `txq` on a `.samplerref` is the constant its initializer gives. An array
 geometry's first coordinate is the layer (an operand of its own); the
 padding coordinate of `.3d`, `.a2d` and `.cube` is dropped. What has no op
-here (a sampler with a texture object or with `.level`/`.grad`, cube-map
-`.grad` lookups, formatted `sust.p`, `sured`, offsets and depth compares)
+here (a sampler with a texture object or with `.level`/`.grad`, layered
+cube-map `.grad` lookups, formatted `sust.p`, `sured`, offsets and depth compares)
 imports as `ptx.inst`, which the lowering names as unsupported."""
 
 from __future__ import annotations
@@ -152,9 +152,9 @@ def _mipmapped_tex(imp: FunctionImporter, inst: ast.Instruction) -> bool:
     dests = _four_destinations(inst)
     kind = m.rest[0]
     extra = 1 if kind == "level" else 2
-    # (How NVIDIA's units take a cube map's LOD from its gradients is not known.)
+    # (No H200 data says how a layered cube map takes its LOD from gradients.)
     if len(m.rest) != 2 or m.rest[1] not in _GEOMETRIES \
-            or (kind == "grad" and m.rest[1] in ("cube", "acube")) \
+            or (kind == "grad" and m.rest[1] == "acube") \
             or m.vec != 4 or m.types[1:] != ["f32"] or m.types[0] not in _RESULT_TYPES \
             or m.flags or m.space or dests is None or len(inst.operands) != 2 + extra:
         return False
@@ -174,7 +174,8 @@ def _mipmapped_tex(imp: FunctionImporter, inst: ast.Instruction) -> bool:
             if len(elems) not in (count, 4 if count == 3 else count):
                 return False
             grads.append([imp.value(e, "f32", inst.loc, "f32") for e in elems[:count]])
-        lod = mipmap.gradient_lod(imp, inst.loc, found[0], grads[0], grads[1])
+        lod = mipmap.gradient_lod(imp, inst.loc, found[0], grads[0], grads[1],
+                                  values if geom == "cube" else None)
     results = mipmap.level_lookup(imp, inst.loc, _GEOMETRIES[geom][0], found[0], layer, values,
                                   lod, _RESULT_TYPES[m.types[0]])
     for d, r in zip(dests, results, strict=True):
