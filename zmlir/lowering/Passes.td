@@ -62,4 +62,31 @@ def NativeMathIntrinsics : Pass<"zmlir-native-math-intrinsics"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def IndexNoWrap : Pass<"zmlir-index-no-wrap"> {
+  let summary = "Mark integer arithmetic that provably does not wrap; widen it where the target asks";
+  let description = [{
+    PTX integer arithmetic wraps, so the importer emits `arith.addi`,
+    `muli`, `shli` and `subi` without overflow flags, and a 32-bit address
+    offset reaches LLVM as `zext i32 (add i32 ...)`. From the integer ranges
+    `IntegerRangeAnalysis` infers (the lowering bounds the special registers:
+    `%tid.*` < 1024, `%ntid.*` in [1, 1024], CUDA's limit on a block, which
+    the driver checks at every launch), this pass sets `overflow<nuw>` and `overflow<nsw>` on the ops
+    whose exact result always fits; an op that may wrap (one fed by a kernel
+    parameter, `%ctaid.x * %ntid.x`) keeps none.
+
+    Where the target's TargetInfo answers `widensNoWrapExtensions` (SPIR-V:
+    Intel's CPU vectorizer sees consecutive addresses in 64-bit math, not
+    through `zext i32`), an `arith.extui` of such an op is computed in the
+    wide type instead: `extui(a + b)` is `extui(a) + extui(b)` when the
+    narrow add does not wrap, and `extui(index_castui(x))` is
+    `index_castui(x)` when `x` fits the narrow type.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"target", "target", "::zmlir::LoweringTarget", "::zmlir::LoweringTarget::Generic",
+           "backend of the result: its TargetInfo says whether to widen",
+           [{::zmlir::loweringTargetValues()}]>,
+  ];
+}
+
 #endif // ZMLIR_LOWERING_PASSES

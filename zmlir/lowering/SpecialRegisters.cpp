@@ -100,6 +100,12 @@ struct SregOpLowering : PTXPattern<SregOp> {
         .getResult();
   }
 
+  /// A block has at most 1024 threads (CUDA's limit, which the driver checks
+  /// at every launch, device-side ones too): %ntid.* is at most that, %tid.*
+  /// less. It bounds the ranges zmlir-index-no-wrap infers. (%ntid.z <= 64
+  /// holds too, but a device-side launch is not checked for it.)
+  static IntegerAttr blockBound(OpBuilder &b) { return b.getIndexAttr(1024); }
+
   /// %laneid: the sub-group (SPIR-V) or wavefront lane, modulo 32 on wave64
   /// AMD chips, whose wavefronts hold two CUDA warps.
   Value laneInWarp(OpBuilder &b, Location loc, mlir::Type type) const {
@@ -122,12 +128,14 @@ struct SregOpLowering : PTXPattern<SregOp> {
     case SpecialReg::TidX:
     case SpecialReg::TidY:
     case SpecialReg::TidZ:
-      index = gpu::ThreadIdOp::create(rewriter, loc, dim(reg, SpecialReg::TidX));
+      index = gpu::ThreadIdOp::create(rewriter, loc, dim(reg, SpecialReg::TidX),
+                                      blockBound(rewriter));
       break;
     case SpecialReg::NtidX:
     case SpecialReg::NtidY:
     case SpecialReg::NtidZ:
-      index = gpu::BlockDimOp::create(rewriter, loc, dim(reg, SpecialReg::NtidX));
+      index = gpu::BlockDimOp::create(rewriter, loc, dim(reg, SpecialReg::NtidX),
+                                      blockBound(rewriter));
       break;
     case SpecialReg::CtaidX:
     case SpecialReg::CtaidY:

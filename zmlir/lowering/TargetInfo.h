@@ -56,6 +56,11 @@ public:
 
   /// Whether 128-bit integer products may be emitted (`mul.hi.u64`).
   virtual bool hasI128Multiply() const { return true; }
+  /// Whether a zero extension of integer math that provably does not wrap
+  /// is better computed in the wide type (zmlir-index-no-wrap): where the
+  /// backend's consumer cannot see through `zext i32 (add nuw ...)` to
+  /// consecutive addresses, and 64-bit math costs no more than 32-bit.
+  virtual bool widensNoWrapExtensions() const { return false; }
   /// Whether llvm.minimum/maximum keep their NaN and signed-zero semantics
   /// through the backend.
   virtual bool hasExactFloatMinMax() const { return true; }

@@ -150,8 +150,9 @@ class Target(ABC):
         return llvm_ir, llvm_ir
 
     def std_pipeline(self) -> str:
-        return (f"builtin.module(convert-ptx-to-std{{{self.lowering_options().pass_options()}}},"
-                f" gpu.module(canonicalize, cse))")
+        options = self.lowering_options()
+        return (f"builtin.module(convert-ptx-to-std{{{options.pass_options()}}},"
+                f" gpu.module(canonicalize, cse, zmlir-index-no-wrap{{target={options.target}}}))")
 
     @property
     def cpu(self) -> str:

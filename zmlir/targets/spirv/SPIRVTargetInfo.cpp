@@ -258,6 +258,11 @@ public:
   /// argument, which every OpenCL and Level Zero consumer takes.
   bool passesKernelAggregatesByVal() const override { return true; }
 
+  /// Intel's CPU runtime vectorizes across work-items; it proves addresses
+  /// consecutive in 64-bit math but not through `zext i32`, flags or not
+  /// (bench/results/cpu_kernels.md, sgemm).
+  bool widensNoWrapExtensions() const override { return true; }
+
   /// OpenCL C has no recursion, but Intel's CPU runtime runs a recursive
   /// device function where it leaves the kernel unvectorized, as it does one
   /// that reaches recursion and asks for no sub-group size. It faults
