@@ -259,9 +259,11 @@ class Backend(ABC):
     # -- the driver's C launch fast path (zmlir/runtime/cuda/fastpath.c) -----------
     def fast_launch_points(self) -> dict[str, int] | None:
         """Addresses of the C entry points fastpath.c launches through ("launch":
-        a cuLaunchKernel; or "set_arg", "enqueue", "finish" and "queue" for
-        OpenCL), and those of events (fast_event), or None: every launch
-        and event call takes the Python path."""
+        a cuLaunchKernel; or "set_arg", "enqueue", "flush", "queue" and the
+        event calls it retires launches with, "release_event",
+        "get_event_info" and "wait_for_events", for OpenCL), and those of
+        events (fast_event), or None: every launch and event call takes the
+        Python path."""
         return None
 
     def fast_kernel(self, kernel: Any, info: Any,

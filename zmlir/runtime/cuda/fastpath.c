@@ -54,7 +54,7 @@ typedef CUresult (*zmlir_cu_launch_fn)(void *, unsigned int, unsigned int, unsig
 typedef int (*zmlir_cl_set_arg_fn)(void *, unsigned int, size_t, const void *);
 typedef int (*zmlir_cl_enqueue_fn)(void *, void *, unsigned int, const size_t *, const size_t *,
                                    const size_t *, unsigned int, const void *, void *);
-typedef int (*zmlir_cl_queue_fn)(void *); /* clFlush, clFinish */
+typedef int (*zmlir_cl_queue_fn)(void *); /* clFlush */
 typedef int (*zmlir_cl_event_fn)(void *); /* clReleaseEvent */
 typedef int (*zmlir_cl_wait_fn)(unsigned int, void *const *);
 typedef int (*zmlir_cl_event_info_fn)(void *, unsigned int, size_t, void *, size_t *);
@@ -64,7 +64,7 @@ typedef CUresult (*zmlir_cu_event_elapsed_fn)(float *, void *, void *);
 
 struct zmlir_fast_backend {
   uintptr_t launch;                                                      /* the real driver's */
-  uintptr_t set_arg, enqueue, flush, finish, queue;                      /* OpenCL */
+  uintptr_t set_arg, enqueue, flush, queue;                              /* OpenCL */
   uintptr_t release_event, wait_for_events, get_event_info;              /* OpenCL */
   uintptr_t event_record, event_query, event_synchronize, event_elapsed; /* the real driver's */
 };
@@ -171,6 +171,12 @@ static void zmlir_launch_reap(void) {
   }
 }
 
+/* Under zmlir_fast_cl: retires what has ended; whether every launch has. */
+static int zmlir_launch_reap_all(void) {
+  zmlir_launch_reap();
+  return zmlir_launches_completed == zmlir_launches_enqueued;
+}
+
 /* Under zmlir_fast_cl, after a launch was enqueued with the fault handler
  * armed: its number. `event` is the OpenCL launch's own (released once the
  * launch is retired); NULL where the launch has ended or its backend needs no
@@ -201,8 +207,7 @@ unsigned long long zmlir_fast_launches_completed(void) {
 /* Whether every launch so far has ended. */
 int zmlir_fast_launches_done(void) {
   pthread_mutex_lock(&zmlir_fast_cl);
-  zmlir_launch_reap();
-  int done = zmlir_launches_completed == zmlir_launches_enqueued;
+  int done = zmlir_launch_reap_all();
   pthread_mutex_unlock(&zmlir_fast_cl);
   return done;
 }
@@ -225,8 +230,7 @@ static void zmlir_launches_drain(void) {
   const struct timespec pause = {0, 1000000};
   for (int waited = 0; waited < 60000; ++waited) {
     if (pthread_mutex_trylock(&zmlir_fast_cl) == 0) {
-      zmlir_launch_reap();
-      int done = zmlir_launches_completed == zmlir_launches_enqueued;
+      int done = zmlir_launch_reap_all();
       pthread_mutex_unlock(&zmlir_fast_cl);
       if (done)
         return;
@@ -299,7 +303,6 @@ int zmlir_fast_set_entry(const char *name, uintptr_t address) {
       {"set_arg", offsetof(struct zmlir_fast_backend, set_arg)},
       {"enqueue", offsetof(struct zmlir_fast_backend, enqueue)},
       {"flush", offsetof(struct zmlir_fast_backend, flush)},
-      {"finish", offsetof(struct zmlir_fast_backend, finish)},
       {"queue", offsetof(struct zmlir_fast_backend, queue)},
       {"release_event", offsetof(struct zmlir_fast_backend, release_event)},
       {"get_event_info", offsetof(struct zmlir_fast_backend, get_event_info)},

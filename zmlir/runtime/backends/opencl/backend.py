@@ -185,7 +185,7 @@ class OpenCLBackend(Backend):
 
         return {"set_arg": address(lib.clSetKernelArg),
                 "enqueue": address(lib.clEnqueueNDRangeKernel),
-                "flush": address(lib.clFlush), "finish": address(lib.clFinish),
+                "flush": address(lib.clFlush),
                 "release_event": address(lib.clReleaseEvent),
                 "get_event_info": address(lib.clGetEventInfo),
                 "wait_for_events": address(lib.clWaitForEvents),
