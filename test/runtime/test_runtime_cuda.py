@@ -723,7 +723,9 @@ def test_event_fast_path_takes_recorded_events_only(libdir: str, backend: str,
     # A thread's first record through the passthrough finds the real context
     # not current in that thread (201): the Python path makes it current.
     assert r["other_thread_first"] == [0, 0] and r["other_thread_second"] == [0, fast]
-    assert r["no_context"] == [0, 0] and r["context_again"] == [0, fast]
+    # The kernel launched after the capture may still run on OpenCL (above).
+    assert r["no_context"] in ([[0, 0]] if backend == "cuda" else ready)
+    assert r["context_again"] in ready
     assert r["synchronize_with_pool"] == [0, 0]
     assert r["record_destroyed"] == [400, 0]
     assert r["sum"] == 7  # 5 launches and the graph's 2
