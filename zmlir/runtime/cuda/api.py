@@ -491,7 +491,7 @@ unsigned long long zmlir_fast_events(void);
 void zmlir_fast_launch_lock(void);
 unsigned long long zmlir_fast_launch_unlock(uintptr_t event);
 int zmlir_fast_launches_done(void);
-unsigned long long zmlir_fast_launches_completed(void);
+int zmlir_fast_poll(unsigned long long *completed);
 unsigned long zmlir_fast_take_failed_launches(void);
 uint32_t zmlir_fast_take_word(uintptr_t address);
 void zmlir_enter(void);

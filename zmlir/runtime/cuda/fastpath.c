@@ -204,6 +204,17 @@ unsigned long long zmlir_fast_launches_completed(void) {
   return completed;
 }
 
+/* The driver's one look per call for kernels' errors: retires ended
+ * launches, writes how many have ended, and says whether wild accesses (1)
+ * or kernels the runtime reported failed (2) wait to be taken. */
+int zmlir_fast_poll(unsigned long long *completed) {
+  *completed = zmlir_fast_launches_completed();
+  int news = __atomic_load_n(&zmlir_faults_count, __ATOMIC_ACQUIRE) != 0;
+  if (__atomic_load_n(&zmlir_launches_failed, __ATOMIC_ACQUIRE) != 0)
+    news |= 2;
+  return news;
+}
+
 /* Whether every launch so far has ended. */
 int zmlir_fast_launches_done(void) {
   pthread_mutex_lock(&zmlir_fast_cl);

@@ -190,10 +190,15 @@ class FastPath:
         """Whether every launch so far has ended."""
         return bool(self.lib.zmlir_fast_launches_done()) if self.lib is not None else True
 
-    def launches_completed(self) -> int:
-        """How many launches have ended: the first so many launched (those
-        found ended are retired: their faults and failures are counted)."""
-        return int(self.lib.zmlir_fast_launches_completed()) if self.lib is not None else 0
+    def poll(self) -> tuple[int, bool, bool]:
+        """One look for kernels' errors: how many launches have ended (as
+        launches_completed), and whether take_faults and take_failed_launches
+        have anything to take."""
+        if self.lib is None:
+            return 0, False, False
+        completed = self.ffi.new("unsigned long long *")
+        news = int(self.lib.zmlir_fast_poll(completed))
+        return int(completed[0]), bool(news & 1), bool(news & 2)
 
     def take_failed_launches(self) -> int:
         """Kernels the backend reported failed since the last call."""

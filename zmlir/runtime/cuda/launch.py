@@ -39,8 +39,10 @@ class LaunchAPI(FunctionAPI):
         """The Python launch path: what fastpath.c's C path does not take.
         `cluster`: thread-block cluster dimensions, where the device has them."""
         self.current_context()
-        self.check_sticky()
-        self.current_changed()  # back on the fast path after a context was destroyed
+        self.check_sticky()  # in a graph's replay, an earlier kernel may have faulted
+        # Back on the fast path after a context was destroyed (current_changed, without
+        # a second look for kernels' errors).
+        self.fast.set_context(self.context_stack()[-1])
         fn = self.handles.get(self.ptr(hfunc), Function)
         if fn.pending is not None:
             fn.pending(fn)  # a kernel of a parted module (parted.py): its part loads now

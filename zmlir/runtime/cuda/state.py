@@ -120,13 +120,14 @@ class DriverState:
         reported failed, trap words set (traps.py). Kernels still running
         are looked at again later; a synchronisation point waits for the
         device first."""
-        completed = self.fast.launches_completed()  # retires ended launches: first
-        faults, first = self.fast.take_faults()
-        if faults and not self.process_error:
-            log(f"a kernel accessed the unmapped address 0x{first:x} ({faults} page faults): "
-                "later calls return CUDA_ERROR_ILLEGAL_ADDRESS")
-            self.make_sticky(E.CUDA_ERROR_ILLEGAL_ADDRESS)
-        if self.fast.take_failed_launches() and not self.process_error:
+        completed, faulted, failed = self.fast.poll()  # retires ended launches: first
+        if faulted:
+            faults, first = self.fast.take_faults()
+            if faults and not self.process_error:
+                log(f"a kernel accessed the unmapped address 0x{first:x} ({faults} page "
+                    "faults): later calls return CUDA_ERROR_ILLEGAL_ADDRESS")
+                self.make_sticky(E.CUDA_ERROR_ILLEGAL_ADDRESS)
+        if failed and self.fast.take_failed_launches() and not self.process_error:
             log("a kernel failed (the backend's report): later calls return "
                 "CUDA_ERROR_LAUNCH_FAILED")
             self.make_sticky(E.CUDA_ERROR_LAUNCH_FAILED)

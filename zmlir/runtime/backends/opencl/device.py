@@ -643,12 +643,13 @@ class Device:
                 lib.clSetKernelArg(kernel.handle, len(encoded), max(window, 1), ffi.NULL),
                 f"kernel {kernel.name!r} shared-memory window",
             )
-        global_size = ffi.new("size_t[3]", [g * b for g, b in zip(grid3, block3, strict=True)])
-        local_size = ffi.new("size_t[3]", list(block3))
+        global_size = ffi.new(_SIZE3, [grid3[0] * block3[0], grid3[1] * block3[1],
+                                       grid3[2] * block3[2]])
+        local_size = ffi.new(_SIZE3, block3)
         # The window's size is the global work offset in x: kernels read %total_smem_size and
         # %dynamic_smem_size with get_global_offset(0) (they read no global ids).
-        offset = ffi.new("size_t[3]", [window, 0, 0])
-        event = ffi.new("cl_event *") if watched else ffi.NULL
+        offset = ffi.new(_SIZE3, (window, 0, 0))
+        event = ffi.new(_EVENT_OUT) if watched else ffi.NULL
         check(
             "clEnqueueNDRangeKernel",
             lib.clEnqueueNDRangeKernel(
@@ -743,7 +744,14 @@ def check_spirv(spirv: bytes, versions: Sequence[tuple[int, int]]) -> None:
         index += count
 
 
+# Launches make these for every kernel: the types are parsed once.
+_SIZE3 = ffi.typeof("size_t[3]")
+_EVENT_OUT = ffi.typeof("cl_event *")
+
+
 def _dim3(what: str, dims: Sequence[int]) -> Dim3:
+    if type(dims) is tuple and len(dims) == 3 and all(type(d) is int and d >= 1 for d in dims):
+        return (dims[0], dims[1], dims[2])  # what the driver passes
     if not 1 <= len(dims) <= 3:
         raise ValueError(f"{what} must have 1 to 3 dimensions, got {tuple(dims)}")
     padded = [int(d) for d in dims] + [1] * (3 - len(dims))
