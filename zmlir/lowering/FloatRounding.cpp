@@ -527,6 +527,48 @@ Value directedF64(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> x,
                         arith::CmpFOp::create(b, loc, FP::OLT, r, zero));
 }
 
+/// fma of f32 with a directed rounding, from the target's own fma (correctly
+/// rounded to nearest) and the sign of its error, in f64:
+///  1. r = fma(a, b, c) rounded to nearest, in f32;
+///  2. p = a * b in f64 (exact), s = p + c rounded to nearest and e its
+///     TwoSum error: the exact value is s + e;
+///  3. s - r is exact: both round the exact value to nearest, so s lies in
+///     [r/2, 2r] (Sterbenz) or r is a zero; an infinite r (finite operands)
+///     gives an infinite difference of the sign it overshot by. Rounding to
+///     nearest keeps the sign of (s - r) + e, that of the exact value less r
+///     (f64 sums never underflow to zero);
+///  4. step r one ulp where the mode needs it (adjustRounding);
+///  5. an exact zero (s == 0) under .rm is -0 unless a*b and c are both +0;
+///     rounding to nearest already gives .rz's and .rp's zero.
+/// An infinite or NaN operand makes e a NaN: r, exact then, stays. About
+/// half the operations of the round-to-odd path below, which handles .ftz.
+Value directedFmaF32(OpBuilder &b, Location loc, ArrayRef<Value> x, Rounding rnd) {
+  mlir::Type t = b.getF64Type();
+  Value r = math::FmaOp::create(b, loc, x[0], x[1], x[2]);
+  Value p = arith::MulFOp::create(b, loc, arith::ExtFOp::create(b, loc, t, x[0]),
+                                  arith::ExtFOp::create(b, loc, t, x[1]));
+  Value c = arith::ExtFOp::create(b, loc, t, x[2]);
+  Value s = arith::AddFOp::create(b, loc, p, c);
+  Value e = twoSumError(b, loc, p, c, s);
+  Value d = arith::AddFOp::create(
+      b, loc, arith::SubFOp::create(b, loc, s, arith::ExtFOp::create(b, loc, t, r)), e);
+  Value zero = floatConst(b, loc, t, 0.0);
+  Value zero32 = floatConst(b, loc, r.getType(), 0.0);
+  Value result = adjustRounding(b, loc, r, rnd, arith::CmpFOp::create(b, loc, FP::OLT, d, zero),
+                                arith::CmpFOp::create(b, loc, FP::OGT, d, zero),
+                                arith::CmpFOp::create(b, loc, FP::OGT, r, zero32),
+                                arith::CmpFOp::create(b, loc, FP::OLT, r, zero32));
+  if (rnd != Rounding::RM)
+    return result;
+  Value negative = arith::CmpIOp::create(
+      b, loc, IP::slt, arith::OrIOp::create(b, loc, bitsOf(b, loc, p), bitsOf(b, loc, c)),
+      intConst(b, loc, b.getI64Type(), 0));
+  Value signed0 = arith::SelectOp::create(b, loc, negative, floatConst(b, loc, r.getType(), -0.0),
+                                          zero32);
+  return arith::SelectOp::create(b, loc, arith::CmpFOp::create(b, loc, FP::OEQ, s, zero), signed0,
+                                 result);
+}
+
 /// f32 directed rounding through f64, where every f32 product is exact:
 ///  1. widen the operands (exact);
 ///  2. compute in f64 and make the result round-to-odd: add and fma from
@@ -539,8 +581,11 @@ Value directedF64(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> x,
 ///  4. narrow to f32 with the mode (narrowFloat): round-to-odd at 53 bits
 ///     rounds correctly to 24, subnormals and overflow included;
 ///  5. with .ftz, see below.
+/// fma without .ftz takes directedFmaF32.
 Value directedF32(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> x, Rounding rnd,
                   bool ftz) {
+  if (name == "fma" && !ftz)
+    return directedFmaF32(b, loc, x, rnd);
   mlir::Type t = b.getF64Type();
   SmallVector<Value> w;
   for (Value v : x)

@@ -249,3 +249,53 @@ func.func @div_approx_ftz(%a: f32, %b: f32) attributes {ptx.entry} {
   %0 = ptx.div %a, %b {type = #ptx.type<f32>, precision = #ptx.precision<approx>, ftz} : f32
   ptx.ret
 }
+
+// -----
+
+// fma.rm.f32 off NVPTX: the target's fma rounded to nearest, stepped one ulp
+// down where the exact value's f64 residual (s - r) + e says it overshot; an
+// exact zero (the f64 sum s is 0) takes .rm's sign from a*b and c.
+// SPV-LABEL: gpu.func @fma_rm_f32
+// SPV: %[[R:.*]] = math.fma %{{.*}}, %{{.*}}, %{{.*}} : f32
+// SPV: %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : f64
+// SPV: %[[S:.*]] = arith.addf %[[P]], %{{.*}} : f64
+// SPV: %[[RW:.*]] = arith.extf %[[R]] : f32 to f64
+// SPV: %[[D:.*]] = arith.subf %[[S]], %[[RW]] : f64
+// SPV: %[[T:.*]] = arith.addf %[[D]], %{{.*}} : f64
+// SPV: %[[OVER:.*]] = arith.cmpf olt, %[[T]], %{{.*}} : f64
+// SPV: %[[DOWN:.*]] = arith.select %[[OVER]], %{{.*}}, %[[R]] : f32
+// SPV: %[[ZERO:.*]] = arith.cmpf oeq, %[[S]], %{{.*}} : f64
+// SPV: arith.select %[[ZERO]], %{{.*}}, %[[DOWN]] : f32
+// SPV-NOT: arith.truncf
+// NV-LABEL: gpu.func @fma_rm_f32
+// NV: llvm.call_intrinsic "llvm.nvvm.fma.rm.f"
+func.func @fma_rm_f32(%a: f32, %b: f32, %c: f32) attributes {ptx.entry} {
+  %0 = ptx.fma %a, %b, %c {type = #ptx.type<f32>, rnd = #ptx.rnd<rm>} : f32
+  ptx.ret
+}
+
+// -----
+
+// fma.rp.f32 steps up where r is below the exact value; rounding to nearest
+// already gives .rp's zero sign, so no zero select.
+// SPV-LABEL: gpu.func @fma_rp_f32
+// SPV: %[[R:.*]] = math.fma %{{.*}}, %{{.*}}, %{{.*}} : f32
+// SPV: %[[UNDER:.*]] = arith.cmpf ogt, %{{.*}}, %{{.*}} : f64
+// SPV: arith.select %[[UNDER]], %{{.*}}, %[[R]] : f32
+// SPV-NEXT: gpu.return
+func.func @fma_rp_f32(%a: f32, %b: f32, %c: f32) attributes {ptx.entry} {
+  %0 = ptx.fma %a, %b, %c {type = #ptx.type<f32>, rnd = #ptx.rnd<rp>} : f32
+  ptx.ret
+}
+
+// -----
+
+// fma.rm.ftz.f32 keeps the f64 round-to-odd path (its tiny results flush
+// after rounding): no f32 fma.
+// SPV-LABEL: gpu.func @fma_rm_ftz_f32
+// SPV-NOT: math.fma
+// SPV: arith.truncf %{{.*}} : f64 to f32
+func.func @fma_rm_ftz_f32(%a: f32, %b: f32, %c: f32) attributes {ptx.entry} {
+  %0 = ptx.fma %a, %b, %c {type = #ptx.type<f32>, rnd = #ptx.rnd<rm>, ftz} : f32
+  ptx.ret
+}
