@@ -4,6 +4,7 @@ backend's unified memory, so applications can do arithmetic on them."""
 
 from __future__ import annotations
 
+import ctypes
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -255,6 +256,35 @@ class Backend(ABC):
         fast_launch_points names ("event_record", "event_query",
         "event_synchronize", "event_elapsed"); None: the Python driver's."""
         return None
+
+    def signal(self, address: int, value: int) -> None:
+        """Writes the 64-bit `value` at `address`, host memory shared with
+        other processes (an interprocess event, cuda/ipc.py), once the work
+        enqueued so far has run: here once the queue has drained."""
+        self.synchronize()
+        ctypes.c_uint64.from_address(address).value = value
+
+    # -- memory other processes map (cuIpc*Mem*, cuda/ipc.py) -----------------------
+    @property
+    def exports_memory(self) -> bool:
+        """Whether ipc_export can (CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE)."""
+        return False
+
+    def ipc_export(self, address: int) -> tuple[int, int] | None:
+        """Makes the allocation starting at `address` one another process can
+        map: (a file descriptor of this process holding it, the allocation's
+        offset there); None where the backend cannot (the driver answers
+        CUDA_ERROR_NOT_SUPPORTED)."""
+        return None
+
+    def ipc_import(self, fd: int, offset: int, nbytes: int) -> int:
+        """Maps what another process's ipc_export gave (`fd` opened here):
+        the address the device reaches it at."""
+        raise NotImplementedError(f"the {self.name} backend exports no memory")
+
+    def ipc_close(self, address: int) -> None:
+        """Unmaps what ipc_import returned."""
+        raise NotImplementedError(f"the {self.name} backend exports no memory")
 
     # -- the driver's C launch fast path (zmlir/runtime/cuda/fastpath.c) -----------
     def fast_launch_points(self) -> dict[str, int] | None:

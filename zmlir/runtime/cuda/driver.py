@@ -13,6 +13,7 @@ deriving DriverState (state.py):
     link.py     cuLink* (the JIT linker)
     function.py cuFunc*, cuKernel*
     memory.py   cuMemAlloc/Free*, host memory, cuMemGetInfo, cuPointerGetAttribute, hints
+    ipc.py      cuIpc* (memory and events shared with other processes; a base of memory.py)
     mempool.py  cuMemAllocAsync, cuMemPool*, cuMemGetMemPool (host, managed pools)
     memcpy.py   cuMemcpy*, cuMemset*
     texture.py  cuArray*, copies to and from arrays, cuTexObject*, cuSurfObject*

@@ -19,6 +19,7 @@ from typing import Any
 from zmlir.runtime.cuda.errors import CUresult
 from zmlir.runtime.cuda.graph.capture import event_recorded
 from zmlir.runtime.cuda.graph.model import EVENT_RECORD, EventParams, record
+from zmlir.runtime.cuda.ipc import CU_EVENT_DISABLE_TIMING, CU_EVENT_INTERPROCESS, SharedEvent
 from zmlir.runtime.cuda.objects import Event
 from zmlir.runtime.cuda.state import DriverState
 
@@ -29,7 +30,12 @@ CU_EVENT_RECORD_EXTERNAL = 0x1
 class EventAPI(DriverState):
     def cuEventCreate(self, phevent: Any, flags: int) -> int:
         self.current_context()
-        ev = Event(flags)
+        shared = None
+        if flags & CU_EVENT_INTERPROCESS:
+            if not flags & CU_EVENT_DISABLE_TIMING:  # NVIDIA requires both
+                return E.CUDA_ERROR_INVALID_VALUE
+            shared = SharedEvent.create()
+        ev = Event(flags, shared=shared)
         ev.handle = self.handles.add(ev)
         self.out(phevent, self.handle_ptr(ev.handle))
         return E.CUDA_SUCCESS
@@ -48,6 +54,9 @@ class EventAPI(DriverState):
     def record_event(self, ev: Event) -> None:
         """Records an event outside a capture (cuEventRecord, graph event nodes)."""
         ev.capture, ev.capture_dependencies = None, []
+        if ev.shared is not None:  # every process sees it (ipc.py)
+            ev.shared.record(self.device)
+            return
         ev.mark = self.device.record_mark(ev.mark, ev.flags)
         self.fast.event(ev.handle, self.device, ev.mark)
 
@@ -72,6 +81,8 @@ class EventAPI(DriverState):
         ev = self.handles.get(self.ptr(event), Event)
         if self._captured(ev):
             return E.CUDA_ERROR_INVALID_VALUE
+        if ev.shared is not None:
+            ev.shared.wait(ev.shared.last())
         if ev.mark is not None:
             self.device.wait_mark(ev.mark)
         self.sync_point()
@@ -84,6 +95,8 @@ class EventAPI(DriverState):
         ev = self.handles.get(self.ptr(event), Event)
         if self._captured(ev):
             return E.CUDA_ERROR_INVALID_VALUE
+        if ev.shared is not None and not ev.shared.reached(ev.shared.last()):
+            return E.CUDA_ERROR_NOT_READY
         if ev.mark is not None and not self.device.mark_reached(ev.mark):
             return E.CUDA_ERROR_NOT_READY
         return E.CUDA_SUCCESS
@@ -95,6 +108,8 @@ class EventAPI(DriverState):
         self.fast.forget(ev.handle)
         if ev.mark is not None:
             self.device.release_mark(ev.mark)
+        if ev.shared is not None:
+            ev.shared.close()
         return E.CUDA_SUCCESS
 
     def cuEventElapsedTime(self, ms: Any, start: Any, end: Any) -> int:

@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from zmlir.runtime.cuda.errors import CudaError, CUresult
-from zmlir.runtime.cuda.state import DriverState, log
+from zmlir.runtime.cuda.ipc import IpcAPI
+from zmlir.runtime.cuda.state import log
 
 E = CUresult
 # NVIDIA's smallest unit of device memory handed out (cuMemAlloc's
@@ -16,7 +17,7 @@ E = CUresult
 _GRANULE = 512
 
 
-class MemoryAPI(DriverState):
+class MemoryAPI(IpcAPI):  # cuMemFree ends an allocation's exports
     # -- device memory ---------------------------------------------------------
 
     def cuMemAlloc_v2(self, dptr: Any, nbytes: int) -> int:
@@ -53,6 +54,7 @@ class MemoryAPI(DriverState):
         if not self.allocations.remove_owned(dptr):
             return E.CUDA_ERROR_INVALID_VALUE
         self.managed.discard(dptr)
+        self.ipc_freed(dptr)
         self.sync_point()  # device printf output appears (cudaFree waits for the device)
         pool = self.pool_of.pop(dptr, None)
         if pool is not None:
@@ -245,8 +247,13 @@ class MemoryAPI(DriverState):
             return "unsigned long long", ptr if known and not device else 0
         if attribute == 8:  # IS_MANAGED (bool)
             return "unsigned char", int(device is not None and device[0] in self.managed)
-        if attribute in (10, 13):  # IS_LEGACY_CUDA_IPC_CAPABLE, MAPPED (bool)
-            return "unsigned char", int(attribute == 13 and known)
+        if attribute == 10:  # IS_LEGACY_CUDA_IPC_CAPABLE (bool): cuMemAlloc's
+            ipc = device is not None and self.device.exports_memory \
+                and self.allocations.owns(device[0]) \
+                and device[0] not in self.pool_of and device[0] not in self.managed
+            return "unsigned char", int(ipc)
+        if attribute == 13:  # MAPPED (bool)
+            return "unsigned char", int(known)
         if attribute == 9:  # DEVICE_ORDINAL
             return "int", 0 if known else -2  # cudaInvalidDeviceId, as cudart reports it
         if attribute == 11:  # RANGE_START_ADDR

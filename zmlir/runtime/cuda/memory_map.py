@@ -25,6 +25,10 @@ class AllocationMap:
         if owned:
             self._owned.add(base)
 
+    def owns(self, base: int) -> bool:
+        """Whether `base` starts an allocation of ours (cuMemFree frees it)."""
+        return base in self._owned
+
     def remove_owned(self, base: int) -> bool:
         """Forgets an allocation of ours; False if `base` does not start one."""
         if base not in self._owned:

@@ -131,6 +131,8 @@ class Event:
     # depending on what the recording stream depended on.
     capture: Any = None
     capture_dependencies: list[Any] = field(default_factory=list)
+    # CU_EVENT_INTERPROCESS: its state, shared with other processes (ipc.SharedEvent).
+    shared: Any = None
 
 
 class Handles:

@@ -81,6 +81,9 @@ class StreamAPI(DriverState):
         ev = self.handles.get(self.ptr(event), Event)
         if flags & 0x1 and (s is None or s.capture is None):  # CU_EVENT_WAIT_EXTERNAL
             return E.CUDA_ERROR_ILLEGAL_STATE  # an H200's answer outside a capture
+        if ev.shared is not None and (s is None or s.capture is None):
+            # Another process's record: waited for here (ipc.py).
+            ev.shared.wait(ev.shared.last())
         wait_for_event(s, ev)  # an event of a capture: a fork or a join (graph/capture.py)
         return E.CUDA_SUCCESS
 

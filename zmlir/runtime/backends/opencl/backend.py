@@ -175,6 +175,28 @@ class OpenCLBackend(Backend):
     def release_mark(self, mark: Any) -> None:
         self.device.release_marker(mark)
 
+    def signal(self, address: int, value: int) -> None:
+        # A fill in the queue: written when the queue reaches it, unwaited.
+        self.device.fill_word(address, value)
+
+    # Another process maps a CPU device's memory: its pages made shared
+    # memory (Device.share); a GPU's device memory is no host page.
+    @property
+    def exports_memory(self) -> bool:
+        return self.is_cpu
+
+    def ipc_export(self, address: int) -> tuple[int, int] | None:
+        if not self.is_cpu:
+            return None
+        fd, offset, _ = self.device.share(address)
+        return fd, offset
+
+    def ipc_import(self, fd: int, offset: int, nbytes: int) -> int:
+        return int(self.device.map_shared(fd, offset, nbytes))
+
+    def ipc_close(self, address: int) -> None:
+        self.device.unmap_shared(address)
+
     def fast_launch_points(self) -> dict[str, int]:
         from zmlir.runtime.backends.opencl import api as cl
 

@@ -24,13 +24,16 @@ from typing import Any, Literal
 
 import numpy as np
 
+from zmlir.runtime import shared_memory
 from zmlir.runtime.backends.opencl import api as cl
 from zmlir.runtime.backends.opencl import icd
 from zmlir.runtime.backends.opencl.api import OpenCLError, check, ffi
-from zmlir.runtime.slabs import MIN_SLOT, SlabAllocator
+from zmlir.runtime.slabs import MIN_SLOT, SLAB_BYTES, SlabAllocator
 from zmlir.runtime.sorted_addresses import SortedAddresses
 
-AllocKind = Literal["device", "shared", "host", "program"]
+# "program": a program's variables; "ipc": another process's allocation
+# mapped here (cuIpcOpenMemHandle), neither ours to free.
+AllocKind = Literal["device", "shared", "host", "program", "ipc"]
 _SPIRV_MAGIC = 0x07230203
 _SPIRV_MAGIC_SWAPPED = 0x03022307
 Dim3 = tuple[int, int, int]
@@ -262,6 +265,10 @@ class Device:
     _allocations: dict[int, Allocation] = field(default_factory=dict, repr=False)
     _sorted_addresses: SortedAddresses = field(default_factory=SortedAddresses, repr=False)
     _slabs: SlabAllocator = field(init=False, repr=False)
+    # Allocations (slabs as a whole) made shareable, by base (share()), and
+    # other processes' memory mapped here, by address: (mapping, length).
+    _shared: dict[int, shared_memory.SharedRange] = field(default_factory=dict, repr=False)
+    _mapped: dict[int, tuple[int, int]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._slabs = SlabAllocator(self._usm_alloc, self._usm_free)
@@ -348,6 +355,8 @@ class Device:
         lib = cl.loader()
         lib.clFinish(self.queue)
         self._slabs.release_all()
+        for address in list(self._mapped):
+            self.unmap_shared(address)
         for address, allocation in list(self._allocations.items()):
             if allocation.kind != "program":
                 self._usm_free(address)
@@ -373,21 +382,27 @@ class Device:
             return 0
         if SlabAllocator.serves(nbytes) and alignment <= MIN_SLOT:
             return self._slabs.alloc(nbytes)
-        return self._usm_alloc(nbytes, alignment)
+        return self._usm_alloc(nbytes, alignment, whole_pages=True)
 
-    def _usm_alloc(self, nbytes: int, alignment: int) -> int:
-        """A USM allocation, known to `allocation_at` (a slab as a whole)."""
+    def _usm_alloc(self, nbytes: int, alignment: int, whole_pages: bool = False) -> int:
+        """A USM allocation, known to `allocation_at` (a slab as a whole).
+        `whole_pages`: it takes whole pages of its own, so that share() can
+        make them shared memory in place without touching a neighbour
+        (Intel's CPU runtime hands out whole pages for such sizes anyway)."""
+        held = shared_memory.page_ceil(nbytes) if whole_pages else nbytes
+        if whole_pages:
+            alignment = max(alignment, shared_memory.PAGE)
         err = ffi.new("cl_int *")
         if self.alloc_kind == "device":
             ptr = self.usm.device_alloc(
-                self.context, self.device_id, ffi.NULL, nbytes, alignment, err
+                self.context, self.device_id, ffi.NULL, held, alignment, err
             )
         elif self.alloc_kind == "shared":
             ptr = self.usm.shared_alloc(
-                self.context, self.device_id, ffi.NULL, nbytes, alignment, err
+                self.context, self.device_id, ffi.NULL, held, alignment, err
             )
         else:
-            ptr = self.usm.host_alloc(self.context, ffi.NULL, nbytes, alignment, err)
+            ptr = self.usm.host_alloc(self.context, ffi.NULL, held, alignment, err)
         check(f"cl{self.alloc_kind.capitalize()}MemAllocINTEL", err[0], f"{nbytes} bytes")
         address = int(ffi.cast("uintptr_t", ptr))
         if address == 0:
@@ -397,6 +412,9 @@ class Device:
         return address
 
     def _usm_free(self, address: int) -> None:
+        shared = self._shared.pop(address, None)
+        if shared is not None:  # exported: its next owner shares nothing
+            shared_memory.unshare(shared)
         check(
             "clMemBlockingFreeINTEL",
             self.usm.blocking_free(self.context, ffi.cast("void *", address)),
@@ -414,7 +432,7 @@ class Device:
             self._slabs.free(address)
             return
         found = self._allocations.get(address)
-        if found is None or found.kind == "program" or self._slabs.is_slab(address):
+        if found is None or found.kind in ("program", "ipc") or self._slabs.is_slab(address):
             raise ValueError(f"free of {address:#x}, which is not a live allocation start")
         self._usm_free(address)
 
@@ -432,6 +450,49 @@ class Device:
             return
         self._allocations[address] = Allocation(address, nbytes, "program")
         self._sorted_addresses.add(address)
+
+    # --- memory other processes map (CUDA IPC) -----------------------------------------------
+
+    def share(self, address: int) -> tuple[int, int, int]:
+        """Makes the live allocation starting at `address` memory another
+        process can map (runtime/shared_memory.py), at the same address:
+        (memfd, the allocation's offset in it, its size). A slot makes its
+        whole slab shared; the pages stay shared until the allocation (the
+        slab) is freed. Waits for the queue: nothing may write them meanwhile."""
+        if self._slabs.owns(address):
+            region = address & ~(SLAB_BYTES - 1)
+            slot = self._slabs.slot_holding(address)
+            assert slot is not None
+            nbytes, region_bytes = slot[1], SLAB_BYTES
+        else:
+            found = self._allocations.get(address)
+            if found is None or found.kind in ("program", "ipc"):
+                raise ValueError(f"{address:#x} starts no live allocation")
+            region, nbytes = address, found.nbytes
+            region_bytes = shared_memory.page_ceil(nbytes)
+        shared = self._shared.get(region)
+        if shared is None:
+            self.synchronize()
+            shared = shared_memory.share_in_place(region, region_bytes)
+            self._shared[region] = shared
+        return shared.fd, address - region, nbytes
+
+    def map_shared(self, fd: int, offset: int, nbytes: int) -> int:
+        """Maps another process's shared allocation (share()) here: its
+        address, which copies and kernels reach until unmap_shared."""
+        address, base, length = shared_memory.map_fd(fd, offset, nbytes)
+        self._mapped[address] = (base, length)
+        self._allocations[address] = Allocation(address, nbytes, "ipc")
+        self._sorted_addresses.add(address)
+        return address
+
+    def unmap_shared(self, address: int) -> None:
+        """Undoes map_shared, once no queued work still reaches the memory."""
+        base, length = self._mapped.pop(address)
+        self.synchronize()
+        del self._allocations[address]
+        self._sorted_addresses.discard(address)
+        shared_memory.unmap(base, length)
 
     def allocation_at(self, address: int, nbytes: int) -> Allocation:
         """The live allocation holding [address, address + nbytes); raises if there is none.
@@ -518,6 +579,14 @@ class Device:
             ),
         )
         check("clFinish", lib.clFinish(self.queue))
+
+    def fill_word(self, address: int, value: int) -> None:
+        """Enqueues writing the 64-bit `value` at `address` (any memory the
+        device reaches), after the work before it; submitted, not waited for."""
+        pattern = ffi.new("unsigned long long *", value)  # copied at the call
+        check("clEnqueueMemFillINTEL", self.usm.memfill(
+            self.queue, ffi.cast("void *", address), pattern, 8, 8, 0, ffi.NULL, ffi.NULL))
+        check("clFlush", cl.loader().clFlush(self.queue))
 
     # --- programs and launches --------------------------------------------------------------
 
