@@ -1,4 +1,4 @@
-//===- Convert.cpp - mov, cvt, packing, tf32 and fp8 ----------------------===//
+//===- Convert.cpp - mov, cvt, packing, fp8 and tf32 ----------------------===//
 //
 // Moves and conversions: mov (bits between registers), the packing moves
 // (mov.b32 d, {a, b} and back), cvt between integers and floats of every width with PTX's
@@ -19,6 +19,127 @@ namespace {
 
 using IP = arith::CmpIPredicate;
 using FP = arith::CmpFPredicate;
+
+//===----------------------------------------------------------------------===//
+// fp8 pairs
+//===----------------------------------------------------------------------===//
+//
+// The fp8 pair conversions (sm_89): ptx.cvt_pack to .e4m3x2/.e5m2x2 from two
+// f32 values, ptx.cvt between them and .f16x2. Every target computes them
+// with integer operations on the bits, so no target's float mode (denormal
+// flushing) changes a result.
+
+/// f32 to an fp8 byte (in an i32) with .rn.satfinite{.relu}; `expBits` is 4
+/// (E4M3: bias 7, no infinity, NaN 0x7f, largest 448 = 0x7e) or 5 (E5M2: bias
+/// 15, largest finite 57344 = 0x7b).
+///  1. normal results: round the f32 bits to M = 7 - expBits mantissa bits
+///     (to nearest, ties to even, by adding 2^(22-M) - 1 plus the lowest kept
+///     bit), then rebias the exponent;
+///  2. subnormal results (|x| below 2^(1-bias)): the 24-bit significand
+///     shifted right to the quantum 2^(1-bias-M), rounded to nearest even;
+///  3. .satfinite: anything above the largest finite value (infinity too)
+///     gives it; NaN gives 0x7f; the sign is the input's (-0 gives 0x80);
+///  4. .relu: a negative input (-0 too) gives +0, NaN still 0x7f.
+Value floatToFp8(OpBuilder &b, Location loc, Value x, unsigned expBits, bool relu) {
+  IntArithBuilder k{b, loc};
+  int64_t man = 7 - expBits, bias = (1 << (expBits - 1)) - 1, sh = 23 - man;
+  int64_t maxCode = expBits == 4 ? 0x7e : 0x7b;
+  Value bits = arith::BitcastOp::create(b, loc, b.getI32Type(), x);
+  Value sign = k.shrui(bits, k.c32(31));
+  Value mag = k.andi(bits, k.c32(0x7fffffff));
+  // 1.
+  Value rounded = k.addi(k.addi(mag, k.c32((1 << (sh - 1)) - 1)),
+                         k.andi(k.shrui(mag, k.c32(sh)), k.c32(1)));
+  Value normal = k.subi(k.shrui(rounded, k.c32(sh)), k.c32((127 - bias) << man));
+  // 2.
+  Value exponent = k.shrui(mag, k.c32(23));
+  Value isZeroExp = k.cmpi(IP::eq, exponent, k.c32(0));
+  Value significand = k.select(isZeroExp, mag, k.ori(k.andi(mag, k.c32(0x7fffff)), k.c32(1 << 23)));
+  Value effExp = k.select(isZeroExp, k.c32(1), exponent);
+  // In [1, 31] (it is at least 24 - M where the result is subnormal).
+  Value shift = k.maxui(k.minui(k.subi(k.c32(151 - bias - man), effExp), k.c32(31)), k.c32(1));
+  Value q = k.shrui(significand, shift);
+  Value rem = k.andi(significand, k.subi(k.shli(k.c32(1), shift), k.c32(1)));
+  Value half = k.shli(k.c32(1), k.subi(shift, k.c32(1)));
+  Value up = k.ori(
+      k.cmpi(IP::ugt, rem, half),
+      k.andi(k.cmpi(IP::eq, rem, half), k.cmpi(IP::ne, k.andi(q, k.c32(1)), k.c32(0))));
+  Value subnormal = k.addi(q, k.extui(b.getI32Type(), up));
+  Value isSubnormal = k.cmpi(IP::ult, mag, k.c32((128 - bias) << 23));
+  // 3.
+  Value code = k.minui(k.select(isSubnormal, subnormal, normal), k.c32(maxCode));
+  code = k.ori(code, k.shli(sign, k.c32(7)));
+  // 4.
+  if (relu)
+    code = k.select(k.cmpi(IP::ne, sign, k.c32(0)), k.c32(0), code);
+  return k.select(k.cmpi(IP::ugt, mag, k.c32(0x7f800000)), k.c32(0x7f), code);
+}
+
+/// An fp8 byte (the low 8 bits of an i32) as f16 bits (in an i32), exactly.
+/// E5M2 is the upper byte of an f16; E4M3 normals rebias the exponent
+/// (7 -> 15), its subnormals m * 2^-9 are normal f16 values (m converted and
+/// scaled exactly in f32). NaN gives 0x7fff, as on the H200; `.relu` makes
+/// negative values and -0 +0 and leaves NaN 0x7fff.
+Value fp8ToHalf(OpBuilder &b, Location loc, Value code, unsigned expBits, bool relu) {
+  IntArithBuilder k{b, loc};
+  Value mag = k.andi(code, k.c32(0x7f));
+  Value sign = k.shli(k.andi(code, k.c32(0x80)), k.c32(8));
+  Value nan = k.c32(0x7fff);
+  Value isNaN, r;
+  if (expBits == 5) {
+    isNaN = k.cmpi(IP::ugt, mag, k.c32(0x7c));
+    r = k.shli(k.andi(code, k.c32(0xff)), k.c32(8));
+  } else {
+    Value exponent = k.shrui(mag, k.c32(3));
+    Value mantissa = k.andi(mag, k.c32(7));
+    Value normal = k.ori(k.shli(k.addi(exponent, k.c32(8)), k.c32(10)), k.shli(mantissa, k.c32(7)));
+    mlir::Type f32 = b.getF32Type();
+    Value scaled = arith::MulFOp::create(b, loc, arith::UIToFPOp::create(b, loc, f32, mantissa),
+                                         floatConst(b, loc, f32, std::ldexp(1.0, -9)));
+    Value half = arith::TruncFOp::create(b, loc, b.getF16Type(), scaled);
+    Value subnormal = k.extui(b.getI32Type(),
+                              arith::BitcastOp::create(b, loc, b.getI16Type(), half));
+    isNaN = k.cmpi(IP::eq, mag, k.c32(0x7f));
+    r = k.ori(k.select(k.cmpi(IP::eq, exponent, k.c32(0)), subnormal, normal), sign);
+  }
+  if (relu)
+    r = k.select(k.cmpi(IP::ne, sign, k.c32(0)), k.c32(0), r);
+  return k.select(isNaN, nan, r);
+}
+
+/// Two fp8 codes (i32s, each in its low byte) as a pair: `hi` in the upper
+/// byte, in a register of `resultType` (zero-extended).
+Value packFp8(OpBuilder &b, Location loc, Value hi, Value lo, mlir::Type resultType) {
+  IntArithBuilder k{b, loc};
+  return adjustBits(b, loc, k.ori(k.shli(hi, k.c32(8)), lo), resultType, false);
+}
+
+/// cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f16x2 d, a: each half of `a`
+/// widened exactly to f32, then narrowed as from f32 (a double rounding
+/// cannot happen: the f32 is the f16's value), the upper half to the upper
+/// byte; and cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2} d, a: each byte widened,
+/// the upper byte to the upper half. `src` is the low bits of the register.
+Value lowerFp8PairCvt(OpBuilder &b, Location loc, CvtOp op, Value src) {
+  IntArithBuilder k{b, loc};
+  mlir::Type i32 = b.getI32Type();
+  Value bits = adjustBits(b, loc, src, b.getIntegerType(widthOf(src.getType())), false);
+  if (isFp8PairType(op.getType())) {
+    unsigned e = op.getType() == DataType::E4M3x2 ? 4 : 5;
+    Value pair = adjustBits(b, loc, bits, i32, false);
+    auto part = [&](Value v) {
+      Value h = arith::BitcastOp::create(b, loc, b.getF16Type(), k.trunci(b.getI16Type(), v));
+      return floatToFp8(b, loc, arith::ExtFOp::create(b, loc, b.getF32Type(), h), e, op.getRelu());
+    };
+    Value hi = part(k.shrui(pair, k.c32(16)));
+    Value lo = part(pair);
+    return packFp8(b, loc, hi, lo, op.getRes().getType());
+  }
+  unsigned e = op.getSrcType() == DataType::E4M3x2 ? 4 : 5;
+  Value pair = k.extui(i32, adjustBits(b, loc, bits, b.getI16Type(), false));
+  Value hi = fp8ToHalf(b, loc, k.shrui(pair, k.c32(8)), e, op.getRelu());
+  Value lo = fp8ToHalf(b, loc, k.andi(pair, k.c32(0xff)), e, op.getRelu());
+  return adjustBits(b, loc, k.ori(k.shli(hi, k.c32(16)), lo), op.getRes().getType(), false);
+}
 
 //===----------------------------------------------------------------------===//
 // Moves and conversions
@@ -120,6 +241,13 @@ struct CvtOpLowering : PTXPattern<CvtOp> {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     DataType dst = op.getType(), src = op.getSrcType();
+    if (isFp8PairType(dst) || isFp8PairType(src)) {
+      rewriter.replaceOp(op, lowerFp8PairCvt(rewriter, loc, op, adaptor.getSrc()));
+      return success();
+    }
+    if (op.getSatfinite())
+      return unsupported(op, Twine("'.satfinite' on conversion '.") + stringifyDataType(dst) + "." +
+                                 stringifyDataType(src) + "'");
     mlir::Type srcType = memoryType(ctx, src), dstType = memoryType(ctx, dst);
     mlir::Type resultType = op.getRes().getType();
     Rounding rnd = op.getRnd();
@@ -292,6 +420,14 @@ struct CvtPackOpLowering : PTXPattern<CvtPackOp> {
   LogicalResult matchAndRewrite(CvtPackOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    if (isFp8PairType(op.getType())) {
+      // .rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f32: a to the upper byte.
+      unsigned e = op.getType() == DataType::E4M3x2 ? 4 : 5;
+      Value hi = floatToFp8(rewriter, loc, adaptor.getA(), e, op.getRelu());
+      Value lo = floatToFp8(rewriter, loc, adaptor.getB(), e, op.getRelu());
+      rewriter.replaceOp(op, packFp8(rewriter, loc, hi, lo, op.getRes().getType()));
+      return success();
+    }
     bool bf16 = op.getType() == DataType::BF16x2;
     if (!bf16 && op.getType() != DataType::F16x2)
       return unsupported(op,
@@ -346,84 +482,12 @@ struct CvtPackOpLowering : PTXPattern<CvtPackOp> {
 };
 
 //===----------------------------------------------------------------------===//
-// tf32 and fp8
+// tf32
 //===----------------------------------------------------------------------===//
 //
-// cvt to and from the formats narrower than f16 that the ptx dialect has no
-// types for: cvt.rna.tf32.f32 and the fp8 pairs (.e4m3x2, .e5m2x2), imported
-// as `ptx.inst`. Every target computes them with integer operations on the
-// bits, so no target's float mode (denormal flushing) changes a result; the
-// results match the H200's golden data on every captured case.
-
-/// f32 to an fp8 byte (in an i32) with .rn.satfinite{.relu}; `expBits` is 4
-/// (E4M3: bias 7, no infinity, NaN 0x7f, largest 448 = 0x7e) or 5 (E5M2: bias
-/// 15, largest finite 57344 = 0x7b).
-///  1. normal results: round the f32 bits to M = 7 - expBits mantissa bits
-///     (to nearest, ties to even, by adding 2^(22-M) - 1 plus the lowest kept
-///     bit), then rebias the exponent;
-///  2. subnormal results (|x| below 2^(1-bias)): the 24-bit significand
-///     shifted right to the quantum 2^(1-bias-M), rounded to nearest even;
-///  3. .satfinite: anything above the largest finite value (infinity too)
-///     gives it; NaN gives 0x7f; the sign is the input's (-0 gives 0x80);
-///  4. .relu: a negative input (-0 too) gives +0, NaN still 0x7f.
-Value floatToFp8(OpBuilder &b, Location loc, Value x, unsigned expBits, bool relu) {
-  IntArithBuilder k{b, loc};
-  int64_t man = 7 - expBits, bias = (1 << (expBits - 1)) - 1, sh = 23 - man;
-  int64_t maxCode = expBits == 4 ? 0x7e : 0x7b;
-  Value bits = arith::BitcastOp::create(b, loc, b.getI32Type(), x);
-  Value sign = k.shrui(bits, k.c32(31));
-  Value mag = k.andi(bits, k.c32(0x7fffffff));
-  // 1.
-  Value rounded = k.addi(k.addi(mag, k.c32((1 << (sh - 1)) - 1)),
-                         k.andi(k.shrui(mag, k.c32(sh)), k.c32(1)));
-  Value normal = k.subi(k.shrui(rounded, k.c32(sh)), k.c32((127 - bias) << man));
-  // 2.
-  Value exponent = k.shrui(mag, k.c32(23));
-  Value isZeroExp = k.cmpi(IP::eq, exponent, k.c32(0));
-  Value significand = k.select(isZeroExp, mag, k.ori(k.andi(mag, k.c32(0x7fffff)), k.c32(1 << 23)));
-  Value effExp = k.select(isZeroExp, k.c32(1), exponent);
-  // In [1, 31] (it is at least 24 - M where the result is subnormal).
-  Value shift = k.maxui(k.minui(k.subi(k.c32(151 - bias - man), effExp), k.c32(31)), k.c32(1));
-  Value q = k.shrui(significand, shift);
-  Value rem = k.andi(significand, k.subi(k.shli(k.c32(1), shift), k.c32(1)));
-  Value half = k.shli(k.c32(1), k.subi(shift, k.c32(1)));
-  Value up = k.ori(
-      k.cmpi(IP::ugt, rem, half),
-      k.andi(k.cmpi(IP::eq, rem, half), k.cmpi(IP::ne, k.andi(q, k.c32(1)), k.c32(0))));
-  Value subnormal = k.addi(q, k.extui(b.getI32Type(), up));
-  Value isSubnormal = k.cmpi(IP::ult, mag, k.c32((128 - bias) << 23));
-  // 3.
-  Value code = k.minui(k.select(isSubnormal, subnormal, normal), k.c32(maxCode));
-  code = k.ori(code, k.shli(sign, k.c32(7)));
-  // 4.
-  if (relu)
-    code = k.select(k.cmpi(IP::ne, sign, k.c32(0)), k.c32(0), code);
-  return k.select(k.cmpi(IP::ugt, mag, k.c32(0x7f800000)), k.c32(0x7f), code);
-}
-
-/// An fp8 byte (the low 8 bits of an i32) as f16 bits (in an i32), exactly.
-/// E5M2 is the upper byte of an f16; E4M3 normals rebias the exponent
-/// (7 -> 15), its subnormals m * 2^-9 are normal f16 values (m converted and
-/// scaled exactly in f32). NaN gives 0x7fff, as on the H200.
-Value fp8ToHalf(OpBuilder &b, Location loc, Value code, unsigned expBits) {
-  IntArithBuilder k{b, loc};
-  Value mag = k.andi(code, k.c32(0x7f));
-  Value sign = k.shli(k.andi(code, k.c32(0x80)), k.c32(8));
-  Value nan = k.c32(0x7fff);
-  if (expBits == 5)
-    return k.select(k.cmpi(IP::ugt, mag, k.c32(0x7c)), nan,
-                    k.shli(k.andi(code, k.c32(0xff)), k.c32(8)));
-  Value exponent = k.shrui(mag, k.c32(3));
-  Value mantissa = k.andi(mag, k.c32(7));
-  Value normal = k.ori(k.shli(k.addi(exponent, k.c32(8)), k.c32(10)), k.shli(mantissa, k.c32(7)));
-  mlir::Type f32 = b.getF32Type();
-  Value scaled = arith::MulFOp::create(b, loc, arith::UIToFPOp::create(b, loc, f32, mantissa),
-                                       floatConst(b, loc, f32, std::ldexp(1.0, -9)));
-  Value half = arith::TruncFOp::create(b, loc, b.getF16Type(), scaled);
-  Value subnormal = k.extui(b.getI32Type(), arith::BitcastOp::create(b, loc, b.getI16Type(), half));
-  Value r = k.ori(k.select(k.cmpi(IP::eq, exponent, k.c32(0)), subnormal, normal), sign);
-  return k.select(k.cmpi(IP::eq, mag, k.c32(0x7f)), nan, r);
-}
+// cvt to tf32, which the ptx dialect has no type for: cvt.{rn,rz,rna}... .tf32.f32,
+// imported as `ptx.inst`. Computed with integer operations on the bits, as
+// the fp8 pairs are, so no target's float mode changes a result.
 
 /// cvt.rna.tf32.f32: f32 bits rounded to 10 mantissa bits, ties away from
 /// zero (add half of the dropped range, clear it; the carry reaches the
@@ -492,13 +556,6 @@ Value zmlir::lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b) {
   if (op.getOpcode() != "cvt" || op->getNumResults() != 1)
     return {};
   mlir::Type resultType = op.getResult(0).getType();
-  IntArithBuilder k{b, loc};
-  auto is = [&](std::initializer_list<StringRef> want) {
-    return mods.size() == want.size() && std::equal(want.begin(), want.end(), mods.begin());
-  };
-  auto fp8Bits = [](StringRef t) -> unsigned {
-    return t == ".e4m3x2" ? 4 : t == ".e5m2x2" ? 5 : 0;
-  };
   // cvt.{rn,rz,rna}{.relu}{.satfinite}.tf32.f32 (.relu not with .rna).
   if (mods.size() >= 3 && mods.size() <= 5 && mods.back() == ".f32" &&
       mods[mods.size() - 2] == ".tf32" && operands.size() == 1 && operands[0].getType().isF32() &&
@@ -509,39 +566,6 @@ Value zmlir::lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b) {
     if (middle.size() == static_cast<size_t>(relu + satfinite) && !(relu && mods[0] == ".rna"))
       return adjustBits(b, loc, floatToTf32Rounded(b, loc, operands[0], mods[0], relu, satfinite),
                         resultType, false);
-  }
-  // cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f32 d, a, b: a to the upper byte.
-  bool relu = mods.size() == 5 && mods[2] == ".relu";
-  if (mods.size() == 4 + relu && mods[0] == ".rn" && mods[1] == ".satfinite" &&
-      fp8Bits(mods[2 + relu]) && mods[3 + relu] == ".f32" && operands.size() == 2 &&
-      operands[0].getType().isF32() && operands[1].getType().isF32()) {
-    unsigned e = fp8Bits(mods[2 + relu]);
-    Value hi = floatToFp8(b, loc, operands[0], e, relu);
-    Value lo = floatToFp8(b, loc, operands[1], e, relu);
-    return adjustBits(b, loc, k.ori(k.shli(hi, k.c32(8)), lo), resultType, false);
-  }
-  // cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f16x2 d, a: each half exactly to f32.
-  if (mods.size() == 4 + relu && mods[0] == ".rn" && mods[1] == ".satfinite" &&
-      fp8Bits(mods[2 + relu]) && mods[3 + relu] == ".f16x2" && operands.size() == 1 &&
-      operands[0].getType().isInteger(32)) {
-    unsigned e = fp8Bits(mods[2 + relu]);
-    auto part = [&](Value v) {
-      Value h = arith::BitcastOp::create(b, loc, b.getF16Type(),
-                                         arith::TruncIOp::create(b, loc, b.getI16Type(), v));
-      return floatToFp8(b, loc, arith::ExtFOp::create(b, loc, b.getF32Type(), h), e, relu);
-    };
-    Value hi = part(k.shrui(operands[0], k.c32(16)));
-    Value lo = part(operands[0]);
-    return adjustBits(b, loc, k.ori(k.shli(hi, k.c32(8)), lo), resultType, false);
-  }
-  // cvt.rn.f16x2.{e4m3x2,e5m2x2} d, a: the upper byte to the upper half.
-  if (mods.size() == 3 && mods[0] == ".rn" && mods[1] == ".f16x2" && fp8Bits(mods[2]) &&
-      operands.size() == 1 && operands[0].getType().isInteger(16)) {
-    unsigned e = fp8Bits(mods[2]);
-    Value pair = k.extui(b.getI32Type(), operands[0]);
-    Value hi = fp8ToHalf(b, loc, k.shrui(pair, k.c32(8)), e);
-    Value lo = fp8ToHalf(b, loc, k.andi(pair, k.c32(0xff)), e);
-    return adjustBits(b, loc, k.ori(k.shli(hi, k.c32(16)), lo), resultType, false);
   }
   return {};
 }

@@ -299,7 +299,7 @@ inline Value callIntrinsic(OpBuilder &b, Location loc, mlir::Type result, String
   return result ? call.getResult(0) : Value();
 }
 
-/// cvt.rna.tf32.f32 and the fp8 pair conversions (imported as `ptx.inst`):
+/// The tf32 conversions cvt.{rn,rz,rna}{.relu}{.satfinite}.tf32.f32 (imported as `ptx.inst`):
 /// the result, or null if `op` is none of them (Convert.cpp).
 Value lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b);
 

@@ -111,7 +111,7 @@ void populatePTXVideoPatterns(mlir::RewritePatternSet &patterns, const PTXLoweri
 /// mov, the packing moves, cvt and cvt.pack (Convert.cpp).
 void populatePTXConvertPatterns(mlir::RewritePatternSet &patterns, const PTXLoweringState &state);
 /// Special registers, and the instructions imported as `ptx.inst` (%envreg,
-/// %pm, the tf32/fp8 conversions, the rejected rest) (SpecialRegisters.cpp).
+/// %pm, the tf32 conversions, the rejected rest) (SpecialRegisters.cpp).
 void populatePTXSpecialRegisterPatterns(mlir::RewritePatternSet &patterns,
                                         const PTXLoweringState &state);
 /// ld, st, ld.param, st.param, cvta, addresses of variables, isspacep,

@@ -3,7 +3,7 @@
 // Special registers (ptx.sreg): thread and block ids, lanes and lane masks,
 // clocks, and the launch and machine registers, each read the target's way
 // (TargetInfo). And the instructions imported without a dedicated op
-// (ptx.inst): reads of %envreg and %pm, the tf32/fp8 conversions
+// (ptx.inst): reads of %envreg and %pm, the tf32 conversions
 // (Convert.cpp), and a diagnostic naming any other.
 //
 //===----------------------------------------------------------------------===//

@@ -102,3 +102,18 @@ func.func @mul_by_one(%a: f32) attributes {ptx.entry} {
   %1 = ptx.mul %0, %one {type = #ptx.type<f32>, ftz} : f32 -> f32
   ptx.ret
 }
+
+// -----
+
+// cvt.rn.satfinite.e4m3x2.f32 has no .ftz form but rounds on the bits, where
+// an f32 subnormal gives a zero of its sign either way: a kernel of .ftz
+// arithmetic packing its results into fp8 keeps the function's flush mode.
+// NV-LABEL: gpu.func @ftz_to_fp8
+// NV-SAME: denormal_fp_math_f32 = "preserve-sign,preserve-sign"
+// NV: arith.mulf
+// NV: arith.minui %{{.*}}, %c126_i32
+func.func @ftz_to_fp8(%a: f32, %b: f32) attributes {ptx.entry} {
+  %0 = ptx.mul %a, %b {type = #ptx.type<f32>, ftz} : f32 -> f32
+  %1 = ptx.cvt_pack %0, %b {rnd = #ptx.rnd<rn>, satfinite, type = #ptx.type<e4m3x2>} : i16
+  ptx.ret
+}

@@ -17,12 +17,15 @@ func.func @tf32(%a: f32) attributes {ptx.entry} {
 
 // -----
 
-// cvt.rn.satfinite.relu.e4m3x2.f32: integer rounding of each f32 (normal
-// and subnormal results), clamped to 448 (0x7e), negative to +0, NaN 0x7f;
-// the first source goes to the upper byte.
+// cvt.rn.satfinite.relu.e4m3x2.f32 (ptx.cvt_pack): integer rounding of
+// each f32 (normal and subnormal results), clamped to 448 (0x7e), negative
+// to +0, NaN 0x7f; the first source goes to the upper byte.
 // CHECK-LABEL: gpu.func @e4m3x2
+// CHECK-SAME: (%[[A:.*]]: f32, %[[B:.*]]: f32)
+// CHECK: arith.bitcast %[[A]] : f32 to i32
 // CHECK: arith.minui %{{.*}}, %c126_i32{{.*}} : i32
 // CHECK: %[[HI:.*]] = arith.select %{{.*}}, %c127_i32{{.*}}, %{{.*}} : i32
+// CHECK: arith.bitcast %[[B]] : f32 to i32
 // CHECK: arith.minui %{{.*}}, %c126_i32{{.*}} : i32
 // CHECK: %[[LO:.*]] = arith.select %{{.*}}, %c127_i32{{.*}}, %{{.*}} : i32
 // CHECK: %[[SHL:.*]] = arith.shli %[[HI]], %c8_i32
@@ -30,21 +33,58 @@ func.func @tf32(%a: f32) attributes {ptx.entry} {
 // CHECK: arith.trunci %[[PAIR]] : i32 to i16
 // CHECK-NOT: f8E4M3
 func.func @e4m3x2(%a: f32, %b: f32) attributes {ptx.entry} {
-  %0 = ptx.inst "cvt" [".rn", ".satfinite", ".relu", ".e4m3x2", ".f32"](%a, %b) {operand_kinds = ["d", "r", "r"]} : (f32, f32) -> i16
+  %0 = ptx.cvt_pack %a, %b {rnd = #ptx.rnd<rn>, satfinite, relu, type = #ptx.type<e4m3x2>} : i16
+  ptx.ret
+}
+
+// -----
+
+// cvt.rn.satfinite.e5m2x2.f32 into a 32-bit register: clamped to 57344
+// (0x7b), the pair zero-extended.
+// CHECK-LABEL: gpu.func @e5m2x2_wide
+// CHECK: arith.minui %{{.*}}, %c123_i32{{.*}} : i32
+// CHECK: arith.minui %{{.*}}, %c123_i32{{.*}} : i32
+// CHECK: %[[PAIR:.*]] = arith.ori %{{.*}}, %{{.*}} : i32
+// CHECK-NOT: arith.trunci
+// CHECK: gpu.return
+func.func @e5m2x2_wide(%a: f32, %b: f32) attributes {ptx.entry} {
+  %0 = ptx.cvt_pack %a, %b {rnd = #ptx.rnd<rn>, satfinite, type = #ptx.type<e5m2x2>} : i32
   ptx.ret
 }
 
 // -----
 
 // cvt.rn.satfinite.e5m2x2.f16x2: each f16 half extended exactly to f32,
-// clamped to 57344 (0x7b).
+// clamped to 57344 (0x7b); the upper half to the upper byte.
 // CHECK-LABEL: gpu.func @e5m2x2_from_f16x2
+// CHECK: %[[UPPER:.*]] = arith.shrui %{{.*}}, %c16_i32
+// CHECK: arith.trunci %[[UPPER]] : i32 to i16
 // CHECK: arith.extf %{{.*}} : f16 to f32
 // CHECK: arith.minui %{{.*}}, %c123_i32{{.*}} : i32
 // CHECK: arith.extf %{{.*}} : f16 to f32
 // CHECK: arith.minui %{{.*}}, %c123_i32{{.*}} : i32
 func.func @e5m2x2_from_f16x2(%a: i32) attributes {ptx.entry} {
-  %0 = ptx.inst "cvt" [".rn", ".satfinite", ".e5m2x2", ".f16x2"](%a) {operand_kinds = ["d", "r"]} : (i32) -> i16
+  %0 = ptx.cvt %a {rnd = #ptx.rnd<rn>, satfinite, src_type = #ptx.type<f16x2>, type = #ptx.type<e5m2x2>} : i32 -> i16
+  ptx.ret
+}
+
+// -----
+
+// cvt.rn.satfinite.relu.e4m3x2.f16x2: .relu reaches the f32-to-fp8 step
+// (a set sign bit gives 0) for both halves.
+// CHECK-LABEL: gpu.func @e4m3x2_relu_from_f16x2
+// CHECK: %[[HIGH:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK: %[[HBITS:.*]] = arith.bitcast %[[HIGH]] : f32 to i32
+// CHECK: %[[HSIGN:.*]] = arith.shrui %[[HBITS]], %c31_i32
+// CHECK: %[[HNEG:.*]] = arith.cmpi ne, %[[HSIGN]], %c0_i32{{.*}} : i32
+// CHECK: arith.select %[[HNEG]], %c0_i32{{.*}}, %{{.*}} : i32
+// CHECK: %[[LOW:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK: %[[LBITS:.*]] = arith.bitcast %[[LOW]] : f32 to i32
+// CHECK: %[[LSIGN:.*]] = arith.shrui %[[LBITS]], %c31_i32
+// CHECK: %[[LNEG:.*]] = arith.cmpi ne, %[[LSIGN]], %c0_i32{{.*}} : i32
+// CHECK: arith.select %[[LNEG]], %c0_i32{{.*}}, %{{.*}} : i32
+func.func @e4m3x2_relu_from_f16x2(%a: i32) attributes {ptx.entry} {
+  %0 = ptx.cvt %a {rnd = #ptx.rnd<rn>, satfinite, relu, src_type = #ptx.type<f16x2>, type = #ptx.type<e4m3x2>} : i32 -> i16
   ptx.ret
 }
 
@@ -60,7 +100,7 @@ func.func @e5m2x2_from_f16x2(%a: i32) attributes {ptx.entry} {
 // CHECK: %[[LO:.*]] = arith.andi %[[PAIR]], %c255_i32
 // CHECK: arith.shli %{{.*}}, %c16_i32
 func.func @f16x2_from_e5m2x2(%a: i16) attributes {ptx.entry} {
-  %0 = ptx.inst "cvt" [".rn", ".f16x2", ".e5m2x2"](%a) {operand_kinds = ["d", "r"]} : (i16) -> i32
+  %0 = ptx.cvt %a {rnd = #ptx.rnd<rn>, src_type = #ptx.type<e5m2x2>, type = #ptx.type<f16x2>} : i16 -> i32
   ptx.ret
 }
 
@@ -73,7 +113,22 @@ func.func @f16x2_from_e5m2x2(%a: i16) attributes {ptx.entry} {
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 // CHECK: arith.cmpi eq, %{{.*}}, %c127_i32
 func.func @f16x2_from_e4m3x2(%a: i16) attributes {ptx.entry} {
-  %0 = ptx.inst "cvt" [".rn", ".f16x2", ".e4m3x2"](%a) {operand_kinds = ["d", "r"]} : (i16) -> i32
+  %0 = ptx.cvt %a {rnd = #ptx.rnd<rn>, src_type = #ptx.type<e4m3x2>, type = #ptx.type<f16x2>} : i16 -> i32
+  ptx.ret
+}
+
+// -----
+
+// cvt.rn.relu.f16x2.e4m3x2 from a 32-bit register: its low 16 bits; a set
+// sign bit gives +0 (-0 too), NaN stays 0x7fff (the NaN select comes last).
+// CHECK-LABEL: gpu.func @f16x2_relu_from_e4m3x2_wide
+// CHECK: %[[LOW:.*]] = arith.trunci %{{.*}} : i32 to i16
+// CHECK: arith.extui %[[LOW]] : i16 to i32
+// CHECK: %[[NEG:.*]] = arith.cmpi ne, %{{.*}}, %c0_i32{{.*}} : i32
+// CHECK: %[[RELU:.*]] = arith.select %[[NEG]], %c0_i32{{.*}}, %{{.*}} : i32
+// CHECK: arith.select %{{.*}}, %c32767_i32{{.*}}, %[[RELU]] : i32
+func.func @f16x2_relu_from_e4m3x2_wide(%a: i32) attributes {ptx.entry} {
+  %0 = ptx.cvt %a {rnd = #ptx.rnd<rn>, relu, src_type = #ptx.type<e4m3x2>, type = #ptx.type<f16x2>} : i32 -> i32
   ptx.ret
 }
 

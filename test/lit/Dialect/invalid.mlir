@@ -107,3 +107,79 @@ func.func @tanh_f16x2_f16(%a: f16) {
   %0 = ptx.tanh %a {precision = #ptx.precision<approx>, type = #ptx.type<f16x2>} : f16
   ptx.ret
 }
+
+// -----
+
+// fp8 pairs round to nearest even only.
+func.func @cvt_pack_fp8_rz(%a: f32) {
+  // expected-error @+1 {{an fp8 conversion rounds '.rn', not '.rz'}}
+  %0 = ptx.cvt_pack %a, %a {rnd = #ptx.rnd<rz>, satfinite, type = #ptx.type<e4m3x2>} : i16
+  ptx.ret
+}
+
+// -----
+
+// Narrowing to fp8 always saturates: PTX spells it.
+func.func @cvt_pack_fp8_no_satfinite(%a: f32) {
+  // expected-error @+1 {{a conversion to fp8 needs '.satfinite'}}
+  %0 = ptx.cvt_pack %a, %a {rnd = #ptx.rnd<rn>, type = #ptx.type<e5m2x2>} : i16
+  ptx.ret
+}
+
+// -----
+
+func.func @cvt_pack_f16x2_i16(%a: f32) {
+  // expected-error @+1 {{a '.f16x2' pair is 32 bits wide}}
+  %0 = ptx.cvt_pack %a, %a {rnd = #ptx.rnd<rn>, type = #ptx.type<f16x2>} : i16
+  ptx.ret
+}
+
+// -----
+
+func.func @cvt_pack_f32(%a: f32) {
+  // expected-error @+1 {{packs into '.f16x2', '.bf16x2', '.e4m3x2' or '.e5m2x2', not '.f32'}}
+  %0 = ptx.cvt_pack %a, %a {rnd = #ptx.rnd<rn>, type = #ptx.type<f32>} : i32
+  ptx.ret
+}
+
+// -----
+
+// Widening from fp8 is exact: no .satfinite.
+func.func @cvt_from_fp8_satfinite(%a: i16) {
+  // expected-error @+1 {{'.satfinite' applies to conversions to fp8 only}}
+  %0 = ptx.cvt %a {rnd = #ptx.rnd<rn>, satfinite, src_type = #ptx.type<e4m3x2>, type = #ptx.type<f16x2>} : i16 -> i32
+  ptx.ret
+}
+
+// -----
+
+// fp8 pairs convert from and to .f16x2 only (from two f32: ptx.cvt_pack).
+func.func @cvt_fp8_from_f32(%a: f32) {
+  // expected-error @+1 {{converts fp8 pairs from and to '.f16x2' (from '.f32': 'ptx.cvt_pack'), not '.e4m3x2.f32'}}
+  %0 = ptx.cvt %a {rnd = #ptx.rnd<rn>, satfinite, src_type = #ptx.type<f32>, type = #ptx.type<e4m3x2>} : f32 -> i16
+  ptx.ret
+}
+
+// -----
+
+func.func @cvt_fp8_ftz(%a: i32) {
+  // expected-error @+1 {{an fp8 conversion takes neither '.ftz' nor '.sat'}}
+  %0 = ptx.cvt %a {ftz, rnd = #ptx.rnd<rn>, satfinite, src_type = #ptx.type<f16x2>, type = #ptx.type<e4m3x2>} : i32 -> i16
+  ptx.ret
+}
+
+// -----
+
+func.func @cvt_f16x2_from_fp8_narrow(%a: i16) {
+  // expected-error @+1 {{registers narrower than the conversion's types}}
+  %0 = ptx.cvt %a {rnd = #ptx.rnd<rn>, src_type = #ptx.type<e5m2x2>, type = #ptx.type<f16x2>} : i16 -> i16
+  ptx.ret
+}
+
+// -----
+
+func.func @cvt_satfinite_integer(%a: f32) {
+  // expected-error @+1 {{'.satfinite' converts to floating-point types only}}
+  %0 = ptx.cvt %a {rnd = #ptx.rnd<rni>, satfinite, src_type = #ptx.type<f32>, type = #ptx.type<s32>} : f32 -> i32
+  ptx.ret
+}

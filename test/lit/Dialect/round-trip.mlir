@@ -108,6 +108,13 @@ func.func @families(%a: i32, %b: i32, %c: i32, %f: f32, %p: i1) attributes {ptx.
   %9:2 = ptx.mov_unpack %a : i32 -> i16, i16
   // CHECK: ptx.cvt_pack %{{.*}}, %{{.*}} {relu, rnd = #ptx.rnd<rn>, type = #ptx.type<f16x2>} : i32
   %10 = ptx.cvt_pack %f, %f {type = #ptx.type<f16x2>, rnd = #ptx.rnd<rn>, relu} : i32
+  // The fp8 pairs: from two f32, from and to .f16x2.
+  // CHECK: ptx.cvt_pack %{{.*}}, %{{.*}} {relu, rnd = #ptx.rnd<rn>, satfinite, type = #ptx.type<e4m3x2>} : i16
+  %e0 = ptx.cvt_pack %f, %f {type = #ptx.type<e4m3x2>, rnd = #ptx.rnd<rn>, satfinite, relu} : i16
+  // CHECK: ptx.cvt %{{.*}} {rnd = #ptx.rnd<rn>, satfinite, src_type = #ptx.type<f16x2>, type = #ptx.type<e5m2x2>} : i32 -> i16
+  %e1 = ptx.cvt %a {type = #ptx.type<e5m2x2>, src_type = #ptx.type<f16x2>, rnd = #ptx.rnd<rn>, satfinite} : i32 -> i16
+  // CHECK: ptx.cvt %{{.*}} {relu, rnd = #ptx.rnd<rn>, src_type = #ptx.type<e4m3x2>, type = #ptx.type<f16x2>} : i16 -> i32
+  %e2 = ptx.cvt %e0 {type = #ptx.type<f16x2>, src_type = #ptx.type<e4m3x2>, rnd = #ptx.rnd<rn>, relu} : i16 -> i32
   // CHECK: ptx.fence {scope = #ptx.scope<sys>, sem = #ptx.sem<sc>}
   ptx.fence {sem = #ptx.sem<sc>, scope = #ptx.scope<sys>}
   // CHECK: ptx.local_var {align = 4 : i64, size = 8 : i64} : i64

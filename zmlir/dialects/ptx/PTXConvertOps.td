@@ -54,28 +54,51 @@ def PTX_CvtOp : PTX_Op<"cvt", [Pure]> {
   let summary = "PTX `cvt`: convert between numeric types";
   let description = [{
     `cvt.frnd2{.relu}{.satfinite}.dtype.atype d, a` and the integer forms.
-    `type` is the destination type, `src_type` the source. PTX ISA 9.7.9.21.
+    `type` is the destination type, `src_type` the source; the registers may
+    be wider than their types (PTX ISA 9.7.9.21: the low bits are read, the
+    result is extended).
+
+    The fp8 pair forms (sm_89, PTX ISA 7.8) convert two values at once:
+    `cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f16x2 d, a` narrows each half
+    of `a` (round to nearest even; beyond the largest finite value, infinity
+    too, that value; NaN 0x7f; `.relu`: negatives and -0 to +0), and
+    `cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2} d, a` widens each byte exactly;
+    the upper byte goes to the upper half. The pair from two f32 values is
+    `ptx.cvt_pack`.
+
+    Example:
+    `%d = ptx.cvt %a {rnd = #ptx.rnd<rn>, satfinite, src_type = #ptx.type<f16x2>,
+    type = #ptx.type<e4m3x2>} : i32 -> i16`
   }];
   let arguments = (ins PTX_Reg:$src, PTX_TypeAttr:$type, PTX_TypeAttr:$src_type,
                    DefaultValuedAttr<PTX_RoundingAttr, "::zmlir::ptx::Rounding::None">:$rnd,
-                   UnitAttr:$ftz, UnitAttr:$sat, UnitAttr:$relu);
+                   UnitAttr:$ftz, UnitAttr:$sat, UnitAttr:$relu, UnitAttr:$satfinite);
   let results = (outs PTX_Reg:$res);
   let assemblyFormat = "$src attr-dict `:` type($src) `->` type($res)";
   let hasVerifier = 1;
 }
 
 def PTX_CvtPackOp : PTX_Op<"cvt_pack", [Pure]> {
-  let summary = "PTX `cvt.frnd.f16x2.f32` / `.bf16x2.f32`: convert and pack two floats";
+  let summary = "PTX `cvt` of two f32 values into a pair: `.f16x2`, `.bf16x2`, fp8";
   let description = [{
-    `d = {cvt(a), cvt(b)}` with `a` in the upper and `b` in the lower half;
-    `.relu` clamps negatives (and NaN) to +0, `.satfinite` clamps to the
-    largest finite value. PTX ISA 9.7.9.21.
+    `cvt.frnd{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b` and
+    `cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f32 d, a, b` (sm_89):
+    `d = {cvt(a), cvt(b)}` with `a` in the upper and `b` in the lower half
+    (fp8: byte). `.relu` clamps negatives to +0, `.satfinite` clamps to the
+    largest finite value (fp8 always saturates: 448 for E4M3, 57344 for
+    E5M2; NaN gives 0x7f). The result is 32 bits for the 16-bit pairs, at
+    least 16 for fp8 (a wider register gets the pair zero-extended).
+    PTX ISA 9.7.9.21.
+
+    Example:
+    `%d = ptx.cvt_pack %a, %b {rnd = #ptx.rnd<rn>, satfinite, type = #ptx.type<e5m2x2>} : i16`
   }];
   let arguments = (ins F32:$a, F32:$b, PTX_TypeAttr:$type,
                    DefaultValuedAttr<PTX_RoundingAttr, "::zmlir::ptx::Rounding::None">:$rnd,
                    UnitAttr:$relu, UnitAttr:$satfinite);
-  let results = (outs I32:$res);
+  let results = (outs AnyTypeOf<[I16, I32, I64]>:$res);
   let assemblyFormat = "$a `,` $b attr-dict `:` type($res)";
+  let hasVerifier = 1;
 }
 
 #endif // ZMLIR_DIALECT_PTX_CONVERTOPS

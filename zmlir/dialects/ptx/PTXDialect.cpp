@@ -42,6 +42,8 @@ unsigned zmlir::ptx::getTypeBitWidth(DataType type) {
   case DataType::S16:
   case DataType::F16:
   case DataType::BF16:
+  case DataType::E4M3x2:
+  case DataType::E5M2x2:
     return 16;
   case DataType::B32:
   case DataType::U32:
@@ -69,10 +71,16 @@ bool zmlir::ptx::isFloatType(DataType type) {
   case DataType::BF16x2:
   case DataType::F32:
   case DataType::F64:
+  case DataType::E4M3x2:
+  case DataType::E5M2x2:
     return true;
   default:
     return false;
   }
+}
+
+bool zmlir::ptx::isFp8PairType(DataType type) {
+  return type == DataType::E4M3x2 || type == DataType::E5M2x2;
 }
 
 bool zmlir::ptx::isSignedType(DataType type) {
@@ -150,9 +158,55 @@ LogicalResult MovOp::verify() {
   return success();
 }
 
+/// The fp8 pair forms of cvt (sm_89, PTX ISA 9.7.9.21): `.rn` only, `.relu`
+/// allowed, neither `.ftz` nor `.sat`; narrowing to fp8 always saturates
+/// (`.satfinite`), widening never does.
+template <typename Cvt>
+static LogicalResult verifyFp8Cvt(Cvt op, bool narrowing, bool ftzOrSat) {
+  if (op.getRnd() != Rounding::RN)
+    return op.emitOpError("an fp8 conversion rounds '.rn', not '.")
+           << stringifyRounding(op.getRnd()) << "'";
+  if (ftzOrSat)
+    return op.emitOpError("an fp8 conversion takes neither '.ftz' nor '.sat'");
+  if (narrowing != static_cast<bool>(op.getSatfinite()))
+    return op.emitOpError(narrowing ? "a conversion to fp8 needs '.satfinite'"
+                                    : "'.satfinite' applies to conversions to fp8 only");
+  return success();
+}
+
 LogicalResult CvtOp::verify() {
-  if (getType() == DataType::None || getSrcType() == DataType::None)
+  DataType dst = getType(), src = getSrcType();
+  if (dst == DataType::None || src == DataType::None)
     return emitOpError("needs both a destination and a source type");
+  bool toFp8 = isFp8PairType(dst), fromFp8 = isFp8PairType(src);
+  if (!toFp8 && !fromFp8) {
+    if (getSatfinite() && !isFloatType(dst))
+      return emitOpError("'.satfinite' converts to floating-point types only");
+    return success();
+  }
+  if ((toFp8 ? src : dst) != DataType::F16x2)
+    return emitOpError("converts fp8 pairs from and to '.f16x2' (from '.f32': "
+                       "'ptx.cvt_pack'), not '.")
+           << stringifyDataType(dst) << "." << stringifyDataType(src) << "'";
+  if (bitWidth(getSrc().getType()) < getTypeBitWidth(src) ||
+      bitWidth(getRes().getType()) < getTypeBitWidth(dst))
+    return emitOpError("registers narrower than the conversion's types");
+  return verifyFp8Cvt(*this, toFp8, getFtz() || getSat());
+}
+
+LogicalResult CvtPackOp::verify() {
+  DataType type = getType();
+  unsigned width = bitWidth(getRes().getType());
+  if (isFp8PairType(type)) {
+    if (width < 16)
+      return emitOpError("an fp8 pair needs a result of at least 16 bits");
+    return verifyFp8Cvt(*this, true, false);
+  }
+  if (type != DataType::F16x2 && type != DataType::BF16x2)
+    return emitOpError("packs into '.f16x2', '.bf16x2', '.e4m3x2' or '.e5m2x2', not '.")
+           << stringifyDataType(type) << "'";
+  if (width != 32)
+    return emitOpError("a '.") << stringifyDataType(type) << "' pair is 32 bits wide";
   return success();
 }
 

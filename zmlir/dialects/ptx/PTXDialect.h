@@ -28,6 +28,8 @@ namespace zmlir::ptx {
 /// Width in bits of a PTX instruction type (.b32 -> 32, .pred -> 1).
 unsigned getTypeBitWidth(DataType type);
 bool isFloatType(DataType type);
+/// .e4m3x2 or .e5m2x2: two fp8 values in 16 bits (cvt's first value upper).
+bool isFp8PairType(DataType type);
 bool isSignedType(DataType type);
 /// Coordinates of a texture or surface geometry, its layer apart (.a2d -> 2).
 unsigned texCoordinateCount(TexGeometry geometry);

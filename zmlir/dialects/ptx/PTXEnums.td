@@ -29,7 +29,10 @@ def PTX_TypeEnum : PTX_Enum<"DataType", "PTX instruction data type", [
   I32EnumAttrCase<"F16", 13, "f16">, I32EnumAttrCase<"F16x2", 14, "f16x2">,
   I32EnumAttrCase<"BF16", 15, "bf16">, I32EnumAttrCase<"BF16x2", 16, "bf16x2">,
   I32EnumAttrCase<"F32", 17, "f32">, I32EnumAttrCase<"F64", 18, "f64">,
-  I32EnumAttrCase<"Pred", 19, "pred">, I32EnumAttrCase<"B128", 20, "b128">]>;
+  I32EnumAttrCase<"Pred", 19, "pred">, I32EnumAttrCase<"B128", 20, "b128">,
+  // fp8 pairs in a .b16 (cvt only, PTX ISA 5.2.5.3): E4M3 (bias 7, no
+  // infinity, NaN 0x7f) and E5M2 (bias 15, IEEE-like).
+  I32EnumAttrCase<"E4M3x2", 21, "e4m3x2">, I32EnumAttrCase<"E5M2x2", 22, "e5m2x2">]>;
 def PTX_TypeAttr : PTX_EnumAttr<PTX_TypeEnum, "type">;
 
 // State spaces, PTX ISA 5.1. `None` is the generic address space.

@@ -93,9 +93,66 @@ def _mov(imp: FunctionImporter, inst: ast.Instruction) -> None:
     imp.write_reg(dest, v, inst.loc)
 
 
+# The fp8 pair types of cvt (sm_89): two values in a .b16, the first operand's upper.
+FP8_PAIRS = ("e4m3x2", "e5m2x2")
+
+
+def _fp8_form(inst: ast.Instruction) -> tuple[str, str, bool] | None:
+    """(dtype, atype, relu) of the fp8 pair forms ptx.cvt/ptx.cvt_pack hold, or None:
+    cvt.rn.satfinite{.relu}.f8x2.{f32,f16x2} and cvt.rn{.relu}.f16x2.f8x2 (PTX ISA
+    9.7.9.21). Other spellings (.rz, .e2m1x2, .ue8m0x2, .bf16x2 sources) stay `ptx.inst`, which
+    the lowering names as unsupported."""
+    mods = list(inst.modifiers)
+    relu = "relu" in mods
+    if relu:
+        mods.remove("relu")
+    if len(mods) == 4 and mods[:2] == ["rn", "satfinite"] and mods[2] in FP8_PAIRS \
+            and mods[3] in ("f32", "f16x2"):
+        return mods[2], mods[3], relu
+    if len(mods) == 3 and mods[:2] == ["rn", "f16x2"] and mods[2] in FP8_PAIRS:
+        return mods[1], mods[2], relu
+    return None
+
+
+def _cvt_fp8(imp: FunctionImporter, inst: ast.Instruction, dtype: str, atype: str,
+             relu: bool) -> None:
+    dest = inst.operands[0]
+    if not isinstance(dest, ast.Reg):
+        raise imp.error("'cvt' needs a register destination", inst.loc)
+    rt = imp.reg_type(dest.name, inst.loc)
+    narrowing = dtype in FP8_PAIRS
+    attrs = attr_dict(relu=relu, rnd="#ptx.rnd<rn>", satfinite=narrowing,
+                      src_type=None if atype == "f32" else f"#ptx.type<{atype}>",
+                      type=f"#ptx.type<{dtype}>")
+    if atype == "f32":  # d, a, b: a to the upper byte
+        vs = operand_values(imp, inst, ["f32", "f32"], ["f32", "f32"])
+        if rt not in ("i16", "i32", "i64"):
+            raise imp.error(f"unsupported 'cvt' of an fp8 pair into a {rt} register", inst.loc)
+        emit_result(imp, inst, f"ptx.cvt_pack {{0}}, {{1}} {attrs} : {rt}", vs, rt)
+        return
+    expect_operands(imp, inst, 2)
+    src = inst.operands[1]
+    if isinstance(src, ast.Reg) and src.name not in SPECIAL_REGS:
+        v = imp.read_reg(src.name, inst.loc)
+    else:
+        v = imp.value(src, "i32" if atype == "f16x2" else "i16", inst.loc)
+    width = {"f16x2": 32}
+    if bits(v.type) < width.get(atype, 16) or bits(rt) < width.get(dtype, 16):
+        raise imp.error(f"'cvt.{dtype}.{atype}' on a register narrower than its type",
+                        inst.loc)
+    r = imp.new_value(rt)
+    imp.emit([r], f"ptx.cvt {{0}} {attrs} : {v.type} -> {rt}", [v], inst.loc)
+    imp.write_reg(dest, r, inst.loc)
+
+
 @handles("cvt")
 def _cvt(imp: FunctionImporter, inst: ast.Instruction) -> None:
     m = classify(inst)
+    if any(r in FP8_PAIRS for r in m.rest):
+        form = _fp8_form(inst)
+        if form is not None:
+            _cvt_fp8(imp, inst, *form)
+            return
     if len(inst.operands) == 3 and m.types and m.types[0] in ("f16x2", "bf16x2"):
         check_no_rest(imp, inst, m, {"satfinite"})
         if m.types[1:] != ["f32"]:
@@ -106,7 +163,7 @@ def _cvt(imp: FunctionImporter, inst: ast.Instruction) -> None:
         emit_result(imp, inst, f"ptx.cvt_pack {{0}}, {{1}} {attrs} : i32", vs, "i32")
         return
     if m.rest:
-        # .satfinite, .tf32, fp8 pairs (.e4m3x2), ...: ptx.cvt has no place for them.
+        # .satfinite, .tf32, the fp8 pair forms _fp8_form leaves, ...: the generic form.
         generic(imp, inst)
         return
     expect_operands(imp, inst, 2)
