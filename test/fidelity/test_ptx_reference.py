@@ -864,7 +864,6 @@ def _tf32_rounded(rnd: str, relu: bool, satfinite: bool) -> Ref:
 
 for _m in ("rn", "rz", "rn_relu", "rz_relu", "rna_satfinite"):
     REFS[f"cvt_{_m}_tf32_f32"] = _tf32_rounded(_m.split("_")[0], "relu" in _m, "satfinite" in _m)
-CASES = [c for c in MINE if c.name in REFS and not (spec.GOLDEN / f"{c.name}.npz").exists()]
 
 
 # -- mad.hi.sat, tf32 and fp8 -------------------------------------------------------------
@@ -922,13 +921,15 @@ def _round_half_even(q: Fraction) -> int:
     return n + 1 if r > Fraction(1, 2) or (r == Fraction(1, 2) and n % 2) else n
 
 
-def _fp8_to_f16(code: int, e: int) -> int:
+def _fp8_to_f16(code: int, e: int, relu: bool = False) -> int:
     """An fp8 byte as f16 bits, exactly; NaNs (E4M3 0x7f/0xff, E5M2 exponent 31 with a
-    mantissa) give 0x7fff."""
+    mantissa) give 0x7fff; .relu: negatives (-0 and -Inf too) give +0."""
     m, bias = 7 - e, (1 << (e - 1)) - 1
     sign, exp, mant = code >> 7, (code >> m) & ((1 << e) - 1), code & ((1 << m) - 1)
     if (e == 4 and code & 0x7F == 0x7F) or (e == 5 and exp == 31 and mant):
         return 0x7FFF
+    if relu and sign:
+        return 0
     if e == 5 and exp == 31:
         return code << 8
     v = (mant if exp == 0 else (1 << m) + mant) * 2.0 ** (max(exp, 1) - bias - m)
@@ -945,6 +946,20 @@ for _t, _e in (("e4m3", 4), ("e5m2", 5)):
         | _fp8(np.uint16(a & 0xFFFF).view(np.float16), e, False))
     REFS[f"cvt_rn_f16x2_{_t}x2"] = _elementwise(
         lambda a, e=_e: _fp8_to_f16(a >> 8 & 0xFF, e) << 16 | _fp8_to_f16(a & 0xFF, e))
+    # Issue 14's directed inputs and the .relu forms.
+    for _relu in (False, True):
+        _r = "relu_" if _relu else ""
+        REFS[f"cvt_rn_satfinite_{_r}{_t}x2_f32_edges"] = REFS[f"cvt_rn_satfinite_{_r}{_t}x2_f32"]
+        REFS[f"cvt_rn_satfinite_{_r}{_t}x2_f16x2{'' if _relu else '_all'}"] = _elementwise(
+            lambda a, e=_e, relu=_relu: _fp8(np.uint16(a >> 16).view(np.float16), e, relu) << 8
+            | _fp8(np.uint16(a & 0xFFFF).view(np.float16), e, relu))
+    REFS[f"cvt_rn_relu_f16x2_{_t}x2"] = _elementwise(
+        lambda a, e=_e: _fp8_to_f16(a >> 8 & 0xFF, e, True) << 16
+        | _fp8_to_f16(a & 0xFF, e, True))
+
+
+# Every reference is registered by now (the fp8 ones above too).
+CASES = [c for c in MINE if c.name in REFS and not (spec.GOLDEN / f"{c.name}.npz").exists()]
 
 
 @pytest.fixture(scope="module", autouse=True)

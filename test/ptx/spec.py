@@ -14,6 +14,7 @@ in test/ptx/kernels/ from the cases below.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -276,6 +277,20 @@ CVT = [
          extra=SMALL) for t in ("e4m3", "e5m2")],
     *[_c(f"cvt_rn_f16x2_{t}x2", "cvt tf32/fp8", f"mov.b16 %h0, %a0; "
          f"cvt.rn.f16x2.{t}x2 %d, %h0;", "u16", "u32", gen="exhaustive16")
+      for t in ("e4m3", "e5m2")],
+    # The fp8 pairs again on directed inputs (issue 14): from f32, every fp8 value of both
+    # formats, the ties between neighbours (and past the largest, where .satfinite starts)
+    # with their f32 neighbours, subnormals, NaN payloads, infinities, both signs; from
+    # .f16x2, every f16 in each half; to .f16x2 with .relu, every pair.
+    *[_c(f"cvt_rn_satfinite_{r}{t}x2_f32_edges", "cvt tf32/fp8",
+         f"cvt.rn.satfinite.{r.replace('_', '.')}{t}x2.f32 %h0, %a0, %a1; "
+         "cvt.u32.u16 %d, %h0;", "f32 f32", "u32", gen="fp8edges", extra=SMALL)
+      for t in ("e4m3", "e5m2") for r in ("", "relu_")],
+    *[_c(f"cvt_rn_satfinite_{r}{t}x2_f16x2{'' if r else '_all'}", "cvt tf32/fp8",
+         f"cvt.rn.satfinite.{r.replace('_', '.')}{t}x2.f16x2 %h0, %a0; cvt.u32.u16 %d, %h0;",
+         "u32", "u32", gen="f16pairs") for t in ("e4m3", "e5m2") for r in ("", "relu_")],
+    *[_c(f"cvt_rn_relu_f16x2_{t}x2", "cvt tf32/fp8", f"mov.b16 %h0, %a0; "
+         f"cvt.rn.relu.f16x2.{t}x2 %d, %h0;", "u16", "u32", gen="exhaustive16")
       for t in ("e4m3", "e5m2")],
 ]
 
@@ -1117,6 +1132,9 @@ def inputs(c: Case) -> list[np.ndarray]:
     g = c.gen
     if g == "exhaustive16":
         cols = [np.arange(2 ** 16, dtype=np.uint64)]
+    elif g == "f16pairs":  # every f16 in the low half, and (permuted) in the high half
+        low = np.arange(2 ** 16, dtype=np.uint64)
+        cols = [low | (rng.permutation(low) << np.uint64(16))]
     elif g.startswith("warp"):
         n = 32 * 64
         if g == "warp_small":
@@ -1234,6 +1252,10 @@ def _more_inputs(g: str, kinds: tuple[str, ...], cols: list[np.ndarray],
             v = (rng.uniform(-1, 1, n) * scale).astype(np.float32)
             cols[i] = np.where(rng.random(n) < 0.75, v.view(np.uint32).astype(np.uint64),
                                cols[i])
+    elif g == "fp8edges":
+        edges = _fp8_edges()
+        cols[0] = np.concatenate([edges, cols[0]])
+        cols[1] = np.concatenate([rng.permutation(edges), cols[1]])
     elif g == "tf32":
         # Low 13 bits at and around tf32's rounding point (ties, just below and above),
         # and the values that round to infinity or carry into the exponent.
@@ -1259,6 +1281,35 @@ def _more_inputs(g: str, kinds: tuple[str, ...], cols: list[np.ndarray],
             cols[i] = (v.astype(np.float32).view(np.uint32).astype(np.uint64) if k == "f32" else
                        v.astype(np.float64).view(np.uint64) if k == "f64" else
                        v.astype(np.uint64))
+
+
+def _fp8_edges() -> np.ndarray:
+    """f32 bit patterns around the values of E4M3 and E5M2: every finite code of both (both
+    signs), the midpoint of each pair of neighbours (a tie: to even) and its f32 neighbours,
+    the midpoints past the largest value (448 | 464, 57344 | 61440: where .satfinite clamps)
+    and below the smallest subnormal (a tie with zero), then f32 subnormals, powers of two
+    from 2^-30 to 2^20, the largest f32, infinities and NaNs with payloads."""
+    values: list[float] = []
+    midpoints: list[float] = []
+    for e in (4, 5):
+        m, bias = 7 - e, (1 << (e - 1)) - 1
+        top = 0x7E if e == 4 else 0x7B
+        codes = [(c & ((1 << m) - 1)) * 2.0 ** (1 - bias - m) if c >> m == 0 else
+                 ((1 << m) + (c & ((1 << m) - 1))) * 2.0 ** ((c >> m) - bias - m)
+                 for c in range(top + 1)]
+        ulp_top = 2.0 ** ((top >> m) - bias - m)
+        codes.append(codes[-1] + ulp_top)  # the next value E4M3/E5M2 would have
+        codes.append(codes[-1] + ulp_top)
+        values += codes[: top + 1]
+        midpoints += [(x + y) / 2 for x, y in itertools.pairwise(codes)]
+    bits = np.array(values, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    ties = np.array(midpoints, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    near = np.concatenate([bits, ties, ties + np.uint64(1), ties - np.uint64(1)])
+    special = np.array([0x00000001, 0x00400000, 0x007FFFFF, 0x00800000, 0x7F7FFFFF, 0x7F800000,
+                        0x7FC00000, 0x7F800001, 0x7FFFFFFF, 0x7FA00000]
+                       + [(127 + k) << 23 for k in range(-30, 21)], dtype=np.uint64)
+    out = np.concatenate([near, special])
+    return np.unique(np.concatenate([out, out | np.uint64(0x80000000)]))
 
 
 # -- f16/bf16 arithmetic and directed rounding: inputs --------------------------------------
