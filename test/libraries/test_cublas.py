@@ -72,6 +72,33 @@ def test_cublaslt_epilogues_match_the_host_reference(built: Path) -> None:
             "unsupported epilogue"} <= set(passed), result.stdout
 
 
+def test_batched_lu_matches_the_host_reference(built: Path) -> None:
+    """cublas<S,D>getrfBatched and getriBatched (OpenBLAS's LAPACK): pivots,
+    P A = L U, A inv(A) = I, a singular matrix's info, in a stream."""
+    result = _run(built / "cublas_lu")
+    passed, failed = _cases(result)
+    assert not failed and result.returncode == 0, result.stdout + result.stderr
+    # 2 precisions x (pivoted: 7 cases, unpivoted: 5), the refused lda.
+    assert len(passed) == 25, result.stdout
+    for case in ("D pivoted getrf pivots (1-based) #1", "S unpivoted getri A inv(A) = I #0",
+                 "D pivoted singular: info 3 from getrf and getri",
+                 "getrf lda < n is CUBLAS_STATUS_INVALID_VALUE"):
+        assert case in passed
+    assert "unsupported" not in result.stderr and "Traceback" not in result.stderr
+
+
+def test_cublasxt_gemm_matches_the_host_reference(built: Path) -> None:
+    """cublasXt<S,D>gemm on one device, host and device memory, blocking."""
+    result = _run(built / "cublasxt_gemm")
+    passed, failed = _cases(result)
+    assert not failed and result.returncode == 0, result.stdout + result.stderr
+    # 2 precisions x 4 transpose pairs x 2 memories, and 3 settings.
+    assert len(passed) == 19, result.stdout
+    assert {"Sgemm TN host memory", "Dgemm NT device memory", "block dimension kept"} <= set(
+        passed), result.stdout
+    assert "unsupported" not in result.stderr and "Traceback" not in result.stderr
+
+
 def test_other_backends_answer_not_supported(built: Path) -> None:
     """Level Zero (a device here or not): cuBLAS answers CUBLAS_STATUS_NOT_SUPPORTED
     (15) and says why on stderr; the process neither crashes nor hangs."""

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <cblas.h>
+#include <cublasXt.h>
 
 #define ZMLIR_CAT2(a, b) a##b
 #define ZMLIR_CAT(a, b) ZMLIR_CAT2(a, b)
@@ -841,3 +842,289 @@ cublasStatus_t IMPL(cublasDgeam)(cublasHandle_t h, cublasOperation_t transa,
   return geam(h, 1, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
 }
 ABI_CHECK(cublasDgeam);
+
+/* -- batched LU: getrf and getri on the host LAPACK (OpenBLAS's) ------------------- */
+
+/* LAPACK's, from the host BLAS's library (32-bit integers: scipy-openblas32). */
+#define LAPACK(name) ZMLIR_CAT(ZMLIR_BLAS_PREFIX, ZMLIR_CAT(name, _))
+void LAPACK(sgetrf)(const int *m, const int *n, float *a, const int *lda, int *ipiv, int *info);
+void LAPACK(dgetrf)(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
+void LAPACK(sgetri)(const int *n, float *a, const int *lda, const int *ipiv, float *work,
+                    const int *lwork, int *info);
+void LAPACK(dgetri)(const int *n, double *a, const int *lda, const int *ipiv, double *work,
+                    const int *lwork, int *info);
+
+struct lu_batch {
+  struct zmlir_job job;
+  int f64, n, lda, ldc, batch;
+  void *const *a;       /* getrf: factored in place; getri: the factors */
+  void *const *c;       /* getri: the inverses */
+  int *pivots;          /* n per matrix, 1-based; NULL: no pivoting */
+  const int *pivots_in; /* getri's */
+  int *info;
+};
+
+static double get(const void *a, int f64, int64_t index) {
+  return f64 ? ((const double *)a)[index] : ((const float *)a)[index];
+}
+
+static void put(void *a, int f64, int64_t index, double value) {
+  if (f64)
+    ((double *)a)[index] = value;
+  else
+    ((float *)a)[index] = (float)value;
+}
+
+/* LU without row exchanges (cuBLAS's P == NULL), as LAPACK's getf2 does it
+ * but for the pivot search: a zero pivot sets info (the first, 1-based) and
+ * leaves its column unscaled; the elimination goes on. In the matrix's
+ * precision. */
+static int lu_no_pivot(void *a, int f64, int n, int lda) {
+  int info = 0;
+  for (int k = 0; k < n; ++k) {
+    double pivot = get(a, f64, (int64_t)k * lda + k);
+    if (pivot == 0) {
+      if (!info)
+        info = k + 1;
+    } else {
+      for (int i = k + 1; i < n; ++i) {
+        int64_t at = (int64_t)k * lda + i;
+        put(a, f64, at, f64 ? get(a, 1, at) / pivot : (float)get(a, 0, at) / (float)pivot);
+      }
+    }
+    for (int j = k + 1; j < n; ++j) {
+      double u = get(a, f64, (int64_t)j * lda + k);
+      for (int i = k + 1; i < n; ++i) {
+        int64_t at = (int64_t)j * lda + i;
+        double l = get(a, f64, (int64_t)k * lda + i);
+        put(a, f64, at, f64 ? get(a, 1, at) - l * u : (float)get(a, 0, at) - (float)l * (float)u);
+      }
+    }
+  }
+  return info;
+}
+
+static void getrf_run(struct zmlir_job *job) {
+  struct lu_batch *l = (struct lu_batch *)job;
+  for (int b = 0; b < l->batch; ++b) {
+    int info = 0;
+    if (!l->pivots)
+      info = lu_no_pivot(l->a[b], l->f64, l->n, l->lda);
+    else if (l->f64)
+      LAPACK(dgetrf)(&l->n, &l->n, l->a[b], &l->lda, l->pivots + (int64_t)b * l->n, &info);
+    else
+      LAPACK(sgetrf)(&l->n, &l->n, l->a[b], &l->lda, l->pivots + (int64_t)b * l->n, &info);
+    l->info[b] = info;
+  }
+}
+
+/* getri out of place: the factors copied to C, inverted there by LAPACK's
+ * getri (identity pivots where getrf had none). info: the first zero on
+ * U's diagonal, 1-based, as LAPACK's. */
+static void getri_run(struct zmlir_job *job) {
+  struct lu_batch *l = (struct lu_batch *)job;
+  int n = l->n, lwork = 64 * n;
+  size_t elem = l->f64 ? 8 : 4;
+  int *identity = malloc(sizeof(int) * (size_t)n);
+  void *work = malloc(elem * (size_t)lwork);
+  for (int i = 0; i < n && identity; ++i)
+    identity[i] = i + 1;
+  for (int b = 0; b < l->batch; ++b) {
+    int info = 0;
+    if (!identity || !work) {
+      l->info[b] = -1; /* out of host memory: said, not silently wrong */
+      continue;
+    }
+    for (int j = 0; j < n; ++j)
+      memcpy((char *)l->c[b] + elem * (size_t)j * l->ldc,
+             (const char *)l->a[b] + elem * (size_t)j * l->lda, elem * (size_t)n);
+    const int *pivots = l->pivots_in ? l->pivots_in + (int64_t)b * n : identity;
+    if (l->f64)
+      LAPACK(dgetri)(&n, l->c[b], &l->ldc, pivots, work, &lwork, &info);
+    else
+      LAPACK(sgetri)(&n, l->c[b], &l->ldc, pivots, work, &lwork, &info);
+    l->info[b] = info;
+  }
+  free(identity), free(work);
+}
+
+static cublasStatus_t lu_batch(cublasHandle_t handle, int f64, int n, void *const *a, int lda,
+                               int *pivots, const int *pivots_in, void *const *c, int ldc,
+                               int *info, int batch, void (*run)(struct zmlir_job *)) {
+  CHECK_HANDLE(handle);
+  if (n < 0 || lda < at_least_1(n) || (c && ldc < at_least_1(n)) || batch < 0)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (n == 0 || batch == 0)
+    return CUBLAS_STATUS_SUCCESS;
+  if (!a || !info || (run == getri_run && !c))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  struct lu_batch *l = calloc(1, sizeof *l);
+  if (!l)
+    return CUBLAS_STATUS_ALLOC_FAILED;
+  l->job.run = run;
+  l->f64 = f64, l->n = n, l->lda = lda, l->ldc = ldc, l->batch = batch;
+  l->a = a, l->c = c, l->pivots = pivots, l->pivots_in = pivots_in, l->info = info;
+  return zmlir_submit(handle->stream, &l->job, 0);
+}
+
+cublasStatus_t IMPL(cublasSgetrfBatched)(cublasHandle_t h, int n, float *const A[], int lda, int *P,
+                                         int *info, int batch) {
+  return lu_batch(h, 0, n, (void *const *)A, lda, P, NULL, NULL, 0, info, batch, getrf_run);
+}
+ABI_CHECK(cublasSgetrfBatched);
+
+cublasStatus_t IMPL(cublasDgetrfBatched)(cublasHandle_t h, int n, double *const A[], int lda,
+                                         int *P, int *info, int batch) {
+  return lu_batch(h, 1, n, (void *const *)A, lda, P, NULL, NULL, 0, info, batch, getrf_run);
+}
+ABI_CHECK(cublasDgetrfBatched);
+
+cublasStatus_t IMPL(cublasSgetriBatched)(cublasHandle_t h, int n, const float *const A[], int lda,
+                                         const int *P, float *const C[], int ldc, int *info,
+                                         int batch) {
+  return lu_batch(h, 0, n, (void *const *)A, lda, NULL, P, (void *const *)C, ldc, info, batch,
+                  getri_run);
+}
+ABI_CHECK(cublasSgetriBatched);
+
+cublasStatus_t IMPL(cublasDgetriBatched)(cublasHandle_t h, int n, const double *const A[], int lda,
+                                         const int *P, double *const C[], int ldc, int *info,
+                                         int batch) {
+  return lu_batch(h, 1, n, (void *const *)A, lda, NULL, P, (void *const *)C, ldc, info, batch,
+                  getri_run);
+}
+ABI_CHECK(cublasDgetriBatched);
+
+/* -- cuBLASXt: the multi-GPU host API, on one device ------------------------------ */
+
+/* Every device's memory is host memory on this route, so the GEMM runs on
+ * the application's pointers (host or device) where they are, on the first
+ * selected device, as one cuBLAS GEMM in that device's legacy stream (after
+ * the work the application queued there), and the call returns when it is
+ * done: Xt's calls block. The tiles (block dimension) are kept, not used. */
+struct cublasXtContext {
+  int device; /* the first selected, -1 before cublasXtDeviceSelect */
+  int block_dim;
+  cublasXtPinnedMemMode_t pinning;
+};
+
+cublasStatus_t IMPL(cublasXtCreate)(cublasXtHandle_t *handle) {
+  if (!handle)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  struct cublasXtContext *h = calloc(1, sizeof *h);
+  if (!h)
+    return CUBLAS_STATUS_ALLOC_FAILED;
+  h->device = -1;
+  h->block_dim = 1024;
+  h->pinning = CUBLASXT_PINNING_DISABLED;
+  *handle = h;
+  return CUBLAS_STATUS_SUCCESS;
+}
+ABI_CHECK(cublasXtCreate);
+
+cublasStatus_t IMPL(cublasXtDestroy)(cublasXtHandle_t handle) {
+  CHECK_HANDLE(handle);
+  free(handle);
+  return CUBLAS_STATUS_SUCCESS;
+}
+ABI_CHECK(cublasXtDestroy);
+
+cublasStatus_t IMPL(cublasXtDeviceSelect)(cublasXtHandle_t handle, int count, int ids[]) {
+  CHECK_HANDLE(handle);
+  int devices = 0;
+  if (count <= 0 || !ids || cuInit(0) != CUDA_SUCCESS || cuDeviceGetCount(&devices) != CUDA_SUCCESS)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  for (int i = 0; i < count; ++i)
+    if (ids[i] < 0 || ids[i] >= devices)
+      return CUBLAS_STATUS_INVALID_VALUE;
+  handle->device = ids[0];
+  return CUBLAS_STATUS_SUCCESS;
+}
+ABI_CHECK(cublasXtDeviceSelect);
+
+cublasStatus_t IMPL(cublasXtSetBlockDim)(cublasXtHandle_t handle, int block_dim) {
+  CHECK_HANDLE(handle);
+  if (block_dim <= 0)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  handle->block_dim = block_dim;
+  return CUBLAS_STATUS_SUCCESS;
+}
+ABI_CHECK(cublasXtSetBlockDim);
+
+cublasStatus_t IMPL(cublasXtGetBlockDim)(cublasXtHandle_t handle, int *block_dim) {
+  CHECK_HANDLE(handle);
+  if (!block_dim)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  *block_dim = handle->block_dim;
+  return CUBLAS_STATUS_SUCCESS;
+}
+ABI_CHECK(cublasXtGetBlockDim);
+
+cublasStatus_t IMPL(cublasXtSetPinningMemMode)(cublasXtHandle_t handle,
+                                               cublasXtPinnedMemMode_t mode) {
+  CHECK_HANDLE(handle);
+  if (mode != CUBLASXT_PINNING_DISABLED && mode != CUBLASXT_PINNING_ENABLED)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  handle->pinning = mode; /* nothing to pin: the host BLAS reads host memory */
+  return CUBLAS_STATUS_SUCCESS;
+}
+ABI_CHECK(cublasXtSetPinningMemMode);
+
+cublasStatus_t IMPL(cublasXtGetPinningMemMode)(cublasXtHandle_t handle,
+                                               cublasXtPinnedMemMode_t *mode) {
+  CHECK_HANDLE(handle);
+  if (!mode)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  *mode = handle->pinning;
+  return CUBLAS_STATUS_SUCCESS;
+}
+ABI_CHECK(cublasXtGetPinningMemMode);
+
+/* One GEMM in the selected device's primary context, waited for. */
+static cublasStatus_t xt_gemm(cublasXtHandle_t handle, const struct gemm_args *args) {
+  CHECK_HANDLE(handle);
+  if (handle->device < 0)
+    return CUBLAS_STATUS_NOT_INITIALIZED; /* no cublasXtDeviceSelect yet */
+  if (args->m > INT32_MAX || args->n > INT32_MAX || args->k > INT32_MAX)
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  CUdevice device;
+  CUcontext context;
+  if (cuDeviceGet(&device, handle->device) != CUDA_SUCCESS ||
+      cuDevicePrimaryCtxRetain(&context, device) != CUDA_SUCCESS)
+    return CUBLAS_STATUS_INTERNAL_ERROR;
+  cublasStatus_t status = CUBLAS_STATUS_INTERNAL_ERROR;
+  if (cuCtxPushCurrent(context) == CUDA_SUCCESS) {
+    struct cublasContext one = {0};
+    one.pointer_mode = CUBLAS_POINTER_MODE_HOST;
+    status = gemm(&one, args);
+    if (status == CUBLAS_STATUS_SUCCESS && cuStreamSynchronize(NULL) != CUDA_SUCCESS)
+      status = CUBLAS_STATUS_EXECUTION_FAILED;
+    cuCtxPopCurrent(&context);
+  }
+  cuDevicePrimaryCtxRelease(device);
+  return status;
+}
+
+#define XT_GEMM(NAME, T, TYPE)                                                                     \
+  cublasStatus_t IMPL(NAME)(cublasXtHandle_t handle, cublasOperation_t transa,                     \
+                            cublasOperation_t transb, size_t m, size_t n, size_t k,                \
+                            const T *alpha, const T *A, size_t lda, const T *B, size_t ldb,        \
+                            const T *beta, T *C, size_t ldc) {                                     \
+    struct gemm_args args = {transa,                                                               \
+                             transb,                                                               \
+                             (int64_t)m,                                                           \
+                             (int64_t)n,                                                           \
+                             (int64_t)k,                                                           \
+                             1,                                                                    \
+                             alpha,                                                                \
+                             beta,                                                                 \
+                             TYPE,                                                                 \
+                             operand(A, TYPE, (int64_t)lda, 0),                                    \
+                             operand(B, TYPE, (int64_t)ldb, 0),                                    \
+                             operand(C, TYPE, (int64_t)ldc, 0)};                                   \
+    return xt_gemm(handle, &args);                                                                 \
+  }                                                                                                \
+  ABI_CHECK(NAME)
+
+XT_GEMM(cublasXtSgemm, float, CUDA_R_32F);
+XT_GEMM(cublasXtDgemm, double, CUDA_R_64F);
