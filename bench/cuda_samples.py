@@ -10,11 +10,11 @@ checkout (https://github.com/NVIDIA/cuda-samples). Nothing is fetched.
       driver-API samples the kernel fatbin it loads, built with PTX embedded
       (`-fatbin -arch=ARCH`); --cuda-libs names a folder with NVRTC's
       include/ and lib/ (NVIDIA's wheels nvidia-cuda-nvrtc and nvidia-curand:
-      cuRAND's device API is headers only). Samples that need a library beyond cudart,
-      NVRTC, cuBLAS (ours, zmlir/libraries/, against the nvidia-cublas
-      wheel's headers) and cuRAND (NVIDIA's libcurand.so.10, the
-      nvidia-curand wheel), or graphics/MPI/OpenMP interop, are listed as
-      skipped with why.
+      cuRAND's device API is headers only). Samples that need a library
+      beyond cudart, NVRTC, cuBLAS and cuFFT (ours, zmlir/libraries/,
+      against the nvidia-cublas and nvidia-cufft wheels' headers) and
+      cuRAND (NVIDIA's libcurand.so.10, the nvidia-curand wheel), or
+      graphics/MPI/OpenMP interop, are listed as skipped with why.
 
   nvptx OUT [--arch sm_75] [--gpu sm_90]
       For the CUDA passthrough on a machine without LLVM (the H200): compiles
@@ -59,7 +59,10 @@ TIERS = ("0_Introduction", "1_Utilities", "2_Concepts_and_Techniques", "3_CUDA_F
          "4_CUDA_Libraries", "5_Domain_Specific", "6_Performance")
 # What a sample links or includes -> why we skip it (not cudart, not NVRTC).
 NEEDS = {
-    r"CUDA::cublas": "cuBLAS", r"CUDA::cufft": "cuFFT", r"CUDA::curand": "cuRAND",
+    r"CUDA::cublas": "cuBLAS", r"CUDA::cufft\b": "cuFFT", r"CUDA::curand": "cuRAND",
+    # Device callbacks (cufftXtSetCallback): __device__ functions linked into
+    # the static library's kernels; our cuFFT transforms on the host.
+    r"CUDA::cufft_static": "NVIDIA's static cuFFT (device callbacks in its kernels)",
     r"CUDA::cusolver": "cuSOLVER", r"CUDA::cusparse": "cuSPARSE", r"CUDA::npp": "NPP",
     r"\bnvjpeg\b|\bnvJPEG\b": "nvJPEG", r"\b(OpenGL|GLUT|GLEW)\b": "OpenGL",
     r"\bEGL\b": "EGL", r"\bVulkan\b": "Vulkan", r"\bMPI\b": "MPI",
@@ -110,9 +113,12 @@ def discover(checkout: Path) -> list[Sample]:
             code = " ".join(p.read_text(errors="replace") for p in path.iterdir()
                             if p.suffix in (".cu", ".cpp", ".cuh", ".h", ".c"))
             needs = sorted({why for pat, why in NEEDS.items() if re.search(pat, text)})
-            cublas = _our_cublas() if "cuBLAS" in needs else []
+            cublas = _our_library("cublas_api.h", "libcublas.so.13") if "cuBLAS" in needs else []
             if cublas:  # ours: linked, not skipped
                 needs.remove("cuBLAS")
+            cufft = _our_library("cufft.h", "libcufft.so.12") if "cuFFT" in needs else []
+            if cufft:  # ours, as cuBLAS
+                needs.remove("cuFFT")
             curand = _nvidia_curand() if "cuRAND" in needs else []
             if curand:  # NVIDIA's own, run unmodified (runtime/cuda/arch_preload.c)
                 needs.remove("cuRAND")
@@ -138,6 +144,8 @@ def discover(checkout: Path) -> list[Sample]:
                 libs.append("-lnvrtc")
             if cublas:
                 libs += [*cublas, "-lcublas"] + (["-lcublasLt"] if "CUDA::cublasLt" in text else [])
+            if cufft:
+                libs += [*cufft, "-lcufft"]
             libs += curand
             features = [f for f, pat in FEATURES.items() if re.search(pat, code + text)]
             runtime_ptx = "CUDA::nvrtc" in text or "ptxdump" in text
@@ -146,15 +154,17 @@ def discover(checkout: Path) -> list[Sample]:
     return samples
 
 
-def _our_cublas() -> list[str]:
-    """nvcc's flags for our libcublas (its headers, NVIDIA's; its folder), or
-    none where it is not built."""
-    from zmlir.libraries.build import built, nvidia_wheel_dir
+def _our_library(header: str, soname: str) -> list[str]:
+    """nvcc's flags for one of our libraries (zmlir/libraries/: libcublas,
+    libcufft), compiled against the header of NVIDIA's wheel that has
+    `header` (nvidia-cublas: cublas_api.h, nvidia-cufft: cufft.h): its
+    include/ and our library's folder; none where it is not built."""
+    from zmlir.libraries.build import nvidia_wheel_dir
 
-    wheel = nvidia_wheel_dir()
+    wheel = nvidia_wheel_dir(header)
     libdir = Path(subprocess.run([sys.executable, "-m", "zmlir.cli", "libdir"], check=True,
                                  capture_output=True, text=True).stdout.strip())
-    if wheel is None or not built(libdir):
+    if wheel is None or not (libdir / soname).exists():
         return []
     return [f"-I{wheel / 'include'}", f"-L{libdir}"]
 
@@ -450,7 +460,7 @@ def table(runs: list[Path], out: Path) -> int:
              "Written by `bench/cuda_samples.py table` from the runs below (each written by",
              "`bench/cuda_samples.py run`). PASS: exit 0 with every kernel module compiled;",
              "WAIVED: the sample's own EXIT_WAIVED; SKIP: needs a library or graphics API",
-             "beyond cudart and NVRTC.", "", *counts, "",
+             "beyond cudart, NVRTC, cuRAND and our cuBLAS and cuFFT.", "", *counts, "",
              "| program | tier | features | " + " | ".join(label for label, _ in loaded)
              + " | first cause |",
              "|---|---|---|" + "---|" * len(loaded) + "---|"]
