@@ -37,13 +37,11 @@ class SPIRVTarget(Target):
     # spirv-inline-private-escapes: calls given private addresses (both before
     # the realignment, as they inline functions with their allocas);
     # spirv-volatile-atomic-accesses: LLVM 22 writes atomic loads and stores
-    # as plain ones (after bfloat-as-bits, which rebuilds loads and stores);
-    # spirv-typed-element-geps: byte-offset accesses as element GEPs, which
-    # Intel's vectorizer sees consecutive (last: after every rebuilt access).
+    # as plain ones (after bfloat-as-bits, which rebuilds loads and stores).
     llvm_fixups = ("spirv-bfloat-as-bits", "spirv-split-long-initializers",
                    "spirv-narrow-zext-of-trunc", "spirv-state-space",
                    "spirv-inline-private-escapes", "spirv-realign-allocas",
-                   "spirv-volatile-atomic-accesses", "spirv-typed-element-geps")
+                   "spirv-volatile-atomic-accesses")
 
     @classmethod
     def validate_arch(cls, arch: str) -> None:
