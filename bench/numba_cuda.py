@@ -64,15 +64,11 @@ KNOWN = {
     "cudadrv.test_linker": "NUM_REGS is a constant 32 (NVIDIA's comes from ptxas; the test "
     "wants more than 57 for an unbounded kernel).",
     "test_dispatcher": "test_launch_bounds_with_max_cluster_rank is skipped here, run on the "
-    "H200: it needs compute capability 9.0 (clusters); we present 8.0. With numba told the "
+    "H200: it needs compute capability 9.0 (clusters); we present 8.9. With numba told the "
     "device is 9.0 it passes here too (2026-12-03).",
     "cudadrv.test_cuda_driver": "test_device_arch_specific is skipped here (needs compute "
-    "capability 9.0; we present 8.0); as a 9.0 device it would fail: its sm_90a "
+    "capability 9.0; we present 8.9); as a 9.0 device it would fail: its sm_90a "
     "`tensormap.replace` (a TMA descriptor's field) is not lowered.",
-    "test_fp8_bindings": "skipped: FP8 needs compute capability 8.9; we present 8.0. With "
-    "numba told the device is 8.9 (compiling and linking for sm_89: cvt.rn.satfinite."
-    "{e4m3x2,e5m2x2}.{f32,f16x2}, cvt.rn.f16x2.{e4m3x2,e5m2x2}) all 18 pass here "
-    "(2026-12-03): only the presented compute capability keeps them out.",
 }
 # What test modules import or skip without, beyond numba-cuda's own
 # dependencies: ml_dtypes (test_bfloat16), CuPy >= 14 (test_cuda_array_interface,

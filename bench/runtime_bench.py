@@ -45,7 +45,7 @@ REPO = HERE.parent
 LAUNCHES = 2000
 EVENT_ROUNDS = 500
 ROUNDS = 5
-NVCC_ARCH = "sm_80"  # the PTX our driver picks (compute capability 8.0)
+NVCC_ARCH = "sm_80"  # PTX our driver picks (the newest up to its compute capability, 8.9)
 MODULE_SOURCE = REPO / "test" / "cuda" / "matmul_tiled.cu"
 
 

@@ -85,7 +85,7 @@ def test_pycuda_basics(python: Path, tmp_path: Path) -> None:
         "gpuarray_arith", "gpuarray_sum", "gpuarray_max", "gpuarray_dot", "gpuarray_int",
         "gpuarray_astype", "memset_d2d16_async", "gpuarray_fill", "elementwise",
         "reduction_int", "reduction_float", "cumath", "dynamic_parallelism"]
-    assert steps["autoinit"].endswith("sm_80")
+    assert steps["autoinit"].endswith("sm_89")
 
 
 def test_pycuda_curandom(python: Path, tmp_path: Path) -> None:

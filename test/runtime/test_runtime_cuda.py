@@ -339,7 +339,7 @@ def test_device_attributes_describe_the_backend_device(libdir: str) -> None:
     assert result.returncode == 0, result.stderr
     r = json.loads(result.stdout.strip().splitlines()[-1])
     assert r["warp"] == 32 and r["threads"] == 1024
-    assert (r["major"], r["minor"]) == (8, 0)
+    assert (r["major"], r["minor"]) == (8, 9)
     # The CPU device's compute units are its cores.
     assert 1 <= r["sm"] <= r["cpus"]
 
@@ -1024,7 +1024,7 @@ def test_cooperative_launch(libdir: str, backend: str, fake_nvidia_driver: Path)
     else:
         # One block per compute unit (the CPU runtime's threads) is resident.
         assert r["attribute"] == 1 and r["occupancy"] == 1
-        # No thread-block clusters on an sm_80-class device.
+        # No thread-block clusters on an sm_89-class device.
         assert r["cluster_attribute"] == 0 and r["ex_cluster_2"] == 801
         assert r["max_clusters"] == [801, 0] and "thread block clusters" in result.stderr
         assert r["grid_fit"] == 0 and r["grid_over"] == 720

@@ -202,7 +202,7 @@ class Backend(ABC):
         """The vendor's own answer for a hardware CUdevice_attribute (the
         compute capability, multiprocessors, memory sizes; cuda/attributes.py
         HARDWARE) where the backend is a vendor GPU presented as it is (the
-        CUDA passthrough), or None: the driver presents its sm_80-class device."""
+        CUDA passthrough), or None: the driver presents its sm_89-class device."""
         return None
 
     def occupancy(self, kernel: Any, info: Any, block: int, dynamic_shared: int) -> int | None:

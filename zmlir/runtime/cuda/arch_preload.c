@@ -4,8 +4,8 @@
  * Some of NVIDIA's libraries keep each kernel as separate images, one of
  * machine code (SASS) per architecture they know and one of PTX, and choose
  * among them with the compute capability they ask cudart for. libcurand 10
- * is one: for a device it has sm_80 machine code for (ours reports 8.0) it
- * loads an image with nothing but sm_80 SASS, which nothing but an NVIDIA
+ * is one: for a device it has sm_89 machine code for (ours reports 8.9) it
+ * loads an image with nothing but sm_89 SASS, which nothing but an NVIDIA
  * GPU runs; for an architecture it does not know it loads its PTX, with the
  * host-side plan it made for that path. The two images of a kernel share
  * their name and parameters with hundreds of others, so the driver cannot

@@ -1,4 +1,4 @@
-"""Device and function attributes we report: an sm_80-class device (the PTX
+"""Device and function attributes we report: an sm_89-class device (the PTX
 we JIT), sized from what the backend device really offers."""
 
 from __future__ import annotations
@@ -43,8 +43,9 @@ _STATIC = {
     75: COMPUTE_CAPABILITY[0], 76: COMPUTE_CAPABILITY[1],
     78: 0,  # STREAM_PRIORITIES_SUPPORTED
     79: 1, 80: 1,  # GLOBAL/LOCAL_L1_CACHE_SUPPORTED
-    # Compute capability 8.0's (an A100's) shared memory: 164 KiB per SM, 163
-    # KiB for a block opted in; at most the backend's (device_attribute).
+    # An A100's (8.0) shared memory, the most of any 8.x part (an 8.9 Ada has
+    # 100/99 KiB; programs tuned to opt in to 163 KiB keep running): 164 KiB
+    # per SM, 163 KiB for a block opted in; at most the backend's (device_attribute).
     81: 164 * 1024,  # MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
     82: 65536,  # MAX_REGISTERS_PER_MULTIPROCESSOR
     83: 1,  # MANAGED_MEMORY
@@ -98,7 +99,7 @@ def device_attribute(attrib: int, device: Any) -> int:
 
 
 def presented_sm(device: Any) -> int:
-    """The compute capability presented as one number (80 for 8.0)."""
+    """The compute capability presented as one number (89 for 8.9)."""
     return device_attribute(75, device) * 10 + device_attribute(76, device)
 
 

@@ -1,5 +1,5 @@
 """Initialization, versions, error strings and the device: one backend
-device, presented as an sm_80-class GPU (attributes.py), ordinal 0, with no
+device, presented as an sm_89-class GPU (attributes.py), ordinal 0, with no
 peers."""
 
 from __future__ import annotations

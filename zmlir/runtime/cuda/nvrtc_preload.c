@@ -1,10 +1,10 @@
 /* NVRTC programs compiled for a real architecture, under zmlir.
  *
  * A program that compiles CUDA C++ with NVRTC for a real architecture
- * (`--gpu-architecture=sm_80`, the compute capability our driver reports)
+ * (`--gpu-architecture=sm_89`, the compute capability our driver reports)
  * asks for a cubin, NVIDIA machine code nothing but an NVIDIA GPU runs.
  * `zmlir run` preloads this library: it compiles for the matching virtual
- * architecture instead (compute_80: the same __CUDA_ARCH__) and hands out
+ * architecture instead (compute_89: the same __CUDA_ARCH__) and hands out
  * the PTX where the program asks for the cubin; our cuModuleLoadData takes
  * PTX text wherever it takes a cubin. Every other NVRTC call goes straight
  * to NVIDIA's library. A program that loads NVRTC with dlopen (cuda.bindings,
