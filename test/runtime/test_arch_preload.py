@@ -52,5 +52,5 @@ def test_only_a_per_architecture_library_is_told_another_architecture(program: P
     told = subprocess.run([str(program)], capture_output=True, text=True, check=True, env=env)
     assert told.stdout.splitlines() == ["per-arch library: 8.1", "mixed library: 8.0",
                                         "program: 8.0"]
-    assert "libperarch.so keeps sm_80 machine code in images without PTX" in told.stderr
+    assert "libperarch.so keeps machine code an sm_80 device runs in images without PTX" in told.stderr
     assert "told compute capability 8.1" in told.stderr

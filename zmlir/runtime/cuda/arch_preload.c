@@ -4,16 +4,17 @@
  * Some of NVIDIA's libraries keep each kernel as separate images, one of
  * machine code (SASS) per architecture they know and one of PTX, and choose
  * among them with the compute capability they ask cudart for. libcurand 10
- * is one: for a device it has sm_89 machine code for (ours reports 8.9) it
- * loads an image with nothing but sm_89 SASS, which nothing but an NVIDIA
- * GPU runs; for an architecture it does not know it loads its PTX, with the
+ * is one: for a device it has machine code for (ours reports 8.9, which its
+ * sm_86 SASS runs on) it loads an image with nothing but that SASS, which
+ * nothing but an NVIDIA GPU runs; for an architecture it does not know it loads its PTX, with the
  * host-side plan it made for that path. The two images of a kernel share
  * their name and parameters with hundreds of others, so the driver cannot
  * tell which PTX an image of SASS stands for (docs/driver-differences.md).
  *
  * `zmlir run` preloads this cudaDeviceGetAttribute. When the object that
  * calls it asks for the compute capability and holds both an image of SASS
- * alone for the architecture the driver reports and an image of PTX alone,
+ * alone that the architecture the driver reports would run (its major, not
+ * newer: libcurand has sm_86 for our 8.9) and an image of PTX alone,
  * it is told an architecture it has no machine code for: the reported major
  * and the smallest minor it has no SASS for (libcurand: 8.1), so that it
  * takes its own path for an unknown GPU, NVIDIA's PTX and NVIDIA's plan for
@@ -49,7 +50,7 @@ int cudaDeviceGetAttribute(int *value, int attribute, int device);
 /* What one calling object holds (fatbin.py parses the same headers). */
 struct holdings {
   uintptr_t base;          /* dli_fbase */
-  int sass_only_reported;  /* an image with SASS for the reported SM and no PTX */
+  int sass_only_usable;    /* an image without PTX whose SASS the reported SM runs */
   int ptx_only;            /* an image with PTX alone */
   unsigned char sass[256]; /* sass[sm]: some image has SASS for sm_<sm> */
 };
@@ -87,7 +88,7 @@ static void classify(const unsigned char *p, size_t room, int reported_sm, struc
   uint64_t header = u16(p + 6), end = header + u64(p + 8);
   if (header < 16 || end > room)
     return;
-  int ptx = 0, elf = 0, elf_reported = 0;
+  int ptx = 0, elf = 0, elf_usable = 0;
   unsigned char sass[256] = {0};
   for (uint64_t at = header; at + 64 <= end;) {
     const unsigned char *e = p + at;
@@ -100,7 +101,9 @@ static void classify(const unsigned char *p, size_t room, int reported_sm, struc
       ptx = 1;
     } else {
       elf = 1;
-      elf_reported |= (int)sm == reported_sm;
+      /* What the library may pick for the reported SM: SASS of its major,
+       * not newer (sm_86 for 8.9). */
+      elf_usable |= (int)sm / 10 == reported_sm / 10 && (int)sm <= reported_sm;
       if (sm < 256)
         sass[sm] = 1;
     }
@@ -108,8 +111,8 @@ static void classify(const unsigned char *p, size_t room, int reported_sm, struc
   }
   if (ptx && !elf)
     h->ptx_only = 1;
-  if (elf_reported && !ptx)
-    h->sass_only_reported = 1;
+  if (elf_usable && !ptx)
+    h->sass_only_usable = 1;
   for (int i = 0; i < 256; ++i)
     h->sass[i] |= sass[i];
 }
@@ -193,7 +196,7 @@ int cudaDeviceGetAttribute(int *value, int attribute, int device) {
   if (real(&major, ATTR_MAJOR, device) != 0 || real(&minor, ATTR_MINOR, device) != 0)
     return result;
   struct holdings *h = holdings_of((uintptr_t)caller.dli_fbase, major * 10 + minor);
-  if (h == NULL || !h->sass_only_reported || !h->ptx_only)
+  if (h == NULL || !h->sass_only_usable || !h->ptx_only)
     return result;
   int unknown_minor = 0;
   for (int m = 1; m <= 9 && !unknown_minor; ++m)
@@ -205,9 +208,9 @@ int cudaDeviceGetAttribute(int *value, int attribute, int device) {
   if (attribute == ATTR_MINOR && !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED) &&
       getenv("ZMLIR_LOG"))
     fprintf(stderr,
-            "zmlir: %s keeps sm_%d machine code in images without PTX and its PTX apart: "
-            "told compute capability %d.%d (it has no machine code for it) so that it "
-            "takes its PTX path\n",
+            "zmlir: %s keeps machine code an sm_%d device runs in images without PTX and "
+            "its PTX apart: told compute capability %d.%d (it has no machine code for it) "
+            "so that it takes its PTX path\n",
             caller.dli_fname, major * 10 + minor, major, unknown_minor);
   if (attribute == ATTR_MINOR)
     *value = unknown_minor;
