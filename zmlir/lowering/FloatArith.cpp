@@ -11,6 +11,8 @@
 #include "zmlir/lowering/FloatRounding.h"
 #include "zmlir/lowering/PTXLowering.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace zmlir;
 using namespace zmlir::ptx;
@@ -304,6 +306,23 @@ struct XorsignMinMaxLowering : PTXPattern<OpTy> {
   }
 };
 
+/// The range the PTX fixes for a float operand: a finite constant, or the
+/// [0, 1] of a float-to-f32 cvt.sat (NaN gives 0).
+FloatRange knownRange(Value v) {
+  if (auto constant = v.getDefiningOp<arith::ConstantOp>())
+    if (auto value = dyn_cast<FloatAttr>(constant.getValue()))
+      if (std::isfinite(value.getValueAsDouble()))
+        return std::pair{value.getValueAsDouble(), value.getValueAsDouble()};
+  if (auto cvt = v.getDefiningOp<CvtOp>()) {
+    DataType from = cvt.getSrcType();
+    if (cvt.getSat() && cvt.getType() == DataType::F32 &&
+        (from == DataType::F16 || from == DataType::BF16 || from == DataType::F32 ||
+         from == DataType::F64))
+      return std::pair{0.0, 1.0};
+  }
+  return std::nullopt;
+}
+
 /// add, sub, mul, fma, mad and div of f32/f64 with .rz, .rm or .rp
 /// (directedRounding). Registered ahead of the generic arithmetic patterns,
 /// which reject directed rounding.
@@ -327,8 +346,11 @@ struct DirectedRoundingLowering : PTXPattern<OpTy> {
     if (op->hasAttr("relu") || op->hasAttr("nan") || op->hasAttr("xorsign"))
       return failure();
     Location loc = op.getLoc();
+    SmallVector<FloatRange> ranges;
+    for (Value operand : op->getOperands())
+      ranges.push_back(knownRange(operand));
     Value r = directedRounding(rewriter, loc, this->state, name,
-                               SmallVector<Value>(adaptor.getOperands()), rnd, op.getFtz());
+                               SmallVector<Value>(adaptor.getOperands()), rnd, op.getFtz(), ranges);
     if (!r)
       return failure();
     if (op.getSat()) {

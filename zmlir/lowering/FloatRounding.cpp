@@ -11,7 +11,9 @@
 #include "zmlir/lowering/FloatRounding.h"
 #include "zmlir/lowering/PTXLowering.h"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 using namespace mlir;
@@ -569,6 +571,55 @@ Value directedFmaF32(OpBuilder &b, Location loc, ArrayRef<Value> x, Rounding rnd
                                  result);
 }
 
+/// fma.rm/.rz of f32 whose exact value provably lies in one positive binade
+/// [2^k, 2^(k+1)), k >= 23, where the floats are the multiples of
+/// q = 2^(k-23): with c in it (so a multiple of q) and a*b in [0, 2^k) and
+/// below 2^(k+1) - c (`ranges`),
+/// rounding down is c + q * floor(a*b / q). nvcc's expf rounds with it,
+/// fma.rm(cvt.sat(x), 252, 12582913). Built in f32:
+///  1. f = q * floor(RN(a*b) / q): RN(a*b) is monotone and within q/4 of
+///     a*b (below 2^k), so f is the floor or one q above it;
+///  2. fma(a, b, -f) < 0 (the exact sign: f = 0 leaves a*b >= 0, and a
+///     nonzero a*b - f for f >= q is at least 2^-48 in magnitude) means f is
+///     above: f - q;
+///  3. c + f is exact (a float of the binade).
+/// Null where the ranges do not say so.
+Value integralFmaF32(OpBuilder &b, Location loc, ArrayRef<Value> x, Rounding rnd,
+                     ArrayRef<FloatRange> ranges) {
+  if ((rnd != Rounding::RM && rnd != Rounding::RZ) || ranges.size() != 3 ||
+      !llvm::all_of(ranges, [](const FloatRange &r) { return r.has_value(); }))
+    return Value();
+  auto [la, ha] = *ranges[0];
+  auto [lb, hb] = *ranges[1];
+  auto [lc, hc] = *ranges[2];
+  if (lc != hc)
+    return Value();
+  // Products of f32 bounds are exact in f64, and so are the differences of
+  // multiples of q below 2^54: every test here is exact.
+  double products[] = {la * lb, la * hb, ha * lb, ha * hb};
+  double lp = *std::min_element(std::begin(products), std::end(products));
+  double hp = *std::max_element(std::begin(products), std::end(products));
+  double c = lc;
+  if (!(lp >= 0.0) || !(c >= 0x1p23) || !std::isfinite(c))
+    return Value();
+  int k = std::ilogb(c);
+  double q = std::ldexp(1.0, k - 23);
+  if (!(hp < std::ldexp(1.0, k + 1) - c) || !(hp < std::ldexp(1.0, k)) || std::fmod(c, q) != 0.0)
+    return Value();
+  mlir::Type t = x[0].getType();
+  auto scale = [&](Value v, double by) {
+    return by == 1.0 ? v : arith::MulFOp::create(b, loc, v, floatConst(b, loc, t, by)).getResult();
+  };
+  Value f = scale(
+      math::FloorOp::create(b, loc, scale(arith::MulFOp::create(b, loc, x[0], x[1]), 1.0 / q)), q);
+  Value over = arith::CmpFOp::create(
+      b, loc, FP::OLT, math::FmaOp::create(b, loc, x[0], x[1], arith::NegFOp::create(b, loc, f)),
+      floatConst(b, loc, t, 0.0));
+  f = arith::SelectOp::create(b, loc, over,
+                              arith::SubFOp::create(b, loc, f, floatConst(b, loc, t, q)), f);
+  return arith::AddFOp::create(b, loc, x[2], f);
+}
+
 /// f32 directed rounding through f64, where every f32 product is exact:
 ///  1. widen the operands (exact);
 ///  2. compute in f64 and make the result round-to-odd: add and fma from
@@ -659,7 +710,8 @@ Value directedF32(OpBuilder &b, Location loc, StringRef name, ArrayRef<Value> x,
 /// intrinsic; elsewhere directedF32 / directedF64. `.ftz` flushes f32
 /// operands and the result.
 Value zmlir::directedRounding(OpBuilder &b, Location loc, const PTXLoweringState &state,
-                              StringRef name, SmallVector<Value> x, Rounding rnd, bool ftz) {
+                              StringRef name, SmallVector<Value> x, Rounding rnd, bool ftz,
+                              ArrayRef<FloatRange> ranges) {
   mlir::Type t = x[0].getType();
   bool f64 = t.isF64();
   if (ftz)
@@ -667,6 +719,9 @@ Value zmlir::directedRounding(OpBuilder &b, Location loc, const PTXLoweringState
       v = flushSubnormal(b, loc, v);
   if (Value native = state.target.nativeDirectedArith(b, loc, name, x, rnd, ftz))
     return native;
+  if (name == "fma" && !f64 && !ftz)
+    if (Value r = integralFmaF32(b, loc, x, rnd, ranges))
+      return r;
   Value r;
   if (f64) {
     r = directedF64(b, loc, name, x, rnd);

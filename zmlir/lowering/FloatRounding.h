@@ -13,6 +13,9 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <optional>
+#include <utility>
+
 namespace zmlir {
 
 /// The bits of the float `f`, as an integer of its width.
@@ -52,13 +55,16 @@ mlir::Value roundToOdd(mlir::OpBuilder &b, mlir::Location loc, mlir::Value r, ml
                        mlir::Value rIsBelow);
 /// Whether `rnd` is a directed rounding: .rz, .rm or .rp.
 bool isDirected(ptx::Rounding rnd);
+/// The closed range [first, second] a float operand is known to lie in.
+using FloatRange = std::optional<std::pair<double, double>>;
 /// `name` (add, sub, mul, fma, div, rcp, sqrt) of f32/f64 operands with the
 /// directed rounding `rnd`, bit-exact: the target's own instruction where it
 /// has one, else built from round-to-nearest operations. `.ftz` flushes f32
-/// operands and the result.
+/// operands and the result. `ranges`, where given, bounds each operand
+/// (fma of f32 takes a shorter path where they fix the result's binade).
 mlir::Value directedRounding(mlir::OpBuilder &b, mlir::Location loc, const PTXLoweringState &state,
                              llvm::StringRef name, llvm::SmallVector<mlir::Value> x,
-                             ptx::Rounding rnd, bool ftz);
+                             ptx::Rounding rnd, bool ftz, llvm::ArrayRef<FloatRange> ranges = {});
 
 } // namespace zmlir
 

@@ -299,3 +299,46 @@ func.func @fma_rm_ftz_f32(%a: f32, %b: f32, %c: f32) attributes {ptx.entry} {
   %0 = ptx.fma %a, %b, %c {type = #ptx.type<f32>, rnd = #ptx.rnd<rm>, ftz} : f32
   ptx.ret
 }
+
+// -----
+
+// nvcc's expf rounds with fma.rm(cvt.sat(x), 252, 12582913): the exact
+// value lies in [2^23, 2^24), where the floats are the integers, so .rm is
+// c + floor(a*b), built in f32 (floor of the rounded product, one fma to
+// step it back where it rounded up); no f64.
+// SPV-LABEL: gpu.func @fma_rm_integral
+// SPV-NOT: f64
+// SPV: %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
+// SPV: %[[F:.*]] = math.floor %[[P]] : f32
+// SPV: %[[NF:.*]] = arith.negf %[[F]] : f32
+// SPV: %[[E:.*]] = math.fma %{{.*}}, %{{.*}}, %[[NF]] : f32
+// SPV: %[[OVER:.*]] = arith.cmpf olt, %[[E]], %{{.*}} : f32
+// SPV: %[[LESS:.*]] = arith.subf %[[F]], %{{.*}} : f32
+// SPV: %[[FLOOR:.*]] = arith.select %[[OVER]], %[[LESS]], %[[F]] : f32
+// SPV: arith.addf %{{.*}}, %[[FLOOR]] : f32
+// SPV-NOT: f64
+// SPV: gpu.return
+func.func @fma_rm_integral(%x: f32) attributes {ptx.entry} {
+  %s = ptx.cvt %x {sat, src_type = #ptx.type<f32>, type = #ptx.type<f32>} : f32 -> f32
+  %b = arith.constant 2.520000e+02 : f32
+  %c = arith.constant 0x4B400001 : f32
+  %0 = ptx.fma %s, %b, %c {type = #ptx.type<f32>, rnd = #ptx.rnd<rm>} : f32
+  ptx.ret
+}
+
+// -----
+
+// The same with c = 2^22: the result's binade is not fixed, so the f64
+// residual path.
+// SPV-LABEL: gpu.func @fma_rm_integral_out_of_binade
+// SPV-NOT: math.floor
+// SPV: arith.mulf %{{.*}}, %{{.*}} : f64
+// SPV-NOT: math.floor
+// SPV: gpu.return
+func.func @fma_rm_integral_out_of_binade(%x: f32) attributes {ptx.entry} {
+  %s = ptx.cvt %x {sat, src_type = #ptx.type<f32>, type = #ptx.type<f32>} : f32 -> f32
+  %b = arith.constant 2.520000e+02 : f32
+  %c = arith.constant 4.194304e+06 : f32
+  %0 = ptx.fma %s, %b, %c {type = #ptx.type<f32>, rnd = #ptx.rnd<rm>} : f32
+  ptx.ret
+}
