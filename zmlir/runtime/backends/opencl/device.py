@@ -434,6 +434,10 @@ class Device:
         found = self._allocations.get(address)
         if found is None or found.kind in ("program", "ipc") or self._slabs.is_slab(address):
             raise ValueError(f"free of {address:#x}, which is not a live allocation start")
+        # clMemBlockingFreeINTEL waits only for kernels the runtime knows to
+        # use the memory, and ours take pointers as integers: a kernel still
+        # running may use it (launches return while their kernels run).
+        self.synchronize()
         self._usm_free(address)
 
     def disown(self, address: int) -> None:
