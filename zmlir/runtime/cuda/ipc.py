@@ -77,6 +77,8 @@ class _Handle:
     @staticmethod
     def unpack(data: bytes, kind: int) -> _Handle:
         magic, got, pid, fd, _, inode, offset, size, serial = _LAYOUT.unpack_from(data)
+        if magic == _MAGIC and got == _MEMORY and kind == _EVENT:  # an H200's answer
+            raise CudaError(E.CUDA_ERROR_MAP_FAILED, "a memory handle opened as an event")
         if magic != _MAGIC or got != kind:
             raise CudaError(E.CUDA_ERROR_INVALID_VALUE, "not an IPC handle of this driver")
         return _Handle(kind, pid, fd, inode, offset, size, serial)
@@ -88,11 +90,16 @@ class _Handle:
         try:
             fd = shared_memory.open_foreign_fd(self.pid, self.fd)
         except OSError as err:
-            raise CudaError(E.CUDA_ERROR_INVALID_VALUE,
-                            f"the exporting process {self.pid}'s memory: {err}") from None
-        if os.fstat(fd).st_ino != self.inode:
-            os.close(fd)
-            raise CudaError(E.CUDA_ERROR_INVALID_VALUE, "the exported memory was freed")
+            if not os.path.exists(f"/proc/{self.pid}"):
+                raise CudaError(E.CUDA_ERROR_INVALID_VALUE,
+                                f"the exporting process {self.pid}'s memory: {err}") from None
+            fd = -1  # the exporter lives and closed the file: the memory was freed
+        if fd < 0 or os.fstat(fd).st_ino != self.inode:
+            if fd >= 0:
+                os.close(fd)
+            # An H200 answers CUDA_ERROR_NOT_PERMITTED for a handle whose memory the
+            # (living) exporter freed.
+            raise CudaError(E.CUDA_ERROR_NOT_PERMITTED, "the exported memory was freed")
         return fd
 
 
