@@ -14,7 +14,7 @@
 The venv must have `numba-cuda[cu13]`, `pytest` and `filecheck` installed
 (the suite ships in numba-cuda's wheel). The packages some modules import
 or skip without (SUITE_PACKAGES: ml_dtypes, CuPy >= 14, NVIDIA's libcurand
-and its headers) are installed into it from the package index where
+and its headers, cffi) are installed into it from the package index where
 missing, except with --real-driver (the H200 has no network). Each
 module runs as `zmlir run -- PYTHON -m numba.runtests -v
 numba.cuda.tests.cudapy.MODULE` (one of plain test functions, in
@@ -72,10 +72,11 @@ KNOWN = {
 }
 # What test modules import or skip without, beyond numba-cuda's own
 # dependencies: ml_dtypes (test_bfloat16), CuPy >= 14 (test_cuda_array_interface,
-# cudadrv.test_cuda_ndarray, test_datetime, test_cupy_bfloat16_interop), and
-# libcurand with curand_kernel.h (cupy.random; test_device_func).
+# cudadrv.test_cuda_ndarray, test_datetime, test_cupy_bfloat16_interop),
+# libcurand with curand_kernel.h (cupy.random; test_device_func), and cffi
+# (test_inspect, test_cooperative_groups, cudadrv.test_cuda_driver import it).
 SUITE_PACKAGES = {"ml_dtypes": "ml_dtypes", "cupy-cuda13x": "cupy-cuda13x==14.2.0",
-                  "nvidia-curand": "nvidia-curand==10.4.5.25"}
+                  "nvidia-curand": "nvidia-curand==10.4.5.25", "cffi": "cffi"}
 # Modules of plain test functions, no TestCase: numba.runtests given one
 # discovers numba's whole CPU suite instead (12695 tests where numba.tests
 # is installed), so pytest runs them.
