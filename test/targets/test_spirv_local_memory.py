@@ -88,6 +88,22 @@ ALIGNED_LOCAL = """
 """
 
 
+def _avx512() -> bool:
+    try:
+        with open("/proc/cpuinfo") as info:
+            return " avx512f" in info.read()
+    except OSError:
+        return False
+
+
+# On a CPU with AVX-512 (Intel's runtime vectorizes 16 wide) the 128-byte
+# array of a kernel with a barrier lands 64 bytes off its alignment (its
+# 256- and 1024-byte ones, and every array without the barrier, align): the
+# runtime moves the work-items' allocas into a work-group buffer after
+# spirv-realign-allocas computed the padding. Seen on 2026-12-03 at the
+# session's start commit too; not yet fixed (docs/driver-differences.md).
+@pytest.mark.xfail(_avx512(), strict=True,
+                   reason="128-byte .local alignment with a barrier on AVX-512 CPUs")
 def test_local_arrays_get_their_alignment(device) -> None:
     got = _run(device, ALIGNED_LOCAL, "aligned_local", 5)
     thread = np.arange(GRID * BLOCK, dtype=np.uint64)
