@@ -23,7 +23,7 @@ def test_missing_packages_are_named_by_their_requirement(tmp_path: Path) -> None
     (site / "ml_dtypes-0.7.0.dist-info" / "METADATA").write_text(
         "Metadata-Version: 2.1\nName: ml_dtypes\nVersion: 0.7.0\n")
     assert missing_packages(python) == [SUITE_PACKAGES["cupy-cuda13x"],
-                                        SUITE_PACKAGES["nvidia-curand"]]
+                                        SUITE_PACKAGES["nvidia-curand"], SUITE_PACKAGES["cffi"]]
 
 
 PLAIN_FUNCTIONS = """
