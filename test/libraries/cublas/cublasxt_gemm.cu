@@ -8,27 +8,12 @@
 #include <cuda_runtime.h>
 
 #include "../check.h"
+#include "../report.h"
 
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
-
-static int failures = 0;
-
-static void report(const std::string &name, bool ok, const std::string &why = "") {
-  if (ok) {
-    printf("PASS %s\n", name.c_str());
-  } else {
-    printf("FAIL %s: %s\n", name.c_str(), why.c_str());
-    ++failures;
-  }
-}
-
-static double frand(unsigned &state) {
-  state = state * 1664525u + 1013904223u;
-  return ((state >> 8) & 0xffff) / 32768.0 - 1.0;
-}
 
 static cublasStatus_t xt_gemm(cublasXtHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
                               size_t m, size_t n, size_t k, const float *alpha, const float *a,
