@@ -426,19 +426,20 @@ class Device:
         """Free an allocation from `alloc`; waits for queued work that may still use it."""
         if address == 0:
             return
-        if self._slabs.owns(address):
-            # The slot goes to the next allocation at once: no kernel may still use it.
-            self.synchronize()
-            self._slabs.free(address)
-            return
-        found = self._allocations.get(address)
-        if found is None or found.kind in ("program", "ipc") or self._slabs.is_slab(address):
-            raise ValueError(f"free of {address:#x}, which is not a live allocation start")
+        slot = self._slabs.owns(address)
+        if not slot:
+            found = self._allocations.get(address)
+            if found is None or found.kind in ("program", "ipc") or self._slabs.is_slab(address):
+                raise ValueError(f"free of {address:#x}, which is not a live allocation start")
+        # Launches return while their kernels run, and a kernel still running
+        # may use the memory: a slot goes to the next allocation at once, and
         # clMemBlockingFreeINTEL waits only for kernels the runtime knows to
-        # use the memory, and ours take pointers as integers: a kernel still
-        # running may use it (launches return while their kernels run).
+        # use it (ours take pointers as integers).
         self.synchronize()
-        self._usm_free(address)
+        if slot:
+            self._slabs.free(address)
+        else:
+            self._usm_free(address)
 
     def disown(self, address: int) -> None:
         """Undoes adopt, when the program owning that memory is released."""
