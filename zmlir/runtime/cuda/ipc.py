@@ -178,9 +178,7 @@ class IpcAPI(DriverState):
         if phandle == self.ffi.NULL or found is None:
             return E.CUDA_ERROR_INVALID_VALUE
         base, size = found
-        # cuMemAlloc's own: not a pool's (cudarc#521: INVALID_VALUE), a
-        # graph's, managed memory or a module variable.
-        if not self.allocations.owns(base) or base in self.pool_of or base in self.managed:
+        if not self.ipc_exportable(base):  # cudarc#521: a pool's is INVALID_VALUE
             return E.CUDA_ERROR_INVALID_VALUE
         handle = self._ipc.exported.get(base)
         if handle is None:
@@ -193,6 +191,13 @@ class IpcAPI(DriverState):
             self._ipc.exported[base] = handle
         self.ffi.memmove(phandle, handle.pack(), _HANDLE_BYTES)
         return E.CUDA_SUCCESS
+
+    def ipc_exportable(self, base: int) -> bool:
+        """Whether the allocation at `base` is one cuIpcGetMemHandle takes:
+        cuMemAlloc's own, not a pool's, a graph's, managed memory or a
+        module variable."""
+        return (self.allocations.owns(base) and base not in self.pool_of
+                and base not in self.managed)
 
     def ipc_freed(self, base: int) -> None:
         """cuMemFree of an allocation: its handles name nothing any more."""

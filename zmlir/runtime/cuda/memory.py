@@ -249,8 +249,7 @@ class MemoryAPI(IpcAPI):  # cuMemFree ends an allocation's exports
             return "unsigned char", int(device is not None and device[0] in self.managed)
         if attribute == 10:  # IS_LEGACY_CUDA_IPC_CAPABLE (bool): cuMemAlloc's
             ipc = device is not None and self.device.exports_memory \
-                and self.allocations.owns(device[0]) \
-                and device[0] not in self.pool_of and device[0] not in self.managed
+                and self.ipc_exportable(device[0])
             return "unsigned char", int(ipc)
         if attribute == 13:  # MAPPED (bool)
             return "unsigned char", int(known)
