@@ -210,6 +210,22 @@ def _nvcc() -> str:
     raise SystemExit("nvcc not found (PATH or /usr/local/cuda/bin)")
 
 
+def _missing_data(checkout: Path, sample: Path) -> list[str]:
+    """The files of the sample's data/ that git has and the checkout lacks
+    (a snapshot of the repository may leave files out: dwtHaar1D's
+    signal.dat was, and the sample failed, on the CPU and the H200 alike)."""
+    try:
+        listed = subprocess.run(["git", "-C", str(checkout), "ls-tree", "-r", "--name-only",
+                                 "HEAD", "--", str(sample.relative_to(checkout) / "data")],
+                                capture_output=True, text=True, timeout=60)
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return []
+    if listed.returncode != 0:  # no git checkout: nothing to compare with
+        return []
+    return [Path(name).name for name in listed.stdout.splitlines()
+            if not (checkout / name).exists()]
+
+
 def _build_one(sample: Sample, checkout: Path, out: Path, arch: str,
                cuda_libs: Path | None) -> dict:
     target = out / sample.name
@@ -255,7 +271,9 @@ def _build_one(sample: Sample, checkout: Path, out: Path, arch: str,
             why = next((ln for ln in result.stderr.splitlines() if "error" in ln),
                        result.stderr.strip()[-200:])
             return {"name": sample.name, "built": False, "why": f"nvcc: {why.strip()}"}
-    return {"name": sample.name, "built": True, "why": ""}
+    missing = _missing_data(checkout, sample.path)
+    return {"name": sample.name, "built": True, "why": "",
+            **({"missing_data": missing} if missing else {})}
 
 
 def build(checkout: Path, out: Path, arch: str, only: set[str], jobs: int,
@@ -273,7 +291,9 @@ def build(checkout: Path, out: Path, arch: str, only: set[str], jobs: int,
         manifest = {**json.loads(old.read_text()), **manifest}
     old.write_text(json.dumps(manifest, indent=1))
     for r in built:
-        print(f"{r['name']:40s} {'built' if r['built'] else r['why']}")
+        missing = r.get("missing_data")
+        print(f"{r['name']:40s} {'built' if r['built'] else r['why']}"
+              + (f"; data missing from the checkout: {', '.join(missing)}" if missing else ""))
     return 0
 
 
@@ -340,6 +360,8 @@ def _run_one(name: str, entry: dict, out: Path, backend: str, timeout: int) -> O
         else:
             result, cause = "FAIL", _first_cause(stdout.decode(errors="replace"))
     seconds = time.perf_counter() - start
+    if result != "PASS" and entry.get("missing_data"):  # the likelier cause
+        cause = f"data missing from the checkout ({', '.join(entry['missing_data'])}): {cause}"
     (out / name / "zmlir-run.log").write_bytes(stdout)
     return Outcome(name, entry["tier"], result, cause, round(seconds, 1), features)
 
