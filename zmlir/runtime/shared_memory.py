@@ -22,7 +22,9 @@ from dataclasses import dataclass
 
 PAGE = mmap.PAGESIZE
 _PROT_RW = mmap.PROT_READ | mmap.PROT_WRITE
+_PROT_NONE = 0
 _MAP_FIXED = 0x10
+_MAP_NORESERVE = 0x4000
 _MAP_FAILED = ctypes.c_void_p(-1).value
 _SYS_PIDFD_OPEN = 434
 _SYS_PIDFD_GETFD = 438
@@ -45,6 +47,10 @@ class _Libc:
                               ctypes.c_int, ctypes.c_long]
         self.munmap = libc.munmap
         self.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+        self.mprotect = libc.mprotect
+        self.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+        self.fallocate = libc.fallocate
+        self.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_long, ctypes.c_long]
         self.syscall = libc.syscall
         self.syscall.restype = ctypes.c_long
 
@@ -59,8 +65,9 @@ def _libc() -> _Libc:
     return _LIBC
 
 
-def _map(address: int, nbytes: int, flags: int, fd: int, offset: int) -> int:
-    result = _libc().mmap(address or None, nbytes, _PROT_RW, flags, fd, offset)
+def _map(address: int, nbytes: int, flags: int, fd: int, offset: int,
+         prot: int = _PROT_RW) -> int:
+    result = _libc().mmap(address or None, nbytes, prot, flags, fd, offset)
     if result is None or result == _MAP_FAILED:
         err = ctypes.get_errno()
         raise OSError(err, f"mmap of {nbytes} bytes: {os.strerror(err)}")
@@ -141,3 +148,55 @@ def unmap(base: int, length: int) -> None:
     if _libc().munmap(base, length) != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"munmap: {os.strerror(err)}")
+
+
+# -- address ranges reserved ahead of their memory (CUDA's virtual memory
+# management, cuda/virtual_memory.py): a reservation is inaccessible pages
+# no one else is given; memory is mapped into it at fixed addresses and
+# unmapped back to inaccessible pages.
+
+def reserve(nbytes: int, alignment: int, hint: int = 0) -> int:
+    """Reserves `nbytes` (whole pages) of address space aligned to
+    `alignment` (a power of two, at least a page), at `hint` where that is
+    free and aligned: inaccessible, backed by nothing until map_fd_at."""
+    assert nbytes % PAGE == 0 and alignment % PAGE == 0, (nbytes, alignment)
+    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | _MAP_NORESERVE
+    if hint and hint % alignment == 0:
+        got = _map(hint, nbytes, flags, -1, 0, _PROT_NONE)
+        if got == hint:
+            return got
+        unmap(got, nbytes)
+    span = nbytes + alignment - PAGE
+    start = _map(0, span, flags, -1, 0, _PROT_NONE)
+    base = -(-start // alignment) * alignment
+    if base > start:  # the pages before and after the aligned range go back
+        unmap(start, base - start)
+    if start + span > base + nbytes:
+        unmap(base + nbytes, start + span - base - nbytes)
+    return base
+
+
+def map_fd_at(address: int, fd: int, offset: int, nbytes: int, prot: int = _PROT_RW) -> None:
+    """Maps [offset, offset + nbytes) of a memfd over reserved pages at `address`."""
+    _map(address, nbytes, mmap.MAP_SHARED | _MAP_FIXED, fd, offset, prot)
+
+
+def unmap_to_reserved(address: int, nbytes: int) -> None:
+    """Gives mapped pages back to their reservation: inaccessible, no memory."""
+    _map(address, nbytes, mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | _MAP_NORESERVE | _MAP_FIXED,
+         -1, 0, _PROT_NONE)
+
+
+def protect(address: int, nbytes: int, readable: bool, writable: bool) -> None:
+    prot = (mmap.PROT_READ if readable else 0) | (mmap.PROT_WRITE if writable else 0)
+    if _libc().mprotect(address, nbytes, prot) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"mprotect: {os.strerror(err)}")
+
+
+def punch_hole(fd: int, offset: int, nbytes: int) -> None:
+    """Frees a memfd's pages [offset, offset + nbytes), keeping its size
+    (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE): they read as zeros."""
+    if _libc().fallocate(fd, 0x3, offset, nbytes) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"fallocate: {os.strerror(err)}")

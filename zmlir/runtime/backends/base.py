@@ -277,14 +277,24 @@ class Backend(ABC):
         CUDA_ERROR_NOT_SUPPORTED)."""
         return None
 
-    def ipc_import(self, fd: int, offset: int, nbytes: int) -> int:
-        """Maps what another process's ipc_export gave (`fd` opened here):
-        the address the device reaches it at."""
+    def ipc_import(self, fd: int, offset: int, nbytes: int, at: int = 0) -> int:
+        """Maps [offset, offset + nbytes) of a memfd (`fd` opened here: what
+        another process's ipc_export gave, a virtual memory allocation, a
+        shared pool's memory): the address the device reaches it at; `at`:
+        over whole pages of a reservation there (shared_memory.reserve)."""
         raise NotImplementedError(f"the {self.name} backend exports no memory")
 
     def ipc_close(self, address: int) -> None:
-        """Unmaps what ipc_import returned."""
+        """Unmaps what ipc_import returned (back to its reservation, if any)."""
         raise NotImplementedError(f"the {self.name} backend exports no memory")
+
+    @property
+    def virtual_memory(self) -> bool:
+        """Whether the device reaches memory mapped with ipc_import at an
+        address of the driver's choosing (cuMemAddressReserve, cuMemMap,
+        cuda/virtual_memory.py) and shares it as memfds (their POSIX file
+        descriptor handles; pools' IPC)."""
+        return False
 
     # -- the driver's C launch fast path (zmlir/runtime/cuda/fastpath.c) -----------
     def fast_launch_points(self) -> dict[str, int] | None:

@@ -191,8 +191,12 @@ class OpenCLBackend(Backend):
         fd, offset, _ = self.device.share(address)
         return fd, offset
 
-    def ipc_import(self, fd: int, offset: int, nbytes: int) -> int:
-        return int(self.device.map_shared(fd, offset, nbytes))
+    def ipc_import(self, fd: int, offset: int, nbytes: int, at: int = 0) -> int:
+        return int(self.device.map_shared(fd, offset, nbytes, at))
+
+    @property
+    def virtual_memory(self) -> bool:
+        return self.is_cpu
 
     def ipc_close(self, address: int) -> None:
         self.device.unmap_shared(address)

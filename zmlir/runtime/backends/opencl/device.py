@@ -266,9 +266,9 @@ class Device:
     _sorted_addresses: SortedAddresses = field(default_factory=SortedAddresses, repr=False)
     _slabs: SlabAllocator = field(init=False, repr=False)
     # Allocations (slabs as a whole) made shareable, by base (share()), and
-    # other processes' memory mapped here, by address: (mapping, length).
+    # shared memory mapped here, by address: (mapping, length, over a reservation).
     _shared: dict[int, shared_memory.SharedRange] = field(default_factory=dict, repr=False)
-    _mapped: dict[int, tuple[int, int]] = field(default_factory=dict, repr=False)
+    _mapped: dict[int, tuple[int, int, bool]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._slabs = SlabAllocator(self._usm_alloc, self._usm_free)
@@ -482,22 +482,32 @@ class Device:
             self._shared[region] = shared
         return shared.fd, address - region, nbytes
 
-    def map_shared(self, fd: int, offset: int, nbytes: int) -> int:
-        """Maps another process's shared allocation (share()) here: its
-        address, which copies and kernels reach until unmap_shared."""
-        address, base, length = shared_memory.map_fd(fd, offset, nbytes)
-        self._mapped[address] = (base, length)
+    def map_shared(self, fd: int, offset: int, nbytes: int, at: int = 0) -> int:
+        """Maps shared memory here, a memfd's [offset, offset + nbytes) (another
+        process's allocation, share(); CUDA's virtual memory): its address,
+        which copies and kernels reach until unmap_shared. `at`: over pages
+        of a reservation there (shared_memory.reserve; whole pages), which
+        unmap_shared gives back to it."""
+        if at:
+            shared_memory.map_fd_at(at, fd, offset, nbytes)
+            address, base, length = at, at, nbytes
+        else:
+            address, base, length = shared_memory.map_fd(fd, offset, nbytes)
+        self._mapped[address] = (base, length, bool(at))
         self._allocations[address] = Allocation(address, nbytes, "ipc")
         self._sorted_addresses.add(address)
         return address
 
     def unmap_shared(self, address: int) -> None:
         """Undoes map_shared, once no queued work still reaches the memory."""
-        base, length = self._mapped.pop(address)
+        base, length, reserved = self._mapped.pop(address)
         self.synchronize()
         del self._allocations[address]
         self._sorted_addresses.discard(address)
-        shared_memory.unmap(base, length)
+        if reserved:
+            shared_memory.unmap_to_reserved(base, length)
+        else:
+            shared_memory.unmap(base, length)
 
     def allocation_at(self, address: int, nbytes: int) -> Allocation:
         """The live allocation holding [address, address + nbytes); raises if there is none.
