@@ -232,6 +232,8 @@ _PROBE = textwrap.dedent("""
                     ("win32", ctypes.c_void_p), ("maxSize", ctypes.c_size_t),
                     ("usage", ctypes.c_ushort), ("reserved", ctypes.c_ubyte * 54)]
     r["pool_ipc"] = lib.cuMemPoolCreate(ctypes.byref(pool), ctypes.byref(Props(1, 1, 1, 0)))
+    r["pool_ipc_fabric"] = lib.cuMemPoolCreate(ctypes.byref(pool),
+                                               ctypes.byref(Props(1, 8, 1, 0)))
     r["pool_bad_type"] = lib.cuMemPoolCreate(ctypes.byref(pool), ctypes.byref(Props(0, 0, 1, 0)))
     r["pool_bad_device"] = lib.cuMemPoolCreate(ctypes.byref(pool),
                                                ctypes.byref(Props(1, 0, 1, 3)))
@@ -294,7 +296,9 @@ def test_driver_api_error_paths(libdir: str) -> None:
     assert r["set_reserved_current"] == 1 and r["unknown_pool_attribute"] == 1
     assert r["alloc_from_bad_pool"] == 400 and r["alloc_async_bad_stream"] == 400
     assert r["free_async_unknown"] == 1
-    assert r["pool_ipc"] == 801 and "cuMemPoolCreate" in result.stderr
+    # IPC pools by POSIX file descriptor (mempool_ipc.py); fabric handles not.
+    assert r["pool_ipc"] == 0
+    assert r["pool_ipc_fabric"] == 801 and "cuMemPoolCreate" in result.stderr
     assert r["pool_bad_type"] == 1 and r["pool_bad_device"] == 101
     assert r["small_pool"] == 0 and r["small_pool_first"] == 0
     assert r["small_pool_second"] == 2  # CUDA_ERROR_OUT_OF_MEMORY

@@ -62,7 +62,10 @@ _STATIC = {
     106: 32,  # MAX_BLOCKS_PER_MULTIPROCESSOR
     111: 0,  # RESERVED_SHARED_MEMORY_PER_BLOCK
     115: 1,  # MEMORY_POOLS_SUPPORTED: cuMemAllocAsync and cuMemPool* (mempool.py)
-    119: 0,  # MEMPOOL_SUPPORTED_HANDLE_TYPES: no IPC
+    102: 0,  # VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: per backend, below
+    103: 0,  # HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: per backend, below
+    107: 0,  # GENERIC_COMPRESSION_SUPPORTED: no compressed memory
+    119: 0,  # MEMPOOL_SUPPORTED_HANDLE_TYPES: per backend, below
     142: 1,  # HOST_NUMA_MEMORY_POOLS_SUPPORTED: host pools, one host memory (mempool.py)
     144: 1,  # HOST_MEMORY_POOLS_SUPPORTED
 }
@@ -91,6 +94,11 @@ def device_attribute(attrib: int, device: Any) -> int:
         return int(device.compute_units)
     if attrib == 95:  # COOPERATIVE_LAUNCH: where the backend can keep all blocks resident
         return int(bool(device.supports_cooperative))
+    if attrib in (102, 103, 119):
+        # Where the device reaches memory the driver maps (virtual_memory.py):
+        # VMM, its allocations' POSIX file descriptors, pools' IPC by them
+        # (CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 1).
+        return int(bool(device.virtual_memory))
     if attrib == 120:  # CLUSTER_LAUNCH: where the backend launches thread-block clusters
         return int(bool(device.supports_clusters))
     if attrib in (8, 81, 97):

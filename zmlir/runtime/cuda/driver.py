@@ -15,6 +15,9 @@ deriving DriverState (state.py):
     memory.py   cuMemAlloc/Free*, host memory, cuMemGetInfo, cuPointerGetAttribute, hints
     ipc.py      cuIpc* (memory and events shared with other processes; a base of memory.py)
     mempool.py  cuMemAllocAsync, cuMemPool*, cuMemGetMemPool (host, managed pools)
+    mempool_ipc.py  cuMemPoolExport*/Import* (pools shared with other processes)
+    virtual_memory.py  cuMemAddressReserve, cuMemCreate, cuMemMap, cuMemSetAccess...,
+                cuMemExport/ImportFromShareableHandle (VMM)
     memcpy.py   cuMemcpy*, cuMemset*
     texture.py  cuArray*, copies to and from arrays, cuTexObject*, cuSurfObject*
     stream.py   cuStream*
@@ -48,19 +51,20 @@ from zmlir.runtime.cuda.graph.api import GraphAPI
 from zmlir.runtime.cuda.launch import LaunchAPI
 from zmlir.runtime.cuda.link import LinkAPI
 from zmlir.runtime.cuda.memcpy import MemcpyAPI
-from zmlir.runtime.cuda.mempool import MemPoolAPI
+from zmlir.runtime.cuda.mempool_ipc import MemPoolIpcAPI
 from zmlir.runtime.cuda.module import ModuleAPI
 from zmlir.runtime.cuda.objects import Function
 from zmlir.runtime.cuda.profiler import ProfilerAPI
 from zmlir.runtime.cuda.state import STICKY_ERRORS, log
 from zmlir.runtime.cuda.stream import StreamAPI
 from zmlir.runtime.cuda.texref import TexRefAPI
+from zmlir.runtime.cuda.virtual_memory import VirtualMemoryAPI
 
 E = CUresult
 
 
 class Driver(DeviceAPI, ContextAPI, LinkAPI, ModuleAPI, GraphAPI, LaunchAPI, TexRefAPI,
-             MemcpyAPI, MemPoolAPI, StreamAPI, EventAPI, ProfilerAPI):
+             MemcpyAPI, MemPoolIpcAPI, VirtualMemoryAPI, StreamAPI, EventAPI, ProfilerAPI):
     """The state behind the API: one process, one backend device."""
 
 

@@ -80,6 +80,13 @@ class MemoryPool:
     destroyed: bool = False
     free_blocks: dict[int, list[int]] = field(default_factory=dict)  # rounded size -> bases
     live: dict[int, int] = field(default_factory=dict)  # base -> rounded size
+    # IPC (mempool_ipc.py): the handle types it was created with, its memory
+    # (a mempool_ipc.SharedPoolMemory), and whether it is another process's
+    # pool imported here (it makes no allocations; it maps imported ones,
+    # which a free unmaps).
+    handle_types: int = 0
+    shared: Any = None
+    imported: bool = False
 
     def allocate(self, nbytes: int) -> int:
         size = granules(nbytes)
@@ -113,7 +120,7 @@ class MemoryPool:
     def free(self, base: int) -> None:
         size = self.live.pop(base)
         self.used -= size
-        if self.destroyed:
+        if self.destroyed or self.imported:
             self.free_backend(base)
             self.reserved -= size
         else:
@@ -291,6 +298,8 @@ class MemPoolAPI(MemoryAPI):
         p = self._pool(pool)
         if p.destroyed:
             return E.CUDA_ERROR_INVALID_HANDLE
+        if p.imported:  # another process's pool allocates there only
+            return E.CUDA_ERROR_INVALID_VALUE
         return self.pool_allocate(p, dptr, nbytes)
 
     def cuMemFreeAsync(self, dptr: int, stream: Any) -> int:
@@ -321,8 +330,15 @@ class MemPoolAPI(MemoryAPI):
         self.check_device(dev)
         if self._pool(pool).destroyed:
             return E.CUDA_ERROR_INVALID_HANDLE
+        if self._pool(pool).imported:
+            return E.CUDA_ERROR_INVALID_VALUE
         self.current_pool = self.ptr(pool)
         return E.CUDA_SUCCESS
+
+    def shareable_pool(self, handle_types: int, max_size: int) -> MemoryPool:
+        """A pool other processes can import (mempool_ipc.py), or the
+        CudaError saying why there is none."""
+        raise CudaError(E.CUDA_ERROR_NOT_SUPPORTED, "pools with IPC handle types")
 
     def cuMemPoolCreate(self, ppool: Any, props: Any) -> int:
         self.require_init()
@@ -332,11 +348,14 @@ class MemPoolAPI(MemoryAPI):
         if p.allocType not in (ALLOCATION_TYPE_PINNED, ALLOCATION_TYPE_MANAGED):
             return E.CUDA_ERROR_INVALID_VALUE
         _, where = self._pool_key(p.location, p.allocType)
-        if p.handleTypes != HANDLE_TYPE_NONE:
-            return self.unsupported("cuMemPoolCreate", f"handle types {p.handleTypes:#x} (IPC)")
         kind = ("managed" if p.allocType == ALLOCATION_TYPE_MANAGED
                 else "host" if where == "host" else "device")
-        pool = self._kind_pool(kind, max_size=int(p.maxSize))
+        if p.handleTypes != HANDLE_TYPE_NONE:
+            if kind != "device":  # NVIDIA's: IPC pools are of device memory
+                return E.CUDA_ERROR_INVALID_VALUE
+            pool = self.shareable_pool(int(p.handleTypes), int(p.maxSize))
+        else:
+            pool = self._kind_pool(kind, max_size=int(p.maxSize))
         self.out(ppool, self.handle_ptr(self._new_pool(pool)))
         return E.CUDA_SUCCESS
 
