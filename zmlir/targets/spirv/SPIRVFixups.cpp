@@ -220,6 +220,14 @@ llvm::Error zmlir::spirvVolatileAtomicAccesses(gpu::GPUModuleOp, llvm::Module &m
 /// one of `align - 64` more bytes aligned to 64, and its uses take the first
 /// address in it aligned as asked: the alloca plus `-address & (align - 1)`
 /// bytes (a GEP, so the pointer keeps its provenance).
+///
+/// The address the padding is computed from goes through a volatile store
+/// and load (of a private i64): in a kernel with a barrier, Intel's CPU
+/// runtime, vectorizing 16 wide (AVX-512), computed `-address & (align - 1)`
+/// of the alloca once for all lanes, from none of the lanes' own copies of
+/// it (a 40-byte array aligned to 128: every lane 64 bytes off; a 200-byte
+/// one, its copies 320 bytes apart: every other lane). The volatile load is
+/// each lane's own address, whose padding the runtime computes per lane.
 llvm::Error zmlir::realignSPIRVAllocas(gpu::GPUModuleOp, llvm::Module &module) {
   llvm::SmallVector<llvm::AllocaInst *> allocas;
   for (llvm::Function &function : module)
@@ -243,8 +251,10 @@ llvm::Error zmlir::realignSPIRVAllocas(gpu::GPUModuleOp, llvm::Module &module) {
         llvm::ArrayType::get(b.getInt8Ty(), size->getFixedValue() + align - kMaxVariableAlignment),
         alloca->getAddressSpace(), nullptr);
     raw->setAlignment(llvm::Align(kMaxVariableAlignment));
+    auto *slot = b.CreateAlloca(i64, alloca->getAddressSpace(), nullptr);
     b.SetInsertPoint(alloca);
-    llvm::Value *address = b.CreatePtrToInt(raw, i64);
+    b.CreateAlignedStore(b.CreatePtrToInt(raw, i64), slot, llvm::Align(8), /*isVolatile=*/true);
+    llvm::Value *address = b.CreateAlignedLoad(i64, slot, llvm::Align(8), /*isVolatile=*/true);
     llvm::Value *pad = b.CreateAnd(b.CreateNeg(address), llvm::ConstantInt::get(i64, align - 1));
     llvm::Value *aligned = b.CreateInBoundsGEP(b.getInt8Ty(), raw, pad);
     aligned->takeName(alloca);
