@@ -4,25 +4,28 @@
 // RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std=target=nvptx | FileCheck %s --check-prefix=NV
 
 // A whole copy (a source size of at least the copy's, or none) is one
-// vector load from global memory and one store into the shared window, at
-// the offsets; the groups are dropped. NVPTX: NVIDIA's cp.async, without
-// the source size, and its groups.
+// load of 32-bit words from global memory and one store into the shared
+// window, at the offsets; the groups are dropped. NVPTX: NVIDIA's
+// cp.async, without the source size, and its groups.
 // SYNC-LABEL: gpu.func @whole
 // SYNC: %[[WINDOW:.*]] = llvm.mlir.addressof @__zmlir_shared_window : !llvm.ptr<3>
 // SYNC: %[[DOFF:.*]] = arith.addi %{{.*}}, %c16_i64
 // SYNC: %[[DST:.*]] = llvm.getelementptr %[[WINDOW]][%[[DOFF]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
 // SYNC: %[[SOFF:.*]] = arith.addi %{{.*}}, %c32_i64
 // SYNC: %[[SRC:.*]] = llvm.inttoptr %[[SOFF]] : i64 to !llvm.ptr<1>
-// SYNC: %[[V:.*]] = llvm.load %[[SRC]] {alignment = 16 : i64} : !llvm.ptr<1> -> vector<16xi8>
-// SYNC: llvm.store %[[V]], %[[DST]] {alignment = 16 : i64} : vector<16xi8>, !llvm.ptr<3>
-// SYNC: %[[V2:.*]] = llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<8xi8>
-// SYNC: llvm.store %[[V2]], %{{.*}} {alignment = 8 : i64} : vector<8xi8>, !llvm.ptr<3>
+// SYNC: %[[V:.*]] = llvm.load %[[SRC]] {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
+// SYNC: llvm.store %[[V]], %[[DST]] {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// SYNC: %[[V2:.*]] = llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xi32>
+// SYNC: llvm.store %[[V2]], %{{.*}} {alignment = 8 : i64} : vector<2xi32>, !llvm.ptr<3>
+// SYNC: %[[V3:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// SYNC: llvm.store %[[V3]], %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
 // SYNC-NOT: cf.cond_br
 // SYNC-NOT: ptx.
 // SYNC: gpu.return
 // NV-LABEL: gpu.func @whole
 // NV: llvm.call_intrinsic "llvm.nvvm.cp.async.cg.shared.global.16"(%{{.*}}, %{{.*}}) : (!llvm.ptr<3>, !llvm.ptr<1>) -> ()
 // NV: llvm.call_intrinsic "llvm.nvvm.cp.async.ca.shared.global.8"(%{{.*}}, %{{.*}}) : (!llvm.ptr<3>, !llvm.ptr<1>) -> ()
+// NV: llvm.call_intrinsic "llvm.nvvm.cp.async.ca.shared.global.4"(%{{.*}}, %{{.*}}) : (!llvm.ptr<3>, !llvm.ptr<1>) -> ()
 // NV: llvm.call_intrinsic "llvm.nvvm.cp.async.commit.group"() : () -> ()
 // NV: %[[ONE:.*]] = arith.constant 1 : i32
 // NV: llvm.call_intrinsic "llvm.nvvm.cp.async.wait.group"(%[[ONE]]) : (i32) -> ()
@@ -31,6 +34,7 @@ func.func @whole(%d: i32, %s: i64) attributes {ptx.entry} {
   %c16 = arith.constant 16 : i32
   ptx.cp_async %d, %s src_size %c16 {cache = #ptx.cache<cg>, size = 16 : i64, dst_offset = 16 : i64, src_offset = 32 : i64} : i32, i64
   ptx.cp_async %d, %s {cache = #ptx.cache<ca>, size = 8 : i64} : i32, i64
+  ptx.cp_async %d, %s {cache = #ptx.cache<ca>, size = 4 : i64} : i32, i64
   ptx.cp_async_commit_group
   ptx.cp_async_wait_group {pending = 1 : i64}
   ptx.cp_async_wait_group {all}
