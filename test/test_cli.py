@@ -132,19 +132,18 @@ def test_recursion_compiles_except_in_a_kernel_that_needs_whole_warps(tmp_path: 
                          str(tmp_path / f"o.{target}")).returncode == 0
 
 
-def test_recursion_with_local_memory_is_rejected_on_spirv(tmp_path: Path) -> None:
+def test_recursion_with_local_memory_compiles_on_spirv(tmp_path: Path) -> None:
     # Intel's CPU runtime gives fib's .local array one instance that every
-    # recursive call would share (fib(10) passing results through it gave 5).
+    # recursive call would share (fib(10) passing results through it gave 5):
+    # on SPIR-V its frames live on the driver's software stacks instead
+    # (test/lit/Target/spirv-recursion-local-memory.ptx has the IR).
     local = tmp_path / "fib_local.ptx"
     local.write_text(FIB_PTX.replace("\tSHUFFLE", "").replace(
         "\t.reg .pred %p;\n", "\t.local .align 4 .b8 scratch[8];\n\t.reg .pred %p;\n", 1).replace(
         "\tadd.s32 %r5, %r3, %r4;\n", "\tst.local.u32 [scratch], %r3;\n\tadd.s32 %r5, %r3, %r4;\n"))
     out = run_zmlir("compile", str(local), "-o", str(tmp_path / "o.spv"))
-    assert out.returncode == 1
-    assert out.stderr.strip() == (
-        f"{local}:6:2: error: unsupported local memory in recursive function 'fib' on target "
-        "'spirv': Intel's CPU runtime gives a function's private memory one instance, which its "
-        "recursive calls would share")
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "o.spv").stat().st_size > 0
     assert run_zmlir("compile", "-t", "host", str(local), "-o", str(tmp_path / "o.so")).returncode == 0
 
 

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "zmlir/lowering/LocalStack.h"
 #include "zmlir/lowering/PTXLowering.h"
 #include "zmlir/targets/spirv/SPIRVNames.h"
 
@@ -267,13 +268,17 @@ public:
   /// device function where it leaves the kernel unvectorized, as it does one
   /// that reaches recursion and asks for no sub-group size. It faults
   /// compiling one vectorized 32 wide, so a kernel that needs whole warps
-  /// (`subGroupUsers`) and reaches a call cycle is refused; so is a
-  /// recursive function with local memory (an alloca), which its frames
-  /// would share (a Fibonacci passing results through the caller's memory
-  /// computed 5 for fib(10)). A recursion deeper than the stack would kill
-  /// the process rather than fail the launch: each recursive function takes
-  /// its depth of recursive calls, and at kMaxRecursionDepth sets the trap
-  /// word to kStackOverflow and returns.
+  /// (`subGroupUsers`) and reaches a call cycle is refused. That runtime
+  /// gives a function's private memory (its allocas) one instance, which
+  /// the frames of a recursive function would share (a Fibonacci passing
+  /// results through the caller's memory computed 5 for fib(10)): the
+  /// local memory of functions on a cycle lives on the driver's software
+  /// stacks instead (LocalStack.h), and a frame past a stack's end sets the
+  /// trap word to kStackOverflow, CUDA_ERROR_ILLEGAL_ADDRESS as on an H200.
+  /// A recursion deeper than the thread's own stack would kill the process
+  /// rather than fail the launch: each recursive function takes its depth
+  /// of recursive calls, and at kMaxRecursionDepth sets the trap word to
+  /// kStackOverflow and returns.
   LogicalResult finishRecursion(gpu::GPUModuleOp module, const DenseSet<Operation *> &subGroupUsers,
                                 const PTXLoweringState &state) const override {
     DenseSet<Operation *> recursive = recursiveFunctions(module);
@@ -290,18 +295,11 @@ public:
              << "': Intel's CPU runtime faults on recursion in a kernel that needs 32-wide "
                 "sub-groups (warp operations or volatile memory)";
     }
-    for (Operation *fn : recursive) {
-      LLVM::AllocaOp local;
-      fn->walk([&](LLVM::AllocaOp alloca) {
-        local = alloca;
-        return WalkResult::interrupt();
-      });
-      if (local)
-        return local.emitError("unsupported local memory in recursive function '")
-               << cast<LLVM::LLVMFuncOp>(fn).getName() << "' on target '" << getName()
-               << "': Intel's CPU runtime gives a function's private memory one instance, "
-                  "which its recursive calls would share";
-    }
+    auto stackFailure = [&](OpBuilder &b, Location loc, bool) {
+      setTrapWord(b, loc, state, kStackOverflow);
+    };
+    if (failed(placeRecursiveLocalsOnStack(module, recursive, state, stackFailure)))
+      return failure();
     boundRecursionDepth(module, recursive, state);
     return success();
   }
