@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zmlir.runtime.cuda import heap, printf
+from zmlir.runtime.cuda import heap, printf, stacks
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 from zmlir.runtime.cuda.objects import Context
 from zmlir.runtime.cuda.state import DriverState
@@ -102,6 +102,7 @@ class ContextAPI(DriverState):
         self._destroy_local_storage(handle, context)
         with self.lock:
             self.heaps.context_destroyed(handle)
+            self.stacks.context_destroyed(handle)
         self.handles.remove(handle, Context)
         # As on an H200: the context is popped if it is current; where it
         # is still on a thread's stack (or a sticky error holds) its handle
@@ -272,6 +273,10 @@ class ContextAPI(DriverState):
             with self.lock:
                 self.heaps.of(self.context_stack()[-1]).set_size(value)
             return E.CUDA_SUCCESS
+        if limit == 0:  # CU_LIMIT_STACK_SIZE: the context's software stacks (cuda/stacks.py)
+            value = stacks.stack_size(value)
+            with self.lock:
+                self.stacks.of(self.context_stack()[-1]).set_size(value)
         ctx.limits[limit] = value
         return E.CUDA_SUCCESS
 

@@ -39,6 +39,7 @@ class DeviceAPI(DriverState):
             self._prepare_module_loading()
             self.printf.device = self.device
             self.heaps.device = self.device
+            self.stacks.device = self.device
             self.fast.set_backend(self.device)
             self.fast.install_fault_handler()  # after the backend's runtime installed its own
             self.initialized = True

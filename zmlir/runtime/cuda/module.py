@@ -371,7 +371,9 @@ class ModuleAPI(FunctionAPI):
         try:
             with self.lock:
                 stack = self.context_stack()
-                self.heaps.attach(module, ptx, stack[-1] if stack else self.primary_context())
+                context = stack[-1] if stack else self.primary_context()
+                self.heaps.attach(module, ptx, context)
+                self.stacks.attach(module, context)
             cooperative.attach(self.device, module)
             device_launch.attach(self.device, module)
         except CudaError:
@@ -556,6 +558,7 @@ class ModuleAPI(FunctionAPI):
         with self.lock:
             self.printf.detach(module)
             self.heaps.detach(module)
+            self.stacks.detach(module)
         cooperative.detach(self.device, module)
         device_launch.detach(self.device, module)
         try:

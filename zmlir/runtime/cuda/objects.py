@@ -81,6 +81,10 @@ class Module:
     heap_kernels: frozenset[str] = frozenset()
     heap: Any = None
     heap_state: int = 0
+    # The context's software stacks it was given (cuda/stacks.py) and the
+    # address of its `__zmlir_local_stack` (None, 0: it needs none).
+    stacks: Any = None
+    stacks_state: int = 0
     # The address of its `__zmlir_grid_workspace` (0: its kernels read no
     # %envreg1/%envreg2, or NVIDIA's) and of the grid workspace it points at
     # during a cooperative launch (cuda/cooperative.py; 0: none made yet).

@@ -26,6 +26,7 @@ from zmlir.runtime.cuda.heap import DeviceHeaps
 from zmlir.runtime.cuda.memory_map import AllocationMap
 from zmlir.runtime.cuda.objects import Context, Handles, Stream
 from zmlir.runtime.cuda.printf import DevicePrintf
+from zmlir.runtime.cuda.stacks import StackPools
 from zmlir.runtime.cuda.traps import TrapWatch, trap_error
 
 if TYPE_CHECKING:
@@ -85,6 +86,7 @@ class DriverState:
         self.printf = DevicePrintf(log, self.fast.sync_work)
         self.globaltimer = GlobalTimer(log)  # %globaltimer's calibration (globaltimer.py)
         self.heaps = DeviceHeaps()  # each context's device malloc heap (heap.py)
+        self.stacks = StackPools()  # each context's software stacks (stacks.py)
         self.traps = TrapWatch()  # launched modules' trap words (traps.py)
         self.graph_memory = GraphMemory(self._graph_memory_alloc, self._graph_memory_free)
 
