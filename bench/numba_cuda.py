@@ -49,10 +49,6 @@ DEFAULT_MODULES = (
     "test_record_dtype", "test_dispatcher", "test_cooperative_groups",
 )
 KNOWN = {
-    "test_recursion": "numba's recursive functions pass their results through the caller's local "
-    "memory, and Intel's CPU runtime gives a function's private memory one instance that recursive "
-    "calls would share: a located 'unsupported local memory in recursive function' error "
-    "(recursion without local memory runs).",
     "test_cooperative_groups": "test_sync_at_matrix_row launches 32 blocks whatever "
     "max_cooperative_grid_blocks says (its unittest.skip is not raised): the CPU device holds "
     "one block per core, and a larger grid is refused (cuda.core's ValueError: \"The specified "
