@@ -14,7 +14,11 @@ overflow on an H200).
 As on NVIDIA, a slot holds CU_LIMIT_STACK_SIZE bytes (1024 unless set,
 rounded up to 16 as an H200 rounds it), and there is one per thread that can
 be resident: 1024 per compute unit (a CPU runtime runs one work-group per
-compute unit at a time). The pool is allocated when the first module that
+compute unit at a time), halved while the pool would take more than an
+eighth of the device's memory, down to 16 per compute unit (on Intel's CPU
+runtime a work-item runs a recursion to its end before the next one starts,
+so a compute unit needs one slot unless it waits at a barrier inside). The
+pool is allocated when the first module that
 uses it loads into the context (a failed allocation fails that load with
 CUDA_ERROR_SHARED_OBJECT_INIT_FAILED) and replaced, after the device's work
 has ended, when the limit changes; freed with the context.
@@ -34,6 +38,7 @@ E = CUresult
 STATE_NAME = "__zmlir_local_stack"  # kLocalStackStateName
 DEFAULT_SIZE = 1024  # NVIDIA's default CU_LIMIT_STACK_SIZE
 THREADS_PER_UNIT = 1024  # the largest block, one block per compute unit at a time
+MIN_PER_UNIT = 16  # slots per compute unit where the memory allows no more
 _PAGE = 4096
 
 
@@ -104,7 +109,11 @@ class StackPool:
         return self._flags_bytes() + self.slots * self.size
 
     def _allocate(self) -> None:
-        self.slots = THREADS_PER_UNIT * max(1, int(self.device.compute_units))
+        units = max(1, int(self.device.compute_units))
+        per_unit, budget = THREADS_PER_UNIT, self.device.total_memory() // 8
+        while per_unit > MIN_PER_UNIT and units * per_unit * self.size > budget:
+            per_unit //= 2
+        self.slots = units * per_unit
         address = int(self.device.alloc(self._bytes()))
         self.device.memset(address, 0, self._flags_bytes())
         self.address = address
