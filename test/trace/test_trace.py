@@ -408,3 +408,35 @@ def test_interposer_is_built_only_where_no_other_user_writes(
     fresh = interposer._private_build_dir()
     assert fresh != directory
     fresh.rmdir()
+
+
+def test_interposer_copies_an_unknown_table_when_asked(fake_nvidia_driver: Path,
+                                                       tmp_path: Path) -> None:
+    # ZMLIR_TRACE_TABLES=unknown: a table we do not know, whose slot 0 reads
+    # as a size, is copied, its slots of code logged on entry; the stand-in's
+    # f8cff951 table (16 bytes: its size, then 0xfa4e) has no code, so its
+    # word comes through as it is.
+    pytest.importorskip("cffi")
+    from zmlir.trace import interposer
+
+    built = interposer.build(tmp_path / "lib")
+    trace = tmp_path / "nvidia.jsonl"
+    script = textwrap.dedent("""
+        import ctypes, sys
+        lib = ctypes.CDLL(sys.argv[1])
+        assert lib.cuInit(0) == 0
+        table = ctypes.c_void_p()
+        assert lib.cuGetExportTable(ctypes.byref(table),
+                                    bytes.fromhex("f8cff95121468b4eb9e2fb469e7c0dd9")) == 0
+        print(hex(ctypes.cast(table, ctypes.POINTER(ctypes.c_uint64))[1]))
+    """)
+    for tables, copied in (("unknown", True), ("wrap", False)):
+        env = dict(os.environ, ZMLIR_REAL_LIBCUDA=str(fake_nvidia_driver),
+                   ZMLIR_TRACE_INTERPOSER=str(trace), ZMLIR_TRACE_TABLES=tables)
+        result = subprocess.run([sys.executable, "-c", script, str(built)], capture_output=True,
+                                text=True, timeout=120, env=env)
+        assert result.returncode == 0 and result.stdout.strip() == "0xfa4e", result.stderr
+        events = [json.loads(line) for line in trace.read_text().splitlines()]
+        unknown = [e for e in events if e.get("event") == "unknown_table"]
+        assert unknown == ([{**unknown[0], "uuid": "F8CFF951-2146-8B4E-B9E2-FB469E7C0DD9",
+                             "slots": 2}] if copied else [])

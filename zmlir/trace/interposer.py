@@ -33,7 +33,11 @@ Calls that do not go through our exports are covered as follows:
     * slots past the known length are copied verbatim, unlogged.
   Tables with an unknown UUID are returned unchanged, unlogged: we know
   neither their length nor which slots are functions, so any copy could be
-  wrong. ZMLIR_TRACE_TABLES=off returns every table unchanged.
+  wrong. ZMLIR_TRACE_TABLES=off returns every table unchanged;
+  ZMLIR_TRACE_TABLES=unknown also copies an unknown table whose slot 0 reads
+  as a size, its slots that point into executable code going through the
+  entry-only trampoline ("export_table:<UUID>:<slot>"): to find which slots
+  NVIDIA's libraries call (a guess: a slot of code might be data).
 
 The trace goes to ZMLIR_TRACE_INTERPOSER (set by `zmlir trace -o`), or
 ZMLIR_TRACE; "%p" in the name becomes the process id.
@@ -232,6 +236,18 @@ def _is_ours(path: str) -> bool:
     return any(m in data for m in MARKERS)
 
 
+def _executable_ranges() -> list[tuple[int, int]]:
+    """This process's mappings of executable code (/proc/self/maps)."""
+    ranges = []
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            fields = line.split()
+            if len(fields) > 1 and "x" in fields[1]:
+                lo, hi = fields[0].split("-")
+                ranges.append((int(lo, 16), int(hi, 16)))
+    return ranges
+
+
 def find_real_libcuda() -> str | None:
     """NVIDIA's libcuda.so.1: ZMLIR_REAL_LIBCUDA, else the usual places (never ours)."""
     explicit = os.environ.get("ZMLIR_REAL_LIBCUDA")
@@ -317,6 +333,7 @@ class Interposer:
         self._slots: list[tuple[str, int]] = []  # trampoline k -> (api name, slot)
         self._lock = threading.Lock()
         self.wrap_tables = os.environ.get("ZMLIR_TRACE_TABLES", "wrap") != "off"
+        self.wrap_unknown = os.environ.get("ZMLIR_TRACE_TABLES") == "unknown"
 
     def fn_type(self, name: str) -> Any:
         ret, params = self.signatures[name]
@@ -448,7 +465,7 @@ class Interposer:
 
         table = BY_UUID.get(key)
         if table is None:
-            return False
+            return self._wrap_unknown(key, pointer) if self.wrap_unknown else False
         ffi = self.ffi
         real = ffi.cast("void **", pointer)
         length = table.length
@@ -482,6 +499,32 @@ class Interposer:
                 k = len(self._slots)
                 self._slots.append((name, None))
                 copy[i] = self.lib.zmlir_trampoline(k, real[i])
+        return ffi.cast("void *", copy)
+
+    def _wrap_unknown(self, key: bytes, pointer: Any) -> Any:
+        """A copy of a table we do not know (ZMLIR_TRACE_TABLES=unknown), its
+        slots of code logged on entry; False where slot 0 is no size."""
+        import uuid
+
+        ffi = self.ffi
+        real = ffi.cast("void **", pointer)
+        size = int(ffi.cast("uintptr_t", real[0]))
+        if size % ffi.sizeof("void *") or not 2 * ffi.sizeof("void *") <= size <= 4096:
+            self.tracer.event("unknown_table", uuid=str(uuid.UUID(bytes=key)), slot0=hex(size))
+            return False
+        length = size // ffi.sizeof("void *")
+        code = _executable_ranges()
+        copy = ffi.new("void *[]", length)
+        name = str(uuid.UUID(bytes=key)).upper()
+        for i in range(length):
+            copy[i] = real[i]
+            address = int(ffi.cast("uintptr_t", real[i]))
+            if i and any(lo <= address < hi for lo, hi in code) \
+                    and len(self._slots) < self.lib.zmlir_trampoline_count():
+                self._slots.append((f"export_table:{name}:{i}", None))
+                copy[i] = self.lib.zmlir_trampoline(len(self._slots) - 1, real[i])
+        self._keep.append(copy)
+        self.tracer.event("unknown_table", uuid=name, slots=length)
         return ffi.cast("void *", copy)
 
     def slot_called(self, k: int, regs: Any) -> None:

@@ -54,6 +54,15 @@ CUresult cuCtxSynchronize(void) {
   return current ? 0 : 201;
 }
 CUresult cuGetErrorName(CUresult error, const char **s) { *s = "CUDA_ERROR_FAKE"; return 0; }
+/* Private tables: one, f8cff951-... (NVIDIA's cuBLAS asks for it), whose
+ * second word says it is the stand-in's. */
+static const unsigned long long fake_table[2] = {sizeof fake_table, 0xfa4e};
+CUresult cuGetExportTable(const void **table, const unsigned char *uuid) {
+  if (uuid[0] != 0xf8)
+    return 1; /* CUDA_ERROR_INVALID_VALUE */
+  *table = fake_table;
+  return 0;
+}
 /* CU_LIMIT_MALLOC_HEAP_SIZE only; rounded to 1 KiB, so a test sees the value came from here. */
 static size_t heap_size = 8 << 20;
 CUresult cuCtxSetLimit(int limit, size_t value) {
