@@ -10,6 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
@@ -81,7 +85,107 @@ CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned int flags) {
   *p = (CUdeviceptr)(uintptr_t)calloc(1, n);
   return *p ? 0 : 2;
 }
-CUresult cuMemFree_v2(CUdeviceptr p) { free((void *)(uintptr_t)p); return 0; }
+/* Device memory (cuMemAlloc_v2): a memfd mapped shared, which IPC exports.
+ * A handle names the exporter's pid, its descriptor and that file's inode
+ * ("fakeipc"); another process maps /proc/PID/fd/FD, counting the opens of
+ * one handle. The codes are NVIDIA's (test/runtime/test_ipc.py). */
+struct fake_allocation {
+  CUdeviceptr base;
+  size_t size;
+  int fd, pid, exporter_fd, opens; /* pid 0: this process's own */
+};
+static struct fake_allocation allocations[64];
+static int nallocations;
+typedef struct { char reserved[64]; } fake_ipc_handle;
+struct fake_ipc_data { char magic[8]; int pid, fd; unsigned long long inode, size; };
+static struct fake_allocation *fake_allocation_of(CUdeviceptr p) {
+  for (int i = 0; i < nallocations; ++i)
+    if (p >= allocations[i].base && p < allocations[i].base + allocations[i].size)
+      return &allocations[i];
+  return NULL;
+}
+static CUresult fake_map(CUdeviceptr *p, int fd, size_t n, int pid, int exporter_fd) {
+  void *at = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (at == MAP_FAILED || nallocations == 64)
+    return 2;
+  allocations[nallocations++] = (struct fake_allocation){(uintptr_t)at, n, fd, pid, exporter_fd, 1};
+  *p = (uintptr_t)at;
+  return 0;
+}
+static void fake_unmap(struct fake_allocation *a) {
+  munmap((void *)(uintptr_t)a->base, a->size);
+  close(a->fd);
+  *a = allocations[--nallocations];
+}
+CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) {
+  int fd = memfd_create("fake-device-memory", MFD_CLOEXEC);
+  if (fd < 0 || ftruncate(fd, n) != 0)
+    return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+  return fake_map(p, fd, n, 0, -1);
+}
+CUresult cuMemFree_v2(CUdeviceptr p) {
+  struct fake_allocation *a = fake_allocation_of(p);
+  if (a == NULL)
+    free((void *)(uintptr_t)p);
+  else if (a->base == p && a->pid == 0)
+    fake_unmap(a);
+  else
+    return 1;
+  return 0;
+}
+CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr p) {
+  struct fake_allocation *a = fake_allocation_of(p);
+  if (a == NULL)
+    return 500; /* CUDA_ERROR_NOT_FOUND */
+  *base = a->base;
+  *size = a->size;
+  return 0;
+}
+CUresult cuIpcGetMemHandle(fake_ipc_handle *handle, CUdeviceptr p) {
+  struct fake_allocation *a = fake_allocation_of(p);
+  struct stat st;
+  if (a == NULL || a->pid != 0 || fstat(a->fd, &st) != 0)
+    return 1;
+  struct fake_ipc_data data = {"fakeipc", getpid(), a->fd, st.st_ino, a->size};
+  memset(handle, 0, sizeof *handle);
+  memcpy(handle, &data, sizeof data);
+  return 0;
+}
+CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *p, fake_ipc_handle handle, unsigned int flags) {
+  struct fake_ipc_data data;
+  memcpy(&data, &handle, sizeof data);
+  if (memcmp(data.magic, "fakeipc", 8) != 0)
+    return 1; /* CUDA_ERROR_INVALID_VALUE */
+  if (data.pid == getpid())
+    return 201; /* CUDA_ERROR_INVALID_CONTEXT: opened in its exporter */
+  for (int i = 0; i < nallocations; ++i)
+    if (allocations[i].pid == data.pid && allocations[i].exporter_fd == data.fd) {
+      ++allocations[i].opens;
+      *p = allocations[i].base;
+      return 0;
+    }
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/fd/%d", data.pid, data.fd);
+  int fd = open(path, O_RDWR | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0 || st.st_ino != data.inode) {
+    if (fd >= 0)
+      close(fd);
+    return 800; /* CUDA_ERROR_NOT_PERMITTED: the exporter freed it */
+  }
+  return fake_map(p, fd, data.size, data.pid, data.fd);
+}
+CUresult cuIpcCloseMemHandle(CUdeviceptr p) {
+  struct fake_allocation *a = fake_allocation_of(p);
+  if (a == NULL || a->base != p || a->pid == 0)
+    return 1;
+  if (--a->opens == 0)
+    fake_unmap(a);
+  return 0;
+}
+CUresult cuIpcOpenEventHandle(void **event, fake_ipc_handle handle) {
+  return memcmp(&handle, "fakeipc", 8) == 0 ? 205 /* MAP_FAILED */ : 1;
+}
 CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) {
   memcpy((void *)(uintptr_t)d, s, n);
   return 0;

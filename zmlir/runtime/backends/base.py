@@ -84,6 +84,14 @@ class Backend(ABC):
     @abstractmethod
     def free(self, address: int) -> None: ...
 
+    def alloc_device(self, nbytes: int) -> int:
+        """Memory cuMemAlloc asked for, which only the device need reach:
+        the vendor's device memory where the backend has it apart from the
+        unified memory alloc gives (the passthrough: NVIDIA's cuMemAlloc,
+        which NVIDIA's IPC exports and the host cannot touch), else alloc's.
+        free frees either."""
+        return self.alloc(nbytes)
+
     @abstractmethod
     def copy_to_device(self, address: int, data: memoryview | bytes | Any) -> None: ...
 
@@ -265,6 +273,34 @@ class Backend(ABC):
         ctypes.c_uint64.from_address(address).value = value
 
     # -- memory other processes map (cuIpc*Mem*, cuda/ipc.py) -----------------------
+    # Where the vendor's driver is underneath (the passthrough), its own IPC:
+    # memory handles are the vendor's 64 bytes, opened by its driver.
+    @property
+    def vendor_ipc(self) -> bool:
+        """Whether memory handles are the vendor's (vendor_ipc_*), not ours
+        (ipc_export, ipc_import)."""
+        return False
+
+    def vendor_ipc_export(self, address: int) -> bytes:
+        """The vendor's handle of the alloc_device allocation at `address`;
+        raises CudaError with the vendor's code."""
+        raise NotImplementedError(f"the {self.name} backend has no IPC of its own")
+
+    def vendor_ipc_open(self, handle: bytes, flags: int) -> tuple[int, int]:
+        """(address, size) of the allocation a vendor handle names, opened
+        here (once more: the vendor counts the opens); raises CudaError with
+        the vendor's code."""
+        raise NotImplementedError(f"the {self.name} backend has no IPC of its own")
+
+    def vendor_ipc_close(self, address: int) -> None:
+        """Undoes one vendor_ipc_open of `address`."""
+        raise NotImplementedError(f"the {self.name} backend has no IPC of its own")
+
+    def vendor_ipc_event_code(self, handle: bytes) -> int:
+        """The vendor's CUresult for opening `handle`, no event handle of
+        ours, as an event (a memory handle: CUDA_ERROR_MAP_FAILED)."""
+        raise NotImplementedError(f"the {self.name} backend has no IPC of its own")
+
     @property
     def exports_memory(self) -> bool:
         """Whether ipc_export can (CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE)."""

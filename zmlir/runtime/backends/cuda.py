@@ -16,7 +16,11 @@ libcufft hand their calls to NVIDIA's, zmlir/libraries/common/route.c), and
 ours loads their machine code for this GPU as it is (load_native).
 
 Memory is managed (cuMemAllocManaged): device addresses the host can also
-touch, as on our other backends, so cudaMallocManaged-style programs work.
+touch, as on our other backends, so cudaMallocManaged-style programs work;
+what the application asks cuMemAlloc for is NVIDIA's device memory, as on
+NVIDIA's driver, which NVIDIA's IPC exports: memory handles are NVIDIA's
+own (cuIpc*MemHandle handed to it), interprocess events stay ours
+(cuda/ipc.py).
 Kernels are zmlir's: all shared memory is one external `.shared` window, so a
 launch's dynamic shared size is the kernel's static window plus CUDA's
 dynamic bytes. Precompiled NVPTX (ZMLIR_NVPTX_CACHE, see nvptx_cache.py)
@@ -57,6 +61,8 @@ typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
+typedef struct { char reserved[64]; } CUipcMemHandle;
+typedef struct { char reserved[64]; } CUipcEventHandle;
 CUresult cuInit(unsigned int flags);
 CUresult cuDriverGetVersion(int *version);
 CUresult cuDeviceGetCount(int *count);
@@ -73,6 +79,13 @@ CUresult cuCtxGetLimit(size_t *pvalue, int limit);
 CUresult cuGetErrorName(CUresult error, const char **pStr);
 CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags);
 CUresult cuMemFree_v2(CUdeviceptr dptr);
+CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize);
+CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr);
+CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr);
+CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int flags);
+CUresult cuIpcCloseMemHandle(CUdeviceptr dptr);
+CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle);
+CUresult cuEventDestroy_v2(CUevent hEvent);
 CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int flags);
 CUresult cuMemFreeHost(void *p);
 CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int flags);
@@ -161,7 +174,7 @@ _JIT_ERROR_LOG_BUFFER = 5
 _JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
 _DEFAULT_SHARED_LIMIT = 48 * 1024  # above this a kernel must opt in
 # The CU_EVENT_* flags a real event is created with: BLOCKING_SYNC, DISABLE_TIMING
-# (INTERPROCESS would need the IPC calls, which the driver does not pass on).
+# (an interprocess event is the driver's own, a page of shared memory: cuda/ipc.py).
 _EVENT_FLAGS = 0x1 | 0x2
 
 _ffi: cffi.FFI | None = None
@@ -377,9 +390,64 @@ class CUDABackend(Backend):
                    f"{nbytes} bytes")
         return int(ptr[0])
 
+    def alloc_device(self, nbytes: int) -> int:
+        self._enter()
+        ptr = self.ffi.new("CUdeviceptr *")
+        self.check("cuMemAlloc_v2", self.lib.cuMemAlloc_v2(ptr, max(nbytes, 1)),
+                   f"{nbytes} bytes")
+        return int(ptr[0])
+
     def free(self, address: int) -> None:
         self._enter()
         self.check("cuMemFree_v2", self.lib.cuMemFree_v2(address))
+
+    # NVIDIA's IPC for NVIDIA's device memory (alloc_device): its handles, its
+    # codes (a freed allocation's handle, one opened in its exporter).
+    @property
+    def vendor_ipc(self) -> bool:
+        return True
+
+    @property
+    def exports_memory(self) -> bool:
+        return True
+
+    def _ipc_call(self, api: str, code: int) -> None:
+        if code != CUDA_SUCCESS:
+            from zmlir.runtime.cuda.errors import CudaError
+
+            raise CudaError(code, f"NVIDIA's {api}: {_error_name(self.lib, code)}")
+
+    def vendor_ipc_export(self, address: int) -> bytes:
+        self._enter()
+        handle = self.ffi.new("CUipcMemHandle *")
+        self._ipc_call("cuIpcGetMemHandle", self.lib.cuIpcGetMemHandle(handle, address))
+        return bytes(self.ffi.buffer(handle))
+
+    def vendor_ipc_open(self, handle: bytes, flags: int) -> tuple[int, int]:
+        self._enter()
+        data = self.ffi.new("CUipcMemHandle *")
+        self.ffi.memmove(data, handle, self.ffi.sizeof(data[0]))
+        ptr = self.ffi.new("CUdeviceptr *")
+        self._ipc_call("cuIpcOpenMemHandle", self.lib.cuIpcOpenMemHandle_v2(ptr, data[0], flags))
+        base, size = self.ffi.new("CUdeviceptr *"), self.ffi.new("size_t *")
+        self.check("cuMemGetAddressRange_v2",
+                   self.lib.cuMemGetAddressRange_v2(base, size, ptr[0]))
+        return int(ptr[0]), int(size[0]) - (int(ptr[0]) - int(base[0]))
+
+    def vendor_ipc_close(self, address: int) -> None:
+        self._enter()
+        self._ipc_call("cuIpcCloseMemHandle", self.lib.cuIpcCloseMemHandle(address))
+
+    def vendor_ipc_event_code(self, handle: bytes) -> int:
+        self._enter()
+        data = self.ffi.new("CUipcEventHandle *")
+        self.ffi.memmove(data, handle, self.ffi.sizeof(data[0]))
+        event = self.ffi.new("CUevent *")
+        code = int(self.lib.cuIpcOpenEventHandle(event, data[0]))
+        if code == CUDA_SUCCESS:  # an event of NVIDIA's: none of ours ever is
+            self.lib.cuEventDestroy_v2(event[0])
+            return 1  # CUDA_ERROR_INVALID_VALUE
+        return code
 
     # The GPU reaches host memory only where the real driver mapped it
     # (page-locked, unified addressing: the same address on both sides).

@@ -27,6 +27,13 @@ reached it, written by the backend in queue order (Backend.signal). Query,
 synchronize and stream waits read that page, so one process waits for what
 another recorded. A stream waiting on such an event waits on the host, at
 the call, for the record last made (driver-differences.md).
+
+Where the vendor's driver is underneath (the CUDA passthrough:
+Backend.vendor_ipc), memory handles are its own: cuIpcGetMemHandle hands
+out NVIDIA's handle of NVIDIA's device memory (Backend.alloc_device) and
+cuIpcOpenMemHandle opens it with NVIDIA's driver, whose codes are the
+answer; our tables keep only what the driver needs (the opened range as an
+allocation cuMemFree refuses, the opens to close). Events stay ours there.
 """
 
 from __future__ import annotations
@@ -153,7 +160,7 @@ class SharedEvent:
 
 @dataclass
 class _Imported:
-    key: tuple[int, int, int, int]
+    key: tuple[int, int, int, int] | None  # None: a vendor's handle (Backend.vendor_ipc)
     address: int
     references: int = 1
 
@@ -180,6 +187,9 @@ class IpcAPI(DriverState):
         base, size = found
         if not self.ipc_exportable(base):  # cudarc#521: a pool's is INVALID_VALUE
             return E.CUDA_ERROR_INVALID_VALUE
+        if self.device.vendor_ipc:
+            self.ffi.memmove(phandle, self.device.vendor_ipc_export(base), _HANDLE_BYTES)
+            return E.CUDA_SUCCESS
         handle = self._ipc.exported.get(base)
         if handle is None:
             exported = self.device.ipc_export(base)
@@ -208,7 +218,10 @@ class IpcAPI(DriverState):
         self.current_context()
         if pdptr == self.ffi.NULL or flags & ~CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS:
             return E.CUDA_ERROR_INVALID_VALUE
-        h = _Handle.unpack(self.ffi.unpack(handle.reserved, _HANDLE_BYTES), _MEMORY)
+        data = self.ffi.unpack(handle.reserved, _HANDLE_BYTES)
+        if self.device.vendor_ipc:
+            return self._open_vendor(pdptr, data, flags)
+        h = _Handle.unpack(data, _MEMORY)
         key = (h.pid, h.inode, h.offset, h.serial)
         opened = self._ipc.imported.get(key)
         if opened is not None:
@@ -233,6 +246,21 @@ class IpcAPI(DriverState):
 
     cuIpcOpenMemHandle = cuIpcOpenMemHandle_v2
 
+    def _open_vendor(self, pdptr: Any, data: bytes, flags: int) -> int:
+        """cuIpcOpenMemHandle of a vendor's handle: the vendor opens it
+        (again: it counts the opens, and answers the same address)."""
+        if data.startswith(_MAGIC):  # one of our event handles
+            return E.CUDA_ERROR_INVALID_VALUE
+        address, size = self.device.vendor_ipc_open(data, flags)
+        opened = self._ipc.by_address.get(address)
+        if opened is not None:
+            opened.references += 1
+        else:
+            self._ipc.by_address[address] = _Imported(None, address)
+            self.allocations.add(address, size, owned=False)  # cuMemFree refuses it
+        self.out(pdptr, address)
+        return E.CUDA_SUCCESS
+
     def cuIpcCloseMemHandle(self, dptr: int) -> int:
         self.current_context()
         opened = self._ipc.by_address.get(dptr)
@@ -241,9 +269,12 @@ class IpcAPI(DriverState):
         opened.references -= 1
         if opened.references == 0:
             del self._ipc.by_address[dptr]
-            del self._ipc.imported[opened.key]
             self.allocations.forget(dptr)
-            self.device.ipc_close(dptr)  # waits for work that may still use it
+            if opened.key is not None:
+                del self._ipc.imported[opened.key]
+                self.device.ipc_close(dptr)  # waits for work that may still use it
+        if opened.key is None:
+            self.device.vendor_ipc_close(dptr)  # one open of the vendor's undone
         return E.CUDA_SUCCESS
 
     # -- events ----------------------------------------------------------------
@@ -264,7 +295,11 @@ class IpcAPI(DriverState):
         self.current_context()
         if phevent == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
-        h = _Handle.unpack(self.ffi.unpack(handle.reserved, _HANDLE_BYTES), _EVENT)
+        data = self.ffi.unpack(handle.reserved, _HANDLE_BYTES)
+        if self.device.vendor_ipc and not data.startswith(_MAGIC):
+            # A vendor's memory handle (MAP_FAILED) or garbage: the vendor's answer.
+            return self.device.vendor_ipc_event_code(data)
+        h = _Handle.unpack(data, _EVENT)
         fd = h.open_fd()
         try:
             shared = SharedEvent(fd)

@@ -20,29 +20,33 @@ _GRANULE = 512
 class MemoryAPI(IpcAPI):  # cuMemFree ends an allocation's exports
     # -- device memory ---------------------------------------------------------
 
-    def cuMemAlloc_v2(self, dptr: Any, nbytes: int) -> int:
+    def _allocate(self, dptr: Any, nbytes: int, managed: bool) -> int:
         self.current_context()
         if nbytes == 0:
             return E.CUDA_ERROR_INVALID_VALUE
+        # Whole granules, as NVIDIA's driver hands out: a kernel that runs a
+        # little past an allocation's end (numba's own
+        # test_dispatcher_cpointer_arguments does) corrupts no neighbour on
+        # the host's heap.
+        granules = -(-nbytes // _GRANULE) * _GRANULE
         try:
-            # Whole granules, as NVIDIA's driver hands out: a kernel that
-            # runs a little past an allocation's end (numba's own
-            # test_dispatcher_cpointer_arguments does) corrupts no
-            # neighbour on the host's heap.
-            address = self.device.alloc(-(-nbytes // _GRANULE) * _GRANULE)
+            # Our device memory is the host's too; managed memory is that.
+            address = (self.device.alloc(granules) if managed
+                       else self.device.alloc_device(granules))
         except Exception as err:
             log(f"allocation of {nbytes} bytes failed: {err}")
             return E.CUDA_ERROR_OUT_OF_MEMORY
         self.allocations.add(address, nbytes)
+        if managed:
+            self.managed.add(address)
         self.out(dptr, address)
         return E.CUDA_SUCCESS
 
+    def cuMemAlloc_v2(self, dptr: Any, nbytes: int) -> int:
+        return self._allocate(dptr, nbytes, managed=False)
+
     def cuMemAllocManaged(self, dptr: Any, nbytes: int, flags: int) -> int:
-        # Our device memory is already shared with the host.
-        code = self.cuMemAlloc_v2(dptr, nbytes)
-        if code == E.CUDA_SUCCESS:
-            self.managed.add(int(dptr[0]))
-        return code
+        return self._allocate(dptr, nbytes, managed=True)
 
     def cuMemFree_v2(self, dptr: int) -> int:
         self.require_init()
