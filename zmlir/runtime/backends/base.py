@@ -119,6 +119,12 @@ class Backend(ABC):
 
     # NVIDIA machine code (SASS) run as it is, where the backend can
     # (the CUDA passthrough; zmlir/runtime/cuda/native.py).
+    def vendor_export_table(self, key: bytes) -> int:
+        """The address of the vendor driver's own private export table `key`
+        (a UUID's 16 bytes), where it is underneath (the passthrough); 0:
+        none. Asked only under ZMLIR_VENDOR_TABLES (an experiment)."""
+        return 0
+
     def native_sm(self) -> int:
         """The SASS architecture the backend runs as it is (90 for sm_90);
         0: it runs only what zmlir compiles."""

@@ -61,6 +61,8 @@ typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
+typedef struct { char bytes[16]; } CUuuid;
+CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId);
 typedef struct { char reserved[64]; } CUipcMemHandle;
 typedef struct { char reserved[64]; } CUipcEventHandle;
 CUresult cuInit(unsigned int flags);
@@ -534,6 +536,15 @@ class CUDABackend(Backend):
 
     def vendor_library(self, soname: str) -> str | None:
         return vendor_library(soname)
+
+    def vendor_export_table(self, key: bytes) -> int:
+        # NVIDIA's private table `key`, for ZMLIR_VENDOR_TABLES (export_slots.py).
+        self._enter()
+        table, uuid = self.ffi.new("const void **"), self.ffi.new("CUuuid *")
+        self.ffi.memmove(uuid, key, 16)
+        if self.lib.cuGetExportTable(table, uuid) != CUDA_SUCCESS:
+            return 0
+        return int(self.ffi.cast("uintptr_t", table[0]))
 
     # NVIDIA's own machine code for this GPU, loaded as it is: what the
     # application's image holds when it has no PTX we compile (NVIDIA's
