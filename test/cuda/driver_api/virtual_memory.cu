@@ -7,8 +7,8 @@
 // is set; the handles released while mapped (the memory lives until the
 // unmap); one allocation mapped at two addresses through its exported POSIX
 // file descriptor (one memory: a write through either is seen through the
-// other); and the error codes of misaligned, overlapping, partial and
-// unmapped ranges.
+// other); the error codes of misaligned, overlapping, partial and unmapped
+// ranges; and a kernel's access before cuMemSetAccess.
 const char* ptx = R"(
 .version 9.0
 .target sm_80
@@ -179,6 +179,16 @@ int main() {
   C(cuMemUnmap(two, g));
   C(cuMemAddressFree(one, g));
   C(cuMemAddressFree(two, g));
+
+  // Last, as it fails the context for good: a kernel's access to a mapping
+  // before cuMemSetAccess is an illegal address, as on a GPU.
+  C(cuMemCreate(&a, g, &prop, 0));
+  C(cuMemAddressReserve(&one, g, 0, 0, 0));
+  C(cuMemMap(one, g, 0, a, 0));
+  unsigned n = 1, v = 1;
+  void* args[] = {&one, &n, &v};
+  C(cuLaunchKernel(add, 1, 1, 1, 32, 1, 1, 0, nullptr, args, nullptr));
+  EXPECT(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
   printf("PASS\n");
   return 0;
 }

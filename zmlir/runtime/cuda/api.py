@@ -540,6 +540,7 @@ uintptr_t zmlir_fast_address(const char *name);
 void zmlir_faults_install(void);
 void zmlir_faults_arm(int delta);
 unsigned long zmlir_faults_take(uintptr_t *first);
+int zmlir_faults_guard(uintptr_t begin, uintptr_t size, int add);
 """
 
 

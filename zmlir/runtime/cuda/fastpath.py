@@ -104,6 +104,14 @@ class FastPath:
         first = self.ffi.new("uintptr_t *")
         return int(self.lib.zmlir_faults_take(first)), int(first[0])
 
+    def guard_faults(self, begin: int, size: int, add: bool) -> bool:
+        """Makes a kernel's access to the inaccessible pages of [begin, begin +
+        size) a fault (faults.c) rather than the process's end, or no longer;
+        False if no more ranges can be guarded."""
+        if self.lib is None:
+            return True
+        return int(self.lib.zmlir_faults_guard(begin, size, int(add))) == 0
+
     def function(self, handle: int, device: Any, kernel: Any, info: Any,
                  param_sizes: list[int] | None, window_limit: int) -> bool:
         """Registers (or refreshes) a function; False if the fast path cannot

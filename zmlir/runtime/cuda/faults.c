@@ -15,6 +15,14 @@
  * own bugs, a protection fault, the zero page (below mmap_min_addr), more
  * than ZMLIR_FAULT_PAGES pages — goes to the handler installed before ours,
  * or kills the process as it would have.
+ *
+ * But for the driver's guarded ranges (zmlir_faults_guard): CUDA's virtual
+ * address reservations (cuda/virtual_memory.py), whose pages are mapped but
+ * inaccessible until cuMemSetAccess. A kernel's access there (SEGV_ACCERR)
+ * is a fault as above, answered by a zero page mapped over the one there
+ * (MAP_FIXED); taking the faults gives such a page back to the reservation
+ * (inaccessible again), and the driver maps its memory afresh when access is
+ * granted.
  */
 
 #ifndef _GNU_SOURCE
@@ -33,6 +41,11 @@
 #endif
 
 #define ZMLIR_FAULT_PAGES 4096
+#define ZMLIR_GUARDED_RANGES 256
+
+static struct {
+  uintptr_t begin, end; /* [begin, end); begin 0: a free slot */
+} zmlir_faults_guarded[ZMLIR_GUARDED_RANGES];
 
 static struct sigaction zmlir_faults_previous_segv, zmlir_faults_previous_bus;
 static int zmlir_faults_armed;           /* launches running */
@@ -68,21 +81,36 @@ static void *zmlir_faults_pc(void *context) {
 #endif
 }
 
+static int zmlir_faults_is_guarded(uintptr_t address) {
+  for (unsigned int i = 0; i < ZMLIR_GUARDED_RANGES; ++i) {
+    uintptr_t begin = __atomic_load_n(&zmlir_faults_guarded[i].begin, __ATOMIC_ACQUIRE);
+    if (begin && begin <= address &&
+        address < __atomic_load_n(&zmlir_faults_guarded[i].end, __ATOMIC_ACQUIRE))
+      return 1;
+  }
+  return 0;
+}
+
 static void zmlir_faults_handler(int sig, siginfo_t *info, void *context) {
   int saved_errno = errno;
   Dl_info where;
   void *pc = zmlir_faults_pc(context);
-  if (sig == SIGSEGV && info->si_code == SEGV_MAPERR && pc != NULL &&
+  int guarded = sig == SIGSEGV && info->si_code == SEGV_ACCERR &&
+                zmlir_faults_is_guarded((uintptr_t)info->si_addr);
+  if (sig == SIGSEGV && (info->si_code == SEGV_MAPERR || guarded) && pc != NULL &&
       __atomic_load_n(&zmlir_faults_armed, __ATOMIC_ACQUIRE) > 0 && dladdr(pc, &where) == 0) {
     unsigned int slot = __atomic_fetch_add(&zmlir_faults_mapped, 1, __ATOMIC_ACQ_REL);
     uintptr_t page = (uintptr_t)info->si_addr & ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1);
     if (slot < ZMLIR_FAULT_PAGES) {
+      /* Over a guarded page: the reservation's, which taking gives back. */
       void *mapped = mmap((void *)page, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
-                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+                          MAP_PRIVATE | MAP_ANONYMOUS |
+                              (guarded ? MAP_FIXED : MAP_FIXED_NOREPLACE),
+                          -1, 0);
       int raced = mapped == MAP_FAILED && errno == EEXIST; /* another lane mapped it */
       if (mapped == (void *)page || raced) {
         if (!raced)
-          zmlir_faults_pages[slot] = page;
+          zmlir_faults_pages[slot] = page | (uintptr_t)guarded; /* pages are aligned */
         uintptr_t none = 0;
         __atomic_compare_exchange_n(&zmlir_faults_first, &none, (uintptr_t)info->si_addr, 0,
                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
@@ -123,9 +151,38 @@ unsigned long zmlir_faults_take(uintptr_t *first) {
     unsigned int n = __atomic_exchange_n(&zmlir_faults_mapped, 0, __ATOMIC_ACQ_REL);
     for (unsigned int i = 0; i < n && i < ZMLIR_FAULT_PAGES; ++i)
       if (zmlir_faults_pages[i]) {
-        munmap((void *)zmlir_faults_pages[i], (size_t)sysconf(_SC_PAGESIZE));
+        uintptr_t page = zmlir_faults_pages[i] & ~(uintptr_t)1;
+        if (zmlir_faults_pages[i] & 1) /* inaccessible again, still reserved */
+          mmap((void *)page, (size_t)sysconf(_SC_PAGESIZE), PROT_NONE,
+               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+        else
+          munmap((void *)page, (size_t)sysconf(_SC_PAGESIZE));
         zmlir_faults_pages[i] = 0;
       }
   }
   return count;
+}
+
+/* A range whose inaccessible pages a kernel's access faults in as above
+ * (add 1), or no longer (add 0: the range is unmapped; its fault pages go
+ * with it). 0 if done, -1 if every slot is taken. */
+int zmlir_faults_guard(uintptr_t begin, uintptr_t size, int add) {
+  if (add) {
+    for (unsigned int i = 0; i < ZMLIR_GUARDED_RANGES; ++i)
+      if (__atomic_load_n(&zmlir_faults_guarded[i].begin, __ATOMIC_ACQUIRE) == 0) {
+        __atomic_store_n(&zmlir_faults_guarded[i].end, begin + size, __ATOMIC_RELEASE);
+        __atomic_store_n(&zmlir_faults_guarded[i].begin, begin, __ATOMIC_RELEASE);
+        return 0;
+      }
+    return -1;
+  }
+  for (unsigned int i = 0; i < ZMLIR_GUARDED_RANGES; ++i)
+    if (__atomic_load_n(&zmlir_faults_guarded[i].begin, __ATOMIC_ACQUIRE) == begin)
+      __atomic_store_n(&zmlir_faults_guarded[i].begin, 0, __ATOMIC_RELEASE);
+  for (unsigned int i = 0; i < ZMLIR_FAULT_PAGES; ++i) {
+    uintptr_t page = zmlir_faults_pages[i] & ~(uintptr_t)1;
+    if (page >= begin && page < begin + size)
+      zmlir_faults_pages[i] = 0;
+  }
+  return 0;
 }

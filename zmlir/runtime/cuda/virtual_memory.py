@@ -18,7 +18,8 @@ NVIDIA's rules are kept: sizes, addresses and offsets of allocations and
 mappings are multiples of the granularity (2 MiB, an H200's); reservations
 of whole pages; a mapping starts inaccessible, and cuMemSetAccess over
 whole mapped ranges makes it reachable (its pages read-write; until then
-kernels fault on it and copies refuse it); cuMemUnmap takes whole mappings
+copies refuse it and a kernel's access fails the context with
+CUDA_ERROR_ILLEGAL_ADDRESS, faults.c); cuMemUnmap takes whole mappings
 and gives their pages back to the reservation; the memory lives while a
 handle to it is unreleased or a mapping of it remains (cuMemRelease of a
 mapped allocation keeps it until the unmap). The calls need no current
@@ -148,6 +149,10 @@ class VirtualMemoryAPI(DriverState):
         t = self._vmm
         t.reservations[base] = Reservation(base, size)
         bisect.insort(t.bases, base)
+        # A kernel's access to its inaccessible pages fails the context (700),
+        # as on a GPU, rather than ending the process (faults.c; past 256
+        # reservations at once it would end it).
+        self.fast.guard_faults(base, size, True)
         ptr[0] = base
         return E.CUDA_SUCCESS
 
@@ -162,6 +167,7 @@ class VirtualMemoryAPI(DriverState):
             return E.CUDA_ERROR_INVALID_VALUE
         del t.reservations[ptr]
         t.bases.remove(ptr)
+        self.fast.guard_faults(ptr, size, False)
         shared_memory.unmap(ptr, size)
         return E.CUDA_SUCCESS
 
@@ -310,8 +316,12 @@ class VirtualMemoryAPI(DriverState):
     def _set_access(self, m: Mapping, access: int) -> None:
         if access == m.access:
             return
-        shared_memory.protect(m.address, m.size, readable=access != ACCESS_NONE,
-                              writable=access == ACCESS_READWRITE)
+        if access == ACCESS_READWRITE:
+            # Mapped afresh: a kernel's fault on an inaccessible page left a
+            # page of its own there (faults.c).
+            shared_memory.map_fd_at(m.address, m.allocation.fd, m.offset, m.size)
+        else:
+            shared_memory.protect(m.address, m.size, readable=False, writable=False)
         if m.access == ACCESS_NONE:
             self.allocations.add(m.address, m.size, owned=False)  # cuMemFree refuses it
         elif access == ACCESS_NONE:
