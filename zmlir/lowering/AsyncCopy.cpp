@@ -9,9 +9,16 @@
 // any other. So the group instructions have nothing left to do, and
 // neither has cp.async.mbarrier.arrive without .noinc (Mbarrier.cpp).
 //
+// Bulk copies (cp.async.bulk) likewise: the target's own where it has them
+// (TargetInfo::emitNativeBulkCopy), else a synchronous copy, then the
+// complete_tx of its bytes on its mbarrier (Mbarrier.h); the bulk groups
+// have nothing left to do. A .shared::cluster address is the executing
+// CTA's shared address there: the driver launches no cluster of more than
+// one CTA on those targets.
+//
 //===----------------------------------------------------------------------===//
 
-#include "zmlir/lowering/PTXLowering.h"
+#include "zmlir/lowering/Mbarrier.h"
 
 using namespace mlir;
 using namespace zmlir;
@@ -129,10 +136,106 @@ struct CpAsyncWaitGroupOpLowering : PTXPattern<CpAsyncWaitGroupOp> {
   }
 };
 
+/// cp.async.bulk: the target's own, or
+///  1. the pointers, a .shared::cluster one in the shared window;
+///  2. the copy, 16 bytes (a <4 x i32>) at a time, as PTX requires a size
+///     that is a multiple of 16 and addresses aligned to 16: unrolled for a
+///     constant size of up to kUnrolledBulkBytes, else a loop of size / 16
+///     steps (a size of 0 copies nothing);
+///  3. with an mbarrier, the complete_tx of `size` bytes on it, now that
+///     they are written.
+struct CpAsyncBulkOpLowering : PTXPattern<CpAsyncBulkOp> {
+  using PTXPattern::PTXPattern;
+  static constexpr int64_t kUnrolledBulkBytes = 128;
+
+  LogicalResult matchAndRewrite(CpAsyncBulkOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    // 1.
+    auto space = [](StateSpace s) {
+      return s == StateSpace::SharedCluster ? StateSpace::Shared : s;
+    };
+    FailureOr<Value> dst = pointerTo(op, rewriter, adaptor.getDst(), op.getDstOffset(),
+                                     space(op.getDstSpace()));
+    if (failed(dst))
+      return failure();
+    FailureOr<Value> src = pointerTo(op, rewriter, adaptor.getSrc(), op.getSrcOffset(),
+                                     space(op.getSrcSpace()));
+    if (failed(src))
+      return failure();
+    SmallVector<Value> args{*dst, *src, adaptor.getSize()};
+    if (Value mbar = adaptor.getMbar()) {
+      FailureOr<Value> ptr = pointerTo(op, rewriter, mbar, op.getMbarOffset(), StateSpace::Shared);
+      if (failed(ptr))
+        return failure();
+      args.push_back(*ptr);
+    }
+    if (succeeded(state.target.emitNativeBulkCopy(rewriter, op, args))) {
+      rewriter.eraseOp(op);
+      return success();
+    }
+    std::optional<int64_t> constantSize = constantInt(adaptor.getSize());
+    if (constantSize && *constantSize % 16 != 0)
+      return unsupported(op, Twine("cp.async.bulk of ") + Twine(*constantSize) +
+                                 " bytes (a multiple of 16)");
+    // 2.
+    mlir::Type i64 = rewriter.getI64Type(), i8 = rewriter.getI8Type();
+    auto chunk = VectorType::get({4}, rewriter.getI32Type());
+    auto copyAt = [&](Value offset) {
+      auto at = [&](Value ptr) {
+        return LLVM::GEPOp::create(rewriter, loc, ptr.getType(), i8, ptr, ValueRange{offset});
+      };
+      Value v = LLVM::LoadOp::create(rewriter, loc, chunk, at(*src), /*alignment=*/16);
+      LLVM::StoreOp::create(rewriter, loc, v, at(*dst), /*alignment=*/16);
+    };
+    if (constantSize && *constantSize <= kUnrolledBulkBytes) {
+      for (int64_t offset = 0; offset < *constantSize; offset += 16)
+        copyAt(intConst(rewriter, loc, i64, offset));
+    } else {
+      Value zero = intConst(rewriter, loc, i64, 0);
+      Value steps = arith::ShRUIOp::create(
+          rewriter, loc, arith::ExtUIOp::create(rewriter, loc, i64, adaptor.getSize()),
+          intConst(rewriter, loc, i64, 4));
+      Block *entry = rewriter.getInsertionBlock();
+      Block *exit = rewriter.splitBlock(entry, rewriter.getInsertionPoint());
+      Block *loop = rewriter.createBlock(exit, {i64}, {loc});
+      Value step = loop->getArgument(0);
+      copyAt(arith::ShLIOp::create(rewriter, loc, step, intConst(rewriter, loc, i64, 4)));
+      Value next = arith::AddIOp::create(rewriter, loc, step, intConst(rewriter, loc, i64, 1));
+      Value more = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, next, steps);
+      cf::CondBranchOp::create(rewriter, loc, more, loop, ValueRange{next}, exit, ValueRange{});
+      rewriter.setInsertionPointToEnd(entry);
+      Value any = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne, steps, zero);
+      cf::CondBranchOp::create(rewriter, loc, any, loop, ValueRange{zero}, exit, ValueRange{});
+      rewriter.setInsertionPointToStart(exit);
+    }
+    // 3.
+    if (args.size() == 4)
+      emitMbarrierCompleteTx(rewriter, loc, state, args[3], adaptor.getSize());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// cp.async.bulk.commit_group and cp.async.bulk.wait_group: the target's
+/// own, or nothing (every bulk copy is complete when issued).
+template <typename OpTy>
+struct CpAsyncBulkGroupOpLowering : PTXPattern<OpTy> {
+  using PTXPattern<OpTy>::PTXPattern;
+
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    (void)this->state.target.emitNativeBulkCopy(rewriter, op, {});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void zmlir::populatePTXAsyncCopyPatterns(RewritePatternSet &patterns,
                                          const PTXLoweringState &state) {
-  patterns.add<CpAsyncOpLowering, CpAsyncCommitGroupOpLowering, CpAsyncWaitGroupOpLowering>(
-      patterns.getContext(), state);
+  patterns.add<CpAsyncOpLowering, CpAsyncCommitGroupOpLowering, CpAsyncWaitGroupOpLowering,
+               CpAsyncBulkOpLowering, CpAsyncBulkGroupOpLowering<CpAsyncBulkCommitGroupOp>,
+               CpAsyncBulkGroupOpLowering<CpAsyncBulkWaitGroupOp>>(patterns.getContext(), state);
 }

@@ -22,11 +22,12 @@
 // cp.async copies synchronously off NVPTX (AsyncCopy.cpp), so the arrival
 // cp.async.mbarrier.arrive promises once they complete is due at once:
 // with .noinc an ordinary arrival, without it (a pending arrival added,
-// then that one arrival) no change at all.
+// then that one arrival) no change at all. A bulk copy's complete_tx is
+// due once its bytes are written: emitMbarrierCompleteTx (Mbarrier.h).
 //
 //===----------------------------------------------------------------------===//
 
-#include "zmlir/lowering/PTXLowering.h"
+#include "zmlir/lowering/Mbarrier.h"
 
 #include "zmlir/lowering/Patterns.h"
 
@@ -183,10 +184,13 @@ struct MbarrierTxOpLowering : MbarrierPattern<MbarrierTxOp> {
       rewriter.eraseOp(op);
       return success();
     }
+    if (op.getComplete()) {
+      emitMbarrierCompleteTx(rewriter, loc, state, *ptr, adaptor.getTxCount());
+      rewriter.eraseOp(op);
+      return success();
+    }
     mlir::Type i64 = rewriter.getI64Type();
     Value tx = arith::ExtSIOp::create(rewriter, loc, i64, adaptor.getTxCount());
-    if (op.getComplete())
-      tx = arith::SubIOp::create(rewriter, loc, intConst(rewriter, loc, i64, 0), tx);
     Value zero = intConst(rewriter, loc, i64, 0);
     updateWord(rewriter, loc, state, *ptr, zero, zero, tx);
     rewriter.eraseOp(op);
@@ -355,6 +359,14 @@ struct CpAsyncMbarrierArriveOpLowering : MbarrierPattern<CpAsyncMbarrierArriveOp
 };
 
 } // namespace
+
+void zmlir::emitMbarrierCompleteTx(ConversionPatternRewriter &b, Location loc,
+                                   const PTXLoweringState &state, Value ptr, Value bytes) {
+  mlir::Type i64 = b.getI64Type();
+  Value zero = intConst(b, loc, i64, 0);
+  Value tx = arith::SubIOp::create(b, loc, zero, arith::ExtSIOp::create(b, loc, i64, bytes));
+  updateWord(b, loc, state, ptr, zero, zero, tx);
+}
 
 void zmlir::populatePTXMbarrierPatterns(RewritePatternSet &patterns,
                                         const PTXLoweringState &state) {

@@ -164,6 +164,15 @@ public:
   /// `cp.async.wait_group pending`, or `cp.async.wait_all` when `all`.
   virtual void emitAsyncCopyWait(mlir::OpBuilder &b, mlir::Location loc, int64_t pending,
                                  bool all) const {}
+  /// The bulk copy instruction `op` (ptx.cp_async_bulk and its group ops)
+  /// as the target's own, with the op's converted operands `args` in their
+  /// order (addresses as pointers in their state spaces, shared::cluster
+  /// ones in the shared space); failure where the target has none, and the
+  /// lowering copies synchronously (AsyncCopy.cpp).
+  virtual mlir::LogicalResult emitNativeBulkCopy(mlir::OpBuilder &b, mlir::Operation *op,
+                                                 mlir::ValueRange args) const {
+    return mlir::failure();
+  }
 
   //===--- mbarrier --------------------------------------------------------===//
 

@@ -86,3 +86,89 @@ func.func @ignore_src(%d: i32, %s: i64, %p: i1) attributes {ptx.entry} {
   ptx.cp_async %d, %s ignore_src %p {cache = #ptx.cache<ca>, size = 4 : i64} : i32, i64
   ptx.ret
 }
+
+// -----
+
+// A bulk copy of a constant size up to 128 bytes: one <4 x i32> load and
+// store per 16 bytes (a shared::cluster destination in the shared window),
+// then the mbarrier's tx-count lowered by the size (its word's
+// compare-and-swap loop). NVPTX: NVIDIA's instruction, its addresses as
+// 64-bit operands.
+// SYNC-LABEL: gpu.func @bulk_constant
+// SYNC: %[[WINDOW:.*]] = llvm.mlir.addressof @__zmlir_shared_window : !llvm.ptr<3>
+// SYNC: %[[DST:.*]] = llvm.getelementptr %[[WINDOW]][%{{.*}}] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// SYNC: %[[SRC:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
+// SYNC: %[[BAR:.*]] = llvm.getelementptr %[[WINDOW]][%{{.*}}] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// SYNC: %[[S0:.*]] = llvm.getelementptr %[[SRC]][%c0_i64] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
+// SYNC: %[[V0:.*]] = llvm.load %[[S0]] {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
+// SYNC: %[[D0:.*]] = llvm.getelementptr %[[DST]][%c0_i64] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// SYNC: llvm.store %[[V0]], %[[D0]] {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// SYNC: %[[S1:.*]] = llvm.getelementptr %[[SRC]][%c16_i64{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
+// SYNC: llvm.load %[[S1]] {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
+// SYNC-NOT: llvm.load {{.*}}vector
+// SYNC: %[[SIZE:.*]] = arith.extsi %c32_i32 : i32 to i64
+// SYNC: %[[TX:.*]] = arith.subi %{{.*}}, %[[SIZE]] : i64
+// SYNC: llvm.load %[[BAR]] atomic syncscope("workgroup") monotonic
+// SYNC: arith.addi %{{.*}}, %[[TX]] : i64
+// SYNC: llvm.cmpxchg %[[BAR]]
+// NV-LABEL: gpu.func @bulk_constant
+// NV: llvm.inline_asm has_side_effects "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];", "l,l,r,l,~{memory}" %{{.*}}, %{{.*}}, %c32_i32, %{{.*}} : (i64, i64, i32, i64) -> ()
+// NV-NOT: llvm.cmpxchg
+func.func @bulk_constant(%d: i32, %s: i64, %b: i32) attributes {ptx.entry} {
+  %c32 = arith.constant 32 : i32
+  ptx.cp_async_bulk %d, %s, %c32 mbarrier %b {dst_space = #ptx.space<shared_cluster>, src_space = #ptx.space<global>, dst_offset = 16 : i64} : i32, i64, i32
+  ptx.ret
+}
+
+// -----
+
+// A size in a register: a loop of size / 16 steps, none for a size below
+// 16; shared to shared::cluster, the mbarrier at its offset.
+// SYNC-LABEL: gpu.func @bulk_loop
+// SYNC-SAME: %[[N:[^:]*]]: i32, %{{[^:]*}}: i32)
+// SYNC: %[[WIDE:.*]] = arith.extui %[[N]] : i32 to i64
+// SYNC: %[[STEPS:.*]] = arith.shrui %[[WIDE]], %c4_i64 : i64
+// SYNC: %[[ANY:.*]] = arith.cmpi ne, %[[STEPS]], %c0_i64 : i64
+// SYNC: cf.cond_br %[[ANY]], ^[[LOOP:.*]](%c0_i64 : i64), ^[[EXIT:bb[0-9]+]]
+// SYNC: ^[[LOOP]](%[[STEP:.*]]: i64):
+// SYNC: %[[OFF:.*]] = arith.shli %[[STEP]], %{{.*}} : i64
+// SYNC: %[[S:.*]] = llvm.getelementptr %{{.*}}[%[[OFF]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// SYNC: %[[V:.*]] = llvm.load %[[S]] {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// SYNC: %[[D:.*]] = llvm.getelementptr %{{.*}}[%[[OFF]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// SYNC: llvm.store %[[V]], %[[D]] {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// SYNC: %[[NEXT:.*]] = arith.addi %[[STEP]], %{{.*}} : i64
+// SYNC: %[[MORE:.*]] = arith.cmpi ult, %[[NEXT]], %[[STEPS]] : i64
+// SYNC: cf.cond_br %[[MORE]], ^[[LOOP]](%[[NEXT]] : i64), ^[[EXIT]]
+// SYNC: ^[[EXIT]]:
+// SYNC: arith.extsi %[[N]] : i32 to i64
+// SYNC: llvm.cmpxchg
+// NV-LABEL: gpu.func @bulk_loop
+// NV-SAME: %[[N:[^:]*]]: i32, %{{[^:]*}}: i32)
+// NV: llvm.inline_asm has_side_effects "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];", "l,l,r,l,~{memory}" %{{.*}}, %{{.*}}, %[[N]], %{{.*}} : (i64, i64, i32, i64) -> ()
+func.func @bulk_loop(%d: i32, %s: i32, %n: i32, %b: i32) attributes {ptx.entry} {
+  ptx.cp_async_bulk %d, %s, %n mbarrier %b {dst_space = #ptx.space<shared_cluster>, src_space = #ptx.space<shared>, mbar_offset = 8 : i64} : i32, i32, i32
+  ptx.ret
+}
+
+// -----
+
+// Shared to global memory (bulk_group): the copy with no mbarrier; the
+// bulk groups are dropped. NVPTX: NVIDIA's copy, commit and waits.
+// SYNC-LABEL: gpu.func @bulk_to_global
+// SYNC: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// SYNC: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
+// SYNC-NOT: llvm.cmpxchg
+// SYNC-NOT: ptx.
+// SYNC: gpu.return
+// NV-LABEL: gpu.func @bulk_to_global
+// NV: llvm.inline_asm has_side_effects "cp.async.bulk.global.shared::cta.bulk_group [$0], [$1], $2;", "l,l,r,~{memory}"
+// NV: llvm.inline_asm has_side_effects "cp.async.bulk.commit_group;", "~{memory}"
+// NV: llvm.inline_asm has_side_effects "cp.async.bulk.wait_group.read 1;", "~{memory}"
+// NV: llvm.inline_asm has_side_effects "cp.async.bulk.wait_group 0;", "~{memory}"
+func.func @bulk_to_global(%d: i64, %s: i32, %n: i32) attributes {ptx.entry} {
+  ptx.cp_async_bulk %d, %s, %n {dst_space = #ptx.space<global>, src_space = #ptx.space<shared>} : i64, i32
+  ptx.cp_async_bulk_commit_group
+  ptx.cp_async_bulk_wait_group {pending = 1 : i64, read}
+  ptx.cp_async_bulk_wait_group
+  ptx.ret
+}

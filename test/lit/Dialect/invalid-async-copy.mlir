@@ -50,3 +50,39 @@ func.func @wait_negative() {
   ptx.cp_async_wait_group {pending = -1 : i64}
   ptx.ret
 }
+
+// -----
+
+// A bulk copy goes from global to shared, shared to shared::cluster or
+// shared to global memory.
+func.func @bulk_spaces(%d: i64, %s: i64, %n: i32, %b: i32) {
+  // expected-error @+1 {{copies global to shared, shared to shared::cluster or shared to global memory, not global to global}}
+  ptx.cp_async_bulk %d, %s, %n mbarrier %b {dst_space = #ptx.space<global>, src_space = #ptx.space<global>} : i64, i64, i32
+  ptx.ret
+}
+
+// -----
+
+// One into shared memory completes on an mbarrier.
+func.func @bulk_no_mbarrier(%d: i32, %s: i64, %n: i32) {
+  // expected-error @+1 {{into shared memory completes on an mbarrier}}
+  ptx.cp_async_bulk %d, %s, %n {dst_space = #ptx.space<shared>, src_space = #ptx.space<global>} : i32, i64
+  ptx.ret
+}
+
+// -----
+
+// One to global memory completes by its bulk async-group.
+func.func @bulk_global_mbarrier(%d: i64, %s: i32, %n: i32, %b: i32) {
+  // expected-error @+1 {{to global memory completes by its bulk async-group, not an mbarrier}}
+  ptx.cp_async_bulk %d, %s, %n mbarrier %b {dst_space = #ptx.space<global>, src_space = #ptx.space<shared>} : i64, i32, i32
+  ptx.ret
+}
+
+// -----
+
+func.func @bulk_wait_negative() {
+  // expected-error @+1 {{expects a count of pending groups of at least 0, got -1}}
+  ptx.cp_async_bulk_wait_group {pending = -1 : i64}
+  ptx.ret
+}

@@ -22,3 +22,20 @@ func.func @cp_async(%d: i32, %d64: i64, %s: i64, %n: i32, %p: i1) attributes {pt
   ptx.cp_async_wait_group {all}
   ptx.ret
 }
+
+// cp.async.bulk prints back with its spaces and offsets, the mbarrier
+// optional; the bulk groups with their count and `read`.
+// CHECK-LABEL: func.func @cp_async_bulk
+func.func @cp_async_bulk(%d: i32, %s: i64, %n: i32, %b: i32) attributes {ptx.entry} {
+  // CHECK: ptx.cp_async_bulk %{{.*}}, %{{.*}}, %{{.*}} mbarrier %{{.*}} {dst_offset = 16 : i64, dst_space = #ptx.space<shared_cluster>, mbar_offset = 8 : i64, src_offset = 32 : i64, src_space = #ptx.space<global>} : i32, i64, i32
+  ptx.cp_async_bulk %d, %s, %n mbarrier %b {dst_space = #ptx.space<shared_cluster>, src_space = #ptx.space<global>, dst_offset = 16 : i64, src_offset = 32 : i64, mbar_offset = 8 : i64} : i32, i64, i32
+  // CHECK: ptx.cp_async_bulk %{{.*}}, %{{.*}}, %{{.*}} {dst_space = #ptx.space<global>, src_space = #ptx.space<shared>} : i64, i32{{$}}
+  ptx.cp_async_bulk %s, %d, %n {dst_space = #ptx.space<global>, src_space = #ptx.space<shared>} : i64, i32
+  // CHECK: ptx.cp_async_bulk_commit_group
+  ptx.cp_async_bulk_commit_group
+  // CHECK: ptx.cp_async_bulk_wait_group {pending = 2 : i64, read}
+  ptx.cp_async_bulk_wait_group {pending = 2 : i64, read}
+  // CHECK: ptx.cp_async_bulk_wait_group{{$}}
+  ptx.cp_async_bulk_wait_group
+  ptx.ret
+}

@@ -32,3 +32,27 @@ LogicalResult CpAsyncMbarrierArriveOp::verify() {
     return emitOpError("takes a shared or generic address");
   return success();
 }
+
+LogicalResult CpAsyncBulkOp::verify() {
+  StateSpace dst = getDstSpace(), src = getSrcSpace();
+  bool toShared = (dst == StateSpace::Shared || dst == StateSpace::SharedCluster) &&
+                  src == StateSpace::Global;
+  bool toCluster = dst == StateSpace::SharedCluster && src == StateSpace::Shared;
+  bool toGlobal = dst == StateSpace::Global && src == StateSpace::Shared;
+  if (!toShared && !toCluster && !toGlobal)
+    return emitOpError("copies global to shared, shared to shared::cluster or shared to "
+                       "global memory, not ")
+           << stringifyStateSpace(src) << " to " << stringifyStateSpace(dst);
+  if (toGlobal && getMbar())
+    return emitOpError("to global memory completes by its bulk async-group, not an mbarrier");
+  if (!toGlobal && !getMbar())
+    return emitOpError("into shared memory completes on an mbarrier");
+  return success();
+}
+
+LogicalResult CpAsyncBulkWaitGroupOp::verify() {
+  if (static_cast<int64_t>(getPending()) < 0)
+    return emitOpError("expects a count of pending groups of at least 0, got ")
+           << static_cast<int64_t>(getPending());
+  return success();
+}

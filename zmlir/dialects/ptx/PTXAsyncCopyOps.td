@@ -1,6 +1,7 @@
 //===- PTXAsyncCopyOps.td - cp.async -----------------------*- tablegen -*-===//
 //
-// Asynchronous copies from global to shared memory and their groups.
+// Asynchronous copies from global to shared memory (cp.async), bulk copies
+// (cp.async.bulk), and their groups.
 // Verified in PTXAsyncCopyOps.cpp, lowered by zmlir/lowering/AsyncCopy.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -70,6 +71,62 @@ def PTX_CpAsyncMbarrierArriveOp : PTX_Op<"cp_async_mbarrier_arrive"> {
       DefaultValuedAttr<PTX_StateSpaceAttr, "::zmlir::ptx::StateSpace::None">:$space,
       DefaultValuedAttr<I64Attr, "0">:$offset);
   let assemblyFormat = "$addr attr-dict `:` type($addr)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// cp.async.bulk (PTX ISA 9.7.9.25.4)
+//===----------------------------------------------------------------------===//
+
+def PTX_CpAsyncBulkOp : PTX_Op<"cp_async_bulk"> {
+  let summary = "PTX `cp.async.bulk`: a bulk copy between global and shared memory";
+  let description = [{
+    `cp.async.bulk.dst.src.completion [dstMem], [srcMem], size{, [mbar]}`:
+    copies `size` bytes (a multiple of 16, both addresses 16-byte aligned)
+    from `src+src_offset` in `src_space` to `dst+dst_offset` in `dst_space`.
+    The forms:
+      - `.shared::cluster.global.mbarrier::complete_tx::bytes` and
+        `.shared::cta.global.mbarrier::complete_tx::bytes`: global to shared,
+        then a complete_tx of `size` bytes on the mbarrier at
+        `mbar+mbar_offset` (in the destination's CTA);
+      - `.shared::cluster.shared::cta.mbarrier::complete_tx::bytes`: shared
+        to shared, likewise;
+      - `.global.shared::cta.bulk_group`: shared to global, complete by the
+        `cp.async.bulk.wait_group` that waits for its bulk async-group.
+    Cache hints (`.L2::cache_hint` and its cache-policy operand) change no
+    result and are not kept. PTX ISA 9.7.9.25.4.1.
+    Example: `ptx.cp_async_bulk %d, %s, %n mbarrier %b {dst_space = #ptx.space<shared_cluster>, src_space = #ptx.space<global>} : i32, i64, i32`
+  }];
+  let arguments = (ins PTX_Address:$dst, PTX_Address:$src, I32:$size,
+      Optional<PTX_Address>:$mbar, PTX_StateSpaceAttr:$dst_space, PTX_StateSpaceAttr:$src_space,
+      DefaultValuedAttr<I64Attr, "0">:$dst_offset, DefaultValuedAttr<I64Attr, "0">:$src_offset,
+      DefaultValuedAttr<I64Attr, "0">:$mbar_offset);
+  let assemblyFormat = [{
+    $dst `,` $src `,` $size (`mbarrier` $mbar^)? attr-dict `:` type($dst) `,` type($src) (`,` type($mbar)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+def PTX_CpAsyncBulkCommitGroupOp : PTX_Op<"cp_async_bulk_commit_group"> {
+  let summary = "PTX `cp.async.bulk.commit_group`: close the thread's bulk async-group";
+  let description = [{
+    Closes the thread's bulk_group copies issued since the last commit into
+    one bulk async-group. PTX ISA 9.7.9.25.4.2.
+    Example: `ptx.cp_async_bulk_commit_group`
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def PTX_CpAsyncBulkWaitGroupOp : PTX_Op<"cp_async_bulk_wait_group"> {
+  let summary = "PTX `cp.async.bulk.wait_group{.read} N`";
+  let description = [{
+    Waits until at most `pending` of the thread's bulk async-groups are
+    incomplete; with `read`, only until their sources have been read.
+    PTX ISA 9.7.9.25.4.3.
+    Example: `ptx.cp_async_bulk_wait_group {pending = 0 : i64, read}`
+  }];
+  let arguments = (ins DefaultValuedAttr<I64Attr, "0">:$pending, UnitAttr:$read);
+  let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
 }
 

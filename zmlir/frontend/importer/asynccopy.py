@@ -1,16 +1,27 @@
 """Asynchronous copies from global to shared memory: cp.async and its groups
 (cp.async.commit_group, cp.async.wait_group, cp.async.wait_all), and the
-mbarrier arrival once a thread's copies are complete:
+mbarrier arrival once a thread's copies are complete; bulk copies and their
+groups:
 
     cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr]
 
     cp.async.{ca,cg}.shared{::cta}.global{.L2::cache_hint}{.L2::64B|128B|256B}
         [dst], [src], cp-size{, src-size | ignore-src}{, cache-policy}
 
+    cp.async.bulk.shared::{cluster,cta}.global.mbarrier::complete_tx::bytes{.L2::cache_hint}
+        [dst], [src], size, [mbar]{, cache-policy}
+    cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes
+        [dst], [src], size, [mbar]
+    cp.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}
+        [dst], [src], size{, cache-policy}
+    cp.async.bulk.commit_group
+    cp.async.bulk.wait_group{.read} N
+
 The cache hint and the L2 prefetch size change no result: they are
 accepted and dropped, and so is the cache-policy operand. Every other `cp`
-form (cp.async.bulk*, cp.reduce.async.bulk*, an mbarrier in another CTA)
-imports as `ptx.inst`, which the lowering names as unsupported."""
+form (multicast and masked bulk copies, cp.async.bulk.tensor and .prefetch,
+cp.reduce.async.bulk*, an mbarrier in another CTA) imports as `ptx.inst`,
+which the lowering names as unsupported."""
 
 from __future__ import annotations
 
@@ -24,6 +35,15 @@ _CACHE_OPS = {"ca", "cg"}
 _DST_SPACES = {"shared", "shared::cta"}
 _PREFETCH_SIZES = {"L2::64B", "L2::128B", "L2::256B"}
 _CACHE_HINT = "L2::cache_hint"
+_COMPLETE_TX = "mbarrier::complete_tx::bytes"
+# cp.async.bulk's (destination, source, completion) forms: the spaces as
+# the dialect names them.
+_BULK_FORMS = {
+    ("shared::cluster", "global", _COMPLETE_TX): ("shared_cluster", "global"),
+    ("shared::cta", "global", _COMPLETE_TX): ("shared", "global"),
+    ("shared::cluster", "shared::cta", _COMPLETE_TX): ("shared_cluster", "shared"),
+    ("global", "shared::cta", "bulk_group"): ("global", "shared"),
+}
 
 
 @handles("cp")
@@ -49,6 +69,17 @@ def _cp(imp: FunctionImporter, inst: ast.Instruction) -> None:
                  inst.loc)
     elif _is_copy(mods):
         _copy(imp, inst)
+    elif mods == ("async", "bulk", "commit_group") and not inst.operands:
+        imp.emit([], "ptx.cp_async_bulk_commit_group", [], inst.loc)
+    elif mods[:3] == ("async", "bulk", "wait_group") and mods[3:] in ((), ("read",)) \
+            and len(inst.operands) == 1:
+        n = inst.operands[0]
+        if not isinstance(n, ast.IntImm):
+            raise imp.error("'cp.async.bulk.wait_group' expects an integer constant", inst.loc)
+        attrs = attr_dict(pending=f"{n.value} : i64", read="read" in mods)
+        imp.emit([], f"ptx.cp_async_bulk_wait_group {attrs}", [], inst.loc)
+    elif _is_bulk_copy(mods):
+        _bulk_copy(imp, inst)
     else:
         generic(imp, inst)
 
@@ -101,6 +132,48 @@ def _copy(imp: FunctionImporter, inst: ast.Instruction) -> None:
         size=f"{size.value} : i64",
         src_offset=f"{src_offset} : i64" if src_offset else None)
     imp.emit([], f"ptx.cp_async {{0}}, {{1}}{extra} {attrs} : {dst.type}, {src.type}", args,
+             inst.loc)
+
+
+def _is_bulk_copy(mods: tuple[str, ...]) -> bool:
+    """One of _BULK_FORMS; the cache hint on those to or from global memory."""
+    if mods[:2] != ("async", "bulk") or mods[2:5] not in _BULK_FORMS:
+        return False
+    return mods[5:] == () or (mods[5:] == (_CACHE_HINT,) and "global" in mods[2:4])
+
+
+def _bulk_copy(imp: FunctionImporter, inst: ast.Instruction) -> None:
+    dst_space, src_space = _BULK_FORMS[inst.modifiers[2:5]]
+    with_mbarrier = inst.modifiers[4] == _COMPLETE_TX
+    count = 3 + with_mbarrier
+    operands = list(inst.operands)
+    if _CACHE_HINT in inst.modifiers:
+        if len(operands) != count + 1:
+            raise imp.error("'cp.async.bulk' with .L2::cache_hint expects a cache-policy operand",
+                            inst.loc)
+        operands.pop()  # the cache policy: a hint
+    if len(operands) != count:
+        raise imp.error(f"'cp.async.bulk' expects {count} operands, got {len(operands)}",
+                        inst.loc)
+    # Shared::cluster addresses are the executing CTA's shared ones where no
+    # cluster has more than one CTA, and read as those (32 bits).
+    dst, dst_offset = address(imp, inst, operands[0], "global" if dst_space == "global"
+                              else "shared")
+    src, src_offset = address(imp, inst, operands[1], src_space)
+    args: list[Value] = [dst, src, imp.value(operands[2], "i32", inst.loc, "u32")]
+    mbar_offset = 0
+    extra, types = "", f"{dst.type}, {src.type}"
+    if with_mbarrier:
+        mbar, mbar_offset = address(imp, inst, operands[3], "shared")
+        args.append(mbar)
+        extra, types = " mbarrier {3}", f"{types}, {mbar.type}"
+    attrs = attr_dict(
+        dst_offset=f"{dst_offset} : i64" if dst_offset else None,
+        dst_space=f"#ptx.space<{dst_space}>",
+        mbar_offset=f"{mbar_offset} : i64" if mbar_offset else None,
+        src_offset=f"{src_offset} : i64" if src_offset else None,
+        src_space=f"#ptx.space<{src_space}>")
+    imp.emit([], f"ptx.cp_async_bulk {{0}}, {{1}}, {{2}}{extra} {attrs} : {types}", args,
              inst.loc)
 
 

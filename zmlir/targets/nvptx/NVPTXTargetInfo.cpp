@@ -323,6 +323,45 @@ public:
                     intConst(b, loc, b.getI32Type(), pending));
   }
 
+  /// cp.async.bulk and its groups as NVIDIA's own, inline PTX (sm_90, PTX
+  /// ISA 8.0) with the addresses as 64-bit operands. A copy from global
+  /// memory is always the `.shared::cluster` form (`.shared::cta` needs PTX
+  /// 8.6): the executing CTA's shared addresses are shared::cluster ones.
+  LogicalResult emitNativeBulkCopy(OpBuilder &b, Operation *op, ValueRange args) const override {
+    Location loc = op->getLoc();
+    std::string text, constraints;
+    SmallVector<Value> operands;
+    if (auto copy = dyn_cast<CpAsyncBulkOp>(op)) {
+      for (Value v : args)
+        operands.push_back(isa<LLVM::LLVMPointerType>(v.getType())
+                               ? LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), v).getResult()
+                               : v);
+      if (copy.getDstSpace() == StateSpace::Global) {
+        text = "cp.async.bulk.global.shared::cta.bulk_group [$0], [$1], $2;";
+        constraints = "l,l,r";
+      } else {
+        text = std::string("cp.async.bulk.shared::cluster.") +
+               (copy.getSrcSpace() == StateSpace::Global ? "global" : "shared::cta") +
+               ".mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];";
+        constraints = "l,l,r,l";
+      }
+    } else if (isa<CpAsyncBulkCommitGroupOp>(op)) {
+      text = "cp.async.bulk.commit_group;";
+    } else if (auto wait = dyn_cast<CpAsyncBulkWaitGroupOp>(op)) {
+      text = (Twine("cp.async.bulk.wait_group") + (wait.getRead() ? ".read " : " ") +
+              Twine(static_cast<int64_t>(wait.getPending())) + ";")
+                 .str();
+    } else {
+      return failure();
+    }
+    constraints += constraints.empty() ? "~{memory}" : ",~{memory}";
+    LLVM::InlineAsmOp::create(b, loc, TypeRange(), operands, text, constraints,
+                              /*has_side_effects=*/true, /*is_align_stack=*/false,
+                              LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+                              ArrayAttr());
+    return success();
+  }
+
   Value nativeLaunchRegister(OpBuilder &b, Location loc, SpecialReg reg) const override {
     // %gridid is 64 bits wide; llvm.nvvm.read.ptx.sreg.gridid reads 32.
     if (reg == SpecialReg::Gridid)
