@@ -120,7 +120,13 @@ int main() {
   TRUE(mem_type == CU_MEMORYTYPE_DEVICE);
   CUdeviceptr start; size_t size;
   C(cuMemGetAddressRange(&start, &size, base + g + 64));
-  TRUE(start == base + g && size == g);  // the mapping
+  TRUE(start <= base + g && base + g + 64 < start + size && start + size <= base + 2 * g);
+  // One range of addresses: copies across the two mappings.
+  unsigned across[4] = {1, 2, 3, 4}, back[4], before[4] = {6, 6, 11, 11};
+  C(cuMemcpyHtoD(base + g - 8, across, sizeof across));
+  C(cuMemcpyDtoH(back, base + g - 8, sizeof back));
+  TRUE(memcmp(across, back, sizeof back) == 0);
+  C(cuMemcpyHtoD(base + g - 8, before, sizeof before));
   EXPECT(cuMemFree(base), CUDA_ERROR_INVALID_VALUE);  // cuMemMap's, not cuMemAlloc's
 
   // The handle a mapping was made with, retained (and released again).

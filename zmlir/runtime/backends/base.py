@@ -338,6 +338,16 @@ class Backend(ABC):
         descriptor handles; pools' IPC)."""
         return False
 
+    def reserve(self, nbytes: int, alignment: int, hint: int = 0) -> int:
+        """Inaccessible address space (whole pages, at `alignment`, at `hint`
+        where free) for ipc_import(at=), which copies may reach as a whole
+        (the driver checks what is mapped and accessible there)."""
+        raise NotImplementedError(f"the {self.name} backend reserves no addresses")
+
+    def release_reservation(self, base: int) -> None:
+        """Frees a reservation of reserve(), nothing mapped there any more."""
+        raise NotImplementedError(f"the {self.name} backend reserves no addresses")
+
     # -- the driver's C launch fast path (zmlir/runtime/cuda/fastpath.c) -----------
     def fast_launch_points(self) -> dict[str, int] | None:
         """Addresses of the C entry points fastpath.c launches through ("launch":

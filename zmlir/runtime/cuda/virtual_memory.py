@@ -7,7 +7,7 @@ the memory's POSIX file descriptor handles that other processes import
 
 On the CPU (Backend.virtual_memory) device memory is host memory the
 kernels reach at its address, so these are the host's own calls: a
-reservation is inaccessible pages (shared_memory.reserve), an allocation
+reservation is inaccessible pages (Backend.reserve), an allocation
 is a memfd of its size, a mapping is that memfd mapped over pages of a
 reservation (Backend.ipc_import at a fixed address, as CUDA IPC maps an
 exporter's memory), and its shareable handle is a descriptor of the memfd,
@@ -83,6 +83,10 @@ class Reservation:
     base: int
     size: int
     mappings: list[int] = field(default_factory=list)  # sorted addresses
+    # Its accessible runs (base -> size): adjacent accessible mappings are one
+    # range of device memory to copies and pointer queries, as one
+    # contiguous range of virtual addresses is on a GPU.
+    runs: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -143,7 +147,7 @@ class VirtualMemoryAPI(DriverState):
                 or addr % shared_memory.PAGE or alignment & (alignment - 1)):
             return E.CUDA_ERROR_INVALID_VALUE
         try:
-            base = shared_memory.reserve(size, max(alignment, GRANULARITY), addr)
+            base = self.device.reserve(size, max(alignment, GRANULARITY), addr)
         except OSError as err:
             raise CudaError(E.CUDA_ERROR_OUT_OF_MEMORY, str(err)) from None
         t = self._vmm
@@ -168,7 +172,7 @@ class VirtualMemoryAPI(DriverState):
         del t.reservations[ptr]
         t.bases.remove(ptr)
         self.fast.guard_faults(ptr, size, False)
-        shared_memory.unmap(ptr, size)
+        self.device.release_reservation(ptr)
         return E.CUDA_SUCCESS
 
     def _reservation_of(self, address: int, size: int) -> Reservation:
@@ -311,6 +315,7 @@ class VirtualMemoryAPI(DriverState):
             reservation.mappings.remove(m.address)
             m.allocation.mappings -= 1
             self._drop(m.allocation)
+        self._update_runs(reservation)
         return E.CUDA_SUCCESS
 
     def _set_access(self, m: Mapping, access: int) -> None:
@@ -322,11 +327,32 @@ class VirtualMemoryAPI(DriverState):
             shared_memory.map_fd_at(m.address, m.allocation.fd, m.offset, m.size)
         else:
             shared_memory.protect(m.address, m.size, readable=False, writable=False)
-        if m.access == ACCESS_NONE:
-            self.allocations.add(m.address, m.size, owned=False)  # cuMemFree refuses it
-        elif access == ACCESS_NONE:
-            self.allocations.forget(m.address)
         m.access = access
+
+    def _update_runs(self, reservation: Reservation) -> None:
+        """The device memory copies and pointer queries know in `reservation`
+        (the driver's allocation map): its runs of adjacent accessible
+        mappings, each one range that cuMemFree refuses."""
+        runs: dict[int, int] = {}
+        start = end = 0
+        for address in reservation.mappings:
+            m = self._vmm.mappings[address]
+            if m.access == ACCESS_NONE:
+                continue
+            if address != end:
+                if end:
+                    runs[start] = end - start
+                start = address
+            end = address + m.size
+        if end:
+            runs[start] = end - start
+        for base, size in reservation.runs.items():
+            if runs.get(base) != size:
+                self.allocations.forget(base)
+        for base, size in runs.items():
+            if reservation.runs.get(base) != size:
+                self.allocations.add(base, size, owned=False)
+        reservation.runs = runs
 
     def cuMemSetAccess(self, ptr: int, size: int, desc: Any, count: int) -> int:
         if (error := self._require_vmm("cuMemSetAccess")) is not None:
@@ -353,6 +379,7 @@ class VirtualMemoryAPI(DriverState):
             return E.CUDA_ERROR_INVALID_VALUE
         for m in mappings:
             self._set_access(m, access)
+        self._update_runs(reservation)
         return E.CUDA_SUCCESS
 
     def cuMemGetAccess(self, flags: Any, location: Any, ptr: int) -> int:

@@ -198,6 +198,12 @@ class OpenCLBackend(Backend):
     def virtual_memory(self) -> bool:
         return self.is_cpu
 
+    def reserve(self, nbytes: int, alignment: int, hint: int = 0) -> int:
+        return int(self.device.reserve(nbytes, alignment, hint))
+
+    def release_reservation(self, base: int) -> None:
+        self.device.release(base)
+
     def ipc_close(self, address: int) -> None:
         self.device.unmap_shared(address)
 

@@ -358,7 +358,9 @@ class Device:
         for address in list(self._mapped):
             self.unmap_shared(address)
         for address, allocation in list(self._allocations.items()):
-            if allocation.kind != "program":
+            if allocation.kind == "reserved":
+                self.release(address)
+            elif allocation.kind != "program":
                 self._usm_free(address)
         lib.clReleaseCommandQueue(self.queue)
         lib.clReleaseContext(self.context)
@@ -429,7 +431,8 @@ class Device:
         slot = self._slabs.owns(address)
         if not slot:
             found = self._allocations.get(address)
-            if found is None or found.kind in ("program", "ipc") or self._slabs.is_slab(address):
+            if (found is None or found.kind in ("program", "ipc", "reserved")
+                    or self._slabs.is_slab(address)):
                 raise ValueError(f"free of {address:#x}, which is not a live allocation start")
         # Launches return while their kernels run, and a kernel still running
         # may use the memory: a slot goes to the next allocation at once, and
@@ -471,7 +474,7 @@ class Device:
             nbytes, region_bytes = slot[1], SLAB_BYTES
         else:
             found = self._allocations.get(address)
-            if found is None or found.kind in ("program", "ipc"):
+            if found is None or found.kind in ("program", "ipc", "reserved"):
                 raise ValueError(f"{address:#x} starts no live allocation")
             region, nbytes = address, found.nbytes
             region_bytes = shared_memory.page_ceil(nbytes)
@@ -488,12 +491,12 @@ class Device:
         which copies and kernels reach until unmap_shared. `at`: over pages
         of a reservation there (shared_memory.reserve; whole pages), which
         unmap_shared gives back to it."""
-        if at:
+        if at:  # copies know the reservation already
             shared_memory.map_fd_at(at, fd, offset, nbytes)
-            address, base, length = at, at, nbytes
-        else:
-            address, base, length = shared_memory.map_fd(fd, offset, nbytes)
-        self._mapped[address] = (base, length, bool(at))
+            self._mapped[at] = (at, nbytes, True)
+            return at
+        address, base, length = shared_memory.map_fd(fd, offset, nbytes)
+        self._mapped[address] = (base, length, False)
         self._allocations[address] = Allocation(address, nbytes, "ipc")
         self._sorted_addresses.add(address)
         return address
@@ -502,12 +505,28 @@ class Device:
         """Undoes map_shared, once no queued work still reaches the memory."""
         base, length, reserved = self._mapped.pop(address)
         self.synchronize()
-        del self._allocations[address]
-        self._sorted_addresses.discard(address)
         if reserved:
             shared_memory.unmap_to_reserved(base, length)
-        else:
-            shared_memory.unmap(base, length)
+            return
+        del self._allocations[address]
+        self._sorted_addresses.discard(address)
+        shared_memory.unmap(base, length)
+
+    def reserve(self, nbytes: int, alignment: int, hint: int = 0) -> int:
+        """Address space for map_shared(at=) (shared_memory.reserve), which
+        copies may reach as a whole: the driver lets them reach only what it
+        mapped there and made accessible."""
+        base = shared_memory.reserve(nbytes, alignment, hint)
+        self._allocations[base] = Allocation(base, nbytes, "reserved")
+        self._sorted_addresses.add(base)
+        return base
+
+    def release(self, base: int) -> None:
+        """Frees a reservation of reserve(), nothing mapped there any more."""
+        found = self._allocations.pop(base)
+        assert found.kind == "reserved", found
+        self._sorted_addresses.discard(base)
+        shared_memory.unmap(base, found.nbytes)
 
     def allocation_at(self, address: int, nbytes: int) -> Allocation:
         """The live allocation holding [address, address + nbytes); raises if there is none.
