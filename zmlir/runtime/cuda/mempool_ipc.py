@@ -43,6 +43,7 @@ class SharedPoolMemory:
         self.inode = os.fstat(fd).st_ino
         self.end = 0  # pieces are never reused: holes are punched instead
         self.pieces: dict[int, tuple[int, int]] = {}  # address -> (offset, length)
+        self.retired = False  # its pool is destroyed: the file closes with its last piece
 
     @classmethod
     def create(cls, backend: Any) -> SharedPoolMemory:
@@ -62,6 +63,16 @@ class SharedPoolMemory:
         self.backend.ipc_close(address)  # waits for work that may still use it
         if self.end:  # ours, not an importer's
             shared_memory.punch_hole(self.fd, offset, length)
+        self._close_if_done()
+
+    def retire(self) -> None:
+        self.retired = True
+        self._close_if_done()
+
+    def _close_if_done(self) -> None:
+        if self.retired and not self.pieces and self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
 
     def map(self, offset: int, length: int) -> int:
         address = int(self.backend.ipc_import(self.fd, offset, length))
@@ -84,6 +95,13 @@ class MemPoolIpcAPI(MemPoolAPI):
         memory = SharedPoolMemory.create(self.device)
         return MemoryPool(memory.alloc, memory.free, max_size, handle_types=handle_types,
                           shared=memory)
+
+    def cuMemPoolDestroy(self, pool: Any) -> int:
+        p = self._pool(pool)
+        code = super().cuMemPoolDestroy(pool)
+        if code == E.CUDA_SUCCESS and p.shared is not None:
+            p.shared.retire()
+        return code
 
     def cuMemPoolExportToShareableHandle(self, handle_out: Any, pool: Any, handle_type: int,
                                          flags: int) -> int:
