@@ -3,7 +3,8 @@
 A SPIR-V module has a word its threads set to say why they stopped
 (Target.trap_word): `trap` (1), a failed assert (2, its message is in the
 printf buffer), sub-groups narrower than a warp (3: the OpenCL runtime ran the
-kernel unvectorized) or recursion deeper than the stack holds (4). Like
+kernel unvectorized), recursion deeper than the stack holds (4) or a block
+whose spinning threads wait for each other forever (5). Like
 NVIDIA's driver, the launch itself succeeds and the process then holds a
 sticky error (state.make_sticky).
 
@@ -35,6 +36,8 @@ _ERRORS = {
     3: (E.CUDA_ERROR_LAUNCH_FAILED, "ran in sub-groups narrower than a warp (the OpenCL "
         "runtime did not vectorize it), where its warp operations fail"),
     4: (E.CUDA_ERROR_ILLEGAL_ADDRESS, "recursed deeper than its stack holds"),
+    5: (E.CUDA_ERROR_LAUNCH_FAILED, "deadlocked: every thread of a block still spinning "
+        "polled shared memory no thread had written since, turn after turn"),
 }
 _TRAP = (E.CUDA_ERROR_LAUNCH_FAILED, "executed trap")
 

@@ -18,6 +18,10 @@ namespace zmlir::spirv {
 /// context (zmlir/runtime/cuda/launch.py).
 constexpr const char *kTrapWordName = "__zmlir_trap";
 
+/// The trap word's value when a block's threads all spin, turn after turn,
+/// and none gets out of its loop (the fix-up `spirv-spin-waits`).
+constexpr int kTrapDeadlocked = 5;
+
 /// `ptr addrspace(3) ()`: the shared window of the kernel the call runs in,
 /// called where the lowering has none (a device function). The fix-up
 /// inlines the functions that call it into their callers up to the kernels

@@ -36,12 +36,14 @@ class SPIRVTarget(Target):
     # spirv-state-space: isspacep's shared window and stack test, and
     # spirv-inline-private-escapes: calls given private addresses (both before
     # the realignment, as they inline functions with their allocas);
+    # spirv-spin-waits: a block's spin loops take turns (SPIRVSpinWaits.cpp;
+    # it finds polls by their atomic loads, so before the next one);
     # spirv-volatile-atomic-accesses: LLVM 22 writes atomic loads and stores
     # as plain ones (after bfloat-as-bits, which rebuilds loads and stores).
     llvm_fixups = ("spirv-bfloat-as-bits", "spirv-split-long-initializers",
                    "spirv-narrow-zext-of-trunc", "spirv-state-space",
                    "spirv-inline-private-escapes", "spirv-realign-allocas",
-                   "spirv-volatile-atomic-accesses")
+                   "spirv-spin-waits", "spirv-volatile-atomic-accesses")
 
     @classmethod
     def validate_arch(cls, arch: str) -> None:

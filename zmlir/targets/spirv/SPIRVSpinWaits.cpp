@@ -1,0 +1,478 @@
+//===- SPIRVSpinWaits.cpp - A block's spin loops take turns -----*- C++ -*-===//
+//
+// Intel's OpenCL CPU runtime runs a work-group's work-items one after
+// another between work-group barriers, so a thread that spins on shared
+// memory until another thread of its block writes it never sees the write:
+// the writer runs after the spinner, which never ends. Real code does this:
+// libcu++'s cuda::barrier below sm_80 (arrive, then poll the barrier's word
+// with ld.acquire.cta) and cooperative groups' multi-warp tiles at sm_90
+// (warps poll a word in %reserved_smem while the last one to arrive
+// reduces).
+//
+// The fix-up `spirv-spin-waits` makes such a kernel take turns. A spin loop
+// is a loop that writes no memory (but its own private slots) and reads
+// shared memory with an atomic or volatile load. Each thread runs until it
+// would poll again (a spin loop's back edge), reaches a work-group barrier,
+// or returns; it then waits at one work-group collective, the turn, which
+// counts the threads spinning, those that left a spin loop since the last
+// turn, those that returned, and those that saw the module's trap word set.
+// While some thread spins, the spinning threads poll again and the others
+// wait at the turn; once none does, the threads at barriers go on past them
+// (the turn was the barrier: every thread that has not returned waits
+// there); once all have returned, the kernel returns. Every thread meets
+// every turn, so the one barrier of the kernel is uniform, as the runtime
+// needs. A kernel whose threads all poll, turn after turn, with none getting
+// out of its loop is deadlocked (polls of shared memory see what the block
+// wrote, and a spinning thread writes nothing): after kSpinTurnLimit such
+// turns it fails the launch through the trap word instead of hanging.
+//
+// Values that lived across the new edges are demoted to private slots
+// first and promoted back afterwards (LLVM's reg2mem and mem2reg).
+//
+// A kernel is left as it is where this cannot be exact: a spin loop or a
+// work-group barrier in a function it calls, or a work-group collective of
+// its own.
+//
+//===----------------------------------------------------------------------===//
+
+#include "zmlir/targets/CodeEmission.h"
+#include "zmlir/targets/spirv/SPIRVNames.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Transforms/Utils/Local.h"
+#include "llvm/Transforms/Utils/PromoteMemToReg.h"
+
+using namespace mlir;
+
+namespace {
+
+/// Turns in a row at which threads spun and none got out of its loop before
+/// the kernel counts as deadlocked. A loop could also end on a clock (a
+/// timed wait), so not the first such turn.
+constexpr uint64_t kSpinTurnLimit = 1 << 16;
+/// OpenCL C's barrier() flags: local and global memory fences.
+constexpr uint64_t kLocalAndGlobalFence = 3;
+/// SPIR-V's Subgroup scope (OpControlBarrier's execution scope).
+constexpr uint64_t kSubgroupScope = 3;
+/// The turn's count of one kind of thread: 16 bits of a 64-bit sum (a block
+/// has at most 1024 threads).
+constexpr unsigned kSpinningShift = 0, kProgressShift = 16, kReturnedShift = 32, kTrappedShift = 48;
+
+/// The declarations of OpenCL's work-item functions that read no memory
+/// and of its sub-group collectives, which a spin loop may call.
+bool isReadOnlyBuiltin(const llvm::Function &callee) {
+  llvm::StringRef name = callee.getName();
+  return callee.isDeclaration() &&
+         (callee.onlyReadsMemory() || name.contains("get_") || name.contains("sub_group_") ||
+          name == "_Z17clock_read_devicev");
+}
+
+/// Whether `call` waits for the whole work-group (a barrier or a work-group
+/// collective).
+bool isWorkGroupSync(const llvm::CallBase &call) {
+  const llvm::Function *callee = call.getCalledFunction();
+  if (!callee)
+    return false;
+  llvm::StringRef name = callee->getName();
+  if (name == "_Z22__spirv_ControlBarrieriii") {
+    auto *scope = llvm::dyn_cast<llvm::ConstantInt>(call.getArgOperand(0));
+    return !scope || scope->getZExtValue() != kSubgroupScope;
+  }
+  return name == "_Z7barrierj" || name.contains("work_group_") || name.starts_with("__spirv_Group");
+}
+
+bool isBarrier(const llvm::CallBase &call) {
+  const llvm::Function *callee = call.getCalledFunction();
+  return callee && callee->getName() == "_Z7barrierj";
+}
+
+/// Whether the address `v` may point into shared memory (the Workgroup
+/// storage class, address space 3): PTX addresses are integers, so through
+/// integer math as well as casts and GEPs.
+bool mayAddressShared(llvm::Value *v) {
+  llvm::SmallVector<llvm::Value *> worklist{v};
+  llvm::SmallPtrSet<llvm::Value *, 16> seen;
+  while (!worklist.empty()) {
+    llvm::Value *value = worklist.pop_back_val();
+    if (!seen.insert(value).second)
+      continue;
+    if (auto *type = llvm::dyn_cast<llvm::PointerType>(value->getType());
+        type && type->getAddressSpace() == 3)
+      return true;
+    if (auto *gep = llvm::dyn_cast<llvm::GEPOperator>(value)) {
+      worklist.push_back(gep->getPointerOperand());
+    } else if (auto *cast = llvm::dyn_cast<llvm::CastInst>(value)) {
+      worklist.push_back(cast->getOperand(0));
+    } else if (auto *binary = llvm::dyn_cast<llvm::BinaryOperator>(value)) {
+      worklist.append({binary->getOperand(0), binary->getOperand(1)});
+    } else if (auto *phi = llvm::dyn_cast<llvm::PHINode>(value)) {
+      worklist.append(phi->value_op_begin(), phi->value_op_end());
+    } else if (auto *select = llvm::dyn_cast<llvm::SelectInst>(value)) {
+      worklist.append({select->getTrueValue(), select->getFalseValue()});
+    }
+  }
+  return false;
+}
+
+bool isPrivateSlot(llvm::Value *pointer) {
+  return llvm::isa<llvm::AllocaInst>(pointer->stripPointerCasts());
+}
+
+/// Whether `load` polls shared memory: an atomic or volatile load of it.
+bool isPoll(llvm::LoadInst &load) {
+  return (load.isAtomic() || load.isVolatile()) && mayAddressShared(load.getPointerOperand());
+}
+
+/// Whether `value`, computed in `loop`, depends on a poll of shared memory
+/// made in the loop.
+bool dependsOnPoll(llvm::Value *value, const llvm::Loop &loop) {
+  llvm::SmallVector<llvm::Value *> worklist{value};
+  llvm::SmallPtrSet<llvm::Value *, 16> seen;
+  while (!worklist.empty()) {
+    auto *inst = llvm::dyn_cast<llvm::Instruction>(worklist.pop_back_val());
+    if (!inst || !loop.contains(inst) || !seen.insert(inst).second)
+      continue;
+    if (auto *load = llvm::dyn_cast<llvm::LoadInst>(inst)) {
+      if (isPoll(*load))
+        return true;
+      continue;
+    }
+    worklist.append(inst->op_begin(), inst->op_end());
+  }
+  return false;
+}
+
+/// Whether a spin loop may hold `inst`: it writes nothing but private
+/// slots, and calls only builtins that read (a sub-group barrier, which is
+/// the warp's collective, too).
+bool mayRunInSpinLoop(llvm::Instruction &inst) {
+  if (llvm::isa<llvm::LoadInst, llvm::FenceInst>(inst))
+    return true;
+  if (auto *store = llvm::dyn_cast<llvm::StoreInst>(&inst))
+    return isPrivateSlot(store->getPointerOperand());
+  if (auto *intrinsic = llvm::dyn_cast<llvm::IntrinsicInst>(&inst))
+    return !intrinsic->mayWriteToMemory() || intrinsic->isLifetimeStartOrEnd();
+  if (auto *call = llvm::dyn_cast<llvm::CallBase>(&inst)) {
+    const llvm::Function *callee = call->getCalledFunction();
+    return callee && !isWorkGroupSync(*call) &&
+           (isReadOnlyBuiltin(*callee) || callee->getName() == "_Z22__spirv_ControlBarrieriii");
+  }
+  return !inst.mayWriteToMemory();
+}
+
+/// Whether `loop` is a spin loop: it writes nothing but private slots, and
+/// whether it ends depends on what it polls of shared memory (a loop that
+/// reads shared memory a number of times is not one).
+bool isSpinLoop(const llvm::Loop &loop) {
+  bool polls = false;
+  llvm::SmallVector<llvm::BasicBlock *> exiting;
+  loop.getExitingBlocks(exiting);
+  for (llvm::BasicBlock *block : exiting)
+    if (auto *branch = llvm::dyn_cast<llvm::BranchInst>(block->getTerminator());
+        branch && branch->isConditional())
+      polls |= dependsOnPoll(branch->getCondition(), loop);
+  for (llvm::BasicBlock *block : loop.blocks())
+    for (llvm::Instruction &inst : *block)
+      if (!mayRunInSpinLoop(inst))
+        return false;
+  return polls;
+}
+
+/// Whether `function` or a function it calls waits for the work-group or
+/// spins.
+bool syncsOrSpins(const llvm::Function &function,
+                  llvm::SmallPtrSetImpl<const llvm::Function *> &seen) {
+  if (function.isDeclaration() || !seen.insert(&function).second)
+    return false;
+  for (const llvm::Instruction &inst : llvm::instructions(function)) {
+    auto *call = llvm::dyn_cast<llvm::CallBase>(&inst);
+    if (!call)
+      continue;
+    if (isWorkGroupSync(*call))
+      return true;
+    if (const llvm::Function *callee = call->getCalledFunction();
+        callee && syncsOrSpins(*callee, seen))
+      return true;
+  }
+  llvm::DominatorTree dominators(const_cast<llvm::Function &>(function));
+  llvm::LoopInfo loops(dominators);
+  return llvm::any_of(loops.getLoopsInPreorder(),
+                      [](llvm::Loop *loop) { return isSpinLoop(*loop); });
+}
+
+struct SpinLoop {
+  llvm::BasicBlock *header;
+  llvm::SmallVector<llvm::BasicBlock *> latches;
+  llvm::SmallVector<llvm::Loop::Edge> exits;
+};
+
+/// What a kernel's turns need to know, found before its CFG changes.
+struct KernelTurns {
+  llvm::SmallVector<SpinLoop> spins;
+  llvm::SmallVector<llvm::CallInst *> barriers;
+  llvm::SmallVector<llvm::ReturnInst *> returns;
+};
+
+/// The kernel's spin loops, barriers and returns; nothing where the kernel
+/// has no spin loop or cannot take turns.
+std::optional<KernelTurns> findTurns(llvm::Function &kernel) {
+  llvm::DominatorTree dominators(kernel);
+  llvm::LoopInfo loops(dominators);
+  KernelTurns turns;
+  for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
+    if (!isSpinLoop(*loop))
+      continue;
+    SpinLoop spin{loop->getHeader(), {}, {}};
+    loop->getLoopLatches(spin.latches);
+    loop->getExitEdges(spin.exits);
+    turns.spins.push_back(std::move(spin));
+  }
+  if (turns.spins.empty())
+    return std::nullopt;
+  for (llvm::Instruction &inst : llvm::instructions(kernel)) {
+    if (auto *ret = llvm::dyn_cast<llvm::ReturnInst>(&inst)) {
+      turns.returns.push_back(ret);
+      continue;
+    }
+    auto *call = llvm::dyn_cast<llvm::CallBase>(&inst);
+    if (!call)
+      continue;
+    if (isWorkGroupSync(*call)) {
+      // A barrier with other memory fences, or a collective, is not one
+      // the turn can stand for.
+      auto *flags = isBarrier(*call) ? llvm::dyn_cast<llvm::ConstantInt>(call->getArgOperand(0))
+                                     : nullptr;
+      if (!flags || (flags->getZExtValue() & ~kLocalAndGlobalFence) ||
+          !llvm::isa<llvm::CallInst>(call))
+        return std::nullopt;
+      turns.barriers.push_back(llvm::cast<llvm::CallInst>(call));
+      continue;
+    }
+    llvm::SmallPtrSet<const llvm::Function *, 8> seen;
+    if (const llvm::Function *callee = call->getCalledFunction();
+        callee && syncsOrSpins(*callee, seen))
+      return std::nullopt;
+  }
+  return turns;
+}
+
+/// Moves every value used outside its block, and every phi, to a private
+/// slot (reg2mem), so that the CFG can change freely; returns the slots.
+llvm::SmallVector<llvm::AllocaInst *> demoteToSlots(llvm::Function &function) {
+  llvm::BasicBlock &entry = function.getEntryBlock();
+  llvm::BasicBlock::iterator slotPoint = entry.getFirstInsertionPt();
+  llvm::SmallVector<llvm::Instruction *> escaping;
+  llvm::SmallVector<llvm::PHINode *> phis;
+  for (llvm::Instruction &inst : llvm::instructions(function)) {
+    // A phi used elsewhere is demoted twice, as LLVM's reg2mem does: its
+    // value, then its incoming values.
+    if (auto *phi = llvm::dyn_cast<llvm::PHINode>(&inst))
+      phis.push_back(phi);
+    if (llvm::isa<llvm::AllocaInst>(inst) && inst.getParent() == &entry)
+      continue;
+    if (llvm::any_of(inst.users(), [&](llvm::User *user) {
+          auto *use = llvm::cast<llvm::Instruction>(user);
+          return use->getParent() != inst.getParent() || llvm::isa<llvm::PHINode>(use);
+        }))
+      escaping.push_back(&inst);
+  }
+  llvm::SmallVector<llvm::AllocaInst *> slots;
+  for (llvm::Instruction *inst : escaping)
+    slots.push_back(llvm::DemoteRegToStack(*inst, false, slotPoint));
+  for (llvm::PHINode *phi : phis)
+    slots.push_back(llvm::DemotePHIToStack(phi, slotPoint));
+  return slots;
+}
+
+llvm::FunctionCallee declareBuiltin(llvm::Module &module, llvm::StringRef name, llvm::Type *result,
+                                    llvm::ArrayRef<llvm::Type *> params, bool convergent) {
+  llvm::FunctionCallee callee = module.getOrInsertFunction(
+      name, llvm::FunctionType::get(result, params, false));
+  auto *function = llvm::cast<llvm::Function>(callee.getCallee());
+  function->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+  function->addFnAttr(llvm::Attribute::NoUnwind);
+  if (convergent)
+    function->addFnAttr(llvm::Attribute::Convergent);
+  return callee;
+}
+
+llvm::CallInst *callBuiltin(llvm::IRBuilder<> &b, llvm::FunctionCallee callee,
+                            llvm::ArrayRef<llvm::Value *> args) {
+  llvm::CallInst *call = b.CreateCall(callee, args);
+  call->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+  if (llvm::cast<llvm::Function>(callee.getCallee())->isConvergent())
+    call->setConvergent();
+  return call;
+}
+
+llvm::GlobalVariable *trapWord(llvm::Module &module) {
+  if (auto *word = module.getGlobalVariable(zmlir::spirv::kTrapWordName))
+    return word;
+  llvm::Type *i32 = llvm::Type::getInt32Ty(module.getContext());
+  auto *word = new llvm::GlobalVariable(module, i32, false, llvm::GlobalValue::ExternalLinkage,
+                                        llvm::ConstantInt::get(i32, 0), zmlir::spirv::kTrapWordName,
+                                        nullptr, llvm::GlobalValue::NotThreadLocal, 1);
+  word->setAlignment(llvm::Align(4));
+  return word;
+}
+
+/// Rewrites `kernel` to take turns (see the file comment).
+void takeTurns(llvm::Function &kernel, KernelTurns &turns) {
+  llvm::Module &module = *kernel.getParent();
+  llvm::LLVMContext &context = module.getContext();
+  llvm::Type *i32 = llvm::Type::getInt32Ty(context);
+  llvm::Type *i64 = llvm::Type::getInt64Ty(context);
+  llvm::Type *voidType = llvm::Type::getVoidTy(context);
+
+  // Past each barrier a block of its own (before the demotion, which then
+  // sees the values used across the barrier).
+  llvm::SmallVector<llvm::BasicBlock *> pastBarriers;
+  for (llvm::CallInst *barrier : turns.barriers)
+    pastBarriers.push_back(
+        barrier->getParent()->splitBasicBlock(barrier->getNextNode(), "zmlir.turn.past"));
+  llvm::SmallVector<llvm::AllocaInst *> slots = demoteToSlots(kernel);
+
+  // Where each thread goes on after a turn: spin loop i's header (i), past
+  // barrier j (spins + j), or out (spins + barriers).
+  uint64_t spinCount = turns.spins.size();
+  uint64_t returned = spinCount + turns.barriers.size();
+  llvm::IRBuilder<> b(&*kernel.getEntryBlock().getFirstInsertionPt());
+  llvm::AllocaInst *resume = b.CreateAlloca(i32, nullptr, "zmlir.turn.resume");
+  llvm::AllocaInst *progressed = b.CreateAlloca(i32, nullptr, "zmlir.turn.progressed");
+  llvm::AllocaInst *stuckTurns = b.CreateAlloca(i32, nullptr, "zmlir.turn.stuck");
+  slots.append({resume, progressed, stuckTurns});
+  // The first turn follows the threads' first run: progress.
+  b.CreateStore(b.getInt32(1), progressed);
+  b.CreateStore(b.getInt32(0), stuckTurns);
+
+  auto *turn = llvm::BasicBlock::Create(context, "zmlir.turn", &kernel);
+  auto *exit = llvm::BasicBlock::Create(context, "zmlir.turn.exit", &kernel);
+  llvm::ReturnInst::Create(context, exit);
+  auto arriveFrom = [&](llvm::IRBuilder<> &at, uint64_t index) {
+    at.CreateStore(at.getInt32(index), resume);
+    at.CreateBr(turn);
+  };
+
+  for (auto [index, spin] : llvm::enumerate(turns.spins)) {
+    auto *yield = llvm::BasicBlock::Create(context, "zmlir.turn.spin", &kernel);
+    llvm::IRBuilder<> at(yield);
+    arriveFrom(at, index);
+    for (llvm::BasicBlock *latch : spin.latches)
+      latch->getTerminator()->replaceSuccessorWith(spin.header, yield);
+    for (auto [from, to] : spin.exits) {
+      auto *left = llvm::BasicBlock::Create(context, "zmlir.turn.left", &kernel);
+      llvm::IRBuilder<> leftAt(left);
+      leftAt.CreateStore(leftAt.getInt32(1), progressed);
+      leftAt.CreateBr(const_cast<llvm::BasicBlock *>(to));
+      const_cast<llvm::BasicBlock *>(from)->getTerminator()->replaceSuccessorWith(
+          const_cast<llvm::BasicBlock *>(to), left);
+    }
+  }
+  for (auto [index, barrier] : llvm::enumerate(turns.barriers)) {
+    llvm::BasicBlock *at = barrier->getParent();
+    at->getTerminator()->eraseFromParent();
+    barrier->eraseFromParent();
+    llvm::IRBuilder<> atEnd(at);
+    arriveFrom(atEnd, spinCount + index);
+  }
+  for (llvm::ReturnInst *ret : turns.returns) {
+    llvm::IRBuilder<> at(ret);
+    arriveFrom(at, returned);
+    ret->eraseFromParent();
+  }
+
+  // The turn: a barrier (it orders memory, which the collective need not),
+  // then one sum of every thread's state.
+  llvm::FunctionCallee barrierFn = declareBuiltin(module, "_Z7barrierj", voidType, {i32},
+                                                  /*convergent=*/true);
+  llvm::FunctionCallee reduceFn = declareBuiltin(module, "_Z21work_group_reduce_addl", i64, {i64},
+                                                 /*convergent=*/true);
+  llvm::FunctionCallee localSizeFn = declareBuiltin(module, "_Z14get_local_sizej", i64, {i32},
+                                                    /*convergent=*/false);
+  llvm::GlobalVariable *trap = trapWord(module);
+
+  llvm::IRBuilder<> t(turn);
+  llvm::Value *where = t.CreateLoad(i32, resume, "resume");
+  llvm::Value *spinning = t.CreateICmpULT(where, t.getInt32(spinCount));
+  llvm::Value *isReturned = t.CreateICmpEQ(where, t.getInt32(returned));
+  llvm::Value *progress = t.CreateLoad(i32, progressed);
+  t.CreateStore(t.getInt32(0), progressed);
+  llvm::LoadInst *trapValue = t.CreateLoad(i32, trap);
+  trapValue->setVolatile(true);
+  llvm::Value *sawTrap = t.CreateICmpNE(trapValue, t.getInt32(0));
+  auto field = [&](llvm::Value *flag, unsigned shift) {
+    return t.CreateShl(t.CreateZExt(flag, i64), shift);
+  };
+  llvm::Value *state = t.CreateOr(
+      {field(spinning, kSpinningShift), t.CreateShl(t.CreateZExt(progress, i64), kProgressShift),
+       field(isReturned, kReturnedShift), field(sawTrap, kTrappedShift)});
+  callBuiltin(t, barrierFn, {t.getInt32(kLocalAndGlobalFence)});
+  llvm::Value *sum = callBuiltin(t, reduceFn, {state});
+  auto count = [&](unsigned shift) {
+    return t.CreateAnd(t.CreateLShr(sum, shift), t.getInt64(0xffff));
+  };
+  llvm::Value *threads = t.getInt64(1);
+  for (unsigned dim = 0; dim < 3; ++dim)
+    threads = t.CreateMul(threads, callBuiltin(t, localSizeFn, {t.getInt32(dim)}));
+  llvm::Value *allReturned = t.CreateICmpEQ(count(kReturnedShift), threads);
+  llvm::Value *trapped = t.CreateICmpNE(count(kTrappedShift), t.getInt64(0));
+  auto *goOn = llvm::BasicBlock::Create(context, "zmlir.turn.go_on", &kernel);
+  t.CreateCondBr(t.CreateOr(allReturned, trapped), exit, goOn);
+
+  // Nobody spins: past the barriers; those that returned wait.
+  t.SetInsertPoint(goOn);
+  auto *pastBarrier = llvm::BasicBlock::Create(context, "zmlir.turn.past_barrier", &kernel);
+  auto *someSpin = llvm::BasicBlock::Create(context, "zmlir.turn.some_spin", &kernel);
+  t.CreateCondBr(t.CreateICmpEQ(count(kSpinningShift), t.getInt64(0)), pastBarrier, someSpin);
+  t.SetInsertPoint(pastBarrier);
+  llvm::SwitchInst *toBarrier = t.CreateSwitch(where, turn, pastBarriers.size());
+  for (auto [index, past] : llvm::enumerate(pastBarriers))
+    toBarrier->addCase(t.getInt32(spinCount + index), past);
+
+  // Some spin: they poll again, the others wait; a turn with no progress
+  // counts toward the deadlock limit.
+  t.SetInsertPoint(someSpin);
+  llvm::Value *stuck = t.CreateSelect(t.CreateICmpEQ(count(kProgressShift), t.getInt64(0)),
+                                      t.CreateAdd(t.CreateLoad(i32, stuckTurns), t.getInt32(1)),
+                                      t.getInt32(0));
+  t.CreateStore(stuck, stuckTurns);
+  auto *deadlocked = llvm::BasicBlock::Create(context, "zmlir.turn.deadlocked", &kernel);
+  auto *poll = llvm::BasicBlock::Create(context, "zmlir.turn.poll", &kernel);
+  t.CreateCondBr(t.CreateICmpUGE(stuck, t.getInt32(kSpinTurnLimit)), deadlocked, poll);
+  t.SetInsertPoint(deadlocked);
+  t.CreateAtomicRMW(llvm::AtomicRMWInst::Xchg, trap, t.getInt32(zmlir::spirv::kTrapDeadlocked),
+                    llvm::MaybeAlign(4), llvm::AtomicOrdering::Monotonic);
+  t.CreateBr(exit);
+  t.SetInsertPoint(poll);
+  llvm::SwitchInst *toSpin = t.CreateSwitch(where, turn, turns.spins.size());
+  for (auto [index, spin] : llvm::enumerate(turns.spins))
+    toSpin->addCase(t.getInt32(index), spin.header);
+
+  llvm::DominatorTree dominators(kernel);
+  llvm::SmallVector<llvm::AllocaInst *> promotable;
+  for (llvm::AllocaInst *slot : slots)
+    if (llvm::isAllocaPromotable(slot))
+      promotable.push_back(slot);
+  llvm::PromoteMemToReg(promotable, dominators);
+}
+
+} // namespace
+
+llvm::Error zmlir::turnSPIRVSpinWaits(gpu::GPUModuleOp, llvm::Module &module) {
+  for (llvm::Function &function : module) {
+    if (function.isDeclaration() || function.getCallingConv() != llvm::CallingConv::SPIR_KERNEL)
+      continue;
+    if (std::optional<KernelTurns> turns = findTurns(function))
+      takeTurns(function, *turns);
+  }
+  return llvm::Error::success();
+}
