@@ -326,6 +326,18 @@ int64_t reserveWmmaScratch(gpu::GPUFuncOp kernel, int64_t offset, PTXLoweringSta
 /// counter when the kernel is in state.barrierCounters.
 constexpr int64_t kBarrierCounterBytes = 16;
 
+/// The CTA's reserved shared memory (%reserved_smem_offset_begin to _end),
+/// NVIDIA's size (cudaDevAttrReservedSharedMemoryPerBlock); cooperative
+/// groups' multi-warp tiles keep their barrier words and partial results in
+/// it (%reserved_smem_offset_1, up to 288 bytes for 32 warps).
+constexpr int64_t kReservedSmemBytes = 1024;
+
+/// Whether `reg` is one of %reserved_smem_offset_{begin,end,cap,0,1}.
+inline bool isReservedSmemRegister(ptx::SpecialReg reg) {
+  return reg >= ptx::SpecialReg::ReservedSmemOffsetBegin &&
+         reg <= ptx::SpecialReg::ReservedSmemOffset1;
+}
+
 /// The alignment of a kernel's copy of a by-value aggregate parameter where
 /// the target passes it byval (TargetInfo::passesKernelAggregatesByVal):
 /// enough for any `ld.param` element (PTX loads them 8 bytes at most).

@@ -105,6 +105,17 @@ int64_t layoutSharedWindow(gpu::GPUFuncOp kernel, PTXLoweringState &state, int64
     offset = kBarrierCounterBytes;
   }
   offset = reserveWmmaScratch(kernel, offset, state);
+  bool reserved = kernel
+                      .walk([](SregOp op) {
+                        return isReservedSmemRegister(op.getReg()) ? WalkResult::interrupt()
+                                                                   : WalkResult::advance();
+                      })
+                      .wasInterrupted();
+  if (reserved) {
+    offset = llvm::alignTo(offset, kSharedWindowAlign);
+    state.reservedSmem[kernel] = offset;
+    offset += kReservedSmemBytes;
+  }
   SmallVector<StringAttr> dynamic;
   for (StringAttr name : used) {
     VarOp var = state.variables.lookup(name);

@@ -58,6 +58,9 @@ struct PTXModuleLayout {
   /// lanes' exchange area and the bytes of it each warp has
   /// (reserveWmmaScratch).
   llvm::DenseMap<mlir::Operation *, std::pair<int64_t, int64_t>> wmmaScratch;
+  /// Per kernel reading %reserved_smem_*: the offset in its shared window of
+  /// the CTA's reserved shared memory (reserveSharedMemory).
+  llvm::DenseMap<mlir::Operation *, int64_t> reservedSmem;
 };
 
 /// The state the ptx lowering patterns share: the injected facts and the

@@ -115,6 +115,35 @@ struct SregOpLowering : PTXPattern<SregOp> {
     return lane;
   }
 
+  /// %reserved_smem_offset_*: shared-window addresses in the kernel's
+  /// reserved area (convert-ptx-to-std lays it out, kReservedSmemBytes):
+  /// _begin and _0 its start, _1 its middle (the two halves do not overlap,
+  /// whatever each user keeps there), _end its end, _cap its size.
+  LogicalResult reservedSmem(SregOp op, ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
+    auto area = kernel ? state.reservedSmem.find(kernel) : state.reservedSmem.end();
+    if (area == state.reservedSmem.end())
+      return unsupported(op, Twine("special register '%") + stringifySpecialReg(op.getReg()) +
+                                 "' outside a kernel (only kernels have a shared window)");
+    int64_t begin = area->second, value = begin;
+    switch (op.getReg()) {
+    case SpecialReg::ReservedSmemOffsetEnd:
+      value = begin + kReservedSmemBytes;
+      break;
+    case SpecialReg::ReservedSmemOffsetCap:
+      value = kReservedSmemBytes;
+      break;
+    case SpecialReg::ReservedSmemOffset1:
+      value = begin + kReservedSmemBytes / 2;
+      break;
+    default:
+      break;
+    }
+    rewriter.replaceOp(op, intConst(rewriter, loc, op.getRes().getType(), value));
+    return success();
+  }
+
   LogicalResult matchAndRewrite(SregOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -124,6 +153,8 @@ struct SregOpLowering : PTXPattern<SregOp> {
     };
     Value index;
     SpecialReg reg = op.getReg();
+    if (isReservedSmemRegister(reg))
+      return reservedSmem(op, rewriter);
     switch (reg) {
     case SpecialReg::TidX:
     case SpecialReg::TidY:

@@ -459,3 +459,32 @@ func.func @globaltimer(%out: i64) attributes {ptx.entry} {
   ptx.st %out, %2 {space = #ptx.space<global>, type = #ptx.type<u32>} : i64, i32
   ptx.ret
 }
+
+// -----
+
+// %reserved_smem_offset_*: the kernel's reserved shared memory, 1 KiB at the
+// start of its window, before its variables (cooperative groups' multi-warp
+// tiles keep their barrier words at _1): _begin and _0 its start, _1 its
+// middle, _end its end, _cap its size, on every target.
+// SPV-LABEL: gpu.func @reserved_smem
+// SPV-SAME: zmlir.static_shared_bytes = 1088
+// SPV: llvm.store %c0_i32
+// SPV: llvm.store %c512_i32
+// SPV: llvm.store %c1024_i32
+// SPV: llvm.store %c1024_i32
+// NV-LABEL: gpu.func @reserved_smem
+// NV-SAME: zmlir.static_shared_bytes = 1088
+ptx.var @tile {space = #ptx.space<shared>, type = #ptx.type<b8>, count = 64, align = 4}
+func.func @reserved_smem(%out: i64) attributes {ptx.entry} {
+  %a = ptx.addr_of @tile : i32
+  ptx.st %out, %a {space = #ptx.space<global>, type = #ptx.type<u32>} : i64, i32
+  %0 = ptx.sreg <reserved_smem_offset_begin> : i32
+  ptx.st %out, %0 {space = #ptx.space<global>, type = #ptx.type<u32>} : i64, i32
+  %1 = ptx.sreg <reserved_smem_offset_1> : i32
+  ptx.st %out, %1 {space = #ptx.space<global>, type = #ptx.type<u32>} : i64, i32
+  %2 = ptx.sreg <reserved_smem_offset_end> : i32
+  ptx.st %out, %2 {space = #ptx.space<global>, type = #ptx.type<u32>} : i64, i32
+  %3 = ptx.sreg <reserved_smem_offset_cap> : i32
+  ptx.st %out, %3 {space = #ptx.space<global>, type = #ptx.type<u32>} : i64, i32
+  ptx.ret
+}

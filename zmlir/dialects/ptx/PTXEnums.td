@@ -159,7 +159,14 @@ def PTX_SpecialRegEnum : PTX_Enum<"SpecialReg", "PTX special register", [
   I32EnumAttrCase<"DynamicSmemSize", 27, "dynamic_smem_size">,
   I32EnumAttrCase<"TotalSmemSize", 28, "total_smem_size">,
   I32EnumAttrCase<"GlobaltimerLo", 29, "globaltimer_lo">,
-  I32EnumAttrCase<"GlobaltimerHi", 30, "globaltimer_hi">]>;
+  I32EnumAttrCase<"GlobaltimerHi", 30, "globaltimer_hi">,
+  // The CTA's reserved shared memory (PTX ISA 10, %reserved_smem_*), which cooperative
+  // groups keeps its multi-warp barriers in at sm_80 and later.
+  I32EnumAttrCase<"ReservedSmemOffsetBegin", 31, "reserved_smem_offset_begin">,
+  I32EnumAttrCase<"ReservedSmemOffsetEnd", 32, "reserved_smem_offset_end">,
+  I32EnumAttrCase<"ReservedSmemOffsetCap", 33, "reserved_smem_offset_cap">,
+  I32EnumAttrCase<"ReservedSmemOffset0", 34, "reserved_smem_offset_0">,
+  I32EnumAttrCase<"ReservedSmemOffset1", 35, "reserved_smem_offset_1">]>;
 def PTX_SpecialRegAttr : PTX_EnumAttr<PTX_SpecialRegEnum, "sreg">;
 
 // prmt permute modes, PTX ISA 9.7.9.7. `None` is the generic form.

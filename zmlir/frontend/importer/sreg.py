@@ -13,7 +13,8 @@ SPECIAL_REGS = {
     "%laneid", "%warpid", "%nwarpid", "%clock", "%clock64", "%lanemask_eq",
     "%lanemask_lt", "%lanemask_le", "%lanemask_gt", "%lanemask_ge", "%smid", "%nsmid",
     "%gridid", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi", "%dynamic_smem_size",
-    "%total_smem_size",
+    "%total_smem_size", "%reserved_smem_offset_begin", "%reserved_smem_offset_end",
+    "%reserved_smem_offset_cap", "%reserved_smem_offset_0", "%reserved_smem_offset_1",
 }
 # Special registers read as 64 bits; the others, as 32.
 _WIDE = ("%clock64", "%globaltimer", "%gridid")
@@ -23,7 +24,7 @@ _WIDE = ("%clock64", "%globaltimer", "%gridid")
 # generic `ptx.inst` (operand kind "%name"), which lowering rejects.
 OTHER_SPECIAL_REG = re.compile(
     r"%(?:envreg\d+|cluster_\w+(?:\.[xyz])?|n?clusterid\.[xyz]|is_explicit_cluster"
-    r"|aggr_smem_size|reserved_smem_\w+|pm\d+(?:_64)?|current_graph_exec)")
+    r"|aggr_smem_size|pm\d+(?:_64)?|current_graph_exec)")
 
 
 def register_type(name: str) -> str:
