@@ -981,6 +981,30 @@ def test_malloc_heap_limit(libdir: str, backend: str, fake_nvidia_driver: Path) 
 
 
 @pytest.mark.parametrize("backend", ["opencl", "cuda"])
+def test_stack_size_limit(libdir: str, backend: str, fake_nvidia_driver: Path) -> None:
+    # CU_LIMIT_STACK_SIZE: the driver's software stacks on the CPU backend
+    # (cuda/stacks.py, rounded to 16 as an H200 does); under the passthrough
+    # NVIDIA's, which NVPTX modules' local memory is on (the stand-in
+    # rounds to 256 bytes).
+    import os
+
+    probe = _FAST[:_FAST.index("mod, f = ")] + textwrap.dedent("""
+        size = ctypes.c_size_t()
+        print(lib.cuCtxGetLimit(ctypes.byref(size), 0), size.value)
+        print(lib.cuCtxSetLimit(0, ctypes.c_size_t(3000)))
+        print(lib.cuCtxGetLimit(ctypes.byref(size), 0), size.value)
+    """)
+    env = {**os.environ, "ZMLIR_BACKEND": backend}
+    if backend == "cuda":
+        env["ZMLIR_CUDA_DRIVER"] = str(fake_nvidia_driver)
+    result = subprocess.run([sys.executable, "-c", probe, libdir], capture_output=True,
+                            text=True, timeout=300, env=env)
+    assert result.returncode == 0, result.stderr
+    set_to = 3008 if backend == "opencl" else 3072
+    assert result.stdout.split() == ["0", "1024", "0", "0", str(set_to)]
+
+
+@pytest.mark.parametrize("backend", ["opencl", "cuda"])
 def test_cooperative_launch(libdir: str, backend: str, fake_nvidia_driver: Path) -> None:
     import os
 

@@ -67,18 +67,22 @@ CUresult cuGetExportTable(const void **table, const unsigned char *uuid) {
   *table = fake_table;
   return 0;
 }
-/* CU_LIMIT_MALLOC_HEAP_SIZE only; rounded to 1 KiB, so a test sees the value came from here. */
-static size_t heap_size = 8 << 20;
+/* CU_LIMIT_MALLOC_HEAP_SIZE, rounded to 1 KiB, and CU_LIMIT_STACK_SIZE,
+ * rounded to 256 bytes, so a test sees the value came from here. */
+static size_t heap_size = 8 << 20, stack_size = 1024;
 CUresult cuCtxSetLimit(int limit, size_t value) {
-  if (limit != 2)
+  if (limit == 0)
+    stack_size = (value + 255) & ~(size_t)255;
+  else if (limit == 2)
+    heap_size = (value + 1023) & ~(size_t)1023;
+  else
     return 1;
-  heap_size = (value + 1023) & ~(size_t)1023;
   return 0;
 }
 CUresult cuCtxGetLimit(size_t *value, int limit) {
-  if (limit != 2)
+  if (limit != 0 && limit != 2)
     return 1;
-  *value = heap_size;
+  *value = limit ? heap_size : stack_size;
   return 0;
 }
 CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned int flags) {

@@ -234,6 +234,17 @@ class Backend(ABC):
         """The device's own CU_LIMIT_MALLOC_HEAP_SIZE, or None (see set_heap_size)."""
         return None
 
+    def set_stack_size(self, nbytes: int) -> int | None:
+        """CU_LIMIT_STACK_SIZE where the modules' local memory is on the
+        device's own stacks (the CUDA passthrough): the CUresult of setting
+        it there, with the device's rounding; None where the driver keeps
+        the stacks (cuda/stacks.py)."""
+        return None
+
+    def stack_size(self) -> int | None:
+        """The device's own CU_LIMIT_STACK_SIZE, or None (see set_stack_size)."""
+        return None
+
     @abstractmethod
     def synchronize(self) -> None: ...
 

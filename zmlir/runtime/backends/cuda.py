@@ -166,6 +166,7 @@ _FUNC_ATTR_CONST_SIZE_BYTES = 2
 _FUNC_ATTR_LOCAL_SIZE_BYTES = 3
 _FUNC_ATTR_PTX_VERSION = 5
 _FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+_CU_LIMIT_STACK_SIZE = 0
 _CU_LIMIT_MALLOC_HEAP_SIZE = 2
 _MEM_ATTACH_GLOBAL = 1
 # CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP, the same bits as
@@ -740,16 +741,28 @@ class CUDABackend(Backend):
         self._enter()
         self.check("cuCtxSynchronize", self.lib.cuCtxSynchronize())
 
-    # NVPTX modules call NVIDIA's malloc: its heap is the real context's.
+    # NVPTX modules call NVIDIA's malloc and keep their local memory on
+    # NVIDIA's stacks: both limits are the real context's.
     def set_heap_size(self, nbytes: int) -> int | None:
-        self._enter()
-        return int(self.lib.cuCtxSetLimit(_CU_LIMIT_MALLOC_HEAP_SIZE, nbytes))
+        return self._set_limit(_CU_LIMIT_MALLOC_HEAP_SIZE, nbytes)
 
     def heap_size(self) -> int | None:
+        return self._limit(_CU_LIMIT_MALLOC_HEAP_SIZE)
+
+    def set_stack_size(self, nbytes: int) -> int | None:
+        return self._set_limit(_CU_LIMIT_STACK_SIZE, nbytes)
+
+    def stack_size(self) -> int | None:
+        return self._limit(_CU_LIMIT_STACK_SIZE)
+
+    def _set_limit(self, limit: int, value: int) -> int:
+        self._enter()
+        return int(self.lib.cuCtxSetLimit(limit, value))
+
+    def _limit(self, limit: int) -> int:
         self._enter()
         value = self.ffi.new("size_t *")
-        self.check("cuCtxGetLimit",
-                   self.lib.cuCtxGetLimit(value, _CU_LIMIT_MALLOC_HEAP_SIZE))
+        self.check("cuCtxGetLimit", self.lib.cuCtxGetLimit(value, limit), f"limit {limit}")
         return int(value[0])
 
     # Events are the real driver's, one per event with its flags, recorded

@@ -255,6 +255,11 @@ class ContextAPI(DriverState):
             self.out(value, self.heaps.of(self.context_stack()[-1]).size if native is None
                      else native)
             return E.CUDA_SUCCESS
+        if limit == 0:  # CU_LIMIT_STACK_SIZE: the device's own, where it keeps the stacks
+            native = self.device.stack_size()
+            if native is not None:
+                self.out(value, native)
+                return E.CUDA_SUCCESS
         self.out(value, ctx.limits.get(limit, defaults[limit]))
         return E.CUDA_SUCCESS
 
@@ -274,6 +279,9 @@ class ContextAPI(DriverState):
                 self.heaps.of(self.context_stack()[-1]).set_size(value)
             return E.CUDA_SUCCESS
         if limit == 0:  # CU_LIMIT_STACK_SIZE: the context's software stacks (cuda/stacks.py)
+            native = self.device.set_stack_size(value)  # the passthrough's: NVIDIA's stacks
+            if native is not None:
+                return native
             value = stacks.stack_size(value)
             with self.lock:
                 self.stacks.of(self.context_stack()[-1]).set_size(value)
