@@ -43,6 +43,7 @@ CUresult cuDeviceGetAttribute(int *pi, int attrib, int dev) {
   case 76: *pi = 0; break;
   case 95: *pi = 1; break;          /* COOPERATIVE_LAUNCH */
   case 97: *pi = 96 * 1024; break;  /* MAX_SHARED_MEMORY_PER_BLOCK_OPTIN */
+  case 119: *pi = 0x9; break;       /* MEMPOOL_SUPPORTED_HANDLE_TYPES: POSIX fd, fabric */
   default: *pi = 0;
   }
   return 0;
@@ -189,6 +190,95 @@ CUresult cuIpcCloseMemHandle(CUdeviceptr p) {
 }
 CUresult cuIpcOpenEventHandle(void **event, fake_ipc_handle handle) {
   return memcmp(&handle, "fakeipc", 8) == 0 ? 205 /* MAP_FAILED */ : 1;
+}
+/* Pools with POSIX file descriptor handles: a pool is a memfd, each block
+ * a piece of it mapped (pid -1 in the table: no legacy IPC of it); the
+ * shareable handle a descriptor of the memfd, a block's export data its
+ * inode, offset and size ("fakepool"). */
+struct fake_pool { int fd, imported; size_t end; };
+static struct fake_pool pools[16];
+static int npools;
+struct fake_pool_data { char magic[8]; unsigned long long inode, offset, size; };
+typedef struct { char reserved[64]; } fake_pool_export;
+static unsigned long long fake_inode(int fd) {
+  struct stat st;
+  return fstat(fd, &st) == 0 ? st.st_ino : 0;
+}
+static CUresult fake_map_piece(CUdeviceptr *p, struct fake_pool *pool, size_t offset, size_t n) {
+  void *at = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, pool->fd, (off_t)offset);
+  if (at == MAP_FAILED || nallocations == 64)
+    return 2;
+  allocations[nallocations++] =
+      (struct fake_allocation){(uintptr_t)at, n, dup(pool->fd), -1, (int)(offset >> 12), 1};
+  *p = (uintptr_t)at;
+  return 0;
+}
+CUresult cuMemPoolCreate(struct fake_pool **pool, const int *props) {
+  if (props[1] != 1 || npools == 16) /* handleTypes: POSIX file descriptors only */
+    return 1;
+  int fd = memfd_create("fake-pool", MFD_CLOEXEC);
+  if (fd < 0)
+    return 2;
+  pools[npools] = (struct fake_pool){fd, 0, 0};
+  *pool = &pools[npools++];
+  return 0;
+}
+CUresult cuMemPoolDestroy(struct fake_pool *pool) {
+  close(pool->fd); /* its pieces keep the memory they map */
+  pool->fd = -1;
+  return 0;
+}
+CUresult cuMemAllocFromPoolAsync(CUdeviceptr *p, size_t n, struct fake_pool *pool, void *s) {
+  if (pool->imported)
+    return 1;
+  size_t offset = pool->end, length = (n + 4095) & ~(size_t)4095;
+  if (ftruncate(pool->fd, offset + length) != 0)
+    return 2;
+  pool->end += length;
+  return fake_map_piece(p, pool, offset, n);
+}
+CUresult cuMemFreeAsync(CUdeviceptr p, void *stream) {
+  struct fake_allocation *a = fake_allocation_of(p);
+  if (a == NULL || a->base != p || a->pid != -1)
+    return 1;
+  fake_unmap(a);
+  return 0;
+}
+CUresult cuMemPoolExportToShareableHandle(int *fd, struct fake_pool *pool, int type,
+                                          unsigned long long flags) {
+  if (type != 1 || pool->imported)
+    return 1;
+  *fd = dup(pool->fd);
+  return 0;
+}
+CUresult cuMemPoolImportFromShareableHandle(struct fake_pool **pool, void *handle, int type,
+                                            unsigned long long flags) {
+  if (type != 1 || npools == 16)
+    return 1;
+  int fd = dup((int)(uintptr_t)handle);
+  if (fd < 0)
+    return 1;
+  pools[npools] = (struct fake_pool){fd, 1, 0};
+  *pool = &pools[npools++];
+  return 0;
+}
+CUresult cuMemPoolExportPointer(fake_pool_export *out, CUdeviceptr p) {
+  struct fake_allocation *a = fake_allocation_of(p);
+  if (a == NULL || a->base != p || a->pid != -1)
+    return 1;
+  struct fake_pool_data data = {"fakepool", fake_inode(a->fd), (size_t)a->exporter_fd << 12,
+                                a->size};
+  memset(out, 0, sizeof *out);
+  memcpy(out, &data, sizeof data);
+  return 0;
+}
+CUresult cuMemPoolImportPointer(CUdeviceptr *p, struct fake_pool *pool, fake_pool_export *in) {
+  struct fake_pool_data data;
+  memcpy(&data, in, sizeof data);
+  if (!pool->imported || memcmp(data.magic, "fakepool", 8) != 0 ||
+      data.inode != fake_inode(pool->fd))
+    return 1;
+  return fake_map_piece(p, pool, data.offset, data.size);
 }
 CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) {
   memcpy((void *)(uintptr_t)d, s, n);

@@ -318,6 +318,49 @@ class Backend(ABC):
         ours, as an event (a memory handle: CUDA_ERROR_MAP_FAILED)."""
         raise NotImplementedError(f"the {self.name} backend has no IPC of its own")
 
+    # Pools shared between processes (cuda/mempool_ipc.py) where the vendor's
+    # driver is underneath: its own pools, handles and export data.
+    @property
+    def vendor_pools(self) -> bool:
+        """Whether pools with IPC handle types are the vendor's
+        (vendor_pool_*), not memfds (virtual_memory)."""
+        return False
+
+    def vendor_pool_create(self, handle_types: int, max_size: int) -> Any:
+        """A vendor pool of device memory with IPC `handle_types`; raises
+        CudaError with the vendor's code."""
+        raise NotImplementedError(f"the {self.name} backend has no pools of its own")
+
+    def vendor_pool_destroy(self, pool: Any) -> None:
+        """Destroys a vendor pool (its memory still in use lives until freed)."""
+        raise NotImplementedError(f"the {self.name} backend has no pools of its own")
+
+    def vendor_pool_alloc(self, pool: Any, nbytes: int) -> int:
+        """A block of a vendor pool, usable by all work enqueued after."""
+        raise NotImplementedError(f"the {self.name} backend has no pools of its own")
+
+    def vendor_pool_free(self, address: int) -> None:
+        """Frees a block of a vendor pool, or a pointer imported into one,
+        once the work enqueued so far has run."""
+        raise NotImplementedError(f"the {self.name} backend has no pools of its own")
+
+    def vendor_pool_export(self, pool: Any, handle_type: int) -> int:
+        """The vendor pool's shareable handle (a POSIX file descriptor)."""
+        raise NotImplementedError(f"the {self.name} backend has no pools of its own")
+
+    def vendor_pool_import(self, handle: int, handle_type: int) -> Any:
+        """Another process's vendor pool from its shareable handle."""
+        raise NotImplementedError(f"the {self.name} backend has no pools of its own")
+
+    def vendor_pool_export_pointer(self, address: int) -> bytes:
+        """The vendor's 64 bytes of export data of a block of a vendor pool."""
+        raise NotImplementedError(f"the {self.name} backend has no pools of its own")
+
+    def vendor_pool_import_pointer(self, pool: Any, data: bytes) -> tuple[int, int]:
+        """(address, size) of another process's block (its export data) in
+        an imported vendor pool."""
+        raise NotImplementedError(f"the {self.name} backend has no pools of its own")
+
     @property
     def exports_memory(self) -> bool:
         """Whether ipc_export can (CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE)."""

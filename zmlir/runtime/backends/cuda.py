@@ -20,7 +20,8 @@ touch, as on our other backends, so cudaMallocManaged-style programs work;
 what the application asks cuMemAlloc for is NVIDIA's device memory, as on
 NVIDIA's driver, which NVIDIA's IPC exports: memory handles are NVIDIA's
 own (cuIpc*MemHandle handed to it), interprocess events stay ours
-(cuda/ipc.py).
+(cuda/ipc.py); pools shared between processes are NVIDIA's pools
+(cuda/mempool_ipc.py).
 Kernels are zmlir's: all shared memory is one external `.shared` window, so a
 launch's dynamic shared size is the kernel's static window plus CUDA's
 dynamic bytes. Precompiled NVPTX (ZMLIR_NVPTX_CACHE, see nvptx_cache.py)
@@ -88,6 +89,25 @@ CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsign
 CUresult cuIpcCloseMemHandle(CUdeviceptr dptr);
 CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle);
 CUresult cuEventDestroy_v2(CUevent hEvent);
+typedef struct { int type; int id; } CUmemLocation;
+typedef struct {
+    int allocType; int handleTypes; CUmemLocation location; void *win32SecurityAttributes;
+    size_t maxSize; unsigned short usage; unsigned char reserved[54];
+} CUmemPoolProps;
+typedef struct { unsigned char reserved[64]; } CUmemPoolPtrExportData;
+typedef struct CUmemPoolHandle_st *CUmemoryPool;
+CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps);
+CUresult cuMemPoolDestroy(CUmemoryPool pool);
+CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+                                 CUstream hStream);
+CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream);
+CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, int handleType,
+                                          unsigned long long flags);
+CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle,
+                                            int handleType, unsigned long long flags);
+CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr);
+CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool,
+                                CUmemPoolPtrExportData *shareData);
 CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int flags);
 CUresult cuMemFreeHost(void *p);
 CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int flags);
@@ -169,6 +189,8 @@ _FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 _CU_LIMIT_STACK_SIZE = 0
 _CU_LIMIT_MALLOC_HEAP_SIZE = 2
 _MEM_ATTACH_GLOBAL = 1
+_MEM_ALLOCATION_TYPE_PINNED = 1
+_MEM_LOCATION_TYPE_DEVICE = 1
 # CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP, the same bits as
 # CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP.
 _HOST_PORTABLE_MAPPED = 0x1 | 0x2
@@ -451,6 +473,72 @@ class CUDABackend(Backend):
             self.lib.cuEventDestroy_v2(event[0])
             return 1  # CUDA_ERROR_INVALID_VALUE
         return code
+
+    # NVIDIA's pools for pools with IPC handle types: our MemoryPool keeps
+    # its blocks as any pool's, each block one of NVIDIA's pool's, ordered on
+    # the stream our work takes (the NULL stream); handles, export data and
+    # their codes are NVIDIA's.
+    @property
+    def vendor_pools(self) -> bool:
+        return True
+
+    def vendor_pool_create(self, handle_types: int, max_size: int) -> Any:
+        self._enter()
+        props = self.ffi.new("CUmemPoolProps *")
+        props.allocType = _MEM_ALLOCATION_TYPE_PINNED
+        props.handleTypes = handle_types
+        props.location.type, props.location.id = _MEM_LOCATION_TYPE_DEVICE, self.device
+        props.maxSize = max_size
+        pool = self.ffi.new("CUmemoryPool *")
+        self._ipc_call("cuMemPoolCreate", self.lib.cuMemPoolCreate(pool, props))
+        return pool[0]
+
+    def vendor_pool_destroy(self, pool: Any) -> None:
+        self._enter()
+        self._ipc_call("cuMemPoolDestroy", self.lib.cuMemPoolDestroy(pool))
+
+    def vendor_pool_alloc(self, pool: Any, nbytes: int) -> int:
+        self._enter()
+        ptr = self.ffi.new("CUdeviceptr *")
+        self._ipc_call("cuMemAllocFromPoolAsync",
+                       self.lib.cuMemAllocFromPoolAsync(ptr, nbytes, pool, self.ffi.NULL))
+        return int(ptr[0])
+
+    def vendor_pool_free(self, address: int) -> None:
+        self._enter()
+        self._ipc_call("cuMemFreeAsync", self.lib.cuMemFreeAsync(address, self.ffi.NULL))
+
+    def vendor_pool_export(self, pool: Any, handle_type: int) -> int:
+        self._enter()
+        fd = self.ffi.new("int *", -1)
+        self._ipc_call("cuMemPoolExportToShareableHandle",
+                       self.lib.cuMemPoolExportToShareableHandle(fd, pool, handle_type, 0))
+        return int(fd[0])
+
+    def vendor_pool_import(self, handle: int, handle_type: int) -> Any:
+        self._enter()
+        pool = self.ffi.new("CUmemoryPool *")
+        self._ipc_call("cuMemPoolImportFromShareableHandle",
+                       self.lib.cuMemPoolImportFromShareableHandle(
+                           pool, self.ffi.cast("void *", handle), handle_type, 0))
+        return pool[0]
+
+    def vendor_pool_export_pointer(self, address: int) -> bytes:
+        self._enter()
+        data = self.ffi.new("CUmemPoolPtrExportData *")
+        self._ipc_call("cuMemPoolExportPointer", self.lib.cuMemPoolExportPointer(data, address))
+        return bytes(self.ffi.buffer(data))
+
+    def vendor_pool_import_pointer(self, pool: Any, data: bytes) -> tuple[int, int]:
+        self._enter()
+        share = self.ffi.new("CUmemPoolPtrExportData *")
+        self.ffi.memmove(share, data, self.ffi.sizeof(share[0]))
+        ptr = self.ffi.new("CUdeviceptr *")
+        self._ipc_call("cuMemPoolImportPointer", self.lib.cuMemPoolImportPointer(ptr, pool, share))
+        base, size = self.ffi.new("CUdeviceptr *"), self.ffi.new("size_t *")
+        self.check("cuMemGetAddressRange_v2",
+                   self.lib.cuMemGetAddressRange_v2(base, size, ptr[0]))
+        return int(ptr[0]), int(size[0]) - (int(ptr[0]) - int(base[0]))
 
     # The GPU reaches host memory only where the real driver mapped it
     # (page-locked, unified addressing: the same address on both sides).

@@ -94,6 +94,10 @@ def device_attribute(attrib: int, device: Any) -> int:
         return int(device.compute_units)
     if attrib == 95:  # COOPERATIVE_LAUNCH: where the backend can keep all blocks resident
         return int(bool(device.supports_cooperative))
+    if attrib == 119 and device.vendor_pools:
+        # MEMPOOL_SUPPORTED_HANDLE_TYPES: the vendor's pools, which we hand
+        # POSIX file descriptor handles only (mempool_ipc.py).
+        return int(device.hardware_attribute(119) or 0) & 0x1
     if attrib in (102, 103, 119):
         # Where the device reaches memory the driver maps (virtual_memory.py):
         # VMM, its allocations' POSIX file descriptors, pools' IPC by them

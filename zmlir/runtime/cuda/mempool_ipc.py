@@ -13,6 +13,11 @@ piece's offset and the allocation's size, and importing it maps that piece
 of the imported pool's file. An imported pointer is freed (unmapped) with
 cuMemFree or cuMemFreeAsync; the exporter's blocks are the pool's as any
 pool's (kept for reuse, released above the threshold).
+
+Under the CUDA passthrough (Backend.vendor_pools) the pool is NVIDIA's:
+each block is one of NVIDIA's pool's allocations, and the shareable handle,
+export data and imports are NVIDIA's, with NVIDIA's codes; our tables keep
+the blocks and imported pointers as on the CPU.
 """
 
 from __future__ import annotations
@@ -83,8 +88,35 @@ class SharedPoolMemory:
         return self.pieces[address][0]
 
 
+class VendorPoolMemory:
+    """A pool's memory that is the vendor's pool (Backend.vendor_pools)."""
+
+    def __init__(self, backend: Any, pool: Any) -> None:
+        self.backend = backend
+        self.pool = pool  # the vendor's handle
+
+    def alloc(self, nbytes: int) -> int:
+        return int(self.backend.vendor_pool_alloc(self.pool, nbytes))
+
+    def free(self, address: int) -> None:
+        self.backend.vendor_pool_free(address)
+
+    def retire(self) -> None:
+        # The vendor's pool goes once its blocks still in use are freed.
+        self.backend.vendor_pool_destroy(self.pool)
+
+
 class MemPoolIpcAPI(MemPoolAPI):
     def shareable_pool(self, handle_types: int, max_size: int) -> MemoryPool:
+        if self.device.vendor_pools:  # NVIDIA's, with NVIDIA's answers
+            if handle_types != HANDLE_TYPE_POSIX_FD:
+                self.unsupported("cuMemPoolCreate",
+                                 f"handle types {handle_types:#x} (a POSIX file descriptor only)")
+                raise CudaError(E.CUDA_ERROR_NOT_SUPPORTED, "IPC handle types")
+            vendor = VendorPoolMemory(self.device,
+                                      self.device.vendor_pool_create(handle_types, max_size))
+            return MemoryPool(vendor.alloc, vendor.free, max_size, handle_types=handle_types,
+                              shared=vendor)
         if not self.device.virtual_memory:
             self.unsupported("cuMemPoolCreate", f"IPC pools on the {self.device.name} backend")
             raise CudaError(E.CUDA_ERROR_NOT_SUPPORTED, "IPC pools")
@@ -111,7 +143,9 @@ class MemPoolIpcAPI(MemPoolAPI):
         if handle_type != p.handle_types:
             return E.CUDA_ERROR_INVALID_VALUE
         # A descriptor of its own: the application closes it once sent.
-        self.ffi.cast("int *", handle_out)[0] = os.dup(p.shared.fd)
+        fd = (self.device.vendor_pool_export(p.shared.pool, handle_type)
+              if isinstance(p.shared, VendorPoolMemory) else os.dup(p.shared.fd))
+        self.ffi.cast("int *", handle_out)[0] = fd
         return E.CUDA_SUCCESS
 
     def cuMemPoolImportFromShareableHandle(self, pool_out: Any, handle: Any, handle_type: int,
@@ -119,6 +153,15 @@ class MemPoolIpcAPI(MemPoolAPI):
         self.require_init()
         if pool_out == self.ffi.NULL or flags:
             return E.CUDA_ERROR_INVALID_VALUE
+        if self.device.vendor_pools:
+            if handle_type != HANDLE_TYPE_POSIX_FD:
+                return E.CUDA_ERROR_INVALID_VALUE
+            vendor = VendorPoolMemory(self.device, self.device.vendor_pool_import(
+                self.ptr(handle) & 0xFFFFFFFF, handle_type))
+            pool = MemoryPool(_no_allocation, vendor.free, handle_types=handle_type,
+                              shared=vendor, imported=True)
+            self.out(pool_out, self.handle_ptr(self._new_pool(pool)))
+            return E.CUDA_SUCCESS
         if not self.device.virtual_memory:
             return self.unsupported("cuMemPoolImportFromShareableHandle",
                                     f"the {self.device.name} backend")
@@ -134,7 +177,15 @@ class MemPoolIpcAPI(MemPoolAPI):
     def cuMemPoolExportPointer(self, data_out: Any, ptr: int) -> int:
         self.require_init()
         pool = self.pool_of.get(ptr)
-        if data_out == self.ffi.NULL or pool is None or pool.shared is None or pool.imported:
+        if data_out == self.ffi.NULL:
+            return E.CUDA_ERROR_INVALID_VALUE
+        if self.device.vendor_pools and (pool is None or not pool.imported):
+            # NVIDIA's data, or NVIDIA's answer for memory none of its IPC
+            # pools gave (cuMemAlloc's is its own too).
+            self.ffi.memmove(data_out, self.device.vendor_pool_export_pointer(ptr),
+                             _EXPORT_BYTES)
+            return E.CUDA_SUCCESS
+        if pool is None or pool.shared is None or pool.imported:
             return E.CUDA_ERROR_INVALID_VALUE
         data = _EXPORT.pack(_MAGIC, pool.shared.inode, pool.shared.offset_of(ptr),
                             self.allocations.size_of(ptr))
@@ -145,6 +196,9 @@ class MemPoolIpcAPI(MemPoolAPI):
         p = self._pool(pool)
         if ptr_out == self.ffi.NULL or data == self.ffi.NULL or not p.imported:
             return E.CUDA_ERROR_INVALID_VALUE
+        if isinstance(p.shared, VendorPoolMemory):
+            return self._import_vendor_pointer(ptr_out, p, bytes(self.ffi.buffer(data,
+                                                                                 _EXPORT_BYTES)))
         magic, inode, offset, nbytes = _EXPORT.unpack_from(
             bytes(self.ffi.buffer(data, _EXPORT_BYTES)))
         if magic != _MAGIC or inode != p.shared.inode or nbytes == 0:
@@ -166,6 +220,18 @@ class MemPoolIpcAPI(MemPoolAPI):
         self.pool_of[address] = p
         self.out(ptr_out, address)
         return E.CUDA_SUCCESS
+
+    def _import_vendor_pointer(self, ptr_out: Any, p: MemoryPool, data: bytes) -> int:
+        address, nbytes = self.device.vendor_pool_import_pointer(p.shared.pool, data)
+        if address not in p.live:  # NVIDIA's gives an allocation imported before again
+            p.live[address] = nbytes
+            p.used += nbytes
+            p.reserved += nbytes
+            self.allocations.add(address, nbytes)
+            self.pool_of[address] = p
+        self.out(ptr_out, address)
+        return E.CUDA_SUCCESS
+
 
 
 def _no_allocation(nbytes: int) -> int:
