@@ -43,6 +43,8 @@ CUresult cuDeviceGetAttribute(int *pi, int attrib, int dev) {
   case 76: *pi = 0; break;
   case 95: *pi = 1; break;          /* COOPERATIVE_LAUNCH */
   case 97: *pi = 96 * 1024; break;  /* MAX_SHARED_MEMORY_PER_BLOCK_OPTIN */
+  case 102: *pi = 1; break;         /* VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED */
+  case 103: *pi = 1; break;         /* HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED */
   case 119: *pi = 0x9; break;       /* MEMPOOL_SUPPORTED_HANDLE_TYPES: POSIX fd, fabric */
   default: *pi = 0;
   }
@@ -279,6 +281,131 @@ CUresult cuMemPoolImportPointer(CUdeviceptr *p, struct fake_pool *pool, fake_poo
       data.inode != fake_inode(pool->fd))
     return 1;
   return fake_map_piece(p, pool, data.offset, data.size);
+}
+/* Virtual memory management: a reservation is PROT_NONE pages, an
+ * allocation a memfd (its handle the descriptor + 0x1000), a mapping the
+ * memfd mapped there without access until cuMemSetAccess; granularity
+ * 2 MiB. Only what the passthrough's tests ask, with NVIDIA's documented
+ * codes. */
+#define FAKE_GRANULE (2ull << 20)
+typedef struct { int type, handle_types, location_type, location_id; void *win32;
+                 unsigned char flags[8]; } fake_allocation_prop;
+typedef struct { int type, id; int flags; } fake_access_desc;
+static struct { CUdeviceptr base; size_t size; unsigned long long handle; int access; } vmaps[64];
+static int nvmaps;
+static int fake_vmm_fd(unsigned long long handle) {
+  struct stat st;
+  int fd = (int)(handle - 0x1000);
+  return handle >= 0x1000 && fstat(fd, &st) == 0 ? fd : -1;
+}
+CUresult cuMemGetAllocationGranularity(size_t *g, const fake_allocation_prop *prop, int option) {
+  *g = FAKE_GRANULE;
+  return 0;
+}
+CUresult cuMemAddressReserve(CUdeviceptr *p, size_t size, size_t align, CUdeviceptr addr,
+                             unsigned long long flags) {
+  if (size % FAKE_GRANULE)
+    return 1;
+  void *at = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (at == MAP_FAILED)
+    return 2;
+  *p = (uintptr_t)at;
+  return 0;
+}
+CUresult cuMemAddressFree(CUdeviceptr p, size_t size) {
+  return munmap((void *)(uintptr_t)p, size) == 0 ? 0 : 1;
+}
+CUresult cuMemCreate(unsigned long long *handle, size_t size, const fake_allocation_prop *prop,
+                     unsigned long long flags) {
+  if (size % FAKE_GRANULE || prop->handle_types & ~1)
+    return 1;
+  int fd = memfd_create(prop->handle_types ? "fake-vmm-shareable" : "fake-vmm", MFD_CLOEXEC);
+  if (fd < 0 || ftruncate(fd, size) != 0)
+    return 2;
+  *handle = 0x1000 + fd;
+  return 0;
+}
+CUresult cuMemRelease(unsigned long long handle) {
+  int fd = fake_vmm_fd(handle);
+  return fd < 0 ? 1 : (close(fd), 0); /* mappings keep the memory */
+}
+CUresult cuMemMap(CUdeviceptr p, size_t size, size_t offset, unsigned long long handle,
+                  unsigned long long flags) {
+  int fd = fake_vmm_fd(handle);
+  if (fd < 0 || p % FAKE_GRANULE || size % FAKE_GRANULE || nvmaps == 64)
+    return 1;
+  if (mmap((void *)(uintptr_t)p, size, PROT_NONE, MAP_SHARED | MAP_FIXED, fd, (off_t)offset) ==
+      MAP_FAILED)
+    return 1;
+  vmaps[nvmaps].base = p;
+  vmaps[nvmaps].size = size;
+  vmaps[nvmaps].handle = handle;
+  vmaps[nvmaps++].access = 0;
+  return 0;
+}
+CUresult cuMemUnmap(CUdeviceptr p, size_t size) {
+  for (int i = 0; i < nvmaps; ++i)
+    if (vmaps[i].base == p && vmaps[i].size == size) {
+      mmap((void *)(uintptr_t)p, size, PROT_NONE,
+           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+      vmaps[i] = vmaps[--nvmaps];
+      return 0;
+    }
+  return 1;
+}
+CUresult cuMemSetAccess(CUdeviceptr p, size_t size, const fake_access_desc *desc, size_t n) {
+  for (int i = 0; i < nvmaps; ++i)
+    if (vmaps[i].base == p && vmaps[i].size == size && n == 1) {
+      vmaps[i].access = desc->flags;
+      return mprotect((void *)(uintptr_t)p, size,
+                      desc->flags ? PROT_READ | PROT_WRITE : PROT_NONE) ? 1 : 0;
+    }
+  return 1;
+}
+CUresult cuMemGetAccess(unsigned long long *flags, const int *location, CUdeviceptr p) {
+  for (int i = 0; i < nvmaps; ++i)
+    if (p >= vmaps[i].base && p < vmaps[i].base + vmaps[i].size) {
+      *flags = vmaps[i].access;
+      return 0;
+    }
+  return 1;
+}
+CUresult cuMemRetainAllocationHandle(unsigned long long *handle, void *addr) {
+  for (int i = 0; i < nvmaps; ++i)
+    if ((uintptr_t)addr >= vmaps[i].base && (uintptr_t)addr < vmaps[i].base + vmaps[i].size) {
+      *handle = 0x1000 + dup(fake_vmm_fd(vmaps[i].handle));
+      return 0;
+    }
+  return 1;
+}
+CUresult cuMemGetAllocationPropertiesFromHandle(fake_allocation_prop *prop,
+                                                unsigned long long handle) {
+  int fd = fake_vmm_fd(handle);
+  char path[64], target[64] = "";
+  if (fd < 0)
+    return 1;
+  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  if (readlink(path, target, sizeof target - 1) < 0)
+    return 1;
+  memset(prop, 0, sizeof *prop);
+  prop->type = prop->location_type = 1;
+  prop->handle_types = strstr(target, "shareable") != NULL;
+  return 0;
+}
+CUresult cuMemExportToShareableHandle(int *out, unsigned long long handle, int type,
+                                      unsigned long long flags) {
+  fake_allocation_prop prop;
+  if (type != 1 || cuMemGetAllocationPropertiesFromHandle(&prop, handle) || !prop.handle_types)
+    return 1;
+  *out = dup(fake_vmm_fd(handle));
+  return 0;
+}
+CUresult cuMemImportFromShareableHandle(unsigned long long *handle, void *os_handle, int type) {
+  int fd = type == 1 ? dup((int)(uintptr_t)os_handle) : -1;
+  if (fd < 0)
+    return 1;
+  *handle = 0x1000 + fd;
+  return 0;
 }
 CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) {
   memcpy((void *)(uintptr_t)d, s, n);

@@ -318,6 +318,19 @@ class Backend(ABC):
         ours, as an event (a memory handle: CUDA_ERROR_MAP_FAILED)."""
         raise NotImplementedError(f"the {self.name} backend has no IPC of its own")
 
+    # Virtual memory management (cuda/virtual_memory.py) where the vendor's
+    # driver is underneath: its own calls, with the application's arguments.
+    @property
+    def vendor_vmm(self) -> bool:
+        """Whether cuMemAddressReserve, cuMemCreate, cuMemMap, ... are the
+        vendor's (vendor_vmm_call), not memfds (virtual_memory)."""
+        return False
+
+    def vendor_vmm_call(self, api: str, *args: int) -> int:
+        """The vendor's CUresult for virtual memory call `api` (its CUDA
+        name) with the application's arguments, pointers as addresses."""
+        raise NotImplementedError(f"the {self.name} backend has no virtual memory of its own")
+
     # Pools shared between processes (cuda/mempool_ipc.py) where the vendor's
     # driver is underneath: its own pools, handles and export data.
     @property

@@ -21,7 +21,8 @@ what the application asks cuMemAlloc for is NVIDIA's device memory, as on
 NVIDIA's driver, which NVIDIA's IPC exports: memory handles are NVIDIA's
 own (cuIpc*MemHandle handed to it), interprocess events stay ours
 (cuda/ipc.py); pools shared between processes are NVIDIA's pools
-(cuda/mempool_ipc.py).
+(cuda/mempool_ipc.py), and virtual memory management is NVIDIA's
+(cuda/virtual_memory.py).
 Kernels are zmlir's: all shared memory is one external `.shared` window, so a
 launch's dynamic shared size is the kernel's static window plus CUDA's
 dynamic bytes. Precompiled NVPTX (ZMLIR_NVPTX_CACHE, see nvptx_cache.py)
@@ -108,6 +109,25 @@ CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle
 CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr);
 CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool,
                                 CUmemPoolPtrExportData *shareData);
+// Virtual memory management, handed the application's arguments as they
+// are: every pointer an address (uintptr_t, passed as a pointer is on x86-64
+// and AArch64), every struct the application's own.
+CUresult cuMemGetAllocationGranularity(uintptr_t granularity, uintptr_t prop, int option);
+CUresult cuMemAddressReserve(uintptr_t ptr, size_t size, size_t alignment, CUdeviceptr addr,
+                             unsigned long long flags);
+CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size);
+CUresult cuMemCreate(uintptr_t handle, size_t size, uintptr_t prop, unsigned long long flags);
+CUresult cuMemRelease(unsigned long long handle);
+CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, unsigned long long handle,
+                  unsigned long long flags);
+CUresult cuMemUnmap(CUdeviceptr ptr, size_t size);
+CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, uintptr_t desc, size_t count);
+CUresult cuMemGetAccess(uintptr_t flags, uintptr_t location, CUdeviceptr ptr);
+CUresult cuMemExportToShareableHandle(uintptr_t shareableHandle, unsigned long long handle,
+                                      int handleType, unsigned long long flags);
+CUresult cuMemImportFromShareableHandle(uintptr_t handle, uintptr_t osHandle, int shHandleType);
+CUresult cuMemGetAllocationPropertiesFromHandle(uintptr_t prop, unsigned long long handle);
+CUresult cuMemRetainAllocationHandle(uintptr_t handle, uintptr_t addr);
 CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int flags);
 CUresult cuMemFreeHost(void *p);
 CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int flags);
@@ -201,6 +221,12 @@ _DEFAULT_SHARED_LIMIT = 48 * 1024  # above this a kernel must opt in
 # The CU_EVENT_* flags a real event is created with: BLOCKING_SYNC, DISABLE_TIMING
 # (an interprocess event is the driver's own, a page of shared memory: cuda/ipc.py).
 _EVENT_FLAGS = 0x1 | 0x2
+
+_VMM_CALLS = frozenset((
+    "cuMemGetAllocationGranularity", "cuMemAddressReserve", "cuMemAddressFree", "cuMemCreate",
+    "cuMemRelease", "cuMemMap", "cuMemUnmap", "cuMemSetAccess", "cuMemGetAccess",
+    "cuMemExportToShareableHandle", "cuMemImportFromShareableHandle",
+    "cuMemGetAllocationPropertiesFromHandle", "cuMemRetainAllocationHandle"))
 
 _ffi: cffi.FFI | None = None
 
@@ -473,6 +499,18 @@ class CUDABackend(Backend):
             self.lib.cuEventDestroy_v2(event[0])
             return 1  # CUDA_ERROR_INVALID_VALUE
         return code
+
+    # NVIDIA's virtual memory management, its answers as they are
+    # (cuda/virtual_memory.py keeps the accessible ranges for copies).
+    @property
+    def vendor_vmm(self) -> bool:
+        return True
+
+    def vendor_vmm_call(self, api: str, *args: int) -> int:
+        if api not in _VMM_CALLS:
+            raise ValueError(f"{api} is no virtual memory call")
+        self._enter()
+        return int(getattr(self.lib, api)(*args))
 
     # NVIDIA's pools for pools with IPC handle types: our MemoryPool keeps
     # its blocks as any pool's, each block one of NVIDIA's pool's, ordered on

@@ -11,8 +11,11 @@ reservation is inaccessible pages (Backend.reserve), an allocation
 is a memfd of its size, a mapping is that memfd mapped over pages of a
 reservation (Backend.ipc_import at a fixed address, as CUDA IPC maps an
 exporter's memory), and its shareable handle is a descriptor of the memfd,
-which a process passes to another over a Unix socket. Elsewhere every call
-is CUDA_ERROR_NOT_SUPPORTED.
+which a process passes to another over a Unix socket. Under the CUDA
+passthrough (Backend.vendor_vmm) every call is NVIDIA's, with the
+application's arguments and NVIDIA's answers; we keep the reservations and
+mappings only to tell copies and pointer queries which ranges are
+accessible. Elsewhere every call is CUDA_ERROR_NOT_SUPPORTED.
 
 NVIDIA's rules are kept: sizes, addresses and offsets of allocations and
 mappings are multiples of the granularity (2 MiB, an H200's); reservations
@@ -30,6 +33,7 @@ its memory with none).
 from __future__ import annotations
 
 import bisect
+import contextlib
 import functools
 import os
 from dataclasses import dataclass, field
@@ -73,7 +77,7 @@ class Allocation:
 class Mapping:
     address: int
     size: int
-    allocation: Allocation
+    allocation: Allocation | None  # None: the vendor's (the passthrough)
     offset: int
     access: int = ACCESS_NONE
 
@@ -108,9 +112,40 @@ class VirtualMemoryAPI(DriverState):
     def _require_vmm(self, api_name: str) -> int | None:
         """None where the backend has virtual memory, else NOT_SUPPORTED (logged)."""
         self.require_init()
-        if self.device.virtual_memory:
+        if self.device.virtual_memory or self.device.vendor_vmm:
             return None
         return self.unsupported(api_name, f"the {self.device.name} backend")
+
+    def _vendor(self, api_name: str, *args: Any) -> int | None:
+        """Under the passthrough, NVIDIA's CUresult for the call with the
+        application's own arguments; None where the calls are ours."""
+        if not self.device.vendor_vmm:
+            return None
+        return int(self.device.vendor_vmm_call(api_name, *(self.ptr(a) for a in args)))
+
+    def _add_reservation(self, base: int, size: int) -> None:
+        t = self._vmm
+        t.reservations[base] = Reservation(base, size)
+        bisect.insort(t.bases, base)
+
+    def _vendor_mapped(self, address: int, size: int, access: int | None) -> None:
+        """Notes what NVIDIA's driver did to the mappings in [address, +size):
+        access None: unmapped them; else their access is `access` (a new
+        mapping is made with access ACCESS_NONE by cuMemMap)."""
+        try:
+            reservation = self._reservation_of(address, size)
+        except CudaError:  # a range NVIDIA's driver knows and we do not
+            return
+        t = self._vmm
+        for start in list(reservation.mappings):
+            m = t.mappings[start]
+            if m.address < address + size and address < m.address + m.size:
+                if access is None:
+                    del t.mappings[start]
+                    reservation.mappings.remove(start)
+                else:
+                    m.access = access
+        self._update_runs(reservation)
 
     def _allocation(self, handle: int) -> Allocation:
         found = self.handles.find(handle)
@@ -133,6 +168,9 @@ class VirtualMemoryAPI(DriverState):
     def cuMemGetAllocationGranularity(self, granularity: Any, prop: Any, option: int) -> int:
         if (error := self._require_vmm("cuMemGetAllocationGranularity")) is not None:
             return error
+        if (code := self._vendor("cuMemGetAllocationGranularity", granularity, prop,
+                                 option)) is not None:
+            return code
         self._check_prop(prop)
         if option not in (0, 1):  # MINIMUM, RECOMMENDED
             return E.CUDA_ERROR_INVALID_VALUE
@@ -143,6 +181,11 @@ class VirtualMemoryAPI(DriverState):
                             flags: int) -> int:
         if (error := self._require_vmm("cuMemAddressReserve")) is not None:
             return error
+        if (code := self._vendor("cuMemAddressReserve", ptr, size, alignment, addr,
+                                 flags)) is not None:
+            if code == E.CUDA_SUCCESS:
+                self._add_reservation(int(ptr[0]), size)
+            return code
         if (ptr == self.ffi.NULL or size == 0 or size % shared_memory.PAGE or flags
                 or addr % shared_memory.PAGE or alignment & (alignment - 1)):
             return E.CUDA_ERROR_INVALID_VALUE
@@ -150,9 +193,7 @@ class VirtualMemoryAPI(DriverState):
             base = self.device.reserve(size, max(alignment, GRANULARITY), addr)
         except OSError as err:
             raise CudaError(E.CUDA_ERROR_OUT_OF_MEMORY, str(err)) from None
-        t = self._vmm
-        t.reservations[base] = Reservation(base, size)
-        bisect.insort(t.bases, base)
+        self._add_reservation(base, size)
         # A kernel's access to its inaccessible pages fails the context (700),
         # as on a GPU, rather than ending the process (faults.c; past 256
         # reservations at once it would end it).
@@ -164,6 +205,11 @@ class VirtualMemoryAPI(DriverState):
         if (error := self._require_vmm("cuMemAddressFree")) is not None:
             return error
         t = self._vmm
+        if (code := self._vendor("cuMemAddressFree", ptr, size)) is not None:
+            if code == E.CUDA_SUCCESS and ptr in t.reservations:
+                del t.reservations[ptr]
+                t.bases.remove(ptr)
+            return code
         reservation = t.reservations.get(ptr)
         if reservation is None or reservation.size != size:
             return E.CUDA_ERROR_INVALID_VALUE
@@ -207,6 +253,8 @@ class VirtualMemoryAPI(DriverState):
     def cuMemCreate(self, handle: Any, size: int, prop: Any, flags: int) -> int:
         if (error := self._require_vmm("cuMemCreate")) is not None:
             return error
+        if (code := self._vendor("cuMemCreate", handle, size, prop, flags)) is not None:
+            return code
         self._check_prop(prop)
         if handle == self.ffi.NULL or size == 0 or size % GRANULARITY or flags:
             return E.CUDA_ERROR_INVALID_VALUE
@@ -236,6 +284,8 @@ class VirtualMemoryAPI(DriverState):
     def cuMemRelease(self, handle: int) -> int:
         if (error := self._require_vmm("cuMemRelease")) is not None:
             return error
+        if (code := self._vendor("cuMemRelease", handle)) is not None:
+            return code
         allocation = self._allocation(handle)
         allocation.references -= 1
         self._drop(allocation)
@@ -244,6 +294,8 @@ class VirtualMemoryAPI(DriverState):
     def cuMemGetAllocationPropertiesFromHandle(self, prop: Any, handle: int) -> int:
         if (error := self._require_vmm("cuMemGetAllocationPropertiesFromHandle")) is not None:
             return error
+        if (code := self._vendor("cuMemGetAllocationPropertiesFromHandle", prop, handle)) is not None:
+            return code
         allocation = self._allocation(handle)
         if prop == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
@@ -259,6 +311,8 @@ class VirtualMemoryAPI(DriverState):
     def cuMemRetainAllocationHandle(self, handle: Any, addr: Any) -> int:
         if (error := self._require_vmm("cuMemRetainAllocationHandle")) is not None:
             return error
+        if (code := self._vendor("cuMemRetainAllocationHandle", handle, addr)) is not None:
+            return code
         mapping = self._mapping_at(self.ptr(addr))
         if mapping is None or handle == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
@@ -282,6 +336,13 @@ class VirtualMemoryAPI(DriverState):
     def cuMemMap(self, ptr: int, size: int, offset: int, handle: int, flags: int) -> int:
         if (error := self._require_vmm("cuMemMap")) is not None:
             return error
+        if (code := self._vendor("cuMemMap", ptr, size, offset, handle, flags)) is not None:
+            if code == E.CUDA_SUCCESS:
+                with contextlib.suppress(CudaError):  # a range NVIDIA's driver knows
+                    reservation = self._reservation_of(ptr, size)
+                    self._vmm.mappings[ptr] = Mapping(ptr, size, None, offset)
+                    bisect.insort(reservation.mappings, ptr)
+            return code
         allocation = self._allocation(handle)
         if (flags or size == 0 or ptr % GRANULARITY or size % GRANULARITY
                 or offset % GRANULARITY or offset + size > allocation.size):
@@ -302,6 +363,10 @@ class VirtualMemoryAPI(DriverState):
     def cuMemUnmap(self, ptr: int, size: int) -> int:
         if (error := self._require_vmm("cuMemUnmap")) is not None:
             return error
+        if (code := self._vendor("cuMemUnmap", ptr, size)) is not None:
+            if code == E.CUDA_SUCCESS:
+                self._vendor_mapped(ptr, size, None)
+            return code
         if size == 0:
             return E.CUDA_ERROR_INVALID_VALUE
         reservation = self._reservation_of(ptr, size)
@@ -357,6 +422,13 @@ class VirtualMemoryAPI(DriverState):
     def cuMemSetAccess(self, ptr: int, size: int, desc: Any, count: int) -> int:
         if (error := self._require_vmm("cuMemSetAccess")) is not None:
             return error
+        if (code := self._vendor("cuMemSetAccess", ptr, size, desc, count)) is not None:
+            if code == E.CUDA_SUCCESS:  # the last descriptor for our one device holds
+                flags = [desc[i].flags for i in range(count)
+                         if desc[i].location.type == LOCATION_TYPE_DEVICE]
+                if flags:
+                    self._vendor_mapped(ptr, size, flags[-1])
+            return code
         if size == 0 or count == 0 or desc == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
         access = None
@@ -385,6 +457,8 @@ class VirtualMemoryAPI(DriverState):
     def cuMemGetAccess(self, flags: Any, location: Any, ptr: int) -> int:
         if (error := self._require_vmm("cuMemGetAccess")) is not None:
             return error
+        if (code := self._vendor("cuMemGetAccess", flags, location, ptr)) is not None:
+            return code
         if location == self.ffi.NULL or location.type != LOCATION_TYPE_DEVICE:
             return E.CUDA_ERROR_INVALID_VALUE
         self.check_device(location.id)
@@ -400,6 +474,8 @@ class VirtualMemoryAPI(DriverState):
                                      flags: int) -> int:
         if (error := self._require_vmm("cuMemExportToShareableHandle")) is not None:
             return error
+        if (code := self._vendor("cuMemExportToShareableHandle", shareable, handle, handle_type, flags)) is not None:
+            return code
         allocation = self._allocation(handle)
         if shareable == self.ffi.NULL or flags:
             return E.CUDA_ERROR_INVALID_VALUE
@@ -413,6 +489,8 @@ class VirtualMemoryAPI(DriverState):
                                        handle_type: int) -> int:
         if (error := self._require_vmm("cuMemImportFromShareableHandle")) is not None:
             return error
+        if (code := self._vendor("cuMemImportFromShareableHandle", handle, os_handle, handle_type)) is not None:
+            return code
         if handle == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
         if handle_type != HANDLE_TYPE_POSIX_FD:
