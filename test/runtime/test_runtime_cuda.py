@@ -980,6 +980,26 @@ def test_malloc_heap_limit(libdir: str, backend: str, fake_nvidia_driver: Path) 
     assert result.stdout.split() == ["0", str(8 << 20), "0", "0", str(set_to)]
 
 
+@pytest.mark.parametrize("busy", [False, True])
+def test_stream_query_asks_nvidias_queue(libdir: str, busy: bool,
+                                         fake_nvidia_driver: Path) -> None:
+    # Under the passthrough launches are NVIDIA's and return while their
+    # kernels run, unwatched by our driver: cuStreamQuery is NOT_READY while
+    # NVIDIA's NULL stream is (the stand-in's, under FAKE_STREAM_BUSY).
+    import os
+
+    probe = _FAST[:_FAST.index("mod, f = ")] + textwrap.dedent("""
+        print(lib.cuStreamQuery(None))
+    """)
+    env = {**os.environ, "ZMLIR_BACKEND": "cuda", "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver)}
+    if busy:
+        env["FAKE_STREAM_BUSY"] = "1"
+    result = subprocess.run([sys.executable, "-c", probe, libdir], capture_output=True,
+                            text=True, timeout=300, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["600" if busy else "0"]
+
+
 @pytest.mark.parametrize("backend", ["opencl", "cuda"])
 def test_stack_size_limit(libdir: str, backend: str, fake_nvidia_driver: Path) -> None:
     # CU_LIMIT_STACK_SIZE: the driver's software stacks on the CPU backend

@@ -60,6 +60,12 @@ CUresult cuCtxSynchronize(void) {
     return atoi(forced);
   return current ? 0 : 201;
 }
+/* FAKE_STREAM_BUSY: the NULL stream still has work (CUDA_ERROR_NOT_READY). */
+CUresult cuStreamQuery(void *stream) {
+  if (stream != NULL)
+    return 400; /* CUDA_ERROR_INVALID_HANDLE: the passthrough has no other */
+  return getenv("FAKE_STREAM_BUSY") ? 600 : 0;
+}
 CUresult cuGetErrorName(CUresult error, const char **s) { *s = "CUDA_ERROR_FAKE"; return 0; }
 /* Private tables: one, f8cff951-... (NVIDIA's cuBLAS asks for it), whose
  * second word says it is the stand-in's. */

@@ -248,6 +248,14 @@ class Backend(ABC):
     @abstractmethod
     def synchronize(self) -> None: ...
 
+    def queue_done(self) -> bool:
+        """Whether the device has run all the work enqueued so far
+        (cuStreamQuery) where its launches return before their kernels end
+        and the driver does not watch them (launch_events): the passthrough,
+        whose launches are NVIDIA's. Elsewhere launches end before they
+        return, or the driver watches them (fastpath.c)."""
+        return True
+
     # -- events (cuEventRecord, cuEventElapsedTime) ----------------------------------
     def record_mark(self, previous: Any, flags: int) -> Any:
         """A point in the device's queue after the work enqueued so far, for

@@ -78,6 +78,7 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev);
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
 CUresult cuCtxSetCurrent(CUcontext ctx);
 CUresult cuCtxSynchronize(void);
+CUresult cuStreamQuery(CUstream hStream);
 CUresult cuCtxSetLimit(int limit, size_t value);
 CUresult cuCtxGetLimit(size_t *pvalue, int limit);
 CUresult cuGetErrorName(CUresult error, const char **pStr);
@@ -866,6 +867,16 @@ class CUDABackend(Backend):
     def synchronize(self) -> None:
         self._enter()
         self.check("cuCtxSynchronize", self.lib.cuCtxSynchronize())
+
+    def queue_done(self) -> bool:
+        # Our launches are NVIDIA's on its NULL stream, which waits for
+        # every other: NVIDIA's answer for it is the whole queue's.
+        self._enter()
+        code = self.lib.cuStreamQuery(self.ffi.NULL)
+        if code == _CUDA_ERROR_NOT_READY:
+            return False
+        self.check("cuStreamQuery", code)
+        return True
 
     # NVPTX modules call NVIDIA's malloc and keep their local memory on
     # NVIDIA's stacks: both limits are the real context's.

@@ -69,8 +69,9 @@ class StreamAPI(DriverState):
         if _refused_in_capture(self.stream(stream)):
             return E.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
         # Every stream's work is in the one queue: a stream is done once the
-        # kernels launched before its query are (its own among them).
-        if not self.fast.launches_done():
+        # kernels launched before its query are (its own among them), those
+        # the driver watches and those the backend's queue still holds.
+        if not self.fast.launches_done() or not self.device.queue_done():
             return E.CUDA_ERROR_NOT_READY
         self.check_sticky()
         return E.CUDA_SUCCESS
