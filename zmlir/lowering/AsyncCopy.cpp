@@ -12,7 +12,7 @@
 // Bulk copies (cp.async.bulk) likewise: the target's own where it has them
 // (TargetInfo::emitNativeBulkCopy), else a synchronous copy, then the
 // complete_tx of its bytes on its mbarrier (Mbarrier.h); the bulk groups
-// have nothing left to do. A .shared::cluster address is the executing
+// and fence.proxy.async have nothing left to do. A .shared::cluster address is the executing
 // CTA's shared address there: the driver launches no cluster of more than
 // one CTA on those targets.
 //
@@ -231,11 +231,26 @@ struct CpAsyncBulkGroupOpLowering : PTXPattern<OpTy> {
   }
 };
 
+/// fence.proxy.async: the target's own, or nothing: without a copy engine
+/// of its own, a bulk copy is the thread's ordinary loads and stores, which
+/// the generic proxy's order already covers.
+struct FenceProxyAsyncOpLowering : PTXPattern<FenceProxyAsyncOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult matchAndRewrite(FenceProxyAsyncOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    (void)state.target.emitNativeBulkCopy(rewriter, op, {});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void zmlir::populatePTXAsyncCopyPatterns(RewritePatternSet &patterns,
                                          const PTXLoweringState &state) {
   patterns.add<CpAsyncOpLowering, CpAsyncCommitGroupOpLowering, CpAsyncWaitGroupOpLowering,
                CpAsyncBulkOpLowering, CpAsyncBulkGroupOpLowering<CpAsyncBulkCommitGroupOp>,
-               CpAsyncBulkGroupOpLowering<CpAsyncBulkWaitGroupOp>>(patterns.getContext(), state);
+               CpAsyncBulkGroupOpLowering<CpAsyncBulkWaitGroupOp>, FenceProxyAsyncOpLowering>(
+      patterns.getContext(), state);
 }

@@ -358,6 +358,21 @@ struct CpAsyncMbarrierArriveOpLowering : MbarrierPattern<CpAsyncMbarrierArriveOp
   }
 };
 
+/// fence.mbarrier_init.release.cluster: the target's own, or a release
+/// fence at the CTA's scope (no cluster has more than one CTA there).
+struct FenceMbarrierInitOpLowering : PTXPattern<FenceMbarrierInitOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult matchAndRewrite(FenceMbarrierInitOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (failed(state.target.emitNativeMbarrier(rewriter, op, Value(), {})))
+      LLVM::FenceOp::create(rewriter, op.getLoc(), LLVM::AtomicOrdering::release,
+                            state.target.syncScopeName(Scope::CTA));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void zmlir::emitMbarrierCompleteTx(ConversionPatternRewriter &b, Location loc,
@@ -372,5 +387,6 @@ void zmlir::populatePTXMbarrierPatterns(RewritePatternSet &patterns,
                                         const PTXLoweringState &state) {
   patterns.add<MbarrierInitOpLowering, MbarrierInvalOpLowering, MbarrierTxOpLowering,
                MbarrierArriveOpLowering, MbarrierTestWaitOpLowering, MbarrierPendingCountOpLowering,
-               CpAsyncMbarrierArriveOpLowering>(patterns.getContext(), state);
+               CpAsyncMbarrierArriveOpLowering, FenceMbarrierInitOpLowering>(patterns.getContext(),
+                                                                             state);
 }

@@ -164,11 +164,11 @@ public:
   /// `cp.async.wait_group pending`, or `cp.async.wait_all` when `all`.
   virtual void emitAsyncCopyWait(mlir::OpBuilder &b, mlir::Location loc, int64_t pending,
                                  bool all) const {}
-  /// The bulk copy instruction `op` (ptx.cp_async_bulk and its group ops)
-  /// as the target's own, with the op's converted operands `args` in their
-  /// order (addresses as pointers in their state spaces, shared::cluster
-  /// ones in the shared space); failure where the target has none, and the
-  /// lowering copies synchronously (AsyncCopy.cpp).
+  /// The bulk copy instruction `op` (ptx.cp_async_bulk, its group ops,
+  /// ptx.fence_proxy_async) as the target's own, with the op's converted
+  /// operands `args` in their order (addresses as pointers in their state
+  /// spaces, shared::cluster ones in the shared space); failure where the
+  /// target has none, and the lowering copies synchronously (AsyncCopy.cpp).
   virtual mlir::LogicalResult emitNativeBulkCopy(mlir::OpBuilder &b, mlir::Operation *op,
                                                  mlir::ValueRange args) const {
     return mlir::failure();
@@ -176,9 +176,10 @@ public:
 
   //===--- mbarrier --------------------------------------------------------===//
 
-  /// The mbarrier instruction `op` (a ptx.mbarrier_* op or
-  /// ptx.cp_async_mbarrier_arrive) as the target's own, on the barrier at
-  /// `ptr` (a pointer in the op's state space) with the op's other converted
+  /// The mbarrier instruction `op` (a ptx.mbarrier_* op,
+  /// ptx.cp_async_mbarrier_arrive or ptx.fence_mbarrier_init) as the
+  /// target's own, on the barrier at `ptr` (a pointer in the op's state
+  /// space; null for the fence) with the op's other converted
   /// operands `args` in their order: its result (null for none), or failure
   /// where the target has none, and the lowering keeps the barrier in its
   /// 64-bit word with atomics (Mbarrier.cpp).

@@ -6,7 +6,8 @@
 // from a parameter after mbarrier.arrive.expect_tx (CUTLASS's order); a
 // shared::cta to shared::cluster copy whose mbarrier phase must wait for
 // all of the bytes it expects (test_wait false after 16 of 32); and
-// shared to global bulk_group copies with their commit and waits. Every
+// shared to global bulk_group copies with their commit and waits; the
+// fences that go with them (mbarrier_init, proxy.async). Every
 // thread of the block waits at the same waits. Checked against the input.
 const char* ptx = R"(
 .version 8.6
@@ -24,6 +25,7 @@ const char* ptx = R"(
   setp.eq.u32 %p1, %r2, 0;
   @%p1 mbarrier.init.shared::cta.b64 [bar], %r3;
   @%p1 mbarrier.init.shared::cta.b64 [bar2], 1;
+  @%p1 fence.mbarrier_init.release.cluster;
   bar.sync 0;
   setp.eq.u32 %p2, %r2, 1;
   setp.eq.u32 %p3, %r2, 2;
@@ -88,6 +90,7 @@ WAIT1:
   cvt.u64.u32 %rd5, %r7;
   add.u64 %rd6, %rd2, %rd5;
   add.u64 %rd6, %rd6, 2048;
+  fence.proxy.async.shared::cta;
   cp.async.bulk.global.shared::cta.bulk_group [%rd6], [%r8], 512;
   cp.async.bulk.commit_group;
   cp.async.bulk.wait_group.read 0;

@@ -172,3 +172,20 @@ func.func @bulk_to_global(%d: i64, %s: i32, %n: i32) attributes {ptx.entry} {
   ptx.cp_async_bulk_wait_group
   ptx.ret
 }
+
+// -----
+
+// fence.proxy.async: nothing where bulk copies are the thread's own loads
+// and stores; NVPTX: NVIDIA's, with its state space.
+// SYNC-LABEL: gpu.func @proxy_fence
+// SYNC-NOT: llvm.fence
+// SYNC-NOT: ptx.
+// SYNC: gpu.return
+// NV-LABEL: gpu.func @proxy_fence
+// NV: llvm.inline_asm has_side_effects "fence.proxy.async.shared::cta;", "~{memory}"
+// NV: llvm.inline_asm has_side_effects "fence.proxy.async;", "~{memory}"
+func.func @proxy_fence() attributes {ptx.entry} {
+  ptx.fence_proxy_async {space = #ptx.space<shared>}
+  ptx.fence_proxy_async
+  ptx.ret
+}

@@ -117,3 +117,16 @@ func.func @cp_async_arrive(%a: i32, %g: i64) attributes {ptx.entry} {
   ptx.mbarrier_inval %a {space = #ptx.space<shared>} : i32
   ptx.ret
 }
+
+// -----
+
+// fence.mbarrier_init.release.cluster: a release fence at the CTA's scope
+// (a cluster is one CTA off NVPTX); NVPTX: NVIDIA's.
+// WORD-LABEL: gpu.func @init_fence
+// WORD: llvm.fence syncscope("{{.*}}") release
+// NV-LABEL: gpu.func @init_fence
+// NV: llvm.inline_asm has_side_effects "fence.mbarrier_init.release.cluster;", "~{memory}"
+func.func @init_fence() attributes {ptx.entry} {
+  ptx.fence_mbarrier_init
+  ptx.ret
+}

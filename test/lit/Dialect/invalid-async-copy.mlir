@@ -86,3 +86,12 @@ func.func @bulk_wait_negative() {
   ptx.cp_async_bulk_wait_group {pending = -1 : i64}
   ptx.ret
 }
+
+// -----
+
+// fence.proxy.async orders global or shared memory.
+func.func @proxy_local() {
+  // expected-error @+1 {{orders global or shared memory, not local}}
+  ptx.fence_proxy_async {space = #ptx.space<local>}
+  ptx.ret
+}

@@ -37,5 +37,9 @@ func.func @cp_async_bulk(%d: i32, %s: i64, %n: i32, %b: i32) attributes {ptx.ent
   ptx.cp_async_bulk_wait_group {pending = 2 : i64, read}
   // CHECK: ptx.cp_async_bulk_wait_group{{$}}
   ptx.cp_async_bulk_wait_group
+  // CHECK: ptx.fence_proxy_async {space = #ptx.space<shared>}
+  ptx.fence_proxy_async {space = #ptx.space<shared>}
+  // CHECK: ptx.fence_proxy_async{{$}}
+  ptx.fence_proxy_async
   ptx.ret
 }

@@ -26,5 +26,7 @@ func.func @mbarrier(%a: i32, %g: i64, %n: i32, %s: i64) attributes {ptx.entry} {
   ptx.mbarrier_inval %a : i32
   // CHECK: ptx.cp_async_mbarrier_arrive %{{.*}} {noinc} : i64
   ptx.cp_async_mbarrier_arrive %g {noinc} : i64
+  // CHECK: ptx.fence_mbarrier_init{{$}}
+  ptx.fence_mbarrier_init
   ptx.ret
 }

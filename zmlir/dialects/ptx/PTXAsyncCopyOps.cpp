@@ -56,3 +56,11 @@ LogicalResult CpAsyncBulkWaitGroupOp::verify() {
            << static_cast<int64_t>(getPending());
   return success();
 }
+
+LogicalResult FenceProxyAsyncOp::verify() {
+  StateSpace space = getSpace();
+  if (space != StateSpace::None && space != StateSpace::Global && space != StateSpace::Shared &&
+      space != StateSpace::SharedCluster)
+    return emitOpError("orders global or shared memory, not ") << stringifyStateSpace(space);
+  return success();
+}

@@ -130,4 +130,19 @@ def PTX_CpAsyncBulkWaitGroupOp : PTX_Op<"cp_async_bulk_wait_group"> {
   let hasVerifier = 1;
 }
 
+def PTX_FenceProxyAsyncOp : PTX_Op<"fence_proxy_async"> {
+  let summary = "PTX `fence.proxy.async`: order the generic and the async proxy";
+  let description = [{
+    `fence.proxy.async{.global|.shared::{cta,cluster}}`: orders the thread's
+    memory accesses through the generic proxy (ld, st, atom) with those of
+    the async proxy (cp.async.bulk) to `space`, every state space without
+    one. PTX ISA 9.7.13.4 (membar/fence).
+    Example: `ptx.fence_proxy_async {space = #ptx.space<shared>}`
+  }];
+  let arguments = (ins
+      DefaultValuedAttr<PTX_StateSpaceAttr, "::zmlir::ptx::StateSpace::None">:$space);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
 #endif // ZMLIR_DIALECT_PTX_ASYNCCOPYOPS

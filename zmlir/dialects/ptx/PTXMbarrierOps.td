@@ -136,4 +136,20 @@ def PTX_MbarrierPendingCountOp : PTX_Op<"mbarrier_pending_count", [Pure]> {
   let assemblyFormat = "$state attr-dict";
 }
 
+//===----------------------------------------------------------------------===//
+// fence.mbarrier_init
+//===----------------------------------------------------------------------===//
+
+def PTX_FenceMbarrierInitOp : PTX_Op<"fence_mbarrier_init"> {
+  let summary = "PTX `fence.mbarrier_init.release.cluster`";
+  let description = [{
+    A release fence at cluster scope for the thread's earlier
+    `mbarrier.init`s: the barriers are initialized before the thread's later
+    accesses, as the cluster's other threads see them (a bulk copy's
+    complete_tx in particular). PTX ISA 9.7.13.4 (membar/fence).
+    Example: `ptx.fence_mbarrier_init`
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 #endif // ZMLIR_DIALECT_PTX_MBARRIEROPS

@@ -48,6 +48,11 @@ def _atom(imp: FunctionImporter, inst: ast.Instruction) -> None:
     imp.write_reg(inst.operands[0], r, inst.loc)
 
 
+# fence.proxy.async's state spaces (none: all), as the dialect names them.
+_PROXY_ASYNC_SPACES = {(): None, ("global",): "global", ("shared::cta",): "shared",
+                       ("shared::cluster",): "shared_cluster"}
+
+
 @handles("membar", "fence")
 def _fence(imp: FunctionImporter, inst: ast.Instruction) -> None:
     if inst.opcode == "membar":
@@ -58,8 +63,16 @@ def _fence(imp: FunctionImporter, inst: ast.Instruction) -> None:
         sem, scope = "sc", scopes[inst.modifiers[0]]
     else:
         mods = list(inst.modifiers)
+        if mods[:2] == ["proxy", "async"] and tuple(mods[2:]) in _PROXY_ASYNC_SPACES:
+            space = _PROXY_ASYNC_SPACES[tuple(mods[2:])]
+            attrs = attr_dict(space=f"#ptx.space<{space}>" if space else None)
+            imp.emit([], f"ptx.fence_proxy_async {attrs}", [], inst.loc)
+            return
+        if mods == ["mbarrier_init", "release", "cluster"]:
+            imp.emit([], "ptx.fence_mbarrier_init", [], inst.loc)
+            return
         if len(mods) != 2 or mods[0] not in ("sc", "acq_rel") or mods[1] not in SCOPES:
-            # Proxy and mbarrier fences: no ptx.fence form for them.
+            # Other proxy fences: no ptx.fence form for them.
             generic(imp, inst)
             return
         sem, scope = mods

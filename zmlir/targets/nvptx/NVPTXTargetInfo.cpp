@@ -323,10 +323,11 @@ public:
                     intConst(b, loc, b.getI32Type(), pending));
   }
 
-  /// cp.async.bulk and its groups as NVIDIA's own, inline PTX (sm_90, PTX
-  /// ISA 8.0) with the addresses as 64-bit operands. A copy from global
-  /// memory is always the `.shared::cluster` form (`.shared::cta` needs PTX
-  /// 8.6): the executing CTA's shared addresses are shared::cluster ones.
+  /// cp.async.bulk, its groups and fence.proxy.async as NVIDIA's own,
+  /// inline PTX (sm_90, PTX ISA 8.0) with the addresses as 64-bit operands.
+  /// A copy from global memory is always the `.shared::cluster` form
+  /// (`.shared::cta` needs PTX 8.6): the executing CTA's shared addresses
+  /// are shared::cluster ones.
   LogicalResult emitNativeBulkCopy(OpBuilder &b, Operation *op, ValueRange args) const override {
     Location loc = op->getLoc();
     std::string text, constraints;
@@ -345,6 +346,14 @@ public:
                ".mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];";
         constraints = "l,l,r,l";
       }
+    } else if (auto fence = dyn_cast<FenceProxyAsyncOp>(op)) {
+      StateSpace space = fence.getSpace();
+      text = std::string("fence.proxy.async") +
+             (space == StateSpace::Global          ? ".global"
+              : space == StateSpace::Shared        ? ".shared::cta"
+              : space == StateSpace::SharedCluster ? ".shared::cluster"
+                                                   : "") +
+             ";";
     } else if (isa<CpAsyncBulkCommitGroupOp>(op)) {
       text = "cp.async.bulk.commit_group;";
     } else if (auto wait = dyn_cast<CpAsyncBulkWaitGroupOp>(op)) {
@@ -623,6 +632,13 @@ public:
     }
     if (isa<MbarrierPendingCountOp>(op))
       return asmOf(i32, "mbarrier.pending_count.b64 $0, $1;", "=r,l", /*sideEffects=*/false);
+    if (isa<FenceMbarrierInitOp>(op)) {
+      LLVM::InlineAsmOp::create(
+          b, loc, TypeRange(), ValueRange(), "fence.mbarrier_init.release.cluster;", "~{memory}",
+          /*has_side_effects=*/true, /*is_align_stack=*/false,
+          LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+      return Value();
+    }
     if (auto arrive = dyn_cast<CpAsyncMbarrierArriveOp>(op)) {
       asmOf({},
             std::string("cp.async.mbarrier.arrive") + (arrive.getNoinc() ? ".noinc" : "") +
