@@ -772,3 +772,156 @@ llvm::Error zmlir::spirvBFloatAsBits(gpu::GPUModuleOp, llvm::Module &module) {
       return error;
   return llvm::Error::success();
 }
+
+namespace {
+
+/// `v / 2^shift` built from v's own arithmetic where v is visibly a multiple
+/// of 2^shift (constants, shl and mul by constants, add, sub and disjoint or
+/// of multiples): 2^shift * the result equals v modulo 2^64, which is all
+/// an address needs. `nuw`/`nsw` say that the result is also v's exact
+/// quotient as an unsigned/signed integer, so that the arithmetic built on
+/// it may keep its flags.
+struct Quotient {
+  llvm::Value *value = nullptr;
+  bool nuw = false, nsw = false;
+};
+
+class ExactDivider {
+public:
+  Quotient divide(llvm::Value *v, unsigned shift, unsigned depth = 0) {
+    if (shift == 0)
+      return {v, true, true};
+    auto key = std::make_pair(v, shift);
+    if (auto it = cache.find(key); it != cache.end())
+      return it->second;
+    Quotient q = compute(v, shift, depth);
+    cache[key] = q;
+    return q;
+  }
+
+private:
+  Quotient compute(llvm::Value *v, unsigned shift, unsigned depth) {
+    if (auto *c = llvm::dyn_cast<llvm::ConstantInt>(v)) {
+      const llvm::APInt &value = c->getValue();
+      if (value.countr_zero() < shift)
+        return {};
+      return {llvm::ConstantInt::get(c->getType(), value.ashr(shift)), !value.isNegative(), true};
+    }
+    auto *op = llvm::dyn_cast<llvm::BinaryOperator>(v);
+    if (!op || depth > 8)
+      return {};
+    bool nuw = llvm::isa<llvm::OverflowingBinaryOperator>(op) && op->hasNoUnsignedWrap();
+    bool nsw = llvm::isa<llvm::OverflowingBinaryOperator>(op) && op->hasNoSignedWrap();
+    llvm::IRBuilder<> builder(op);
+    llvm::Value *lhs = op->getOperand(0), *rhs = op->getOperand(1);
+    auto *amount = llvm::dyn_cast<llvm::ConstantInt>(rhs);
+    switch (op->getOpcode()) {
+    case llvm::Instruction::Shl: {
+      if (!amount)
+        return {};
+      unsigned by = amount->getZExtValue();
+      if (by < shift) { // (x << by) / 2^shift is x / 2^(shift - by)
+        Quotient x = divide(lhs, shift - by, depth + 1);
+        if (!x.value)
+          return {};
+        return {x.value, nuw && x.nuw, nsw && x.nsw};
+      }
+      if (by == shift)
+        return {lhs, nuw, nsw};
+      return {builder.CreateShl(lhs, by - shift, "", nuw, nsw), nuw, nsw};
+    }
+    case llvm::Instruction::Mul: {
+      auto *factor = llvm::dyn_cast<llvm::ConstantInt>(rhs);
+      llvm::Value *x = lhs;
+      if (!factor) {
+        factor = llvm::dyn_cast<llvm::ConstantInt>(lhs);
+        x = rhs;
+      }
+      if (!factor)
+        return {};
+      unsigned zeros = std::min<unsigned>(factor->getValue().countr_zero(), shift);
+      Quotient rest = divide(x, shift - zeros, depth + 1);
+      if (!rest.value)
+        return {};
+      bool qnuw = nuw && rest.nuw && !factor->isNegative(), qnsw = nsw && rest.nsw;
+      llvm::Value *scaled = builder.CreateMul(
+          rest.value, llvm::ConstantInt::get(factor->getType(), factor->getValue().ashr(zeros)), "",
+          qnuw, qnsw);
+      return {scaled, qnuw, qnsw};
+    }
+    case llvm::Instruction::Add:
+    case llvm::Instruction::Sub:
+    case llvm::Instruction::Or: {
+      if (op->getOpcode() == llvm::Instruction::Or &&
+          !llvm::cast<llvm::PossiblyDisjointInst>(op)->isDisjoint())
+        return {};
+      Quotient a = divide(lhs, shift, depth + 1);
+      if (!a.value)
+        return {};
+      Quotient b = divide(rhs, shift, depth + 1);
+      if (!b.value)
+        return {};
+      if (op->getOpcode() == llvm::Instruction::Or) {
+        // Multiples with no bit in common: their exact quotients have none
+        // either; quotients modulo 2^64 are added (a | b is a + b here).
+        if (a.nuw && b.nuw)
+          return {builder.CreateOr(a.value, b.value, "", /*IsDisjoint=*/true), true, false};
+        return {builder.CreateAdd(a.value, b.value), false, false};
+      }
+      bool qnuw = nuw && a.nuw && b.nuw, qnsw = nsw && a.nsw && b.nsw;
+      llvm::Value *r = op->getOpcode() == llvm::Instruction::Add
+                           ? builder.CreateAdd(a.value, b.value, "", qnuw, qnsw)
+                           : builder.CreateSub(a.value, b.value, "", qnuw, qnsw);
+      return {r, qnuw, qnsw};
+    }
+    default:
+      return {};
+    }
+  }
+
+  llvm::DenseMap<std::pair<llvm::Value *, unsigned>, Quotient> cache;
+};
+
+} // namespace
+
+/// The lowering addresses shared (and other) memory as `getelementptr i8`
+/// off a base with a byte offset; Intel's OpenCL CPU compiler then sees
+/// each access through a byte pointer and gathers, across work-items,
+/// loads that are consecutive (sgemm's `bs[k][tx]`: 16 vgatherdps per
+/// tile against the OpenCL C kernel's vector loads,
+/// bench/results/cpu_kernels.md). Where a load or store of a type of 2^k
+/// bytes goes through such a GEP whose offset is visibly a multiple of
+/// 2^k (ExactDivider), it gets `getelementptr T, base, offset / 2^k`
+/// instead, the form OpenCL C's `p[i]` has: the same address.
+llvm::Error zmlir::spirvTypedElementGeps(gpu::GPUModuleOp, llvm::Module &module) {
+  const llvm::DataLayout &layout = module.getDataLayout();
+  for (llvm::Function &function : module) {
+    ExactDivider divider;
+    llvm::SmallVector<llvm::Instruction *> accesses;
+    for (llvm::Instruction &inst : llvm::instructions(function))
+      if (llvm::isa<llvm::LoadInst, llvm::StoreInst>(inst))
+        accesses.push_back(&inst);
+    for (llvm::Instruction *access : accesses) {
+      llvm::Value *pointer = llvm::getLoadStorePointerOperand(access);
+      llvm::Type *type = llvm::getLoadStoreType(access);
+      auto *gep = llvm::dyn_cast<llvm::GetElementPtrInst>(pointer);
+      if (!gep || gep->getNumIndices() != 1 || !gep->getSourceElementType()->isIntegerTy(8) ||
+          !type->isSized())
+        continue;
+      uint64_t size = layout.getTypeAllocSize(type).getFixedValue();
+      if (size < 2 || !llvm::isPowerOf2_64(size) ||
+          layout.getTypeStoreSize(type).getFixedValue() != size)
+        continue;
+      Quotient index = divider.divide(gep->getOperand(1), llvm::Log2_64(size));
+      if (!index.value)
+        continue;
+      llvm::IRBuilder<> builder(gep);
+      llvm::Value *typed = builder.CreateGEP(type, gep->getPointerOperand(), index.value);
+      typed->takeName(gep);
+      access->setOperand(llvm::isa<llvm::LoadInst>(access) ? 0 : 1, typed);
+      if (gep->use_empty())
+        gep->eraseFromParent(); // its offset's arithmetic is left to llc
+    }
+  }
+  return llvm::Error::success();
+}

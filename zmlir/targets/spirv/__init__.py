@@ -39,11 +39,14 @@ class SPIRVTarget(Target):
     # spirv-spin-waits: a block's spin loops take turns (SPIRVSpinWaits.cpp;
     # it finds polls by their atomic loads, so before the next one);
     # spirv-volatile-atomic-accesses: LLVM 22 writes atomic loads and stores
-    # as plain ones (after bfloat-as-bits, which rebuilds loads and stores).
+    # as plain ones (after bfloat-as-bits, which rebuilds loads and stores);
+    # spirv-typed-element-geps: byte-offset accesses as element GEPs, which
+    # Intel's vectorizer sees consecutive (last: after every rebuilt access).
     llvm_fixups = ("spirv-bfloat-as-bits", "spirv-split-long-initializers",
                    "spirv-narrow-zext-of-trunc", "spirv-state-space",
                    "spirv-inline-private-escapes", "spirv-realign-allocas",
-                   "spirv-spin-waits", "spirv-volatile-atomic-accesses")
+                   "spirv-spin-waits", "spirv-volatile-atomic-accesses",
+                   "spirv-typed-element-geps")
 
     @classmethod
     def validate_arch(cls, arch: str) -> None:
