@@ -31,7 +31,7 @@ _SCRIPT = textwrap.dedent("""
         _fields_ = [("loc", Loc), ("flags", ctypes.c_int)]
 
     r = {}
-    for attr in (102, 103):
+    for attr in (102, 103, 107):
         value = ctypes.c_int(-1)
         assert lib.cuDeviceGetAttribute(ctypes.byref(value), attr, 0) == 0
         r[f"attr{attr}"] = value.value
@@ -113,7 +113,7 @@ def test_virtual_memory_is_nvidias_under_the_passthrough(libdir: str,
     assert result.returncode == 0, result.stdout + result.stderr
     r = json.loads(result.stdout.splitlines()[-1])
     g = 2 << 20
-    assert r == {"attr102": 1, "attr103": 1, "granularity": 0, "g": g, "reserve": 0,
+    assert r == {"attr102": 1, "attr103": 1, "attr107": 1, "granularity": 0, "g": g, "reserve": 0,
                  "reserve_odd": 1, "create": 0, "props": [0, 1, 1], "map": [0, 0],
                  "copy_before_access": 1, "access": [0, 0], "get_access": [0, 3],
                  "copy_across": [0, 0, [1, 2, 3, 4]], "range": [0, 0, 2 * g],
@@ -187,11 +187,12 @@ _POOL_PARENT = _POOL_COMMON + textwrap.dedent("""
     write(big.value, [10, 11, 12, 13])
     write(small.value, [20, 21, 22, 23])
     big_data, small_data, data = Export(), Export(), Export()
+    r["export_unshared"] = lib.cuMemPoolExportPointer(ctypes.byref(data), u64(big.value))
+    fd = ctypes.c_int(-1)
+    r["export"] = lib.cuMemPoolExportToShareableHandle(ctypes.byref(fd), pool, 1, u64(0))
     assert lib.cuMemPoolExportPointer(ctypes.byref(big_data), u64(big.value)) == 0
     assert lib.cuMemPoolExportPointer(ctypes.byref(small_data), u64(small.value)) == 0
     r["magic"] = bytes(big_data[:8]).rstrip(b"\\0").decode()  # whose data it is
-    fd = ctypes.c_int(-1)
-    r["export"] = lib.cuMemPoolExportToShareableHandle(ctypes.byref(fd), pool, 1, u64(0))
     assert lib.cuMemAlloc_v2(ctypes.byref(plain), size_t(4096)) == 0
     r["export_plain"] = lib.cuMemPoolExportPointer(ctypes.byref(data), u64(plain.value))
     child = subprocess.run([sys.executable, "-c", sys.argv[2], sys.argv[1], str(fd.value),
@@ -211,12 +212,15 @@ def test_ipc_pools_are_nvidias_under_the_passthrough(libdir: str,
     # A pool with POSIX file descriptor handles is NVIDIA's (the stand-in's
     # "fakepool" export data): another process imports it and two of its
     # blocks, reads what the parent wrote and writes back; NVIDIA's codes for
-    # export data of cuMemAlloc's memory and of nothing.
+    # export data of a pool not yet shared, of cuMemAlloc's memory and of nothing.
     env = {**os.environ, "ZMLIR_BACKEND": "cuda", "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver)}
     result = subprocess.run([sys.executable, "-c", _POOL_PARENT, libdir, _POOL_CHILD],
                             capture_output=True, text=True, timeout=240, env=env)
     assert result.returncode == 0, result.stdout + result.stderr
     r = json.loads(result.stdout.splitlines()[-1])
+    # Export data only once the pool's handle was exported (an H200's
+    # answer before: CUDA_ERROR_INVALID_VALUE, the stand-in's too).
+    assert r["export_unshared"] == 1
     assert r["magic"] == "fakepool" and r["export"] == 0 and r["export_plain"] == 1
     assert r["child"] == {"import_pool": 0, "import_zeros": 1, "import_big": 0,
                           "import_small": 0, "alloc_imported": 1,

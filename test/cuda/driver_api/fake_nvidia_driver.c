@@ -45,6 +45,7 @@ CUresult cuDeviceGetAttribute(int *pi, int attrib, int dev) {
   case 97: *pi = 96 * 1024; break;  /* MAX_SHARED_MEMORY_PER_BLOCK_OPTIN */
   case 102: *pi = 1; break;         /* VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED */
   case 103: *pi = 1; break;         /* HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED */
+  case 107: *pi = 1; break;         /* GENERIC_COMPRESSION_SUPPORTED */
   case 119: *pi = 0x9; break;       /* MEMPOOL_SUPPORTED_HANDLE_TYPES: POSIX fd, fabric */
   default: *pi = 0;
   }
@@ -106,6 +107,7 @@ struct fake_allocation {
   CUdeviceptr base;
   size_t size;
   int fd, pid, exporter_fd, opens; /* pid 0: this process's own */
+  struct fake_pool *pool;           /* a pool's block (pid -1) */
 };
 static struct fake_allocation allocations[64];
 static int nallocations;
@@ -201,9 +203,9 @@ CUresult cuIpcOpenEventHandle(void **event, fake_ipc_handle handle) {
 }
 /* Pools with POSIX file descriptor handles: a pool is a memfd, each block
  * a piece of it mapped (pid -1 in the table: no legacy IPC of it); the
- * shareable handle a descriptor of the memfd, a block's export data its
- * inode, offset and size ("fakepool"). */
-struct fake_pool { int fd, imported; size_t end; };
+ * shareable handle a descriptor of the memfd, a block's export data (once
+ * the pool's handle was exported) its inode, offset and size ("fakepool"). */
+struct fake_pool { int fd, imported, exported; size_t end; };
 static struct fake_pool pools[16];
 static int npools;
 struct fake_pool_data { char magic[8]; unsigned long long inode, offset, size; };
@@ -217,7 +219,7 @@ static CUresult fake_map_piece(CUdeviceptr *p, struct fake_pool *pool, size_t of
   if (at == MAP_FAILED || nallocations == 64)
     return 2;
   allocations[nallocations++] =
-      (struct fake_allocation){(uintptr_t)at, n, dup(pool->fd), -1, (int)(offset >> 12), 1};
+      (struct fake_allocation){(uintptr_t)at, n, dup(pool->fd), -1, (int)(offset >> 12), 1, pool};
   *p = (uintptr_t)at;
   return 0;
 }
@@ -227,7 +229,7 @@ CUresult cuMemPoolCreate(struct fake_pool **pool, const int *props) {
   int fd = memfd_create("fake-pool", MFD_CLOEXEC);
   if (fd < 0)
     return 2;
-  pools[npools] = (struct fake_pool){fd, 0, 0};
+  pools[npools] = (struct fake_pool){fd, 0, 0, 0};
   *pool = &pools[npools++];
   return 0;
 }
@@ -257,6 +259,7 @@ CUresult cuMemPoolExportToShareableHandle(int *fd, struct fake_pool *pool, int t
   if (type != 1 || pool->imported)
     return 1;
   *fd = dup(pool->fd);
+  pool->exported = 1;
   return 0;
 }
 CUresult cuMemPoolImportFromShareableHandle(struct fake_pool **pool, void *handle, int type,
@@ -266,13 +269,14 @@ CUresult cuMemPoolImportFromShareableHandle(struct fake_pool **pool, void *handl
   int fd = dup((int)(uintptr_t)handle);
   if (fd < 0)
     return 1;
-  pools[npools] = (struct fake_pool){fd, 1, 0};
+  pools[npools] = (struct fake_pool){fd, 1, 0, 0};
   *pool = &pools[npools++];
   return 0;
 }
 CUresult cuMemPoolExportPointer(fake_pool_export *out, CUdeviceptr p) {
   struct fake_allocation *a = fake_allocation_of(p);
-  if (a == NULL || a->base != p || a->pid != -1)
+  /* An H200's answer before the pool's handle was exported. */
+  if (a == NULL || a->base != p || a->pid != -1 || !a->pool->exported)
     return 1;
   struct fake_pool_data data = {"fakepool", fake_inode(a->fd), (size_t)a->exporter_fd << 12,
                                 a->size};

@@ -94,9 +94,10 @@ def device_attribute(attrib: int, device: Any) -> int:
         return int(device.compute_units)
     if attrib == 95:  # COOPERATIVE_LAUNCH: where the backend can keep all blocks resident
         return int(bool(device.supports_cooperative))
-    if attrib in (102, 103) and device.vendor_vmm:
+    if attrib in (102, 103, 107) and device.vendor_vmm:
         # VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_
-        # SUPPORTED: the vendor's, whose calls the application's are.
+        # SUPPORTED, GENERIC_COMPRESSION_SUPPORTED: the vendor's, whose calls
+        # (cuMemCreate with compression) the application's are.
         return int(device.hardware_attribute(attrib) or 0)
     if attrib == 119 and device.vendor_pools:
         # MEMPOOL_SUPPORTED_HANDLE_TYPES: the vendor's pools, which we hand

@@ -49,6 +49,7 @@ class SharedPoolMemory:
         self.end = 0  # pieces are never reused: holes are punched instead
         self.pieces: dict[int, tuple[int, int]] = {}  # address -> (offset, length)
         self.retired = False  # its pool is destroyed: the file closes with its last piece
+        self.exported = False  # its handle was: only then are its blocks (as NVIDIA's)
 
     @classmethod
     def create(cls, backend: Any) -> SharedPoolMemory:
@@ -143,8 +144,10 @@ class MemPoolIpcAPI(MemPoolAPI):
         if handle_type != p.handle_types:
             return E.CUDA_ERROR_INVALID_VALUE
         # A descriptor of its own: the application closes it once sent.
-        fd = (self.device.vendor_pool_export(p.shared.pool, handle_type)
-              if isinstance(p.shared, VendorPoolMemory) else os.dup(p.shared.fd))
+        if isinstance(p.shared, VendorPoolMemory):
+            fd = self.device.vendor_pool_export(p.shared.pool, handle_type)
+        else:
+            fd, p.shared.exported = os.dup(p.shared.fd), True
         self.ffi.cast("int *", handle_out)[0] = fd
         return E.CUDA_SUCCESS
 
@@ -186,6 +189,8 @@ class MemPoolIpcAPI(MemPoolAPI):
                              _EXPORT_BYTES)
             return E.CUDA_SUCCESS
         if pool is None or pool.shared is None or pool.imported:
+            return E.CUDA_ERROR_INVALID_VALUE
+        if not pool.shared.exported:  # NVIDIA's: blocks "of an already shared pool"
             return E.CUDA_ERROR_INVALID_VALUE
         data = _EXPORT.pack(_MAGIC, pool.shared.inode, pool.shared.offset_of(ptr),
                             self.allocations.size_of(ptr))
