@@ -26,6 +26,9 @@
 // wrote, and a spinning thread writes nothing): after kSpinTurnLimit such
 // turns it fails the launch through the trap word instead of hanging.
 //
+// A thread goes on from where it left off through one dispatch block, a
+// switch that every loop holding such a place also goes back through, so
+// the CFG stays reducible (Intel's vectorizer takes no irreducible loop).
 // Values that lived across the new edges are demoted to private slots
 // first and promoted back afterwards (LLVM's reg2mem and mem2reg).
 //
@@ -209,10 +212,17 @@ bool syncsOrSpins(const llvm::Function &function,
                       [](llvm::Loop *loop) { return isSpinLoop(*loop); });
 }
 
-struct SpinLoop {
+/// A loop whose back edges the rewrite moves: where they went and the
+/// terminators that took them (terminators, not blocks: splitting a block
+/// at a barrier moves its terminator to the new block).
+struct MovedLoop {
   llvm::BasicBlock *header;
-  llvm::SmallVector<llvm::BasicBlock *> latches;
-  llvm::SmallVector<llvm::Loop::Edge> exits;
+  llvm::SmallVector<llvm::Instruction *> latches;
+};
+
+struct SpinLoop : MovedLoop {
+  /// The edges out of the loop: its terminators and where they go.
+  llvm::SmallVector<std::pair<llvm::Instruction *, llvm::BasicBlock *>> exits;
 };
 
 /// What a kernel's turns need to know, found before its CFG changes.
@@ -220,21 +230,40 @@ struct KernelTurns {
   llvm::SmallVector<SpinLoop> spins;
   llvm::SmallVector<llvm::CallInst *> barriers;
   llvm::SmallVector<llvm::ReturnInst *> returns;
+  /// The other loops that hold a spin loop or a barrier: a thread resumes
+  /// inside them after a turn, so their back edges go through the
+  /// dispatch too, which keeps the CFG reducible (Intel's vectorizer takes
+  /// no irreducible loop: its warps would fall apart).
+  llvm::SmallVector<MovedLoop> loops;
 };
 
-/// The kernel's spin loops, barriers and returns; nothing where the kernel
-/// has no spin loop or cannot take turns.
+MovedLoop movedLoop(const llvm::Loop &loop) {
+  MovedLoop moved{loop.getHeader(), {}};
+  llvm::SmallVector<llvm::BasicBlock *> latches;
+  loop.getLoopLatches(latches);
+  for (llvm::BasicBlock *latch : latches)
+    moved.latches.push_back(latch->getTerminator());
+  return moved;
+}
+
+/// The kernel's spin loops, barriers, returns and the loops around them;
+/// nothing where the kernel has no spin loop or cannot take turns.
 std::optional<KernelTurns> findTurns(llvm::Function &kernel) {
   llvm::DominatorTree dominators(kernel);
   llvm::LoopInfo loops(dominators);
   KernelTurns turns;
+  llvm::SmallPtrSet<llvm::Loop *, 8> spinLoops;
   for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
     if (!isSpinLoop(*loop))
       continue;
-    SpinLoop spin{loop->getHeader(), {}, {}};
-    loop->getLoopLatches(spin.latches);
-    loop->getExitEdges(spin.exits);
+    SpinLoop spin{movedLoop(*loop), {}};
+    llvm::SmallVector<llvm::Loop::Edge> exits;
+    loop->getExitEdges(exits);
+    for (auto [from, to] : exits)
+      spin.exits.emplace_back(const_cast<llvm::BasicBlock *>(from)->getTerminator(),
+                              const_cast<llvm::BasicBlock *>(to));
     turns.spins.push_back(std::move(spin));
+    spinLoops.insert(loop);
   }
   if (turns.spins.empty())
     return std::nullopt;
@@ -262,6 +291,15 @@ std::optional<KernelTurns> findTurns(llvm::Function &kernel) {
         callee && syncsOrSpins(*callee, seen))
       return std::nullopt;
   }
+  llvm::SmallVector<llvm::BasicBlock *> resumed;
+  for (SpinLoop &spin : turns.spins)
+    resumed.push_back(spin.header);
+  for (llvm::CallInst *barrier : turns.barriers)
+    resumed.push_back(barrier->getParent());
+  for (llvm::Loop *loop : loops.getLoopsInPreorder())
+    if (!spinLoops.contains(loop) &&
+        llvm::any_of(resumed, [&](llvm::BasicBlock *block) { return loop->contains(block); }))
+      turns.loops.push_back(movedLoop(*loop));
   return turns;
 }
 
@@ -325,7 +363,28 @@ llvm::GlobalVariable *trapWord(llvm::Module &module) {
   return word;
 }
 
-/// Rewrites `kernel` to take turns (see the file comment).
+/// Moves the entry block's allocas to its top and the rest of it to a
+/// block of its own, which it returns.
+llvm::BasicBlock *splitEntry(llvm::Function &kernel) {
+  llvm::BasicBlock &entry = kernel.getEntryBlock();
+  llvm::SmallVector<llvm::AllocaInst *> allocas;
+  for (llvm::Instruction &inst : entry)
+    if (auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst))
+      allocas.push_back(alloca);
+  llvm::Instruction *top = &*entry.begin();
+  for (llvm::AllocaInst *alloca : allocas)
+    if (alloca != top)
+      alloca->moveBefore(top->getIterator());
+  llvm::BasicBlock::iterator first = entry.begin();
+  while (llvm::isa<llvm::AllocaInst>(*first))
+    ++first;
+  return entry.splitBasicBlock(first, "zmlir.turn.start");
+}
+
+/// Rewrites `kernel` to take turns (see the file comment). Every place a
+/// thread goes on from is entered through one dispatch block (a switch on
+/// where it left off), the header of every loop that holds one: the CFG
+/// stays reducible.
 void takeTurns(llvm::Function &kernel, KernelTurns &turns) {
   llvm::Module &module = *kernel.getParent();
   llvm::LLVMContext &context = module.getContext();
@@ -340,12 +399,17 @@ void takeTurns(llvm::Function &kernel, KernelTurns &turns) {
     pastBarriers.push_back(
         barrier->getParent()->splitBasicBlock(barrier->getNextNode(), "zmlir.turn.past"));
   llvm::SmallVector<llvm::AllocaInst *> slots = demoteToSlots(kernel);
+  llvm::BasicBlock *start = splitEntry(kernel);
 
-  // Where each thread goes on after a turn: spin loop i's header (i), past
-  // barrier j (spins + j), or out (spins + barriers).
+  // Where a thread goes on from: spin loop i's header (i), past barrier j
+  // (spins + j), out (spins + barriers: it waits at the turns until all
+  // have returned), a moved loop's header, the kernel's start.
   uint64_t spinCount = turns.spins.size();
   uint64_t returned = spinCount + turns.barriers.size();
-  llvm::IRBuilder<> b(&*kernel.getEntryBlock().getFirstInsertionPt());
+  uint64_t firstLoop = returned + 1;
+  uint64_t started = firstLoop + turns.loops.size();
+  llvm::BasicBlock &entry = kernel.getEntryBlock();
+  llvm::IRBuilder<> b(entry.getTerminator());
   llvm::AllocaInst *resume = b.CreateAlloca(i32, nullptr, "zmlir.turn.resume");
   llvm::AllocaInst *progressed = b.CreateAlloca(i32, nullptr, "zmlir.turn.progressed");
   llvm::AllocaInst *stuckTurns = b.CreateAlloca(i32, nullptr, "zmlir.turn.stuck");
@@ -353,42 +417,62 @@ void takeTurns(llvm::Function &kernel, KernelTurns &turns) {
   // The first turn follows the threads' first run: progress.
   b.CreateStore(b.getInt32(1), progressed);
   b.CreateStore(b.getInt32(0), stuckTurns);
+  b.CreateStore(b.getInt32(started), resume);
 
+  auto *dispatch = llvm::BasicBlock::Create(context, "zmlir.turn.dispatch", &kernel);
   auto *turn = llvm::BasicBlock::Create(context, "zmlir.turn", &kernel);
   auto *exit = llvm::BasicBlock::Create(context, "zmlir.turn.exit", &kernel);
   llvm::ReturnInst::Create(context, exit);
-  auto arriveFrom = [&](llvm::IRBuilder<> &at, uint64_t index) {
+  entry.getTerminator()->replaceSuccessorWith(start, dispatch);
+  auto leaveFor = [&](llvm::BasicBlock *to, uint64_t index, llvm::StringRef name) {
+    auto *block = llvm::BasicBlock::Create(context, name, &kernel);
+    llvm::IRBuilder<> at(block);
     at.CreateStore(at.getInt32(index), resume);
-    at.CreateBr(turn);
+    at.CreateBr(to);
+    return block;
   };
 
   for (auto [index, spin] : llvm::enumerate(turns.spins)) {
-    auto *yield = llvm::BasicBlock::Create(context, "zmlir.turn.spin", &kernel);
-    llvm::IRBuilder<> at(yield);
-    arriveFrom(at, index);
-    for (llvm::BasicBlock *latch : spin.latches)
-      latch->getTerminator()->replaceSuccessorWith(spin.header, yield);
+    llvm::BasicBlock *yield = leaveFor(turn, index, "zmlir.turn.spin");
+    for (llvm::Instruction *latch : spin.latches)
+      latch->replaceSuccessorWith(spin.header, yield);
     for (auto [from, to] : spin.exits) {
       auto *left = llvm::BasicBlock::Create(context, "zmlir.turn.left", &kernel);
       llvm::IRBuilder<> leftAt(left);
       leftAt.CreateStore(leftAt.getInt32(1), progressed);
-      leftAt.CreateBr(const_cast<llvm::BasicBlock *>(to));
-      const_cast<llvm::BasicBlock *>(from)->getTerminator()->replaceSuccessorWith(
-          const_cast<llvm::BasicBlock *>(to), left);
+      leftAt.CreateBr(to);
+      from->replaceSuccessorWith(to, left);
     }
+  }
+  for (auto [index, loop] : llvm::enumerate(turns.loops)) {
+    llvm::BasicBlock *again = leaveFor(dispatch, firstLoop + index, "zmlir.turn.loop");
+    for (llvm::Instruction *latch : loop.latches)
+      latch->replaceSuccessorWith(loop.header, again);
   }
   for (auto [index, barrier] : llvm::enumerate(turns.barriers)) {
     llvm::BasicBlock *at = barrier->getParent();
     at->getTerminator()->eraseFromParent();
     barrier->eraseFromParent();
     llvm::IRBuilder<> atEnd(at);
-    arriveFrom(atEnd, spinCount + index);
+    atEnd.CreateStore(atEnd.getInt32(spinCount + index), resume);
+    atEnd.CreateBr(turn);
   }
   for (llvm::ReturnInst *ret : turns.returns) {
     llvm::IRBuilder<> at(ret);
-    arriveFrom(at, returned);
+    at.CreateStore(at.getInt32(returned), resume);
+    at.CreateBr(turn);
     ret->eraseFromParent();
   }
+
+  llvm::IRBuilder<> d(dispatch);
+  llvm::SwitchInst *toResume = d.CreateSwitch(d.CreateLoad(i32, resume), exit);
+  for (auto [index, spin] : llvm::enumerate(turns.spins))
+    toResume->addCase(d.getInt32(index), spin.header);
+  for (auto [index, past] : llvm::enumerate(pastBarriers))
+    toResume->addCase(d.getInt32(spinCount + index), past);
+  for (auto [index, loop] : llvm::enumerate(turns.loops))
+    toResume->addCase(d.getInt32(firstLoop + index), loop.header);
+  toResume->addCase(d.getInt32(started), start);
 
   // The turn: a barrier (it orders memory, which the collective need not),
   // then one sum of every thread's state.
@@ -428,15 +512,14 @@ void takeTurns(llvm::Function &kernel, KernelTurns &turns) {
   auto *goOn = llvm::BasicBlock::Create(context, "zmlir.turn.go_on", &kernel);
   t.CreateCondBr(t.CreateOr(allReturned, trapped), exit, goOn);
 
-  // Nobody spins: past the barriers; those that returned wait.
+  // Nobody spins: the threads at barriers go past them; those that
+  // returned wait.
   t.SetInsertPoint(goOn);
   auto *pastBarrier = llvm::BasicBlock::Create(context, "zmlir.turn.past_barrier", &kernel);
   auto *someSpin = llvm::BasicBlock::Create(context, "zmlir.turn.some_spin", &kernel);
   t.CreateCondBr(t.CreateICmpEQ(count(kSpinningShift), t.getInt64(0)), pastBarrier, someSpin);
   t.SetInsertPoint(pastBarrier);
-  llvm::SwitchInst *toBarrier = t.CreateSwitch(where, turn, pastBarriers.size());
-  for (auto [index, past] : llvm::enumerate(pastBarriers))
-    toBarrier->addCase(t.getInt32(spinCount + index), past);
+  t.CreateCondBr(isReturned, turn, dispatch);
 
   // Some spin: they poll again, the others wait; a turn with no progress
   // counts toward the deadlock limit.
@@ -453,9 +536,7 @@ void takeTurns(llvm::Function &kernel, KernelTurns &turns) {
                     llvm::MaybeAlign(4), llvm::AtomicOrdering::Monotonic);
   t.CreateBr(exit);
   t.SetInsertPoint(poll);
-  llvm::SwitchInst *toSpin = t.CreateSwitch(where, turn, turns.spins.size());
-  for (auto [index, spin] : llvm::enumerate(turns.spins))
-    toSpin->addCase(t.getInt32(index), spin.header);
+  t.CreateCondBr(spinning, dispatch, turn);
 
   llvm::DominatorTree dominators(kernel);
   llvm::SmallVector<llvm::AllocaInst *> promotable;
