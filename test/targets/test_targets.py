@@ -14,8 +14,9 @@ import zmlir
 
 SOURCES = sorted(p.name for p in CUDA_DIR.glob("*.cu"))
 AMDGPU_ARCHS = ["gfx90a", "gfx942", "gfx1100"]
-# The kernels of CUDA_DIR that run warp collectives (shuffles, ballots).
-WARP_KERNELS = {"block_reduce", "warp_ops"}
+# The kernels of CUDA_DIR that run warp collectives (shuffles, ballots) or
+# volatile accesses (warp-synchronous code: functionsUsingSubGroups).
+WARP_KERNELS = {"block_reduce", "warp_ops", "_Z12wait_foreverPii"}
 
 
 def _kernel_names(ptx: str) -> list[str]:
