@@ -332,6 +332,13 @@ constexpr int64_t kBarrierCounterBytes = 16;
 /// it (%reserved_smem_offset_1, up to 288 bytes for 32 warps).
 constexpr int64_t kReservedSmemBytes = 1024;
 
+/// Whether `reg` is one of a thread-block cluster's: %clusterid.*,
+/// %nclusterid.*, %cluster_ctaid.*, %cluster_nctaid.*, %cluster_ctarank,
+/// %cluster_nctarank, %is_explicit_cluster.
+inline bool isClusterRegister(ptx::SpecialReg reg) {
+  return reg >= ptx::SpecialReg::ClusteridX && reg <= ptx::SpecialReg::IsExplicitCluster;
+}
+
 /// Whether `reg` is one of %reserved_smem_offset_{begin,end,cap,0,1}.
 inline bool isReservedSmemRegister(ptx::SpecialReg reg) {
   return reg >= ptx::SpecialReg::ReservedSmemOffsetBegin &&

@@ -72,7 +72,9 @@ struct SregOpLowering : PTXPattern<SregOp> {
                                 "' on target '" + state.target.getName() + "'");
       return failure();
     }
-    if (reg == SpecialReg::TotalSmemSize)
+    // The CTA's shared memory as the launch sized it: with no clusters and
+    // no reserved area of the driver's, the aggregate is the total.
+    if (reg == SpecialReg::TotalSmemSize || reg == SpecialReg::AggrSmemSize)
       return inAllocationUnits(b, loc, total);
     return lessStaticWindow(op, b, total);
   }
@@ -144,6 +146,49 @@ struct SregOpLowering : PTXPattern<SregOp> {
     return success();
   }
 
+  /// A thread-block cluster's registers: the hardware's where the target
+  /// reads them (NVPTX); elsewhere no launch has clusters (the driver
+  /// reports none), so each CTA is a cluster of one, made implicitly.
+  LogicalResult clusterRegister(SregOp op, ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    mlir::Type type = op.getRes().getType();
+    SpecialReg reg = op.getReg();
+    if (Value r = state.target.nativeLaunchRegister(rewriter, loc, reg)) {
+      if (type.isInteger(1))
+        r = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne, r,
+                                  intConst(rewriter, loc, r.getType(), 0));
+      rewriter.replaceOp(op, r);
+      return success();
+    }
+    auto dim = [&](SpecialReg x) {
+      return static_cast<gpu::Dimension>(static_cast<int>(reg) - static_cast<int>(x));
+    };
+    Value index;
+    switch (reg) {
+    case SpecialReg::ClusteridX:
+    case SpecialReg::ClusteridY:
+    case SpecialReg::ClusteridZ:
+      index = gpu::BlockIdOp::create(rewriter, loc, dim(SpecialReg::ClusteridX));
+      break;
+    case SpecialReg::NclusteridX:
+    case SpecialReg::NclusteridY:
+    case SpecialReg::NclusteridZ:
+      index = gpu::GridDimOp::create(rewriter, loc, dim(SpecialReg::NclusteridX));
+      break;
+    case SpecialReg::ClusterNctaidX:
+    case SpecialReg::ClusterNctaidY:
+    case SpecialReg::ClusterNctaidZ:
+    case SpecialReg::ClusterNctarank:
+      rewriter.replaceOp(op, intConst(rewriter, loc, type, 1));
+      return success();
+    default: // %cluster_ctaid.*, %cluster_ctarank, %is_explicit_cluster
+      rewriter.replaceOp(op, intConst(rewriter, loc, type, 0));
+      return success();
+    }
+    rewriter.replaceOpWithNewOp<arith::IndexCastUIOp>(op, type, index);
+    return success();
+  }
+
   LogicalResult matchAndRewrite(SregOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -155,6 +200,8 @@ struct SregOpLowering : PTXPattern<SregOp> {
     SpecialReg reg = op.getReg();
     if (isReservedSmemRegister(reg))
       return reservedSmem(op, rewriter);
+    if (isClusterRegister(reg))
+      return clusterRegister(op, rewriter);
     switch (reg) {
     case SpecialReg::TidX:
     case SpecialReg::TidY:
@@ -246,7 +293,8 @@ struct SregOpLowering : PTXPattern<SregOp> {
     case SpecialReg::Nsmid:
     case SpecialReg::Gridid:
     case SpecialReg::DynamicSmemSize:
-    case SpecialReg::TotalSmemSize: {
+    case SpecialReg::TotalSmemSize:
+    case SpecialReg::AggrSmemSize: {
       FailureOr<Value> r = launchRegister(op, rewriter, reg);
       if (failed(r))
         return failure();

@@ -206,8 +206,10 @@ public:
   virtual bool passesKernelAggregatesByVal() const { return false; }
 
   /// A launch or SM register (`%gridid`, `%smid`, `%nsmid`, `%nwarpid`,
-  /// `%dynamic_smem_size`, `%total_smem_size`) read from the hardware, or
-  /// null. `%dynamic_smem_size` is the whole window as the launch sized it.
+  /// `%dynamic_smem_size`, `%total_smem_size`, `%aggr_smem_size`, a
+  /// cluster's: `%clusterid.*`, `%cluster_ctarank`, ..., as an i32) read from
+  /// the hardware, or null. `%dynamic_smem_size` is the whole window as the
+  /// launch sized it.
   virtual mlir::Value nativeLaunchRegister(mlir::OpBuilder &b, mlir::Location loc,
                                            ptx::SpecialReg reg) const {
     return {};

@@ -488,3 +488,40 @@ func.func @reserved_smem(%out: i64) attributes {ptx.entry} {
   ptx.st %out, %3 {space = #ptx.space<global>, type = #ptx.type<u32>} : i64, i32
   ptx.ret
 }
+
+// -----
+
+// Thread-block clusters: NVIDIA's registers on NVPTX (the passthrough
+// launches clusters); elsewhere a launch has none and each CTA is a cluster
+// of one: %clusterid is %ctaid, %nclusterid %nctaid, a CTA's rank 0 of 1.
+// SPV-LABEL: gpu.func @cluster_registers
+// SPV: %[[ID:.*]] = gpu.block_id  y
+// SPV: arith.index_castui %[[ID]] : index to i32
+// SPV: %[[N:.*]] = gpu.grid_dim  z
+// SPV: arith.index_castui %[[N]] : index to i32
+// SPV: llvm.store %c1_i32
+// SPV: llvm.store %c0_i32
+// SPV: arith.select %false
+// NV-LABEL: gpu.func @cluster_registers
+// NV: llvm.inline_asm "mov.u32 $0, %clusterid.y;", "=r"
+// NV: llvm.inline_asm "mov.u32 $0, %nclusterid.z;", "=r"
+// NV: llvm.inline_asm "mov.u32 $0, %cluster_nctarank;", "=r"
+// NV: llvm.inline_asm "mov.u32 $0, %cluster_ctaid.x;", "=r"
+// NV: %[[E:.*]] = llvm.inline_asm "{ .reg .pred p; mov.pred p, %is_explicit_cluster; selp.u32 $0, 1, 0, p; }", "=r"
+// NV: arith.cmpi ne, %[[E]]
+func.func @cluster_registers(%out: i64) attributes {ptx.entry} {
+  %0 = ptx.sreg <clusterid.y> : i32
+  ptx.st %out, %0 {space = #ptx.space<global>, type = #ptx.type<u32>} : i64, i32
+  %1 = ptx.sreg <nclusterid.z> : i32
+  ptx.st %out, %1 {space = #ptx.space<global>, type = #ptx.type<u32>} : i64, i32
+  %2 = ptx.sreg <cluster_nctarank> : i32
+  ptx.st %out, %2 {space = #ptx.space<global>, type = #ptx.type<u32>} : i64, i32
+  %3 = ptx.sreg <cluster_ctaid.x> : i32
+  ptx.st %out, %3 {space = #ptx.space<global>, type = #ptx.type<u32>} : i64, i32
+  %4 = ptx.sreg <is_explicit_cluster> : i1
+  %c1 = arith.constant 1 : i32
+  %c0 = arith.constant 0 : i32
+  %5 = arith.select %4, %c1, %c0 : i32
+  ptx.st %out, %5 {space = #ptx.space<global>, type = #ptx.type<u32>} : i64, i32
+  ptx.ret
+}

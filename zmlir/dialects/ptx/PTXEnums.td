@@ -166,7 +166,25 @@ def PTX_SpecialRegEnum : PTX_Enum<"SpecialReg", "PTX special register", [
   I32EnumAttrCase<"ReservedSmemOffsetEnd", 32, "reserved_smem_offset_end">,
   I32EnumAttrCase<"ReservedSmemOffsetCap", 33, "reserved_smem_offset_cap">,
   I32EnumAttrCase<"ReservedSmemOffset0", 34, "reserved_smem_offset_0">,
-  I32EnumAttrCase<"ReservedSmemOffset1", 35, "reserved_smem_offset_1">]>;
+  I32EnumAttrCase<"ReservedSmemOffset1", 35, "reserved_smem_offset_1">,
+  // Thread-block clusters (PTX ISA 10): where a launch has none, each CTA is
+  // a cluster of one.
+  I32EnumAttrCase<"ClusteridX", 36, "clusterid.x">,
+  I32EnumAttrCase<"ClusteridY", 37, "clusterid.y">,
+  I32EnumAttrCase<"ClusteridZ", 38, "clusterid.z">,
+  I32EnumAttrCase<"NclusteridX", 39, "nclusterid.x">,
+  I32EnumAttrCase<"NclusteridY", 40, "nclusterid.y">,
+  I32EnumAttrCase<"NclusteridZ", 41, "nclusterid.z">,
+  I32EnumAttrCase<"ClusterCtaidX", 42, "cluster_ctaid.x">,
+  I32EnumAttrCase<"ClusterCtaidY", 43, "cluster_ctaid.y">,
+  I32EnumAttrCase<"ClusterCtaidZ", 44, "cluster_ctaid.z">,
+  I32EnumAttrCase<"ClusterNctaidX", 45, "cluster_nctaid.x">,
+  I32EnumAttrCase<"ClusterNctaidY", 46, "cluster_nctaid.y">,
+  I32EnumAttrCase<"ClusterNctaidZ", 47, "cluster_nctaid.z">,
+  I32EnumAttrCase<"ClusterCtarank", 48, "cluster_ctarank">,
+  I32EnumAttrCase<"ClusterNctarank", 49, "cluster_nctarank">,
+  I32EnumAttrCase<"IsExplicitCluster", 50, "is_explicit_cluster">,
+  I32EnumAttrCase<"AggrSmemSize", 51, "aggr_smem_size">]>;
 def PTX_SpecialRegAttr : PTX_EnumAttr<PTX_SpecialRegEnum, "sreg">;
 
 // prmt permute modes, PTX ISA 9.7.9.7. `None` is the generic form.

@@ -17,11 +17,12 @@ include "zmlir/dialects/ptx/PTXOpBase.td"
 def PTX_SregOp : PTX_Op<"sreg"> {
   let summary = "PTX `mov` from a special register (%tid.x, %laneid, ...)";
   let description = [{
-    Reads a special register. Not `Pure`: %clock and friends change.
+    Reads a special register (`%is_explicit_cluster` is a predicate). Not
+    `Pure`: %clock and friends change.
     PTX ISA 10. Example: `%t = ptx.sreg <tid.x> : i32`
   }];
   let arguments = (ins PTX_SpecialRegAttr:$reg);
-  let results = (outs AnyTypeOf<[I32, I64]>:$res);
+  let results = (outs AnyTypeOf<[I1, I32, I64]>:$res);
   let assemblyFormat = "$reg attr-dict `:` type($res)";
 }
 

@@ -42,7 +42,7 @@ def is_other_special_reg(imp: FunctionImporter, operand: ast.Operand) -> bool:
 def generic(imp: FunctionImporter, inst: ast.Instruction) -> None:
     """Imports an instruction with no dedicated op as `ptx.inst`, keeping
     opcode, modifiers and operands; lowering reports it as unsupported.
-    A special register with no `ptx.sreg` case (`%envreg0`, `%cluster_ctarank`,
+    A special register with no `ptx.sreg` case (`%envreg0`, `%current_graph_exec`,
     ...) is an operand of kind "%name" (its own name) with no SSA value."""
     m = classify(inst)
     default_type = mlir_type(m.types[-1]) if m.types and m.types[-1] in MLIR_TYPES else "i32"

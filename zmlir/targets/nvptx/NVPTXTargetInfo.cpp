@@ -376,6 +376,16 @@ public:
     if (reg == SpecialReg::Gridid)
       return inlinePTX(b, loc, b.getI64Type(), "mov.u64 $0, %gridid;", "=l",
                        /*sideEffects=*/false);
+    // Thread-block clusters' registers (sm_90): NVIDIA's, the passthrough
+    // launches clusters.
+    if (reg == SpecialReg::IsExplicitCluster)
+      return inlinePTX(b, loc, b.getI32Type(),
+                       "{ .reg .pred p; mov.pred p, %is_explicit_cluster; selp.u32 $0, 1, 0, p; }",
+                       "=r", /*sideEffects=*/false);
+    if (isClusterRegister(reg) || reg == SpecialReg::AggrSmemSize)
+      return inlinePTX(b, loc, b.getI32Type(),
+                       ("mov.u32 $0, %" + stringifySpecialReg(reg) + ";").str(), "=r",
+                       /*sideEffects=*/false);
     std::string name = ("llvm.nvvm.read.ptx.sreg." + stringifySpecialReg(reg)).str();
     return callIntrinsic(b, loc, b.getI32Type(), name, {});
   }
