@@ -58,11 +58,12 @@ static int all_equal(CUdeviceptr p, size_t n, unsigned want) {
 
 int main() {
   C(cuInit(0)); CUdevice dev; C(cuDeviceGet(&dev, 0));
-  int vmm = 0, fd_handles = 0, compression = 1;
+  int vmm = 0, fd_handles = 0, compression = -1;
   C(cuDeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev));
   C(cuDeviceGetAttribute(&fd_handles, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, dev));
   C(cuDeviceGetAttribute(&compression, CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED, dev));
-  TRUE(vmm == 1 && fd_handles == 1 && compression == 0);
+  // Compression is the device's to have (an H200 has it, a CPU does not).
+  TRUE(vmm == 1 && fd_handles == 1 && (compression == 0 || compression == 1));
 
   // No context is needed for any of it (the memory is the device's).
   CUmemAllocationProp prop = {};
@@ -88,21 +89,24 @@ int main() {
   EXPECT(cuMemAddressReserve(&base, g + 1, 0, 0, 0), CUDA_ERROR_INVALID_VALUE);  // not whole pages
   C(cuMemAddressReserve(&base, 4 * g, 0, 0, 0));
   TRUE(base % g == 0);
-  // a at [0, g), b's second half at [g, 2g); [2g, 4g) stays unmapped.
+  // a at [0, g), b at [g, 3g); [3g, 4g) stays unmapped.
   EXPECT(cuMemMap(base + 4096, g, 0, a, 0), CUDA_ERROR_INVALID_VALUE);  // misaligned
-  EXPECT(cuMemMap(base, 2 * g, 0, a, 0), CUDA_ERROR_INVALID_VALUE);  // past a's end
-  EXPECT(cuMemMap(base + 3 * g, 2 * g, 0, b, 0), CUDA_ERROR_INVALID_VALUE);  // past the reservation
+  // NVIDIA's answers (H200, driver 580): past a's end or over a mapping is
+  // NOT_SUPPORTED. (A mapping past the reservation's end it accepts; ours
+  // refuses it: docs/driver-differences.md.)
+  EXPECT(cuMemMap(base, 2 * g, 0, a, 0), CUDA_ERROR_NOT_SUPPORTED);  // past a's end
   C(cuMemMap(base, g, 0, a, 0));
-  EXPECT(cuMemMap(base, g, 0, b, 0), CUDA_ERROR_INVALID_VALUE);  // mapped already
-  C(cuMemMap(base + g, g, g, b, 0));
+  EXPECT(cuMemMap(base, g, 0, b, 0), CUDA_ERROR_NOT_SUPPORTED);  // mapped already
+  EXPECT(cuMemMap(base + g, g, g, b, 0), CUDA_ERROR_NOT_SUPPORTED);  // an offset into b
+  C(cuMemMap(base + g, 2 * g, 0, b, 0));
 
   CUmemLocation here = {CU_MEM_LOCATION_TYPE_DEVICE, dev};
   unsigned long long flags = 7;
   C(cuMemGetAccess(&flags, &here, base));
   TRUE(flags == CU_MEM_ACCESS_FLAGS_PROT_NONE);  // mappings start inaccessible
   CUmemAccessDesc rw = {here, CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
-  EXPECT(cuMemSetAccess(base, 3 * g, &rw, 1), CUDA_ERROR_INVALID_VALUE);  // [2g, 3g) unmapped
-  C(cuMemSetAccess(base, 2 * g, &rw, 1));
+  EXPECT(cuMemSetAccess(base, 4 * g, &rw, 1), CUDA_ERROR_INVALID_VALUE);  // [3g, 4g) unmapped
+  C(cuMemSetAccess(base, 3 * g, &rw, 1));
   C(cuMemGetAccess(&flags, &here, base + g + 8));
   TRUE(flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
 
@@ -120,7 +124,7 @@ int main() {
   TRUE(mem_type == CU_MEMORYTYPE_DEVICE);
   CUdeviceptr start; size_t size;
   C(cuMemGetAddressRange(&start, &size, base + g + 64));
-  TRUE(start <= base + g && base + g + 64 < start + size && start + size <= base + 2 * g);
+  TRUE(start <= base + g && base + g + 64 < start + size && start + size <= base + 3 * g);
   // One range of addresses: copies across the two mappings.
   unsigned across[4] = {1, 2, 3, 4}, back[4], before[4] = {6, 6, 11, 11};
   C(cuMemcpyHtoD(base + g - 8, across, sizeof across));
@@ -144,7 +148,8 @@ int main() {
   EXPECT(cuMemUnmap(base, g / 2), CUDA_ERROR_INVALID_VALUE);
   EXPECT(cuMemUnmap(base + g / 2, g), CUDA_ERROR_INVALID_VALUE);
   EXPECT(cuMemAddressFree(base, 4 * g), CUDA_ERROR_INVALID_VALUE);  // still mapped
-  C(cuMemUnmap(base, 2 * g));  // both at once
+  EXPECT(cuMemUnmap(base, 2 * g), CUDA_ERROR_INVALID_VALUE);  // half of b
+  C(cuMemUnmap(base, 3 * g));  // both at once
   EXPECT(cuMemGetAccess(&flags, &here, base), CUDA_ERROR_INVALID_VALUE);
   EXPECT(cuMemcpyHtoD(base, &flags, 8), CUDA_ERROR_INVALID_VALUE);  // no memory there
   EXPECT(cuMemAddressFree(base, 2 * g), CUDA_ERROR_INVALID_VALUE);  // not the reserved size
@@ -165,7 +170,7 @@ int main() {
   C(cuMemImportFromShareableHandle(&b, (void*)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
   close(fd);  // the handle holds the memory
   C(cuMemGetAllocationPropertiesFromHandle(&got, b));
-  TRUE(got.requestedHandleTypes == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+  TRUE(got.requestedHandleTypes == CU_MEM_HANDLE_TYPE_NONE);  // an import asks for none (H200)
   CUdeviceptr one, two;
   C(cuMemAddressReserve(&one, g, 0, 0, 0));
   C(cuMemAddressReserve(&two, g, 0, 0, 0));

@@ -65,6 +65,7 @@ class Allocation:
     size: int
     handle_types: int  # requestedHandleTypes
     handle: int = 0  # the application's CUmemGenericAllocationHandle
+    imported: bool = False  # by cuMemImportFromShareableHandle
     references: int = 1  # handles not yet released (create, import, retain)
     mappings: int = 0
 
@@ -304,7 +305,9 @@ class VirtualMemoryAPI(DriverState):
         self.ffi.memmove(prop, bytes(self.ffi.sizeof("CUmemAllocationProp")),
                          self.ffi.sizeof("CUmemAllocationProp"))
         p = prop[0]
-        p.type, p.requestedHandleTypes = ALLOCATION_TYPE_PINNED, allocation.handle_types
+        # An imported handle's properties ask for no handle type (an H200).
+        p.type = ALLOCATION_TYPE_PINNED
+        p.requestedHandleTypes = 0 if allocation.imported else allocation.handle_types
         p.location.type, p.location.id = LOCATION_TYPE_DEVICE, 0
         return E.CUDA_SUCCESS
 
@@ -345,11 +348,16 @@ class VirtualMemoryAPI(DriverState):
             return code
         allocation = self._allocation(handle)
         if (flags or size == 0 or ptr % GRANULARITY or size % GRANULARITY
-                or offset % GRANULARITY or offset + size > allocation.size):
+                or offset % GRANULARITY):
             return E.CUDA_ERROR_INVALID_VALUE
+        # An H200's answers (driver 580): an offset into the allocation (its
+        # documentation: "must be zero currently"), a size past its end, and
+        # a range already mapped are NOT_SUPPORTED.
+        if offset or size > allocation.size:
+            return E.CUDA_ERROR_NOT_SUPPORTED
         reservation = self._reservation_of(ptr, size)
-        if self._mappings_in(reservation, ptr, size):  # NVIDIA maps unmapped ranges only
-            return E.CUDA_ERROR_INVALID_VALUE
+        if self._mappings_in(reservation, ptr, size):
+            return E.CUDA_ERROR_NOT_SUPPORTED
         try:
             self.device.ipc_import(allocation.fd, offset, size, at=ptr)
             shared_memory.protect(ptr, size, readable=False, writable=False)
@@ -498,7 +506,7 @@ class VirtualMemoryAPI(DriverState):
                                     f"handle type {handle_type} (a POSIX file descriptor only)")
         fd = import_memfd(self.ptr(os_handle) & 0xFFFFFFFF, _MEMFD_NAME)
         size = os.fstat(fd).st_size
-        handle[0] = self._add_allocation(Allocation(fd, size, HANDLE_TYPE_POSIX_FD))
+        handle[0] = self._add_allocation(Allocation(fd, size, HANDLE_TYPE_POSIX_FD, imported=True))
         return E.CUDA_SUCCESS
 
 
