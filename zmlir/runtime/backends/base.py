@@ -122,7 +122,9 @@ class Backend(ABC):
     def vendor_export_table(self, key: bytes) -> int:
         """The address of the vendor driver's own private export table `key`
         (a UUID's 16 bytes), where it is underneath (the passthrough); 0:
-        none. Asked only under ZMLIR_VENDOR_TABLES (an experiment)."""
+        none. Asked for the tables of ours with no slot known
+        (Table.vendor_first), and under ZMLIR_VENDOR_TABLES (an experiment)
+        for tables we do not know."""
         return 0
 
     def native_sm(self) -> int:

@@ -271,14 +271,16 @@ def get_export_table(driver: Any, ptable: Any, table_id: Any) -> int:
         return E.CUDA_ERROR_INVALID_VALUE
     key = bytes(ffi.buffer(table_id, 16))
     table = BY_UUID.get(key)
-    if table is None and os.environ.get("ZMLIR_VENDOR_TABLES") and driver.initialized:
-        # An experiment (docs/passthrough-cublas.md): a table we do not know
-        # handed out as the vendor's driver underneath has it (the
-        # passthrough), for the vendor's libraries running on us. Off by
-        # default: NVIDIA's cuFFT crashed with one (a7a4ec4).
+    # A table with no slot of ours known, where the vendor's driver is
+    # underneath (the passthrough): the vendor's own. So is a table we do not
+    # know at all, as an experiment (ZMLIR_VENDOR_TABLES=1; NVIDIA's cuFFT
+    # crashed with one, a7a4ec4; docs/passthrough-cublas.md).
+    unknown = table is None and os.environ.get("ZMLIR_VENDOR_TABLES")
+    if driver.initialized and ((table is not None and table.vendor_first) or unknown):
         address = driver.device.vendor_export_table(key)
-        log(f"export table {uuid.UUID(bytes=key)}: the vendor's own ({address:#x})")
         if address:
+            if unknown or os.environ.get("ZMLIR_LOG"):
+                log(f"export table {uuid.UUID(bytes=key)}: the vendor's own ({address:#x})")
             ptable[0] = ffi.cast("void *", address)
             return E.CUDA_SUCCESS
     if table is None:

@@ -35,6 +35,11 @@ class Table:
     # Slots of no known meaning may not all be functions: the tracer's
     # interposer passes them through unwrapped.
     opaque: bool = False
+    # Handed out as the vendor's own where the vendor's driver is underneath
+    # (the passthrough): no slot of ours is known, and NVIDIA's libraries
+    # need the real ones (cuBLAS's GEMMs call TOOLS_TLS slot 2 and
+    # TOOLS_CONTEXT slot 4; docs/passthrough-cublas.md).
+    vendor_first: bool = False
     slots: dict[int, Slot] = field(default_factory=dict)
 
     @property
@@ -55,7 +60,8 @@ TABLES = [
                 "CUresult(void *, CUmodule *, void *, void *, unsigned int)"),
         12: Slot("cudart_start_check", "CUresult(void)"),
     }),
-    Table("TOOLS_TLS", "42D85A81-23F6-CB47-8298-F6E78A3AECDC", 4, optional=True),
+    Table("TOOLS_TLS", "42D85A81-23F6-CB47-8298-F6E78A3AECDC", 4, optional=True,
+          vendor_first=True),
     Table("TOOLS_RUNTIME_CALLBACK_HOOKS", "A094798C-2E74-2E74-93F2-0800200C0A66", 7,
           optional=True, slots={
         2: Slot("unknown_buffer", "void(void **, size_t *)"),
@@ -85,7 +91,8 @@ TABLES = [
     }),
     # Asked for by CUDA 13.4+ runtimes at start-up, which fail every call
     # (cudaErrorInvalidValue) when it is refused: a size and 94 slots.
-    Table("TOOLS_CONTEXT", "21318C60-9714-3248-8CA6-41FF7324C8F2", 95, opaque=True),
+    Table("TOOLS_CONTEXT", "21318C60-9714-3248-8CA6-41FF7324C8F2", 95, opaque=True,
+          vendor_first=True),
     Table("UNKNOWN_CHECKS", "263E8860-7CD2-6143-92F6-BBD5006DFA7E", 4, slots={
         2: Slot("context_check", "CUresult(CUcontext, unsigned int *, void **)"),
         3: Slot("check_fn3", "unsigned int(void)"),
