@@ -274,16 +274,21 @@ struct SregOpLowering : PTXPattern<SregOp> {
     }
     case SpecialReg::Clock:
     case SpecialReg::Clock64:
+    case SpecialReg::ClockHi:
     case SpecialReg::Globaltimer:
     case SpecialReg::GlobaltimerLo:
     case SpecialReg::GlobaltimerHi: {
-      // %globaltimer_lo and _hi are the halves of a read of %globaltimer.
+      // %globaltimer_lo and _hi are the halves of a read of %globaltimer,
+      // %clock_hi the upper half of one of %clock64.
       bool half = reg == SpecialReg::GlobaltimerLo || reg == SpecialReg::GlobaltimerHi;
-      Value r = state.target.readClock(rewriter, op, half ? SpecialReg::Globaltimer : reg);
+      SpecialReg read = half                         ? SpecialReg::Globaltimer
+                        : reg == SpecialReg::ClockHi ? SpecialReg::Clock64
+                                                     : reg;
+      Value r = state.target.readClock(rewriter, op, read);
       if (!r)
         return unsupported(op, Twine("special register '%") + stringifySpecialReg(reg) +
                                    "' on target '" + state.target.getName() + "'");
-      if (reg == SpecialReg::GlobaltimerHi)
+      if (reg == SpecialReg::GlobaltimerHi || reg == SpecialReg::ClockHi)
         r = arith::ShRUIOp::create(rewriter, loc, r, intConst(rewriter, loc, r.getType(), 32));
       rewriter.replaceOp(op, adjustBits(rewriter, loc, r, type, false));
       return success();
@@ -384,6 +389,11 @@ struct InstOpLowering : PTXPattern<InstOp> {
       bool isEnv = env.consume_front("%envreg") && !env.getAsInteger(10, n) && n < 32;
       if (isPm || isEnv)
         return lowerEnvironmentRegister(op, reg, rewriter);
+      // Any other special register the importer kept by name
+      // (%current_graph_exec, ...): name it, not the `mov`.
+      if (reg.starts_with("%"))
+        return unsupported(op, Twine("special register '") + reg + "' on target '" +
+                                   state.target.getName() + "'");
     }
     // nanosleep suspends the thread for between 0 and twice the given
     // nanoseconds (PTX ISA 9.7.19.4): no delay at all is one of its answers,

@@ -76,3 +76,13 @@ func.func @calls_ping(%n: i32) attributes {ptx.entry} {
   %r = ptx.call @ping(%n) : (i32) -> i32
   ptx.ret
 }
+
+// -----
+
+// %current_graph_exec (the device graph a kernel runs in): refused by its
+// name, not as the `mov` that reads it.
+func.func @current_graph_exec() attributes {ptx.entry} {
+  // expected-error @+1 {{unsupported special register '%current_graph_exec' on target 'spirv'}}
+  %0 = ptx.inst "mov" [".u64"] () {operand_kinds = ["d", "%current_graph_exec"]} : () -> (i64)
+  ptx.ret
+}

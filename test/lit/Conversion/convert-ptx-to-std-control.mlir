@@ -525,3 +525,19 @@ func.func @cluster_registers(%out: i64) attributes {ptx.entry} {
   ptx.st %out, %5 {space = #ptx.space<global>, type = #ptx.type<u32>} : i64, i32
   ptx.ret
 }
+
+// -----
+
+// %clock_hi is the upper half of a read of %clock64.
+// SPV-LABEL: gpu.func @clock_hi
+// SPV: %[[C:.*]] = llvm.call @_Z21clock_read_work_groupv() : () -> i64
+// SPV: %[[H:.*]] = arith.shrui %[[C]], %c32_i64 : i64
+// SPV: arith.trunci %[[H]] : i64 to i32
+// NV-LABEL: gpu.func @clock_hi
+// NV: %[[C:.*]] = llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.clock64"() : () -> i64
+// NV: arith.shrui %[[C]], %c32_i64 : i64
+func.func @clock_hi(%out: i64) attributes {ptx.entry} {
+  %0 = ptx.sreg <clock_hi> : i32
+  ptx.st %out, %0 {space = #ptx.space<global>, type = #ptx.type<u32>} : i64, i32
+  ptx.ret
+}

@@ -184,7 +184,9 @@ def PTX_SpecialRegEnum : PTX_Enum<"SpecialReg", "PTX special register", [
   I32EnumAttrCase<"ClusterCtarank", 48, "cluster_ctarank">,
   I32EnumAttrCase<"ClusterNctarank", 49, "cluster_nctarank">,
   I32EnumAttrCase<"IsExplicitCluster", 50, "is_explicit_cluster">,
-  I32EnumAttrCase<"AggrSmemSize", 51, "aggr_smem_size">]>;
+  I32EnumAttrCase<"AggrSmemSize", 51, "aggr_smem_size">,
+  // The upper 32 bits of %clock64.
+  I32EnumAttrCase<"ClockHi", 52, "clock_hi">]>;
 def PTX_SpecialRegAttr : PTX_EnumAttr<PTX_SpecialRegEnum, "sreg">;
 
 // prmt permute modes, PTX ISA 9.7.9.7. `None` is the generic form.

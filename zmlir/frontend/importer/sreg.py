@@ -18,7 +18,7 @@ SPECIAL_REGS = {
     "%clusterid.x", "%clusterid.y", "%clusterid.z", "%nclusterid.x", "%nclusterid.y",
     "%nclusterid.z", "%cluster_ctaid.x", "%cluster_ctaid.y", "%cluster_ctaid.z",
     "%cluster_nctaid.x", "%cluster_nctaid.y", "%cluster_nctaid.z", "%cluster_ctarank",
-    "%cluster_nctarank", "%is_explicit_cluster", "%aggr_smem_size",
+    "%cluster_nctarank", "%is_explicit_cluster", "%aggr_smem_size", "%clock_hi",
 }
 # Special registers read as 64 bits; the others, as 32.
 _WIDE = ("%clock64", "%globaltimer", "%gridid")
