@@ -30,8 +30,8 @@ LLVM::LLVMFuncOp zmlir::declareFunction(OpBuilder &b, Operation *user, StringRef
 // Recursion
 //===----------------------------------------------------------------------===//
 
-llvm::DenseSet<Operation *> zmlir::recursiveFunctions(gpu::GPUModuleOp module) {
-  // Each device function's device-function callees, found once.
+llvm::DenseMap<Operation *, llvm::SmallVector<Operation *>>
+zmlir::definedCallees(gpu::GPUModuleOp module) {
   SymbolTable symbols(module);
   DenseMap<Operation *, SmallVector<Operation *>> callees;
   for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
@@ -45,21 +45,28 @@ llvm::DenseSet<Operation *> zmlir::recursiveFunctions(gpu::GPUModuleOp module) {
         called.push_back(callee);
     });
   }
-  // A function is on a cycle when it reaches itself: a walk from each one.
-  llvm::DenseSet<Operation *> recursive;
-  for (auto &[fn, called] : callees) {
-    llvm::DenseSet<Operation *> seen;
-    SmallVector<Operation *> work(called);
-    while (!work.empty()) {
-      Operation *next = work.pop_back_val();
-      if (next == fn) {
-        recursive.insert(fn);
-        break;
-      }
-      if (seen.insert(next).second)
-        llvm::append_range(work, callees.find(next)->second); // every callee is a key
-    }
+  return callees;
+}
+
+llvm::DenseSet<Operation *> zmlir::reachedFunctions(
+    Operation *fn, const llvm::DenseMap<Operation *, llvm::SmallVector<Operation *>> &callees) {
+  DenseSet<Operation *> seen;
+  SmallVector<Operation *> work(callees.lookup(fn));
+  while (!work.empty()) {
+    Operation *next = work.pop_back_val();
+    if (seen.insert(next).second)
+      llvm::append_range(work, callees.lookup(next));
   }
+  return seen;
+}
+
+llvm::DenseSet<Operation *> zmlir::recursiveFunctions(gpu::GPUModuleOp module) {
+  // A function is on a cycle when it reaches itself.
+  DenseMap<Operation *, SmallVector<Operation *>> callees = definedCallees(module);
+  llvm::DenseSet<Operation *> recursive;
+  for (auto &entry : callees)
+    if (reachedFunctions(entry.first, callees).contains(entry.first))
+      recursive.insert(entry.first);
   return recursive;
 }
 

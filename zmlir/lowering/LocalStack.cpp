@@ -25,43 +25,12 @@ namespace {
 /// Every frame, and so the top of every stack, is aligned to this.
 constexpr int64_t kFrameAlign = 16;
 
-/// The module's defined functions each defined function calls.
-DenseMap<Operation *, SmallVector<Operation *>> definedCallees(gpu::GPUModuleOp module) {
-  SymbolTable symbols(module);
-  DenseMap<Operation *, SmallVector<Operation *>> callees;
-  for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
-    if (fn.isExternal())
-      continue;
-    SmallVector<Operation *> &called = callees[fn];
-    fn.walk([&](LLVM::CallOp call) {
-      std::optional<StringRef> name = call.getCallee();
-      auto callee = name ? symbols.lookup<LLVM::LLVMFuncOp>(*name) : LLVM::LLVMFuncOp();
-      if (callee && !callee.isExternal())
-        called.push_back(callee);
-    });
-  }
-  return callees;
-}
-
-/// The functions `fn` reaches through calls (itself only where on a cycle).
-DenseSet<Operation *> reached(Operation *fn,
-                              const DenseMap<Operation *, SmallVector<Operation *>> &callees) {
-  DenseSet<Operation *> seen;
-  SmallVector<Operation *> work(callees.lookup(fn));
-  while (!work.empty()) {
-    Operation *next = work.pop_back_val();
-    if (seen.insert(next).second)
-      llvm::append_range(work, callees.lookup(next));
-  }
-  return seen;
-}
-
 /// The functions of `recursive` on a cycle with one that has an alloca.
 DenseSet<Operation *> stackUsers(gpu::GPUModuleOp module, const DenseSet<Operation *> &recursive) {
   DenseMap<Operation *, SmallVector<Operation *>> callees = definedCallees(module);
   DenseMap<Operation *, DenseSet<Operation *>> reach;
   for (Operation *fn : recursive)
-    reach[fn] = reached(fn, callees);
+    reach[fn] = reachedFunctions(fn, callees);
   DenseSet<Operation *> users;
   for (Operation *fn : recursive) {
     bool hasLocal = fn->walk([](LLVM::AllocaOp) {

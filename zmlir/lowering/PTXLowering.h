@@ -365,6 +365,16 @@ void markCallsConvergent(gpu::GPUModuleOp module);
 /// markCallsConvergent (Warp.cpp).
 llvm::DenseSet<Operation *> functionsUsingSubGroups(gpu::GPUModuleOp module);
 
+/// Each defined device function's defined callees (the module's call graph
+/// of direct LLVM::CallOps). Runs after the conversion patterns (Calls.cpp).
+llvm::DenseMap<Operation *, llvm::SmallVector<Operation *>> definedCallees(gpu::GPUModuleOp module);
+
+/// The functions `fn` reaches through `callees` (itself only where on a
+/// cycle).
+llvm::DenseSet<Operation *>
+reachedFunctions(Operation *fn,
+                 const llvm::DenseMap<Operation *, llvm::SmallVector<Operation *>> &callees);
+
 /// The module's device functions on a cycle of calls (each calls itself,
 /// directly or through others). Runs after the conversion patterns, when
 /// every call is a direct LLVM::CallOp (Calls.cpp).
