@@ -53,10 +53,12 @@ def test_cublas_calls_match_the_host_reference(built: Path) -> None:
     result = _run(built / "cublas_api")
     passed, failed = _cases(result)
     assert not failed and result.returncode == 0, result.stdout + result.stderr
-    # Every case ran: the handle, 9 transposes x 2 precisions, the Ex types,
-    # batches, level 1 and 2, the copies.
-    assert len(passed) >= 45, result.stdout
+    # Every case ran: the handle, 9 transposes x 2 real and 4 complex GEMMs,
+    # the Ex types, batches, level 1 and 2, the copies.
+    assert len(passed) >= 81, result.stdout
     for case in ("device scalars, stream order", "GemmEx bf16", "GemmBatchedEx", "Hgemm",
+                 "Cgemm op(2,2)", "Zgemm op(1,2)", "CgemmStridedBatched op(2,0)",
+                 "GemmStridedBatchedEx c32 op(0,2)",
                  "Isamax (1-based)", "Sgeam", "unsupported"):
         assert case in passed
     # The function we do not implement was named once on stderr.

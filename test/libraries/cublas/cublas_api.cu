@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -200,6 +201,82 @@ static void test_gemm(cublasHandle_t h, const char *name,
       report(label, close(host_copy(dc, c.size()), want, tol, why), why);
       cudaFree(da), cudaFree(db), cudaFree(dc);
     }
+}
+
+// Complex GEMMs: op(X) = X, X^T or X^H, against a complex<double> reference;
+// `batch` strided problems (Cgemm/Zgemm are batch 1).
+template <typename T, typename Gemm>
+static void test_complex_gemm(const char *name, int batch, double tol, Gemm gemm) {
+  typedef std::complex<double> Z;
+  const cublasOperation_t ops[] = {CUBLAS_OP_N, CUBLAS_OP_T, CUBLAS_OP_C};
+  int m = 6, n = 5, k = 7, ld = 9; // every operand 9 x 9 (column-major), batches apart
+  long long stride = ld * ld;
+  unsigned seed = 7;
+  for (cublasOperation_t ta : ops)
+    for (cublasOperation_t tb : ops) {
+      std::vector<T> a(stride * batch), b(stride * batch), c(stride * batch);
+      for (std::vector<T> *x : {&a, &b, &c})
+        for (T &v : *x)
+          v.x = frand(seed), v.y = frand(seed);
+      T alpha = {0.5, -1.25}, beta = {-0.75, 0.5};
+      auto element = [&](const std::vector<T> &x, cublasOperation_t op, int s, int i, int j) {
+        const T &v = x[s * stride + (op == CUBLAS_OP_N ? (size_t)j * ld + i : (size_t)i * ld + j)];
+        return op == CUBLAS_OP_C ? Z(v.x, -v.y) : Z(v.x, v.y);
+      };
+      T *da = device_copy(a), *db = device_copy(b), *dc = device_copy(c);
+      cublasStatus_t status = gemm(ta, tb, m, n, k, &alpha, da, ld, stride, db, ld, stride, &beta,
+                                   dc, ld, stride, batch);
+      auto got = host_copy(dc, c.size());
+      char why[256] = "", label[64];
+      bool ok = status == CUBLAS_STATUS_SUCCESS;
+      if (!ok)
+        snprintf(why, sizeof why, "status %d", status);
+      for (int s = 0; s < batch && ok; ++s)
+        for (int j = 0; j < n && ok; ++j)
+          for (int i = 0; i < m && ok; ++i) {
+            Z sum = 0;
+            for (int l = 0; l < k; ++l)
+              sum += element(a, ta, s, i, l) * element(b, tb, s, l, j);
+            size_t at = s * stride + (size_t)j * ld + i;
+            Z want = Z(alpha.x, alpha.y) * sum + Z(beta.x, beta.y) * Z(c[at].x, c[at].y);
+            Z have(got[at].x, got[at].y);
+            if (!(std::abs(have - want) <= tol * (1 + std::abs(want)))) {
+              snprintf(why, sizeof why, "batch %d (%d, %d): got %g%+gi, want %g%+gi", s, i, j,
+                       have.real(), have.imag(), want.real(), want.imag());
+              ok = false;
+            }
+          }
+      snprintf(label, sizeof label, "%s op(%d,%d)", name, ta, tb);
+      report(label, ok, why);
+      cudaFree(da), cudaFree(db), cudaFree(dc);
+    }
+}
+
+static void test_complex_gemms(cublasHandle_t h) {
+  test_complex_gemm<cuComplex>(
+      "Cgemm", 1, 1e-5,
+      [h](cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, const cuComplex *alpha,
+          const cuComplex *a, int lda, long long, const cuComplex *b, int ldb, long long,
+          const cuComplex *beta, cuComplex *c, int ldc, long long,
+          int) { return cublasCgemm(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc); });
+  test_complex_gemm<cuDoubleComplex>(
+      "Zgemm", 1, 1e-12,
+      [h](cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+          const cuDoubleComplex *alpha, const cuDoubleComplex *a, int lda, long long,
+          const cuDoubleComplex *b, int ldb, long long, const cuDoubleComplex *beta,
+          cuDoubleComplex *c, int ldc, long long,
+          int) { return cublasZgemm(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc); });
+  test_complex_gemm<cuComplex>("CgemmStridedBatched", 3, 1e-5,
+                               [h](auto... args) { return cublasCgemmStridedBatched(h, args...); });
+  test_complex_gemm<cuComplex>(
+      "GemmStridedBatchedEx c32", 2, 1e-5,
+      [h](cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, const cuComplex *alpha,
+          const cuComplex *a, int lda, long long sa, const cuComplex *b, int ldb, long long sb,
+          const cuComplex *beta, cuComplex *c, int ldc, long long sc, int batch) {
+        return cublasGemmStridedBatchedEx(h, ta, tb, m, n, k, alpha, a, CUDA_C_32F, lda, sa, b,
+                                          CUDA_C_32F, ldb, sb, beta, c, CUDA_C_32F, ldc, sc, batch,
+                                          CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+      });
 }
 
 // alpha and beta in device memory (CUBLAS_POINTER_MODE_DEVICE), read when
@@ -428,6 +505,7 @@ int main(int argc, char **argv) {
   test_handle(h);
   test_gemm<float>(h, "Sgemm", cublasSgemm, 1e-5);
   test_gemm<double>(h, "Dgemm", cublasDgemm, 1e-12);
+  test_complex_gemms(h);
   test_device_scalars_and_order(h);
   test_gemm_ex<float, float>(h, "GemmEx f32", CUDA_R_32F, CUDA_R_32F, 1e-5);
   test_gemm_ex<__half, __half>(h, "GemmEx f16", CUDA_R_16F, CUDA_R_16F, 1e-2);

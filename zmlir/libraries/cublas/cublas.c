@@ -350,8 +350,8 @@ static struct zmlir_operand batched(const void *const *array, cudaDataType_t typ
   return o;
 }
 
-/* The scalars' type of a compute type (cublasComputeType_t). */
-static int scale_type_of(cublasComputeType_t compute, cudaDataType_t *scale) {
+/* The scalars' type of a compute type (cublasComputeType_t), real. */
+static int real_scale_type_of(cublasComputeType_t compute, cudaDataType_t *scale) {
   switch (compute) {
   case CUBLAS_COMPUTE_32F:
   case CUBLAS_COMPUTE_32F_PEDANTIC:
@@ -371,6 +371,19 @@ static int scale_type_of(cublasComputeType_t compute, cudaDataType_t *scale) {
   default:
     return 0;
   }
+}
+
+/* The scalars' type with C of `ctype`: complex where C is (CUDA_C_32F with a
+ * 32-bit compute type, CUDA_C_64F with a 64-bit one). */
+static int scale_type_of(cublasComputeType_t compute, cudaDataType_t ctype, cudaDataType_t *scale) {
+  if (!real_scale_type_of(compute, scale))
+    return 0;
+  if (ctype == CUDA_C_32F || ctype == CUDA_C_64F) {
+    if (*scale != (ctype == CUDA_C_32F ? CUDA_R_32F : CUDA_R_64F))
+      return 0;
+    *scale = ctype;
+  }
+  return 1;
 }
 
 #define GEMM_PARAMS(T)                                                                             \
@@ -401,6 +414,27 @@ cublasStatus_t IMPL(cublasDgemm_v2)(GEMM_PARAMS(double)) {
   GEMM_BODY(CUDA_R_64F, CUDA_R_64F);
 }
 ABI_CHECK(cublasDgemm_v2);
+
+cublasStatus_t IMPL(cublasCgemm_v2)(GEMM_PARAMS(cuComplex)) {
+  GEMM_BODY(CUDA_C_32F, CUDA_C_32F);
+}
+ABI_CHECK(cublasCgemm_v2);
+
+/* The 3M algorithm is a way to the same product: the host BLAS's. */
+cublasStatus_t IMPL(cublasCgemm3m)(GEMM_PARAMS(cuComplex)) {
+  GEMM_BODY(CUDA_C_32F, CUDA_C_32F);
+}
+ABI_CHECK(cublasCgemm3m);
+
+cublasStatus_t IMPL(cublasZgemm_v2)(GEMM_PARAMS(cuDoubleComplex)) {
+  GEMM_BODY(CUDA_C_64F, CUDA_C_64F);
+}
+ABI_CHECK(cublasZgemm_v2);
+
+cublasStatus_t IMPL(cublasZgemm3m)(GEMM_PARAMS(cuDoubleComplex)) {
+  GEMM_BODY(CUDA_C_64F, CUDA_C_64F);
+}
+ABI_CHECK(cublasZgemm3m);
 
 /* cublas_api.h declares the __half functions for C++ only: their pointers to
  * __half are pointers to 16 bits here (the same ABI), checked by our tests. */
@@ -440,6 +474,21 @@ cublasStatus_t IMPL(cublasDgemmStridedBatched)(STRIDED_PARAMS(double)) {
 }
 ABI_CHECK(cublasDgemmStridedBatched);
 
+cublasStatus_t IMPL(cublasCgemmStridedBatched)(STRIDED_PARAMS(cuComplex)) {
+  STRIDED_BODY(CUDA_C_32F);
+}
+ABI_CHECK(cublasCgemmStridedBatched);
+
+cublasStatus_t IMPL(cublasCgemm3mStridedBatched)(STRIDED_PARAMS(cuComplex)) {
+  STRIDED_BODY(CUDA_C_32F);
+}
+ABI_CHECK(cublasCgemm3mStridedBatched);
+
+cublasStatus_t IMPL(cublasZgemmStridedBatched)(STRIDED_PARAMS(cuDoubleComplex)) {
+  STRIDED_BODY(CUDA_C_64F);
+}
+ABI_CHECK(cublasZgemmStridedBatched);
+
 cublasStatus_t IMPL(cublasHgemmStridedBatched)(STRIDED_PARAMS(half_bits)) {
   STRIDED_BODY(CUDA_R_16F);
 }
@@ -474,6 +523,16 @@ cublasStatus_t IMPL(cublasDgemmBatched)(BATCHED_PARAMS(double)) {
 }
 ABI_CHECK(cublasDgemmBatched);
 
+cublasStatus_t IMPL(cublasCgemmBatched)(BATCHED_PARAMS(cuComplex)) {
+  BATCHED_BODY(CUDA_C_32F);
+}
+ABI_CHECK(cublasCgemmBatched);
+
+cublasStatus_t IMPL(cublasZgemmBatched)(BATCHED_PARAMS(cuDoubleComplex)) {
+  BATCHED_BODY(CUDA_C_64F);
+}
+ABI_CHECK(cublasZgemmBatched);
+
 cublasStatus_t IMPL(cublasHgemmBatched)(BATCHED_PARAMS(half_bits)) {
   BATCHED_BODY(CUDA_R_16F);
 }
@@ -486,7 +545,7 @@ cublasStatus_t IMPL(cublasGemmEx)(cublasHandle_t handle, cublasOperation_t trans
                                   cublasGemmAlgo_t algo) {
   (void)algo; /* every algorithm is the host BLAS's */
   cudaDataType_t scale;
-  if (!scale_type_of(compute, &scale))
+  if (!scale_type_of(compute, Ctype, &scale))
     return CUBLAS_STATUS_NOT_SUPPORTED;
   struct gemm_args args = {transa,
                            transb,
@@ -512,7 +571,7 @@ cublasStatus_t IMPL(cublasGemmStridedBatchedEx)(
     cublasGemmAlgo_t algo) {
   (void)algo;
   cudaDataType_t scale;
-  if (!scale_type_of(compute, &scale))
+  if (!scale_type_of(compute, Ctype, &scale))
     return CUBLAS_STATUS_NOT_SUPPORTED;
   struct gemm_args args = {transa,
                            transb,
@@ -539,7 +598,7 @@ cublasStatus_t IMPL(cublasGemmBatchedEx)(cublasHandle_t handle, cublasOperation_
                                          cublasComputeType_t compute, cublasGemmAlgo_t algo) {
   (void)algo;
   cudaDataType_t scale;
-  if (!scale_type_of(compute, &scale))
+  if (!scale_type_of(compute, Ctype, &scale))
     return CUBLAS_STATUS_NOT_SUPPORTED;
   struct gemm_args args = {transa,
                            transb,
