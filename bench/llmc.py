@@ -55,12 +55,39 @@ RUNS: dict[str, list[list[str]]] = {
     # its B*NH block rows: 8e11 steps, an hour on 2 cores. 7 computes the same in
     # O(T^2) per row; both around cublasSgemmStridedBatched.
     "attention_backward": [["7"]],
+    # 1 (the default): llm.c's naive kernels; 3 and 4: cublasSgemmStridedBatched around
+    # its softmax kernels; 5: cublasGemmStridedBatchedEx in floatX.
+    "attention_forward": [[], ["3"], ["4"], ["5"]],
 }
 
 
 def needs_library(source: Path) -> str | None:
-    calls = sorted({m.group(1) for m in LIBRARY_CALL.finditer(source.read_text())})
+    text = without_optional_features(source.read_text())
+    calls = sorted({m.group(1) for m in LIBRARY_CALL.finditer(text)})
     return calls[0] if calls else None
+
+
+def without_optional_features(text: str) -> str:
+    """The source as built without -DENABLE_*: the lines inside `#ifdef ENABLE_X`
+    (up to its #else or #endif) dropped. attention_forward calls cuDNN only so
+    (`-DENABLE_CUDNN`); built as it comes, it needs cuBLAS alone."""
+    kept: list[str] = []
+    # One entry per open #if: whether its lines are dropped.
+    dropped: list[bool] = []
+    for line in text.splitlines():
+        directive = line.strip()
+        if re.match(r"#\s*if", directive):
+            dropped.append(bool(re.match(r"#\s*ifdef\s+ENABLE_\w+", directive)))
+            continue
+        if re.match(r"#\s*(else|elif)", directive) and dropped:
+            dropped[-1] = False
+            continue
+        if re.match(r"#\s*endif", directive) and dropped:
+            dropped.pop()
+            continue
+        if not any(dropped):
+            kept.append(line)
+    return "\n".join(kept)
 
 
 def our_libdir() -> Path:
