@@ -315,12 +315,20 @@ public:
     callIntrinsic(b, loc, mlir::Type(), "llvm.nvvm.cp.async.commit.group", {});
   }
 
+  /// cp.async.wait_group as inline PTX with its count in the text: the
+  /// intrinsic's count is an immarg, and as an SSA constant the canonicalizer
+  /// merged two waits of different counts into one of a block argument (a
+  /// phi), which LLVM's verifier refuses (globalToShmemAsyncCopy at sm_90).
   void emitAsyncCopyWait(OpBuilder &b, Location loc, int64_t pending, bool all) const override {
-    if (all)
+    if (all) {
       callIntrinsic(b, loc, mlir::Type(), "llvm.nvvm.cp.async.wait.all", {});
-    else
-      callIntrinsic(b, loc, mlir::Type(), "llvm.nvvm.cp.async.wait.group",
-                    intConst(b, loc, b.getI32Type(), pending));
+      return;
+    }
+    LLVM::InlineAsmOp::create(b, loc, TypeRange(), ValueRange(),
+                              ("cp.async.wait_group " + Twine(pending) + ";").str(), "~{memory}",
+                              /*has_side_effects=*/true, /*is_align_stack=*/false,
+                              LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+                              ArrayAttr());
   }
 
   /// cp.async.bulk, its groups and fence.proxy.async as NVIDIA's own,
