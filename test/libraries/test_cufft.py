@@ -62,6 +62,26 @@ def test_cufft_transforms_match_the_direct_dft(built: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
+def test_nvidias_cufft_runs_on_our_driver(built: Path, libdir: str) -> None:
+    """NVIDIA's own libcufft.so.12 (the nvidia-cufft wheel's) on our driver on
+    the CPU, as under the CUDA passthrough: it loads each kernel as a module
+    of its PTX, which we compile. Its first plan answered
+    CUFFT_INTERNAL_ERROR until our driver answered the table it finds a
+    module's function with (MODULE_FUNCTIONS, 6e163fbe-...), TOOLS_CONTEXT's
+    context id and CU_POINTER_ATTRIBUTE_BUFFER_ID."""
+    from zmlir.libraries import build
+
+    nvidia = build.nvidia_wheel_dir("cufft.h") / "lib"
+    if not (nvidia / SONAME).exists():
+        pytest.skip("NVIDIA's libcufft is not installed")
+    # The program as linked (-lcufft), NVIDIA's library found first.
+    result = subprocess.run([str(built)], capture_output=True, text=True, timeout=900,
+                            env={**os.environ, "LD_LIBRARY_PATH": f"{nvidia}:{libdir}"})
+    assert result.returncode == 0 and "ALL PASSED" in result.stdout, result.stdout + result.stderr
+    assert not re.findall(r"^FAIL (.+)$", result.stdout, re.M), result.stdout
+    assert len(re.findall(r"^PASS (.+)$", result.stdout, re.M)) >= 31, result.stdout
+
+
 def test_other_backends_answer_not_supported(built: Path) -> None:
     """Level Zero (a device here or not): cuFFT answers CUFFT_NOT_SUPPORTED
     (16) and says why on stderr; the process neither crashes nor hangs."""

@@ -58,3 +58,87 @@ def test_vendor_tables_only_when_asked(libdir: str, passthrough: dict[str, str])
     assert _run(libdir, passthrough)["table"] == [1, 0]  # CUDA_ERROR_INVALID_VALUE
     asked = {**passthrough, "ZMLIR_VENDOR_TABLES": "1"}
     assert _run(libdir, asked)["table"] == [0, 0xFA4E]  # the stand-in's own
+
+
+_CUFFT_ASKS = textwrap.dedent("""
+    import ctypes, json, struct, sys, uuid
+    lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
+    PTX = "\\n".join([".version 8.0", ".target sm_80", ".address_size 64",
+                      ".visible .entry first() { ret; }", ".visible .entry second() { ret; }",
+                      ""]).encode() + bytes(1)
+    elf = bytes([0x7f]) + b"ELF" + bytes(60)
+    assert lib.cuInit(0) == 0
+    ctx = ctypes.c_void_p()
+    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+    assert lib.cuCtxSetCurrent(ctx) == 0
+
+    def table(text):
+        address = ctypes.c_void_p()
+        key = (ctypes.c_ubyte * 16)(*uuid.UUID(text).bytes)
+        assert lib.cuGetExportTable(ctypes.byref(address), key) == 0
+        slots = ctypes.c_uint64.from_address(address.value).value // 8
+        return (ctypes.c_void_p * slots).from_address(address.value)
+
+    r = {}
+    # TOOLS_CONTEXT slot 4: a context's unique id (cuCtxGetId's), ours; the
+    # others NVIDIA's under the passthrough (the stand-in's answer 0xfa4N).
+    tools = table("21318c60-9714-3248-8ca6-41ff7324c8f2")
+    context_id = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p,
+                                  ctypes.POINTER(ctypes.c_uint64))(tools[4])
+    ids = [ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64()]
+    r["context_id"] = [context_id(ctx, ids[0]), context_id(None, ids[1]),
+                       lib.cuCtxGetId(ctx, ctypes.byref(ids[2]))]
+    r["same_id"] = ids[0].value == ids[1].value == ids[2].value != 0
+    r["tools_size"] = len(tools)
+    r["tools_slot5"] = ctypes.CFUNCTYPE(ctypes.c_int)(tools[5])()
+    # MODULE_FUNCTIONS slot 7: callback(user, function) for each function
+    # of a module, and how many (cuFFT loads one kernel a module).
+    functions = table("6e163fbe-b958-444d-835c-e182aff1991e")
+    Callback = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
+    each = ctypes.CFUNCTYPE(ctypes.c_size_t, ctypes.c_void_p, ctypes.c_void_p, Callback,
+                            ctypes.c_void_p)(functions[7])
+    r["functions_size"] = len(functions)
+    for kind, image in (("ptx", PTX), ("cubin", elf)):
+        mod = ctypes.c_void_p()
+        code = lib.cuModuleLoadData(ctypes.byref(mod), image)
+        if code:
+            r[kind] = code
+            continue
+        found = []
+        count = each(ctx, mod, Callback(lambda user, f: found.append(f)), None)
+        names = []
+        for f in found:
+            name = ctypes.c_char_p()
+            assert lib.cuFuncGetName(ctypes.byref(name), ctypes.c_void_p(f)) == 0
+            direct = ctypes.c_void_p()
+            assert lib.cuModuleGetFunction(ctypes.byref(direct), mod, name.value) == 0
+            names.append([name.value.decode(), direct.value == f])
+        r[kind] = [count, sorted(names)]
+    r["unknown_module"] = each(ctx, ctypes.c_void_p(0x7777), Callback(lambda u, f: None), None)
+    print(json.dumps(r))
+""")
+
+
+@pytest.mark.parametrize("backend", ["opencl", "cuda"])
+def test_what_nvidias_cufft_asks(libdir: str, backend: str, fake_nvidia_driver: Path) -> None:
+    # NVIDIA's cuFFT 12 fails its first plan (CUFFT_INTERNAL_ERROR) unless
+    # the driver answers the table 6e163fbe-...: it finds the function of
+    # each kernel module it loads with slot 7; then it asks the current
+    # context's id (TOOLS_CONTEXT slot 4). Both ours, with our handles, on
+    # every backend; under the passthrough the rest of TOOLS_CONTEXT is
+    # NVIDIA's (docs/passthrough-libraries.md).
+    env = {"ZMLIR_BACKEND": backend, "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver)}
+    r = subprocess.run([sys.executable, "-c", _CUFFT_ASKS, libdir], capture_output=True,
+                       text=True, timeout=300, env={**os.environ, **env})
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+    got = json.loads(r.stdout.splitlines()[-1])
+    assert got["context_id"] == [0, 0, 0] and got["same_id"], got
+    assert got["functions_size"] == 64 and got["unknown_module"] == 0, got
+    if backend == "cuda":
+        assert got["tools_size"] == 6 and got["tools_slot5"] == 0xFA45, got  # the stand-in's
+        assert got["cubin"] == [1, [["add_scalar", True]]], got
+    else:
+        assert got["tools_size"] == 95 and got["tools_slot5"] == 801, got  # NOT_SUPPORTED
+        assert got["ptx"] == [2, [["first", True], ["second", True]]], got
+        assert got["cubin"] == 209, got  # CUDA_ERROR_NO_BINARY_FOR_GPU

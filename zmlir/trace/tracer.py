@@ -315,6 +315,8 @@ class Tracer:
     def _record(self, seq: int, name: str, args: tuple[Any, ...], result: Any, error: str | None,
                 signature: str | None, t0: int, t1: int) -> None:
         code = int(result) if isinstance(result, int) else None
+        if signature is not None and not signature.startswith("CUresult"):
+            code = None  # an export slot answering something else (a count): "returned"
         try:
             decoded = self._decoder(name, signature).decode(args, code in (0, None))
             self.annotate(name, decoded, code)

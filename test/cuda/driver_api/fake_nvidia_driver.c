@@ -68,13 +68,22 @@ CUresult cuStreamQuery(void *stream) {
   return getenv("FAKE_STREAM_BUSY") ? 600 : 0;
 }
 CUresult cuGetErrorName(CUresult error, const char **s) { *s = "CUDA_ERROR_FAKE"; return 0; }
-/* Private tables: one, f8cff951-... (NVIDIA's cuBLAS asks for it), whose
- * second word says it is the stand-in's. */
+/* Private tables: f8cff951-... (NVIDIA's cuBLAS asks for it), whose second
+ * word says it is the stand-in's; and TOOLS_CONTEXT (21318c60-...), whose
+ * slots answer their index plus 0xfa40. */
 static const unsigned long long fake_table[2] = {sizeof fake_table, 0xfa4e};
+static int fake_slot1(void) { return 0xfa41; }
+static int fake_slot4(void) { return 0xfa44; }
+static int fake_slot5(void) { return 0xfa45; }
+static const void *fake_tools_context[6] = {(void *)sizeof fake_tools_context, fake_slot1,
+                                            fake_slot1, fake_slot1, fake_slot4, fake_slot5};
 CUresult cuGetExportTable(const void **table, const unsigned char *uuid) {
-  if (uuid[0] != 0xf8)
+  if (uuid[0] == 0xf8)
+    *table = fake_table;
+  else if (uuid[0] == 0x21)
+    *table = fake_tools_context;
+  else
     return 1; /* CUDA_ERROR_INVALID_VALUE */
-  *table = fake_table;
   return 0;
 }
 /* CU_LIMIT_MALLOC_HEAP_SIZE, rounded to 1 KiB, and CU_LIMIT_STACK_SIZE,
@@ -461,6 +470,18 @@ CUresult cuModuleGetFunction(void **f, void *module, const char *name) {
     return 500; /* CUDA_ERROR_NOT_FOUND: the machine code has add_scalar only */
   strncpy(functions[nfunctions].name, name, sizeof functions[0].name - 1);
   *f = &functions[nfunctions++];
+  return 0;
+}
+/* The machine code's functions: add_scalar alone. */
+CUresult cuModuleGetFunctionCount(unsigned *count, void *module) {
+  *count = module == (void *)0x41;
+  return 0;
+}
+CUresult cuModuleEnumerateFunctions(void **f, unsigned count, void *module) {
+  return count == 1 && module == (void *)0x41 ? cuModuleGetFunction(f, module, "add_scalar") : 1;
+}
+CUresult cuFuncGetName(const char **name, void *f) {
+  *name = ((struct fake_function *)f)->name;
   return 0;
 }
 /* A module variable is the declaration `.global ... .b8 NAME[SIZE];` in the

@@ -51,8 +51,32 @@ assert attributes(ctypes.addressof(plain) + 100)[MEMORY_TYPE] == 1
 assert cuda.cuMemHostUnregister(ctypes.c_void_p(ctypes.addressof(plain))) == 0
 assert attributes(ctypes.addressof(plain))[MEMORY_TYPE] == 0
 
+# BUFFER_ID (NVIDIA's cuFFT asks its work area's): one per allocation,
+# unique in the process, a new one for an allocation made again at the same
+# address; no device allocation, no id.
+BUFFER_ID = 7
+cuda.cuPointerGetAttribute.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint64]
+
+
+def buffer_id(address: int) -> int | None:
+    value = ctypes.c_uint64(0x55)
+    code = cuda.cuPointerGetAttribute(ctypes.byref(value), BUFFER_ID, address)
+    return value.value if code == 0 else None
+
+
+other = ctypes.c_uint64()
+assert cuda.cuMemAlloc_v2(ctypes.byref(other), 1000) == 0
+first = buffer_id(device.value)
+assert first and buffer_id(device.value + 999) == first, (first, buffer_id(device.value + 999))
+assert buffer_id(other.value) not in (None, first), (first, buffer_id(other.value))
+assert buffer_id(ctypes.addressof(plain)) is None
+assert cuda.cuMemFree_v2(device) == 0
+again = ctypes.c_uint64()
+assert cuda.cuMemAlloc_v2(ctypes.byref(again), 1000) == 0
+assert buffer_id(again.value) not in (None, first, buffer_id(other.value))
+assert cuda.cuMemFree_v2(again) == 0 and cuda.cuMemFree_v2(other) == 0
+
 assert cuda.cuMemFreeHost(pinned) == 0
 assert attributes(pinned.value)[MEMORY_TYPE] == 0
-assert cuda.cuMemFree_v2(device) == 0
 assert attributes(device.value)[MEMORY_TYPE] == 0
 print("PASS", flush=True)

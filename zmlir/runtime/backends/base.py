@@ -142,6 +142,10 @@ class Backend(ABC):
         the vendor's driver (None: no such kernel)."""
         raise NotImplementedError
 
+    def native_kernel_names(self, program: Any) -> list[str]:
+        """The kernels of a native program, as the vendor's driver lists them."""
+        raise NotImplementedError
+
     def native_set_function_attribute(self, kernel: Any, attrib: int, value: int) -> int:
         """Sets CUfunction attribute `attrib` of a native kernel; the
         vendor's CUresult."""

@@ -149,6 +149,9 @@ CUresult cuFuncSetAttribute(CUfunction hfunc, int attrib, int value);
 CUresult cuFuncGetAttribute(int *pi, int attrib, CUfunction hfunc);
 CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset,
                             size_t *paramSize);
+CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod);
+CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int count, CUmodule mod);
+CUresult cuFuncGetName(const char **name, CUfunction hfunc);
 CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const void *config);
 typedef struct { int id; char pad[4]; unsigned int value[16]; } CUlaunchAttribute;
 typedef struct {
@@ -715,6 +718,21 @@ class CUDABackend(Backend):
                           local_bytes=attribute(_FUNC_ATTR_LOCAL_SIZE_BYTES),
                           const_bytes=attribute(_FUNC_ATTR_CONST_SIZE_BYTES),
                           max_threads=attribute(_FUNC_ATTR_MAX_THREADS_PER_BLOCK))
+
+    def native_kernel_names(self, program: CUDAProgram) -> list[str]:
+        self._enter()
+        count = self.ffi.new("unsigned int *")
+        self.check("cuModuleGetFunctionCount",
+                   self.lib.cuModuleGetFunctionCount(count, program.handle))
+        functions = self.ffi.new("CUfunction[]", max(count[0], 1))
+        self.check("cuModuleEnumerateFunctions",
+                   self.lib.cuModuleEnumerateFunctions(functions, count[0], program.handle))
+        name = self.ffi.new("const char **")
+        names = []
+        for i in range(count[0]):
+            self.check("cuFuncGetName", self.lib.cuFuncGetName(name, functions[i]))
+            names.append(self.ffi.string(name[0]).decode())
+        return names
 
     def native_set_function_attribute(self, kernel: Any, attrib: int, value: int) -> int:
         self._enter()

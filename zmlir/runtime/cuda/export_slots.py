@@ -134,6 +134,24 @@ def _check_fn3(d: Any) -> int:
     return 0
 
 
+def _context_id(d: Any, ctx: Any, result: Any) -> int:
+    return d.cuCtxGetId(ctx, result)
+
+
+def _module_functions(d: Any, ctx: Any, hmod: Any, callback: Any, user: Any) -> int:
+    """Calls callback(user, function) for each function of module `hmod`;
+    answers how many (0 for a module we do not know)."""
+    try:
+        handles = d.module_function_handles(hmod)
+    except Exception as err:  # its count is the answer: no error code to give
+        log(f"export table MODULE_FUNCTIONS slot 7: {type(err).__name__}: {err}")
+        return 0
+    each = d.ffi.cast("void (*)(void *, CUfunction)", callback)
+    for handle in handles:
+        each(user, d.handle_ptr(handle))
+    return len(handles)
+
+
 def _string_out(d: Any, buffer: Any, size: int, text: bytes) -> int:
     """`text` and its NUL into a caller's buffer of `size` bytes."""
     if size > 0:
@@ -175,6 +193,8 @@ BODIES: dict[str, Callable[..., Any]] = {
     "integrity_check": _integrity_check,
     "context_check": _context_check,
     "check_fn3": _check_fn3,
+    "context_id": _context_id,
+    "module_functions": _module_functions,
     "libraries_backend": _libraries_backend,
     "libraries_vendor_library": _libraries_vendor_library,
 }
@@ -265,6 +285,28 @@ def _build(driver: Any, table: Table) -> Any:
     return array
 
 
+def _vendor_copy(driver: Any, table: Table, address: int) -> Any:
+    """The vendor's table at `address` (its own length, where slot 0 says
+    it), with the slots we know ours."""
+    key = table.key + b"vendor"
+    if key not in _BUILT.arrays:
+        ffi = driver.ffi
+        vendor = ffi.cast("void **", address)
+        length = table.length
+        size = int(ffi.cast("uintptr_t", vendor[0])) if table.sized else 0
+        if size % ffi.sizeof("void *") == 0 and 0 < size <= 4096:
+            length = size // ffi.sizeof("void *")
+        array = ffi.new("void *[]", max(length, table.length))
+        for index in range(length):
+            array[index] = vendor[index]
+        for index, slot in table.slots.items():
+            callback = _callback(driver, table, index, slot)
+            _BUILT.callbacks.append(callback)
+            array[index] = ffi.cast("void *", callback)
+        _BUILT.arrays[key] = array
+    return _BUILT.arrays[key]
+
+
 def get_export_table(driver: Any, ptable: Any, table_id: Any) -> int:
     ffi = driver.ffi
     if ptable == ffi.NULL or table_id == ffi.NULL:
@@ -281,7 +323,8 @@ def get_export_table(driver: Any, ptable: Any, table_id: Any) -> int:
         if address:
             if unknown or os.environ.get("ZMLIR_LOG"):
                 log(f"export table {uuid.UUID(bytes=key)}: the vendor's own ({address:#x})")
-            ptable[0] = ffi.cast("void *", address)
+            ptable[0] = (_vendor_copy(driver, table, address) if table is not None
+                         and table.slots else ffi.cast("void *", address))
             return E.CUDA_SUCCESS
     if table is None:
         # cudart probes some tables it can do without: say so only when asked.

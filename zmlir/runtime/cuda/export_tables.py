@@ -36,9 +36,10 @@ class Table:
     # interposer passes them through unwrapped.
     opaque: bool = False
     # Handed out as the vendor's own where the vendor's driver is underneath
-    # (the passthrough): no slot of ours is known, and NVIDIA's libraries
-    # need the real ones (cuBLAS's GEMMs call TOOLS_TLS slot 2 and
-    # TOOLS_CONTEXT slot 4; docs/passthrough-cublas.md).
+    # (the passthrough): NVIDIA's libraries need the slots we do not know
+    # (cuBLAS's GEMMs call TOOLS_TLS slot 2; docs/passthrough-libraries.md).
+    # The slots we know are ours there too (a copy of the vendor's table):
+    # they take our handles, which the vendor's would not know.
     vendor_first: bool = False
     slots: dict[int, Slot] = field(default_factory=dict)
 
@@ -91,8 +92,23 @@ TABLES = [
     }),
     # Asked for by CUDA 13.4+ runtimes at start-up, which fail every call
     # (cudaErrorInvalidValue) when it is refused: a size and 94 slots.
+    # Slot 4 is a context's unique id (cuCtxGetId's): NVIDIA's cuFFT asks it
+    # of the current context and of a plan's stream's, to tell whether the
+    # context changed; cuBLAS's GEMMs ask it too.
     Table("TOOLS_CONTEXT", "21318C60-9714-3248-8CA6-41FF7324C8F2", 95, opaque=True,
-          vendor_first=True),
+          vendor_first=True, slots={
+              4: Slot("context_id", "CUresult(CUcontext, unsigned long long *)"),
+          }),
+    # A module's functions. NVIDIA's cuFFT 12 asks for it as its first plan
+    # starts and fails the plan (CUFFT_INTERNAL_ERROR) without it; it loads
+    # each of its kernels as a module of one function and finds that
+    # function with slot 7: (context, module, callback, user) calls
+    # callback(user, function) for each function of the module and answers
+    # how many there were (cuFFT wants 1; it checks that the table has 8
+    # slots at least). Ours has 64; the others are unknown.
+    Table("MODULE_FUNCTIONS", "6E163FBE-B958-444D-835C-E182AFF1991E", 64, slots={
+        7: Slot("module_functions", "size_t(CUcontext, CUmodule, void *, void *)"),
+    }),
     Table("UNKNOWN_CHECKS", "263E8860-7CD2-6143-92F6-BBD5006DFA7E", 4, slots={
         2: Slot("context_check", "CUresult(CUcontext, unsigned int *, void **)"),
         3: Slot("check_fn3", "unsigned int(void)"),

@@ -211,6 +211,8 @@ class MemoryAPI(IpcAPI):  # cuMemFree ends an allocation's exports
             self.ffi.cast("unsigned long long *", data)[0] = ptr
         elif attribute == 9:  # DEVICE_ORDINAL
             self.ffi.cast("int *", data)[0] = 0
+        elif attribute == 7 and is_device:  # BUFFER_ID (NVIDIA's cuFFT asks its work area's)
+            self.ffi.cast("unsigned long long *", data)[0] = self._pointer_attribute(7, ptr)[1]
         else:
             return E.CUDA_ERROR_INVALID_VALUE
         return E.CUDA_SUCCESS
@@ -249,6 +251,8 @@ class MemoryAPI(IpcAPI):  # cuMemFree ends an allocation's exports
             return "unsigned long long", ptr if known else 0
         if attribute == 4:  # HOST_POINTER: page-locked host memory only
             return "unsigned long long", ptr if known and not device else 0
+        if attribute == 7:  # BUFFER_ID: the device allocation's (0: none)
+            return "unsigned long long", self.allocations.buffer_id(device[0]) if device else 0
         if attribute == 8:  # IS_MANAGED (bool)
             return "unsigned char", int(device is not None and device[0] in self.managed)
         if attribute == 10:  # IS_LEGACY_CUDA_IPC_CAPABLE (bool): cuMemAlloc's

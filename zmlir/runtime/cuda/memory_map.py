@@ -16,10 +16,16 @@ class AllocationMap:
     _bases: SortedAddresses = field(default_factory=SortedAddresses)
     _owned: set[int] = field(default_factory=set)  # ours to free (not module variables)
     _peak: int = 0  # the most ranges held since the tables were last compacted
+    # Each range's CU_POINTER_ATTRIBUTE_BUFFER_ID: unique in the process, a
+    # range made again at the same base gets a new one.
+    _ids: dict[int, int] = field(default_factory=dict)
+    _next_id: int = 1
 
     def add(self, base: int, size: int, owned: bool = True) -> None:
         if base not in self._sizes:
             self._bases.add(base)
+            self._ids[base] = self._next_id
+            self._next_id += 1
         self._sizes[base] = size
         self._peak = max(self._peak, len(self._sizes))
         if owned:
@@ -35,6 +41,7 @@ class AllocationMap:
             return False
         self._owned.discard(base)
         del self._sizes[base]
+        del self._ids[base]
         self._bases.discard(base)
         self._compact()
         return True
@@ -45,6 +52,7 @@ class AllocationMap:
         # sized to what is left; amortized O(1) a removal.
         if self._peak > 4096 and len(self._sizes) * 8 < self._peak:
             self._sizes = dict(self._sizes)
+            self._ids = dict(self._ids)
             self._owned = set(self._owned)
             self._peak = len(self._sizes)
 
@@ -53,10 +61,14 @@ class AllocationMap:
         when its module is unloaded."""
         if base in self._sizes and base not in self._owned:
             del self._sizes[base]
+            del self._ids[base]
             self._bases.discard(base)
 
     def size_of(self, base: int) -> int:
         return self._sizes[base]
+
+    def buffer_id(self, base: int) -> int:
+        return self._ids[base]
 
     def containing(self, address: int, nbytes: int = 1) -> tuple[int, int] | None:
         """(base, size) of the range holding [address, address + nbytes)."""

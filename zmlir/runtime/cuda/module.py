@@ -497,6 +497,23 @@ class ModuleAPI(FunctionAPI):
             fn.pending(fn)
         return fn.handle
 
+    def kernel_names(self, module: Module) -> list[str]:
+        """The kernels of `module`: our compiler's, or, of NVIDIA's machine
+        code, as NVIDIA's driver lists them."""
+        if isinstance(module.compiled, NativeImage):
+            return self.device.native_kernel_names(module.program)
+        return list(module.compiled.kernels)
+
+    def module_function_handles(self, hmod: Any) -> list[int]:
+        """A handle for each kernel of module `hmod`, as cuModuleGetFunction
+        gives it (a parted module's are bound at their first use)."""
+        self.require_init()
+        module = self.handles.get(self.ptr(hmod), Module)
+        if isinstance(module.compiled, PartedModule):
+            return [self._parted_function(module, name, bind=False)
+                    for name in self.kernel_names(module)]
+        return [self.function(module, name) for name in self.kernel_names(module)]
+
     # -- modules --------------------------------------------------------------
 
     def cuModuleLoadData(self, pmodule: Any, image: Any) -> int:
