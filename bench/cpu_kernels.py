@@ -1,12 +1,17 @@
 """CPU backend kernel speed against the machine (issue 17, "The CPU backend").
 
-    python bench/cpu_kernels.py [--rounds N] [--reps N] [--out FILE]
+    python bench/cpu_kernels.py [--rounds N] [--reps N] [--kernels K,K] [--out FILE]
 
 In one run, on this machine:
 
-1. the machine's copy bandwidth: a STREAM-style numpy copy and triad over
-   64 MiB arrays, on one thread and on as many threads as the CPU has (numpy
-   lets go of the GIL), best of REPS; bytes read + written, as STREAM counts;
+1. the machine's copy bandwidth, STREAM's copy and triad over the kernels'
+   own arrays (kVectorN floats: 64 MiB each, against the last-level cache's
+   size, which the report gives), on one thread and on as many as the CPU has
+   (Intel's runtime runs work-groups on that many: the calling thread and
+   TBB workers), best of REPS, bytes read + written as STREAM counts: numpy
+   (its copy is glibc's memcpy, non-temporal stores at this size) and
+   bench/cpu_stream.c (C loops, ordinary and non-temporal stores). The
+   baseline is the best copy of them all;
 2. bench/cpu_kernels.cu (nvcc -arch=sm_75) under `zmlir run`: copy, triad,
    a shared-memory tiled transpose, a block reduction (shared-memory tree,
    then warp shuffles), a shared-memory tiled SGEMM and BlackScholes, each
@@ -16,8 +21,12 @@ In one run, on this machine:
    with the same global and local sizes, timed with profiled markers as our
    events are (the end of a marker before and after the kernel).
 
-Each round runs 2 and 3 alternately; a kernel's figure is its best time over
-all rounds. Printed per kernel: GB/s (GFLOP/s for SGEMM, Goptions/s for
+Each round runs 1, 2 and 3 in turn; a kernel's figure is its best time over
+all rounds. For the memory-bound kernels the OpenCL C side also times the
+forms Intel's runtime runs best (bench/cpu_kernels.cl: a size_t index, a
+contiguous chunk per work-item), the ceiling of that runtime on this machine.
+`--kernels` measures a subset; the report keeps the other kernels' rows from
+the previous report, saying so. Printed per kernel: GB/s (GFLOP/s for SGEMM, Goptions/s for
 BlackScholes), the ratio to the copy bandwidth (memory-bound kernels) and to
 the OpenCL C kernel (all). Goals (issue 17): memory-bound kernels at >= 70% of
 the copy bandwidth, compute-bound ones at >= 0.9x OpenCL C. Results:
@@ -48,6 +57,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 CUDA_SOURCE = HERE / "cpu_kernels.cu"
 OPENCL_SOURCE = HERE / "cpu_kernels.cl"
+STREAM_SOURCE = HERE / "cpu_stream.c"
 NVCC_ARCH = "sm_75"
 MEMORY_GOAL = 0.70  # of the copy bandwidth
 COMPUTE_GOAL = 0.90  # of OpenCL C
@@ -131,6 +141,40 @@ def stream(n: int, reps: int, threads: int) -> dict[str, float]:
     return figures
 
 
+def build_c_stream(directory: Path) -> Path:
+    """bench/cpu_stream.c, vectorized for this CPU; loops stay loops (no memcpy idiom)."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        raise SystemExit("no C compiler (cc, gcc) for bench/cpu_stream.c")
+    exe = directory / "cpu_stream"
+    subprocess.run([cc, "-O3", "-march=native", "-fno-tree-loop-distribute-patterns", "-fopenmp",
+                    str(STREAM_SOURCE), "-o", str(exe)], check=True, capture_output=True)
+    return exe
+
+
+def c_stream(exe: Path, n: int, reps: int) -> dict[str, dict[str, float]]:
+    """bench/cpu_stream.c's GB/s: {"copy regular": {"1": ..., "2": ...}, ...}."""
+    out = subprocess.run([str(exe), str(n), str(reps)], capture_output=True, text=True,
+                         timeout=600, check=True)
+    figures: dict[str, dict[str, float]] = {}
+    for line in out.stdout.splitlines():
+        fields = line.split()
+        if fields[:1] == ["STREAM"]:
+            kernel, stores, threads, gbs = fields[1:]
+            figures.setdefault(f"{kernel} {stores}", {})[threads] = float(gbs)
+    return figures
+
+
+def last_level_cache() -> int:
+    """The largest cache's size in bytes (sysfs), 0 if unknown."""
+    size = 0
+    for entry in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*/size"):
+        text = entry.read_text().strip()
+        scale = {"K": 1 << 10, "M": 1 << 20}.get(text[-1:], 1)
+        size = max(size, int(text.rstrip("KM")) * scale)
+    return size
+
+
 # --- 2. the CUDA kernels under zmlir -----------------------------------------------------------
 
 
@@ -148,12 +192,12 @@ def build_cuda(directory: Path) -> Path:
     return exe
 
 
-def run_cuda(exe: Path, reps: int) -> dict[str, float]:
+def run_cuda(exe: Path, reps: int, only: list[str]) -> dict[str, float]:
     """Each kernel's best time in ms under `zmlir run`."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH")) if p)
-    out = subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(exe), str(reps)],
-                         capture_output=True, text=True, env=env, timeout=600)
+    out = subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(exe), str(reps),
+                          *only], capture_output=True, text=True, env=env, timeout=600)
     if out.returncode != 0:
         raise RuntimeError(f"zmlir run {exe.name}: exit {out.returncode}: "
                            f"{(out.stderr or out.stdout).strip()[-600:]}")
@@ -259,40 +303,75 @@ def pattern(count: int, seed: int, low: float, high: float) -> np.ndarray:
     return rng.uniform(low, high, count).astype(np.float32)
 
 
-def run_opencl(cl: OpenCLKernels, k: dict[str, int], specs: list[Kernel],
-               reps: int) -> dict[str, float]:
-    """Each OpenCL C kernel's best time in ms; every result is checked."""
+# The forms of copy and triad Intel's runtime runs best (bench/cpu_kernels.cl): name ->
+# (kernel, the kernel whose work it does, global size, local size); the chunk kernel's
+# work-items each copy a contiguous 1/64 of the array.
+OPENCL_FORMS = {
+    "copy, size_t index": ("copy_gid", "copy", None, None),
+    "triad, size_t index": ("triad_gid", "triad", None, None),
+    "copy, a chunk per work-item": ("copy_chunk", "copy", (64,), (1,)),
+}
+
+
+def run_opencl(cl: OpenCLKernels, k: dict[str, int], specs: list[Kernel], reps: int,
+               only: list[str]) -> dict[str, float]:
+    """Each OpenCL C kernel's best time in ms (and the forms' of OPENCL_FORMS, with the
+    copy or triad measured); every result is checked."""
     by_name = {spec.name: spec for spec in specs}
+    wanted = set(only or by_name)
     times: dict[str, float] = {}
     n = k["kVectorN"]
     b, c = pattern(n, 1, -1, 1), pattern(n, 2, -1, 1)
     db, dc, da = cl.array(b), cl.array(c), cl.empty(n)
-    times["copy"] = cl.time("copy", by_name["copy"], [Pointer(da), Pointer(db), np.int32(n)],
-                            reps)
-    assert np.array_equal(cl.read(da, n), b), "OpenCL C copy"
     s = np.float32(3.0)
-    times["triad"] = cl.time("triad", by_name["triad"],
-                             [Pointer(da), Pointer(db), Pointer(dc), s, np.int32(n)], reps)
-    assert np.allclose(cl.read(da, n), b + s * c, rtol=1e-6, atol=1e-6), "OpenCL C triad"
-    partial = cl.empty(k["kReduceGrid"])
-    ones = np.abs(b)
-    cl.device.copy_to_device(db, ones)
-    times["reduce"] = cl.time("reduce", by_name["reduce"], [Pointer(partial), Pointer(db),
-                                                            np.int32(n)], reps)
-    got, want = cl.read(partial, k["kReduceGrid"]).sum(dtype=np.float64), ones.sum(dtype=np.float64)
-    assert abs(got - want) <= 1e-4 * want, f"OpenCL C reduce {got} != {want}"
-    for address in (da, db, dc, partial):
+    vector_args = {"copy": [Pointer(da), Pointer(db), np.int32(n)],
+                   "triad": [Pointer(da), Pointer(db), Pointer(dc), s, np.int32(n)]}
+    vector_want = {"copy": b, "triad": b + s * c}
+    for name in ("copy", "triad"):
+        if name not in wanted:
+            continue
+        times[name] = cl.time(name, by_name[name], vector_args[name], reps)
+        assert np.allclose(cl.read(da, n), vector_want[name], rtol=1e-6, atol=1e-6), name
+        for form, (kernel, work, global_size, local_size) in OPENCL_FORMS.items():
+            if work != name:
+                continue
+            spec = by_name[name]
+            if global_size is not None:
+                spec = Kernel(form, spec.kind, spec.work, spec.unit, global_size, local_size)
+            cl.device.memset(da, 0, 4 * n)
+            times[form] = cl.time(kernel, spec, vector_args[name], reps)
+            assert np.allclose(cl.read(da, n), vector_want[name], rtol=1e-6, atol=1e-6), form
+    if "reduce" in wanted:
+        partial = cl.empty(k["kReduceGrid"])
+        ones = np.abs(b)
+        cl.device.copy_to_device(db, ones)
+        times["reduce"] = cl.time("reduce", by_name["reduce"], [Pointer(partial), Pointer(db),
+                                                                np.int32(n)], reps)
+        got = cl.read(partial, k["kReduceGrid"]).sum(dtype=np.float64)
+        want = ones.sum(dtype=np.float64)
+        assert abs(got - want) <= 1e-4 * want, f"OpenCL C reduce {got} != {want}"
+        cl.device.free(partial)
+    for address in (da, db, dc):
         cl.device.free(address)
 
-    t = k["kTransposeN"]
-    matrix = pattern(t * t, 3, -1, 1)
-    din, dout = cl.array(matrix), cl.empty(t * t)
-    times["transpose"] = cl.time("transpose", by_name["transpose"],
-                                 [Pointer(dout), Pointer(din), np.int32(t)], reps)
-    assert np.array_equal(cl.read(dout, t * t).reshape(t, t), matrix.reshape(t, t).T)
-    cl.device.free(din)
-    cl.device.free(dout)
+    if "transpose" in wanted:
+        t = k["kTransposeN"]
+        matrix = pattern(t * t, 3, -1, 1)
+        din, dout = cl.array(matrix), cl.empty(t * t)
+        times["transpose"] = cl.time("transpose", by_name["transpose"],
+                                     [Pointer(dout), Pointer(din), np.int32(t)], reps)
+        assert np.array_equal(cl.read(dout, t * t).reshape(t, t), matrix.reshape(t, t).T)
+        cl.device.free(din)
+        cl.device.free(dout)
+    if "sgemm" in wanted:
+        run_opencl_sgemm(cl, k, by_name, reps, times)
+    if "blackscholes" in wanted:
+        run_opencl_blackscholes(cl, k, by_name, reps, times)
+    return times
 
+
+def run_opencl_sgemm(cl: OpenCLKernels, k: dict[str, int], by_name: dict[str, Kernel],
+                     reps: int, times: dict[str, float]) -> None:
     g = k["kGemmN"]
     a, bm = pattern(g * g, 4, -1, 1), pattern(g * g, 5, -1, 1)
     dga, dgb, dgc = cl.array(a), cl.array(bm), cl.empty(g * g)
@@ -303,6 +382,9 @@ def run_opencl(cl: OpenCLKernels, k: dict[str, int], specs: list[Kernel],
     for address in (dga, dgb, dgc):
         cl.device.free(address)
 
+
+def run_opencl_blackscholes(cl: OpenCLKernels, k: dict[str, int], by_name: dict[str, Kernel],
+                            reps: int, times: dict[str, float]) -> None:
     o = k["kOptions"]
     inputs = [cl.array(pattern(o, 6, 5, 30)), cl.array(pattern(o, 7, 1, 100)),
               cl.array(pattern(o, 8, 0.25, 10))]
@@ -314,7 +396,6 @@ def run_opencl(cl: OpenCLKernels, k: dict[str, int], specs: list[Kernel],
     assert np.isfinite(cl.read(outputs[0], o)).all(), "OpenCL C blackscholes"
     for address in inputs + outputs:
         cl.device.free(address)
-    return times
 
 
 # --- the report --------------------------------------------------------------------------------
@@ -363,7 +444,7 @@ def shortfall(row: dict[str, object]) -> str:
 
 
 def print_rows(rows: list[dict[str, object]], copy_bandwidth: float) -> None:
-    print(f"\nmachine copy bandwidth {copy_bandwidth:.1f} GB/s (best STREAM copy, numpy)")
+    print(f"\nmachine copy bandwidth {copy_bandwidth:.1f} GB/s (best STREAM copy)")
     for row in rows:
         of_copy = (f"; {row['zmlir_of_copy']:.0%} of copy (OpenCL C {row['opencl_c_of_copy']:.0%})"
                    if row["kind"] == "memory" else "")
@@ -373,41 +454,129 @@ def print_rows(rows: list[dict[str, object]], copy_bandwidth: float) -> None:
               f"{of_copy} -- goal {row['goal']}: {shortfall(row)}")
 
 
+def baseline(numpy_figures: dict[str, dict[str, float]],
+             c_figures: dict[str, dict[str, float]]) -> tuple[float, str]:
+    """The best copy GB/s of every STREAM measurement, and which it was."""
+    candidates = [(v["copy"], f"numpy copy, {threads} thread(s)")
+                  for threads, v in numpy_figures.items()]
+    candidates += [(gbs, f"C {kind.replace('nontemporal', 'non-temporal')} stores, "
+                         f"{threads} thread(s)")
+                   for kind, by_threads in c_figures.items() if kind.startswith("copy")
+                   for threads, gbs in by_threads.items()]
+    return max(candidates)
+
+
 WHY_MARKER = "## Why"
+TABLE_HEAD = "| kernel | zmlir | OpenCL C | zmlir / OpenCL C | zmlir of copy bw | goal | |"
+
+
+def kept_rows(old: str, names: list[str]) -> dict[str, str]:
+    """The previous report's table line of each kernel in `names`."""
+    found = {}
+    for line in old.splitlines():
+        cells = line.split("|")
+        if len(cells) > 2 and cells[1].strip() in names:
+            found[cells[1].strip()] = line
+    return found
+
+
+def previous_run(old: str) -> str:
+    for line in old.splitlines():
+        if line.startswith("Run "):
+            return line.split(" on ", 1)[0].removeprefix("Run ")
+    return "an earlier run"
 
 
 def write_markdown(path: Path, results: dict[str, object]) -> None:
     rows: list[dict[str, object]] = results["kernels"]  # type: ignore[assignment]
-    bandwidth: dict[str, dict[str, float]] = results["stream"]  # type: ignore[assignment]
+    numpy_figures: dict[str, dict[str, float]] = results["stream"]  # type: ignore[assignment]
+    c_figures: dict[str, dict[str, float]] = results["c_stream"]  # type: ignore[assignment]
+    forms: list[dict[str, object]] = results["opencl_c_forms"]  # type: ignore[assignment]
+    threads = sorted(numpy_figures, key=int)
+    copy_bandwidth = float(results["copy_bandwidth"])  # type: ignore[arg-type]
+    regular = max(c_figures["copy regular"].values())
+    old = path.read_text() if path.exists() else ""
+    measured = [str(row["kernel"]) for row in rows]
+    others = [str(name) for name in results["all_kernels"]  # type: ignore[attr-defined]
+              if name not in measured]
+    kept = kept_rows(old, others)
     lines = [
         "# CPU backend kernels against the machine (bench/cpu_kernels.py)",
         "",
         f"Run {results['when']} on {results['cpu']} ({results['cores']} cores, shared), "
+        f"zmlir built from {results['built_from']}, "
         f"{results['rounds']} rounds x {results['reps']} timed launches per kernel, best time. "
         f"Load: before `{results['load_before']}`, after `{results['load_after']}`.",
         "",
-        "Machine copy bandwidth (numpy, STREAM counting, best of the rounds): "
-        + ", ".join(f"{threads} thread(s) copy {v['copy']:.1f} GB/s, triad {v['triad']:.1f} GB/s"
-                    for threads, v in bandwidth.items())
-        + f"; the baseline is the best copy, **{results['copy_bandwidth']:.1f} GB/s**.",
+        f"Machine copy bandwidth, STREAM counting (bytes read + written) over the kernels' "
+        f"arrays ({results['array_bytes'] >> 20} MiB each; last-level cache "  # type: ignore[operator]
+        f"{results['llc_bytes'] >> 20} MiB), best of the rounds, GB/s:",  # type: ignore[operator]
+        "",
+        "| | " + " | ".join(f"{t} thread(s)" for t in threads) + " |",
+        "|---|" + "---|" * len(threads),
+        "| numpy copy (glibc memcpy: non-temporal stores) | "
+        + " | ".join(f"{numpy_figures[t]['copy']:.1f}" for t in threads) + " |",
+        "| numpy triad | " + " | ".join(f"{numpy_figures[t]['triad']:.1f}" for t in threads)
+        + " |",
+    ]
+    for kind, by_threads in c_figures.items():
+        kernel, stores = kind.split()
+        stores = {"regular": "ordinary", "nontemporal": "non-temporal"}[stores]
+        lines.append(f"| C {kernel}, {stores} stores (bench/cpu_stream.c) | "
+                     + " | ".join(f"{by_threads.get(t, 0.0):.1f}" for t in threads) + " |")
+    lines += [
+        "",
+        f"The baseline is the best copy: **{copy_bandwidth:.1f} GB/s** "
+        f"({results['copy_bandwidth_source']}). A CUDA kernel's `dst[i] = src[i]` stores are "
+        f"ordinary ones, which read each destination line before writing it: the best "
+        f"ordinary-store copy is {regular:.1f} GB/s ({regular / copy_bandwidth:.0%} of the "
+        "baseline).",
         "",
         "zmlir: bench/cpu_kernels.cu (nvcc -arch=sm_75) under `zmlir run`, cudaEvents. "
         "OpenCL C: bench/cpu_kernels.cl, same runtime, same global/local sizes, "
         "profiled markers.",
         "",
-        "| kernel | zmlir | OpenCL C | zmlir / OpenCL C | zmlir of copy bw | goal | |",
+        TABLE_HEAD,
         "|---|---|---|---|---|---|---|",
     ]
-    for row in rows:
+    for name in results["all_kernels"]:  # type: ignore[attr-defined]
+        row = next((r for r in rows if r["kernel"] == name), None)
+        if row is None:
+            if name in kept:
+                lines.append(kept[name])
+            continue
         of_copy = (f"{row['zmlir_of_copy']:.0%} (OpenCL C {row['opencl_c_of_copy']:.0%})"
                    if row["kind"] == "memory" else "")
         lines.append(
             f"| {row['kernel']} | {row['zmlir_rate']:.2f} {row['unit']} ({row['zmlir_ms']:.1f} ms)"
             f" | {row['opencl_c_rate']:.2f} ({row['opencl_c_ms']:.1f} ms) | "
             f"{row['zmlir_over_opencl_c']:.2f} | {of_copy} | {row['goal']} | {shortfall(row)} |")
-    old = path.read_text() if path.exists() else ""
+    if kept:
+        lines += ["", f"Rows of {', '.join(kept)}: from the run of {previous_run(old)}, "
+                      "not re-measured in this one (`--kernels`)."]
+    if forms:
+        lines += [
+            "",
+            "Intel's runtime's ceiling on this machine: the same copy and triad as OpenCL C in "
+            "the forms it runs best (bench/cpu_kernels.cl), same run:",
+            "",
+            "| OpenCL C form | GB/s | of copy bw | against the kernel of CUDA's form |",
+            "|---|---|---|---|",
+        ]
+        for form in forms:
+            lines.append(f"| {form['form']} | {form['rate']:.2f} ({form['ms']:.1f} ms) | "
+                         f"{form['of_copy']:.0%} | {form['speedup']:.2f}x |")
     why = old[old.index(WHY_MARKER):] if WHY_MARKER in old else f"{WHY_MARKER}\n\n(to write)\n"
     path.write_text("\n".join(lines) + "\n\n" + why)
+
+
+def built_from() -> str:
+    """The checkout the run measured: its commit, and whether the tree had changes."""
+    out = subprocess.run(["git", "-C", str(REPO), "describe", "--always", "--dirty"],
+                         capture_output=True, text=True)
+    described = out.stdout.strip() or "unknown"
+    return (described.removesuffix("-dirty") + " plus uncommitted changes"
+            if described.endswith("-dirty") else described)
 
 
 def cpu_name() -> str:
@@ -422,54 +591,90 @@ def main() -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--reps", type=int, default=5, help="timed launches per kernel")
+    parser.add_argument("--kernels", default="",
+                        help="comma-separated kernels to measure (default: all)")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "cpu_kernels.json")
     args = parser.parse_args()
     k = sizes()
     specs = kernels(k)
+    only = [name for name in args.kernels.split(",") if name]
+    unknown = set(only) - {spec.name for spec in specs}
+    if unknown:
+        parser.error(f"unknown kernels {sorted(unknown)}")
+    measured = [spec for spec in specs if not only or spec.name in only]
     cores = os.cpu_count() or 1
     before = load()
     print(f"load: {before}")
     cl = OpenCLKernels()
     streams: dict[str, dict[str, float]] = {}
+    c_streams: dict[str, dict[str, float]] = {}
     ours: dict[str, list[float]] = {}
     theirs: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory(prefix="zmlir-cpu-kernels-") as tmp:
         exe = build_cuda(Path(tmp))
+        stream_exe = build_c_stream(Path(tmp))
         for round_index in range(args.rounds):
             for threads in sorted({1, cores}):
                 figures = stream(k["kVectorN"], args.reps, threads)
                 best = streams.setdefault(str(threads), {"copy": 0.0, "triad": 0.0})
                 for key, value in figures.items():
                     best[key] = max(best[key], value)
-            for name, ms in run_cuda(exe, args.reps).items():
+            for kind, by_threads in c_stream(stream_exe, k["kVectorN"], args.reps).items():
+                for threads_key, gbs in by_threads.items():
+                    kept = c_streams.setdefault(kind, {})
+                    kept[threads_key] = max(kept.get(threads_key, 0.0), gbs)
+            for name, ms in run_cuda(exe, args.reps, only).items():
                 ours.setdefault(name, []).append(ms)
-            for name, ms in run_opencl(cl, k, specs, args.reps).items():
+            for name, ms in run_opencl(cl, k, specs, args.reps, only).items():
                 theirs.setdefault(name, []).append(ms)
             print(f"round {round_index + 1}: " + ", ".join(
                 f"{name} {ours[name][-1]:.1f}/{theirs[name][-1]:.1f} ms" for name in ours))
-    copy_bandwidth = max(v["copy"] for v in streams.values())
-    rows = evaluate(specs, {n: min(v) for n, v in ours.items()},
+    copy_bandwidth, source = baseline(streams, c_streams)
+    rows = evaluate(measured, {n: min(v) for n, v in ours.items()},
                     {n: min(v) for n, v in theirs.items()}, copy_bandwidth)
     for row in rows:
         row["zmlir_ms_rounds"] = ours[str(row["kernel"])]
         row["opencl_c_ms_rounds"] = theirs[str(row["kernel"])]
         row["zmlir_ms_spread"] = (max(ours[str(row["kernel"])]) / min(ours[str(row["kernel"])])
                                   if ours[str(row["kernel"])] else 0.0)
+    by_name = {spec.name: spec for spec in specs}
+    forms = []
+    for form, (_kernel, work, _global, _local) in OPENCL_FORMS.items():
+        if form in theirs:
+            ms = min(theirs[form])
+            forms.append({"form": form, "ms": ms, "rate": rate(by_name[work], ms),
+                          "of_copy": rate(by_name[work], ms) / copy_bandwidth,
+                          "speedup": min(theirs[work]) / ms, "ms_rounds": theirs[form]})
     print_rows(rows, copy_bandwidth)
+    for form in forms:
+        print(f"OpenCL C {form['form']}: {form['rate']:.2f} GB/s ({form['ms']:.2f} ms), "
+              f"{form['of_copy']:.0%} of copy")
     after = load()
     print(f"load: {after}")
+    when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    old_rows = []
+    if only and args.out.exists():  # the kernels not measured keep their previous figures
+        previous = json.loads(args.out.read_text())
+        old_rows = [dict(row, measured=row.get("measured", previous.get("when")))
+                    for row in previous.get("kernels", []) if row["kernel"] not in only]
     results: dict[str, object] = {
-        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "cpu": cpu_name(),
+        "when": when, "cpu": cpu_name(), "built_from": built_from(),
         "cores": cores, "rounds": args.rounds, "reps": args.reps,
-        "load_before": before, "load_after": after, "sizes": k, "stream": streams,
-        "copy_bandwidth": copy_bandwidth, "kernels": rows,
+        "load_before": before, "load_after": after, "sizes": k,
+        "array_bytes": 4 * k["kVectorN"], "llc_bytes": last_level_cache(),
+        "stream": streams, "c_stream": c_streams,
+        "copy_bandwidth": copy_bandwidth, "copy_bandwidth_source": source,
+        "all_kernels": [spec.name for spec in specs],
+        "kernels": sorted([dict(row, measured=when) for row in rows] + old_rows,
+                          key=lambda row: [spec.name for spec in specs].index(row["kernel"])),
+        "opencl_c_forms": forms,
         "median_round_ratio": {n: statistics.median(theirs[n][i] / ours[n][i]
                                                      for i in range(len(ours[n])))
                                for n in ours},
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=1) + "\n")
-    write_markdown(args.out.with_suffix(".md"), results)
+    write_markdown(args.out.with_suffix(".md"), dict(results, kernels=rows))
     print(f"written to {args.out} and {args.out.with_suffix('.md')}")
     return 0
 
