@@ -7,9 +7,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMPS := .stamps
 LIBCUDA := zmlir/runtime/cuda/lib/libcuda.so.1
-# Our cuBLAS and cuFFT (zmlir/libraries/), next to it.
+# Our cuBLAS, cuFFT and cuRAND (zmlir/libraries/), next to it.
 CUBLAS := zmlir/runtime/cuda/lib/libcublas.so.13
 CUFFT := zmlir/runtime/cuda/lib/libcufft.so.12
+CURAND := zmlir/runtime/cuda/lib/libcurand.so.10
 # LLVM/MLIR 22's prefix: `make LLVM_ROOT=/opt/llvm-22 ...` for another one.
 # CMake gets it as ZMLIR_LLVM_ROOT, and so do the tests, lit and zmlir's
 # targets (zmlir/toolchain.py) through the environment.
@@ -25,7 +26,8 @@ PIP_PACKAGES := 'scikit-build-core>=0.10' 'nanobind>=2.0' cmake ninja \
 
 NATIVE_SOURCES := $(shell find zmlir -name '*.cpp' -o -name '*.h' -o -name '*.td' \
 	-o -name CMakeLists.txt) CMakeLists.txt pyproject.toml
-# NVIDIA's own cuRAND (a 77 MB wheel), run unmodified by test/libraries/test_curand.py.
+# NVIDIA's own cuRAND (a 77 MB wheel), run unmodified by test/libraries/test_curand.py
+# and compared there with ours; its headers build ours.
 PIP_PACKAGES += 'nvidia-curand==10.4.*'
 # The C++ that `make lint` checks against .clang-format and `make format` rewrites.
 CXX_SOURCES := $(filter %.cpp %.h,$(NATIVE_SOURCES))
@@ -38,7 +40,7 @@ export ZMLIR_LLVM_ROOT := $(LLVM_ROOT)
 
 all: bootstrap
 
-bootstrap: apt $(STAMPS)/build $(LIBCUDA) $(CUBLAS) $(CUFFT)
+bootstrap: apt $(STAMPS)/build $(LIBCUDA) $(CUBLAS) $(CUFFT) $(CURAND)
 
 # System packages: installed only when one is missing.
 apt:
@@ -73,10 +75,17 @@ $(LIBCUDA): $(STAMPS)/build zmlir/runtime/cuda/api.py zmlir/runtime/cuda/build.p
 	$(PY) -m zmlir.runtime.cuda.build >/dev/null
 
 # NVIDIA's headers (the nvidia-cublas and nvidia-cufft wheels), OpenBLAS
-# (scipy-openblas32) and oneMKL (mkl, mkl-include); one build makes them all.
+# (scipy-openblas32) and oneMKL (mkl, mkl-include); one build makes them all
+# (and our cuRAND, where nvcc is).
 $(CUBLAS) $(CUFFT) &: $(LIBCUDA) zmlir/libraries/build.py $(wildcard zmlir/libraries/common/*) \
             $(wildcard zmlir/libraries/cublas/*) $(wildcard zmlir/libraries/cufft/*)
 	$(PY) -m zmlir.libraries.build >/dev/null
+
+# Our cuRAND's kernels are compiled by nvcc: without it (said on stderr),
+# no libcurand.so.10 of ours, and programs find NVIDIA's if anywhere.
+$(CURAND): $(LIBCUDA) zmlir/libraries/build.py $(wildcard zmlir/libraries/common/*) \
+            $(wildcard zmlir/libraries/curand/*)
+	$(PY) -m zmlir.libraries.build --only libcurand.so.10 --allow-missing >/dev/null
 
 demo: bootstrap
 	$(PY) examples/demo.py

@@ -13,7 +13,8 @@ checkout (https://github.com/NVIDIA/cuda-samples). Nothing is fetched.
       cuRAND's device API is headers only). Samples that need a library
       beyond cudart, NVRTC, cuBLAS and cuFFT (ours, zmlir/libraries/,
       against the nvidia-cublas and nvidia-cufft wheels' headers) and
-      cuRAND (NVIDIA's libcurand.so.10, the nvidia-curand wheel), or
+      cuRAND (ours where the sample's generators are ours, else NVIDIA's
+      libcurand.so.10, the nvidia-curand wheel), or
       graphics/MPI/OpenMP interop, are listed as skipped with why.
 
   nvptx OUT [--arch sm_75] [--gpu sm_90]
@@ -119,8 +120,8 @@ def discover(checkout: Path) -> list[Sample]:
             cufft = _our_library("cufft.h", "libcufft.so.12") if "cuFFT" in needs else []
             if cufft:  # ours, as cuBLAS
                 needs.remove("cuFFT")
-            curand = _nvidia_curand() if "cuRAND" in needs else []
-            if curand:  # NVIDIA's own, run unmodified (runtime/cuda/arch_preload.c)
+            curand = _curand(path) if "cuRAND" in needs else []
+            if curand:
                 needs.remove("cuRAND")
             sources = _cmake_sources(text, path.name)
             fatbins = []
@@ -167,6 +168,25 @@ def _our_library(header: str, soname: str) -> list[str]:
     if wheel is None or not (libdir / soname).exists():
         return []
     return [f"-I{wheel / 'include'}", f"-L{libdir}"]
+
+
+# Generators our libcurand does not make (zmlir/libraries/curand/).
+_CURAND_NOT_OURS = re.compile(r"CURAND_RNG_(QUASI_\w+|PSEUDO_MTGP32|PSEUDO_MT19937)")
+
+
+def _curand(sample: Path) -> list[str]:
+    """nvcc's flags for cuRAND: NVIDIA's libcurand.so.10 (_nvidia_curand),
+    found at run time before the library path (DT_RPATH), for a sample that
+    uses a generator ours does not make (MTGP32, Sobol); else ours first where
+    it is built, `zmlir run`'s library path coming before the rpath
+    (DT_RUNPATH), NVIDIA's library where ours is not on the path."""
+    flags = _nvidia_curand()
+    code = " ".join(p.read_text(errors="replace") for p in sample.rglob("*")
+                    if p.suffix in (".cu", ".cpp", ".cuh", ".h", ".c"))
+    if not flags or _CURAND_NOT_OURS.search(code) or not _our_library("curand.h",
+                                                                       "libcurand.so.10"):
+        return [*flags, "-Xlinker=--disable-new-dtags"] if flags else []
+    return [*flags, "-Xlinker=--enable-new-dtags"]
 
 
 def _nvidia_curand() -> list[str]:

@@ -1,9 +1,12 @@
-"""Builds our libcublas.so.13, libcublasLt.so.13 and libcufft.so.12 next to
-libcuda.so.1.
+"""Builds our libcublas.so.13, libcublasLt.so.13, libcufft.so.12 and
+libcurand.so.10 next to libcuda.so.1.
 
-Each is C (cublas/, cufft/): our functions, compiled against NVIDIA's headers
-(the nvidia-cublas and nvidia-cufft wheels', with the CUDA toolkit's cuda.h),
-each checked against NVIDIA's prototype at compile time. The host BLAS is
+Each is C (cublas/, cufft/, curand/): our functions, compiled against NVIDIA's
+headers (the nvidia-cublas, nvidia-cufft and nvidia-curand wheels', with the
+CUDA toolkit's cuda.h), each checked against NVIDIA's prototype at compile
+time. cuRAND's generators are CUDA C++ of ours (curand/kernels.cu) over
+NVIDIA's device API, compiled to PTX by nvcc here and embedded in the library,
+which loads it through the driver API. The host BLAS is
 OpenBLAS (the scipy-openblas32 wheel: bench/blas_sgemm.py measured it against
 oneMKL on this CPU); the host FFT is oneMKL's DFTI (the mkl wheel:
 bench/results/cufft.md measured it against FFTW). Every function NVIDIA's
@@ -11,7 +14,7 @@ library exports (<dir>/nvidia_exports_*.txt) is a jump through a slot that
 common/route.c fills on first call, from the backend our driver runs on; this
 module generates those stubs and links.
 
-    python -m zmlir.libraries.build [OUT_DIR] [--allow-missing]
+    python -m zmlir.libraries.build [OUT_DIR] [--allow-missing] [--only SONAME]
 """
 
 from __future__ import annotations
@@ -39,10 +42,14 @@ class Library:
     directory: str  # its sources' folder under zmlir/libraries/
     sources: tuple[str, ...]  # there, besides common/route.c
     exports: str  # NVIDIA's exported names, in `directory`
-    host: str  # the host library it runs on: "blas" or "fft"
+    host: str | None  # the host library it runs on: "blas", "fft", or none
     api: str  # its name in messages
     not_supported: tuple[int, str]  # its NOT_SUPPORTED status: value, name
     header: str  # a header of NVIDIA's wheel, to find its include/
+    # CUDA C++ of ours (in `directory`) compiled to PTX by nvcc and embedded
+    # as `zmlir_<directory>_ptx`: such a library needs only the driver API,
+    # and is ours on every driver (common/route.c).
+    kernels: str | None = None
 
 
 _CUBLAS_NOT_SUPPORTED = (15, "CUBLAS_STATUS_NOT_SUPPORTED")
@@ -54,6 +61,10 @@ LIBRARIES = (
             "blas", "cuBLAS", _CUBLAS_NOT_SUPPORTED, "cublas_api.h"),
     Library("libcufft.so.12", "cufft", ("cufft.c",), "nvidia_exports_cufft.txt", "fft",
             "cuFFT", (16, "CUFFT_NOT_SUPPORTED"), "cufft.h"),
+    # cuRAND has no "not supported" status; ARCH_MISMATCH ("GPU does not
+    # support requested feature") says it best.
+    Library("libcurand.so.10", "curand", ("curand.c",), "nvidia_exports_curand.txt", None,
+            "cuRAND", (204, "CURAND_STATUS_ARCH_MISMATCH"), "curand.h", kernels="kernels.cu"),
 )
 
 
@@ -173,7 +184,35 @@ def _compiler() -> list[str]:
     return shlex.split(sysconfig.get_config_var("CC") or "cc")
 
 
-_WHEELS = {"cublas_api.h": "'nvidia-cublas==13.0.*'", "cufft.h": "'nvidia-cufft==12.0.*'"}
+_WHEELS = {"cublas_api.h": "'nvidia-cublas==13.0.*'", "cufft.h": "'nvidia-cufft==12.0.*'",
+           "curand.h": "'nvidia-curand==10.4.*'"}
+
+
+def _nvcc() -> str:
+    """NVIDIA's nvcc (not `zmlir run`'s stand-in)."""
+    for candidate in (os.environ.get("ZMLIR_REAL_NVCC"), shutil.which("nvcc"),
+                      "/usr/local/cuda/bin/nvcc"):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    raise MissingDependency("nvcc (the CUDA toolkit's compiler)")
+
+
+def kernels_c(library: Library, include: Path, tmp: Path, verbose: bool = False) -> Path:
+    """The library's kernels as PTX for compute_75 (every backend of ours
+    loads it; NVIDIA's driver compiles it for its GPU), in a C file."""
+    assert library.kernels
+    ptx = tmp / "kernels.ptx"
+    command = [_nvcc(), "-ptx", "-arch=compute_75", f"-I{include}",
+               str(ROOT / library.directory / library.kernels), "-o", str(ptx)]
+    if verbose:
+        print(" ".join(command))
+    subprocess.run(command, check=True)
+    data = ptx.read_bytes() + b"\0"
+    rows = (",".join(str(b) for b in data[i:i + 64]) for i in range(0, len(data), 64))
+    source = tmp / "kernels_ptx.c"
+    source.write_text(f"const char zmlir_{library.directory}_ptx[{len(data)}] = {{\n"
+                      + ",\n".join(rows) + "};\n")
+    return source
 
 
 def build_library(library: Library, out: Path, libcuda: Path, verbose: bool = False) -> Path:
@@ -185,17 +224,22 @@ def build_library(library: Library, out: Path, libcuda: Path, verbose: bool = Fa
     elif wheel is None:
         raise MissingDependency(f"NVIDIA's {library.api} headers: "
                                 f"pip install {_WHEELS[library.header]}")
-    host_flags, host_link = _HOST_LIBRARIES[library.host]()
+    host_flags, host_link = _HOST_LIBRARIES[library.host]() if library.host else ([], [])
     here = ROOT / library.directory
     status, status_name = library.not_supported
     flags = ["-std=gnu11", "-O2", "-fPIC", "-fvisibility=hidden", "-Wall", "-Werror",
              f"-I{here}", f"-I{COMMON}", f"-I{wheel / 'include'}", f"-I{cuda_include}",
              *host_flags, f"-DZMLIR_NOT_SUPPORTED={status}", f'-DZMLIR_NOT_SUPPORTED_NAME="{status_name}"',
              f'-DZMLIR_API_NAME="{library.api}"']
+    if library.kernels:
+        flags.append("-DZMLIR_OURS_ON_EVERY_DRIVER")
     names = _exports(library)
     with tempfile.TemporaryDirectory(prefix="zmlir-libraries-") as tmp:
         objects = []
-        for source in (COMMON / "route.c", *(here / name for name in library.sources)):
+        sources = [COMMON / "route.c", *(here / name for name in library.sources)]
+        if library.kernels:
+            sources.append(kernels_c(library, wheel / "include", Path(tmp), verbose))
+        for source in sources:
             obj = Path(tmp) / (source.stem + ".o")
             command = [*_compiler(), *flags, "-c", str(source), "-o", str(obj)]
             if verbose:
@@ -226,12 +270,12 @@ def build_library(library: Library, out: Path, libcuda: Path, verbose: bool = Fa
 
 def build(out_dir: Path | None = None, verbose: bool = False,
           allow_missing: bool = False, only_missing: bool = False,
-          quiet: bool = False) -> list[Path]:
+          quiet: bool = False, only: str | None = None) -> list[Path]:
     """Our libraries, into our libcuda.so.1's folder (which must be built).
     With `allow_missing`, a library whose dependencies this machine lacks is
     left out, saying so on stderr unless `quiet` (an NVIDIA machine without
     oneMKL still gets our cuBLAS); with `only_missing`, one already built is
-    kept."""
+    kept; with `only`, the library of that soname alone."""
     from zmlir.runtime.cuda import build as libcuda
 
     out = out_dir or libcuda.library_dir()
@@ -243,10 +287,14 @@ def build(out_dir: Path | None = None, verbose: bool = False,
     for library in LIBRARIES:
         if only_missing and (out / library.soname).exists():
             continue
+        if only and library.soname != only:
+            continue
         try:
             made.append(build_library(library, out, driver, verbose))
         except MissingDependency as err:
-            if not allow_missing:
+            # A library of kernels needs nvcc, which a machine may well lack:
+            # its programs then find NVIDIA's library, if anywhere.
+            if not allow_missing and not library.kernels:
                 raise
             if not quiet:
                 print(f"zmlir: {library.soname} not built: {err} is missing", file=sys.stderr)
@@ -259,9 +307,13 @@ def built(directory: Path) -> bool:
 
 if __name__ == "__main__":
     arguments = [a for a in sys.argv[1:] if a != "--allow-missing"]
+    only = None
+    if "--only" in arguments:
+        at = arguments.index("--only")
+        only, arguments = arguments[at + 1], arguments[:at] + arguments[at + 2:]
     try:
         for path in build(Path(arguments[0]) if arguments else None, verbose=True,
-                          allow_missing="--allow-missing" in sys.argv):
+                          allow_missing="--allow-missing" in sys.argv, only=only):
             print(path)
     except MissingDependency as err:
         sys.exit(f"zmlir: cannot build our CUDA libraries: {err} is missing")

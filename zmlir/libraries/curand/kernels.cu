@@ -1,0 +1,302 @@
+// Our cuRAND's generators: CUDA C++ over NVIDIA's device API (curand_kernel.h),
+// compiled to PTX by nvcc when the library is built (build.py) and loaded
+// through the driver API by curand.c, so that they run on every backend of
+// our driver and on NVIDIA's. The device API's arithmetic (curand_init's
+// skip-ahead, Box-Muller through logf and __sincosf) is NVIDIA's own, as
+// nvcc compiles it, which is what NVIDIA's host API runs too.
+//
+// The orderings are those of NVIDIA's host API (CURAND_ORDERING_PSEUDO_DEFAULT),
+// measured against libcurand 10.4 (test/libraries/test_curand.py):
+//
+// XORWOW and MRG32k3a: T states (4096, 81920), state s on subsequence s of
+// the seed. A call's output is made of units (one value; for normals and
+// log-normals a Box-Muller pair of values); unit u of a call made at offset
+// O (counted in units since the seed was set) comes from state (u + O) mod T,
+// each state taking its units in order, and O grows by the call's units.
+// States persist between calls: a unit takes as many draws as its value
+// needs (double uniforms two 32-bit draws of XORWOW, normal double pairs
+// four), whatever the next call's offset assumes. Setting the seed or the
+// offset starts states over: state s skips the positions below O that are
+// its own, O / T + (s < O mod T).
+//
+// Philox4x32-10: 65536 subsequences, each with a counter that persists
+// between calls. Position p = O + element (O counted in elements) lies in
+// unit p / 4, lane p mod 4; unit w is subsequence w mod 65536's, which makes
+// it from its next Philox block (curand4) for floats (one lane each; normals
+// Box-Muller on lanes 0,1 and 2,3), its next two for doubles (two lanes of
+// 32 bits each). A unit that a call starts inside of is made from the block
+// its position gives (w / 65536) instead; either way the counter then moves
+// past the blocks the unit used (a double unit cut short after its second
+// value used one). Setting the seed or the offset sets subsequence s's
+// counter to the units below ceil(O / 4) that are its own.
+#include <curand_kernel.h>
+
+namespace {
+
+constexpr unsigned kXorwowStates = 4096;
+constexpr unsigned kMrgStates = 81920;
+constexpr unsigned kPhiloxSubsequences = 65536;
+
+enum Distribution : int {
+  kBits = 0,
+  kUniform = 1,
+  kUniformDouble = 2,
+  kNormal = 3,
+  kNormalDouble = 4,
+  kLogNormal = 5,
+  kLogNormalDouble = 6,
+};
+
+struct Params {
+  float mean, stddev;
+  double mean_double, stddev_double;
+};
+
+// The states' first skip at offset O (in units): the positions below O that
+// are state s's own.
+__device__ unsigned long long first_skip(unsigned s, unsigned long long offset, unsigned count) {
+  return offset / count + (s < offset % count ? 1 : 0);
+}
+
+template <typename State>
+__device__ void init_states(State *states, unsigned long long seed, unsigned long long offset,
+                            unsigned count) {
+  unsigned s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= count)
+    return;
+  State state;
+  curand_init(seed, s, first_skip(s, offset, count), &state);
+  states[s] = state;
+}
+
+// A pair's two values, element by element: the application's pointer need
+// only be aligned to one.
+template <typename T>
+__device__ void store(void *out, unsigned long long u, T x, T y) {
+  ((T *)out)[2 * u] = x;
+  ((T *)out)[2 * u + 1] = y;
+}
+
+// One unit of a stateful generator's distribution into `out` at unit u.
+__device__ void unit(curandStateXORWOW_t *st, int kind, void *out, unsigned long long u,
+                     const Params &p) {
+  switch (kind) {
+  case kBits:
+    ((unsigned *)out)[u] = curand(st);
+    break;
+  case kUniform:
+    ((float *)out)[u] = curand_uniform(st);
+    break;
+  case kUniformDouble:
+    ((double *)out)[u] = curand_uniform_double(st);
+    break;
+  case kNormal: {
+    float2 v = curand_normal2(st);
+    store(out, u, v.x * p.stddev + p.mean, v.y * p.stddev + p.mean);
+    break;
+  }
+  case kLogNormal: {
+    float2 v = curand_log_normal2(st, p.mean, p.stddev);
+    store(out, u, v.x, v.y);
+    break;
+  }
+  case kNormalDouble: {
+    double2 v = curand_normal2_double(st);
+    store(out, u, v.x * p.stddev_double + p.mean_double, v.y * p.stddev_double + p.mean_double);
+    break;
+  }
+  case kLogNormalDouble: {
+    double2 v = curand_log_normal2_double(st, p.mean_double, p.stddev_double);
+    store(out, u, v.x, v.y);
+    break;
+  }
+  }
+}
+
+__device__ void unit(curandStateMRG32k3a_t *st, int kind, void *out, unsigned long long u,
+                     const Params &p) {
+  switch (kind) {
+  case kBits:
+    ((unsigned *)out)[u] = curand(st);
+    break;
+  case kUniform:
+    ((float *)out)[u] = curand_uniform(st);
+    break;
+  case kUniformDouble:
+    ((double *)out)[u] = curand_uniform_double(st);
+    break;
+  case kNormal: {
+    float2 v = curand_normal2(st);
+    store(out, u, v.x * p.stddev + p.mean, v.y * p.stddev + p.mean);
+    break;
+  }
+  case kLogNormal: {
+    float2 v = curand_log_normal2(st, p.mean, p.stddev);
+    store(out, u, v.x, v.y);
+    break;
+  }
+  case kNormalDouble: {
+    double2 v = curand_normal2_double(st);
+    store(out, u, v.x * p.stddev_double + p.mean_double, v.y * p.stddev_double + p.mean_double);
+    break;
+  }
+  case kLogNormalDouble: {
+    double2 v = curand_log_normal2_double(st, p.mean_double, p.stddev_double);
+    store(out, u, v.x, v.y);
+    break;
+  }
+  }
+}
+
+// State s's units of a call: u = (s - O) mod T, then every T-th, below n.
+template <typename State>
+__device__ void generate_units(State *states, int kind, void *out, unsigned long long units,
+                               unsigned long long offset, const Params &p, unsigned count) {
+  unsigned s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= count)
+    return;
+  unsigned long long u = (s + count - offset % count) % count;
+  if (u >= units)
+    return;
+  State state = states[s];
+  for (; u < units; u += count)
+    unit(&state, kind, out, u, p);
+  states[s] = state;
+}
+
+__device__ double uniform_double(unsigned x, unsigned y) {
+  return _curand_uniform_double_hq(x, y);
+}
+
+__device__ uint4 philox_block(unsigned long long seed, unsigned s, unsigned long long counter) {
+  // curand_init(seed, s, 4 * counter)'s block, as curand4 returns it.
+  return curand_Philox4x32_10(make_uint4((unsigned)counter, (unsigned)(counter >> 32), s, 0),
+                              make_uint2((unsigned)seed, (unsigned)(seed >> 32)));
+}
+
+// A unit's four values from its first block `a` (and for doubles the next).
+template <int Kind, typename T>
+__device__ void philox_values(unsigned long long seed, unsigned s, unsigned long long at,
+                              const Params &p, T v[4]) {
+  uint4 a = philox_block(seed, s, at);
+  if constexpr (Kind == kBits) {
+    v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w;
+  } else if constexpr (Kind == kUniform) {
+    v[0] = _curand_uniform(a.x), v[1] = _curand_uniform(a.y);
+    v[2] = _curand_uniform(a.z), v[3] = _curand_uniform(a.w);
+  } else if constexpr (Kind == kNormal || Kind == kLogNormal) {
+    float2 x = _curand_box_muller(a.x, a.y), y = _curand_box_muller(a.z, a.w);
+    v[0] = x.x * p.stddev + p.mean, v[1] = x.y * p.stddev + p.mean;
+    v[2] = y.x * p.stddev + p.mean, v[3] = y.y * p.stddev + p.mean;
+    if constexpr (Kind == kLogNormal)
+      v[0] = expf(v[0]), v[1] = expf(v[1]), v[2] = expf(v[2]), v[3] = expf(v[3]);
+  } else {
+    uint4 b = philox_block(seed, s, at + 1);
+    if constexpr (Kind == kUniformDouble) {
+      v[0] = uniform_double(a.x, a.y), v[1] = uniform_double(a.z, a.w);
+      v[2] = uniform_double(b.x, b.y), v[3] = uniform_double(b.z, b.w);
+    } else {
+      double2 x = _curand_box_muller_double(a.x, a.y, a.z, a.w);
+      double2 y = _curand_box_muller_double(b.x, b.y, b.z, b.w);
+      v[0] = x.x * p.stddev_double + p.mean_double, v[1] = x.y * p.stddev_double + p.mean_double;
+      v[2] = y.x * p.stddev_double + p.mean_double, v[3] = y.y * p.stddev_double + p.mean_double;
+      if constexpr (Kind == kLogNormalDouble)
+        v[0] = exp(v[0]), v[1] = exp(v[1]), v[2] = exp(v[2]), v[3] = exp(v[3]);
+    }
+  }
+}
+
+template <typename T>
+__device__ T lane_of(const T v[4], unsigned lane) {
+  return lane == 0 ? v[0] : lane == 1 ? v[1] : lane == 2 ? v[2] : v[3];
+}
+
+template <int Kind, typename T>
+__device__ void philox_units(unsigned long long *counters, void *out, unsigned long long n,
+                             unsigned long long offset, unsigned long long seed, const Params &p) {
+  constexpr bool doubles = sizeof(T) == 8;
+  unsigned s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= kPhiloxSubsequences)
+    return;
+  const unsigned long long first = offset / 4, last = (offset + n - 1) / 4;
+  unsigned long long w = first + (s + kPhiloxSubsequences - first % kPhiloxSubsequences) %
+                                     kPhiloxSubsequences;
+  if (w > last)
+    return;
+  unsigned long long counter = counters[s];
+  for (; w <= last; w += kPhiloxSubsequences) {
+    // The lanes of this unit in [offset, offset + n).
+    unsigned from = w == first ? offset % 4 : 0;
+    unsigned to = w == last ? (offset + n - 1) % 4 : 3;
+    // A call that starts inside a unit makes it from the block its position
+    // gives; either way the counter moves past the blocks the unit used.
+    unsigned long long at = from > 0 ? w / kPhiloxSubsequences : counter;
+    counter = at + (doubles && to >= 2 ? 2 : 1);
+    T v[4];
+    philox_values<Kind, T>(seed, s, at, p, v);
+    T *unit = (T *)out + (long long)(w * 4 - offset); // lanes below `from` unused
+    if (from == 0 && to == 3) {
+      unit[0] = v[0], unit[1] = v[1], unit[2] = v[2], unit[3] = v[3];
+    } else {
+      for (unsigned lane = from; lane <= to; ++lane)
+        unit[lane] = lane_of(v, lane);
+    }
+  }
+  counters[s] = counter;
+}
+
+} // namespace
+
+extern "C" {
+
+__global__ void zmlir_curand_xorwow_init(curandStateXORWOW_t *states, unsigned long long seed,
+                                         unsigned long long offset) {
+  init_states(states, seed, offset, kXorwowStates);
+}
+
+__global__ void zmlir_curand_xorwow_generate(curandStateXORWOW_t *states, int kind, void *out,
+                                             unsigned long long units, unsigned long long offset,
+                                             Params p) {
+  generate_units(states, kind, out, units, offset, p, kXorwowStates);
+}
+
+__global__ void zmlir_curand_mrg32k3a_init(curandStateMRG32k3a_t *states, unsigned long long seed,
+                                           unsigned long long offset) {
+  init_states(states, seed, offset, kMrgStates);
+}
+
+__global__ void zmlir_curand_mrg32k3a_generate(curandStateMRG32k3a_t *states, int kind, void *out,
+                                               unsigned long long units, unsigned long long offset,
+                                               Params p) {
+  generate_units(states, kind, out, units, offset, p, kMrgStates);
+}
+
+__global__ void zmlir_curand_philox_init(unsigned long long *counters, unsigned long long offset) {
+  unsigned s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s < kPhiloxSubsequences)
+    counters[s] = first_skip(s, (offset + 3) / 4, kPhiloxSubsequences);
+}
+
+// Philox: thread s makes subsequence s's units of the call, in order.
+__global__ void zmlir_curand_philox_generate(unsigned long long *counters, int kind, void *out,
+                                             unsigned long long n, unsigned long long offset,
+                                             unsigned long long seed, Params p) {
+  switch (kind) {
+  case kBits:
+    return philox_units<kBits, unsigned>(counters, out, n, offset, seed, p);
+  case kUniform:
+    return philox_units<kUniform, float>(counters, out, n, offset, seed, p);
+  case kNormal:
+    return philox_units<kNormal, float>(counters, out, n, offset, seed, p);
+  case kLogNormal:
+    return philox_units<kLogNormal, float>(counters, out, n, offset, seed, p);
+  case kUniformDouble:
+    return philox_units<kUniformDouble, double>(counters, out, n, offset, seed, p);
+  case kNormalDouble:
+    return philox_units<kNormalDouble, double>(counters, out, n, offset, seed, p);
+  case kLogNormalDouble:
+    return philox_units<kLogNormalDouble, double>(counters, out, n, offset, seed, p);
+  }
+}
+
+} // extern "C"
