@@ -157,6 +157,11 @@ def ours_and_nvidias(tmp_path_factory: pytest.TempPathFactory, wheel: Path,
         runs[name] = subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(exe)],
                                     capture_output=True, text=True, timeout=1200,
                                     env={**os.environ, "ZMLIR_LOG": "1"})
+    # Several threads per state, as on a GPU (curand.c: threads_per_state).
+    runs["ours, split"] = subprocess.run(
+        [sys.executable, "-m", "zmlir.cli", "run", "--", str(folder / "ours")],
+        capture_output=True, text=True, timeout=1200,
+        env={**os.environ, "ZMLIR_CURAND_SPLIT": "7"})
     runs["unsupported"] = subprocess.run(
         [sys.executable, "-m", "zmlir.cli", "run", "--", str(folder / "ours"), "unsupported"],
         capture_output=True, text=True, timeout=600)
@@ -167,8 +172,11 @@ def test_ours_gives_nvidias_sequences(
         ours_and_nvidias: dict[str, subprocess.CompletedProcess[str]]) -> None:
     """XORWOW, Philox4x32-10 and MRG32k3a, every distribution and precision,
     offsets, odd sizes, streams, host generators: the same bits as NVIDIA's
-    library, which runs its own PTX here through the same JIT."""
+    library, which runs its own PTX here through the same JIT; also with a
+    state's values shared among 7 threads (the device API's skip-ahead)."""
     ours, nvidias = ours_and_nvidias["ours"], ours_and_nvidias["nvidias"]
+    split = ours_and_nvidias["ours, split"]
+    assert split.returncode == 0 and split.stdout == ours.stdout, split.stdout + split.stderr
     assert ours.returncode == 0 and ours.stdout.endswith("DONE\n"), ours.stdout + ours.stderr
     assert nvidias.returncode == 0, nvidias.stdout + nvidias.stderr[-4000:]
     # Ours ran, not NVIDIA's: NVIDIA's needs its PTX path (arch_preload.c).

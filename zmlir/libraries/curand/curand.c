@@ -56,7 +56,12 @@ struct curandGenerator_st {
   /* The offset, in kernels.cu's units: set by the application, then
    * advanced by each generation. */
   unsigned long long offset;
-  CUdeviceptr states; /* state_count's; 0 until first used */
+  /* state_count's; 0 until first used. XORWOW's and MRG32k3a's are read
+   * from states[current] and written to the other (kernels.cu), Philox's
+   * updated in place in states[0]. */
+  CUdeviceptr states[2];
+  int current;
+  unsigned resident;  /* threads the device keeps running at once */
   int states_current; /* at `seed` and `offset` */
   pthread_mutex_t lock;
 };
@@ -145,6 +150,13 @@ static curandStatus_t create(curandGenerator_t *generator, curandRngType_t type,
     free(g);
     return CURAND_STATUS_INITIALIZATION_FAILED;
   }
+  CUdevice device;
+  int processors = 1, threads = 2048;
+  if (cuCtxGetDevice(&device) == CUDA_SUCCESS) {
+    cuDeviceGetAttribute(&processors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
+    cuDeviceGetAttribute(&threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, device);
+  }
+  g->resident = (unsigned)processors * (unsigned)threads;
   g->type = type;
   g->host = host;
   g->seed = 0; /* NVIDIA's default seed */
@@ -169,8 +181,9 @@ curandStatus_t IMPL(curandDestroyGenerator)(curandGenerator_t g) {
   /* Work queued in the generator's stream may still use the states. */
   cuCtxPushCurrent(g->context);
   cuStreamSynchronize(g->stream);
-  if (g->states)
-    cuMemFree(g->states);
+  for (int i = 0; i < 2; ++i)
+    if (g->states[i])
+      cuMemFree(g->states[i]);
   cuModuleUnload(g->module);
   CUcontext popped;
   cuCtxPopCurrent(&popped);
@@ -260,6 +273,23 @@ curandStatus_t IMPL(curandSetGeneratorOrdering)(curandGenerator_t g, curandOrder
 }
 ABI_CHECK(curandSetGeneratorOrdering);
 
+/* How many threads share a state's units (kernels.cu): one where the
+ * device runs no more threads at once than there are states (a CPU), else
+ * enough to fill it (an H200 keeps 132 x 2048 running), each thread with 32
+ * units at least. ZMLIR_CURAND_SPLIT sets it (the tests' check that the
+ * values do not depend on it). */
+static unsigned threads_per_state(curandGenerator_t g, unsigned long long units_per_state) {
+  const char *forced = getenv("ZMLIR_CURAND_SPLIT");
+  if (forced && atoi(forced) > 0)
+    return (unsigned)atoi(forced);
+  unsigned split = g->resident / state_count(g->type);
+  if (split > units_per_state / 32)
+    split = (unsigned)(units_per_state / 32);
+  if (split > 64)
+    split = 64;
+  return split ? split : 1;
+}
+
 static CUresult launch(CUfunction f, unsigned threads, CUstream stream, void **args) {
   unsigned blocks = (threads + BLOCK - 1) / BLOCK;
   return cuLaunchKernel(f, blocks, 1, 1, BLOCK, 1, 1, 0, stream, args, NULL);
@@ -285,21 +315,35 @@ static curandStatus_t generate(curandGenerator_t g, enum kind kind, void *out, s
   int ikind = kind;
   int philox = g->type == CURAND_RNG_PSEUDO_PHILOX4_32_10;
   unsigned count = state_count(g->type);
-  if (result == CUDA_SUCCESS && !g->states)
-    result = cuMemAlloc(&g->states, (size_t)count * (philox ? 8 : STATE_BYTES));
+  size_t bytes = (size_t)count * (philox ? 8 : STATE_BYTES);
+  for (int i = 0; i < (philox ? 1 : 2) && result == CUDA_SUCCESS; ++i)
+    if (!g->states[i])
+      result = cuMemAlloc(&g->states[i], bytes);
   if (result == CUDA_SUCCESS && !g->states_current) {
-    void *args[] = {&g->states, &g->seed, &g->offset};
-    void *philox_args[] = {&g->states, &g->offset};
+    void *args[] = {&g->states[g->current], &g->seed, &g->offset};
+    void *philox_args[] = {&g->states[0], &g->offset};
     result = launch(g->init, count, g->stream, philox ? philox_args : args);
     g->states_current = result == CUDA_SUCCESS;
   }
   /* XORWOW's and MRG32k3a's offsets count units (pairs for normals),
    * Philox's values (kernels.cu). */
   unsigned long long units = pairs && !philox ? n / 2 : n;
-  if (result == CUDA_SUCCESS) {
-    void *args[] = {&g->states, &ikind, &target, &units, &g->offset, &p};
-    void *philox_args[] = {&g->states, &ikind, &target, &units, &g->offset, &g->seed, &p};
-    result = launch(g->generate, count, g->stream, philox ? philox_args : args);
+  if (result == CUDA_SUCCESS && philox) {
+    void *args[] = {&g->states[0], &ikind, &target, &units, &g->offset, &g->seed, &p};
+    result = launch(g->generate, count, g->stream, args);
+  } else if (result == CUDA_SUCCESS) {
+    unsigned split = threads_per_state(g, units / count);
+    void *args[] = {&g->states[g->current],
+                    &g->states[!g->current],
+                    &ikind,
+                    &target,
+                    &units,
+                    &g->offset,
+                    &p,
+                    &split};
+    result = launch(g->generate, count * split, g->stream, args);
+    if (result == CUDA_SUCCESS)
+      g->current = !g->current;
   }
   if (result == CUDA_SUCCESS)
     g->offset += units;

@@ -17,7 +17,9 @@
 // needs (double uniforms two 32-bit draws of XORWOW, normal double pairs
 // four), whatever the next call's offset assumes. Setting the seed or the
 // offset starts states over: state s skips the positions below O that are
-// its own, O / T + (s < O mod T).
+// its own, O / T + (s < O mod T). A state's units of a call may be shared
+// among threads, each starting from the state skipped ahead (skipahead)
+// past the units before its own: the values do not change.
 //
 // Philox4x32-10: 65536 subsequences, each with a counter that persists
 // between calls. Position p = O + element (O counted in elements) lies in
@@ -148,20 +150,49 @@ __device__ void unit(curandStateMRG32k3a_t *st, int kind, void *out, unsigned lo
   }
 }
 
-// State s's units of a call: u = (s - O) mod T, then every T-th, below n.
+// 32-bit draws per unit of `kind` (the device API functions unit() calls).
+__device__ unsigned draws(const curandStateXORWOW_t *, int kind) {
+  return kind == kBits || kind == kUniform                   ? 1
+         : kind == kNormalDouble || kind == kLogNormalDouble ? 4
+                                                             : 2;
+}
+__device__ unsigned draws(const curandStateMRG32k3a_t *, int kind) {
+  return kind == kNormal || kind == kLogNormal || kind == kNormalDouble || kind == kLogNormalDouble
+             ? 2
+             : 1;
+}
+
+// State s's units of a call: u = (s - O) mod T, then every T-th, below n;
+// `split` threads share them, thread j taking the j-th run of them from the
+// state skipped ahead past the runs before. The states are read from `in`
+// and written to `out` (another buffer: a state's last thread may finish
+// before its first reads).
 template <typename State>
-__device__ void generate_units(State *states, int kind, void *out, unsigned long long units,
-                               unsigned long long offset, const Params &p, unsigned count) {
-  unsigned s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s >= count)
+__device__ void generate_units(const State *in, State *states_out, int kind, void *out,
+                               unsigned long long units, unsigned long long offset, const Params &p,
+                               unsigned count, unsigned split) {
+  unsigned long long t = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned s = t % count, j = t / count;
+  if (j >= split)
     return;
   unsigned long long u = (s + count - offset % count) % count;
-  if (u >= units)
+  unsigned long long mine = u < units ? (units - u + count - 1) / count : 0;
+  unsigned long long run = (mine + split - 1) / split;
+  unsigned long long first = j * run, last = first + run < mine ? first + run : mine;
+  if (mine == 0) {
+    if (j == 0)
+      states_out[s] = in[s];
     return;
-  State state = states[s];
-  for (; u < units; u += count)
+  }
+  if (first >= last)
+    return;
+  State state = in[s];
+  if (first > 0)
+    skipahead(first * draws(&state, kind), &state);
+  for (u += first * count; first < last; ++first, u += count)
     unit(&state, kind, out, u, p);
-  states[s] = state;
+  if (last == mine)
+    states_out[s] = state;
 }
 
 __device__ double uniform_double(unsigned x, unsigned y) {
@@ -254,10 +285,11 @@ __global__ void zmlir_curand_xorwow_init(curandStateXORWOW_t *states, unsigned l
   init_states(states, seed, offset, kXorwowStates);
 }
 
-__global__ void zmlir_curand_xorwow_generate(curandStateXORWOW_t *states, int kind, void *out,
+__global__ void zmlir_curand_xorwow_generate(const curandStateXORWOW_t *in,
+                                             curandStateXORWOW_t *states, int kind, void *out,
                                              unsigned long long units, unsigned long long offset,
-                                             Params p) {
-  generate_units(states, kind, out, units, offset, p, kXorwowStates);
+                                             Params p, unsigned split) {
+  generate_units(in, states, kind, out, units, offset, p, kXorwowStates, split);
 }
 
 __global__ void zmlir_curand_mrg32k3a_init(curandStateMRG32k3a_t *states, unsigned long long seed,
@@ -265,10 +297,11 @@ __global__ void zmlir_curand_mrg32k3a_init(curandStateMRG32k3a_t *states, unsign
   init_states(states, seed, offset, kMrgStates);
 }
 
-__global__ void zmlir_curand_mrg32k3a_generate(curandStateMRG32k3a_t *states, int kind, void *out,
+__global__ void zmlir_curand_mrg32k3a_generate(const curandStateMRG32k3a_t *in,
+                                               curandStateMRG32k3a_t *states, int kind, void *out,
                                                unsigned long long units, unsigned long long offset,
-                                               Params p) {
-  generate_units(states, kind, out, units, offset, p, kMrgStates);
+                                               Params p, unsigned split) {
+  generate_units(in, states, kind, out, units, offset, p, kMrgStates, split);
 }
 
 __global__ void zmlir_curand_philox_init(unsigned long long *counters, unsigned long long offset) {
