@@ -10,7 +10,9 @@
  *
  * A host generator (curandCreateGeneratorHost) runs the same kernels into
  * device memory and copies the values out before returning, as NVIDIA's
- * host generators give their values on return. */
+ * host generators give their values on return. Its raw bits and uniforms
+ * are NVIDIA's; its normals are NVIDIA's device normals, where NVIDIA's host
+ * generators compute theirs with the host's libm (last bits differ). */
 #include "route.h"
 
 #include <curand.h>
