@@ -57,8 +57,8 @@ LIBRARIES = (
     Library("libcublasLt.so.13", "cublas", ("engine.c", "cublasLt.c"),
             "nvidia_exports_cublasLt.txt", "blas", "cuBLASLt", _CUBLAS_NOT_SUPPORTED,
             "cublas_api.h"),
-    Library("libcublas.so.13", "cublas", ("engine.c", "cublas.c"), "nvidia_exports_cublas.txt",
-            "blas", "cuBLAS", _CUBLAS_NOT_SUPPORTED, "cublas_api.h"),
+    Library("libcublas.so.13", "cublas", ("engine.c", "cublas.c", "blas.c"),
+            "nvidia_exports_cublas.txt", "blas", "cuBLAS", _CUBLAS_NOT_SUPPORTED, "cublas_api.h"),
     Library("libcufft.so.12", "cufft", ("cufft.c",), "nvidia_exports_cufft.txt", "fft",
             "cuFFT", (16, "CUFFT_NOT_SUPPORTED"), "cufft.h"),
     # cuRAND has no "not supported" status; ARCH_MISMATCH ("GPU does not

@@ -33,6 +33,14 @@ struct cublasContext {
 
 /* -- the handle ----------------------------------------------------------------- */
 
+CUstream zmlir_handle_stream(cublasHandle_t handle) {
+  return handle->stream;
+}
+
+cublasPointerMode_t zmlir_handle_pointer_mode(cublasHandle_t handle) {
+  return handle->pointer_mode;
+}
+
 cublasStatus_t IMPL(cublasCreate_v2)(cublasHandle_t *handle) {
   if (!handle)
     return CUBLAS_STATUS_INVALID_VALUE;
@@ -384,6 +392,10 @@ static int scale_type_of(cublasComputeType_t compute, cudaDataType_t ctype, cuda
     *scale = ctype;
   }
   return 1;
+}
+
+int zmlir_scale_type(cublasComputeType_t compute, cudaDataType_t ctype, cudaDataType_t *scale) {
+  return scale_type_of(compute, ctype, scale);
 }
 
 #define GEMM_PARAMS(T)                                                                             \

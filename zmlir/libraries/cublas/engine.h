@@ -59,6 +59,13 @@ cublasStatus_t zmlir_gemm_submit(CUstream stream, struct zmlir_gemm *gemm);
 int zmlir_type_supported(cudaDataType_t type);
 size_t zmlir_type_size(cudaDataType_t type);
 
+/* cuBLAS's handle (cublas.c), for the routines of blas.c. */
+CUstream zmlir_handle_stream(cublasHandle_t handle);
+cublasPointerMode_t zmlir_handle_pointer_mode(cublasHandle_t handle);
+/* The scalars' type of a GEMM with compute type `compute` and C of `ctype`
+ * (0: none we compute). */
+int zmlir_scale_type(cublasComputeType_t compute, cudaDataType_t ctype, cudaDataType_t *scale);
+
 const char *zmlir_status_name(cublasStatus_t status);
 const char *zmlir_status_string(cublasStatus_t status);
 
