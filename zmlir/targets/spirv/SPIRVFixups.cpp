@@ -775,6 +775,95 @@ llvm::Error zmlir::spirvBFloatAsBits(gpu::GPUModuleOp, llvm::Module &module) {
 
 namespace {
 
+/// Whether `v` is visibly an offset added to an address rather than the
+/// address itself: a constant, index arithmetic (extensions, multiplications,
+/// shifts), or sums of those.
+bool isOffset(llvm::Value *v, unsigned depth = 0) {
+  if (llvm::isa<llvm::ConstantInt>(v))
+    return true;
+  auto *op = llvm::dyn_cast<llvm::Instruction>(v);
+  if (!op || depth > 8)
+    return false;
+  switch (op->getOpcode()) {
+  case llvm::Instruction::SExt:
+  case llvm::Instruction::ZExt:
+  case llvm::Instruction::Mul:
+  case llvm::Instruction::Shl:
+    return true;
+  case llvm::Instruction::Add:
+  case llvm::Instruction::Sub:
+    return isOffset(op->getOperand(0), depth + 1) && isOffset(op->getOperand(1), depth + 1);
+  default:
+    return false;
+  }
+}
+
+/// The one term of the sum `address` that is not an offset (isOffset),
+/// looking through `add`s, with the offsets added to it in `offsets`; null
+/// where there is no such term or more than one.
+llvm::Value *addressBase(llvm::Value *address, llvm::SmallVectorImpl<llvm::Value *> &offsets,
+                         unsigned depth = 0) {
+  auto *add = llvm::dyn_cast<llvm::BinaryOperator>(address);
+  if (!add || add->getOpcode() != llvm::Instruction::Add || depth > 8)
+    return isOffset(address) ? nullptr : address;
+  llvm::Value *lhs = add->getOperand(0), *rhs = add->getOperand(1);
+  bool lhsOffset = isOffset(lhs), rhsOffset = isOffset(rhs);
+  if (lhsOffset == rhsOffset)
+    return nullptr; // an offset, or two candidate bases
+  llvm::Value *base = addressBase(lhsOffset ? rhs : lhs, offsets, depth + 1);
+  if (base)
+    offsets.push_back(lhsOffset ? lhs : rhs);
+  return base;
+}
+
+} // namespace
+
+/// The lowering turns PTX's integer addresses into pointers where they are
+/// used, `inttoptr (add i64 %base, %offset)`; Intel's OpenCL CPU compiler
+/// sees no base in such a pointer and gathers (and scatters) the accesses of
+/// consecutive work-items, where OpenCL C's `p[i]` is a GEP off the pointer
+/// `p` and becomes vector loads and stores (bench/results/cpu_kernels.md,
+/// blackscholes and sgemm). A load or store through such a pointer, whose
+/// sum has one term that is not an offset (a parameter, a loaded pointer, a
+/// phi), gets `getelementptr i8 (inttoptr %base), %offset` instead: the same
+/// address (a GEP without `inbounds` is the wrapping sum), which
+/// spirv-typed-element-geps then indexes by elements where it can.
+llvm::Error zmlir::spirvAddressGeps(gpu::GPUModuleOp, llvm::Module &module) {
+  llvm::Type *i8 = llvm::Type::getInt8Ty(module.getContext());
+  for (llvm::Function &function : module) {
+    llvm::SmallVector<llvm::Instruction *> accesses;
+    for (llvm::Instruction &inst : llvm::instructions(function))
+      if (llvm::isa<llvm::LoadInst, llvm::StoreInst>(inst))
+        accesses.push_back(&inst);
+    for (llvm::Instruction *access : accesses) {
+      auto *cast = llvm::dyn_cast<llvm::IntToPtrInst>(llvm::getLoadStorePointerOperand(access));
+      if (!cast || !cast->getOperand(0)->getType()->isIntegerTy(64))
+        continue;
+      llvm::SmallVector<llvm::Value *, 4> offsets;
+      llvm::Value *base = addressBase(cast->getOperand(0), offsets);
+      if (!base || offsets.empty())
+        continue;
+      llvm::IRBuilder<> builder(cast);
+      llvm::Value *offset = offsets.front();
+      for (llvm::Value *more : llvm::drop_begin(offsets))
+        offset = builder.CreateAdd(offset, more);
+      llvm::Value *pointer = nullptr;
+      if (auto *address = llvm::dyn_cast<llvm::PtrToIntInst>(base);
+          address && address->getPointerOperand()->getType() == cast->getType())
+        pointer = address->getPointerOperand(); // `cvta` of a variable: the variable
+      else
+        pointer = builder.CreateIntToPtr(base, cast->getType());
+      llvm::Value *gep = builder.CreateGEP(i8, pointer, offset);
+      access->setOperand(llvm::isa<llvm::LoadInst>(access) ? 0 : 1, gep);
+      if (cast->use_empty())
+        cast->eraseFromParent(); // the sum's arithmetic is left to llc
+    }
+  }
+  return llvm::Error::success();
+}
+
+namespace {
+
 /// `v / 2^shift` built from v's own arithmetic where v is visibly a multiple
 /// of 2^shift (constants, shl and mul by constants, add, sub and disjoint or
 /// of multiples): 2^shift * the result equals v modulo 2^64, which is all
@@ -844,6 +933,8 @@ private:
       if (!rest.value)
         return {};
       bool qnuw = nuw && rest.nuw && !factor->isNegative(), qnsw = nsw && rest.nsw;
+      if (factor->getValue().ashr(zeros).isOne()) // `x * 2^k`: x / 2^(shift - k)
+        return {rest.value, qnuw, qnsw};
       llvm::Value *scaled = builder.CreateMul(
           rest.value, llvm::ConstantInt::get(factor->getType(), factor->getValue().ashr(zeros)), "",
           qnuw, qnsw);

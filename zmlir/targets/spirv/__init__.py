@@ -40,13 +40,15 @@ class SPIRVTarget(Target):
     # it finds polls by their atomic loads, so before the next one);
     # spirv-volatile-atomic-accesses: LLVM 22 writes atomic loads and stores
     # as plain ones (after bfloat-as-bits, which rebuilds loads and stores);
-    # spirv-typed-element-geps: byte-offset accesses as element GEPs, which
-    # Intel's vectorizer sees consecutive (last: after every rebuilt access).
+    # spirv-address-geps: integer addresses as GEPs off their base pointer,
+    # and spirv-typed-element-geps: byte-offset accesses as element GEPs, both
+    # of which Intel's vectorizer needs to see accesses consecutive (last:
+    # after every rebuilt access).
     llvm_fixups = ("spirv-bfloat-as-bits", "spirv-split-long-initializers",
                    "spirv-narrow-zext-of-trunc", "spirv-state-space",
                    "spirv-inline-private-escapes", "spirv-realign-allocas",
                    "spirv-spin-waits", "spirv-volatile-atomic-accesses",
-                   "spirv-typed-element-geps")
+                   "spirv-address-geps", "spirv-typed-element-geps")
 
     @classmethod
     def validate_arch(cls, arch: str) -> None:
