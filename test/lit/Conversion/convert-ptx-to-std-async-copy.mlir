@@ -27,8 +27,7 @@
 // NV: llvm.call_intrinsic "llvm.nvvm.cp.async.ca.shared.global.8"(%{{.*}}, %{{.*}}) : (!llvm.ptr<3>, !llvm.ptr<1>) -> ()
 // NV: llvm.call_intrinsic "llvm.nvvm.cp.async.ca.shared.global.4"(%{{.*}}, %{{.*}}) : (!llvm.ptr<3>, !llvm.ptr<1>) -> ()
 // NV: llvm.call_intrinsic "llvm.nvvm.cp.async.commit.group"() : () -> ()
-// NV: %[[ONE:.*]] = arith.constant 1 : i32
-// NV: llvm.call_intrinsic "llvm.nvvm.cp.async.wait.group"(%[[ONE]]) : (i32) -> ()
+// NV: llvm.inline_asm has_side_effects "cp.async.wait_group 1;", "~{memory}"
 // NV: llvm.call_intrinsic "llvm.nvvm.cp.async.wait.all"() : () -> ()
 func.func @whole(%d: i32, %s: i64) attributes {ptx.entry} {
   %c16 = arith.constant 16 : i32
