@@ -938,6 +938,26 @@ static void test_invalid(cublasHandle_t h) {
                                nullptr, nullptr, 1) == CUBLAS_STATUS_SUCCESS);
 }
 
+// The BF16x9 emulation of f32 GEMMs: a strategy kept, the product f32's.
+static void test_emulation(cublasHandle_t h) {
+  cublasEmulationStrategy_t strategy;
+  CHECK(cublasSetEmulationStrategy(h, CUBLAS_EMULATION_STRATEGY_EAGER));
+  CHECK(cublasGetEmulationStrategy(h, &strategy));
+  report("emulation strategy kept", strategy == CUBLAS_EMULATION_STRATEGY_EAGER);
+  report("emulation strategy invalid",
+         cublasSetEmulationStrategy(h, (cublasEmulationStrategy_t)9) ==
+             CUBLAS_STATUS_INVALID_VALUE);
+  const int m = 3, n = 2, k = 4;
+  Buf<float> a(m * k), b(k * n), c(m * n);
+  Mat want = mul(a.mat(), b.mat(), m, k, n);
+  float one = 1, zero = 0;
+  CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a.p, CUDA_R_32F, m, b.p,
+                     CUDA_R_32F, k, &zero, c.p, CUDA_R_32F, m, CUBLAS_COMPUTE_32F_EMULATED_16BFX9,
+                     CUBLAS_GEMM_DEFAULT));
+  expect("GemmEx COMPUTE_32F_EMULATED_16BFX9", c, want);
+  CHECK(cublasSetEmulationStrategy(h, CUBLAS_EMULATION_STRATEGY_DEFAULT));
+}
+
 // -- every type, both pointer modes ----------------------------------------------
 
 static void with_scalars(cublasHandle_t h) {
@@ -1010,6 +1030,7 @@ int main() {
   test_grouped<float>(h, "SgemmGroupedBatched", cublasSgemmGroupedBatched);
   test_grouped<double>(h, "DgemmGroupedBatched", cublasDgemmGroupedBatched);
   test_ex(h);
+  test_emulation(h);
   test_invalid(h);
   CHECK(cudaStreamSynchronize(stream));
   CHECK(cublasDestroy(h));

@@ -23,6 +23,7 @@ struct cublasContext {
   void *workspace;
   size_t workspace_bytes;
   int sm_count_target;
+  cublasEmulationStrategy_t emulation;
 };
 
 #define CHECK_HANDLE(h)                                                                            \
@@ -159,6 +160,30 @@ cublasStatus_t IMPL(cublasGetSmCountTarget)(cublasHandle_t handle, int *count) {
   return CUBLAS_STATUS_SUCCESS;
 }
 ABI_CHECK(cublasGetSmCountTarget);
+
+/* BF16x9 emulation of f32 GEMMs is NVIDIA's way to speed; the host BLAS
+ * computes in f32 whatever the strategy. */
+cublasStatus_t IMPL(cublasSetEmulationStrategy)(cublasHandle_t handle,
+                                                cublasEmulationStrategy_t strategy) {
+  CHECK_HANDLE(handle);
+  if (strategy != CUBLAS_EMULATION_STRATEGY_DEFAULT &&
+      strategy != CUBLAS_EMULATION_STRATEGY_PERFORMANT &&
+      strategy != CUBLAS_EMULATION_STRATEGY_EAGER)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  handle->emulation = strategy;
+  return CUBLAS_STATUS_SUCCESS;
+}
+ABI_CHECK(cublasSetEmulationStrategy);
+
+cublasStatus_t IMPL(cublasGetEmulationStrategy)(cublasHandle_t handle,
+                                                cublasEmulationStrategy_t *strategy) {
+  CHECK_HANDLE(handle);
+  if (!strategy)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  *strategy = handle->emulation;
+  return CUBLAS_STATUS_SUCCESS;
+}
+ABI_CHECK(cublasGetEmulationStrategy);
 
 /* -- versions and status strings (every route but NVIDIA's) ---------------------- */
 
@@ -366,6 +391,7 @@ static int real_scale_type_of(cublasComputeType_t compute, cudaDataType_t *scale
   case CUBLAS_COMPUTE_32F_FAST_16F:
   case CUBLAS_COMPUTE_32F_FAST_16BF:
   case CUBLAS_COMPUTE_32F_FAST_TF32:
+  case CUBLAS_COMPUTE_32F_EMULATED_16BFX9: /* emulates f32: f32 here */
     *scale = CUDA_R_32F;
     return 1;
   case CUBLAS_COMPUTE_64F:
