@@ -1,5 +1,5 @@
 """What NVIDIA's libraries, running on our driver under the CUDA passthrough,
-are told by it (docs/passthrough-cublas.md), over the stand-in NVIDIA driver
+are told by it (docs/passthrough-libraries.md), over the stand-in NVIDIA driver
 (test/cuda/driver_api/fake_nvidia_driver.c): the module loading mode NVIDIA's
 driver answers, and, only when asked (ZMLIR_VENDOR_TABLES), the vendor's own
 private table for one we do not know."""
@@ -89,6 +89,9 @@ _CUFFT_ASKS = textwrap.dedent("""
     r["context_id"] = [context_id(ctx, ids[0]), context_id(None, ids[1]),
                        lib.cuCtxGetId(ctx, ctypes.byref(ids[2]))]
     r["same_id"] = ids[0].value == ids[1].value == ids[2].value != 0
+    # A context that is not ours (cuBLAS asks of NVIDIA's, from TOOLS_TLS):
+    # the vendor's slot answers it (the stand-in's 0xfa44), where there is one.
+    r["foreign_id"] = context_id(ctypes.c_void_p(0x5E3D029F600), ids[0])
     r["tools_size"] = len(tools)
     r["tools_slot5"] = ctypes.CFUNCTYPE(ctypes.c_int)(tools[5])()
     # MODULE_FUNCTIONS slot 7: callback(user, function) for each function
@@ -115,6 +118,13 @@ _CUFFT_ASKS = textwrap.dedent("""
             names.append([name.value.decode(), direct.value == f])
         r[kind] = [count, sorted(names)]
     r["unknown_module"] = each(ctx, ctypes.c_void_p(0x7777), Callback(lambda u, f: None), None)
+    # cuBLASLt's 1734dc26-...: it calls slot 4 without checking that the
+    # table was given (NVIDIA's own under the passthrough where NVIDIA's
+    # driver has it; the stand-in has none: ours, whose slot 4 refuses).
+    query = table("1734dc26-800d-4745-8726-c0f1e7dd8bca")
+    outs = [ctypes.c_void_p(), ctypes.c_void_p()]
+    r["lt_query"] = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)(query[4])(
+        ctypes.byref(outs[0]), ctypes.byref(outs[1]))
     print(json.dumps(r))
 """)
 
@@ -135,10 +145,13 @@ def test_what_nvidias_cufft_asks(libdir: str, backend: str, fake_nvidia_driver: 
     got = json.loads(r.stdout.splitlines()[-1])
     assert got["context_id"] == [0, 0, 0] and got["same_id"], got
     assert got["functions_size"] == 64 and got["unknown_module"] == 0, got
+    assert got["lt_query"] == 801, got  # CUDA_ERROR_NOT_SUPPORTED
     if backend == "cuda":
         assert got["tools_size"] == 6 and got["tools_slot5"] == 0xFA45, got  # the stand-in's
+        assert got["foreign_id"] == 0xFA44, got
         assert got["cubin"] == [1, [["add_scalar", True]]], got
     else:
         assert got["tools_size"] == 95 and got["tools_slot5"] == 801, got  # NOT_SUPPORTED
+        assert got["foreign_id"] == 400, got  # cuCtxGetId: CUDA_ERROR_INVALID_HANDLE
         assert got["ptx"] == [2, [["first", True], ["second", True]]], got
         assert got["cubin"] == 209, got  # CUDA_ERROR_NO_BINARY_FOR_GPU

@@ -803,6 +803,16 @@ _COOPERATIVE = _FAST[:_FAST.index("r = {}")] + textwrap.dedent("""
     r["ex_cluster_2"] = ex((4, [2, 1, 1]))
     r["ex_unknown"] = ex((99, [0]))
     r["ex_cluster_3"] = ex((4, [3, 1, 1]))  # the grid of 2 is not whole clusters
+    # Clusters with the arguments in one buffer (`extra`), as NVIDIA's
+    # cuBLASLt launches its sm_90 GEMMs.
+    import struct
+    packed = ctypes.create_string_buffer(struct.pack("<QI4x", d.value, 3))
+    packed_size = ctypes.c_size_t(16)
+    extra = (ctypes.c_void_p * 5)(1, ctypes.addressof(packed), 2,
+                                  ctypes.addressof(packed_size), 0)
+    array = (Attr * 1)(Attr(4, b"", (ctypes.c_uint * 16)(2, 1, 1)))
+    config = Config((ctypes.c_uint * 7)(2, 1, 1, 32, 1, 1, 0), None, array, 1)
+    r["ex_cluster_extra"] = lib.cuLaunchKernelEx(ctypes.byref(config), f, None, extra)
     assert lib.cuDeviceGetAttribute(ctypes.byref(v), 120, 0) == 0  # CLUSTER_LAUNCH
     r["cluster_attribute"] = v.value
     config = Config((ctypes.c_uint * 7)(2, 1, 1, 32, 1, 1, 0), ctypes.c_void_p(0x5),
@@ -1064,16 +1074,18 @@ def test_cooperative_launch(libdir: str, backend: str, fake_nvidia_driver: Path)
         # how many are resident (for the driver's copy of the config,
         # without the stream).
         assert r["cluster_attribute"] == 1 and r["ex_cluster_2"] == 0
-        assert r["cluster_launches"] == 1 and r["ex_cluster_3"] == 912
+        assert r["ex_cluster_extra"] == 0
+        assert r["cluster_launches"] == 2 and r["ex_cluster_3"] == 912
         assert r["max_clusters"] == [0, 3]
         # grid_8, grid_fit, ex_cooperative, ex_priority, ex_cluster_1,
-        # ex_cluster_2: the stand-in adds 3 once a launch.
-        assert r["value"] == 6 * 3
+        # ex_cluster_2, ex_cluster_extra: the stand-in adds 3 once a launch.
+        assert r["value"] == 7 * 3
     else:
         # One block per compute unit (the CPU runtime's threads) is resident.
         assert r["attribute"] == 1 and r["occupancy"] == 1
         # No thread-block clusters on an sm_89-class device.
         assert r["cluster_attribute"] == 0 and r["ex_cluster_2"] == 801
+        assert r["ex_cluster_extra"] == 801
         assert r["max_clusters"] == [801, 0] and "thread block clusters" in result.stderr
         assert r["grid_fit"] == 0 and r["grid_over"] == 720
         fits = {grid: code == 0 for grid, code in

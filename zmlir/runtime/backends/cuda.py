@@ -790,9 +790,11 @@ class CUDABackend(Backend):
                      shared_bytes, cooperative, cluster)
 
     def launch(self, kernel: CUDAKernel, info: Any, grid: Sequence[int], block: Sequence[int],
-               args: Sequence[Any], shared_bytes: int, cooperative: bool = False) -> None:
+               args: Sequence[Any], shared_bytes: int, cooperative: bool = False,
+               cluster: Sequence[int] | None = None) -> None:
         params = param_block(self.ffi, args)
-        self._launch(kernel, info, grid, block, params.array, shared_bytes, cooperative)
+        self._launch(kernel, info, grid, block, params.array, shared_bytes, cooperative,
+                     cluster)
 
     def hardware_attribute(self, attrib: int) -> int | None:
         """NVIDIA's answer: the GPU is presented as it is, so that code that

@@ -135,6 +135,15 @@ def _check_fn3(d: Any) -> int:
 
 
 def _context_id(d: Any, ctx: Any, result: Any) -> int:
+    # Under the passthrough NVIDIA's libraries ask it of our contexts
+    # (cuFFT: cuCtxGetCurrent's) and of NVIDIA's (cuBLAS: TOOLS_TLS's, the
+    # vendor's table): those the vendor's slot answers.
+    vendor = _BUILT.vendor_slots.get(("TOOLS_CONTEXT", 4))
+    handle = d.ptr(ctx)
+    if vendor is not None and handle and d.handles.find(handle) is None \
+            and handle not in d.destroyed_contexts:
+        slot = d.ffi.cast("CUresult (*)(CUcontext, unsigned long long *)", vendor)
+        return int(slot(ctx, result))
     return d.cuCtxGetId(ctx, result)
 
 
@@ -210,6 +219,9 @@ class _Built:
     def __init__(self) -> None:
         self.arrays: dict[bytes, Any] = {}
         self.callbacks: list[Any] = []
+        # The vendor's own functions in the slots of its tables we answer
+        # (the passthrough), by table name and slot.
+        self.vendor_slots: dict[tuple[str, int], Any] = {}
 
 
 _BUILT = _Built()
@@ -300,6 +312,8 @@ def _vendor_copy(driver: Any, table: Table, address: int) -> Any:
         for index in range(length):
             array[index] = vendor[index]
         for index, slot in table.slots.items():
+            if index < length and vendor[index] != ffi.NULL:
+                _BUILT.vendor_slots[(table.name, index)] = vendor[index]
             callback = _callback(driver, table, index, slot)
             _BUILT.callbacks.append(callback)
             array[index] = ffi.cast("void *", callback)
@@ -316,7 +330,7 @@ def get_export_table(driver: Any, ptable: Any, table_id: Any) -> int:
     # A table with no slot of ours known, where the vendor's driver is
     # underneath (the passthrough): the vendor's own. So is a table we do not
     # know at all, as an experiment (ZMLIR_VENDOR_TABLES=1; NVIDIA's cuFFT
-    # crashed with one, a7a4ec4; docs/passthrough-cublas.md).
+    # crashed with one, a7a4ec4; docs/passthrough-libraries.md).
     unknown = table is None and os.environ.get("ZMLIR_VENDOR_TABLES")
     if driver.initialized and ((table is not None and table.vendor_first) or unknown):
         address = driver.device.vendor_export_table(key)

@@ -109,6 +109,15 @@ TABLES = [
     Table("MODULE_FUNCTIONS", "6E163FBE-B958-444D-835C-E182AFF1991E", 64, slots={
         7: Slot("module_functions", "size_t(CUcontext, CUmodule, void *, void *)"),
     }),
+    # Asked for once by NVIDIA's cuBLASLt 13.1 before its first bf16 GEMM
+    # on an H200 (cublasGemmEx), which calls slot 4 with two output pointers
+    # and, on success, slot 13 with what slot 4 gave: no object of ours, so
+    # under the passthrough NVIDIA's own. It never checks that the table was
+    # given: refused, the GEMM crashed (SIGSEGV calling slot 4 of NULL).
+    # Elsewhere our stubs (slot 4 answers CUDA_ERROR_NOT_SUPPORTED, where
+    # cuBLASLt leaves that path). Its length is unknown.
+    Table("CUBLASLT_QUERY", "1734DC26-800D-4745-8726-C0F1E7DD8BCA", 16, opaque=True,
+          vendor_first=True),
     Table("UNKNOWN_CHECKS", "263E8860-7CD2-6143-92F6-BBD5006DFA7E", 4, slots={
         2: Slot("context_check", "CUresult(CUcontext, unsigned int *, void **)"),
         3: Slot("check_fn3", "unsigned int(void)"),

@@ -69,9 +69,8 @@ class LaunchAPI(FunctionAPI):
         if cluster is not None:
             if any(g % c for g, c in zip(grid, cluster, strict=True)):
                 return E.CUDA_ERROR_INVALID_CLUSTER_SIZE  # the grid is whole clusters
-            if capturing or params == self.ffi.NULL:
-                return self.unsupported("cuLaunchKernelEx",
-                                        "thread block clusters in a graph or with `extra`")
+            if capturing:
+                return self.unsupported("cuLaunchKernelEx", "thread block clusters in a graph")
             how["cluster"] = cluster
         if min(grid) < 1 or min(block) < 1:
             return E.CUDA_ERROR_INVALID_VALUE
