@@ -45,7 +45,7 @@ int main(int argc, char **argv) {
       if (round)
         best = best < (now_ms() - start) / reps ? best : (now_ms() - start) / reps;
     }
-    printf("%s %.2f %.3f\n", c->name, planned, best);
+    printf("%s %.2f %.5f\n", c->name, planned, best);
     cufftDestroy(plan);
     cudaFree(in);
     cudaFree(out);

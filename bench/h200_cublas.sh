@@ -16,6 +16,11 @@
 #    which runs on zmlir's driver; its kernels are NVIDIA's machine code for
 #    the GPU, loaded as it is (zmlir/runtime/cuda/native.py). Expected: the
 #    same exit status and result lines as natively.
+# 3. Throughput (bench/cublas_sgemm.cu): cublasSgemm and cublasGemmEx (bf16)
+#    of square sizes $GEMM_SIZES, natively and through zmlir in the same
+#    run; GFLOP/s, best of 5 rounds of back-to-back GEMMs each timed to a
+#    synchronize; ratio = zmlir / native (issue 18's goal: >= 0.95).
+#    GEMM_SIZES= (empty) skips it; PROGRAMS_TOO=0 skips 1. and 2.
 # Output goes to stdout and, when set, $OUT/h200_cublas.txt.
 set -u
 # zmlir from this checkout, whatever folder a program runs in.
@@ -43,10 +48,15 @@ build() {  # build NAME SOURCES...
     nvcc -arch=sm_90 -std=c++17 -I"$WHEEL/include" ${SAMPLES:+-I"$SAMPLES/Common"} "$@" \
         -o "$BUILD/$name" -L"$NV" -l:libcublas.so.13 -l:libcublasLt.so.13
 }
-build cublas_api test/libraries/cublas/cublas_api.cu
-build cublaslt_matmul test/libraries/cublas/cublaslt_matmul.cu
-PROGRAMS="cublas_api cublaslt_matmul"
-if [ -n "$SAMPLES" ]; then
+PROGRAMS=""
+if [ "${PROGRAMS_TOO:-1}" != 0 ]; then
+    build cublas_api test/libraries/cublas/cublas_api.cu
+    build cublaslt_matmul test/libraries/cublas/cublaslt_matmul.cu
+    PROGRAMS="cublas_api cublaslt_matmul"
+fi
+GEMM_SIZES=${GEMM_SIZES-1024 4096 8192}
+[ -n "$GEMM_SIZES" ] && build cublas_sgemm bench/cublas_sgemm.cu
+if [ -n "$SAMPLES" ] && [ "${PROGRAMS_TOO:-1}" != 0 ]; then
     L="$SAMPLES/Samples/4_CUDA_Libraries"
     build simpleCUBLAS "$L/simpleCUBLAS/simpleCUBLAS.cpp"
     build matrixMulCUBLAS "$L/matrixMulCUBLAS/matrixMulCUBLAS.cpp"
@@ -71,6 +81,23 @@ args() { case "$1" in cublas_api|cublaslt_matmul) echo --nvidia;; esac; }
         grep -iE "pass|fail|error|result|match" "$BUILD/$p.zmlir.log" | grep -v "^zmlir" \
             > "$BUILD/$p.z" || true
         if cmp -s "$BUILD/$p.n" "$BUILD/$p.z"; then echo "SAME $p"; else echo "DIFFERENT $p"; fi
+    done
+    for type in f32 bf16; do
+        for n in $GEMM_SIZES; do
+            # Back-to-back GEMMs of about 8 ms (f32) a round at H200 speeds.
+            k=400; [ "$type" = bf16 ] && k=1600
+            calls=$(( k * 1073741824 / (n * n * n) ))
+            [ "$calls" -ge 1 ] || calls=1
+            native=$(cd "$BUILD" && LD_LIBRARY_PATH="$NV" ./cublas_sgemm "$n" 5 "$type" "$calls" \
+                     | awk '{print $3}')
+            zmlir=$(cd "$BUILD" && LD_LIBRARY_PATH="$NV" ZMLIR_BACKEND=cuda \
+                    "$PY" -m zmlir.cli run -- ./cublas_sgemm "$n" 5 "$type" "$calls" \
+                    | awk '/^(sgemm|gemmex)/ {print $3}')
+            echo "gemm $type n=$n calls=$calls GFLOP/s native ${native:-failed}" \
+                 "zmlir ${zmlir:-failed}" \
+                 "ratio $(awk -v a="${zmlir:-0}" -v b="${native:-0}" \
+                          'BEGIN {if (b > 0) printf "%.3f", a / b; else print "-"}')"
+        done
     done
     ls -la "$LIBDIR"
 } 2>&1 | tee "${OUT:-$BUILD}/h200_cublas.txt"

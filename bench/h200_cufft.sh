@@ -15,6 +15,11 @@
 #    (runtime/cuda/native.py): through our libcufft, which hands each call
 #    to NVIDIA's (libraries/common/route.c), where ours could be built (it
 #    needs oneMKL), else directly. Expected: the same lines as natively.
+# 3. Throughput (bench/cufft_exec.cu, the transforms of bench/cufft_cases.h):
+#    NVIDIA's cuFFT natively and through zmlir in the same run, ms per
+#    transform (best of 5 rounds of $FFT_REPS back to back); ratio =
+#    native ms / zmlir ms, a throughput ratio (issue 18's goal: >= 0.95).
+#    FFT_REPS=0 skips it.
 # Output goes to stdout and, when set, $OUT/h200_cufft.txt.
 set -u
 # zmlir from this checkout, whatever folder a program runs in.
@@ -40,5 +45,18 @@ mkdir -p "$BUILD"
         echo "SAME cufft_api"
     else
         echo "DIFFERENT cufft_api"
+    fi
+    reps=${FFT_REPS:-100}
+    if [ "$reps" != 0 ]; then
+        nvcc -arch=sm_90 -I"$CUDA/include" -Ibench bench/cufft_exec.cu -o "$BUILD/cufft_exec" \
+            -L"$CUDA/lib64" -l:libcufft.so.12 -Xlinker -rpath -Xlinker "$CUDA/lib64" || exit 1
+        (cd "$BUILD" && ./cufft_exec "$reps" 5 > exec.native.txt; echo "native exit $?")
+        (cd "$BUILD" && ZMLIR_BACKEND=cuda "$PY" -m zmlir.cli run -- ./cufft_exec "$reps" 5 \
+             > exec.zmlir.txt; echo "zmlir exit $?")
+        # "<case> <plan ms> <ms per transform>" from each; one line per case.
+        awk 'NR == FNR {plan[$1] = $2; ms[$1] = $3; next}
+             ($1 in ms) && $3 > 0 {printf "fft %s plan ms native %s zmlir %s; ms per transform native %s zmlir %s ratio %.3f\n",
+                                   $1, plan[$1], $2, ms[$1], $3, ms[$1] / $3}' \
+            "$BUILD/exec.native.txt" "$BUILD/exec.zmlir.txt"
     fi
 } 2>&1 | tee "${OUT:-$BUILD}/h200_cufft.txt"
