@@ -6,7 +6,7 @@ The samples are not ours and never committed: pass the path of a checkout
 
   python bench/library_samples.py build CHECKOUT OUT [--arch sm_80] [--only a,b] [--jobs N] [--at LIB=COMMIT]
       [-I DIR ...] [-L DIR ...]
-  python bench/library_samples.py run OUT --golden JSON [--timeout 120]
+  python bench/library_samples.py run OUT --golden JSON [--only a,b] [--timeout 120]
       [--results bench/results/library_samples.md] [--launcher "zmlir run --"]
 
 `build` compiles each sample as its CMakeLists.txt does (a folder with a
@@ -159,7 +159,10 @@ def run(args: argparse.Namespace) -> int:
     rows = []
     goldens = json.loads(args.golden.read_text()) if args.golden else None
     saved: dict[str, str] = {}
+    only = set(filter(None, args.only.split(",")))
     for name, error in built.items():
+        if only and not any(o in name for o in only):
+            continue
         row: dict[str, object] = {"program": name, "seconds": 0.0, "detail": ""}
         if error:
             row.update(result="BUILD", detail=error)
@@ -230,6 +233,7 @@ def main() -> int:
     r.add_argument("out", type=Path)
     r.add_argument("--golden", type=Path)
     r.add_argument("--save", type=Path, help="write each program's output to this JSON file")
+    r.add_argument("--only", default="", help="comma-separated parts of the programs' names")
     r.add_argument("--timeout", type=int, default=120)
     r.add_argument("--launcher", default="zmlir run --")
     r.add_argument("--results", type=Path)
