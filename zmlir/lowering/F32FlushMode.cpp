@@ -41,14 +41,25 @@ bool involvesF32(Operation *op) {
 /// Whether an f32 conversion without `.ftz` gives the same result where f32
 /// subnormals are flushed: from integers and f16 nothing is subnormal in
 /// f32; a subnormal f32 rounds to a zero of f16 to nearest; bf16 and f32
-/// convert to nearest on their bits (Convert.cpp, f32ToBf16Bits).
+/// convert to nearest on their bits (Convert.cpp, f32ToBf16Bits); an f32
+/// subnormal truncated or rounded to the nearest integer is a zero of its
+/// sign, as its flushed value is (not so rounded down or up: floor(-x) is
+/// -1). nvcc's fast-math expf/coshf round with cvt.rzi.f32.f32.
 bool cvtIgnoresSubnormals(CvtOp cvt) {
   DataType src = cvt.getSrcType(), dst = cvt.getType();
   Rounding rnd = cvt.getRnd();
   bool nearest = rnd == Rounding::None || rnd == Rounding::RN;
   return !isFloatType(src) || (src == DataType::F16 && dst == DataType::F32) ||
          (src == DataType::BF16 && dst == DataType::F32 && rnd == Rounding::None) ||
-         (src == DataType::F32 && (dst == DataType::F16 || dst == DataType::BF16) && nearest);
+         (src == DataType::F32 && (dst == DataType::F16 || dst == DataType::BF16) && nearest) ||
+         (src == DataType::F32 && dst == DataType::F32 &&
+          (rnd == Rounding::RZI || rnd == Rounding::RNI));
+}
+
+/// Whether `value` is an f32 constant that is not subnormal.
+bool isNonSubnormalConstant(Value value) {
+  FloatAttr constant;
+  return matchPattern(value, m_Constant(&constant)) && !constant.getValue().isDenormal();
 }
 
 /// Whether `op` (f32, without `.ftz`) would give another result where f32
@@ -59,6 +70,11 @@ bool dependsOnSubnormals(Operation *op, const TargetInfo &target) {
     return false;
   if (auto cvt = dyn_cast<CvtOp>(op))
     return !cvtIgnoresSubnormals(cvt);
+  // copysign d, a, b is |b| with a's sign: a flush to zero keeps a's sign,
+  // so only a subnormal b would give another result (nvcc's fast-math
+  // expf clamps with a constant b).
+  if (auto copysign = dyn_cast<CopysignOp>(op))
+    return !isNonSubnormalConstant(copysign->getOperand(1));
   // f32 to fp8 works on the bits (Convert.cpp), and an f32 subnormal gives
   // a zero of its sign either way.
   if (auto pack = dyn_cast<CvtPackOp>(op); pack && isFp8PairType(pack.getType()))

@@ -117,3 +117,40 @@ func.func @ftz_to_fp8(%a: f32, %b: f32) attributes {ptx.entry} {
   %1 = ptx.cvt_pack %0, %b {rnd = #ptx.rnd<rn>, satfinite, type = #ptx.type<e4m3x2>} : i16
   ptx.ret
 }
+
+// -----
+
+// nvcc's fast-math expf (llm.c's gelu_backward): cvt.rzi.f32.f32 and
+// copysign with a constant magnitude give the same results on flushed
+// inputs; the kernel is all .ftz otherwise and runs in the flush mode.
+// NV-LABEL: gpu.func @fast_expf_clamp
+// NV-SAME: denormal_fp_math_f32 = "preserve-sign,preserve-sign"
+// NV-NOT: 2139095040
+// NV: math.trunc
+func.func @fast_expf_clamp(%a: f32) attributes {ptx.entry} {
+  %c = arith.constant 1.260000e+02 : f32
+  %0 = ptx.mul %a, %a {type = #ptx.type<f32>, rnd = #ptx.rnd<rn>, ftz} : f32 -> f32
+  %1 = ptx.cvt %0 {rnd = #ptx.rnd<rzi>, src_type = #ptx.type<f32>, type = #ptx.type<f32>} : f32 -> f32
+  %2 = ptx.copysign %1, %c {type = #ptx.type<f32>} : f32
+  ptx.ret
+}
+
+// -----
+
+// copysign's magnitude (its second operand) may be subnormal, and
+// cvt.rmi.f32.f32 floors a negative subnormal to -1 where its flushed value
+// gives -0: each keeps the function in IEEE mode.
+// NV-LABEL: gpu.func @copysign_variable
+// NV-NOT: denormal_fp_math_f32
+// NV-LABEL: gpu.func @cvt_rmi
+// NV-NOT: denormal_fp_math_f32
+func.func @copysign_variable(%a: f32, %b: f32) attributes {ptx.entry} {
+  %0 = ptx.mul %a, %a {type = #ptx.type<f32>, rnd = #ptx.rnd<rn>, ftz} : f32 -> f32
+  %1 = ptx.copysign %0, %b {type = #ptx.type<f32>} : f32
+  ptx.ret
+}
+func.func @cvt_rmi(%a: f32) attributes {ptx.entry} {
+  %0 = ptx.mul %a, %a {type = #ptx.type<f32>, rnd = #ptx.rnd<rn>, ftz} : f32 -> f32
+  %1 = ptx.cvt %0 {rnd = #ptx.rnd<rmi>, src_type = #ptx.type<f32>, type = #ptx.type<f32>} : f32 -> f32
+  ptx.ret
+}
