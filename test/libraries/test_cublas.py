@@ -91,6 +91,16 @@ def test_cublaslt_epilogues_match_the_host_reference(built: Path) -> None:
             "unsupported epilogue"} <= set(passed), result.stdout
 
 
+def test_cublaslt_algorithms_and_pointer_arrays(built: Path) -> None:
+    """cublasLtMatmulAlgoGetIds/Init/Check, the configuration's attributes,
+    a matmul with a preset algorithm, a pointer-array batch."""
+    result = _run(built / "cublaslt_algo")
+    passed, failed = _cases(result)
+    assert not failed and result.returncode == 0, result.stdout + result.stderr
+    assert {"AlgoConfig kept", "AlgoConfig id read-only", "AlgoCheck", "Matmul with a preset algo",
+            "pointer-array batch", "strided and pointer arrays mixed"} <= set(passed), result.stdout
+
+
 def test_batched_lu_matches_the_host_reference(built: Path) -> None:
     """cublas<S,D>getrfBatched and getriBatched (OpenBLAS's LAPACK): pivots,
     P A = L U, A inv(A) = I, a singular matrix's info, in a stream."""

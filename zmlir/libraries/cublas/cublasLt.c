@@ -23,6 +23,7 @@ struct layout {
   int64_t ld;
   int32_t batch;
   int64_t stride, plane_offset;
+  uint32_t batch_mode; /* cublasLtBatchMode_t */
 };
 _Static_assert(sizeof(struct layout) <= sizeof(cublasLtMatrixLayoutOpaque_t), "layout");
 
@@ -47,6 +48,16 @@ struct preference {
 };
 _Static_assert(sizeof(struct preference) <= sizeof(cublasLtMatmulPreferenceOpaque_t), "pref");
 
+/* An algorithm: its id and configuration, kept for the application to read
+ * back; every one is the host BLAS's GEMM. */
+struct algo {
+  int32_t id;
+  uint32_t tile, reduction, swizzle, custom, stages;
+  int32_t splitk;
+  uint16_t inner_shape, cluster_shape;
+};
+_Static_assert(sizeof(struct algo) <= sizeof(cublasLtMatmulAlgo_t), "algo");
+
 /* An attribute: where it lives in our struct and its size, which the caller
  * must give exactly (as NVIDIA's checks). */
 struct attribute {
@@ -65,6 +76,7 @@ static const struct attribute layout_attributes[] = {
     ATTR(CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, struct layout, batch),
     ATTR(CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, struct layout, stride),
     ATTR(CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, struct layout, plane_offset),
+    ATTR(CUBLASLT_MATRIX_LAYOUT_BATCH_MODE, struct layout, batch_mode),
     {-1, 0, 0}};
 
 static const struct attribute desc_attributes[] = {
@@ -103,6 +115,18 @@ static const struct attribute preference_attributes[] = {
     ATTR(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, struct preference, align_d),
     ATTR(CUBLASLT_MATMUL_PREF_MAX_WAVES_COUNT, struct preference, max_waves),
     ATTR(CUBLASLT_MATMUL_PREF_IMPL_MASK, struct preference, impl_mask),
+    {-1, 0, 0}};
+
+static const struct attribute algo_attributes[] = {
+    ATTR(CUBLASLT_ALGO_CONFIG_ID, struct algo, id),
+    ATTR(CUBLASLT_ALGO_CONFIG_TILE_ID, struct algo, tile),
+    ATTR(CUBLASLT_ALGO_CONFIG_SPLITK_NUM, struct algo, splitk),
+    ATTR(CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, struct algo, reduction),
+    ATTR(CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, struct algo, swizzle),
+    ATTR(CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, struct algo, custom),
+    ATTR(CUBLASLT_ALGO_CONFIG_STAGES_ID, struct algo, stages),
+    ATTR(CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, struct algo, inner_shape),
+    ATTR(CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, struct algo, cluster_shape),
     {-1, 0, 0}};
 
 static const struct attribute *find_attribute(const struct attribute *table, int id) {
@@ -411,8 +435,11 @@ static cublasStatus_t check(const struct desc *d, const struct layout *a, const 
     if (all[i]->order != CUBLASLT_ORDER_COL || !zmlir_type_supported(all[i]->type) ||
         all[i]->plane_offset)
       return CUBLAS_STATUS_NOT_SUPPORTED;
-    if (all[i]->batch != dl->batch)
+    if (all[i]->batch != dl->batch || (all[i]->batch_mode != CUBLASLT_BATCH_MODE_STRIDED &&
+                                       all[i]->batch_mode != CUBLASLT_BATCH_MODE_POINTER_ARRAY))
       return CUBLAS_STATUS_INVALID_VALUE;
+    if (all[i]->batch_mode != dl->batch_mode) /* strided and pointer arrays mixed */
+      return CUBLAS_STATUS_NOT_SUPPORTED;
   }
   if (!compute_supported(d->compute, d->scale) || epilogue_flags(d->epilogue) < 0 ||
       d->transc != CUBLAS_OP_N || d->scale_a || d->scale_b || d->scale_c || d->scale_d ||
@@ -422,6 +449,102 @@ static cublasStatus_t check(const struct desc *d, const struct layout *a, const 
     return CUBLAS_STATUS_NOT_SUPPORTED;
   return CUBLAS_STATUS_SUCCESS;
 }
+
+static void algo_init(cublasLtMatmulAlgo_t *algo, int id) {
+  memset(algo, 0, sizeof *algo);
+  struct algo *a = (struct algo *)algo;
+  a->id = id;
+  a->splitk = 1;
+}
+
+/* One algorithm, id 0, for every combination the host route computes. */
+static int types_supported(cublasComputeType_t compute, cudaDataType_t scale, cudaDataType_t a,
+                           cudaDataType_t b, cudaDataType_t c, cudaDataType_t d) {
+  return compute_supported(compute, scale) && zmlir_type_supported(a) && zmlir_type_supported(b) &&
+         zmlir_type_supported(c) && zmlir_type_supported(d);
+}
+
+cublasStatus_t IMPL(cublasLtMatmulAlgoGetIds)(cublasLtHandle_t handle, cublasComputeType_t compute,
+                                              cudaDataType_t scale, cudaDataType_t a,
+                                              cudaDataType_t b, cudaDataType_t c, cudaDataType_t d,
+                                              int requested, int ids[], int *count) {
+  if (!handle)
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (requested <= 0 || !ids || !count)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  *count = 0;
+  if (types_supported(compute, scale, a, b, c, d))
+    ids[(*count)++] = 0;
+  return CUBLAS_STATUS_SUCCESS;
+}
+ABI_CHECK(cublasLtMatmulAlgoGetIds);
+
+cublasStatus_t IMPL(cublasLtMatmulAlgoInit)(cublasLtHandle_t handle, cublasComputeType_t compute,
+                                            cudaDataType_t scale, cudaDataType_t a,
+                                            cudaDataType_t b, cudaDataType_t c, cudaDataType_t d,
+                                            int id, cublasLtMatmulAlgo_t *algo) {
+  if (!handle)
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!algo || id < 0)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (!types_supported(compute, scale, a, b, c, d))
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  /* NVIDIA's ids name its kernels; each is the host BLAS here. */
+  algo_init(algo, id);
+  return CUBLAS_STATUS_SUCCESS;
+}
+ABI_CHECK(cublasLtMatmulAlgoInit);
+
+/* The configuration is kept (tiles, split-K, reduction): the host BLAS
+ * chooses its own blocking. */
+cublasStatus_t IMPL(cublasLtMatmulAlgoConfigSetAttribute)(cublasLtMatmulAlgo_t *algo,
+                                                          cublasLtMatmulAlgoConfigAttributes_t attr,
+                                                          const void *buf, size_t size) {
+  if (!algo)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (attr == CUBLASLT_ALGO_CONFIG_ID)
+    return CUBLAS_STATUS_INVALID_VALUE; /* read-only, set by cublasLtMatmulAlgoInit */
+  return set_attribute(algo_attributes, algo, attr, buf, size);
+}
+ABI_CHECK(cublasLtMatmulAlgoConfigSetAttribute);
+
+cublasStatus_t IMPL(cublasLtMatmulAlgoConfigGetAttribute)(const cublasLtMatmulAlgo_t *algo,
+                                                          cublasLtMatmulAlgoConfigAttributes_t attr,
+                                                          void *buf, size_t size, size_t *written) {
+  if (!algo || (size == 0 && !written))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  cublasStatus_t status = get_attribute(algo_attributes, algo, attr, buf, size, written);
+  /* Sizes must match exactly, as NVIDIA's. */
+  if (status == CUBLAS_STATUS_SUCCESS && size &&
+      size != find_attribute(algo_attributes, attr)->size)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  return status;
+}
+ABI_CHECK(cublasLtMatmulAlgoConfigGetAttribute);
+
+cublasStatus_t IMPL(cublasLtMatmulAlgoCheck)(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
+                                             cublasLtMatrixLayout_t a, cublasLtMatrixLayout_t b,
+                                             cublasLtMatrixLayout_t c, cublasLtMatrixLayout_t d,
+                                             const cublasLtMatmulAlgo_t *algo,
+                                             cublasLtMatmulHeuristicResult_t *result) {
+  if (!handle)
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!algo || !result)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  int64_t m, n, k;
+  cublasStatus_t status = check((struct desc *)desc, (struct layout *)a, (struct layout *)b,
+                                (struct layout *)c, (struct layout *)d, &m, &n, &k);
+  if (status != CUBLAS_STATUS_SUCCESS)
+    return status;
+  cublasLtMatmulAlgo_t kept = *algo; /* algo may be result->algo, never updated */
+  memset(result, 0, sizeof *result);
+  result->algo = kept;
+  result->workspaceSize = 0;
+  result->state = CUBLAS_STATUS_SUCCESS;
+  result->wavesCount = 1.0f;
+  return CUBLAS_STATUS_SUCCESS;
+}
+ABI_CHECK(cublasLtMatmulAlgoCheck);
 
 cublasStatus_t
 IMPL(cublasLtMatmulAlgoGetHeuristic)(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
@@ -441,7 +564,7 @@ IMPL(cublasLtMatmulAlgoGetHeuristic)(cublasLtHandle_t handle, cublasLtMatmulDesc
   if (status != CUBLAS_STATUS_SUCCESS)
     return status == CUBLAS_STATUS_INVALID_VALUE ? status : CUBLAS_STATUS_NOT_SUPPORTED;
   memset(&results[0], 0, sizeof results[0]);
-  results[0].algo.data[0] = 1; /* the host BLAS */
+  algo_init(&results[0].algo, 0); /* the host BLAS */
   results[0].workspaceSize = 0;
   results[0].state = CUBLAS_STATUS_SUCCESS;
   results[0].wavesCount = 1.0f;
@@ -450,8 +573,12 @@ IMPL(cublasLtMatmulAlgoGetHeuristic)(cublasLtHandle_t handle, cublasLtMatmulDesc
 }
 ABI_CHECK(cublasLtMatmulAlgoGetHeuristic);
 
+/* Strided, or (BATCH_MODE_POINTER_ARRAY) `ptr` is the device array of each
+ * batch's pointer. */
 static struct zmlir_operand lt_operand(const void *ptr, const struct layout *l) {
   struct zmlir_operand o = {ptr, NULL, l->type, l->ld, l->batch > 1 ? l->stride : 0};
+  if (l->batch_mode == CUBLASLT_BATCH_MODE_POINTER_ARRAY)
+    o.ptr = NULL, o.array = (const void *const *)ptr, o.stride = 0;
   return o;
 }
 

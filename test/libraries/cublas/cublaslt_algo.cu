@@ -1,0 +1,186 @@
+// cuBLASLt's algorithm API and pointer-array batches through our
+// libcublasLt.so.13: ids, cublasLtMatmulAlgoInit, the configuration's
+// attributes (kept, sizes checked, the id read-only), cublasLtMatmulAlgoCheck,
+// a matmul with a preset algorithm, and a batch of pointer arrays, each
+// product checked against a reference loop of ours.
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "../check.h"
+#include "../report.h"
+
+static unsigned seed = 7;
+
+static std::vector<float> random_matrix(int count) {
+  std::vector<float> v(count);
+  for (auto &x : v)
+    x = (float)frand(seed);
+  return v;
+}
+
+// D = alpha A B + beta C, column-major, no transposes.
+static std::vector<float> reference(int m, int n, int k, float alpha, const float *a,
+                                    const float *b, float beta, const float *c) {
+  std::vector<float> d(m * n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      double sum = 0;
+      for (int l = 0; l < k; ++l)
+        sum += (double)a[l * m + i] * b[j * k + l];
+      d[j * m + i] = (float)(alpha * sum + beta * c[j * m + i]);
+    }
+  return d;
+}
+
+static bool same(const float *got, const std::vector<float> &want) {
+  for (size_t i = 0; i < want.size(); ++i)
+    if (!(std::fabs(got[i] - want[i]) <= 1e-4f * (1 + std::fabs(want[i]))))
+      return false;
+  return true;
+}
+
+static void test_algo(cublasLtHandle_t lt) {
+  int ids[4], count = 0;
+  CHECK(cublasLtMatmulAlgoGetIds(lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
+                                 CUDA_R_32F, CUDA_R_32F, 4, ids, &count));
+  report("AlgoGetIds f32", count >= 1);
+  cublasLtMatmulAlgo_t algo;
+  CHECK(cublasLtMatmulAlgoInit(lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
+                               CUDA_R_32F, CUDA_R_32F, ids[0], &algo));
+  int32_t id = -1, splitk = 0;
+  size_t written = 0;
+  CHECK(cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id,
+                                             &written));
+  CHECK(cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk,
+                                             sizeof splitk, nullptr));
+  report("AlgoInit: the id, split-K 1", id == ids[0] && splitk == 1 && written == sizeof id);
+  uint32_t tile = CUBLASLT_MATMUL_TILE_64x64, reduction = CUBLASLT_REDUCTION_SCHEME_INPLACE;
+  splitk = 4;
+  CHECK(cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile,
+                                             sizeof tile));
+  CHECK(cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk,
+                                             sizeof splitk));
+  CHECK(cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME,
+                                             &reduction, sizeof reduction));
+  uint32_t tile_back = 0;
+  int32_t splitk_back = 0;
+  CHECK(cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile_back,
+                                             sizeof tile_back, nullptr));
+  CHECK(cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk_back,
+                                             sizeof splitk_back, nullptr));
+  report("AlgoConfig kept", tile_back == tile && splitk_back == 4);
+  size_t needed = 0;
+  CHECK(cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, nullptr, 0,
+                                             &needed));
+  report("AlgoConfig size query", needed == sizeof(uint16_t));
+  uint64_t wide = 0;
+  report("AlgoConfig wrong size",
+         cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &wide,
+                                              sizeof wide) == CUBLAS_STATUS_INVALID_VALUE);
+  report("AlgoConfig id read-only",
+         cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id) ==
+             CUBLAS_STATUS_INVALID_VALUE);
+  report("AlgoInit f8 unsupported",
+         cublasLtMatmulAlgoInit(lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_8F_E4M3, CUDA_R_8F_E4M3,
+                                CUDA_R_32F, CUDA_R_32F, 0, &algo) == CUBLAS_STATUS_NOT_SUPPORTED);
+
+  // The preset algorithm runs the product.
+  CHECK(cublasLtMatmulAlgoInit(lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
+                               CUDA_R_32F, CUDA_R_32F, ids[0], &algo));
+  const int m = 5, n = 4, k = 3;
+  std::vector<float> a = random_matrix(m * k), b = random_matrix(k * n), c = random_matrix(m * n);
+  float *da, *db, *dc;
+  CHECK(cudaMallocManaged(&da, a.size() * 4));
+  CHECK(cudaMallocManaged(&db, b.size() * 4));
+  CHECK(cudaMallocManaged(&dc, c.size() * 4));
+  std::copy(a.begin(), a.end(), da), std::copy(b.begin(), b.end(), db);
+  std::copy(c.begin(), c.end(), dc);
+  cublasLtMatmulDesc_t desc;
+  cublasLtMatrixLayout_t la, lb, lc;
+  CHECK(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  CHECK(cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, m, k, m));
+  CHECK(cublasLtMatrixLayoutCreate(&lb, CUDA_R_32F, k, n, k));
+  CHECK(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32F, m, n, m));
+  cublasLtMatmulHeuristicResult_t result;
+  CHECK(cublasLtMatmulAlgoCheck(lt, desc, la, lb, lc, lc, &algo, &result));
+  report("AlgoCheck", result.state == CUBLAS_STATUS_SUCCESS && result.workspaceSize == 0);
+  float alpha = 1.5f, beta = -0.5f;
+  CHECK(cublasLtMatmul(lt, desc, &alpha, da, la, db, lb, &beta, dc, lc, dc, lc, &algo, nullptr, 0,
+                       0));
+  CHECK(cudaDeviceSynchronize());
+  report("Matmul with a preset algo",
+         same(dc, reference(m, n, k, alpha, a.data(), b.data(), beta, c.data())));
+  cublasLtMatrixLayoutDestroy(la), cublasLtMatrixLayoutDestroy(lb), cublasLtMatrixLayoutDestroy(lc);
+  cublasLtMatmulDescDestroy(desc);
+  cudaFree(da), cudaFree(db), cudaFree(dc);
+}
+
+// Three products of one shape, each matrix through a device array of pointers.
+static void test_pointer_array(cublasLtHandle_t lt) {
+  const int m = 3, n = 4, k = 2, batch = 3;
+  float **arrays;
+  CHECK(cudaMallocManaged(&arrays, 4 * batch * sizeof(float *)));
+  std::vector<std::vector<float>> want;
+  for (int i = 0; i < batch; ++i) {
+    std::vector<float> a = random_matrix(m * k), b = random_matrix(k * n), c = random_matrix(m * n);
+    float *p[4];
+    const std::vector<float> *sources[3] = {&a, &b, &c};
+    for (int j = 0; j < 4; ++j) {
+      size_t count = j == 0 ? a.size() : j == 1 ? b.size() : c.size();
+      CHECK(cudaMallocManaged(&p[j], count * 4));
+      if (j < 3)
+        std::copy(sources[j]->begin(), sources[j]->end(), p[j]);
+      arrays[j * batch + i] = p[j];
+    }
+    want.push_back(reference(m, n, k, 2.0f, a.data(), b.data(), 1.0f, c.data()));
+  }
+  cublasLtMatmulDesc_t desc;
+  CHECK(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  cublasLtMatrixLayout_t layouts[4];
+  int rows[4] = {m, k, m, m}, cols[4] = {k, n, n, n};
+  uint32_t mode = CUBLASLT_BATCH_MODE_POINTER_ARRAY;
+  int32_t count = batch;
+  for (int j = 0; j < 4; ++j) {
+    CHECK(cublasLtMatrixLayoutCreate(&layouts[j], CUDA_R_32F, rows[j], cols[j], rows[j]));
+    CHECK(cublasLtMatrixLayoutSetAttribute(layouts[j], CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count,
+                                           sizeof count));
+    CHECK(cublasLtMatrixLayoutSetAttribute(layouts[j], CUBLASLT_MATRIX_LAYOUT_BATCH_MODE, &mode,
+                                           sizeof mode));
+  }
+  float alpha = 2, beta = 1;
+  CHECK(cublasLtMatmul(lt, desc, &alpha, arrays, layouts[0], arrays + batch, layouts[1], &beta,
+                       arrays + 2 * batch, layouts[2], arrays + 3 * batch, layouts[3], nullptr,
+                       nullptr, 0, 0));
+  CHECK(cudaDeviceSynchronize());
+  bool ok = true;
+  for (int i = 0; i < batch; ++i)
+    ok = ok && same(arrays[3 * batch + i], want[i]);
+  report("pointer-array batch", ok);
+  uint32_t strided = CUBLASLT_BATCH_MODE_STRIDED;
+  CHECK(cublasLtMatrixLayoutSetAttribute(layouts[0], CUBLASLT_MATRIX_LAYOUT_BATCH_MODE, &strided,
+                                         sizeof strided));
+  report("strided and pointer arrays mixed",
+         cublasLtMatmul(lt, desc, &alpha, arrays, layouts[0], arrays + batch, layouts[1], &beta,
+                        arrays + 2 * batch, layouts[2], arrays + 3 * batch, layouts[3], nullptr,
+                        nullptr, 0, 0) == CUBLAS_STATUS_NOT_SUPPORTED);
+  for (int j = 0; j < 4; ++j)
+    cublasLtMatrixLayoutDestroy(layouts[j]);
+  cublasLtMatmulDescDestroy(desc);
+  for (int i = 0; i < 4 * batch; ++i)
+    cudaFree(arrays[i]);
+  cudaFree(arrays);
+}
+
+int main() {
+  cublasLtHandle_t lt;
+  CHECK(cublasLtCreate(&lt));
+  test_algo(lt);
+  test_pointer_array(lt);
+  CHECK(cublasLtDestroy(lt));
+  printf("%d failures\n", failures);
+  return failures != 0;
+}
