@@ -519,6 +519,79 @@ test_tbmv_tpmv(cublasHandle_t h, const char *t,
   expect((std::string(t) + "tpmv").c_str(), y, pwant);
 }
 
+// gemv over batches: pointer arrays and strides.
+template <typename T>
+static void
+test_gemv_batched(cublasHandle_t h, const char *t,
+                  cublasStatus_t (*batched)(cublasHandle_t, cublasOperation_t, int, int, const T *,
+                                            const T *const[], int, const T *const[], int, const T *,
+                                            T *const[], int, int),
+                  cublasStatus_t (*strided)(cublasHandle_t, cublasOperation_t, int, int, const T *,
+                                            const T *, int, long long, const T *, int, long long,
+                                            const T *, T *, int, long long, int)) {
+  const int m = 4, n = 3, lda = 5, batch = 3;
+  const long long sa = lda * n + 1, sx = n + 2, sy = m + 1;
+  Buf<T> a(sa * batch), x(sx * batch), y(sy * batch);
+  Mat am = a.mat(), xm = x.mat(), want = y.mat();
+  cublasOperation_t op = CUBLAS_OP_C; // y: n long
+  for (int b = 0; b < batch; ++b) {
+    Mat ab(am.begin() + b * sa, am.begin() + b * sa + lda * n);
+    Mat opa = op_of(ab, lda, m, n, op);
+    Mat xb(xm.begin() + b * sx, xm.begin() + b * sx + m);
+    Mat prod = mul(opa, xb, n, m, 1);
+    for (int i = 0; i < n; ++i)
+      want[b * sy + i] = alpha_of<T>() * prod[i] + beta_of<T>() * want[b * sy + i];
+  }
+  Scalar<T> alpha(h, alpha_of<T>()), beta(h, beta_of<T>());
+  CHECK(strided(h, op, m, n, alpha.ptr(), a.p, lda, sa, x.p, 1, sx, beta.ptr(), y.p, 1, sy, batch));
+  expect(named((std::string(t) + "gemvStridedBatched").c_str(), h).c_str(), y, want);
+  // The same products again, through arrays of pointers (y back as it was).
+  Buf<T> y2(sy * batch);
+  Mat y2m = y2.mat();
+  const T **ap, **xp;
+  T **yp;
+  CHECK(cudaMallocManaged(&ap, batch * sizeof *ap));
+  CHECK(cudaMallocManaged(&xp, batch * sizeof *xp));
+  CHECK(cudaMallocManaged(&yp, batch * sizeof *yp));
+  Mat want3 = y2m;
+  for (int b = 0; b < batch; ++b) {
+    ap[b] = a.p + b * sa, xp[b] = x.p + b * sx, yp[b] = y2.p + b * sy;
+    Mat ab(am.begin() + b * sa, am.begin() + b * sa + lda * n);
+    Mat xb(xm.begin() + b * sx, xm.begin() + b * sx + m);
+    Mat prod = mul(op_of(ab, lda, m, n, op), xb, n, m, 1);
+    for (int i = 0; i < n; ++i)
+      want3[b * sy + i] = alpha_of<T>() * prod[i] + beta_of<T>() * want3[b * sy + i];
+  }
+  CHECK(batched(h, op, m, n, alpha.ptr(), ap, lda, xp, 1, beta.ptr(), yp, 1, batch));
+  expect(named((std::string(t) + "gemvBatched").c_str(), h).c_str(), y2, want3);
+  cudaFree(ap), cudaFree(xp), cudaFree(yp);
+}
+
+// Complex geam: C = alpha op(A) + beta op(B); in place as C = alpha C + beta op(B).
+template <typename T>
+static void test_geam(cublasHandle_t h, const char *name,
+                      cublasStatus_t (*geam)(cublasHandle_t, cublasOperation_t, cublasOperation_t,
+                                             int, int, const T *, const T *, int, const T *,
+                                             const T *, int, T *, int)) {
+  const int m = 3, n = 4, ldc = 5;
+  Buf<T> a(n * m), b(m * n), c(ldc * n);
+  Mat opa = op_of(a.mat(), n, n, m, CUBLAS_OP_C), want = c.mat(), bm = b.mat();
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i)
+      want[(size_t)j * ldc + i] = ALPHA * opa[(size_t)j * m + i] + BETA * bm[(size_t)j * m + i];
+  Scalar<T> alpha(h, ALPHA), beta(h, BETA);
+  CHECK(geam(h, CUBLAS_OP_C, CUBLAS_OP_N, m, n, alpha.ptr(), a.p, n, beta.ptr(), b.p, m, c.p, ldc));
+  expect(named(name, h).c_str(), c, want);
+  Mat before = c.mat(), opb = op_of(a.mat(), n, n, m, CUBLAS_OP_T);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i)
+      before[(size_t)j * ldc + i] = ALPHA * before[(size_t)j * ldc + i] +
+                                    BETA * opb[(size_t)j * m + i];
+  CHECK(
+      geam(h, CUBLAS_OP_N, CUBLAS_OP_T, m, n, alpha.ptr(), c.p, ldc, beta.ptr(), a.p, n, c.p, ldc));
+  expect((named(name, h) + " in place").c_str(), c, before);
+}
+
 // -- level 3 --------------------------------------------------------------------
 
 // symm, hemm: C = alpha A B + beta C (left) or alpha B A + beta C.
@@ -872,6 +945,29 @@ static void test_ex(cublasHandle_t h) {
   CHECK(cublasCherkEx(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, k, &half, a.p, CUDA_C_32F, n,
                       &zero, cm.p, CUDA_C_32F, n));
   expect("CherkEx", cm, want);
+  // The rest of the Ex forms, by type.
+  Buf<double> ex(n), ey(n, false);
+  CHECK(cublasCopyEx(h, n, ex.p, CUDA_R_64F, 1, ey.p, CUDA_R_64F, 1));
+  expect("CopyEx f64", ey, ex.mat());
+  int index = 0;
+  put(zy.p[3], cd(1e-3, -1e-3));
+  CHECK(cublasIaminEx(h, n, zy.p, CUDA_C_64F, 1, &index));
+  report("IaminEx c64", index == 4, std::to_string(index));
+  float asum = 0;
+  CHECK(cublasAsumEx(h, n, x.p, CUDA_C_32F, 1, &asum, CUDA_R_32F, CUDA_R_32F));
+  double want_asum = 0;
+  for (int i = 0; i < n; ++i)
+    want_asum += std::abs(get(x.p[i]).real()) + std::abs(get(x.p[i]).imag());
+  report("AsumEx c32", std::abs(asum - want_asum) < 1e-4 * want_asum);
+  Buf<float> rx(n), ry(n);
+  Mat rxm = rx.mat(), rym = ry.mat();
+  float param[5] = {-1, 0.5f, -0.25f, 2, 0.75f}; // flag, h11, h21, h12, h22
+  CHECK(
+      cublasRotmEx(h, n, rx.p, CUDA_R_32F, 1, ry.p, CUDA_R_32F, 1, param, CUDA_R_32F, CUDA_R_32F));
+  Mat rotm(n);
+  for (int i = 0; i < n; ++i)
+    rotm[i] = 0.5 * rxm[i] + 2.0 * rym[i];
+  expect("RotmEx f32", rx, rotm);
   // Types the host BLAS does not have are refused, never approximated.
   report("AxpyEx f16 unsupported",
          cublasAxpyEx(h, n, &alpha, CUDA_R_16F, x.p, CUDA_R_16F, 1, y.p, CUDA_R_16F, 1,
@@ -1008,6 +1104,10 @@ static void with_scalars(cublasHandle_t h) {
   test_rank2<cuComplex, float>(h, "Cherkx", cublasCherkx, true, SYRKX);
   test_trmm_trsm<float>(h, "S", cublasStrmm, cublasStrsm, cublasStrsmBatched);
   test_trmm_trsm<cuDoubleComplex>(h, "Z", cublasZtrmm, cublasZtrsm, cublasZtrsmBatched);
+  test_gemv_batched<float>(h, "S", cublasSgemvBatched, cublasSgemvStridedBatched);
+  test_gemv_batched<cuDoubleComplex>(h, "Z", cublasZgemvBatched, cublasZgemvStridedBatched);
+  test_geam<cuComplex>(h, "Cgeam", cublasCgeam);
+  test_geam<cuDoubleComplex>(h, "Zgeam", cublasZgeam);
 }
 
 int main() {

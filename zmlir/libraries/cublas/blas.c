@@ -52,8 +52,9 @@ struct call {
   size_t elem;
   const void *a, *b, *x, *z;
   void *c, *y, *result;
-  const void *const *a_array;
+  const void *const *a_array, *const *x_array;
   void *const *b_array;
+  long long stride_a, stride_x, stride_y;
   struct zmlir_scalar alpha, beta;
   unsigned char param[5 * sizeof(double)]; /* rotm's, in host pointer mode */
   const void *param_at;
@@ -476,6 +477,91 @@ EACH_TRIANGULAR(TBMV, tbmv);
 EACH_TRIANGULAR(TBMV, tbsv);
 EACH_TRIANGULAR(TPMV, tpmv);
 EACH_TRIANGULAR(TPMV, tpsv);
+
+/* gemv over a batch: pointer arrays, or strides (elements) from one base. */
+static const void *batch_element(const void *const *array, const void *base, long long stride,
+                                 size_t elem, int b) {
+  return array ? array[b] : (const char *)base + (size_t)(b * stride) * elem;
+}
+#define GEMV_BATCH_RUN(FN, T, CPLX)                                                                \
+  for (int b = 0; b < q->batch; ++b)                                                               \
+  CBLAS(FN)(                                                                                       \
+      CblasColMajor, q->trans, q->m, q->n, A_(CPLX, T),                                            \
+      batch_element(q->a_array, q->a, q->stride_a, sizeof(T), b), q->lda,                          \
+      batch_element(q->x_array, q->x, q->stride_x, sizeof(T), b), q->incx, B_(CPLX, T),            \
+      (void *)batch_element((const void *const *)q->b_array, q->y, q->stride_y, sizeof(T), b),     \
+      q->incy)
+#define GEMV_BATCH_INVALID                                                                         \
+  bad_op(trans) || m < 0 || n < 0 || lda < at_least_1(m) || incx == 0 || incy == 0 || batch < 0
+#define GEMV_BATCHED(NAME, FN, T, CPLX)                                                            \
+  ROUTINE(NAME,                                                                                    \
+          (cublasHandle_t handle, cublasOperation_t trans, int m, int n, const T *alpha,           \
+           const T *const A[], int lda, const T *const x[], int incx, const T *beta, T *const y[], \
+           int incy, int batch),                                                                   \
+          GEMV_BATCH_INVALID, m == 0 || n == 0 || batch == 0, 0,                                   \
+          (SCALARS(T), q->trans = op_of(trans, CPLX), q->m = m, VECTORS(n, incx, incy),            \
+           q->lda = lda, q->a_array = (const void *const *)A, q->x_array = (const void *const *)x, \
+           q->b_array = (void *const *)y, q->batch = batch),                                       \
+          GEMV_BATCH_RUN(FN, T, CPLX))
+#define GEMV_STRIDED(NAME, FN, T, CPLX)                                                            \
+  ROUTINE(NAME,                                                                                    \
+          (cublasHandle_t handle, cublasOperation_t trans, int m, int n, const T *alpha,           \
+           const T *A, int lda, long long stride_a, const T *x, int incx, long long stride_x,      \
+           const T *beta, T *y, int incy, long long stride_y, int batch),                          \
+          GEMV_BATCH_INVALID, m == 0 || n == 0 || batch == 0, 0,                                   \
+          (SCALARS(T), q->trans = op_of(trans, CPLX), q->m = m, VECTORS(n, incx, incy),            \
+           q->lda = lda, q->a = A, q->x = x, q->y = y, q->stride_a = stride_a,                     \
+           q->stride_x = stride_x, q->stride_y = stride_y, q->batch = batch),                      \
+          GEMV_BATCH_RUN(FN, T, CPLX))
+GEMV_BATCHED(cublasSgemvBatched, sgemv, float, 0);
+GEMV_BATCHED(cublasDgemvBatched, dgemv, double, 0);
+GEMV_BATCHED(cublasCgemvBatched, cgemv, cuComplex, 1);
+GEMV_BATCHED(cublasZgemvBatched, zgemv, cuDoubleComplex, 1);
+GEMV_STRIDED(cublasSgemvStridedBatched, sgemv, float, 0);
+GEMV_STRIDED(cublasDgemvStridedBatched, dgemv, double, 0);
+GEMV_STRIDED(cublasCgemvStridedBatched, cgemv, cuComplex, 1);
+GEMV_STRIDED(cublasZgemvStridedBatched, zgemv, cuDoubleComplex, 1);
+
+/* Complex GEAM: C = alpha op(A) + beta op(B), element by element (in place
+ * where C is A or B untransposed with C's leading dimension); a zero scalar
+ * leaves its matrix unread. R: the real type. */
+static void complex_add(const void *scalar, const void *matrix, CBLAS_TRANSPOSE op, int ld, int i,
+                        int j, int single, double *re, double *im) {
+  double sr = single ? ((const float *)scalar)[0] : ((const double *)scalar)[0];
+  double si = single ? ((const float *)scalar)[1] : ((const double *)scalar)[1];
+  if (sr == 0 && si == 0)
+    return;
+  size_t at = 2 * (op == CblasNoTrans ? (size_t)j * ld + i : (size_t)i * ld + j);
+  double ar = single ? ((const float *)matrix)[at] : ((const double *)matrix)[at];
+  double ai = single ? ((const float *)matrix)[at + 1] : ((const double *)matrix)[at + 1];
+  if (op == CblasConjTrans)
+    ai = -ai;
+  *re += sr * ar - si * ai;
+  *im += sr * ai + si * ar;
+}
+#define GEAM(NAME, T, R)                                                                           \
+  ROUTINE(                                                                                         \
+      NAME,                                                                                        \
+      (cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,    \
+       const T *alpha, const T *A, int lda, const T *beta, const T *B, int ldb, T *C, int ldc),    \
+      bad_op(transa) || bad_op(transb) || m < 0 || n < 0 || ldc < at_least_1(m) ||                 \
+          lda < at_least_1(transa == CUBLAS_OP_N ? m : n) ||                                       \
+          ldb < at_least_1(transb == CUBLAS_OP_N ? m : n) ||                                       \
+          ((const T *)C == A && (transa != CUBLAS_OP_N || lda != ldc)) ||                          \
+          ((const T *)C == B && (transb != CUBLAS_OP_N || ldb != ldc)) || !alpha || !beta,         \
+      m == 0 || n == 0, 0,                                                                         \
+      (SCALARS(T), q->trans = op_of(transa, 1), q->transb = op_of(transb, 1), q->m = m, q->n = n,  \
+       q->a = A, q->lda = lda, q->b = B, q->ldb = ldb, q->c = C, q->ldc = ldc),                    \
+      for (int j = 0; j < q->n; ++j) for (int i = 0; i < q->m; ++i) {                              \
+        double re = 0, im = 0;                                                                     \
+        int single = sizeof(R) == 4;                                                               \
+        complex_add(q->alpha.at, q->a, q->trans, q->lda, i, j, single, &re, &im);                  \
+        complex_add(q->beta.at, q->b, q->transb, q->ldb, i, j, single, &re, &im);                  \
+        ((R *)q->c)[2 * ((size_t)j * q->ldc + i)] = (R)re;                                         \
+        ((R *)q->c)[2 * ((size_t)j * q->ldc + i) + 1] = (R)im;                                     \
+      })
+GEAM(cublasCgeam, cuComplex, float);
+GEAM(cublasZgeam, cuDoubleComplex, double);
 
 /* -- level 3 --------------------------------------------------------------------- */
 
@@ -914,6 +1000,113 @@ cublasStatus_t IMPL(cublasRotEx)(cublasHandle_t handle, int n, void *x, cudaData
   }
 }
 ABI_CHECK(cublasRotEx);
+
+OURS(cublasSasum_v2);
+OURS(cublasDasum_v2);
+OURS(cublasIsamax_v2);
+OURS(cublasIdamax_v2);
+
+/* One routine per type of S, D, C, Z (anything else: not supported). */
+#define BY_TYPE(type, S, D, C, Z)                                                                  \
+  switch (blas_type(type)) {                                                                       \
+  case 0:                                                                                          \
+    return S;                                                                                      \
+  case 1:                                                                                          \
+    return D;                                                                                      \
+  case 2:                                                                                          \
+    return C;                                                                                      \
+  case 3:                                                                                          \
+    return Z;                                                                                      \
+  default:                                                                                         \
+    return CUBLAS_STATUS_NOT_SUPPORTED;                                                            \
+  }
+
+cublasStatus_t IMPL(cublasCopyEx)(cublasHandle_t handle, int n, const void *x, cudaDataType x_type,
+                                  int incx, void *y, cudaDataType y_type, int incy) {
+  if (y_type != x_type)
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  BY_TYPE(x_type, IMPL(cublasScopy_v2)(handle, n, x, incx, y, incy),
+          IMPL(cublasDcopy_v2)(handle, n, x, incx, y, incy),
+          IMPL(cublasCcopy_v2)(handle, n, x, incx, y, incy),
+          IMPL(cublasZcopy_v2)(handle, n, x, incx, y, incy))
+}
+ABI_CHECK(cublasCopyEx);
+
+cublasStatus_t IMPL(cublasSwapEx)(cublasHandle_t handle, int n, void *x, cudaDataType x_type,
+                                  int incx, void *y, cudaDataType y_type, int incy) {
+  if (y_type != x_type)
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  BY_TYPE(x_type, IMPL(cublasSswap_v2)(handle, n, x, incx, y, incy),
+          IMPL(cublasDswap_v2)(handle, n, x, incx, y, incy),
+          IMPL(cublasCswap_v2)(handle, n, x, incx, y, incy),
+          IMPL(cublasZswap_v2)(handle, n, x, incx, y, incy))
+}
+ABI_CHECK(cublasSwapEx);
+
+cublasStatus_t IMPL(cublasAsumEx)(cublasHandle_t handle, int n, const void *x, cudaDataType x_type,
+                                  int incx, void *result, cudaDataType result_type,
+                                  cudaDataType exec) {
+  if (result_type != real_of(x_type) || exec != result_type)
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  BY_TYPE(x_type, IMPL(cublasSasum_v2)(handle, n, x, incx, result),
+          IMPL(cublasDasum_v2)(handle, n, x, incx, result),
+          IMPL(cublasScasum_v2)(handle, n, x, incx, result),
+          IMPL(cublasDzasum_v2)(handle, n, x, incx, result))
+}
+ABI_CHECK(cublasAsumEx);
+
+cublasStatus_t IMPL(cublasIamaxEx)(cublasHandle_t handle, int n, const void *x, cudaDataType x_type,
+                                   int incx, int *result){
+    BY_TYPE(x_type, IMPL(cublasIsamax_v2)(handle, n, x, incx, result),
+            IMPL(cublasIdamax_v2)(handle, n, x, incx, result),
+            IMPL(cublasIcamax_v2)(handle, n, x, incx, result),
+            IMPL(cublasIzamax_v2)(handle, n, x, incx, result))} ABI_CHECK(cublasIamaxEx);
+
+cublasStatus_t IMPL(cublasIaminEx)(cublasHandle_t handle, int n, const void *x, cudaDataType x_type,
+                                   int incx, int *result){
+    BY_TYPE(x_type, IMPL(cublasIsamin_v2)(handle, n, x, incx, result),
+            IMPL(cublasIdamin_v2)(handle, n, x, incx, result),
+            IMPL(cublasIcamin_v2)(handle, n, x, incx, result),
+            IMPL(cublasIzamin_v2)(handle, n, x, incx, result))} ABI_CHECK(cublasIaminEx);
+
+/* c real, s of the vectors' type. */
+cublasStatus_t IMPL(cublasRotgEx)(cublasHandle_t handle, void *a, void *b, cudaDataType ab_type,
+                                  void *c, void *s, cudaDataType cs_type, cudaDataType exec) {
+  if (cs_type != real_of(ab_type) || exec != ab_type)
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  BY_TYPE(ab_type, IMPL(cublasSrotg_v2)(handle, a, b, c, s),
+          IMPL(cublasDrotg_v2)(handle, a, b, c, s), IMPL(cublasCrotg_v2)(handle, a, b, c, s),
+          IMPL(cublasZrotg_v2)(handle, a, b, c, s))
+}
+ABI_CHECK(cublasRotgEx);
+
+cublasStatus_t IMPL(cublasRotmEx)(cublasHandle_t handle, int n, void *x, cudaDataType x_type,
+                                  int incx, void *y, cudaDataType y_type, int incy,
+                                  const void *param, cudaDataType param_type, cudaDataType exec) {
+  if (y_type != x_type || param_type != x_type || exec != x_type)
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  if (x_type == CUDA_R_32F)
+    return IMPL(cublasSrotm_v2)(handle, n, x, incx, y, incy, param);
+  if (x_type == CUDA_R_64F)
+    return IMPL(cublasDrotm_v2)(handle, n, x, incx, y, incy, param);
+  return CUBLAS_STATUS_NOT_SUPPORTED;
+}
+ABI_CHECK(cublasRotmEx);
+
+cublasStatus_t IMPL(cublasRotmgEx)(cublasHandle_t handle, void *d1, cudaDataType d1_type, void *d2,
+                                   cudaDataType d2_type, void *x1, cudaDataType x1_type,
+                                   const void *y1, cudaDataType y1_type, void *param,
+                                   cudaDataType param_type, cudaDataType exec) {
+  if (d2_type != d1_type || x1_type != d1_type || y1_type != d1_type || param_type != d1_type ||
+      exec != d1_type)
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  if (d1_type == CUDA_R_32F)
+    return IMPL(cublasSrotmg_v2)(handle, d1, d2, x1, y1, param);
+  if (d1_type == CUDA_R_64F)
+    return IMPL(cublasDrotmg_v2)(handle, d1, d2, x1, y1, param);
+  return CUBLAS_STATUS_NOT_SUPPORTED;
+}
+ABI_CHECK(cublasRotmgEx);
 
 /* Cherk(3m)Ex and Csyrk(3m)Ex: complex single A and C (the host BLAS has no
  * 8-bit complex). */
