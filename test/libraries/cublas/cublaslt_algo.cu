@@ -1,8 +1,9 @@
 // cuBLASLt's algorithm API and pointer-array batches through our
 // libcublasLt.so.13: ids, cublasLtMatmulAlgoInit, the configuration's
 // attributes (kept, sizes checked, the id read-only), cublasLtMatmulAlgoCheck,
-// a matmul with a preset algorithm, and a batch of pointer arrays, each
-// product checked against a reference loop of ours.
+// a matmul with a preset algorithm, a batch of pointer arrays, and matrix
+// transforms between orders and types, each checked against a reference loop
+// of ours.
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
@@ -175,11 +176,75 @@ static void test_pointer_array(cublasLtHandle_t lt) {
   cudaFree(arrays);
 }
 
+// C = alpha op(A) + beta op(B) between orders (COL, ROW, COL32) and types.
+static void test_transform(cublasLtHandle_t lt) {
+  const int rows = 3, cols = 40; // two COL32 tiles
+  std::vector<float> a = random_matrix(rows * cols), b = random_matrix(rows * cols);
+  float *da, *db, *dc;
+  int8_t *d8;
+  CHECK(cudaMallocManaged(&da, a.size() * 4));
+  CHECK(cudaMallocManaged(&db, b.size() * 4));
+  CHECK(cudaMallocManaged(&dc, a.size() * 4));
+  CHECK(cudaMallocManaged(&d8, 64 * rows));
+  std::copy(a.begin(), a.end(), da), std::copy(b.begin(), b.end(), db);
+  cublasLtMatrixTransformDesc_t desc;
+  CHECK(cublasLtMatrixTransformDescCreate(&desc, CUDA_R_32F));
+  cublasLtMatrixLayout_t la, lb, lc, l8;
+  CHECK(cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, rows, cols, rows)); // COL
+  CHECK(cublasLtMatrixLayoutCreate(&lb, CUDA_R_32F, cols, rows, cols)); // B^T, COL
+  CHECK(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32F, rows, cols, cols)); // ROW
+  int32_t row = CUBLASLT_ORDER_ROW, col32 = CUBLASLT_ORDER_COL32,
+          tiled = CUBLASLT_ORDER_COL4_4R2_8C;
+  CHECK(cublasLtMatrixLayoutSetAttribute(lc, CUBLASLT_MATRIX_LAYOUT_ORDER, &row, sizeof row));
+  int32_t trans = CUBLAS_OP_T;
+  CHECK(cublasLtMatrixTransformDescSetAttribute(desc, CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSB, &trans,
+                                                sizeof trans));
+  float alpha = 2, beta = -1;
+  CHECK(cublasLtMatrixTransform(lt, desc, &alpha, da, la, &beta, db, lb, dc, lc, 0));
+  CHECK(cudaDeviceSynchronize());
+  bool ok = true;
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j)
+      ok = ok && std::fabs(dc[i * cols + j] - (2 * a[j * rows + i] - b[i * cols + j])) < 1e-5f;
+  report("MatrixTransform COL + COL^T to ROW", ok);
+  // To int8 in COL32 tiles: rounded, saturated; alpha in device memory.
+  for (int i = 0; i < rows * cols; ++i)
+    da[i] = i % 4 == 0 ? 200.0f : i % 4 == 1 ? -300.0f : (float)(i % 7) - 3.4f;
+  CHECK(cublasLtMatrixLayoutCreate(&l8, CUDA_R_8I, rows, cols, 32 * rows));
+  CHECK(cublasLtMatrixLayoutSetAttribute(l8, CUBLASLT_MATRIX_LAYOUT_ORDER, &col32, sizeof col32));
+  int32_t device = CUBLASLT_POINTER_MODE_DEVICE;
+  CHECK(cublasLtMatrixTransformDescSetAttribute(desc, CUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE,
+                                                &device, sizeof device));
+  float *scalars;
+  CHECK(cudaMallocManaged(&scalars, 2 * sizeof(float)));
+  scalars[0] = 1, scalars[1] = 0;
+  CHECK(
+      cublasLtMatrixTransform(lt, desc, scalars, da, la, scalars + 1, nullptr, nullptr, d8, l8, 0));
+  CHECK(cudaDeviceSynchronize());
+  ok = true;
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) {
+      float v = std::nearbyint(da[j * rows + i]);
+      int want = v > 127 ? 127 : v < -128 ? -128 : (int)v;
+      ok = ok && d8[(j / 32) * 32 * rows + i * 32 + j % 32] == want;
+    }
+  report("MatrixTransform f32 to int8 COL32", ok);
+  CHECK(cublasLtMatrixLayoutSetAttribute(l8, CUBLASLT_MATRIX_LAYOUT_ORDER, &tiled, sizeof tiled));
+  report("MatrixTransform COL4_4R2_8C unsupported",
+         cublasLtMatrixTransform(lt, desc, scalars, da, la, scalars + 1, nullptr, nullptr, d8, l8,
+                                 0) == CUBLAS_STATUS_NOT_SUPPORTED);
+  cublasLtMatrixLayoutDestroy(la), cublasLtMatrixLayoutDestroy(lb);
+  cublasLtMatrixLayoutDestroy(lc), cublasLtMatrixLayoutDestroy(l8);
+  cublasLtMatrixTransformDescDestroy(desc);
+  cudaFree(da), cudaFree(db), cudaFree(dc), cudaFree(d8), cudaFree(scalars);
+}
+
 int main() {
   cublasLtHandle_t lt;
   CHECK(cublasLtCreate(&lt));
   test_algo(lt);
   test_pointer_array(lt);
+  test_transform(lt);
   CHECK(cublasLtDestroy(lt));
   printf("%d failures\n", failures);
   return failures != 0;

@@ -8,7 +8,9 @@
 #include "route.h"
 
 #include <cublasLt.h>
+#include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -634,3 +636,228 @@ cublasStatus_t IMPL(cublasLtMatmul)(cublasLtHandle_t handle, cublasLtMatmulDesc_
   return zmlir_gemm_submit((CUstream)stream, g);
 }
 ABI_CHECK(cublasLtMatmul);
+
+/* -- matrix transforms: C = alpha op(A) + beta op(B), between orders ---------------- */
+
+struct transform_desc {
+  int32_t scale, pointer_mode, transa, transb;
+};
+_Static_assert(sizeof(struct transform_desc) <= sizeof(cublasLtMatrixTransformDescOpaque_t),
+               "transform");
+
+static const struct attribute transform_attributes[] = {
+    ATTR(CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE, struct transform_desc, scale),
+    ATTR(CUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE, struct transform_desc, pointer_mode),
+    ATTR(CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA, struct transform_desc, transa),
+    ATTR(CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSB, struct transform_desc, transb),
+    {-1, 0, 0}};
+
+cublasStatus_t IMPL(cublasLtMatrixTransformDescInit_internal)(cublasLtMatrixTransformDesc_t desc,
+                                                              size_t size, cudaDataType scale) {
+  if (!desc || size < sizeof(struct transform_desc))
+    return CUBLAS_STATUS_ALLOC_FAILED;
+  memset(desc, 0, size);
+  struct transform_desc *t = (struct transform_desc *)desc;
+  t->scale = scale, t->pointer_mode = CUBLASLT_POINTER_MODE_HOST;
+  t->transa = t->transb = CUBLAS_OP_N;
+  return CUBLAS_STATUS_SUCCESS;
+}
+ABI_CHECK(cublasLtMatrixTransformDescInit_internal);
+
+cublasStatus_t IMPL(cublasLtMatrixTransformDescCreate)(cublasLtMatrixTransformDesc_t *desc,
+                                                       cudaDataType scale) {
+  if (!desc)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  cublasLtMatrixTransformDesc_t t = malloc(sizeof *t);
+  if (!t)
+    return CUBLAS_STATUS_ALLOC_FAILED;
+  IMPL(cublasLtMatrixTransformDescInit_internal)(t, sizeof *t, scale);
+  *desc = t;
+  return CUBLAS_STATUS_SUCCESS;
+}
+ABI_CHECK(cublasLtMatrixTransformDescCreate);
+
+cublasStatus_t IMPL(cublasLtMatrixTransformDescDestroy)(cublasLtMatrixTransformDesc_t desc) {
+  free(desc);
+  return CUBLAS_STATUS_SUCCESS;
+}
+ABI_CHECK(cublasLtMatrixTransformDescDestroy);
+
+cublasStatus_t
+IMPL(cublasLtMatrixTransformDescSetAttribute)(cublasLtMatrixTransformDesc_t desc,
+                                              cublasLtMatrixTransformDescAttributes_t attr,
+                                              const void *buf, size_t size) {
+  return set_attribute(transform_attributes, desc, attr, buf, size);
+}
+ABI_CHECK(cublasLtMatrixTransformDescSetAttribute);
+
+cublasStatus_t
+IMPL(cublasLtMatrixTransformDescGetAttribute)(cublasLtMatrixTransformDesc_t desc,
+                                              cublasLtMatrixTransformDescAttributes_t attr,
+                                              void *buf, size_t size, size_t *written) {
+  return get_attribute(transform_attributes, desc, attr, buf, size, written);
+}
+ABI_CHECK(cublasLtMatrixTransformDescGetAttribute);
+
+/* The element types a transform reads and writes (in double, exactly). */
+static int transform_type(cudaDataType_t type) {
+  return type == CUDA_R_32F || type == CUDA_R_64F || type == CUDA_R_16F || type == CUDA_R_16BF ||
+         type == CUDA_R_8I || type == CUDA_R_32I;
+}
+
+/* Where element (i, j) of batch b lives: COL, ROW, or COL32 (tiles of 32
+ * columns, row-major inside, `ld` elements between tiles). */
+static int64_t element_at(const struct layout *l, int64_t i, int64_t j, int64_t b) {
+  int64_t base = b * l->stride;
+  switch (l->order) {
+  case CUBLASLT_ORDER_ROW:
+    return base + i * l->ld + j;
+  case CUBLASLT_ORDER_COL32:
+    return base + (j / 32) * l->ld + i * 32 + j % 32;
+  default:
+    return base + j * l->ld + i;
+  }
+}
+
+static double read_element(const void *p, cudaDataType_t type, int64_t at) {
+  switch (type) {
+  case CUDA_R_8I:
+    return ((const int8_t *)p)[at];
+  case CUDA_R_32I:
+    return ((const int32_t *)p)[at];
+  case CUDA_R_64F:
+    return ((const double *)p)[at];
+  default: {
+    struct zmlir_scalar s;
+    zmlir_scalar_set(&s, (const char *)p + at * (int64_t)zmlir_type_size(type),
+                     zmlir_type_size(type), 0);
+    return zmlir_scalar_value(&s, type);
+  }
+  }
+}
+
+/* Integers: rounded to nearest, saturated (as NVIDIA's conversions). */
+static void write_element(void *p, cudaDataType_t type, int64_t at, double v) {
+  switch (type) {
+  case CUDA_R_8I:
+    v = nearbyint(v);
+    ((int8_t *)p)[at] = (int8_t)(v > 127 ? 127 : v < -128 ? -128 : v);
+    break;
+  case CUDA_R_32I:
+    v = nearbyint(v);
+    ((int32_t *)p)[at] = (int32_t)(v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : v);
+    break;
+  case CUDA_R_64F:
+    ((double *)p)[at] = v;
+    break;
+  case CUDA_R_32F:
+    ((float *)p)[at] = (float)v;
+    break;
+  case CUDA_R_16F:
+    ((_Float16 *)p)[at] = (_Float16)(float)v;
+    break;
+  default: { /* bf16: round to nearest even through f32 */
+    float f = (float)v;
+    uint32_t w;
+    memcpy(&w, &f, sizeof w);
+    w = isnan(f) ? 0x7fff0000u : w + 0x7fff + ((w >> 16) & 1);
+    ((uint16_t *)p)[at] = (uint16_t)(w >> 16);
+  }
+  }
+}
+
+struct transform {
+  struct zmlir_job job;
+  struct transform_desc desc;
+  struct layout a, b, c;
+  const void *pa, *pb;
+  void *pc;
+  struct zmlir_scalar alpha, beta;
+};
+
+static double transform_scalar(const struct zmlir_scalar *s, cudaDataType_t type) {
+  if (type == CUDA_R_32I)
+    return *(const int32_t *)s->at;
+  return zmlir_scalar_value(s, type);
+}
+
+static void transform_run(struct zmlir_job *job) {
+  struct transform *t = (struct transform *)job;
+  double alpha = transform_scalar(&t->alpha, t->desc.scale);
+  double beta = transform_scalar(&t->beta, t->desc.scale);
+  int64_t batch = t->c.batch > 0 ? t->c.batch : 1;
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t j = 0; j < (int64_t)t->c.cols; ++j)
+      for (int64_t i = 0; i < (int64_t)t->c.rows; ++i) {
+        double v = 0; /* a zero scalar leaves its matrix unread (it may be NULL) */
+        if (alpha != 0)
+          v += alpha * read_element(t->pa, t->a.type,
+                                    t->desc.transa == CUBLAS_OP_N ? element_at(&t->a, i, j, b)
+                                                                  : element_at(&t->a, j, i, b));
+        if (beta != 0)
+          v += beta * read_element(t->pb, t->b.type,
+                                   t->desc.transb == CUBLAS_OP_N ? element_at(&t->b, i, j, b)
+                                                                 : element_at(&t->b, j, i, b));
+        write_element(t->pc, t->c.type, element_at(&t->c, i, j, b), v);
+      }
+}
+
+/* An operand's checks: its shape op(X) is C's, its order one we lay out. */
+static cublasStatus_t transform_operand(const struct layout *x, int32_t op,
+                                        const struct layout *c) {
+  uint64_t rows = op == CUBLAS_OP_N ? x->rows : x->cols,
+           cols = op == CUBLAS_OP_N ? x->cols : x->rows;
+  if (rows != c->rows || cols != c->cols || (x->batch > 1 && x->batch != c->batch))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (!transform_type(x->type) ||
+      (x->order != CUBLASLT_ORDER_COL && x->order != CUBLASLT_ORDER_ROW &&
+       x->order != CUBLASLT_ORDER_COL32) ||
+      x->plane_offset || x->batch_mode != CUBLASLT_BATCH_MODE_STRIDED)
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t IMPL(cublasLtMatrixTransform)(cublasLtHandle_t handle,
+                                             cublasLtMatrixTransformDesc_t desc, const void *alpha,
+                                             const void *A, cublasLtMatrixLayout_t adesc,
+                                             const void *beta, const void *B,
+                                             cublasLtMatrixLayout_t bdesc, void *C,
+                                             cublasLtMatrixLayout_t cdesc, cudaStream_t stream) {
+  if (!handle)
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  const struct transform_desc *d = (const struct transform_desc *)desc;
+  if (!d || !cdesc || !C || !alpha || !beta || (A && !adesc) || (B && !bdesc))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  struct layout none = *(const struct layout *)cdesc; /* an absent operand */
+  const struct layout *a = adesc ? (const struct layout *)adesc : &none;
+  const struct layout *b = bdesc ? (const struct layout *)bdesc : &none;
+  const struct layout *c = (const struct layout *)cdesc;
+  cublasStatus_t status = transform_operand(c, CUBLAS_OP_N, c);
+  if (status == CUBLAS_STATUS_SUCCESS && A)
+    status = transform_operand(a, d->transa, c);
+  if (status == CUBLAS_STATUS_SUCCESS && B)
+    status = transform_operand(b, d->transb, c);
+  if (status != CUBLAS_STATUS_SUCCESS)
+    return status;
+  if ((d->scale != CUDA_R_32F && d->scale != CUDA_R_64F && d->scale != CUDA_R_32I) ||
+      (d->transa != CUBLAS_OP_N && d->transa != CUBLAS_OP_T) ||
+      (d->transb != CUBLAS_OP_N && d->transb != CUBLAS_OP_T))
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  struct transform *t = calloc(1, sizeof *t);
+  if (!t)
+    return CUBLAS_STATUS_ALLOC_FAILED;
+  t->job.run = transform_run;
+  t->desc = *d, t->a = *a, t->b = *b, t->c = *c;
+  t->pa = A, t->pb = B, t->pc = C;
+  int device = d->pointer_mode == CUBLASLT_POINTER_MODE_DEVICE;
+  size_t size = d->scale == CUDA_R_32I ? 4 : zmlir_type_size(d->scale);
+  zmlir_scalar_set(&t->alpha, alpha, size, device);
+  zmlir_scalar_set(&t->beta, beta, size, device);
+  /* An absent operand is never read: its scalar must be zero. */
+  if (!A)
+    memset(&t->alpha, 0, sizeof t->alpha), t->alpha.at = t->alpha.bytes;
+  if (!B)
+    memset(&t->beta, 0, sizeof t->beta), t->beta.at = t->beta.bytes;
+  return zmlir_submit((CUstream)stream, &t->job, 0);
+}
+ABI_CHECK(cublasLtMatrixTransform);
