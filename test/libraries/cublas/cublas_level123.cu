@@ -4,6 +4,7 @@
 // triangle, band or packed form unfolded), for S, D, C and Z where NVIDIA has
 // them, scalars in both pointer modes, and NVIDIA's invalid-argument statuses.
 #include <cublas_v2.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cctype>
@@ -977,6 +978,45 @@ static void test_ex(cublasHandle_t h) {
                        &alpha, cm.p, CUDA_C_32F, n) == CUBLAS_STATUS_NOT_SUPPORTED);
 }
 
+// SgemmEx (f16 operands, f32 C), CgemmEx, Cgemm3mBatched.
+static void test_gemm_ex(cublasHandle_t h) {
+  const int m = 3, n = 2, k = 4;
+  __half *a, *b;
+  CHECK(cudaMallocManaged(&a, m * k * sizeof(__half)));
+  CHECK(cudaMallocManaged(&b, k * n * sizeof(__half)));
+  Mat am(m * k), bm(k * n);
+  for (int i = 0; i < m * k; ++i)
+    a[i] = __float2half((float)frand(seed)), am[i] = __half2float(a[i]);
+  for (int i = 0; i < k * n; ++i)
+    b[i] = __float2half((float)frand(seed)), bm[i] = __half2float(b[i]);
+  Buf<float> c(m * n);
+  Mat want = axpby(1.5, mul(am, bm, m, k, n), -0.5, c.mat());
+  float alpha = 1.5f, beta = -0.5f;
+  CHECK(cublasSgemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, a, CUDA_R_16F, m, b, CUDA_R_16F,
+                      k, &beta, c.p, CUDA_R_32F, m));
+  expect("SgemmEx f16 f16 f32", c, want);
+  report("SgemmEx int8 unsupported",
+         cublasSgemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, a, CUDA_R_8I, m, b, CUDA_R_8I,
+                       k, &beta, c.p, CUDA_R_32F, m) == CUBLAS_STATUS_NOT_SUPPORTED);
+  Buf<cuComplex> ca(k * m), cb(k * n), cc(m * n);
+  Mat cwant = axpby(ALPHA, mul(op_of(ca.mat(), k, k, m, CUBLAS_OP_C), cb.mat(), m, k, n), BETA,
+                    cc.mat());
+  cuComplex calpha = scalar_of<cuComplex>(ALPHA), cbeta = scalar_of<cuComplex>(BETA);
+  CHECK(cublasCgemmEx(h, CUBLAS_OP_C, CUBLAS_OP_N, m, n, k, &calpha, ca.p, CUDA_C_32F, k, cb.p,
+                      CUDA_C_32F, k, &cbeta, cc.p, CUDA_C_32F, m));
+  expect("CgemmEx op C", cc, cwant);
+  Buf<cuComplex> c2(m * n);
+  Mat c2want = axpby(ALPHA, mul(op_of(ca.mat(), k, k, m, CUBLAS_OP_T), cb.mat(), m, k, n), BETA,
+                     c2.mat());
+  cuComplex **arrays;
+  CHECK(cudaMallocManaged(&arrays, 3 * sizeof *arrays));
+  arrays[0] = ca.p, arrays[1] = cb.p, arrays[2] = c2.p;
+  CHECK(cublasCgemm3mBatched(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &calpha, arrays, k, arrays + 1,
+                             k, &cbeta, arrays + 2, m, 1));
+  expect("Cgemm3mBatched", c2, c2want);
+  cudaFree(a), cudaFree(b), cudaFree(arrays);
+}
+
 // -- NVIDIA's argument checks ------------------------------------------------------
 
 static void test_invalid(cublasHandle_t h) {
@@ -1131,6 +1171,7 @@ int main() {
   test_grouped<double>(h, "DgemmGroupedBatched", cublasDgemmGroupedBatched);
   test_ex(h);
   test_emulation(h);
+  test_gemm_ex(h);
   test_invalid(h);
   CHECK(cudaStreamSynchronize(stream));
   CHECK(cublasDestroy(h));

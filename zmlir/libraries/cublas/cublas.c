@@ -654,6 +654,37 @@ cublasStatus_t IMPL(cublasGemmBatchedEx)(cublasHandle_t handle, cublasOperation_
 }
 ABI_CHECK(cublasGemmBatchedEx);
 
+/* SgemmEx, CgemmEx: f32 (complex f32) scalars, operands of the given types
+ * where the host route computes them (engine.c says NOT_SUPPORTED otherwise). */
+#define GEMM_EX(NAME, S, SCALE)                                                                    \
+  cublasStatus_t IMPL(NAME)(                                                                       \
+      cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,     \
+      int k, const S *alpha, const void *A, cudaDataType Atype, int lda, const void *B,            \
+      cudaDataType Btype, int ldb, const S *beta, void *C, cudaDataType Ctype, int ldc) {          \
+    struct gemm_args args = {transa,                                                               \
+                             transb,                                                               \
+                             m,                                                                    \
+                             n,                                                                    \
+                             k,                                                                    \
+                             1,                                                                    \
+                             alpha,                                                                \
+                             beta,                                                                 \
+                             SCALE,                                                                \
+                             operand(A, Atype, lda, 0),                                            \
+                             operand(B, Btype, ldb, 0),                                            \
+                             operand(C, Ctype, ldc, 0)};                                           \
+    return gemm(handle, &args);                                                                    \
+  }                                                                                                \
+  ABI_CHECK(NAME)
+GEMM_EX(cublasSgemmEx, float, CUDA_R_32F);
+GEMM_EX(cublasCgemmEx, cuComplex, CUDA_C_32F);
+GEMM_EX(cublasCgemm3mEx, cuComplex, CUDA_C_32F);
+
+cublasStatus_t IMPL(cublasCgemm3mBatched)(BATCHED_PARAMS(cuComplex)) {
+  BATCHED_BODY(CUDA_C_32F);
+}
+ABI_CHECK(cublasCgemm3mBatched);
+
 /* -- level 1 and 2 ----------------------------------------------------------------- */
 
 enum level1_op { AXPY, DOT, NRM2, SCAL, ASUM, IAMAX };
