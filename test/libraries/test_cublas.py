@@ -93,14 +93,16 @@ def test_cublaslt_epilogues_match_the_host_reference(built: Path) -> None:
 
 def test_cublaslt_algorithms_and_pointer_arrays(built: Path) -> None:
     """cublasLtMatmulAlgoGetIds/Init/Check, the configuration's attributes,
-    a matmul with a preset algorithm, a pointer-array batch, transforms."""
+    a matmul with a preset algorithm, a pointer-array batch, transforms,
+    FP8 with scales and amax."""
     result = _run(built / "cublaslt_algo")
     passed, failed = _cases(result)
     assert not failed and result.returncode == 0, result.stdout + result.stderr
     assert {"AlgoConfig kept", "AlgoConfig id read-only", "AlgoCheck", "Matmul with a preset algo",
             "pointer-array batch", "strided and pointer arrays mixed",
             "MatrixTransform COL + COL^T to ROW", "MatrixTransform f32 to int8 COL32",
-            "MatrixTransform COL4_4R2_8C unsupported"} <= set(passed), result.stdout
+            "MatrixTransform COL4_4R2_8C unsupported", "FP8 E4M3 matmul with scales",
+            "FP8 saturates at 448", "FP8 amax_d"} <= set(passed), result.stdout
 
 
 def test_batched_lu_matches_the_host_reference(built: Path) -> None:

@@ -3,8 +3,11 @@
 // attributes (kept, sizes checked, the id read-only), cublasLtMatmulAlgoCheck,
 // a matmul with a preset algorithm, a batch of pointer arrays, and matrix
 // transforms between orders and types, each checked against a reference loop
-// of ours.
+// of ours; FP8 matmuls with their scales and amax against NVIDIA's header
+// conversions.
 #include <cublasLt.h>
+#include <cuda_bf16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -85,9 +88,9 @@ static void test_algo(cublasLtHandle_t lt) {
   report("AlgoConfig id read-only",
          cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id) ==
              CUBLAS_STATUS_INVALID_VALUE);
-  report("AlgoInit f8 unsupported",
-         cublasLtMatmulAlgoInit(lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_8F_E4M3, CUDA_R_8F_E4M3,
-                                CUDA_R_32F, CUDA_R_32F, 0, &algo) == CUBLAS_STATUS_NOT_SUPPORTED);
+  report("AlgoInit int8 unsupported",
+         cublasLtMatmulAlgoInit(lt, CUBLAS_COMPUTE_32I, CUDA_R_32I, CUDA_R_8I, CUDA_R_8I,
+                                CUDA_R_32I, CUDA_R_32I, 0, &algo) == CUBLAS_STATUS_NOT_SUPPORTED);
 
   // The preset algorithm runs the product.
   CHECK(cublasLtMatmulAlgoInit(lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
@@ -239,12 +242,88 @@ static void test_transform(cublasLtHandle_t lt) {
   cudaFree(da), cudaFree(db), cudaFree(dc), cudaFree(d8), cudaFree(scalars);
 }
 
+// D (E4M3) = scale_d (alpha scale_a scale_b A^T B + beta scale_c C (bf16)),
+// amax_d the largest |value| before scale_d; D saturates at 448.
+static void test_fp8(cublasLtHandle_t lt) {
+  const int m = 4, n = 3, k = 8;
+  __nv_fp8_e4m3 *a, *b, *d;
+  __nv_bfloat16 *c;
+  float *scales; // a, b, c, d, amax
+  CHECK(cudaMallocManaged(&a, k * m));
+  CHECK(cudaMallocManaged(&b, k * n));
+  CHECK(cudaMallocManaged(&d, m * n));
+  CHECK(cudaMallocManaged(&c, m * n * sizeof(__nv_bfloat16)));
+  CHECK(cudaMallocManaged(&scales, 5 * sizeof(float)));
+  for (int i = 0; i < k * m; ++i)
+    a[i] = __nv_fp8_e4m3((float)frand(seed) * 4);
+  for (int i = 0; i < k * n; ++i)
+    b[i] = __nv_fp8_e4m3((float)frand(seed) * 4);
+  for (int i = 0; i < m * n; ++i)
+    c[i] = __float2bfloat16((float)frand(seed));
+  scales[0] = 0.5f, scales[1] = 2.0f, scales[2] = 4.0f, scales[3] = 8.0f, scales[4] = -1;
+  // Column 0 of B large: those products saturate.
+  for (int l = 0; l < k; ++l)
+    b[l] = __nv_fp8_e4m3(l % 2 ? 448.0f : 400.0f);
+  float alpha = 0.75f, beta = 0.5f;
+  std::vector<double> v(m * n);
+  double amax = 0;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      double sum = 0;
+      for (int l = 0; l < k; ++l)
+        sum += (double)(float)a[i * k + l] * (double)(float)b[j * k + l];
+      v[j * m + i] = alpha * 0.5 * 2.0 * sum + beta * 4.0 * __bfloat162float(c[j * m + i]);
+      amax = std::max(amax, std::fabs(v[j * m + i]));
+    }
+  cublasLtMatmulDesc_t desc;
+  CHECK(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  int32_t t = CUBLAS_OP_T;
+  CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t));
+  cublasLtMatmulDescAttributes_t which[5] = {
+      CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+      CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER,
+      CUBLASLT_MATMUL_DESC_AMAX_D_POINTER};
+  for (int i = 0; i < 5; ++i) {
+    void *p = scales + i;
+    CHECK(cublasLtMatmulDescSetAttribute(desc, which[i], &p, sizeof p));
+  }
+  cublasLtMatrixLayout_t la, lb, lc, ld;
+  CHECK(cublasLtMatrixLayoutCreate(&la, CUDA_R_8F_E4M3, k, m, k));
+  CHECK(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8F_E4M3, k, n, k));
+  CHECK(cublasLtMatrixLayoutCreate(&lc, CUDA_R_16BF, m, n, m));
+  CHECK(cublasLtMatrixLayoutCreate(&ld, CUDA_R_8F_E4M3, m, n, m));
+  CHECK(
+      cublasLtMatmul(lt, desc, &alpha, a, la, b, lb, &beta, c, lc, d, ld, nullptr, nullptr, 0, 0));
+  CHECK(cudaDeviceSynchronize());
+  bool ok = true, saturated = true;
+  int large = 0;
+  for (int i = 0; i < m * n; ++i) {
+    // The nearest E4M3 (NVIDIA's conversion, saturating), or its neighbour
+    // where f32 and double round a tie apart.
+    __nv_fp8_e4m3 want(__nv_fp8_e4m3((float)(v[i] * 8.0)));
+    int got_bits = d[i].__x, want_bits = want.__x;
+    ok = ok && (got_bits == want_bits ||
+                ((got_bits ^ want_bits) < 0x80 && std::abs(got_bits - want_bits) <= 1));
+    if (std::fabs(v[i] * 8.0) > 448)
+      ++large, saturated = saturated && std::fabs((float)d[i]) == 448.0f;
+  }
+  report("FP8 E4M3 matmul with scales", ok);
+  report("FP8 saturates at 448", saturated && large > 0, std::to_string(large));
+  report("FP8 amax_d", std::fabs(scales[4] - amax) <= 1e-5 * amax,
+         std::to_string(scales[4]) + " vs " + std::to_string(amax));
+  cublasLtMatrixLayoutDestroy(la), cublasLtMatrixLayoutDestroy(lb);
+  cublasLtMatrixLayoutDestroy(lc), cublasLtMatrixLayoutDestroy(ld);
+  cublasLtMatmulDescDestroy(desc);
+  cudaFree(a), cudaFree(b), cudaFree(c), cudaFree(d), cudaFree(scales);
+}
+
 int main() {
   cublasLtHandle_t lt;
   CHECK(cublasLtCreate(&lt));
   test_algo(lt);
   test_pointer_array(lt);
   test_transform(lt);
+  test_fp8(lt);
   CHECK(cublasLtDestroy(lt));
   printf("%d failures\n", failures);
   return failures != 0;

@@ -1,7 +1,8 @@
 /* libcublasLt.so.13 on the host route: NVIDIA's C ABI (cublasLt.h) over the
  * GEMM of engine.c. Descriptors live inside NVIDIA's semi-opaque structs, so
  * the *Init_internal forms work on the application's own storage; one
- * heuristic result (the host BLAS, no workspace); epilogues BIAS, RELU,
+ * heuristic result (the host BLAS, no workspace); FP8 operands with their
+ * scales and amax (in f32); epilogues BIAS, RELU,
  * GELU (tanh form, as NVIDIA's), their AUX forms (the value before the
  * activation to the aux matrix) and BGRADB. */
 #include "engine.h"
@@ -415,6 +416,11 @@ static int compute_supported(int32_t compute, int32_t scale) {
   }
 }
 
+/* A matrix type we compute: cuBLAS's, and FP8 (E4M3, E5M2) in f32. */
+static int lt_type_supported(cudaDataType_t type, int32_t scale) {
+  return zmlir_type_supported(type) || (zmlir_type_fp8(type) && scale == CUDA_R_32F);
+}
+
 /* The problem's checks (INVALID_VALUE: shapes that do not fit together;
  * NOT_SUPPORTED: what the host route does not compute), and its sizes. */
 static cublasStatus_t check(const struct desc *d, const struct layout *a, const struct layout *b,
@@ -434,7 +440,7 @@ static cublasStatus_t check(const struct desc *d, const struct layout *a, const 
   for (int i = 0; i < 4; ++i) {
     if (all[i]->ld < (int64_t)(all[i]->rows > 1 ? all[i]->rows : 1))
       return CUBLAS_STATUS_INVALID_VALUE;
-    if (all[i]->order != CUBLASLT_ORDER_COL || !zmlir_type_supported(all[i]->type) ||
+    if (all[i]->order != CUBLASLT_ORDER_COL || !lt_type_supported(all[i]->type, d->scale) ||
         all[i]->plane_offset)
       return CUBLAS_STATUS_NOT_SUPPORTED;
     if (all[i]->batch != dl->batch || (all[i]->batch_mode != CUBLASLT_BATCH_MODE_STRIDED &&
@@ -444,8 +450,9 @@ static cublasStatus_t check(const struct desc *d, const struct layout *a, const 
       return CUBLAS_STATUS_NOT_SUPPORTED;
   }
   if (!compute_supported(d->compute, d->scale) || epilogue_flags(d->epilogue) < 0 ||
-      d->transc != CUBLAS_OP_N || d->scale_a || d->scale_b || d->scale_c || d->scale_d ||
-      d->amax_d ||
+      d->transc != CUBLAS_OP_N ||
+      ((d->scale_a || d->scale_b || d->scale_c || d->scale_d || d->amax_d) &&
+       d->scale != CUDA_R_32F) ||
       (d->pointer_mode != CUBLASLT_POINTER_MODE_HOST &&
        d->pointer_mode != CUBLASLT_POINTER_MODE_DEVICE))
     return CUBLAS_STATUS_NOT_SUPPORTED;
@@ -462,8 +469,8 @@ static void algo_init(cublasLtMatmulAlgo_t *algo, int id) {
 /* One algorithm, id 0, for every combination the host route computes. */
 static int types_supported(cublasComputeType_t compute, cudaDataType_t scale, cudaDataType_t a,
                            cudaDataType_t b, cudaDataType_t c, cudaDataType_t d) {
-  return compute_supported(compute, scale) && zmlir_type_supported(a) && zmlir_type_supported(b) &&
-         zmlir_type_supported(c) && zmlir_type_supported(d);
+  return compute_supported(compute, scale) && lt_type_supported(a, scale) &&
+         lt_type_supported(b, scale) && lt_type_supported(c, scale) && lt_type_supported(d, scale);
 }
 
 cublasStatus_t IMPL(cublasLtMatmulAlgoGetIds)(cublasLtHandle_t handle, cublasComputeType_t compute,
@@ -622,6 +629,8 @@ cublasStatus_t IMPL(cublasLtMatmul)(cublasLtHandle_t handle, cublasLtMatmulDesc_
   zmlir_scalar_set(&g->alpha, alpha, zmlir_type_size(d->scale), device);
   zmlir_scalar_set(&g->beta, beta, zmlir_type_size(d->scale), device);
   g->epilogue = flags;
+  g->scale_a = d->scale_a, g->scale_b = d->scale_b, g->scale_c = d->scale_c;
+  g->scale_d = d->scale_d, g->amax_d = (float *)d->amax_d, g->fp8 = 1;
   g->bias = d->bias;
   g->bias_type = d->bias_type >= 0 ? (cudaDataType_t)d->bias_type : dl->type;
   g->bias_stride = d->bias_stride;
@@ -629,7 +638,9 @@ cublasStatus_t IMPL(cublasLtMatmul)(cublasLtHandle_t handle, cublasLtMatmulDesc_
                               d->aux_type >= 0 ? (cudaDataType_t)d->aux_type : dl->type, d->aux_ld,
                               d->aux_stride};
   g->aux = aux;
-  if (!zmlir_type_supported(g->bias_type) || !zmlir_type_supported(g->aux.type)) {
+  /* A bias or aux matrix in use: of a type we write (FP8's D type is no bias type). */
+  if ((g->bias && !zmlir_type_supported(g->bias_type)) ||
+      ((flags & ZMLIR_EPI_AUX) && !zmlir_type_supported(g->aux.type))) {
     free(g);
     return CUBLAS_STATUS_NOT_SUPPORTED;
   }

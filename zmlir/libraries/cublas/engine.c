@@ -102,6 +102,47 @@ static uint16_t f32_to_bf16(float value) {
   return (uint16_t)(word >> 16);
 }
 
+/* -- 8-bit floats (OCP FP8: E4M3 without infinities, E5M2 with) -------------------- */
+
+int zmlir_type_fp8(cudaDataType_t type) {
+  return type == CUDA_R_8F_E4M3 || type == CUDA_R_8F_E5M2;
+}
+
+static float fp8_to_f32(uint8_t bits, int e5m2) {
+  int mbits = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
+  int e = (bits & 0x7f) >> mbits, m = bits & ((1 << mbits) - 1);
+  float sign = bits & 0x80 ? -1.0f : 1.0f;
+  if (e5m2 && e == 31)
+    return m ? NAN : sign * INFINITY;
+  if (!e5m2 && e == 15 && m == 7)
+    return NAN;
+  if (e == 0)
+    return sign * ldexpf((float)m, 1 - bias - mbits);
+  return sign * ldexpf((float)(m + (1 << mbits)), e - bias - mbits);
+}
+
+/* Round to nearest even, saturated to the largest finite value (NVIDIA's
+ * FP8 outputs); NaN stays NaN. */
+static uint8_t f32_to_fp8(float v, int e5m2) {
+  int mbits = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
+  float largest = e5m2 ? 57344.0f : 448.0f;
+  if (isnan(v))
+    return e5m2 ? 0x7e : 0x7f;
+  uint8_t sign = signbit(v) ? 0x80 : 0;
+  float a = fabsf(v) > largest ? largest : fabsf(v);
+  int exponent;
+  frexpf(a, &exponent);
+  exponent -= 1; /* a = 1.f * 2^exponent */
+  if (a == 0 || exponent < 1 - bias)
+    exponent = 1 - bias; /* subnormal: the step of the smallest normal */
+  int q = (int)nearbyintf(ldexpf(a, mbits - exponent));
+  if (q == 2 << mbits)
+    q >>= 1, exponent += 1;
+  if (q < (1 << mbits)) /* subnormal (or zero) */
+    return sign | (uint8_t)q;
+  return sign | (uint8_t)(((exponent + bias) << mbits) | (q - (1 << mbits)));
+}
+
 static float load(const void *base, cudaDataType_t type, int64_t index) {
   switch (type) {
   case CUDA_R_32F:
@@ -112,6 +153,9 @@ static float load(const void *base, cudaDataType_t type, int64_t index) {
     return (float)((const _Float16 *)base)[index];
   case CUDA_R_16BF:
     return bf16_to_f32(((const uint16_t *)base)[index]);
+  case CUDA_R_8F_E4M3:
+  case CUDA_R_8F_E5M2:
+    return fp8_to_f32(((const uint8_t *)base)[index], type == CUDA_R_8F_E5M2);
   default:
     return 0;
   }
@@ -130,6 +174,10 @@ static void store(void *base, cudaDataType_t type, int64_t index, float value) {
     break;
   case CUDA_R_16BF:
     ((uint16_t *)base)[index] = f32_to_bf16(value);
+    break;
+  case CUDA_R_8F_E4M3:
+  case CUDA_R_8F_E5M2:
+    ((uint8_t *)base)[index] = f32_to_fp8(value, type == CUDA_R_8F_E5M2);
     break;
   default:
     break;
@@ -158,6 +206,9 @@ size_t zmlir_type_size(cudaDataType_t type) {
   case CUDA_R_16F:
   case CUDA_R_16BF:
     return 2;
+  case CUDA_R_8F_E4M3:
+  case CUDA_R_8F_E5M2:
+    return 1;
   default:
     return 0;
   }
@@ -240,9 +291,26 @@ static void gemm_f64(struct zmlir_gemm *g) {
   }
 }
 
+/* FP8's scaling after the product and epilogue: amax, then scale_d. */
+static void scale_d(const struct zmlir_gemm *g, float *d, int64_t ldd) {
+  float scale = g->scale_d ? *g->scale_d : 1.0f, amax = 0;
+  for (int64_t j = 0; j < g->n; ++j)
+    for (int64_t i = 0; i < g->m; ++i) {
+      float v = d[j * ldd + i];
+      amax = fabsf(v) > amax ? fabsf(v) : amax;
+      d[j * ldd + i] = v * scale;
+    }
+  if (g->amax_d && amax > *g->amax_d)
+    *g->amax_d = amax;
+}
+
 static void gemm_f32(struct zmlir_gemm *g) {
   float alpha = (float)zmlir_scalar_value(&g->alpha, g->scale_type);
   float beta = (float)zmlir_scalar_value(&g->beta, g->scale_type);
+  alpha *= (g->scale_a ? *g->scale_a : 1.0f) * (g->scale_b ? *g->scale_b : 1.0f);
+  beta *= g->scale_c ? *g->scale_c : 1.0f;
+  if (g->amax_d)
+    *g->amax_d = 0; /* over every batch */
   int64_t arows = g->transa == CUBLAS_OP_N ? g->m : g->k;
   int64_t acols = g->transa == CUBLAS_OP_N ? g->k : g->m;
   int64_t brows = g->transb == CUBLAS_OP_N ? g->k : g->n;
@@ -284,6 +352,8 @@ static void gemm_f32(struct zmlir_gemm *g) {
       epilogue(g, b, dp, ldd);
     if ((g->epilogue & ZMLIR_EPI_BGRADB) && g->bias)
       bias_gradient_b(g, b, bp, ldb);
+    if (g->scale_d || g->amax_d)
+      scale_d(g, dp, ldd);
     if (t) {
       for (int64_t j = 0; j < g->n; ++j)
         for (int64_t i = 0; i < g->m; ++i)
@@ -345,7 +415,8 @@ cublasStatus_t zmlir_gemm_submit(CUstream stream, struct zmlir_gemm *g) {
     cudaDataType_t type = operands[i]->type;
     /* Complex: one type throughout, as the host BLAS computes it, no epilogue. */
     int ok = cplx ? type == g->d.type && g->scale_type == type && !g->epilogue
-                  : zmlir_type_supported(type) && (type == CUDA_R_64F) == f64;
+                  : (zmlir_type_supported(type) || (g->fp8 && zmlir_type_fp8(type))) &&
+                        (type == CUDA_R_64F) == f64;
     if (!ok) {
       free(g);
       return CUBLAS_STATUS_NOT_SUPPORTED;

@@ -51,12 +51,20 @@ struct zmlir_gemm {
   cudaDataType_t bias_type;
   int64_t bias_stride;
   struct zmlir_operand aux;
+  /* cuBLASLt's FP8 scaling (device floats, read when the job runs; NULL: 1):
+   * D = scale_d * epilogue(alpha scale_a scale_b op(A) op(B) + beta scale_c C),
+   * amax_d the largest magnitude before scale_d. `fp8`: the operands may be
+   * E4M3 or E5M2 (cuBLAS's own entry points take none). */
+  const float *scale_a, *scale_b, *scale_c, *scale_d;
+  float *amax_d;
+  int fp8;
 };
 
 /* Checks what the host BLAS can compute (CUBLAS_STATUS_NOT_SUPPORTED if not),
  * then enqueues it. */
 cublasStatus_t zmlir_gemm_submit(CUstream stream, struct zmlir_gemm *gemm);
 int zmlir_type_supported(cudaDataType_t type);
+int zmlir_type_fp8(cudaDataType_t type);
 size_t zmlir_type_size(cudaDataType_t type);
 
 /* cuBLAS's handle (cublas.c), for the routines of blas.c. */
