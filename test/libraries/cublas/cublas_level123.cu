@@ -1017,6 +1017,108 @@ static void test_gemm_ex(cublasHandle_t h) {
   cudaFree(a), cudaFree(b), cudaFree(arrays);
 }
 
+// Batched LU: getrf (pivoted or not), getrs, getri, matinv; checked by
+// products with A (A X = B, A inv(A) = I).
+template <typename T>
+static void
+test_lu(cublasHandle_t h, const char *t,
+        cublasStatus_t (*getrf)(cublasHandle_t, int, T *const[], int, int *, int *, int),
+        cublasStatus_t (*getrs)(cublasHandle_t, cublasOperation_t, int, int, const T *const[], int,
+                                const int *, T *const[], int, int *, int),
+        cublasStatus_t (*matinv)(cublasHandle_t, int, const T *const[], int, T *const[], int, int *,
+                                 int)) {
+  const int n = 5, nrhs = 2, lda = 6, batch = 2;
+  Buf<T> a0(lda * n), a1(lda * n), b0(n * nrhs), b1(n * nrhs), inv0(n * n), inv1(n * n);
+  Buf<T> *as[] = {&a0, &a1}, *bs[] = {&b0, &b1}, *invs[] = {&inv0, &inv1};
+  T **ap, **bp, **ip;
+  int *pivots, *info;
+  CHECK(cudaMallocManaged(&ap, batch * sizeof *ap));
+  CHECK(cudaMallocManaged(&bp, batch * sizeof *bp));
+  CHECK(cudaMallocManaged(&ip, batch * sizeof *ip));
+  CHECK(cudaMallocManaged(&pivots, batch * n * sizeof(int)));
+  CHECK(cudaMallocManaged(&info, batch * sizeof(int)));
+  Mat am[2], bm[2];
+  for (int i = 0; i < batch; ++i) {
+    ap[i] = as[i]->p, bp[i] = bs[i]->p, ip[i] = invs[i]->p;
+    am[i] = as[i]->mat(), bm[i] = bs[i]->mat();
+  }
+  // matinv first (A is only read), then getrf in place and getrs.
+  CHECK(matinv(h, n, (const T *const *)ap, lda, ip, n, info, batch));
+  std::string why;
+  bool ok = true;
+  for (int i = 0; i < batch && ok; ++i) {
+    Mat dense((size_t)n * n), eye((size_t)n * n);
+    for (int j = 0; j < n; ++j)
+      for (int r = 0; r < n; ++r)
+        dense[(size_t)j * n + r] = at(am[i], lda, r, j), eye[(size_t)j * n + r] = r == j;
+    Buf<T> product(n * n, false);
+    CHECK(cudaDeviceSynchronize());
+    Mat pm = mul(dense, invs[i]->mat(), n, n, n);
+    for (int e = 0; e < n * n; ++e)
+      put(product.p[e], pm[e]);
+    ok = close(product, eye, why) && info[i] == 0;
+  }
+  report((std::string(t) + "matinvBatched A inv(A) = I").c_str(), ok, why);
+  int host_info = -99;
+  CHECK(getrf(h, n, ap, lda, pivots, info, batch));
+  CHECK(
+      getrs(h, CUBLAS_OP_N, n, nrhs, (const T *const *)ap, lda, pivots, bp, n, &host_info, batch));
+  CHECK(cudaDeviceSynchronize());
+  ok = host_info == 0;
+  for (int i = 0; i < batch && ok; ++i) {
+    Mat dense((size_t)n * n);
+    for (int j = 0; j < n; ++j)
+      for (int r = 0; r < n; ++r)
+        dense[(size_t)j * n + r] = am[i][(size_t)j * lda + r];
+    Buf<T> product(n * nrhs, false);
+    Mat pm = mul(dense, bs[i]->mat(), n, n, nrhs);
+    for (int e = 0; e < n * nrhs; ++e)
+      put(product.p[e], pm[e]);
+    ok = close(product, bm[i], why) && info[i] == 0;
+  }
+  report((std::string(t) + "getrfBatched, getrsBatched A X = B").c_str(), ok, why);
+  report((std::string(t) + "getrsBatched lda < n: info -6").c_str(),
+         getrs(h, CUBLAS_OP_N, n, nrhs, (const T *const *)ap, n - 1, pivots, bp, n, &host_info,
+               batch) == CUBLAS_STATUS_INVALID_VALUE &&
+             host_info == -6);
+  report((std::string(t) + "matinvBatched n > 32").c_str(),
+         matinv(h, 33, (const T *const *)ap, 33, ip, 33, info, 1) == CUBLAS_STATUS_INVALID_VALUE);
+  cudaFree(ap), cudaFree(bp), cudaFree(ip), cudaFree(pivots), cudaFree(info);
+}
+
+// Complex getrf without pivots, then getri: A inv(A) = I.
+template <typename T>
+static void test_complex_lu(cublasHandle_t h, const char *t,
+                            cublasStatus_t (*getrf)(cublasHandle_t, int, T *const[], int, int *,
+                                                    int *, int),
+                            cublasStatus_t (*getri)(cublasHandle_t, int, const T *const[], int,
+                                                    const int *, T *const[], int, int *, int)) {
+  const int n = 4;
+  Buf<T> a(n * n), c(n * n);
+  for (int i = 0; i < n; ++i)
+    put(a.p[i * n + i], cd(4 + i, 1)); // no pivoting needed
+  Mat dense = a.mat(), eye((size_t)n * n);
+  for (int i = 0; i < n; ++i)
+    eye[(size_t)i * n + i] = 1;
+  T **ap, **cp;
+  int *info;
+  CHECK(cudaMallocManaged(&ap, sizeof *ap));
+  CHECK(cudaMallocManaged(&cp, sizeof *cp));
+  CHECK(cudaMallocManaged(&info, 2 * sizeof(int)));
+  ap[0] = a.p, cp[0] = c.p;
+  CHECK(getrf(h, n, ap, n, nullptr, info, 1));
+  CHECK(getri(h, n, (const T *const *)ap, n, nullptr, cp, n, info + 1, 1));
+  CHECK(cudaDeviceSynchronize());
+  Buf<T> product(n * n, false);
+  Mat pm = mul(dense, c.mat(), n, n, n);
+  for (int e = 0; e < n * n; ++e)
+    put(product.p[e], pm[e]);
+  std::string why;
+  bool ok = close(product, eye, why) && info[0] == 0 && info[1] == 0;
+  report((std::string(t) + "getrfBatched unpivoted, getriBatched").c_str(), ok, why);
+  cudaFree(ap), cudaFree(cp), cudaFree(info);
+}
+
 // -- NVIDIA's argument checks ------------------------------------------------------
 
 static void test_invalid(cublasHandle_t h) {
@@ -1172,6 +1274,11 @@ int main() {
   test_ex(h);
   test_emulation(h);
   test_gemm_ex(h);
+  test_lu<float>(h, "S", cublasSgetrfBatched, cublasSgetrsBatched, cublasSmatinvBatched);
+  test_lu<cuComplex>(h, "C", cublasCgetrfBatched, cublasCgetrsBatched, cublasCmatinvBatched);
+  test_lu<cuDoubleComplex>(h, "Z", cublasZgetrfBatched, cublasZgetrsBatched, cublasZmatinvBatched);
+  test_complex_lu<cuComplex>(h, "C", cublasCgetrfBatched, cublasCgetriBatched);
+  test_complex_lu<cuDoubleComplex>(h, "Z", cublasZgetrfBatched, cublasZgetriBatched);
   test_invalid(h);
   CHECK(cudaStreamSynchronize(stream));
   CHECK(cublasDestroy(h));

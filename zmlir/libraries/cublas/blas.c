@@ -1123,3 +1123,187 @@ RANK_EX(cublasCherkEx, cublasCherk_v2, float);
 RANK_EX(cublasCherk3mEx, cublasCherk_v2, float);
 RANK_EX(cublasCsyrkEx, cublasCsyrk_v2, cuComplex);
 RANK_EX(cublasCsyrk3mEx, cublasCsyrk_v2, cuComplex);
+
+/* -- batched LU, solves and inverses on the host LAPACK (OpenBLAS's) -------------- */
+
+#define LAPACK_LU(t)                                                                               \
+  void F77(t##getrf)(const int *, const int *, void *, const int *, int *, int *);                 \
+  void F77(t##getri)(const int *, void *, const int *, const int *, void *, const int *, int *);   \
+  void F77(t##getrs)(const char *, const int *, const int *, const void *, const int *,            \
+                     const int *, void *, const int *, int *, size_t)
+LAPACK_LU(s);
+LAPACK_LU(d);
+LAPACK_LU(c);
+LAPACK_LU(z);
+
+/* 1..n: the pivots of no row exchange. */
+static int *identity_pivots(int n) {
+  int *p = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+  for (int i = 0; p && i < n; ++i)
+    p[i] = i + 1;
+  return p;
+}
+
+/* Complex LU without row exchanges (cuBLAS's P == NULL), as cublas.c's real
+ * one: a zero pivot sets info (the first, 1-based), the elimination goes on;
+ * each value rounded to the matrix's precision as it is stored. */
+static int complex_lu_no_pivot(void *a, int single, int n, int lda) {
+  int info = 0;
+#define RE(i, j)                                                                                   \
+  (single ? ((float *)a)[2 * ((size_t)(j) * lda + (i))]                                            \
+          : ((double *)a)[2 * ((size_t)(j) * lda + (i))])
+#define IM(i, j)                                                                                   \
+  (single ? ((float *)a)[2 * ((size_t)(j) * lda + (i)) + 1]                                        \
+          : ((double *)a)[2 * ((size_t)(j) * lda + (i)) + 1])
+#define SET(i, j, re, im)                                                                          \
+  do {                                                                                             \
+    size_t at_ = 2 * ((size_t)(j) * lda + (i));                                                    \
+    if (single)                                                                                    \
+      ((float *)a)[at_] = (float)(re), ((float *)a)[at_ + 1] = (float)(im);                        \
+    else                                                                                           \
+      ((double *)a)[at_] = (re), ((double *)a)[at_ + 1] = (im);                                    \
+  } while (0)
+  for (int k = 0; k < n; ++k) {
+    double pr = RE(k, k), pi = IM(k, k), norm = pr * pr + pi * pi;
+    if (norm == 0) {
+      if (!info)
+        info = k + 1;
+    } else {
+      for (int i = k + 1; i < n; ++i) { /* l = a / pivot */
+        double ar = RE(i, k), ai = IM(i, k);
+        SET(i, k, (ar * pr + ai * pi) / norm, (ai * pr - ar * pi) / norm);
+      }
+    }
+    for (int j = k + 1; j < n; ++j) {
+      double ur = RE(k, j), ui = IM(k, j);
+      for (int i = k + 1; i < n; ++i) {
+        double lr = RE(i, k), li = IM(i, k);
+        SET(i, j, RE(i, j) - (lr * ur - li * ui), IM(i, j) - (lr * ui + li * ur));
+      }
+    }
+  }
+#undef RE
+#undef IM
+#undef SET
+  return info;
+}
+
+#define GETRF_BATCHED(NAME, t, T)                                                                  \
+  ROUTINE(                                                                                         \
+      NAME, (cublasHandle_t handle, int n, T *const A[], int lda, int *P, int *info, int batch),   \
+      n < 0 || lda < at_least_1(n) || batch < 0 || ((n > 0 && batch > 0) && (!A || !info)),        \
+      n == 0 || batch == 0, 0,                                                                     \
+      (q->n = n, q->lda = lda, q->b_array = (void *const *)A, q->result = P, q->y = info,          \
+       q->batch = batch),                                                                          \
+      for (int b = 0; b < q->batch; ++b) {                                                         \
+        int status = 0;                                                                            \
+        if (q->result)                                                                             \
+          F77(t##getrf)(&q->n, &q->n, q->b_array[b], &q->lda, (int *)q->result + b * q->n,         \
+                        &status);                                                                  \
+        else                                                                                       \
+          status = complex_lu_no_pivot(q->b_array[b], sizeof(T) == 8, q->n, q->lda);               \
+        ((int *)q->y)[b] = status;                                                                 \
+      })
+GETRF_BATCHED(cublasCgetrfBatched, c, cuComplex);
+GETRF_BATCHED(cublasZgetrfBatched, z, cuDoubleComplex);
+
+/* getri out of place (the factors copied to C, inverted there), and
+ * matinv (getrf then getri in Ainv): info the first zero pivot, 1-based. */
+static void invert(struct call *q, int factor,
+                   void (*getrf)(const int *, const int *, void *, const int *, int *, int *),
+                   void (*getri)(const int *, void *, const int *, const int *, void *, const int *,
+                                 int *)) {
+  int n = q->n, lwork = 64 * n;
+  int *pivots = identity_pivots(n);
+  void *work = malloc(q->elem * (size_t)lwork);
+  for (int b = 0; b < q->batch; ++b) {
+    int status = 0;
+    if (!pivots || !work) {
+      ((int *)q->y)[b] = -1; /* out of host memory: said, not silently wrong */
+      continue;
+    }
+    char *c = q->b_array[b];
+    for (int j = 0; j < n; ++j)
+      memcpy(c + q->elem * (size_t)j * q->ldc,
+             (const char *)q->a_array[b] + q->elem * (size_t)j * q->lda, q->elem * (size_t)n);
+    const int *p = q->x ? (const int *)q->x + b * n : pivots;
+    if (factor) {
+      getrf(&n, &n, c, &q->ldc, pivots, &status);
+      p = pivots;
+    }
+    if (!status)
+      getri(&n, c, &q->ldc, p, work, &lwork, &status);
+    if (factor)
+      for (int i = 0; i < n; ++i)
+        pivots[i] = i + 1;
+    ((int *)q->y)[b] = status;
+  }
+  free(pivots), free(work);
+}
+
+#define GETRI_BATCHED(NAME, t, T)                                                                  \
+  ROUTINE(NAME,                                                                                    \
+          (cublasHandle_t handle, int n, const T *const A[], int lda, const int *P, T *const C[],  \
+           int ldc, int *info, int batch),                                                         \
+          n < 0 || lda < at_least_1(n) || ldc < at_least_1(n) || batch < 0 ||                      \
+              ((n > 0 && batch > 0) && (!A || !C || !info)),                                       \
+          n == 0 || batch == 0, 0,                                                                 \
+          (q->n = n, q->lda = lda, q->ldc = ldc, q->a_array = (const void *const *)A, q->x = P,    \
+           q->b_array = (void *const *)C, q->y = info, q->batch = batch, q->elem = sizeof(T)),     \
+          invert(q, 0, F77(t##getrf), F77(t##getri)))
+GETRI_BATCHED(cublasCgetriBatched, c, cuComplex);
+GETRI_BATCHED(cublasZgetriBatched, z, cuDoubleComplex);
+
+/* NVIDIA's matinv takes n up to 32. */
+#define MATINV_BATCHED(NAME, t, T)                                                                 \
+  ROUTINE(NAME,                                                                                    \
+          (cublasHandle_t handle, int n, const T *const A[], int lda, T *const Ainv[], int ldc,    \
+           int *info, int batch),                                                                  \
+          n < 0 || n > 32 || lda < at_least_1(n) || ldc < at_least_1(n) || batch < 0 ||            \
+              ((n > 0 && batch > 0) && (!A || !Ainv || !info)),                                    \
+          n == 0 || batch == 0, 0,                                                                 \
+          (q->n = n, q->lda = lda, q->ldc = ldc, q->a_array = (const void *const *)A,              \
+           q->b_array = (void *const *)Ainv, q->y = info, q->batch = batch, q->elem = sizeof(T)),  \
+          invert(q, 1, F77(t##getrf), F77(t##getri)))
+MATINV_BATCHED(cublasSmatinvBatched, s, float);
+MATINV_BATCHED(cublasDmatinvBatched, d, double);
+MATINV_BATCHED(cublasCmatinvBatched, c, cuComplex);
+MATINV_BATCHED(cublasZmatinvBatched, z, cuDoubleComplex);
+
+/* getrs: op(A) X = B with getrf's factors, in place in B. `info` (host) is
+ * 0, or minus the position of the first invalid argument, as NVIDIA's. */
+static int getrs_invalid(cublasOperation_t trans, int n, int nrhs, int lda, int ldb, int batch,
+                         int *info) {
+  if (!info)
+    return 1;
+  *info = bad_op(trans)         ? -2
+          : n < 0               ? -3
+          : nrhs < 0            ? -4
+          : lda < at_least_1(n) ? -6
+          : ldb < at_least_1(n) ? -9
+          : batch < 0           ? -11
+                                : 0;
+  return *info != 0;
+}
+#define GETRS_BATCHED(NAME, t, T, CPLX)                                                            \
+  ROUTINE(                                                                                         \
+      NAME,                                                                                        \
+      (cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, const T *const A[],        \
+       int lda, const int *P, T *const B[], int ldb, int *info, int batch),                        \
+      getrs_invalid(trans, n, nrhs, lda, ldb, batch, info), n == 0 || nrhs == 0 || batch == 0, 0,  \
+      (q->trans = op_of(trans, CPLX), q->n = n, q->k = nrhs, q->a_array = (const void *const *)A,  \
+       q->lda = lda, q->x = P, q->b_array = (void *const *)B, q->ldb = ldb, q->batch = batch),     \
+      char op = q->trans == CblasNoTrans ? 'N'                                                     \
+                : q->trans == CblasTrans ? 'T'                                                     \
+                                         : 'C';                                                    \
+      int *identity = q->x ? NULL : identity_pivots(q->n); for (int b = 0; b < q->batch; ++b) {    \
+        int status = 0;                                                                            \
+        const int *p = q->x ? (const int *)q->x + b * q->n : identity;                             \
+        if (p)                                                                                     \
+          F77(t##getrs)(&op, &q->n, &q->k, q->a_array[b], &q->lda, p, q->b_array[b], &q->ldb,      \
+                        &status, 1);                                                               \
+      } free(identity))
+GETRS_BATCHED(cublasSgetrsBatched, s, float, 0);
+GETRS_BATCHED(cublasDgetrsBatched, d, double, 0);
+GETRS_BATCHED(cublasCgetrsBatched, c, cuComplex, 1);
+GETRS_BATCHED(cublasZgetrsBatched, z, cuDoubleComplex, 1);
