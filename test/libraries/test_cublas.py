@@ -94,7 +94,7 @@ def test_cublaslt_epilogues_match_the_host_reference(built: Path) -> None:
 def test_cublaslt_algorithms_and_pointer_arrays(built: Path) -> None:
     """cublasLtMatmulAlgoGetIds/Init/Check, the configuration's attributes,
     a matmul with a preset algorithm, a pointer-array batch, transforms,
-    FP8 with scales and amax."""
+    FP8 with scales and amax, complex (planar C_16F, C_64F)."""
     result = _run(built / "cublaslt_algo")
     passed, failed = _cases(result)
     assert not failed and result.returncode == 0, result.stdout + result.stderr
@@ -102,7 +102,8 @@ def test_cublaslt_algorithms_and_pointer_arrays(built: Path) -> None:
             "pointer-array batch", "strided and pointer arrays mixed",
             "MatrixTransform COL + COL^T to ROW", "MatrixTransform f32 to int8 COL32",
             "MatrixTransform COL4_4R2_8C unsupported", "FP8 E4M3 matmul with scales",
-            "FP8 saturates at 448", "FP8 amax_d"} <= set(passed), result.stdout
+            "FP8 saturates at 448", "FP8 amax_d", "planar C_16F matmul, op C",
+            "C_64F strided batch, device scalars"} <= set(passed), result.stdout
 
 
 def test_batched_lu_matches_the_host_reference(built: Path) -> None:

@@ -7,10 +7,12 @@
 // conversions.
 #include <cublasLt.h>
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <vector>
 
@@ -317,6 +319,118 @@ static void test_fp8(cublasLtHandle_t lt) {
   cudaFree(a), cudaFree(b), cudaFree(c), cudaFree(d), cudaFree(scales);
 }
 
+// Complex matmuls: C_16F planar (real and imaginary planes PLANE_OFFSET
+// bytes apart), OP_C on A; C_64F interleaved in a strided batch of two.
+typedef std::complex<double> cd;
+static void test_complex(cublasLtHandle_t lt) {
+  const int m = 3, n = 2, k = 4;
+  // A is k x m (op C), planes of k*m halves; B k x n, C m x n, likewise.
+  __half *a, *b, *c;
+  CHECK(cudaMallocManaged(&a, 2 * k * m * sizeof(__half)));
+  CHECK(cudaMallocManaged(&b, 2 * k * n * sizeof(__half)));
+  CHECK(cudaMallocManaged(&c, 2 * m * n * sizeof(__half)));
+  std::vector<cd> am(k * m), bm(k * n), cm(m * n);
+  auto fill = [](__half *p, std::vector<cd> &v) {
+    int count = (int)v.size();
+    for (int i = 0; i < count; ++i) {
+      p[i] = __float2half((float)frand(seed)), p[count + i] = __float2half((float)frand(seed));
+      v[i] = cd(__half2float(p[i]), __half2float(p[count + i]));
+    }
+  };
+  fill(a, am), fill(b, bm), fill(c, cm);
+  cuComplex alpha = {1.5f, -0.5f}, beta = {0.5f, 0.25f};
+  cd al(1.5, -0.5), be(0.5, 0.25);
+  std::vector<cd> want(m * n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      cd sum = 0;
+      for (int l = 0; l < k; ++l)
+        sum += std::conj(am[i * k + l]) * bm[j * k + l];
+      want[j * m + i] = al * sum + be * cm[j * m + i];
+    }
+  cublasLtMatmulDesc_t desc;
+  CHECK(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_C_32F));
+  int32_t op_c = CUBLAS_OP_C;
+  CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_c, sizeof op_c));
+  cublasLtMatrixLayout_t la, lb, lc;
+  CHECK(cublasLtMatrixLayoutCreate(&la, CUDA_C_16F, k, m, k));
+  CHECK(cublasLtMatrixLayoutCreate(&lb, CUDA_C_16F, k, n, k));
+  CHECK(cublasLtMatrixLayoutCreate(&lc, CUDA_C_16F, m, n, m));
+  int64_t planes[3] = {k * m * 2, k * n * 2, m * n * 2};
+  cublasLtMatrixLayout_t layouts[3] = {la, lb, lc};
+  for (int i = 0; i < 3; ++i)
+    CHECK(cublasLtMatrixLayoutSetAttribute(layouts[i], CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET,
+                                           &planes[i], sizeof planes[i]));
+  CHECK(
+      cublasLtMatmul(lt, desc, &alpha, a, la, b, lb, &beta, c, lc, c, lc, nullptr, nullptr, 0, 0));
+  CHECK(cudaDeviceSynchronize());
+  bool ok = true;
+  for (int i = 0; i < m * n; ++i) {
+    cd got(__half2float(c[i]), __half2float(c[m * n + i]));
+    ok = ok && std::abs(got - want[i]) <= 2e-3 * (1 + std::abs(want[i]));
+  }
+  report("planar C_16F matmul, op C", ok);
+  cublasLtMatrixLayoutDestroy(la), cublasLtMatrixLayoutDestroy(lb), cublasLtMatrixLayoutDestroy(lc);
+  cublasLtMatmulDescDestroy(desc);
+
+  // C_64F, a strided batch of two, scalars in device memory.
+  const int batch = 2;
+  cd *za, *zb, *zc, *scalars;
+  CHECK(cudaMallocManaged(&za, batch * m * k * sizeof(cd)));
+  CHECK(cudaMallocManaged(&zb, batch * k * n * sizeof(cd)));
+  CHECK(cudaMallocManaged(&zc, batch * m * n * sizeof(cd)));
+  CHECK(cudaMallocManaged(&scalars, 2 * sizeof(cd)));
+  for (int i = 0; i < batch * m * k; ++i)
+    za[i] = cd(frand(seed), frand(seed));
+  for (int i = 0; i < batch * k * n; ++i)
+    zb[i] = cd(frand(seed), frand(seed));
+  for (int i = 0; i < batch * m * n; ++i)
+    zc[i] = cd(frand(seed), frand(seed));
+  scalars[0] = cd(0.5, 1), scalars[1] = cd(-1, 0);
+  std::vector<cd> zwant(batch * m * n);
+  for (int t = 0; t < batch; ++t)
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) {
+        cd sum = 0;
+        for (int l = 0; l < k; ++l)
+          sum += za[t * m * k + l * m + i] * zb[t * k * n + j * k + l];
+        zwant[t * m * n + j * m + i] = scalars[0] * sum + scalars[1] * zc[t * m * n + j * m + i];
+      }
+  CHECK(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_64F, CUDA_C_64F));
+  int32_t device = CUBLASLT_POINTER_MODE_DEVICE;
+  CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_POINTER_MODE, &device,
+                                       sizeof device));
+  int rows[3] = {m, k, m}, cols[3] = {k, n, n};
+  int32_t count = batch;
+  for (int i = 0; i < 3; ++i) {
+    CHECK(cublasLtMatrixLayoutCreate(&layouts[i], CUDA_C_64F, rows[i], cols[i], rows[i]));
+    int64_t stride = rows[i] * cols[i];
+    CHECK(cublasLtMatrixLayoutSetAttribute(layouts[i], CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count,
+                                           sizeof count));
+    CHECK(cublasLtMatrixLayoutSetAttribute(layouts[i], CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                           &stride, sizeof stride));
+  }
+  CHECK(cublasLtMatmul(lt, desc, scalars, za, layouts[0], zb, layouts[1], scalars + 1, zc,
+                       layouts[2], zc, layouts[2], nullptr, nullptr, 0, 0));
+  CHECK(cudaDeviceSynchronize());
+  ok = true;
+  for (int i = 0; i < batch * m * n; ++i)
+    ok = ok && std::abs(zc[i] - zwant[i]) <= 1e-12 * (1 + std::abs(zwant[i]));
+  report("C_64F strided batch, device scalars", ok);
+  int32_t epilogue = CUBLASLT_EPILOGUE_RELU;
+  CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                                       sizeof epilogue));
+  report("complex with an epilogue unsupported",
+         cublasLtMatmul(lt, desc, scalars, za, layouts[0], zb, layouts[1], scalars + 1, zc,
+                        layouts[2], zc, layouts[2], nullptr, nullptr, 0,
+                        0) == CUBLAS_STATUS_NOT_SUPPORTED);
+  for (int i = 0; i < 3; ++i)
+    cublasLtMatrixLayoutDestroy(layouts[i]);
+  cublasLtMatmulDescDestroy(desc);
+  cudaFree(a), cudaFree(b), cudaFree(c), cudaFree(za), cudaFree(zb), cudaFree(zc);
+  cudaFree(scalars);
+}
+
 int main() {
   cublasLtHandle_t lt;
   CHECK(cublasLtCreate(&lt));
@@ -324,6 +438,7 @@ int main() {
   test_pointer_array(lt);
   test_transform(lt);
   test_fp8(lt);
+  test_complex(lt);
   CHECK(cublasLtDestroy(lt));
   printf("%d failures\n", failures);
   return failures != 0;

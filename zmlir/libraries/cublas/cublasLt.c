@@ -8,12 +8,17 @@
 #include "engine.h"
 #include "route.h"
 
+#include <cblas.h>
 #include <cublasLt.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define ZMLIR_CAT2(a, b) a##b
+#define ZMLIR_CAT(a, b) ZMLIR_CAT2(a, b)
+#define CBLAS(name) ZMLIR_CAT(ZMLIR_BLAS_PREFIX, ZMLIR_CAT(cblas_, name))
 
 struct cublasLtContext {
   int unused;
@@ -404,10 +409,10 @@ static int compute_supported(int32_t compute, int32_t scale) {
   case CUBLAS_COMPUTE_32F_FAST_16F:
   case CUBLAS_COMPUTE_32F_FAST_16BF:
   case CUBLAS_COMPUTE_32F_FAST_TF32:
-    return scale == CUDA_R_32F;
+    return scale == CUDA_R_32F || scale == CUDA_C_32F;
   case CUBLAS_COMPUTE_64F:
   case CUBLAS_COMPUTE_64F_PEDANTIC:
-    return scale == CUDA_R_64F;
+    return scale == CUDA_R_64F || scale == CUDA_C_64F;
   case CUBLAS_COMPUTE_16F:
   case CUBLAS_COMPUTE_16F_PEDANTIC:
     return scale == CUDA_R_16F;
@@ -419,6 +424,16 @@ static int compute_supported(int32_t compute, int32_t scale) {
 /* A matrix type we compute: cuBLAS's, and FP8 (E4M3, E5M2) in f32. */
 static int lt_type_supported(cudaDataType_t type, int32_t scale) {
   return zmlir_type_supported(type) || (zmlir_type_fp8(type) && scale == CUDA_R_32F);
+}
+
+/* Complex matmuls: C_16F, C_32F (f32 scalars) and C_64F, each operand
+ * interleaved or planar (PLANE_OFFSET: the imaginary plane's distance in
+ * bytes), computed in complex double. */
+static int lt_complex_scale(int32_t scale) {
+  return scale == CUDA_C_32F || scale == CUDA_C_64F;
+}
+static int lt_complex(cudaDataType_t type) {
+  return type == CUDA_C_16F || type == CUDA_C_32F || type == CUDA_C_64F;
 }
 
 /* The problem's checks (INVALID_VALUE: shapes that do not fit together;
@@ -440,8 +455,10 @@ static cublasStatus_t check(const struct desc *d, const struct layout *a, const 
   for (int i = 0; i < 4; ++i) {
     if (all[i]->ld < (int64_t)(all[i]->rows > 1 ? all[i]->rows : 1))
       return CUBLAS_STATUS_INVALID_VALUE;
-    if (all[i]->order != CUBLASLT_ORDER_COL || !lt_type_supported(all[i]->type, d->scale) ||
-        all[i]->plane_offset)
+    int ok = lt_complex_scale(d->scale)
+                 ? lt_complex(all[i]->type)
+                 : lt_type_supported(all[i]->type, d->scale) && !all[i]->plane_offset;
+    if (all[i]->order != CUBLASLT_ORDER_COL || !ok)
       return CUBLAS_STATUS_NOT_SUPPORTED;
     if (all[i]->batch != dl->batch || (all[i]->batch_mode != CUBLASLT_BATCH_MODE_STRIDED &&
                                        all[i]->batch_mode != CUBLASLT_BATCH_MODE_POINTER_ARRAY))
@@ -453,6 +470,7 @@ static cublasStatus_t check(const struct desc *d, const struct layout *a, const 
       d->transc != CUBLAS_OP_N ||
       ((d->scale_a || d->scale_b || d->scale_c || d->scale_d || d->amax_d) &&
        d->scale != CUDA_R_32F) ||
+      (lt_complex_scale(d->scale) && (d->epilogue != CUBLASLT_EPILOGUE_DEFAULT || d->bias)) ||
       (d->pointer_mode != CUBLASLT_POINTER_MODE_HOST &&
        d->pointer_mode != CUBLASLT_POINTER_MODE_DEVICE))
     return CUBLAS_STATUS_NOT_SUPPORTED;
@@ -591,6 +609,129 @@ static struct zmlir_operand lt_operand(const void *ptr, const struct layout *l) 
   return o;
 }
 
+struct complex_matmul {
+  struct zmlir_job job;
+  int32_t transa, transb, scale;
+  int64_t m, n, k;
+  struct layout a, b, c, d;
+  const void *pa, *pb, *pc;
+  void *pd;
+  struct zmlir_scalar alpha, beta;
+};
+
+/* Where element e's real and imaginary parts are, and their size. */
+static size_t complex_parts(const struct layout *l, const void *p, int64_t e, const char **re,
+                            const char **im) {
+  size_t part = l->type == CUDA_C_16F ? 2 : l->type == CUDA_C_32F ? 4 : 8;
+  if (l->plane_offset) {
+    *re = (const char *)p + e * (int64_t)part;
+    *im = *re + l->plane_offset;
+  } else {
+    *re = (const char *)p + e * 2 * (int64_t)part;
+    *im = *re + part;
+  }
+  return part;
+}
+
+static double complex_part(const char *at, size_t part) {
+  return part == 2   ? (double)*(const _Float16 *)at
+         : part == 4 ? *(const float *)at
+                     : *(const double *)at;
+}
+
+/* A rows x cols operand of batch b as interleaved complex double. */
+static double *complex_load(const struct layout *l, const void *p, int64_t rows, int64_t cols,
+                            int64_t b) {
+  double *out = malloc(sizeof(double) * 2 * (size_t)(rows * cols > 0 ? rows * cols : 1));
+  for (int64_t j = 0; out && j < cols; ++j)
+    for (int64_t i = 0; i < rows; ++i) {
+      const char *re, *im;
+      size_t part = complex_parts(l, p, b * l->stride + j * l->ld + i, &re, &im);
+      out[2 * (j * rows + i)] = complex_part(re, part);
+      out[2 * (j * rows + i) + 1] = complex_part(im, part);
+    }
+  return out;
+}
+
+static void complex_store(const struct layout *l, void *p, const double *v, int64_t rows,
+                          int64_t cols, int64_t b) {
+  for (int64_t j = 0; j < cols; ++j)
+    for (int64_t i = 0; i < rows; ++i) {
+      const char *re, *im;
+      size_t part = complex_parts(l, p, b * l->stride + j * l->ld + i, &re, &im);
+      char *parts[2] = {(char *)re, (char *)im};
+      for (int x = 0; x < 2; ++x) {
+        double value = v[2 * (j * rows + i) + x];
+        if (part == 2)
+          *(_Float16 *)parts[x] = (_Float16)(float)value;
+        else if (part == 4)
+          *(float *)parts[x] = (float)value;
+        else
+          *(double *)parts[x] = value;
+      }
+    }
+}
+
+static void complex_matmul_run(struct zmlir_job *job) {
+  struct complex_matmul *g = (struct complex_matmul *)job;
+  double alpha[2], beta[2];
+  for (int x = 0; x < 2; ++x) {
+    alpha[x] = g->scale == CUDA_C_32F ? ((const float *)g->alpha.at)[x]
+                                      : ((const double *)g->alpha.at)[x];
+    beta[x] = g->scale == CUDA_C_32F ? ((const float *)g->beta.at)[x]
+                                     : ((const double *)g->beta.at)[x];
+  }
+  int64_t arows = g->transa == CUBLAS_OP_N ? g->m : g->k,
+          acols = g->transa == CUBLAS_OP_N ? g->k : g->m;
+  int64_t brows = g->transb == CUBLAS_OP_N ? g->k : g->n,
+          bcols = g->transb == CUBLAS_OP_N ? g->n : g->k;
+  int64_t batch = g->d.batch > 0 ? g->d.batch : 1;
+  for (int64_t b = 0; b < batch; ++b) {
+    double *a = complex_load(&g->a, g->pa, arows, acols, b);
+    double *bm = complex_load(&g->b, g->pb, brows, bcols, b);
+    double *c = beta[0] != 0 || beta[1] != 0 ? complex_load(&g->c, g->pc, g->m, g->n, b)
+                                             : calloc(2 * (size_t)(g->m * g->n), sizeof(double));
+    if (a && bm && c) {
+      CBLAS_TRANSPOSE ta = g->transa == CUBLAS_OP_N   ? CblasNoTrans
+                           : g->transa == CUBLAS_OP_T ? CblasTrans
+                                                      : CblasConjTrans;
+      CBLAS_TRANSPOSE tb = g->transb == CUBLAS_OP_N   ? CblasNoTrans
+                           : g->transb == CUBLAS_OP_T ? CblasTrans
+                                                      : CblasConjTrans;
+      CBLAS(zgemm)(CblasColMajor, ta, tb, (int)g->m, (int)g->n, (int)g->k, alpha, a,
+                   (int)(arows > 1 ? arows : 1), bm, (int)(brows > 1 ? brows : 1), beta, c,
+                   (int)(g->m > 1 ? g->m : 1));
+      complex_store(&g->d, g->pd, c, g->m, g->n, b);
+    } /* out of host memory: D is left as it was */
+    free(a), free(bm), free(c);
+  }
+}
+
+static cublasStatus_t complex_matmul(const struct desc *d, const void *alpha, const void *A,
+                                     const struct layout *a, const void *B, const struct layout *b,
+                                     const void *beta, const void *C, const struct layout *c,
+                                     void *D, const struct layout *dl, int64_t m, int64_t n,
+                                     int64_t k, CUstream stream) {
+  if (a->batch_mode != CUBLASLT_BATCH_MODE_STRIDED || m > INT32_MAX || n > INT32_MAX ||
+      k > INT32_MAX)
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  if (m == 0 || n == 0)
+    return CUBLAS_STATUS_SUCCESS;
+  struct complex_matmul *g = calloc(1, sizeof *g);
+  if (!g)
+    return CUBLAS_STATUS_ALLOC_FAILED;
+  g->job.run = complex_matmul_run;
+  g->transa = d->transa, g->transb = d->transb, g->scale = d->scale;
+  g->m = m, g->n = n, g->k = k;
+  g->a = *a, g->b = *b, g->c = *c, g->d = *dl;
+  g->pa = A, g->pb = B, g->pc = C, g->pd = D;
+  int device = d->pointer_mode == CUBLASLT_POINTER_MODE_DEVICE;
+  size_t size = d->scale == CUDA_C_32F ? 8 : 16;
+  zmlir_scalar_set(&g->alpha, alpha, size, device);
+  zmlir_scalar_set(&g->beta, beta, size, device);
+  return zmlir_submit(stream, &g->job, 0);
+}
+
 cublasStatus_t IMPL(cublasLtMatmul)(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
                                     const void *alpha, const void *A, cublasLtMatrixLayout_t adesc,
                                     const void *B, cublasLtMatrixLayout_t bdesc, const void *beta,
@@ -617,6 +758,8 @@ cublasStatus_t IMPL(cublasLtMatmul)(cublasLtHandle_t handle, cublasLtMatmulDesc_
   if (((flags & (ZMLIR_EPI_BIAS | ZMLIR_EPI_BGRADB)) && !d->bias) ||
       ((flags & ZMLIR_EPI_AUX) && (!d->aux || d->aux_ld < (m > 1 ? m : 1))))
     return CUBLAS_STATUS_INVALID_VALUE;
+  if (lt_complex_scale(d->scale))
+    return complex_matmul(d, alpha, A, a, B, b, beta, C, c, D, dl, m, n, k, (CUstream)stream);
   struct zmlir_gemm *g = calloc(1, sizeof *g);
   if (!g)
     return CUBLAS_STATUS_ALLOC_FAILED;
