@@ -1,10 +1,12 @@
 /* libcublasLt.so.13 on the host route: NVIDIA's C ABI (cublasLt.h) over the
  * GEMM of engine.c. Descriptors live inside NVIDIA's semi-opaque structs, so
  * the *Init_internal forms work on the application's own storage; one
- * heuristic result (the host BLAS, no workspace); FP8 operands with their
- * scales and amax (in f32); epilogues BIAS, RELU,
- * GELU (tanh form, as NVIDIA's), their AUX forms (the value before the
- * activation to the aux matrix) and BGRADB. */
+ * algorithm (the host BLAS, no workspace) whose configuration is kept;
+ * strided or pointer-array batches; FP8 operands with their scales and amax
+ * (in f32); complex operands, interleaved or planar (in complex double);
+ * epilogues BIAS, RELU, GELU (tanh form, as NVIDIA's), their AUX forms (the
+ * value before the activation to the aux matrix) and BGRADB; matrix
+ * transforms between the COL, ROW and COL32 orders. */
 #include "engine.h"
 #include "route.h"
 
