@@ -21,6 +21,12 @@
 // where the matrix is stored .row, else one access per element. wmma.mma:
 // see WmmaMmaOpLowering.
 //
+// Where the target has warp matrix instructions of its own for every wmma
+// op of the module (TargetInfo::hasNativeWmma: NVPTX's tensor cores), the
+// ops are those instead (NativeWmmaLowering), fragments in the target's
+// distribution; one emulated op among them would read another's fragments
+// in the wrong order, so it is all of a module's ops or none.
+//
 //===----------------------------------------------------------------------===//
 
 #include "zmlir/dialects/ptx/WmmaFragment.h"
@@ -607,9 +613,76 @@ struct WmmaMmaOpLowering : PTXPattern<WmmaMmaOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// The target's own instructions
+//===----------------------------------------------------------------------===//
+
+/// wmma.load, wmma.store and wmma.mma as the target's own instructions
+/// (TargetInfo::emitNativeWmma), the address as a pointer in the op's state
+/// space.
+template <typename OpTy>
+struct NativeWmmaLowering : PTXPattern<OpTy> {
+  using PTXPattern<OpTy>::PTXPattern;
+
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Value ptr;
+    SmallVector<Value> args;
+    if constexpr (std::is_same_v<OpTy, WmmaMmaOp>) {
+      llvm::append_range(args, adaptor.getA());
+      llvm::append_range(args, adaptor.getB());
+      llvm::append_range(args, adaptor.getC());
+    } else {
+      FailureOr<Value> p = this->pointerTo(op, rewriter, adaptor.getAddr(), op.getOffset(),
+                                           op.getSpace());
+      if (failed(p))
+        return failure();
+      ptr = *p;
+      if constexpr (std::is_same_v<OpTy, WmmaStoreOp>)
+        llvm::append_range(args, adaptor.getFragment());
+      if (Value stride = adaptor.getStride())
+        args.push_back(stride);
+    }
+    FailureOr<SmallVector<Value>> results = this->state.target.emitNativeWmma(rewriter, op, ptr,
+                                                                              args);
+    if (failed(results))
+      return this->unsupported(op, "wmma form on this target");
+    rewriter.replaceOp(op, *results);
+    return success();
+  }
+};
+
+/// The number of the first `sm_XX` of the module's `.target`, 0 if none.
+unsigned targetSm(ModuleOp module) {
+  auto targets = module->getAttrOfType<ArrayAttr>("ptx.target");
+  if (!targets)
+    return 0;
+  for (auto name : targets.getAsRange<StringAttr>()) {
+    StringRef rest = name.getValue();
+    unsigned sm;
+    if (rest.consume_front("sm_") && !rest.take_while(llvm::isDigit).getAsInteger(10, sm))
+      return sm;
+  }
+  return 0;
+}
+
 } // namespace
 
+bool zmlir::nativeWmmaModule(ModuleOp module, const TargetInfo &target) {
+  unsigned sm = targetSm(module);
+  bool any = false;
+  WalkResult walk = module.walk([&](Operation *op) {
+    if (!isa<WmmaLoadOp, WmmaStoreOp, WmmaMmaOp>(op))
+      return WalkResult::advance();
+    any = true;
+    return target.hasNativeWmma(op, sm) ? WalkResult::advance() : WalkResult::interrupt();
+  });
+  return any && !walk.wasInterrupted();
+}
+
 int64_t zmlir::reserveWmmaScratch(gpu::GPUFuncOp kernel, int64_t offset, PTXLoweringState &state) {
+  if (state.nativeWmma)
+    return offset;
   int64_t warpBytes = 0;
   kernel.walk([&](WmmaMmaOp op) {
     warpBytes = std::max(warpBytes, MmaLayout(op.getContext(), MmaForm(op)).warpBytes);
@@ -623,6 +696,10 @@ int64_t zmlir::reserveWmmaScratch(gpu::GPUFuncOp kernel, int64_t offset, PTXLowe
 }
 
 void zmlir::populatePTXMatrixPatterns(RewritePatternSet &patterns, const PTXLoweringState &state) {
-  patterns.add<WmmaLoadOpLowering, WmmaStoreOpLowering, WmmaMmaOpLowering>(patterns.getContext(),
-                                                                           state);
+  if (state.nativeWmma)
+    patterns.add<NativeWmmaLowering<WmmaLoadOp>, NativeWmmaLowering<WmmaStoreOp>,
+                 NativeWmmaLowering<WmmaMmaOp>>(patterns.getContext(), state);
+  else
+    patterns.add<WmmaLoadOpLowering, WmmaStoreOpLowering, WmmaMmaOpLowering>(patterns.getContext(),
+                                                                             state);
 }

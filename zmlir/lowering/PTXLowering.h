@@ -317,9 +317,15 @@ Value warpLane(OpBuilder &b, Location loc, const TargetInfo &target);
 LLVM::LLVMFuncOp declareFunction(OpBuilder &b, Operation *user, StringRef name,
                                  LLVM::LLVMFunctionType type);
 
+/// Whether every wmma op of `module` (ptx dialect, before conversion) is
+/// the target's own instruction in PTX for the module's `.target`
+/// (TargetInfo::hasNativeWmma); false where it has none (MatrixOps.cpp).
+bool nativeWmmaModule(ModuleOp module, const TargetInfo &target);
+
 /// Reserves the exchange area of `kernel`'s wmma.mma ops in its shared
 /// window at `offset` (recorded in state.wmmaScratch) and returns the
-/// offset after it; `offset` if it has none (MatrixOps.cpp).
+/// offset after it; `offset` if it has none or they are native
+/// (MatrixOps.cpp).
 int64_t reserveWmmaScratch(gpu::GPUFuncOp kernel, int64_t offset, PTXLoweringState &state);
 
 /// Bytes at the start of a kernel's shared window that hold the bar.red

@@ -433,6 +433,7 @@ void ConvertPTXToStdPass::runOnOperation() {
   AddressSpaceMap addressSpaces{genericAddressSpace, globalAddressSpace, sharedAddressSpace,
                                 constAddressSpace, localAddressSpace};
   PTXLoweringState state(PTXLoweringOptions{*targetInfo, addressSpaces});
+  state.nativeWmma = nativeWmmaModule(module, *targetInfo);
 
   OpBuilder b(ctx);
   b.setInsertionPointToEnd(module.getBody());

@@ -54,9 +54,12 @@ struct PTXModuleLayout {
   /// Kernels whose shared window starts with the bar.red counter (see
   /// BarRedOpLowering); their variables are laid out after it.
   llvm::DenseSet<mlir::Operation *> barrierCounters;
+  /// Whether the module's wmma ops are all the target's own instructions
+  /// (nativeWmmaModule): then they are those, else all are emulated.
+  bool nativeWmma = false;
   /// Per kernel with wmma.mma: the offset in its shared window of the
   /// lanes' exchange area and the bytes of it each warp has
-  /// (reserveWmmaScratch).
+  /// (reserveWmmaScratch; none where nativeWmma).
   llvm::DenseMap<mlir::Operation *, std::pair<int64_t, int64_t>> wmmaScratch;
   /// Per kernel reading %reserved_smem_*: the offset in its shared window of
   /// the CTA's reserved shared memory (reserveSharedMemory).
@@ -95,7 +98,8 @@ void populatePTXFloatFunctionPatterns(mlir::RewritePatternSet &patterns,
                                       const PTXLoweringState &state);
 /// shfl, vote, match, redux, activemask, elect, bar.warp.sync (Warp.cpp).
 void populatePTXWarpPatterns(mlir::RewritePatternSet &patterns, const PTXLoweringState &state);
-/// wmma.load, wmma.store and wmma.mma, the lanes of a warp exchanging
+/// wmma.load, wmma.store and wmma.mma: the target's own instructions where
+/// state.nativeWmma, else emulated, the lanes of a warp exchanging
 /// fragments in the shared window (MatrixOps.cpp).
 void populatePTXMatrixPatterns(mlir::RewritePatternSet &patterns, const PTXLoweringState &state);
 /// cp.async and its groups: the target's own, or synchronous copies

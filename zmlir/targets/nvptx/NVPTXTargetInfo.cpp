@@ -67,11 +67,131 @@ bool llvmAtomicIsExact(AtomicOp op, DataType type, Semantics sem, Scope scope) {
          (scope == Scope::None || scope == Scope::GPU);
 }
 
+/// The lowest sm_XX with wmma on `type` elements (of a fragment, or of
+/// an mma's multiplicands) for `shape`: f16 sm_70, s8/u8 sm_72, bf16, tf32
+/// and f64 sm_80 (PTX ISA 9.7.14.4; LLVM 22's instruction patterns ask the
+/// same).
+unsigned wmmaMinSm(WmmaShape shape, WmmaType type) {
+  if (shape == WmmaShape::M16N16K8 || shape == WmmaShape::M8N8K4 || type == WmmaType::BF16)
+    return 80;
+  if (type == WmmaType::S8 || type == WmmaType::U8 || type == WmmaType::S32)
+    return 72;
+  return 70;
+}
+
+/// A fragment register as the wmma intrinsics take it: packed f16 pairs as
+/// <2 x half>, the rest as PTX has them (i32, f32, f64).
+mlir::Type wmmaIntrinsicType(OpBuilder &b, WmmaType type, mlir::Type reg) {
+  return type == WmmaType::F16 ? mlir::Type(VectorType::get({2}, b.getF16Type())) : reg;
+}
+
+/// `values` bitcast to `type` where they differ from it.
+SmallVector<Value> castAll(OpBuilder &b, Location loc, ValueRange values, mlir::Type type) {
+  SmallVector<Value> r;
+  for (Value v : values)
+    r.push_back(v.getType() == type ? v : LLVM::BitcastOp::create(b, loc, type, v).getResult());
+  return r;
+}
+
 class NVPTXTargetInfo final : public TargetInfo {
 public:
   using TargetInfo::TargetInfo;
 
   StringRef getName() const override { return "nvptx"; }
+
+  /// wmma.load, wmma.store and wmma.mma are LLVM's llvm.nvvm.wmma.*
+  /// intrinsics (the tensor cores), for every form they have: all of PTX's
+  /// wmma on f16, bf16, tf32, s8, u8 and f64 but an mma of s8 by u8
+  /// multiplicands, where the PTX's architecture has the form (an older one
+  /// keeps the emulation rather than fail instruction selection). MLIR's
+  /// nvvm.wmma.* ops would not do: they have no bf16 or f64 forms.
+  bool hasNativeWmma(Operation *op, unsigned sm) const override {
+    if (auto mma = dyn_cast<WmmaMmaOp>(op))
+      return mma.getAtype() == mma.getBtype() && sm >= wmmaMinSm(mma.getShape(), mma.getAtype());
+    if (auto load = dyn_cast<WmmaLoadOp>(op))
+      return sm >= wmmaMinSm(load.getShape(), load.getType());
+    if (auto store = dyn_cast<WmmaStoreOp>(op))
+      return sm >= wmmaMinSm(store.getShape(), store.getType());
+    return false;
+  }
+
+  /// The intrinsics' names (LLVM's IntrinsicsNVVM.td, WMMA_NAME_LDST and
+  /// WMMA_NAME): llvm.nvvm.wmma.<shape>.load.<a|b|c>.<layout>[.stride].<type>,
+  /// ...store.d.<layout>[.stride].<type>, and
+  /// ...mma.<alayout>.<blayout>[.<rnd>].<signature>[.satfinite], where the
+  /// signature is .<dtype>.<ctype> for f16 multiplicands, else .<atype>.
+  FailureOr<SmallVector<Value>> emitNativeWmma(OpBuilder &b, Operation *op, Value ptr,
+                                               ValueRange args) const override {
+    Location loc = op->getLoc();
+    MLIRContext *ctx = b.getContext();
+    // Several registers come back as a struct, one as itself.
+    auto call = [&](TypeRange results, StringRef name, ValueRange operands) {
+      mlir::Type result = results.size() > 1 ? LLVM::LLVMStructType::getLiteral(
+                                                   ctx, SmallVector<mlir::Type>(results))
+                          : results.empty()  ? mlir::Type()
+                                             : results.front();
+      return callIntrinsic(b, loc, result, name, operands);
+    };
+    // The registers of an intrinsic's result, as PTX has them.
+    auto unpack = [&](Value result, TypeRange types) {
+      SmallVector<Value> regs;
+      for (auto [i, type] : llvm::enumerate(types)) {
+        Value v = types.size() > 1 ? LLVM::ExtractValueOp::create(b, loc, result, i) : result;
+        regs.push_back(v.getType() == type ? v : LLVM::BitcastOp::create(b, loc, type, v));
+      }
+      return regs;
+    };
+    std::string prefix = "llvm.nvvm.wmma.";
+    if (auto load = dyn_cast<WmmaLoadOp>(op)) {
+      TypeRange types = load.getFragment().getTypes();
+      SmallVector<mlir::Type> intrinsicTypes(types.size(),
+                                             wmmaIntrinsicType(b, load.getType(), types.front()));
+      std::string name = prefix + stringifyWmmaShape(load.getShape()).str() + ".load." +
+                         stringifyWmmaMatrix(load.getMatrix()).str() + "." +
+                         stringifyWmmaLayout(load.getLayout()).str() +
+                         (args.empty() ? "" : ".stride") + "." +
+                         stringifyWmmaType(load.getType()).str();
+      SmallVector<Value> operands{ptr};
+      llvm::append_range(operands, args);
+      return unpack(call(intrinsicTypes, name, operands), types);
+    }
+    if (auto store = dyn_cast<WmmaStoreOp>(op)) {
+      size_t registers = store.getFragment().size();
+      std::string name = prefix + stringifyWmmaShape(store.getShape()).str() + ".store.d." +
+                         stringifyWmmaLayout(store.getLayout()).str() +
+                         (args.size() > registers ? ".stride" : "") + "." +
+                         stringifyWmmaType(store.getType()).str();
+      SmallVector<Value> operands{ptr};
+      llvm::append_range(operands,
+                         castAll(b, loc, args.take_front(registers),
+                                 wmmaIntrinsicType(b, store.getType(), args.front().getType())));
+      llvm::append_range(operands, args.drop_front(registers));
+      call({}, name, operands);
+      return SmallVector<Value>();
+    }
+    auto mma = cast<WmmaMmaOp>(op);
+    WmmaType atype = mma.getAtype();
+    std::string signature = atype == WmmaType::F16 ? ("." + stringifyWmmaType(mma.getDtype()) +
+                                                      "." + stringifyWmmaType(mma.getCtype()))
+                                                         .str()
+                                                   : ("." + stringifyWmmaType(atype)).str();
+    Rounding rnd = mma.getRnd();
+    std::string name = prefix + stringifyWmmaShape(mma.getShape()).str() + ".mma." +
+                       stringifyWmmaLayout(mma.getAlayout()).str() + "." +
+                       stringifyWmmaLayout(mma.getBlayout()).str() +
+                       (rnd == Rounding::None ? "" : ("." + stringifyRounding(rnd)).str()) +
+                       signature + (mma.getSatfinite() ? ".satfinite" : "");
+    size_t na = mma.getA().size(), nb = mma.getB().size();
+    SmallVector<Value> operands = castAll(b, loc, args.take_front(na + nb),
+                                          wmmaIntrinsicType(b, atype, args.front().getType()));
+    llvm::append_range(operands,
+                       castAll(b, loc, args.drop_front(na + nb),
+                               wmmaIntrinsicType(b, mma.getCtype(), mma.getC().front().getType())));
+    TypeRange types = mma.getD().getTypes();
+    SmallVector<mlir::Type> intrinsicTypes(types.size(),
+                                           wmmaIntrinsicType(b, mma.getDtype(), types.front()));
+    return unpack(call(intrinsicTypes, name, operands), types);
+  }
 
   /// NVIDIA's driver links vprintf and __assertfail into the module.
   bool hasNativePrintf() const override { return true; }
