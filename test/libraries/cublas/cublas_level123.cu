@@ -978,7 +978,7 @@ static void test_ex(cublasHandle_t h) {
                        &alpha, cm.p, CUDA_C_32F, n) == CUBLAS_STATUS_NOT_SUPPORTED);
 }
 
-// SgemmEx (f16 operands, f32 C), CgemmEx, Cgemm3mBatched.
+// SgemmEx (f16 operands, f32 C), CgemmEx, Cgemm3mBatched, int8 GemmEx.
 static void test_gemm_ex(cublasHandle_t h) {
   const int m = 3, n = 2, k = 4;
   __half *a, *b;
@@ -995,8 +995,8 @@ static void test_gemm_ex(cublasHandle_t h) {
   CHECK(cublasSgemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, a, CUDA_R_16F, m, b, CUDA_R_16F,
                       k, &beta, c.p, CUDA_R_32F, m));
   expect("SgemmEx f16 f16 f32", c, want);
-  report("SgemmEx int8 unsupported",
-         cublasSgemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, a, CUDA_R_8I, m, b, CUDA_R_8I,
+  report("SgemmEx int8 x f16 unsupported",
+         cublasSgemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, a, CUDA_R_8I, m, b, CUDA_R_16F,
                        k, &beta, c.p, CUDA_R_32F, m) == CUBLAS_STATUS_NOT_SUPPORTED);
   Buf<cuComplex> ca(k * m), cb(k * n), cc(m * n);
   Mat cwant = axpby(ALPHA, mul(op_of(ca.mat(), k, k, m, CUBLAS_OP_C), cb.mat(), m, k, n), BETA,
@@ -1015,6 +1015,45 @@ static void test_gemm_ex(cublasHandle_t h) {
                              k, &cbeta, arrays + 2, m, 1));
   expect("Cgemm3mBatched", c2, c2want);
   cudaFree(a), cudaFree(b), cudaFree(arrays);
+
+  // int8 x int8: exact sums; int32 out (int32 scalars) or f32 out (f32 scalars).
+  int8_t *ia, *ib;
+  int32_t *ic;
+  float *fc;
+  CHECK(cudaMallocManaged(&ia, k * m));
+  CHECK(cudaMallocManaged(&ib, k * n));
+  CHECK(cudaMallocManaged(&ic, m * n * sizeof(int32_t)));
+  CHECK(cudaMallocManaged(&fc, m * n * sizeof(float)));
+  for (int i = 0; i < k * m; ++i)
+    ia[i] = (int8_t)(i * 37 % 255 - 127);
+  for (int i = 0; i < k * n; ++i)
+    ib[i] = (int8_t)(i * 91 % 255 - 127);
+  std::vector<long long> sums(m * n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i)
+      for (int l = 0; l < k; ++l) // A is k x m, op T
+        sums[j * m + i] += (long long)ia[i * k + l] * ib[j * k + l];
+  for (int i = 0; i < m * n; ++i)
+    ic[i] = 1000 + i, fc[i] = 0.5f * i;
+  int32_t ialpha = 3, ibeta = -2;
+  CHECK(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &ialpha, ia, CUDA_R_8I, k, ib, CUDA_R_8I,
+                     k, &ibeta, ic, CUDA_R_32I, m, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+  float falpha = 0.25f, fbeta = 2;
+  CHECK(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &falpha, ia, CUDA_R_8I, k, ib, CUDA_R_8I,
+                     k, &fbeta, fc, CUDA_R_32F, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  CHECK(cudaDeviceSynchronize());
+  bool exact = true, close_f = true;
+  for (int i = 0; i < m * n; ++i) {
+    exact = exact && ic[i] == (int32_t)(3 * sums[i] - 2 * (1000 + i));
+    close_f = close_f && std::fabs(fc[i] - (0.25 * sums[i] + 2 * 0.5 * i)) < 1e-3;
+  }
+  report("GemmEx int8 -> int32 COMPUTE_32I", exact);
+  report("GemmEx int8 -> f32 COMPUTE_32F", close_f);
+  report("GemmEx int8 -> f16 unsupported",
+         cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &falpha, ia, CUDA_R_8I, k, ib,
+                      CUDA_R_8I, k, &fbeta, fc, CUDA_R_16F, m, CUBLAS_COMPUTE_32F,
+                      CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_NOT_SUPPORTED);
+  cudaFree(ia), cudaFree(ib), cudaFree(ic), cudaFree(fc);
 }
 
 // Batched LU: getrf (pivoted or not), getrs, getri, matinv; checked by

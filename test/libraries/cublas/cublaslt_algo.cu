@@ -90,9 +90,9 @@ static void test_algo(cublasLtHandle_t lt) {
   report("AlgoConfig id read-only",
          cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id) ==
              CUBLAS_STATUS_INVALID_VALUE);
-  report("AlgoInit int8 unsupported",
+  report("AlgoInit int8 to f16 unsupported",
          cublasLtMatmulAlgoInit(lt, CUBLAS_COMPUTE_32I, CUDA_R_32I, CUDA_R_8I, CUDA_R_8I,
-                                CUDA_R_32I, CUDA_R_32I, 0, &algo) == CUBLAS_STATUS_NOT_SUPPORTED);
+                                CUDA_R_16F, CUDA_R_16F, 0, &algo) == CUBLAS_STATUS_NOT_SUPPORTED);
 
   // The preset algorithm runs the product.
   CHECK(cublasLtMatmulAlgoInit(lt, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F,
@@ -431,6 +431,46 @@ static void test_complex(cublasLtHandle_t lt) {
   cudaFree(scalars);
 }
 
+// int8 x int8 -> int32 through cublasLtMatmul (column-major).
+static void test_int8(cublasLtHandle_t lt) {
+  const int m = 4, n = 3, k = 5;
+  int8_t *a, *b;
+  int32_t *c;
+  CHECK(cudaMallocManaged(&a, m * k));
+  CHECK(cudaMallocManaged(&b, k * n));
+  CHECK(cudaMallocManaged(&c, m * n * sizeof(int32_t)));
+  for (int i = 0; i < m * k; ++i)
+    a[i] = (int8_t)(i * 53 % 255 - 127);
+  for (int i = 0; i < k * n; ++i)
+    b[i] = (int8_t)(i * 29 % 255 - 127);
+  std::vector<int32_t> want(m * n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      int32_t sum = 0;
+      for (int l = 0; l < k; ++l)
+        sum += a[l * m + i] * b[j * k + l];
+      c[j * m + i] = 7 * i - j;
+      want[j * m + i] = 2 * sum + c[j * m + i];
+    }
+  cublasLtMatmulDesc_t desc;
+  CHECK(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32I, CUDA_R_32I));
+  cublasLtMatrixLayout_t la, lb, lc;
+  CHECK(cublasLtMatrixLayoutCreate(&la, CUDA_R_8I, m, k, m));
+  CHECK(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8I, k, n, k));
+  CHECK(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32I, m, n, m));
+  int32_t alpha = 2, beta = 1;
+  CHECK(
+      cublasLtMatmul(lt, desc, &alpha, a, la, b, lb, &beta, c, lc, c, lc, nullptr, nullptr, 0, 0));
+  CHECK(cudaDeviceSynchronize());
+  bool ok = true;
+  for (int i = 0; i < m * n; ++i)
+    ok = ok && c[i] == want[i];
+  report("int8 matmul COMPUTE_32I", ok);
+  cublasLtMatrixLayoutDestroy(la), cublasLtMatrixLayoutDestroy(lb), cublasLtMatrixLayoutDestroy(lc);
+  cublasLtMatmulDescDestroy(desc);
+  cudaFree(a), cudaFree(b), cudaFree(c);
+}
+
 int main() {
   cublasLtHandle_t lt;
   CHECK(cublasLtCreate(&lt));
@@ -439,6 +479,7 @@ int main() {
   test_transform(lt);
   test_fp8(lt);
   test_complex(lt);
+  test_int8(lt);
   CHECK(cublasLtDestroy(lt));
   printf("%d failures\n", failures);
   return failures != 0;

@@ -402,6 +402,10 @@ static int real_scale_type_of(cublasComputeType_t compute, cudaDataType_t *scale
   case CUBLAS_COMPUTE_16F_PEDANTIC:
     *scale = CUDA_R_16F; /* computed in f32 here: more precise than NVIDIA's f16 */
     return 1;
+  case CUBLAS_COMPUTE_32I:
+  case CUBLAS_COMPUTE_32I_PEDANTIC:
+    *scale = CUDA_R_32I; /* int8 x int8 -> int32 (engine.c) */
+    return 1;
   default:
     return 0;
   }

@@ -418,6 +418,9 @@ static int compute_supported(int32_t compute, int32_t scale) {
   case CUBLAS_COMPUTE_16F:
   case CUBLAS_COMPUTE_16F_PEDANTIC:
     return scale == CUDA_R_16F;
+  case CUBLAS_COMPUTE_32I:
+  case CUBLAS_COMPUTE_32I_PEDANTIC:
+    return scale == CUDA_R_32I || scale == CUDA_R_32F;
   default:
     return 0;
   }
@@ -425,7 +428,21 @@ static int compute_supported(int32_t compute, int32_t scale) {
 
 /* A matrix type we compute: cuBLAS's, and FP8 (E4M3, E5M2) in f32. */
 static int lt_type_supported(cudaDataType_t type, int32_t scale) {
-  return zmlir_type_supported(type) || (zmlir_type_fp8(type) && scale == CUDA_R_32F);
+  return zmlir_type_supported(type) || (zmlir_type_fp8(type) && scale == CUDA_R_32F) ||
+         type == CUDA_R_8I || type == CUDA_R_32I;
+}
+
+/* int8: A and B R_8I, C and D R_32I (R_32I scalars) or R_32F (R_32F). */
+static int int8_ok(const struct desc *d, const struct layout *a, const struct layout *b,
+                   const struct layout *c, const struct layout *dl) {
+  int any = a->type == CUDA_R_8I || b->type == CUDA_R_8I || c->type == CUDA_R_8I ||
+            dl->type == CUDA_R_8I || c->type == CUDA_R_32I || dl->type == CUDA_R_32I ||
+            d->scale == CUDA_R_32I;
+  cudaDataType_t out = d->scale == CUDA_R_32I ? CUDA_R_32I : CUDA_R_32F;
+  return !any || (a->type == CUDA_R_8I && b->type == CUDA_R_8I && c->type == out &&
+                  dl->type == out && (d->scale == CUDA_R_32I || d->scale == CUDA_R_32F) &&
+                  d->epilogue == CUBLASLT_EPILOGUE_DEFAULT && !d->bias && !d->scale_a &&
+                  !d->scale_b && !d->scale_c && !d->scale_d && !d->amax_d);
 }
 
 /* Complex matmuls: C_16F, C_32F (f32 scalars) and C_64F, each operand
@@ -469,7 +486,7 @@ static cublasStatus_t check(const struct desc *d, const struct layout *a, const 
       return CUBLAS_STATUS_NOT_SUPPORTED;
   }
   if (!compute_supported(d->compute, d->scale) || epilogue_flags(d->epilogue) < 0 ||
-      d->transc != CUBLAS_OP_N ||
+      !int8_ok(d, a, b, c, dl) || d->transc != CUBLAS_OP_N ||
       ((d->scale_a || d->scale_b || d->scale_c || d->scale_d || d->amax_d) &&
        d->scale != CUDA_R_32F) ||
       (lt_complex_scale(d->scale) && (d->epilogue != CUBLASLT_EPILOGUE_DEFAULT || d->bias)) ||
@@ -489,6 +506,12 @@ static void algo_init(cublasLtMatmulAlgo_t *algo, int id) {
 /* One algorithm, id 0, for every combination the host route computes. */
 static int types_supported(cublasComputeType_t compute, cudaDataType_t scale, cudaDataType_t a,
                            cudaDataType_t b, cudaDataType_t c, cudaDataType_t d) {
+  int any8 = a == CUDA_R_8I || b == CUDA_R_8I || c == CUDA_R_8I || d == CUDA_R_8I ||
+             c == CUDA_R_32I || d == CUDA_R_32I || scale == CUDA_R_32I;
+  cudaDataType_t out = scale == CUDA_R_32I ? CUDA_R_32I : CUDA_R_32F;
+  if (any8) /* int8 (int8_ok) */
+    return compute_supported(compute, scale) && a == CUDA_R_8I && b == CUDA_R_8I && c == out &&
+           d == out;
   return compute_supported(compute, scale) && lt_type_supported(a, scale) &&
          lt_type_supported(b, scale) && lt_type_supported(c, scale) && lt_type_supported(d, scale);
 }

@@ -206,6 +206,9 @@ size_t zmlir_type_size(cudaDataType_t type) {
   case CUDA_R_16F:
   case CUDA_R_16BF:
     return 2;
+  case CUDA_R_32I:
+    return 4;
+  case CUDA_R_8I:
   case CUDA_R_8F_E4M3:
   case CUDA_R_8F_E5M2:
     return 1;
@@ -395,11 +398,54 @@ static void gemm_complex(struct zmlir_gemm *g) {
   }
 }
 
+/* int8 GEMMs: A and B R_8I, sums exact in 64 bits; with R_32I scalars and
+ * C, D R_32I in int32 arithmetic (wrapping, as the GPU's), with R_32F
+ * scalars and C, D R_32F in f32. */
+static int gemm_i8_types(const struct zmlir_gemm *g) {
+  cudaDataType_t out = g->scale_type == CUDA_R_32I ? CUDA_R_32I : CUDA_R_32F;
+  return g->a.type == CUDA_R_8I && g->b.type == CUDA_R_8I && g->c.type == out && g->d.type == out &&
+         (g->scale_type == CUDA_R_32I || g->scale_type == CUDA_R_32F) && !g->epilogue &&
+         !g->scale_a && !g->scale_b && !g->scale_c && !g->scale_d && !g->amax_d;
+}
+
+static void gemm_i8(struct zmlir_gemm *g) {
+  int integer = g->scale_type == CUDA_R_32I;
+  int32_t ialpha = integer ? *(const int32_t *)g->alpha.at : 0;
+  int32_t ibeta = integer ? *(const int32_t *)g->beta.at : 0;
+  float falpha = integer ? 0 : *(const float *)g->alpha.at;
+  float fbeta = integer ? 0 : *(const float *)g->beta.at;
+  for (int64_t b = 0; b < g->batch; ++b) {
+    const int8_t *a = batch_at(&g->a, b), *bm = batch_at(&g->b, b);
+    const void *c = batch_at(&g->c, b);
+    void *d = (void *)batch_at(&g->d, b);
+    for (int64_t j = 0; j < g->n; ++j)
+      for (int64_t i = 0; i < g->m; ++i) {
+        int64_t sum = 0;
+        for (int64_t l = 0; l < g->k; ++l)
+          sum += (int64_t)a[g->transa == CUBLAS_OP_N ? l * g->a.ld + i : i * g->a.ld + l] *
+                 bm[g->transb == CUBLAS_OP_N ? j * g->b.ld + l : l * g->b.ld + j];
+        if (integer) {
+          uint32_t v = (uint32_t)ialpha * (uint32_t)sum;
+          if (ibeta)
+            v += (uint32_t)ibeta * (uint32_t)((const int32_t *)c)[j * g->c.ld + i];
+          ((int32_t *)d)[j * g->d.ld + i] = (int32_t)v;
+        } else {
+          float v = falpha * (float)sum;
+          if (fbeta != 0)
+            v += fbeta * ((const float *)c)[j * g->c.ld + i];
+          ((float *)d)[j * g->d.ld + i] = v;
+        }
+      }
+  }
+}
+
 static void gemm_run(struct zmlir_job *job) {
   struct zmlir_gemm *g = (struct zmlir_gemm *)job;
   if (g->m <= 0 || g->n <= 0)
     return;
-  if (is_complex(g->d.type))
+  if (g->a.type == CUDA_R_8I)
+    gemm_i8(g);
+  else if (is_complex(g->d.type))
     gemm_complex(g);
   else if (g->d.type == CUDA_R_64F)
     gemm_f64(g);
@@ -411,7 +457,12 @@ cublasStatus_t zmlir_gemm_submit(CUstream stream, struct zmlir_gemm *g) {
   int f64 = g->d.type == CUDA_R_64F;
   int cplx = is_complex(g->d.type);
   const struct zmlir_operand *operands[] = {&g->a, &g->b, &g->c, &g->d};
-  for (size_t i = 0; i < 4; ++i) {
+  int i8 = g->a.type == CUDA_R_8I || g->b.type == CUDA_R_8I;
+  if (i8 && !gemm_i8_types(g)) {
+    free(g);
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
+  for (size_t i = 0; i < 4 && !i8; ++i) {
     cudaDataType_t type = operands[i]->type;
     /* Complex: one type throughout, as the host BLAS computes it, no epilogue. */
     int ok = cplx ? type == g->d.type && g->scale_type == type && !g->epilogue
