@@ -548,7 +548,8 @@ Value floatToTf32Rounded(OpBuilder &b, Location loc, Value x, StringRef rnd, boo
 
 } // namespace
 
-Value zmlir::lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b) {
+Value zmlir::lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b,
+                                 const TargetInfo &target) {
   Location loc = op.getLoc();
   SmallVector<StringRef> mods;
   for (Attribute mod : op.getModifiers())
@@ -563,9 +564,12 @@ Value zmlir::lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b) {
     ArrayRef<StringRef> middle = ArrayRef<StringRef>(mods).slice(1, mods.size() - 3);
     bool relu = llvm::is_contained(middle, ".relu");
     bool satfinite = llvm::is_contained(middle, ".satfinite");
-    if (middle.size() == static_cast<size_t>(relu + satfinite) && !(relu && mods[0] == ".rna"))
-      return adjustBits(b, loc, floatToTf32Rounded(b, loc, operands[0], mods[0], relu, satfinite),
-                        resultType, false);
+    if (middle.size() == static_cast<size_t>(relu + satfinite) && !(relu && mods[0] == ".rna")) {
+      Value r = target.nativeTf32Cvt(b, loc, operands[0], mods[0], relu, satfinite);
+      if (!r)
+        r = floatToTf32Rounded(b, loc, operands[0], mods[0], relu, satfinite);
+      return adjustBits(b, loc, r, resultType, false);
+    }
   }
   return {};
 }

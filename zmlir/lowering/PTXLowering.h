@@ -299,9 +299,10 @@ inline Value callIntrinsic(OpBuilder &b, Location loc, mlir::Type result, String
   return result ? call.getResult(0) : Value();
 }
 
-/// The tf32 conversions cvt.{rn,rz,rna}{.relu}{.satfinite}.tf32.f32 (imported as `ptx.inst`):
-/// the result, or null if `op` is none of them (Convert.cpp).
-Value lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b);
+/// The tf32 conversions cvt.{rn,rz,rna}{.relu}{.satfinite}.tf32.f32 (imported as `ptx.inst`),
+/// the target's own where it has them (TargetInfo::nativeTf32Cvt): the result, or null if `op`
+/// is none of them (Convert.cpp).
+Value lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b, const TargetInfo &target);
 
 /// One `type` in a new alloca in the target's private address space, as a
 /// `.local` pointer (Memory.cpp).

@@ -373,7 +373,7 @@ struct InstOpLowering : PTXPattern<InstOp> {
 
   LogicalResult matchAndRewrite(InstOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    if (Value r = lowerNarrowFloatCvt(op, adaptor.getOperands(), rewriter)) {
+    if (Value r = lowerNarrowFloatCvt(op, adaptor.getOperands(), rewriter, state.target)) {
       rewriter.replaceOp(op, r);
       return success();
     }

@@ -108,6 +108,13 @@ public:
   }
   /// Whether hardwareApprox has sin and cos (of revolutions).
   virtual bool hasRevolutionSinCos() const { return false; }
+  /// The target's own `cvt{rnd}{.relu}{.satfinite}.tf32.f32` of the f32
+  /// `x` (`rnd` ".rn", ".rz" or ".rna"): the tf32's bits as an i32, or
+  /// null (the lowering rounds in integer arithmetic, Convert.cpp).
+  virtual mlir::Value nativeTf32Cvt(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                                    llvm::StringRef rnd, bool relu, bool satfinite) const {
+    return {};
+  }
   /// Whether the approximate transcendentals exist in f64.
   virtual bool hasF64ApproxTranscendentals() const { return true; }
   /// `div.full.f32` (2 ulp) and `div.approx.f32`, or null.

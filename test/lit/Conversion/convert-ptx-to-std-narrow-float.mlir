@@ -1,8 +1,15 @@
 // RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std | FileCheck %s
+// RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std=target=nvptx | FileCheck %s --check-prefix=NV
 
 // cvt.rna.tf32.f32: add half of the 13 dropped bits and clear them; a NaN
 // keeps its upper bits (the quiet bit if none of its payload is left).
+// NVPTX: NVIDIA's own instruction, as inline PTX.
 // CHECK-LABEL: gpu.func @tf32
+// NV-LABEL: gpu.func @tf32(
+// NV-NOT: arith.addi
+// NV: llvm.inline_asm "cvt.rna.tf32.f32 $0, $1;", "=r,f" %{{.*}} : (f32) -> i32
+// NV-NOT: arith.addi
+// NV: gpu.return
 // CHECK: %[[BITS:.*]] = arith.bitcast %{{.*}} : f32 to i32
 // CHECK: %[[UP:.*]] = arith.addi %[[BITS]], %c4096_i32
 // CHECK: %[[RND:.*]] = arith.andi %[[UP]], %c-8192_i32
@@ -137,7 +144,10 @@ func.func @f16x2_relu_from_e4m3x2_wide(%a: i32) attributes {ptx.entry} {
 // cvt.rz.relu.tf32.f32: .rz adds nothing before clearing the 13 low bits;
 // .relu makes a negative result +0; a NaN is tf32's canonical 0x7fffe000,
 // as the H200 gives it.
+// NVPTX: the instruction with its modifiers.
 // CHECK-LABEL: gpu.func @tf32_rz_relu
+// NV-LABEL: gpu.func @tf32_rz_relu(
+// NV: llvm.inline_asm "cvt.rz.relu.tf32.f32 $0, $1;", "=r,f" %{{.*}} : (f32) -> i32
 // CHECK: %[[BITS:.*]] = arith.bitcast %{{.*}} : f32 to i32
 // CHECK: %[[UP:.*]] = arith.addi %[[BITS]], %c0_i32
 // CHECK: %[[RND:.*]] = arith.andi %[[UP]], %c-8192_i32

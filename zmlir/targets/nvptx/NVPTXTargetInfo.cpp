@@ -285,6 +285,21 @@ public:
     LLVM::UnreachableOp::create(b, loc);
   }
 
+  /// cvt{.rn,.rz,.rna}{.relu}{.satfinite}.tf32.f32 as inline PTX: LLVM's
+  /// llvm.nvvm.f2tf32.* abort instruction selection below sm_80 (.rna),
+  /// sm_90 (.rn, .rz) and sm_100 (.satfinite), and the lowering does not
+  /// know the architecture; ptxas rejects an older one with a message.
+  Value nativeTf32Cvt(OpBuilder &b, Location loc, Value x, StringRef rnd, bool relu,
+                      bool satfinite) const override {
+    std::string text = ("cvt" + rnd + (relu ? ".relu" : "") + (satfinite ? ".satfinite" : "") +
+                        ".tf32.f32 $0, $1;")
+                           .str();
+    return LLVM::InlineAsmOp::create(b, loc, b.getI32Type(), ValueRange{x}, text, "=r,f",
+                                     /*has_side_effects=*/false, /*is_align_stack=*/false,
+                                     LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
+        .getResult(0);
+  }
+
   /// ex2.approx and tanh.approx of f16, bf16 (`ex2` only as .ftz.bf16)
   /// and their pairs (vector<2 x f16/bf16>), on the bits in .b16/.b32
   /// registers, as inline PTX: LLVM has no tanh intrinsic, and its
