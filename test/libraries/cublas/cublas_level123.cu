@@ -1158,6 +1158,69 @@ static void test_complex_lu(cublasHandle_t h, const char *t,
   cudaFree(ap), cudaFree(cp), cudaFree(info);
 }
 
+// geqrf: R (A's upper triangle after) with A^H A = R^H R; gels: the least
+// squares solution's residual orthogonal to A's columns (A^H (A x - c) = 0).
+template <typename T>
+static void test_qr(cublasHandle_t h, const char *t,
+                    cublasStatus_t (*geqrf)(cublasHandle_t, int, int, T *const[], int, T *const[],
+                                            int *, int),
+                    cublasStatus_t (*gels)(cublasHandle_t, cublasOperation_t, int, int, int,
+                                           T *const[], int, T *const[], int, int *, int *, int)) {
+  const int m = 6, n = 3, lda = 7;
+  Buf<T> a(lda * n), tau(n), a2(lda * n), c(lda * 1);
+  Mat am = a.mat(), cm = c.mat();
+  for (int i = 0; i < lda * n; ++i)
+    a2.p[i] = a.p[i];
+  T **ap, **tp, **a2p, **cp;
+  int *dev_info, info = -99;
+  CHECK(cudaMallocManaged(&ap, sizeof *ap));
+  CHECK(cudaMallocManaged(&tp, sizeof *tp));
+  CHECK(cudaMallocManaged(&a2p, sizeof *a2p));
+  CHECK(cudaMallocManaged(&cp, sizeof *cp));
+  CHECK(cudaMallocManaged(&dev_info, sizeof(int)));
+  ap[0] = a.p, tp[0] = tau.p, a2p[0] = a2.p, cp[0] = c.p;
+  CHECK(geqrf(h, m, n, ap, lda, tp, &info, 1));
+  CHECK(cudaDeviceSynchronize());
+  Mat r = a.mat(), gram_a((size_t)n * n), gram_r((size_t)n * n);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      for (int l = 0; l < m; ++l)
+        gram_a[(size_t)j * n + i] += std::conj(at(am, lda, l, i)) * at(am, lda, l, j);
+      for (int l = 0; l <= std::min(i, j); ++l)
+        gram_r[(size_t)j * n + i] += std::conj(at(r, lda, l, i)) * at(r, lda, l, j);
+    }
+  Buf<T> got(n * n, false);
+  for (int e = 0; e < n * n; ++e)
+    put(got.p[e], gram_r[e]);
+  std::string why;
+  report((std::string(t) + "geqrfBatched A^H A = R^H R").c_str(),
+         close(got, gram_a, why) && info == 0, why);
+  CHECK(gels(h, CUBLAS_OP_N, m, n, 1, a2p, lda, cp, lda, &info, dev_info, 1));
+  CHECK(cudaDeviceSynchronize());
+  Mat x = c.mat(), residual(m), normal(n);
+  for (int i = 0; i < m; ++i) {
+    residual[i] = -cm[i];
+    for (int j = 0; j < n; ++j)
+      residual[i] += at(am, lda, i, j) * x[j];
+  }
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i)
+      normal[j] += std::conj(at(am, lda, i, j)) * residual[i];
+  Buf<T> normal_got(n, false);
+  for (int j = 0; j < n; ++j)
+    put(normal_got.p[j], normal[j]);
+  report((std::string(t) + "gelsBatched A^H (A x - c) = 0").c_str(),
+         close(normal_got, Mat(n), why) && info == 0 && *dev_info == 0, why);
+  report((std::string(t) + "gelsBatched m < n unsupported").c_str(),
+         gels(h, CUBLAS_OP_N, 2, 3, 1, a2p, lda, cp, lda, &info, dev_info, 1) ==
+             CUBLAS_STATUS_NOT_SUPPORTED);
+  report((std::string(t) + "gelsBatched ldc < m: info -9").c_str(),
+         gels(h, CUBLAS_OP_N, m, n, 1, a2p, lda, cp, m - 1, &info, dev_info, 1) ==
+                 CUBLAS_STATUS_INVALID_VALUE &&
+             info == -9);
+  cudaFree(ap), cudaFree(tp), cudaFree(a2p), cudaFree(cp), cudaFree(dev_info);
+}
+
 // -- NVIDIA's argument checks ------------------------------------------------------
 
 static void test_invalid(cublasHandle_t h) {
@@ -1317,6 +1380,8 @@ int main() {
   test_lu<cuComplex>(h, "C", cublasCgetrfBatched, cublasCgetrsBatched, cublasCmatinvBatched);
   test_lu<cuDoubleComplex>(h, "Z", cublasZgetrfBatched, cublasZgetrsBatched, cublasZmatinvBatched);
   test_complex_lu<cuComplex>(h, "C", cublasCgetrfBatched, cublasCgetriBatched);
+  test_qr<double>(h, "D", cublasDgeqrfBatched, cublasDgelsBatched);
+  test_qr<cuComplex>(h, "C", cublasCgeqrfBatched, cublasCgelsBatched);
   test_complex_lu<cuDoubleComplex>(h, "Z", cublasZgetrfBatched, cublasZgetriBatched);
   test_invalid(h);
   CHECK(cudaStreamSynchronize(stream));

@@ -1308,3 +1308,107 @@ GETRS_BATCHED(cublasSgetrsBatched, s, float, 0);
 GETRS_BATCHED(cublasDgetrsBatched, d, double, 0);
 GETRS_BATCHED(cublasCgetrsBatched, c, cuComplex, 1);
 GETRS_BATCHED(cublasZgetrsBatched, z, cuDoubleComplex, 1);
+
+/* -- batched QR and least squares (geqrf, gels) ---------------------------------- */
+
+#define LAPACK_QR(t)                                                                               \
+  void F77(t##geqrf)(const int *, const int *, void *, const int *, void *, void *, const int *,   \
+                     int *);                                                                       \
+  void F77(t##gels)(const char *, const int *, const int *, const int *, void *, const int *,      \
+                    void *, const int *, void *, const int *, int *, size_t)
+LAPACK_QR(s);
+LAPACK_QR(d);
+LAPACK_QR(c);
+LAPACK_QR(z);
+
+/* `info` (host): 0, or minus the position of the first invalid argument. */
+static int qr_invalid(int m, int n, int lda, int batch, void *const *a, void *const *tau,
+                      int *info) {
+  if (!info)
+    return 1;
+  *info = m < 0                 ? -2
+          : n < 0               ? -3
+          : !a                  ? -4
+          : lda < at_least_1(m) ? -5
+          : !tau                ? -6
+          : batch < 0           ? -8
+                                : 0;
+  return *info != 0;
+}
+#define GEQRF_BATCHED(NAME, t, T)                                                                  \
+  ROUTINE(                                                                                         \
+      NAME,                                                                                        \
+      (cublasHandle_t handle, int m, int n, T *const A[], int lda, T *const tau[], int *info,      \
+       int batch),                                                                                 \
+      qr_invalid(m, n, lda, batch, (void *const *)A, (void *const *)tau, info),                    \
+      m == 0 || n == 0 || batch == 0, 0,                                                           \
+      (q->m = m, q->n = n, q->lda = lda, q->b_array = (void *const *)A,                            \
+       q->a_array = (const void *const *)tau, q->batch = batch),                                   \
+      int lwork = 64 * (q->n > 0 ? q->n : 1);                                                      \
+      void *work = malloc(sizeof(T) * (size_t)lwork); for (int b = 0; work && b < q->batch; ++b) { \
+        int status = 0;                                                                            \
+        F77(t##geqrf)(&q->m, &q->n, q->b_array[b], &q->lda, (void *)q->a_array[b], work, &lwork,   \
+                      &status);                                                                    \
+      } free(work))
+GEQRF_BATCHED(cublasSgeqrfBatched, s, float);
+GEQRF_BATCHED(cublasDgeqrfBatched, d, double);
+GEQRF_BATCHED(cublasCgeqrfBatched, c, cuComplex);
+GEQRF_BATCHED(cublasZgeqrfBatched, z, cuDoubleComplex);
+
+/* gels: min |A X - C| for full-rank A, m >= n, no transpose (NVIDIA's only
+ * case; others NOT_SUPPORTED); X in C's first n rows; devInfo per matrix:
+ * 0, or k where R's k-th diagonal element is zero. */
+struct gels {
+  struct zmlir_job job;
+  int m, n, nrhs, lda, ldc, batch;
+  void *const *a, *const *c;
+  int *dev_info;
+};
+#define GELS_BATCHED(NAME, t, T)                                                                   \
+  static void run_##NAME(struct zmlir_job *job) {                                                  \
+    struct gels *g = (struct gels *)job;                                                           \
+    int lwork = 64 * (g->n + g->nrhs + g->m);                                                      \
+    void *work = malloc(sizeof(T) * (size_t)lwork);                                                \
+    for (int b = 0; b < g->batch; ++b) {                                                           \
+      int status = -1; /* out of host memory: said, not silently wrong */                          \
+      if (work)                                                                                    \
+        F77(t##gels)("N", &g->m, &g->n, &g->nrhs, g->a[b], &g->lda, g->c[b], &g->ldc, work,        \
+                     &lwork, &status, 1);                                                          \
+      if (g->dev_info)                                                                             \
+        g->dev_info[b] = status;                                                                   \
+    }                                                                                              \
+    free(work);                                                                                    \
+  }                                                                                                \
+  cublasStatus_t IMPL(NAME)(cublasHandle_t handle, cublasOperation_t trans, int m, int n,          \
+                            int nrhs, T *const A[], int lda, T *const C[], int ldc, int *info,     \
+                            int *dev_info, int batch) {                                            \
+    CHECK_HANDLE(handle);                                                                          \
+    if (!info)                                                                                     \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                          \
+    *info = bad_op(trans)         ? -2                                                             \
+            : m < 0               ? -3                                                             \
+            : n < 0               ? -4                                                             \
+            : nrhs < 0            ? -5                                                             \
+            : lda < at_least_1(m) ? -7                                                             \
+            : ldc < at_least_1(m) ? -9                                                             \
+            : batch < 0           ? -12                                                            \
+                                  : 0;                                                             \
+    if (*info)                                                                                     \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                          \
+    if (trans != CUBLAS_OP_N || m < n)                                                             \
+      return CUBLAS_STATUS_NOT_SUPPORTED;                                                          \
+    if (n == 0 || nrhs == 0 || batch == 0)                                                         \
+      return CUBLAS_STATUS_SUCCESS;                                                                \
+    struct gels *g = calloc(1, sizeof *g);                                                         \
+    if (!g)                                                                                        \
+      return CUBLAS_STATUS_ALLOC_FAILED;                                                           \
+    g->job.run = run_##NAME;                                                                       \
+    g->m = m, g->n = n, g->nrhs = nrhs, g->lda = lda, g->ldc = ldc, g->batch = batch;              \
+    g->a = (void *const *)A, g->c = (void *const *)C, g->dev_info = dev_info;                      \
+    return zmlir_submit(zmlir_handle_stream(handle), &g->job, 0);                                  \
+  }                                                                                                \
+  ABI_CHECK(NAME)
+GELS_BATCHED(cublasSgelsBatched, s, float);
+GELS_BATCHED(cublasDgelsBatched, d, double);
+GELS_BATCHED(cublasCgelsBatched, c, cuComplex);
+GELS_BATCHED(cublasZgelsBatched, z, cuDoubleComplex);
