@@ -149,6 +149,8 @@ def compile_module(ptx: str, target: str | Target = "spirv", *, emit: str = "bin
         raise ValueError(f"unknown stage '{emit}' for target '{tgt.name}' "
                          f"(expected one of {', '.join(names)})")
     out = CompiledModule(tgt)
+    if (refused := tgt.refuses_ptx_arch(_ptx_arch(ptx))) is not None:
+        raise CompileError(refused, filename)
     dumping = bool(os.environ.get("ZMLIR_DUMP_DIR"))
     importing_only = emit == IMPORT_STAGE
     try:

@@ -107,6 +107,11 @@ class Target(ABC):
     def spec(self) -> str:
         return f"{self.name}:{self.arch}" if self.arch else self.name
 
+    def refuses_ptx_arch(self, ptx_sm: int) -> str | None:
+        """Why this target cannot compile PTX of `.target sm_<ptx_sm>` (0: none
+        given), or None: it can."""
+        return None
+
     @abstractmethod
     def lowering_options(self) -> LoweringOptions: ...
 

@@ -22,6 +22,15 @@ class NVPTXTarget(Target):
         if not re.fullmatch(r"sm_\d{2,3}[af]?", arch):
             raise ValueError(f"bad NVPTX architecture '{arch}' (expected sm_XX)")
 
+    def refuses_ptx_arch(self, ptx_sm: int) -> str | None:
+        # As NVIDIA's driver refuses PTX for a newer GPU: its instructions
+        # (bf16 wmma for sm_80, ...) may have no form on the older one.
+        number = int(re.match(r"sm_(\d+)", self.arch).group(1))  # type: ignore[union-attr]
+        if ptx_sm > number:
+            return (f"unsupported: the PTX is for sm_{ptx_sm} (its .target), newer than "
+                    f"the target's {self.arch}")
+        return None
+
     @property
     def features(self) -> str:
         # At least PTX ISA 8.1: kernels with up to 32764 bytes of parameters
