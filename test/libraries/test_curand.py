@@ -18,7 +18,13 @@ once with NVIDIA's, both run here: the outputs (checksums of every call's
 values, statuses of bad arguments) must be equal line for line; and the
 values that need no .approx instruction equal to an H200's (NVIDIA's library
 and driver, curand/curand_ours.h200.txt, where ours on NVIDIA's driver gave
-the same output)."""
+the same output).
+
+What ours hands to NVIDIA's library (curand/curand_delegated.cu: generator
+types, orderings, Poisson, host normals ours lacks), linked once with ours
+and once with NVIDIA's: equal line for line; and with
+ZMLIR_NVIDIA_LIBRARIES=0, as where NVIDIA's is not installed, each refused
+by name (CURAND_STATUS_ARCH_MISMATCH)."""
 
 from __future__ import annotations
 
@@ -162,9 +168,11 @@ def ours_and_nvidias(tmp_path_factory: pytest.TempPathFactory, wheel: Path,
         [sys.executable, "-m", "zmlir.cli", "run", "--", str(folder / "ours")],
         capture_output=True, text=True, timeout=1200,
         env={**os.environ, "ZMLIR_CURAND_SPLIT": "7"})
+    # As where NVIDIA's library is not installed (common/route.c).
     runs["unsupported"] = subprocess.run(
         [sys.executable, "-m", "zmlir.cli", "run", "--", str(folder / "ours"), "unsupported"],
-        capture_output=True, text=True, timeout=600)
+        capture_output=True, text=True, timeout=600,
+        env={**os.environ, "ZMLIR_NVIDIA_LIBRARIES": "0"})
     return runs
 
 
@@ -235,14 +243,87 @@ def test_ours_gives_the_h200s_sequences(
 
 def test_what_ours_does_not_make_is_refused_by_name(
         ours_and_nvidias: dict[str, subprocess.CompletedProcess[str]]) -> None:
-    """Generator types and functions ours lacks: CURAND_STATUS_ARCH_MISMATCH
-    (204), the name said once on stderr."""
+    """Where NVIDIA's library is not found, generator types and functions
+    ours lacks: CURAND_STATUS_ARCH_MISMATCH (204), the name said once on
+    stderr."""
     run = ours_and_nvidias["unsupported"]
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.splitlines() == ["unsupported MTGP32: 204", "unsupported SOBOL32: 204",
                                        "unsupported Poisson: 204"]
     for name in ("CURAND_RNG_PSEUDO_MTGP32", "CURAND_RNG_QUASI_SOBOL32", "curandGeneratePoisson"):
         assert run.stderr.count(name) == 1, run.stderr
+
+
+DELEGATED = SOURCES / "curand_delegated.cu"
+
+
+@pytest.fixture(scope="module")
+def delegated(tmp_path_factory: pytest.TempPathFactory, wheel: Path,
+              libdir: str) -> dict[str, subprocess.CompletedProcess[str]]:
+    if tool("nvcc") is None:
+        pytest.skip("nvcc is not installed")
+    if not (Path(libdir) / "libcurand.so.10").exists():
+        pytest.skip("our libcurand is not built (needs nvcc and the nvidia-curand wheel)")
+    folder = tmp_path_factory.mktemp("curand_delegated")
+    runs = {}
+    for name in ("ours", "nvidias"):
+        _build(DELEGATED, folder / name, wheel, nvidia=name == "nvidias", libdir=libdir)
+        runs[name] = subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--",
+                                     str(folder / name)], capture_output=True, text=True,
+                                    timeout=1200, env={**os.environ, "ZMLIR_LOG": "1"})
+    runs["refused"] = subprocess.run(
+        [sys.executable, "-m", "zmlir.cli", "run", "--", str(folder / "ours"), "refused"],
+        capture_output=True, text=True, timeout=600,
+        env={**os.environ, "ZMLIR_NVIDIA_LIBRARIES": "0"})
+    return runs
+
+
+def test_what_ours_lacks_nvidias_library_makes(
+        delegated: dict[str, subprocess.CompletedProcess[str]]) -> None:
+    """Generator types ours lacks (MTGP32, MT19937, the Sobol generators,
+    host generators among them), orderings (SEEDED, LEGACY, DYNAMIC, a
+    change of ordering after values were made), Poisson, a host generator's
+    normals, direction vectors and scramble constants: through ours, the
+    values and statuses of NVIDIA's library linked directly, also where ours
+    made values of every kind first (NVIDIA's generator then replays them)."""
+    ours, nvidias = delegated["ours"], delegated["nvidias"]
+    assert nvidias.returncode == 0, nvidias.stdout + nvidias.stderr[-4000:]
+    assert ours.returncode == 0 and ours.stdout.endswith("DONE\n"), ours.stdout + ours.stderr
+    assert ours.stdout == nvidias.stdout
+    lines = ours.stdout.splitlines()
+    assert len(lines) == 8 + 3 * 10 + 6
+    # Nothing failed quietly: every generator was made and every call answered
+    # but SEEDED on Philox and MRG32k3a (CURAND_STATUS_OUT_OF_RANGE, as
+    # NVIDIA's answers).
+    assert all(": create 0" in line for line in lines[:-6])
+    assert [line.split(":")[0] for line in lines if "status" in line] == []
+    assert sum(": 104," in line for line in lines) == 2
+    # Ours was the library, and handed these over by name.
+    for said in ("generator type: CURAND_RNG_PSEUDO_MTGP32: NVIDIA's",
+                 "generator type: CURAND_RNG_QUASI_SCRAMBLED_SOBOL64: NVIDIA's",
+                 "curandGeneratePoisson: NVIDIA's, after 8 calls of ours replayed",
+                 "ordering CURAND_ORDERING_PSEUDO_LEGACY: NVIDIA's, after 8 calls",
+                 "change of ordering to CURAND_ORDERING_PSEUDO_BEST after values were made",
+                 "a host generator's normals: NVIDIA's, after 2 calls"):
+        assert said in ours.stderr, said
+    assert "Traceback" not in ours.stderr
+
+
+def test_without_nvidias_library_what_ours_lacks_is_refused(
+        delegated: dict[str, subprocess.CompletedProcess[str]]) -> None:
+    """ZMLIR_NVIDIA_LIBRARIES=0, as where NVIDIA's library is not installed:
+    CURAND_STATUS_ARCH_MISMATCH (204), each named once on stderr; the
+    orderings ours makes (BEST) still answer."""
+    run = delegated["refused"]
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.splitlines() == ["MTGP32: 204", "SOBOL32: 204", "ordering BEST: 0",
+                                       "ordering SEEDED: 204", "Poisson: 204",
+                                       "direction vectors: 204"]
+    assert run.stderr.count("is not used (ZMLIR_NVIDIA_LIBRARIES=0)") == 1, run.stderr
+    for name in ("CURAND_RNG_PSEUDO_MTGP32", "CURAND_RNG_QUASI_SOBOL32",
+                 "CURAND_ORDERING_PSEUDO_SEEDED", "curandGeneratePoisson",
+                 "curandGetDirectionVectors32"):
+        assert run.stderr.count(name) == 1, (name, run.stderr)
 
 
 def test_exports_are_nvidias(libdir: str, wheel: Path) -> None:

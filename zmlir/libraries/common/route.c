@@ -23,7 +23,11 @@
  * A library whose implementation is kernels of ours launched through the
  * driver API (libcurand; build.py defines ZMLIR_OURS_ON_EVERY_DRIVER) is
  * ours on every backend, on NVIDIA's driver itself, and under the
- * passthrough where NVIDIA's library is not found. */
+ * passthrough where NVIDIA's library is not found; what ours does not make
+ * it may hand to NVIDIA's library on zmlir's driver, whatever the backend
+ * (zmlir_vendor_library: libcurand's generators of types ours lacks).
+ * ZMLIR_NVIDIA_LIBRARIES=0: NVIDIA's libraries are never opened, as where
+ * none is installed. */
 #include "route.h"
 
 #include <dlfcn.h>
@@ -65,16 +69,25 @@ static const int ours_on_every_driver = 0;
 #define VENDOR_FALLBACK "its functions return " NOT_SUPPORTED_NAME
 #endif
 
+/* NVIDIA's file for our library's name, as our driver finds it (never
+ * ours), else "" and why not (`then`: what follows), said once. */
+static void vendor_path(void *table, char *path, size_t size, const char *then) {
+  const char *use = getenv("ZMLIR_NVIDIA_LIBRARIES");
+  zmlir_vendor_library_fn find = ((zmlir_vendor_library_fn *)table)[2];
+  path[0] = 0;
+  if (use && strcmp(use, "0") == 0)
+    zmlir_log(1, "NVIDIA's %s is not used (ZMLIR_NVIDIA_LIBRARIES=0): %s", zmlir_library_name,
+              then);
+  else if (find(zmlir_library_name, path, size) != CUDA_SUCCESS || !path[0])
+    zmlir_log(1, "NVIDIA's %s was not found (set ZMLIR_NVIDIA_LIBRARY_PATH to its directory): %s",
+              zmlir_library_name, then);
+}
+
 static void open_vendor(void *table) {
   char path[4096] = "";
-  zmlir_vendor_library_fn find = ((zmlir_vendor_library_fn *)table)[2];
-  if (find(zmlir_library_name, path, sizeof path) != CUDA_SUCCESS || !path[0]) {
-    zmlir_log(1,
-              "NVIDIA's %s was not found (set ZMLIR_NVIDIA_LIBRARY_PATH to its "
-              "directory): " VENDOR_FALLBACK,
-              zmlir_library_name);
+  vendor_path(table, path, sizeof path, VENDOR_FALLBACK);
+  if (!path[0])
     return;
-  }
   /* DEEPBIND: its own symbols first, never ours of the same names. */
   vendor = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
   if (!vendor) {
@@ -122,6 +135,44 @@ static void decide(void) {
 enum zmlir_route zmlir_route(void) {
   pthread_once(&route_once, decide);
   return route;
+}
+
+/* Opened without RTLD_DEEPBIND, unlike the vendor route's: `zmlir run`'s
+ * preloads must reach it (arch_preload.c tells libcurand an architecture
+ * it has no SASS for, so that it takes its PTX path on our backends). So
+ * its calls into its own exports that share our names (libcurand's
+ * curandGenerateSeeds, curandGeneratePoisson) may reach ours, with its
+ * handles: the caller hands what it does not know back to NVIDIA's. */
+static pthread_once_t delegate_once = PTHREAD_ONCE_INIT;
+static void *delegate;
+
+static void open_delegate(void) {
+  if (zmlir_route() == ZMLIR_ROUTE_VENDOR) {
+    delegate = vendor;
+    return;
+  }
+  void *table = NULL;
+  char path[4096] = "";
+  if (cuGetExportTable((const void **)&table, &zmlir_libraries_uuid) != CUDA_SUCCESS || !table) {
+    zmlir_log(1,
+              "NVIDIA's %s is not looked for on NVIDIA's own driver: what ours does not "
+              "make is refused",
+              zmlir_library_name);
+    return;
+  }
+  vendor_path(table, path, sizeof path, "what ours does not make is refused");
+  if (!path[0])
+    return;
+  delegate = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!delegate)
+    zmlir_log(1, "NVIDIA's %s did not load (%s)", zmlir_library_name, dlerror());
+  else
+    zmlir_log(0, "NVIDIA's %s (%s) answers what ours does not make", zmlir_library_name, path);
+}
+
+void *zmlir_vendor_library(void) {
+  pthread_once(&delegate_once, open_delegate);
+  return delegate;
 }
 
 void zmlir_log(int loud, const char *format, ...) {

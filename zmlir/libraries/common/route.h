@@ -29,6 +29,14 @@ extern const char zmlir_library_name[]; /* "libcublas.so.13" */
 /* The route, decided on first use. */
 enum zmlir_route zmlir_route(void);
 
+/* NVIDIA's own library of our library's name, for what ours does not make
+ * (libcurand: a generator's type, ordering or distribution), opened on
+ * first use where our driver finds it, on any backend; NULL on NVIDIA's
+ * own driver, where it is not installed or under ZMLIR_NVIDIA_LIBRARIES=0
+ * (said once on stderr). Its functions may call ours with its own handles
+ * (route.c says why). */
+void *zmlir_vendor_library(void);
+
 /* Logs "zmlir <library>: MESSAGE" once per distinct message when ZMLIR_LOG is
  * set, or always where `loud`. */
 void zmlir_log(int loud, const char *format, ...) __attribute__((format(printf, 2, 3)));

@@ -2,23 +2,35 @@
  * embedded by build.py) that run in the generator's stream through the
  * driver API, on every backend of our driver and on NVIDIA's (route.c:
  * under zmlir's CUDA passthrough, NVIDIA's own library where it is found).
- * XORWOW, Philox4x32-10 and MRG32k3a, with NVIDIA's default ordering, give
- * NVIDIA's sequences bit for bit (kernels.cu says how they are laid out);
- * the other generator types, orderings and Poisson answer
- * CURAND_STATUS_ARCH_MISMATCH ("not supported here") with their name said
- * once on stderr.
+ * XORWOW, Philox4x32-10 and MRG32k3a, with NVIDIA's default ordering
+ * (CURAND_ORDERING_PSEUDO_BEST is the same), give NVIDIA's sequences bit for
+ * bit (kernels.cu says how they are laid out).
+ *
+ * What ours does not make (the other generator types, orderings, Poisson,
+ * direction vectors) NVIDIA's libcurand makes where our driver finds it
+ * (route.c: zmlir_vendor_library; under `zmlir run` it runs through its own
+ * PTX on every backend): a generator of a type ours lacks is NVIDIA's from
+ * its creation; one of ours whose ordering or distribution ours lacks is
+ * handed to a generator of NVIDIA's, made to be in the state NVIDIA's would
+ * be in (the calls since its seed or offset was last set replayed onto it),
+ * and every later call on it goes there. Where NVIDIA's library is not
+ * found, those calls answer CURAND_STATUS_ARCH_MISMATCH ("not supported
+ * here") with their name said once on stderr.
  *
  * A host generator (curandCreateGeneratorHost) runs the same kernels into
  * device memory and copies the values out before returning, as NVIDIA's
  * host generators give their values on return. Its raw bits and uniforms
- * are NVIDIA's; its normals are NVIDIA's device normals, where NVIDIA's host
- * generators compute theirs with the host's libm (last bits differ). */
+ * are NVIDIA's; NVIDIA's host generators compute normals with the host's
+ * libm, so a host generator's normals are NVIDIA's library's where it is
+ * found (HOST_NORMALS), else NVIDIA's device normals (last bits differ). */
 #include "route.h"
 
 #include <curand.h>
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,9 +59,26 @@ enum {
   BLOCK = 256
 };
 
+/* A call that moved a generator's states: replayed onto NVIDIA's. */
+struct call {
+  enum kind kind;
+  size_t n;
+};
+enum { HISTORY_LIMIT = 1 << 20 };
+
 struct curandGenerator_st {
   curandRngType_t type;
-  int host; /* curandCreateGeneratorHost: the output is in host memory */
+  /* NVIDIA's generator once it answers for this one (every call goes
+   * there), else NULL. */
+  curandGenerator_t vendor;
+  curandOrdering_t ordering;
+  /* The offset last set (0 when the seed was), and the calls since. */
+  unsigned long long offset_set;
+  struct call *history;
+  size_t history_count, history_capacity;
+  int history_lost;                /* more than HISTORY_LIMIT calls of changing kinds */
+  struct curandGenerator_st *next; /* ours, all of them (`generators`) */
+  int host;                        /* curandCreateGeneratorHost: the output is in host memory */
   CUcontext context;
   CUmodule module;
   CUfunction init, generate;
@@ -67,6 +96,57 @@ struct curandGenerator_st {
   int states_current; /* at `seed` and `offset` */
   pthread_mutex_t lock;
 };
+
+/* Every generator of ours, so that a handle of NVIDIA's (its own calls into
+ * its exports that share our names, route.c) is told apart and handed back. */
+static struct curandGenerator_st *generators;
+static pthread_mutex_t generators_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *nvidia; /* NVIDIA's libcurand, once a generator needed it */
+
+static void *nvidia_library(void) {
+  if (!nvidia)
+    __atomic_store_n(&nvidia, zmlir_vendor_library(), __ATOMIC_RELEASE);
+  return nvidia;
+}
+
+/* NVIDIA's own function `name`, or NULL. */
+#define NVIDIA(name) ((__typeof__(&name))nvidia_symbol(#name))
+static void *nvidia_symbol(const char *name) {
+  void *library = nvidia_library();
+  void *f = library ? dlsym(library, name) : NULL;
+  if (library && !f)
+    zmlir_log(1, "NVIDIA's libcurand has no %s", name);
+  return f;
+}
+
+static int ours(curandGenerator_t g) {
+  pthread_mutex_lock(&generators_lock);
+  struct curandGenerator_st *p = generators;
+  while (p && p != g)
+    p = p->next;
+  pthread_mutex_unlock(&generators_lock);
+  return p != NULL;
+}
+
+/* The handle NVIDIA's library answers for `g`, or NULL where ours does:
+ * NVIDIA's generator of ours, or a generator of NVIDIA's itself. */
+static curandGenerator_t nvidias(curandGenerator_t g) {
+  if (!g || !__atomic_load_n(&nvidia, __ATOMIC_ACQUIRE))
+    return NULL;
+  if (!ours(g))
+    return g;
+  return __atomic_load_n(&g->vendor, __ATOMIC_ACQUIRE);
+}
+
+/* A call on a generator NVIDIA's library answers for goes there. */
+#define FORWARD(name, g, ...)                                                                      \
+  do {                                                                                             \
+    curandGenerator_t theirs_ = nvidias(g);                                                        \
+    if (theirs_) {                                                                                 \
+      __typeof__(&name) f_ = NVIDIA(name);                                                         \
+      return f_ ? f_(theirs_, ##__VA_ARGS__) : ZMLIR_NOT_SUPPORTED;                                \
+    }                                                                                              \
+  } while (0)
 
 /* States per generator (kernels.cu): XORWOW's and MRG32k3a's device API
  * states, Philox's counters. */
@@ -98,6 +178,21 @@ static const char *type_name(curandRngType_t type) {
   }
 }
 
+static const char *ordering_name(curandOrdering_t order) {
+  switch (order) {
+  case CURAND_ORDERING_PSEUDO_BEST:
+    return "CURAND_ORDERING_PSEUDO_BEST";
+  case CURAND_ORDERING_PSEUDO_DEFAULT:
+    return "CURAND_ORDERING_PSEUDO_DEFAULT";
+  case CURAND_ORDERING_PSEUDO_SEEDED:
+    return "CURAND_ORDERING_PSEUDO_SEEDED";
+  case CURAND_ORDERING_PSEUDO_LEGACY:
+    return "CURAND_ORDERING_PSEUDO_LEGACY";
+  default:
+    return "CURAND_ORDERING_PSEUDO_DYNAMIC";
+  }
+}
+
 /* The context cudart would use: the current one, else device 0's primary
  * context, made current (as cudart's first call makes it). */
 static curandStatus_t current_context(CUcontext *context) {
@@ -113,18 +208,38 @@ static curandStatus_t current_context(CUcontext *context) {
   return CURAND_STATUS_SUCCESS;
 }
 
+static void enlist(struct curandGenerator_st *g) {
+  pthread_mutex_init(&g->lock, NULL);
+  pthread_mutex_lock(&generators_lock);
+  g->next = generators;
+  generators = g;
+  pthread_mutex_unlock(&generators_lock);
+}
+
+/* `what` ours does not make, where NVIDIA's library is not found. */
+static curandStatus_t refuse(const char *what) {
+  zmlir_log(
+      1,
+      "unsupported %s (NVIDIA's libcurand is not available); returning " ZMLIR_NOT_SUPPORTED_NAME,
+      what);
+  return ZMLIR_NOT_SUPPORTED;
+}
+
 static curandStatus_t create(curandGenerator_t *generator, curandRngType_t type, int host) {
   if (!generator)
     return CURAND_STATUS_NOT_INITIALIZED;
   if (type == CURAND_RNG_PSEUDO_DEFAULT)
     type = CURAND_RNG_PSEUDO_XORWOW;
-  if (type != CURAND_RNG_PSEUDO_XORWOW && type != CURAND_RNG_PSEUDO_MRG32K3A &&
-      type != CURAND_RNG_PSEUDO_PHILOX4_32_10) {
+  int mine = type == CURAND_RNG_PSEUDO_XORWOW || type == CURAND_RNG_PSEUDO_MRG32K3A ||
+             type == CURAND_RNG_PSEUDO_PHILOX4_32_10;
+  char what[96];
+  if (!mine) {
     const char *name = type_name(type);
     if (!name)
       return CURAND_STATUS_TYPE_ERROR;
-    zmlir_log(1, "unsupported generator type: %s; returning " ZMLIR_NOT_SUPPORTED_NAME, name);
-    return ZMLIR_NOT_SUPPORTED;
+    snprintf(what, sizeof what, "generator type: %s", name);
+    if (!nvidia_library())
+      return refuse(what);
   }
   struct curandGenerator_st *g = calloc(1, sizeof *g);
   if (!g)
@@ -133,6 +248,23 @@ static curandStatus_t create(curandGenerator_t *generator, curandRngType_t type,
   if (status != CURAND_STATUS_SUCCESS) {
     free(g);
     return status;
+  }
+  g->type = type;
+  g->host = host;
+  g->ordering = CURAND_ORDERING_PSEUDO_DEFAULT;
+  if (!mine) {
+    /* NVIDIA's from the start: every call goes there. */
+    __typeof__(&curandCreateGenerator) make = host ? NVIDIA(curandCreateGeneratorHost)
+                                                   : NVIDIA(curandCreateGenerator);
+    status = make ? make(&g->vendor, type) : ZMLIR_NOT_SUPPORTED;
+    if (status != CURAND_STATUS_SUCCESS) {
+      free(g);
+      return status;
+    }
+    zmlir_log(0, "%s: NVIDIA's", what);
+    enlist(g);
+    *generator = g;
+    return CURAND_STATUS_SUCCESS;
   }
   const char *generate = type == CURAND_RNG_PSEUDO_XORWOW     ? "zmlir_curand_xorwow_generate"
                          : type == CURAND_RNG_PSEUDO_MRG32K3A ? "zmlir_curand_mrg32k3a_generate"
@@ -159,10 +291,8 @@ static curandStatus_t create(curandGenerator_t *generator, curandRngType_t type,
     cuDeviceGetAttribute(&threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, device);
   }
   g->resident = (unsigned)processors * (unsigned)threads;
-  g->type = type;
-  g->host = host;
   g->seed = 0; /* NVIDIA's default seed */
-  pthread_mutex_init(&g->lock, NULL);
+  enlist(g);
   *generator = g;
   return CURAND_STATUS_SUCCESS;
 }
@@ -180,18 +310,35 @@ ABI_CHECK(curandCreateGeneratorHost);
 curandStatus_t IMPL(curandDestroyGenerator)(curandGenerator_t g) {
   if (!g)
     return CURAND_STATUS_NOT_INITIALIZED;
+  if (nvidias(g) == g)
+    FORWARD(curandDestroyGenerator, g);
+  pthread_mutex_lock(&generators_lock);
+  struct curandGenerator_st **p = &generators;
+  while (*p && *p != g)
+    p = &(*p)->next;
+  if (*p)
+    *p = g->next;
+  pthread_mutex_unlock(&generators_lock);
+  curandStatus_t status = CURAND_STATUS_SUCCESS;
+  if (g->vendor) {
+    __typeof__(&curandDestroyGenerator) destroy = NVIDIA(curandDestroyGenerator);
+    status = destroy ? destroy(g->vendor) : ZMLIR_NOT_SUPPORTED;
+  }
   /* Work queued in the generator's stream may still use the states. */
   cuCtxPushCurrent(g->context);
-  cuStreamSynchronize(g->stream);
-  for (int i = 0; i < 2; ++i)
-    if (g->states[i])
-      cuMemFree(g->states[i]);
-  cuModuleUnload(g->module);
+  if (g->module) {
+    cuStreamSynchronize(g->stream);
+    for (int i = 0; i < 2; ++i)
+      if (g->states[i])
+        cuMemFree(g->states[i]);
+    cuModuleUnload(g->module);
+  }
   CUcontext popped;
   cuCtxPopCurrent(&popped);
   pthread_mutex_destroy(&g->lock);
+  free(g->history);
   free(g);
-  return CURAND_STATUS_SUCCESS;
+  return status;
 }
 ABI_CHECK(curandDestroyGenerator);
 
@@ -225,7 +372,9 @@ ABI_CHECK_ALWAYS(curandGetProperty);
 curandStatus_t IMPL(curandSetStream)(curandGenerator_t g, cudaStream_t stream) {
   if (!g)
     return CURAND_STATUS_NOT_INITIALIZED;
-  g->stream = (CUstream)stream;
+  if (nvidias(g) != g) /* ours (destroy waits for its stream) */
+    g->stream = (CUstream)stream;
+  FORWARD(curandSetStream, g, stream);
   return CURAND_STATUS_SUCCESS;
 }
 ABI_CHECK(curandSetStream);
@@ -234,10 +383,19 @@ curandStatus_t IMPL(curandSetPseudoRandomGeneratorSeed)(curandGenerator_t g,
                                                         unsigned long long seed) {
   if (!g)
     return CURAND_STATUS_NOT_INITIALIZED;
+  FORWARD(curandSetPseudoRandomGeneratorSeed, g, seed);
   pthread_mutex_lock(&g->lock);
+  /* NVIDIA's starts the states over at the new seed and the offset it
+   * keeps (measured: it is not set back to 0): XORWOW's and MRG32k3a's the
+   * one reached; Philox's the offset last set plus the quads that ended
+   * since, as if each were one value (offset 100, then 1000 values: 350). */
   g->seed = seed;
-  g->offset = 0;
+  if (g->type == CURAND_RNG_PSEUDO_PHILOX4_32_10)
+    g->offset = g->offset_set + g->offset / 4 - g->offset_set / 4;
+  g->offset_set = g->offset;
   g->states_current = 0;
+  g->history_count = 0;
+  g->history_lost = 0;
   pthread_mutex_unlock(&g->lock);
   return CURAND_STATUS_SUCCESS;
 }
@@ -246,32 +404,230 @@ ABI_CHECK(curandSetPseudoRandomGeneratorSeed);
 curandStatus_t IMPL(curandSetGeneratorOffset)(curandGenerator_t g, unsigned long long offset) {
   if (!g)
     return CURAND_STATUS_NOT_INITIALIZED;
+  FORWARD(curandSetGeneratorOffset, g, offset);
   pthread_mutex_lock(&g->lock);
-  g->offset = offset;
+  g->offset = g->offset_set = offset;
   g->states_current = 0;
+  g->history_count = 0;
+  g->history_lost = 0;
   pthread_mutex_unlock(&g->lock);
   return CURAND_STATUS_SUCCESS;
 }
 ABI_CHECK(curandSetGeneratorOffset);
 
+/* A call ours made, kept for twin(). Calls of one kind in a row are one
+ * call of their sum (XORWOW's and MRG32k3a's states each take their units
+ * in order; Philox's where the first ends on a quad, kernels.cu). */
+static void remember(curandGenerator_t g, enum kind kind, size_t n, unsigned long long offset) {
+  if (g->history_lost)
+    return;
+  struct call *last = g->history_count ? &g->history[g->history_count - 1] : NULL;
+  if (last && last->kind == kind &&
+      (g->type != CURAND_RNG_PSEUDO_PHILOX4_32_10 || offset % 4 == 0)) {
+    last->n += n;
+    return;
+  }
+  if (g->history_count == g->history_capacity) {
+    size_t capacity = g->history_capacity ? 2 * g->history_capacity : 16;
+    struct call *grown = capacity <= HISTORY_LIMIT ? realloc(g->history, capacity * sizeof *grown)
+                                                   : NULL;
+    if (!grown) {
+      g->history_lost = 1;
+      return;
+    }
+    g->history = grown;
+    g->history_capacity = capacity;
+  }
+  g->history[g->history_count++] = (struct call){kind, n};
+}
+
+/* A generator of NVIDIA's in the state NVIDIA's library would have `g`'s in
+ * had it been NVIDIA's from its creation: its type, stream, seed, ordering
+ * and offset set, then the calls ours made since the seed or offset was
+ * last set made again into scratch memory. `what` names what ours lacks. */
+static curandStatus_t twin(curandGenerator_t g, const char *what, curandGenerator_t *out) {
+  if (!nvidia_library())
+    return refuse(what);
+  if (g->history_lost) {
+    zmlir_log(1,
+              "unsupported %s after more than %d calls of changing kinds (too many to replay "
+              "onto NVIDIA's libcurand); returning " ZMLIR_NOT_SUPPORTED_NAME,
+              what, HISTORY_LIMIT);
+    return ZMLIR_NOT_SUPPORTED;
+  }
+  __typeof__(&curandCreateGenerator) make = g->host ? NVIDIA(curandCreateGeneratorHost)
+                                                    : NVIDIA(curandCreateGenerator);
+  __typeof__(&curandDestroyGenerator) destroy = NVIDIA(curandDestroyGenerator);
+  __typeof__(&curandSetStream) set_stream = NVIDIA(curandSetStream);
+  __typeof__(&curandSetPseudoRandomGeneratorSeed) set_seed = NVIDIA(
+      curandSetPseudoRandomGeneratorSeed);
+  __typeof__(&curandSetGeneratorOffset) set_offset = NVIDIA(curandSetGeneratorOffset);
+  __typeof__(&curandSetGeneratorOrdering) set_ordering = NVIDIA(curandSetGeneratorOrdering);
+  __typeof__(&curandGenerate) bits = NVIDIA(curandGenerate);
+  __typeof__(&curandGenerateUniform) uniform = NVIDIA(curandGenerateUniform);
+  __typeof__(&curandGenerateUniformDouble) uniform_double = NVIDIA(curandGenerateUniformDouble);
+  __typeof__(&curandGenerateNormal) normal = NVIDIA(curandGenerateNormal);
+  __typeof__(&curandGenerateNormalDouble) normal_double = NVIDIA(curandGenerateNormalDouble);
+  __typeof__(&curandGenerateLogNormal) log_normal = NVIDIA(curandGenerateLogNormal);
+  __typeof__(&curandGenerateLogNormalDouble) log_normal_double = NVIDIA(
+      curandGenerateLogNormalDouble);
+  if (!(make && destroy && set_stream && set_seed && set_offset && set_ordering && bits &&
+        uniform && uniform_double && normal && normal_double && log_normal && log_normal_double))
+    return ZMLIR_NOT_SUPPORTED;
+  if (cuCtxPushCurrent(g->context) != CUDA_SUCCESS)
+    return CURAND_STATUS_PREEXISTING_FAILURE;
+  curandGenerator_t v = NULL;
+  curandStatus_t status = make(&v, g->type);
+  if (status == CURAND_STATUS_SUCCESS)
+    status = set_stream(v, (cudaStream_t)g->stream);
+  if (status == CURAND_STATUS_SUCCESS)
+    status = set_seed(v, g->seed);
+  if (status == CURAND_STATUS_SUCCESS && g->ordering != CURAND_ORDERING_PSEUDO_DEFAULT)
+    status = set_ordering(v, g->ordering);
+  if (status == CURAND_STATUS_SUCCESS)
+    status = set_offset(v, g->offset_set);
+  /* In pieces of at most REPLAY_PIECE values, each ending where a call
+   * could have (XORWOW's and MRG32k3a's units: anywhere, normals in pairs;
+   * Philox's on a quad, else the whole call), into scratch memory for the
+   * largest. */
+  enum { REPLAY_PIECE = 1 << 22 };
+  int philox = g->type == CURAND_RNG_PSEUDO_PHILOX4_32_10;
+  unsigned long long position = g->offset_set; /* Philox: in values */
+  void *scratch = NULL;
+  size_t scratch_bytes = 0;
+  for (size_t i = 0; i < g->history_count && status == CURAND_STATUS_SUCCESS; ++i) {
+    enum kind kind = g->history[i].kind;
+    int pairs = kind >= KIND_NORMAL;
+    for (size_t left = g->history[i].n; left && status == CURAND_STATUS_SUCCESS;) {
+      size_t n = left < REPLAY_PIECE ? left : REPLAY_PIECE;
+      if (philox && n < left) {
+        n -= (size_t)((position + n) % 4);
+        if (pairs && n % 2)
+          n = left;
+      }
+      if (n * 8 > scratch_bytes) {
+        if (g->host) {
+          free(scratch);
+          scratch = malloc(n * 8);
+        } else {
+          if (scratch) {
+            cuStreamSynchronize(g->stream);
+            cuMemFree((CUdeviceptr)(uintptr_t)scratch);
+          }
+          CUdeviceptr device = 0;
+          scratch = cuMemAlloc(&device, n * 8) == CUDA_SUCCESS ? (void *)(uintptr_t)device : NULL;
+        }
+        scratch_bytes = scratch ? n * 8 : 0;
+        if (!scratch) {
+          status = CURAND_STATUS_ALLOCATION_FAILED;
+          break;
+        }
+      }
+      switch (kind) {
+      case KIND_BITS:
+        status = bits(v, scratch, n);
+        break;
+      case KIND_UNIFORM:
+        status = uniform(v, scratch, n);
+        break;
+      case KIND_UNIFORM_DOUBLE:
+        status = uniform_double(v, scratch, n);
+        break;
+      case KIND_NORMAL:
+        status = normal(v, scratch, n, 0.0f, 1.0f);
+        break;
+      case KIND_NORMAL_DOUBLE:
+        status = normal_double(v, scratch, n, 0.0, 1.0);
+        break;
+      case KIND_LOG_NORMAL:
+        status = log_normal(v, scratch, n, 0.0f, 1.0f);
+        break;
+      case KIND_LOG_NORMAL_DOUBLE:
+        status = log_normal_double(v, scratch, n, 0.0, 1.0);
+        break;
+      }
+      position += n;
+      left -= n;
+    }
+  }
+  if (scratch && g->host) {
+    free(scratch);
+  } else if (scratch) {
+    cuStreamSynchronize(g->stream);
+    cuMemFree((CUdeviceptr)(uintptr_t)scratch);
+  }
+  CUcontext popped;
+  cuCtxPopCurrent(&popped);
+  if (status != CURAND_STATUS_SUCCESS) {
+    if (v)
+      destroy(v);
+    return status;
+  }
+  zmlir_log(0, "%s: NVIDIA's, after %zu calls of ours replayed", what, g->history_count);
+  *out = v;
+  return CURAND_STATUS_SUCCESS;
+}
+
+/* `g` NVIDIA's from now on (g->lock held). */
+static curandStatus_t hand_over(curandGenerator_t g, const char *what) {
+  if (g->vendor)
+    return CURAND_STATUS_SUCCESS;
+  curandGenerator_t v;
+  curandStatus_t status = twin(g, what, &v);
+  if (status == CURAND_STATUS_SUCCESS)
+    __atomic_store_n(&g->vendor, v, __ATOMIC_RELEASE);
+  return status;
+}
+
 curandStatus_t IMPL(curandSetGeneratorOrdering)(curandGenerator_t g, curandOrdering_t order) {
   if (!g)
     return CURAND_STATUS_NOT_INITIALIZED;
+  FORWARD(curandSetGeneratorOrdering, g, order);
+  curandStatus_t status = CURAND_STATUS_SUCCESS;
+  char what[96];
   switch (order) {
   case CURAND_ORDERING_PSEUDO_DEFAULT:
-    return CURAND_STATUS_SUCCESS;
   case CURAND_ORDERING_PSEUDO_BEST:
+    /* NVIDIA's two are one ordering; but a change of ordering after values
+     * were made starts XORWOW's and Philox's states over otherwise than
+     * setting the offset does (measured): NVIDIA's makes the rest. */
+    pthread_mutex_lock(&g->lock);
+    if (order != g->ordering && g->history_count) {
+      snprintf(what, sizeof what, "change of ordering to %s after values were made",
+               ordering_name(order));
+      status = hand_over(g, what);
+    } else {
+      g->ordering = order;
+    }
+    pthread_mutex_unlock(&g->lock);
+    break;
   case CURAND_ORDERING_PSEUDO_SEEDED:
   case CURAND_ORDERING_PSEUDO_LEGACY:
-  case CURAND_ORDERING_PSEUDO_DYNAMIC:
-    zmlir_log(1,
-              "unsupported ordering %d (ours is CURAND_ORDERING_PSEUDO_DEFAULT); "
-              "returning " ZMLIR_NOT_SUPPORTED_NAME,
-              (int)order);
-    return ZMLIR_NOT_SUPPORTED;
+  case CURAND_ORDERING_PSEUDO_DYNAMIC: {
+    /* NVIDIA's generator takes the ordering, or says why not (SEEDED but
+     * for XORWOW: CURAND_STATUS_OUT_OF_RANGE) and ours stays. */
+    snprintf(what, sizeof what, "ordering %s", ordering_name(order));
+    pthread_mutex_lock(&g->lock);
+    curandGenerator_t v;
+    status = twin(g, what, &v);
+    if (status == CURAND_STATUS_SUCCESS) {
+      status = NVIDIA(curandSetGeneratorOrdering)(v, order);
+      if (status == CURAND_STATUS_SUCCESS)
+        __atomic_store_n(&g->vendor, v, __ATOMIC_RELEASE);
+      else
+        NVIDIA(curandDestroyGenerator)(v);
+    }
+    pthread_mutex_unlock(&g->lock);
+    return status;
+  }
   default:
     return CURAND_STATUS_OUT_OF_RANGE;
   }
+  if (status != CURAND_STATUS_SUCCESS)
+    return status;
+  if (g->vendor)
+    FORWARD(curandSetGeneratorOrdering, g, order);
+  return CURAND_STATUS_SUCCESS;
 }
 ABI_CHECK(curandSetGeneratorOrdering);
 
@@ -347,8 +703,10 @@ static curandStatus_t generate(curandGenerator_t g, enum kind kind, void *out, s
     if (result == CUDA_SUCCESS)
       g->current = !g->current;
   }
-  if (result == CUDA_SUCCESS)
+  if (result == CUDA_SUCCESS) {
+    remember(g, kind, n, g->offset);
     g->offset += units;
+  }
   if (g->host && target) {
     if (result == CUDA_SUCCESS)
       result = cuMemcpyDtoHAsync(out, target, n * element_size, g->stream);
@@ -368,23 +726,44 @@ static curandStatus_t generate(curandGenerator_t g, enum kind kind, void *out, s
 
 static const struct params no_params;
 
+/* NVIDIA's host generators make normals and log-normals with the host's
+ * libm, ours with the device's Box-Muller (their last bits differ): where
+ * NVIDIA's library is found, a host generator is handed to it at its first
+ * normals. Elsewhere ours makes them. */
+#define HOST_NORMALS(name, g, ...)                                                                 \
+  do {                                                                                             \
+    if (g && g->host && !g->vendor && nvidia_library()) {                                          \
+      pthread_mutex_lock(&g->lock);                                                                \
+      curandStatus_t status_ = hand_over(g, "a host generator's normals");                         \
+      pthread_mutex_unlock(&g->lock);                                                              \
+      if (status_ != CURAND_STATUS_SUCCESS)                                                        \
+        return status_;                                                                            \
+      FORWARD(name, g, __VA_ARGS__);                                                               \
+    }                                                                                              \
+  } while (0)
+
 curandStatus_t IMPL(curandGenerate)(curandGenerator_t g, unsigned int *out, size_t n) {
+  FORWARD(curandGenerate, g, out, n);
   return generate(g, KIND_BITS, out, n, 4, 0, no_params);
 }
 ABI_CHECK(curandGenerate);
 
 curandStatus_t IMPL(curandGenerateUniform)(curandGenerator_t g, float *out, size_t n) {
+  FORWARD(curandGenerateUniform, g, out, n);
   return generate(g, KIND_UNIFORM, out, n, 4, 0, no_params);
 }
 ABI_CHECK(curandGenerateUniform);
 
 curandStatus_t IMPL(curandGenerateUniformDouble)(curandGenerator_t g, double *out, size_t n) {
+  FORWARD(curandGenerateUniformDouble, g, out, n);
   return generate(g, KIND_UNIFORM_DOUBLE, out, n, 8, 0, no_params);
 }
 ABI_CHECK(curandGenerateUniformDouble);
 
 curandStatus_t IMPL(curandGenerateNormal)(curandGenerator_t g, float *out, size_t n, float mean,
                                           float stddev) {
+  FORWARD(curandGenerateNormal, g, out, n, mean, stddev);
+  HOST_NORMALS(curandGenerateNormal, g, out, n, mean, stddev);
   struct params p = {.mean = mean, .stddev = stddev};
   return generate(g, KIND_NORMAL, out, n, 4, 1, p);
 }
@@ -392,6 +771,8 @@ ABI_CHECK(curandGenerateNormal);
 
 curandStatus_t IMPL(curandGenerateNormalDouble)(curandGenerator_t g, double *out, size_t n,
                                                 double mean, double stddev) {
+  FORWARD(curandGenerateNormalDouble, g, out, n, mean, stddev);
+  HOST_NORMALS(curandGenerateNormalDouble, g, out, n, mean, stddev);
   struct params p = {.mean_double = mean, .stddev_double = stddev};
   return generate(g, KIND_NORMAL_DOUBLE, out, n, 8, 1, p);
 }
@@ -399,6 +780,8 @@ ABI_CHECK(curandGenerateNormalDouble);
 
 curandStatus_t IMPL(curandGenerateLogNormal)(curandGenerator_t g, float *out, size_t n, float mean,
                                              float stddev) {
+  FORWARD(curandGenerateLogNormal, g, out, n, mean, stddev);
+  HOST_NORMALS(curandGenerateLogNormal, g, out, n, mean, stddev);
   struct params p = {.mean = mean, .stddev = stddev};
   return generate(g, KIND_LOG_NORMAL, out, n, 4, 1, p);
 }
@@ -406,6 +789,8 @@ ABI_CHECK(curandGenerateLogNormal);
 
 curandStatus_t IMPL(curandGenerateLogNormalDouble)(curandGenerator_t g, double *out, size_t n,
                                                    double mean, double stddev) {
+  FORWARD(curandGenerateLogNormalDouble, g, out, n, mean, stddev);
+  HOST_NORMALS(curandGenerateLogNormalDouble, g, out, n, mean, stddev);
   struct params p = {.mean_double = mean, .stddev_double = stddev};
   return generate(g, KIND_LOG_NORMAL_DOUBLE, out, n, 8, 1, p);
 }
@@ -413,7 +798,7 @@ ABI_CHECK(curandGenerateLogNormalDouble);
 
 curandStatus_t IMPL(curandGenerateLongLong)(curandGenerator_t g, unsigned long long *out,
                                             size_t n) {
-  (void)out, (void)n;
+  FORWARD(curandGenerateLongLong, g, out, n);
   /* 64-bit values come from the 64-bit quasi-random generators only. */
   return g ? CURAND_STATUS_TYPE_ERROR : CURAND_STATUS_NOT_INITIALIZED;
 }
@@ -421,8 +806,8 @@ ABI_CHECK(curandGenerateLongLong);
 
 curandStatus_t IMPL(curandSetQuasiRandomGeneratorDimensions)(curandGenerator_t g,
                                                              unsigned int dimensions) {
-  (void)dimensions;
-  /* Our generators are all pseudo-random. */
+  FORWARD(curandSetQuasiRandomGeneratorDimensions, g, dimensions);
+  /* Ours are all pseudo-random. */
   return g ? CURAND_STATUS_TYPE_ERROR : CURAND_STATUS_NOT_INITIALIZED;
 }
 ABI_CHECK(curandSetQuasiRandomGeneratorDimensions);
@@ -430,8 +815,81 @@ ABI_CHECK(curandSetQuasiRandomGeneratorDimensions);
 curandStatus_t IMPL(curandGenerateSeeds)(curandGenerator_t g) {
   if (!g)
     return CURAND_STATUS_NOT_INITIALIZED;
+  FORWARD(curandGenerateSeeds, g);
   /* Seeding happens at the first generation after the seed or offset is
    * set; doing it now changes nothing that can be seen. */
   return CURAND_STATUS_SUCCESS;
 }
 ABI_CHECK(curandGenerateSeeds);
+
+/* Poisson: NVIDIA's, the generator handed to it first. */
+curandStatus_t IMPL(curandGeneratePoissonMethod)(curandGenerator_t g, unsigned int *out, size_t n,
+                                                 double lambda, curandMethod_t method) {
+  if (!g)
+    return CURAND_STATUS_NOT_INITIALIZED;
+  FORWARD(curandGeneratePoissonMethod, g, out, n, lambda, method);
+  pthread_mutex_lock(&g->lock);
+  curandStatus_t status = hand_over(g, "curandGeneratePoissonMethod");
+  pthread_mutex_unlock(&g->lock);
+  if (status != CURAND_STATUS_SUCCESS)
+    return status;
+  FORWARD(curandGeneratePoissonMethod, g, out, n, lambda, method);
+  return ZMLIR_NOT_SUPPORTED;
+}
+ABI_CHECK(curandGeneratePoissonMethod);
+
+curandStatus_t IMPL(curandGeneratePoisson)(curandGenerator_t g, unsigned int *out, size_t n,
+                                           double lambda) {
+  if (!g)
+    return CURAND_STATUS_NOT_INITIALIZED;
+  FORWARD(curandGeneratePoisson, g, out, n, lambda);
+  pthread_mutex_lock(&g->lock);
+  curandStatus_t status = hand_over(g, "curandGeneratePoisson");
+  pthread_mutex_unlock(&g->lock);
+  if (status != CURAND_STATUS_SUCCESS)
+    return status;
+  FORWARD(curandGeneratePoisson, g, out, n, lambda);
+  return ZMLIR_NOT_SUPPORTED;
+}
+ABI_CHECK(curandGeneratePoisson);
+
+/* What needs no generator and ours does not make: NVIDIA's, where found. */
+#define NVIDIAS_ONLY(name, ...)                                                                    \
+  do {                                                                                             \
+    __typeof__(&name) f_ = nvidia_library() ? NVIDIA(name) : NULL;                                 \
+    return f_ ? f_(__VA_ARGS__) : refuse(#name);                                                   \
+  } while (0)
+
+curandStatus_t
+IMPL(curandCreatePoissonDistribution)(double lambda,
+                                      curandDiscreteDistribution_t *discrete_distribution) {
+  NVIDIAS_ONLY(curandCreatePoissonDistribution, lambda, discrete_distribution);
+}
+ABI_CHECK(curandCreatePoissonDistribution);
+
+curandStatus_t IMPL(curandDestroyDistribution)(curandDiscreteDistribution_t discrete_distribution) {
+  NVIDIAS_ONLY(curandDestroyDistribution, discrete_distribution);
+}
+ABI_CHECK(curandDestroyDistribution);
+
+curandStatus_t IMPL(curandGetDirectionVectors32)(curandDirectionVectors32_t *vectors[],
+                                                 curandDirectionVectorSet_t set) {
+  NVIDIAS_ONLY(curandGetDirectionVectors32, vectors, set);
+}
+ABI_CHECK(curandGetDirectionVectors32);
+
+curandStatus_t IMPL(curandGetDirectionVectors64)(curandDirectionVectors64_t *vectors[],
+                                                 curandDirectionVectorSet_t set) {
+  NVIDIAS_ONLY(curandGetDirectionVectors64, vectors, set);
+}
+ABI_CHECK(curandGetDirectionVectors64);
+
+curandStatus_t IMPL(curandGetScrambleConstants32)(unsigned int **constants) {
+  NVIDIAS_ONLY(curandGetScrambleConstants32, constants);
+}
+ABI_CHECK(curandGetScrambleConstants32);
+
+curandStatus_t IMPL(curandGetScrambleConstants64)(unsigned long long **constants) {
+  NVIDIAS_ONLY(curandGetScrambleConstants64, constants);
+}
+ABI_CHECK(curandGetScrambleConstants64);

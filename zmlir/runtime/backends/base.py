@@ -112,10 +112,15 @@ class Backend(ABC):
         return None
 
     def vendor_library(self, soname: str) -> str | None:
-        """The path of the vendor's own library `soname` (libcublas.so.13)
-        that our library of that name hands its calls to on this backend
-        (zmlir/libraries/common/route.c); None: ours answers."""
-        return None
+        """The path of the vendor's own library `soname` (libcublas.so.13),
+        never ours; None: none is installed. Our library of that name hands
+        it every call under the passthrough, and on every backend what ours
+        does not make (libcurand's generators of types ours lacks:
+        zmlir/libraries/common/route.c). NVIDIA's library runs on our other
+        backends through its own PTX, under `zmlir run`."""
+        from zmlir.runtime.backends.cuda import vendor_library
+
+        return vendor_library(soname)
 
     # NVIDIA machine code (SASS) run as it is, where the backend can
     # (the CUDA passthrough; zmlir/runtime/cuda/native.py).
