@@ -3,11 +3,11 @@
 // 3-D, batched, in place and out of place, the basic layout (in-place real
 // arrays padded to 2(n/2+1)) and advanced ones (inembed/istride/idist), a
 // plan's stream ordered after a kernel, a captured transform replayed by a
-// graph, cufftXt, and the status of refused plans; each transform checked
-// against a direct DFT in double. Prints
+// graph, cufftXt, the status of refused plans and of cufftXtSetGPUs; each
+// transform checked against a direct DFT in double. Prints
 // "PASS <case>" or "FAIL <case>: <why>", "NOTE <what>: <status>" for answers
 // not asserted; exits non-zero on any failure. With the argument
-// "unsupported", also calls a function zmlir does not implement.
+// "unsupported", also asks for a plan zmlir does not make.
 #include <cuda_runtime.h>
 #include <cufft.h>
 #include <cufftXt.h>
@@ -472,6 +472,33 @@ static void xt() {
   CHECK(cudaFree(dc));
 }
 
+// cufftXtSetGPUs as NVIDIA's cuFFT 12.0 answers it on one device (on our
+// driver): the handle first, then the count, then each device.
+static void xt_set_gpus() {
+  int devices = 0;
+  CHECK(cudaGetDeviceCount(&devices));
+  int one[1] = {0}, beyond[2] = {0, devices}, negative[2] = {-1, 0};
+  cufftHandle plan;
+  expect("cufftXtSetGPUs of no plan is CUFFT_INVALID_PLAN", cufftXtSetGPUs(987654, 2, beyond),
+         CUFFT_INVALID_PLAN);
+  CHECK(cufftCreate(&plan));
+  expect("cufftXtSetGPUs of one GPU is CUFFT_INVALID_VALUE", cufftXtSetGPUs(plan, 1, one),
+         CUFFT_INVALID_VALUE);
+  expect("cufftXtSetGPUs of no list is CUFFT_INVALID_VALUE", cufftXtSetGPUs(plan, 2, NULL),
+         CUFFT_INVALID_VALUE);
+  expect("cufftXtSetGPUs of a device past the last is CUFFT_INVALID_DEVICE",
+         cufftXtSetGPUs(plan, 2, beyond), CUFFT_INVALID_DEVICE);
+  expect("cufftXtSetGPUs of device -1 is CUFFT_INVALID_DEVICE", cufftXtSetGPUs(plan, 2, negative),
+         CUFFT_INVALID_DEVICE);
+  CHECK(cufftDestroy(plan));
+  size_t work = 0;
+  CHECK(cufftCreate(&plan));
+  CHECK(cufftMakePlan1d(plan, 16, CUFFT_C2C, 1, &work));
+  expect("cufftXtSetGPUs of a made plan is CUFFT_INVALID_PLAN", cufftXtSetGPUs(plan, 2, beyond),
+         CUFFT_INVALID_PLAN);
+  CHECK(cufftDestroy(plan));
+}
+
 static void statuses() {
   cufftHandle plan;
   expect("cufftPlan1d nx=0 is CUFFT_INVALID_SIZE", cufftPlan1d(&plan, 0, CUFFT_C2C, 1),
@@ -586,11 +613,13 @@ int main(int argc, char **argv) {
   graph_replay();
   xt();
   statuses();
+  xt_set_gpus();
   if (argc > 1 && strcmp(argv[1], "unsupported") == 0) {
-    int gpus[1] = {0};
+    // Device 0 twice: NVIDIA's splits the plan in two on one GPU; ours does not.
+    int gpus[2] = {0, 0};
     cufftHandle plan;
     CHECK(cufftCreate(&plan));
-    expect("unsupported: cufftXtSetGPUs is CUFFT_NOT_SUPPORTED", cufftXtSetGPUs(plan, 1, gpus),
+    expect("unsupported: cufftXtSetGPUs is CUFFT_NOT_SUPPORTED", cufftXtSetGPUs(plan, 2, gpus),
            CUFFT_NOT_SUPPORTED);
     CHECK(cufftDestroy(plan));
   }

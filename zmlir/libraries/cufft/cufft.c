@@ -742,3 +742,28 @@ cufftResult IMPL(cufftXtExec)(cufftHandle plan, void *in, void *out, int directi
   return execute(plan, in, out, inverse, any_type);
 }
 ABI_CHECK(cufftXtExec);
+
+/* A plan over several GPUs: refused as NVIDIA's cuFFT 12.0 refuses it (its
+ * answers on our driver: an unmade plan's handle, then at least two GPUs,
+ * then each one a device), and otherwise not made, since ours computes on
+ * the host alone. NVIDIA's accepts a GPU listed twice ({0, 0}); ours does
+ * not split a transform, so says it is not supported. */
+cufftResult IMPL(cufftXtSetGPUs)(cufftHandle handle, int nGPUs, int *whichGPUs) {
+  pthread_mutex_lock(&lock);
+  struct plan *p = find(handle);
+  int unmade = p && !p->transforms;
+  pthread_mutex_unlock(&lock);
+  if (!unmade)
+    return CUFFT_INVALID_PLAN;
+  if (nGPUs < 2 || !whichGPUs)
+    return CUFFT_INVALID_VALUE;
+  int count = 0;
+  if (cuInit(0) != CUDA_SUCCESS || cuDeviceGetCount(&count) != CUDA_SUCCESS)
+    return CUFFT_INVALID_DEVICE;
+  for (int i = 0; i < nGPUs; ++i)
+    if (whichGPUs[i] < 0 || whichGPUs[i] >= count)
+      return CUFFT_INVALID_DEVICE;
+  zmlir_log(1, "cufftXtSetGPUs: a plan over %d GPUs is not supported: CUFFT_NOT_SUPPORTED", nGPUs);
+  return CUFFT_NOT_SUPPORTED;
+}
+ABI_CHECK(cufftXtSetGPUs);
