@@ -6,7 +6,7 @@ The samples are not ours and never committed: pass the path of a checkout
 
   python bench/library_samples.py build CHECKOUT OUT [--arch sm_80] [--only a,b] [--jobs N] [--at LIB=COMMIT]
       [-I DIR ...] [-L DIR ...]
-  python bench/library_samples.py run OUT --golden JSON [--only a,b] [--timeout 120]
+  python bench/library_samples.py run OUT --golden JSON [JSON ...] [--only a,b] [--timeout 120]
       [--results bench/results/library_samples.md] [--launcher "zmlir run --"]
 
 `build` compiles each sample as its CMakeLists.txt does (a folder with a
@@ -21,7 +21,11 @@ golden one: every number within a relative 1e-5 (printed to 2-6 digits, so
 in practice equal), the text around them equal. The samples print their
 results and check little themselves; NVIDIA's output on an H200 is the
 reference (bench/results/h200/library_samples_nvidia.json, each program's
-output, made by `run` with `--launcher "" --save JSON`).
+output, made by `run` with `--launcher "" --save JSON`). Where a sample did not
+build there, a second golden file may follow: the first file that has a
+program's output is its reference (bench/results/library_samples_nvidia_cufft_cpu.json:
+the cuFFT samples with NVIDIA's libcufft on our driver on the CPU, made with
+LD_LIBRARY_PATH=<the nvidia-cufft wheel's lib>:<zmlir libdir> and `--launcher ""`).
 
 Results: PASS (same output), DIFF (first differing line), FAIL (non-zero
 exit; first error line), TIMEOUT, BUILD (did not compile), NOREF (no golden).
@@ -157,7 +161,9 @@ def run(args: argparse.Namespace) -> int:
     if launcher[:2] == ["zmlir", "run"]:
         launcher = [sys.executable, "-m", "zmlir.cli", *launcher[1:]]
     rows = []
-    goldens = json.loads(args.golden.read_text()) if args.golden else None
+    goldens: dict[str, str] | None = None
+    for path in args.golden or []:
+        goldens = {**json.loads(path.read_text()), **(goldens or {})}  # the first wins
     saved: dict[str, str] = {}
     only = set(filter(None, args.only.split(",")))
     for name, error in built.items():
@@ -207,7 +213,8 @@ def write(rows: list[dict[str, object]], args: argparse.Namespace) -> None:
     lines = ["# NVIDIA's CUDALibrarySamples on zmlir", "",
              f"Written by `bench/library_samples.py` "
              f"({time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC), launcher "
-             f"`{args.launcher or '(none)'}`, against `{args.golden}`. {summary}.", "",
+             f"`{args.launcher or '(none)'}`, against "
+             f"{', '.join(f'`{g}`' for g in args.golden or []) or 'nothing'}. {summary}.", "",
              "| program | result | seconds | detail |", "|---|---|---|---|"]
     lines += [f"| {r['program']} | {r['result']} | {r['seconds']} | "
               f"{str(r['detail']).replace('|', '/')} |" for r in rows]
@@ -231,7 +238,8 @@ def main() -> int:
     b.add_argument("-L", action="append", type=Path, default=[])
     r = sub.add_parser("run")
     r.add_argument("out", type=Path)
-    r.add_argument("--golden", type=Path)
+    r.add_argument("--golden", type=Path, nargs="+",
+                   help="golden outputs: the first file that has a program's wins")
     r.add_argument("--save", type=Path, help="write each program's output to this JSON file")
     r.add_argument("--only", default="", help="comma-separated parts of the programs' names")
     r.add_argument("--timeout", type=int, default=120)
