@@ -113,14 +113,12 @@ class Backend(ABC):
 
     def vendor_library(self, soname: str) -> str | None:
         """The path of the vendor's own library `soname` (libcublas.so.13),
-        never ours; None: none is installed. Our library of that name hands
-        it every call under the passthrough, and on every backend what ours
-        does not make (libcurand's generators of types ours lacks:
-        zmlir/libraries/common/route.c). NVIDIA's library runs on our other
-        backends through its own PTX, under `zmlir run`."""
-        from zmlir.runtime.backends.cuda import vendor_library
-
-        return vendor_library(soname)
+        never ours; None: none is installed (or the backend runs none). Our
+        library of that name hands it every call under the passthrough, and
+        what ours does not make (libcurand's generators of types ours lacks:
+        zmlir/libraries/common/route.c) where NVIDIA's library runs through
+        its own PTX, under `zmlir run` (the OpenCL backend)."""
+        return None
 
     # NVIDIA machine code (SASS) run as it is, where the backend can
     # (the CUDA passthrough; zmlir/runtime/cuda/native.py).

@@ -39,6 +39,14 @@ class OpenCLBackend(Backend):
     def device_name(self) -> str:
         return str(self.device.name)
 
+    def vendor_library(self, soname: str) -> str | None:
+        # NVIDIA's libraries run here from their PTX (`zmlir run`): what our
+        # libcurand lacks goes to NVIDIA's (route.c), found as the
+        # passthrough finds its libraries.
+        from zmlir.runtime.backends.cuda import vendor_library
+
+        return vendor_library(soname)
+
     @functools.cached_property
     def is_cpu(self) -> bool:
         from zmlir.runtime.backends.opencl import api as cl
