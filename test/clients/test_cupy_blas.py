@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from support.clients import client_venv, zmlir_run
+from support.clients import assert_steps, client_venv, zmlir_run
 from test_cupy import CUPY, NVRTC
 
 HERE = Path(__file__).resolve().parent
@@ -31,10 +31,5 @@ def test_cupy_products_match_numpy(python: Path, tmp_path: Path) -> None:
     env = dict(os.environ, CUPY_CACHE_DIR=str(tmp_path / "cupy-cache"),
                CUPY_BLAS_SKIP=",".join(PENDING))
     result = zmlir_run(python, HERE / "cupy_blas.py", env=env, timeout=1800)
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, output
-    steps = dict(line.split(": ", 1) for line in result.stdout.splitlines() if ": " in line)
-    assert list(steps) == STEPS, result.stdout
-    assert all(steps[step] == "skipped" for step in PENDING), result.stdout
-    assert all(out.startswith("ok") for step, out in steps.items() if step not in PENDING), output
-    assert "CUBLAS_STATUS_NOT_SUPPORTED" not in output, output
+    assert_steps(result, STEPS, PENDING)
+    assert "CUBLAS_STATUS_NOT_SUPPORTED" not in result.stdout + result.stderr, result.stderr

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
-from support.clients import client_venv, zmlir_run
+from support.clients import assert_steps, client_venv, zmlir_run
 from test_cupy import CUPY, NVRTC
 
 HERE = Path(__file__).resolve().parent
@@ -32,9 +32,4 @@ def test_cupy_fft_matches_numpy(python: Path, tmp_path: Path) -> None:
     env = dict(os.environ, CUPY_CACHE_DIR=str(tmp_path / "cupy-cache"),
                CUPY_FFT_SKIP=",".join(PENDING))
     result = zmlir_run(python, HERE / "cupy_fft.py", env=env, timeout=1800)
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, output
-    steps = dict(line.split(": ", 1) for line in result.stdout.splitlines() if ": " in line)
-    assert list(steps) == STEPS, result.stdout
-    assert all(steps[step] == "skipped" for step in PENDING), result.stdout
-    assert all(out.startswith("ok") for step, out in steps.items() if step not in PENDING), output
+    assert_steps(result, STEPS, PENDING)

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
-from support.clients import client_venv, zmlir_run
+from support.clients import assert_steps, client_venv, zmlir_run
 from test_cupy import CUPY, NVRTC
 
 HERE = Path(__file__).resolve().parent
@@ -42,8 +42,4 @@ def test_cupy_random_through_nvidias_curand(python: Path, curand_lib: Path,
     env = dict(os.environ, CUPY_CACHE_DIR=str(tmp_path / "cupy-cache"),
                LD_LIBRARY_PATH=library_path)
     result = zmlir_run(python, HERE / "cupy_random.py", env=env, timeout=1800)
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, output
-    steps = dict(line.split(": ", 1) for line in result.stdout.splitlines() if ": " in line)
-    assert list(steps) == STEPS, result.stdout
-    assert all(out.startswith("ok") for out in steps.values()), output
+    assert_steps(result, STEPS)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from support import tool
-from support.clients import client_venv, zmlir_run
+from support.clients import client_venv, script_steps, zmlir_run
 
 HERE = Path(__file__).resolve().parent
 PYCUDA = "pycuda==2026.1"
@@ -71,7 +71,7 @@ def _steps(python: Path, script: str, tmp_path: Path) -> dict[str, str]:
     for bad in ("Traceback", "internal error", "unsupported CUDA driver API",
                 "WARNING: a clean-up operation failed"):
         assert bad not in result.stdout + result.stderr, result.stdout + result.stderr
-    steps = dict(line.split(": ", 1) for line in result.stdout.splitlines() if ": " in line)
+    steps = script_steps(result)
     failed = {step: out for step, out in steps.items() if not out.startswith("ok")}
     assert not failed, result.stdout
     return steps

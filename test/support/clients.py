@@ -67,3 +67,25 @@ def zmlir_run(python: Path, script: Path | str, *args: str, timeout: int = 600,
     return subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(python),
                            str(script), *args], capture_output=True, text=True,
                           timeout=timeout, env=env)
+
+
+def script_steps(result: subprocess.CompletedProcess[str]) -> dict[str, str]:
+    """A client script's `<step>: <outcome>` lines, by step, in their order."""
+    return dict(line.split(": ", 1) for line in result.stdout.splitlines() if ": " in line)
+
+
+def assert_steps(result: subprocess.CompletedProcess[str], steps: list[str],
+                 pending: dict[str, str] | None = None) -> dict[str, str]:
+    """Asserts a client script's run: exit status 0, its steps `steps` in
+    order, those `pending` (not yet seen to pass) printed "skipped" and every
+    other one "ok ..."; returns the steps' outcomes."""
+    pending = pending or {}
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    outcomes = script_steps(result)
+    assert list(outcomes) == steps, result.stdout
+    assert all(outcomes[step] == "skipped" for step in pending), result.stdout
+    failed = {step: out for step, out in outcomes.items()
+              if step not in pending and not out.startswith("ok")}
+    assert not failed, output
+    return outcomes
