@@ -29,7 +29,6 @@ for a CPU). The table gives the result and the first cause of a failure.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import pty
 import re
@@ -39,6 +38,9 @@ import sys
 import time
 import tty
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.results_table import write_results
 
 MATCH = "All results match"
 # Library calls beyond cudart and cuBLAS: a program making one is out of scope here.
@@ -233,19 +235,14 @@ def main() -> int:
 
 
 def write(rows: list[dict[str, object]], args: argparse.Namespace) -> None:
-    counts: dict[str, int] = {}
-    for r in rows:
-        counts[str(r["result"])] = counts.get(str(r["result"]), 0) + 1
-    summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
-    lines = ["# llm.c's dev/cuda kernels on zmlir (CPU, OpenCL)", "",
-             f"Written by `bench/llmc.py` ({time.strftime('%Y-%m-%d', time.gmtime())}), "
-             f"built with `nvcc -arch={args.arch}`. PASS: the program printed \"{MATCH}\" "
-             "(every kernel variant against its CPU reference); SKIP: it calls a library "
-             f"beyond cudart and cuBLAS (ours, zmlir/libraries/). {summary}.", "",
-             "| program | result | seconds | first cause |", "|---|---|---|---|"]
-    lines += [f"| {r['program']} | {r['result']} | {r['seconds']} | {r['cause']} |" for r in rows]
-    args.results.write_text("\n".join(lines) + "\n")
-    args.results.with_suffix(".json").write_text(json.dumps(rows, indent=1) + "\n")
+    write_results(
+        args.results, "llm.c's dev/cuda kernels on zmlir (CPU, OpenCL)",
+        f"Written by `bench/llmc.py` ({time.strftime('%Y-%m-%d', time.gmtime())}), "
+        f"built with `nvcc -arch={args.arch}`. PASS: the program printed \"{MATCH}\" "
+        "(every kernel variant against its CPU reference); SKIP: it calls a library "
+        "beyond cudart and cuBLAS (ours, zmlir/libraries/).",
+        [("program", "program"), ("result", "result"), ("seconds", "seconds"),
+         ("first cause", "cause")], rows)
 
 
 if __name__ == "__main__":
