@@ -44,6 +44,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.results_table import write_results
+
 LIBRARIES = ("cuBLAS", "cuBLASLt", "cuFFT", "cuRAND")
 SOURCE_SUFFIXES = (".cu", ".cpp")
 NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf)", re.I)
@@ -206,20 +209,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def write(rows: list[dict[str, object]], args: argparse.Namespace) -> None:
-    counts: dict[str, int] = {}
-    for r in rows:
-        counts[str(r["result"])] = counts.get(str(r["result"]), 0) + 1
-    summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
-    lines = ["# NVIDIA's CUDALibrarySamples on zmlir", "",
-             f"Written by `bench/library_samples.py` "
-             f"({time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC), launcher "
-             f"`{args.launcher or '(none)'}`, against "
-             f"{', '.join(f'`{g}`' for g in args.golden or []) or 'nothing'}. {summary}.", "",
-             "| program | result | seconds | detail |", "|---|---|---|---|"]
-    lines += [f"| {r['program']} | {r['result']} | {r['seconds']} | "
-              f"{str(r['detail']).replace('|', '/')} |" for r in rows]
-    args.results.write_text("\n".join(lines) + "\n")
-    args.results.with_suffix(".json").write_text(json.dumps(rows, indent=1) + "\n")
+    golden = ", ".join(f"`{g}`" for g in args.golden or []) or "nothing"
+    write_results(
+        args.results, "NVIDIA's CUDALibrarySamples on zmlir",
+        f"Written by `bench/library_samples.py` "
+        f"({time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC), launcher "
+        f"`{args.launcher or '(none)'}`, against {golden}.",
+        [("program", "program"), ("result", "result"), ("seconds", "seconds"),
+         ("detail", "detail")], rows)
 
 
 def main() -> int:
