@@ -879,24 +879,25 @@ static cudaDataType_t real_of(cudaDataType_t type) {
   return type == CUDA_C_32F ? CUDA_R_32F : type == CUDA_C_64F ? CUDA_R_64F : type;
 }
 
+/* The call of `type`'s routine of S, D, C, Z (that one alone is made);
+ * any other type is not supported. */
+#define BY_TYPE(type, S, D, C, Z)                                                                  \
+  (blas_type(type) == 0   ? (S)                                                                    \
+   : blas_type(type) == 1 ? (D)                                                                    \
+   : blas_type(type) == 2 ? (C)                                                                    \
+   : blas_type(type) == 3 ? (Z)                                                                    \
+                          : CUBLAS_STATUS_NOT_SUPPORTED)
+
 cublasStatus_t IMPL(cublasAxpyEx)(cublasHandle_t handle, int n, const void *alpha,
                                   cudaDataType alpha_type, const void *x, cudaDataType x_type,
                                   int incx, void *y, cudaDataType y_type, int incy,
                                   cudaDataType exec) {
   if (alpha_type != x_type || y_type != x_type || exec != x_type)
     return CUBLAS_STATUS_NOT_SUPPORTED;
-  switch (blas_type(x_type)) {
-  case 0:
-    return IMPL(cublasSaxpy_v2)(handle, n, alpha, x, incx, y, incy);
-  case 1:
-    return IMPL(cublasDaxpy_v2)(handle, n, alpha, x, incx, y, incy);
-  case 2:
-    return IMPL(cublasCaxpy_v2)(handle, n, alpha, x, incx, y, incy);
-  case 3:
-    return IMPL(cublasZaxpy_v2)(handle, n, alpha, x, incx, y, incy);
-  default:
-    return CUBLAS_STATUS_NOT_SUPPORTED;
-  }
+  return BY_TYPE(x_type, IMPL(cublasSaxpy_v2)(handle, n, alpha, x, incx, y, incy),
+                 IMPL(cublasDaxpy_v2)(handle, n, alpha, x, incx, y, incy),
+                 IMPL(cublasCaxpy_v2)(handle, n, alpha, x, incx, y, incy),
+                 IMPL(cublasZaxpy_v2)(handle, n, alpha, x, incx, y, incy));
 }
 ABI_CHECK(cublasAxpyEx);
 
@@ -905,20 +906,12 @@ static cublasStatus_t dot_ex(cublasHandle_t handle, int n, const void *x, cudaDa
                              cudaDataType result_type, cudaDataType exec, int conjugate) {
   if (y_type != x_type || result_type != x_type || exec != x_type)
     return CUBLAS_STATUS_NOT_SUPPORTED;
-  switch (blas_type(x_type)) {
-  case 0:
-    return IMPL(cublasSdot_v2)(handle, n, x, incx, y, incy, result);
-  case 1:
-    return IMPL(cublasDdot_v2)(handle, n, x, incx, y, incy, result);
-  case 2:
-    return (conjugate ? IMPL(cublasCdotc_v2) : IMPL(cublasCdotu_v2))(handle, n, x, incx, y, incy,
-                                                                     result);
-  case 3:
-    return (conjugate ? IMPL(cublasZdotc_v2) : IMPL(cublasZdotu_v2))(handle, n, x, incx, y, incy,
-                                                                     result);
-  default:
-    return CUBLAS_STATUS_NOT_SUPPORTED;
-  }
+  return BY_TYPE(x_type, IMPL(cublasSdot_v2)(handle, n, x, incx, y, incy, result),
+                 IMPL(cublasDdot_v2)(handle, n, x, incx, y, incy, result),
+                 (conjugate ? IMPL(cublasCdotc_v2) : IMPL(cublasCdotu_v2))(handle, n, x, incx, y,
+                                                                           incy, result),
+                 (conjugate ? IMPL(cublasZdotc_v2) : IMPL(cublasZdotu_v2))(handle, n, x, incx, y,
+                                                                           incy, result));
 }
 
 cublasStatus_t IMPL(cublasDotEx)(cublasHandle_t handle, int n, const void *x, cudaDataType x_type,
@@ -940,41 +933,26 @@ cublasStatus_t IMPL(cublasNrm2Ex)(cublasHandle_t handle, int n, const void *x, c
                                   cudaDataType exec) {
   if (result_type != real_of(x_type) || exec != result_type)
     return CUBLAS_STATUS_NOT_SUPPORTED;
-  switch (blas_type(x_type)) {
-  case 0:
-    return IMPL(cublasSnrm2_v2)(handle, n, x, incx, result);
-  case 1:
-    return IMPL(cublasDnrm2_v2)(handle, n, x, incx, result);
-  case 2:
-    return IMPL(cublasScnrm2_v2)(handle, n, x, incx, result);
-  case 3:
-    return IMPL(cublasDznrm2_v2)(handle, n, x, incx, result);
-  default:
-    return CUBLAS_STATUS_NOT_SUPPORTED;
-  }
+  return BY_TYPE(x_type, IMPL(cublasSnrm2_v2)(handle, n, x, incx, result),
+                 IMPL(cublasDnrm2_v2)(handle, n, x, incx, result),
+                 IMPL(cublasScnrm2_v2)(handle, n, x, incx, result),
+                 IMPL(cublasDznrm2_v2)(handle, n, x, incx, result));
 }
 ABI_CHECK(cublasNrm2Ex);
 
+/* alpha of the vector's type, or of its real type (Csscal, Zdscal). */
 cublasStatus_t IMPL(cublasScalEx)(cublasHandle_t handle, int n, const void *alpha,
                                   cudaDataType alpha_type, void *x, cudaDataType x_type, int incx,
                                   cudaDataType exec) {
   if (exec != x_type || (alpha_type != x_type && alpha_type != real_of(x_type)))
     return CUBLAS_STATUS_NOT_SUPPORTED;
   int real_alpha = alpha_type != x_type;
-  switch (blas_type(x_type)) {
-  case 0:
-    return IMPL(cublasSscal_v2)(handle, n, alpha, x, incx);
-  case 1:
-    return IMPL(cublasDscal_v2)(handle, n, alpha, x, incx);
-  case 2:
-    return real_alpha ? IMPL(cublasCsscal_v2)(handle, n, alpha, x, incx)
-                      : IMPL(cublasCscal_v2)(handle, n, alpha, x, incx);
-  case 3:
-    return real_alpha ? IMPL(cublasZdscal_v2)(handle, n, alpha, x, incx)
-                      : IMPL(cublasZscal_v2)(handle, n, alpha, x, incx);
-  default:
-    return CUBLAS_STATUS_NOT_SUPPORTED;
-  }
+  return BY_TYPE(x_type, IMPL(cublasSscal_v2)(handle, n, alpha, x, incx),
+                 IMPL(cublasDscal_v2)(handle, n, alpha, x, incx),
+                 (real_alpha ? IMPL(cublasCsscal_v2)(handle, n, alpha, x, incx)
+                             : IMPL(cublasCscal_v2)(handle, n, alpha, x, incx)),
+                 (real_alpha ? IMPL(cublasZdscal_v2)(handle, n, alpha, x, incx)
+                             : IMPL(cublasZscal_v2)(handle, n, alpha, x, incx)));
 }
 ABI_CHECK(cublasScalEx);
 
@@ -985,20 +963,12 @@ cublasStatus_t IMPL(cublasRotEx)(cublasHandle_t handle, int n, void *x, cudaData
   if (y_type != x_type || exec != x_type || (cs_type != x_type && cs_type != real_of(x_type)))
     return CUBLAS_STATUS_NOT_SUPPORTED;
   int real_s = cs_type != x_type;
-  switch (blas_type(x_type)) {
-  case 0:
-    return IMPL(cublasSrot_v2)(handle, n, x, incx, y, incy, c, s);
-  case 1:
-    return IMPL(cublasDrot_v2)(handle, n, x, incx, y, incy, c, s);
-  case 2:
-    return real_s ? IMPL(cublasCsrot_v2)(handle, n, x, incx, y, incy, c, s)
-                  : IMPL(cublasCrot_v2)(handle, n, x, incx, y, incy, c, s);
-  case 3:
-    return real_s ? IMPL(cublasZdrot_v2)(handle, n, x, incx, y, incy, c, s)
-                  : IMPL(cublasZrot_v2)(handle, n, x, incx, y, incy, c, s);
-  default:
-    return CUBLAS_STATUS_NOT_SUPPORTED;
-  }
+  return BY_TYPE(x_type, IMPL(cublasSrot_v2)(handle, n, x, incx, y, incy, c, s),
+                 IMPL(cublasDrot_v2)(handle, n, x, incx, y, incy, c, s),
+                 (real_s ? IMPL(cublasCsrot_v2)(handle, n, x, incx, y, incy, c, s)
+                         : IMPL(cublasCrot_v2)(handle, n, x, incx, y, incy, c, s)),
+                 (real_s ? IMPL(cublasZdrot_v2)(handle, n, x, incx, y, incy, c, s)
+                         : IMPL(cublasZrot_v2)(handle, n, x, incx, y, incy, c, s)));
 }
 ABI_CHECK(cublasRotEx);
 
@@ -1007,29 +977,14 @@ OURS(cublasDasum_v2);
 OURS(cublasIsamax_v2);
 OURS(cublasIdamax_v2);
 
-/* One routine per type of S, D, C, Z (anything else: not supported). */
-#define BY_TYPE(type, S, D, C, Z)                                                                  \
-  switch (blas_type(type)) {                                                                       \
-  case 0:                                                                                          \
-    return S;                                                                                      \
-  case 1:                                                                                          \
-    return D;                                                                                      \
-  case 2:                                                                                          \
-    return C;                                                                                      \
-  case 3:                                                                                          \
-    return Z;                                                                                      \
-  default:                                                                                         \
-    return CUBLAS_STATUS_NOT_SUPPORTED;                                                            \
-  }
-
 cublasStatus_t IMPL(cublasCopyEx)(cublasHandle_t handle, int n, const void *x, cudaDataType x_type,
                                   int incx, void *y, cudaDataType y_type, int incy) {
   if (y_type != x_type)
     return CUBLAS_STATUS_NOT_SUPPORTED;
-  BY_TYPE(x_type, IMPL(cublasScopy_v2)(handle, n, x, incx, y, incy),
-          IMPL(cublasDcopy_v2)(handle, n, x, incx, y, incy),
-          IMPL(cublasCcopy_v2)(handle, n, x, incx, y, incy),
-          IMPL(cublasZcopy_v2)(handle, n, x, incx, y, incy))
+  return BY_TYPE(x_type, IMPL(cublasScopy_v2)(handle, n, x, incx, y, incy),
+                 IMPL(cublasDcopy_v2)(handle, n, x, incx, y, incy),
+                 IMPL(cublasCcopy_v2)(handle, n, x, incx, y, incy),
+                 IMPL(cublasZcopy_v2)(handle, n, x, incx, y, incy));
 }
 ABI_CHECK(cublasCopyEx);
 
@@ -1037,10 +992,10 @@ cublasStatus_t IMPL(cublasSwapEx)(cublasHandle_t handle, int n, void *x, cudaDat
                                   int incx, void *y, cudaDataType y_type, int incy) {
   if (y_type != x_type)
     return CUBLAS_STATUS_NOT_SUPPORTED;
-  BY_TYPE(x_type, IMPL(cublasSswap_v2)(handle, n, x, incx, y, incy),
-          IMPL(cublasDswap_v2)(handle, n, x, incx, y, incy),
-          IMPL(cublasCswap_v2)(handle, n, x, incx, y, incy),
-          IMPL(cublasZswap_v2)(handle, n, x, incx, y, incy))
+  return BY_TYPE(x_type, IMPL(cublasSswap_v2)(handle, n, x, incx, y, incy),
+                 IMPL(cublasDswap_v2)(handle, n, x, incx, y, incy),
+                 IMPL(cublasCswap_v2)(handle, n, x, incx, y, incy),
+                 IMPL(cublasZswap_v2)(handle, n, x, incx, y, incy));
 }
 ABI_CHECK(cublasSwapEx);
 
@@ -1049,48 +1004,51 @@ cublasStatus_t IMPL(cublasAsumEx)(cublasHandle_t handle, int n, const void *x, c
                                   cudaDataType exec) {
   if (result_type != real_of(x_type) || exec != result_type)
     return CUBLAS_STATUS_NOT_SUPPORTED;
-  BY_TYPE(x_type, IMPL(cublasSasum_v2)(handle, n, x, incx, result),
-          IMPL(cublasDasum_v2)(handle, n, x, incx, result),
-          IMPL(cublasScasum_v2)(handle, n, x, incx, result),
-          IMPL(cublasDzasum_v2)(handle, n, x, incx, result))
+  return BY_TYPE(x_type, IMPL(cublasSasum_v2)(handle, n, x, incx, result),
+                 IMPL(cublasDasum_v2)(handle, n, x, incx, result),
+                 IMPL(cublasScasum_v2)(handle, n, x, incx, result),
+                 IMPL(cublasDzasum_v2)(handle, n, x, incx, result));
 }
 ABI_CHECK(cublasAsumEx);
 
 cublasStatus_t IMPL(cublasIamaxEx)(cublasHandle_t handle, int n, const void *x, cudaDataType x_type,
-                                   int incx, int *result){
-    BY_TYPE(x_type, IMPL(cublasIsamax_v2)(handle, n, x, incx, result),
-            IMPL(cublasIdamax_v2)(handle, n, x, incx, result),
-            IMPL(cublasIcamax_v2)(handle, n, x, incx, result),
-            IMPL(cublasIzamax_v2)(handle, n, x, incx, result))} ABI_CHECK(cublasIamaxEx);
+                                   int incx, int *result) {
+  return BY_TYPE(x_type, IMPL(cublasIsamax_v2)(handle, n, x, incx, result),
+                 IMPL(cublasIdamax_v2)(handle, n, x, incx, result),
+                 IMPL(cublasIcamax_v2)(handle, n, x, incx, result),
+                 IMPL(cublasIzamax_v2)(handle, n, x, incx, result));
+}
+ABI_CHECK(cublasIamaxEx);
 
 cublasStatus_t IMPL(cublasIaminEx)(cublasHandle_t handle, int n, const void *x, cudaDataType x_type,
-                                   int incx, int *result){
-    BY_TYPE(x_type, IMPL(cublasIsamin_v2)(handle, n, x, incx, result),
-            IMPL(cublasIdamin_v2)(handle, n, x, incx, result),
-            IMPL(cublasIcamin_v2)(handle, n, x, incx, result),
-            IMPL(cublasIzamin_v2)(handle, n, x, incx, result))} ABI_CHECK(cublasIaminEx);
+                                   int incx, int *result) {
+  return BY_TYPE(x_type, IMPL(cublasIsamin_v2)(handle, n, x, incx, result),
+                 IMPL(cublasIdamin_v2)(handle, n, x, incx, result),
+                 IMPL(cublasIcamin_v2)(handle, n, x, incx, result),
+                 IMPL(cublasIzamin_v2)(handle, n, x, incx, result));
+}
+ABI_CHECK(cublasIaminEx);
 
 /* c real, s of the vectors' type. */
 cublasStatus_t IMPL(cublasRotgEx)(cublasHandle_t handle, void *a, void *b, cudaDataType ab_type,
                                   void *c, void *s, cudaDataType cs_type, cudaDataType exec) {
   if (cs_type != real_of(ab_type) || exec != ab_type)
     return CUBLAS_STATUS_NOT_SUPPORTED;
-  BY_TYPE(ab_type, IMPL(cublasSrotg_v2)(handle, a, b, c, s),
-          IMPL(cublasDrotg_v2)(handle, a, b, c, s), IMPL(cublasCrotg_v2)(handle, a, b, c, s),
-          IMPL(cublasZrotg_v2)(handle, a, b, c, s))
+  return BY_TYPE(ab_type, IMPL(cublasSrotg_v2)(handle, a, b, c, s),
+                 IMPL(cublasDrotg_v2)(handle, a, b, c, s), IMPL(cublasCrotg_v2)(handle, a, b, c, s),
+                 IMPL(cublasZrotg_v2)(handle, a, b, c, s));
 }
 ABI_CHECK(cublasRotgEx);
 
+/* rotm and rotmg: real only. */
 cublasStatus_t IMPL(cublasRotmEx)(cublasHandle_t handle, int n, void *x, cudaDataType x_type,
                                   int incx, void *y, cudaDataType y_type, int incy,
                                   const void *param, cudaDataType param_type, cudaDataType exec) {
   if (y_type != x_type || param_type != x_type || exec != x_type)
     return CUBLAS_STATUS_NOT_SUPPORTED;
-  if (x_type == CUDA_R_32F)
-    return IMPL(cublasSrotm_v2)(handle, n, x, incx, y, incy, param);
-  if (x_type == CUDA_R_64F)
-    return IMPL(cublasDrotm_v2)(handle, n, x, incx, y, incy, param);
-  return CUBLAS_STATUS_NOT_SUPPORTED;
+  return BY_TYPE(x_type, IMPL(cublasSrotm_v2)(handle, n, x, incx, y, incy, param),
+                 IMPL(cublasDrotm_v2)(handle, n, x, incx, y, incy, param),
+                 CUBLAS_STATUS_NOT_SUPPORTED, CUBLAS_STATUS_NOT_SUPPORTED);
 }
 ABI_CHECK(cublasRotmEx);
 
@@ -1101,11 +1059,9 @@ cublasStatus_t IMPL(cublasRotmgEx)(cublasHandle_t handle, void *d1, cudaDataType
   if (d2_type != d1_type || x1_type != d1_type || y1_type != d1_type || param_type != d1_type ||
       exec != d1_type)
     return CUBLAS_STATUS_NOT_SUPPORTED;
-  if (d1_type == CUDA_R_32F)
-    return IMPL(cublasSrotmg_v2)(handle, d1, d2, x1, y1, param);
-  if (d1_type == CUDA_R_64F)
-    return IMPL(cublasDrotmg_v2)(handle, d1, d2, x1, y1, param);
-  return CUBLAS_STATUS_NOT_SUPPORTED;
+  return BY_TYPE(d1_type, IMPL(cublasSrotmg_v2)(handle, d1, d2, x1, y1, param),
+                 IMPL(cublasDrotmg_v2)(handle, d1, d2, x1, y1, param), CUBLAS_STATUS_NOT_SUPPORTED,
+                 CUBLAS_STATUS_NOT_SUPPORTED);
 }
 ABI_CHECK(cublasRotmgEx);
 
