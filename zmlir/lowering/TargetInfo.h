@@ -115,6 +115,14 @@ public:
                                     llvm::StringRef rnd, bool relu, bool satfinite) const {
     return {};
   }
+  /// The target's own video instruction (vadd ... vset, vadd2 ... vset4),
+  /// spelled `ptx` in PTX with `$0` the i32 result and `$1`... the i32
+  /// `operands` (a, b, c), selectors appended (`$1.b3210`): the result, or
+  /// null (the lowering computes it in integer arithmetic, Video.cpp).
+  virtual mlir::Value nativeVideo(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef ptx,
+                                  mlir::ValueRange operands) const {
+    return {};
+  }
   /// Whether the approximate transcendentals exist in f64.
   virtual bool hasF64ApproxTranscendentals() const { return true; }
   /// `div.full.f32` (2 ulp) and `div.approx.f32`, or null.

@@ -1,8 +1,9 @@
 //===- Video.cpp - The video instructions ---------------------------------===//
 //
 // Lowers the scalar video instructions (ptx.vop: vadd ... vset) and the SIMD
-// ones (ptx.vop2, ptx.vop4) to plain arith on i32 and i64, the same code on
-// every target. The scalar forms follow what NVIDIA GPUs compute (sm_70 and
+// ones (ptx.vop2, ptx.vop4) to the target's own instructions where it has
+// them (TargetInfo::nativeVideo: NVPTX), else to plain arith on i32 and i64,
+// the same code on every other target. The scalar forms follow what NVIDIA GPUs compute (sm_70 and
 // later emulate them in SASS; measured on an H200 with tools/video_probe.py,
 // see docs/video-instructions.md), not the PTX ISA 9.0 pseudo-code:
 //
@@ -102,11 +103,44 @@ bool isSigned(DataType t) {
   return t == DataType::S32;
 }
 
+/// `.x` for a non-empty `x`.
+std::string dotted(StringRef x) {
+  return x.empty() ? std::string() : ("." + x).str();
+}
+
+/// A video op in PTX's spelling for TargetInfo::nativeVideo: `$0` the
+/// result, `$1`... a, b, c, each with its selector.
+template <typename OpTy>
+std::string videoPtx(OpTy op, StringRef name, StringRef dsel, std::optional<ClampMode> mode) {
+  std::string text = ("v" + stringifyVideoOp(op.getOp()) + name).str();
+  if (op.getOp() != VideoOp::Set)
+    text += dotted(stringifyDataType(op.getDtype()));
+  text += dotted(stringifyDataType(op.getAtype())) + dotted(stringifyDataType(op.getBtype()));
+  if (op.getCmp())
+    text += dotted(stringifyCmp(*op.getCmp()));
+  if (op.getSat())
+    text += ".sat";
+  if (mode)
+    text += dotted(stringifyClampMode(*mode));
+  if (op.getSecondary() != VideoSecondary::None)
+    text += dotted(stringifyVideoSecondary(op.getSecondary()));
+  text += " $0" + dotted(dsel) + ", $1" + dotted(op.getAsel()) + ", $2" + dotted(op.getBsel());
+  if (op.getC())
+    text += ", $3";
+  return text + ";";
+}
+
 struct VopOpLowering : PTXPattern<VopOp> {
   using PTXPattern::PTXPattern;
 
   LogicalResult matchAndRewrite(VopOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    if (Value r = state.target.nativeVideo(rewriter, op.getLoc(),
+                                           videoPtx(op, "", op.getDsel(), op.getMode()),
+                                           adaptor.getOperands())) {
+      rewriter.replaceOp(op, r);
+      return success();
+    }
     VideoBuilder ib{{rewriter, op.getLoc()}};
     mlir::Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
     VideoPart asel = *decodeVideoPart(op.getAsel()), bsel = *decodeVideoPart(op.getBsel());
@@ -186,6 +220,12 @@ struct VideoSimdLowering : PTXPattern<OpTy> {
 
   LogicalResult matchAndRewrite(OpTy op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    if (Value r = this->state.target.nativeVideo(
+            rewriter, op.getLoc(), videoPtx(op, Lanes == 2 ? "2" : "4", op.getMask(), std::nullopt),
+            adaptor.getOperands())) {
+      rewriter.replaceOp(op, r);
+      return success();
+    }
     VideoBuilder ib{{rewriter, op.getLoc()}};
     mlir::Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
     constexpr unsigned bits = 32 / Lanes;

@@ -1,8 +1,15 @@
 // RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std | FileCheck %s
+// RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std=target=nvptx | FileCheck %s --check-prefix=NV
 
 // A four-way SIMD op reads its lanes from the pair {b, a} and merges the
-// masked-out lanes from c; plain arith on every target.
+// masked-out lanes from c; plain arith on every target but NVPTX, where it
+// is NVIDIA's instruction as inline PTX with the mask on d.
 // CHECK-LABEL: gpu.func @simd_merge
+// NV-LABEL: gpu.func @simd_merge(
+// NV-NOT: arith.trunci
+// NV: llvm.inline_asm "vabsdiff4.u32.u32.u32 $0.b210, $1, $2, $3;", "=r,r,r,r" %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, i32) -> i32
+// NV-NOT: arith.trunci
+// NV: gpu.return
 // CHECK: arith.shli %{{.*}}, %c32_i64 : i64
 // CHECK-COUNT-8: arith.trunci %{{.*}} : i64 to i8
 // CHECK: arith.andi %{{.*}}, %c-16777216_i32
@@ -99,8 +106,10 @@ func.func @scalar_max_max_unsigned(%a: i32, %b: i32, %c: i32) attributes {ptx.en
 
 // -----
 
-// vshl.clamp caps the amount at 32.
+// vshl.clamp caps the amount at 32. NVPTX: the mode follows .sat's place.
 // CHECK-LABEL: gpu.func @scalar_shift
+// NV-LABEL: gpu.func @scalar_shift(
+// NV: llvm.inline_asm "vshl.u32.u32.u32.clamp $0, $1, $2;", "=r,r,r" %{{.*}}, %{{.*}} : (i32, i32) -> i32
 // CHECK: arith.minui %{{.*}}, %c32_i64
 // CHECK: arith.shli
 func.func @scalar_shift(%a: i32, %b: i32) attributes {ptx.entry} {

@@ -300,6 +300,19 @@ public:
         .getResult(0);
   }
 
+  /// The video instructions as inline PTX: NVIDIA's results by
+  /// definition (ptxas expands them into SASS, VABSDIFF4 and the like on
+  /// sm_90), where the generic lowering's arithmetic is several times longer.
+  Value nativeVideo(OpBuilder &b, Location loc, StringRef ptx, ValueRange operands) const override {
+    std::string constraints = "=r";
+    for (size_t i = 0; i < operands.size(); ++i)
+      constraints += ",r";
+    return LLVM::InlineAsmOp::create(b, loc, b.getI32Type(), operands, ptx, constraints,
+                                     /*has_side_effects=*/false, /*is_align_stack=*/false,
+                                     LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
+        .getResult(0);
+  }
+
   /// ex2.approx and tanh.approx of f16, bf16 (`ex2` only as .ftz.bf16)
   /// and their pairs (vector<2 x f16/bf16>), on the bits in .b16/.b32
   /// registers, as inline PTX: LLVM has no tanh intrinsic, and its
