@@ -7,7 +7,7 @@ The samples are not ours and never committed: pass the path of a checkout
   python bench/library_samples.py build CHECKOUT OUT [--arch sm_80] [--only a,b] [--jobs N] [--at LIB=COMMIT]
       [-I DIR ...] [-L DIR ...]
   python bench/library_samples.py run OUT --golden JSON [JSON ...] [--only a,b] [--timeout 120]
-      [--results bench/results/library_samples.md] [--launcher "zmlir run --"]
+      [--results bench/results/library_samples.md] [--launcher "zmlir run --"] [--jobs N]
 
 `build` compiles each sample as its CMakeLists.txt does (a folder with a
 main.cpp is one program of all its sources; elsewhere each source with a
@@ -21,11 +21,17 @@ golden one: every number within a relative 1e-5 (printed to 2-6 digits, so
 in practice equal), the text around them equal. The samples print their
 results and check little themselves; NVIDIA's output on an H200 is the
 reference (bench/results/h200/library_samples_nvidia.json, each program's
-output, made by `run` with `--launcher "" --save JSON`). Where a sample did not
-build there, a second golden file may follow: the first file that has a
-program's output is its reference (bench/results/library_samples_nvidia_cufft_cpu.json:
-the cuFFT samples with NVIDIA's libcufft on our driver on the CPU, made with
-LD_LIBRARY_PATH=<the nvidia-cufft wheel's lib>:<zmlir libdir> and `--launcher ""`).
+output, made by `run` with `--launcher "" --save JSON` on the H200 after
+`build CHECKOUT OUT --arch sm_90 --at cuBLASLt=6b3fa10^` there: nvcc 13.0 and
+the toolkit's cuBLAS 13.1, cuFFT 12.0, cuRAND 10; the programs that fail
+there, NVIDIA's own std::logic_error of LtIgemmTensor, LtMxfp8Matmul and
+LtNvfp4Matmul, left out). A second golden file may follow: the first file
+that has a program's output is its reference
+(bench/results/library_samples_nvidia_cufft_cpu.json: the cuFFT samples with
+NVIDIA's libcufft on our driver on the CPU, made with
+LD_LIBRARY_PATH=<the nvidia-cufft wheel's lib>:<zmlir libdir> and
+`--launcher ""`, from before the H200 built them; the H200's file has them now).
+`--jobs N` runs N programs at a time (on the H200: 8 to 14).
 
 Results: PASS (same output), DIFF (first differing line), FAIL (non-zero
 exit; first error line), TIMEOUT, BUILD (did not compile), NOREF (no golden).
@@ -169,38 +175,46 @@ def run(args: argparse.Namespace) -> int:
         goldens = {**json.loads(path.read_text()), **(goldens or {})}  # the first wins
     saved: dict[str, str] = {}
     only = set(filter(None, args.only.split(",")))
-    for name, error in built.items():
-        if only and not any(o in name for o in only):
-            continue
+
+    def run_one(item: tuple[str, str]) -> dict[str, object]:
+        name, error = item
         row: dict[str, object] = {"program": name, "seconds": 0.0, "detail": ""}
         if error:
             row.update(result="BUILD", detail=error)
-        else:
-            start = time.perf_counter()
-            try:
-                done = subprocess.run([*launcher, str(args.out / exe_name(name))],
-                                      capture_output=True, text=True, timeout=args.timeout,
-                                      cwd=args.out, errors="replace")
-                output, code = done.stdout, done.returncode
-                row["seconds"] = round(time.perf_counter() - start, 1)
-                saved[name] = output
-                if code != 0:
-                    lines = (done.stderr + output).strip().splitlines()
-                    cause = next((line for line in lines if re.search(
-                        r"(?i)error|unsupported|not.supported|failed", line)),
-                        lines[-1] if lines else f"exit {code}")
-                    row.update(result="FAIL", detail=cause.strip()[:200])
-                elif goldens is None:
-                    row.update(result="RAN")
-                elif name not in goldens:
-                    row.update(result="NOREF")
-                else:
-                    difference = compare(output, goldens[name])
-                    row.update(result="DIFF" if difference else "PASS", detail=difference)
-            except subprocess.TimeoutExpired:
-                row.update(result="TIMEOUT", seconds=args.timeout)
-        print(f"{name:60s} {row['result']:7s} {row['seconds']:>6}s {row['detail']}", flush=True)
-        rows.append(row)
+            return row
+        start = time.perf_counter()
+        try:
+            done = subprocess.run([*launcher, str(args.out / exe_name(name))],
+                                  capture_output=True, text=True, timeout=args.timeout,
+                                  cwd=args.out, errors="replace")
+            output, code = done.stdout, done.returncode
+            row["seconds"] = round(time.perf_counter() - start, 1)
+            saved[name] = output
+            if code != 0:
+                lines = (done.stderr + output).strip().splitlines()
+                cause = next((line for line in lines if re.search(
+                    r"(?i)error|unsupported|not.supported|failed", line)),
+                    lines[-1] if lines else f"exit {code}")
+                row.update(result="FAIL", detail=cause.strip()[:200])
+            elif goldens is None:
+                row.update(result="RAN")
+            elif name not in goldens:
+                row.update(result="NOREF")
+            else:
+                difference = compare(output, goldens[name])
+                row.update(result="DIFF" if difference else "PASS", detail=difference)
+        except subprocess.TimeoutExpired:
+            row.update(result="TIMEOUT", seconds=args.timeout)
+        return row
+
+    chosen = [(name, error) for name, error in built.items()
+              if not only or any(o in name for o in only)]
+    # --jobs N: N programs at a time (on a GPU, each its own process), rows in order.
+    with ThreadPoolExecutor(args.jobs) as pool:
+        for row in pool.map(run_one, chosen):
+            print(f"{row['program']:60s} {row['result']:7s} {row['seconds']:>6}s "
+                  f"{row['detail']}", flush=True)
+            rows.append(row)
     if args.save:
         args.save.write_text(json.dumps(saved, indent=1, sort_keys=True) + "\n")
     if args.results:
@@ -241,6 +255,7 @@ def main() -> int:
     r.add_argument("--only", default="", help="comma-separated parts of the programs' names")
     r.add_argument("--timeout", type=int, default=120)
     r.add_argument("--launcher", default="zmlir run --")
+    r.add_argument("--jobs", type=int, default=1, help="programs run at a time")
     r.add_argument("--results", type=Path)
     args = parser.parse_args()
     if args.command == "build":
