@@ -147,7 +147,7 @@ def test_what_nvidias_cufft_asks(libdir: str, backend: str, fake_nvidia_driver: 
     assert got["functions_size"] == 64 and got["unknown_module"] == 0, got
     assert got["lt_query"] == 801, got  # CUDA_ERROR_NOT_SUPPORTED
     if backend == "cuda":
-        assert got["tools_size"] == 6 and got["tools_slot5"] == 0xFA45, got  # the stand-in's
+        assert got["tools_size"] == 7 and got["tools_slot5"] == 0xFA45, got  # the stand-in's
         assert got["foreign_id"] == 0xFA44, got
         assert got["cubin"] == [1, [["add_scalar", True]]], got
     else:
@@ -155,3 +155,51 @@ def test_what_nvidias_cufft_asks(libdir: str, backend: str, fake_nvidia_driver: 
         assert got["foreign_id"] == 400, got  # cuCtxGetId: CUDA_ERROR_INVALID_HANDLE
         assert got["ptx"] == [2, [["first", True], ["second", True]]], got
         assert got["cubin"] == 209, got  # CUDA_ERROR_NO_BINARY_FOR_GPU
+
+
+_STREAM_TO_VENDOR_SLOT = textwrap.dedent("""
+    import ctypes, json, sys, uuid
+    lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
+    assert lib.cuInit(0) == 0
+    ctx = ctypes.c_void_p()
+    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+    assert lib.cuCtxSetCurrent(ctx) == 0
+    address = ctypes.c_void_p()
+    key = (ctypes.c_ubyte * 16)(*uuid.UUID("21318c60-9714-3248-8ca6-41ff7324c8f2").bytes)
+    assert lib.cuGetExportTable(ctypes.byref(address), key) == 0
+    slot6 = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)(
+        ctypes.c_void_p.from_address(address.value + 6 * 8).value)
+    stream, other = ctypes.c_void_p(), ctypes.c_void_p()
+    r = {"create": [lib.cuStreamCreate(ctypes.byref(stream), 1),  # CU_STREAM_NON_BLOCKING
+                    lib.cuStreamCreateWithPriority(ctypes.byref(other), 0, -1)]}
+    r["vendor_reads"] = [slot6(stream), slot6(other)]
+    flags, priority, sid = ctypes.c_uint(), ctypes.c_int(), ctypes.c_ulonglong()
+    r["ours"] = [lib.cuStreamGetFlags(stream, ctypes.byref(flags)), flags.value,
+                 lib.cuStreamGetPriority(other, ctypes.byref(priority)), priority.value,
+                 lib.cuStreamQuery(stream), lib.cuStreamSynchronize(stream),
+                 lib.cuStreamGetId(stream, ctypes.byref(sid)), sid.value != 0]
+    r["destroy"] = [lib.cuStreamDestroy_v2(stream), lib.cuStreamDestroy_v2(other),
+                    lib.cuStreamDestroy_v2(stream)]
+    print(json.dumps(r))
+""")
+
+
+@pytest.mark.parametrize("vendor", ["1", "0"])
+def test_streams_are_nvidias_under_the_passthrough(libdir: str, passthrough: dict[str, str],
+                                                   vendor: str) -> None:
+    # NVIDIA's cuBLAS hands the stream of cublasSetStream to slots of
+    # NVIDIA's private tables (TOOLS_CONTEXT is NVIDIA's under the
+    # passthrough), which read it as NVIDIA's: with our own small-integer
+    # handles the level-1 reductions, trsv, trsm and larger GEMMs crashed on
+    # an H200 (SIGSEGV). So a stream created there is one of the vendor's
+    # too (the stand-in's TOOLS_CONTEXT slot 6 accepts only its own), still
+    # ours to every call of our driver; ZMLIR_VENDOR_STREAMS=0 keeps ours.
+    env = {**passthrough, "ZMLIR_VENDOR_STREAMS": vendor}
+    r = subprocess.run([sys.executable, "-c", _STREAM_TO_VENDOR_SLOT, libdir],
+                       capture_output=True, text=True, timeout=120, env={**os.environ, **env})
+    assert r.returncode == 0, r.stdout + r.stderr
+    got = json.loads(r.stdout.splitlines()[-1])
+    assert got["create"] == [0, 0], got
+    assert got["vendor_reads"] == ([0, 0] if vendor == "1" else [400, 400]), got
+    assert got["ours"] == [0, 1, 0, -1, 0, 0, 0, True], got
+    assert got["destroy"] == [0, 0, 400], got  # a destroyed stream: CUDA_ERROR_INVALID_HANDLE

@@ -70,13 +70,36 @@ CUresult cuStreamQuery(void *stream) {
 CUresult cuGetErrorName(CUresult error, const char **s) { *s = "CUDA_ERROR_FAKE"; return 0; }
 /* Private tables: f8cff951-... (NVIDIA's cuBLAS asks for it), whose second
  * word says it is the stand-in's; and TOOLS_CONTEXT (21318c60-...), whose
- * slots answer their index plus 0xfa40. */
+ * slots 1 to 5 answer their index plus 0xfa40. */
 static const unsigned long long fake_table[2] = {sizeof fake_table, 0xfa4e};
 static int fake_slot1(void) { return 0xfa41; }
 static int fake_slot4(void) { return 0xfa44; }
 static int fake_slot5(void) { return 0xfa45; }
-static const void *fake_tools_context[6] = {(void *)sizeof fake_tools_context, fake_slot1,
-                                            fake_slot1, fake_slot1, fake_slot4, fake_slot5};
+/* Streams: the stand-in's own objects, which its TOOLS_CONTEXT slot 6
+ * reads as NVIDIA's slots do (CUDA_ERROR_INVALID_HANDLE for any other). */
+struct fake_stream { unsigned int magic; };
+CUresult cuStreamCreate(void **stream, unsigned int flags) {
+  struct fake_stream *s = malloc(sizeof *s);
+  s->magic = 0x57ea;
+  *stream = s;
+  return flags > 1 ? 1 : 0;
+}
+CUresult cuStreamDestroy_v2(void *stream) {
+  if (stream == NULL || ((struct fake_stream *)stream)->magic != 0x57ea)
+    return 400;
+  ((struct fake_stream *)stream)->magic = 0;
+  free(stream);
+  return 0;
+}
+static int fake_live_streams(void *stream) {
+  /* Only its own (live) streams: a small integer, a handle of zmlir's, is none. */
+  if (stream != NULL && (uintptr_t)stream < 0x10000)
+    return 400;
+  return stream == NULL || ((struct fake_stream *)stream)->magic == 0x57ea ? 0 : 400;
+}
+static const void *fake_tools_context[7] = {(void *)sizeof fake_tools_context, fake_slot1,
+                                            fake_slot1, fake_slot1, fake_slot4, fake_slot5,
+                                            fake_live_streams};
 CUresult cuGetExportTable(const void **table, const unsigned char *uuid) {
   if (uuid[0] == 0xf8)
     *table = fake_table;

@@ -130,6 +130,16 @@ class Backend(ABC):
         for tables we do not know."""
         return 0
 
+    def vendor_stream(self) -> int:
+        """A new stream of the vendor's driver underneath (the passthrough),
+        as an address, for a stream the application creates to have as its
+        handle; 0: none (the handle is ours)."""
+        return 0
+
+    def vendor_stream_destroy(self, handle: int) -> None:
+        """Destroys the vendor's stream `handle` (vendor_stream's)."""
+        raise NotImplementedError(f"the {self.name} backend has no streams of its own")
+
     def native_sm(self) -> int:
         """The SASS architecture the backend runs as it is (90 for sm_90);
         0: it runs only what zmlir compiles."""

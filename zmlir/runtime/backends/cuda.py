@@ -79,6 +79,8 @@ CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
 CUresult cuCtxSetCurrent(CUcontext ctx);
 CUresult cuCtxSynchronize(void);
 CUresult cuStreamQuery(CUstream hStream);
+CUresult cuStreamCreate(CUstream *phStream, unsigned int flags);
+CUresult cuStreamDestroy_v2(CUstream hStream);
 CUresult cuCtxSetLimit(int limit, size_t value);
 CUresult cuCtxGetLimit(size_t *pvalue, int limit);
 CUresult cuGetErrorName(CUresult error, const char **pStr);
@@ -676,6 +678,25 @@ class CUDABackend(Backend):
         if self.lib.cuGetExportTable(table, uuid) != CUDA_SUCCESS:
             return 0
         return int(self.ffi.cast("uintptr_t", table[0]))
+
+    # A stream the application creates is one of NVIDIA's too, its handle
+    # NVIDIA's (stream.py): NVIDIA's private table slots read it. It gets no
+    # work of ours (that goes to the NULL stream); it is a blocking stream, so
+    # whatever NVIDIA's slots may queue in it keeps its order with that.
+    def vendor_stream(self) -> int:
+        try:
+            create = self.lib.cuStreamCreate
+        except AttributeError:  # a driver without streams (a stand-in): our handle
+            return 0
+        self._enter()
+        stream = self.ffi.new("CUstream *")
+        self.check("cuStreamCreate", create(stream, 0))
+        return int(self.ffi.cast("uintptr_t", stream[0]))
+
+    def vendor_stream_destroy(self, handle: int) -> None:
+        self._enter()
+        self.check("cuStreamDestroy", self.lib.cuStreamDestroy_v2(
+            self.ffi.cast("CUstream", handle)))
 
     # NVIDIA's own machine code for this GPU, loaded as it is: what the
     # application's image holds when it has no PTX we compile (NVIDIA's

@@ -111,6 +111,9 @@ class UncompiledLibrary:
 class Stream:
     flags: int = 0
     priority: int = 0
+    # Under the CUDA passthrough: its handle is a stream of NVIDIA's driver
+    # too (Backend.vendor_stream), destroyed with it.
+    vendor: bool = False
     # While capturing (cuStreamBeginCapture): the capture (graph/capture.py) and
     # the graph nodes the stream's next work depends on.
     capture: Any = None
@@ -148,6 +151,14 @@ class Handles:
 
     def add(self, obj: Any) -> int:
         handle = next(self._ids)
+        self._objects[handle] = obj
+        return handle
+
+    def add_at(self, handle: int, obj: Any) -> int:
+        """`obj` under a handle given (an object of the vendor's driver that
+        stands for it: Backend.vendor_stream), which no live object has."""
+        if handle in self._objects or handle < 0x1000:
+            raise CudaError(E.CUDA_ERROR_UNKNOWN, f"handle 0x{handle:x} is taken")
         self._objects[handle] = obj
         return handle
 

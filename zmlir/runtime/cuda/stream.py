@@ -6,6 +6,7 @@ while a graph is being captured (graph.py)."""
 
 from __future__ import annotations
 
+import os
 import struct
 from typing import Any
 
@@ -25,19 +26,26 @@ _STREAM_FLAGS = 0x1  # CU_STREAM_NON_BLOCKING; CU_STREAM_DEFAULT is 0
 
 class StreamAPI(DriverState):
     def cuStreamCreate(self, phstream: Any, flags: int) -> int:
-        self.current_context()
-        if flags & ~_STREAM_FLAGS:
-            return E.CUDA_ERROR_INVALID_VALUE
-        handle = self.handles.add(Stream(flags))
-        self.fast.stream(handle)
-        self.out(phstream, self.handle_ptr(handle))
-        return E.CUDA_SUCCESS
+        return self.cuStreamCreateWithPriority(phstream, flags, 0)
 
     def cuStreamCreateWithPriority(self, phstream: Any, flags: int, priority: int) -> int:
         self.current_context()
         if flags & ~_STREAM_FLAGS:
             return E.CUDA_ERROR_INVALID_VALUE
-        handle = self.handles.add(Stream(flags, priority))
+        stream = Stream(flags, priority)
+        # Under the passthrough the handle is a stream of NVIDIA's driver
+        # too: NVIDIA's cuBLAS hands the stream of cublasSetStream to a
+        # function of NVIDIA's private tables (TOOLS_TLS and TOOLS_CONTEXT
+        # are NVIDIA's there: export_slots.py), which reads it as NVIDIA's;
+        # ours, small integers, crashed it (SIGSEGV at the handle's address:
+        # docs/passthrough-libraries.md). Our work still goes to the one
+        # queue; ZMLIR_VENDOR_STREAMS=0 keeps our own handles.
+        vendor = self.device.vendor_stream() if _vendor_streams() else 0
+        if vendor:
+            stream.vendor = True
+            handle = self.handles.add_at(vendor, stream)
+        else:
+            handle = self.handles.add(stream)
         self.fast.stream(handle)
         self.out(phstream, self.handle_ptr(handle))
         return E.CUDA_SUCCESS
@@ -46,6 +54,8 @@ class StreamAPI(DriverState):
         self.require_init()
         s = self.handles.remove(self.ptr(stream), Stream)
         self.fast.forget(self.ptr(stream))
+        if s.vendor:
+            self.device.vendor_stream_destroy(self.ptr(stream))
         for key in [k for k in self.stream_attributes if k[0] == self.ptr(stream)]:
             del self.stream_attributes[key]
         if s.capture is not None and not any(  # the last stream of an unfinished capture
@@ -202,6 +212,10 @@ class StreamAPI(DriverState):
                                   dependencies: Any, count: Any) -> int:
         return self.cuStreamGetCaptureInfo_v3(stream, status, capture_id, graph, dependencies,
                                               self.ffi.NULL, count)
+
+
+def _vendor_streams() -> bool:
+    return os.environ.get("ZMLIR_VENDOR_STREAMS", "1") != "0"
 
 
 def _capture_status(s: Stream | None) -> int:
