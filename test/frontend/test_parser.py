@@ -34,6 +34,7 @@ from zmlir.frontend.ast import (
     Mask,
     Module,
     Not,
+    NoUnroll,
     Operand,
     Pair,
     Reg,
@@ -1268,6 +1269,8 @@ TRICKY = (
 L1: ret;
 L2 :
 $L__BB0_2:
+    .pragma	"nounroll"	;
+    .pragma "used_bytes_mask 0xf";
     .loc 1 9 2, function_name $L__info_string0, inlined_at 1 5 7
     ret;
 }
@@ -1278,6 +1281,9 @@ $L__BB0_2:
 def test_fast_path_matches_lark() -> None:
     fast, slow = parse_ptx(TRICKY), parse_ptx(TRICKY, fast=False)
     assert fast == slow
+    # `.pragma "nounroll"` is a statement; other pragmas are not.
+    body = fast.functions[0].body
+    assert body is not None and sum(isinstance(s, NoUnroll) for s in body) == 2
     insts = instructions(fast.functions[0])
     assert len(insts) == 30 and insts[0].src == (1, 5, 7) and insts[-1].src == (1, 9, 2)
 

@@ -173,7 +173,15 @@ class TargetList:
     loc: SourceLoc
 
 
-Statement = Instruction | Label | RegDecl | VarDecl | Block | TargetList
+@dataclass(frozen=True, slots=True)
+class NoUnroll:
+    """`.pragma "nounroll";` in a body: the loop whose header block holds it
+    is not to be unrolled (PTX ISA 11.3). Other pragmas are ignored."""
+
+    loc: SourceLoc
+
+
+Statement = Instruction | Label | RegDecl | VarDecl | Block | TargetList | NoUnroll
 
 
 # ---------------------------------------------------------------------------

@@ -47,6 +47,7 @@ _INT = r"(?:0|[1-9][0-9]{0,17})"  # decimal only: a leading 0 means octal to lar
 _SKIP = re.compile(r"(?:[ \t\f\r\n]+|//[^\n]*|/\*[\s\S]*?\*/)*")
 _LOC = re.compile(r"\.loc\b[^\n]*")
 _PRAGMA = re.compile(r"\.pragma\b[^;]*;")
+_NOUNROLL = re.compile(r'\.pragma[ \t]+"nounroll"[ \t]*;')  # the grammar's NOUNROLL
 # `.reg .v4 .b32 %r<4>, %x;`
 _REG_NAMES = rf"(?:{_REG}|{NAME})(?:<{_INT}>)?"
 _REG_DECL = re.compile(
@@ -329,6 +330,8 @@ class _Scanner:
                         if loc is None:
                             break
                         self.src = loc
+                    elif (m := _NOUNROLL.match(text, p, end)) is not None:
+                        out.append(ast.NoUnroll(SourceLoc(line, p - line_start + 1)))
                     else:
                         m = _PRAGMA.match(text, p, end)
                         if m is None:

@@ -567,6 +567,9 @@ class AstBuilder(Transformer[Token, Any]):
             t.strip() for t in items.split(",") if t.strip())
         return ast.TargetList(name.strip(), kind, targets, loc_of(tok))
 
+    def NOUNROLL(self, tok: Token) -> ast.NoUnroll:
+        return ast.NoUnroll(loc_of(tok))
+
     def FAST_STMTS(self, tok: Token) -> list[ast.Statement]:
         return tok.value  # type: ignore[return-value]  # set by FastLexer
 

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "zmlir/lowering/PTXLowering.h"
+#include "zmlir/targets/CodeEmission.h"
 
 using namespace mlir;
 using namespace zmlir;
@@ -45,6 +46,21 @@ struct CondBraOpLowering : PTXPattern<CondBraOp> {
     else
       rewriter.replaceOpWithNewOp<cf::CondBranchOp>(op, adaptor.getPred(), taken, takenArgs,
                                                     fallthrough, fallthroughArgs);
+    return success();
+  }
+};
+
+/// `.pragma "nounroll"`: a call of the marker that translation to LLVM IR
+/// turns into its loop's metadata (zmlir::kLoopNoUnrollMarker). A call, so
+/// no pass on the way moves or drops it.
+struct LoopNoUnrollOpLowering : PTXPattern<LoopNoUnrollOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult matchAndRewrite(LoopNoUnrollOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(op.getContext()), {});
+    LLVM::LLVMFuncOp marker = declareFunction(rewriter, op, kLoopNoUnrollMarker, type);
+    rewriter.replaceOpWithNewOp<LLVM::CallOp>(op, marker, ValueRange{});
     return success();
   }
 };
@@ -260,5 +276,6 @@ struct BrkptOpLowering : PTXPattern<BrkptOp> {
 void zmlir::populatePTXControlPatterns(RewritePatternSet &patterns, const PTXLoweringState &state) {
   patterns.add<FenceOpLowering, BarSyncOpLowering, BarArriveOpLowering, BarRedOpLowering,
                TrapOpLowering, BrkptOpLowering, BraOpLowering, CondBraOpLowering,
-               ReturnLowering<RetOp>, ReturnLowering<ExitOp>>(patterns.getContext(), state);
+               LoopNoUnrollOpLowering, ReturnLowering<RetOp>, ReturnLowering<ExitOp>>(
+      patterns.getContext(), state);
 }

@@ -7,8 +7,10 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
@@ -103,6 +105,42 @@ void restoreByValParams(ModuleOp module) {
   }
 }
 
+/// Each call of kLoopNoUnrollMarker becomes `llvm.loop.unroll.disable` on
+/// the latches of the loop its block heads, with a loop id of that loop's
+/// own; a marker outside a loop header (PTX ignores the pragma there) is
+/// dropped.
+void applyLoopNoUnrollMarkers(llvm::Module &module) {
+  llvm::Function *marker = module.getFunction(zmlir::kLoopNoUnrollMarker);
+  if (!marker)
+    return;
+  llvm::DenseMap<llvm::Function *, llvm::SmallVector<llvm::CallInst *>> callsByFunction;
+  for (llvm::User *user : llvm::make_early_inc_range(marker->users()))
+    if (auto *call = llvm::dyn_cast<llvm::CallInst>(user))
+      callsByFunction[call->getFunction()].push_back(call);
+  llvm::LLVMContext &context = module.getContext();
+  llvm::MDNode *disable = llvm::MDNode::get(
+      context, llvm::MDString::get(context, "llvm.loop.unroll.disable"));
+  for (auto &[function, calls] : callsByFunction) {
+    llvm::DominatorTree dominators(*function);
+    llvm::LoopInfo loops(dominators);
+    for (llvm::CallInst *call : calls) {
+      llvm::Loop *loop = loops.getLoopFor(call->getParent());
+      if (loop && loop->getHeader() == call->getParent()) {
+        // A fresh distinct id: loops must not share one.
+        auto *id = llvm::MDNode::getDistinct(context, {nullptr, disable});
+        id->replaceOperandWith(0, id);
+        llvm::SmallVector<llvm::BasicBlock *> latches;
+        loop->getLoopLatches(latches);
+        for (llvm::BasicBlock *latch : latches)
+          latch->getTerminator()->setMetadata(llvm::LLVMContext::MD_loop, id);
+      }
+      call->eraseFromParent();
+    }
+  }
+  if (marker->use_empty())
+    marker->eraseFromParent();
+}
+
 /// The LLVM-module fix-ups a target asks for by name (Target.llvm_fixups in
 /// Python), each in its target's folder.
 const llvm::StringMap<zmlir::LLVMModuleFixup> &fixupsByName() {
@@ -134,6 +172,7 @@ zmlir::translateGpuModuleToLLVMIR(ModuleOp module, llvm::LLVMContext &context,
   if (!llvmModule)
     return makeError("translation to LLVM IR failed");
   llvmModule->setTargetTriple(llvm::Triple(triple));
+  applyLoopNoUnrollMarkers(*llvmModule);
   for (const std::string &name : fixups) {
     auto fixup = fixupsByName().find(name);
     if (fixup == fixupsByName().end())

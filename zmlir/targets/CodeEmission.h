@@ -23,9 +23,15 @@ namespace zmlir {
 /// gpu.module.
 using LLVMModuleFixup = llvm::Error (*)(mlir::gpu::GPUModuleOp gpuModule, llvm::Module &llvmModule);
 
+/// A call of this `void()` function marks its block as the header of a loop
+/// not to be unrolled (PTX's `.pragma "nounroll"`): translation replaces the
+/// calls by `llvm.loop.unroll.disable` on the loop's latches.
+inline constexpr llvm::StringLiteral kLoopNoUnrollMarker = "__zmlir_loop_nounroll";
+
 /// Translates the body of the single `gpu.module` in `module` (already in the
-/// LLVM dialect) to an LLVM module for `triple`, then applies the target's
-/// `fixups` (by name) in order.
+/// LLVM dialect) to an LLVM module for `triple`, makes the loop markers
+/// (kLoopNoUnrollMarker) metadata, then applies the target's `fixups` (by
+/// name) in order.
 llvm::Expected<std::unique_ptr<llvm::Module>>
 translateGpuModuleToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
                            llvm::StringRef triple, llvm::ArrayRef<std::string> fixups);

@@ -93,6 +93,16 @@ def PTX_CondBraOp : PTX_Op<"cond_bra", [Terminator, Pure, AttrSizedOperandSegmen
   }];
 }
 
+def PTX_LoopNoUnrollOp : PTX_Op<"loop_nounroll"> {
+  let summary = "PTX `.pragma \"nounroll\"` in a loop's header block";
+  let description = [{
+    The loop whose header block holds this op is not to be unrolled (PTX
+    ISA 11.3). Not pure, so it stays in its block until translation to LLVM
+    IR makes it the loop's `llvm.loop.unroll.disable` (CodeEmission.cpp).
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def PTX_RetOp : PTX_Op<"ret", [Terminator, ReturnLike]> {
   let summary = "PTX `ret`";
   let description = [{

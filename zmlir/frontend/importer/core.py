@@ -364,6 +364,11 @@ class FunctionImporter:
                 self._import_statements(s.body)
             elif isinstance(s, ast.TargetList):
                 pass  # read where used (brx.idx, call)
+            elif isinstance(s, ast.NoUnroll):
+                # In its block, where a loop header holds it.
+                if self.block.term is not None:
+                    self.block = self.new_block()
+                self.emit([], "ptx.loop_nounroll", [], s.loc)
             elif isinstance(s, ast.VarDecl):
                 # .shared/.global/.const declared in a body were hoisted to
                 # module scope by ModuleImporter.
