@@ -60,7 +60,9 @@ NAME = "kernel_speed"
 # program's default. Variants that are cuBLAS alone (matmul_forward 2, 3,
 # trimat_forward 0) are left out; attention_backward's default, 1, repeats
 # the whole softmax backward per row (minutes): 7 instead. nccl_all_reduce
-# calls NCCL.
+# calls NCCL. layernorm_backward 10 and matmul_backward_bias 9 (an illegal
+# address) and global_norm 4 (its grid_size < 1024 assertion on 132 SMs)
+# fail natively on the H200: left out.
 LLMC_RUNS: dict[str, list[list[str]]] = {
     "gelu_forward": [[], ["2"]],
     "gelu_backward": [[], ["2"]],
@@ -68,10 +70,10 @@ LLMC_RUNS: dict[str, list[list[str]]] = {
     "encoder_forward": [[], ["3"]],
     "encoder_backward": [[], ["2"]],
     "layernorm_forward": [[], ["6"]],
-    "layernorm_backward": [[], ["10"]],
+    "layernorm_backward": [[]],
     "fused_residual_forward": [[], ["6"]],
-    "global_norm": [[], ["4"]],
-    "matmul_backward_bias": [[], ["9"]],
+    "global_norm": [[]],
+    "matmul_backward_bias": [[]],
     "crossentropy_forward": [[]],
     "permute": [[]],
     "adamw": [[], ["2"]],
