@@ -461,9 +461,42 @@ CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n) {
   memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n);
   return 0;
 }
+/* Fills: any memory but the first page (NVIDIA's CUDA_ERROR_INVALID_VALUE
+ * there); each is counted (fake_memsets). */
+static unsigned long long memsets;
+unsigned long long fake_memsets(void) { return memsets; }
+static int fake_fillable(CUdeviceptr d, size_t bytes) {
+  ++memsets;
+  return bytes == 0 || d >= 4096;
+}
 CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) {
+  if (!fake_fillable(d, n))
+    return 1;
   memset((void *)(uintptr_t)d, v, n);
   return 0;
+}
+CUresult cuMemsetD16_v2(CUdeviceptr d, unsigned short v, size_t n) {
+  if (!fake_fillable(d, 2 * n))
+    return 1;
+  for (size_t i = 0; i < n; ++i)
+    ((unsigned short *)(uintptr_t)d)[i] = v;
+  return 0;
+}
+CUresult cuMemsetD32_v2(CUdeviceptr d, unsigned int v, size_t n) {
+  if (!fake_fillable(d, 4 * n))
+    return 1;
+  for (size_t i = 0; i < n; ++i)
+    ((unsigned int *)(uintptr_t)d)[i] = v;
+  return 0;
+}
+CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void *stream) {
+  return stream ? 400 : cuMemsetD8_v2(d, v, n); /* the passthrough has no other stream */
+}
+CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, void *stream) {
+  return stream ? 400 : cuMemsetD16_v2(d, v, n);
+}
+CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, void *stream) {
+  return stream ? 400 : cuMemsetD32_v2(d, v, n);
 }
 /* The PTX of the last module loaded: its module variables are what
  * cuModuleGetGlobal_v2 finds. */

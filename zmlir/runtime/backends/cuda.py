@@ -139,6 +139,11 @@ CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n);
 CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n);
 CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n);
 CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t n);
+CUresult cuMemsetD16_v2(CUdeviceptr dst, unsigned short value, size_t n);
+CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int value, size_t n);
+CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, CUstream stream);
+CUresult cuMemsetD16Async(CUdeviceptr dst, unsigned short value, size_t n, CUstream stream);
+CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t n, CUstream stream);
 CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
                             int *options, void **optionValues);
 CUresult cuModuleLoadData(CUmodule *module, const void *image);
@@ -996,11 +1001,19 @@ class CUDABackend(Backend):
         def address(function: Any) -> int:
             return int(self.ffi.cast("uintptr_t", function))
 
-        return {"launch": address(self.lib.cuLaunchKernel),
-                "event_record": address(self.lib.cuEventRecord),
-                "event_query": address(self.lib.cuEventQuery),
-                "event_synchronize": address(self.lib.cuEventSynchronize),
-                "event_elapsed": address(self.lib.cuEventElapsedTime)}
+        points = {"launch": address(self.lib.cuLaunchKernel),
+                  "event_record": address(self.lib.cuEventRecord),
+                  "event_query": address(self.lib.cuEventQuery),
+                  "event_synchronize": address(self.lib.cuEventSynchronize),
+                  "event_elapsed": address(self.lib.cuEventElapsedTime)}
+        # Allocations, frees and memsets: NVIDIA's own, on the NULL stream
+        # (the fills: as memset does here); a driver without one leaves it
+        # to the Python path.
+        for name, symbol in _FAST_MEMORY_POINTS.items():
+            function = getattr(self.lib, symbol, None)
+            if function is not None:
+                points[name] = address(function)
+        return points
 
     def fast_kernel(self, kernel: CUDAKernel, info: Any,
                     nparams: int) -> tuple[str, int, int, int, int]:
@@ -1008,6 +1021,15 @@ class CUDABackend(Backend):
         # (cuFuncSetAttribute): the Python path does it and re-registers.
         return ("cuda", int(self.ffi.cast("uintptr_t", kernel.handle)),
                 int(info.static_shared_bytes), kernel.shared_limit, self.info.max_threads)
+
+
+# fastpath.c's entry points for device memory: NVIDIA's functions.
+_FAST_MEMORY_POINTS = {
+    "mem_alloc": "cuMemAlloc_v2", "mem_free": "cuMemFree_v2",
+    "memset_d8": "cuMemsetD8_v2", "memset_d16": "cuMemsetD16_v2", "memset_d32": "cuMemsetD32_v2",
+    "memset_d8_async": "cuMemsetD8Async", "memset_d16_async": "cuMemsetD16Async",
+    "memset_d32_async": "cuMemsetD32Async",
+}
 
 
 def native_param_type(offset: int, size: int) -> str:

@@ -504,7 +504,9 @@ CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const C
 # apply, the C function calls the Python body, exported as zmlir_py_<name>.
 C_FAST_PATH = ("cuLaunchKernel", "cuLaunchKernelEx", "cuEventRecord", "cuEventRecordWithFlags",
                "cuEventQuery", "cuEventSynchronize", "cuEventElapsedTime",
-               "cuEventElapsedTime_v2")
+               "cuEventElapsedTime_v2", "cuMemAlloc_v2", "cuMemFree_v2", "cuMemsetD8_v2",
+               "cuMemsetD16_v2", "cuMemsetD32_v2", "cuMemsetD8Async", "cuMemsetD16Async",
+               "cuMemsetD32Async")
 PYTHON_BODY_PREFIX = "zmlir_py_"
 
 # What the Python driver calls to keep fastpath.c's table in step.
@@ -537,6 +539,11 @@ void zmlir_fast_cls_put(uintptr_t ctx, uintptr_t key, uintptr_t value);
 void zmlir_fast_cls_forget(uintptr_t ctx, uintptr_t key);
 CUresult zmlir_fast_cls_get(void **pvalue, void *ctx, void *key);
 uintptr_t zmlir_fast_address(const char *name);
+struct zmlir_mem_record { uintptr_t address; size_t size; };
+size_t zmlir_fast_mem_take(struct zmlir_mem_record *out, size_t room);
+int zmlir_fast_mem_pending(void);
+int zmlir_fast_mem_claim(uintptr_t address);
+unsigned long long zmlir_fast_memory_calls(void);
 void zmlir_faults_install(void);
 void zmlir_faults_arm(int delta);
 unsigned long zmlir_faults_take(uintptr_t *first);

@@ -61,12 +61,22 @@ typedef int (*zmlir_cl_event_info_fn)(void *, unsigned int, size_t, void *, size
 typedef CUresult (*zmlir_cu_event_record_fn)(void *, void *);
 typedef CUresult (*zmlir_cu_event_fn)(void *); /* cuEventQuery, cuEventSynchronize */
 typedef CUresult (*zmlir_cu_event_elapsed_fn)(float *, void *, void *);
+typedef CUresult (*zmlir_cu_mem_alloc_fn)(CUdeviceptr *, size_t);
+typedef CUresult (*zmlir_cu_mem_free_fn)(CUdeviceptr);
+typedef CUresult (*zmlir_cu_memset8_fn)(CUdeviceptr, unsigned char, size_t);
+typedef CUresult (*zmlir_cu_memset16_fn)(CUdeviceptr, unsigned short, size_t);
+typedef CUresult (*zmlir_cu_memset32_fn)(CUdeviceptr, unsigned int, size_t);
+typedef CUresult (*zmlir_cu_memset8_async_fn)(CUdeviceptr, unsigned char, size_t, void *);
+typedef CUresult (*zmlir_cu_memset16_async_fn)(CUdeviceptr, unsigned short, size_t, void *);
+typedef CUresult (*zmlir_cu_memset32_async_fn)(CUdeviceptr, unsigned int, size_t, void *);
 
 struct zmlir_fast_backend {
   uintptr_t launch;                                                      /* the real driver's */
   uintptr_t set_arg, enqueue, flush, queue;                              /* OpenCL */
   uintptr_t release_event, wait_for_events, get_event_info;              /* OpenCL */
   uintptr_t event_record, event_query, event_synchronize, event_elapsed; /* the real driver's */
+  uintptr_t mem_alloc, mem_free;                                         /* the real driver's */
+  uintptr_t memset[3], memset_async[3]; /* the real driver's D8, D16, D32 */
 };
 
 struct zmlir_fast_entry {
@@ -322,6 +332,14 @@ int zmlir_fast_set_entry(const char *name, uintptr_t address) {
       {"event_query", offsetof(struct zmlir_fast_backend, event_query)},
       {"event_synchronize", offsetof(struct zmlir_fast_backend, event_synchronize)},
       {"event_elapsed", offsetof(struct zmlir_fast_backend, event_elapsed)},
+      {"mem_alloc", offsetof(struct zmlir_fast_backend, mem_alloc)},
+      {"mem_free", offsetof(struct zmlir_fast_backend, mem_free)},
+      {"memset_d8", offsetof(struct zmlir_fast_backend, memset[0])},
+      {"memset_d16", offsetof(struct zmlir_fast_backend, memset[1])},
+      {"memset_d32", offsetof(struct zmlir_fast_backend, memset[2])},
+      {"memset_d8_async", offsetof(struct zmlir_fast_backend, memset_async[0])},
+      {"memset_d16_async", offsetof(struct zmlir_fast_backend, memset_async[1])},
+      {"memset_d32_async", offsetof(struct zmlir_fast_backend, memset_async[2])},
   };
   for (size_t i = 0; i < sizeof fields / sizeof *fields; ++i)
     if (strcmp(name, fields[i].name) == 0) {
@@ -753,6 +771,210 @@ CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEn
   return result;
 }
 
+/* -- device memory ---------------------------------------------------------------
+ *
+ * Under the CUDA passthrough cuMemAlloc_v2, cuMemFree_v2 and cuMemsetD8/16/32
+ * (_v2 and Async) go straight to the real driver's when zmlir_fast_applies
+ * (no tracing, no capture, a known current context without a sticky
+ * error, a default stream or ours): cudaMalloc, cudaMemset and cudaFree in a
+ * program's timed loop (llm.c's layernorm_backward) cost what they cost on
+ * NVIDIA's driver. The real driver's answers are the answers; any other than
+ * success takes the Python path, which makes the call again and reports it as
+ * it always does (an allocation's CUDA_ERROR_OUT_OF_MEMORY, a memset's
+ * CUDA_ERROR_INVALID_VALUE, 201 from a thread that has not entered the real
+ * context).
+ *
+ * The Python driver keeps the allocations' map (pointer queries, copies,
+ * cuMemGetInfo, IPC): every allocation and free made here is written to a
+ * journal it takes before it reads the map (zmlir_fast_mem_take, in order).
+ * cuMemFree_v2 takes this path only for an allocation made here that Python
+ * has not claimed (zmlir_fast_mem_claim: it has work to do at its free) and
+ * only while a synchronisation point has no Python work (device printf
+ * output: cudaFree is one); every other free is Python's. A full journal or
+ * table sends allocations to Python until it has taken the journal. */
+
+#define ZMLIR_MEM_SLOTS 16384 /* a power of two */
+#define ZMLIR_MEM_JOURNAL 4096
+#define ZMLIR_MEM_TOMBSTONE ((uintptr_t)1)
+
+struct zmlir_mem_record {
+  uintptr_t address;
+  size_t size; /* 0: freed */
+};
+
+static uintptr_t zmlir_mem_table[ZMLIR_MEM_SLOTS]; /* live allocations made here */
+static size_t zmlir_mem_live, zmlir_mem_used;      /* slots live; live or tombstones */
+static struct zmlir_mem_record zmlir_mem_journal[ZMLIR_MEM_JOURNAL];
+static size_t zmlir_mem_journal_length;
+static pthread_mutex_t zmlir_mem_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long long zmlir_fast_mem_count;
+
+/* Under zmlir_mem_lock: the slot of `address`, or NULL. */
+static uintptr_t *zmlir_mem_find(uintptr_t address) {
+  size_t i = zmlir_fast_hash(address) & (ZMLIR_MEM_SLOTS - 1);
+  for (size_t n = 0; n < ZMLIR_MEM_SLOTS; ++n, i = (i + 1) & (ZMLIR_MEM_SLOTS - 1)) {
+    if (zmlir_mem_table[i] == address)
+      return &zmlir_mem_table[i];
+    if (zmlir_mem_table[i] == 0)
+      return NULL;
+  }
+  return NULL;
+}
+
+/* Under zmlir_mem_lock: forgets `address`; whether it was there. */
+static int zmlir_mem_remove(uintptr_t address) {
+  uintptr_t *slot = zmlir_mem_find(address);
+  if (slot == NULL)
+    return 0;
+  *slot = ZMLIR_MEM_TOMBSTONE;
+  --zmlir_mem_live;
+  if (zmlir_mem_live == 0) { /* tombstones go when the table empties */
+    memset(zmlir_mem_table, 0, sizeof zmlir_mem_table);
+    zmlir_mem_used = 0;
+  }
+  return 1;
+}
+
+/* Under zmlir_mem_lock: remembers `address` (not there). */
+static void zmlir_mem_insert(uintptr_t address) {
+  size_t i = zmlir_fast_hash(address) & (ZMLIR_MEM_SLOTS - 1);
+  while (zmlir_mem_table[i] > ZMLIR_MEM_TOMBSTONE)
+    i = (i + 1) & (ZMLIR_MEM_SLOTS - 1);
+  if (zmlir_mem_table[i] == 0)
+    ++zmlir_mem_used;
+  zmlir_mem_table[i] = address;
+  ++zmlir_mem_live;
+}
+
+static void zmlir_mem_record(uintptr_t address, size_t size) {
+  zmlir_mem_journal[zmlir_mem_journal_length++] = (struct zmlir_mem_record){address, size};
+  __atomic_add_fetch(&zmlir_fast_mem_count, 1, __ATOMIC_RELAXED);
+}
+
+/* Python takes the journal: up to `room` records, oldest first; how many. */
+size_t zmlir_fast_mem_take(struct zmlir_mem_record *out, size_t room) {
+  pthread_mutex_lock(&zmlir_mem_lock);
+  size_t n = zmlir_mem_journal_length < room ? zmlir_mem_journal_length : room;
+  memcpy(out, zmlir_mem_journal, n * sizeof *out);
+  memmove(zmlir_mem_journal, zmlir_mem_journal + n, (zmlir_mem_journal_length - n) * sizeof *out);
+  zmlir_mem_journal_length -= n;
+  pthread_mutex_unlock(&zmlir_mem_lock);
+  return n;
+}
+
+/* Whether the journal holds records (read without the lock: a hint). */
+int zmlir_fast_mem_pending(void) {
+  return __atomic_load_n(&zmlir_mem_journal_length, __ATOMIC_RELAXED) != 0;
+}
+
+/* Python frees (or otherwise owns) the allocation at `address` from now on;
+ * whether it was one made here. */
+int zmlir_fast_mem_claim(uintptr_t address) {
+  pthread_mutex_lock(&zmlir_mem_lock);
+  int found = address > ZMLIR_MEM_TOMBSTONE && zmlir_mem_remove(address);
+  pthread_mutex_unlock(&zmlir_mem_lock);
+  return found;
+}
+
+/* Calls that took this path: allocations and frees (the journal), memsets. */
+unsigned long long zmlir_fast_memory_calls(void) {
+  return ZMLIR_LOAD(zmlir_fast_mem_count);
+}
+
+CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize) {
+  zmlir_cu_mem_alloc_fn alloc = (zmlir_cu_mem_alloc_fn)zmlir_fast_backend.mem_alloc;
+  CUresult result = 1;
+  zmlir_enter();
+  int fast = alloc && dptr && bytesize && zmlir_fast_applies(NULL);
+  if (fast) {
+    pthread_mutex_lock(&zmlir_mem_lock);
+    fast = zmlir_mem_journal_length < ZMLIR_MEM_JOURNAL && zmlir_mem_used < ZMLIR_MEM_SLOTS / 2;
+    CUdeviceptr p = 0;
+    fast = fast && (result = alloc(&p, bytesize)) == 0 && p > ZMLIR_MEM_TOMBSTONE;
+    if (fast) {
+      zmlir_mem_insert((uintptr_t)p);
+      zmlir_mem_record((uintptr_t)p, bytesize);
+      *dptr = p;
+    } else if (result == 0) { /* NVIDIA's allocation at an address we cannot key */
+      fast = 0;
+      ((zmlir_cu_mem_free_fn)zmlir_fast_backend.mem_free)(p);
+    }
+    pthread_mutex_unlock(&zmlir_mem_lock);
+  }
+  if (!fast)
+    result = zmlir_py_cuMemAlloc_v2(dptr, bytesize);
+  zmlir_leave();
+  return result;
+}
+
+CUresult cuMemFree_v2(CUdeviceptr dptr) {
+  zmlir_cu_mem_free_fn release = (zmlir_cu_mem_free_fn)zmlir_fast_backend.mem_free;
+  CUresult result = 1;
+  zmlir_enter();
+  int fast = release && ZMLIR_LOAD(zmlir_fast_sync_work) == 0 && zmlir_fast_applies(NULL) &&
+             zmlir_fast_mem_claim((uintptr_t)dptr);
+  if (fast) {
+    pthread_mutex_lock(&zmlir_mem_lock);
+    if (zmlir_mem_journal_length < ZMLIR_MEM_JOURNAL && (result = release(dptr)) == 0)
+      zmlir_mem_record((uintptr_t)dptr, 0);
+    else { /* Python's again, which frees it and reports what NVIDIA's says */
+      zmlir_mem_insert((uintptr_t)dptr);
+      fast = 0;
+    }
+    pthread_mutex_unlock(&zmlir_mem_lock);
+  }
+  if (!fast)
+    result = zmlir_py_cuMemFree_v2(dptr);
+  zmlir_leave();
+  return result;
+}
+
+/* A memset through the real driver's `index` (0: D8, 1: D16, 2: D32), on the
+ * NULL stream where `async` (our launches' queue); 1 with *result set, else 0. */
+static int zmlir_fast_memset(int index, int async, CUdeviceptr dst, unsigned int value, size_t n,
+                             void *stream, CUresult *result) {
+  uintptr_t fn = async ? zmlir_fast_backend.memset_async[index] : zmlir_fast_backend.memset[index];
+  if (!fn || !zmlir_fast_applies(stream))
+    return 0;
+  CUresult code;
+  if (index == 0)
+    code = async ? ((zmlir_cu_memset8_async_fn)fn)(dst, (unsigned char)value, n, NULL)
+                 : ((zmlir_cu_memset8_fn)fn)(dst, (unsigned char)value, n);
+  else if (index == 1)
+    code = async ? ((zmlir_cu_memset16_async_fn)fn)(dst, (unsigned short)value, n, NULL)
+                 : ((zmlir_cu_memset16_fn)fn)(dst, (unsigned short)value, n);
+  else
+    code = async ? ((zmlir_cu_memset32_async_fn)fn)(dst, value, n, NULL)
+                 : ((zmlir_cu_memset32_fn)fn)(dst, value, n);
+  if (code != 0)
+    return 0;
+  *result = 0;
+  __atomic_add_fetch(&zmlir_fast_mem_count, 1, __ATOMIC_RELAXED);
+  return 1;
+}
+
+#define ZMLIR_FAST_MEMSET(name, index, type)                                                       \
+  CUresult name##_v2(CUdeviceptr dst, type value, size_t n) {                                      \
+    CUresult result;                                                                               \
+    zmlir_enter();                                                                                 \
+    if (!zmlir_fast_memset(index, 0, dst, value, n, NULL, &result))                                \
+      result = zmlir_py_##name##_v2(dst, value, n);                                                \
+    zmlir_leave();                                                                                 \
+    return result;                                                                                 \
+  }                                                                                                \
+  CUresult name##Async(CUdeviceptr dst, type value, size_t n, CUstream stream) {                   \
+    CUresult result;                                                                               \
+    zmlir_enter();                                                                                 \
+    if (!zmlir_fast_memset(index, 1, dst, value, n, stream, &result))                              \
+      result = zmlir_py_##name##Async(dst, value, n, stream);                                      \
+    zmlir_leave();                                                                                 \
+    return result;                                                                                 \
+  }
+
+ZMLIR_FAST_MEMSET(cuMemsetD8, 0, unsigned char)
+ZMLIR_FAST_MEMSET(cuMemsetD16, 1, unsigned short)
+ZMLIR_FAST_MEMSET(cuMemsetD32, 2, unsigned int)
+
 /* The exported address of a function of this file: cffi's ffi.addressof
  * gives that of its own wrapper, and cuGetProcAddress must hand out the
  * symbol itself (cudart and the tracing interposer compare addresses). */
@@ -769,6 +991,14 @@ uintptr_t zmlir_fast_address(const char *name) {
       {"cuEventSynchronize", (uintptr_t)&cuEventSynchronize},
       {"cuEventElapsedTime", (uintptr_t)&cuEventElapsedTime},
       {"cuEventElapsedTime_v2", (uintptr_t)&cuEventElapsedTime_v2},
+      {"cuMemAlloc_v2", (uintptr_t)&cuMemAlloc_v2},
+      {"cuMemFree_v2", (uintptr_t)&cuMemFree_v2},
+      {"cuMemsetD8_v2", (uintptr_t)&cuMemsetD8_v2},
+      {"cuMemsetD16_v2", (uintptr_t)&cuMemsetD16_v2},
+      {"cuMemsetD32_v2", (uintptr_t)&cuMemsetD32_v2},
+      {"cuMemsetD8Async", (uintptr_t)&cuMemsetD8Async},
+      {"cuMemsetD16Async", (uintptr_t)&cuMemsetD16Async},
+      {"cuMemsetD32Async", (uintptr_t)&cuMemsetD32Async},
       {"zmlir_fast_cls_get", (uintptr_t)&zmlir_fast_cls_get},
   };
   for (size_t i = 0; i < sizeof exported / sizeof *exported; ++i)

@@ -16,6 +16,11 @@ synchronisation with Python work to do (sync_work), an error the real
 driver answers.
 The context-local storage get cudart calls before each launch (an export-
 table slot) is answered from a C mirror of the driver's storage as well.
+So are cuMemAlloc_v2, cuMemFree_v2 and cuMemsetD8/16/32 (_v2, Async) where
+the backend hands their real entry points over (the passthrough): the
+allocations and frees made in C are journalled, and the driver's map of
+allocations takes the journal before it answers (take_allocations); an
+allocation the Python driver must see freed is claimed (claim_allocation).
 OpenCL launches, on either path, return while their kernels run: fastpath.c
 keeps the launches in flight and retires them as they end (launches_done,
 launches_completed, take_failed_launches).
@@ -219,6 +224,29 @@ class FastPath:
         word = self.ffi.cast("uint32_t *", address)
         value, word[0] = int(word[0]), 0
         return value
+
+    # -- device memory (fastpath.c's cuMemAlloc_v2, cuMemFree_v2) ---------------
+    def take_allocations(self) -> list[tuple[int, int]]:
+        """The allocations (address, size) and frees (address, 0) the C
+        path made since the last call, in order."""
+        if self.lib is None or not self.lib.zmlir_fast_mem_pending():
+            return []
+        records = self.ffi.new("struct zmlir_mem_record[]", 256)
+        taken: list[tuple[int, int]] = []
+        while True:
+            n = int(self.lib.zmlir_fast_mem_take(records, 256))
+            taken.extend((int(records[i].address), int(records[i].size)) for i in range(n))
+            if n < 256:
+                return taken
+
+    def claim_allocation(self, address: int) -> bool:
+        """The Python driver frees the allocation at `address` from now on
+        (the C path leaves it alone); whether the C path made it."""
+        return self.lib is not None and bool(self.lib.zmlir_fast_mem_claim(address))
+
+    def memory_calls(self) -> int:
+        """Allocations, frees and memsets that took the C path so far."""
+        return int(self.lib.zmlir_fast_memory_calls()) if self.lib is not None else 0
 
     def launches(self) -> int:
         """How many launches took the fast path so far."""

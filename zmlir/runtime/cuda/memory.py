@@ -55,6 +55,7 @@ class MemoryAPI(IpcAPI):  # cuMemFree ends an allocation's exports
         if self.graph_memory.free(dptr):  # a graph's allocation, freed outside it
             self.sync_point()
             return E.CUDA_SUCCESS
+        self.fast.claim_allocation(dptr)  # the C path's (fastpath.c): freed here
         if not self.allocations.remove_owned(dptr):
             return E.CUDA_ERROR_INVALID_VALUE
         self.managed.discard(dptr)

@@ -1,10 +1,14 @@
 """The device address ranges the driver knows: its allocations and the
 module variables it handed out. Lookups by address are a floor search of the
 sorted bases (sorted_addresses.py): copies ask for every pointer they are
-given, and a long-running program holds many allocations."""
+given, and a long-running program holds many allocations. Allocations the C
+fast path made (fastpath.c: cuMemAlloc_v2 and cuMemFree_v2 under the
+passthrough) come from its journal, taken before every answer (`journal`)."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from zmlir.runtime.sorted_addresses import SortedAddresses
@@ -20,8 +24,25 @@ class AllocationMap:
     # range made again at the same base gets a new one.
     _ids: dict[int, int] = field(default_factory=dict)
     _next_id: int = 1
+    # The C fast path's allocations (size) and frees (0) since the last call.
+    journal: Callable[[], list[tuple[int, int]]] | None = None
+    _journal_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def _take_journal(self) -> None:
+        if self.journal is None:
+            return
+        with self._journal_lock:  # taken and applied in order
+            for base, size in self.journal():
+                if size:
+                    self._add(base, size, True)
+                else:
+                    self._remove_owned(base)
 
     def add(self, base: int, size: int, owned: bool = True) -> None:
+        self._take_journal()
+        self._add(base, size, owned)
+
+    def _add(self, base: int, size: int, owned: bool) -> None:
         if base not in self._sizes:
             self._bases.add(base)
             self._ids[base] = self._next_id
@@ -33,10 +54,15 @@ class AllocationMap:
 
     def owns(self, base: int) -> bool:
         """Whether `base` starts an allocation of ours (cuMemFree frees it)."""
+        self._take_journal()
         return base in self._owned
 
     def remove_owned(self, base: int) -> bool:
         """Forgets an allocation of ours; False if `base` does not start one."""
+        self._take_journal()
+        return self._remove_owned(base)
+
+    def _remove_owned(self, base: int) -> bool:
         if base not in self._owned:
             return False
         self._owned.discard(base)
@@ -59,19 +85,23 @@ class AllocationMap:
     def forget(self, base: int) -> None:
         """Forgets a range that is not ours to free (a module variable),
         when its module is unloaded."""
+        self._take_journal()
         if base in self._sizes and base not in self._owned:
             del self._sizes[base]
             del self._ids[base]
             self._bases.discard(base)
 
     def size_of(self, base: int) -> int:
+        self._take_journal()
         return self._sizes[base]
 
     def buffer_id(self, base: int) -> int:
+        self._take_journal()
         return self._ids[base]
 
     def containing(self, address: int, nbytes: int = 1) -> tuple[int, int] | None:
         """(base, size) of the range holding [address, address + nbytes)."""
+        self._take_journal()
         base = self._bases.floor(address)
         if base is None:
             return None
@@ -81,4 +111,5 @@ class AllocationMap:
         return None
 
     def owned_bytes(self) -> int:
+        self._take_journal()
         return sum(self._sizes[base] for base in self._owned)

@@ -82,6 +82,7 @@ class DriverState:
         # Set by driver.bind() when ZMLIR_TRACE asks for a call log.
         self.tracer: Any = None
         self.fast = FastPath(ffi, lib)
+        self.allocations.journal = self.fast.take_allocations  # the C path's (fastpath.c)
         # Device printf and assert output (printf.py).
         self.printf = DevicePrintf(log, self.fast.sync_work)
         self.globaltimer = GlobalTimer(log)  # %globaltimer's calibration (globaltimer.py)
