@@ -20,11 +20,16 @@ values that need no .approx instruction equal to an H200's (NVIDIA's library
 and driver, curand/curand_ours.h200.txt, where ours on NVIDIA's driver gave
 the same output).
 
+Poisson (curand/curand_poisson.cu), ours: linked once with ours and once
+with NVIDIA's, equal line for line; and ours where NVIDIA's library is not
+found (ZMLIR_NVIDIA_LIBRARIES=0) equal to NVIDIA's output recorded here
+(curand/curand_poisson.nvidia.txt).
+
 What ours hands to NVIDIA's library (curand/curand_delegated.cu: generator
-types, orderings, Poisson, host normals ours lacks), linked once with ours
-and once with NVIDIA's: equal line for line; and with
-ZMLIR_NVIDIA_LIBRARIES=0, as where NVIDIA's is not installed, each refused
-by name (CURAND_STATUS_ARCH_MISMATCH)."""
+types, orderings, host normals ours lacks), linked once with ours and once
+with NVIDIA's: equal line for line; and with ZMLIR_NVIDIA_LIBRARIES=0, as
+where NVIDIA's is not installed, each refused by name
+(CURAND_STATUS_ARCH_MISMATCH)."""
 
 from __future__ import annotations
 
@@ -249,8 +254,9 @@ def test_what_ours_does_not_make_is_refused_by_name(
     run = ours_and_nvidias["unsupported"]
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.splitlines() == ["unsupported MTGP32: 204", "unsupported SOBOL32: 204",
-                                       "unsupported Poisson: 204"]
-    for name in ("CURAND_RNG_PSEUDO_MTGP32", "CURAND_RNG_QUASI_SOBOL32", "curandGeneratePoisson"):
+                                       "unsupported ordering SEEDED: 204"]
+    for name in ("CURAND_RNG_PSEUDO_MTGP32", "CURAND_RNG_QUASI_SOBOL32",
+                 "CURAND_ORDERING_PSEUDO_SEEDED"):
         assert run.stderr.count(name) == 1, run.stderr
 
 
@@ -282,7 +288,8 @@ def test_what_ours_lacks_nvidias_library_makes(
         delegated: dict[str, subprocess.CompletedProcess[str]]) -> None:
     """Generator types ours lacks (MTGP32, MT19937, the Sobol generators,
     host generators among them), orderings (SEEDED, LEGACY, DYNAMIC, a
-    change of ordering after values were made), Poisson, a host generator's
+    change of ordering after values were made, after Poisson values of ours
+    among others), Poisson (ours, on the same cases), a host generator's
     normals, direction vectors and scramble constants: through ours, the
     values and statuses of NVIDIA's library linked directly, also where ours
     made values of every kind first (NVIDIA's generator then replays them)."""
@@ -291,7 +298,7 @@ def test_what_ours_lacks_nvidias_library_makes(
     assert ours.returncode == 0 and ours.stdout.endswith("DONE\n"), ours.stdout + ours.stderr
     assert ours.stdout == nvidias.stdout
     lines = ours.stdout.splitlines()
-    assert len(lines) == 8 + 3 * 10 + 6
+    assert len(lines) == 8 + 3 * 12 + 6
     # Nothing failed quietly: every generator was made and every call answered
     # but SEEDED on Philox and MRG32k3a (CURAND_STATUS_OUT_OF_RANGE, as
     # NVIDIA's answers).
@@ -301,11 +308,14 @@ def test_what_ours_lacks_nvidias_library_makes(
     # Ours was the library, and handed these over by name.
     for said in ("generator type: CURAND_RNG_PSEUDO_MTGP32: NVIDIA's",
                  "generator type: CURAND_RNG_QUASI_SCRAMBLED_SOBOL64: NVIDIA's",
-                 "curandGeneratePoisson: NVIDIA's, after 8 calls of ours replayed",
+                 "ordering CURAND_ORDERING_PSEUDO_LEGACY: NVIDIA's, after 12 calls",
                  "ordering CURAND_ORDERING_PSEUDO_LEGACY: NVIDIA's, after 8 calls",
                  "change of ordering to CURAND_ORDERING_PSEUDO_BEST after values were made",
                  "a host generator's normals: NVIDIA's, after 2 calls"):
         assert said in ours.stderr, said
+    # Poisson is ours: handed over only for a method ours lacks.
+    assert "curandGeneratePoisson:" not in ours.stderr
+    assert "curandGeneratePoissonMethod (method 9): NVIDIA's, after 9 calls" in ours.stderr
     assert "Traceback" not in ours.stderr
 
 
@@ -317,13 +327,80 @@ def test_without_nvidias_library_what_ours_lacks_is_refused(
     run = delegated["refused"]
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.splitlines() == ["MTGP32: 204", "SOBOL32: 204", "ordering BEST: 0",
-                                       "ordering SEEDED: 204", "Poisson: 204",
+                                       "ordering SEEDED: 204", "Poisson (ours): 0",
                                        "direction vectors: 204"]
     assert run.stderr.count("is not used (ZMLIR_NVIDIA_LIBRARIES=0)") == 1, run.stderr
     for name in ("CURAND_RNG_PSEUDO_MTGP32", "CURAND_RNG_QUASI_SOBOL32",
-                 "CURAND_ORDERING_PSEUDO_SEEDED", "curandGeneratePoisson",
-                 "curandGetDirectionVectors32"):
+                 "CURAND_ORDERING_PSEUDO_SEEDED", "curandGetDirectionVectors32"):
         assert run.stderr.count(name) == 1, (name, run.stderr)
+    assert "curandGeneratePoisson" not in run.stderr
+
+
+POISSON = SOURCES / "curand_poisson.cu"
+POISSON_RECORDED = SOURCES / "curand_poisson.nvidia.txt"  # NVIDIA's libcurand 10.4.5, here
+
+
+@pytest.fixture(scope="module")
+def poisson(tmp_path_factory: pytest.TempPathFactory, wheel: Path,
+            libdir: str) -> dict[str, subprocess.CompletedProcess[str]]:
+    if tool("nvcc") is None:
+        pytest.skip("nvcc is not installed")
+    if not (Path(libdir) / "libcurand.so.10").exists():
+        pytest.skip("our libcurand is not built (needs nvcc and the nvidia-curand wheel)")
+    folder = tmp_path_factory.mktemp("curand_poisson")
+    runs = {}
+    for name in ("ours", "nvidias"):
+        _build(POISSON, folder / name, wheel, nvidia=name == "nvidias", libdir=libdir)
+        runs[name] = subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--",
+                                     str(folder / name)], capture_output=True, text=True,
+                                    timeout=1200, env={**os.environ, "ZMLIR_LOG": "1"})
+    return runs
+
+
+def test_poisson_is_nvidias(poisson: dict[str, subprocess.CompletedProcess[str]]) -> None:
+    """curandGeneratePoisson on XORWOW, Philox and MRG32k3a, lambdas from
+    0.001 to 400000 (NVIDIA's table below 2000, rounded normals from it on),
+    among other calls, at odd sizes and offsets, a host generator: ours
+    gives NVIDIA's values and statuses, and makes them itself."""
+    ours, nvidias = poisson["ours"], poisson["nvidias"]
+    assert nvidias.returncode == 0, nvidias.stdout + nvidias.stderr[-4000:]
+    assert ours.returncode == 0 and ours.stdout.endswith("DONE\n"), ours.stdout + ours.stderr
+    assert "takes its PTX path" in nvidias.stderr and "takes its PTX path" not in ours.stderr
+    assert "NVIDIA's" not in ours.stderr, ours.stderr  # nothing handed over
+    lines = ours.stdout.splitlines()
+    assert len(lines) == 3 * 4 + 10
+    assert all(set(line.split("statuses ")[1].split()) == {"0"} for line in lines[:12])
+    assert lines == nvidias.stdout.splitlines()
+
+
+@pytest.fixture(scope="module")
+def poisson_alone(tmp_path_factory: pytest.TempPathFactory,
+                  libdir: str) -> subprocess.CompletedProcess[str]:
+    """curand_poisson.cu linked with ours and run where NVIDIA's library is
+    not used (ZMLIR_NVIDIA_LIBRARIES=0; installed or not), a state's values
+    shared among 7 threads."""
+    from zmlir.libraries import build
+
+    if tool("nvcc") is None:
+        pytest.skip("nvcc is not installed")
+    if not (Path(libdir) / "libcurand.so.10").exists():
+        pytest.skip("our libcurand is not built (needs nvcc and the nvidia-curand wheel)")
+    wheel = build.nvidia_wheel_dir("curand.h")
+    include = wheel / "include" if wheel else build.cuda_include_dir()
+    exe = tmp_path_factory.mktemp("curand_poisson_alone") / "ours"
+    subprocess.run([tool("nvcc"), "-arch=sm_75", f"-I{include}", str(POISSON), "-o", str(exe),
+                    f"-L{libdir}", "-lcurand"], check=True, capture_output=True)
+    return subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(exe)],
+                          capture_output=True, text=True, timeout=1200,
+                          env={**os.environ, "ZMLIR_NVIDIA_LIBRARIES": "0",
+                               "ZMLIR_CURAND_SPLIT": "7"})
+
+
+def test_poisson_without_nvidias_library(poisson_alone: subprocess.CompletedProcess[str]) -> None:
+    """Ours alone: NVIDIA's output, recorded (known answers)."""
+    alone = poisson_alone
+    assert alone.returncode == 0, alone.stdout + alone.stderr[-4000:]
+    assert alone.stdout == POISSON_RECORDED.read_text()
 
 
 def test_exports_are_nvidias(libdir: str, wheel: Path) -> None:

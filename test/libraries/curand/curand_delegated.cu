@@ -1,11 +1,12 @@
 // What our libcurand hands to NVIDIA's (zmlir/libraries/curand/curand.c):
 // generator types ours lacks (MTGP32, MT19937, the Sobol generators), the
-// orderings ours lacks, Poisson, a host generator's normals, direction
-// vectors and scramble constants; a generator of ours handed over after it
-// made values of every kind, so that NVIDIA's must continue from where ours
-// stopped. Each case prints the checksum of every call's values and the
-// statuses. Built twice by test_curand.py, linked with ours and with
-// NVIDIA's: the outputs must be equal line for line.
+// orderings ours lacks, the Poisson methods ours lacks, a host generator's
+// normals, direction vectors and scramble constants; a generator of ours
+// handed over after it made values of every kind (Poisson included), so
+// that NVIDIA's must continue from where ours stopped; and Poisson, which
+// ours makes, on the same cases. Each case prints the checksum of every
+// call's values and the statuses. Built twice by test_curand.py, linked with
+// ours and with NVIDIA's: the outputs must be equal line for line.
 //
 // `refused`: what ours answers where NVIDIA's library is not found.
 #include <cstdint>
@@ -26,11 +27,12 @@ static uint64_t fnv1a(const void *p, size_t n) {
   return h;
 }
 
-// One call: its kind and count; `P` Poisson (lambda in `x`), `O` an offset,
+// One call: its kind and count; `P` Poisson (lambda in `x`; `A` and `T` by
+// the methods CURAND_DEVICE_API and CURAND_3RD, which ours lacks), `O` an offset,
 // `R` an ordering (in n), `D` quasi-random dimensions (in n), `S` a seed (n).
 struct Call {
   char kind; // b bits, u uniform, d uniform double, n normal, N normal double,
-             // l log-normal, L log-normal double, q 64-bit, P, O, R, D, S
+             // l log-normal, L log-normal double, q 64-bit, P, A, T, O, R, D, S
   size_t n;
   double x;
 };
@@ -77,6 +79,11 @@ static void run(const char *name, curandRngType_t type, bool on_host,
     case 'P':
       s = curandGeneratePoisson(g, (unsigned *)at, c.n, c.x);
       break;
+    case 'A':
+    case 'T':
+      s = curandGeneratePoissonMethod(g, (unsigned *)at, c.n, c.x,
+                                      c.kind == 'A' ? CURAND_DEVICE_API : CURAND_3RD);
+      break;
     case 'O':
       printf(", offset %d", (int)curandSetGeneratorOffset(g, c.n));
       continue;
@@ -111,7 +118,9 @@ int main(int argc, char **argv) {
     printf("ordering BEST: %d\n", (int)curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_BEST));
     printf("ordering SEEDED: %d\n",
            (int)curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_SEEDED));
-    printf("Poisson: %d\n", (int)curandGeneratePoisson(g, nullptr, 4, 2.0));
+    void *values;
+    cudaMalloc(&values, 16);
+    printf("Poisson (ours): %d\n", (int)curandGeneratePoisson(g, (unsigned *)values, 4, 2.0));
     curandDirectionVectors32_t *vectors;
     printf("direction vectors: %d\n",
            (int)curandGetDirectionVectors32(&vectors, CURAND_DIRECTION_VECTORS_32_JOEKUO6));
@@ -147,6 +156,19 @@ int main(int argc, char **argv) {
     run(label, type, false, {{'P', 100000, 2.5}, {'P', 5000, 400.0}, {'b', 1000}});
     snprintf(label, sizeof label, "%s Poisson after ours", name);
     run(label, type, false, with(mixed, {{'P', 10001, 3.25}, {'n', 2000}, {'d', 999}}));
+    snprintf(label, sizeof label, "%s Poisson methods after ours", name);
+    run(label, type, false,
+        with(mixed, {{'P', 999, 2.5}, {'A', 5001, 30.0}, {'P', 77, 3000.0}, {'T', 4099, 8.5}}));
+    // Poisson among the calls a handed-over generator's twin replays.
+    snprintf(label, sizeof label, "%s ordering LEGACY after ours' Poisson", name);
+    run(label, type, false,
+        with(mixed, {{'P', 10001, 3.25},
+                     {'P', 4099, 2500.0},
+                     {'b', 3},
+                     {'P', 7, 2500.0},
+                     {'R', CURAND_ORDERING_PSEUDO_LEGACY},
+                     {'b', 5000},
+                     {'P', 999, 9.5}}));
     snprintf(label, sizeof label, "%s ordering SEEDED", name);
     run(label, type, false, {{'R', CURAND_ORDERING_PSEUDO_SEEDED}, {'b', 70000}, {'n', 5000}});
     snprintf(label, sizeof label, "%s ordering LEGACY after ours", name);

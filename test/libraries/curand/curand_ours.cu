@@ -124,9 +124,10 @@ int main(int argc, char **argv) {
     curandGenerator_t g;
     printf("unsupported MTGP32: %d\n", (int)curandCreateGenerator(&g, CURAND_RNG_PSEUDO_MTGP32));
     printf("unsupported SOBOL32: %d\n", (int)curandCreateGenerator(&g, CURAND_RNG_QUASI_SOBOL32));
-    printf("unsupported Poisson: %d\n", curandCreateGenerator(&g, CURAND_RNG_PSEUDO_XORWOW) == 0
-                                            ? (int)curandGeneratePoisson(g, nullptr, 4, 2.0)
-                                            : -1);
+    printf("unsupported ordering SEEDED: %d\n",
+           curandCreateGenerator(&g, CURAND_RNG_PSEUDO_XORWOW) == 0
+               ? (int)curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_SEEDED)
+               : -1);
     return 0;
   }
   void *device;

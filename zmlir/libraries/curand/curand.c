@@ -28,6 +28,7 @@
 #include <curand.h>
 
 #include <dlfcn.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -45,10 +46,15 @@ enum kind {
   KIND_NORMAL_DOUBLE,
   KIND_LOG_NORMAL,
   KIND_LOG_NORMAL_DOUBLE,
+  KIND_POISSON,        /* lambda < POISSON_TABLE_LIMIT: NVIDIA's table */
+  KIND_POISSON_NORMAL, /* larger: rounded normals */
 };
 struct params {
   float mean, stddev;
   double mean_double, stddev_double;
+  double lambda;
+  uint64_t V, K; /* the table's, in device memory (KIND_POISSON) */
+  unsigned shift, length;
 };
 
 enum {
@@ -63,6 +69,7 @@ enum {
 struct call {
   enum kind kind;
   size_t n;
+  double lambda; /* Poisson's */
 };
 enum { HISTORY_LIMIT = 1 << 20 };
 
@@ -94,6 +101,11 @@ struct curandGenerator_st {
   int current;
   unsigned resident;  /* threads the device keeps running at once */
   int states_current; /* at `seed` and `offset` */
+  /* The Poisson table last used (poisson_table()), in device memory: V's
+   * doubles, then K's. */
+  double table_lambda;
+  CUdeviceptr table;
+  unsigned table_shift, table_length;
   pthread_mutex_t lock;
 };
 
@@ -331,6 +343,8 @@ curandStatus_t IMPL(curandDestroyGenerator)(curandGenerator_t g) {
     for (int i = 0; i < 2; ++i)
       if (g->states[i])
         cuMemFree(g->states[i]);
+    if (g->table)
+      cuMemFree(g->table);
     cuModuleUnload(g->module);
   }
   CUcontext popped;
@@ -418,11 +432,12 @@ ABI_CHECK(curandSetGeneratorOffset);
 /* A call ours made, kept for twin(). Calls of one kind in a row are one
  * call of their sum (XORWOW's and MRG32k3a's states each take their units
  * in order; Philox's where the first ends on a quad, kernels.cu). */
-static void remember(curandGenerator_t g, enum kind kind, size_t n, unsigned long long offset) {
+static void remember(curandGenerator_t g, enum kind kind, size_t n, double lambda,
+                     unsigned long long offset) {
   if (g->history_lost)
     return;
   struct call *last = g->history_count ? &g->history[g->history_count - 1] : NULL;
-  if (last && last->kind == kind &&
+  if (last && last->kind == kind && last->lambda == lambda &&
       (g->type != CURAND_RNG_PSEUDO_PHILOX4_32_10 || offset % 4 == 0)) {
     last->n += n;
     return;
@@ -438,7 +453,7 @@ static void remember(curandGenerator_t g, enum kind kind, size_t n, unsigned lon
     g->history = grown;
     g->history_capacity = capacity;
   }
-  g->history[g->history_count++] = (struct call){kind, n};
+  g->history[g->history_count++] = (struct call){kind, n, lambda};
 }
 
 /* A generator of NVIDIA's in the state NVIDIA's library would have `g`'s in
@@ -471,8 +486,10 @@ static curandStatus_t twin(curandGenerator_t g, const char *what, curandGenerato
   __typeof__(&curandGenerateLogNormal) log_normal = NVIDIA(curandGenerateLogNormal);
   __typeof__(&curandGenerateLogNormalDouble) log_normal_double = NVIDIA(
       curandGenerateLogNormalDouble);
+  __typeof__(&curandGeneratePoisson) poisson = NVIDIA(curandGeneratePoisson);
   if (!(make && destroy && set_stream && set_seed && set_offset && set_ordering && bits &&
-        uniform && uniform_double && normal && normal_double && log_normal && log_normal_double))
+        uniform && uniform_double && normal && normal_double && log_normal && log_normal_double &&
+        poisson))
     return ZMLIR_NOT_SUPPORTED;
   if (cuCtxPushCurrent(g->context) != CUDA_SUCCESS)
     return CURAND_STATUS_PREEXISTING_FAILURE;
@@ -497,7 +514,7 @@ static curandStatus_t twin(curandGenerator_t g, const char *what, curandGenerato
   size_t scratch_bytes = 0;
   for (size_t i = 0; i < g->history_count && status == CURAND_STATUS_SUCCESS; ++i) {
     enum kind kind = g->history[i].kind;
-    int pairs = kind >= KIND_NORMAL;
+    int pairs = kind >= KIND_NORMAL && kind <= KIND_LOG_NORMAL_DOUBLE;
     for (size_t left = g->history[i].n; left && status == CURAND_STATUS_SUCCESS;) {
       size_t n = left < REPLAY_PIECE ? left : REPLAY_PIECE;
       if (philox && n < left) {
@@ -544,6 +561,10 @@ static curandStatus_t twin(curandGenerator_t g, const char *what, curandGenerato
         break;
       case KIND_LOG_NORMAL_DOUBLE:
         status = log_normal_double(v, scratch, n, 0.0, 1.0);
+        break;
+      case KIND_POISSON:
+      case KIND_POISSON_NORMAL:
+        status = poisson(v, scratch, n, g->history[i].lambda);
         break;
       }
       position += n;
@@ -636,7 +657,11 @@ ABI_CHECK(curandSetGeneratorOrdering);
  * enough to fill it (an H200 keeps 132 x 2048 running), each thread with 32
  * units at least. ZMLIR_CURAND_SPLIT sets it (the tests' check that the
  * values do not depend on it). */
-static unsigned threads_per_state(curandGenerator_t g, unsigned long long units_per_state) {
+static unsigned threads_per_state(curandGenerator_t g, enum kind kind,
+                                  unsigned long long units_per_state) {
+  /* A Poisson normal's draws depend on the normal its state keeps. */
+  if (kind == KIND_POISSON_NORMAL)
+    return 1;
   const char *forced = getenv("ZMLIR_CURAND_SPLIT");
   if (forced && atoi(forced) > 0)
     return (unsigned)atoi(forced);
@@ -690,7 +715,7 @@ static curandStatus_t generate(curandGenerator_t g, enum kind kind, void *out, s
     void *args[] = {&g->states[0], &ikind, &target, &units, &g->offset, &g->seed, &p};
     result = launch(g->generate, count, g->stream, args);
   } else if (result == CUDA_SUCCESS) {
-    unsigned split = threads_per_state(g, units / count);
+    unsigned split = threads_per_state(g, kind, units / count);
     void *args[] = {&g->states[g->current],
                     &g->states[!g->current],
                     &ikind,
@@ -704,7 +729,7 @@ static curandStatus_t generate(curandGenerator_t g, enum kind kind, void *out, s
       g->current = !g->current;
   }
   if (result == CUDA_SUCCESS) {
-    remember(g, kind, n, g->offset);
+    remember(g, kind, n, p.lambda, g->offset);
     g->offset += units;
   }
   if (g->host && target) {
@@ -822,14 +847,174 @@ curandStatus_t IMPL(curandGenerateSeeds)(curandGenerator_t g) {
 }
 ABI_CHECK(curandGenerateSeeds);
 
-/* Poisson: NVIDIA's, the generator handed to it first. */
+/* NVIDIA's Poisson, measured against its library (kernels.cu says how the
+ * values are laid out): below POISSON_TABLE_LIMIT a table lookup per 32-bit
+ * value, NVIDIA's table bit for bit; from it on rounded normals; above
+ * POISSON_LAMBDA_LIMIT (or at 0 and below) CURAND_STATUS_OUT_OF_RANGE. */
+enum { POISSON_TABLE_LIMIT = 2000, POISSON_LAMBDA_LIMIT = 400000 };
+
+/* NVIDIA's table for `lambda` (curandCreatePoissonDistribution's and
+ * curandGeneratePoisson's: every V and K equal, measured at 22 lambdas from
+ * 0.001 to 1999): Marsaglia, Tsang and Wang's square histogram over the k
+ * whose probability exp(k log(lambda) - lambda - log(k!)), log(k!) summed a
+ * log at a time, is not 0 in double; cell j of n (a = 1/n) says
+ * j if u < V[j] = j a + p_j, else K[j]. The cells are filled by sweeps in
+ * index order, each poor cell (p < a) in turn topped up to a from the rich
+ * cell of highest index, which becomes poor in its turn, until none is poor;
+ * sweeps repeat for the cells that became poor behind the sweep. Returns 0
+ * where memory runs out. The arithmetic must not be contracted into fused
+ * multiply-adds (x86-64 has none by default; the pragmas say so elsewhere). */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+static int poisson_table(double lambda, unsigned *shift, unsigned *length, double **V_out,
+                         unsigned **K_out) {
+  double log_lambda = log(lambda), log_factorial = 0.0;
+  size_t capacity = 0, n = 0;
+  double *p = NULL;
+  unsigned first = 0;
+  for (unsigned k = 0;; ++k) {
+    if (k > 0)
+      log_factorial += log((double)k);
+    double pk = exp((double)k * log_lambda - lambda - log_factorial);
+    if (pk == 0.0) {
+      if (n || (double)k > lambda)
+        break;
+      continue;
+    }
+    if (!n)
+      first = k;
+    if (n == capacity) {
+      capacity = capacity ? 2 * capacity : 1024;
+      double *grown = realloc(p, capacity * sizeof *p);
+      if (!grown) {
+        free(p);
+        return 0;
+      }
+      p = grown;
+    }
+    p[n++] = pk;
+  }
+  double *V = malloc(n * sizeof *V);
+  unsigned *K = malloc(n * sizeof *K);
+  unsigned *large = malloc(n * sizeof *large);
+  char *done = calloc(n, 1);
+  if (!V || !K || !large || !done) {
+    free(p), free(V), free(K), free(large), free(done);
+    return 0;
+  }
+  double a = 1.0 / (double)n;
+  size_t top = 0;
+  for (size_t i = 0; i < n; ++i) {
+    K[i] = (unsigned)i;
+    if (!(p[i] < a))
+      large[top++] = (unsigned)i;
+  }
+  for (int progress = 1; progress;) {
+    progress = 0;
+    for (size_t j = 0; j < n; ++j) {
+      if (done[j] || !(p[j] < a))
+        continue;
+      while (top && (done[large[top - 1]] || p[large[top - 1]] < a))
+        --top;
+      if (!top)
+        break;
+      unsigned k = large[top - 1];
+      K[j] = k;
+      V[j] = (double)j * a + p[j];
+      done[j] = 1;
+      p[k] -= a - p[j];
+      progress = 1;
+    }
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (!done[i])
+      V[i] = (double)i * a + p[i];
+  free(p), free(large), free(done);
+  *shift = first;
+  *length = (unsigned)n;
+  *V_out = V;
+  *K_out = K;
+  return 1;
+}
+
+/* `g`'s table for `lambda` in device memory (g->lock held). */
+static curandStatus_t use_table(curandGenerator_t g, double lambda, struct params *p) {
+  if (!g->table || g->table_lambda != lambda) {
+    unsigned shift, length;
+    double *V;
+    unsigned *K;
+    if (!poisson_table(lambda, &shift, &length, &V, &K))
+      return CURAND_STATUS_ALLOCATION_FAILED;
+    if (g->table) {
+      cuStreamSynchronize(g->stream); /* calls queued may still read it */
+      cuMemFree(g->table);
+      g->table = 0;
+    }
+    size_t bytes = (size_t)length * (sizeof *V + sizeof *K);
+    CUresult result = cuMemAlloc(&g->table, bytes);
+    if (result == CUDA_SUCCESS)
+      result = cuMemcpyHtoD(g->table, V, length * sizeof *V);
+    if (result == CUDA_SUCCESS)
+      result = cuMemcpyHtoD(g->table + length * sizeof *V, K, length * sizeof *K);
+    free(V), free(K);
+    if (result != CUDA_SUCCESS) {
+      if (g->table)
+        cuMemFree(g->table);
+      g->table = 0;
+      return result == CUDA_ERROR_OUT_OF_MEMORY ? CURAND_STATUS_ALLOCATION_FAILED
+                                                : CURAND_STATUS_LAUNCH_FAILURE;
+    }
+    g->table_lambda = lambda;
+    g->table_shift = shift;
+    g->table_length = length;
+  }
+  p->V = g->table;
+  p->K = g->table + g->table_length * sizeof(double);
+  p->shift = g->table_shift;
+  p->length = g->table_length;
+  return CURAND_STATUS_SUCCESS;
+}
+
+static curandStatus_t poisson(curandGenerator_t g, unsigned int *out, size_t n, double lambda) {
+  if (lambda <= 0.0 || lambda > POISSON_LAMBDA_LIMIT)
+    return CURAND_STATUS_OUT_OF_RANGE;
+  struct params p = {.lambda = lambda};
+  if (!(lambda < POISSON_TABLE_LIMIT)) { /* NaN too, as NVIDIA's */
+    /* NVIDIA's host generators make normals with the host's libm. */
+    HOST_NORMALS(curandGeneratePoisson, g, out, n, lambda);
+    return generate(g, KIND_POISSON_NORMAL, out, n, 4, 0, p);
+  }
+  if (n == 0)
+    return CURAND_STATUS_SUCCESS;
+  if (cuCtxPushCurrent(g->context) != CUDA_SUCCESS)
+    return CURAND_STATUS_PREEXISTING_FAILURE;
+  pthread_mutex_lock(&g->lock);
+  curandStatus_t status = use_table(g, lambda, &p);
+  pthread_mutex_unlock(&g->lock);
+  CUcontext popped;
+  cuCtxPopCurrent(&popped);
+  return status == CURAND_STATUS_SUCCESS ? generate(g, KIND_POISSON, out, n, 4, 0, p) : status;
+}
+
 curandStatus_t IMPL(curandGeneratePoissonMethod)(curandGenerator_t g, unsigned int *out, size_t n,
                                                  double lambda, curandMethod_t method) {
   if (!g)
     return CURAND_STATUS_NOT_INITIALIZED;
   FORWARD(curandGeneratePoissonMethod, g, out, n, lambda, method);
+  /* NVIDIA's takes CURAND_CHOOSE_BEST (curandGeneratePoisson's), and
+   * CURAND_DEVICE_API and CURAND_3RD, which ours hands over; the others are
+   * CURAND_STATUS_OUT_OF_RANGE (measured). */
+  if (method == CURAND_CHOOSE_BEST)
+    return poisson(g, out, n, lambda);
+  if (method != CURAND_DEVICE_API && method != CURAND_3RD)
+    return CURAND_STATUS_OUT_OF_RANGE;
   pthread_mutex_lock(&g->lock);
-  curandStatus_t status = hand_over(g, "curandGeneratePoissonMethod");
+  char what[96];
+  snprintf(what, sizeof what, "curandGeneratePoissonMethod (method %d)", (int)method);
+  curandStatus_t status = hand_over(g, what);
   pthread_mutex_unlock(&g->lock);
   if (status != CURAND_STATUS_SUCCESS)
     return status;
@@ -843,13 +1028,7 @@ curandStatus_t IMPL(curandGeneratePoisson)(curandGenerator_t g, unsigned int *ou
   if (!g)
     return CURAND_STATUS_NOT_INITIALIZED;
   FORWARD(curandGeneratePoisson, g, out, n, lambda);
-  pthread_mutex_lock(&g->lock);
-  curandStatus_t status = hand_over(g, "curandGeneratePoisson");
-  pthread_mutex_unlock(&g->lock);
-  if (status != CURAND_STATUS_SUCCESS)
-    return status;
-  FORWARD(curandGeneratePoisson, g, out, n, lambda);
-  return ZMLIR_NOT_SUPPORTED;
+  return poisson(g, out, n, lambda);
 }
 ABI_CHECK(curandGeneratePoisson);
 

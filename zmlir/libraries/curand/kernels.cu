@@ -31,6 +31,16 @@
 // past the blocks the unit used (a double unit cut short after its second
 // value used one). Setting the seed or the offset sets subsequence s's
 // counter to the units below ceil(O / 4) that are its own.
+//
+// Poisson (curandGeneratePoisson), measured against NVIDIA's the same way:
+// for lambda below 2000 one 32-bit value per result, laid out as raw bits
+// are, looked up in Marsaglia, Tsang and Wang's square histogram
+// (_curand_M2_double's arithmetic; curand.c builds the table as NVIDIA's
+// curandCreatePoissonDistribution does); from 2000 on
+// (unsigned)(sqrt(lambda) * z + lambda + 0.5) of float normals z: XORWOW's and
+// MRG32k3a's one curand_normal per unit (the state keeps the second of a
+// Box-Muller pair for its next unit, as the device API does, across calls),
+// Philox's laid out as its normals are.
 #include <curand_kernel.h>
 
 namespace {
@@ -47,12 +57,30 @@ enum Distribution : int {
   kNormalDouble = 4,
   kLogNormal = 5,
   kLogNormalDouble = 6,
+  kPoisson = 7,       // lambda < 2000: the square histogram
+  kPoissonNormal = 8, // lambda >= 2000: rounded normals
 };
 
+// curand.c's struct params.
 struct Params {
   float mean, stddev;
   double mean_double, stddev_double;
+  double lambda;
+  const double *V; // the square histogram (kPoisson)
+  const unsigned *K;
+  unsigned shift, length;
 };
+
+// _curand_M2_double (curand_poisson.h) over our table.
+__device__ unsigned poisson_m2(unsigned x, const Params &p) {
+  double u = _curand_uniform_double(x);
+  int j = (int)floor(p.length * u);
+  return u < p.V[j] ? p.shift + j : p.shift + p.K[j];
+}
+
+__device__ unsigned poisson_normal(float z, const Params &p) {
+  return (unsigned)((sqrt(p.lambda) * z) + p.lambda + 0.5);
+}
 
 // The states' first skip at offset O (in units): the positions below O that
 // are state s's own.
@@ -83,6 +111,12 @@ __device__ void store(void *out, unsigned long long u, T x, T y) {
 __device__ void unit(curandStateXORWOW_t *st, int kind, void *out, unsigned long long u,
                      const Params &p) {
   switch (kind) {
+  case kPoisson:
+    ((unsigned *)out)[u] = poisson_m2(curand(st), p);
+    break;
+  case kPoissonNormal:
+    ((unsigned *)out)[u] = poisson_normal(curand_normal(st), p);
+    break;
   case kBits:
     ((unsigned *)out)[u] = curand(st);
     break;
@@ -118,6 +152,12 @@ __device__ void unit(curandStateXORWOW_t *st, int kind, void *out, unsigned long
 __device__ void unit(curandStateMRG32k3a_t *st, int kind, void *out, unsigned long long u,
                      const Params &p) {
   switch (kind) {
+  case kPoisson:
+    ((unsigned *)out)[u] = poisson_m2(curand(st), p);
+    break;
+  case kPoissonNormal:
+    ((unsigned *)out)[u] = poisson_normal(curand_normal(st), p);
+    break;
   case kBits:
     ((unsigned *)out)[u] = curand(st);
     break;
@@ -150,11 +190,12 @@ __device__ void unit(curandStateMRG32k3a_t *st, int kind, void *out, unsigned lo
   }
 }
 
-// 32-bit draws per unit of `kind` (the device API functions unit() calls).
+// 32-bit draws per unit of `kind` (the device API functions unit() calls);
+// kPoissonNormal's depend on the state's kept normal: never split (curand.c).
 __device__ unsigned draws(const curandStateXORWOW_t *, int kind) {
-  return kind == kBits || kind == kUniform                   ? 1
-         : kind == kNormalDouble || kind == kLogNormalDouble ? 4
-                                                             : 2;
+  return kind == kBits || kind == kUniform || kind == kPoisson ? 1
+         : kind == kNormalDouble || kind == kLogNormalDouble   ? 4
+                                                               : 2;
 }
 __device__ unsigned draws(const curandStateMRG32k3a_t *, int kind) {
   return kind == kNormal || kind == kLogNormal || kind == kNormalDouble || kind == kLogNormalDouble
@@ -212,6 +253,13 @@ __device__ void philox_values(unsigned long long seed, unsigned s, unsigned long
   uint4 a = philox_block(seed, s, at);
   if constexpr (Kind == kBits) {
     v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w;
+  } else if constexpr (Kind == kPoisson) {
+    v[0] = poisson_m2(a.x, p), v[1] = poisson_m2(a.y, p);
+    v[2] = poisson_m2(a.z, p), v[3] = poisson_m2(a.w, p);
+  } else if constexpr (Kind == kPoissonNormal) {
+    float2 x = _curand_box_muller(a.x, a.y), y = _curand_box_muller(a.z, a.w);
+    v[0] = poisson_normal(x.x, p), v[1] = poisson_normal(x.y, p);
+    v[2] = poisson_normal(y.x, p), v[3] = poisson_normal(y.y, p);
   } else if constexpr (Kind == kUniform) {
     v[0] = _curand_uniform(a.x), v[1] = _curand_uniform(a.y);
     v[2] = _curand_uniform(a.z), v[3] = _curand_uniform(a.w);
@@ -329,6 +377,10 @@ __global__ void zmlir_curand_philox_generate(unsigned long long *counters, int k
     return philox_units<kNormalDouble, double>(counters, out, n, offset, seed, p);
   case kLogNormalDouble:
     return philox_units<kLogNormalDouble, double>(counters, out, n, offset, seed, p);
+  case kPoisson:
+    return philox_units<kPoisson, unsigned>(counters, out, n, offset, seed, p);
+  case kPoissonNormal:
+    return philox_units<kPoissonNormal, unsigned>(counters, out, n, offset, seed, p);
   }
 }
 
