@@ -26,7 +26,11 @@ static struct fake_function functions[16];
 static int nfunctions;
 
 CUresult cuInit(unsigned int flags) { return flags ? 1 : 0; }
-CUresult cuDriverGetVersion(int *v) { *v = 13000; return 0; }
+/* FAKE_DRIVER_VERSION=N: another driver (the machine code cache's key). */
+CUresult cuDriverGetVersion(int *v) {
+  *v = getenv("FAKE_DRIVER_VERSION") ? atoi(getenv("FAKE_DRIVER_VERSION")) : 13000;
+  return 0;
+}
 CUresult cuDeviceGetCount(int *count) { *count = 1; return 0; }
 CUresult cuDeviceGet(int *device, int ordinal) { *device = ordinal; return ordinal ? 101 : 0; }
 CUresult cuDeviceGetName(char *name, int len, int dev) {
@@ -501,8 +505,14 @@ CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, void *stream)
 /* The PTX of the last module loaded: its module variables are what
  * cuModuleGetGlobal_v2 finds. */
 static char *module_ptx;
+/* What loads took: PTX (JIT-assembled every time), the stand-in's cubins. */
+static unsigned long long ptx_loads, cubin_loads, links;
+unsigned long long fake_ptx_loads(void) { return ptx_loads; }
+unsigned long long fake_cubin_loads(void) { return cubin_loads; }
+unsigned long long fake_links(void) { return links; }
 CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned int n, int *options,
                             void **values) {
+  ++ptx_loads;
   free(module_ptx);
   module_ptx = strdup(image);
   *module = (void *)0x40;
@@ -510,7 +520,46 @@ CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned int n, in
 }
 /* NVIDIA machine code: a cubin (ELF) or a fatbin (a stand-in's: the magic
  * is enough). */
+/* The linker's cubin of PTX: "\x7f" "ELFFAKE" and the PTX, which a load
+ * reads as cuModuleLoadDataEx reads PTX (FAKE_REFUSE_CUBINS: it refuses it,
+ * as a driver refuses another's machine code). */
+static const char fake_cubin_magic[8] = "\x7f" "ELFFAKE";
+struct fake_link { char *image; size_t size; };
+CUresult cuLinkCreate_v2(unsigned int n, int *options, void **values, struct fake_link **state) {
+  *state = calloc(1, sizeof **state);
+  return 0;
+}
+CUresult cuLinkAddData_v2(struct fake_link *state, int type, void *data, size_t size,
+                          const char *name, unsigned int n, int *options, void **values) {
+  if (type != 1 || state->image != NULL) /* CU_JIT_INPUT_PTX, one input */
+    return 1;
+  state->image = malloc(8 + size);
+  memcpy(state->image, fake_cubin_magic, 8);
+  memcpy(state->image + 8, data, size);
+  state->size = 8 + size;
+  return 0;
+}
+CUresult cuLinkComplete(struct fake_link *state, void **cubin, size_t *size) {
+  ++links;
+  *cubin = state->image;
+  *size = state->size;
+  return state->image ? 0 : 1;
+}
+CUresult cuLinkDestroy(struct fake_link *state) {
+  free(state->image);
+  free(state);
+  return 0;
+}
 CUresult cuModuleLoadData(void **module, const void *image) {
+  if (memcmp(image, fake_cubin_magic, 8) == 0) {
+    if (getenv("FAKE_REFUSE_CUBINS"))
+      return 209; /* CUDA_ERROR_NO_BINARY_FOR_GPU */
+    ++cubin_loads;
+    free(module_ptx);
+    module_ptx = strdup((const char *)image + 8);
+    *module = (void *)0x40;
+    return 0;
+  }
   if (memcmp(image, "\x7f" "ELF", 4) != 0 && *(const unsigned *)image != 0xBA55ED50u)
     return 209; /* CUDA_ERROR_NO_BINARY_FOR_GPU */
   free(module_ptx);
