@@ -191,6 +191,8 @@ def _kernels(std: str | bytes, param_types: dict[str, tuple[str, ...]],
     kernels = {}
     for name, attrs in _native.kernel_attributes(std):
         values = dict(attrs)
+        if "grid_variant_x" in values:
+            continue  # another form of a kernel, which the backend picks at launch
         kernels[name] = KernelInfo(name, values.get("param_count", 0),
                                    values.get("static_shared_bytes", 0),
                                    param_types.get(name, ()), ptx_arch,

@@ -12,7 +12,16 @@
 //    extui(a) op extui(b), recursively, down to constants, narrower values'
 //    own extensions and index casts of values that fit the narrow type.
 //    Exact in the wide type (the narrow op did not wrap), so nuw and nsw hold
-//    there too.
+//    there too. Likewise an `arith.extsi` of an nsw op: extsi(a op b) is
+//    extsi(a) op extsi(b), exact, so nsw holds there.
+// 3. with `grid-variants`, gives each kernel whose widening the grid's size
+//    would change a variant for launches of at most kGridVariantX blocks in
+//    x (and CUDA's 65535 in y and z): a copy named `<kernel>__zmlir_grid31`
+//    whose %ctaid/%nctaid carry those bounds, so that `%ctaid.x * %ntid.x +
+//    %tid.x` (below 2^31 there) is nuw and nsw and its extension computed in
+//    64 bits. The driver launches it for such grids and the kernel itself for
+//    any other, whose index wraps as CUDA's does. The copy carries
+//    `zmlir.grid_variant_x`, the largest grid in x it serves.
 //
 // A flag is a promise to LLVM (poison otherwise), so only the analysis'
 // ranges decide; the special registers' bounds come from the lowering.
@@ -25,6 +34,7 @@
 #include "mlir/Analysis/DataFlow/DeadCodeAnalysis.h"
 #include "mlir/Analysis/DataFlow/IntegerRangeAnalysis.h"
 #include "mlir/Analysis/DataFlowFramework.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
@@ -85,37 +95,43 @@ std::pair<bool, bool> noWrap(Operation *op, const ConstantIntRanges &a,
       .Default([](Operation *) { return std::pair{false, false}; });
 }
 
-/// Builds wide (zero-extended) forms of narrow values whose wide form is
-/// exact: constants, no-wrap ops of such values, extensions and index casts
-/// that fit. Each value is widened once per type.
+/// Builds wide forms of narrow values, zero- or sign-extended, whose wide form
+/// is exact: constants, no-wrap ops of such values (nuw for a zero
+/// extension, nsw for a sign extension), extensions and index casts that
+/// fit. Each value is widened once per type and kind.
 class Widener {
 public:
-  explicit Widener(llvm::SmallPtrSetImpl<Operation *> &fittingCasts) : fittingCasts(fittingCasts) {}
+  Widener(llvm::SmallPtrSetImpl<Operation *> &fittingCasts,
+          llvm::SmallPtrSetImpl<Operation *> &signedFittingCasts)
+      : fittingCasts(fittingCasts), signedFittingCasts(signedFittingCasts) {}
 
-  /// Whether `v`'s definition has a wide form better than extui(v).
-  bool widens(Value v) const {
+  /// Whether `v`'s definition has a wide form better than extui(v) (extsi(v)
+  /// where `isSigned`).
+  bool widens(Value v, bool isSigned) const {
     Operation *def = v.getDefiningOp();
     if (!def)
       return false;
     if (auto cast = dyn_cast<arith::IndexCastUIOp>(def))
-      return fittingCasts.contains(cast);
-    if (isa<arith::AddIOp, arith::MulIOp, arith::ShLIOp>(def))
-      return cast<arith::ArithIntegerOverflowFlagsInterface>(def).hasNoUnsignedWrap();
+      return (isSigned ? signedFittingCasts : fittingCasts).contains(cast);
+    if (isa<arith::AddIOp, arith::MulIOp, arith::ShLIOp>(def)) {
+      auto flagged = cast<arith::ArithIntegerOverflowFlagsInterface>(def);
+      return isSigned ? flagged.hasNoSignedWrap() : flagged.hasNoUnsignedWrap();
+    }
     return false;
   }
 
-  /// `v` (an integer narrower than `type`) zero-extended to `type`.
-  Value widen(Value v, IntegerType type) {
-    auto key = std::make_pair(v, type);
+  /// `v` (an integer narrower than `type`) zero- (sign-) extended to `type`.
+  Value widen(Value v, IntegerType type, bool isSigned) {
+    auto key = std::make_tuple(v, Type(type), unsigned(isSigned));
     if (Value done = widened.lookup(key))
       return done;
-    Value wide = build(v, type);
+    Value wide = build(v, type, isSigned);
     widened[key] = wide;
     return wide;
   }
 
 private:
-  Value build(Value v, IntegerType type) {
+  Value build(Value v, IntegerType type, bool isSigned) {
     OpBuilder b(v.getContext());
     if (Operation *def = v.getDefiningOp())
       b.setInsertionPointAfter(def);
@@ -124,35 +140,101 @@ private:
     Location loc = v.getLoc();
     APInt constant;
     if (matchPattern(v, m_ConstantInt(&constant)))
-      return arith::ConstantOp::create(b, loc,
-                                       IntegerAttr::get(type, constant.zext(type.getWidth())));
-    if (!widens(v)) {
+      return arith::ConstantOp::create(
+          b, loc,
+          IntegerAttr::get(type, isSigned ? constant.sext(type.getWidth())
+                                          : constant.zext(type.getWidth())));
+    if (!widens(v, isSigned)) {
+      // An extension of a narrower value, zero-extended: non-negative, so
+      // either extension of it is its zero extension.
       if (auto ext = v.getDefiningOp<arith::ExtUIOp>())
         return arith::ExtUIOp::create(b, loc, type, ext.getIn());
+      if (auto ext = v.getDefiningOp<arith::ExtSIOp>(); ext && isSigned)
+        return arith::ExtSIOp::create(b, loc, type, ext.getIn());
+      if (isSigned)
+        return arith::ExtSIOp::create(b, loc, type, v);
       return arith::ExtUIOp::create(b, loc, type, v);
     }
     Operation *def = v.getDefiningOp();
     if (auto cast = dyn_cast<arith::IndexCastUIOp>(def))
       return arith::IndexCastUIOp::create(b, loc, type, cast.getIn());
     // The wide operands are built after their own definitions, which
-    // dominate `def`: the wide op goes right after `def`.
-    Value lhs = widen(def->getOperand(0), type), rhs = widen(def->getOperand(1), type);
+    // dominate `def`: the wide op goes right after `def`. A shift amount is
+    // below the width (else the narrow shift gave poison): zero-extended.
+    Value lhs = widen(def->getOperand(0), type, isSigned);
+    Value rhs = widen(def->getOperand(1), type, isSigned && !isa<arith::ShLIOp>(def));
     auto flags = arith::IntegerOverflowFlagsAttr::get(
-        v.getContext(), arith::IntegerOverflowFlags::nuw | arith::IntegerOverflowFlags::nsw);
+        v.getContext(), isSigned
+                            ? arith::IntegerOverflowFlags::nsw
+                            : arith::IntegerOverflowFlags::nuw | arith::IntegerOverflowFlags::nsw);
     return llvm::TypeSwitch<Operation *, Value>(def)
         .Case([&](arith::AddIOp) { return arith::AddIOp::create(b, loc, lhs, rhs, flags); })
         .Case([&](arith::MulIOp) { return arith::MulIOp::create(b, loc, lhs, rhs, flags); })
         .Case([&](arith::ShLIOp) { return arith::ShLIOp::create(b, loc, lhs, rhs, flags); });
   }
 
-  llvm::SmallPtrSetImpl<Operation *> &fittingCasts;
-  llvm::DenseMap<std::pair<Value, Type>, Value> widened;
+  llvm::SmallPtrSetImpl<Operation *> &fittingCasts, &signedFittingCasts;
+  llvm::DenseMap<std::tuple<Value, Type, unsigned>, Value> widened;
 };
+
+/// A grid variant serves launches of at most this many blocks in x: then
+/// %ctaid.x * %ntid.x + %tid.x <= (2^21 - 2) * 1024 + 1023 and %nctaid.x *
+/// %ntid.x <= 2^31 - 1024 fit an i32. In y and z, CUDA's limit.
+constexpr int64_t kGridVariantX = (int64_t(1) << 21) - 1;
+constexpr int64_t kGridVariantYZ = 65535;
+constexpr llvm::StringLiteral kGridVariantSuffix = "__zmlir_grid31";
+constexpr llvm::StringLiteral kGridVariantAttr = "zmlir.grid_variant_x";
+
+/// A copy of `kernel` after it whose %ctaid and %nctaid carry the grid
+/// variant's bounds.
+gpu::GPUFuncOp gridVariant(gpu::GPUFuncOp kernel) {
+  OpBuilder b(kernel);
+  b.setInsertionPointAfter(kernel);
+  auto variant = cast<gpu::GPUFuncOp>(b.clone(*kernel));
+  variant.setName((kernel.getName() + kGridVariantSuffix).str());
+  variant->setAttr(kGridVariantAttr, b.getI64IntegerAttr(kGridVariantX));
+  auto bound = [&](gpu::Dimension dim) {
+    return b.getIndexAttr(dim == gpu::Dimension::x ? kGridVariantX : kGridVariantYZ);
+  };
+  variant.walk([&](Operation *op) {
+    if (auto id = dyn_cast<gpu::BlockIdOp>(op))
+      id.setUpperBoundAttr(bound(id.getDimension()));
+    else if (auto dim = dyn_cast<gpu::GridDimOp>(op))
+      dim.setUpperBoundAttr(bound(dim.getDimension()));
+  });
+  return variant;
+}
+
+/// How many extensions of `fn` have a better wide form.
+unsigned widenedExtensions(Operation *fn, const Widener &widener) {
+  unsigned count = 0;
+  fn->walk([&](Operation *op) {
+    if (isa<arith::ExtUIOp, arith::ExtSIOp>(op) && isa<IntegerType>(op->getResult(0).getType()) &&
+        widener.widens(op->getOperand(0), isa<arith::ExtSIOp>(op)))
+      ++count;
+  });
+  return count;
+}
 
 struct IndexNoWrapPass : zmlir::impl::IndexNoWrapBase<IndexNoWrapPass> {
   using IndexNoWrapBase::IndexNoWrapBase;
 
   void runOnOperation() override {
+    std::unique_ptr<zmlir::TargetInfo> targetInfo = zmlir::createTargetInfo(target, 32);
+    bool widen = targetInfo->widensNoWrapExtensions();
+    // Each kernel's grid variant, analysed with the rest; kept below only
+    // where it widens more than its kernel.
+    llvm::SmallVector<std::pair<gpu::GPUFuncOp, gpu::GPUFuncOp>> variants;
+    if (gridVariants && widen) {
+      llvm::SmallVector<gpu::GPUFuncOp> kernels;
+      getOperation()->walk([&](gpu::GPUFuncOp fn) {
+        if (fn.isKernel() && !fn->hasAttr(kGridVariantAttr))
+          kernels.push_back(fn);
+      });
+      for (gpu::GPUFuncOp kernel : kernels)
+        variants.emplace_back(kernel, gridVariant(kernel));
+    }
+
     DataFlowSolver solver;
     // IntegerRangeAnalysis needs the dead-code analysis, which needs the
     // constant propagation: without it, sgemm's loop preheader (behind a
@@ -163,13 +245,15 @@ struct IndexNoWrapPass : zmlir::impl::IndexNoWrapBase<IndexNoWrapPass> {
     if (failed(solver.initializeAndRun(getOperation())))
       return signalPassFailure();
 
-    llvm::SmallPtrSet<Operation *, 16> fittingCasts;
+    llvm::SmallPtrSet<Operation *, 16> fittingCasts, signedFittingCasts;
     getOperation()->walk([&](Operation *op) {
       if (auto cast = dyn_cast<arith::IndexCastUIOp>(op)) {
         auto type = dyn_cast<IntegerType>(cast.getType());
         std::optional<ConstantIntRanges> in = rangeOf(solver, cast.getIn());
         if (type && in && in->umax().getActiveBits() <= type.getWidth())
           fittingCasts.insert(cast);
+        if (type && in && in->umax().getActiveBits() < type.getWidth())
+          signedFittingCasts.insert(cast);
         return;
       }
       if (!isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::ShLIOp>(op) ||
@@ -190,18 +274,29 @@ struct IndexNoWrapPass : zmlir::impl::IndexNoWrapBase<IndexNoWrapPass> {
                   arith::IntegerOverflowFlagsAttr::get(op->getContext(), flags));
     });
 
-    std::unique_ptr<zmlir::TargetInfo> targetInfo = zmlir::createTargetInfo(target, 32);
-    if (!targetInfo->widensNoWrapExtensions())
+    if (!widen)
       return;
-    Widener widener(fittingCasts);
-    SmallVector<arith::ExtUIOp> extensions;
-    getOperation()->walk([&](arith::ExtUIOp ext) {
-      if (isa<IntegerType>(ext.getType()) && widener.widens(ext.getIn()))
-        extensions.push_back(ext);
+    Widener widener(fittingCasts, signedFittingCasts);
+    for (auto [kernel, variant] : variants) {
+      if (widenedExtensions(variant, widener) > widenedExtensions(kernel, widener))
+        continue;
+      variant.walk([&](Operation *op) {
+        fittingCasts.erase(op);
+        signedFittingCasts.erase(op);
+      });
+      variant.erase(); // the grid's size changes nothing there
+    }
+    SmallVector<Operation *> extensions;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<arith::ExtUIOp, arith::ExtSIOp>(op) && isa<IntegerType>(op->getResult(0).getType()) &&
+          widener.widens(op->getOperand(0), isa<arith::ExtSIOp>(op)))
+        extensions.push_back(op);
     });
-    for (arith::ExtUIOp ext : extensions) {
-      ext.replaceAllUsesWith(widener.widen(ext.getIn(), cast<IntegerType>(ext.getType())));
-      ext.erase();
+    for (Operation *ext : extensions) {
+      Value wide = widener.widen(ext->getOperand(0), cast<IntegerType>(ext->getResult(0).getType()),
+                                 isa<arith::ExtSIOp>(ext));
+      ext->getResult(0).replaceAllUsesWith(wide);
+      ext->erase();
     }
   }
 };

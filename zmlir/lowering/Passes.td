@@ -46,6 +46,10 @@ def ConvertPTXToStd : Pass<"convert-ptx-to-std", "::mlir::ModuleOp"> {
     Option<"subgroupSize", "subgroup-size", "unsigned", "0",
            "sub-group size to require of every kernel that uses sub-groups "
            "(SPIR-V), 0 for none">,
+    Option<"nativeTextures", "native-textures", "bool", "false",
+           "texture and surface handles are the vendor's objects: the "
+           "instructions are the target's own (TargetInfo::nativeTexture), "
+           "not reads of zmlir's descriptors (docs/textures.md)">,
   ];
 }
 
@@ -79,13 +83,27 @@ def IndexNoWrap : Pass<"zmlir-index-no-wrap"> {
     through `zext i32`), an `arith.extui` of such an op is computed in the
     wide type instead: `extui(a + b)` is `extui(a) + extui(b)` when the
     narrow add does not wrap, and `extui(index_castui(x))` is
-    `index_castui(x)` when `x` fits the narrow type.
+    `index_castui(x)` when `x` fits the narrow type; an `arith.extsi` of an
+    nsw op likewise.
+
+    With `grid-variants`, the ranges alone leave CUDA's global index
+    `%ctaid.x * %ntid.x + %tid.x` unproven (%ctaid.x may reach 2^31 - 2).
+    Each kernel whose widening would change under a grid of at most
+    2^21 - 1 blocks in x (and CUDA's 65535 in y and z) then gets a copy
+    after it, `<kernel>__zmlir_grid31`, whose `gpu.block_id`/`gpu.grid_dim`
+    carry those bounds and which carries `zmlir.grid_variant_x`, the largest
+    grid in x it serves. The driver launches the copy for such grids and the
+    kernel for the others, where the index wraps as on NVIDIA's hardware.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let options = [
     Option<"target", "target", "::zmlir::LoweringTarget", "::zmlir::LoweringTarget::Generic",
            "backend of the result: its TargetInfo says whether to widen",
            [{::zmlir::loweringTargetValues()}]>,
+    Option<"gridVariants", "grid-variants", "bool", "false",
+           "where the target widens: give a kernel whose widening a grid of "
+           "fewer than 2^21 blocks in x changes a variant for such grids "
+           "(`<kernel>__zmlir_grid31`, attribute `zmlir.grid_variant_x`)">,
   ];
 }
 

@@ -93,6 +93,10 @@ class Target(ABC):
     globaltimer_word: ClassVar[str | None] = None
     # The LLVM module fix-ups (zmlir/targets/CodeEmission.h) translation applies.
     llvm_fixups: ClassVar[tuple[str, ...]] = ()
+    # Whether kernels get grid variants (zmlir-index-no-wrap's grid-variants:
+    # `<kernel>__zmlir_grid31` for grids below 2^21 blocks in x, chosen by the
+    # backend at launch; KernelInfo.grid_variant_x).
+    grid_variants: ClassVar[bool] = False
 
     def __init__(self, arch: str | None = None) -> None:
         self.arch = arch or self.default_arch
@@ -157,7 +161,8 @@ class Target(ABC):
     def std_pipeline(self) -> str:
         options = self.lowering_options()
         return (f"builtin.module(convert-ptx-to-std{{{options.pass_options()}}},"
-                f" gpu.module(canonicalize, cse, zmlir-index-no-wrap{{target={options.target}}}))")
+                f" gpu.module(canonicalize, cse, zmlir-index-no-wrap{{target={options.target}"
+                f" grid-variants={str(self.grid_variants).lower()}}}))")
 
     @property
     def cpu(self) -> str:

@@ -163,3 +163,30 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// %tid.x - 8 wraps unsigned but never signed: its sign extension (nvcc's
+// mul.wide.s32) is computed in 64 bits on SPIR-V, from the id's own value.
+// CHECK-LABEL: gpu.func @signed_offset
+// CHECK: %[[A:.*]] = arith.addi %{{.*}}, %{{.*}} overflow<nsw> : i32
+// CHECK: arith.extsi %[[A]] : i32 to i64
+// SPV-LABEL: gpu.func @signed_offset
+// SPV: %[[TID:.*]] = gpu.thread_id {{ *}}x upper_bound 1024
+// SPV: %[[T64:.*]] = arith.index_castui %[[TID]] : index to i64
+// SPV: %[[A64:.*]] = arith.addi %[[T64]], %c-8_i64 overflow<nsw> : i64
+// SPV: llvm.getelementptr %{{.*}}[%[[A64]]]
+// SPV-NOT: arith.extsi
+gpu.module @m {
+  gpu.func @signed_offset(%out: !llvm.ptr<1>) kernel {
+    %c-8 = arith.constant -8 : i32
+    %tid = gpu.thread_id x upper_bound 1024
+    %t = arith.index_castui %tid : index to i32
+    %a = arith.addi %t, %c-8 : i32
+    %e = arith.extsi %a : i32 to i64
+    %p = llvm.getelementptr %out[%e] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+    %v = arith.sitofp %a : i32 to f32
+    llvm.store %v, %p : f32, !llvm.ptr<1>
+    gpu.return
+  }
+}

@@ -23,6 +23,13 @@ def _llc() -> str:
                        "install llvm-22")
 
 
+# A kernel's grid variant (zmlir-index-no-wrap's grid-variants, IndexNoWrap.cpp's
+# kGridVariantSuffix and kGridVariantX): `<kernel>__zmlir_grid31`, for grids of at
+# most GRID_VARIANT_X blocks in x (and 65535 in y and z).
+GRID_VARIANT_SUFFIX = "__zmlir_grid31"
+GRID_VARIANT_X = (1 << 21) - 1
+
+
 @register
 class SPIRVTarget(Target):
     name = "spirv"
@@ -49,6 +56,12 @@ class SPIRVTarget(Target):
                    "spirv-inline-private-escapes", "spirv-realign-allocas",
                    "spirv-spin-waits", "spirv-volatile-atomic-accesses",
                    "spirv-address-geps", "spirv-typed-element-geps")
+
+    # CUDA's `%ctaid.x * %ntid.x + %tid.x` may wrap; under a grid of fewer
+    # than 2^21 blocks in x it cannot, and computed in 64 bits Intel's
+    # vectorizer sees the work-items' addresses consecutive. The OpenCL
+    # backend launches such grids on that variant.
+    grid_variants = True
 
     @classmethod
     def validate_arch(cls, arch: str) -> None:

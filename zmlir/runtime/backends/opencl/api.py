@@ -150,6 +150,7 @@ typedef cl_int (*clGetDeviceGlobalVariablePointerINTEL_fn)(
 # Enum values from the Khronos headers (CL/cl.h, CL/cl_ext.h); only those we pass.
 CL_SUCCESS = 0
 CL_PROGRAM_BINARY_SIZES = 0x1165
+CL_PROGRAM_KERNEL_NAMES = 0x1168
 CL_PROGRAM_BINARIES = 0x1166
 CL_TRUE = 1
 CL_DEVICE_TYPE_ALL = 0xFFFFFFFF

@@ -127,6 +127,18 @@ class Kernel:
     handle: Any = field(repr=False)
     num_args: int
     device: Device = field(repr=False)
+    # The same kernel compiled for grids of at most `variant_grid_x` blocks in
+    # x and 65535 in y and z (the SPIR-V target's grid variant), which
+    # launch() takes for such grids.
+    variant: Kernel | None = field(default=None, repr=False)
+    variant_grid_x: int = 0
+
+    def for_grid(self, grid: Sequence[int]) -> Kernel:
+        """The kernel a launch of `grid` blocks runs: the grid variant where it serves."""
+        if (self.variant is not None and grid[0] <= self.variant_grid_x
+                and max(grid[1:], default=1) <= 65535):
+            return self.variant
+        return self
 
     def work_group_size(self) -> int:
         """CL_KERNEL_WORK_GROUP_SIZE: the largest block this kernel can be launched with."""
@@ -180,6 +192,7 @@ class Program:
     build_log: str = ""
     # Its variables' addresses the device lets copies reach (Device.adopt).
     adopted: list[int] = field(default_factory=list, repr=False)
+    _kernel_names: frozenset[str] | None = field(default=None, repr=False)
 
     def binary(self) -> bytes:
         """The device's own binary of this built program (for clCreateProgramWithBinary)."""
@@ -211,6 +224,20 @@ class Program:
               f"variable {name!r}")
         return int(ffi.cast("uintptr_t", pointer[0])), int(size[0])
 
+    def kernel_names(self) -> frozenset[str]:
+        """The names of the program's kernels (CL_PROGRAM_KERNEL_NAMES)."""
+        if self._kernel_names is None:
+            lib = cl.loader()
+            size = ffi.new("size_t *")
+            check("clGetProgramInfo", lib.clGetProgramInfo(self.handle, cl.CL_PROGRAM_KERNEL_NAMES,
+                                                           0, ffi.NULL, size))
+            names = ffi.new("char[]", size[0])
+            check("clGetProgramInfo", lib.clGetProgramInfo(self.handle, cl.CL_PROGRAM_KERNEL_NAMES,
+                                                           size[0], names, ffi.NULL))
+            listed = ffi.string(names).decode()
+            self._kernel_names = frozenset(listed.split(";")) if listed else frozenset()
+        return self._kernel_names
+
     def kernel(self, name: str) -> Kernel:
         lib = cl.loader()
         err = ffi.new("cl_int *")
@@ -218,6 +245,9 @@ class Program:
         check("clCreateKernel", err[0], f"kernel {name!r}")
         handle = ffi.gc(handle, lib.clReleaseKernel)
         yes = ffi.new("cl_bool *", cl.CL_TRUE)
+        # Sizes of the cdata, not of a type named by a string: cffi parses a
+        # string it has not seen with every declaration of the API (20 ms,
+        # in a program's first launch).
         for param in (
             cl.CL_KERNEL_EXEC_INFO_INDIRECT_DEVICE_ACCESS_INTEL,
             cl.CL_KERNEL_EXEC_INFO_INDIRECT_SHARED_ACCESS_INTEL,
@@ -225,13 +255,14 @@ class Program:
         ):
             check(
                 "clSetKernelExecInfo",
-                lib.clSetKernelExecInfo(handle, param, ffi.sizeof("cl_bool"), yes),
+                lib.clSetKernelExecInfo(handle, param, ffi.sizeof(ffi.typeof(yes).item), yes),
             )
         num_args = ffi.new("cl_uint *")
         check(
             "clGetKernelInfo",
             lib.clGetKernelInfo(
-                handle, cl.CL_KERNEL_NUM_ARGS, ffi.sizeof("cl_uint"), num_args, ffi.NULL
+                handle, cl.CL_KERNEL_NUM_ARGS, ffi.sizeof(ffi.typeof(num_args).item), num_args,
+                ffi.NULL
             ),
         )
         return Kernel(name=name, handle=handle, num_args=int(num_args[0]), device=self.device)
@@ -716,6 +747,7 @@ class Device:
                 f"{shared_bytes} bytes of dynamic shared memory asked for, but the kernel has "
                 "no shared-memory window argument (shared_window=None)"
             )
+        kernel = kernel.for_grid(grid3)
         encoded = [KernelArg.coerce(arg).encode() for arg in args]
         expected = len(encoded) + (shared_window is not None)
         if expected != kernel.num_args:
