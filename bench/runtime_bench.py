@@ -1,5 +1,8 @@
 """Runtime benchmark: launch overhead (µs per cuLaunchKernel of an empty
-kernel, bench/launch_overhead.cu), warm-cache module load time
+kernel, bench/launch_overhead.cu), allocation overhead (µs per cudaMalloc,
+cudaMemset and cudaFree of 64 KiB, bench/alloc_overhead.cu), a program's
+first launch (bench/first_launch.cu; on the NVIDIA machine with zmlir's
+machine code cache cold and warm), warm-cache module load time
 (cuModuleLoadData of test/cuda/matmul_tiled.cu's PTX) and, on the NVIDIA
 machine, a small kernel timed with events (bench/event_timing.cu: the
 event-measured time and the host's wall time per timed launch), on zmlir's
@@ -8,7 +11,8 @@ driver.
     python bench/runtime_bench.py [--out FILE]
         Here, on the default backend (the CPU through OpenCL). The C launch
         fast path is measured against the Python launch path
-        (ZMLIR_FAST_LAUNCH=0) in the same run. Results: bench/results/runtime.json.
+        (ZMLIR_FAST_LAUNCH=0) in the same run, and so are the allocations.
+        Results: bench/results/runtime.json.
 
     python bench/runtime_bench.py prepare DIR
         Here (nvcc + zmlir with LLVM): builds the benchmark program into DIR,
@@ -21,8 +25,8 @@ driver.
         there; no LLVM needed): the program of DIR runs on NVIDIA's driver and
         through zmlir's CUDA passthrough (ZMLIR_BACKEND=cuda,
         ZMLIR_NVPTX_CACHE=DIR/nvptx), alternating, ROUNDS times each; prints
-        the medians in µs/launch and their ratio, and the passthrough's warm
-        module load. Results: bench/results/h200/runtime_passthrough.json.
+        the medians in µs/launch and µs/allocation cycle and their ratios, and
+        the passthrough's warm module load. Results: bench/results/h200/runtime_passthrough.json.
 
 Every figure is the median of ROUNDS fresh processes.
 """
@@ -43,6 +47,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 LAUNCHES = 2000
+ALLOCATIONS = 1000
 EVENT_ROUNDS = 500
 ROUNDS = 5
 NVCC_ARCH = "sm_80"  # PTX our driver picks (the newest up to its compute capability, 8.9)
@@ -61,8 +66,11 @@ def build_programs(directory: Path) -> tuple[Path, Path]:
     the event-timing executable beside them."""
     directory.mkdir(parents=True, exist_ok=True)
     exe, ptx = directory / "launch_overhead", directory / "module.ptx"
-    for program in ("launch_overhead", "event_timing"):
-        subprocess.run([nvcc(), f"-arch={NVCC_ARCH}", str(HERE / f"{program}.cu"), "-o",
+    for program in ("launch_overhead", "event_timing", "alloc_overhead", "first_launch"):
+        # The first launch natively is NVIDIA's driver loading nvcc's machine
+        # code for the H200 (sm_90), not its JIT of older PTX.
+        arch = "sm_90" if program == "first_launch" else NVCC_ARCH
+        subprocess.run([nvcc(), f"-arch={arch}", str(HERE / f"{program}.cu"), "-o",
                         str(directory / program)], check=True, capture_output=True)
     subprocess.run([nvcc(), "-ptx", f"-arch={NVCC_ARCH}", str(MODULE_SOURCE), "-o", str(ptx)],
                    check=True, capture_output=True)
@@ -151,6 +159,15 @@ def here(out: Path) -> int:
         print(f"launch overhead, zmlir (default backend): C fast path {median(fast):.1f} "
               f"µs/launch, Python path {median(python):.1f} µs/launch; ratio "
               f"{median(fast) / median(python):.2f}")
+        allocs = tmp / "alloc_overhead"
+        fast = [program_figures(allocs, zmlir_env(), ZMLIR_RUN, ALLOCATIONS)[0]
+                for _ in range(ROUNDS)]
+        python = [program_figures(allocs, zmlir_env({"ZMLIR_FAST_LAUNCH": "0"}), ZMLIR_RUN,
+                                  ALLOCATIONS)[0] for _ in range(ROUNDS)]
+        results.update(zmlir_default_backend_us_per_alloc_cycle=median(fast),
+                       python_path_us_per_alloc_cycle=median(python))
+        print(f"cudaMalloc + cudaMemset + cudaFree, zmlir (default backend): "
+              f"{median(fast):.1f} µs/cycle (ZMLIR_FAST_LAUNCH=0: {median(python):.1f})")
         env = zmlir_env({"ZMLIR_CACHE_DIR": str(tmp / "cache")})
         libdir = our_libdir()
         cold = module_load_ms(libdir, ptx, env)
@@ -171,7 +188,7 @@ def prepare(directory: Path, archs: list[str]) -> int:
 
     exe, ptx = build_programs(directory)
     texts = [*driver_ptx_texts(exe), *driver_ptx_texts(directory / "event_timing"),
-             ptx.read_text()]
+             *driver_ptx_texts(directory / "first_launch", gpu_sm=90), ptx.read_text()]
     for index, text in enumerate(texts):
         text, key = keyed_ptx(text)
         for arch in archs:
@@ -225,6 +242,39 @@ def real_driver(directory: Path, out: Path) -> int:
           f"({real_wall:.1f} µs wall per timed launch); zmlir passthrough {our_dev:.2f} µs "
           f"({our_wall:.1f} µs wall; Python path {python_dev:.2f} µs, {python_wall:.1f} µs "
           f"wall); native/zmlir {real_dev / our_dev:.2f} (goal >= 0.97)")
+    # cudaMalloc, cudaMemset and cudaFree (llm.c's layernorm_backward times
+    # them): the C path (fastpath.c) against NVIDIA's driver and the Python path.
+    allocs = directory / "alloc_overhead"
+    real_allocs, our_allocs = [], []
+    for _ in range(ROUNDS):
+        real_allocs.append(program_figures(allocs, dict(os.environ), [], ALLOCATIONS)[0])
+        our_allocs.append(program_figures(allocs, passthrough, ZMLIR_RUN, ALLOCATIONS)[0])
+    python_allocs = median([program_figures(allocs, {**passthrough, "ZMLIR_FAST_LAUNCH": "0"},
+                                            ZMLIR_RUN, ALLOCATIONS)[0] for _ in range(ROUNDS)])
+    results.update(real_driver_us_per_alloc_cycle=median(real_allocs),
+                   passthrough_us_per_alloc_cycle=median(our_allocs),
+                   passthrough_python_path_us_per_alloc_cycle=python_allocs,
+                   alloc_native_over_zmlir=median(real_allocs) / median(our_allocs))
+    print(f"cudaMalloc + cudaMemset + cudaFree: NVIDIA driver {median(real_allocs):.2f} "
+          f"µs/cycle; zmlir passthrough {median(our_allocs):.2f} µs/cycle (C path; Python "
+          f"path {python_allocs:.2f}); native/zmlir "
+          f"{median(real_allocs) / median(our_allocs):.2f} (goal >= 0.9)")
+    # A program's first launch: NVIDIA's driver loads nvcc's machine code; the
+    # passthrough has NVIDIA's JIT assemble our NVPTX (a fresh cache: cold)
+    # or loads the cubin zmlir's machine code cache kept (warm).
+    first = directory / "first_launch"
+    with tempfile.TemporaryDirectory(prefix="zmlir-bench-cache-") as cache:
+        cached = {**passthrough, "ZMLIR_CACHE_DIR": cache}
+        real_first = median([program_figures(first, dict(os.environ), [], 0)[0]
+                             for _ in range(ROUNDS)])
+        cold_first = program_figures(first, cached, ZMLIR_RUN, 0)[0]
+        warm_first = median([program_figures(first, cached, ZMLIR_RUN, 0)[0]
+                             for _ in range(ROUNDS)])
+    results.update(real_driver_first_launch_ms=real_first,
+                   passthrough_first_launch_cold_ms=cold_first,
+                   passthrough_first_launch_warm_ms=warm_first)
+    print(f"a program's first launch: NVIDIA driver {real_first:.2f} ms; zmlir passthrough "
+          f"{cold_first:.2f} ms with the machine code cache cold, {warm_first:.2f} ms warm")
     libdir = our_libdir()
     module_load_ms(libdir, ptx, passthrough)  # NVIDIA's own JIT cache warms too
     warm = median([module_load_ms(libdir, ptx, passthrough) for _ in range(ROUNDS)])
