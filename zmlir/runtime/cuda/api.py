@@ -515,6 +515,7 @@ int zmlir_fast_set_entry(const char *name, uintptr_t address);
 int zmlir_fast_function(uintptr_t handle, int kind, uintptr_t target, unsigned int static_shared,
                         unsigned int shared_limit, unsigned int max_threads, unsigned int nparams,
                         const unsigned char *sizes);
+int zmlir_fast_grid_variant(uintptr_t handle, uintptr_t variant, unsigned int max_grid_x);
 int zmlir_fast_stream(uintptr_t handle);
 int zmlir_fast_event(uintptr_t handle, uintptr_t target);
 void zmlir_fast_forget(uintptr_t handle);

@@ -83,6 +83,10 @@ struct zmlir_fast_entry {
   uintptr_t key; /* our handle; 0: free slot */
   int kind;
   uintptr_t target; /* the real CUfunction, cl_kernel or CUevent */
+  /* OpenCL: the kernel's grid variant (0: none), for grids of at most
+   * variant_grid_x blocks in x and 65535 in y and z */
+  uintptr_t variant;
+  unsigned int variant_grid_x;
   unsigned int static_shared, shared_limit, max_threads, nparams;
   unsigned char sizes[ZMLIR_FAST_MAX_PARAMS];
 };
@@ -375,6 +379,8 @@ int zmlir_fast_function(uintptr_t handle, int kind, uintptr_t target, unsigned i
   }
   ZMLIR_STORE(e->kind, ZMLIR_FAST_NONE); /* readers skip it while it changes */
   e->target = target;
+  e->variant = 0;
+  e->variant_grid_x = 0;
   e->static_shared = static_shared;
   e->shared_limit = shared_limit;
   e->max_threads = max_threads;
@@ -385,6 +391,24 @@ int zmlir_fast_function(uintptr_t handle, int kind, uintptr_t target, unsigned i
   ZMLIR_STORE(e->kind, kind);
   pthread_mutex_unlock(&zmlir_fast_write);
   return 0;
+}
+
+/* Gives registered OpenCL function `handle` its grid variant: cl_kernel
+ * `variant`, which launches of at most `max_grid_x` blocks in x (and 65535 in
+ * y and z) run instead (the SPIR-V target's `<kernel>__zmlir_grid31`, the
+ * same kernel compiled knowing its global index fits 31 bits); 0 on success. */
+int zmlir_fast_grid_variant(uintptr_t handle, uintptr_t variant, unsigned int max_grid_x) {
+  pthread_mutex_lock(&zmlir_fast_write);
+  struct zmlir_fast_entry *e = handle ? zmlir_fast_slot(handle, 0) : NULL;
+  int kind = e ? ZMLIR_LOAD(e->kind) : ZMLIR_FAST_NONE;
+  if (kind == ZMLIR_FAST_OPENCL) {
+    ZMLIR_STORE(e->kind, ZMLIR_FAST_NONE); /* readers skip it while it changes */
+    e->variant = variant;
+    e->variant_grid_x = max_grid_x;
+    ZMLIR_STORE(e->kind, kind);
+  }
+  pthread_mutex_unlock(&zmlir_fast_write);
+  return kind == ZMLIR_FAST_OPENCL ? 0 : -1;
 }
 
 /* Registers a handle that is a key and at most a target: a stream, an event. */
@@ -551,6 +575,8 @@ static int zmlir_fast_opencl(const struct zmlir_fast_entry *e, const unsigned in
   zmlir_cl_set_arg_fn set_arg = (zmlir_cl_set_arg_fn)zmlir_fast_backend.set_arg;
   zmlir_cl_enqueue_fn enqueue = (zmlir_cl_enqueue_fn)zmlir_fast_backend.enqueue;
   void *kernel = (void *)e->target, *queue = (void *)zmlir_fast_backend.queue;
+  if (e->variant && grid[0] <= e->variant_grid_x && grid[1] <= 65535 && grid[2] <= 65535)
+    kernel = (void *)e->variant;
   if (!set_arg || !enqueue || !queue)
     return 0;
   /* The window's size is the global work offset in x: kernels read

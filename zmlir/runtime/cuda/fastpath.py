@@ -132,9 +132,15 @@ class FastPath:
         if info.max_threads > 0:  # .maxntid/.reqntid: above, the Python path
             max_threads = min(max_threads, info.max_threads)
         sizes = self.ffi.new("unsigned char[]", param_sizes or [0])
-        return self.lib.zmlir_fast_function(handle, KIND_BY_NAME[kind], target, static_shared,
-                                            shared_limit, max_threads, len(param_sizes),
-                                            sizes) == 0
+        if self.lib.zmlir_fast_function(handle, KIND_BY_NAME[kind], target, static_shared,
+                                        shared_limit, max_threads, len(param_sizes), sizes) != 0:
+            return False
+        # The kernel's grid variant (OpenCL: OpenCLBackend.fast_grid_variant),
+        # which fastpath.c launches for the grids it serves.
+        variant = getattr(device, "fast_grid_variant", None)
+        if variant is not None and (found := variant(kernel)) is not None:
+            self.lib.zmlir_fast_grid_variant(handle, *found)
+        return True
 
     def stream(self, handle: int) -> None:
         if self.lib is not None:
