@@ -129,13 +129,16 @@ class FunctionAPI(DriverState):
         fn = self.handles.get(self.ptr(hfunc), Function)
         if attrib == 8 and not 0 <= value <= max_dynamic_shared_optin(fn, self.device):
             return E.CUDA_ERROR_INVALID_VALUE  # MAX_DYNAMIC_SHARED_SIZE_BYTES above the device's
+        unchanged = fn.attributes.get(attrib) == value
         fn.attributes[attrib] = value
         if is_native(fn.module) and attrib != 8:  # 8: set at launch, by the backend
             code = self.device.native_set_function_attribute(fn.kernel.handle, attrib, value)
             if code != E.CUDA_SUCCESS:
                 return code
-        if attrib == 8 and fn.fast:
-            self.fast_register(fn)  # the fast path's shared-memory limit
+        # The fast path's shared-memory limit; llm.c's layernorm_forward6 sets
+        # the same value before every timed launch, which changes nothing.
+        if attrib == 8 and fn.fast and not unchanged:
+            self.fast_register(fn)
         return E.CUDA_SUCCESS
 
     def cuKernelSetAttribute(self, attrib: int, value: int, kernel: Any, dev: int) -> int:
