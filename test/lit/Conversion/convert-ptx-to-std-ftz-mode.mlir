@@ -154,3 +154,46 @@ func.func @cvt_rmi(%a: f32) attributes {ptx.entry} {
   %1 = ptx.cvt %0 {rnd = #ptx.rnd<rmi>, src_type = #ptx.type<f32>, type = #ptx.type<f32>} : f32 -> f32
   ptx.ret
 }
+
+// -----
+
+// atom.add.f32 and red.add.f32 have no .ftz form: on NVPTX they are NVIDIA's
+// own instructions in either mode (flushing adds to global memory, not to
+// shared memory), so a kernel of .ftz arithmetic adding its sums atomically
+// (llm.c's matmul_backward_bias kernel8) keeps the flush mode. SPIR-V flushes
+// in software.
+// NV-LABEL: gpu.func @ftz_atomic_add
+// NV-SAME: denormal_fp_math_f32 = "preserve-sign,preserve-sign"
+// NV-NOT: 2139095040
+// NV: llvm.atomicrmw fadd
+// NV-NOT: 2139095040
+// NV: llvm.atomicrmw fadd
+// SPV-LABEL: gpu.func @ftz_atomic_add
+// SPV-NOT: denormal_fp_math_f32
+func.func @ftz_atomic_add(%p: i64, %a: f32, %b: f32) attributes {ptx.entry} {
+  %0 = ptx.add %a, %b {type = #ptx.type<f32>, ftz} : f32
+  %1 = ptx.atom %p, %0 {op = #ptx.atomop<add>, type = #ptx.type<f32>, space = #ptx.space<global>} : (i64, f32) -> f32
+  ptx.red %p, %1 {op = #ptx.atomop<add>, type = #ptx.type<f32>, space = #ptx.space<shared>} : i64, f32
+  ptx.ret
+}
+
+// -----
+
+// cvt.ftz.f64.f32 in the flush mode widens with arith.extf, which the
+// target flushes itself (cvt.ftz.f64.f32): no software flush of the source
+// (llm.c's matmul_backward_bias_kernel_naive sums floats in double). The
+// narrowing back keeps its software flush of the result, so LLVM folding
+// fptrunc(fpext x) to x still gives the flushed x.
+// NV-LABEL: gpu.func @ftz_widen_narrow
+// NV-SAME: denormal_fp_math_f32 = "preserve-sign,preserve-sign"
+// NV-NOT: 2139095040
+// NV: arith.extf
+// NV: arith.truncf
+// NV: arith.constant 2139095040 : i32
+func.func @ftz_widen_narrow(%a: f32, %d: f64) attributes {ptx.entry} {
+  %0 = ptx.add %a, %a {type = #ptx.type<f32>, ftz} : f32
+  %1 = ptx.cvt %0 {src_type = #ptx.type<f32>, type = #ptx.type<f64>, ftz} : f32 -> f64
+  %2 = ptx.add %1, %d {type = #ptx.type<f64>, rnd = #ptx.rnd<rn>} : f64
+  %3 = ptx.cvt %2 {rnd = #ptx.rnd<rn>, src_type = #ptx.type<f64>, type = #ptx.type<f32>, ftz} : f64 -> f32
+  ptx.ret
+}

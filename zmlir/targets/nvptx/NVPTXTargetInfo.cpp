@@ -237,8 +237,16 @@ public:
 
   /// The instructions this target emits as NVIDIA's intrinsics or inline
   /// PTX with their own `.ftz` (or none): min and max (nativeMinMax), the
-  /// .approx functions but rcp (nativeApprox), div.approx and div.full.
+  /// .approx functions but rcp (nativeApprox), div.approx and div.full; and
+  /// the f32 atomics, NVIDIA's own atom/red.f32 (atomicrmw or inline PTX,
+  /// sm_20 on) whatever the mode, which flush adds to global memory and not
+  /// to shared memory (llm.c's atomicAdd of a float sum:
+  /// matmul_backward_bias kernel7 and kernel8).
   bool keepsSubnormalsInF32FlushMode(Operation *op) const override {
+    if (auto atom = dyn_cast<AtomOp>(op))
+      return atom.getType() == DataType::F32;
+    if (auto red = dyn_cast<RedOp>(op))
+      return red.getType() == DataType::F32;
     if (isa<MinOp, MaxOp>(op))
       return !op->hasAttr("xorsign");
     if (auto div = dyn_cast<DivOp>(op))
