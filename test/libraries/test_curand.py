@@ -287,9 +287,10 @@ def delegated(tmp_path_factory: pytest.TempPathFactory, wheel: Path,
 def test_what_ours_lacks_nvidias_library_makes(
         delegated: dict[str, subprocess.CompletedProcess[str]]) -> None:
     """Generator types ours lacks (MTGP32, MT19937, the Sobol generators,
-    host generators among them), orderings (SEEDED, LEGACY, DYNAMIC, a
-    change of ordering after values were made, after Poisson values of ours
-    among others), Poisson (ours, on the same cases), a host generator's
+    host generators among them), orderings (SEEDED, MRG32k3a's LEGACY,
+    DYNAMIC, a change of ordering after values were made, after Poisson
+    values of ours among others), Poisson and XORWOW's and Philox's LEGACY
+    (ours, on the same cases), a host generator's
     normals, direction vectors and scramble constants: through ours, the
     values and statuses of NVIDIA's library linked directly, also where ours
     made values of every kind first (NVIDIA's generator then replays them)."""
@@ -298,7 +299,7 @@ def test_what_ours_lacks_nvidias_library_makes(
     assert ours.returncode == 0 and ours.stdout.endswith("DONE\n"), ours.stdout + ours.stderr
     assert ours.stdout == nvidias.stdout
     lines = ours.stdout.splitlines()
-    assert len(lines) == 8 + 3 * 12 + 6
+    assert len(lines) == 8 + 3 * 13 + 6
     # Nothing failed quietly: every generator was made and every call answered
     # but SEEDED on Philox and MRG32k3a (CURAND_STATUS_OUT_OF_RANGE, as
     # NVIDIA's answers).
@@ -308,11 +309,13 @@ def test_what_ours_lacks_nvidias_library_makes(
     # Ours was the library, and handed these over by name.
     for said in ("generator type: CURAND_RNG_PSEUDO_MTGP32: NVIDIA's",
                  "generator type: CURAND_RNG_QUASI_SCRAMBLED_SOBOL64: NVIDIA's",
-                 "ordering CURAND_ORDERING_PSEUDO_LEGACY: NVIDIA's, after 12 calls",
-                 "ordering CURAND_ORDERING_PSEUDO_LEGACY: NVIDIA's, after 8 calls",
+                 "to CURAND_ORDERING_PSEUDO_LEGACY after values were made: NVIDIA's, after 12 calls",
+                 "to CURAND_ORDERING_PSEUDO_LEGACY after values were made: NVIDIA's, after 8 calls",
                  "change of ordering to CURAND_ORDERING_PSEUDO_BEST after values were made",
                  "a host generator's normals: NVIDIA's, after 2 calls"):
         assert said in ours.stderr, said
+    # LEGACY is ours: handed over only for a change after values were made.
+    assert "ordering CURAND_ORDERING_PSEUDO_LEGACY:" not in ours.stderr
     # Poisson is ours: handed over only for a method ours lacks.
     assert "curandGeneratePoisson:" not in ours.stderr
     assert "curandGeneratePoissonMethod (method 9): NVIDIA's, after 9 calls" in ours.stderr
@@ -323,11 +326,17 @@ def test_without_nvidias_library_what_ours_lacks_is_refused(
         delegated: dict[str, subprocess.CompletedProcess[str]]) -> None:
     """ZMLIR_NVIDIA_LIBRARIES=0, as where NVIDIA's library is not installed:
     CURAND_STATUS_ARCH_MISMATCH (204), each named once on stderr; the
-    orderings ours makes (BEST) still answer."""
+    orderings ours makes (BEST, LEGACY: NVIDIA's values, known) and Poisson
+    still answer."""
     run = delegated["refused"]
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.splitlines() == ["MTGP32: 204", "SOBOL32: 204", "ordering BEST: 0",
-                                       "ordering SEEDED: 204", "Poisson (ours): 0",
+                                       "ordering SEEDED: 204",
+                                       # NVIDIA's values (its library, here)
+                                       "ordering LEGACY (101): 0 a5f5f6594da02f4d",
+                                       "ordering LEGACY (161): 0 738a1eea7c3df249",
+                                       "ordering LEGACY (121): 0 c9903bd580475bb9",
+                                       "Poisson (ours): 0",
                                        "direction vectors: 204"]
     assert run.stderr.count("is not used (ZMLIR_NVIDIA_LIBRARIES=0)") == 1, run.stderr
     for name in ("CURAND_RNG_PSEUDO_MTGP32", "CURAND_RNG_QUASI_SOBOL32",

@@ -1,12 +1,13 @@
 // What our libcurand hands to NVIDIA's (zmlir/libraries/curand/curand.c):
 // generator types ours lacks (MTGP32, MT19937, the Sobol generators), the
-// orderings ours lacks, the Poisson methods ours lacks, a host generator's
-// normals, direction vectors and scramble constants; a generator of ours
-// handed over after it made values of every kind (Poisson included), so
-// that NVIDIA's must continue from where ours stopped; and Poisson, which
-// ours makes, on the same cases. Each case prints the checksum of every
-// call's values and the statuses. Built twice by test_curand.py, linked with
-// ours and with NVIDIA's: the outputs must be equal line for line.
+// orderings ours lacks (MRG32k3a's LEGACY, SEEDED, DYNAMIC), the Poisson
+// methods ours lacks, a host generator's normals, direction vectors and
+// scramble constants; a generator of ours handed over after it made values
+// of every kind (Poisson included), so that NVIDIA's must continue from
+// where ours stopped; and what ours makes (Poisson; XORWOW's and Philox's
+// LEGACY) on the same cases. Each case prints the checksum of every call's
+// values and the statuses. Built twice by test_curand.py, linked with ours
+// and with NVIDIA's: the outputs must be equal line for line.
 //
 // `refused`: what ours answers where NVIDIA's library is not found.
 #include <cstdint>
@@ -118,6 +119,22 @@ int main(int argc, char **argv) {
     printf("ordering BEST: %d\n", (int)curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_BEST));
     printf("ordering SEEDED: %d\n",
            (int)curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_SEEDED));
+    // LEGACY is ours: its values (test_curand.py knows NVIDIA's).
+    for (curandRngType_t type :
+         {CURAND_RNG_PSEUDO_XORWOW, CURAND_RNG_PSEUDO_PHILOX4_32_10, CURAND_RNG_PSEUDO_MRG32K3A}) {
+      curandGenerator_t h;
+      void *bits;
+      cudaMalloc(&bits, 4 * 100003);
+      curandCreateGenerator(&h, type);
+      curandSetPseudoRandomGeneratorSeed(h, 17);
+      int s = (int)curandSetGeneratorOrdering(h, CURAND_ORDERING_PSEUDO_LEGACY);
+      s = s ? s : (int)curandGenerate(h, (unsigned *)bits, 100003);
+      cudaMemcpy(host.data(), bits, 4 * 100003, cudaMemcpyDeviceToHost);
+      printf("ordering LEGACY (%d): %d %016llx\n", (int)type, s,
+             s ? 0ull : (unsigned long long)fnv1a(host.data(), 4 * 100003));
+      cudaFree(bits);
+      curandDestroyGenerator(h);
+    }
     void *values;
     cudaMalloc(&values, 16);
     printf("Poisson (ours): %d\n", (int)curandGeneratePoisson(g, (unsigned *)values, 4, 2.0));
@@ -171,6 +188,18 @@ int main(int argc, char **argv) {
                      {'P', 999, 9.5}}));
     snprintf(label, sizeof label, "%s ordering SEEDED", name);
     run(label, type, false, {{'R', CURAND_ORDERING_PSEUDO_SEEDED}, {'b', 70000}, {'n', 5000}});
+    snprintf(label, sizeof label, "%s ordering LEGACY", name);
+    run(label, type, false,
+        {{'R', CURAND_ORDERING_PSEUDO_LEGACY},
+         {'O', 5},
+         {'b', 70001},
+         {'n', 5000},
+         {'d', 333},
+         {'P', 999, 9.5},
+         {'u', 7},
+         {'N', 4098},
+         {'P', 5001, 2222.0},
+         {'l', 6}});
     snprintf(label, sizeof label, "%s ordering LEGACY after ours", name);
     run(label, type, false,
         with(mixed, {{'R', CURAND_ORDERING_PSEUDO_LEGACY}, {'b', 70000}, {'N', 5000}}));

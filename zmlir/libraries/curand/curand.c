@@ -60,6 +60,7 @@ struct params {
 enum {
   XORWOW_STATES = 4096,
   MRG_STATES = 81920,
+  MRG_LEGACY_STATES = 4096,
   PHILOX_SUBSEQUENCES = 65536,
   STATE_BYTES = 48,
   BLOCK = 256
@@ -161,11 +162,13 @@ static curandGenerator_t nvidias(curandGenerator_t g) {
   } while (0)
 
 /* States per generator (kernels.cu): XORWOW's and MRG32k3a's device API
- * states, Philox's counters. */
-static unsigned state_count(curandRngType_t type) {
-  return type == CURAND_RNG_PSEUDO_XORWOW     ? XORWOW_STATES
-         : type == CURAND_RNG_PSEUDO_MRG32K3A ? MRG_STATES
-                                              : PHILOX_SUBSEQUENCES;
+ * states, Philox's counters. MRG32k3a's LEGACY ordering has 4096 (measured:
+ * its DEFAULT's layout otherwise); its states' memory is for MRG_STATES. */
+static unsigned state_count(curandGenerator_t g) {
+  return g->type == CURAND_RNG_PSEUDO_XORWOW ? XORWOW_STATES
+         : g->type == CURAND_RNG_PSEUDO_MRG32K3A
+             ? (g->ordering == CURAND_ORDERING_PSEUDO_LEGACY ? MRG_LEGACY_STATES : MRG_STATES)
+             : PHILOX_SUBSEQUENCES;
 }
 
 static const char *type_name(curandRngType_t type) {
@@ -606,25 +609,10 @@ curandStatus_t IMPL(curandSetGeneratorOrdering)(curandGenerator_t g, curandOrder
   FORWARD(curandSetGeneratorOrdering, g, order);
   curandStatus_t status = CURAND_STATUS_SUCCESS;
   char what[96];
-  switch (order) {
-  case CURAND_ORDERING_PSEUDO_DEFAULT:
-  case CURAND_ORDERING_PSEUDO_BEST:
-    /* NVIDIA's two are one ordering; but a change of ordering after values
-     * were made starts XORWOW's and Philox's states over otherwise than
-     * setting the offset does (measured): NVIDIA's makes the rest. */
-    pthread_mutex_lock(&g->lock);
-    if (order != g->ordering && g->history_count) {
-      snprintf(what, sizeof what, "change of ordering to %s after values were made",
-               ordering_name(order));
-      status = hand_over(g, what);
-    } else {
-      g->ordering = order;
-    }
-    pthread_mutex_unlock(&g->lock);
-    break;
-  case CURAND_ORDERING_PSEUDO_SEEDED:
-  case CURAND_ORDERING_PSEUDO_LEGACY:
-  case CURAND_ORDERING_PSEUDO_DYNAMIC: {
+  /* LEGACY is ours: XORWOW's and Philox's is their DEFAULT, MRG32k3a's its
+   * DEFAULT's layout over 4096 states (measured: the same values for every
+   * kind of call, offsets, odd sizes). */
+  if (order == CURAND_ORDERING_PSEUDO_SEEDED || order == CURAND_ORDERING_PSEUDO_DYNAMIC) {
     /* NVIDIA's generator takes the ordering, or says why not (SEEDED but
      * for XORWOW: CURAND_STATUS_OUT_OF_RANGE) and ours stays. */
     snprintf(what, sizeof what, "ordering %s", ordering_name(order));
@@ -641,6 +629,24 @@ curandStatus_t IMPL(curandSetGeneratorOrdering)(curandGenerator_t g, curandOrder
     pthread_mutex_unlock(&g->lock);
     return status;
   }
+  switch (order) {
+  case CURAND_ORDERING_PSEUDO_DEFAULT:
+  case CURAND_ORDERING_PSEUDO_BEST:
+  case CURAND_ORDERING_PSEUDO_LEGACY:
+    /* One ordering; but a change of ordering after values were made starts
+     * XORWOW's and Philox's states over otherwise than setting the offset
+     * does (measured): NVIDIA's makes the rest. */
+    pthread_mutex_lock(&g->lock);
+    if (order != g->ordering && g->history_count) {
+      snprintf(what, sizeof what, "change of ordering to %s after values were made",
+               ordering_name(order));
+      status = hand_over(g, what);
+    } else if (order != g->ordering) { /* no values since the seed or offset */
+      g->ordering = order;
+      g->states_current = 0; /* MRG32k3a's count may change */
+    }
+    pthread_mutex_unlock(&g->lock);
+    break;
   default:
     return CURAND_STATUS_OUT_OF_RANGE;
   }
@@ -665,7 +671,7 @@ static unsigned threads_per_state(curandGenerator_t g, enum kind kind,
   const char *forced = getenv("ZMLIR_CURAND_SPLIT");
   if (forced && atoi(forced) > 0)
     return (unsigned)atoi(forced);
-  unsigned split = g->resident / state_count(g->type);
+  unsigned split = g->resident / state_count(g);
   if (split > units_per_state / 32)
     split = (unsigned)(units_per_state / 32);
   if (split > 64)
@@ -697,13 +703,14 @@ static curandStatus_t generate(curandGenerator_t g, enum kind kind, void *out, s
     result = cuMemAlloc(&target, n * element_size);
   int ikind = kind;
   int philox = g->type == CURAND_RNG_PSEUDO_PHILOX4_32_10;
-  unsigned count = state_count(g->type);
-  size_t bytes = (size_t)count * (philox ? 8 : STATE_BYTES);
+  unsigned count = state_count(g);
+  size_t bytes = g->type == CURAND_RNG_PSEUDO_MRG32K3A ? (size_t)MRG_STATES * STATE_BYTES
+                                                       : (size_t)count * (philox ? 8 : STATE_BYTES);
   for (int i = 0; i < (philox ? 1 : 2) && result == CUDA_SUCCESS; ++i)
     if (!g->states[i])
       result = cuMemAlloc(&g->states[i], bytes);
   if (result == CUDA_SUCCESS && !g->states_current) {
-    void *args[] = {&g->states[g->current], &g->seed, &g->offset};
+    void *args[] = {&g->states[g->current], &g->seed, &g->offset, &count};
     void *philox_args[] = {&g->states[0], &g->offset};
     result = launch(g->init, count, g->stream, philox ? philox_args : args);
     g->states_current = result == CUDA_SUCCESS;
@@ -723,7 +730,8 @@ static curandStatus_t generate(curandGenerator_t g, enum kind kind, void *out, s
                     &units,
                     &g->offset,
                     &p,
-                    &split};
+                    &split,
+                    &count};
     result = launch(g->generate, count * split, g->stream, args);
     if (result == CUDA_SUCCESS)
       g->current = !g->current;

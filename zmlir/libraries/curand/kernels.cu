@@ -8,10 +8,10 @@
 // The orderings are those of NVIDIA's host API (CURAND_ORDERING_PSEUDO_DEFAULT),
 // measured against libcurand 10.4 (test/libraries/test_curand.py):
 //
-// XORWOW and MRG32k3a: T states (4096, 81920), state s on subsequence s of
-// the seed. A call's output is made of units (one value; for normals and
-// log-normals a Box-Muller pair of values); unit u of a call made at offset
-// O (counted in units since the seed was set) comes from state (u + O) mod T,
+// XORWOW and MRG32k3a: T states (4096; MRG32k3a's 81920, in the ordering
+// CURAND_ORDERING_PSEUDO_LEGACY 4096), state s on subsequence s of the seed. A call's output is
+// made of units (one value; for normals and log-normals a Box-Muller pair of values); unit u of a
+// call made at offset O (counted in units since the seed was set) comes from state (u + O) mod T,
 // each state taking its units in order, and O grows by the call's units.
 // States persist between calls: a unit takes as many draws as its value
 // needs (double uniforms two 32-bit draws of XORWOW, normal double pairs
@@ -45,8 +45,6 @@
 
 namespace {
 
-constexpr unsigned kXorwowStates = 4096;
-constexpr unsigned kMrgStates = 81920;
 constexpr unsigned kPhiloxSubsequences = 65536;
 
 enum Distribution : int {
@@ -329,27 +327,27 @@ __device__ void philox_units(unsigned long long *counters, void *out, unsigned l
 extern "C" {
 
 __global__ void zmlir_curand_xorwow_init(curandStateXORWOW_t *states, unsigned long long seed,
-                                         unsigned long long offset) {
-  init_states(states, seed, offset, kXorwowStates);
+                                         unsigned long long offset, unsigned count) {
+  init_states(states, seed, offset, count);
 }
 
 __global__ void zmlir_curand_xorwow_generate(const curandStateXORWOW_t *in,
                                              curandStateXORWOW_t *states, int kind, void *out,
                                              unsigned long long units, unsigned long long offset,
-                                             Params p, unsigned split) {
-  generate_units(in, states, kind, out, units, offset, p, kXorwowStates, split);
+                                             Params p, unsigned split, unsigned count) {
+  generate_units(in, states, kind, out, units, offset, p, count, split);
 }
 
 __global__ void zmlir_curand_mrg32k3a_init(curandStateMRG32k3a_t *states, unsigned long long seed,
-                                           unsigned long long offset) {
-  init_states(states, seed, offset, kMrgStates);
+                                           unsigned long long offset, unsigned count) {
+  init_states(states, seed, offset, count);
 }
 
 __global__ void zmlir_curand_mrg32k3a_generate(const curandStateMRG32k3a_t *in,
                                                curandStateMRG32k3a_t *states, int kind, void *out,
                                                unsigned long long units, unsigned long long offset,
-                                               Params p, unsigned split) {
-  generate_units(in, states, kind, out, units, offset, p, kMrgStates, split);
+                                               Params p, unsigned split, unsigned count) {
+  generate_units(in, states, kind, out, units, offset, p, count, split);
 }
 
 __global__ void zmlir_curand_philox_init(unsigned long long *counters, unsigned long long offset) {
