@@ -432,8 +432,25 @@ void ConvertPTXToStdPass::runOnOperation() {
   std::unique_ptr<TargetInfo> targetInfo = createTargetInfo(target, waveSize);
   AddressSpaceMap addressSpaces{genericAddressSpace, globalAddressSpace, sharedAddressSpace,
                                 constAddressSpace, localAddressSpace};
-  PTXLoweringState state(PTXLoweringOptions{*targetInfo, addressSpaces});
+  PTXLoweringState state(PTXLoweringOptions{*targetInfo, addressSpaces, nativeTextures});
   state.nativeWmma = nativeWmmaModule(module, *targetInfo);
+
+  if (nativeTextures) {
+    // A `.texref`, `.surfref` or `.samplerref` is one of our descriptors
+    // (frontend/importer/module.py), which the target's own texture
+    // instructions cannot read.
+    bool refused = false;
+    for (VarOp var : module.getOps<VarOp>())
+      for (StringRef prefix : {"__zmlir_texref_", "__zmlir_surfref_", "__zmlir_samplerref_"})
+        if (var.getSymName().starts_with(prefix)) {
+          var.emitError("unsupported ")
+              << "'." << prefix.drop_front(8).drop_back(1) << "' variable '"
+              << var.getSymName().drop_front(prefix.size()) << "' with native textures";
+          refused = true;
+        }
+    if (refused)
+      return signalPassFailure();
+  }
 
   OpBuilder b(ctx);
   b.setInsertionPointToEnd(module.getBody());

@@ -40,6 +40,9 @@ struct PTXLoweringOptions {
   /// What the backend the std dialects are for can do (TargetInfo.h).
   const TargetInfo &target;
   AddressSpaceMap addressSpaces;
+  /// Texture and surface handles are the vendor's objects, read by the
+  /// target's own instructions (TargetInfo::nativeTexture; Texture.cpp).
+  bool nativeTextures = false;
 };
 
 /// What convert-ptx-to-std computes for the module before the patterns run

@@ -26,6 +26,7 @@
 #include "llvm/Support/CommandLine.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace zmlir {
@@ -122,6 +123,17 @@ public:
   virtual mlir::Value nativeVideo(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef ptx,
                                   mlir::ValueRange operands) const {
     return {};
+  }
+  /// The target's own texture or surface instruction (tex, tld4, txq,
+  /// suld.b, sust.b, suq on NVIDIA's texture and surface objects) spelled
+  /// `ptx` in PTX, `$0`... the `results` (i16, i32, i64, f32 registers) then
+  /// the `operands`: the results, or std::nullopt where the target has none
+  /// and textures are our descriptors (Texture.cpp). Asked only where the
+  /// pass's `native-textures` option is on.
+  virtual std::optional<llvm::SmallVector<mlir::Value>>
+  nativeTexture(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef ptx,
+                mlir::TypeRange results, mlir::ValueRange operands, bool sideEffects) const {
+    return std::nullopt;
   }
   /// Whether the approximate transcendentals exist in f64.
   virtual bool hasF64ApproxTranscendentals() const { return true; }

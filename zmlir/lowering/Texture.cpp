@@ -34,6 +34,13 @@
 // Surfaces address bytes in x: suld/sust read and write raw bits at
 // data + z * slice + y * pitch + x, checked against the extent.
 //
+// With the pass's `native-textures` option (the CUDA passthrough, whose
+// handles are NVIDIA's texture and surface objects) every op is the
+// target's own instruction instead (TargetInfo::nativeTexture, inline PTX on
+// NVPTX); what only our descriptors can answer is refused: independent-mode
+// samplers, the importer's tex.level/tex.grad expansion (mipmap.py), the txq
+// and suq queries other than the extent.
+//
 //===----------------------------------------------------------------------===//
 
 #include "zmlir/lowering/PTXLowering.h"
@@ -64,6 +71,7 @@ constexpr int64_t kAddrModes = 56;  // u32 x 3: 0 wrap, 1 clamp, 2 mirror, 3 bor
 constexpr int64_t kTexelBytes = 68; // u32
 constexpr int64_t kBorder = 72;     // f32 x 4
 constexpr int64_t kFormat = 88;     // u32: CUarray_format
+constexpr int64_t kLevels = 92;     // u32: mipmap levels (0: not mipmapped)
 /// u32 x 2: what txq answers for height and depth (NVIDIA's: a layered 1D
 /// texture's layers are its height, a cube map's depth is 0 and a layered
 /// one's its cubes), the descriptor's last 8 bytes (runtime/cuda/texture.py).
@@ -573,6 +581,133 @@ std::tuple<Value, Value, Value> cubeFace(Emitter &e, Value x, Value y, Value z) 
 }
 
 //===----------------------------------------------------------------------===//
+// The target's own instructions (native-textures)
+//===----------------------------------------------------------------------===//
+
+/// PTX's name of a geometry.
+std::string ptxGeometry(TexGeometry g) {
+  switch (g) {
+  case TexGeometry::D1:
+    return "1d";
+  case TexGeometry::D2:
+    return "2d";
+  case TexGeometry::D3:
+    return "3d";
+  default:
+    return stringifyTexGeometry(g).str();
+  }
+}
+
+/// The PTX coordinate vector of `g` over the asm operands from `first`
+/// (the layer first where there is one): `{$5, $6}`; the geometries of
+/// three elements (.3d, .a2d, .cube) get a fourth, repeating the last.
+std::string ptxCoordinates(TexGeometry g, unsigned first, unsigned count) {
+  std::string text = "{";
+  for (unsigned i = 0; i < count; ++i)
+    text += (i ? ", $" : "$") + std::to_string(first + i);
+  if (count == 3)
+    text += ", $" + std::to_string(first + 2);
+  return text + "}";
+}
+
+/// `{$0, $1, $2, $3}` for `count` results, `$0` for one.
+std::string ptxResults(unsigned count) {
+  if (count == 1)
+    return "$0";
+  std::string text = "{";
+  for (unsigned i = 0; i < count; ++i)
+    text += (i ? ", $" : "$") + std::to_string(i);
+  return text + "}";
+}
+
+/// The asm register type of a surface element of `bits` bits: PTX's .b8
+/// and .b16 take 16-bit registers.
+mlir::Type surfaceRegister(OpBuilder &b, unsigned bits) {
+  return b.getIntegerType(std::max(bits, 16u));
+}
+
+/// The op's instruction as the target's own (`results` the asm's result
+/// types), or failure with "unsupported ..." said.
+template <typename OpTy>
+FailureOr<SmallVector<Value>> emitNative(RewriterBase &b, OpTy op, const PTXLoweringState &state,
+                                         const std::string &ptx, TypeRange results,
+                                         ValueRange operands, bool sideEffects) {
+  std::optional<SmallVector<Value>> r = state.target.nativeTexture(b, op.getLoc(), ptx, results,
+                                                                   operands, sideEffects);
+  if (!r) {
+    op->emitError("unsupported ") << "native textures on this target";
+    return failure();
+  }
+  return *r;
+}
+
+/// tex and tld4: `tex.2d.v4.f32.f32 {$0, $1, $2, $3}, [$4, {$5, $6}];`.
+template <typename OpTy>
+LogicalResult lowerNativeLookup(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter, const PTXLoweringState &state,
+                                StringRef name) {
+  if (adaptor.getSampler()) {
+    op->emitError("unsupported ") << "an independent-mode sampler with native textures";
+    return failure();
+  }
+  if (op->hasAttr("mipmap_level")) {
+    op->emitError("unsupported ")
+        << "tex.level and tex.grad with native textures (zmlir expands them on its own "
+           "descriptors)";
+    return failure();
+  }
+  mlir::Type result = op.getRes().front().getType();
+  SmallVector<Value> coords(adaptor.getCoords());
+  std::string dtype = result.isF32() ? "f32" : op->hasAttr("signed") ? "s32" : "u32";
+  std::string ctype = coords.front().getType().isF32() ? "f32" : "s32";
+  SmallVector<Value> operands{adaptor.getHandle()};
+  if (Value layer = adaptor.getLayer())
+    operands.push_back(layer);
+  operands.append(coords.begin(), coords.end());
+  unsigned count = op.getRes().size();
+  std::string ptx = (name + "." + ptxGeometry(op.getGeometry()) + ".v4." + dtype + "." + ctype +
+                     " " + ptxResults(count) + ", [$" + Twine(count) + ", " +
+                     ptxCoordinates(op.getGeometry(), count + 1, operands.size() - 1) + "];")
+                        .str();
+  auto r = emitNative(rewriter, op, state, ptx, op.getRes().getTypes(), operands, false);
+  if (failed(r))
+    return failure();
+  rewriter.replaceOp(op, *r);
+  return success();
+}
+
+/// txq and suq: the extent only (NVIDIA's driver finds no kernel asking
+/// txq for the rest: docs/textures.md).
+template <typename OpTy>
+LogicalResult lowerNativeQuery(OpTy op, typename OpTy::Adaptor adaptor,
+                               ConversionPatternRewriter &rewriter, const PTXLoweringState &state,
+                               StringRef name) {
+  TexQuery q = op.getQuery();
+  if (q != TexQuery::Width && q != TexQuery::Height && q != TexQuery::Depth) {
+    op->emitError("unsupported ") << "'" << name << "." << stringifyTexQuery(q)
+                                  << "' with native textures";
+    return failure();
+  }
+  std::string ptx = (name + "." + stringifyTexQuery(q) + ".b32 $0, [$1];").str();
+  auto r = emitNative(rewriter, op, state, ptx, rewriter.getI32Type(),
+                      ValueRange{adaptor.getHandle()}, false);
+  if (failed(r))
+    return failure();
+  rewriter.replaceOp(op, *r);
+  return success();
+}
+
+/// `suld.b.2d.v2.b32.trap` / `sust.b...`: the instruction's name and
+/// modifiers.
+template <typename OpTy>
+std::string surfaceInstruction(OpTy op, StringRef name, unsigned count) {
+  std::string vec = count == 1 ? "" : ".v" + std::to_string(count);
+  return (name + ".b." + ptxGeometry(op.getGeometry()) + vec + "." +
+          stringifyDataType(op.getType()) + "." + stringifySurfaceClamp(op.getClamp()))
+      .str();
+}
+
+//===----------------------------------------------------------------------===//
 // Patterns
 //===----------------------------------------------------------------------===//
 
@@ -598,6 +733,8 @@ struct TexOpLowering : TexturePattern<TexOp> {
 
   LogicalResult matchAndRewrite(TexOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    if (state.nativeTextures)
+      return lowerNativeLookup(op, adaptor, rewriter, state, "tex");
     Emitter e = emitter(rewriter, op);
     SmallVector<Value> coords(adaptor.getCoords());
     bool integer = coords.front().getType().isInteger();
@@ -637,6 +774,9 @@ struct Tld4OpLowering : TexturePattern<Tld4Op> {
 
   LogicalResult matchAndRewrite(Tld4Op op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    if (state.nativeTextures)
+      return lowerNativeLookup(op, adaptor, rewriter, state,
+                               ("tld4." + stringifyTexComponent(op.getComponent())).str());
     Emitter e = emitter(rewriter, op);
     SmallVector<Value> coords(adaptor.getCoords());
     SmallVector<Value> lanes = callSampler(rewriter, op, state.addressSpaces.global, 2, true,
@@ -655,6 +795,9 @@ struct QueryOpLowering : TexturePattern<OpTy> {
 
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    if (this->state.nativeTextures)
+      return lowerNativeQuery(op, adaptor, rewriter, this->state,
+                              std::is_same_v<OpTy, TxqOp> ? "txq" : "suq");
     Emitter e = this->emitter(rewriter, op);
     Value d = e.pointerOf(adaptor.getHandle());
     auto bit = [&](int64_t mask) {
@@ -694,7 +837,8 @@ struct QueryOpLowering : TexturePattern<OpTy> {
                                                static_cast<int64_t>(TexQuery::AddrMode0)));
       break;
     case TexQuery::NumMipmapLevels:
-      r = e.c32(1);
+      // 1 for a texture that is not mipmapped (0 levels there).
+      r = e.maxui(e.field32(d, desc::kLevels), e.c32(1));
       break;
     case TexQuery::NumSamples:
     case TexQuery::MemoryLayout:
@@ -756,6 +900,24 @@ struct SuldOpLowering : SurfacePattern<SuldOp> {
     Emitter e = emitter(rewriter, op);
     unsigned bits = getTypeBitWidth(op.getType());
     int64_t count = op.getRes().size();
+    if (state.nativeTextures) {
+      SmallVector<Value> operands{adaptor.getHandle()};
+      if (Value layer = adaptor.getLayer())
+        operands.push_back(layer);
+      operands.append(adaptor.getCoords().begin(), adaptor.getCoords().end());
+      std::string ptx = surfaceInstruction(op, "suld", count) + " " + ptxResults(count) + ", [$" +
+                        std::to_string(count) + ", " +
+                        ptxCoordinates(op.getGeometry(), count + 1, operands.size() - 1) + "];";
+      SmallVector<mlir::Type> types(count, surfaceRegister(rewriter, bits));
+      auto r = emitNative(rewriter, op, state, ptx, types, operands, true);
+      if (failed(r))
+        return failure();
+      SmallVector<Value> results;
+      for (auto [x, result] : llvm::zip(*r, op.getRes()))
+        results.push_back(adjustBits(rewriter, op.getLoc(), x, result.getType(), false));
+      rewriter.replaceOp(op, results);
+      return success();
+    }
     auto [p, inRange] = element(e, op, adaptor.getHandle(), adaptor.getCoords(), adaptor.getLayer(),
                                 count * bits / 8);
     trapOutside(e, op, inRange);
@@ -782,6 +944,25 @@ struct SustOpLowering : SurfacePattern<SustOp> {
     unsigned bits = getTypeBitWidth(op.getType());
     int64_t count = adaptor.getValues().size();
     mlir::Type elem = rewriter.getIntegerType(bits);
+    if (state.nativeTextures) {
+      SmallVector<Value> operands{adaptor.getHandle()};
+      if (Value layer = adaptor.getLayer())
+        operands.push_back(layer);
+      operands.append(adaptor.getCoords().begin(), adaptor.getCoords().end());
+      unsigned first = operands.size();
+      std::string ptx = surfaceInstruction(op, "sust", count) + " [$0, " +
+                        ptxCoordinates(op.getGeometry(), 1, first - 1) + "], {";
+      for (auto [k, x] : llvm::enumerate(adaptor.getValues())) {
+        operands.push_back(
+            adjustBits(rewriter, op.getLoc(), x, surfaceRegister(rewriter, bits), false));
+        ptx += (k ? ", $" : "$") + std::to_string(first + k);
+      }
+      ptx += "};";
+      if (failed(emitNative(rewriter, op, state, ptx, TypeRange{}, operands, true)))
+        return failure();
+      rewriter.eraseOp(op);
+      return success();
+    }
     // The values, before any block is split.
     Value v = LLVM::PoisonOp::create(rewriter, op.getLoc(), VectorType::get({count}, elem));
     for (auto [k, x] : llvm::enumerate(adaptor.getValues()))

@@ -54,6 +54,10 @@ class LoweringOptions:
     # its `target` option gives it.
     target: str = "generic"
     wave_size: int = 32
+    # Texture and surface handles are the vendor's objects, read by the
+    # target's own instructions (NVPTX under the CUDA passthrough with
+    # vendor textures; docs/textures.md).
+    native_textures: bool = False
 
     def __post_init__(self) -> None:
         if self.shared_window not in ("global", "kernel-arg"):
@@ -70,7 +74,8 @@ class LoweringOptions:
                 f"local-address-space={self.local_address_space} "
                 f"target={self.target} wave-size={self.wave_size} "
                 f"shared-window={self.shared_window} "
-                f"subgroup-size={self.subgroup_size}")
+                f"subgroup-size={self.subgroup_size} "
+                f"native-textures={str(self.native_textures).lower()}")
 
 
 class Target(ABC):

@@ -336,8 +336,11 @@ def level_lookup(imp: FunctionImporter, loc: ast.SourceLoc, geometry: str, handl
         first_coord = 2 if layer is not None else 1
         slots = ", ".join(f"{{{first_coord + i}}}" for i in range(len(coords)))
         results = [imp.new_value(result_type) for _ in range(4)]
+        # `mipmap_level`: `h` is one of our level descriptors, which the
+        # target's own instructions cannot read (Texture.cpp refuses it).
         imp.emit(results, f"ptx.tex <{geometry}> {{0}}"
-                          f"{' layer {1}' if layer is not None else ''}, {slots} : "
+                          f"{' layer {1}' if layer is not None else ''}, {slots} "
+                          f"{{{{mipmap_level}}}} : "
                           f"{', '.join(c.type for c in coords)} -> "
                           f"{', '.join([result_type] * 4)}", args, loc)
         return results
@@ -348,8 +351,3 @@ def level_lookup(imp: FunctionImporter, loc: ast.SourceLoc, geometry: str, handl
     far = sample(level(second))
     return [o.fma(weight, o.binary("sub", b, a), a) for a, b in zip(near, far, strict=True)]
 
-
-def level_count(imp: FunctionImporter, loc: ast.SourceLoc, handle: Value) -> Value:
-    """`txq.num_mipmap_levels`: 1 for a texture that is not mipmapped."""
-    o = _Ops(imp, loc)
-    return o.binary("max", o.load(handle, LEVELS, "u32", "i32"), o.i32(1), "u32")

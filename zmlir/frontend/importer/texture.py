@@ -111,7 +111,8 @@ def _coordinates(imp: FunctionImporter, inst: ast.Instruction, coords: list[ast.
 
 def _emit_lookup(imp: FunctionImporter, inst: ast.Instruction, op: str, head: str,
                  values: list[Value], layer: Value | None, handle: Value, sampler: Value | None,
-                 result_type: str, dests: list[ast.Operand]) -> None:
+                 result_type: str, dests: list[ast.Operand], signed: bool) -> None:
+    """`signed`: `.s32` results (the target's own instruction keeps it)."""
     extra = [v for v in (sampler, layer) if v is not None]
     args = [handle, *extra, *values]
     layer_text = (" sampler {1}" if sampler is not None else "") + \
@@ -120,7 +121,8 @@ def _emit_lookup(imp: FunctionImporter, inst: ast.Instruction, op: str, head: st
     coord_slots = ", ".join(f"{{{first + i}}}" for i in range(len(values)))
     results = [imp.new_value(result_type) for _ in dests]
     types = ", ".join(v.type for v in values)
-    imp.emit(results, f"ptx.{op} {head} {{0}}{layer_text}, {coord_slots} : {types} -> "
+    attrs = " {{signed}}" if signed else ""
+    imp.emit(results, f"ptx.{op} {head} {{0}}{layer_text}, {coord_slots}{attrs} : {types} -> "
                       f"{', '.join([result_type] * len(results))}", args, inst.loc)
     for d, r in zip(dests, results, strict=True):
         imp.write_reg(d, r, inst.loc)
@@ -208,7 +210,7 @@ def _tex(imp: FunctionImporter, inst: ast.Instruction) -> None:
         return
     values, layer = coords
     _emit_lookup(imp, inst, "tex", f"<{_GEOMETRIES[geom][0]}>", values, layer, found[0],
-                 sampler, _RESULT_TYPES[m.types[0]], dests)
+                 sampler, _RESULT_TYPES[m.types[0]], dests, m.types[0] == "s32")
     _resident(imp, inst)
 
 
@@ -232,7 +234,7 @@ def _tld4(imp: FunctionImporter, inst: ast.Instruction) -> None:
         return
     values, layer = coords
     _emit_lookup(imp, inst, "tld4", f"<{m.rest[0]}> <{_GEOMETRIES[geom][0]}>", values, layer,
-                 found[0], sampler, _RESULT_TYPES[m.types[0]], dests)
+                 found[0], sampler, _RESULT_TYPES[m.types[0]], dests, m.types[0] == "s32")
     _resident(imp, inst)
 
 
@@ -249,9 +251,6 @@ def _query(imp: FunctionImporter, inst: ast.Instruction) -> None:
     found = _object(imp, inst, inst.operands[1], with_coords=False)
     if found is None:
         generic(imp, inst)
-        return
-    if m.rest[0] == "num_mipmap_levels" and inst.opcode == "txq":
-        imp.write_reg(inst.operands[0], mipmap.level_count(imp, inst.loc, found[0]), inst.loc)
         return
     r = imp.new_value("i32")
     imp.emit([r], f"ptx.{inst.opcode} <{m.rest[0]}> {{0}} : i32", [found[0]], inst.loc)

@@ -321,6 +321,50 @@ public:
         .getResult(0);
   }
 
+  /// Texture and surface instructions as inline PTX on NVIDIA's objects
+  /// (the runtime's vendor textures, docs/textures.md): ptxas makes them
+  /// TEX, TLD4, TXQ, SULD, SUST of the texture units.
+  std::optional<SmallVector<Value>> nativeTexture(OpBuilder &b, Location loc, StringRef ptx,
+                                                  TypeRange results, ValueRange operands,
+                                                  bool sideEffects) const override {
+    auto constraint = [](mlir::Type t) -> StringRef {
+      if (t.isF32())
+        return "f";
+      if (t.isF64())
+        return "d";
+      switch (t.getIntOrFloatBitWidth()) {
+      case 16:
+        return "h";
+      case 32:
+        return "r";
+      default:
+        return "l";
+      }
+    };
+    std::string constraints;
+    for (mlir::Type t : results)
+      constraints += (constraints.empty() ? "=" : ",=") + constraint(t).str();
+    for (Value v : operands)
+      constraints += (constraints.empty() ? "" : ",") + constraint(v.getType()).str();
+    mlir::Type resultType;
+    if (results.size() == 1)
+      resultType = results.front();
+    else if (results.size() > 1)
+      resultType = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                    SmallVector<mlir::Type>(results));
+    auto asmOp = LLVM::InlineAsmOp::create(b, loc, resultType ? TypeRange{resultType} : TypeRange{},
+                                           operands, ptx, constraints, sideEffects,
+                                           /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                                           LLVM::AsmDialectAttr(), ArrayAttr());
+    SmallVector<Value> r;
+    if (results.size() == 1)
+      r.push_back(asmOp.getResult(0));
+    else
+      for (size_t i = 0; i < results.size(); ++i)
+        r.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), i));
+    return r;
+  }
+
   /// ex2.approx and tanh.approx of f16, bf16 (`ex2` only as .ftz.bf16)
   /// and their pairs (vector<2 x f16/bf16>), on the bits in .b16/.b32
   /// registers, as inline PTX: LLVM has no tanh intrinsic, and its

@@ -7,6 +7,11 @@ import re
 
 from zmlir.targets.base import LoweringOptions, Target, register
 
+# `nvptx:sm_90+native-textures`: texture and surface handles are NVIDIA's
+# objects, read by NVIDIA's instructions (the CUDA passthrough's vendor
+# textures); without it they are zmlir's descriptors (docs/textures.md).
+NATIVE_TEXTURES = "+native-textures"
+
 
 @register
 class NVPTXTarget(Target):
@@ -16,6 +21,15 @@ class NVPTXTarget(Target):
     binary_suffix = ".ptx"
     binary_is_text = True
     llvm_fixups = ("nvptx-managed-globals", "nvptx-check-atomics")
+
+    def __init__(self, arch: str | None = None) -> None:
+        arch = arch or self.default_arch
+        self.native_textures = arch.endswith(NATIVE_TEXTURES)
+        super().__init__(arch.removesuffix(NATIVE_TEXTURES))
+
+    @property
+    def spec(self) -> str:
+        return super().spec + (NATIVE_TEXTURES if self.native_textures else "")
 
     @classmethod
     def validate_arch(cls, arch: str) -> None:
@@ -43,7 +57,8 @@ class NVPTXTarget(Target):
         # NVPTX: 0 generic, 1 global, 3 shared, 4 const. All shared memory is
         # one dynamic `.extern .shared` window sized by the launcher. `.local`
         # variables are allocas in 5, reached from generic code by cvta.
-        return LoweringOptions(local_address_space=5, target="nvptx")
+        return LoweringOptions(local_address_space=5, target="nvptx",
+                               native_textures=self.native_textures)
 
     def llvm_pipeline(self) -> str:
         # Math first, to LLVM intrinsics: the NVVM lowering would otherwise
