@@ -506,7 +506,8 @@ C_FAST_PATH = ("cuLaunchKernel", "cuLaunchKernelEx", "cuEventRecord", "cuEventRe
                "cuEventQuery", "cuEventSynchronize", "cuEventElapsedTime",
                "cuEventElapsedTime_v2", "cuMemAlloc_v2", "cuMemFree_v2", "cuMemsetD8_v2",
                "cuMemsetD16_v2", "cuMemsetD32_v2", "cuMemsetD8Async", "cuMemsetD16Async",
-               "cuMemsetD32Async")
+               "cuMemsetD32Async", "cuDeviceGetAttribute", "cuCtxGetDevice",
+               "cuCtxGetDevice_v2")
 PYTHON_BODY_PREFIX = "zmlir_py_"
 
 # What the Python driver calls to keep fastpath.c's table in step.
@@ -545,6 +546,8 @@ size_t zmlir_fast_mem_take(struct zmlir_mem_record *out, size_t room);
 int zmlir_fast_mem_pending(void);
 int zmlir_fast_mem_claim(uintptr_t address);
 unsigned long long zmlir_fast_memory_calls(void);
+void zmlir_fast_device_attribute(int attrib, int value, int pid);
+unsigned long long zmlir_fast_queries(void);
 void zmlir_faults_install(void);
 void zmlir_faults_arm(int delta);
 unsigned long zmlir_faults_take(uintptr_t *first);

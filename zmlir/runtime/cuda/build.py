@@ -152,9 +152,10 @@ def build(out_dir: Path | None = None, verbose: bool = False) -> Path:
     return final
 
 
-# Ours that libcuda.so.1 exports too: the launches, event and memory calls the
-# C fast path took (tests).
-_SHIM_DIAGNOSTICS = ("zmlir_fast_launches", "zmlir_fast_events", "zmlir_fast_memory_calls")
+# Ours that libcuda.so.1 exports too: the launches, event, memory and query
+# calls the C fast path took (tests).
+_SHIM_DIAGNOSTICS = ("zmlir_fast_launches", "zmlir_fast_events", "zmlir_fast_memory_calls",
+                     "zmlir_fast_queries")
 
 
 def exported_names() -> list[str]:

@@ -140,7 +140,9 @@ class DeviceAPI(DriverState):
         self.check_device(dev)
         if not 0 < attrib < DEVICE_ATTRIBUTE_MAX:
             return E.CUDA_ERROR_INVALID_VALUE
-        self.out(pi, device_attribute(attrib, self.device))
+        value = device_attribute(attrib, self.device)
+        self.out(pi, value)
+        self.fast.device_attribute(attrib, value)  # answered in C from now on
         return E.CUDA_SUCCESS
 
     def cuDeviceComputeCapability(self, major: Any, minor: Any, dev: int) -> int:

@@ -34,6 +34,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1001,6 +1002,108 @@ ZMLIR_FAST_MEMSET(cuMemsetD8, 0, unsigned char)
 ZMLIR_FAST_MEMSET(cuMemsetD16, 1, unsigned short)
 ZMLIR_FAST_MEMSET(cuMemsetD32, 2, unsigned int)
 
+/* -- device attributes, the current context's device -------------------------------
+ *
+ * Thrust and CUB ask cuDeviceGetAttribute several times in every algorithm
+ * call (radixSortThrust's timed sorts) and cudart cuCtxGetDevice: a value the
+ * Python driver has answered once (a device's attributes do not change) it
+ * hands over here (zmlir_fast_device_attribute), and later asks are answered
+ * from it while the fast path is on (not tracing), in the process that
+ * called cuInit (a forked child's calls are Python's: CUDA_ERROR_NOT_INITIALIZED).
+ * cuCtxGetDevice answers device 0 (the only one) for a calling thread whose
+ * current context the fast path knows (once an attribute was answered: its
+ * process is known); any other ask is Python's. */
+
+#define ZMLIR_FAST_ATTRIBUTES 256
+
+static int zmlir_fast_attribute_values[ZMLIR_FAST_ATTRIBUTES];
+static unsigned char zmlir_fast_attribute_known[ZMLIR_FAST_ATTRIBUTES];
+/* Whether this is the process that called cuInit, without a system call
+ * per ask: a page the kernel wipes in a forked child (MADV_WIPEONFORK; a
+ * fork's atfork handlers do not reach a library in a link-map namespace of
+ * its own), else the process id compared. */
+static volatile int *zmlir_fast_process_page;
+static int zmlir_fast_process_pid, zmlir_fast_process_once;
+static unsigned long long zmlir_fast_query_count;
+
+static int zmlir_fast_in_process(void) {
+  volatile int *page = ZMLIR_LOAD(zmlir_fast_process_page);
+  if (page != NULL)
+    return *page;
+  int pid = ZMLIR_LOAD(zmlir_fast_process_pid);
+  return pid != 0 && pid == (int)getpid();
+}
+
+/* Device 0's attribute `attrib` is `value` (in this process: `pid` is its). */
+void zmlir_fast_device_attribute(int attrib, int value, int pid) {
+  if (attrib <= 0 || attrib >= ZMLIR_FAST_ATTRIBUTES || pid != (int)getpid())
+    return;
+  if (!__atomic_exchange_n(&zmlir_fast_process_once, 1, __ATOMIC_ACQ_REL)) {
+    void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (page != MAP_FAILED && madvise(page, 4096, 18 /* MADV_WIPEONFORK */) == 0) {
+      *(volatile int *)page = 1;
+      ZMLIR_STORE(zmlir_fast_process_page, (volatile int *)page);
+    } else if (page != MAP_FAILED)
+      munmap(page, 4096);
+    ZMLIR_STORE(zmlir_fast_process_pid, pid);
+  }
+  zmlir_fast_attribute_values[attrib] = value;
+  ZMLIR_STORE(zmlir_fast_attribute_known[attrib], 1);
+}
+
+/* Calls this section answered (tests). */
+unsigned long long zmlir_fast_queries(void) {
+  return ZMLIR_LOAD(zmlir_fast_query_count);
+}
+
+CUresult cuDeviceGetAttribute(int *pi, int attrib, CUdevice dev) {
+  CUresult result;
+  zmlir_enter();
+  if (pi != NULL && dev == 0 && attrib > 0 && attrib < ZMLIR_FAST_ATTRIBUTES &&
+      ZMLIR_LOAD(zmlir_fast_enabled) && ZMLIR_LOAD(zmlir_fast_attribute_known[attrib]) &&
+      zmlir_fast_in_process()) {
+    *pi = zmlir_fast_attribute_values[attrib];
+    __atomic_add_fetch(&zmlir_fast_query_count, 1, __ATOMIC_RELAXED);
+    result = 0;
+  } else
+    result = zmlir_py_cuDeviceGetAttribute(pi, attrib, dev);
+  zmlir_leave();
+  return result;
+}
+
+/* Whether the calling thread's current context is one the fast path knows,
+ * in the process that called cuInit. */
+static int zmlir_fast_current_known(void) {
+  return ZMLIR_LOAD(zmlir_fast_enabled) && zmlir_fast_ctx != 0 &&
+         zmlir_fast_ctx_epoch == ZMLIR_LOAD(zmlir_fast_epoch) && zmlir_fast_in_process();
+}
+
+CUresult cuCtxGetDevice(CUdevice *device) {
+  CUresult result;
+  zmlir_enter();
+  if (device != NULL && zmlir_fast_current_known()) {
+    *device = 0;
+    __atomic_add_fetch(&zmlir_fast_query_count, 1, __ATOMIC_RELAXED);
+    result = 0;
+  } else
+    result = zmlir_py_cuCtxGetDevice(device);
+  zmlir_leave();
+  return result;
+}
+
+CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx) {
+  CUresult result;
+  zmlir_enter();
+  if (device != NULL && ctx == NULL && zmlir_fast_current_known()) {
+    *device = 0;
+    __atomic_add_fetch(&zmlir_fast_query_count, 1, __ATOMIC_RELAXED);
+    result = 0;
+  } else
+    result = zmlir_py_cuCtxGetDevice_v2(device, ctx);
+  zmlir_leave();
+  return result;
+}
+
 /* The exported address of a function of this file: cffi's ffi.addressof
  * gives that of its own wrapper, and cuGetProcAddress must hand out the
  * symbol itself (cudart and the tracing interposer compare addresses). */
@@ -1025,6 +1128,9 @@ uintptr_t zmlir_fast_address(const char *name) {
       {"cuMemsetD8Async", (uintptr_t)&cuMemsetD8Async},
       {"cuMemsetD16Async", (uintptr_t)&cuMemsetD16Async},
       {"cuMemsetD32Async", (uintptr_t)&cuMemsetD32Async},
+      {"cuDeviceGetAttribute", (uintptr_t)&cuDeviceGetAttribute},
+      {"cuCtxGetDevice", (uintptr_t)&cuCtxGetDevice},
+      {"cuCtxGetDevice_v2", (uintptr_t)&cuCtxGetDevice_v2},
       {"zmlir_fast_cls_get", (uintptr_t)&zmlir_fast_cls_get},
   };
   for (size_t i = 0; i < sizeof exported / sizeof *exported; ++i)

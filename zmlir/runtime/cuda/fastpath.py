@@ -254,6 +254,12 @@ class FastPath:
         """Allocations, frees and memsets that took the C path so far."""
         return int(self.lib.zmlir_fast_memory_calls()) if self.lib is not None else 0
 
+    def device_attribute(self, attrib: int, value: int) -> None:
+        """Device 0's attribute `attrib` is `value` (it never changes):
+        fastpath.c answers cuDeviceGetAttribute for it from now on."""
+        if self.lib is not None:
+            self.lib.zmlir_fast_device_attribute(attrib, value, os.getpid())
+
     def launches(self) -> int:
         """How many launches took the fast path so far."""
         return int(self.lib.zmlir_fast_launches()) if self.lib is not None else 0

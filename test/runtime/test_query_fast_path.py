@@ -1,0 +1,94 @@
+"""cuDeviceGetAttribute and cuCtxGetDevice(_v2) answered by the C fast path
+(fastpath.c) once the Python driver has answered an attribute: the same
+values and errors as the Python path (ZMLIR_FAST_LAUNCH=0), on the CPU
+backend and under the passthrough (a stand-in NVIDIA driver)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+_PROBE = textwrap.dedent("""
+    import ctypes, json, os, sys
+    lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
+    lib.zmlir_fast_queries.restype = ctypes.c_ulonglong
+    r = {}
+    v = ctypes.c_int(-7)
+    r["before_init"] = [lib.cuDeviceGetAttribute(ctypes.byref(v), 75, 0),
+                        lib.cuCtxGetDevice(ctypes.byref(v))]
+    assert lib.cuInit(0) == 0
+    r["no_context"] = [lib.cuCtxGetDevice(ctypes.byref(v)),
+                       lib.cuCtxGetDevice_v2(ctypes.byref(v), None)]
+    def attributes():
+        out = []
+        for attrib in range(0, 150):
+            v.value = -7
+            out.append([lib.cuDeviceGetAttribute(ctypes.byref(v), attrib, 0), v.value])
+        return out
+    first = attributes()
+    before = lib.zmlir_fast_queries()
+    r["attributes"] = attributes()
+    r["attributes_fast"] = lib.zmlir_fast_queries() - before
+    assert r["attributes"] == first
+    r["other_device"] = lib.cuDeviceGetAttribute(ctypes.byref(v), 75, 1)
+    r["null"] = lib.cuDeviceGetAttribute(None, 75, 0)
+    ctx = ctypes.c_void_p()
+    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+    assert lib.cuCtxSetCurrent(ctx) == 0
+    before = lib.zmlir_fast_queries()
+    d = ctypes.c_int(-7)
+    r["device"] = [lib.cuCtxGetDevice(ctypes.byref(d)), d.value]
+    d.value = -7
+    r["device_v2"] = [lib.cuCtxGetDevice_v2(ctypes.byref(d), None), d.value]
+    d.value = -7
+    r["device_v2_ctx"] = [lib.cuCtxGetDevice_v2(ctypes.byref(d), ctx), d.value]
+    r["device_null"] = lib.cuCtxGetDevice(None)
+    r["device_fast"] = lib.zmlir_fast_queries() - before
+    read, write = os.pipe()
+    if os.fork() == 0:  # a forked child has no driver (NVIDIA's: NOT_INITIALIZED)
+        codes = [lib.cuDeviceGetAttribute(ctypes.byref(v), 16, 0),
+                 lib.cuCtxGetDevice(ctypes.byref(d))]
+        os.write(write, json.dumps(codes).encode())
+        os._exit(0)
+    os.close(write)
+    r["forked"] = json.loads(os.read(read, 100))
+    os.wait()
+    print(json.dumps(r))
+""")
+
+
+def _probe(libdir: str, **env: str) -> dict[str, Any]:
+    result = subprocess.run([sys.executable, "-c", _PROBE, libdir], capture_output=True,
+                            text=True, timeout=300, env={**os.environ, **env})
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("backend", ["opencl", "cuda"])
+def test_queries_take_the_c_path_with_the_same_answers(libdir: str, backend: str,
+                                                       fake_nvidia_driver: Path) -> None:
+    env = {"ZMLIR_BACKEND": backend}
+    if backend == "cuda":
+        env["ZMLIR_CUDA_DRIVER"] = str(fake_nvidia_driver)
+    fast = _probe(libdir, **env)
+    python = _probe(libdir, **env, ZMLIR_FAST_LAUNCH="0")
+    # Every valid attribute (1 to 147) a second time: from C.
+    assert fast["attributes_fast"] == 147 and python["attributes_fast"] == 0
+    assert fast["device_fast"] == 2 and python["device_fast"] == 0  # cuCtxGetDevice(_v2, NULL)
+    assert fast["attributes"][75] == [0, 9 if backend == "cuda" else 8]  # COMPUTE_CAPABILITY_MAJOR
+    assert fast["attributes"][0][0] == 1 and fast["attributes"][148][0] == 1  # INVALID_VALUE
+    assert fast["before_init"] == [3, 3]  # CUDA_ERROR_NOT_INITIALIZED
+    assert fast["forked"] == [3, 3]
+    assert fast["device"] == [0, 0] and fast["device_v2"] == [0, 0]
+    assert fast["other_device"] == 101 and fast["null"] == 1  # INVALID_DEVICE, INVALID_VALUE
+    for answers in (fast, python):
+        answers.pop("attributes_fast"), answers.pop("device_fast")
+    assert fast == python
