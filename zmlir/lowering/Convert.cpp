@@ -343,7 +343,12 @@ struct CvtOpLowering : PTXPattern<CvtOp> {
             rnd != Rounding::RM && rnd != Rounding::RP)
           return unsupported(op, Twine("rounding '.") + stringifyRounding(rnd) +
                                      "' on a narrowing float conversion");
-        r = narrowFloat(rewriter, loc, x, dstType, rnd);
+        bool nearest = rnd == Rounding::None || rnd == Rounding::RN;
+        if (src == DataType::F32 && dst == DataType::BF16 && nearest)
+          if (Value bits = state.target.nativeBf16Cvt(rewriter, loc, x))
+            r = arith::BitcastOp::create(rewriter, loc, dstType, bits);
+        if (!r)
+          r = narrowFloat(rewriter, loc, x, dstType, rnd);
         if (!r)
           return unsupported(op, Twine("conversion '.") + stringifyDataType(dst) + "." +
                                      stringifyDataType(src) + "'");

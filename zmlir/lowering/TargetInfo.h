@@ -116,6 +116,12 @@ public:
                                     llvm::StringRef rnd, bool relu, bool satfinite) const {
     return {};
   }
+  /// The target's own `cvt.rn.bf16.f32` of the f32 `x` (PTX for sm_80 on,
+  /// so the target's GPU has it): the bf16's bits as an i16, or null (the
+  /// lowering rounds in integer arithmetic, f32ToBf16Bits).
+  virtual mlir::Value nativeBf16Cvt(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x) const {
+    return {};
+  }
   /// The target's own video instruction (vadd ... vset, vadd2 ... vset4),
   /// spelled `ptx` in PTX with `$0` the i32 result and `$1`... the i32
   /// `operands` (a, b, c), selectors appended (`$1.b3210`): the result, or

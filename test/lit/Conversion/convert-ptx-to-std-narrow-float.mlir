@@ -176,3 +176,29 @@ func.func @tf32_rn_satfinite(%a: f32) attributes {ptx.entry} {
   %0 = ptx.inst "cvt" [".rn", ".satfinite", ".tf32", ".f32"](%a) {operand_kinds = ["d", "r"]} : (f32) -> i32
   ptx.ret
 }
+
+// -----
+
+// cvt.rn.bf16.f32 (nvcc's __float2bfloat16, llm.c's bf16 kernels): to
+// nearest even in integer arithmetic (0x7fff plus the lowest kept bit), NaN
+// NVIDIA's 0x7fff. NVPTX: NVIDIA's own instruction, as inline PTX; the
+// directed roundings stay integer arithmetic there.
+// CHECK-LABEL: gpu.func @bf16_rn
+// CHECK: arith.addi %{{.*}}, %c32767_i32
+// CHECK: arith.cmpf uno
+// CHECK-LABEL: gpu.func @bf16_rz
+// NV-LABEL: gpu.func @bf16_rn
+// NV-NOT: arith.cmpf uno
+// NV: llvm.inline_asm "cvt.rn.bf16.f32 $0, $1;", "=h,f" %{{.*}} : (f32) -> i16
+// NV-NOT: arith.cmpf uno
+// NV-LABEL: gpu.func @bf16_rz
+// NV-NOT: llvm.inline_asm
+// NV: arith.cmpf uno
+func.func @bf16_rn(%a: f32) attributes {ptx.entry} {
+  %0 = ptx.cvt %a {rnd = #ptx.rnd<rn>, src_type = #ptx.type<f32>, type = #ptx.type<bf16>} : f32 -> bf16
+  ptx.ret
+}
+func.func @bf16_rz(%a: f32) attributes {ptx.entry} {
+  %0 = ptx.cvt %a {rnd = #ptx.rnd<rz>, src_type = #ptx.type<f32>, type = #ptx.type<bf16>} : f32 -> bf16
+  ptx.ret
+}

@@ -293,6 +293,19 @@ public:
     LLVM::UnreachableOp::create(b, loc);
   }
 
+  /// cvt.rn.bf16.f32 as inline PTX, as nvcc's cuda_bf16.h writes it (one
+  /// F2FP on sm_90 where the integer rounding is six instructions), not
+  /// LLVM's fptrunc to bfloat: LLVM folds that on constants keeping a
+  /// NaN's payload (NVIDIA's is 0x7fff). An older GPU than sm_80 has no
+  /// such PTX to run, and ptxas would reject it with a message.
+  Value nativeBf16Cvt(OpBuilder &b, Location loc, Value x) const override {
+    return LLVM::InlineAsmOp::create(b, loc, b.getI16Type(), ValueRange{x},
+                                     "cvt.rn.bf16.f32 $0, $1;", "=h,f",
+                                     /*has_side_effects=*/false, /*is_align_stack=*/false,
+                                     LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
+        .getResult(0);
+  }
+
   /// cvt{.rn,.rz,.rna}{.relu}{.satfinite}.tf32.f32 as inline PTX: LLVM's
   /// llvm.nvvm.f2tf32.* abort instruction selection below sm_80 (.rna),
   /// sm_90 (.rn, .rz) and sm_100 (.satfinite), and the lowering does not
