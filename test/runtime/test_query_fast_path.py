@@ -1,5 +1,6 @@
 """cuDeviceGetAttribute and cuCtxGetDevice(_v2) answered by the C fast path
-(fastpath.c) once the Python driver has answered an attribute: the same
+(fastpath.c) once the Python driver has answered an attribute, and
+cuStreamSynchronize / cuCtxSynchronize(_v2) under the passthrough: the same
 values and errors as the Python path (ZMLIR_FAST_LAUNCH=0), on the CPU
 backend and under the passthrough (a stand-in NVIDIA driver)."""
 
@@ -92,3 +93,58 @@ def test_queries_take_the_c_path_with_the_same_answers(libdir: str, backend: str
     for answers in (fast, python):
         answers.pop("attributes_fast"), answers.pop("device_fast")
     assert fast == python
+
+
+_SYNC = textwrap.dedent("""
+    import ctypes, json, sys
+    lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
+    lib.zmlir_fast_queries.restype = ctypes.c_ulonglong
+    r = {"fast": {}}
+    def counted(name, call):
+        before = lib.zmlir_fast_queries()
+        r[name] = call()
+        r["fast"][name] = lib.zmlir_fast_queries() - before
+    assert lib.cuInit(0) == 0
+    counted("no_context", lambda: lib.cuCtxSynchronize())
+    ctx = ctypes.c_void_p()
+    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+    assert lib.cuCtxSetCurrent(ctx) == 0
+    stream = ctypes.c_void_p()
+    assert lib.cuStreamCreate(ctypes.byref(stream), 0) == 0
+    counted("context", lambda: lib.cuCtxSynchronize())
+    counted("context_v2", lambda: lib.cuCtxSynchronize_v2(None))
+    counted("context_v2_given", lambda: lib.cuCtxSynchronize_v2(ctx))
+    counted("null_stream", lambda: lib.cuStreamSynchronize(None))
+    counted("stream", lambda: lib.cuStreamSynchronize(stream))
+    counted("unknown_stream", lambda: lib.cuStreamSynchronize(ctypes.c_void_p(0x999)))
+    print(json.dumps(r))
+""")
+
+
+def test_passthrough_synchronizations_take_the_c_path(libdir: str,
+                                                      fake_nvidia_driver: Path) -> None:
+    env = {**os.environ, "ZMLIR_BACKEND": "cuda", "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver)}
+
+    def run(**extra: str) -> dict[str, Any]:
+        result = subprocess.run([sys.executable, "-c", _SYNC, libdir], capture_output=True,
+                                text=True, timeout=300, env={**env, **extra})
+        assert result.returncode == 0, result.stderr
+        assert "internal error" not in result.stderr
+        return json.loads(result.stdout.strip().splitlines()[-1])
+
+    fast, python = run(), run(ZMLIR_FAST_LAUNCH="0")
+    assert fast["fast"] == {"no_context": 0, "context": 1, "context_v2": 1,
+                            "context_v2_given": 0, "null_stream": 1, "stream": 1,
+                            "unknown_stream": 0}
+    assert set(python.pop("fast").values()) == {0}
+    fast.pop("fast")
+    assert fast == python
+    assert fast["no_context"] == 201 and fast["unknown_stream"] == 400
+    assert all(fast[k] == 0 for k in ("context", "context_v2", "null_stream", "stream"))
+    # NVIDIA's synchronisation failing (a kernel's fault): the Python path's answer.
+    faulted, faulted_python = run(FAKE_SYNC_RESULT="700"), run(FAKE_SYNC_RESULT="700",
+                                                               ZMLIR_FAST_LAUNCH="0")
+    assert set(faulted.pop("fast").values()) == {0}
+    faulted_python.pop("fast")
+    assert faulted == faulted_python
+    assert faulted["context"] == 700 and faulted["stream"] == 700

@@ -1079,7 +1079,9 @@ class CUDABackend(Backend):
                   "event_record": address(self.lib.cuEventRecord),
                   "event_query": address(self.lib.cuEventQuery),
                   "event_synchronize": address(self.lib.cuEventSynchronize),
-                  "event_elapsed": address(self.lib.cuEventElapsedTime)}
+                  "event_elapsed": address(self.lib.cuEventElapsedTime),
+                  # A stream's or the context's synchronisation: synchronize().
+                  "ctx_synchronize": address(self.lib.cuCtxSynchronize)}
         # Allocations, frees and memsets: NVIDIA's own, on the NULL stream
         # (the fills: as memset does here); a driver without one leaves it
         # to the Python path.

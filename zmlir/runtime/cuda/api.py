@@ -507,7 +507,8 @@ C_FAST_PATH = ("cuLaunchKernel", "cuLaunchKernelEx", "cuEventRecord", "cuEventRe
                "cuEventElapsedTime_v2", "cuMemAlloc_v2", "cuMemFree_v2", "cuMemsetD8_v2",
                "cuMemsetD16_v2", "cuMemsetD32_v2", "cuMemsetD8Async", "cuMemsetD16Async",
                "cuMemsetD32Async", "cuDeviceGetAttribute", "cuCtxGetDevice",
-               "cuCtxGetDevice_v2")
+               "cuCtxGetDevice_v2", "cuStreamSynchronize", "cuCtxSynchronize",
+               "cuCtxSynchronize_v2")
 PYTHON_BODY_PREFIX = "zmlir_py_"
 
 # What the Python driver calls to keep fastpath.c's table in step.

@@ -62,6 +62,7 @@ typedef int (*zmlir_cl_event_info_fn)(void *, unsigned int, size_t, void *, size
 typedef CUresult (*zmlir_cu_event_record_fn)(void *, void *);
 typedef CUresult (*zmlir_cu_event_fn)(void *); /* cuEventQuery, cuEventSynchronize */
 typedef CUresult (*zmlir_cu_event_elapsed_fn)(float *, void *, void *);
+typedef CUresult (*zmlir_cu_synchronize_fn)(void);
 typedef CUresult (*zmlir_cu_mem_alloc_fn)(CUdeviceptr *, size_t);
 typedef CUresult (*zmlir_cu_mem_free_fn)(CUdeviceptr);
 typedef CUresult (*zmlir_cu_memset8_fn)(CUdeviceptr, unsigned char, size_t);
@@ -77,6 +78,7 @@ struct zmlir_fast_backend {
   uintptr_t release_event, wait_for_events, get_event_info;              /* OpenCL */
   uintptr_t event_record, event_query, event_synchronize, event_elapsed; /* the real driver's */
   uintptr_t mem_alloc, mem_free;                                         /* the real driver's */
+  uintptr_t ctx_synchronize;                                             /* the real driver's */
   uintptr_t memset[3], memset_async[3]; /* the real driver's D8, D16, D32 */
 };
 
@@ -337,6 +339,7 @@ int zmlir_fast_set_entry(const char *name, uintptr_t address) {
       {"event_query", offsetof(struct zmlir_fast_backend, event_query)},
       {"event_synchronize", offsetof(struct zmlir_fast_backend, event_synchronize)},
       {"event_elapsed", offsetof(struct zmlir_fast_backend, event_elapsed)},
+      {"ctx_synchronize", offsetof(struct zmlir_fast_backend, ctx_synchronize)},
       {"mem_alloc", offsetof(struct zmlir_fast_backend, mem_alloc)},
       {"mem_free", offsetof(struct zmlir_fast_backend, mem_free)},
       {"memset_d8", offsetof(struct zmlir_fast_backend, memset[0])},
@@ -1051,7 +1054,7 @@ void zmlir_fast_device_attribute(int attrib, int value, int pid) {
   ZMLIR_STORE(zmlir_fast_attribute_known[attrib], 1);
 }
 
-/* Calls this section answered (tests). */
+/* Calls this section and the synchronisations (below) answered (tests). */
 unsigned long long zmlir_fast_queries(void) {
   return ZMLIR_LOAD(zmlir_fast_query_count);
 }
@@ -1104,6 +1107,58 @@ CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx) {
   return result;
 }
 
+/* -- synchronisations --------------------------------------------------------------
+ *
+ * Under the CUDA passthrough all our work is on the real context's NULL
+ * stream, and a synchronisation of a stream or of the context is the real
+ * driver's cuCtxSynchronize (backends/cuda.py: synchronize), as Thrust's
+ * algorithms make several in each call (radixSortThrust's timed sorts).
+ * fastpath.c calls it directly when zmlir_fast_applies (a known stream, no
+ * capture, a known current context without a sticky error) and a
+ * synchronisation point has no Python work (zmlir_fast_sync_work: device
+ * printf output, memory pools); any answer but success takes the Python
+ * path, which synchronises again and reports it (a kernel's fault becomes
+ * the sticky error). Trap words, the other thing a synchronisation looks
+ * at, are SPIR-V's (traps.py): that backend hands no entry point over. */
+
+static int zmlir_fast_synchronize(void *stream, CUresult *result) {
+  zmlir_cu_synchronize_fn synchronize = (zmlir_cu_synchronize_fn)zmlir_fast_backend.ctx_synchronize;
+  if (!synchronize || ZMLIR_LOAD(zmlir_fast_sync_work) != 0 || !zmlir_fast_applies(stream) ||
+      synchronize() != 0)
+    return 0;
+  *result = 0;
+  __atomic_add_fetch(&zmlir_fast_query_count, 1, __ATOMIC_RELAXED);
+  return 1;
+}
+
+CUresult cuStreamSynchronize(CUstream hStream) {
+  CUresult result;
+  zmlir_enter();
+  if (!zmlir_fast_synchronize(hStream, &result))
+    result = zmlir_py_cuStreamSynchronize(hStream);
+  zmlir_leave();
+  return result;
+}
+
+CUresult cuCtxSynchronize(void) {
+  CUresult result;
+  zmlir_enter();
+  if (!zmlir_fast_synchronize(NULL, &result))
+    result = zmlir_py_cuCtxSynchronize();
+  zmlir_leave();
+  return result;
+}
+
+/* CUDA 13's: a context to synchronise (NULL: the current one). */
+CUresult cuCtxSynchronize_v2(CUcontext ctx) {
+  CUresult result;
+  zmlir_enter();
+  if (ctx != NULL || !zmlir_fast_synchronize(NULL, &result))
+    result = zmlir_py_cuCtxSynchronize_v2(ctx);
+  zmlir_leave();
+  return result;
+}
+
 /* The exported address of a function of this file: cffi's ffi.addressof
  * gives that of its own wrapper, and cuGetProcAddress must hand out the
  * symbol itself (cudart and the tracing interposer compare addresses). */
@@ -1128,6 +1183,9 @@ uintptr_t zmlir_fast_address(const char *name) {
       {"cuMemsetD8Async", (uintptr_t)&cuMemsetD8Async},
       {"cuMemsetD16Async", (uintptr_t)&cuMemsetD16Async},
       {"cuMemsetD32Async", (uintptr_t)&cuMemsetD32Async},
+      {"cuStreamSynchronize", (uintptr_t)&cuStreamSynchronize},
+      {"cuCtxSynchronize", (uintptr_t)&cuCtxSynchronize},
+      {"cuCtxSynchronize_v2", (uintptr_t)&cuCtxSynchronize_v2},
       {"cuDeviceGetAttribute", (uintptr_t)&cuDeviceGetAttribute},
       {"cuCtxGetDevice", (uintptr_t)&cuCtxGetDevice},
       {"cuCtxGetDevice_v2", (uintptr_t)&cuCtxGetDevice_v2},
