@@ -197,3 +197,18 @@ func.func @ftz_widen_narrow(%a: f32, %d: f64) attributes {ptx.entry} {
   %3 = ptx.cvt %2 {rnd = #ptx.rnd<rn>, src_type = #ptx.type<f64>, type = #ptx.type<f32>, ftz} : f64 -> f32
   ptx.ret
 }
+
+// -----
+
+// atom.add.noftz.bf16x2 is NVIDIA's own instruction on NVPTX, keeping
+// subnormals in either mode: a kernel of .ftz arithmetic adding bf16 pairs
+// atomically (llm.c's layernorm_backward_kernel3) keeps the flush mode.
+// NV-LABEL: gpu.func @ftz_atomic_add_bf16x2
+// NV-SAME: denormal_fp_math_f32 = "preserve-sign,preserve-sign"
+// NV-NOT: 2139095040
+// NV: llvm.inline_asm {{.*}}atom{{.*}}.add.noftz.bf16x2
+func.func @ftz_atomic_add_bf16x2(%p: i64, %a: f32, %b: i32) attributes {ptx.entry} {
+  %0 = ptx.add %a, %a {type = #ptx.type<f32>, ftz} : f32
+  %1 = ptx.atom %p, %b {op = #ptx.atomop<add>, type = #ptx.type<bf16x2>, space = #ptx.space<global>} : (i64, i32) -> i32
+  ptx.ret
+}

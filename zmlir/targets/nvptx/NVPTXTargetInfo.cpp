@@ -238,15 +238,15 @@ public:
   /// The instructions this target emits as NVIDIA's intrinsics or inline
   /// PTX with their own `.ftz` (or none): min and max (nativeMinMax), the
   /// .approx functions but rcp (nativeApprox), div.approx and div.full; and
-  /// the f32 atomics, NVIDIA's own atom/red.f32 (atomicrmw or inline PTX,
-  /// sm_20 on) whatever the mode, which flush adds to global memory and not
-  /// to shared memory (llm.c's atomicAdd of a float sum:
-  /// matmul_backward_bias kernel7 and kernel8).
+  /// the atomics, NVIDIA's own atom/red whatever the mode (atomicrmw, which
+  /// LLVM selects as the instruction on the GPUs whose PTX has it, or
+  /// inline PTX): .f32 adds flush subnormals to global memory and not to
+  /// shared memory, .noftz.bf16/.bf16x2 keep them (llm.c's atomicAdd of
+  /// float sums, matmul_backward_bias kernel7 and kernel8, and of bf16
+  /// pairs, layernorm_backward_kernel3).
   bool keepsSubnormalsInF32FlushMode(Operation *op) const override {
-    if (auto atom = dyn_cast<AtomOp>(op))
-      return atom.getType() == DataType::F32;
-    if (auto red = dyn_cast<RedOp>(op))
-      return red.getType() == DataType::F32;
+    if (isa<AtomOp, RedOp>(op))
+      return true;
     if (isa<MinOp, MaxOp>(op))
       return !op->hasAttr("xorsign");
     if (auto div = dyn_cast<DivOp>(op))
