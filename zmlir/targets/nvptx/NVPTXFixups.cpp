@@ -8,7 +8,9 @@
 #include "zmlir/targets/CodeEmission.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
@@ -75,5 +77,36 @@ llvm::Error zmlir::checkNVPTXAtomicRMWs(gpu::GPUModuleOp, llvm::Module &module) 
                        "' as a relaxed .gpu atom (LLVM 22 drops an atomicrmw's ordering "
                        "and scope)");
     }
+  return llvm::Error::success();
+}
+
+/// The PTX NVPTX recompiles comes from a compiler that unrolled its loops
+/// already (NVVM, `.pragma "nounroll"` where it chose not to), and ptxas
+/// unrolls again as it sees fit; LLVM's runtime unrolling, which NVPTX's
+/// unrolling preferences ask for, unrolled such a loop a second time with
+/// a remainder (llm.c's layernorm_forward_kernel1: 761 SASS instructions
+/// against nvcc's 597, 683 without). Every loop gets
+/// `llvm.loop.unroll.runtime.disable` in its loop id (kept with what the
+/// id had: the nounroll markers' `llvm.loop.unroll.disable`); loops of a
+/// known trip count may still be unrolled.
+llvm::Error zmlir::disableNVPTXRuntimeUnrolling(gpu::GPUModuleOp, llvm::Module &module) {
+  llvm::LLVMContext &context = module.getContext();
+  llvm::MDNode *runtimeDisable = llvm::MDNode::get(
+      context, llvm::MDString::get(context, "llvm.loop.unroll.runtime.disable"));
+  for (llvm::Function &fn : module) {
+    if (fn.isDeclaration())
+      continue;
+    llvm::DominatorTree dominators(fn);
+    llvm::LoopInfo loops(dominators);
+    for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
+      llvm::SmallVector<llvm::Metadata *> operands = {nullptr};
+      if (llvm::MDNode *old = loop->getLoopID())
+        operands.append(old->op_begin() + 1, old->op_end());
+      operands.push_back(runtimeDisable);
+      auto *id = llvm::MDNode::getDistinct(context, operands);
+      id->replaceOperandWith(0, id);
+      loop->setLoopID(id);
+    }
+  }
   return llvm::Error::success();
 }
