@@ -1,6 +1,8 @@
 // cuRAND host API throughput: for each generator (XORWOW, Philox4x32-10,
-// MRG32k3a) and distribution (32-bit values, uniform float, normal float,
-// uniform double, normal double), `n` values into device memory `reps` times
+// MRG32k3a; MTGP32's bits and uniforms, the values ours makes of it) and
+// distribution (32-bit values, uniform float, normal float, uniform double,
+// normal double, Poisson of lambda 10 and 5000), `n` values into device
+// memory `reps` times
 // in a row after one warm-up call, timed with events; prints GSamples/s.
 // Built by nvcc and linked with -lcurand: which libcurand.so.10 it runs
 // (ours, zmlir/libraries/curand/, or NVIDIA's) is the library path's choice
@@ -21,10 +23,13 @@ int main(int argc, char **argv) {
   struct {
     const char *name;
     curandRngType_t type;
-  } generators[] = {{"XORWOW", CURAND_RNG_PSEUDO_XORWOW},
-                    {"PHILOX4_32_10", CURAND_RNG_PSEUDO_PHILOX4_32_10},
-                    {"MRG32K3A", CURAND_RNG_PSEUDO_MRG32K3A}};
-  const char *kinds[] = {"bits", "uniform", "normal", "uniform double", "normal double"};
+    int kinds;
+  } generators[] = {{"XORWOW", CURAND_RNG_PSEUDO_XORWOW, 7},
+                    {"PHILOX4_32_10", CURAND_RNG_PSEUDO_PHILOX4_32_10, 7},
+                    {"MRG32K3A", CURAND_RNG_PSEUDO_MRG32K3A, 7},
+                    {"MTGP32", CURAND_RNG_PSEUDO_MTGP32, 2}};
+  const char *kinds[] = {"bits",          "uniform",    "normal",      "uniform double",
+                         "normal double", "poisson 10", "poisson 5000"};
   cudaEvent_t start, stop;
   cudaEventCreate(&start);
   cudaEventCreate(&stop);
@@ -33,7 +38,7 @@ int main(int argc, char **argv) {
     if (curandCreateGenerator(&g, gen.type) != CURAND_STATUS_SUCCESS)
       return 1;
     curandSetPseudoRandomGeneratorSeed(g, 1234);
-    for (int k = 0; k < 5; ++k) {
+    for (int k = 0; k < gen.kinds; ++k) {
       float ms = 0;
       for (int rep = -1; rep < reps; ++rep) {
         if (rep == 0)
@@ -42,7 +47,9 @@ int main(int argc, char **argv) {
                            : k == 1 ? curandGenerateUniform(g, (float *)d, n)
                            : k == 2 ? curandGenerateNormal(g, (float *)d, n, 0, 1)
                            : k == 3 ? curandGenerateUniformDouble(g, (double *)d, n)
-                                    : curandGenerateNormalDouble(g, (double *)d, n, 0, 1);
+                           : k == 4
+                               ? curandGenerateNormalDouble(g, (double *)d, n, 0, 1)
+                               : curandGeneratePoisson(g, (unsigned *)d, n, k == 5 ? 10.0 : 5000.0);
         if (s != CURAND_STATUS_SUCCESS) {
           printf("%s %s: status %d\n", gen.name, kinds[k], (int)s);
           return 1;

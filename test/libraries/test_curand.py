@@ -253,9 +253,9 @@ def test_what_ours_does_not_make_is_refused_by_name(
     stderr."""
     run = ours_and_nvidias["unsupported"]
     assert run.returncode == 0, run.stdout + run.stderr
-    assert run.stdout.splitlines() == ["unsupported MTGP32: 204", "unsupported SOBOL32: 204",
+    assert run.stdout.splitlines() == ["unsupported MT19937: 204", "unsupported SOBOL32: 204",
                                        "unsupported ordering SEEDED: 204"]
-    for name in ("CURAND_RNG_PSEUDO_MTGP32", "CURAND_RNG_QUASI_SOBOL32",
+    for name in ("CURAND_RNG_PSEUDO_MT19937", "CURAND_RNG_QUASI_SOBOL32",
                  "CURAND_ORDERING_PSEUDO_SEEDED"):
         assert run.stderr.count(name) == 1, run.stderr
 
@@ -286,12 +286,13 @@ def delegated(tmp_path_factory: pytest.TempPathFactory, wheel: Path,
 
 def test_what_ours_lacks_nvidias_library_makes(
         delegated: dict[str, subprocess.CompletedProcess[str]]) -> None:
-    """Generator types ours lacks (MTGP32, MT19937, the Sobol generators,
-    host generators among them), orderings (SEEDED, MRG32k3a's LEGACY,
-    DYNAMIC, a change of ordering after values were made, after Poisson
-    values of ours among others), Poisson and XORWOW's and Philox's LEGACY
-    (ours, on the same cases), a host generator's
-    normals, direction vectors and scramble constants: through ours, the
+    """Generator types ours lacks (MT19937, the Sobol generators, host
+    generators among them), MTGP32's values but bits and uniforms (also
+    after a seed set among calls of ours), orderings (SEEDED, DYNAMIC, a
+    change of ordering after values were made, after Poisson values of ours
+    among others), a host generator's normals, direction vectors and
+    scramble constants; and what ours makes on the same cases (Poisson,
+    LEGACY, MTGP32's bits and uniforms, at odd sizes, across seeds): through ours, the
     values and statuses of NVIDIA's library linked directly, also where ours
     made values of every kind first (NVIDIA's generator then replays them)."""
     ours, nvidias = delegated["ours"], delegated["nvidias"]
@@ -299,7 +300,7 @@ def test_what_ours_lacks_nvidias_library_makes(
     assert ours.returncode == 0 and ours.stdout.endswith("DONE\n"), ours.stdout + ours.stderr
     assert ours.stdout == nvidias.stdout
     lines = ours.stdout.splitlines()
-    assert len(lines) == 8 + 3 * 13 + 6
+    assert len(lines) == 11 + 3 * 13 + 6
     # Nothing failed quietly: every generator was made and every call answered
     # but SEEDED on Philox and MRG32k3a (CURAND_STATUS_OUT_OF_RANGE, as
     # NVIDIA's answers).
@@ -307,7 +308,7 @@ def test_what_ours_lacks_nvidias_library_makes(
     assert [line.split(":")[0] for line in lines if "status" in line] == []
     assert sum(": 104," in line for line in lines) == 2
     # Ours was the library, and handed these over by name.
-    for said in ("generator type: CURAND_RNG_PSEUDO_MTGP32: NVIDIA's",
+    for said in ("MTGP32's curandGenerateNormal: NVIDIA's, after 6 calls",
                  "generator type: CURAND_RNG_QUASI_SCRAMBLED_SOBOL64: NVIDIA's",
                  "to CURAND_ORDERING_PSEUDO_LEGACY after values were made: NVIDIA's, after 12 calls",
                  "to CURAND_ORDERING_PSEUDO_LEGACY after values were made: NVIDIA's, after 8 calls",
@@ -319,6 +320,8 @@ def test_what_ours_lacks_nvidias_library_makes(
     # Poisson is ours: handed over only for a method ours lacks.
     assert "curandGeneratePoisson:" not in ours.stderr
     assert "curandGeneratePoissonMethod (method 9): NVIDIA's, after 9 calls" in ours.stderr
+    # MTGP32 is ours: handed over only for values other than bits and uniforms.
+    assert "CURAND_RNG_PSEUDO_MTGP32" not in ours.stderr
     assert "Traceback" not in ours.stderr
 
 
@@ -326,11 +329,13 @@ def test_without_nvidias_library_what_ours_lacks_is_refused(
         delegated: dict[str, subprocess.CompletedProcess[str]]) -> None:
     """ZMLIR_NVIDIA_LIBRARIES=0, as where NVIDIA's library is not installed:
     CURAND_STATUS_ARCH_MISMATCH (204), each named once on stderr; the
-    orderings ours makes (BEST, LEGACY: NVIDIA's values, known) and Poisson
-    still answer."""
+    orderings ours makes (BEST, LEGACY: NVIDIA's values, known), Poisson and
+    MTGP32's bits and uniforms (NVIDIA's values, known) still answer."""
     run = delegated["refused"]
     assert run.returncode == 0, run.stdout + run.stderr
-    assert run.stdout.splitlines() == ["MTGP32: 204", "SOBOL32: 204", "ordering BEST: 0",
+    assert run.stdout.splitlines() == ["MT19937: 204",
+                                       "MTGP32 (ours): 0 0c84c92e2f577fc5, normals 204",
+                                       "SOBOL32: 204", "ordering BEST: 0",
                                        "ordering SEEDED: 204",
                                        # NVIDIA's values (its library, here)
                                        "ordering LEGACY (101): 0 a5f5f6594da02f4d",
@@ -339,8 +344,9 @@ def test_without_nvidias_library_what_ours_lacks_is_refused(
                                        "Poisson (ours): 0",
                                        "direction vectors: 204"]
     assert run.stderr.count("is not used (ZMLIR_NVIDIA_LIBRARIES=0)") == 1, run.stderr
-    for name in ("CURAND_RNG_PSEUDO_MTGP32", "CURAND_RNG_QUASI_SOBOL32",
-                 "CURAND_ORDERING_PSEUDO_SEEDED", "curandGetDirectionVectors32"):
+    for name in ("CURAND_RNG_PSEUDO_MT19937", "CURAND_RNG_QUASI_SOBOL32",
+                 "CURAND_ORDERING_PSEUDO_SEEDED", "curandGetDirectionVectors32",
+                 "MTGP32's curandGenerateNormal"):
         assert run.stderr.count(name) == 1, (name, run.stderr)
     assert "curandGeneratePoisson" not in run.stderr
 

@@ -112,7 +112,24 @@ int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "refused") == 0) {
     // Where NVIDIA's library is not found: CURAND_STATUS_ARCH_MISMATCH (204).
     curandGenerator_t g;
-    printf("MTGP32: %d\n", (int)curandCreateGenerator(&g, CURAND_RNG_PSEUDO_MTGP32));
+    printf("MT19937: %d\n", (int)curandCreateGenerator(&g, CURAND_RNG_PSEUDO_MT19937));
+    // MTGP32's bits and uniforms are ours (their values: test_curand.py
+    // knows NVIDIA's), its normals NVIDIA's.
+    {
+      curandGenerator_t h;
+      void *bits;
+      cudaMalloc(&bits, 4 * 100003);
+      curandCreateGenerator(&h, CURAND_RNG_PSEUDO_MTGP32);
+      curandSetPseudoRandomGeneratorSeed(h, 17);
+      int s = (int)curandGenerate(h, (unsigned *)bits, 100001);
+      s = s ? s : (int)curandGenerateUniform(h, (float *)bits + 100001, 2);
+      cudaMemcpy(host.data(), bits, 4 * 100003, cudaMemcpyDeviceToHost);
+      printf("MTGP32 (ours): %d %016llx, normals %d\n", s,
+             s ? 0ull : (unsigned long long)fnv1a(host.data(), 4 * 100003),
+             (int)curandGenerateNormal(h, (float *)bits, 2, 0.0f, 1.0f));
+      cudaFree(bits);
+      curandDestroyGenerator(h);
+    }
     printf("SOBOL32: %d\n", (int)curandCreateGenerator(&g, CURAND_RNG_QUASI_SOBOL32));
     if (curandCreateGenerator(&g, CURAND_RNG_PSEUDO_XORWOW) != 0)
       return 1;
@@ -158,6 +175,25 @@ int main(int argc, char **argv) {
   // Types ours lacks: NVIDIA's from their creation.
   run("MTGP32", CURAND_RNG_PSEUDO_MTGP32, false,
       {{'b', 100000}, {'u', 4099}, {'n', 65536}, {'d', 1000}, {'P', 10000, 4.5}});
+  // MTGP32's bits and uniforms are ours (its other values NVIDIA's).
+  run("MTGP32 bits and uniforms", CURAND_RNG_PSEUDO_MTGP32, false,
+      {{'b', 1000},
+       {'b', 1000},
+       {'u', 300},
+       {'b', 46852},
+       {'u', 5},
+       {'b', 100000},
+       {'S', 9},
+       {'b', 777},
+       {'u', 50001},
+       {'O', 5},
+       {'b', 3}});
+  // Handed over after a seed set among calls of ours: the rest of the round
+  // reached is the old seed's (NVIDIA's twin sees the calls before too).
+  run("MTGP32 normals after a seed", CURAND_RNG_PSEUDO_MTGP32, false,
+      {{'b', 50000}, {'S', 9}, {'u', 777}, {'S', 11}, {'b', 3}, {'n', 1000}, {'b', 5}});
+  run("MTGP32 host bits and uniforms", CURAND_RNG_PSEUDO_MTGP32, true,
+      {{'b', 70001}, {'u', 3}, {'b', 49152}});
   run("MT19937", CURAND_RNG_PSEUDO_MT19937, false, {{'b', 200000}, {'n', 1000}});
   run("SOBOL32", CURAND_RNG_QUASI_SOBOL32, false,
       {{'D', 3}, {'u', 30000}, {'b', 3000}, {'O', 17}, {'n', 3000}, {'P', 3000, 7.0}});

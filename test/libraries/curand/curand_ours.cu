@@ -122,7 +122,7 @@ int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "unsupported") == 0) {
     // A generator type ours does not make (NVIDIA's answers 0 here).
     curandGenerator_t g;
-    printf("unsupported MTGP32: %d\n", (int)curandCreateGenerator(&g, CURAND_RNG_PSEUDO_MTGP32));
+    printf("unsupported MT19937: %d\n", (int)curandCreateGenerator(&g, CURAND_RNG_PSEUDO_MT19937));
     printf("unsupported SOBOL32: %d\n", (int)curandCreateGenerator(&g, CURAND_RNG_QUASI_SOBOL32));
     printf("unsupported ordering SEEDED: %d\n",
            curandCreateGenerator(&g, CURAND_RNG_PSEUDO_XORWOW) == 0

@@ -3,10 +3,12 @@
  * driver API, on every backend of our driver and on NVIDIA's (route.c:
  * under zmlir's CUDA passthrough, NVIDIA's own library where it is found).
  * XORWOW, Philox4x32-10 and MRG32k3a, with NVIDIA's default ordering
- * (CURAND_ORDERING_PSEUDO_BEST is the same), give NVIDIA's sequences bit for
- * bit (kernels.cu says how they are laid out).
+ * (CURAND_ORDERING_PSEUDO_BEST is the same) or LEGACY, Poisson included, and
+ * MTGP32's bits and uniforms give NVIDIA's sequences bit for bit (kernels.cu
+ * says how they are laid out).
  *
- * What ours does not make (the other generator types, orderings, Poisson,
+ * What ours does not make (the other generator types, MTGP32's other
+ * values, the orderings SEEDED and DYNAMIC, Poisson methods but the default,
  * direction vectors) NVIDIA's libcurand makes where our driver finds it
  * (route.c: zmlir_vendor_library; under `zmlir run` it runs through its own
  * PTX on every backend): a generator of a type ours lacks is NVIDIA's from
@@ -26,6 +28,8 @@
 #include "route.h"
 
 #include <curand.h>
+#include <curand_mtgp32.h>
+#include <curand_mtgp32dc_p_11213.h>
 
 #include <dlfcn.h>
 #include <math.h>
@@ -48,6 +52,7 @@ enum kind {
   KIND_LOG_NORMAL_DOUBLE,
   KIND_POISSON,        /* lambda < POISSON_TABLE_LIMIT: NVIDIA's table */
   KIND_POISSON_NORMAL, /* larger: rounded normals */
+  KIND_SEED,           /* in a history only: MTGP32's seed set (in n) */
 };
 struct params {
   float mean, stddev;
@@ -61,6 +66,7 @@ enum {
   XORWOW_STATES = 4096,
   MRG_STATES = 81920,
   MRG_LEGACY_STATES = 4096,
+  MTGP32_STATES = 192, /* NVIDIA's host generator's (measured) */
   PHILOX_SUBSEQUENCES = 65536,
   STATE_BYTES = 48,
   BLOCK = 256
@@ -92,6 +98,7 @@ struct curandGenerator_st {
   CUfunction init, generate;
   CUstream stream;
   unsigned long long seed;
+  unsigned long long history_seed; /* the seed when the history began */
   /* The offset, in kernels.cu's units: set by the application, then
    * advanced by each generation. */
   unsigned long long offset;
@@ -107,6 +114,9 @@ struct curandGenerator_st {
   double table_lambda;
   CUdeviceptr table;
   unsigned table_shift, table_length;
+  /* MTGP32's parameter sets, each state's last round and rounds made
+   * (kernels.cu); its states are states[0], its position `offset`. */
+  CUdeviceptr mtgp32_params, mtgp32_last, mtgp32_rounds;
   pthread_mutex_t lock;
 };
 
@@ -246,7 +256,7 @@ static curandStatus_t create(curandGenerator_t *generator, curandRngType_t type,
   if (type == CURAND_RNG_PSEUDO_DEFAULT)
     type = CURAND_RNG_PSEUDO_XORWOW;
   int mine = type == CURAND_RNG_PSEUDO_XORWOW || type == CURAND_RNG_PSEUDO_MRG32K3A ||
-             type == CURAND_RNG_PSEUDO_PHILOX4_32_10;
+             type == CURAND_RNG_PSEUDO_PHILOX4_32_10 || type == CURAND_RNG_PSEUDO_MTGP32;
   char what[96];
   if (!mine) {
     const char *name = type_name(type);
@@ -283,6 +293,7 @@ static curandStatus_t create(curandGenerator_t *generator, curandRngType_t type,
   }
   const char *generate = type == CURAND_RNG_PSEUDO_XORWOW     ? "zmlir_curand_xorwow_generate"
                          : type == CURAND_RNG_PSEUDO_MRG32K3A ? "zmlir_curand_mrg32k3a_generate"
+                         : type == CURAND_RNG_PSEUDO_MTGP32   ? "zmlir_curand_mtgp32_generate"
                                                               : "zmlir_curand_philox_generate";
   const char *init = type == CURAND_RNG_PSEUDO_XORWOW     ? "zmlir_curand_xorwow_init"
                      : type == CURAND_RNG_PSEUDO_MRG32K3A ? "zmlir_curand_mrg32k3a_init"
@@ -290,7 +301,7 @@ static curandStatus_t create(curandGenerator_t *generator, curandRngType_t type,
   CUresult result = cuModuleLoadData(&g->module, zmlir_curand_ptx);
   if (result == CUDA_SUCCESS)
     result = cuModuleGetFunction(&g->generate, g->module, generate);
-  if (result == CUDA_SUCCESS)
+  if (result == CUDA_SUCCESS && type != CURAND_RNG_PSEUDO_MTGP32)
     result = cuModuleGetFunction(&g->init, g->module, init);
   if (result != CUDA_SUCCESS) {
     zmlir_log(1, "our kernels did not load (CUresult %d)", (int)result);
@@ -348,6 +359,10 @@ curandStatus_t IMPL(curandDestroyGenerator)(curandGenerator_t g) {
         cuMemFree(g->states[i]);
     if (g->table)
       cuMemFree(g->table);
+    CUdeviceptr mtgp32[] = {g->mtgp32_params, g->mtgp32_last, g->mtgp32_rounds};
+    for (int i = 0; i < 3; ++i)
+      if (mtgp32[i])
+        cuMemFree(mtgp32[i]);
     cuModuleUnload(g->module);
   }
   CUcontext popped;
@@ -396,6 +411,9 @@ curandStatus_t IMPL(curandSetStream)(curandGenerator_t g, cudaStream_t stream) {
 }
 ABI_CHECK(curandSetStream);
 
+static void remember(curandGenerator_t g, enum kind kind, size_t n, double lambda,
+                     unsigned long long offset);
+
 curandStatus_t IMPL(curandSetPseudoRandomGeneratorSeed)(curandGenerator_t g,
                                                         unsigned long long seed) {
   if (!g)
@@ -407,10 +425,18 @@ curandStatus_t IMPL(curandSetPseudoRandomGeneratorSeed)(curandGenerator_t g,
    * one reached; Philox's the offset last set plus the quads that ended
    * since, as if each were one value (offset 100, then 1000 values: 350). */
   g->seed = seed;
+  g->states_current = 0;
+  if (g->type == CURAND_RNG_PSEUDO_MTGP32) {
+    /* The rest of the round reached stays the old seed's (kernels.cu): a
+     * twin of NVIDIA's must see the calls before too. */
+    remember(g, KIND_SEED, (size_t)seed, 0.0, g->offset);
+    pthread_mutex_unlock(&g->lock);
+    return CURAND_STATUS_SUCCESS;
+  }
   if (g->type == CURAND_RNG_PSEUDO_PHILOX4_32_10)
     g->offset = g->offset_set + g->offset / 4 - g->offset_set / 4;
   g->offset_set = g->offset;
-  g->states_current = 0;
+  g->history_seed = seed;
   g->history_count = 0;
   g->history_lost = 0;
   pthread_mutex_unlock(&g->lock);
@@ -422,8 +448,11 @@ curandStatus_t IMPL(curandSetGeneratorOffset)(curandGenerator_t g, unsigned long
   if (!g)
     return CURAND_STATUS_NOT_INITIALIZED;
   FORWARD(curandSetGeneratorOffset, g, offset);
+  if (g->type == CURAND_RNG_PSEUDO_MTGP32)
+    return CURAND_STATUS_TYPE_ERROR; /* NVIDIA's answer */
   pthread_mutex_lock(&g->lock);
   g->offset = g->offset_set = offset;
+  g->history_seed = g->seed;
   g->states_current = 0;
   g->history_count = 0;
   g->history_lost = 0;
@@ -440,7 +469,7 @@ static void remember(curandGenerator_t g, enum kind kind, size_t n, double lambd
   if (g->history_lost)
     return;
   struct call *last = g->history_count ? &g->history[g->history_count - 1] : NULL;
-  if (last && last->kind == kind && last->lambda == lambda &&
+  if (last && last->kind == kind && kind != KIND_SEED && last->lambda == lambda &&
       (g->type != CURAND_RNG_PSEUDO_PHILOX4_32_10 || offset % 4 == 0)) {
     last->n += n;
     return;
@@ -501,10 +530,10 @@ static curandStatus_t twin(curandGenerator_t g, const char *what, curandGenerato
   if (status == CURAND_STATUS_SUCCESS)
     status = set_stream(v, (cudaStream_t)g->stream);
   if (status == CURAND_STATUS_SUCCESS)
-    status = set_seed(v, g->seed);
+    status = set_seed(v, g->history_seed);
   if (status == CURAND_STATUS_SUCCESS && g->ordering != CURAND_ORDERING_PSEUDO_DEFAULT)
     status = set_ordering(v, g->ordering);
-  if (status == CURAND_STATUS_SUCCESS)
+  if (status == CURAND_STATUS_SUCCESS && g->type != CURAND_RNG_PSEUDO_MTGP32)
     status = set_offset(v, g->offset_set);
   /* In pieces of at most REPLAY_PIECE values, each ending where a call
    * could have (XORWOW's and MRG32k3a's units: anywhere, normals in pairs;
@@ -518,6 +547,10 @@ static curandStatus_t twin(curandGenerator_t g, const char *what, curandGenerato
   for (size_t i = 0; i < g->history_count && status == CURAND_STATUS_SUCCESS; ++i) {
     enum kind kind = g->history[i].kind;
     int pairs = kind >= KIND_NORMAL && kind <= KIND_LOG_NORMAL_DOUBLE;
+    if (kind == KIND_SEED) {
+      status = set_seed(v, g->history[i].n);
+      continue;
+    }
     for (size_t left = g->history[i].n; left && status == CURAND_STATUS_SUCCESS;) {
       size_t n = left < REPLAY_PIECE ? left : REPLAY_PIECE;
       if (philox && n < left) {
@@ -569,6 +602,8 @@ static curandStatus_t twin(curandGenerator_t g, const char *what, curandGenerato
       case KIND_POISSON_NORMAL:
         status = poisson(v, scratch, n, g->history[i].lambda);
         break;
+      case KIND_SEED: /* above */
+        break;
       }
       position += n;
       left -= n;
@@ -612,7 +647,8 @@ curandStatus_t IMPL(curandSetGeneratorOrdering)(curandGenerator_t g, curandOrder
   /* LEGACY is ours: XORWOW's and Philox's is their DEFAULT, MRG32k3a's its
    * DEFAULT's layout over 4096 states (measured: the same values for every
    * kind of call, offsets, odd sizes). */
-  if (order == CURAND_ORDERING_PSEUDO_SEEDED || order == CURAND_ORDERING_PSEUDO_DYNAMIC) {
+  if (order == CURAND_ORDERING_PSEUDO_SEEDED || order == CURAND_ORDERING_PSEUDO_DYNAMIC ||
+      (g->type == CURAND_RNG_PSEUDO_MTGP32 && order != CURAND_ORDERING_PSEUDO_DEFAULT)) {
     /* NVIDIA's generator takes the ordering, or says why not (SEEDED but
      * for XORWOW: CURAND_STATUS_OUT_OF_RANGE) and ours stays. */
     snprintf(what, sizeof what, "ordering %s", ordering_name(order));
@@ -686,6 +722,68 @@ static CUresult launch(CUfunction f, unsigned threads, CUstream stream, void **a
 
 /* n values of `kind` into `out` (element_size bytes each); `pairs`: the
  * distribution makes values two at a time (n must be even). */
+/* MTGP32's states at `g->seed` (g->lock held; its memory made the first
+ * time), as NVIDIA's
+ * curandMakeMTGP32Constants and curandMakeMTGP32KernelState make them
+ * (curand_mtgp32_host.h): state i with the header's parameter set i,
+ * seeded with (seed ^ seed >> 32) + i + 1 by mtgp32_init_state's rule. */
+static CUresult mtgp32_states(curandGenerator_t g) {
+  const mtgp32_params_fast_t *sets = mtgp32dc_params_fast_11213;
+  CUresult result = CUDA_SUCCESS;
+  if (!g->mtgp32_params) {
+    mtgp32_kernel_params_t *k = calloc(1, sizeof *k);
+    if (!k)
+      return CUDA_ERROR_OUT_OF_MEMORY;
+    k->mask[0] = sets[0].mask;
+    for (int i = 0; i < CURAND_NUM_MTGP32_PARAMS; ++i) {
+      k->pos_tbl[i] = sets[i].pos;
+      k->sh1_tbl[i] = sets[i].sh1;
+      k->sh2_tbl[i] = sets[i].sh2;
+      for (int j = 0; j < TBL_SIZE; ++j) {
+        k->param_tbl[i][j] = sets[i].tbl[j];
+        k->temper_tbl[i][j] = sets[i].tmp_tbl[j];
+        k->single_temper_tbl[i][j] = sets[i].flt_tmp_tbl[j];
+      }
+    }
+    result = cuMemAlloc(&g->mtgp32_params, sizeof *k);
+    if (result == CUDA_SUCCESS)
+      result = cuMemcpyHtoD(g->mtgp32_params, k, sizeof *k);
+    free(k);
+    if (result == CUDA_SUCCESS)
+      result = cuMemAlloc(&g->mtgp32_last, MTGP32_STATES * 256 * sizeof(unsigned));
+    if (result == CUDA_SUCCESS)
+      result = cuMemAlloc(&g->mtgp32_rounds, MTGP32_STATES * sizeof(unsigned));
+    if (result == CUDA_SUCCESS) /* none made: kept across seeds (kernels.cu) */
+      result = cuMemsetD32(g->mtgp32_rounds, 0, MTGP32_STATES);
+    if (result == CUDA_SUCCESS)
+      result = cuMemAlloc(&g->states[0], MTGP32_STATES * sizeof(curandStateMtgp32_t));
+    if (result != CUDA_SUCCESS)
+      return result;
+  }
+  curandStateMtgp32_t *states = calloc(MTGP32_STATES, sizeof *states);
+  if (!states)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  unsigned seed = (unsigned)(g->seed ^ (g->seed >> 32));
+  for (int i = 0; i < MTGP32_STATES; ++i) {
+    unsigned *state = states[i].s;
+    int size = sets[i].mexp / 32 + 1;
+    unsigned hidden_seed = sets[i].tbl[4] ^ (sets[i].tbl[8] << 16), tmp = hidden_seed;
+    tmp += tmp >> 16;
+    tmp += tmp >> 8;
+    memset(state, tmp & 0xff, sizeof(unsigned) * size);
+    state[0] = seed + i + 1;
+    state[1] = hidden_seed;
+    for (int j = 1; j < size; j++)
+      state[j] ^= 1812433253u * (state[j - 1] ^ (state[j - 1] >> 30)) + j;
+    states[i].offset = 0;
+    states[i].pIdx = i;
+    states[i].k = (mtgp32_kernel_params_t *)(uintptr_t)g->mtgp32_params;
+  }
+  result = cuMemcpyHtoD(g->states[0], states, MTGP32_STATES * sizeof *states);
+  free(states);
+  return result;
+}
+
 static curandStatus_t generate(curandGenerator_t g, enum kind kind, void *out, size_t n,
                                size_t element_size, int pairs, struct params p) {
   if (!g)
@@ -704,6 +802,18 @@ static curandStatus_t generate(curandGenerator_t g, enum kind kind, void *out, s
   int ikind = kind;
   int philox = g->type == CURAND_RNG_PSEUDO_PHILOX4_32_10;
   unsigned count = state_count(g);
+  if (g->type == CURAND_RNG_PSEUDO_MTGP32) {
+    if (result == CUDA_SUCCESS && !g->states_current) {
+      result = mtgp32_states(g);
+      g->states_current = result == CUDA_SUCCESS;
+    }
+    unsigned long long values = n;
+    void *args[] = {&g->states[0], &g->mtgp32_last, &g->mtgp32_rounds, &ikind,
+                    &target,       &values,         &g->offset};
+    if (result == CUDA_SUCCESS)
+      result = launch(g->generate, MTGP32_STATES * 256, g->stream, args);
+    goto generated;
+  }
   size_t bytes = g->type == CURAND_RNG_PSEUDO_MRG32K3A ? (size_t)MRG_STATES * STATE_BYTES
                                                        : (size_t)count * (philox ? 8 : STATE_BYTES);
   for (int i = 0; i < (philox ? 1 : 2) && result == CUDA_SUCCESS; ++i)
@@ -736,9 +846,10 @@ static curandStatus_t generate(curandGenerator_t g, enum kind kind, void *out, s
     if (result == CUDA_SUCCESS)
       g->current = !g->current;
   }
+generated:
   if (result == CUDA_SUCCESS) {
     remember(g, kind, n, p.lambda, g->offset);
-    g->offset += units;
+    g->offset += g->type == CURAND_RNG_PSEUDO_MTGP32 ? n : units;
   }
   if (g->host && target) {
     if (result == CUDA_SUCCESS)
@@ -775,6 +886,20 @@ static const struct params no_params;
     }                                                                                              \
   } while (0)
 
+/* MTGP32's values other than bits and uniforms: NVIDIA's, the generator
+ * handed over first. */
+#define MTGP32_NVIDIAS(name, g, ...)                                                               \
+  do {                                                                                             \
+    if (g && g->type == CURAND_RNG_PSEUDO_MTGP32 && !g->vendor) {                                  \
+      pthread_mutex_lock(&g->lock);                                                                \
+      curandStatus_t status_ = hand_over(g, "MTGP32's " #name);                                    \
+      pthread_mutex_unlock(&g->lock);                                                              \
+      if (status_ != CURAND_STATUS_SUCCESS)                                                        \
+        return status_;                                                                            \
+      FORWARD(name, g, __VA_ARGS__);                                                               \
+    }                                                                                              \
+  } while (0)
+
 curandStatus_t IMPL(curandGenerate)(curandGenerator_t g, unsigned int *out, size_t n) {
   FORWARD(curandGenerate, g, out, n);
   return generate(g, KIND_BITS, out, n, 4, 0, no_params);
@@ -789,6 +914,7 @@ ABI_CHECK(curandGenerateUniform);
 
 curandStatus_t IMPL(curandGenerateUniformDouble)(curandGenerator_t g, double *out, size_t n) {
   FORWARD(curandGenerateUniformDouble, g, out, n);
+  MTGP32_NVIDIAS(curandGenerateUniformDouble, g, out, n);
   return generate(g, KIND_UNIFORM_DOUBLE, out, n, 8, 0, no_params);
 }
 ABI_CHECK(curandGenerateUniformDouble);
@@ -796,6 +922,7 @@ ABI_CHECK(curandGenerateUniformDouble);
 curandStatus_t IMPL(curandGenerateNormal)(curandGenerator_t g, float *out, size_t n, float mean,
                                           float stddev) {
   FORWARD(curandGenerateNormal, g, out, n, mean, stddev);
+  MTGP32_NVIDIAS(curandGenerateNormal, g, out, n, mean, stddev);
   HOST_NORMALS(curandGenerateNormal, g, out, n, mean, stddev);
   struct params p = {.mean = mean, .stddev = stddev};
   return generate(g, KIND_NORMAL, out, n, 4, 1, p);
@@ -805,6 +932,7 @@ ABI_CHECK(curandGenerateNormal);
 curandStatus_t IMPL(curandGenerateNormalDouble)(curandGenerator_t g, double *out, size_t n,
                                                 double mean, double stddev) {
   FORWARD(curandGenerateNormalDouble, g, out, n, mean, stddev);
+  MTGP32_NVIDIAS(curandGenerateNormalDouble, g, out, n, mean, stddev);
   HOST_NORMALS(curandGenerateNormalDouble, g, out, n, mean, stddev);
   struct params p = {.mean_double = mean, .stddev_double = stddev};
   return generate(g, KIND_NORMAL_DOUBLE, out, n, 8, 1, p);
@@ -814,6 +942,7 @@ ABI_CHECK(curandGenerateNormalDouble);
 curandStatus_t IMPL(curandGenerateLogNormal)(curandGenerator_t g, float *out, size_t n, float mean,
                                              float stddev) {
   FORWARD(curandGenerateLogNormal, g, out, n, mean, stddev);
+  MTGP32_NVIDIAS(curandGenerateLogNormal, g, out, n, mean, stddev);
   HOST_NORMALS(curandGenerateLogNormal, g, out, n, mean, stddev);
   struct params p = {.mean = mean, .stddev = stddev};
   return generate(g, KIND_LOG_NORMAL, out, n, 4, 1, p);
@@ -823,6 +952,7 @@ ABI_CHECK(curandGenerateLogNormal);
 curandStatus_t IMPL(curandGenerateLogNormalDouble)(curandGenerator_t g, double *out, size_t n,
                                                    double mean, double stddev) {
   FORWARD(curandGenerateLogNormalDouble, g, out, n, mean, stddev);
+  MTGP32_NVIDIAS(curandGenerateLogNormalDouble, g, out, n, mean, stddev);
   HOST_NORMALS(curandGenerateLogNormalDouble, g, out, n, mean, stddev);
   struct params p = {.mean_double = mean, .stddev_double = stddev};
   return generate(g, KIND_LOG_NORMAL_DOUBLE, out, n, 8, 1, p);
@@ -989,6 +1119,7 @@ static curandStatus_t use_table(curandGenerator_t g, double lambda, struct param
 static curandStatus_t poisson(curandGenerator_t g, unsigned int *out, size_t n, double lambda) {
   if (lambda <= 0.0 || lambda > POISSON_LAMBDA_LIMIT)
     return CURAND_STATUS_OUT_OF_RANGE;
+  MTGP32_NVIDIAS(curandGeneratePoisson, g, out, n, lambda);
   struct params p = {.lambda = lambda};
   if (!(lambda < POISSON_TABLE_LIMIT)) { /* NaN too, as NVIDIA's */
     /* NVIDIA's host generators make normals with the host's libm. */
