@@ -37,9 +37,10 @@
 // With the pass's `native-textures` option (the CUDA passthrough, whose
 // handles are NVIDIA's texture and surface objects) every op is the
 // target's own instruction instead (TargetInfo::nativeTexture, inline PTX on
-// NVPTX); what only our descriptors can answer is refused: independent-mode
-// samplers, the importer's tex.level/tex.grad expansion (mipmap.py), the txq
-// and suq queries other than the extent.
+// NVPTX), tex.level and tex.grad (ptx.tex_mipmap) too, whose region, the
+// importer's expansion on our descriptors (mipmap.py), is inlined on the
+// other targets; what only our descriptors can answer is refused:
+// independent-mode samplers, the txq and suq queries other than the extent.
 //
 //===----------------------------------------------------------------------===//
 
@@ -651,9 +652,10 @@ LogicalResult lowerNativeLookup(OpTy op, typename OpTy::Adaptor adaptor,
     return failure();
   }
   if (op->hasAttr("mipmap_level")) {
-    op->emitError("unsupported ")
-        << "tex.level and tex.grad with native textures (zmlir expands them on its own "
-           "descriptors)";
+    // (The importer's tex.level/tex.grad expansion, ptx.tex_mipmap's region,
+    // which native textures drop.)
+    op->emitError("unsupported ") << "a lookup of zmlir's mipmap level descriptors with native "
+                                     "textures";
     return failure();
   }
   mlir::Type result = op.getRes().front().getType();
@@ -765,6 +767,54 @@ struct TexOpLowering : TexturePattern<TexOp> {
                                            adaptor.getHandle(), adaptor.getSampler(), coords, layer,
                                            e.c32(flags));
     rewriter.replaceOp(op, results(e, lanes, op.getRes().getTypes()));
+    return success();
+  }
+};
+
+/// tex.level and tex.grad: with native textures the instruction
+/// (`tex.grad.2d.v4.f32.f32 {$0, ...}, [$4, {$5, $6}], {$7, $8}, {$9, $10};`,
+/// the gradients padded as the coordinates), else the importer's expansion
+/// on our descriptors, inlined.
+struct TexMipmapOpLowering : TexturePattern<TexMipmapOp> {
+  using TexturePattern::TexturePattern;
+
+  LogicalResult matchAndRewrite(TexMipmapOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (!state.nativeTextures) {
+      Block *body = &op.getExpansion().front();
+      auto yield = cast<TexYieldOp>(body->getTerminator());
+      SmallVector<Value> values(yield.getValues());
+      rewriter.eraseOp(yield);
+      rewriter.inlineBlockBefore(body, op);
+      rewriter.replaceOp(op, values);
+      return success();
+    }
+    unsigned count = op.getRes().size();
+    mlir::Type result = op.getRes().front().getType();
+    std::string dtype = result.isF32() ? "f32" : op->hasAttr("signed") ? "s32" : "u32";
+    SmallVector<Value> operands{adaptor.getHandle()};
+    if (Value layer = adaptor.getLayer())
+      operands.push_back(layer);
+    operands.append(adaptor.getCoords().begin(), adaptor.getCoords().end());
+    bool grad = !adaptor.getDPdx().empty();
+    std::string ptx = ("tex." + Twine(grad ? "grad." : "level.") + ptxGeometry(op.getGeometry()) +
+                       ".v4." + dtype + ".f32 " + ptxResults(count) + ", [$" + Twine(count) + ", " +
+                       ptxCoordinates(op.getGeometry(), count + 1, operands.size() - 1) + "]")
+                          .str();
+    if (grad) {
+      for (ValueRange g : {adaptor.getDPdx(), adaptor.getDPdy()}) {
+        ptx += ", " + ptxCoordinates(op.getGeometry(), count + operands.size(), g.size());
+        operands.append(g.begin(), g.end());
+      }
+    } else {
+      ptx += ", $" + std::to_string(count + operands.size());
+      operands.push_back(adaptor.getLod());
+    }
+    ptx += ";";
+    auto r = emitNative(rewriter, op, state, ptx, op.getRes().getTypes(), operands, false);
+    if (failed(r))
+      return failure();
+    rewriter.replaceOp(op, *r);
     return success();
   }
 };
@@ -983,6 +1033,7 @@ struct SustOpLowering : SurfacePattern<SustOp> {
 } // namespace
 
 void zmlir::populatePTXTexturePatterns(RewritePatternSet &patterns, const PTXLoweringState &state) {
-  patterns.add<TexOpLowering, Tld4OpLowering, QueryOpLowering<TxqOp>, QueryOpLowering<SuqOp>,
-               SuldOpLowering, SustOpLowering>(patterns.getContext(), state);
+  patterns.add<TexOpLowering, TexMipmapOpLowering, Tld4OpLowering, QueryOpLowering<TxqOp>,
+               QueryOpLowering<SuqOp>, SuldOpLowering, SustOpLowering>(patterns.getContext(),
+                                                                       state);
 }

@@ -48,3 +48,21 @@ func.func @surfaces(%h: i64, %x: i32, %y: i32, %v: i16) attributes {ptx.entry} {
   ptx.sust <a1d> %h layer %y, %x values %v {clamp = #ptx.clamp<zero>, type = #ptx.type<b16>} : (i32), (i16)
   ptx.ret
 }
+
+// tex.level and tex.grad: the instruction's operands and, as a region, the
+// expansion on zmlir's descriptors that targets without native textures use.
+// CHECK-LABEL: func.func @mipmap
+func.func @mipmap(%h: i64, %x: f32, %y: f32, %i: i32) attributes {ptx.entry} {
+  // CHECK: ptx.tex_mipmap <a2d> %{{.*}} layer %{{.*}}, %{{.*}}, %{{.*}} lod %{{.*}} -> f32, f32, f32, f32 {
+  // CHECK: ptx.tex_yield %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : f32, f32, f32, f32
+  %0:4 = ptx.tex_mipmap <a2d> %h layer %i, %x, %y lod %x -> f32, f32, f32, f32 {
+    %1:4 = ptx.tex <a2d> %h layer %i, %x, %y : f32, f32 -> f32, f32, f32, f32
+    ptx.tex_yield %1#0, %1#1, %1#2, %1#3 : f32, f32, f32, f32
+  }
+  // CHECK: ptx.tex_mipmap <d2> %{{.*}}, %{{.*}}, %{{.*}} grad(%{{.*}}, %{{.*}}) (%{{.*}}, %{{.*}}) {signed} -> i32, i32, i32, i32 {
+  %2:4 = ptx.tex_mipmap <d2> %h, %x, %y grad(%x, %y) (%y, %x) {signed} -> i32, i32, i32, i32 {
+    %3:4 = ptx.tex <d2> %h, %x, %y : f32, f32 -> i32, i32, i32, i32
+    ptx.tex_yield %3#0, %3#1, %3#2, %3#3 : i32, i32, i32, i32
+  }
+  ptx.ret
+}

@@ -43,6 +43,37 @@ def PTX_TexOp : PTX_Op<"tex", [AttrSizedOperandSegments, MemoryEffects<[MemRead]
   let hasVerifier = 1;
 }
 
+def PTX_TexMipmapOp : PTX_Op<"tex_mipmap", [AttrSizedOperandSegments, RecursiveMemoryEffects,
+                                            SingleBlock]> {
+  let summary = "PTX `tex.level` and `tex.grad`: sample a mipmapped texture object";
+  let description = [{
+    `tex.level.geom.v4.dtype.f32 d, [a, c], lod` and
+    `tex.grad.geom.v4.dtype.f32 d, [a, c], dPdx, dPdy`: the four channels at
+    level of detail `lod`, or the one the gradients give (their padding
+    elements dropped, as the coordinates'). The region is the importer's
+    expansion on zmlir's own descriptors (frontend/importer/mipmap.py),
+    yielding the channels: the lowering inlines it, or with native textures
+    emits the instruction from the operands and drops it. A `signed`
+    attribute marks `.s32` results. PTX ISA 9.7.10.3.
+  }];
+  let arguments = (ins PTX_TexGeometryAttr:$geometry, I64:$handle, Optional<I32>:$layer,
+                   Variadic<F32>:$coords, Optional<F32>:$lod, Variadic<F32>:$dPdx,
+                   Variadic<F32>:$dPdy);
+  let results = (outs Variadic<PTX_TexValue>:$res);
+  let regions = (region SizedRegion<1>:$expansion);
+  let assemblyFormat = [{
+    $geometry $handle (`layer` $layer^)? `,` $coords (`lod` $lod^)?
+    (`grad` `(` $dPdx^ `)` `(` $dPdy `)`)? attr-dict `->` type($res) $expansion
+  }];
+}
+
+def PTX_TexYieldOp : PTX_Op<"tex_yield", [Pure, Terminator, ReturnLike,
+                                          HasParent<"TexMipmapOp">]> {
+  let summary = "The channels of a ptx.tex_mipmap's expansion";
+  let arguments = (ins Variadic<PTX_TexValue>:$values);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
+}
+
 def PTX_Tld4Op : PTX_Op<"tld4", [AttrSizedOperandSegments, MemoryEffects<[MemRead]>]> {
   let summary = "PTX `tld4`: gather one channel of the four texels of a bilinear fetch";
   let description = [{

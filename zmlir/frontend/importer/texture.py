@@ -166,20 +166,44 @@ def _mipmapped_tex(imp: FunctionImporter, inst: ast.Instruction) -> bool:
     if found is None or not coords:
         return False
     values, layer = coords
+    grads: list[list[Value]] = []
+    lod = None
     if kind == "level":
         lod = imp.value(inst.operands[2], "f32", inst.loc, "f32")
     else:
         count = _GEOMETRIES[geom][1]
-        grads = []
         for operand in inst.operands[2:]:
             elems = list(operand.elems) if isinstance(operand, ast.Vec) else [operand]
             if len(elems) not in (count, 4 if count == 3 else count):
                 return False
             grads.append([imp.value(e, "f32", inst.loc, "f32") for e in elems[:count]])
-        lod = mipmap.gradient_lod(imp, inst.loc, found[0], grads[0], grads[1],
+    # A ptx.tex_mipmap whose region is the expansion on our descriptors
+    # (mipmap.py), in MLIR's generic form: its head, with the operands, opens
+    # the region; the expansion and its yield follow; the last line closes it
+    # with the types and the location.
+    result_type = _RESULT_TYPES[m.types[0]]
+    handle = found[0]
+    operands = [handle, *([layer] if layer is not None else []), *values,
+                *([lod] if lod is not None else []), *(g for grad in grads for g in grad)]
+    segments = [1, int(layer is not None), len(values), int(lod is not None),
+                len(grads[0]) if grads else 0, len(grads[1]) if grads else 0]
+    results = [imp.new_value(result_type) for _ in range(4)]
+    slots = ", ".join(f"{{{i}}}" for i in range(len(operands)))
+    imp.emit(results, f'"ptx.tex_mipmap"({slots}) <{{{{geometry = #ptx.geom<'
+                      f'{_GEOMETRIES[geom][0]}>, operandSegmentSizes = array<i32: '
+                      f'{", ".join(map(str, segments))}>}}}}> ({{{{', operands, None)
+    if grads:
+        lod = mipmap.gradient_lod(imp, inst.loc, handle, grads[0], grads[1],
                                   values if geom == "cube" else None)
-    results = mipmap.level_lookup(imp, inst.loc, _GEOMETRIES[geom][0], found[0], layer, values,
-                                  lod, _RESULT_TYPES[m.types[0]])
+    assert lod is not None
+    channels = mipmap.level_lookup(imp, inst.loc, _GEOMETRIES[geom][0], handle, layer, values,
+                                   lod, result_type)
+    types = ", ".join([result_type] * 4)
+    imp.emit([], f'"ptx.tex_yield"({{0}}, {{1}}, {{2}}, {{3}}) : ({types}) -> ()', channels,
+             inst.loc)
+    signed = " {{signed}}" if m.types[0] == "s32" else ""
+    imp.emit([], f"}}}}){signed} : ({', '.join(v.type for v in operands)}) -> ({types})", [],
+             inst.loc)
     for d, r in zip(dests, results, strict=True):
         imp.write_reg(d, r, inst.loc)
     _resident(imp, inst)
