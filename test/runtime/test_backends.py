@@ -337,6 +337,31 @@ def test_nvptx_cache_round_trip_and_arch_choice(tmp_path: Path,
     assert backend.precompiled("f" * 64) is None
 
 
+def test_nvptx_cache_keeps_native_textures_apart(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # A module compiled for NVIDIA's texture instructions reads NVIDIA's
+    # objects, one compiled without them our descriptors: a lookup takes only
+    # the kind the backend compiles for (ZMLIR_NATIVE_TEXTURES).
+    key = "t" * 64
+    nvptx_cache.store(tmp_path, key, _compiled("nvptx:sm_80+native-textures"))
+    assert nvptx_cache.lookup(tmp_path, key, "sm_90") is None
+    assert nvptx_cache.lookup(tmp_path, key, "sm_90+native-textures").target == \
+        "nvptx:sm_80+native-textures"
+    nvptx_cache.store(tmp_path, key, _compiled("nvptx:sm_90"))
+    assert nvptx_cache.lookup(tmp_path, key, "sm_90").target == "nvptx:sm_90"
+    assert nvptx_cache.lookup(tmp_path, key, "sm_90+native-textures").target == \
+        "nvptx:sm_80+native-textures"
+    monkeypatch.setenv(nvptx_cache.ENV, str(tmp_path))
+    info = cuda_backend.CUDADeviceInfo("fake", (9, 0), 1, 1024, 49152, 1 << 30)
+    for native, target in (("1", "nvptx:sm_80+native-textures"), ("0", "nvptx:sm_90")):
+        monkeypatch.setenv(cuda_backend.NATIVE_TEXTURES_ENV, native)
+        backend = cuda_backend.CUDABackend(OpenedLibrary(RecordingLib(), "fake"), 0,
+                                           cuda_backend._get_ffi().NULL, info)
+        assert backend.vendor_textures == (native == "1")
+        assert backend.target == "nvptx:sm_90" + ("+native-textures" if native == "1" else "")
+        assert backend.precompiled(key).target == target
+
+
 @pytest.mark.parametrize("damage", ["{not json", '{"target": "nvptx:sm_90"}', "[]",
                                     '{"target": 1, "kernels": {}}', "\udcff"])
 def test_nvptx_cache_damaged_entry_is_skipped(tmp_path: Path, damage: str) -> None:

@@ -822,3 +822,169 @@ CUresult cuEventElapsedTime(float *ms, void *start, void *end) {
   return 0;
 }
 unsigned long long fake_event_records(void) { return event_records; }
+
+/* Arrays, texture and surface objects (the passthrough's vendor textures,
+ * ZMLIR_NATIVE_TEXTURES=1): an array is host memory of its extent, known
+ * to fake_is_array, rows of width x texel bytes; a texture or surface object a number from
+ * 0x7e000001 that keeps the resource description it was made of, refused
+ * (CUDA_ERROR_INVALID_HANDLE) unless its array is one of these. Every call
+ * is counted (fake_texture_calls). */
+#define FAKE_ARRAY_TAG 0xa11a7a11a7ull
+typedef struct { size_t width, height; int format; unsigned channels; } fake_array_desc;
+typedef struct {
+  size_t width, height, depth;
+  int format;
+  unsigned channels, flags;
+} fake_array3d_desc;
+struct fake_array {
+  unsigned long long tag;
+  fake_array3d_desc d;
+  unsigned char *data;
+  size_t pitch, bytes;
+};
+typedef struct { /* CUDA_MEMCPY2D */
+  size_t src_x, src_y;
+  int src_type;
+  const void *src_host;
+  CUdeviceptr src_device;
+  struct fake_array *src_array;
+  size_t src_pitch, dst_x, dst_y;
+  int dst_type;
+  void *dst_host;
+  CUdeviceptr dst_device;
+  struct fake_array *dst_array;
+  size_t dst_pitch, width, height;
+} fake_memcpy2d;
+typedef struct { int type; unsigned long long res[16]; unsigned flags; } fake_resource_desc;
+static unsigned long long texture_calls;
+static struct { int live, surface; fake_resource_desc res; } texture_objects[16];
+unsigned long long fake_texture_calls(void) { return texture_calls; }
+static struct fake_array *arrays[64]; /* every one made, live or not */
+static int narrays;
+int fake_is_array(const struct fake_array *a) {
+  for (int i = 0; i < narrays; ++i)
+    if (arrays[i] == a)
+      return a->tag == FAKE_ARRAY_TAG;
+  return 0;
+}
+static size_t fake_format_bytes(int format) {
+  return format == 0x01 || format == 0x08 ? 1 : format == 0x02 || format == 0x09 || format == 0x10
+                                                 ? 2 : 4;
+}
+static CUresult fake_array_new(struct fake_array **out, fake_array3d_desc d) {
+  ++texture_calls;
+  if (narrays == 64)
+    return 2;
+  struct fake_array *a = calloc(1, sizeof *a);
+  arrays[narrays++] = a;
+  a->tag = FAKE_ARRAY_TAG;
+  a->d = d;
+  a->pitch = d.width * d.channels * fake_format_bytes(d.format);
+  a->bytes = a->pitch * (d.height ? d.height : 1) * (d.depth ? d.depth : 1);
+  a->data = calloc(1, a->bytes);
+  *out = a;
+  return 0;
+}
+CUresult cuArrayCreate_v2(struct fake_array **out, const fake_array_desc *d) {
+  fake_array3d_desc d3 = {d->width, d->height, 0, d->format, d->channels, 0};
+  return fake_array_new(out, d3);
+}
+CUresult cuArray3DCreate_v2(struct fake_array **out, const fake_array3d_desc *d) {
+  return fake_array_new(out, *d);
+}
+CUresult cuArrayGetDescriptor_v2(fake_array_desc *out, const struct fake_array *a) {
+  ++texture_calls;
+  if (!fake_is_array(a))
+    return 400;
+  out->width = a->d.width, out->height = a->d.height, out->format = a->d.format;
+  out->channels = a->d.channels;
+  return 0;
+}
+CUresult cuArrayDestroy(struct fake_array *a) {
+  ++texture_calls;
+  if (!fake_is_array(a))
+    return 400;
+  a->tag = 0;
+  free(a->data);
+  return 0; /* the header stays: a destroyed array is never one again */
+}
+CUresult cuMemcpyHtoA_v2(struct fake_array *a, size_t offset, const void *src, size_t n) {
+  ++texture_calls;
+  if (!fake_is_array(a) || offset + n > a->bytes)
+    return 1;
+  memcpy(a->data + offset, src, n);
+  return 0;
+}
+CUresult cuMemcpyAtoH_v2(void *dst, const struct fake_array *a, size_t offset, size_t n) {
+  ++texture_calls;
+  if (!fake_is_array(a) || offset + n > a->bytes)
+    return 1;
+  memcpy(dst, a->data + offset, n);
+  return 0;
+}
+/* Host and device sides are both host memory here; 3: an array. */
+CUresult cuMemcpy2D_v2(const fake_memcpy2d *c) {
+  ++texture_calls;
+  const unsigned char *src = c->src_type == 3 ? c->src_array->data
+                             : c->src_type == 1 ? c->src_host : (const void *)(uintptr_t)c->src_device;
+  unsigned char *dst = c->dst_type == 3 ? c->dst_array->data
+                       : c->dst_type == 1 ? c->dst_host : (void *)(uintptr_t)c->dst_device;
+  size_t src_pitch = c->src_type == 3 ? c->src_array->pitch : c->src_pitch;
+  size_t dst_pitch = c->dst_type == 3 ? c->dst_array->pitch : c->dst_pitch;
+  if ((c->src_type == 3 && !fake_is_array(c->src_array)) ||
+      (c->dst_type == 3 && !fake_is_array(c->dst_array)))
+    return 400;
+  for (size_t y = 0; y < c->height; ++y)
+    memcpy(dst + (c->dst_y + y) * dst_pitch + c->dst_x, src + (c->src_y + y) * src_pitch + c->src_x,
+           c->width);
+  return 0;
+}
+static CUresult fake_object_new(unsigned long long *out, const fake_resource_desc *res,
+                                int surface) {
+  ++texture_calls;
+  struct fake_array *a;
+  memcpy(&a, res->res, sizeof a);
+  if (res->type != 0 || !fake_is_array(a))
+    return 400;
+  for (int i = 0; i < 16; ++i)
+    if (!texture_objects[i].live) {
+      texture_objects[i].live = 1;
+      texture_objects[i].surface = surface;
+      texture_objects[i].res = *res;
+      *out = 0x7e000001ull + i;
+      return 0;
+    }
+  return 2;
+}
+static int fake_object_index(unsigned long long h, int surface) {
+  int i = (int)(h - 0x7e000001ull);
+  return i >= 0 && i < 16 && texture_objects[i].live && texture_objects[i].surface == surface
+             ? i : -1;
+}
+CUresult cuTexObjectCreate(unsigned long long *out, const fake_resource_desc *res, const void *tex,
+                           const void *view) {
+  return tex == NULL ? 1 : fake_object_new(out, res, 0);
+}
+CUresult cuSurfObjectCreate(unsigned long long *out, const fake_resource_desc *res) {
+  return fake_object_new(out, res, 1);
+}
+static CUresult fake_object_destroy(unsigned long long h, int surface) {
+  ++texture_calls;
+  int i = fake_object_index(h, surface);
+  if (i < 0)
+    return 400;
+  texture_objects[i].live = 0;
+  return 0;
+}
+CUresult cuTexObjectDestroy(unsigned long long h) { return fake_object_destroy(h, 0); }
+CUresult cuSurfObjectDestroy(unsigned long long h) { return fake_object_destroy(h, 1); }
+CUresult cuTexObjectGetResourceDesc(fake_resource_desc *out, unsigned long long h) {
+  ++texture_calls;
+  int i = fake_object_index(h, 0);
+  if (i < 0)
+    return 400;
+  *out = texture_objects[i].res;
+  return 0;
+}
+/* The PTX of the last module loaded. */
+const char *fake_module_ptx(void) { return module_ptx; }

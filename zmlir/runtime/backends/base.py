@@ -358,6 +358,21 @@ class Backend(ABC):
         name) with the application's arguments, pointers as addresses."""
         raise NotImplementedError(f"the {self.name} backend has no virtual memory of its own")
 
+    # Arrays, mipmapped arrays, texture and surface objects (cuda/texture.py)
+    # where the vendor's driver is underneath and the kernels' texture
+    # instructions are its own (the NVPTX target's native textures).
+    @property
+    def vendor_textures(self) -> bool:
+        """Whether cuArray*, cuMipmappedArray*, the copies to and from arrays,
+        cuTexObject* and cuSurfObject* are the vendor's (vendor_texture_call),
+        its handles the application's, not our descriptors."""
+        return False
+
+    def vendor_texture_call(self, api: str, *args: int) -> int:
+        """The vendor's CUresult for array or texture call `api` (its CUDA
+        name) with the application's arguments, pointers as addresses."""
+        raise NotImplementedError(f"the {self.name} backend has no textures of its own")
+
     # Pools shared between processes (cuda/mempool_ipc.py) where the vendor's
     # driver is underneath: its own pools, handles and export data.
     @property

@@ -131,6 +131,30 @@ CUresult cuMemExportToShareableHandle(uintptr_t shareableHandle, unsigned long l
 CUresult cuMemImportFromShareableHandle(uintptr_t handle, uintptr_t osHandle, int shHandleType);
 CUresult cuMemGetAllocationPropertiesFromHandle(uintptr_t prop, unsigned long long handle);
 CUresult cuMemRetainAllocationHandle(uintptr_t handle, uintptr_t addr);
+// Arrays, texture and surface objects (ZMLIR_NATIVE_TEXTURES=1), likewise.
+CUresult cuArrayCreate_v2(uintptr_t handle, uintptr_t desc);
+CUresult cuArray3DCreate_v2(uintptr_t handle, uintptr_t desc);
+CUresult cuArrayGetDescriptor_v2(uintptr_t desc, uintptr_t handle);
+CUresult cuArray3DGetDescriptor_v2(uintptr_t desc, uintptr_t handle);
+CUresult cuArrayDestroy(uintptr_t handle);
+CUresult cuMipmappedArrayCreate(uintptr_t handle, uintptr_t desc, unsigned int levels);
+CUresult cuMipmappedArrayGetLevel(uintptr_t level, uintptr_t handle, unsigned int index);
+CUresult cuMipmappedArrayDestroy(uintptr_t handle);
+CUresult cuMemcpyHtoA_v2(uintptr_t dst, size_t offset, uintptr_t src, size_t n);
+CUresult cuMemcpyAtoH_v2(uintptr_t dst, uintptr_t src, size_t offset, size_t n);
+CUresult cuMemcpyDtoA_v2(uintptr_t dst, size_t offset, CUdeviceptr src, size_t n);
+CUresult cuMemcpyAtoD_v2(CUdeviceptr dst, uintptr_t src, size_t offset, size_t n);
+CUresult cuMemcpyAtoA_v2(uintptr_t dst, size_t dst_offset, uintptr_t src, size_t src_offset,
+                         size_t n);
+CUresult cuMemcpy2D_v2(uintptr_t copy);
+CUresult cuMemcpy3D_v2(uintptr_t copy);
+CUresult cuTexObjectCreate(uintptr_t handle, uintptr_t res, uintptr_t tex, uintptr_t view);
+CUresult cuTexObjectDestroy(unsigned long long handle);
+CUresult cuTexObjectGetResourceDesc(uintptr_t res, unsigned long long handle);
+CUresult cuTexObjectGetTextureDesc(uintptr_t tex, unsigned long long handle);
+CUresult cuSurfObjectCreate(uintptr_t handle, uintptr_t res);
+CUresult cuSurfObjectDestroy(unsigned long long handle);
+CUresult cuSurfObjectGetResourceDesc(uintptr_t res, unsigned long long handle);
 CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int flags);
 CUresult cuMemFreeHost(void *p);
 CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int flags);
@@ -245,6 +269,18 @@ _VMM_CALLS = frozenset((
     "cuMemRelease", "cuMemMap", "cuMemUnmap", "cuMemSetAccess", "cuMemGetAccess",
     "cuMemExportToShareableHandle", "cuMemImportFromShareableHandle",
     "cuMemGetAllocationPropertiesFromHandle", "cuMemRetainAllocationHandle"))
+_TEXTURE_CALLS = frozenset((
+    "cuArrayCreate_v2", "cuArray3DCreate_v2", "cuArrayGetDescriptor_v2",
+    "cuArray3DGetDescriptor_v2", "cuArrayDestroy", "cuMipmappedArrayCreate",
+    "cuMipmappedArrayGetLevel", "cuMipmappedArrayDestroy", "cuMemcpyHtoA_v2", "cuMemcpyAtoH_v2",
+    "cuMemcpyDtoA_v2", "cuMemcpyAtoD_v2", "cuMemcpyAtoA_v2", "cuMemcpy2D_v2", "cuMemcpy3D_v2",
+    "cuTexObjectCreate", "cuTexObjectDestroy", "cuTexObjectGetResourceDesc",
+    "cuTexObjectGetTextureDesc", "cuSurfObjectCreate", "cuSurfObjectDestroy",
+    "cuSurfObjectGetResourceDesc"))
+# ZMLIR_NATIVE_TEXTURES=1: arrays, texture and surface objects are NVIDIA's,
+# the kernels' texture instructions its own (docs/textures.md). Off by
+# default until verified on an H200 (.device/tex/pkg/run.sh).
+NATIVE_TEXTURES_ENV = "ZMLIR_NATIVE_TEXTURES"
 
 _ffi: cffi.FFI | None = None
 
@@ -374,6 +410,7 @@ class CUDABackend(Backend):
         self.library_path = opened.path
         self.device, self.context, self.info = device, context, info
         self.arch = nvptx_arch(*info.compute_capability)
+        self.native_textures = os.environ.get(NATIVE_TEXTURES_ENV, "").strip() == "1"
         cache = os.environ.get(nvptx_cache.ENV, "").strip()
         self.cache_dir = Path(cache) if cache else None
         self._current = threading.local()
@@ -442,7 +479,7 @@ class CUDABackend(Backend):
 
     @property
     def target(self) -> str:
-        return f"nvptx:{self.arch}"
+        return f"nvptx:{self.arch}" + ("+native-textures" if self.native_textures else "")
 
     @property
     def compute_units(self) -> int:
@@ -545,6 +582,18 @@ class CUDABackend(Backend):
     def vendor_vmm_call(self, api: str, *args: int) -> int:
         if api not in _VMM_CALLS:
             raise ValueError(f"{api} is no virtual memory call")
+        self._enter()
+        return int(getattr(self.lib, api)(*args))
+
+    # NVIDIA's arrays, texture and surface objects under ZMLIR_NATIVE_TEXTURES=1
+    # (cuda/texture.py forwards the application's calls, after our work).
+    @property
+    def vendor_textures(self) -> bool:
+        return self.native_textures
+
+    def vendor_texture_call(self, api: str, *args: int) -> int:
+        if api not in _TEXTURE_CALLS:
+            raise ValueError(f"{api} is no array or texture call")
         self._enter()
         return int(getattr(self.lib, api)(*args))
 
@@ -674,7 +723,8 @@ class CUDABackend(Backend):
         the driver extracted) in ZMLIR_NVPTX_CACHE, if there is one."""
         if self.cache_dir is None:
             return None
-        found = nvptx_cache.lookup(self.cache_dir, key, self.arch)
+        # (With native textures only entries compiled for them: sm_90+native-textures.)
+        found = nvptx_cache.lookup(self.cache_dir, key, self.target.partition(":")[2])
         note(f"cuda backend: module {key[:16]} "
              + (f"precompiled for {found.target}" if found else "not in the NVPTX cache"))
         return found

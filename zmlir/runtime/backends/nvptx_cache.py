@@ -32,7 +32,8 @@ from typing import Any
 from zmlir.files import write_atomically
 
 ENV = "ZMLIR_NVPTX_CACHE"
-_ARCH = re.compile(r"sm_(\d+)")
+# sm_XX and the target's features (`+native-textures`: nvptx/__init__.py).
+_ARCH = re.compile(r"sm_(\d+)((?:\+[a-z-]+)*)")
 
 
 def ptx_key(ptx: str) -> str:
@@ -95,12 +96,15 @@ def store(directory: Path, key: str, compiled: Any, source: str = "") -> Path:
 
 def lookup(directory: Path, key: str, arch: str) -> CachedModule | None:
     """The entry for `key` built for `arch` or, failing that, for the newest
-    architecture below it (PTX for an older sm runs on newer GPUs)."""
+    architecture below it (PTX for an older sm runs on newer GPUs), with the
+    same features (`sm_90+native-textures`: NVIDIA's texture instructions)."""
     wanted = _sm_number(arch)
     candidates = []
     for meta_path in directory.glob(f"{key}.sm_*.json"):
-        have = _sm_number(meta_path.name[len(key) + 1:-len(".json")])
-        if have is not None and wanted is not None and have <= wanted:
+        name = meta_path.name[len(key) + 1:-len(".json")]
+        have = _sm_number(name)
+        if have is not None and wanted is not None and have <= wanted \
+                and _features(name) == _features(arch):
             candidates.append((have, meta_path))
     # Newest first; an entry that does not read back whole (damaged,
     # truncated, hand-edited) is skipped as if absent: the module compiles.
@@ -133,3 +137,8 @@ def _read_entry(meta_path: Path) -> CachedModule:
 def _sm_number(arch: str) -> int | None:
     match = _ARCH.fullmatch(arch)
     return int(match.group(1)) if match else None
+
+
+def _features(arch: str) -> str:
+    match = _ARCH.fullmatch(arch)
+    return match.group(2) if match else ""

@@ -99,13 +99,29 @@ class TexRefAPI(TextureAPI):
         out[0] = self.handle_ptr(handle)
         return E.CUDA_SUCCESS
 
+    def _vendor_references(self, api_name: str) -> int | None:
+        """NOT_SUPPORTED (logged) where textures are NVIDIA's (texture.py):
+        a reference is one of our descriptors, which NVIDIA's texture
+        instructions cannot read (the compiler refuses `.texref` there too)."""
+        self.require_init()
+        if not self.device.vendor_textures:
+            return None
+        return self.unsupported(api_name, "texture references with NVIDIA's textures "
+                                          "(ZMLIR_NATIVE_TEXTURES=1)")
+
     def cuModuleGetTexRef(self, out: Any, hmod: Any, name: Any) -> int:
+        if (r := self._vendor_references("cuModuleGetTexRef")) is not None:
+            return r
         return self._module_reference(out, hmod, name, "texref")
 
     def cuModuleGetSurfRef(self, out: Any, hmod: Any, name: Any) -> int:
+        if (r := self._vendor_references("cuModuleGetSurfRef")) is not None:
+            return r
         return self._module_reference(out, hmod, name, "surfref")
 
     def cuTexRefCreate(self, out: Any) -> int:
+        if (r := self._vendor_references("cuTexRefCreate")) is not None:
+            return r
         self.current_context()
         self.out(out, self.handle_ptr(self.handles.add(self._new_reference(0, surface=False))))
         return E.CUDA_SUCCESS

@@ -5,7 +5,9 @@ An array is a linear device allocation with a recorded layout (rows of
 width * texel bytes, slices of rows, layers or depth of slices). A texture
 or surface object is the device address of its descriptor, 128 bytes the
 kernels read (zmlir/lowering/Texture.cpp; the layout is in
-docs/textures.md): so a handle means the same on every backend."""
+docs/textures.md): so a handle means the same on every backend. Under the
+CUDA passthrough with ZMLIR_NATIVE_TEXTURES=1 (Backend.vendor_textures)
+they are NVIDIA's instead, every call forwarded."""
 
 from __future__ import annotations
 
@@ -139,12 +141,16 @@ class TextureAPI(MemcpyAPI):
         return E.CUDA_SUCCESS
 
     def cuArrayCreate_v2(self, out: Any, desc: Any) -> int:
+        if (r := self._vendor("cuArrayCreate_v2", out, desc)) is not None:
+            return r
         if desc == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
         d = desc[0]
         return self.create_array(out, d.Width, d.Height, 0, d.Format, d.NumChannels, 0)
 
     def cuArray3DCreate_v2(self, out: Any, desc: Any) -> int:
+        if (r := self._vendor("cuArray3DCreate_v2", out, desc)) is not None:
+            return r
         if desc == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
         d = desc[0]
@@ -156,6 +162,8 @@ class TextureAPI(MemcpyAPI):
         return self.handles.get(self.ptr(handle), Array)
 
     def cuArrayGetDescriptor_v2(self, out: Any, handle: Any) -> int:
+        if (r := self._vendor("cuArrayGetDescriptor_v2", out, handle)) is not None:
+            return r
         a = self.array(handle)
         if out == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
@@ -164,6 +172,8 @@ class TextureAPI(MemcpyAPI):
         return E.CUDA_SUCCESS
 
     def cuArray3DGetDescriptor_v2(self, out: Any, handle: Any) -> int:
+        if (r := self._vendor("cuArray3DGetDescriptor_v2", out, handle)) is not None:
+            return r
         a = self.array(handle)
         if out == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
@@ -172,6 +182,8 @@ class TextureAPI(MemcpyAPI):
         return E.CUDA_SUCCESS
 
     def cuArrayDestroy(self, handle: Any) -> int:
+        if (r := self._vendor("cuArrayDestroy", handle, ordered=True)) is not None:
+            return r
         a = self.array(handle)
         self.device.synchronize()
         self.handles.remove(self.ptr(handle), Array)
@@ -182,6 +194,8 @@ class TextureAPI(MemcpyAPI):
     # -- mipmapped arrays -------------------------------------------------------------
 
     def cuMipmappedArrayCreate(self, out: Any, desc: Any, count: int) -> int:
+        if (r := self._vendor("cuMipmappedArrayCreate", out, desc, count)) is not None:
+            return r
         self.current_context()
         if desc == self.ffi.NULL or out == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
@@ -215,6 +229,8 @@ class TextureAPI(MemcpyAPI):
         return self.handles.get(self.ptr(handle), MipmappedArray)
 
     def cuMipmappedArrayGetLevel(self, out: Any, handle: Any, level: int) -> int:
+        if (r := self._vendor("cuMipmappedArrayGetLevel", out, handle, level)) is not None:
+            return r
         m = self._mipmapped(handle)
         if level >= len(m.levels):
             return E.CUDA_ERROR_INVALID_VALUE
@@ -222,6 +238,8 @@ class TextureAPI(MemcpyAPI):
         return E.CUDA_SUCCESS
 
     def cuMipmappedArrayDestroy(self, handle: Any) -> int:
+        if (r := self._vendor("cuMipmappedArrayDestroy", handle, ordered=True)) is not None:
+            return r
         m = self._mipmapped(handle)
         for level in m.levels:
             self.cuArrayDestroy(self.handle_ptr(level))
@@ -245,9 +263,15 @@ class TextureAPI(MemcpyAPI):
         return a.address + offset
 
     def cuMemcpyHtoA_v2(self, dst: Any, offset: int, src: Any, nbytes: int) -> int:
+        if (r := self._vendor("cuMemcpyHtoA_v2", dst, offset, src, nbytes,
+                              ordered=True)) is not None:
+            return r
         return self.copy(self.array_range(dst, offset, nbytes), self.ptr(src), nbytes)
 
     def cuMemcpyAtoH_v2(self, dst: Any, src: Any, offset: int, nbytes: int) -> int:
+        if (r := self._vendor("cuMemcpyAtoH_v2", dst, src, offset, nbytes,
+                              ordered=True)) is not None:
+            return r
         return self.copy(self.ptr(dst), self.array_range(src, offset, nbytes), nbytes)
 
     def cuMemcpyHtoAAsync_v2(self, dst: Any, offset: int, src: Any, nbytes: int,
@@ -259,13 +283,22 @@ class TextureAPI(MemcpyAPI):
         return self.enqueue(stream, lambda: self.cuMemcpyAtoH_v2(dst, src, offset, nbytes))
 
     def cuMemcpyDtoA_v2(self, dst: Any, offset: int, src: int, nbytes: int) -> int:
+        if (r := self._vendor("cuMemcpyDtoA_v2", dst, offset, src, nbytes,
+                              ordered=True)) is not None:
+            return r
         return self.copy(self.array_range(dst, offset, nbytes), src, nbytes)
 
     def cuMemcpyAtoD_v2(self, dst: int, src: Any, offset: int, nbytes: int) -> int:
+        if (r := self._vendor("cuMemcpyAtoD_v2", dst, src, offset, nbytes,
+                              ordered=True)) is not None:
+            return r
         return self.copy(dst, self.array_range(src, offset, nbytes), nbytes)
 
     def cuMemcpyAtoA_v2(self, dst: Any, dst_offset: int, src: Any, src_offset: int,
                         nbytes: int) -> int:
+        if (r := self._vendor("cuMemcpyAtoA_v2", dst, dst_offset, src, src_offset, nbytes,
+                              ordered=True)) is not None:
+            return r
         return self.copy(self.array_range(dst, dst_offset, nbytes),
                          self.array_range(src, src_offset, nbytes), nbytes)
 
@@ -292,6 +325,8 @@ class TextureAPI(MemcpyAPI):
     def cuMemcpy2D_v2(self, copy: Any) -> int:
         if copy == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
+        if self._vendor_array_copy(copy):
+            return self._vendor("cuMemcpy2D_v2", copy, ordered=True)  # type: ignore[return-value]
         return super().cuMemcpy2D_v2(self._arrays_as_device(copy, "CUDA_MEMCPY2D"))
 
     cuMemcpy2DUnaligned_v2 = cuMemcpy2D_v2
@@ -299,7 +334,48 @@ class TextureAPI(MemcpyAPI):
     def cuMemcpy3D_v2(self, copy: Any) -> int:
         if copy == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
+        if self._vendor_array_copy(copy):
+            return self._vendor("cuMemcpy3D_v2", copy, ordered=True)  # type: ignore[return-value]
         return super().cuMemcpy3D_v2(self._arrays_as_device(copy, "CUDA_MEMCPY3D"))
+
+    def cuMemcpy2DAsync_v2(self, copy: Any, stream: Any) -> int:
+        if copy != self.ffi.NULL and self._vendor_array_copy(copy) and self._capturing(stream):
+            return self.unsupported("cuMemcpy2DAsync", "capturing a copy with NVIDIA's arrays")
+        return super().cuMemcpy2DAsync_v2(copy, stream)
+
+    def cuMemcpy3DAsync_v2(self, copy: Any, stream: Any) -> int:
+        if copy != self.ffi.NULL and self._vendor_array_copy(copy) and self._capturing(stream):
+            return self.unsupported("cuMemcpy3DAsync", "capturing a copy with NVIDIA's arrays")
+        return super().cuMemcpy3DAsync_v2(copy, stream)
+
+    def _capturing(self, stream: Any) -> bool:
+        s = self.stream(stream)
+        return s is not None and s.capture is not None
+
+    # -- NVIDIA's textures ------------------------------------------------------------
+    # Under the passthrough with vendor textures (ZMLIR_NATIVE_TEXTURES=1) arrays,
+    # mipmapped arrays, texture and surface objects are NVIDIA's, their handles
+    # the application's, and the kernels read them with NVIDIA's instructions
+    # (the NVPTX target's native textures): each call is NVIDIA's with the
+    # application's arguments; a copy or a destruction comes after the work
+    # already queued, and a copy before the work queued after it.
+
+    def _vendor(self, api: str, *args: Any, ordered: bool = False) -> int | None:
+        """NVIDIA's CUresult for `api`, or None where textures are ours."""
+        if not self.device.vendor_textures:
+            return None
+        self.current_context()
+        if ordered:
+            self.device.synchronize()
+        result = int(self.device.vendor_texture_call(api, *(self.ptr(a) for a in args)))
+        if ordered:
+            self.device.synchronize()
+        return result
+
+    def _vendor_array_copy(self, copy: Any) -> bool:
+        """Whether CUDA_MEMCPY2D/3D `copy` has an array side that is NVIDIA's."""
+        c = copy[0]
+        return self.device.vendor_textures and 3 in (c.srcMemoryType, c.dstMemoryType)
 
     # -- texture and surface objects ----------------------------------------------
 
@@ -414,6 +490,8 @@ class TextureAPI(MemcpyAPI):
             address
 
     def cuTexObjectCreate(self, out: Any, res: Any, tex: Any, view: Any) -> int:
+        if (r := self._vendor("cuTexObjectCreate", out, res, tex, view)) is not None:
+            return r
         if tex == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
         if view != self.ffi.NULL:
@@ -421,6 +499,8 @@ class TextureAPI(MemcpyAPI):
         return self._create_object(out, res, tex, surface=False)
 
     def cuSurfObjectCreate(self, out: Any, res: Any) -> int:
+        if (r := self._vendor("cuSurfObjectCreate", out, res)) is not None:
+            return r
         return self._create_object(out, res, None, surface=True)
 
     def _object(self, handle: int, surface: bool) -> TextureObject:
@@ -441,9 +521,13 @@ class TextureAPI(MemcpyAPI):
         return E.CUDA_SUCCESS
 
     def cuTexObjectDestroy(self, handle: int) -> int:
+        if (r := self._vendor("cuTexObjectDestroy", handle, ordered=True)) is not None:
+            return r
         return self._destroy_object(handle, surface=False)
 
     def cuSurfObjectDestroy(self, handle: int) -> int:
+        if (r := self._vendor("cuSurfObjectDestroy", handle, ordered=True)) is not None:
+            return r
         return self._destroy_object(handle, surface=True)
 
     def _copy_out(self, out: Any, data: bytes | None) -> int:
@@ -453,10 +537,16 @@ class TextureAPI(MemcpyAPI):
         return E.CUDA_SUCCESS
 
     def cuTexObjectGetResourceDesc(self, out: Any, handle: int) -> int:
+        if (r := self._vendor("cuTexObjectGetResourceDesc", out, handle)) is not None:
+            return r
         return self._copy_out(out, self._object(handle, surface=False).resource)
 
     def cuTexObjectGetTextureDesc(self, out: Any, handle: int) -> int:
+        if (r := self._vendor("cuTexObjectGetTextureDesc", out, handle)) is not None:
+            return r
         return self._copy_out(out, self._object(handle, surface=False).texture)
 
     def cuSurfObjectGetResourceDesc(self, out: Any, handle: int) -> int:
+        if (r := self._vendor("cuSurfObjectGetResourceDesc", out, handle)) is not None:
+            return r
         return self._copy_out(out, self._object(handle, surface=True).resource)
