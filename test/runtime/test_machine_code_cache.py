@@ -63,7 +63,7 @@ _PROBE = textwrap.dedent("""
 
 def _load(libdir: str, fake: Path, cache: Path, **env: str) -> dict[str, Any]:
     environment = {**os.environ, "ZMLIR_BACKEND": "cuda", "ZMLIR_CUDA_DRIVER": str(fake),
-                   "ZMLIR_CACHE_DIR": str(cache), **env}
+                   "ZMLIR_CACHE_DIR": str(cache), "ZMLIR_MACHINE_CODE_CACHE": "1", **env}
     result = subprocess.run([sys.executable, "-c", _PROBE, libdir], capture_output=True,
                             text=True, timeout=300, env=environment)
     assert result.returncode == 0, result.stderr
@@ -84,9 +84,10 @@ def test_second_load_uses_the_cubin(libdir: str, fake_nvidia_driver: Path,
     assert _load(libdir, fake_nvidia_driver, cache, FAKE_DRIVER_VERSION="13010") == COLD
     assert _load(libdir, fake_nvidia_driver, cache, FAKE_DRIVER_VERSION="13010") == WARM
     assert _load(libdir, fake_nvidia_driver, cache) == WARM
-    # Caches off: NVIDIA's JIT of the PTX, as before.
+    # Caches off, or this one not asked for: NVIDIA's JIT of the PTX.
     off = _load(libdir, fake_nvidia_driver, cache, ZMLIR_CACHE="0")
     assert off == {"ptx": 1, "cubin": 0, "links": 0, "sum": 96}
+    assert _load(libdir, fake_nvidia_driver, cache, ZMLIR_MACHINE_CODE_CACHE="") == off
 
 
 def test_damaged_or_refused_cubin_falls_back_to_the_ptx(libdir: str, fake_nvidia_driver: Path,

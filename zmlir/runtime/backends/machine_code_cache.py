@@ -14,6 +14,14 @@ time: an upgraded driver, whose ptxas may assemble otherwise, never gets an
 older one's cubin). A damaged entry fails its checksum, a cubin NVIDIA's
 driver refuses is assembled again from the PTX and replaced: neither is
 ever an error.
+
+Off unless ZMLIR_MACHINE_CODE_CACHE=1: NVIDIA's linker compiles PTX as
+relocatable code, which may differ from cuModuleLoadDataEx's whole-program
+compile (stack frames of recursive functions, speed). On an H200 (session
+32), recursion_local_memory, which passes through the passthrough without
+this cache, faulted (700) with it on, with its stack raised to 32 KiB; a
+cold run took 145 ms to its first launch, a warm one 1.6 ms (native 0.14).
+Not on by default until a run there shows it harmless.
 """
 
 from __future__ import annotations
@@ -22,6 +30,8 @@ import hashlib
 import os
 
 from zmlir.files import cache_enabled
+
+ENV = "ZMLIR_MACHINE_CODE_CACHE"
 
 
 def driver_identity(library_path: str, cuda_version: int) -> str:
@@ -56,7 +66,7 @@ class MachineCodeCache:
 
     @classmethod
     def open(cls) -> MachineCodeCache | None:
-        return cls() if cache_enabled() else None
+        return cls() if cache_enabled() and os.environ.get(ENV, "").strip() == "1" else None
 
     def get(self, key: str) -> bytes | None:
         return self._blobs.get(key)
