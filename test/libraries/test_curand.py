@@ -375,15 +375,17 @@ def poisson(tmp_path_factory: pytest.TempPathFactory, wheel: Path,
 def test_poisson_is_nvidias(poisson: dict[str, subprocess.CompletedProcess[str]]) -> None:
     """curandGeneratePoisson on XORWOW, Philox and MRG32k3a, lambdas from
     0.001 to 400000 (NVIDIA's table below 2000, rounded normals from it on),
-    among other calls, at odd sizes and offsets, a host generator: ours
-    gives NVIDIA's values and statuses, and makes them itself."""
+    among other calls, at odd sizes and offsets, a host generator; and
+    curandCreatePoissonDistribution's distributions drawn from by
+    curand_discrete: ours gives NVIDIA's values and statuses, and makes them
+    itself."""
     ours, nvidias = poisson["ours"], poisson["nvidias"]
     assert nvidias.returncode == 0, nvidias.stdout + nvidias.stderr[-4000:]
     assert ours.returncode == 0 and ours.stdout.endswith("DONE\n"), ours.stdout + ours.stderr
     assert "takes its PTX path" in nvidias.stderr and "takes its PTX path" not in ours.stderr
     assert "NVIDIA's" not in ours.stderr, ours.stderr  # nothing handed over
     lines = ours.stdout.splitlines()
-    assert len(lines) == 3 * 4 + 10
+    assert len(lines) == 3 * 4 + 10 + 6
     assert all(set(line.split("statuses ")[1].split()) == {"0"} for line in lines[:12])
     assert lines == nvidias.stdout.splitlines()
 

@@ -2,7 +2,9 @@
 // by case: each case runs a series of calls (Poisson at lambdas on both sides
 // of NVIDIA's table limit of 2000, between bits and normals, at odd sizes and
 // offsets, in a host generator) on a new generator and prints a checksum of
-// every call's values; then the statuses of bad arguments. Built twice by
+// every call's values; then the statuses of bad arguments; then
+// curandCreatePoissonDistribution's distributions, drawn from by the device
+// API's curand_discrete in a kernel of ours. Built twice by
 // test_curand.py, linked with our libcurand.so.10 and with NVIDIA's: the
 // outputs must be equal line for line. curand_poisson.nvidia.txt is NVIDIA's
 // output, which ours must give also where NVIDIA's library is not found.
@@ -11,6 +13,7 @@
 #include <cstring>
 #include <cuda_runtime.h>
 #include <curand.h>
+#include <curand_kernel.h>
 #include <vector>
 
 enum Kind { BITS, NORMAL, UDOUBLE, POISSON, OFFSET, SEED };
@@ -19,6 +22,15 @@ struct Step {
   size_t n;          // values, or the offset or seed
   double lambda = 0; // Poisson's
 };
+
+// Eight values of `d` per thread, from Philox states curand_init(seed, i, 0).
+__global__ void discrete(curandDiscreteDistribution_t d, unsigned *out, unsigned long long seed) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  curandStatePhilox4_32_10_t state;
+  curand_init(seed, i, 0, &state);
+  for (int k = 0; k < 8; ++k)
+    out[i * 8 + k] = curand_discrete(&state, d);
+}
 
 static uint64_t fnv1a(const unsigned char *p, size_t bytes) {
   uint64_t h = 1469598103934665603ull;
@@ -163,6 +175,22 @@ int main() {
            s ? 0ull : (unsigned long long)fnv1a((unsigned char *)h.data(), h.size() * 4));
     curandDestroyGenerator(g);
   }
+  // The discrete distributions: the table below 2000, normals from it on.
+  for (double lambda : {0.5, 12.5, 1999.0, 2500.0}) {
+    curandDiscreteDistribution_t d;
+    int s = curandCreatePoissonDistribution(lambda, &d);
+    std::vector<unsigned> h(4096 * 8);
+    if (s == 0) {
+      discrete<<<16, 256>>>(d, (unsigned *)device, 7);
+      cudaMemcpy(h.data(), device, h.size() * 4, cudaMemcpyDeviceToHost);
+    }
+    printf("distribution %g: %d %016llx, destroy %d\n", lambda, s,
+           s ? 0ull : (unsigned long long)fnv1a((unsigned char *)h.data(), h.size() * 4),
+           s ? -1 : (int)curandDestroyDistribution(d));
+  }
+  curandDiscreteDistribution_t d;
+  printf("distribution 0: %d\n", (int)curandCreatePoissonDistribution(0.0, &d));
+  printf("destroy null: %d\n", (int)curandDestroyDistribution(nullptr));
   printf(cudaGetLastError() == cudaSuccess ? "DONE\n" : "FAILED\n");
   return 0;
 }

@@ -5,7 +5,8 @@
  * XORWOW, Philox4x32-10 and MRG32k3a, with NVIDIA's default ordering
  * (CURAND_ORDERING_PSEUDO_BEST is the same) or LEGACY, Poisson included, and
  * MTGP32's bits and uniforms give NVIDIA's sequences bit for bit (kernels.cu
- * says how they are laid out).
+ * says how they are laid out); curandCreatePoissonDistribution gives
+ * NVIDIA's distributions.
  *
  * What ours does not make (the other generator types, MTGP32's other
  * values, the orderings SEEDED and DYNAMIC, Poisson methods but the default,
@@ -1178,14 +1179,117 @@ ABI_CHECK(curandGeneratePoisson);
     return f_ ? f_(__VA_ARGS__) : refuse(#name);                                                   \
   } while (0)
 
+/* A Poisson distribution of ours (curandCreatePoissonDistribution): the
+ * structs of curand_discrete.h in one device allocation (the distribution,
+ * its M2 shift, its histogram, V, K), and their host copies, which the
+ * device structs' host_* fields point to, as NVIDIA's do (measured). Below
+ * POISSON_TABLE_LIMIT the square histogram (CURAND_M2, poisson_table's,
+ * NVIDIA's bit for bit), from it on CURAND_DISCRETE_GAUSS with mean lambda
+ * and standard deviation sqrt(lambda), as NVIDIA's. */
+#include <curand_discrete.h>
+
+struct distribution {
+  struct curandDiscreteDistribution_st dist;
+  struct curandDistributionM2Shift_st m2;
+  struct curandHistogramM2_st histogram;
+  double *V;
+  unsigned *K;
+  CUdeviceptr device;
+  struct distribution *next;
+};
+static struct distribution *distributions;
+static pthread_mutex_t distributions_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void free_distribution(struct distribution *d) {
+  if (d->device)
+    cuMemFree(d->device);
+  free(d->V), free(d->K), free(d);
+}
+
 curandStatus_t
 IMPL(curandCreatePoissonDistribution)(double lambda,
                                       curandDiscreteDistribution_t *discrete_distribution) {
-  NVIDIAS_ONLY(curandCreatePoissonDistribution, lambda, discrete_distribution);
+  if (!discrete_distribution)
+    return CURAND_STATUS_NOT_INITIALIZED;
+  if (!(lambda > 0.0))
+    return CURAND_STATUS_OUT_OF_RANGE; /* NVIDIA's answer at 0 and below */
+  CUcontext context;
+  curandStatus_t status = current_context(&context);
+  if (status != CURAND_STATUS_SUCCESS)
+    return status;
+  struct distribution *d = calloc(1, sizeof *d);
+  if (!d)
+    return CURAND_STATUS_ALLOCATION_FAILED;
+  unsigned shift = 0, length = 0;
+  if (lambda < POISSON_TABLE_LIMIT && !poisson_table(lambda, &shift, &length, &d->V, &d->K)) {
+    free(d);
+    return CURAND_STATUS_ALLOCATION_FAILED;
+  }
+  /* The device block: the three structs, then V and K. */
+  enum { DIST = 0, M2 = 64, HISTOGRAM = 128, TABLE = 192 };
+  size_t bytes = TABLE + (size_t)length * (sizeof(double) + sizeof(unsigned));
+  CUresult result = cuMemAlloc(&d->device, bytes);
+  if (result != CUDA_SUCCESS) {
+    free_distribution(d);
+    return CURAND_STATUS_ALLOCATION_FAILED;
+  }
+  CUdeviceptr V = d->device + TABLE, K = V + (size_t)length * sizeof(double);
+  d->dist.self_host_ptr = &d->dist;
+  if (length) {
+    d->histogram.V = (double *)(uintptr_t)V;
+    d->histogram.host_V = d->V;
+    d->histogram.K = (unsigned *)(uintptr_t)K;
+    d->histogram.host_K = d->K;
+    d->m2.histogram = (curandHistogramM2_t)(uintptr_t)(d->device + HISTOGRAM);
+    d->m2.host_histogram = &d->histogram;
+    d->m2.shift = shift;
+    d->m2.length = length;
+    d->dist.M2 = (curandDistributionM2Shift_t)(uintptr_t)(d->device + M2);
+    d->dist.host_M2 = &d->m2;
+    d->dist.method = CURAND_M2;
+  } else {
+    d->dist.stddev = sqrt(lambda);
+    d->dist.mean = lambda;
+    d->dist.method = CURAND_DISCRETE_GAUSS;
+  }
+  result = cuMemcpyHtoD(d->device + DIST, &d->dist, sizeof d->dist);
+  if (result == CUDA_SUCCESS && length)
+    result = cuMemcpyHtoD(d->device + M2, &d->m2, sizeof d->m2);
+  if (result == CUDA_SUCCESS && length)
+    result = cuMemcpyHtoD(d->device + HISTOGRAM, &d->histogram, sizeof d->histogram);
+  if (result == CUDA_SUCCESS && length)
+    result = cuMemcpyHtoD(V, d->V, length * sizeof(double));
+  if (result == CUDA_SUCCESS && length)
+    result = cuMemcpyHtoD(K, d->K, length * sizeof(unsigned));
+  if (result != CUDA_SUCCESS) {
+    free_distribution(d);
+    return CURAND_STATUS_INITIALIZATION_FAILED;
+  }
+  pthread_mutex_lock(&distributions_lock);
+  d->next = distributions;
+  distributions = d;
+  pthread_mutex_unlock(&distributions_lock);
+  *discrete_distribution = (curandDiscreteDistribution_t)(uintptr_t)d->device;
+  return CURAND_STATUS_SUCCESS;
 }
 ABI_CHECK(curandCreatePoissonDistribution);
 
 curandStatus_t IMPL(curandDestroyDistribution)(curandDiscreteDistribution_t discrete_distribution) {
+  if (!discrete_distribution)
+    return CURAND_STATUS_NOT_INITIALIZED;
+  pthread_mutex_lock(&distributions_lock);
+  struct distribution **p = &distributions;
+  while (*p && (*p)->device != (CUdeviceptr)(uintptr_t)discrete_distribution)
+    p = &(*p)->next;
+  struct distribution *d = *p;
+  if (d)
+    *p = d->next;
+  pthread_mutex_unlock(&distributions_lock);
+  if (d) {
+    free_distribution(d);
+    return CURAND_STATUS_SUCCESS;
+  }
+  /* Not ours: NVIDIA's, where its library made it. */
   NVIDIAS_ONLY(curandDestroyDistribution, discrete_distribution);
 }
 ABI_CHECK(curandDestroyDistribution);
