@@ -308,12 +308,23 @@ struct CvtOpLowering : PTXPattern<CvtOp> {
         if (src == DataType::BF16 && dst == DataType::F32) {
           // The bits as the top half of an f32 (as the H200 widens): exact,
           // and a subnormal stays one where the function flushes f32
-          // subnormals (F32FlushMode.cpp), as cvt.f32.bf16 keeps them.
-          mlir::Type i32 = rewriter.getI32Type();
-          Value wide = arith::ExtUIOp::create(rewriter, loc, i32, asInteger(rewriter, loc, x));
-          x = arith::BitcastOp::create(
-              rewriter, loc, dstType,
-              arith::ShLIOp::create(rewriter, loc, wide, intConst(rewriter, loc, i32, 16)));
+          // subnormals (F32FlushMode.cpp), as cvt.f32.bf16 keeps them. There
+          // the target's own instruction, if it has one; not in IEEE mode,
+          // where LLVM tests a later software flush on the shifted bf16's
+          // own exponent bits.
+          Value half = asInteger(rewriter, loc, x);
+          Value wide;
+          if (inF32FlushMode(op))
+            wide = state.target.nativeBf16Widen(rewriter, loc, half);
+          if (wide) {
+            x = wide;
+          } else {
+            mlir::Type i32 = rewriter.getI32Type();
+            Value bits = arith::ExtUIOp::create(rewriter, loc, i32, half);
+            x = arith::BitcastOp::create(
+                rewriter, loc, dstType,
+                arith::ShLIOp::create(rewriter, loc, bits, intConst(rewriter, loc, i32, 16)));
+          }
         } else if (from < to) {
           x = arith::ExtFOp::create(rewriter, loc, dstType, x);
         }

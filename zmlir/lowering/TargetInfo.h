@@ -122,6 +122,13 @@ public:
   virtual mlir::Value nativeBf16Cvt(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x) const {
     return {};
   }
+  /// The target's own `cvt.f32.bf16` of the bf16 bits `bits` (an i16; PTX
+  /// that converts so runs on a GPU that has it): the f32, or null (the
+  /// bits shifted into an f32's top half).
+  virtual mlir::Value nativeBf16Widen(mlir::OpBuilder &b, mlir::Location loc,
+                                      mlir::Value bits) const {
+    return {};
+  }
   /// The target's own video instruction (vadd ... vset, vadd2 ... vset4),
   /// spelled `ptx` in PTX with `$0` the i32 result and `$1`... the i32
   /// `operands` (a, b, c), selectors appended (`$1.b3210`): the result, or

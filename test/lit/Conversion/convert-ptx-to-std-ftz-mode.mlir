@@ -39,12 +39,14 @@ func.func @mixed(%a: f32, %b: f32) attributes {ptx.entry} {
 // -----
 
 // tanh.approx.f32 has no .ftz form but is NVIDIA's own instruction either
-// way, cvt.f32.bf16 widens on the bits and cvt.rn.bf16.f32 rounds on them:
-// none depends on the mode (llm.c's gelu_forward).
+// way, and so are cvt.f32.bf16 and cvt.rn.bf16.f32 (inline PTX, not LLVM's
+// fpext, which the flush mode would make cvt.ftz.f32.bf16): none depends on
+// the mode (llm.c's gelu_forward).
 // NV-LABEL: gpu.func @gelu_like
 // NV-SAME: denormal_fp_math_f32 = "preserve-sign,preserve-sign"
-// NV: arith.shli %{{.*}}, %{{.*}} : i32
+// NV: llvm.inline_asm "cvt.f32.bf16 $0, $1;", "=f,h" %{{.*}} : (i16) -> f32
 // NV: llvm.inline_asm "tanh.approx.f32 $0, $1;"
+// NV: llvm.inline_asm "cvt.rn.bf16.f32 $0, $1;", "=h,f"
 // NV-NOT: 2139095040
 func.func @gelu_like(%h: i16) attributes {ptx.entry} {
   %x = ptx.cvt %h {type = #ptx.type<f32>, src_type = #ptx.type<bf16>} : i16 -> f32
@@ -210,5 +212,23 @@ func.func @ftz_widen_narrow(%a: f32, %d: f64) attributes {ptx.entry} {
 func.func @ftz_atomic_add_bf16x2(%p: i64, %a: f32, %b: i32) attributes {ptx.entry} {
   %0 = ptx.add %a, %a {type = #ptx.type<f32>, ftz} : f32
   %1 = ptx.atom %p, %b {op = #ptx.atomop<add>, type = #ptx.type<bf16x2>, space = #ptx.space<global>} : (i64, i32) -> i32
+  ptx.ret
+}
+
+// -----
+
+// In IEEE mode (add.bf16x2 mixes the modes) cvt.f32.bf16 stays the bits
+// shifted into an f32's top half, on which LLVM tests the software flush
+// of the .ftz multiply that follows.
+// NV-LABEL: gpu.func @bf16_widen_ieee
+// NV-NOT: denormal_fp_math_f32
+// NV-NOT: cvt.f32.bf16
+// NV: arith.shli %{{.*}}, %{{.*}} : i32
+// NV-NOT: cvt.f32.bf16
+// NV: gpu.return
+func.func @bf16_widen_ieee(%h: i16, %p: i32) attributes {ptx.entry} {
+  %x = ptx.cvt %h {type = #ptx.type<f32>, src_type = #ptx.type<bf16>} : i16 -> f32
+  %0 = ptx.mul %x, %x {type = #ptx.type<f32>, ftz} : f32 -> f32
+  %1 = ptx.add %p, %p {type = #ptx.type<bf16x2>} : i32
   ptx.ret
 }

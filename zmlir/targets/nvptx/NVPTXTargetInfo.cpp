@@ -306,6 +306,19 @@ public:
         .getResult(0);
   }
 
+  /// cvt.f32.bf16 as inline PTX, as cuda_bf16.h writes it: ptxas makes a
+  /// bf16 from half a register one instruction, where zero-extending the
+  /// half and shifting it take two. Not LLVM's fpext of a bfloat, which a
+  /// function in the f32 flush mode gets as cvt.ftz.f32.bf16 (flushing
+  /// subnormals that cvt.f32.bf16 keeps).
+  Value nativeBf16Widen(OpBuilder &b, Location loc, Value bits) const override {
+    return LLVM::InlineAsmOp::create(b, loc, b.getF32Type(), ValueRange{bits},
+                                     "cvt.f32.bf16 $0, $1;", "=f,h",
+                                     /*has_side_effects=*/false, /*is_align_stack=*/false,
+                                     LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
+        .getResult(0);
+  }
+
   /// cvt{.rn,.rz,.rna}{.relu}{.satfinite}.tf32.f32 as inline PTX: LLVM's
   /// llvm.nvvm.f2tf32.* abort instruction selection below sm_80 (.rna),
   /// sm_90 (.rn, .rz) and sm_100 (.satfinite), and the lowering does not
