@@ -287,12 +287,12 @@ def delegated(tmp_path_factory: pytest.TempPathFactory, wheel: Path,
 def test_what_ours_lacks_nvidias_library_makes(
         delegated: dict[str, subprocess.CompletedProcess[str]]) -> None:
     """Generator types ours lacks (MT19937, the Sobol generators, host
-    generators among them), MTGP32's values but bits and uniforms (also
-    after a seed set among calls of ours), orderings (SEEDED, DYNAMIC, a
+    generators among them), MTGP32's Poisson (also after seeds set among
+    calls of ours), orderings (SEEDED, DYNAMIC, a
     change of ordering after values were made, after Poisson values of ours
     among others), a host generator's normals, direction vectors and
     scramble constants; and what ours makes on the same cases (Poisson,
-    LEGACY, MTGP32's bits and uniforms, at odd sizes, across seeds): through ours, the
+    LEGACY, MTGP32's other values, at odd sizes, across seeds): through ours, the
     values and statuses of NVIDIA's library linked directly, also where ours
     made values of every kind first (NVIDIA's generator then replays them)."""
     ours, nvidias = delegated["ours"], delegated["nvidias"]
@@ -308,7 +308,7 @@ def test_what_ours_lacks_nvidias_library_makes(
     assert [line.split(":")[0] for line in lines if "status" in line] == []
     assert sum(": 104," in line for line in lines) == 2
     # Ours was the library, and handed these over by name.
-    for said in ("MTGP32's curandGenerateNormal: NVIDIA's, after 6 calls",
+    for said in ("MTGP32's curandGeneratePoisson: NVIDIA's, after 11 calls",
                  "generator type: CURAND_RNG_QUASI_SCRAMBLED_SOBOL64: NVIDIA's",
                  "to CURAND_ORDERING_PSEUDO_LEGACY after values were made: NVIDIA's, after 12 calls",
                  "to CURAND_ORDERING_PSEUDO_LEGACY after values were made: NVIDIA's, after 8 calls",
@@ -317,10 +317,10 @@ def test_what_ours_lacks_nvidias_library_makes(
         assert said in ours.stderr, said
     # LEGACY is ours: handed over only for a change after values were made.
     assert "ordering CURAND_ORDERING_PSEUDO_LEGACY:" not in ours.stderr
-    # Poisson is ours: handed over only for a method ours lacks.
-    assert "curandGeneratePoisson:" not in ours.stderr
+    # Poisson is ours: handed over only for a method ours lacks (and MTGP32's).
+    assert "libcurand.so.10: curandGeneratePoisson:" not in ours.stderr
     assert "curandGeneratePoissonMethod (method 9): NVIDIA's, after 9 calls" in ours.stderr
-    # MTGP32 is ours: handed over only for values other than bits and uniforms.
+    # MTGP32 is ours: handed over only for Poisson.
     assert "CURAND_RNG_PSEUDO_MTGP32" not in ours.stderr
     assert "Traceback" not in ours.stderr
 
@@ -330,11 +330,11 @@ def test_without_nvidias_library_what_ours_lacks_is_refused(
     """ZMLIR_NVIDIA_LIBRARIES=0, as where NVIDIA's library is not installed:
     CURAND_STATUS_ARCH_MISMATCH (204), each named once on stderr; the
     orderings ours makes (BEST, LEGACY: NVIDIA's values, known), Poisson and
-    MTGP32's bits and uniforms (NVIDIA's values, known) still answer."""
+    MTGP32's values but Poisson (NVIDIA's, known) still answer."""
     run = delegated["refused"]
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.splitlines() == ["MT19937: 204",
-                                       "MTGP32 (ours): 0 0c84c92e2f577fc5, normals 204",
+                                       "MTGP32 (ours): 0 0fe8c3dc4570675e, Poisson 204",
                                        "SOBOL32: 204", "ordering BEST: 0",
                                        "ordering SEEDED: 204",
                                        # NVIDIA's values (its library, here)
@@ -346,9 +346,9 @@ def test_without_nvidias_library_what_ours_lacks_is_refused(
     assert run.stderr.count("is not used (ZMLIR_NVIDIA_LIBRARIES=0)") == 1, run.stderr
     for name in ("CURAND_RNG_PSEUDO_MT19937", "CURAND_RNG_QUASI_SOBOL32",
                  "CURAND_ORDERING_PSEUDO_SEEDED", "curandGetDirectionVectors32",
-                 "MTGP32's curandGenerateNormal"):
+                 "MTGP32's curandGeneratePoisson"):
         assert run.stderr.count(name) == 1, (name, run.stderr)
-    assert "curandGeneratePoisson" not in run.stderr
+    assert "unsupported curandGeneratePoisson" not in run.stderr
 
 
 POISSON = SOURCES / "curand_poisson.cu"

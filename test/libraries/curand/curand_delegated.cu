@@ -113,8 +113,8 @@ int main(int argc, char **argv) {
     // Where NVIDIA's library is not found: CURAND_STATUS_ARCH_MISMATCH (204).
     curandGenerator_t g;
     printf("MT19937: %d\n", (int)curandCreateGenerator(&g, CURAND_RNG_PSEUDO_MT19937));
-    // MTGP32's bits and uniforms are ours (their values: test_curand.py
-    // knows NVIDIA's), its normals NVIDIA's.
+    // MTGP32's values are ours (test_curand.py knows NVIDIA's), its Poisson
+    // NVIDIA's.
     {
       curandGenerator_t h;
       void *bits;
@@ -122,11 +122,11 @@ int main(int argc, char **argv) {
       curandCreateGenerator(&h, CURAND_RNG_PSEUDO_MTGP32);
       curandSetPseudoRandomGeneratorSeed(h, 17);
       int s = (int)curandGenerate(h, (unsigned *)bits, 100001);
-      s = s ? s : (int)curandGenerateUniform(h, (float *)bits + 100001, 2);
+      s = s ? s : (int)curandGenerateNormal(h, (float *)bits + 100001, 2, 0.5f, 2.0f);
       cudaMemcpy(host.data(), bits, 4 * 100003, cudaMemcpyDeviceToHost);
-      printf("MTGP32 (ours): %d %016llx, normals %d\n", s,
+      printf("MTGP32 (ours): %d %016llx, Poisson %d\n", s,
              s ? 0ull : (unsigned long long)fnv1a(host.data(), 4 * 100003),
-             (int)curandGenerateNormal(h, (float *)bits, 2, 0.0f, 1.0f));
+             (int)curandGeneratePoisson(h, (unsigned *)bits, 2, 3.0));
       cudaFree(bits);
       curandDestroyGenerator(h);
     }
@@ -172,26 +172,40 @@ int main(int argc, char **argv) {
     a.insert(a.end(), b.begin(), b.end());
     return a;
   };
-  // Types ours lacks: NVIDIA's from their creation.
+  // MTGP32's values are ours but Poisson (NVIDIA's, the generator handed over).
   run("MTGP32", CURAND_RNG_PSEUDO_MTGP32, false,
       {{'b', 100000}, {'u', 4099}, {'n', 65536}, {'d', 1000}, {'P', 10000, 4.5}});
-  // MTGP32's bits and uniforms are ours (its other values NVIDIA's).
-  run("MTGP32 bits and uniforms", CURAND_RNG_PSEUDO_MTGP32, false,
+  run("MTGP32 every kind", CURAND_RNG_PSEUDO_MTGP32, false,
       {{'b', 1000},
        {'b', 1000},
        {'u', 300},
-       {'b', 46852},
+       {'n', 46852},
        {'u', 5},
        {'b', 100000},
        {'S', 9},
-       {'b', 777},
+       {'N', 778},
        {'u', 50001},
+       {'l', 6},
+       {'L', 10},
+       {'d', 3},
        {'O', 5},
        {'b', 3}});
+  // Types ours lacks: NVIDIA's from their creation.
   // Handed over after a seed set among calls of ours: the rest of the round
   // reached is the old seed's (NVIDIA's twin sees the calls before too).
-  run("MTGP32 normals after a seed", CURAND_RNG_PSEUDO_MTGP32, false,
-      {{'b', 50000}, {'S', 9}, {'u', 777}, {'S', 11}, {'b', 3}, {'n', 1000}, {'b', 5}});
+  run("MTGP32 Poisson after seeds", CURAND_RNG_PSEUDO_MTGP32, false,
+      {{'b', 50000},
+       {'S', 9},
+       {'u', 777},
+       {'S', 11},
+       {'b', 3},
+       {'n', 1000},
+       {'N', 998},
+       {'l', 10},
+       {'L', 4},
+       {'d', 333},
+       {'P', 1000, 4.5},
+       {'b', 5}});
   run("MTGP32 host bits and uniforms", CURAND_RNG_PSEUDO_MTGP32, true,
       {{'b', 70001}, {'u', 3}, {'b', 49152}});
   run("MT19937", CURAND_RNG_PSEUDO_MT19937, false, {{'b', 200000}, {'n', 1000}});

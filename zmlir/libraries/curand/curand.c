@@ -4,21 +4,21 @@
  * under zmlir's CUDA passthrough, NVIDIA's own library where it is found).
  * XORWOW, Philox4x32-10 and MRG32k3a, with NVIDIA's default ordering
  * (CURAND_ORDERING_PSEUDO_BEST is the same) or LEGACY, Poisson included, and
- * MTGP32's bits and uniforms give NVIDIA's sequences bit for bit (kernels.cu
+ * MTGP32 (but its Poisson) give NVIDIA's sequences bit for bit (kernels.cu
  * says how they are laid out); curandCreatePoissonDistribution gives
  * NVIDIA's distributions.
  *
- * What ours does not make (the other generator types, MTGP32's other
- * values, the orderings SEEDED and DYNAMIC, Poisson methods but the default,
- * direction vectors) NVIDIA's libcurand makes where our driver finds it
- * (route.c: zmlir_vendor_library; under `zmlir run` it runs through its own
- * PTX on every backend): a generator of a type ours lacks is NVIDIA's from
- * its creation; one of ours whose ordering or distribution ours lacks is
- * handed to a generator of NVIDIA's, made to be in the state NVIDIA's would
- * be in (the calls since its seed or offset was last set replayed onto it),
- * and every later call on it goes there. Where NVIDIA's library is not
- * found, those calls answer CURAND_STATUS_ARCH_MISMATCH ("not supported
- * here") with their name said once on stderr.
+ * What ours does not make (the other generator types, MTGP32's Poisson, the
+ * orderings SEEDED and DYNAMIC, Poisson methods but the default, direction
+ * vectors) NVIDIA's libcurand makes where our driver finds it (route.c:
+ * zmlir_vendor_library; under `zmlir run` it runs through its own PTX on
+ * every backend): a generator of a type ours lacks is NVIDIA's from its
+ * creation; one of ours whose ordering or distribution ours lacks is handed
+ * to a generator of NVIDIA's, made to be in the state NVIDIA's would be in
+ * (the calls since its seed or offset was last set replayed onto it), and
+ * every later call on it goes there. Where NVIDIA's library is not found,
+ * those calls answer CURAND_STATUS_ARCH_MISMATCH ("not supported here") with
+ * their name said once on stderr.
  *
  * A host generator (curandCreateGeneratorHost) runs the same kernels into
  * device memory and copies the values out before returning, as NVIDIA's
@@ -810,7 +810,7 @@ static curandStatus_t generate(curandGenerator_t g, enum kind kind, void *out, s
     }
     unsigned long long values = n;
     void *args[] = {&g->states[0], &g->mtgp32_last, &g->mtgp32_rounds, &ikind,
-                    &target,       &values,         &g->offset};
+                    &target,       &values,         &g->offset,        &p};
     if (result == CUDA_SUCCESS)
       result = launch(g->generate, MTGP32_STATES * 256, g->stream, args);
     goto generated;
@@ -887,8 +887,8 @@ static const struct params no_params;
     }                                                                                              \
   } while (0)
 
-/* MTGP32's values other than bits and uniforms: NVIDIA's, the generator
- * handed over first. */
+/* MTGP32's Poisson (another rule than the other generators'): NVIDIA's,
+ * the generator handed over first. */
 #define MTGP32_NVIDIAS(name, g, ...)                                                               \
   do {                                                                                             \
     if (g && g->type == CURAND_RNG_PSEUDO_MTGP32 && !g->vendor) {                                  \
@@ -915,7 +915,6 @@ ABI_CHECK(curandGenerateUniform);
 
 curandStatus_t IMPL(curandGenerateUniformDouble)(curandGenerator_t g, double *out, size_t n) {
   FORWARD(curandGenerateUniformDouble, g, out, n);
-  MTGP32_NVIDIAS(curandGenerateUniformDouble, g, out, n);
   return generate(g, KIND_UNIFORM_DOUBLE, out, n, 8, 0, no_params);
 }
 ABI_CHECK(curandGenerateUniformDouble);
@@ -923,7 +922,6 @@ ABI_CHECK(curandGenerateUniformDouble);
 curandStatus_t IMPL(curandGenerateNormal)(curandGenerator_t g, float *out, size_t n, float mean,
                                           float stddev) {
   FORWARD(curandGenerateNormal, g, out, n, mean, stddev);
-  MTGP32_NVIDIAS(curandGenerateNormal, g, out, n, mean, stddev);
   HOST_NORMALS(curandGenerateNormal, g, out, n, mean, stddev);
   struct params p = {.mean = mean, .stddev = stddev};
   return generate(g, KIND_NORMAL, out, n, 4, 1, p);
@@ -933,7 +931,6 @@ ABI_CHECK(curandGenerateNormal);
 curandStatus_t IMPL(curandGenerateNormalDouble)(curandGenerator_t g, double *out, size_t n,
                                                 double mean, double stddev) {
   FORWARD(curandGenerateNormalDouble, g, out, n, mean, stddev);
-  MTGP32_NVIDIAS(curandGenerateNormalDouble, g, out, n, mean, stddev);
   HOST_NORMALS(curandGenerateNormalDouble, g, out, n, mean, stddev);
   struct params p = {.mean_double = mean, .stddev_double = stddev};
   return generate(g, KIND_NORMAL_DOUBLE, out, n, 8, 1, p);
@@ -943,7 +940,6 @@ ABI_CHECK(curandGenerateNormalDouble);
 curandStatus_t IMPL(curandGenerateLogNormal)(curandGenerator_t g, float *out, size_t n, float mean,
                                              float stddev) {
   FORWARD(curandGenerateLogNormal, g, out, n, mean, stddev);
-  MTGP32_NVIDIAS(curandGenerateLogNormal, g, out, n, mean, stddev);
   HOST_NORMALS(curandGenerateLogNormal, g, out, n, mean, stddev);
   struct params p = {.mean = mean, .stddev = stddev};
   return generate(g, KIND_LOG_NORMAL, out, n, 4, 1, p);
@@ -953,7 +949,6 @@ ABI_CHECK(curandGenerateLogNormal);
 curandStatus_t IMPL(curandGenerateLogNormalDouble)(curandGenerator_t g, double *out, size_t n,
                                                    double mean, double stddev) {
   FORWARD(curandGenerateLogNormalDouble, g, out, n, mean, stddev);
-  MTGP32_NVIDIAS(curandGenerateLogNormalDouble, g, out, n, mean, stddev);
   HOST_NORMALS(curandGenerateLogNormalDouble, g, out, n, mean, stddev);
   struct params p = {.mean_double = mean, .stddev_double = stddev};
   return generate(g, KIND_LOG_NORMAL_DOUBLE, out, n, 8, 1, p);

@@ -334,10 +334,12 @@ extern "C" {
 // 256 threads. A call makes every state's rounds up to the last it touches
 // (`rounds[b]` were made before, the last of them kept in `last`: a call may
 // end inside it); a new seed starts the states over from their first round
-// for the rounds not yet made (kept: the rest of the round reached).
+// for the rounds not yet made (kept: the rest of the round reached). Every
+// distribution but Poisson takes one value per result.
 __global__ void zmlir_curand_mtgp32_generate(curandStateMtgp32_t *states, unsigned *last,
                                              unsigned *rounds, int kind, void *out,
-                                             unsigned long long n, unsigned long long position) {
+                                             unsigned long long n, unsigned long long position,
+                                             Params q) {
   const unsigned b = blockIdx.x, t = threadIdx.x, kStates = gridDim.x;
   const unsigned long long per_round = 256ull * kStates;
   unsigned long long r_first = position / per_round, r_end = (position + n - 1) / per_round + 1;
@@ -349,10 +351,30 @@ __global__ void zmlir_curand_mtgp32_generate(curandStateMtgp32_t *states, unsign
       last[b * 256 + t] = v;
     unsigned long long p = r * per_round + b * 256 + t;
     if (p >= position && p < position + n) {
-      if (kind == kBits)
-        ((unsigned *)out)[p - position] = v;
-      else
-        ((float *)out)[p - position] = _curand_uniform(v);
+      unsigned long long u = p - position;
+      switch (kind) { // one value each, normals by the inverse CDF
+      case kBits:
+        ((unsigned *)out)[u] = v;
+        break;
+      case kUniform:
+        ((float *)out)[u] = _curand_uniform(v);
+        break;
+      case kUniformDouble:
+        ((double *)out)[u] = _curand_uniform_double(v);
+        break;
+      case kNormal:
+        ((float *)out)[u] = _curand_normal_icdf(v) * q.stddev + q.mean;
+        break;
+      case kLogNormal:
+        ((float *)out)[u] = expf(_curand_normal_icdf(v) * q.stddev + q.mean);
+        break;
+      case kNormalDouble:
+        ((double *)out)[u] = _curand_normal_icdf_double(v) * q.stddev_double + q.mean_double;
+        break;
+      case kLogNormalDouble:
+        ((double *)out)[u] = exp(_curand_normal_icdf_double(v) * q.stddev_double + q.mean_double);
+        break;
+      }
     }
   }
   __syncthreads();
