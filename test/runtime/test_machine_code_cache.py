@@ -16,6 +16,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from support import ADD_SCALAR_PTX
+
 from zmlir.runtime.backends import machine_code_cache
 
 _PROBE = textwrap.dedent("""
@@ -24,23 +26,7 @@ _PROBE = textwrap.dedent("""
     fake = ctypes.CDLL(os.environ["ZMLIR_CUDA_DRIVER"])
     for name in ("fake_ptx_loads", "fake_cubin_loads", "fake_links"):
         getattr(fake, name).restype = ctypes.c_ulonglong
-    PTX = b'''
-    .version 9.0
-    .target sm_80
-    .address_size 64
-    .visible .entry add_scalar(.param .u64 p, .param .u32 v)
-    {
-      .reg .b32 %r<5>; .reg .b64 %rd<4>;
-      ld.param.u64 %rd1, [p]; ld.param.u32 %r1, [v];
-      mov.u32 %r2, %tid.x;
-      mul.wide.u32 %rd2, %r2, 4;
-      add.s64 %rd3, %rd1, %rd2;
-      ld.global.u32 %r3, [%rd3];
-      add.s32 %r4, %r3, %r1;
-      st.global.u32 [%rd3], %r4;
-      ret;
-    }
-    '''
+    PTX = @ADD_SCALAR_PTX@
     assert lib.cuInit(0) == 0
     ctx = ctypes.c_void_p()
     assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
@@ -58,7 +44,7 @@ _PROBE = textwrap.dedent("""
     assert lib.cuMemcpyDtoH_v2(out, d, 128) == 0
     print(json.dumps({"ptx": fake.fake_ptx_loads(), "cubin": fake.fake_cubin_loads(),
                       "links": fake.fake_links(), "sum": sum(out)}))
-""")
+""").replace("@ADD_SCALAR_PTX@", repr(ADD_SCALAR_PTX))
 
 
 def _load(libdir: str, fake: Path, cache: Path, **env: str) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import CUDA_DIR, PROGRAMS_DIR, tool
+from support import ADD_SCALAR_PTX, CUDA_DIR, PROGRAMS_DIR, tool
 from support.programs import nvcc_arguments, programs
 
 from zmlir.runtime.cuda import api
@@ -355,23 +355,7 @@ _FAST = textwrap.dedent("""
     import ctypes, json, sys
     lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
     lib.zmlir_fast_launches.restype = ctypes.c_ulonglong
-    PTX = b'''
-    .version 9.0
-    .target sm_80
-    .address_size 64
-    .visible .entry add_scalar(.param .u64 p, .param .u32 v)
-    {
-      .reg .b32 %r<5>; .reg .b64 %rd<4>;
-      ld.param.u64 %rd1, [p]; ld.param.u32 %r1, [v];
-      mov.u32 %r2, %tid.x;
-      mul.wide.u32 %rd2, %r2, 4;
-      add.s64 %rd3, %rd1, %rd2;
-      ld.global.u32 %r3, [%rd3];
-      add.s32 %r4, %r3, %r1;
-      st.global.u32 [%rd3], %r4;
-      ret;
-    }
-    '''
+    PTX = @ADD_SCALAR_PTX@
     r = {}
     assert lib.cuInit(0) == 0
     ctx = ctypes.c_void_p()
@@ -444,7 +428,7 @@ _FAST = textwrap.dedent("""
     t.join()
     r["sum"] = total()
     print(json.dumps(r))
-""")
+""").replace("@ADD_SCALAR_PTX@", repr(ADD_SCALAR_PTX))
 
 
 def _fast_probe(libdir: str, **env: str) -> tuple[dict[str, list[int]], str]:

@@ -24,6 +24,25 @@ CUDA_DIR = TEST_DIR / "cuda"
 PROGRAMS_DIR = CUDA_DIR / "programs"
 LIT_INPUTS = TEST_DIR / "lit" / "Inputs"
 
+# The driver probes' kernel (spliced into their scripts): out[tid] += v.
+ADD_SCALAR_PTX = b"""
+.version 9.0
+.target sm_80
+.address_size 64
+.visible .entry add_scalar(.param .u64 p, .param .u32 v)
+{
+  .reg .b32 %r<5>; .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [p]; ld.param.u32 %r1, [v];
+  mov.u32 %r2, %tid.x;
+  mul.wide.u32 %rd2, %r2, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  ld.global.u32 %r3, [%rd3];
+  add.s32 %r4, %r3, %r1;
+  st.global.u32 [%rd3], %r4;
+  ret;
+}
+"""
+
 
 def tool(name: str) -> str | None:
     """A tool from PATH or LLVM 22's bin directory ($ZMLIR_LLVM_ROOT/bin)."""
