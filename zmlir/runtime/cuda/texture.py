@@ -141,7 +141,7 @@ class TextureAPI(MemcpyAPI):
         return E.CUDA_SUCCESS
 
     def cuArrayCreate_v2(self, out: Any, desc: Any) -> int:
-        if (r := self._vendor("cuArrayCreate_v2", out, desc)) is not None:
+        if (r := self._vendor_texture("cuArrayCreate_v2", out, desc)) is not None:
             return r
         if desc == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
@@ -149,7 +149,7 @@ class TextureAPI(MemcpyAPI):
         return self.create_array(out, d.Width, d.Height, 0, d.Format, d.NumChannels, 0)
 
     def cuArray3DCreate_v2(self, out: Any, desc: Any) -> int:
-        if (r := self._vendor("cuArray3DCreate_v2", out, desc)) is not None:
+        if (r := self._vendor_texture("cuArray3DCreate_v2", out, desc)) is not None:
             return r
         if desc == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
@@ -162,7 +162,7 @@ class TextureAPI(MemcpyAPI):
         return self.handles.get(self.ptr(handle), Array)
 
     def cuArrayGetDescriptor_v2(self, out: Any, handle: Any) -> int:
-        if (r := self._vendor("cuArrayGetDescriptor_v2", out, handle)) is not None:
+        if (r := self._vendor_texture("cuArrayGetDescriptor_v2", out, handle)) is not None:
             return r
         a = self.array(handle)
         if out == self.ffi.NULL:
@@ -172,7 +172,7 @@ class TextureAPI(MemcpyAPI):
         return E.CUDA_SUCCESS
 
     def cuArray3DGetDescriptor_v2(self, out: Any, handle: Any) -> int:
-        if (r := self._vendor("cuArray3DGetDescriptor_v2", out, handle)) is not None:
+        if (r := self._vendor_texture("cuArray3DGetDescriptor_v2", out, handle)) is not None:
             return r
         a = self.array(handle)
         if out == self.ffi.NULL:
@@ -182,7 +182,7 @@ class TextureAPI(MemcpyAPI):
         return E.CUDA_SUCCESS
 
     def cuArrayDestroy(self, handle: Any) -> int:
-        if (r := self._vendor("cuArrayDestroy", handle, ordered=True)) is not None:
+        if (r := self._vendor_texture("cuArrayDestroy", handle, ordered=True)) is not None:
             return r
         a = self.array(handle)
         self.device.synchronize()
@@ -194,7 +194,7 @@ class TextureAPI(MemcpyAPI):
     # -- mipmapped arrays -------------------------------------------------------------
 
     def cuMipmappedArrayCreate(self, out: Any, desc: Any, count: int) -> int:
-        if (r := self._vendor("cuMipmappedArrayCreate", out, desc, count)) is not None:
+        if (r := self._vendor_texture("cuMipmappedArrayCreate", out, desc, count)) is not None:
             return r
         self.current_context()
         if desc == self.ffi.NULL or out == self.ffi.NULL:
@@ -229,7 +229,7 @@ class TextureAPI(MemcpyAPI):
         return self.handles.get(self.ptr(handle), MipmappedArray)
 
     def cuMipmappedArrayGetLevel(self, out: Any, handle: Any, level: int) -> int:
-        if (r := self._vendor("cuMipmappedArrayGetLevel", out, handle, level)) is not None:
+        if (r := self._vendor_texture("cuMipmappedArrayGetLevel", out, handle, level)) is not None:
             return r
         m = self._mipmapped(handle)
         if level >= len(m.levels):
@@ -238,7 +238,7 @@ class TextureAPI(MemcpyAPI):
         return E.CUDA_SUCCESS
 
     def cuMipmappedArrayDestroy(self, handle: Any) -> int:
-        if (r := self._vendor("cuMipmappedArrayDestroy", handle, ordered=True)) is not None:
+        if (r := self._vendor_texture("cuMipmappedArrayDestroy", handle, ordered=True)) is not None:
             return r
         m = self._mipmapped(handle)
         for level in m.levels:
@@ -263,13 +263,13 @@ class TextureAPI(MemcpyAPI):
         return a.address + offset
 
     def cuMemcpyHtoA_v2(self, dst: Any, offset: int, src: Any, nbytes: int) -> int:
-        if (r := self._vendor("cuMemcpyHtoA_v2", dst, offset, src, nbytes,
+        if (r := self._vendor_texture("cuMemcpyHtoA_v2", dst, offset, src, nbytes,
                               ordered=True)) is not None:
             return r
         return self.copy(self.array_range(dst, offset, nbytes), self.ptr(src), nbytes)
 
     def cuMemcpyAtoH_v2(self, dst: Any, src: Any, offset: int, nbytes: int) -> int:
-        if (r := self._vendor("cuMemcpyAtoH_v2", dst, src, offset, nbytes,
+        if (r := self._vendor_texture("cuMemcpyAtoH_v2", dst, src, offset, nbytes,
                               ordered=True)) is not None:
             return r
         return self.copy(self.ptr(dst), self.array_range(src, offset, nbytes), nbytes)
@@ -283,20 +283,20 @@ class TextureAPI(MemcpyAPI):
         return self.enqueue(stream, lambda: self.cuMemcpyAtoH_v2(dst, src, offset, nbytes))
 
     def cuMemcpyDtoA_v2(self, dst: Any, offset: int, src: int, nbytes: int) -> int:
-        if (r := self._vendor("cuMemcpyDtoA_v2", dst, offset, src, nbytes,
+        if (r := self._vendor_texture("cuMemcpyDtoA_v2", dst, offset, src, nbytes,
                               ordered=True)) is not None:
             return r
         return self.copy(self.array_range(dst, offset, nbytes), src, nbytes)
 
     def cuMemcpyAtoD_v2(self, dst: int, src: Any, offset: int, nbytes: int) -> int:
-        if (r := self._vendor("cuMemcpyAtoD_v2", dst, src, offset, nbytes,
+        if (r := self._vendor_texture("cuMemcpyAtoD_v2", dst, src, offset, nbytes,
                               ordered=True)) is not None:
             return r
         return self.copy(dst, self.array_range(src, offset, nbytes), nbytes)
 
     def cuMemcpyAtoA_v2(self, dst: Any, dst_offset: int, src: Any, src_offset: int,
                         nbytes: int) -> int:
-        if (r := self._vendor("cuMemcpyAtoA_v2", dst, dst_offset, src, src_offset, nbytes,
+        if (r := self._vendor_texture("cuMemcpyAtoA_v2", dst, dst_offset, src, src_offset, nbytes,
                               ordered=True)) is not None:
             return r
         return self.copy(self.array_range(dst, dst_offset, nbytes),
@@ -326,7 +326,7 @@ class TextureAPI(MemcpyAPI):
         if copy == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
         if self._vendor_array_copy(copy):
-            return self._vendor("cuMemcpy2D_v2", copy, ordered=True)  # type: ignore[return-value]
+            return self._vendor_texture("cuMemcpy2D_v2", copy, ordered=True)  # type: ignore[return-value]
         return super().cuMemcpy2D_v2(self._arrays_as_device(copy, "CUDA_MEMCPY2D"))
 
     cuMemcpy2DUnaligned_v2 = cuMemcpy2D_v2
@@ -335,20 +335,20 @@ class TextureAPI(MemcpyAPI):
         if copy == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
         if self._vendor_array_copy(copy):
-            return self._vendor("cuMemcpy3D_v2", copy, ordered=True)  # type: ignore[return-value]
+            return self._vendor_texture("cuMemcpy3D_v2", copy, ordered=True)  # type: ignore[return-value]
         return super().cuMemcpy3D_v2(self._arrays_as_device(copy, "CUDA_MEMCPY3D"))
 
     def cuMemcpy2DAsync_v2(self, copy: Any, stream: Any) -> int:
-        if copy != self.ffi.NULL and self._vendor_array_copy(copy) and self._capturing(stream):
+        if copy != self.ffi.NULL and self._vendor_array_copy(copy) and self._in_capture(stream):
             return self.unsupported("cuMemcpy2DAsync", "capturing a copy with NVIDIA's arrays")
         return super().cuMemcpy2DAsync_v2(copy, stream)
 
     def cuMemcpy3DAsync_v2(self, copy: Any, stream: Any) -> int:
-        if copy != self.ffi.NULL and self._vendor_array_copy(copy) and self._capturing(stream):
+        if copy != self.ffi.NULL and self._vendor_array_copy(copy) and self._in_capture(stream):
             return self.unsupported("cuMemcpy3DAsync", "capturing a copy with NVIDIA's arrays")
         return super().cuMemcpy3DAsync_v2(copy, stream)
 
-    def _capturing(self, stream: Any) -> bool:
+    def _in_capture(self, stream: Any) -> bool:
         s = self.stream(stream)
         return s is not None and s.capture is not None
 
@@ -360,7 +360,7 @@ class TextureAPI(MemcpyAPI):
     # application's arguments; a copy or a destruction comes after the work
     # already queued, and a copy before the work queued after it.
 
-    def _vendor(self, api: str, *args: Any, ordered: bool = False) -> int | None:
+    def _vendor_texture(self, api: str, *args: Any, ordered: bool = False) -> int | None:
         """NVIDIA's CUresult for `api`, or None where textures are ours."""
         if not self.device.vendor_textures:
             return None
@@ -490,7 +490,7 @@ class TextureAPI(MemcpyAPI):
             address
 
     def cuTexObjectCreate(self, out: Any, res: Any, tex: Any, view: Any) -> int:
-        if (r := self._vendor("cuTexObjectCreate", out, res, tex, view)) is not None:
+        if (r := self._vendor_texture("cuTexObjectCreate", out, res, tex, view)) is not None:
             return r
         if tex == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
@@ -499,7 +499,7 @@ class TextureAPI(MemcpyAPI):
         return self._create_object(out, res, tex, surface=False)
 
     def cuSurfObjectCreate(self, out: Any, res: Any) -> int:
-        if (r := self._vendor("cuSurfObjectCreate", out, res)) is not None:
+        if (r := self._vendor_texture("cuSurfObjectCreate", out, res)) is not None:
             return r
         return self._create_object(out, res, None, surface=True)
 
@@ -521,12 +521,12 @@ class TextureAPI(MemcpyAPI):
         return E.CUDA_SUCCESS
 
     def cuTexObjectDestroy(self, handle: int) -> int:
-        if (r := self._vendor("cuTexObjectDestroy", handle, ordered=True)) is not None:
+        if (r := self._vendor_texture("cuTexObjectDestroy", handle, ordered=True)) is not None:
             return r
         return self._destroy_object(handle, surface=False)
 
     def cuSurfObjectDestroy(self, handle: int) -> int:
-        if (r := self._vendor("cuSurfObjectDestroy", handle, ordered=True)) is not None:
+        if (r := self._vendor_texture("cuSurfObjectDestroy", handle, ordered=True)) is not None:
             return r
         return self._destroy_object(handle, surface=True)
 
@@ -537,16 +537,16 @@ class TextureAPI(MemcpyAPI):
         return E.CUDA_SUCCESS
 
     def cuTexObjectGetResourceDesc(self, out: Any, handle: int) -> int:
-        if (r := self._vendor("cuTexObjectGetResourceDesc", out, handle)) is not None:
+        if (r := self._vendor_texture("cuTexObjectGetResourceDesc", out, handle)) is not None:
             return r
         return self._copy_out(out, self._object(handle, surface=False).resource)
 
     def cuTexObjectGetTextureDesc(self, out: Any, handle: int) -> int:
-        if (r := self._vendor("cuTexObjectGetTextureDesc", out, handle)) is not None:
+        if (r := self._vendor_texture("cuTexObjectGetTextureDesc", out, handle)) is not None:
             return r
         return self._copy_out(out, self._object(handle, surface=False).texture)
 
     def cuSurfObjectGetResourceDesc(self, out: Any, handle: int) -> int:
-        if (r := self._vendor("cuSurfObjectGetResourceDesc", out, handle)) is not None:
+        if (r := self._vendor_texture("cuSurfObjectGetResourceDesc", out, handle)) is not None:
             return r
         return self._copy_out(out, self._object(handle, surface=True).resource)
