@@ -179,9 +179,10 @@ struct BinaryOpLowering : PTXPattern<OpTy> {
 };
 
 /// div and rem. LLVM makes integer division by zero (and INT_MIN / -1)
-/// undefined behaviour; PTX only leaves the value unspecified. We divide by
-/// 1 instead and return all ones for both `x / 0` and `x % 0`, as the H200
-/// does, so a kernel never traps.
+/// undefined behaviour; PTX only leaves the value unspecified. A target with
+/// its own division (NVPTX) takes a variable divisor as it is; otherwise we
+/// divide by 1 instead and return all ones for both `x / 0` and `x % 0`, as
+/// the H200 does, so a kernel never traps.
 template <typename OpTy>
 struct DivRemLowering : PTXPattern<OpTy> {
   using PTXPattern<OpTy>::PTXPattern;
@@ -211,12 +212,20 @@ struct DivRemLowering : PTXPattern<OpTy> {
       rewriter.replaceOp(op, r);
       return success();
     }
+    bool isSigned = isSignedType(type);
+    // A constant divisor folds the guards below away (and LLVM turns the
+    // division into multiplications); any other goes to the target's own
+    // division where it has one.
+    if (!matchPattern(b, m_Constant()))
+      if (Value r = this->state.target.nativeIntegerDivRem(rewriter, loc, isDiv, isSigned, a, b)) {
+        rewriter.replaceOp(op, r);
+        return success();
+      }
     mlir::Type t = a.getType();
     Value zero = intConst(rewriter, loc, t, 0);
     Value one = intConst(rewriter, loc, t, 1);
     Value isZero = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, b, zero);
     Value divisor = arith::SelectOp::create(rewriter, loc, isZero, one, b);
-    bool isSigned = isSignedType(type);
     if (isSigned) {
       // INT_MIN / -1 overflows: divide by 1 and negate (wraps to INT_MIN).
       Value minusOne = intConst(rewriter, loc, t, -1);

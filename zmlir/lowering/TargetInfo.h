@@ -116,6 +116,14 @@ public:
                                     llvm::StringRef rnd, bool relu, bool satfinite) const {
     return {};
   }
+  /// The target's own integer `div` or `rem` (`isDiv`) of the 16, 32 or
+  /// 64-bit integers `a` and `b`, whose results for a divisor of 0 (and
+  /// INT_MIN / -1) are the hardware's, or null (the lowering guards
+  /// LLVM's division from those undefined cases, DivRemLowering).
+  virtual mlir::Value nativeIntegerDivRem(mlir::OpBuilder &b, mlir::Location loc, bool isDiv,
+                                         bool isSigned, mlir::Value x, mlir::Value y) const {
+    return {};
+  }
   /// The target's own `cvt.rn.bf16.f32` of the f32 `x` (PTX for sm_80 on,
   /// so the target's GPU has it): the bf16's bits as an i16, or null (the
   /// lowering rounds in integer arithmetic, f32ToBf16Bits).

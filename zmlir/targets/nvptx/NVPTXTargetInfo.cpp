@@ -319,6 +319,40 @@ public:
         .getResult(0);
   }
 
+  /// div and rem of integers as inline PTX, as nvcc wrote them: ptxas
+  /// expands them as it does nvcc's, and x / 0, x % 0 and INT_MIN / -1 are
+  /// NVIDIA's by definition. LLVM's sdiv/udiv would make those undefined
+  /// behaviour, and guarding them (DivRemLowering) costs each division of
+  /// llm.c's index math a compare, a max and three selects.
+  Value nativeIntegerDivRem(OpBuilder &b, Location loc, bool isDiv, bool isSigned, Value x,
+                            Value y) const override {
+    auto type = dyn_cast<IntegerType>(x.getType());
+    if (!type || y.getType() != type)
+      return {};
+    StringRef constraint;
+    switch (type.getWidth()) {
+    case 16:
+      constraint = "h";
+      break;
+    case 32:
+      constraint = "r";
+      break;
+    case 64:
+      constraint = "l";
+      break;
+    default:
+      return {};
+    }
+    std::string text = (Twine(isDiv ? "div" : "rem") + (isSigned ? ".s" : ".u") +
+                        Twine(type.getWidth()) + " $0, $1, $2;")
+                           .str();
+    std::string constraints = ("=" + constraint + "," + constraint + "," + constraint).str();
+    return LLVM::InlineAsmOp::create(b, loc, type, ValueRange{x, y}, text, constraints,
+                                     /*has_side_effects=*/false, /*is_align_stack=*/false,
+                                     LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
+        .getResult(0);
+  }
+
   /// cvt{.rn,.rz,.rna}{.relu}{.satfinite}.tf32.f32 as inline PTX: LLVM's
   /// llvm.nvvm.f2tf32.* abort instruction selection below sm_80 (.rna),
   /// sm_90 (.rn, .rz) and sm_100 (.satfinite), and the lowering does not
