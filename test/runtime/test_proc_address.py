@@ -45,3 +45,35 @@ def test_every_function_of_the_toolkits_headers_resolves() -> None:
              for n in re.findall(r"CUresult CUDAAPI (\w+)\(", h.read_text())}
     assert len(names) > 400
     assert sorted(n for n in names if proc_address.resolve(n) is None) == []
+
+
+_FAST_ADDRESSES = """
+import ctypes, json, sys
+lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
+assert lib.cuInit(0) == 0
+found = {}
+for pair in sys.argv[2:]:
+    name, target = pair.split("=")
+    pfn = ctypes.c_void_p()
+    code = lib.cuGetProcAddress_v2(name.encode(), ctypes.byref(pfn), 13000, 0, None)
+    found[name] = [code, pfn.value or 0,
+                   ctypes.cast(getattr(lib, target), ctypes.c_void_p).value or 0]
+print(json.dumps(found))
+"""
+
+
+def test_c_fast_path_functions_resolve_to_their_exports(libdir: str) -> None:
+    """Each of fastpath.c's functions: cuGetProcAddress gives its exported
+    address (a missing one once gave NULL with CUDA_SUCCESS, which cudart
+    turns into cudaErrorCallRequiresNewerDriver)."""
+    import json
+    import subprocess
+    import sys
+
+    # At CUDA 13.0 some names are their _v2 (cuCtxSynchronize: cuCtxSynchronize_v2).
+    pairs = [f"{n}={proc_address.resolve(n, 13000)}" for n in api.C_FAST_PATH]
+    result = subprocess.run([sys.executable, "-c", _FAST_ADDRESSES, libdir, *pairs],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout.strip().splitlines()[-1])
+    assert {n: v for n, v in found.items() if v[0] != 0 or v[1] == 0 or v[1] != v[2]} == {}

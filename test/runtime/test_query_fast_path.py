@@ -1,4 +1,5 @@
-"""cuDeviceGetAttribute and cuCtxGetDevice(_v2) answered by the C fast path
+"""cuDeviceGetAttribute, cuCtxGetDevice(_v2), cuKernelGetFunction and unchanged
+shared-memory opt-ins (cuFuncSetAttribute) answered by the C fast path
 (fastpath.c) once the Python driver has answered an attribute, and
 cuStreamSynchronize / cuCtxSynchronize(_v2) under the passthrough: the same
 values and errors as the Python path (ZMLIR_FAST_LAUNCH=0), on the CPU
@@ -148,3 +149,89 @@ def test_passthrough_synchronizations_take_the_c_path(libdir: str,
     faulted_python.pop("fast")
     assert faulted == faulted_python
     assert faulted["context"] == 700 and faulted["stream"] == 700
+
+
+_OPT_IN = textwrap.dedent("""
+    import ctypes, json, sys
+    sys.path.insert(0, sys.argv[2])
+    from support import ADD_SCALAR_PTX
+    lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
+    lib.zmlir_fast_queries.restype = ctypes.c_ulonglong
+    assert lib.cuInit(0) == 0
+    ctx = ctypes.c_void_p()
+    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+    assert lib.cuCtxSetCurrent(ctx) == 0
+    module, fn = ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.cuModuleLoadData(ctypes.byref(module), ADD_SCALAR_PTX + b"\\0") == 0
+    assert lib.cuModuleGetFunction(ctypes.byref(fn), module, b"add_scalar") == 0
+    r = {"fast": {}}
+    def counted(name, call):
+        before = lib.zmlir_fast_queries()
+        r[name] = call()
+        r["fast"][name] = lib.zmlir_fast_queries() - before
+    def get(attrib):
+        v = ctypes.c_int(-7)
+        return [lib.cuFuncGetAttribute(ctypes.byref(v), attrib, fn), v.value]
+    default = get(8)[1]
+    # MAX_DYNAMIC_SHARED_SIZE_BYTES as it is (NVIDIA's default), changed, as it is again.
+    counted("default", lambda: lib.cuFuncSetAttribute(fn, 8, default))
+    counted("raise", lambda: lib.cuFuncSetAttribute(fn, 8, 65536))
+    counted("again", lambda: lib.cuFuncSetAttribute(fn, 8, 65536))
+    counted("kernel_again", lambda: lib.cuKernelSetAttribute(8, 65536, fn, 0))
+    counted("kernel_other_device", lambda: lib.cuKernelSetAttribute(8, 65536, fn, 1))
+    r["value"] = get(8)
+    out = ctypes.c_void_p()
+    counted("kernel_function", lambda: [lib.cuKernelGetFunction(ctypes.byref(out), fn),
+                                        out.value == fn.value])
+    counted("unknown_kernel", lambda: lib.cuKernelGetFunction(ctypes.byref(out),
+                                                              ctypes.c_void_p(0x999)))
+    counted("too_large", lambda: lib.cuFuncSetAttribute(fn, 8, 1 << 30))
+    counted("negative", lambda: lib.cuFuncSetAttribute(fn, 8, -1))
+    counted("carveout", lambda: lib.cuFuncSetAttribute(fn, 9, 50))
+    counted("unknown_function", lambda: lib.cuFuncSetAttribute(ctypes.c_void_p(0x999), 8, 0))
+    r["after"] = [get(8), get(9)]
+    # A launch using the window opted in to (64 KiB dynamic), then after lowering it.
+    p = ctypes.c_uint64()
+    assert lib.cuMemAlloc_v2(ctypes.byref(p), 4096) == 0
+    v = ctypes.c_uint32(1)
+    params = (ctypes.c_void_p * 2)(ctypes.addressof(p), ctypes.addressof(v))
+    r["launch_64k"] = lib.cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 65536, None, params, None)
+    counted("lower", lambda: lib.cuFuncSetAttribute(fn, 8, 1024))
+    r["launch_64k_lowered"] = lib.cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 65536, None, params,
+                                                 None)
+    r["sync"] = lib.cuCtxSynchronize()
+    print(json.dumps(r))
+""")
+
+
+@pytest.mark.parametrize("backend", ["opencl", "cuda"])
+def test_unchanged_shared_memory_opt_in_takes_the_c_path(libdir: str, backend: str,
+                                                         fake_nvidia_driver: Path) -> None:
+    env = {**os.environ, "ZMLIR_BACKEND": backend}
+    if backend == "cuda":
+        env["ZMLIR_CUDA_DRIVER"] = str(fake_nvidia_driver)
+    support = str(Path(__file__).resolve().parents[1])
+
+    def run(**extra: str) -> dict[str, Any]:
+        result = subprocess.run([sys.executable, "-c", _OPT_IN, libdir, support],
+                                capture_output=True, text=True, timeout=300,
+                                env={**env, **extra})
+        assert result.returncode == 0, result.stderr
+        assert "internal error" not in result.stderr
+        return json.loads(result.stdout.strip().splitlines()[-1])
+
+    fast, python = run(), run(ZMLIR_FAST_LAUNCH="0")
+    # Only the calls that change nothing are C's; the answers are the Python path's.
+    assert fast["fast"] == {"default": 1, "raise": 0, "again": 1, "kernel_again": 1,
+                            "kernel_other_device": 0, "too_large": 0, "negative": 0,
+                            "carveout": 0, "unknown_function": 0, "lower": 0,
+                            "kernel_function": 1, "unknown_kernel": 0}
+    assert set(python.pop("fast").values()) == {0}
+    fast.pop("fast")
+    assert fast == python
+    assert fast["value"] == [0, 65536] and fast["after"] == [[0, 65536], [0, 50]]
+    assert fast["too_large"] == 1 and fast["negative"] == 1  # CUDA_ERROR_INVALID_VALUE
+    assert fast["unknown_function"] == 400  # CUDA_ERROR_INVALID_HANDLE
+    assert fast["kernel_function"] == [0, True] and fast["unknown_kernel"] == 400
+    assert fast["launch_64k"] == 0 and fast["launch_64k_lowered"] == 1
+    assert fast["sync"] == 0

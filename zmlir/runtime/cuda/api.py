@@ -508,15 +508,16 @@ C_FAST_PATH = ("cuLaunchKernel", "cuLaunchKernelEx", "cuEventRecord", "cuEventRe
                "cuMemsetD16_v2", "cuMemsetD32_v2", "cuMemsetD8Async", "cuMemsetD16Async",
                "cuMemsetD32Async", "cuDeviceGetAttribute", "cuCtxGetDevice",
                "cuCtxGetDevice_v2", "cuStreamSynchronize", "cuCtxSynchronize",
-               "cuCtxSynchronize_v2")
+               "cuCtxSynchronize_v2", "cuFuncSetAttribute", "cuKernelSetAttribute",
+               "cuKernelGetFunction")
 PYTHON_BODY_PREFIX = "zmlir_py_"
 
 # What the Python driver calls to keep fastpath.c's table in step.
 FAST_PATH_API = """
 int zmlir_fast_set_entry(const char *name, uintptr_t address);
 int zmlir_fast_function(uintptr_t handle, int kind, uintptr_t target, unsigned int static_shared,
-                        unsigned int shared_limit, unsigned int max_threads, unsigned int nparams,
-                        const unsigned char *sizes);
+                        unsigned int shared_limit, unsigned int optin,
+                        unsigned int max_threads, unsigned int nparams, const unsigned char *sizes);
 int zmlir_fast_grid_variant(uintptr_t handle, uintptr_t variant, unsigned int max_grid_x);
 int zmlir_fast_stream(uintptr_t handle);
 int zmlir_fast_event(uintptr_t handle, uintptr_t target);

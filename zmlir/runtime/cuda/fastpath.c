@@ -91,6 +91,10 @@ struct zmlir_fast_entry {
   uintptr_t variant;
   unsigned int variant_grid_x;
   unsigned int static_shared, shared_limit, max_threads, nparams;
+  /* the dynamic shared memory the application opted the function in to (or
+   * NVIDIA's default); shared_limit: the static plus that, bounded by the
+   * backend's */
+  unsigned int optin;
   unsigned char sizes[ZMLIR_FAST_MAX_PARAMS];
 };
 
@@ -370,8 +374,8 @@ void zmlir_register_exit(void) {
 
 /* Registers (or updates) function `handle`; 0 on success, -1 if it does not fit. */
 int zmlir_fast_function(uintptr_t handle, int kind, uintptr_t target, unsigned int static_shared,
-                        unsigned int shared_limit, unsigned int max_threads, unsigned int nparams,
-                        const unsigned char *sizes) {
+                        unsigned int shared_limit, unsigned int optin,
+                        unsigned int max_threads, unsigned int nparams, const unsigned char *sizes) {
   if (handle == 0 || nparams > ZMLIR_FAST_MAX_PARAMS ||
       (kind != ZMLIR_FAST_CUDA && kind != ZMLIR_FAST_OPENCL))
     return -1;
@@ -387,6 +391,7 @@ int zmlir_fast_function(uintptr_t handle, int kind, uintptr_t target, unsigned i
   e->variant_grid_x = 0;
   e->static_shared = static_shared;
   e->shared_limit = shared_limit;
+  e->optin = optin;
   e->max_threads = max_threads;
   e->nparams = nparams;
   if (nparams)
@@ -1107,6 +1112,67 @@ CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx) {
   return result;
 }
 
+/* -- function attributes ------------------------------------------------------------
+ *
+ * llm.c's layernorm_forward6 and fused_residual_forward6 opt their kernel in to
+ * dynamic shared memory (cudaFuncSetAttribute, MAX_DYNAMIC_SHARED_SIZE_BYTES)
+ * before every launch, with the value already set, inside the region they
+ * time: a call that changes nothing. It is answered here where the function
+ * is registered with that opt-in (the Python driver registers the function
+ * again whenever its opt-in changes); every other call takes the Python path. */
+
+static int zmlir_fast_optin_unchanged(void *f, int attrib, int value) {
+  /* As a launch's: the calling thread's context known, no capture, no fault. */
+  if (attrib != 8 /* MAX_DYNAMIC_SHARED_SIZE_BYTES */ || value < 0 || !zmlir_fast_applies(NULL))
+    return 0;
+  struct zmlir_fast_entry *e = zmlir_fast_find((uintptr_t)f, ZMLIR_FAST_CUDA);
+  if (e == NULL)
+    e = zmlir_fast_find((uintptr_t)f, ZMLIR_FAST_OPENCL);
+  if (e == NULL || (unsigned int)value != e->optin)
+    return 0;
+  __atomic_add_fetch(&zmlir_fast_query_count, 1, __ATOMIC_RELAXED);
+  return 1;
+}
+
+CUresult cuFuncSetAttribute(CUfunction hfunc, int attrib, int value) {
+  CUresult result = 0;
+  zmlir_enter();
+  if (!zmlir_fast_optin_unchanged(hfunc, attrib, value))
+    result = zmlir_py_cuFuncSetAttribute(hfunc, attrib, value);
+  zmlir_leave();
+  return result;
+}
+
+CUresult cuKernelSetAttribute(int attrib, int val, CUkernel kernel, CUdevice dev) {
+  CUresult result = 0;
+  zmlir_enter();
+  if (dev != 0 || !zmlir_fast_optin_unchanged((void *)kernel, attrib, val))
+    result = zmlir_py_cuKernelSetAttribute(attrib, val, kernel, dev);
+  zmlir_leave();
+  return result;
+}
+
+/* A kernel (cuLibraryGetKernel's) is its function in our driver: cudart asks
+ * for the function before each cudaFuncSetAttribute and cudaFuncGetAttributes. */
+CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel) {
+  CUresult result = 0;
+  zmlir_enter();
+  if (pFunc != NULL && zmlir_fast_applies(NULL) &&
+      (zmlir_fast_find((uintptr_t)kernel, ZMLIR_FAST_CUDA) != NULL ||
+       zmlir_fast_find((uintptr_t)kernel, ZMLIR_FAST_OPENCL) != NULL)) {
+    *pFunc = (CUfunction)kernel;
+    __atomic_add_fetch(&zmlir_fast_query_count, 1, __ATOMIC_RELAXED);
+  } else
+    result = zmlir_py_cuKernelGetFunction(pFunc, kernel);
+  zmlir_leave();
+  return result;
+}
+
+/* An optional export table's slot of no known meaning, untraced (export_slots.py). */
+CUresult zmlir_fast_not_supported(void) {
+  return 801; /* CUDA_ERROR_NOT_SUPPORTED */
+}
+
 /* -- synchronisations --------------------------------------------------------------
  *
  * Under the CUDA passthrough all our work is on the real context's NULL
@@ -1188,8 +1254,12 @@ uintptr_t zmlir_fast_address(const char *name) {
       {"cuCtxSynchronize_v2", (uintptr_t)&cuCtxSynchronize_v2},
       {"cuDeviceGetAttribute", (uintptr_t)&cuDeviceGetAttribute},
       {"cuCtxGetDevice", (uintptr_t)&cuCtxGetDevice},
+      {"cuFuncSetAttribute", (uintptr_t)&cuFuncSetAttribute},
+      {"cuKernelSetAttribute", (uintptr_t)&cuKernelSetAttribute},
       {"cuCtxGetDevice_v2", (uintptr_t)&cuCtxGetDevice_v2},
       {"zmlir_fast_cls_get", (uintptr_t)&zmlir_fast_cls_get},
+      {"zmlir_fast_not_supported", (uintptr_t)&zmlir_fast_not_supported},
+      {"cuKernelGetFunction", (uintptr_t)&cuKernelGetFunction},
   };
   for (size_t i = 0; i < sizeof exported / sizeof *exported; ++i)
     if (strcmp(name, exported[i].name) == 0)

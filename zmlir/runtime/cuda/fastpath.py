@@ -21,6 +21,12 @@ the backend hands their real entry points over (the passthrough): the
 allocations and frees made in C are journalled, and the driver's map of
 allocations takes the journal before it answers (take_allocations); an
 allocation the Python driver must see freed is claimed (claim_allocation).
+cuFuncSetAttribute and cuKernelSetAttribute are answered in C when they
+change nothing: a registered function opted in to the dynamic shared memory
+its launch window already holds (llm.c sets it before every timed launch);
+so is cuKernelGetFunction of a registered function (cudart's before each
+cudaFuncSetAttribute), and the optional export tables' slots of no known
+meaning, which cudart calls around every runtime call (quiet_stub).
 OpenCL launches, on either path, return while their kernels run: fastpath.c
 keeps the launches in flight and retires them as they end (launches_done,
 launches_completed, take_failed_launches).
@@ -128,12 +134,14 @@ class FastPath:
         if entry is None:
             return False
         kind, target, static_shared, shared_limit, max_threads = entry
+        optin = max(0, window_limit - info.static_shared_bytes)  # cuFuncSetAttribute's value
         shared_limit = min(shared_limit, window_limit)
         if info.max_threads > 0:  # .maxntid/.reqntid: above, the Python path
             max_threads = min(max_threads, info.max_threads)
         sizes = self.ffi.new("unsigned char[]", param_sizes or [0])
         if self.lib.zmlir_fast_function(handle, KIND_BY_NAME[kind], target, static_shared,
-                                        shared_limit, max_threads, len(param_sizes), sizes) != 0:
+                                        shared_limit, optin, max_threads,
+                                        len(param_sizes), sizes) != 0:
             return False
         # The kernel's grid variant (OpenCL: OpenCLBackend.fast_grid_variant),
         # which fastpath.c launches for the grids it serves.
@@ -273,6 +281,15 @@ class FastPath:
             return None
         self.lib.zmlir_fast_cls_configure(int(self.ffi.cast("uintptr_t", python_get)))
         return self.ffi.cast("void *", self.lib.zmlir_fast_address(b"zmlir_fast_cls_get"))
+
+    def quiet_stub(self) -> Any:
+        """The C function answering CUDA_ERROR_NOT_SUPPORTED for an optional
+        table's slot of no known meaning (cudart calls TOOLS_TLS's and
+        TOOLS_RUNTIME_CALLBACK_HOOKS's around every runtime call); None: the
+        Python stub, which traces and logs."""
+        if not self.on or os.environ.get("ZMLIR_LOG"):
+            return None
+        return self.ffi.cast("void *", self.lib.zmlir_fast_address(b"zmlir_fast_not_supported"))
 
     def cls_put(self, ctx: int, key: int, value: int) -> None:
         if self.lib is not None:
