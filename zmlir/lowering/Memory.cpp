@@ -373,6 +373,10 @@ struct LdOpLowering : PTXPattern<LdOp> {
     SmallVector<Value> results;
     LLVM::AtomicOrdering ordering = accessOrdering(op.getSem());
     bool atomic = ordering != LLVM::AtomicOrdering::not_atomic;
+    // `ld.global.nc` (__ldg, const __restrict__ data): read-only while the
+    // kernel runs, so an invariant load where the target has such loads.
+    bool invariant = op.getNc() && op.getSpace() == StateSpace::Global && !atomic &&
+                     !isVolatile && state.target.hasNonCoherentLoads();
     if (vec > 1 && atomic && bytes * vec <= 8) {
       // A vector `.relaxed`/`.acquire` load of at most 8 bytes is one
       // atomic access of the whole: NVIDIA's hardware never tears it and
@@ -383,18 +387,22 @@ struct LdOpLowering : PTXPattern<LdOp> {
                                      false, ordering, accessSyncScope(state, op, ordering));
       v = LLVM::BitcastOp::create(rewriter, loc, VectorType::get({vec}, elem), v);
       results = vectorElements(rewriter, loc, v, vec);
-    } else if (vec == 1 || (atomic && bytes * vec != 16)) {
+    } else if (vec == 1 || (atomic && bytes * vec != 16) || invariant) {
       // A wider vector `.relaxed`/`.acquire` load is, in PTX's memory model,
       // one scalar load per element with the same semantics and scope, in
       // an unspecified order (PTX ISA 8.2 "Vector Data-types"): so the
       // elements are loaded one by one in order, each an atomic with the
       // ordering (the last one's acquire orders what follows).
+      // An invariant vector load is one per element as well: LLVM's
+      // VectorCombine scalarizes a vector load dropping `!invariant.load`,
+      // while the backend's load-store vectorizer joins these again into one
+      // vector access keeping it (ld.global.nc.v4).
       std::string scope = accessSyncScope(state, op, ordering);
       for (int64_t i = 0; i < vec; ++i) {
         Value at = elementAddress(rewriter, loc, *ptr, elem, i);
         results.push_back(LLVM::LoadOp::create(rewriter, loc, elem, at,
                                                llvm::MinAlign(align, i * bytes), isVolatile, false,
-                                               false, false, ordering, scope));
+                                               invariant, false, ordering, scope));
       }
     } else {
       // One vector load. A 16-byte `.relaxed`/`.acquire` one (cub's {status,
@@ -403,7 +411,8 @@ struct LdOpLowering : PTXPattern<LdOp> {
       // access is one access on NVIDIA's and x86's hardware; a volatile one
       // is never split, and an acquire fence after it orders what follows.
       auto vecType = VectorType::get({vec}, elem);
-      Value v = LLVM::LoadOp::create(rewriter, loc, vecType, *ptr, align, isVolatile || atomic);
+      Value v = LLVM::LoadOp::create(rewriter, loc, vecType, *ptr, align, isVolatile || atomic,
+                                     false, invariant);
       if (atomic && ordering != LLVM::AtomicOrdering::monotonic)
         LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::acquire,
                               accessSyncScope(state, op, ordering));

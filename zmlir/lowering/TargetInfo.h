@@ -195,6 +195,15 @@ public:
     return {};
   }
 
+  //===--- Memory -------------------------------------------------------===//
+
+  /// Whether `ld.global.nc` becomes an invariant load (LLVM's
+  /// `!invariant.load`: the data is read-only while the kernel runs, as
+  /// `.nc` promises), which the backend makes its non-coherent read-only
+  /// load (NVPTX: NVIDIA's ld.global.nc, LDG.E.CONSTANT). Elsewhere `.nc`
+  /// is a plain load.
+  virtual bool hasNonCoherentLoads() const { return false; }
+
   //===--- Asynchronous copies ---------------------------------------------===//
 
   /// Whether `cp.async` and its groups are the target's own asynchronous

@@ -230,6 +230,10 @@ public:
     return callIntrinsic(b, loc, x.getType(), name, ValueRange{x, y});
   }
 
+  /// NVPTX selects an invariant load from the global space as
+  /// ld.global.nc (NVPTXISelDAGToDAG's LDG), vectors too.
+  bool hasNonCoherentLoads() const override { return true; }
+
   /// The backend emits every f32 instruction of a function in
   /// `preserve-sign` mode as its `.ftz` form (add, sub, mul, fma, div, sqrt,
   /// setp, cvt, neg, abs, min, max).
