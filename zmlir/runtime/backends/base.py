@@ -120,6 +120,12 @@ class Backend(ABC):
         its own PTX, under `zmlir run` (the OpenCL backend)."""
         return None
 
+    def native_handles(self) -> tuple[int, ...]:
+        """The backend's own API handles, as addresses, for a library of ours
+        that works on that API in the same context (the SYCL route of
+        zmlir/libraries/cublas/engine.c); empty where it has none to give."""
+        return ()
+
     # NVIDIA machine code (SASS) run as it is, where the backend can
     # (the CUDA passthrough; zmlir/runtime/cuda/native.py).
     def vendor_export_table(self, key: bytes) -> int:

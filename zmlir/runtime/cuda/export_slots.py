@@ -183,6 +183,18 @@ def _libraries_vendor_library(d: Any, soname: Any, path: Any, size: int) -> int:
     return _string_out(d, path, size, found if len(found) < size else b"")
 
 
+def _libraries_native_handles(d: Any, handles: Any, count: int) -> int:
+    """The backend's native handles (Backend.native_handles), as many as fit
+    in `count`; CUDA_ERROR_NOT_SUPPORTED on a backend that has none."""
+    d.require_init()
+    native = d.device.native_handles()
+    if not native:
+        return E.CUDA_ERROR_NOT_SUPPORTED
+    for i, value in enumerate(native[:count]):
+        handles[i] = d.ffi.cast("void *", value)
+    return E.CUDA_SUCCESS
+
+
 BODIES: dict[str, Callable[..., Any]] = {
     "get_module_from_cubin": _get_module_from_cubin,
     "primary_context": _primary_context,
@@ -206,6 +218,7 @@ BODIES: dict[str, Callable[..., Any]] = {
     "module_functions": _module_functions,
     "libraries_backend": _libraries_backend,
     "libraries_vendor_library": _libraries_vendor_library,
+    "libraries_native_handles": _libraries_native_handles,
 }
 _MISSING = {s.name for t in TABLES for s in t.slots.values()} ^ set(BODIES)
 assert not _MISSING, f"export table slots without a body, or bodies without a slot: {_MISSING}"

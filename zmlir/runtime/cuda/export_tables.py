@@ -123,11 +123,14 @@ TABLES = [
         3: Slot("check_fn3", "unsigned int(void)"),
     }),
     # zmlir's own, not NVIDIA's: what our libraries (zmlir/libraries/, route.c)
-    # ask the driver: the backend's name, and where the vendor's own library
-    # of a name is, on a backend where that one answers (the passthrough).
-    Table("ZMLIR_LIBRARIES", "3F2A8C61-0B5E-4D2B-9A47-1CD35B706E21", 3, slots={
+    # ask the driver: the backend's name, where the vendor's own library
+    # of a name is, on a backend where that one answers (the passthrough),
+    # and the backend's native handles (OpenCL: platform, device, context),
+    # for a library on the backend's own API (the SYCL route, cublas/engine.c).
+    Table("ZMLIR_LIBRARIES", "3F2A8C61-0B5E-4D2B-9A47-1CD35B706E21", 4, slots={
         1: Slot("libraries_backend", "CUresult(char *, size_t)"),
         2: Slot("libraries_vendor_library", "CUresult(char *, char *, size_t)"),
+        3: Slot("libraries_native_handles", "CUresult(void **, size_t)"),
     }),
 ]
 BY_UUID = {t.key: t for t in TABLES}

@@ -47,6 +47,15 @@ class OpenCLBackend(Backend):
 
         return vendor_library(soname)
 
+    def native_handles(self) -> tuple[int, ...]:
+        # cl_platform_id, cl_device_id, cl_context: our USM allocations are
+        # of that context.
+        from zmlir.runtime.backends.opencl.api import ffi
+
+        device = self.device
+        return tuple(int(ffi.cast("uintptr_t", h))
+                     for h in (device.platform_id, device.device_id, device.context))
+
     @functools.cached_property
     def is_cpu(self) -> bool:
         from zmlir.runtime.backends.opencl import api as cl
