@@ -14,6 +14,10 @@ cblas_sgemm in the same run, the comparison zmlir/libraries/build.py's choice
 rests on. Direct calls run in this process (numpy arrays, ctypes); ours in a
 CUDA program (bench/cublas_sgemm.cu, built with nvcc) whose device memory is
 host memory on the OpenCL CPU backend.
+
+With --sycl, ours also under ZMLIR_LIBRARY_ROUTE=sycl (oneMKL's SYCL BLAS on
+the OpenCL CPU device, in our driver's context: docs/library-backends.md;
+needs ZMLIR_SYCL_ROOT and libzmlir_sycl_blas.so built), as "cublasSgemm_sycl".
 """
 
 from __future__ import annotations
@@ -57,7 +61,7 @@ def _openblas() -> str:
     return str(Path(openblas.get_lib_dir()) / f"lib{openblas.get_library()}.so")
 
 
-def ours_gflops(n: int, reps: int, build: Path) -> float:
+def ours_gflops(n: int, reps: int, build: Path, route: str = "host") -> float:
     exe = build / "cublas_sgemm"
     if not exe.exists():
         from zmlir.libraries.build import nvidia_wheel_dir
@@ -69,7 +73,8 @@ def ours_gflops(n: int, reps: int, build: Path) -> float:
                         str(HERE / "cublas_sgemm.cu"), "-o", str(exe), f"-L{libdir}", "-lcublas"],
                        check=True)
     out = subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(exe), str(n),
-                          str(reps)], check=True, capture_output=True, text=True).stdout
+                          str(reps)], check=True, capture_output=True, text=True,
+                         env={**os.environ, "ZMLIR_LIBRARY_ROUTE": route}).stdout
     return float(out.split()[-1])
 
 
@@ -80,6 +85,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--mkl", help="libmkl_rt.so.* to compare with")
     parser.add_argument("--json", help="write the results here")
+    parser.add_argument("--sycl", action="store_true",
+                        help="ours on the SYCL route too (ZMLIR_LIBRARY_ROUTE=sycl)")
     args = parser.parse_args()
     if args.mkl:
         os.environ.setdefault("MKL_THREADING_LAYER", "GNU")
@@ -96,6 +103,9 @@ def main() -> int:
                         args.mkl, "cblas_sgemm", n, args.reps), 1))
                 row["cublasSgemm"] = max(row["cublasSgemm"], round(ours_gflops(
                     n, args.reps, Path(tmp)), 1))
+                if args.sycl:
+                    row["cublasSgemm_sycl"] = max(row.get("cublasSgemm_sycl", 0.0), round(
+                        ours_gflops(n, args.reps, Path(tmp), "sycl"), 1))
             row["ratio"] = round(row["cublasSgemm"] / row["openblas"], 3)
             rows.append(row)
             print("  ".join(f"{k} {v}" for k, v in row.items()), flush=True)

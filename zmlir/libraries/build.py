@@ -14,6 +14,11 @@ library exports (<dir>/nvidia_exports_*.txt) is a jump through a slot that
 common/route.c fills on first call, from the backend our driver runs on; this
 module generates those stubs and links.
 
+libzmlir_sycl_blas.so (sycl/sycl_blas.cpp), oneMKL's SYCL BLAS for our
+libcublas's GEMMs under ZMLIR_LIBRARY_ROUTE=sycl, is built beside them where
+ZMLIR_SYCL_ROOT names Intel's SYCL runtime and oneMKL's SYCL BLAS laid out by
+tools/sycl_root.sh (docs/library-backends.md), and left out elsewhere.
+
     python -m zmlir.libraries.build [OUT_DIR] [--allow-missing] [--only SONAME]
 """
 
@@ -268,6 +273,49 @@ def build_library(library: Library, out: Path, libcuda: Path, verbose: bool = Fa
     return final
 
 
+SYCL_PLUGIN = "libzmlir_sycl_blas.so"
+
+
+def sycl_root() -> Path | None:
+    """ZMLIR_SYCL_ROOT, where it holds what the SYCL route builds on
+    (tools/sycl_root.sh lays it out); None where unset or incomplete."""
+    root = os.environ.get("ZMLIR_SYCL_ROOT")
+    if not root:
+        return None
+    path = Path(root)
+    needed = ("include/sycl/sycl.hpp", "include/oneapi/mkl/blas.hpp", "lib/libsycl.so.9",
+              "lib/libmkl_sycl_blas.so.6", "lib/libur_adapter_opencl.so.0")
+    return path if all((path / n).exists() for n in needed) else None
+
+
+def build_sycl_plugin(out: Path, verbose: bool = False) -> Path:
+    """libzmlir_sycl_blas.so: host C++ (no kernels of its own) against
+    Intel's SYCL headers, linked with oneMKL's SYCL BLAS and the CPU oneMKL
+    it calls on a CPU device (ILP64, TBB threads: the OpenCL CPU runtime's)."""
+    root, dirs = sycl_root(), mkl_dirs()
+    if root is None:
+        raise MissingDependency("Intel's SYCL runtime and oneMKL's SYCL BLAS: set "
+                                "ZMLIR_SYCL_ROOT (tools/sycl_root.sh DIR)")
+    if dirs is None:
+        raise MissingDependency("oneMKL's headers: pip install mkl mkl-include")
+    lib = root / "lib"
+    partial = out / (SYCL_PLUGIN + ".part")
+    compiler = os.environ.get("CXX") or shutil.which("g++-12") or "g++"
+    command = [compiler, "-std=c++17", "-O2", "-fPIC", "-shared", "-fvisibility=hidden",
+               "-Wall", "-Werror", "-Wno-deprecated-declarations",
+               "-DSYCL_DISABLE_FSYCL_SYCLHPP_WARNING", "-DMKL_ILP64",
+               f'-DZMLIR_SYCL_LIBDIR="{lib}"', "-isystem", str(root / "include"), "-isystem",
+               str(dirs[0]), str(ROOT / "sycl" / "sycl_blas.cpp"), f"-L{lib}", "-l:libmkl_sycl_blas.so.6",
+               "-l:libmkl_intel_ilp64.so.3", "-l:libmkl_tbb_thread.so.3", "-l:libmkl_core.so.3",
+               "-l:libtbb.so.12", "-l:libsycl.so.9", f"-Wl,-rpath,{lib}", "-o", str(partial)]
+    if verbose:
+        print(" ".join(command))
+    subprocess.run(command, check=True)
+    final = out / SYCL_PLUGIN
+    os.replace(partial, final)
+    return final
+
+
 def build(out_dir: Path | None = None, verbose: bool = False,
           allow_missing: bool = False, only_missing: bool = False,
           quiet: bool = False, only: str | None = None) -> list[Path]:
@@ -298,6 +346,11 @@ def build(out_dir: Path | None = None, verbose: bool = False,
                 raise
             if not quiet:
                 print(f"zmlir: {library.soname} not built: {err} is missing", file=sys.stderr)
+    # The SYCL route's plugin where asked for (ZMLIR_SYCL_ROOT), never
+    # needed; `--only libzmlir_sycl_blas.so` says what it lacks.
+    if only == SYCL_PLUGIN or (only is None and sycl_root() is not None
+                               and not (only_missing and (out / SYCL_PLUGIN).exists())):
+        made.append(build_sycl_plugin(out, verbose))
     return made
 
 

@@ -51,6 +51,7 @@ static const CUuuid zmlir_libraries_uuid = {{(char)0x3f, (char)0x2a, (char)0x8c,
                                              (char)0x5b, (char)0x70, (char)0x6e, (char)0x21}};
 typedef CUresult (*zmlir_backend_fn)(char *name, size_t size);
 typedef CUresult (*zmlir_vendor_library_fn)(const char *soname, char *path, size_t size);
+typedef CUresult (*zmlir_native_handles_fn)(void **handles, size_t count);
 
 static pthread_once_t route_once = PTHREAD_ONCE_INIT;
 static enum zmlir_route route = ZMLIR_ROUTE_NONE;
@@ -173,6 +174,17 @@ static void open_delegate(void) {
 void *zmlir_vendor_library(void) {
   pthread_once(&delegate_once, open_delegate);
   return delegate;
+}
+
+int zmlir_native_handles(const char **backend_name, void **handles, size_t count) {
+  void *table = NULL;
+  zmlir_route();
+  *backend_name = backend;
+  if (!backend[0] ||
+      cuGetExportTable((const void **)&table, &zmlir_libraries_uuid) != CUDA_SUCCESS || !table)
+    return -1;
+  zmlir_native_handles_fn ask = ((zmlir_native_handles_fn *)table)[3];
+  return ask(handles, count) == CUDA_SUCCESS ? 0 : -1;
 }
 
 void zmlir_log(int loud, const char *format, ...) {

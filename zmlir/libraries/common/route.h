@@ -37,6 +37,12 @@ enum zmlir_route zmlir_route(void);
  * (route.c says why). */
 void *zmlir_vendor_library(void);
 
+/* The backend's name (route.c's answer from the driver) and, in `handles`,
+ * its native handles (OpenCL: platform, device, context), for a library
+ * working on the backend's own API in our driver's context (the SYCL route,
+ * cublas/engine.c); 0 on success, -1 where the driver gives none. */
+int zmlir_native_handles(const char **backend_name, void **handles, size_t count);
+
 /* Logs "zmlir <library>: MESSAGE" once per distinct message when ZMLIR_LOG is
  * set, or always where `loud`. */
 void zmlir_log(int loud, const char *format, ...) __attribute__((format(printf, 2, 3)));

@@ -1,9 +1,15 @@
 /* The host route's engine: the GEMM on the host BLAS, run as jobs in stream
  * order (zmlir_enqueue, route.c). Device memory is host memory on this route
- * (USM), so the BLAS works on the application's pointers in place. */
+ * (USM), so the BLAS works on the application's pointers in place. Under
+ * ZMLIR_LIBRARY_ROUTE=sycl its f32 GEMMs run on oneMKL's SYCL BLAS instead
+ * (sgemm below). */
+#define _GNU_SOURCE /* dladdr */
 #include "engine.h"
 
+#include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -307,6 +313,83 @@ static void scale_d(const struct zmlir_gemm *g, float *d, int64_t ldd) {
     *g->amax_d = amax;
 }
 
+/* The SYCL route (ZMLIR_LIBRARY_ROUTE=sycl; docs/library-backends.md): the
+ * f32 GEMMs whose operands are the application's own (no conversion) run on
+ * oneMKL's SYCL BLAS (libzmlir_sycl_blas.so beside us, sycl/sycl_blas.cpp)
+ * on the backend's own device, in our driver's context (its USM pointers
+ * are the application's device pointers), inside the same stream-ordered
+ * job; the rest of the job (epilogues, scaling) stays on the host, as does
+ * every other routine. Asked for and unavailable, those GEMMs answer
+ * CUBLAS_STATUS_NOT_SUPPORTED, said once on stderr. */
+typedef int (*sycl_open_fn)(const char *backend, void *const *handles, size_t count, char *why,
+                            size_t size);
+typedef const char *(*sycl_device_fn)(void);
+typedef int (*sycl_sgemm_fn)(int transa, int transb, int64_t m, int64_t n, int64_t k, float alpha,
+                             const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
+                             float *c, int64_t ldc, char *why, size_t size);
+static pthread_once_t sycl_once = PTHREAD_ONCE_INIT;
+static int sycl_asked;
+static sycl_sgemm_fn sycl_sgemm; /* set once the route is open */
+
+static void sycl_open(void) {
+  const char *asked = getenv("ZMLIR_LIBRARY_ROUTE");
+  if (!asked || !asked[0] || strcmp(asked, "host") == 0)
+    return;
+  if (strcmp(asked, "sycl") != 0) {
+    zmlir_log(1, "ZMLIR_LIBRARY_ROUTE=%s: not a route (host, sycl); the host route", asked);
+    return;
+  }
+  sycl_asked = 1;
+  char path[4096] = "", why[512] = "";
+  Dl_info self;
+  if (dladdr((void *)&sycl_open, &self) && self.dli_fname) {
+    const char *slash = strrchr(self.dli_fname, '/');
+    int dir = slash ? (int)(slash - self.dli_fname) : 0;
+    snprintf(path, sizeof path, "%.*s%slibzmlir_sycl_blas.so", dir, self.dli_fname,
+             slash ? "/" : "");
+  }
+  void *plugin = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  const char *error = plugin ? NULL : dlerror();
+  sycl_open_fn open = plugin ? (sycl_open_fn)dlsym(plugin, "zmlir_sycl_open") : NULL;
+  sycl_device_fn device = plugin ? (sycl_device_fn)dlsym(plugin, "zmlir_sycl_device") : NULL;
+  sycl_sgemm_fn sgemm = plugin ? (sycl_sgemm_fn)dlsym(plugin, "zmlir_sycl_sgemm") : NULL;
+  const char *backend = "";
+  void *handles[3] = {0};
+  if (!plugin) {
+    /* dlerror's last part (the path is ours, beside us). */
+    const char *tail = error ? strrchr(error, ':') : NULL;
+    snprintf(why, sizeof why, "no libzmlir_sycl_blas.so (%s; build it with ZMLIR_SYCL_ROOT set)",
+             tail ? tail + 2 : "dlopen failed");
+  } else if (!open || !device || !sgemm) {
+    snprintf(why, sizeof why, "libzmlir_sycl_blas.so lacks zmlir_sycl_open, _device or _sgemm");
+  } else if (zmlir_native_handles(&backend, handles, 3) != 0) {
+    snprintf(why, sizeof why, "the %s backend gives no native handles",
+             backend[0] ? backend : "driver's");
+  } else if (open(backend, handles, 3, why, sizeof why) == 0) {
+    sycl_sgemm = sgemm;
+    zmlir_log(0, "f32 GEMMs on oneMKL's SYCL BLAS (%s, the %s backend's context)", device(),
+              backend);
+    return;
+  }
+  zmlir_log(1, "ZMLIR_LIBRARY_ROUTE=sycl: %s; f32 GEMMs return NOT_SUPPORTED", why);
+}
+
+/* An f32 GEMM of the job: on the SYCL route where asked and the operands
+ * are the application's (`direct`), else (and should SYCL fail, said on
+ * stderr) on the host BLAS. */
+static void sgemm(const struct zmlir_gemm *g, int direct, float alpha, const float *a, int64_t lda,
+                  const float *b, int64_t ldb, float beta, float *d, int64_t ldd) {
+  char why[512] = "";
+  if (direct && sycl_sgemm &&
+      sycl_sgemm((int)g->transa, (int)g->transb, g->m, g->n, g->k, alpha, a, lda, b, ldb, beta, d,
+                 ldd, why, sizeof why) == 0)
+    return;
+  if (direct && sycl_sgemm)
+    zmlir_log(1, "ZMLIR_LIBRARY_ROUTE=sycl: %s; that GEMM ran on the host BLAS", why);
+  CBLAS(sgemm)(CblasColMajor, blas_op(g->transa), blas_op(g->transb), (int)g->m, (int)g->n,
+               (int)g->k, alpha, a, (int)lda, b, (int)ldb, beta, d, (int)ldd);
+}
+
 static void gemm_f32(struct zmlir_gemm *g) {
   float alpha = (float)zmlir_scalar_value(&g->alpha, g->scale_type);
   float beta = (float)zmlir_scalar_value(&g->beta, g->scale_type);
@@ -349,8 +432,7 @@ static void gemm_f32(struct zmlir_gemm *g) {
       free(af), free(bf), free(t);
       continue; /* out of host memory: D is left as it was */
     }
-    CBLAS(sgemm)(CblasColMajor, blas_op(g->transa), blas_op(g->transb), (int)g->m, (int)g->n,
-                 (int)g->k, alpha, ap, (int)lda, bp, (int)ldb, beta, dp, (int)ldd);
+    sgemm(g, !af && !bf && !t, alpha, ap, lda, bp, ldb, beta, dp, ldd);
     if (g->epilogue & ~ZMLIR_EPI_BGRADB)
       epilogue(g, b, dp, ldd);
     if ((g->epilogue & ZMLIR_EPI_BGRADB) && g->bias)
@@ -476,6 +558,12 @@ cublasStatus_t zmlir_gemm_submit(CUstream stream, struct zmlir_gemm *g) {
   if (g->m == 0 || g->n == 0 || g->batch == 0) {
     free(g);
     return CUBLAS_STATUS_SUCCESS;
+  }
+  pthread_once(&sycl_once, sycl_open);
+  if (sycl_asked && !sycl_sgemm && !i8 && !cplx && !f64 && g->a.type == CUDA_R_32F &&
+      g->b.type == CUDA_R_32F && g->d.type == CUDA_R_32F) {
+    free(g);
+    return CUBLAS_STATUS_NOT_SUPPORTED; /* sycl_open said why */
   }
   g->job.run = gemm_run;
   return zmlir_submit(stream, &g->job, 0);
