@@ -392,10 +392,28 @@ struct MovPackOpLowering : PTXPattern<MovPackOp> {
     Location loc = op.getLoc();
     mlir::Type resultType = op.getRes().getType();
     mlir::Type it = rewriter.getIntegerType(widthOf(resultType));
+    SmallVector<Value> parts;
+    for (Value e : adaptor.getElems())
+      parts.push_back(asInteger(rewriter, loc, e));
+    mlir::Type partType = parts.front().getType();
+    bool uniform = llvm::all_of(parts, [&](Value v) { return v.getType() == partType; });
+    if (uniform && parts.size() > 1 && widthOf(partType) * parts.size() == widthOf(it) &&
+        state.target.packsRegistersAsVector(widthOf(partType), parts.size())) {
+      // The first element in the low bits: element 0 of a little-endian
+      // vector (every target's layout).
+      auto vectorType = VectorType::get({static_cast<int64_t>(parts.size())}, partType);
+      Value vector = LLVM::PoisonOp::create(rewriter, loc, vectorType);
+      for (auto [i, part] : llvm::enumerate(parts))
+        vector = LLVM::InsertElementOp::create(
+            rewriter, loc, vector, part,
+            intConst(rewriter, loc, rewriter.getI32Type(), static_cast<int64_t>(i)));
+      Value r = LLVM::BitcastOp::create(rewriter, loc, it, vector);
+      rewriter.replaceOp(op, adjustBits(rewriter, loc, r, resultType, false));
+      return success();
+    }
     Value r = intConst(rewriter, loc, it, 0);
     unsigned shift = 0;
-    for (Value e : adaptor.getElems()) {
-      Value bits = asInteger(rewriter, loc, e);
+    for (Value bits : parts) {
       unsigned w = widthOf(bits.getType());
       Value wide = arith::ExtUIOp::create(rewriter, loc, it, bits);
       r = arith::OrIOp::create(

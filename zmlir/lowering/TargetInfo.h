@@ -195,6 +195,14 @@ public:
     return {};
   }
 
+  /// Whether `mov` packing `count` registers of `elementBits` each (`mov.b32
+  /// %r, {%h1, %h2}`: 16 and 2) is a vector of them reinterpreted as the
+  /// wide integer, which the backend packs in one instruction (NVPTX: the
+  /// same mov), rather than shifts and ors. Either is the same bits.
+  virtual bool packsRegistersAsVector(unsigned elementBits, unsigned count) const {
+    return false;
+  }
+
   //===--- Memory -------------------------------------------------------===//
 
   /// Whether `ld.global.nc` becomes an invariant load (LLVM's

@@ -230,6 +230,15 @@ public:
     return callIntrinsic(b, loc, x.getType(), name, ValueRange{x, y});
   }
 
+  /// NVPTX keeps `bitcast <2 x i16> to i32` as nvcc's `mov.b32 %r, {%rs1,
+  /// %rs2}` (v2i16 and v4i8 are its 32-bit registers); zext/shl/or stayed
+  /// four instructions (cvt, cvt, shl, or), more SASS than nvcc's, in every
+  /// bf16 pair of llm.c's x128 stores. Wider vectors are no registers of
+  /// its own (sm_90): LLVM splits them into shifts and ors again.
+  bool packsRegistersAsVector(unsigned elementBits, unsigned count) const override {
+    return elementBits * count == 32;
+  }
+
   /// NVPTX selects an invariant load from the global space as
   /// ld.global.nc (NVPTXISelDAGToDAG's LDG), vectors too.
   bool hasNonCoherentLoads() const override { return true; }
