@@ -21,6 +21,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/AtomicOrdering.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -183,6 +184,39 @@ zmlir::translateGpuModuleToLLVMIR(ModuleOp module, llvm::LLVMContext &context,
   return llvmModule;
 }
 
+namespace {
+
+/// Adds `machine`'s code generation passes to `passes`; true if it cannot
+/// emit `fileType`. NVPTX's go without LLVM's loop strength reduction: the
+/// PTX we compile is nvcc's (NVVM's), strength-reduced already, and LSR
+/// run again on it gives the loops induction variables of its own (a
+/// 32-bit offset and a pointer where nvcc kept one index, exit tests that
+/// count to zero) which ptxas keeps in registers: 47 in llm.c's
+/// fused_residual_forward_kernel6 where nvcc's PTX takes 40, and the
+/// registers over nvcc's summed over llm.c's kernels halved without it
+/// (bench/results/ftz_sass.md). LSR reads the `disable-lsr` option when
+/// the passes are added, so it is set around that only, under a lock that
+/// every target's emission takes.
+bool addCodeGenPasses(llvm::TargetMachine &machine, llvm::legacy::PassManager &passes,
+                      llvm::raw_pwrite_stream &os, llvm::CodeGenFileType fileType) {
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  llvm::cl::opt<bool> *disableLSR = nullptr;
+  auto &options = llvm::cl::getRegisteredOptions();
+  auto option = options.find("disable-lsr");
+  if (option != options.end())
+    disableLSR = static_cast<llvm::cl::opt<bool> *>(option->second);
+  bool saved = disableLSR && disableLSR->getValue();
+  if (disableLSR && machine.getTargetTriple().isNVPTX())
+    disableLSR->setValue(true);
+  bool failed = machine.addPassesToEmitFile(passes, os, nullptr, fileType);
+  if (disableLSR)
+    disableLSR->setValue(saved);
+  return failed;
+}
+
+} // namespace
+
 llvm::Expected<std::string> zmlir::emitCode(llvm::StringRef llvmIR, llvm::StringRef triple,
                                             llvm::StringRef cpu, llvm::StringRef features,
                                             OutputKind kind, int optLevel) {
@@ -211,7 +245,7 @@ llvm::Expected<std::string> zmlir::emitCode(llvm::StringRef llvmIR, llvm::String
   llvm::legacy::PassManager passes;
   auto fileType = kind == OutputKind::Object ? llvm::CodeGenFileType::ObjectFile
                                              : llvm::CodeGenFileType::AssemblyFile;
-  if ((*machine)->addPassesToEmitFile(passes, os, nullptr, fileType))
+  if (addCodeGenPasses(**machine, passes, os, fileType))
     return makeError("target '" + triple + "' cannot emit this file type");
   passes.run(*module);
   return std::string(buffer.str());
