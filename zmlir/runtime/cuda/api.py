@@ -509,7 +509,7 @@ C_FAST_PATH = ("cuLaunchKernel", "cuLaunchKernelEx", "cuEventRecord", "cuEventRe
                "cuMemsetD32Async", "cuDeviceGetAttribute", "cuCtxGetDevice",
                "cuCtxGetDevice_v2", "cuStreamSynchronize", "cuCtxSynchronize",
                "cuCtxSynchronize_v2", "cuFuncSetAttribute", "cuKernelSetAttribute",
-               "cuKernelGetFunction")
+               "cuKernelGetFunction", "cuModuleGetLoadingMode")
 PYTHON_BODY_PREFIX = "zmlir_py_"
 
 # What the Python driver calls to keep fastpath.c's table in step.

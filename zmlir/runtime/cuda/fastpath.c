@@ -29,11 +29,13 @@
  * reused for another key, and forgetting a handle clears its kind.
  */
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -1168,6 +1170,53 @@ CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel) {
   return result;
 }
 
+/* -- the module loading mode ----------------------------------------------------------
+ *
+ * Under the passthrough the Python driver answers NVIDIA's default, lazy
+ * (module.py: told eager, the runtime inside NVIDIA's cuBLAS loads its ~2800
+ * images at once). But a runtime loading lazily loads the application's
+ * fatbin at the first use of one of its kernels, and the first use is
+ * often inside a region the program times (a sample timing one launch):
+ * there our load (the NVPTX cache, NVIDIA's JIT cache) costs 2-14 ms on an
+ * H200 where loading nvcc's machine code costs NVIDIA's driver next to
+ * nothing. So the application's own runtime (the executable's static one,
+ * or libcudart.so) is told eager, as every runtime is on our other
+ * backends: its modules load as it starts. Libraries with a runtime of their
+ * own inside (cuBLAS, cuFFT) stay lazy, and so does everything under
+ * CUDA_MODULE_LOADING=LAZY. */
+
+static int zmlir_called_from_application(void *caller) {
+  Dl_info info;
+  if (!dladdr(caller, &info) || info.dli_fname == NULL)
+    return 0;
+  if (info.dli_fname[0] == 0)
+    return 1; /* the main program */
+  const char *base = strrchr(info.dli_fname, '/');
+  base = base ? base + 1 : info.dli_fname;
+  if (strncmp(base, "libcudart.so", 12) == 0)
+    return 1;
+  char exe[4096], object[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0 || realpath(info.dli_fname, object) == NULL)
+    return 0;
+  exe[n] = 0;
+  return strcmp(exe, object) == 0;
+}
+
+CUresult cuModuleGetLoadingMode(int *mode) {
+  void *caller = __builtin_return_address(0);
+  CUresult result;
+  zmlir_enter();
+  result = zmlir_py_cuModuleGetLoadingMode(mode);
+  if (result == 0 && mode != NULL && *mode == 2 /* CU_MODULE_LAZY_LOADING */) {
+    const char *asked = getenv("CUDA_MODULE_LOADING");
+    if ((asked == NULL || strcasecmp(asked, "LAZY") != 0) && zmlir_called_from_application(caller))
+      *mode = 1; /* CU_MODULE_EAGER_LOADING */
+  }
+  zmlir_leave();
+  return result;
+}
+
 /* An optional export table's slot of no known meaning, untraced (export_slots.py). */
 CUresult zmlir_fast_not_supported(void) {
   return 801; /* CUDA_ERROR_NOT_SUPPORTED */
@@ -1260,6 +1309,7 @@ uintptr_t zmlir_fast_address(const char *name) {
       {"zmlir_fast_cls_get", (uintptr_t)&zmlir_fast_cls_get},
       {"zmlir_fast_not_supported", (uintptr_t)&zmlir_fast_not_supported},
       {"cuKernelGetFunction", (uintptr_t)&cuKernelGetFunction},
+      {"cuModuleGetLoadingMode", (uintptr_t)&cuModuleGetLoadingMode},
   };
   for (size_t i = 0; i < sizeof exported / sizeof *exported; ++i)
     if (strcmp(name, exported[i].name) == 0)

@@ -628,7 +628,8 @@ class ModuleAPI(FunctionAPI):
         # machine code (the passthrough), NVIDIA's answer instead: lazy
         # unless CUDA_MODULE_LOADING=EAGER. Told eager, the runtime in
         # NVIDIA's cuBLAS loads its ~2800 images at once, some for other
-        # GPUs, one PTX only (docs/passthrough-libraries.md).
+        # GPUs, one PTX only (docs/passthrough-libraries.md). fastpath.c
+        # tells the application's own runtime eager all the same.
         lazy = (self.initialized and self.device.native_sm() > 0
                 and os.environ.get("CUDA_MODULE_LOADING", "").upper() != "EAGER")
         self.out(mode, 2 if lazy else 1)  # CU_MODULE_LAZY_LOADING, CU_MODULE_EAGER_LOADING

@@ -1,0 +1,99 @@
+"""When the application's runtime loads its modules under the passthrough:
+as it starts (told eager by cuModuleGetLoadingMode), not at the first use
+of a kernel, which programs often time (a sample timing one launch); the
+runtimes inside NVIDIA's libraries, and everything under
+CUDA_MODULE_LOADING=LAZY, load lazily (fastpath.c)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from support import tool
+
+_PROGRAM = r"""
+#include <cstdio>
+__global__ void scale(float *x) { x[threadIdx.x] *= 2.0f; }
+int main() {
+  float *x;
+  if (cudaMalloc(&x, 32 * sizeof(float)) != cudaSuccess) return 1;
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  cudaEventRecord(start);
+  scale<<<1, 32>>>(x);
+  cudaEventRecord(stop);
+  cudaError_t err = cudaEventSynchronize(stop);
+  printf("%s\n", cudaGetErrorString(err));
+  return err != cudaSuccess;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def timed_first_launch(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    nvcc = tool("nvcc")
+    if nvcc is None:
+        pytest.skip("nvcc is not installed")
+    folder = tmp_path_factory.mktemp("loading")
+    source = folder / "timed_first_launch.cu"
+    source.write_text(_PROGRAM)
+    exes = {}
+    for cudart in ("static", "shared"):
+        exe = folder / f"timed_first_launch.{cudart}"
+        subprocess.run([nvcc, "-arch=sm_80", f"-cudart={cudart}", str(source), "-o", str(exe)],
+                       check=True, capture_output=True)
+        exes[cudart] = exe
+    return exes
+
+
+def _calls(exe: Path, trace: Path, fake_nvidia_driver: Path, **env: str) -> list[str]:
+    result = subprocess.run(
+        [sys.executable, "-m", "zmlir.cli", "run", "--", str(exe)], capture_output=True,
+        text=True, timeout=600,
+        env={**os.environ, "ZMLIR_BACKEND": "cuda", "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver),
+             "ZMLIR_TRACE": str(trace), **env})
+    assert result.returncode == 0, result.stderr
+    rows = [json.loads(line) for line in trace.read_text().splitlines()]
+    return [r["api"] for r in rows if "api" in r and r["api"] != "cuGetProcAddress_v2"]
+
+
+@pytest.mark.parametrize("cudart", ["static", "shared"])
+def test_the_applications_modules_load_as_it_starts(timed_first_launch: dict[str, Path],
+                                                    cudart: str, tmp_path: Path,
+                                                    fake_nvidia_driver: Path) -> None:
+    calls = _calls(timed_first_launch[cudart], tmp_path / "eager.jsonl", fake_nvidia_driver)
+    assert calls.index("cuLibraryLoadData") < calls.index("cuEventRecord")
+    lazy = _calls(timed_first_launch[cudart], tmp_path / "lazy.jsonl", fake_nvidia_driver,
+                  CUDA_MODULE_LOADING="LAZY")
+    first = lazy.index("cuEventRecord")
+    assert "cuLibraryLoadData" not in lazy[:first] and "cuLibraryLoadData" in lazy[first:]
+
+
+_ASK = textwrap.dedent("""
+    import ctypes, sys
+    lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
+    assert lib.cuInit(0) == 0
+    mode = ctypes.c_int(-1)
+    assert lib.cuModuleGetLoadingMode(ctypes.byref(mode)) == 0
+    print(mode.value)
+""")
+
+
+@pytest.mark.parametrize("backend, expected", [("cuda", 2), ("opencl", 1)])
+def test_other_callers_get_the_drivers_answer(libdir: str, fake_nvidia_driver: Path,
+                                              backend: str, expected: int) -> None:
+    """A caller that is not the application's runtime (here Python's ctypes,
+    as NVIDIA's libraries' own runtimes are) gets the Python driver's answer:
+    NVIDIA's lazy default under the passthrough, eager elsewhere."""
+    result = subprocess.run([sys.executable, "-c", _ASK, libdir], capture_output=True,
+                            text=True, timeout=300,
+                            env={**os.environ, "ZMLIR_BACKEND": backend,
+                                 "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver)})
+    assert result.returncode == 0, result.stderr
+    assert int(result.stdout.strip().splitlines()[-1]) == expected
