@@ -1,8 +1,8 @@
 """Runtime benchmark: launch overhead (µs per cuLaunchKernel of an empty
 kernel, bench/launch_overhead.cu), allocation overhead (µs per cudaMalloc,
 cudaMemset and cudaFree of 64 KiB, bench/alloc_overhead.cu), a program's
-first launch (bench/first_launch.cu; on the NVIDIA machine with zmlir's
-machine code cache cold and warm), warm-cache module load time
+first launch (bench/first_launch.cu; on the NVIDIA machine with NVIDIA's
+JIT cache cold and warm), warm-cache module load time
 (cuModuleLoadData of test/cuda/matmul_tiled.cu's PTX) and, on the NVIDIA
 machine, a small kernel timed with events (bench/event_timing.cu: the
 event-measured time and the host's wall time per timed launch), on zmlir's
@@ -260,11 +260,11 @@ def real_driver(directory: Path, out: Path) -> int:
           f"path {python_allocs:.2f}); native/zmlir "
           f"{median(real_allocs) / median(our_allocs):.2f} (goal >= 0.9)")
     # A program's first launch: NVIDIA's driver loads nvcc's machine code; the
-    # passthrough has NVIDIA's JIT assemble our NVPTX (a fresh cache: cold)
-    # or loads the cubin zmlir's machine code cache kept (warm; opt-in).
+    # passthrough has NVIDIA's JIT assemble our NVPTX (its JIT cache fresh:
+    # cold) or take it from NVIDIA's JIT cache (warm).
     first = directory / "first_launch"
     with tempfile.TemporaryDirectory(prefix="zmlir-bench-cache-") as cache:
-        cached = {**passthrough, "ZMLIR_CACHE_DIR": cache, "ZMLIR_MACHINE_CODE_CACHE": "1"}
+        cached = {**passthrough, "ZMLIR_CACHE_DIR": cache, "CUDA_CACHE_PATH": cache}
         real_first = median([program_figures(first, dict(os.environ), [], 0)[0]
                              for _ in range(ROUNDS)])
         cold_first = program_figures(first, cached, ZMLIR_RUN, 0)[0]
@@ -274,7 +274,7 @@ def real_driver(directory: Path, out: Path) -> int:
                    passthrough_first_launch_cold_ms=cold_first,
                    passthrough_first_launch_warm_ms=warm_first)
     print(f"a program's first launch: NVIDIA driver {real_first:.2f} ms; zmlir passthrough "
-          f"{cold_first:.2f} ms with the machine code cache cold, {warm_first:.2f} ms warm")
+          f"{cold_first:.2f} ms with NVIDIA's JIT cache cold, {warm_first:.2f} ms warm")
     libdir = our_libdir()
     module_load_ms(libdir, ptx, passthrough)  # NVIDIA's own JIT cache warms too
     warm = median([module_load_ms(libdir, ptx, passthrough) for _ in range(ROUNDS)])

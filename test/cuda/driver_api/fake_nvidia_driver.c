@@ -26,7 +26,7 @@ static struct fake_function functions[16];
 static int nfunctions;
 
 CUresult cuInit(unsigned int flags) { return flags ? 1 : 0; }
-/* FAKE_DRIVER_VERSION=N: another driver (the machine code cache's key). */
+/* FAKE_DRIVER_VERSION=N: another driver's version. */
 CUresult cuDriverGetVersion(int *v) {
   *v = getenv("FAKE_DRIVER_VERSION") ? atoi(getenv("FAKE_DRIVER_VERSION")) : 13000;
   return 0;
