@@ -375,8 +375,8 @@ struct LdOpLowering : PTXPattern<LdOp> {
     bool atomic = ordering != LLVM::AtomicOrdering::not_atomic;
     // `ld.global.nc` (__ldg, const __restrict__ data): read-only while the
     // kernel runs, so an invariant load where the target has such loads.
-    bool invariant = op.getNc() && op.getSpace() == StateSpace::Global && !atomic &&
-                     !isVolatile && state.target.hasNonCoherentLoads();
+    bool invariant = op.getNc() && op.getSpace() == StateSpace::Global && !atomic && !isVolatile &&
+                     state.target.hasNonCoherentLoads();
     if (vec > 1 && atomic && bytes * vec <= 8) {
       // A vector `.relaxed`/`.acquire` load of at most 8 bytes is one
       // atomic access of the whole: NVIDIA's hardware never tears it and

@@ -121,7 +121,7 @@ public:
   /// INT_MIN / -1) are the hardware's, or null (the lowering guards
   /// LLVM's division from those undefined cases, DivRemLowering).
   virtual mlir::Value nativeIntegerDivRem(mlir::OpBuilder &b, mlir::Location loc, bool isDiv,
-                                         bool isSigned, mlir::Value x, mlir::Value y) const {
+                                          bool isSigned, mlir::Value x, mlir::Value y) const {
     return {};
   }
   /// The target's own `cvt.rn.bf16.f32` of the f32 `x` (PTX for sm_80 on,
@@ -199,9 +199,7 @@ public:
   /// %r, {%h1, %h2}`: 16 and 2) is a vector of them reinterpreted as the
   /// wide integer, which the backend packs in one instruction (NVPTX: the
   /// same mov), rather than shifts and ors. Either is the same bits.
-  virtual bool packsRegistersAsVector(unsigned elementBits, unsigned count) const {
-    return false;
-  }
+  virtual bool packsRegistersAsVector(unsigned elementBits, unsigned count) const { return false; }
 
   //===--- Memory -------------------------------------------------------===//
 
