@@ -235,3 +235,69 @@ def test_unchanged_shared_memory_opt_in_takes_the_c_path(libdir: str, backend: s
     assert fast["kernel_function"] == [0, True] and fast["unknown_kernel"] == 400
     assert fast["launch_64k"] == 0 and fast["launch_64k_lowered"] == 1
     assert fast["sync"] == 0
+
+
+_LIBRARY = textwrap.dedent("""
+    import ctypes, json, sys
+    sys.path.insert(0, sys.argv[2])
+    from support import ADD_SCALAR_PTX
+    lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
+    lib.zmlir_fast_queries.restype = ctypes.c_ulonglong
+    assert lib.cuInit(0) == 0
+    ctx = ctypes.c_void_p()
+    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+    assert lib.cuCtxSetCurrent(ctx) == 0
+    library = ctypes.c_void_p()
+    assert lib.cuLibraryLoadData(ctypes.byref(library), ADD_SCALAR_PTX + b"\\0", None, None, 0,
+                                 None, None, 0) == 0
+    r = {"fast": {}}
+    def counted(name, call):
+        before = lib.zmlir_fast_queries()
+        r[name] = call()
+        r["fast"][name] = lib.zmlir_fast_queries() - before
+    kernel, again = ctypes.c_void_p(), ctypes.c_void_p()
+    counted("kernel", lambda: lib.cuLibraryGetKernel(ctypes.byref(kernel), library,
+                                                     b"add_scalar"))
+    counted("again", lambda: lib.cuLibraryGetKernel(ctypes.byref(again), library,
+                                                    b"add_scalar"))
+    r["same"] = kernel.value == again.value != None
+    counted("unknown_name", lambda: lib.cuLibraryGetKernel(ctypes.byref(again), library,
+                                                           b"no_such_kernel"))
+    counted("null_name", lambda: lib.cuLibraryGetKernel(ctypes.byref(again), library, None))
+    func = ctypes.c_void_p()
+    r["function"] = [lib.cuKernelGetFunction(ctypes.byref(func), kernel),
+                     func.value == kernel.value]
+    r["unload"] = lib.cuLibraryUnload(library)
+    counted("after_unload", lambda: lib.cuLibraryGetKernel(ctypes.byref(again), library,
+                                                           b"add_scalar"))
+    print(json.dumps(r))
+""")
+
+
+@pytest.mark.parametrize("backend", ["opencl", "cuda"])
+def test_a_librarys_kernels_take_the_c_path(libdir: str, backend: str,
+                                            fake_nvidia_driver: Path) -> None:
+    """cuLibraryGetKernel of a library we compiled: its kernels are made as it
+    loads and answered in C, with the Python path's answers."""
+    env = {**os.environ, "ZMLIR_BACKEND": backend}
+    if backend == "cuda":
+        env["ZMLIR_CUDA_DRIVER"] = str(fake_nvidia_driver)
+    support = str(Path(__file__).resolve().parents[1])
+
+    def run(**extra: str) -> dict[str, Any]:
+        result = subprocess.run([sys.executable, "-c", _LIBRARY, libdir, support],
+                                capture_output=True, text=True, timeout=300,
+                                env={**env, **extra})
+        assert result.returncode == 0, result.stderr
+        assert "internal error" not in result.stderr
+        return json.loads(result.stdout.strip().splitlines()[-1])
+
+    fast, python = run(), run(ZMLIR_FAST_LAUNCH="0")
+    assert fast["fast"] == {"kernel": 1, "again": 1, "unknown_name": 0, "null_name": 0,
+                            "after_unload": 0}
+    assert set(python.pop("fast").values()) == {0}
+    fast.pop("fast")
+    assert fast == python
+    assert fast["kernel"] == 0 and fast["same"] and fast["function"] == [0, True]
+    assert fast["unknown_name"] == 500 and fast["null_name"] == 1  # NOT_FOUND, INVALID_VALUE
+    assert fast["unload"] == 0 and fast["after_unload"] == 400  # INVALID_HANDLE

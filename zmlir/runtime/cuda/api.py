@@ -509,7 +509,7 @@ C_FAST_PATH = ("cuLaunchKernel", "cuLaunchKernelEx", "cuEventRecord", "cuEventRe
                "cuMemsetD32Async", "cuDeviceGetAttribute", "cuCtxGetDevice",
                "cuCtxGetDevice_v2", "cuStreamSynchronize", "cuCtxSynchronize",
                "cuCtxSynchronize_v2", "cuFuncSetAttribute", "cuKernelSetAttribute",
-               "cuKernelGetFunction", "cuModuleGetLoadingMode")
+               "cuKernelGetFunction", "cuModuleGetLoadingMode", "cuLibraryGetKernel")
 PYTHON_BODY_PREFIX = "zmlir_py_"
 
 # What the Python driver calls to keep fastpath.c's table in step.
@@ -519,6 +519,8 @@ int zmlir_fast_function(uintptr_t handle, int kind, uintptr_t target, unsigned i
                         unsigned int shared_limit, unsigned int optin,
                         unsigned int max_threads, unsigned int nparams, const unsigned char *sizes);
 int zmlir_fast_grid_variant(uintptr_t handle, uintptr_t variant, unsigned int max_grid_x);
+int zmlir_fast_library_kernel(uintptr_t library, const char *name, uintptr_t kernel);
+void zmlir_fast_forget_library(uintptr_t library);
 int zmlir_fast_stream(uintptr_t handle);
 int zmlir_fast_event(uintptr_t handle, uintptr_t target);
 void zmlir_fast_forget(uintptr_t handle);

@@ -1170,6 +1170,96 @@ CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel) {
   return result;
 }
 
+/* -- a library's kernels by name ------------------------------------------------------
+ *
+ * cudart asks for a kernel (cuLibraryGetKernel) at its first use, often in a
+ * region the program times (a sample timing its first launch); in Python that
+ * made the kernel's function then (0.2 ms: NVIDIA's function, the parameter
+ * layout, registration here). The Python driver now makes the functions of
+ * a library it compiled as it loads it and registers them here by (library,
+ * name); an unloaded library's are forgotten. Slots are never reused. */
+
+#define ZMLIR_FAST_KERNEL_SLOTS 4096 /* a power of two */
+
+struct zmlir_fast_kernel_name {
+  uintptr_t library; /* 0: free slot */
+  uintptr_t kernel;  /* 0: forgotten */
+  uint64_t hash;
+  char *name;
+};
+
+static struct zmlir_fast_kernel_name zmlir_fast_kernel_names[ZMLIR_FAST_KERNEL_SLOTS];
+
+static uint64_t zmlir_fast_name_hash(uintptr_t library, const char *name) {
+  uint64_t h = 1469598103934665603ull ^ (uint64_t)library;
+  for (const unsigned char *c = (const unsigned char *)name; *c; ++c)
+    h = (h ^ *c) * 1099511628211ull;
+  return h;
+}
+
+/* Registers kernel `kernel` of `library` by `name`; 0 on success, -1 if full. */
+int zmlir_fast_library_kernel(uintptr_t library, const char *name, uintptr_t kernel) {
+  if (library == 0 || kernel == 0 || name == NULL)
+    return -1;
+  uint64_t hash = zmlir_fast_name_hash(library, name);
+  int result = -1;
+  pthread_mutex_lock(&zmlir_fast_write);
+  size_t i = (size_t)hash & (ZMLIR_FAST_KERNEL_SLOTS - 1);
+  for (size_t n = 0; n < ZMLIR_FAST_KERNEL_SLOTS; ++n, i = (i + 1) & (ZMLIR_FAST_KERNEL_SLOTS - 1)) {
+    struct zmlir_fast_kernel_name *e = &zmlir_fast_kernel_names[i];
+    if (ZMLIR_LOAD(e->library) != 0)
+      continue;
+    e->name = strdup(name);
+    if (e->name == NULL)
+      break;
+    e->hash = hash;
+    ZMLIR_STORE(e->kernel, kernel);
+    ZMLIR_STORE(e->library, library);
+    result = 0;
+    break;
+  }
+  pthread_mutex_unlock(&zmlir_fast_write);
+  return result;
+}
+
+/* Forgets every kernel registered for `library`. */
+void zmlir_fast_forget_library(uintptr_t library) {
+  pthread_mutex_lock(&zmlir_fast_write);
+  for (size_t i = 0; i < ZMLIR_FAST_KERNEL_SLOTS; ++i)
+    if (ZMLIR_LOAD(zmlir_fast_kernel_names[i].library) == library)
+      ZMLIR_STORE(zmlir_fast_kernel_names[i].kernel, (uintptr_t)0);
+  pthread_mutex_unlock(&zmlir_fast_write);
+}
+
+static uintptr_t zmlir_fast_find_kernel(uintptr_t library, const char *name) {
+  uint64_t hash = zmlir_fast_name_hash(library, name);
+  size_t i = (size_t)hash & (ZMLIR_FAST_KERNEL_SLOTS - 1);
+  for (size_t n = 0; n < ZMLIR_FAST_KERNEL_SLOTS; ++n, i = (i + 1) & (ZMLIR_FAST_KERNEL_SLOTS - 1)) {
+    struct zmlir_fast_kernel_name *e = &zmlir_fast_kernel_names[i];
+    uintptr_t l = ZMLIR_LOAD(e->library);
+    if (l == 0)
+      return 0;
+    if (l == library && e->hash == hash && strcmp(e->name, name) == 0)
+      return ZMLIR_LOAD(e->kernel);
+  }
+  return 0;
+}
+
+CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name) {
+  CUresult result = 0;
+  zmlir_enter();
+  uintptr_t kernel = 0;
+  if (pKernel != NULL && name != NULL && library != NULL && zmlir_fast_applies(NULL))
+    kernel = zmlir_fast_find_kernel((uintptr_t)library, name);
+  if (kernel != 0) {
+    *pKernel = (CUkernel)kernel;
+    __atomic_add_fetch(&zmlir_fast_query_count, 1, __ATOMIC_RELAXED);
+  } else
+    result = zmlir_py_cuLibraryGetKernel(pKernel, library, name);
+  zmlir_leave();
+  return result;
+}
+
 /* -- the module loading mode ----------------------------------------------------------
  *
  * Under the passthrough the Python driver answers NVIDIA's default, lazy
@@ -1310,6 +1400,7 @@ uintptr_t zmlir_fast_address(const char *name) {
       {"zmlir_fast_not_supported", (uintptr_t)&zmlir_fast_not_supported},
       {"cuKernelGetFunction", (uintptr_t)&cuKernelGetFunction},
       {"cuModuleGetLoadingMode", (uintptr_t)&cuModuleGetLoadingMode},
+      {"cuLibraryGetKernel", (uintptr_t)&cuLibraryGetKernel},
   };
   for (size_t i = 0; i < sizeof exported / sizeof *exported; ++i)
     if (strcmp(name, exported[i].name) == 0)

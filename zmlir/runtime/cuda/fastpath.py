@@ -25,8 +25,9 @@ cuFuncSetAttribute and cuKernelSetAttribute are answered in C when they
 change nothing: a registered function opted in to the dynamic shared memory
 its launch window already holds (llm.c sets it before every timed launch);
 so is cuKernelGetFunction of a registered function (cudart's before each
-cudaFuncSetAttribute), and the optional export tables' slots of no known
-meaning, which cudart calls around every runtime call (quiet_stub).
+cudaFuncSetAttribute), cuLibraryGetKernel of a kernel the driver made as its
+library loaded (library_kernel), and the optional export tables' slots of no
+known meaning, which cudart calls around every runtime call (quiet_stub).
 OpenCL launches, on either path, return while their kernels run: fastpath.c
 keeps the launches in flight and retires them as they end (launches_done,
 launches_completed, take_failed_launches).
@@ -281,6 +282,16 @@ class FastPath:
             return None
         self.lib.zmlir_fast_cls_configure(int(self.ffi.cast("uintptr_t", python_get)))
         return self.ffi.cast("void *", self.lib.zmlir_fast_address(b"zmlir_fast_cls_get"))
+
+    def library_kernel(self, library: int, name: str, kernel: int) -> None:
+        """Kernel `name` of `library` is function `kernel` (fastpath.c answers
+        cuLibraryGetKernel for it from now on)."""
+        if self.on:
+            self.lib.zmlir_fast_library_kernel(library, name.encode(), kernel)
+
+    def forget_library(self, library: int) -> None:
+        if self.lib is not None:
+            self.lib.zmlir_fast_forget_library(library)
 
     def quiet_stub(self) -> Any:
         """The C function answering CUDA_ERROR_NOT_SUPPORTED for an optional

@@ -546,6 +546,7 @@ class ModuleAPI(FunctionAPI):
 
     def _unload(self, hmod: Any) -> int:
         module = self.handles.remove(self.ptr(hmod), Module)
+        self.fast.forget_library(self.ptr(hmod))
         if not any(other is module for other in self.handles.all(Module)):
             # Its functions go with it (a launch of one is CUDA_ERROR_INVALID_HANDLE,
             # as in NVIDIA's driver); the compiled module stays cached for a reload,
@@ -649,8 +650,26 @@ class ModuleAPI(FunctionAPI):
                                 E.CUDA_ERROR_NOT_SUPPORTED, E.CUDA_ERROR_INVALID_SOURCE):
                 raise
             handle = self.handles.add(UncompiledLibrary(err))
+        else:
+            self._library_kernels(handle)
         self.out(plib, self.handle_ptr(handle))
         return E.CUDA_SUCCESS
+
+    def _library_kernels(self, handle: int) -> None:
+        """Makes the functions of a library we compiled now, as it loads
+        (cudart asks for each at its first use, often timed), and hands them
+        to fastpath.c's cuLibraryGetKernel. Not for NVIDIA's machine code
+        (its libraries' images hold hundreds of kernels, most never used)
+        nor parted libraries (each kernel compiled at its first use)."""
+        module = self.handles.get(handle, Module)
+        if not self.fast.on or isinstance(module.compiled, (NativeImage, PartedModule)):
+            return
+        for name in module.compiled.kernels:
+            try:
+                kernel = self.function(module, name)
+            except CudaError:  # said again at its first use, by the Python path
+                continue
+            self.fast.library_kernel(handle, name, kernel)
 
     def _library(self, lib: Any) -> None:
         """Raises the compile error of a library that did not compile."""
