@@ -1,0 +1,34 @@
+"""bench/kernel_speed.py's rule for which zmlir runs count: every module of
+the program from the NVPTX cache; in llm.c's programs NVIDIA's cuBLAS images
+may run as NVIDIA's machine code."""
+
+from __future__ import annotations
+
+from bench import kernel_speed
+
+_OURS = "zmlir: cuda backend: module 5c6db947888b16cc precompiled for nvptx:sm_90\n"
+_CUBLAS_IMAGE = (
+    "zmlir: cuda backend: module 9f289ec33770bc42 not in the NVPTX cache\n"
+    "zmlir: unsupported: export table f8cff951 (returning CUDA_ERROR_INVALID_VALUE)\n"
+    "zmlir: image@0x7fd198f30938.sm_90: NVIDIA's machine code, loaded as it is "
+    "(CUDA_ERROR_INVALID_PTX: compiler unavailable)\n")
+_PROGRAM_FATBIN = (
+    "zmlir: cuda backend: module 1234 not in the NVPTX cache\n"
+    "zmlir: fatbin@0x55ed762ca978.sm_90: NVIDIA's machine code, loaded as it is "
+    "(CUDA_ERROR_INVALID_PTX: compiler unavailable)\n")
+
+
+def _run(suite: str) -> kernel_speed.Run:
+    return kernel_speed.Run(suite, "trimat_forward", [])
+
+
+def test_nvidias_library_images_may_run_as_machine_code_in_llmc() -> None:
+    assert kernel_speed.zmlir_trouble(_run("llmc"), _OURS + _CUBLAS_IMAGE) == ""
+    assert kernel_speed.zmlir_trouble(_run("events"), _OURS + _CUBLAS_IMAGE) != ""
+
+
+def test_a_program_module_missing_from_the_cache_does_not_count() -> None:
+    assert kernel_speed.zmlir_trouble(_run("llmc"), _OURS + _PROGRAM_FATBIN) != ""
+    assert kernel_speed.zmlir_trouble(_run("llmc"), _OURS + _CUBLAS_IMAGE
+                                      + _PROGRAM_FATBIN) != ""
+    assert kernel_speed.zmlir_trouble(_run("llmc"), _CUBLAS_IMAGE) != ""  # none of ours
