@@ -42,6 +42,14 @@ all: bootstrap
 
 bootstrap: apt $(STAMPS)/build $(LIBCUDA) $(CUBLAS) $(CUFFT) $(CURAND)
 
+# Intel's SYCL runtime and oneMKL's SYCL BLAS, unpacked from PyPI wheels into
+# .sycl (nothing installed), for our libcublas's SYCL route
+# (docs/library-backends.md); the libraries' build makes its plugin from them.
+$(STAMPS)/sycl: $(STAMPS)/pip tools/sycl_root.sh
+	tools/sycl_root.sh .sycl >/dev/null
+	rm -rf .sycl/wheels
+	@touch $@
+
 # System packages: installed only when one is missing.
 apt:
 	@if ! dpkg -s $(APT_PACKAGES) >/dev/null 2>&1; then \
@@ -76,9 +84,10 @@ $(LIBCUDA): $(STAMPS)/build zmlir/runtime/cuda/api.py zmlir/runtime/cuda/build.p
 
 # NVIDIA's headers (the nvidia-cublas and nvidia-cufft wheels), OpenBLAS
 # (scipy-openblas32) and oneMKL (mkl, mkl-include); one build makes them all
-# (and our cuRAND, where nvcc is).
-$(CUBLAS) $(CUFFT) &: $(LIBCUDA) zmlir/libraries/build.py $(wildcard zmlir/libraries/common/*) \
-            $(wildcard zmlir/libraries/cublas/*) $(wildcard zmlir/libraries/cufft/*)
+# (and our cuRAND, where nvcc is; and the SYCL route's plugin, from .sycl).
+$(CUBLAS) $(CUFFT) &: $(LIBCUDA) $(STAMPS)/sycl zmlir/libraries/build.py \
+            $(wildcard zmlir/libraries/common/*) $(wildcard zmlir/libraries/cublas/*) \
+            $(wildcard zmlir/libraries/cufft/*) $(wildcard zmlir/libraries/sycl/*)
 	$(PY) -m zmlir.libraries.build >/dev/null
 
 # Our cuRAND's kernels are compiled by nvcc: without it (said on stderr),

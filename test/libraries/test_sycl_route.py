@@ -1,7 +1,8 @@
 """Our libcublas's SYCL route (ZMLIR_LIBRARY_ROUTE=sycl; docs/library-backends.md):
 f32 GEMMs on oneMKL's SYCL BLAS, on the OpenCL CPU device in our driver's own
 context. Needs Intel's SYCL runtime and oneMKL's SYCL BLAS laid out by
-tools/sycl_root.sh, named by ZMLIR_SYCL_ROOT; skipped where they are not.
+tools/sycl_root.sh: `make bootstrap` puts them in .sycl (ZMLIR_SYCL_ROOT
+names another place); skipped where they are not.
 The host route's own tests (test_cublas.py) run the same program without it."""
 
 from __future__ import annotations

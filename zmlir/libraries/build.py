@@ -276,13 +276,15 @@ def build_library(library: Library, out: Path, libcuda: Path, verbose: bool = Fa
 SYCL_PLUGIN = "libzmlir_sycl_blas.so"
 
 
+# Where `make bootstrap` lays out the SYCL route's dependencies (Makefile).
+DEFAULT_SYCL_ROOT = Path(__file__).resolve().parents[2] / ".sycl"
+
+
 def sycl_root() -> Path | None:
-    """ZMLIR_SYCL_ROOT, where it holds what the SYCL route builds on
-    (tools/sycl_root.sh lays it out); None where unset or incomplete."""
-    root = os.environ.get("ZMLIR_SYCL_ROOT")
-    if not root:
-        return None
-    path = Path(root)
+    """ZMLIR_SYCL_ROOT, else the checkout's .sycl, where it holds what the
+    SYCL route builds on (tools/sycl_root.sh lays it out); None where
+    neither does."""
+    path = Path(os.environ.get("ZMLIR_SYCL_ROOT") or DEFAULT_SYCL_ROOT)
     needed = ("include/sycl/sycl.hpp", "include/oneapi/mkl/blas.hpp", "lib/libsycl.so.9",
               "lib/libmkl_sycl_blas.so.6", "lib/libur_adapter_opencl.so.0")
     return path if all((path / n).exists() for n in needed) else None
