@@ -301,3 +301,78 @@ def test_a_librarys_kernels_take_the_c_path(libdir: str, backend: str,
     assert fast["kernel"] == 0 and fast["same"] and fast["function"] == [0, True]
     assert fast["unknown_name"] == 500 and fast["null_name"] == 1  # NOT_FOUND, INVALID_VALUE
     assert fast["unload"] == 0 and fast["after_unload"] == 400  # INVALID_HANDLE
+
+
+_PRINTS = textwrap.dedent(r"""
+    import ctypes, json, os, sys
+    PTX = b'''
+    .version 8.0
+    .target sm_80
+    .address_size 64
+    .extern .func (.param .b32 func_retval0) vprintf (.param .b64 p0, .param .b64 p1);
+    .global .align 1 .b8 hello[10] = {104, 101, 108, 108, 111, 32, 37, 100, 10, 0};
+    .visible .entry say(.param .u32 n)
+    {
+      .reg .b32 %r<3>; .reg .pred %p<2>; .reg .b64 %rd<5>;
+      .local .align 4 .b8 __local_depot0[4];
+      ld.param.u32 %r1, [n];
+      mov.u32 %r2, %tid.x;
+      setp.ne.s32 %p1, %r2, %r1;
+      @%p1 bra DONE;
+      mov.u64 %rd1, hello;
+      cvta.global.u64 %rd2, %rd1;
+      mov.u64 %rd3, __local_depot0;
+      cvta.local.u64 %rd4, %rd3;
+      st.local.u32 [%rd3], %r1;
+      {
+      .param .b64 param0; st.param.b64 [param0], %rd2;
+      .param .b64 param1; st.param.b64 [param1], %rd4;
+      .param .b32 retval0;
+      call.uni (retval0), vprintf, (param0, param1);
+      }
+    DONE:
+      ret;
+    }
+    '''
+    lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
+    lib.zmlir_fast_launches.restype = ctypes.c_ulonglong
+    assert lib.cuInit(0) == 0
+    ctx = ctypes.c_void_p()
+    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+    assert lib.cuCtxSetCurrent(ctx) == 0
+    module, fn = ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.cuModuleLoadData(ctypes.byref(module), PTX + b"\0") == 0
+    assert lib.cuModuleGetFunction(ctypes.byref(fn), module, b"say") == 0
+    r = {"fast": []}
+    for n in (1000, 1000, 7, 1000):  # thread 7 prints "hello 7"
+        value = ctypes.c_uint32(n)
+        params = (ctypes.c_void_p * 1)(ctypes.addressof(value))
+        before = lib.zmlir_fast_launches()
+        assert lib.cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, None, params, None) == 0
+        r["fast"].append(lib.zmlir_fast_launches() - before)
+    r["sync"] = lib.cuCtxSynchronize()
+    # cuCtxSetLimit(PRINTF_FIFO_SIZE) after a printf kernel ran: NVIDIA's refusal.
+    r["fifo"] = lib.cuCtxSetLimit(1, 1 << 20)
+    sys.stdout.flush()
+    print(json.dumps(r))
+""")
+
+
+@pytest.mark.parametrize("backend", ["opencl", "cuda"])
+def test_printf_kernels_take_the_c_path_once_the_fifo_is_fixed(libdir: str, backend: str,
+                                                              fake_nvidia_driver: Path) -> None:
+    """A kernel that calls printf (or assert, as llm.c's kernels do) launches
+    through Python until the first launch has fixed the printf FIFO's size,
+    then through C; its output still comes at the synchronization."""
+    env = {**os.environ, "ZMLIR_BACKEND": backend}
+    if backend == "cuda":
+        env["ZMLIR_CUDA_DRIVER"] = str(fake_nvidia_driver)
+    result = subprocess.run([sys.executable, "-c", _PRINTS, libdir], capture_output=True,
+                            text=True, timeout=300, env=env)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    r = json.loads(lines[-1])
+    assert r["fast"] == [0, 1, 1, 1] and r["sync"] == 0
+    assert r["fifo"] == 1  # CUDA_ERROR_INVALID_VALUE: the size is fixed
+    if backend == "opencl":  # the stand-in NVIDIA driver runs no kernel
+        assert lines[:-1] == ["hello 7"]

@@ -79,8 +79,8 @@ class FunctionAPI(DriverState):
             sizes = None  # its launches check the trap word, in Python
         if fn.module.device_launch_var:
             sizes = None  # its launches run the grids it launches (device_launch.py)
-        if fn.name in fn.module.printf_kernels:
-            sizes = None  # its launches fix the printf FIFO's size (printf.py), in Python
+        if fn.name in fn.module.printf_kernels and not self.printf.locked:
+            sizes = None  # its first launch fixes the printf FIFO's size (printf.py), in Python
         heap = fn.module.heap
         if heap is not None and not heap.locked and fn.name in fn.module.heap_kernels:
             sizes = None  # its first launch fixes the heap's size (heap.py), in Python

@@ -53,9 +53,11 @@ class LaunchAPI(FunctionAPI):
         self.printf.launched(fn)
         uses_heap = self.heaps.launched(fn)
         code = self._launch(fn, grid, block, shared, params, extra, stream, cooperative, cluster)
-        if (fn.fast or uses_heap) and code == E.CUDA_SUCCESS:
+        if (fn.fast or uses_heap or fn.name in fn.module.printf_kernels) and \
+                code == E.CUDA_SUCCESS:
             # The backend may have raised the kernel's shared limit; a kernel
-            # whose heap's size is fixed now can take the fast path.
+            # whose heap's or printf FIFO's size is fixed now (llm.c's kernels
+            # assert) can take the fast path.
             self.fast_register(fn)
         return code
 
