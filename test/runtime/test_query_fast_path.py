@@ -151,6 +151,32 @@ def test_passthrough_synchronizations_take_the_c_path(libdir: str,
     assert faulted["context"] == 700 and faulted["stream"] == 700
 
 
+def _backend_env(backend: str, fake_nvidia_driver: Path) -> dict[str, str]:
+    env = {**os.environ, "ZMLIR_BACKEND": backend}
+    if backend == "cuda":
+        env["ZMLIR_CUDA_DRIVER"] = str(fake_nvidia_driver)
+    return env
+
+
+def _fast_and_python(probe: str, libdir: str, env: dict[str, str]) -> tuple[dict[str, Any],
+                                                                             dict[str, Any]]:
+    """`probe`'s answers on the C path and on the Python path (ZMLIR_FAST_LAUNCH=0),
+    each less its "fast" counts, which the Python path's must all be 0."""
+    support = str(Path(__file__).resolve().parents[1])
+
+    def run(**extra: str) -> dict[str, Any]:
+        result = subprocess.run([sys.executable, "-c", probe, libdir, support],
+                                capture_output=True, text=True, timeout=300,
+                                env={**env, **extra})
+        assert result.returncode == 0, result.stderr
+        assert "internal error" not in result.stderr
+        return json.loads(result.stdout.strip().splitlines()[-1])
+
+    fast, python = run(), run(ZMLIR_FAST_LAUNCH="0")
+    assert set(python.pop("fast").values()) == {0}
+    return fast, python
+
+
 _OPT_IN = textwrap.dedent("""
     import ctypes, json, sys
     sys.path.insert(0, sys.argv[2])
@@ -207,26 +233,12 @@ _OPT_IN = textwrap.dedent("""
 @pytest.mark.parametrize("backend", ["opencl", "cuda"])
 def test_unchanged_shared_memory_opt_in_takes_the_c_path(libdir: str, backend: str,
                                                          fake_nvidia_driver: Path) -> None:
-    env = {**os.environ, "ZMLIR_BACKEND": backend}
-    if backend == "cuda":
-        env["ZMLIR_CUDA_DRIVER"] = str(fake_nvidia_driver)
-    support = str(Path(__file__).resolve().parents[1])
-
-    def run(**extra: str) -> dict[str, Any]:
-        result = subprocess.run([sys.executable, "-c", _OPT_IN, libdir, support],
-                                capture_output=True, text=True, timeout=300,
-                                env={**env, **extra})
-        assert result.returncode == 0, result.stderr
-        assert "internal error" not in result.stderr
-        return json.loads(result.stdout.strip().splitlines()[-1])
-
-    fast, python = run(), run(ZMLIR_FAST_LAUNCH="0")
+    fast, python = _fast_and_python(_OPT_IN, libdir, _backend_env(backend, fake_nvidia_driver))
     # Only the calls that change nothing are C's; the answers are the Python path's.
     assert fast["fast"] == {"default": 1, "raise": 0, "again": 1, "kernel_again": 1,
                             "kernel_other_device": 0, "too_large": 0, "negative": 0,
                             "carveout": 0, "unknown_function": 0, "lower": 0,
                             "kernel_function": 1, "unknown_kernel": 0}
-    assert set(python.pop("fast").values()) == {0}
     fast.pop("fast")
     assert fast == python
     assert fast["value"] == [0, 65536] and fast["after"] == [[0, 65536], [0, 50]]
@@ -279,24 +291,9 @@ def test_a_librarys_kernels_take_the_c_path(libdir: str, backend: str,
                                             fake_nvidia_driver: Path) -> None:
     """cuLibraryGetKernel of a library we compiled: its kernels are made as it
     loads and answered in C, with the Python path's answers."""
-    env = {**os.environ, "ZMLIR_BACKEND": backend}
-    if backend == "cuda":
-        env["ZMLIR_CUDA_DRIVER"] = str(fake_nvidia_driver)
-    support = str(Path(__file__).resolve().parents[1])
-
-    def run(**extra: str) -> dict[str, Any]:
-        result = subprocess.run([sys.executable, "-c", _LIBRARY, libdir, support],
-                                capture_output=True, text=True, timeout=300,
-                                env={**env, **extra})
-        assert result.returncode == 0, result.stderr
-        assert "internal error" not in result.stderr
-        return json.loads(result.stdout.strip().splitlines()[-1])
-
-    fast, python = run(), run(ZMLIR_FAST_LAUNCH="0")
-    assert fast["fast"] == {"kernel": 1, "again": 1, "unknown_name": 0, "null_name": 0,
-                            "after_unload": 0}
-    assert set(python.pop("fast").values()) == {0}
-    fast.pop("fast")
+    fast, python = _fast_and_python(_LIBRARY, libdir, _backend_env(backend, fake_nvidia_driver))
+    assert fast.pop("fast") == {"kernel": 1, "again": 1, "unknown_name": 0, "null_name": 0,
+                                "after_unload": 0}
     assert fast == python
     assert fast["kernel"] == 0 and fast["same"] and fast["function"] == [0, True]
     assert fast["unknown_name"] == 500 and fast["null_name"] == 1  # NOT_FOUND, INVALID_VALUE
@@ -364,11 +361,8 @@ def test_printf_kernels_take_the_c_path_once_the_fifo_is_fixed(libdir: str, back
     """A kernel that calls printf (or assert, as llm.c's kernels do) launches
     through Python until the first launch has fixed the printf FIFO's size,
     then through C; its output still comes at the synchronization."""
-    env = {**os.environ, "ZMLIR_BACKEND": backend}
-    if backend == "cuda":
-        env["ZMLIR_CUDA_DRIVER"] = str(fake_nvidia_driver)
     result = subprocess.run([sys.executable, "-c", _PRINTS, libdir], capture_output=True,
-                            text=True, timeout=300, env=env)
+                            text=True, timeout=300, env=_backend_env(backend, fake_nvidia_driver))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.strip().splitlines()
     r = json.loads(lines[-1])
