@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import tool
+from support import cublas_wheel, tool
 
 pytest.importorskip("zmlir.runtime.backends.opencl.device")
 
@@ -22,13 +22,7 @@ SOURCES = Path(__file__).resolve().parent / "cublas"
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory, libdir: str) -> Path:
-    from zmlir.libraries import build
-
-    if tool("nvcc") is None:
-        pytest.skip("nvcc is not installed")
-    wheel = build.nvidia_wheel_dir()
-    if wheel is None or not build.built(Path(libdir)):
-        pytest.skip("our cuBLAS is not built (needs the nvidia-cublas wheel's headers)")
+    wheel = cublas_wheel(libdir)
     out = tmp_path_factory.mktemp("cublas")
     for source in SOURCES.glob("*.cu"):
         subprocess.run([tool("nvcc"), "-arch=sm_80", f"-I{wheel / 'include'}", str(source),

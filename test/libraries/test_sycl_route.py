@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import tool
+from support import cublas_wheel, tool
 
 pytest.importorskip("zmlir.runtime.backends.opencl.device")
 
@@ -23,13 +23,7 @@ PROGRAM = Path(__file__).resolve().parent / "cublas" / "cublas_api.cu"
 
 @pytest.fixture(scope="module")
 def program(tmp_path_factory: pytest.TempPathFactory, libdir: str) -> Path:
-    from zmlir.libraries import build
-
-    if tool("nvcc") is None:
-        pytest.skip("nvcc is not installed")
-    wheel = build.nvidia_wheel_dir()
-    if wheel is None or not build.built(Path(libdir)):
-        pytest.skip("our cuBLAS is not built (needs the nvidia-cublas wheel's headers)")
+    wheel = cublas_wheel(libdir)
     exe = tmp_path_factory.mktemp("sycl_route") / "cublas_api"
     subprocess.run([tool("nvcc"), "-arch=sm_80", f"-I{wheel / 'include'}", str(PROGRAM), "-o",
                     str(exe), f"-L{libdir}", "-lcublas", "-lcublasLt"], check=True,

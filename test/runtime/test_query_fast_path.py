@@ -177,7 +177,8 @@ def _fast_and_python(probe: str, libdir: str, env: dict[str, str]) -> tuple[dict
     return fast, python
 
 
-_OPT_IN = textwrap.dedent("""
+# The probes' start: our driver initialised, the primary context current.
+_IN_CONTEXT = textwrap.dedent("""
     import ctypes, json, sys
     sys.path.insert(0, sys.argv[2])
     from support import ADD_SCALAR_PTX
@@ -187,6 +188,9 @@ _OPT_IN = textwrap.dedent("""
     ctx = ctypes.c_void_p()
     assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
     assert lib.cuCtxSetCurrent(ctx) == 0
+""")
+
+_OPT_IN = _IN_CONTEXT + textwrap.dedent("""
     module, fn = ctypes.c_void_p(), ctypes.c_void_p()
     assert lib.cuModuleLoadData(ctypes.byref(module), ADD_SCALAR_PTX + b"\\0") == 0
     assert lib.cuModuleGetFunction(ctypes.byref(fn), module, b"add_scalar") == 0
@@ -249,16 +253,7 @@ def test_unchanged_shared_memory_opt_in_takes_the_c_path(libdir: str, backend: s
     assert fast["sync"] == 0
 
 
-_LIBRARY = textwrap.dedent("""
-    import ctypes, json, sys
-    sys.path.insert(0, sys.argv[2])
-    from support import ADD_SCALAR_PTX
-    lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
-    lib.zmlir_fast_queries.restype = ctypes.c_ulonglong
-    assert lib.cuInit(0) == 0
-    ctx = ctypes.c_void_p()
-    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
-    assert lib.cuCtxSetCurrent(ctx) == 0
+_LIBRARY = _IN_CONTEXT + textwrap.dedent("""
     library = ctypes.c_void_p()
     assert lib.cuLibraryLoadData(ctypes.byref(library), ADD_SCALAR_PTX + b"\\0", None, None, 0,
                                  None, None, 0) == 0

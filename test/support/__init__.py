@@ -50,3 +50,18 @@ def tool(name: str) -> str | None:
     from zmlir.toolchain import llvm_tool
 
     return shutil.which(name) or llvm_tool(name)
+
+
+def cublas_wheel(libdir: str) -> Path:
+    """The nvidia-cublas wheel's folder, whose headers build our cuBLAS test
+    programs, where our cuBLAS is built in `libdir`; skips the test elsewhere."""
+    import pytest
+
+    from zmlir.libraries import build
+
+    if tool("nvcc") is None:
+        pytest.skip("nvcc is not installed")
+    wheel = build.nvidia_wheel_dir()
+    if wheel is None or not build.built(Path(libdir)):
+        pytest.skip("our cuBLAS is not built (needs the nvidia-cublas wheel's headers)")
+    return wheel
