@@ -295,8 +295,7 @@ def test_a_librarys_kernels_take_the_c_path(libdir: str, backend: str,
     assert fast["unload"] == 0 and fast["after_unload"] == 400  # INVALID_HANDLE
 
 
-_PRINTS = textwrap.dedent(r"""
-    import ctypes, json, os, sys
+_PRINTS = _IN_CONTEXT + textwrap.dedent(r"""
     PTX = b'''
     .version 8.0
     .target sm_80
@@ -326,12 +325,7 @@ _PRINTS = textwrap.dedent(r"""
       ret;
     }
     '''
-    lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
     lib.zmlir_fast_launches.restype = ctypes.c_ulonglong
-    assert lib.cuInit(0) == 0
-    ctx = ctypes.c_void_p()
-    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
-    assert lib.cuCtxSetCurrent(ctx) == 0
     module, fn = ctypes.c_void_p(), ctypes.c_void_p()
     assert lib.cuModuleLoadData(ctypes.byref(module), PTX + b"\0") == 0
     assert lib.cuModuleGetFunction(ctypes.byref(fn), module, b"say") == 0
@@ -356,7 +350,8 @@ def test_printf_kernels_take_the_c_path_once_the_fifo_is_fixed(libdir: str, back
     """A kernel that calls printf (or assert, as llm.c's kernels do) launches
     through Python until the first launch has fixed the printf FIFO's size,
     then through C; its output still comes at the synchronization."""
-    result = subprocess.run([sys.executable, "-c", _PRINTS, libdir], capture_output=True,
+    support = str(Path(__file__).resolve().parents[1])
+    result = subprocess.run([sys.executable, "-c", _PRINTS, libdir, support], capture_output=True,
                             text=True, timeout=300, env=_backend_env(backend, fake_nvidia_driver))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.strip().splitlines()
