@@ -18,6 +18,7 @@
 # compiled by zmlir, from the NVPTX cache made here; ZMLIR_LOG says so per
 # module). Programs not started within SECONDS (default 400) are listed as
 # not run; PLAN (a file of the tarball's plan.txt lines) runs those instead.
+# (`python bench/kernel_speed.py remaining PLAN LOG...` writes that file.)
 # WARM="SUITE ..." (e.g. "samples events") runs each program of those suites
 # under zmlir once, untimed, before its timed run: the JIT caches (NVIDIA's
 # of our PTX, ours) are then warm, as on any run after a program's first, so

@@ -29,6 +29,10 @@ CUDA events, and, apart, those that time a synchronized loop on the host.
       every module came from the NVPTX cache (ZMLIR_LOG's lines) and none
       fell back to NVIDIA's machine code, and the program passed.
 
+  remaining PLAN LOG...
+      The lines of PLAN (the tarball's plan.txt) those logs list as not run
+      (time limit): the PLAN of the next call, for a run split over calls.
+
   sass WORK [--only a,b]
       Per kernel of each program (or those --only names), here: what ptxas
       -O3 -v for sm_90 makes of nvcc's PTX and of zmlir's NVPTX (the cache's):
@@ -547,6 +551,18 @@ def sass(work: Path, only: set[str]) -> int:
     return 0
 
 
+def remaining(plan: Path, logs: list[Path]) -> int:
+    """Prints the lines of `plan` that the logs list as not run (time limit):
+    the PLAN file of the next call of h200_kernel_speed.sh."""
+    text = "".join(log.read_text(errors="replace") for log in logs)
+    not_run = {m[1].strip() for m in re.finditer(r"not run \(time limit\): ([^\n]*)", text)}
+    for line in plan.read_text().splitlines():
+        suite, _folder, name, *args = line.split("\t")
+        if " ".join([suite, name, *args]) in not_run:
+            print(line)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -563,12 +579,17 @@ def main() -> int:
     r.add_argument("--reasons", type=Path,
                    default=REPO / "bench/results/h200/kernel_speed_reasons.json",
                    help="a JSON object: kernel -> {cause: codegen|driver|not ours, why}")
+    m = sub.add_parser("remaining")
+    m.add_argument("plan", type=Path, help="the tarball's plan.txt")
+    m.add_argument("logs", type=Path, nargs="+")
     q = sub.add_parser("sass")
     q.add_argument("work", type=Path)
     q.add_argument("--only", default="")
     args = parser.parse_args()
     if args.command == "sass":
         return sass(args.work.resolve(), {n for n in args.only.split(",") if n})
+    if args.command == "remaining":
+        return remaining(args.plan, args.logs)
     if args.command == "prepare":
         return prepare(args.work.resolve(), args.llmc, args.samples, args.cuda_libs)
     return parse(args.logs, args.json, args.md, args.reasons)

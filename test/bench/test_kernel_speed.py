@@ -32,3 +32,16 @@ def test_a_program_module_missing_from_the_cache_does_not_count() -> None:
     assert kernel_speed.zmlir_trouble(_run("llmc"), _OURS + _CUBLAS_IMAGE
                                       + _PROGRAM_FATBIN) != ""
     assert kernel_speed.zmlir_trouble(_run("llmc"), _CUBLAS_IMAGE) != ""  # none of ours
+
+
+def test_remaining_lists_the_runs_a_log_did_not_reach(tmp_path, capsys) -> None:
+    plan = tmp_path / "plan.txt"
+    plan.write_text("llmc\tllmc\tgelu_forward\nllmc\tllmc\tgelu_forward\t2\n"
+                    "events\tsamples/matrixMul\tmatrixMul\n")
+    log = tmp_path / "kernel_speed_h200.log"
+    log.write_text("=== native llmc\tgelu_forward rc=0 seconds=1.0\n"
+                   "not run (time limit): llmc gelu_forward 2\n"
+                   "not run (time limit): events matrixMul \n")
+    assert kernel_speed.remaining(plan, [log]) == 0
+    assert capsys.readouterr().out.splitlines() == ["llmc\tllmc\tgelu_forward\t2",
+                                                    "events\tsamples/matrixMul\tmatrixMul"]
