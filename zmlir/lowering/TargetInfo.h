@@ -137,6 +137,15 @@ public:
                                       mlir::Value bits) const {
     return {};
   }
+  /// The target's own bf16/bf16x2 `add`, `sub`, `mul` or `fma` for `op`
+  /// (operands: the bf16 bits, i16, or the pairs', i32), as the PTX spells
+  /// it: the result's bits, or null (computed in f32 and rounded,
+  /// FloatArith.cpp). Where it answers, keepsSubnormalsInF32FlushMode(op)
+  /// answers true too.
+  virtual mlir::Value nativeBf16Arith(mlir::OpBuilder &b, mlir::Operation *op,
+                                      mlir::ValueRange operands) const {
+    return {};
+  }
   /// The target's own video instruction (vadd ... vset, vadd2 ... vset4),
   /// spelled `ptx` in PTX with `$0` the i32 result and `$1`... the i32
   /// `operands` (a, b, c), selectors appended (`$1.b3210`): the result, or

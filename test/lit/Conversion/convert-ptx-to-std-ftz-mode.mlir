@@ -217,18 +217,34 @@ func.func @ftz_atomic_add_bf16x2(%p: i64, %a: f32, %b: i32) attributes {ptx.entr
 
 // -----
 
-// In IEEE mode (add.bf16x2 mixes the modes) cvt.f32.bf16 stays the bits
-// shifted into an f32's top half, on which LLVM tests the software flush
-// of the .ftz multiply that follows.
+// In IEEE mode (a plain add.f32 mixes the modes) cvt.f32.bf16 stays the
+// bits shifted into an f32's top half, on which LLVM tests the software
+// flush of the .ftz multiply that follows.
 // NV-LABEL: gpu.func @bf16_widen_ieee
 // NV-NOT: denormal_fp_math_f32
 // NV-NOT: cvt.f32.bf16
 // NV: arith.shli %{{.*}}, %{{.*}} : i32
 // NV-NOT: cvt.f32.bf16
 // NV: gpu.return
-func.func @bf16_widen_ieee(%h: i16, %p: i32) attributes {ptx.entry} {
+func.func @bf16_widen_ieee(%h: i16, %y: f32) attributes {ptx.entry} {
   %x = ptx.cvt %h {type = #ptx.type<f32>, src_type = #ptx.type<bf16>} : i16 -> f32
   %0 = ptx.mul %x, %x {type = #ptx.type<f32>, ftz} : f32 -> f32
+  %1 = ptx.add %y, %y {type = #ptx.type<f32>} : f32
+  ptx.ret
+}
+
+// -----
+
+// add.bf16x2 is NVIDIA's own instruction on NVPTX, not an f32 add (which
+// the mode would flush): a kernel of .ftz arithmetic adding bf16 pairs
+// (llm.c's layernorm_backward_kernel4, cuda_bf16.h's __hadd2) keeps the
+// flush mode.
+// NV-LABEL: gpu.func @ftz_add_bf16x2
+// NV-SAME: denormal_fp_math_f32 = "preserve-sign,preserve-sign"
+// NV-NOT: 2139095040
+// NV: llvm.inline_asm "add.bf16x2 $0, $1, $2;"
+func.func @ftz_add_bf16x2(%a: f32, %p: i32) attributes {ptx.entry} {
+  %0 = ptx.add %a, %a {type = #ptx.type<f32>, ftz} : f32
   %1 = ptx.add %p, %p {type = #ptx.type<bf16x2>} : i32
   ptx.ret
 }

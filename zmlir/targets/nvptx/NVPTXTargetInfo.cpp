@@ -258,7 +258,7 @@ public:
   /// float sums, matmul_backward_bias kernel7 and kernel8, and of bf16
   /// pairs, layernorm_backward_kernel3).
   bool keepsSubnormalsInF32FlushMode(Operation *op) const override {
-    if (isa<AtomOp, RedOp>(op))
+    if (isa<AtomOp, RedOp>(op) || plainBf16Arith(op))
       return true;
     if (isa<MinOp, MaxOp>(op))
       return !op->hasAttr("xorsign");
@@ -314,6 +314,52 @@ public:
   Value nativeBf16Cvt(OpBuilder &b, Location loc, Value x) const override {
     return LLVM::InlineAsmOp::create(b, loc, b.getI16Type(), ValueRange{x},
                                      "cvt.rn.bf16.f32 $0, $1;", "=h,f",
+                                     /*has_side_effects=*/false, /*is_align_stack=*/false,
+                                     LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
+        .getResult(0);
+  }
+
+  /// add, sub, mul and fma of bf16 and bf16x2 (rounding to nearest, no
+  /// .relu) as inline PTX, NVIDIA's own instruction as the PTX spells it
+  /// (cuda_bf16.h's __hadd2 is `add.bf16x2`, sm_90): not computed in f32,
+  /// whose subnormals a function in the f32 flush mode would flush where
+  /// bf16's are kept, which kept such functions (llm.c's
+  /// layernorm_backward_kernel4) out of the mode. An older GPU than the
+  /// instruction's has no such PTX to run, and ptxas would reject it with
+  /// a message.
+  static bool plainBf16Arith(Operation *op) {
+    if (!isa<AddOp, SubOp, MulOp, FmaOp>(op))
+      return false;
+    auto type = op->getAttrOfType<DataTypeAttr>("type");
+    if (!type || (type.getValue() != DataType::BF16 && type.getValue() != DataType::BF16x2))
+      return false;
+    auto rnd = op->getAttrOfType<RoundingAttr>("rnd");
+    if (rnd && rnd.getValue() != Rounding::None && rnd.getValue() != Rounding::RN)
+      return false;
+    if (auto mode = op->getAttrOfType<MulModeAttr>("mode");
+        mode && mode.getValue() != MulMode::None)
+      return false;
+    return llvm::none_of(std::initializer_list<StringRef>{"ftz", "sat", "relu", "nan", "xorsign"},
+                         [&](StringRef flag) { return op->hasAttr(flag); });
+  }
+
+  Value nativeBf16Arith(OpBuilder &b, Operation *op, ValueRange operands) const override {
+    if (!plainBf16Arith(op))
+      return Value();
+    bool packed = op->getAttrOfType<DataTypeAttr>("type").getValue() == DataType::BF16x2;
+    auto rnd = op->getAttrOfType<RoundingAttr>("rnd");
+    std::string text = op->getName().stripDialect().str();
+    if (rnd && rnd.getValue() == Rounding::RN)
+      text += ".rn";
+    text += packed ? ".bf16x2 $0" : ".bf16 $0";
+    std::string constraints = packed ? "=r" : "=h";
+    for (unsigned i = 0; i < operands.size(); ++i) {
+      text += ", $" + std::to_string(i + 1);
+      constraints += packed ? ",r" : ",h";
+    }
+    text += ";";
+    mlir::Type type = packed ? b.getI32Type() : b.getI16Type();
+    return LLVM::InlineAsmOp::create(b, op->getLoc(), type, operands, text, constraints,
                                      /*has_side_effects=*/false, /*is_align_stack=*/false,
                                      LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
         .getResult(0);
