@@ -137,7 +137,7 @@ public:
                                       mlir::Value bits) const {
     return {};
   }
-  /// The target's own bf16/bf16x2 `add`, `sub`, `mul` or `fma` for `op`
+  /// The target's own bf16/bf16x2 `add`, `sub`, `mul`, `fma`, `min` or `max` for `op`
   /// (operands: the bf16 bits, i16, or the pairs', i32), as the PTX spells
   /// it: the result's bits, or null (computed in f32 and rounded,
   /// FloatArith.cpp). Where it answers, keepsSubnormalsInF32FlushMode(op)

@@ -320,15 +320,18 @@ public:
   }
 
   /// add, sub, mul and fma of bf16 and bf16x2 (rounding to nearest, no
-  /// .relu) as inline PTX, NVIDIA's own instruction as the PTX spells it
-  /// (cuda_bf16.h's __hadd2 is `add.bf16x2`, sm_90): not computed in f32,
+  /// .relu), and min and max (.NaN or not, no .xorsign.abs), as inline
+  /// PTX, NVIDIA's own instruction as the PTX spells it (cuda_bf16.h's
+  /// __hadd2 is `add.bf16x2`, sm_90): not computed or compared in f32,
   /// whose subnormals a function in the f32 flush mode would flush where
-  /// bf16's are kept, which kept such functions (llm.c's
-  /// layernorm_backward_kernel4) out of the mode. An older GPU than the
-  /// instruction's has no such PTX to run, and ptxas would reject it with
-  /// a message.
+  /// bf16's are kept. That kept such functions (llm.c's
+  /// layernorm_backward_kernel4) out of the mode, and made min.bf16 of two
+  /// subnormals in the mode the OR of their bits (setp.eq.ftz.f32 took
+  /// them for zeros). An older GPU than the instruction's has no such PTX
+  /// to run, and ptxas would reject it with a message.
   static bool plainBf16Arith(Operation *op) {
-    if (!isa<AddOp, SubOp, MulOp, FmaOp>(op))
+    bool minMax = isa<MinOp, MaxOp>(op);
+    if (!minMax && !isa<AddOp, SubOp, MulOp, FmaOp>(op))
       return false;
     auto type = op->getAttrOfType<DataTypeAttr>("type");
     if (!type || (type.getValue() != DataType::BF16 && type.getValue() != DataType::BF16x2))
@@ -339,7 +342,9 @@ public:
     if (auto mode = op->getAttrOfType<MulModeAttr>("mode");
         mode && mode.getValue() != MulMode::None)
       return false;
-    return llvm::none_of(std::initializer_list<StringRef>{"ftz", "sat", "relu", "nan", "xorsign"},
+    if (!minMax && op->hasAttr("nan"))
+      return false;
+    return llvm::none_of(std::initializer_list<StringRef>{"ftz", "sat", "relu", "xorsign"},
                          [&](StringRef flag) { return op->hasAttr(flag); });
   }
 
@@ -351,6 +356,8 @@ public:
     std::string text = op->getName().stripDialect().str();
     if (rnd && rnd.getValue() == Rounding::RN)
       text += ".rn";
+    if (op->hasAttr("nan"))
+      text += ".NaN";
     text += packed ? ".bf16x2 $0" : ".bf16 $0";
     std::string constraints = packed ? "=r" : "=h";
     for (unsigned i = 0; i < operands.size(); ++i) {
