@@ -16,10 +16,10 @@ using namespace zmlir::ptx;
 
 namespace {
 
-/// Inline PTX with no operands and one result of `type`.
+/// Inline PTX with one result of `type` and the given operands.
 Value inlinePTX(OpBuilder &b, Location loc, mlir::Type type, StringRef text, StringRef constraints,
-                bool sideEffects) {
-  return LLVM::InlineAsmOp::create(b, loc, type, ValueRange{}, text, constraints, sideEffects,
+                bool sideEffects, ValueRange operands = {}) {
+  return LLVM::InlineAsmOp::create(b, loc, type, operands, text, constraints, sideEffects,
                                    /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
                                    LLVM::AsmDialectAttr(), ArrayAttr())
       .getResult(0);
@@ -312,11 +312,8 @@ public:
   /// NaN's payload (NVIDIA's is 0x7fff). An older GPU than sm_80 has no
   /// such PTX to run, and ptxas would reject it with a message.
   Value nativeBf16Cvt(OpBuilder &b, Location loc, Value x) const override {
-    return LLVM::InlineAsmOp::create(b, loc, b.getI16Type(), ValueRange{x},
-                                     "cvt.rn.bf16.f32 $0, $1;", "=h,f",
-                                     /*has_side_effects=*/false, /*is_align_stack=*/false,
-                                     LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
-        .getResult(0);
+    return inlinePTX(b, loc, b.getI16Type(), "cvt.rn.bf16.f32 $0, $1;", "=h,f",
+                     /*sideEffects=*/false, ValueRange{x});
   }
 
   /// add, sub, mul and fma of bf16 and bf16x2 (rounding to nearest, no
@@ -366,10 +363,7 @@ public:
     }
     text += ";";
     mlir::Type type = packed ? b.getI32Type() : b.getI16Type();
-    return LLVM::InlineAsmOp::create(b, op->getLoc(), type, operands, text, constraints,
-                                     /*has_side_effects=*/false, /*is_align_stack=*/false,
-                                     LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
-        .getResult(0);
+    return inlinePTX(b, op->getLoc(), type, text, constraints, /*sideEffects=*/false, operands);
   }
 
   /// cvt.f32.bf16 as inline PTX, as cuda_bf16.h writes it: ptxas makes a
@@ -378,11 +372,8 @@ public:
   /// function in the f32 flush mode gets as cvt.ftz.f32.bf16 (flushing
   /// subnormals that cvt.f32.bf16 keeps).
   Value nativeBf16Widen(OpBuilder &b, Location loc, Value bits) const override {
-    return LLVM::InlineAsmOp::create(b, loc, b.getF32Type(), ValueRange{bits},
-                                     "cvt.f32.bf16 $0, $1;", "=f,h",
-                                     /*has_side_effects=*/false, /*is_align_stack=*/false,
-                                     LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
-        .getResult(0);
+    return inlinePTX(b, loc, b.getF32Type(), "cvt.f32.bf16 $0, $1;", "=f,h",
+                     /*sideEffects=*/false, ValueRange{bits});
   }
 
   /// div and rem of integers as inline PTX, as nvcc wrote them: ptxas
@@ -413,10 +404,7 @@ public:
                         Twine(type.getWidth()) + " $0, $1, $2;")
                            .str();
     std::string constraints = ("=" + constraint + "," + constraint + "," + constraint).str();
-    return LLVM::InlineAsmOp::create(b, loc, type, ValueRange{x, y}, text, constraints,
-                                     /*has_side_effects=*/false, /*is_align_stack=*/false,
-                                     LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
-        .getResult(0);
+    return inlinePTX(b, loc, type, text, constraints, /*sideEffects=*/false, ValueRange{x, y});
   }
 
   /// cvt{.rn,.rz,.rna}{.relu}{.satfinite}.tf32.f32 as inline PTX: LLVM's
@@ -428,10 +416,7 @@ public:
     std::string text = ("cvt" + rnd + (relu ? ".relu" : "") + (satfinite ? ".satfinite" : "") +
                         ".tf32.f32 $0, $1;")
                            .str();
-    return LLVM::InlineAsmOp::create(b, loc, b.getI32Type(), ValueRange{x}, text, "=r,f",
-                                     /*has_side_effects=*/false, /*is_align_stack=*/false,
-                                     LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
-        .getResult(0);
+    return inlinePTX(b, loc, b.getI32Type(), text, "=r,f", /*sideEffects=*/false, ValueRange{x});
   }
 
   /// The video instructions as inline PTX: NVIDIA's results by
@@ -441,10 +426,7 @@ public:
     std::string constraints = "=r";
     for (size_t i = 0; i < operands.size(); ++i)
       constraints += ",r";
-    return LLVM::InlineAsmOp::create(b, loc, b.getI32Type(), operands, ptx, constraints,
-                                     /*has_side_effects=*/false, /*is_align_stack=*/false,
-                                     LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
-        .getResult(0);
+    return inlinePTX(b, loc, b.getI32Type(), ptx, constraints, /*sideEffects=*/false, operands);
   }
 
   /// Texture and surface instructions as inline PTX on NVIDIA's objects
