@@ -53,6 +53,13 @@ typedef CUresult (*zmlir_backend_fn)(char *name, size_t size);
 typedef CUresult (*zmlir_vendor_library_fn)(const char *soname, char *path, size_t size);
 typedef CUresult (*zmlir_native_handles_fn)(void **handles, size_t count);
 
+/* Our driver's ZMLIR_LIBRARIES table, or NULL on another driver. */
+static void *libraries_table(void) {
+  void *table = NULL;
+  return cuGetExportTable((const void **)&table, &zmlir_libraries_uuid) == CUDA_SUCCESS ? table
+                                                                                        : NULL;
+}
+
 static pthread_once_t route_once = PTHREAD_ONCE_INIT;
 static enum zmlir_route route = ZMLIR_ROUTE_NONE;
 static char backend[64]; /* empty: no backend answered */
@@ -100,14 +107,14 @@ static void open_vendor(void *table) {
 }
 
 static void decide(void) {
-  void *table = NULL;
   CUresult init = cuInit(0);
   if (init != CUDA_SUCCESS) {
     zmlir_log(1, "no CUDA device (cuInit: %d): its functions return " NOT_SUPPORTED_NAME,
               (int)init);
     return;
   }
-  if (cuGetExportTable((const void **)&table, &zmlir_libraries_uuid) != CUDA_SUCCESS || !table) {
+  void *table = libraries_table();
+  if (!table) {
     if (ours_on_every_driver)
       route = ZMLIR_ROUTE_HOST;
     else
@@ -152,9 +159,9 @@ static void open_delegate(void) {
     delegate = vendor;
     return;
   }
-  void *table = NULL;
+  void *table = libraries_table();
   char path[4096] = "";
-  if (cuGetExportTable((const void **)&table, &zmlir_libraries_uuid) != CUDA_SUCCESS || !table) {
+  if (!table) {
     zmlir_log(1,
               "NVIDIA's %s is not looked for on NVIDIA's own driver: what ours does not "
               "make is refused",
@@ -177,11 +184,10 @@ void *zmlir_vendor_library(void) {
 }
 
 int zmlir_native_handles(const char **backend_name, void **handles, size_t count) {
-  void *table = NULL;
   zmlir_route();
   *backend_name = backend;
-  if (!backend[0] ||
-      cuGetExportTable((const void **)&table, &zmlir_libraries_uuid) != CUDA_SUCCESS || !table)
+  void *table = backend[0] ? libraries_table() : NULL;
+  if (!table)
     return -1;
   zmlir_native_handles_fn ask = ((zmlir_native_handles_fn *)table)[3];
   return ask(handles, count) == CUDA_SUCCESS ? 0 : -1;

@@ -138,6 +138,12 @@ static struct zmlir_fast_entry *zmlir_fast_find(uintptr_t key, int kind) {
   return e && ZMLIR_LOAD(e->kind) == kind ? e : NULL;
 }
 
+/* A registered function (either backend's kind), or NULL. */
+static struct zmlir_fast_entry *zmlir_fast_find_function(uintptr_t key) {
+  struct zmlir_fast_entry *e = zmlir_fast_find(key, ZMLIR_FAST_CUDA);
+  return e ? e : zmlir_fast_find(key, ZMLIR_FAST_OPENCL);
+}
+
 /* -- launches in flight ---------------------------------------------------------
  *
  * An OpenCL launch returns once its kernel is enqueued and flushed (it starts
@@ -639,9 +645,7 @@ static int zmlir_fast_launch(void *f, const unsigned int grid[3], const unsigned
                              CUresult *result) {
   if (!zmlir_fast_applies(stream))
     return 0;
-  struct zmlir_fast_entry *e = zmlir_fast_find((uintptr_t)f, ZMLIR_FAST_CUDA);
-  if (e == NULL)
-    e = zmlir_fast_find((uintptr_t)f, ZMLIR_FAST_OPENCL);
+  struct zmlir_fast_entry *e = zmlir_fast_find_function((uintptr_t)f);
   if (e == NULL || extra != NULL || (params == NULL && e->nparams != 0))
     return 0;
   unsigned long long threads = (unsigned long long)block[0] * block[1] * block[2];
@@ -1127,9 +1131,7 @@ static int zmlir_fast_optin_unchanged(void *f, int attrib, int value) {
   /* As a launch's: the calling thread's context known, no capture, no fault. */
   if (attrib != 8 /* MAX_DYNAMIC_SHARED_SIZE_BYTES */ || value < 0 || !zmlir_fast_applies(NULL))
     return 0;
-  struct zmlir_fast_entry *e = zmlir_fast_find((uintptr_t)f, ZMLIR_FAST_CUDA);
-  if (e == NULL)
-    e = zmlir_fast_find((uintptr_t)f, ZMLIR_FAST_OPENCL);
+  struct zmlir_fast_entry *e = zmlir_fast_find_function((uintptr_t)f);
   if (e == NULL || (unsigned int)value != e->optin)
     return 0;
   __atomic_add_fetch(&zmlir_fast_query_count, 1, __ATOMIC_RELAXED);
@@ -1160,8 +1162,7 @@ CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel) {
   CUresult result = 0;
   zmlir_enter();
   if (pFunc != NULL && zmlir_fast_applies(NULL) &&
-      (zmlir_fast_find((uintptr_t)kernel, ZMLIR_FAST_CUDA) != NULL ||
-       zmlir_fast_find((uintptr_t)kernel, ZMLIR_FAST_OPENCL) != NULL)) {
+      zmlir_fast_find_function((uintptr_t)kernel) != NULL) {
     *pFunc = (CUfunction)kernel;
     __atomic_add_fetch(&zmlir_fast_query_count, 1, __ATOMIC_RELAXED);
   } else
