@@ -333,7 +333,8 @@ _ATTRIBUTES = textwrap.dedent("""
         assert lib.cuDeviceGetAttribute(ctypes.byref(v), a, 0) == 0
         return v.value
     print(json.dumps({"sm": attr(16), "warp": attr(10), "threads": attr(1),
-                      "major": attr(75), "minor": attr(76), "cpus": os.cpu_count()}))
+                      "major": attr(75), "minor": attr(76), "fp32_per_fp64": attr(87),
+                      "cpus": os.cpu_count()}))
 """)
 
 
@@ -344,6 +345,7 @@ def test_device_attributes_describe_the_backend_device(libdir: str) -> None:
     r = json.loads(result.stdout.strip().splitlines()[-1])
     assert r["warp"] == 32 and r["threads"] == 1024
     assert (r["major"], r["minor"]) == (8, 9)
+    assert r["fp32_per_fp64"] == 2  # numba's cuda.detect() printed 0
     # The CPU device's compute units are its cores.
     assert 1 <= r["sm"] <= r["cpus"]
 

@@ -51,6 +51,10 @@ _STATIC = {
     83: 1,  # MANAGED_MEMORY
     84: 0,  # MULTI_GPU_BOARD
     86: 1,  # HOST_NATIVE_ATOMIC_SUPPORTED
+    # SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: a vector register holds twice
+    # as many f32 lanes as f64 (an H100's or H200's ratio too); numba's
+    # cuda.detect() prints it.
+    87: 2,
     88: 1,  # PAGEABLE_MEMORY_ACCESS
     89: 1,  # CONCURRENT_MANAGED_ACCESS
     90: 0,  # COMPUTE_PREEMPTION_SUPPORTED
@@ -76,9 +80,10 @@ _STATIC = {
 # passthrough: NVIDIA's cuBLAS picks its kernels by them). Limits of block
 # and grid, shared memory, warp, registers, clock, multiprocessors, PCI
 # identity, memory clock and bus, L2, threads per multiprocessor, compute
-# capability, blocks per multiprocessor, reserved shared memory.
+# capability, f32 to f64 throughput, blocks per multiprocessor, reserved
+# shared memory.
 HARDWARE = frozenset((1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 16, 33, 34, 36, 37, 38, 39, 50,
-                      75, 76, 81, 82, 97, 106, 111))
+                      75, 76, 81, 82, 87, 97, 106, 111))
 
 
 def device_attribute(attrib: int, device: Any) -> int:
