@@ -243,3 +243,67 @@ PTX = """
 def test_printf_kernels() -> None:
     assert fifo.printf_kernels(PTX) == {"direct", "through_a_func", "asserts", "indirect"}
     assert fifo.printf_kernels(".visible .entry k() { call.uni (r), %rd1, (p), q; }") == set()
+
+
+class _InOrderDevice:
+    """Device memory and an in-order queue, as DevicePrintf uses them;
+    `between` runs once, after the first read (another host thread's
+    kernel launched while a flush runs)."""
+
+    def __init__(self) -> None:
+        self.memory = bytearray(4 << 20)
+        self.top = 64
+        self.between: list = []
+
+    def alloc(self, nbytes: int) -> int:
+        address, self.top = self.top, self.top + -(-nbytes // 64) * 64
+        return address
+
+    def free(self, address: int) -> None:
+        pass
+
+    def memset(self, address: int, byte: int, nbytes: int) -> None:
+        self.memory[address:address + nbytes] = bytes([byte]) * nbytes
+
+    def copy_to_device(self, address: int, data: bytes) -> None:
+        self.memory[address:address + len(data)] = data
+
+    def copy_from_device(self, address: int, nbytes: int) -> bytes:
+        data = bytes(self.memory[address:address + nbytes])
+        while self.between:
+            self.between.pop()()
+        return data
+
+    def global_variable(self, program: object, name: str) -> tuple[int, int]:
+        return {fifo.STATE_NAME: (8, 16), fifo.FORMATS_NAME: (32, 8)}[name]
+
+    def kernel(self, value: int) -> None:
+        """A kernel's printf("%d\\n", value): a record where its module's state points."""
+        buffer, module_id = struct.unpack_from("<QQ", self.memory, 8)
+        record = printf.record(module_id, 0, printf.parse(b"%d\n"), struct.pack("<i", value))
+        head = struct.unpack_from("<Q", self.memory, buffer)[0]
+        struct.pack_into("<Q", self.memory, buffer, head + len(record))
+        at = buffer + printf.BUFFER_HEADER + head
+        self.memory[at:at + len(record)] = record
+
+
+def test_records_of_kernels_launched_during_a_flush_are_kept(monkeypatch) -> None:
+    # Four host threads launching printf kernels lost lines: a flush read
+    # the head, then a kernel of another thread appended a record, then the
+    # flush reset the head past it (pycuda, 24 of 50 lines of one thread).
+    out: list[bytes] = []
+    monkeypatch.setattr(fifo, "write_stream", lambda data, name="stdout": out.append(data))
+    device = _InOrderDevice()
+    device.memory[32:40] = b"%d\n\0\0\0\0\0"
+    buffer = fifo.DevicePrintf(lambda _: None)
+    buffer.device = device
+    assert buffer.set_capacity(4096)
+    buffer.attach(SimpleNamespace(compiled=SimpleNamespace(binary=fifo.FORMATS_NAME.encode()),
+                                  program=None, ptx_name="m"), "")
+    device.kernel(1)
+    device.between.append(lambda: device.kernel(2))
+    buffer.flush()
+    device.kernel(3)
+    buffer.flush()
+    buffer.flush()
+    assert b"".join(out) == b"1\n2\n3\n"

@@ -27,6 +27,13 @@ NVIDIA's driver, the limit can be set only until the context launched a
 kernel that calls printf or assert; later it is CUDA_ERROR_INVALID_VALUE,
 until the context's reset. A flush reads the buffer through the backend's
 queue, after the kernels launched before it: it sees their records complete.
+
+Kernels launch while a flush runs (other host threads', through fastpath.c
+too), so a flush never empties the buffer they write: it first moves the
+modules' states to a second buffer (the writes of the states, queued after
+every kernel launched before them, precede every kernel launched after),
+then reads and empties the first, which no kernel writes any more. The next
+flush moves them back.
 """
 
 from __future__ import annotations
@@ -144,6 +151,7 @@ class DevicePrintf:
         self.sync_work = sync_work
         self.device: Any = None  # backends.Backend, set at cuInit
         self.buffer = 0  # the device address of the buffer, 0 until a module needs one
+        self.spare = 0  # the other buffer, a flush's (0 until the first flush with output)
         self.capacity = DEFAULT_FIFO_SIZE  # bytes of records
         self.locked = False  # a kernel with printf or assert was launched: no more resizing
         self.ended = False  # the primary context ended: what the buffer holds is never printed
@@ -186,12 +194,26 @@ class DevicePrintf:
     def _allocate(self) -> None:
         if self.buffer:
             return
-        self.buffer = self.device.alloc(fmt.BUFFER_HEADER + self.capacity)
+        self.buffer = self._new_buffer()
         self.sync_work(+1)
+
+    def _new_buffer(self) -> int:
+        address = self.device.alloc(fmt.BUFFER_HEADER + self.capacity)
         # Zeros where no record is: a record reserved past the capacity is
         # never written, and the walk over the records stops at a zero size.
-        self.device.memset(self.buffer, 0, fmt.BUFFER_HEADER + self.capacity)
-        self.device.copy_to_device(self.buffer, struct.pack("<QQ", 0, self.capacity))
+        self.device.memset(address, 0, fmt.BUFFER_HEADER + self.capacity)
+        self.device.copy_to_device(address, struct.pack("<QQ", 0, self.capacity))
+        return address
+
+    def _swap(self) -> int:
+        """Moves the modules' states to the spare buffer; returns the one
+        they held, which no kernel launched from now on writes."""
+        if not self.spare:
+            self.spare = self._new_buffer()
+        for state in self.states.values():
+            self.device.copy_to_device(state, struct.pack("<Q", self.spare))
+        self.buffer, self.spare = self.spare, self.buffer
+        return self.spare
 
     def launched(self, function: Function) -> None:
         """At a launch: once a kernel that calls printf or assert ran, the
@@ -231,8 +253,10 @@ class DevicePrintf:
         self.capacity = nbytes
         if not self.buffer:
             return True
-        self.device.free(self.buffer)
-        self.buffer = 0
+        for address in (self.buffer, self.spare):
+            if address:
+                self.device.free(address)
+        self.buffer = self.spare = 0
         self.sync_work(-1)
         self._allocate()
         for state in self.states.values():
@@ -255,13 +279,17 @@ class DevicePrintf:
         the backend's queue: after the kernels launched before)."""
         if not self.buffer or self.ended or (self._held and not even_held):
             return
-        head, capacity = struct.unpack("<QQ", self.device.copy_from_device(self.buffer, 16))
+        head, _ = struct.unpack("<QQ", self.device.copy_from_device(self.buffer, 16))
         if head == 0:
             return
+        # Kernels launched from now on write the spare; the records of those
+        # launched before are complete when the reads below run (in order).
+        full = self._swap()
+        head, capacity = struct.unpack("<QQ", self.device.copy_from_device(full, 16))
         used = min(head, capacity)
-        data = self.device.copy_from_device(self.buffer + fmt.BUFFER_HEADER, used)
-        self.device.memset(self.buffer + fmt.BUFFER_HEADER, 0, used)
-        self.device.copy_to_device(self.buffer, struct.pack("<Q", 0))
+        data = self.device.copy_from_device(full + fmt.BUFFER_HEADER, used)
+        self.device.memset(full + fmt.BUFFER_HEADER, 0, used)
+        self.device.copy_to_device(full, struct.pack("<Q", 0))
         outputs, bad = fmt.decode_records(data, self._format)
         # In order, each run of records of one stream with one write.
         run, stream = bytearray(), "stdout"
@@ -282,13 +310,14 @@ class DevicePrintf:
         self._dropped += head > capacity
 
     def discard(self) -> None:
-        """Empties the buffer without printing it."""
-        if not self.buffer:
-            return
-        head, capacity = struct.unpack("<QQ", self.device.copy_from_device(self.buffer, 16))
-        if head:
-            self.device.memset(self.buffer + fmt.BUFFER_HEADER, 0, min(head, capacity))
-            self.device.copy_to_device(self.buffer, struct.pack("<Q", 0))
+        """Empties the buffers without printing them."""
+        for address in (self.buffer, self.spare):
+            if not address:
+                continue
+            head, capacity = struct.unpack("<QQ", self.device.copy_from_device(address, 16))
+            if head:
+                self.device.memset(address + fmt.BUFFER_HEADER, 0, min(head, capacity))
+                self.device.copy_to_device(address, struct.pack("<Q", 0))
 
     def _format(self, module: int, index: int) -> fmt.Format | None:
         formats = self.formats.get(module)
