@@ -32,6 +32,17 @@ LogicalResult checkDefaultRounding(OpTy op, const PTXPattern<OpTy> &p) {
   return success();
 }
 
+/// The fast-math flags of an f32/f64 add, sub or mul computed as it is (no
+/// software flush, no `.sat`): `contract` where it has no rounding modifier
+/// and the target keeps PTX's freedom to fuse it
+/// (TargetInfo::contractsUnroundedFloatArith).
+template <typename OpTy>
+arith::FastMathFlags unroundedFlags(OpTy op, const PTXPattern<OpTy> &p, bool flush) {
+  bool contract = p.state.target.contractsUnroundedFloatArith() && op.getRnd() == Rounding::None &&
+                  !flush && !op.getSat();
+  return contract ? arith::FastMathFlags::contract : arith::FastMathFlags::none;
+}
+
 /// PTX float min/max: -0 orders below +0; without `.NaN` a NaN operand
 /// yields the other operand, with `.NaN` the result is NaN.
 ///
@@ -122,9 +133,9 @@ struct BinaryOpLowering : PTXPattern<OpTy> {
       }
       Value r;
       if (name == "add")
-        r = arith::AddFOp::create(rewriter, loc, a, b);
+        r = arith::AddFOp::create(rewriter, loc, a, b, unroundedFlags(op, *this, flush));
       else if (name == "sub")
-        r = arith::SubFOp::create(rewriter, loc, a, b);
+        r = arith::SubFOp::create(rewriter, loc, a, b, unroundedFlags(op, *this, flush));
       else if (name == "min" || name == "max")
         r = floatMinMax(rewriter, loc, a, b, name == "min", op.getNan(),
                         !this->state.target.hasExactFloatMinMax());
@@ -331,7 +342,7 @@ struct MulOpLowering : PTXPattern<MulOp> {
         a = flushSubnormal(rewriter, loc, a);
         b = flushSubnormal(rewriter, loc, b);
       }
-      Value r = arith::MulFOp::create(rewriter, loc, a, b);
+      Value r = arith::MulFOp::create(rewriter, loc, a, b, unroundedFlags(op, *this, flush));
       if (flush)
         r = flushSubnormal(rewriter, loc, r);
       if (op.getSat())

@@ -62,6 +62,12 @@ public:
   /// backend's consumer cannot see through `zext i32 (add nuw ...)` to
   /// consecutive addresses, and 64-bit math costs no more than 32-bit.
   virtual bool widensNoWrapExtensions() const { return false; }
+  /// Whether f32/f64 `add`, `sub` and `mul` without a rounding modifier
+  /// become arith ops with `contract`: PTX lets the code generator fuse
+  /// such a mul and add into an fma, and a target that keeps the freedom
+  /// (NVPTX: `mul.f32`, not `mul.rn.f32`) lets ptxas fuse as it does in
+  /// nvcc's PTX. Directed roundings and `.rn` stay uncontracted.
+  virtual bool contractsUnroundedFloatArith() const { return false; }
   /// Whether llvm.minimum/maximum keep their NaN and signed-zero semantics
   /// through the backend.
   virtual bool hasExactFloatMinMax() const { return true; }
