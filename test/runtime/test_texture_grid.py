@@ -47,3 +47,37 @@ def test_texture_grid_matches_the_h200(tmp_path: Path) -> None:
     differing = {case: sum(a != b for a, b in zip(ours[case], lines, strict=False)) for case, lines in
                  golden.items() if ours[case] != lines}
     assert differing == {case: n for case, (n, _) in KNOWN_DIFFERENT.items()}
+
+
+def test_3d_linear_weights_match_the_h200(tmp_path: Path) -> None:
+    """Every corner weight of 5,832 3D linear fetches (tools/texture_weights3d.cu)
+    equals an H200's; the model before 2026-12-04 (one rounded product per
+    corner) differed in 3,129 of them."""
+    if tool("nvcc") is None:
+        pytest.skip("nvcc is not installed")
+    exe = tmp_path / "texture_weights3d"
+    subprocess.run([tool("nvcc"), "-arch=sm_75", str(REPO / "tools" / "texture_weights3d.cu"),
+                    "-o", str(exe)], check=True, timeout=300)
+    result = subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(exe)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    golden = gzip.decompress((REPO / "tools" / "texture_weights3d.h200.txt.gz").read_bytes())
+    differing = [(ours, theirs) for ours, theirs in
+                 zip(result.stdout.splitlines(), golden.decode().splitlines(), strict=True)
+                 if ours != theirs]
+    assert differing == []
+
+
+def test_1d_linear_fetches_match_the_h200(tmp_path: Path) -> None:
+    """1D arrays filter as 2D ones of height 1 under the y address mode, and
+    mipmapped textures read normalized coordinates, as an H200 does
+    (tools/texture_1d.cu)."""
+    if tool("nvcc") is None:
+        pytest.skip("nvcc is not installed")
+    exe = tmp_path / "texture_1d"
+    subprocess.run([tool("nvcc"), "-arch=sm_75", str(REPO / "tools" / "texture_1d.cu"),
+                    "-o", str(exe)], check=True, timeout=300)
+    result = subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(exe)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout == (REPO / "tools" / "texture_1d.h200.txt").read_text()

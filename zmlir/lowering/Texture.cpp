@@ -344,28 +344,33 @@ Axis addressAxis(Emitter &e, Value coord, Value extent, Value mode, Value normal
 }
 
 /// The weights (f64, in 1/256) of the 2^dims corners of a linear fetch
-/// (bit a of the corner: the second texel on axis a). NVIDIA's units weigh
-/// each corner by the product of its axes' 8-bit weights rounded to the
-/// nearest 1/256, a tie up where the corner's x and y bits agree and down
-/// where they differ: in 2D the corners (0, 0) and (1, 1) round halves up
-/// and the other two take the rest of their row, so the weights sum to 256;
-/// in 3D they need not (fitted bit for bit to an H200's output,
-/// tools/texture_grid.h200.txt.gz).
+/// (bit a of the corner: the second texel on axis a), each a whole number,
+/// summing to 256. NVIDIA's units split the weight of each z slice (exact)
+/// between x's two texels, rounding x1's share to the nearest 1/256 with
+/// ties up (x0 takes the rest), then each share between y's two texels,
+/// ties up where the corner's x and y bits agree and down where they differ.
+/// In 2D the slice weighs 256, so x's shares are exact; in 1D there is no
+/// split. Fitted to an H200 bit for bit: every 2D weight of
+/// tools/texture_grid.h200.txt.gz, and all 2^24 fraction triples in 3D
+/// (2026-12-04).
 SmallVector<Value> cornerWeights(Emitter &e, ArrayRef<Axis> axes) {
   auto whole = [&](Value v) { return e.fpext(e.fmul(v, e.cf(256.0))); };
+  // `product` / 256 (exact in f64) to a whole number, ties up or down.
+  auto rounded = [&](Value product, bool tieUp) -> Value {
+    Value p = e.fmul(product, e.cd(1.0 / 256.0));
+    return tieUp ? math::FloorOp::create(e.b, e.loc, e.fadd(p, e.cd(0.5))).getResult()
+                 : math::CeilOp::create(e.b, e.loc, e.fsub(p, e.cd(0.5))).getResult();
+  };
   SmallVector<Value> weights;
   for (unsigned bits = 0; bits < (1u << axes.size()); ++bits) {
-    Value product = e.cd(1.0);
+    SmallVector<Value> w;
     for (auto [a, axis] : llvm::enumerate(axes)) {
-      Value w = whole(axis.weight);
-      product = e.fmul(product, (bits >> a) & 1 ? w : e.fsub(e.cd(256.0), w));
+      Value second = whole(axis.weight);
+      w.push_back((bits >> a) & 1 ? second : e.fsub(e.cd(256.0), second));
     }
-    // Exact in f64: at most 2^24, divided by a power of two.
-    product = e.fmul(product, e.cd(std::ldexp(1.0, -8 * (int(axes.size()) - 1))));
-    bool tieUp = axes.size() < 2 || ((bits & 1) == ((bits >> 1) & 1));
-    weights.push_back(
-        tieUp ? math::FloorOp::create(e.b, e.loc, e.fadd(product, e.cd(0.5))).getResult()
-              : math::CeilOp::create(e.b, e.loc, e.fsub(product, e.cd(0.5))).getResult());
+    bool x1 = bits & 1, y1 = (bits >> 1) & 1;
+    Value share = w.size() > 2 ? rounded(e.fmul(w[2], w[0]), x1) : w[0];
+    weights.push_back(w.size() > 1 ? rounded(e.fmul(share, w[1]), x1 == y1) : share);
   }
   return weights;
 }
@@ -761,6 +766,13 @@ struct TexOpLowering : TexturePattern<TexOp> {
       }
       layer = layer ? e.addi(e.muli(layer, e.c32(6)), face) : face;
       flags |= kForceNormalized;
+      dims = 2;
+    } else if (g == TexGeometry::D1) {
+      // NVIDIA's units sample a 1D texture as a 2D one of height 1 at
+      // y = 0, under the y address mode: filtered in border mode, the row
+      // above (border texels) weighs half (an H200, 2026-12-04). A layered
+      // 1D array filters in x alone.
+      coords.push_back(e.cf(0.0));
       dims = 2;
     }
     SmallVector<Value> lanes = callSampler(rewriter, op, state.addressSpaces.global, dims, false,

@@ -50,16 +50,19 @@ static Axis axis(float x, int n, cudaTextureAddressMode mode, bool normalized, b
 }
 
 // The corner weights (in 1/256) of a linear fetch, corner bit k: the second
-// texel on axis k. An H200 rounds each product of the axes' weights to the
-// nearest 1/256, a tie up where the corner's x and y bits agree, else down
-// (in 2D: (0, 0) and (1, 1) halves up, the other two the rest of their row).
+// texel on axis k. An H200 splits each z slice's weight between x's texels,
+// x1's share rounded to the nearest 1/256, a tie up (x0 takes the rest), then
+// each share between y's texels, a tie up where the corner's x and y bits
+// agree, else down; in 2D x's shares are exact (fitted to all 2^24 fraction
+// triples in 3D).
 static void cornerWeights(const Axis* axes, int dims, double* w) {
+  auto rounded = [](double p, bool up) { return up ? std::floor(p + 0.5) : std::ceil(p - 0.5); };
   for (int k = 0; k < (1 << dims); ++k) {
-    double p = 1;
-    for (int d = 0; d < dims; ++d) p *= (k >> d & 1) ? axes[d].a * 256.0 : 256.0 - axes[d].a * 256.0;
-    p = std::ldexp(p, -8 * (dims - 1));
-    bool up = dims < 2 || (k & 1) == (k >> 1 & 1);
-    w[k] = up ? std::floor(p + 0.5) : std::ceil(p - 0.5);
+    double a[3];
+    for (int d = 0; d < dims; ++d) a[d] = (k >> d & 1) ? axes[d].a * 256.0 : 256.0 - axes[d].a * 256.0;
+    bool x1 = k & 1, y1 = k >> 1 & 1;
+    double share = dims > 2 ? rounded(a[2] * a[0] / 256.0, x1) : a[0];
+    w[k] = dims > 1 ? rounded(share * a[1] / 256.0, x1 == y1) : share;
   }
 }
 
@@ -391,8 +394,11 @@ int main() {
       t = arrayTexture(a1, mode, false, true, cudaReadModeElementType, 3.0f);
       fetch1d<<<1, xs.size()>>>(t, dXs, dOut, xs.size());
       std::vector<float> got1 = back(dOut, xs.size());
-      Ref ref{image.data(), W * H, 1, 1, {mode}, false, true, 3.0f};
-      for (size_t i = 0; i < xs.size(); ++i) expectEqual("1d linear", got1[i], ref.at(xs[i], 0, 0, 1), i);
+      // An H200 filters a 1D array as a 2D one of height 1 at y = 0: in
+      // border mode the row above, border texels, takes half the weight
+      // (its 1D layered arrays filter in x alone).
+      Ref ref{image.data(), W * H, 1, 1, {mode, mode, mode}, false, true, 3.0f};
+      for (size_t i = 0; i < xs.size(); ++i) expectEqual("1d linear", got1[i], ref.at(xs[i], 0), i);
       CHECK(cudaDestroyTextureObject(t));
     }
     CHECK(cudaFreeArray(a1));

@@ -411,7 +411,7 @@ class TextureAPI(MemcpyAPI):
                     1, 1, p.format, p.numChannels, (p.height, 1))
         raise CudaError(self.unsupported("cuTexObjectCreate", f"resource type {kind}"))
 
-    def _descriptor(self, res: Any, tex: Any) -> bytes:
+    def _descriptor(self, res: Any, tex: Any, mipmapped: bool = False) -> bytes:
         data, pitch, slice_, width, height, depth, layers, fmt, channels, queried = \
             self._resource(res)
         if fmt not in FORMATS or channels not in (1, 2, 4):
@@ -424,7 +424,11 @@ class TextureAPI(MemcpyAPI):
         if tex is not None:
             if tex.flags & SRGB:
                 raise CudaError(self.unsupported("cuTexObjectCreate", "sRGB textures"))
-            if tex.flags & NORMALIZED_COORDINATES:
+            # A mipmapped array's coordinates are normalized whatever the
+            # flag says (an H200, 2026-12-04: tex1DLod at x = 0.05 reads
+            # inside a 16-texel level 0).
+            if tex.flags & NORMALIZED_COORDINATES or mipmapped or \
+                    res.resType == RESOURCE_MIPMAPPED_ARRAY:
                 flags |= DESC_NORMALIZED_COORDS
             if tex.filterMode == 1:
                 flags |= DESC_LINEAR
@@ -481,7 +485,7 @@ class TextureAPI(MemcpyAPI):
         table = b""
         for handle in levels:
             level.res.array.hArray = self.handle_ptr(handle)
-            table += self._descriptor(level[0], tex)
+            table += self._descriptor(level[0], tex, mipmapped=True)
         address = int(self.device.alloc(len(table)))
         self.device.copy_to_device(address, np.frombuffer(table, dtype=np.uint8))
         fields = _MIPMAP.pack(len(levels), tex.mipmapLevelBias, tex.minMipmapLevelClamp,
