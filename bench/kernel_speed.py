@@ -235,19 +235,20 @@ def prepare(work: Path, checkout: Path, samples: Path, cuda_libs: Path | None) -
             failures += 1
         for index, text in enumerate(texts):
             text, key = keyed_ptx(text)
-            if (cache / f"{key}.{GPU}.json").exists():
-                continue
-            started = time.perf_counter()
-            try:
-                compiled = zmlir.compile_module(text, f"nvptx:{GPU}",
-                                                filename=f"{exe.name}.{index}.ptx")
-            except zmlir.CompileError as err:
-                print(f"{exe.name}: module {index}: {str(err).splitlines()[0]}")
-                failures += 1
-                continue
-            nvptx_cache.store(cache, key, compiled, source=f"{exe.name}.{index}.ptx")
-            print(f"{exe.name}: module {index} compiled for {GPU} "
-                  f"({time.perf_counter() - started:.0f} s)", flush=True)
+            for target in nvptx_cache.targets(text, GPU):
+                if (cache / f"{key}.{target.partition(':')[2]}.json").exists():
+                    continue
+                started = time.perf_counter()
+                try:
+                    compiled = zmlir.compile_module(text, target,
+                                                    filename=f"{exe.name}.{index}.ptx")
+                except zmlir.CompileError as err:
+                    print(f"{exe.name}: module {index}: {str(err).splitlines()[0]}")
+                    failures += 1
+                    continue
+                nvptx_cache.store(cache, key, compiled, source=f"{exe.name}.{index}.ptx")
+                print(f"{exe.name}: module {index} compiled for {target} "
+                      f"({time.perf_counter() - started:.0f} s)", flush=True)
     lines = []
     for suite, name, args in plan():
         folder = "llmc" if suite == "llmc" else f"samples/{name}"

@@ -169,18 +169,18 @@ def prepare(directory: Path, archs: list[str]) -> int:
                      for text in driver_ptx_texts(exe, relocatable, int(arch[3:]))}
             for index, text in enumerate(texts):
                 text, key = keyed_ptx(text)
-                for arch in archs:
-                    if (cache_dir / f"{key}.{arch}.json").exists():
+                for target in (t for arch in archs for t in nvptx_cache.targets(text, arch)):
+                    if (cache_dir / f"{key}.{target.partition(':')[2]}.json").exists():
                         continue
                     name = f"{program.name}.{index}.ptx"
                     try:
-                        compiled = zmlir.compile_module(text, f"nvptx:{arch}", filename=name)
+                        compiled = zmlir.compile_module(text, target, filename=name)
                     except zmlir.CompileError as err:
-                        print(f"{program.name}: cannot compile for {arch}: {err}")
+                        print(f"{program.name}: cannot compile for {target}: {err}")
                         failures += 1
                         continue
                     nvptx_cache.store(cache_dir, key, compiled, source=name)
-                    print(f"{program.name:20s} module {index} {arch}: {key[:16]}…")
+                    print(f"{program.name:20s} module {index} {target}: {key[:16]}…")
     print(f"prepared {len(list(cache_dir.glob('*.json')))} modules in {cache_dir}")
     return 1 if failures else 0
 

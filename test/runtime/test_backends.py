@@ -332,9 +332,9 @@ def test_nvptx_cache_round_trip_and_arch_choice(tmp_path: Path,
     info = cuda_backend.CUDADeviceInfo("fake", (9, 0), 1, 1024, 49152, 1 << 30)
     backend = cuda_backend.CUDABackend(OpenedLibrary(RecordingLib(), "fake"), 0,
                                        cuda_backend._get_ffi().NULL, info)
-    cached = backend.precompiled(key)
+    cached = backend.precompiled(key, ptx)
     assert cached is not None and cached.target == "nvptx:sm_90"
-    assert backend.precompiled("f" * 64) is None
+    assert backend.precompiled("f" * 64, ptx) is None
 
 
 def test_nvptx_cache_keeps_native_textures_apart(tmp_path: Path,
@@ -353,13 +353,24 @@ def test_nvptx_cache_keeps_native_textures_apart(tmp_path: Path,
         "nvptx:sm_80+native-textures"
     monkeypatch.setenv(nvptx_cache.ENV, str(tmp_path))
     info = cuda_backend.CUDADeviceInfo("fake", (9, 0), 1, 1024, 49152, 1 << 30)
-    for native, target in (("1", "nvptx:sm_80+native-textures"), ("0", "nvptx:sm_90")):
-        monkeypatch.setenv(cuda_backend.NATIVE_TEXTURES_ENV, native)
+    textures = "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];"
+    # Native textures are the default; a module without texture
+    # instructions keeps the plain target, whose entries it shares.
+    for native, target in ((None, "nvptx:sm_80+native-textures"),
+                           ("1", "nvptx:sm_80+native-textures"), ("0", "nvptx:sm_90")):
+        if native is None:
+            monkeypatch.delenv(cuda_backend.NATIVE_TEXTURES_ENV, raising=False)
+        else:
+            monkeypatch.setenv(cuda_backend.NATIVE_TEXTURES_ENV, native)
         backend = cuda_backend.CUDABackend(OpenedLibrary(RecordingLib(), "fake"), 0,
                                            cuda_backend._get_ffi().NULL, info)
-        assert backend.vendor_textures == (native == "1")
-        assert backend.target == "nvptx:sm_90" + ("+native-textures" if native == "1" else "")
-        assert backend.precompiled(key).target == target
+        assert backend.vendor_textures == (native != "0")
+        assert backend.target == "nvptx:sm_90"
+        assert backend.target_for(textures) == "nvptx:sm_90" + \
+            ("+native-textures" if native != "0" else "")
+        assert backend.target_for("add.s32 %r1, %r2, %r3;") == "nvptx:sm_90"
+        assert backend.precompiled(key, textures).target == target
+        assert backend.precompiled(key, "ret;").target == "nvptx:sm_90"
 
 
 @pytest.mark.parametrize("damage", ["{not json", '{"target": "nvptx:sm_90"}', "[]",

@@ -105,8 +105,14 @@ class Backend(ABC):
     def memset(self, address: int, byte: int, nbytes: int) -> None: ...
 
     # -- code --------------------------------------------------------------------
-    def precompiled(self, key: str) -> Any | None:
-        """A module compiled ahead of time for the PTX whose sha256 is `key`
+    def target_for(self, ptx: str) -> str:
+        """The compile target for module `ptx`: `target`, unless the backend
+        compiles some modules with other features (the CUDA passthrough's
+        native textures)."""
+        return self.target
+
+    def precompiled(self, key: str, ptx: str) -> Any | None:
+        """A module compiled ahead of time for `ptx`, whose sha256 is `key`
         (a zmlir.CompiledModule-like object load takes), or None: the driver
         compiles the PTX."""
         return None

@@ -270,9 +270,9 @@ _TEXTURE_CALLS = frozenset((
     "cuTexObjectCreate", "cuTexObjectDestroy", "cuTexObjectGetResourceDesc",
     "cuTexObjectGetTextureDesc", "cuSurfObjectCreate", "cuSurfObjectDestroy",
     "cuSurfObjectGetResourceDesc"))
-# ZMLIR_NATIVE_TEXTURES=1: arrays, texture and surface objects are NVIDIA's,
-# the kernels' texture instructions its own (docs/textures.md). Off by
-# default until verified on an H200 (.device/tex/pkg/run.sh).
+# Arrays, texture and surface objects are NVIDIA's, the kernels' texture
+# instructions its own (docs/textures.md); ZMLIR_NATIVE_TEXTURES=0 makes them
+# ours, sampled in code, as on every other backend.
 NATIVE_TEXTURES_ENV = "ZMLIR_NATIVE_TEXTURES"
 
 _ffi: cffi.FFI | None = None
@@ -403,7 +403,7 @@ class CUDABackend(Backend):
         self.library_path = opened.path
         self.device, self.context, self.info = device, context, info
         self.arch = nvptx_arch(*info.compute_capability)
-        self.native_textures = os.environ.get(NATIVE_TEXTURES_ENV, "").strip() == "1"
+        self.native_textures = os.environ.get(NATIVE_TEXTURES_ENV, "").strip() != "0"
         cache = os.environ.get(nvptx_cache.ENV, "").strip()
         self.cache_dir = Path(cache) if cache else None
         self._current = threading.local()
@@ -466,7 +466,13 @@ class CUDABackend(Backend):
 
     @property
     def target(self) -> str:
-        return f"nvptx:{self.arch}" + ("+native-textures" if self.native_textures else "")
+        return f"nvptx:{self.arch}"
+
+    def target_for(self, ptx: str) -> str:
+        # Only a module with texture instructions compiles differently.
+        if self.native_textures and nvptx_cache.uses_textures(ptx):
+            return f"{self.target}+native-textures"
+        return self.target
 
     @property
     def compute_units(self) -> int:
@@ -705,13 +711,13 @@ class CUDABackend(Backend):
 
     # -- code --------------------------------------------------------------------
 
-    def precompiled(self, key: str) -> nvptx_cache.CachedModule | None:
-        """The module precompiled for `key` (nvptx_cache.ptx_key of the PTX
-        the driver extracted) in ZMLIR_NVPTX_CACHE, if there is one."""
+    def precompiled(self, key: str, ptx: str) -> nvptx_cache.CachedModule | None:
+        """The module precompiled for `ptx` (`key`: nvptx_cache.ptx_key of it)
+        in ZMLIR_NVPTX_CACHE, if there is one, for its target (a module with
+        texture instructions: sm_90+native-textures)."""
         if self.cache_dir is None:
             return None
-        # (With native textures only entries compiled for them: sm_90+native-textures.)
-        found = nvptx_cache.lookup(self.cache_dir, key, self.target.partition(":")[2])
+        found = nvptx_cache.lookup(self.cache_dir, key, self.target_for(ptx).partition(":")[2])
         note(f"cuda backend: module {key[:16]} "
              + (f"precompiled for {found.target}" if found else "not in the NVPTX cache"))
         return found

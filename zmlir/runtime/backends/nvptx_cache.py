@@ -36,6 +36,23 @@ ENV = "ZMLIR_NVPTX_CACHE"
 _ARCH = re.compile(r"sm_(\d+)((?:\+[a-z-]+)*)")
 
 
+# An instruction on a texture or surface: a module with one compiles apart for
+# NVIDIA's texture instructions (`+native-textures`), the others the same.
+_TEXTURE_INSTRUCTION = re.compile(r"\b(?:tex|tld4|txq|suld|sust|suq)\.")
+
+
+def uses_textures(ptx: str) -> bool:
+    """Whether `ptx` has texture or surface instructions."""
+    return _TEXTURE_INSTRUCTION.search(ptx) is not None
+
+
+def targets(ptx: str, arch: str) -> list[str]:
+    """The targets a module of `ptx` may be compiled for on `arch` (sm_90):
+    what a cache made ahead of time holds, whatever ZMLIR_NATIVE_TEXTURES is."""
+    plain = f"nvptx:{arch}"
+    return [plain, f"{plain}+native-textures"] if uses_textures(ptx) else [plain]
+
+
 def ptx_key(ptx: str) -> str:
     """The key of a PTX text: what the driver hashes for its module table."""
     return hashlib.sha256(ptx.encode()).hexdigest()

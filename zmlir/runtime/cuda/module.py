@@ -348,7 +348,7 @@ class ModuleAPI(FunctionAPI):
         if compiled is None:
             # A backend may hold modules compiled ahead of time (the CUDA
             # passthrough on machines without our compiler).
-            compiled = self.device.precompiled(key)
+            compiled = self.device.precompiled(key, ptx)
             if compiled is None:
                 compiled = self._compile(ptx, name, key)
         self.compiled_by_hash[key] = compiled
@@ -415,7 +415,7 @@ class ModuleAPI(FunctionAPI):
                 parted = self._parted(ptx, name)
                 if parted is not None:
                     return parted
-            return compile_cached(ptx, self.device.target, name)
+            return compile_cached(ptx, self.device.target_for(ptx), name)
         except CompileError as err:
             try:
                 parted = self._parted(ptx, name) if kernel_level(err) else None
@@ -440,7 +440,7 @@ class ModuleAPI(FunctionAPI):
         index = cached_partition(ptx, name)
         if index is None:
             return None
-        target = self.device.target
+        target = self.device.target_for(ptx)
         return PartedModule(name, index, lambda text: compile_cached(text, target, name), log)
 
     def _part(self, module: Module, name: str) -> Module:

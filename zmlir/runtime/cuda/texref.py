@@ -107,7 +107,7 @@ class TexRefAPI(TextureAPI):
         if not self.device.vendor_textures:
             return None
         return self.unsupported(api_name, "texture references with NVIDIA's textures "
-                                          "(ZMLIR_NATIVE_TEXTURES=1)")
+                                          "(ZMLIR_NATIVE_TEXTURES=0 samples ours)")
 
     def cuModuleGetTexRef(self, out: Any, hmod: Any, name: Any) -> int:
         if (r := self._vendor_references("cuModuleGetTexRef")) is not None:
