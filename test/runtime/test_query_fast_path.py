@@ -360,3 +360,65 @@ def test_printf_kernels_take_the_c_path_once_the_fifo_is_fixed(libdir: str, back
     assert r["fifo"] == 1  # CUDA_ERROR_INVALID_VALUE: the size is fixed
     if backend == "opencl":  # the stand-in NVIDIA driver runs no kernel
         assert lines[:-1] == ["hello 7"]
+
+
+_CONTEXT_ID = _IN_CONTEXT + textwrap.dedent("""
+    import uuid
+    address = ctypes.c_void_p()
+    key = (ctypes.c_ubyte * 16)(*uuid.UUID("21318c60-9714-3248-8ca6-41ff7324c8f2").bytes)
+    assert lib.cuGetExportTable(ctypes.byref(address), key) == 0
+    slot = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint64))(
+        ctypes.c_void_p.from_address(address.value + 4 * 8).value)
+    r = {"fast": {}}
+    def counted(name, ctx, out=True):
+        value = ctypes.c_uint64(7)
+        before = lib.zmlir_fast_queries()
+        r[name] = [slot(ctx, ctypes.byref(value) if out else None), value.value]
+        r["fast"][name] = lib.zmlir_fast_queries() - before
+    # cuBLASLt's 74 asks a GEMM: NVIDIA's context (from NVIDIA's TOOLS_TLS),
+    # the first through Python, which finds it is no context of ours.
+    foreign = ctypes.c_void_p(0x5E3D029F600)
+    for n in range(3):
+        counted(f"foreign{n}", foreign)
+    counted("current", ctx)
+    counted("null", None)
+    counted("null_out", ctx, out=False)
+    counted("unknown_small", ctypes.c_void_p(0x1008))
+    stream = ctypes.c_void_p()
+    assert lib.cuStreamCreate(ctypes.byref(stream), 0) == 0
+    counted("stream", stream)
+    other = ctypes.c_void_p()
+    assert lib.cuCtxCreate_v2(ctypes.byref(other), 0, 0) == 0
+    counted("created_current", other)
+    counted("created_null", None)
+    counted("primary_not_current", ctx)
+    r["ids_differ"] = r["created_current"][1] != r["primary_not_current"][1]
+    assert lib.cuCtxDestroy_v2(other) == 0
+    counted("destroyed", other)
+    counted("after_destroy_null", None)
+    counted("foreign_again", foreign)
+    print(json.dumps(r))
+""")
+
+
+@pytest.mark.parametrize("backend", ["opencl", "cuda"])
+def test_context_ids_take_the_c_path(libdir: str, backend: str,
+                                     fake_nvidia_driver: Path) -> None:
+    """TOOLS_CONTEXT slot 4 (a context's unique id), which NVIDIA's cuBLASLt
+    asks 74 times in each GEMM of NVIDIA's own context: the current
+    context's id, and under the passthrough NVIDIA's answer for NVIDIA's
+    contexts once the Python body found one, from C; every answer the
+    Python path's."""
+    fast, python = _fast_and_python(_CONTEXT_ID, libdir, _backend_env(backend, fake_nvidia_driver))
+    vendor = backend == "cuda"  # the stand-in's TOOLS_CONTEXT: its slot 4 answers 0xfa44
+    assert fast.pop("fast") == {
+        "foreign0": 0, "foreign1": int(vendor), "foreign2": int(vendor), "current": 1,
+        "null": 1, "null_out": 0, "unknown_small": 0, "stream": 0, "created_current": 1,
+        "created_null": 1, "primary_not_current": 0, "destroyed": 0,
+        "after_destroy_null": 1, "foreign_again": int(vendor)}
+    assert fast == python
+    assert fast["current"] == fast["null"] == [0, fast["current"][1]] and fast["current"][1]
+    assert fast["ids_differ"] and fast["created_null"] == fast["created_current"]
+    assert fast["foreign0"][0] == (0xFA44 if vendor else 400)  # INVALID_HANDLE: ours
+    assert fast["null_out"][0] == 1  # CUDA_ERROR_INVALID_VALUE
+    assert fast["after_destroy_null"] == fast["current"]  # the primary context again

@@ -138,10 +138,13 @@ def _context_id(d: Any, ctx: Any, result: Any) -> int:
     # Under the passthrough NVIDIA's libraries ask it of our contexts
     # (cuFFT: cuCtxGetCurrent's) and of NVIDIA's (cuBLAS: TOOLS_TLS's, the
     # vendor's table): those the vendor's slot answers.
+    # Such a context is remembered in C (fastpath.c), which hands it to the
+    # vendor's slot itself from then on (cuBLASLt asks 74 times a GEMM).
     vendor = _BUILT.vendor_slots.get(("TOOLS_CONTEXT", 4))
     handle = d.ptr(ctx)
     if vendor is not None and handle and d.handles.find(handle) is None \
             and handle not in d.destroyed_contexts:
+        d.fast.vendor_context(handle)
         slot = d.ffi.cast("CUresult (*)(CUcontext, unsigned long long *)", vendor)
         return int(slot(ctx, result))
     return d.cuCtxGetId(ctx, result)
@@ -310,7 +313,17 @@ def _build(driver: Any, table: Table) -> Any:
             fast = driver.fast.cls_get_slot(callback)
             if fast is not None:
                 array[index] = ffi.cast("void *", fast)
+        elif slot is not None and BODIES[slot.name] is _context_id:
+            _fast_context_id(driver, array, index, callback)
     return array
+
+
+def _fast_context_id(driver: Any, array: Any, index: int, callback: Any) -> None:
+    """Slot `index` of `array` (a context's id), answered in C (fastpath.c)
+    unless traced, with the vendor's slot for the vendor's contexts."""
+    fast = driver.fast.context_id_slot(callback, _BUILT.vendor_slots.get(("TOOLS_CONTEXT", 4)))
+    if fast is not None:
+        array[index] = driver.ffi.cast("void *", fast)
 
 
 def _vendor_copy(driver: Any, table: Table, address: int) -> Any:
@@ -333,6 +346,8 @@ def _vendor_copy(driver: Any, table: Table, address: int) -> Any:
             callback = _callback(driver, table, index, slot)
             _BUILT.callbacks.append(callback)
             array[index] = ffi.cast("void *", callback)
+            if BODIES[slot.name] is _context_id:
+                _fast_context_id(driver, array, index, callback)
         _BUILT.arrays[key] = array
     return _BUILT.arrays[key]
 

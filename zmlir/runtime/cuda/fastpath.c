@@ -1118,6 +1118,86 @@ CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx) {
   return result;
 }
 
+/* -- a context's unique id (TOOLS_CONTEXT slot 4) ----------------------------------
+ *
+ * NVIDIA's cuBLASLt asks it dozens of times in every GEMM (74 in one
+ * cublasSgemmStridedBatched or cublasGemmStridedBatchedEx: each look at its
+ * per-context state), of NVIDIA's own context, which NVIDIA's TOOLS_TLS gives
+ * it under the passthrough; NVIDIA's cuFFT asks it of ours. In Python that
+ * was a callback each time (export_slots.py: _context_id). Answered here
+ * while the fast path is on: NULL or the calling thread's current context
+ * (known as for launches, so a live one of ours) is its handle, as
+ * cuCtxGetId says; a context the Python body handed to NVIDIA's slot before
+ * (not a handle of ours: zmlir_fast_vendor_context) goes to NVIDIA's slot
+ * again. Everything else takes the Python body. */
+
+#define ZMLIR_FAST_VENDOR_CONTEXTS 8
+
+typedef CUresult (*zmlir_context_id_fn)(void *, unsigned long long *);
+
+static zmlir_context_id_fn zmlir_fast_context_id_python, zmlir_fast_context_id_vendor;
+static uintptr_t zmlir_fast_vendor_contexts[ZMLIR_FAST_VENDOR_CONTEXTS];
+
+/* The Python body and NVIDIA's slot (0: none) the C slot falls back to. */
+void zmlir_fast_context_id_configure(uintptr_t python, uintptr_t vendor) {
+  pthread_mutex_lock(&zmlir_fast_write);
+  ZMLIR_STORE(zmlir_fast_context_id_python, (zmlir_context_id_fn)python);
+  ZMLIR_STORE(zmlir_fast_context_id_vendor, (zmlir_context_id_fn)vendor);
+  pthread_mutex_unlock(&zmlir_fast_write);
+}
+
+/* Context `ctx` is NVIDIA's, not ours (add), or may be ours from now on
+ * (forget; ctx 0: every one). When the table is full the rest stay Python's. */
+void zmlir_fast_vendor_context(uintptr_t ctx, int add) {
+  pthread_mutex_lock(&zmlir_fast_write);
+  int known = 0;
+  for (int i = 0; i < ZMLIR_FAST_VENDOR_CONTEXTS; ++i) {
+    uintptr_t c = ZMLIR_LOAD(zmlir_fast_vendor_contexts[i]);
+    if (c != 0 && (ctx == 0 || c == ctx)) {
+      if (add)
+        known = 1;
+      else
+        ZMLIR_STORE(zmlir_fast_vendor_contexts[i], (uintptr_t)0);
+    }
+  }
+  for (int i = 0; add && !known && ctx && i < ZMLIR_FAST_VENDOR_CONTEXTS; ++i)
+    if (ZMLIR_LOAD(zmlir_fast_vendor_contexts[i]) == 0) {
+      ZMLIR_STORE(zmlir_fast_vendor_contexts[i], ctx);
+      break;
+    }
+  pthread_mutex_unlock(&zmlir_fast_write);
+}
+
+static int zmlir_fast_is_vendor_context(uintptr_t ctx) {
+  for (int i = 0; ctx && i < ZMLIR_FAST_VENDOR_CONTEXTS; ++i)
+    if (ZMLIR_LOAD(zmlir_fast_vendor_contexts[i]) == ctx)
+      return 1;
+  return 0;
+}
+
+CUresult zmlir_fast_context_id(void *ctx, unsigned long long *id) {
+  uintptr_t c = (uintptr_t)ctx;
+  zmlir_context_id_fn vendor = ZMLIR_LOAD(zmlir_fast_context_id_vendor);
+  CUresult result;
+  zmlir_enter();
+  /* As for a launch: on, and the calling thread's context known (so live). */
+  int known = ZMLIR_LOAD(zmlir_fast_enabled) && zmlir_fast_ctx != 0 &&
+              zmlir_fast_ctx_epoch == ZMLIR_LOAD(zmlir_fast_epoch);
+  if (id != NULL && known && (c == 0 || c == zmlir_fast_ctx)) {
+    *id = zmlir_fast_ctx;
+    __atomic_add_fetch(&zmlir_fast_query_count, 1, __ATOMIC_RELAXED);
+    result = 0;
+  } else if (vendor != NULL && ZMLIR_LOAD(zmlir_fast_enabled) && zmlir_fast_is_vendor_context(c)) {
+    __atomic_add_fetch(&zmlir_fast_query_count, 1, __ATOMIC_RELAXED);
+    result = vendor(ctx, id);
+  } else {
+    zmlir_context_id_fn python = ZMLIR_LOAD(zmlir_fast_context_id_python);
+    result = python ? python(ctx, id) : 400; /* CUDA_ERROR_INVALID_HANDLE */
+  }
+  zmlir_leave();
+  return result;
+}
+
 /* -- function attributes ------------------------------------------------------------
  *
  * llm.c's layernorm_forward6 and fused_residual_forward6 opt their kernel in to
@@ -1398,6 +1478,7 @@ uintptr_t zmlir_fast_address(const char *name) {
       {"cuKernelSetAttribute", (uintptr_t)&cuKernelSetAttribute},
       {"cuCtxGetDevice_v2", (uintptr_t)&cuCtxGetDevice_v2},
       {"zmlir_fast_cls_get", (uintptr_t)&zmlir_fast_cls_get},
+      {"zmlir_fast_context_id", (uintptr_t)&zmlir_fast_context_id},
       {"zmlir_fast_not_supported", (uintptr_t)&zmlir_fast_not_supported},
       {"cuKernelGetFunction", (uintptr_t)&cuKernelGetFunction},
       {"cuModuleGetLoadingMode", (uintptr_t)&cuModuleGetLoadingMode},

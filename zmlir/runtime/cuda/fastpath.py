@@ -15,7 +15,10 @@ a function whose parameters the table cannot describe, a capturing stream
 synchronisation with Python work to do (sync_work), an error the real
 driver answers.
 The context-local storage get cudart calls before each launch (an export-
-table slot) is answered from a C mirror of the driver's storage as well.
+table slot) is answered from a C mirror of the driver's storage as well,
+and so is a context's unique id (TOOLS_CONTEXT slot 4, which NVIDIA's
+cuBLASLt asks dozens of times in each GEMM): the current context's, or
+NVIDIA's slot's for a context the driver found NVIDIA's (vendor_context).
 So are cuMemAlloc_v2, cuMemFree_v2 and cuMemsetD8/16/32 (_v2, Async) where
 the backend hands their real entry points over (the passthrough): the
 allocations and frees made in C are journalled, and the driver's map of
@@ -282,6 +285,24 @@ class FastPath:
             return None
         self.lib.zmlir_fast_cls_configure(int(self.ffi.cast("uintptr_t", python_get)))
         return self.ffi.cast("void *", self.lib.zmlir_fast_address(b"zmlir_fast_cls_get"))
+
+    def context_id_slot(self, python_slot: Any, vendor_slot: Any) -> Any:
+        """The C function to put in TOOLS_CONTEXT's slot 4 (a context's unique
+        id, which NVIDIA's cuBLASLt asks dozens of times in each GEMM), falling
+        back to `python_slot` (a cffi callback); the contexts vendor_context
+        names go to `vendor_slot` (NVIDIA's, or None). None: use `python_slot`."""
+        if not self.on:
+            return None
+        vendor = int(self.ffi.cast("uintptr_t", vendor_slot)) if vendor_slot is not None else 0
+        self.lib.zmlir_fast_context_id_configure(int(self.ffi.cast("uintptr_t", python_slot)),
+                                                 vendor)
+        return self.ffi.cast("void *", self.lib.zmlir_fast_address(b"zmlir_fast_context_id"))
+
+    def vendor_context(self, ctx: int, vendor: bool = True) -> None:
+        """Context `ctx` is NVIDIA's, no handle of ours (its id is NVIDIA's
+        slot's to give), or, vendor False, may be a handle of ours from now on."""
+        if self.lib is not None:
+            self.lib.zmlir_fast_vendor_context(ctx, int(vendor))
 
     def library_kernel(self, library: int, name: str, kernel: int) -> None:
         """Kernel `name` of `library` is function `kernel` (fastpath.c answers

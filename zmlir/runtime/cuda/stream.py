@@ -44,6 +44,7 @@ class StreamAPI(DriverState):
         if vendor:
             stream.vendor = True
             handle = self.handles.add_at(vendor, stream)
+            self.fast.vendor_context(handle, vendor=False)  # ours now, not NVIDIA's context
         else:
             handle = self.handles.add(stream)
         self.fast.stream(handle)
