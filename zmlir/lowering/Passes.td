@@ -107,4 +107,28 @@ def IndexNoWrap : Pass<"zmlir-index-no-wrap"> {
   ];
 }
 
+def WarpUniformConditions : Pass<"zmlir-warp-uniform-conditions"> {
+  let summary = "Make a kernel's tests of its warp visibly uniform across a sub-group";
+  let description = [{
+    A test of `%tid.x` that reads only `%tid.x & ~31` (`x < 32`, `x >= 64`,
+    `x > 95`, `x >> 5`, `x / 64`, `x & -32`) has one answer per warp, but a
+    SPIR-V consumer sees a value that differs across the sub-group: Intel's
+    CPU vectorizer runs a branch on it under a mask, emulating the warp's
+    shuffles there one lane at a time. On `w = (x - lane) & 992` (`lane` the
+    sub-group lane) the test gives the same answer wherever `lane == x mod
+    32`, and the vectorizer sees it uniform.
+
+    Each kernel that requires 32-wide sub-groups (`intel_reqd_sub_group_size`
+    32) and branches on such a test gets a new entry block and a copy of its
+    body with the tests on `w`; the entry runs the copy when `%ntid.x % 32 ==
+    0` or `%ntid.y * %ntid.z == 1`, where `lane == x mod 32` holds for
+    sub-groups of 32 consecutive linear ids (CUDA's warps) as well as for
+    sub-groups of 32 consecutive work-items along x (Intel's CPU runtime),
+    and the body as it was for any other block.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect",
+                           "::mlir::gpu::GPUDialect"];
+}
+
 #endif // ZMLIR_LOWERING_PASSES

@@ -102,6 +102,10 @@ class Target(ABC):
     # `<kernel>__zmlir_grid31` for grids below 2^21 blocks in x, chosen by the
     # backend at launch; KernelInfo.grid_variant_x).
     grid_variants: ClassVar[bool] = False
+    # Whether kernels whose warps are 32-wide sub-groups get a copy of their
+    # body with their tests of the thread's warp visibly uniform across the
+    # sub-group, run for blocks where it is exact (zmlir-warp-uniform-conditions).
+    uniform_warp_conditions: ClassVar[bool] = False
 
     def __init__(self, arch: str | None = None) -> None:
         self.arch = arch or self.default_arch
@@ -165,8 +169,10 @@ class Target(ABC):
 
     def std_pipeline(self) -> str:
         options = self.lowering_options()
+        uniform = "zmlir-warp-uniform-conditions, " if self.uniform_warp_conditions else ""
         return (f"builtin.module(convert-ptx-to-std{{{options.pass_options()}}},"
-                f" gpu.module(canonicalize, cse, zmlir-index-no-wrap{{target={options.target}"
+                f" gpu.module(canonicalize, cse, {uniform}"
+                f"zmlir-index-no-wrap{{target={options.target}"
                 f" grid-variants={str(self.grid_variants).lower()}}}))")
 
     @property

@@ -63,6 +63,12 @@ class SPIRVTarget(Target):
     # backend launches such grids on that variant.
     grid_variants = True
 
+    # `if (threadIdx.x < 32)` around a warp's shuffles: on get_local_id(0)
+    # Intel's vectorizer masks the branch and emulates each shuffle lane by
+    # lane; on get_local_id(0) - get_sub_group_local_id() it sees one answer
+    # per sub-group (bench/results/cpu_kernels.md, reduce).
+    uniform_warp_conditions = True
+
     @classmethod
     def validate_arch(cls, arch: str) -> None:
         if arch:

@@ -1,0 +1,247 @@
+//===- WarpUniformConditions.cpp - Thread-id tests a warp shares ---------===//
+//
+// CUDA code branches on the warp a thread is in: `if (threadIdx.x < 32)`
+// around a warp's shuffles, `if (threadIdx.x / 32 == 1)`. Such a test has one
+// answer for all 32 lanes of a warp, but a SPIR-V consumer sees a test of
+// get_local_id(0), which differs across a sub-group's work-items: Intel's CPU
+// vectorizer runs the branch's body under a mask and emulates each shuffle
+// there one lane at a time (bench/results/cpu_kernels.md: reduce).
+//
+// A value of x = %tid.x that depends only on x & ~31 is the same for
+// w = x - lane, where lane is the work-item's sub-group lane, whenever
+// lane == x mod 32 (then w == x & ~31); and w, a consecutive value less
+// another (masked with 992, as x < 1024), is visibly uniform across the
+// sub-group. This pass rewrites, on w:
+//   x < C, x >= C (C a multiple of 32), x > C, x <= C (C one below one),
+//   signed or unsigned, and either way round;
+//   x >> k (k >= 5), x / d (d a multiple of 32), x & m (m's low 5 bits clear).
+//
+// lane == x mod 32 holds where sub-groups are 32 consecutive work-items
+// along x (Intel's CPU runtime, for every block shape: test/targets/
+// test_spirv_uniform_warp_conditions.py), and where they are 32 consecutive
+// linear ids (CUDA's warps) if the block is one-dimensional or %ntid.x is a
+// multiple of 32. So a kernel that requires 32-wide sub-groups
+// (`intel_reqd_sub_group_size` 32, the SPIR-V lowering's mark of a kernel
+// whose warps are sub-groups) and branches on such a test gets a second copy
+// of its body with the tests on w, which a new entry block runs when
+// %ntid.x % 32 == 0 or %ntid.y == %ntid.z == 1 (one answer for the whole
+// block: a uniform branch); any other block runs the body as it was.
+//
+//===----------------------------------------------------------------------===//
+
+#include "zmlir/lowering/Passes.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace zmlir {
+#define GEN_PASS_DEF_WARPUNIFORMCONDITIONS
+#include "zmlir/lowering/Passes.h.inc"
+} // namespace zmlir
+
+using namespace mlir;
+
+namespace {
+
+using IP = arith::CmpIPredicate;
+
+/// CUDA's limit on %ntid.x, which the driver checks at each launch: %tid.x <
+/// 1024 (the lowering's bound on gpu.thread_id).
+constexpr int64_t kMaxThreadsX = 1024;
+
+/// Whether `v` is %tid.x: gpu.thread_id x, or an index cast or extension of
+/// it, each of a type that holds x < 1024 exactly (index or at least 16
+/// bits), so that `v` is x itself and not x modulo a narrow type.
+bool isThreadIdX(Value v) {
+  if (auto type = dyn_cast<IntegerType>(v.getType()); type && type.getWidth() < 16)
+    return false;
+  Operation *def = v.getDefiningOp();
+  if (auto id = dyn_cast_or_null<gpu::ThreadIdOp>(def))
+    return id.getDimension() == gpu::Dimension::x;
+  if (isa_and_nonnull<arith::IndexCastUIOp, arith::IndexCastOp, arith::ExtUIOp, arith::ExtSIOp>(
+          def))
+    return isThreadIdX(def->getOperand(0));
+  return false;
+}
+
+/// `p` with its operands swapped: C p x is x swap(p) C.
+IP swapped(IP p) {
+  switch (p) {
+  case IP::ult:
+    return IP::ugt;
+  case IP::ule:
+    return IP::uge;
+  case IP::ugt:
+    return IP::ult;
+  case IP::uge:
+    return IP::ule;
+  case IP::slt:
+    return IP::sgt;
+  case IP::sle:
+    return IP::sge;
+  case IP::sgt:
+    return IP::slt;
+  case IP::sge:
+    return IP::sle;
+  default:
+    return p;
+  }
+}
+
+/// The operand of `op` that is %tid.x and may be replaced by x & ~31 without
+/// changing the result, or -1. x is below 1024, so a test against any
+/// constant C reads only x & ~31 when the boundary between its answers lies
+/// at a multiple of 32: below C for `<` and `>=`, above it for `>` and `<=`.
+int alignedOperand(Operation *op) {
+  APInt c;
+  auto lowBits = [&](const APInt &v) { return v.getLoBits(5).getZExtValue(); };
+  if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+    int x = -1;
+    IP pred = cmp.getPredicate();
+    if (isThreadIdX(cmp.getLhs()) && matchPattern(cmp.getRhs(), m_ConstantInt(&c))) {
+      x = 0;
+    } else if (isThreadIdX(cmp.getRhs()) && matchPattern(cmp.getLhs(), m_ConstantInt(&c))) {
+      x = 1;
+      pred = swapped(pred);
+    } else {
+      return -1;
+    }
+    switch (pred) {
+    case IP::ult:
+    case IP::uge:
+    case IP::slt:
+    case IP::sge:
+      return lowBits(c) == 0 ? x : -1;
+    case IP::ugt:
+    case IP::ule:
+    case IP::sgt:
+    case IP::sle:
+      return lowBits(c) == 31 ? x : -1;
+    default:
+      return -1;
+    }
+  }
+  if (isa<arith::ShRUIOp, arith::DivUIOp>(op) && isThreadIdX(op->getOperand(0)) &&
+      matchPattern(op->getOperand(1), m_ConstantInt(&c))) {
+    if (isa<arith::ShRUIOp>(op))
+      return c.uge(5) && c.ult(c.getBitWidth()) ? 0 : -1;
+    return !c.isZero() && lowBits(c) == 0 ? 0 : -1;
+  }
+  if (auto andOp = dyn_cast<arith::AndIOp>(op)) {
+    for (int x : {0, 1})
+      if (isThreadIdX(op->getOperand(x)) &&
+          matchPattern(op->getOperand(1 - x), m_ConstantInt(&c)) && lowBits(c) == 0)
+        return x;
+  }
+  return -1;
+}
+
+/// Whether some op of `ops` decides a branch: its value reaches a
+/// cf.cond_br's condition.
+bool decidesBranch(ArrayRef<Operation *> ops) {
+  for (Operation *op : ops) {
+    SetVector<Operation *> slice;
+    getForwardSlice(op, &slice);
+    slice.insert(op);
+    for (Operation *user : slice) {
+      auto br = dyn_cast<cf::CondBranchOp>(user);
+      if (br && slice.contains(br.getCondition().getDefiningOp()))
+        return true;
+    }
+  }
+  return false;
+}
+
+/// The ops of `region` with an aligned operand.
+SmallVector<Operation *> alignedTests(Region &region) {
+  SmallVector<Operation *> ops;
+  region.walk([&](Operation *op) {
+    if (alignedOperand(op) >= 0)
+      ops.push_back(op);
+  });
+  return ops;
+}
+
+/// Gives `kernel` a new entry block that runs a copy of its body with its
+/// aligned tests on w where the block's shape makes lane == x mod 32.
+void duplicateForAlignedBlocks(gpu::GPUFuncOp kernel) {
+  Region &body = kernel.getBody();
+  Block *entry = &body.front();
+  Location loc = kernel.getLoc();
+
+  // The copy, then a new entry taking the arguments (function arguments and
+  // attributions) both copies used.
+  Region scratch;
+  IRMapping mapping;
+  body.cloneInto(&scratch, mapping);
+  Block *copyEntry = &scratch.front();
+  SmallVector<Block *> copy = llvm::map_to_vector(scratch, [](Block &block) { return &block; });
+  auto *newEntry = new Block();
+  for (BlockArgument arg : entry->getArguments())
+    newEntry->addArgument(arg.getType(), arg.getLoc());
+  body.push_front(newEntry);
+  for (Block *old : {entry, copyEntry}) {
+    for (auto [arg, replacement] : llvm::zip(old->getArguments(), newEntry->getArguments()))
+      arg.replaceAllUsesWith(replacement);
+    old->eraseArguments(0, old->getNumArguments());
+  }
+  body.getBlocks().splice(body.end(), scratch.getBlocks());
+
+  // w = (x - lane) & 992: x & ~31 where lane == x mod 32 (x < 1024); the mask
+  // only tells the integer range analysis that it lies in [0, 992] (a max
+  // would too, but Intel's vectorizer takes llvm.smax of a uniform value for
+  // a varying one).
+  OpBuilder b = OpBuilder::atBlockEnd(newEntry);
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  auto dim = [&](gpu::Dimension d) { return gpu::BlockDimOp::create(b, loc, d); };
+  Value xAligned = arith::CmpIOp::create(
+      b, loc, IP::eq, arith::AndIOp::create(b, loc, dim(gpu::Dimension::x), index(31)), index(0));
+  Value flat = arith::CmpIOp::create(
+      b, loc, IP::eq, arith::MulIOp::create(b, loc, dim(gpu::Dimension::y), dim(gpu::Dimension::z)),
+      index(1));
+  Value aligned = arith::OrIOp::create(b, loc, xAligned, flat);
+  // %tid.x as the lowering reads it (with its bound, for the range analysis).
+  gpu::ThreadIdOp tid;
+  body.walk([&](gpu::ThreadIdOp id) {
+    if (!tid && id.getDimension() == gpu::Dimension::x)
+      tid = id;
+  });
+  Value x = tid ? Value(b.clone(*tid)->getResult(0))
+                : Value(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  Value lane = gpu::LaneIdOp::create(b, loc, /*upperBound=*/nullptr);
+  Value w = arith::AndIOp::create(b, loc, arith::SubIOp::create(b, loc, x, lane),
+                                  index(kMaxThreadsX - 32));
+  llvm::DenseMap<Type, Value> wOfType{{w.getType(), w}};
+  auto wAs = [&](Type type) {
+    Value &v = wOfType[type];
+    if (!v)
+      v = arith::IndexCastUIOp::create(b, loc, type, w);
+    return v;
+  };
+
+  for (Block *block : copy)
+    block->walk([&](Operation *op) {
+      int operand = alignedOperand(op);
+      if (operand >= 0)
+        op->setOperand(operand, wAs(op->getOperand(operand).getType()));
+    });
+  cf::CondBranchOp::create(b, loc, aligned, copyEntry, ValueRange{}, entry, ValueRange{});
+}
+
+struct WarpUniformConditionsPass
+    : zmlir::impl::WarpUniformConditionsBase<WarpUniformConditionsPass> {
+  void runOnOperation() override {
+    getOperation()->walk([](gpu::GPUFuncOp kernel) {
+      auto width = kernel->getAttrOfType<IntegerAttr>("intel_reqd_sub_group_size");
+      if (!kernel.isKernel() || !width || width.getInt() != 32)
+        return;
+      if (decidesBranch(alignedTests(kernel.getBody())))
+        duplicateForAlignedBlocks(kernel);
+    });
+  }
+};
+
+} // namespace
