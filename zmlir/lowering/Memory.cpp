@@ -377,7 +377,20 @@ struct LdOpLowering : PTXPattern<LdOp> {
     // kernel runs, so an invariant load where the target has such loads.
     bool invariant = op.getNc() && op.getSpace() == StateSpace::Global && !atomic && !isVolatile &&
                      state.target.hasNonCoherentLoads();
-    if (vec > 1 && atomic && bytes * vec <= 8) {
+    // A cache operator (__ldcs's `.cs`, `.cg`, `.lu`) kept where the target
+    // has the instruction; the offset stays the instruction's own.
+    if (op.getCache() != CacheOp::None && op.getSpace() == StateSpace::Global && !atomic &&
+        !isVolatile) {
+      FailureOr<Value> base = pointerTo(op, rewriter, adaptor.getAddr(), /*offset=*/0,
+                                        op.getSpace());
+      if (failed(base))
+        return failure();
+      results = state.target.emitCachedLoad(rewriter, loc, op.getCache(), op.getNc(), *base,
+                                            op.getOffset(), elem, vec);
+    }
+    if (!results.empty()) {
+      // Kept by the target.
+    } else if (vec > 1 && atomic && bytes * vec <= 8) {
       // A vector `.relaxed`/`.acquire` load of at most 8 bytes is one
       // atomic access of the whole: NVIDIA's hardware never tears it and
       // cub's decoupled look-back relies on that ({status, value} pairs
@@ -447,7 +460,19 @@ struct StOpLowering : PTXPattern<StOp> {
       values.push_back(adjustBits(rewriter, loc, v, elem, false));
     LLVM::AtomicOrdering ordering = accessOrdering(op.getSem());
     bool atomic = ordering != LLVM::AtomicOrdering::not_atomic;
-    if (vec > 1 && atomic && bytes * vec <= 8) {
+    bool cached = false;
+    if (op.getCache() != CacheOp::None && op.getSpace() == StateSpace::Global && !atomic &&
+        !isVolatile) {
+      FailureOr<Value> base = pointerTo(op, rewriter, adaptor.getAddr(), /*offset=*/0,
+                                        op.getSpace());
+      if (failed(base))
+        return failure();
+      cached = state.target.emitCachedStore(rewriter, loc, op.getCache(), *base, op.getOffset(),
+                                            values);
+    }
+    if (cached) {
+      // Kept by the target (see LdOpLowering).
+    } else if (vec > 1 && atomic && bytes * vec <= 8) {
       // One atomic store of the whole (see LdOpLowering).
       Value v = LLVM::BitcastOp::create(rewriter, loc, rewriter.getIntegerType(bytes * vec * 8),
                                         vectorOf(rewriter, loc, elem, values));

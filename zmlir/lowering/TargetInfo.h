@@ -224,6 +224,24 @@ public:
   /// load (NVPTX: NVIDIA's ld.global.nc, LDG.E.CONSTANT). Elsewhere `.nc`
   /// is a plain load.
   virtual bool hasNonCoherentLoads() const { return false; }
+  /// A plain `ld.global` with cache operator `cache` (`.cg`, `.cs`, `.lu`,
+  /// `.cv`; `nc` for `.nc`) of `vec` elements of `elem` from
+  /// `[ptr+offset]` as the target's own instruction keeping the operator:
+  /// the loaded values, or none where it has no such load (then a plain
+  /// load, the operator dropped: it changes no result).
+  virtual llvm::SmallVector<mlir::Value> emitCachedLoad(mlir::OpBuilder &b, mlir::Location loc,
+                                                        ptx::CacheOp cache, bool nc,
+                                                        mlir::Value ptr, int64_t offset,
+                                                        mlir::Type elem, int64_t vec) const {
+    return {};
+  }
+  /// A plain `st.global` of `values` with cache operator `cache` (`.cg`,
+  /// `.cs`, `.wt`) to `[ptr+offset]` likewise; false where the target has
+  /// no such store.
+  virtual bool emitCachedStore(mlir::OpBuilder &b, mlir::Location loc, ptx::CacheOp cache,
+                               mlir::Value ptr, int64_t offset, mlir::ValueRange values) const {
+    return false;
+  }
 
   //===--- Asynchronous copies ---------------------------------------------===//
 

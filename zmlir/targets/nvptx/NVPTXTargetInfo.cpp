@@ -25,6 +25,42 @@ Value inlinePTX(OpBuilder &b, Location loc, mlir::Type type, StringRef text, Str
       .getResult(0);
 }
 
+/// The registers of a cached access's elements of type `elem` (inline PTX):
+/// integers of its width, 16, 32 or 64 bits.
+struct CachedRegisters {
+  mlir::Type type;
+  const char *constraint;
+  const char *suffix;
+};
+std::optional<CachedRegisters> cachedRegisters(OpBuilder &b, mlir::Type elem) {
+  if (!elem.isIntOrFloat())
+    return std::nullopt;
+  switch (elem.getIntOrFloatBitWidth()) {
+  case 16:
+    return CachedRegisters{b.getI16Type(), "h", ".b16"};
+  case 32:
+    return CachedRegisters{b.getI32Type(), "r", ".b32"};
+  case 64:
+    return CachedRegisters{b.getI64Type(), "l", ".b64"};
+  default:
+    return std::nullopt;
+  }
+}
+
+/// `.v2`, `.v4`, ... for a vector access of `vec` elements.
+std::string vectorSuffix(int64_t vec) {
+  return vec > 1 ? ".v" + std::to_string(vec) : "";
+}
+
+/// `[$n+offset]`: the address operand `n` (after the `vec` outputs of a load,
+/// first in a store) and the instruction's own offset.
+std::string cachedAddress(int64_t n, int64_t offset) {
+  std::string r = "[$" + std::to_string(n);
+  if (offset)
+    r += "+" + std::to_string(offset);
+  return r + "]";
+}
+
 /// The `.sem.scope.space` of an mbarrier instruction as the op says them,
 /// but for the semantics the instruction has anyway (`implied`: arrivals
 /// release, waits acquire) with the .cta scope: those need PTX 8.0, and
@@ -248,6 +284,75 @@ public:
   /// NVPTX selects an invariant load from the global space as
   /// ld.global.nc (NVPTXISelDAGToDAG's LDG), vectors too.
   bool hasNonCoherentLoads() const override { return true; }
+
+  /// ld.global with `.cg`, `.cs`, `.lu` or `.cv` (llm.c's __ldcs, 128-bit
+  /// `ld.global.cs.v4` included) as that instruction in inline PTX: LLVM's
+  /// NVPTX has no form of them (`!nontemporal` is dropped). nvcc's PTX has
+  /// them vectorized already. With side effects: the asm's memory effects
+  /// cannot be said, and without them MLIR would merge two loads of one
+  /// address across a store.
+  SmallVector<Value> emitCachedLoad(OpBuilder &b, Location loc, CacheOp cache, bool nc, Value ptr,
+                                    int64_t offset, mlir::Type elem, int64_t vec) const override {
+    if (cache != CacheOp::CG && cache != CacheOp::CS && cache != CacheOp::LU &&
+        cache != CacheOp::CV)
+      return {};
+    std::optional<CachedRegisters> regs = cachedRegisters(b, elem);
+    if (!regs || (nc && cache == CacheOp::LU) || (nc && cache == CacheOp::CV))
+      return {};
+    std::string text = ("ld.global." + stringifyCacheOp(cache) + (nc ? ".nc" : "")).str();
+    std::string outputs, constraints;
+    for (int64_t i = 0; i < vec; ++i) {
+      outputs += (i ? ", $" : "$") + std::to_string(i);
+      constraints += std::string(i ? "," : "") + "=" + regs->constraint;
+    }
+    text += vectorSuffix(vec) + regs->suffix + " " + (vec > 1 ? "{" + outputs + "}" : outputs) +
+            ", " + cachedAddress(vec, offset) + ";";
+    constraints += ",l";
+    mlir::Type resultType = vec == 1
+                                ? regs->type
+                                : LLVM::LLVMStructType::getLiteral(
+                                      b.getContext(), SmallVector<mlir::Type>(vec, regs->type));
+    Value r = LLVM::InlineAsmOp::create(b, loc, resultType, ValueRange{ptr}, text, constraints,
+                                        /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                        LLVM::tailcallkind::TailCallKind::None,
+                                        LLVM::AsmDialectAttr(), ArrayAttr())
+                  .getResult(0);
+    SmallVector<Value> values;
+    for (int64_t i = 0; i < vec; ++i) {
+      Value v = vec == 1 ? r : LLVM::ExtractValueOp::create(b, loc, r, i).getResult();
+      values.push_back(v.getType() == elem ? v : LLVM::BitcastOp::create(b, loc, elem, v));
+    }
+    return values;
+  }
+
+  /// st.global with `.cg`, `.cs` or `.wt` likewise (__stcs, llm.c's x128
+  /// stores).
+  bool emitCachedStore(OpBuilder &b, Location loc, CacheOp cache, Value ptr, int64_t offset,
+                       ValueRange values) const override {
+    if (cache != CacheOp::CG && cache != CacheOp::CS && cache != CacheOp::WT)
+      return false;
+    std::optional<CachedRegisters> regs = cachedRegisters(b, values.front().getType());
+    if (!regs)
+      return false;
+    int64_t vec = static_cast<int64_t>(values.size());
+    std::string inputs, constraints = "l";
+    SmallVector<Value> operands{ptr};
+    for (int64_t i = 0; i < vec; ++i) {
+      inputs += (i ? ", $" : "$") + std::to_string(i + 1);
+      constraints += std::string(",") + regs->constraint;
+      Value v = values[i];
+      operands.push_back(
+          v.getType() == regs->type ? v : LLVM::BitcastOp::create(b, loc, regs->type, v));
+    }
+    std::string text = ("st.global." + stringifyCacheOp(cache)).str() + vectorSuffix(vec) +
+                       regs->suffix + " " + cachedAddress(0, offset) + ", " +
+                       (vec > 1 ? "{" + inputs + "}" : inputs) + ";";
+    LLVM::InlineAsmOp::create(b, loc, TypeRange{}, operands, text, constraints,
+                              /*has_side_effects=*/true, /*is_align_stack=*/false,
+                              LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+                              ArrayAttr());
+    return true;
+  }
 
   /// The backend emits every f32 instruction of a function in
   /// `preserve-sign` mode as its `.ftz` form (add, sub, mul, fma, div, sqrt,
