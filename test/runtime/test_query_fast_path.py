@@ -422,3 +422,104 @@ def test_context_ids_take_the_c_path(libdir: str, backend: str,
     assert fast["foreign0"][0] == (0xFA44 if vendor else 400)  # INVALID_HANDLE: ours
     assert fast["null_out"][0] == 1  # CUDA_ERROR_INVALID_VALUE
     assert fast["after_destroy_null"] == fast["current"]  # the primary context again
+
+
+_LAUNCH_EX = _IN_CONTEXT + textwrap.dedent("""
+    lib.zmlir_fast_launches.restype = ctypes.c_ulonglong
+    module, fn = ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.cuModuleLoadData(ctypes.byref(module), ADD_SCALAR_PTX + b"\\0") == 0
+    assert lib.cuModuleGetFunction(ctypes.byref(fn), module, b"add_scalar") == 0
+    p = ctypes.c_uint64()
+    assert lib.cuMemAlloc_v2(ctypes.byref(p), 4096) == 0
+    assert lib.cuMemsetD8_v2(p, 0, 4096) == 0
+
+    class Attribute(ctypes.Structure):
+        _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_char * 4),
+                    ("value", ctypes.c_uint * 16)]
+
+    class Config(ctypes.Structure):
+        _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3),
+                    ("shared", ctypes.c_uint), ("stream", ctypes.c_void_p),
+                    ("attrs", ctypes.POINTER(Attribute)), ("count", ctypes.c_uint)]
+
+    def config(grid, attributes):
+        attrs = (Attribute * max(len(attributes), 1))()
+        for i, (ident, value) in enumerate(attributes):
+            attrs[i].id = ident
+            attrs[i].value[:len(value)] = value
+        return Config((grid, 1, 1), (32, 1, 1), 0, None, attrs, len(attributes))
+
+    v = ctypes.c_uint32(1)
+    params = (ctypes.c_void_p * 2)(ctypes.addressof(p), ctypes.addressof(v))
+
+    def extra(size, value=1):
+        buffer = (ctypes.c_ubyte * 16)()
+        ctypes.memmove(buffer, ctypes.byref(p), 8)
+        ctypes.memmove(ctypes.addressof(buffer) + 8, ctypes.byref(ctypes.c_uint32(value)), 4)
+        length = ctypes.c_size_t(size)
+        keep.extend([buffer, length])
+        return (ctypes.c_void_p * 5)(1, ctypes.addressof(buffer), 2, ctypes.addressof(length), 0)
+
+    keep = []
+    r = {"fast": {}}
+    def counted(name, call):
+        before = lib.zmlir_fast_launches()
+        r[name] = call()
+        r["fast"][name] = lib.zmlir_fast_launches() - before
+    ex = lambda c, args=params, packed=None: lib.cuLaunchKernelEx(ctypes.byref(c), fn, args, packed)
+    counted("plain", lambda: ex(config(1, [])))
+    # cuBLAS's: hints (programmatic stream serialization, priority) and a cluster.
+    counted("hints", lambda: ex(config(1, [(6, [1]), (8, [0]), (4, [1, 1, 1]), (2, [0])])))
+    counted("cluster", lambda: ex(config(2, [(4, [2, 1, 1]), (6, [1])])))
+    counted("cluster_uneven", lambda: ex(config(3, [(4, [2, 1, 1])])))
+    counted("cooperative", lambda: ex(config(1, [(2, [1])])))
+    counted("cooperative_unset", lambda: ex(config(1, [(2, [1]), (2, [0])])))
+    counted("preferred_cluster", lambda: ex(config(2, [(11, [2, 1, 1])])))
+    counted("unknown_attribute", lambda: ex(config(1, [(12, [1])])))
+    # Parameters packed in `extra`, as cuBLAS launches its kernels.
+    counted("extra", lambda: ex(config(1, []), None, extra(16)))
+    counted("extra_cluster", lambda: ex(config(2, [(4, [2, 1, 1])]), None, extra(12)))
+    counted("extra_short", lambda: ex(config(1, []), None, extra(8)))
+    counted("extra_and_params", lambda: ex(config(1, []), params, extra(16)))
+    counted("launch_extra", lambda: lib.cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, None, None,
+                                                       extra(16, 5)))
+    # A struct of 300 bytes by value (NVIDIA's cuBLAS kernels take one such).
+    BIG = (b".version 8.0\\n.target sm_80\\n.address_size 64\\n"
+           b".visible .entry big(.param .align 8 .b8 s[300]) { ret; }\\n\\0")
+    big_module, big = ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.cuModuleLoadData(ctypes.byref(big_module), BIG) == 0
+    assert lib.cuModuleGetFunction(ctypes.byref(big), big_module, b"big") == 0
+    struct = (ctypes.c_ubyte * 300)()
+    big_params = (ctypes.c_void_p * 1)(ctypes.addressof(struct))
+    counted("big_struct", lambda: lib.cuLaunchKernel(big, 1, 1, 1, 32, 1, 1, 0, None,
+                                                     big_params, None))
+    r["sync"] = lib.cuCtxSynchronize()
+    out = (ctypes.c_uint32 * 32)()
+    assert lib.cuMemcpyDtoH_v2(out, p, 128) == 0
+    r["out"] = list(out)
+    print(json.dumps(r))
+""")
+
+
+@pytest.mark.parametrize("backend", ["opencl", "cuda"])
+def test_launches_with_attributes_and_extra_take_the_c_path(libdir: str, backend: str,
+                                                            fake_nvidia_driver: Path) -> None:
+    """NVIDIA's cuBLAS launches its sm_90 kernels with cuLaunchKernelEx, a
+    cluster, hints and its parameters packed in `extra`: under the
+    passthrough those go to NVIDIA's driver from C, with the Python path's
+    answers; what C does not take (a cooperative launch, an uneven grid of
+    clusters, a short `extra`) the Python path answers as before."""
+    fast, python = _fast_and_python(_LAUNCH_EX, libdir, _backend_env(backend, fake_nvidia_driver))
+    cuda = int(backend == "cuda")
+    assert fast.pop("fast") == {
+        "plain": 1, "hints": 1, "cluster": cuda, "cluster_uneven": 0, "cooperative": 0,
+        "cooperative_unset": 1, "preferred_cluster": 0, "unknown_attribute": 0,
+        "extra": cuda, "extra_cluster": cuda, "extra_short": 0, "extra_and_params": 0,
+        "launch_extra": cuda, "big_struct": cuda}
+    assert fast == python
+    assert fast["plain"] == fast["hints"] == fast["extra"] == fast["launch_extra"] == 0
+    assert fast["big_struct"] == 0
+    assert fast["cluster"] == fast["extra_cluster"] == (0 if cuda else 801)  # NOT_SUPPORTED
+    assert fast["cluster_uneven"] == (912 if cuda else 801)  # INVALID_CLUSTER_SIZE
+    assert fast["extra_short"] == fast["extra_and_params"] == 1  # INVALID_VALUE
+    assert fast["sync"] == 0

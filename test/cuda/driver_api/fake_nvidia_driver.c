@@ -1,10 +1,10 @@
 /* A stand-in for NVIDIA's libcuda.so.1 under zmlir's CUDA passthrough
  * backend (ZMLIR_CUDA_DRIVER=this.so), for testing on a machine without an
  * NVIDIA GPU: the calls the backend makes, on host memory. Launching
- * "add_scalar(u32 *p, u32 v)" adds v to p[0 .. blockDim.x), "launch_add"
- * makes a device-side launch of it (below); every launch is counted
- * (fake_launches). A thread must make the context current before it
- * launches, as with the real driver. */
+ * "add_scalar(u32 *p, u32 v)" (kernelParams, or `extra`) adds v to
+ * p[0 .. blockDim.x), "launch_add" makes a device-side launch of it
+ * (below); every launch is counted (fake_launches). A thread must make the
+ * context current before it launches, as with the real driver. */
 #define _GNU_SOURCE /* memmem */
 #include <stdint.h>
 #include <stdio.h>
@@ -700,8 +700,23 @@ CUresult cuLaunchKernel(void *f, unsigned int gx, unsigned int gy, unsigned int 
                         void *stream, void **params, void **extra) {
   if (!current)
     return 201; /* CUDA_ERROR_INVALID_CONTEXT */
-  if (stream != NULL || extra != NULL)
+  if (stream != NULL || (params != NULL && extra != NULL))
     return 1;
+  void *packed[2];
+  if (extra != NULL) { /* add_scalar's p and v at 0 and 8 in CU_LAUNCH_PARAM_BUFFER_POINTER */
+    char *buffer = NULL;
+    size_t size = 0;
+    for (int i = 0; extra[i] != NULL; i += 2)
+      if (extra[i] == (void *)1)
+        buffer = extra[i + 1];
+      else if (extra[i] == (void *)2)
+        size = *(size_t *)extra[i + 1];
+    if (buffer == NULL || size < 12)
+      return 1; /* CUDA_ERROR_INVALID_VALUE */
+    packed[0] = buffer;
+    packed[1] = buffer + 8;
+    params = packed;
+  }
   const struct fake_function *fn = f;
   if (strcmp(fn->name, "add_scalar") == 0) {
     unsigned int *p = (unsigned int *)(uintptr_t) * (CUdeviceptr *)params[0];

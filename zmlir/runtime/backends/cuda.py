@@ -1080,6 +1080,8 @@ class CUDABackend(Backend):
                   "event_elapsed": address(self.lib.cuEventElapsedTime),
                   # A stream's or the context's synchronisation: synchronize().
                   "ctx_synchronize": address(self.lib.cuCtxSynchronize)}
+        if self.supports_clusters:  # launches with a thread-block cluster, as _launch makes them
+            points["launch_ex"] = address(self.lib.cuLaunchKernelEx)
         # Allocations, frees and memsets: NVIDIA's own, on the NULL stream
         # (the fills: as memset does here); a driver without one leaves it
         # to the Python path.

@@ -517,7 +517,8 @@ FAST_PATH_API = """
 int zmlir_fast_set_entry(const char *name, uintptr_t address);
 int zmlir_fast_function(uintptr_t handle, int kind, uintptr_t target, unsigned int static_shared,
                         unsigned int shared_limit, unsigned int optin,
-                        unsigned int max_threads, unsigned int nparams, const unsigned char *sizes);
+                        unsigned int max_threads, unsigned int nparams, const unsigned char *sizes,
+                        unsigned int param_bytes);
 int zmlir_fast_grid_variant(uintptr_t handle, uintptr_t variant, unsigned int max_grid_x);
 int zmlir_fast_library_kernel(uintptr_t library, const char *name, uintptr_t kernel);
 void zmlir_fast_forget_library(uintptr_t library);

@@ -54,6 +54,7 @@ enum {
 typedef CUresult (*zmlir_cu_launch_fn)(void *, unsigned int, unsigned int, unsigned int,
                                        unsigned int, unsigned int, unsigned int, unsigned int,
                                        void *, void **, void **);
+typedef CUresult (*zmlir_cu_launch_ex_fn)(const CUlaunchConfig *, void *, void **, void **);
 typedef int (*zmlir_cl_set_arg_fn)(void *, unsigned int, size_t, const void *);
 typedef int (*zmlir_cl_enqueue_fn)(void *, void *, unsigned int, const size_t *, const size_t *,
                                    const size_t *, unsigned int, const void *, void *);
@@ -76,6 +77,7 @@ typedef CUresult (*zmlir_cu_memset32_async_fn)(CUdeviceptr, unsigned int, size_t
 
 struct zmlir_fast_backend {
   uintptr_t launch;                                                      /* the real driver's */
+  uintptr_t launch_ex; /* the real driver's cuLaunchKernelEx, where it has clusters */
   uintptr_t set_arg, enqueue, flush, queue;                              /* OpenCL */
   uintptr_t release_event, wait_for_events, get_event_info;              /* OpenCL */
   uintptr_t event_record, event_query, event_synchronize, event_elapsed; /* the real driver's */
@@ -93,6 +95,8 @@ struct zmlir_fast_entry {
   uintptr_t variant;
   unsigned int variant_grid_x;
   unsigned int static_shared, shared_limit, max_threads, nparams;
+  /* the parameters' bytes packed as `extra` gives them (each at its alignment) */
+  unsigned int param_bytes;
   /* the dynamic shared memory the application opted the function in to (or
    * NVIDIA's default); shared_limit: the static plus that, bounded by the
    * backend's */
@@ -340,6 +344,7 @@ int zmlir_fast_set_entry(const char *name, uintptr_t address) {
     size_t offset;
   } fields[] = {
       {"launch", offsetof(struct zmlir_fast_backend, launch)},
+      {"launch_ex", offsetof(struct zmlir_fast_backend, launch_ex)},
       {"set_arg", offsetof(struct zmlir_fast_backend, set_arg)},
       {"enqueue", offsetof(struct zmlir_fast_backend, enqueue)},
       {"flush", offsetof(struct zmlir_fast_backend, flush)},
@@ -380,10 +385,12 @@ void zmlir_register_exit(void) {
     atexit(zmlir_at_exit);
 }
 
-/* Registers (or updates) function `handle`; 0 on success, -1 if it does not fit. */
+/* Registers (or updates) function `handle`; 0 on success, -1 if it does not fit.
+ * `sizes` (each parameter's bytes) are OpenCL's (clSetKernelArg). */
 int zmlir_fast_function(uintptr_t handle, int kind, uintptr_t target, unsigned int static_shared,
                         unsigned int shared_limit, unsigned int optin,
-                        unsigned int max_threads, unsigned int nparams, const unsigned char *sizes) {
+                        unsigned int max_threads, unsigned int nparams, const unsigned char *sizes,
+                        unsigned int param_bytes) {
   if (handle == 0 || nparams > ZMLIR_FAST_MAX_PARAMS ||
       (kind != ZMLIR_FAST_CUDA && kind != ZMLIR_FAST_OPENCL))
     return -1;
@@ -402,6 +409,7 @@ int zmlir_fast_function(uintptr_t handle, int kind, uintptr_t target, unsigned i
   e->optin = optin;
   e->max_threads = max_threads;
   e->nparams = nparams;
+  e->param_bytes = param_bytes;
   if (nparams)
     memcpy(e->sizes, sizes, nparams);
   ZMLIR_STORE(e->key, handle);
@@ -639,14 +647,42 @@ static int zmlir_fast_applies(void *stream) {
   return s <= 2 || zmlir_fast_find(s, ZMLIR_FAST_STREAM) != NULL; /* 0-2: default streams */
 }
 
-/* Launches through the fast path if it applies: 1 with *result set, else 0. */
+/* Whether `extra` packs the parameters as the Python path reads it
+ * (launch.py: _extra_buffer, _unpack): pairs of CU_LAUNCH_PARAM_BUFFER_POINTER
+ * (1) and _SIZE (2) up to _END (0), 32 at most, holding `bytes` at least. */
+static int zmlir_fast_extra_fits(void **extra, unsigned int bytes) {
+  int pointer = 0, sized = 0;
+  for (int i = 0; i < 64; i += 2) {
+    uintptr_t tag = (uintptr_t)extra[i];
+    if (tag == 0)
+      break;
+    if ((tag != 1 && tag != 2) || extra[i + 1] == NULL)
+      return 0;
+    if (tag == 1)
+      pointer = 1;
+    else
+      sized = *(const size_t *)extra[i + 1] >= bytes;
+  }
+  return pointer && sized;
+}
+
+/* Launches through the fast path if it applies: 1 with *result set, else 0.
+ * `cluster`: a thread-block cluster's dimensions (NULL: none), which only
+ * the real driver's cuLaunchKernelEx launches. Under the passthrough a
+ * launch with `extra` (NVIDIA's cuBLAS packs its kernels' parameters so)
+ * hands it to the real driver as it is, where the Python path unpacks it
+ * into kernelParams: the same bytes. */
 static int zmlir_fast_launch(void *f, const unsigned int grid[3], const unsigned int block[3],
                              unsigned int shared, void *stream, void **params, void **extra,
-                             CUresult *result) {
+                             const unsigned int *cluster, CUresult *result) {
   if (!zmlir_fast_applies(stream))
     return 0;
   struct zmlir_fast_entry *e = zmlir_fast_find_function((uintptr_t)f);
-  if (e == NULL || extra != NULL || (params == NULL && e->nparams != 0))
+  if (e == NULL)
+    return 0;
+  if (extra != NULL ? e->kind != ZMLIR_FAST_CUDA || params != NULL ||
+                          !zmlir_fast_extra_fits(extra, e->param_bytes)
+                    : params == NULL && e->nparams != 0)
     return 0;
   unsigned long long threads = (unsigned long long)block[0] * block[1] * block[2];
   if (!grid[0] || !grid[1] || !grid[2] || grid[0] > 0x7fffffffu || grid[1] > 65535 ||
@@ -656,15 +692,35 @@ static int zmlir_fast_launch(void *f, const unsigned int grid[3], const unsigned
   if (window > ZMLIR_LOAD(e->shared_limit))
     return 0;
   if (e->kind == ZMLIR_FAST_OPENCL) {
-    if (!zmlir_fast_opencl(e, grid, block, (unsigned int)window, params, result))
+    if (cluster != NULL || !zmlir_fast_opencl(e, grid, block, (unsigned int)window, params, result))
       return 0;
   } else {
     zmlir_cu_launch_fn launch = (zmlir_cu_launch_fn)zmlir_fast_backend.launch;
-    if (launch == NULL)
+    zmlir_cu_launch_ex_fn launch_ex = (zmlir_cu_launch_ex_fn)zmlir_fast_backend.launch_ex;
+    CUresult code;
+    if (cluster != NULL) {
+      /* As the backend's _launch: the cluster and an unset cooperative flag
+       * (the hints the application gave are dropped), on the NULL stream. */
+      if (launch_ex == NULL || grid[0] % cluster[0] || grid[1] % cluster[1] ||
+          grid[2] % cluster[2])
+        return 0;
+      CUlaunchAttribute attrs[2];
+      memset(attrs, 0, sizeof attrs);
+      attrs[0].id = 4; /* CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION */
+      memcpy(attrs[0].value, cluster, 3 * sizeof *cluster);
+      attrs[1].id = 2; /* CU_LAUNCH_ATTRIBUTE_COOPERATIVE: 0 */
+      CUlaunchConfig config = {grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                               (unsigned int)window, NULL, attrs, 2};
+      code = launch_ex(&config, (void *)e->target, params, extra);
+    } else if (launch != NULL)
+      code = launch((void *)e->target, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                    (unsigned int)window, NULL, params, extra);
+    else
       return 0;
-    CUresult code = launch((void *)e->target, grid[0], grid[1], grid[2], block[0], block[1],
-                           block[2], (unsigned int)window, NULL, params, NULL);
-    if (code == 201) /* CUDA_ERROR_INVALID_CONTEXT: this thread has not entered the real one */
+    /* 201 (CUDA_ERROR_INVALID_CONTEXT): this thread has not entered the real
+     * context. A cluster or `extra` the real driver refuses is the Python
+     * path's to answer: it launches otherwise (kernelParams of its own). */
+    if (code == 201 || (code != 0 && (cluster != NULL || extra != NULL)))
       return 0;
     *result = code;
   }
@@ -680,22 +736,61 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDi
   const unsigned int block[3] = {blockDimX, blockDimY, blockDimZ};
   CUresult result;
   zmlir_enter();
-  if (!zmlir_fast_launch(f, grid, block, sharedMemBytes, hStream, kernelParams, extra, &result))
+  if (!zmlir_fast_launch(f, grid, block, sharedMemBytes, hStream, kernelParams, extra, NULL,
+                         &result))
     result = zmlir_py_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY,
                                      blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
   zmlir_leave();
   return result;
 }
 
+/* cuLaunchKernelEx's attributes as the Python path reads them (launch.py):
+ * 1 where each is a hint that changes nothing here, a cooperative flag the
+ * last of which is unset, or a cluster's dimensions (*cluster: the last that
+ * are not all 1 or all 0; NULL: none); 0 leaves the launch to the Python
+ * path. NVIDIA's cuBLAS launches its sm_90 kernels with a cluster. */
+static int zmlir_fast_launch_attributes(const CUlaunchConfig *config,
+                                        const unsigned int **cluster) {
+  const CUlaunchAttribute *attrs = config->attrs;
+  int cooperative = 0;
+  *cluster = NULL;
+  if (config->numAttrs != 0 && attrs == NULL)
+    return 0;
+  for (unsigned int i = 0; i < config->numAttrs; ++i) {
+    const unsigned int *value = (const unsigned int *)attrs[i].value;
+    int trivial = (value[0] == 1 && value[1] == 1 && value[2] == 1) ||
+                  (value[0] == 0 && value[1] == 0 && value[2] == 0);
+    switch (attrs[i].id) {
+    case 0: case 1: case 3: case 5: case 6: case 8: case 9: case 10: case 14: case 16:
+      break; /* launch.py's _LAUNCH_HINTS */
+    case 2: /* COOPERATIVE */
+      cooperative = value[0] != 0;
+      break;
+    case 4: /* CLUSTER_DIMENSION */
+      if (!trivial)
+        *cluster = value;
+      break;
+    case 11: /* PREFERRED_CLUSTER_DIMENSION */
+      if (!trivial)
+        return 0;
+      break;
+    default:
+      return 0;
+    }
+  }
+  return !cooperative;
+}
+
 CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams,
                           void **extra) {
   CUresult result;
+  const unsigned int *cluster;
   zmlir_enter();
-  if (config != NULL && config->numAttrs == 0) {
+  if (config != NULL && zmlir_fast_launch_attributes(config, &cluster)) {
     const unsigned int grid[3] = {config->gridDimX, config->gridDimY, config->gridDimZ};
     const unsigned int block[3] = {config->blockDimX, config->blockDimY, config->blockDimZ};
     if (zmlir_fast_launch(f, grid, block, config->sharedMemBytes, config->hStream, kernelParams,
-                          extra, &result)) {
+                          extra, cluster, &result)) {
       zmlir_leave();
       return result;
     }

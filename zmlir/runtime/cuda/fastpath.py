@@ -128,16 +128,25 @@ class FastPath:
         return int(self.lib.zmlir_faults_guard(begin, size, int(add))) == 0
 
     def function(self, handle: int, device: Any, kernel: Any, info: Any,
-                 param_sizes: list[int] | None, window_limit: int) -> bool:
+                 param_sizes: list[int] | None, window_limit: int, param_bytes: int = 0) -> bool:
         """Registers (or refreshes) a function; False if the fast path cannot
         launch it. Launches with a shared window (static plus dynamic bytes)
-        above `window_limit` take the Python path, which refuses them."""
+        above `window_limit` take the Python path, which refuses them.
+        `param_bytes`: the parameters packed as in `extra`, each at its
+        alignment (a launch's `extra` holding fewer is the Python path's)."""
         if not self.on or not self.backend_ready or param_sizes is None:
             return False
         entry = device.fast_kernel(kernel, info, len(param_sizes))
         if entry is None:
             return False
         kind, target, static_shared, shared_limit, max_threads = entry
+        # fastpath.c keeps each parameter's size in a byte, for OpenCL's
+        # clSetKernelArg: larger by-value arrays take the Python path there.
+        # The real driver takes the application's parameters as they are
+        # (NVIDIA's cuBLAS kernels take a struct of some hundred bytes).
+        if kind == "opencl" and max(param_sizes, default=0) > 255:
+            return False
+        param_sizes = [min(size, 255) for size in param_sizes]
         optin = max(0, window_limit - info.static_shared_bytes)  # cuFuncSetAttribute's value
         shared_limit = min(shared_limit, window_limit)
         if info.max_threads > 0:  # .maxntid/.reqntid: above, the Python path
@@ -145,7 +154,7 @@ class FastPath:
         sizes = self.ffi.new("unsigned char[]", param_sizes or [0])
         if self.lib.zmlir_fast_function(handle, KIND_BY_NAME[kind], target, static_shared,
                                         shared_limit, optin, max_threads,
-                                        len(param_sizes), sizes) != 0:
+                                        len(param_sizes), sizes, param_bytes) != 0:
             return False
         # The kernel's grid variant (OpenCL: OpenCLBackend.fast_grid_variant),
         # which fastpath.c launches for the grids it serves.

@@ -67,14 +67,16 @@ class FunctionAPI(DriverState):
 
     def fast_register(self, fn: Function) -> None:
         """Registers `fn` with the C launch fast path (if it can launch it):
-        its parameters' sizes come from their PTX types (fastpath.c keeps
-        each in a byte: larger by-value arrays take the Python path)."""
+        its parameters' sizes come from their PTX types, and so does their
+        packing in a launch's `extra` (each at its alignment: launch._unpack)."""
         dtypes = [param_dtype(t) for t in fn.info.params]
         # `any(... is None)`, not `None in`: numpy's dtype(None) is float64, so an f64
         # parameter compared equal to None and kept its kernel off the fast path.
         sizes = None if any(d is None for d in dtypes) else [d.itemsize for d in dtypes]
-        if sizes is not None and max(sizes, default=0) > 255:
-            sizes = None
+        packed = 0
+        for ptx_type, size in zip(fn.info.params, sizes or [], strict=False):
+            align = param_alignment(ptx_type)
+            packed = -(-packed // align) * align + size
         if fn.module.trap_word:
             sizes = None  # its launches check the trap word, in Python
         if fn.module.device_launch_var:
@@ -85,7 +87,8 @@ class FunctionAPI(DriverState):
         if heap is not None and not heap.locked and fn.name in fn.module.heap_kernels:
             sizes = None  # its first launch fixes the heap's size (heap.py), in Python
         window = fn.info.static_shared_bytes + max_dynamic_shared(fn, self.device)
-        fn.fast = self.fast.function(fn.handle, self.device, fn.kernel, fn.info, sizes, window)
+        fn.fast = self.fast.function(fn.handle, self.device, fn.kernel, fn.info, sizes, window,
+                                     packed)
 
     def cuKernelGetFunction(self, pfunc: Any, kernel: Any) -> int:
         self.handles.get(self.ptr(kernel), Function)
