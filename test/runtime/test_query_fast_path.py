@@ -375,7 +375,7 @@ _CONTEXT_ID = _IN_CONTEXT + textwrap.dedent("""
         before = lib.zmlir_fast_queries()
         r[name] = [slot(ctx, ctypes.byref(value) if out else None), value.value]
         r["fast"][name] = lib.zmlir_fast_queries() - before
-    # cuBLASLt's 74 asks a GEMM: NVIDIA's context (from NVIDIA's TOOLS_TLS),
+    # cuBLASLt's asks in each GEMM: NVIDIA's context (from NVIDIA's TOOLS_TLS),
     # the first through Python, which finds it is no context of ours.
     foreign = ctypes.c_void_p(0x5E3D029F600)
     for n in range(3):
@@ -405,7 +405,7 @@ _CONTEXT_ID = _IN_CONTEXT + textwrap.dedent("""
 def test_context_ids_take_the_c_path(libdir: str, backend: str,
                                      fake_nvidia_driver: Path) -> None:
     """TOOLS_CONTEXT slot 4 (a context's unique id), which NVIDIA's cuBLASLt
-    asks 74 times in each GEMM of NVIDIA's own context: the current
+    asks in each GEMM of NVIDIA's own context: the current
     context's id, and under the passthrough NVIDIA's answer for NVIDIA's
     contexts once the Python body found one, from C; every answer the
     Python path's."""
@@ -523,3 +523,98 @@ def test_launches_with_attributes_and_extra_take_the_c_path(libdir: str, backend
     assert fast["cluster_uneven"] == (912 if cuda else 801)  # INVALID_CLUSTER_SIZE
     assert fast["extra_short"] == fast["extra_and_params"] == 1  # INVALID_VALUE
     assert fast["sync"] == 0
+
+
+_CUBLAS_ASKS = _IN_CONTEXT + textwrap.dedent("""
+    v = ctypes.c_int()
+    assert lib.cuDeviceGetAttribute(ctypes.byref(v), 16, 0) == 0  # the process is known
+    r = {"fast": {}}
+    def counted(name, call):
+        before = lib.zmlir_fast_queries()
+        r[name] = call()
+        r["fast"][name] = lib.zmlir_fast_queries() - before
+    def capture(stream, v3=False):
+        status, graph, deps = ctypes.c_int(-1), ctypes.c_void_p(1), ctypes.c_void_p(1)
+        count, ident = ctypes.c_size_t(7), ctypes.c_uint64(7)
+        if v3:
+            edges = ctypes.c_void_p(1)
+            code = lib.cuStreamGetCaptureInfo_v3(stream, ctypes.byref(status),
+                                                 ctypes.byref(ident), ctypes.byref(graph),
+                                                 ctypes.byref(deps), ctypes.byref(edges),
+                                                 ctypes.byref(count))
+            return [code, status.value, graph.value, deps.value, edges.value, count.value]
+        code = lib.cuStreamGetCaptureInfo_v2(stream, ctypes.byref(status), ctypes.byref(ident),
+                                             ctypes.byref(graph), ctypes.byref(deps),
+                                             ctypes.byref(count))
+        return [code, status.value, graph.value, deps.value, count.value, ident.value != 7]
+    stream, other = ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.cuStreamCreate(ctypes.byref(stream), 0) == 0
+    assert lib.cuStreamCreate(ctypes.byref(other), 0) == 0
+    for name, s in (("null", None), ("legacy", 1), ("per_thread", 2),
+                    ("stream", stream.value), ("unknown", 0x999)):
+        counted(f"capture_{name}", lambda: capture(ctypes.c_void_p(s) if s else None))
+    counted("capture_v3", lambda: capture(stream, v3=True))
+    status = ctypes.c_int(-1)
+    counted("capture_v1", lambda: [lib.cuStreamGetCaptureInfo(stream, ctypes.byref(status),
+                                                              None), status.value])
+    assert lib.cuStreamBeginCapture_v2(other, 2) == 0  # RELAXED
+    counted("capturing", lambda: capture(other)[:2])
+    counted("capturing_elsewhere", lambda: capture(stream))
+    graph = ctypes.c_void_p()
+    assert lib.cuStreamEndCapture(other, ctypes.byref(graph)) == 0
+    counted("after_capture", lambda: capture(stream))
+    # NVIDIA's machine code (the stand-in's cubin: add_scalar): its attributes.
+    elf = bytes([0x7f]) + b"ELF" + bytes(60)
+    module, fn = ctypes.c_void_p(), ctypes.c_void_p()
+    if lib.cuModuleLoadData(ctypes.byref(module), elf) == 0:
+        assert lib.cuModuleGetFunction(ctypes.byref(fn), module, b"add_scalar") == 0
+        def get(attrib, kernel=False):
+            value = ctypes.c_int(-7)
+            code = (lib.cuKernelGetAttribute(ctypes.byref(value), attrib, fn, 0) if kernel
+                    else lib.cuFuncGetAttribute(ctypes.byref(value), attrib, fn))
+            return [code, value.value]
+        counted("native_shared", lambda: get(1))
+        counted("native_threads", lambda: get(0, kernel=True))
+        counted("native_carveout_set", lambda: lib.cuKernelSetAttribute(9, 50, fn, 0))
+        counted("native_carveout", lambda: get(9))
+        counted("native_cluster_set", lambda: lib.cuFuncSetAttribute(fn, 14, 1))
+        counted("native_optin_set", lambda: lib.cuFuncSetAttribute(fn, 8, 1024))
+        counted("native_null", lambda: lib.cuFuncGetAttribute(None, 1, fn))
+    # Ours (PTX we compiled): our compiler's answers, in Python.
+    ours = ctypes.c_void_p()
+    assert lib.cuModuleLoadData(ctypes.byref(module), ADD_SCALAR_PTX + b"\\0") == 0
+    assert lib.cuModuleGetFunction(ctypes.byref(ours), module, b"add_scalar") == 0
+    value = ctypes.c_int(-7)
+    counted("ours_threads", lambda: [lib.cuFuncGetAttribute(ctypes.byref(value), 0, ours),
+                                     value.value])
+    counted("ours_carveout_set", lambda: lib.cuFuncSetAttribute(ours, 9, 50))
+    print(json.dumps(r))
+""")
+
+
+@pytest.mark.parametrize("backend", ["opencl", "cuda"])
+def test_cublas_per_call_asks_take_the_c_path(libdir: str, backend: str,
+                                              fake_nvidia_driver: Path) -> None:
+    """What NVIDIA's cuBLAS asks in every GEMM besides its launch: whether
+    its stream captures (5 cuStreamGetCaptureInfo_v2) and, under the
+    passthrough, its kernel's attributes (up to 32 cuKernelGetAttribute, a
+    cuKernelSetAttribute), answered in C with the Python path's answers."""
+    fast, python = _fast_and_python(_CUBLAS_ASKS, libdir,
+                                    _backend_env(backend, fake_nvidia_driver))
+    cuda = int(backend == "cuda")
+    expected = {"capture_null": 1, "capture_legacy": 1, "capture_per_thread": 1,
+                "capture_stream": 1, "capture_unknown": 0, "capture_v3": 1, "capture_v1": 1,
+                "capturing": 0, "capturing_elsewhere": 0, "after_capture": 1,
+                "ours_threads": 0, "ours_carveout_set": 0}
+    if cuda:  # the stand-in's machine code
+        expected.update({"native_shared": 1, "native_threads": 1, "native_carveout_set": 1,
+                         "native_carveout": 1, "native_cluster_set": 1, "native_optin_set": 0,
+                         "native_null": 0})
+    assert fast.pop("fast") == expected
+    assert fast == python
+    assert fast["capture_null"] == [0, 0, None, None, 0, False]  # NONE, nothing captured
+    assert fast["capture_v3"] == [0, 0, None, None, None, 0]
+    assert fast["capture_unknown"][0] == 400 and fast["capturing"] == [0, 1]  # ACTIVE
+    if cuda:
+        assert fast["native_shared"] == [0, 1234] and fast["native_carveout"] == [0, 50]
+        assert fast["native_null"] == 1  # INVALID_VALUE

@@ -1082,6 +1082,10 @@ class CUDABackend(Backend):
                   "ctx_synchronize": address(self.lib.cuCtxSynchronize)}
         if self.supports_clusters:  # launches with a thread-block cluster, as _launch makes them
             points["launch_ex"] = address(self.lib.cuLaunchKernelEx)
+        # NVIDIA's machine code's attributes: native_function_attribute and
+        # native_set_function_attribute, in C.
+        points["func_get_attribute"] = address(self.lib.cuFuncGetAttribute)
+        points["func_set_attribute"] = address(self.lib.cuFuncSetAttribute)
         # Allocations, frees and memsets: NVIDIA's own, on the NULL stream
         # (the fills: as memset does here); a driver without one leaves it
         # to the Python path.

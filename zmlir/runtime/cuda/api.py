@@ -509,7 +509,9 @@ C_FAST_PATH = ("cuLaunchKernel", "cuLaunchKernelEx", "cuEventRecord", "cuEventRe
                "cuMemsetD32Async", "cuDeviceGetAttribute", "cuCtxGetDevice",
                "cuCtxGetDevice_v2", "cuStreamSynchronize", "cuCtxSynchronize",
                "cuCtxSynchronize_v2", "cuFuncSetAttribute", "cuKernelSetAttribute",
-               "cuKernelGetFunction", "cuModuleGetLoadingMode", "cuLibraryGetKernel")
+               "cuKernelGetFunction", "cuModuleGetLoadingMode", "cuLibraryGetKernel",
+               "cuFuncGetAttribute", "cuKernelGetAttribute", "cuStreamGetCaptureInfo",
+               "cuStreamGetCaptureInfo_v2", "cuStreamGetCaptureInfo_v3")
 PYTHON_BODY_PREFIX = "zmlir_py_"
 
 # What the Python driver calls to keep fastpath.c's table in step.
@@ -518,7 +520,7 @@ int zmlir_fast_set_entry(const char *name, uintptr_t address);
 int zmlir_fast_function(uintptr_t handle, int kind, uintptr_t target, unsigned int static_shared,
                         unsigned int shared_limit, unsigned int optin,
                         unsigned int max_threads, unsigned int nparams, const unsigned char *sizes,
-                        unsigned int param_bytes);
+                        unsigned int param_bytes, int native);
 int zmlir_fast_grid_variant(uintptr_t handle, uintptr_t variant, unsigned int max_grid_x);
 int zmlir_fast_library_kernel(uintptr_t library, const char *name, uintptr_t kernel);
 void zmlir_fast_forget_library(uintptr_t library);

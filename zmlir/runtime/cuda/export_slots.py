@@ -139,7 +139,7 @@ def _context_id(d: Any, ctx: Any, result: Any) -> int:
     # (cuFFT: cuCtxGetCurrent's) and of NVIDIA's (cuBLAS: TOOLS_TLS's, the
     # vendor's table): those the vendor's slot answers.
     # Such a context is remembered in C (fastpath.c), which hands it to the
-    # vendor's slot itself from then on (cuBLASLt asks 74 times a GEMM).
+    # vendor's slot itself from then on (cuBLASLt asks in every GEMM).
     vendor = _BUILT.vendor_slots.get(("TOOLS_CONTEXT", 4))
     handle = d.ptr(ctx)
     if vendor is not None and handle and d.handles.find(handle) is None \

@@ -55,6 +55,8 @@ typedef CUresult (*zmlir_cu_launch_fn)(void *, unsigned int, unsigned int, unsig
                                        unsigned int, unsigned int, unsigned int, unsigned int,
                                        void *, void **, void **);
 typedef CUresult (*zmlir_cu_launch_ex_fn)(const CUlaunchConfig *, void *, void **, void **);
+typedef CUresult (*zmlir_cu_func_get_attribute_fn)(int *, int, void *);
+typedef CUresult (*zmlir_cu_func_set_attribute_fn)(void *, int, int);
 typedef int (*zmlir_cl_set_arg_fn)(void *, unsigned int, size_t, const void *);
 typedef int (*zmlir_cl_enqueue_fn)(void *, void *, unsigned int, const size_t *, const size_t *,
                                    const size_t *, unsigned int, const void *, void *);
@@ -84,6 +86,7 @@ struct zmlir_fast_backend {
   uintptr_t mem_alloc, mem_free;                                         /* the real driver's */
   uintptr_t ctx_synchronize;                                             /* the real driver's */
   uintptr_t memset[3], memset_async[3]; /* the real driver's D8, D16, D32 */
+  uintptr_t func_get_attribute, func_set_attribute; /* the real driver's */
 };
 
 struct zmlir_fast_entry {
@@ -97,6 +100,7 @@ struct zmlir_fast_entry {
   unsigned int static_shared, shared_limit, max_threads, nparams;
   /* the parameters' bytes packed as `extra` gives them (each at its alignment) */
   unsigned int param_bytes;
+  int native; /* NVIDIA's machine code: its attributes are the real driver's */
   /* the dynamic shared memory the application opted the function in to (or
    * NVIDIA's default); shared_limit: the static plus that, bounded by the
    * backend's */
@@ -365,6 +369,8 @@ int zmlir_fast_set_entry(const char *name, uintptr_t address) {
       {"memset_d8_async", offsetof(struct zmlir_fast_backend, memset_async[0])},
       {"memset_d16_async", offsetof(struct zmlir_fast_backend, memset_async[1])},
       {"memset_d32_async", offsetof(struct zmlir_fast_backend, memset_async[2])},
+      {"func_get_attribute", offsetof(struct zmlir_fast_backend, func_get_attribute)},
+      {"func_set_attribute", offsetof(struct zmlir_fast_backend, func_set_attribute)},
   };
   for (size_t i = 0; i < sizeof fields / sizeof *fields; ++i)
     if (strcmp(name, fields[i].name) == 0) {
@@ -390,7 +396,7 @@ void zmlir_register_exit(void) {
 int zmlir_fast_function(uintptr_t handle, int kind, uintptr_t target, unsigned int static_shared,
                         unsigned int shared_limit, unsigned int optin,
                         unsigned int max_threads, unsigned int nparams, const unsigned char *sizes,
-                        unsigned int param_bytes) {
+                        unsigned int param_bytes, int native) {
   if (handle == 0 || nparams > ZMLIR_FAST_MAX_PARAMS ||
       (kind != ZMLIR_FAST_CUDA && kind != ZMLIR_FAST_OPENCL))
     return -1;
@@ -410,6 +416,7 @@ int zmlir_fast_function(uintptr_t handle, int kind, uintptr_t target, unsigned i
   e->max_threads = max_threads;
   e->nparams = nparams;
   e->param_bytes = param_bytes;
+  e->native = native;
   if (nparams)
     memcpy(e->sizes, sizes, nparams);
   ZMLIR_STORE(e->key, handle);
@@ -1215,10 +1222,11 @@ CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx) {
 
 /* -- a context's unique id (TOOLS_CONTEXT slot 4) ----------------------------------
  *
- * NVIDIA's cuBLASLt asks it dozens of times in every GEMM (74 in one
- * cublasSgemmStridedBatched or cublasGemmStridedBatchedEx: each look at its
- * per-context state), of NVIDIA's own context, which NVIDIA's TOOLS_TLS gives
- * it under the passthrough; NVIDIA's cuFFT asks it of ours. In Python that
+ * NVIDIA's cuBLASLt asks it as it looks at its per-context state, of
+ * NVIDIA's own context, which NVIDIA's TOOLS_TLS gives it under the
+ * passthrough: once a GEMM where that slot answers (74 times where it does
+ * not and cuBLASLt looks again at each step); NVIDIA's cuFFT asks it of
+ * ours. In Python that
  * was a callback each time (export_slots.py: _context_id). Answered here
  * while the fast path is on: NULL or the calling thread's current context
  * (known as for launches, so a live one of ours) is its handle, as
@@ -1313,10 +1321,69 @@ static int zmlir_fast_optin_unchanged(void *f, int attrib, int value) {
   return 1;
 }
 
+/* -- NVIDIA's machine code's function attributes ------------------------------------
+ *
+ * NVIDIA's cuBLAS, in every GEMM, reads its kernel's attributes
+ * (cudaFuncGetAttributes: 16 cuKernelGetAttribute, twice in a
+ * cublasSgemmStridedBatched) and sets NON_PORTABLE_CLUSTER_SIZE_ALLOWED
+ * (cuKernelSetAttribute). A native function's attributes are NVIDIA's
+ * driver's, which the Python path asks each time (backends/cuda.py:
+ * native_function_attribute, native_set_function_attribute); so here, for
+ * a registered native function where the fast path applies, but
+ * MAX_DYNAMIC_SHARED_SIZE_BYTES's set (the backend sets that at launch:
+ * above). NVIDIA's success is the answer; anything else takes the Python
+ * path, which asks again and answers as it always does. */
+
+static struct zmlir_fast_entry *zmlir_fast_native(void *f) {
+  struct zmlir_fast_entry *e =
+      zmlir_fast_applies(NULL) ? zmlir_fast_find((uintptr_t)f, ZMLIR_FAST_CUDA) : NULL;
+  return e && e->native ? e : NULL;
+}
+
+static int zmlir_fast_get_attribute(int *pi, int attrib, void *f) {
+  zmlir_cu_func_get_attribute_fn get =
+      (zmlir_cu_func_get_attribute_fn)zmlir_fast_backend.func_get_attribute;
+  struct zmlir_fast_entry *e = pi && get ? zmlir_fast_native(f) : NULL;
+  if (e == NULL || get(pi, attrib, (void *)e->target) != 0)
+    return 0;
+  __atomic_add_fetch(&zmlir_fast_query_count, 1, __ATOMIC_RELAXED);
+  return 1;
+}
+
+static int zmlir_fast_set_attribute(void *f, int attrib, int value) {
+  zmlir_cu_func_set_attribute_fn set =
+      (zmlir_cu_func_set_attribute_fn)zmlir_fast_backend.func_set_attribute;
+  struct zmlir_fast_entry *e = attrib != 8 && set ? zmlir_fast_native(f) : NULL;
+  if (e == NULL || set((void *)e->target, attrib, value) != 0)
+    return 0;
+  __atomic_add_fetch(&zmlir_fast_query_count, 1, __ATOMIC_RELAXED);
+  return 1;
+}
+
+CUresult cuFuncGetAttribute(int *pi, int attrib, CUfunction hfunc) {
+  CUresult result = 0;
+  zmlir_enter();
+  if (!zmlir_fast_get_attribute(pi, attrib, hfunc))
+    result = zmlir_py_cuFuncGetAttribute(pi, attrib, hfunc);
+  zmlir_leave();
+  return result;
+}
+
+/* `dev` is not looked at, as by the Python path. */
+CUresult cuKernelGetAttribute(int *pi, int attrib, CUkernel kernel, CUdevice dev) {
+  CUresult result = 0;
+  zmlir_enter();
+  if (!zmlir_fast_get_attribute(pi, attrib, (void *)kernel))
+    result = zmlir_py_cuKernelGetAttribute(pi, attrib, kernel, dev);
+  zmlir_leave();
+  return result;
+}
+
 CUresult cuFuncSetAttribute(CUfunction hfunc, int attrib, int value) {
   CUresult result = 0;
   zmlir_enter();
-  if (!zmlir_fast_optin_unchanged(hfunc, attrib, value))
+  if (!zmlir_fast_optin_unchanged(hfunc, attrib, value) &&
+      !zmlir_fast_set_attribute(hfunc, attrib, value))
     result = zmlir_py_cuFuncSetAttribute(hfunc, attrib, value);
   zmlir_leave();
   return result;
@@ -1325,8 +1392,83 @@ CUresult cuFuncSetAttribute(CUfunction hfunc, int attrib, int value) {
 CUresult cuKernelSetAttribute(int attrib, int val, CUkernel kernel, CUdevice dev) {
   CUresult result = 0;
   zmlir_enter();
-  if (dev != 0 || !zmlir_fast_optin_unchanged((void *)kernel, attrib, val))
+  if (dev != 0 || (!zmlir_fast_optin_unchanged((void *)kernel, attrib, val) &&
+                   !zmlir_fast_set_attribute((void *)kernel, attrib, val)))
     result = zmlir_py_cuKernelSetAttribute(attrib, val, kernel, dev);
+  zmlir_leave();
+  return result;
+}
+
+/* -- a stream's capture ---------------------------------------------------------------
+ *
+ * NVIDIA's cuBLAS asks whether its stream captures five times in every GEMM
+ * (cuStreamGetCaptureInfo_v2). While no capture is under way anywhere, on a
+ * default stream or one of ours, with the calling thread's context known,
+ * in the process that called cuInit, the answer is the Python path's for a
+ * stream that does not capture: status NONE, no graph, no dependencies. */
+
+static int zmlir_fast_not_capturing(void *stream) {
+  if (!zmlir_fast_applies(stream) || !zmlir_fast_in_process())
+    return 0;
+  __atomic_add_fetch(&zmlir_fast_query_count, 1, __ATOMIC_RELAXED);
+  return 1;
+}
+
+static void zmlir_fast_no_capture(int *status, CUgraph *graph, const CUgraphNode **dependencies,
+                                  const void **edges, size_t *count) {
+  if (status != NULL)
+    *status = 0; /* CU_STREAM_CAPTURE_STATUS_NONE */
+  if (graph != NULL)
+    *graph = NULL;
+  if (dependencies != NULL)
+    *dependencies = NULL;
+  if (edges != NULL)
+    *edges = NULL;
+  if (count != NULL)
+    *count = 0;
+}
+
+CUresult cuStreamGetCaptureInfo(CUstream hStream, int *captureStatus_out,
+                                unsigned long long *id_out) {
+  CUresult result = 0;
+  zmlir_enter();
+  if (zmlir_fast_not_capturing(hStream))
+    zmlir_fast_no_capture(captureStatus_out, NULL, NULL, NULL, NULL);
+  else
+    result = zmlir_py_cuStreamGetCaptureInfo(hStream, captureStatus_out, id_out);
+  zmlir_leave();
+  return result;
+}
+
+CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, int *captureStatus_out,
+                                   unsigned long long *id_out, CUgraph *graph_out,
+                                   const CUgraphNode **dependencies_out,
+                                   size_t *numDependencies_out) {
+  CUresult result = 0;
+  zmlir_enter();
+  if (zmlir_fast_not_capturing(hStream))
+    zmlir_fast_no_capture(captureStatus_out, graph_out, dependencies_out, NULL,
+                          numDependencies_out);
+  else
+    result = zmlir_py_cuStreamGetCaptureInfo_v2(hStream, captureStatus_out, id_out, graph_out,
+                                                dependencies_out, numDependencies_out);
+  zmlir_leave();
+  return result;
+}
+
+CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, int *captureStatus_out,
+                                   unsigned long long *id_out, CUgraph *graph_out,
+                                   const CUgraphNode **dependencies_out, const void **edgeData_out,
+                                   size_t *numDependencies_out) {
+  CUresult result = 0;
+  zmlir_enter();
+  if (zmlir_fast_not_capturing(hStream))
+    zmlir_fast_no_capture(captureStatus_out, graph_out, dependencies_out, edgeData_out,
+                          numDependencies_out);
+  else
+    result = zmlir_py_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out,
+                                                dependencies_out, edgeData_out,
+                                                numDependencies_out);
   zmlir_leave();
   return result;
 }
@@ -1571,6 +1713,11 @@ uintptr_t zmlir_fast_address(const char *name) {
       {"cuCtxGetDevice", (uintptr_t)&cuCtxGetDevice},
       {"cuFuncSetAttribute", (uintptr_t)&cuFuncSetAttribute},
       {"cuKernelSetAttribute", (uintptr_t)&cuKernelSetAttribute},
+      {"cuFuncGetAttribute", (uintptr_t)&cuFuncGetAttribute},
+      {"cuKernelGetAttribute", (uintptr_t)&cuKernelGetAttribute},
+      {"cuStreamGetCaptureInfo", (uintptr_t)&cuStreamGetCaptureInfo},
+      {"cuStreamGetCaptureInfo_v2", (uintptr_t)&cuStreamGetCaptureInfo_v2},
+      {"cuStreamGetCaptureInfo_v3", (uintptr_t)&cuStreamGetCaptureInfo_v3},
       {"cuCtxGetDevice_v2", (uintptr_t)&cuCtxGetDevice_v2},
       {"zmlir_fast_cls_get", (uintptr_t)&zmlir_fast_cls_get},
       {"zmlir_fast_context_id", (uintptr_t)&zmlir_fast_context_id},

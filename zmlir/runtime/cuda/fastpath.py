@@ -17,13 +17,17 @@ driver answers.
 The context-local storage get cudart calls before each launch (an export-
 table slot) is answered from a C mirror of the driver's storage as well,
 and so is a context's unique id (TOOLS_CONTEXT slot 4, which NVIDIA's
-cuBLASLt asks dozens of times in each GEMM): the current context's, or
+cuBLASLt asks in each GEMM): the current context's, or
 NVIDIA's slot's for a context the driver found NVIDIA's (vendor_context).
 So are cuMemAlloc_v2, cuMemFree_v2 and cuMemsetD8/16/32 (_v2, Async) where
 the backend hands their real entry points over (the passthrough): the
 allocations and frees made in C are journalled, and the driver's map of
 allocations takes the journal before it answers (take_allocations); an
 allocation the Python driver must see freed is claimed (claim_allocation).
+A native function's attributes (cuFuncGetAttribute, cuKernelGetAttribute,
+and their sets but the dynamic shared memory's) go to the real driver from C,
+and a stream's capture status is answered there while nothing captures:
+NVIDIA's cuBLAS asks both in every GEMM.
 cuFuncSetAttribute and cuKernelSetAttribute are answered in C when they
 change nothing: a registered function opted in to the dynamic shared memory
 its launch window already holds (llm.c sets it before every timed launch);
@@ -128,12 +132,15 @@ class FastPath:
         return int(self.lib.zmlir_faults_guard(begin, size, int(add))) == 0
 
     def function(self, handle: int, device: Any, kernel: Any, info: Any,
-                 param_sizes: list[int] | None, window_limit: int, param_bytes: int = 0) -> bool:
+                 param_sizes: list[int] | None, window_limit: int, param_bytes: int = 0,
+                 native: bool = False) -> bool:
         """Registers (or refreshes) a function; False if the fast path cannot
         launch it. Launches with a shared window (static plus dynamic bytes)
         above `window_limit` take the Python path, which refuses them.
         `param_bytes`: the parameters packed as in `extra`, each at its
-        alignment (a launch's `extra` holding fewer is the Python path's)."""
+        alignment (a launch's `extra` holding fewer is the Python path's).
+        `native`: NVIDIA's machine code, whose attributes NVIDIA's driver
+        answers (fastpath.c asks it for cuFuncGetAttribute and sets them)."""
         if not self.on or not self.backend_ready or param_sizes is None:
             return False
         entry = device.fast_kernel(kernel, info, len(param_sizes))
@@ -154,7 +161,8 @@ class FastPath:
         sizes = self.ffi.new("unsigned char[]", param_sizes or [0])
         if self.lib.zmlir_fast_function(handle, KIND_BY_NAME[kind], target, static_shared,
                                         shared_limit, optin, max_threads,
-                                        len(param_sizes), sizes, param_bytes) != 0:
+                                        len(param_sizes), sizes, param_bytes,
+                                        int(native)) != 0:
             return False
         # The kernel's grid variant (OpenCL: OpenCLBackend.fast_grid_variant),
         # which fastpath.c launches for the grids it serves.
@@ -297,7 +305,7 @@ class FastPath:
 
     def context_id_slot(self, python_slot: Any, vendor_slot: Any) -> Any:
         """The C function to put in TOOLS_CONTEXT's slot 4 (a context's unique
-        id, which NVIDIA's cuBLASLt asks dozens of times in each GEMM), falling
+        id, which NVIDIA's cuBLASLt asks in each GEMM), falling
         back to `python_slot` (a cffi callback); the contexts vendor_context
         names go to `vendor_slot` (NVIDIA's, or None). None: use `python_slot`."""
         if not self.on:

@@ -88,7 +88,7 @@ class FunctionAPI(DriverState):
             sizes = None  # its first launch fixes the heap's size (heap.py), in Python
         window = fn.info.static_shared_bytes + max_dynamic_shared(fn, self.device)
         fn.fast = self.fast.function(fn.handle, self.device, fn.kernel, fn.info, sizes, window,
-                                     packed)
+                                     packed, is_native(fn.module))
 
     def cuKernelGetFunction(self, pfunc: Any, kernel: Any) -> int:
         self.handles.get(self.ptr(kernel), Function)
