@@ -32,16 +32,22 @@ def by_case(text: str) -> dict[str, list[str]]:
     return cases
 
 
-def test_texture_grid_matches_the_h200(tmp_path: Path) -> None:
+def zmlir_output(source: Path, tmp_path: Path) -> str:
+    """What `source` (one of tools/'s probes), built by nvcc, prints under
+    `zmlir run`."""
     if tool("nvcc") is None:
         pytest.skip("nvcc is not installed")
-    exe = tmp_path / "texture_grid"
-    subprocess.run([tool("nvcc"), "-arch=sm_75", str(GRID), "-o", str(exe)], check=True,
+    exe = tmp_path / source.stem
+    subprocess.run([tool("nvcc"), "-arch=sm_75", str(source), "-o", str(exe)], check=True,
                    timeout=300)
     result = subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(exe)],
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
-    ours = by_case(result.stdout)
+    return result.stdout
+
+
+def test_texture_grid_matches_the_h200(tmp_path: Path) -> None:
+    ours = by_case(zmlir_output(GRID, tmp_path))
     golden = by_case(gzip.decompress(GOLDEN.read_bytes()).decode())
     assert ours.keys() == golden.keys()
     differing = {case: sum(a != b for a, b in zip(ours[case], lines, strict=False)) for case, lines in
@@ -53,18 +59,10 @@ def test_3d_linear_weights_match_the_h200(tmp_path: Path) -> None:
     """Every corner weight of 5,832 3D linear fetches (tools/texture_weights3d.cu)
     equals an H200's; the model before 2026-12-04 (one rounded product per
     corner) differed in 3,129 of them."""
-    if tool("nvcc") is None:
-        pytest.skip("nvcc is not installed")
-    exe = tmp_path / "texture_weights3d"
-    subprocess.run([tool("nvcc"), "-arch=sm_75", str(REPO / "tools" / "texture_weights3d.cu"),
-                    "-o", str(exe)], check=True, timeout=300)
-    result = subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(exe)],
-                            capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr[-2000:]
+    ours = zmlir_output(REPO / "tools" / "texture_weights3d.cu", tmp_path)
     golden = gzip.decompress((REPO / "tools" / "texture_weights3d.h200.txt.gz").read_bytes())
-    differing = [(ours, theirs) for ours, theirs in
-                 zip(result.stdout.splitlines(), golden.decode().splitlines(), strict=True)
-                 if ours != theirs]
+    differing = [(line, theirs) for line, theirs in
+                 zip(ours.splitlines(), golden.decode().splitlines(), strict=True) if line != theirs]
     assert differing == []
 
 
@@ -72,12 +70,5 @@ def test_1d_linear_fetches_match_the_h200(tmp_path: Path) -> None:
     """1D arrays filter as 2D ones of height 1 under the y address mode, and
     mipmapped textures read normalized coordinates, as an H200 does
     (tools/texture_1d.cu)."""
-    if tool("nvcc") is None:
-        pytest.skip("nvcc is not installed")
-    exe = tmp_path / "texture_1d"
-    subprocess.run([tool("nvcc"), "-arch=sm_75", str(REPO / "tools" / "texture_1d.cu"),
-                    "-o", str(exe)], check=True, timeout=300)
-    result = subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(exe)],
-                            capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert result.stdout == (REPO / "tools" / "texture_1d.h200.txt").read_text()
+    ours = zmlir_output(REPO / "tools" / "texture_1d.cu", tmp_path)
+    assert ours == (REPO / "tools" / "texture_1d.h200.txt").read_text()
