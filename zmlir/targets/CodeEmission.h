@@ -38,6 +38,10 @@ translateGpuModuleToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
 
 enum class OutputKind { Assembly, Object };
 
+/// NVPTX, after LLVM's optimizations: each `or disjoint` of two i32 or i64
+/// registers as inline PTX `add` (NVPTXFixups.cpp).
+void addNVPTXDisjointOrs(llvm::Module &module);
+
 /// Runs the LLVM backend for `triple`/`cpu`/`features` on LLVM IR text.
 llvm::Expected<std::string> emitCode(llvm::StringRef llvmIR, llvm::StringRef triple,
                                      llvm::StringRef cpu, llvm::StringRef features, OutputKind kind,

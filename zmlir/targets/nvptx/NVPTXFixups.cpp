@@ -11,6 +11,8 @@
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Dominators.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
@@ -23,6 +25,42 @@ using namespace mlir;
 
 static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// LLVM's InstCombine makes an `add` of values with no bit in common an
+/// `or disjoint` (an index `j * 128 + lane * 4`), and NVPTX's instruction
+/// selection then emits `or.b32` (it makes such adds ors itself, too). ptxas
+/// folds adds into its address and multiply-add arithmetic, not ors: nvcc's
+/// PTX has the add (llm.c's layernorm_backward_kernel9, 2912 SASS
+/// instructions with the ors, 2806 with adds). So once LLVM's optimizations
+/// are done each `or disjoint` of two i32 or i64 registers becomes inline PTX
+/// `add` (equal: no carries), which the backend keeps; one with a constant
+/// stays an `or`, which the backend may fold into an address offset.
+void zmlir::addNVPTXDisjointOrs(llvm::Module &module) {
+  for (llvm::Function &function : module) {
+    for (llvm::Instruction &inst : llvm::make_early_inc_range(llvm::instructions(function))) {
+      auto *disjoint = llvm::dyn_cast<llvm::PossiblyDisjointInst>(&inst);
+      if (!disjoint || !disjoint->isDisjoint())
+        continue;
+      llvm::Type *type = inst.getType();
+      bool wide = type->isIntegerTy(64);
+      if (!wide && !type->isIntegerTy(32))
+        continue;
+      llvm::Value *x = inst.getOperand(0), *y = inst.getOperand(1);
+      if (llvm::isa<llvm::Constant>(x) || llvm::isa<llvm::Constant>(y))
+        continue;
+      auto *asmType = llvm::FunctionType::get(type, {type, type}, /*isVarArg=*/false);
+      auto *add = llvm::InlineAsm::get(asmType,
+                                       wide ? "add.s64 $0, $1, $2;" : "add.s32 $0, $1, $2;",
+                                       wide ? "=l,l,l" : "=r,r,r", /*hasSideEffects=*/false);
+      llvm::IRBuilder<> builder(&inst);
+      llvm::CallInst *call = builder.CreateCall(asmType, add, {x, y}, inst.getName());
+      call->setDoesNotAccessMemory();
+      call->setDoesNotThrow();
+      inst.replaceAllUsesWith(call);
+      inst.eraseFromParent();
+    }
+  }
 }
 
 /// Globals the ptx-to-std lowering marked `ptx.managed` (__managed__), as
