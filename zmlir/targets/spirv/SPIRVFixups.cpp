@@ -816,6 +816,34 @@ llvm::Value *addressBase(llvm::Value *address, llvm::SmallVectorImpl<llvm::Value
   return base;
 }
 
+/// Whether the integer `address` reaches anything but sums of it and
+/// offsets that loads and stores use as their pointers.
+bool integerAddressEscapes(llvm::Value *address, unsigned depth = 0) {
+  if (depth > 8)
+    return true;
+  for (llvm::User *user : address->users()) {
+    auto *inst = llvm::dyn_cast<llvm::Instruction>(user);
+    if (!inst)
+      return true;
+    switch (inst->getOpcode()) {
+    case llvm::Instruction::Add:
+    case llvm::Instruction::Sub:
+      if (integerAddressEscapes(inst, depth + 1))
+        return true;
+      break;
+    case llvm::Instruction::IntToPtr:
+      for (llvm::User *access : inst->users())
+        if (!(llvm::isa<llvm::LoadInst>(access) ||
+              (llvm::isa<llvm::StoreInst>(access) && access->getOperand(1) == inst)))
+          return true;
+      break;
+    default:
+      return true;
+    }
+  }
+  return false;
+}
+
 } // namespace
 
 /// The lowering turns PTX's integer addresses into pointers where they are
@@ -842,6 +870,16 @@ llvm::Error zmlir::spirvAddressGeps(gpu::GPUModuleOp, llvm::Module &module) {
       llvm::SmallVector<llvm::Value *, 4> offsets;
       llvm::Value *base = addressBase(cast->getOperand(0), offsets);
       if (!base || offsets.empty())
+        continue;
+      // An alloca (the .local depot) whose integer address also goes
+      // elsewhere than into these sums (a phi of its slots, a store, a
+      // call) keeps its integer addresses: given GEPs off it besides,
+      // Intel's CPU compiler ran numba's NRT kernels on wrong data or
+      // crashed (test_array_reductions).
+      if (auto *address = llvm::dyn_cast<llvm::PtrToIntInst>(base);
+          address &&
+          llvm::isa<llvm::AllocaInst>(address->getPointerOperand()->stripPointerCasts()) &&
+          integerAddressEscapes(address))
         continue;
       llvm::IRBuilder<> builder(cast);
       llvm::Value *offset = offsets.front();
