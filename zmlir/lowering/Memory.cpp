@@ -379,15 +379,13 @@ struct LdOpLowering : PTXPattern<LdOp> {
                      state.target.hasNonCoherentLoads();
     // A cache operator (__ldcs's `.cs`, `.cg`, `.lu`) kept where the target
     // has the instruction; the offset stays the instruction's own.
-    if (op.getCache() != CacheOp::None && op.getSpace() == StateSpace::Global && !atomic &&
-        !isVolatile) {
-      FailureOr<Value> base = pointerTo(op, rewriter, adaptor.getAddr(), /*offset=*/0,
-                                        op.getSpace());
-      if (failed(base))
-        return failure();
-      results = state.target.emitCachedLoad(rewriter, loc, op.getCache(), op.getNc(), *base,
+    FailureOr<Value> cacheBase = cacheOperatorBase(op, rewriter, adaptor.getAddr(), atomic,
+                                                   isVolatile);
+    if (failed(cacheBase))
+      return failure();
+    if (*cacheBase)
+      results = state.target.emitCachedLoad(rewriter, loc, op.getCache(), op.getNc(), *cacheBase,
                                             op.getOffset(), elem, vec);
-    }
     if (!results.empty()) {
       // Kept by the target.
     } else if (vec > 1 && atomic && bytes * vec <= 8) {
@@ -461,15 +459,13 @@ struct StOpLowering : PTXPattern<StOp> {
     LLVM::AtomicOrdering ordering = accessOrdering(op.getSem());
     bool atomic = ordering != LLVM::AtomicOrdering::not_atomic;
     bool cached = false;
-    if (op.getCache() != CacheOp::None && op.getSpace() == StateSpace::Global && !atomic &&
-        !isVolatile) {
-      FailureOr<Value> base = pointerTo(op, rewriter, adaptor.getAddr(), /*offset=*/0,
-                                        op.getSpace());
-      if (failed(base))
-        return failure();
-      cached = state.target.emitCachedStore(rewriter, loc, op.getCache(), *base, op.getOffset(),
-                                            values);
-    }
+    FailureOr<Value> cacheBase = cacheOperatorBase(op, rewriter, adaptor.getAddr(), atomic,
+                                                   isVolatile);
+    if (failed(cacheBase))
+      return failure();
+    if (*cacheBase)
+      cached = state.target.emitCachedStore(rewriter, loc, op.getCache(), *cacheBase,
+                                            op.getOffset(), values);
     if (cached) {
       // Kept by the target (see LdOpLowering).
     } else if (vec > 1 && atomic && bytes * vec <= 8) {

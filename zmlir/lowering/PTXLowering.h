@@ -225,6 +225,17 @@ struct PTXPattern : OpConversionPattern<OpTy> {
     return func ? state.sharedWindows.lookup(func) : Value();
   }
 
+  /// The base pointer of `op`'s access when the target may keep its cache
+  /// operator (`.cs`, `.cg`, `.lu` on a global load or store that is neither
+  /// atomic nor volatile); a null Value otherwise.
+  FailureOr<Value> cacheOperatorBase(OpTy op, OpBuilder &b, Value address, bool atomic,
+                                     bool isVolatile) const {
+    if (op.getCache() == CacheOp::None || op.getSpace() != StateSpace::Global || atomic ||
+        isVolatile)
+      return Value();
+    return pointerTo(op, b, address, /*offset=*/0, op.getSpace());
+  }
+
   /// A pointer to `[address + offset]` in `space`.
   FailureOr<Value> pointerTo(OpTy op, OpBuilder &b, Value address, int64_t offset,
                              StateSpace space) const {
