@@ -52,6 +52,18 @@ def param_alignment(ptx_type: str) -> int:
     return np.dtype(NUMPY_TYPES.get(element, np.uint8)).itemsize
 
 
+def packed_offsets(ptx_types: list[str], sizes: list[int]) -> tuple[list[int], int]:
+    """Each parameter's offset in a packed parameter buffer (cuLaunchKernel's
+    `extra`, a device-side launch's), each at its alignment, and the bytes
+    they take."""
+    offsets, end = [], 0
+    for ptx_type, size in zip(ptx_types, sizes, strict=True):
+        align = param_alignment(ptx_type)
+        offsets.append(-(-end // align) * align)
+        end = offsets[-1] + size
+    return offsets, end
+
+
 class FunctionAPI(DriverState):
     def function(self, module: Module, name: str) -> int:
         fn = module.functions.get(name)
@@ -68,15 +80,12 @@ class FunctionAPI(DriverState):
     def fast_register(self, fn: Function) -> None:
         """Registers `fn` with the C launch fast path (if it can launch it):
         its parameters' sizes come from their PTX types, and so does their
-        packing in a launch's `extra` (each at its alignment: launch._unpack)."""
+        packing in a launch's `extra` (packed_offsets, as launch._unpack reads it)."""
         dtypes = [param_dtype(t) for t in fn.info.params]
         # `any(... is None)`, not `None in`: numpy's dtype(None) is float64, so an f64
         # parameter compared equal to None and kept its kernel off the fast path.
         sizes = None if any(d is None for d in dtypes) else [d.itemsize for d in dtypes]
-        packed = 0
-        for ptx_type, size in zip(fn.info.params, sizes or [], strict=False):
-            align = param_alignment(ptx_type)
-            packed = -(-packed // align) * align + size
+        packed = packed_offsets(fn.info.params, sizes)[1] if sizes is not None else 0
         if fn.module.trap_word:
             sizes = None  # its launches check the trap word, in Python
         if fn.module.device_launch_var:
@@ -161,17 +170,15 @@ class FunctionAPI(DriverState):
         fn = self.handles.get(self.ptr(hfunc), Function)
         if index >= len(fn.info.params):
             return E.CUDA_ERROR_INVALID_VALUE
-        offset = 0
-        for i, ptx_type in enumerate(fn.info.params[: index + 1]):
+        types = fn.info.params[: index + 1]
+        sizes = []
+        for ptx_type in types:
             dtype = param_dtype(ptx_type)
             if dtype is None:
                 return self.unsupported("cuFuncGetParamInfo", f"parameter of type .{ptx_type}")
-            size, align = dtype.itemsize, param_alignment(ptx_type)
-            offset = -(-offset // align) * align
-            if i < index:
-                offset += size
-        self.out(poffset, offset)
-        self.out(psize, size)
+            sizes.append(dtype.itemsize)
+        self.out(poffset, packed_offsets(types, sizes)[0][index])
+        self.out(psize, sizes[index])
         return E.CUDA_SUCCESS
 
     def cuKernelGetParamInfo(self, kernel: Any, index: int, poffset: Any, psize: Any) -> int:

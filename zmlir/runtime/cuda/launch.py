@@ -15,7 +15,7 @@ from zmlir.runtime.cuda import cooperative as cooperative_launch
 from zmlir.runtime.cuda import device_launch
 from zmlir.runtime.cuda.attributes import device_attribute, max_dynamic_shared, max_threads
 from zmlir.runtime.cuda.errors import CudaError, CUresult
-from zmlir.runtime.cuda.function import FunctionAPI, param_alignment, param_dtype
+from zmlir.runtime.cuda.function import FunctionAPI, packed_offsets, param_dtype
 from zmlir.runtime.cuda.graph.model import HostParams, KernelParams, record
 from zmlir.runtime.cuda.objects import Function
 from zmlir.runtime.cuda.state import log
@@ -423,12 +423,8 @@ def _unpack(fn: Function, dtypes: list[Any] | None, buffer: bytes) -> list[Any] 
     the buffer is too short or a type has no numpy type."""
     if dtypes is None:
         return None
-    args, offset = [], 0
-    for dtype, ptx_type in zip(dtypes, fn.info.params, strict=True):
-        align = param_alignment(ptx_type)
-        offset = -(-offset // align) * align
-        if offset + dtype.itemsize > len(buffer):
-            return None
-        args.append(np.frombuffer(buffer, dtype=dtype, count=1, offset=offset)[0])
-        offset += dtype.itemsize
-    return args
+    offsets, end = packed_offsets(fn.info.params, [dtype.itemsize for dtype in dtypes])
+    if end > len(buffer):
+        return None
+    return [np.frombuffer(buffer, dtype=dtype, count=1, offset=offset)[0]
+            for dtype, offset in zip(dtypes, offsets, strict=True)]

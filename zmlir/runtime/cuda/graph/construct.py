@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from zmlir.runtime.cuda.errors import CudaError, CUresult
-from zmlir.runtime.cuda.function import param_alignment, param_dtype
+from zmlir.runtime.cuda.function import packed_offsets, param_dtype
 from zmlir.runtime.cuda.graph import model
 from zmlir.runtime.cuda.graph.conditional import ConditionalAPI
 from zmlir.runtime.cuda.graph.memory import Slot
@@ -97,15 +97,12 @@ class ConstructAPI(ConditionalAPI, LaunchAPI, MemcpyAPI):
         if params != self.ffi.NULL and extra != self.ffi.NULL:
             raise _invalid("both kernelParams and extra")
         if extra != self.ffi.NULL:
-            buffer, args, offset = self._extra_buffer(extra), [], 0
-            for dtype, ptx_type in zip(dtypes, fn.info.params, strict=True):
-                align = param_alignment(ptx_type)
-                offset = -(-offset // align) * align
-                if offset + dtype.itemsize > len(buffer):
-                    raise _invalid("extra's buffer is too small")
-                args.append(buffer[offset:offset + dtype.itemsize])
-                offset += dtype.itemsize
-            return tuple(args)
+            buffer = self._extra_buffer(extra)
+            offsets, end = packed_offsets(fn.info.params, [d.itemsize for d in dtypes])
+            if end > len(buffer):
+                raise _invalid("extra's buffer is too small")
+            return tuple(buffer[offset:offset + d.itemsize]
+                         for d, offset in zip(dtypes, offsets, strict=True))
         if dtypes and params == self.ffi.NULL:
             raise _invalid("no kernel arguments")
         if any(params[i] == self.ffi.NULL for i in range(len(dtypes))):
