@@ -13,6 +13,11 @@ __global__ void axpb(float* x, float a, float b, int n) {
   if (i < n) x[i] = a * x[i] + b;
 }
 
+__global__ void scale(double* x, double s, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= s;
+}
+
 __global__ void add(float* x, const float* y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) x[i] += y[i];
@@ -249,6 +254,34 @@ int main() {
     EXPECT(cudaGraphInstantiate(&bad, retyped, 0) != cudaSuccess, "a cycle instantiated");
   }
   cudaGetLastError();
+
+  // A kernel node of a kernel with a double parameter.
+  {
+    double* dd;
+    CHECK(cudaMalloc(&dd, n * sizeof(double)));
+    std::vector<double> hd(n, 3.0);
+    CHECK(cudaMemcpy(dd, hd.data(), n * sizeof(double), cudaMemcpyHostToDevice));
+    double s = 0.5;
+    void* scale_args[] = {&dd, &s, (void*)&n};
+    cudaKernelNodeParams sp = {};
+    sp.func = (void*)scale;
+    sp.gridDim = dim3((n + 127) / 128);
+    sp.blockDim = dim3(128);
+    sp.kernelParams = scale_args;
+    cudaGraph_t g;
+    cudaGraphNode_t node;
+    cudaGraphExec_t ge;
+    CHECK(cudaGraphCreate(&g, 0));
+    CHECK(cudaGraphAddKernelNode(&node, g, nullptr, 0, &sp));
+    CHECK(cudaGraphInstantiate(&ge, g, 0));
+    CHECK(cudaGraphLaunch(ge, stream));
+    CHECK(cudaStreamSynchronize(stream));
+    CHECK(cudaMemcpy(hd.data(), dd, n * sizeof(double), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; ++i) EXPECT(hd[i] == 1.5, "scale(double) node: x[%d] = %f", i, hd[i]);
+    CHECK(cudaGraphExecDestroy(ge));
+    CHECK(cudaGraphDestroy(g));
+    CHECK(cudaFree(dd));
+  }
 
   CHECK(cudaGraphExecDestroy(exec));
   CHECK(cudaGraphDestroy(graph));

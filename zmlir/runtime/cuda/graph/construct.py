@@ -91,7 +91,7 @@ class ConstructAPI(ConditionalAPI, LaunchAPI, MemcpyAPI):
 
     def _kernel_args(self, fn: Function, params: Any, extra: Any) -> tuple[bytes, ...]:
         dtypes = [param_dtype(t) for t in fn.info.params]
-        if None in dtypes:
+        if any(d is None for d in dtypes):
             raise CudaError(self.unsupported("cuGraphAddKernelNode",
                                              f"a parameter type of {fn.name}"))
         if params != self.ffi.NULL and extra != self.ffi.NULL:
