@@ -1,9 +1,11 @@
 """Tests of a thread's warp made uniform across SPIR-V sub-groups
 (zmlir-warp-uniform-conditions): a kernel whose warps are 32-wide sub-groups
-and which branches on `%tid.x > 31` gets a copy of its body testing
-(x - lane) & 992 instead, which Intel's CPU vectorizer sees as one answer per
-sub-group; its entry runs the copy for blocks where that equals x & ~31.
-test/cuda/programs/warp_uniform_conditions.cu checks the branches taken.
+and which branches on `%tid.x > 31` tests (x - lane) & 992 instead, which
+Intel's CPU vectorizer sees as one answer per sub-group. That equals x & ~31
+because such a kernel's sub-groups are CUDA's warps in every block shape (the
+launcher runs a block whose warps are not rows as a one-dimensional
+work-group). test/cuda/programs/warp_uniform_conditions.cu checks the
+branches taken, test/cuda/programs/warp_block_shapes.cu the warps.
 """
 
 from __future__ import annotations
@@ -69,26 +71,28 @@ def _function(llvm_ir: str, name: str) -> str:
     return llvm_ir[start:llvm_ir.index("\n}\n", start)]
 
 
-def test_a_branch_on_the_warp_tests_the_sub_group_in_a_copy() -> None:
+def test_a_branch_on_the_warp_tests_the_sub_group() -> None:
     module = zmlir.compile_module(HEADER + WARP_SUM, "spirv", filename="warp_sum.ptx",
                                   emit="llvm-ir")
     kernel = _function(module.stages["llvm-ir"], "warp_sum")
     entry = kernel[:kernel.index("\n\n")]
-    # The entry: the block's shape decides, and w = (x - lane) & 992.
-    assert "get_local_sizej(i32 1)" in entry and "get_local_sizej(i32 2)" in entry
+    # The entry computes w = (x - lane) & 992.
     assert "_Z22get_sub_group_local_id" in entry
     assert ", 992" in entry
-    # Both bodies shuffle: the copy and the body as it was.
+    # Two bodies shuffle: the block as it is and, for blocks launched as
+    # one-dimensional work-groups (the global offset in y their %ntid.x),
+    # the copy reading %tid from the linear id.
+    assert "_Z17get_global_offsetj(i32 1)" in kernel
     assert kernel.count("_Z17sub_group_shuffleij") == 2
 
 
 @pytest.mark.parametrize("block", [(48, 2, 1), (16, 16, 1), (33, 3, 1), (100, 1, 1), (64, 2, 2),
-                                   (40, 3, 2)])
-def test_intel_cpu_sub_groups_run_along_x(device, block: tuple[int, int, int]) -> None:
-    """The pass's copy is exact where lane == %tid.x mod 32. Intel's CPU
-    runtime forms sub-groups of consecutive work-items along x, in every
-    block shape, so there it holds even where the entry does not ask it
-    (%ntid.x not a multiple of 32, a block of more than one row)."""
+                                   (40, 3, 2), (16, 2, 1), (5, 7, 3)])
+def test_sub_groups_are_cuda_warps_in_every_block_shape(device,
+                                                        block: tuple[int, int, int]) -> None:
+    """CUDA's warps are 32 consecutive linear thread ids; Intel's CPU runtime
+    forms sub-groups of consecutive work-items along x, in every block
+    shape. A kernel whose warps are sub-groups gets CUDA's anyway."""
     from zmlir.runtime.backends.opencl.backend import OpenCLBackend
     from zmlir.runtime.backends.opencl.device import KernelArg
 
@@ -105,4 +109,4 @@ def test_intel_cpu_sub_groups_run_along_x(device, block: tuple[int, int, int]) -
         device.free(address)
     lane, x = got[:, 0], got[:, 1]
     np.testing.assert_array_equal(x, np.arange(threads) % block[0])
-    np.testing.assert_array_equal(lane, x % 32)
+    np.testing.assert_array_equal(lane, np.arange(threads) % 32)

@@ -118,13 +118,11 @@ def WarpUniformConditions : Pass<"zmlir-warp-uniform-conditions"> {
     sub-group lane) the test gives the same answer wherever `lane == x mod
     32`, and the vectorizer sees it uniform.
 
-    Each kernel that requires 32-wide sub-groups (`intel_reqd_sub_group_size`
-    32) and branches on such a test gets a new entry block and a copy of its
-    body with the tests on `w`; the entry runs the copy when `%ntid.x % 32 ==
-    0` or `%ntid.y * %ntid.z == 1`, where `lane == x mod 32` holds for
-    sub-groups of 32 consecutive linear ids (CUDA's warps) as well as for
-    sub-groups of 32 consecutive work-items along x (Intel's CPU runtime),
-    and the body as it was for any other block.
+    In each kernel that requires 32-wide sub-groups (`intel_reqd_sub_group_size`
+    32) and branches on such a test, the tests are on `w`: such a kernel is
+    launched only where `lane == x mod 32` holds, a block that is not
+    one-dimensional and whose `%ntid.x` is no multiple of 32 running as a
+    one-dimensional work-group (zmlir/targets/spirv's `work_group`).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::cf::ControlFlowDialect",

@@ -16,16 +16,15 @@
 //   signed or unsigned, and either way round;
 //   x >> k (k >= 5), x / d (d a multiple of 32), x & m (m's low 5 bits clear).
 //
-// lane == x mod 32 holds where sub-groups are 32 consecutive work-items
-// along x (Intel's CPU runtime, for every block shape: test/targets/
-// test_spirv_uniform_warp_conditions.py), and where they are 32 consecutive
-// linear ids (CUDA's warps) if the block is one-dimensional or %ntid.x is a
-// multiple of 32. So a kernel that requires 32-wide sub-groups
-// (`intel_reqd_sub_group_size` 32, the SPIR-V lowering's mark of a kernel
-// whose warps are sub-groups) and branches on such a test gets a second copy
-// of its body with the tests on w, which a new entry block runs when
-// %ntid.x % 32 == 0 or %ntid.y == %ntid.z == 1 (one answer for the whole
-// block: a uniform branch); any other block runs the body as it was.
+// lane == x mod 32 holds where sub-groups are 32 consecutive linear ids
+// (CUDA's warps) and the block is one-dimensional or %ntid.x is a multiple
+// of 32 (Intel's CPU runtime forms them along x, which agrees there). A
+// kernel that requires 32-wide sub-groups (`intel_reqd_sub_group_size` 32,
+// the SPIR-V lowering's mark of a kernel whose warps are sub-groups) is
+// launched only so: its launcher runs any other block as a one-dimensional
+// work-group (zmlir/targets/spirv's work_group; the SPIR-V lowering reads
+// CUDA's %tid from the linear id there, not x). So in such a kernel that
+// branches on such a test, the tests are on w.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,7 +32,6 @@
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -165,47 +163,19 @@ SmallVector<Operation *> alignedTests(Region &region) {
   return ops;
 }
 
-/// Gives `kernel` a new entry block that runs a copy of its body with its
-/// aligned tests on w where the block's shape makes lane == x mod 32.
-void duplicateForAlignedBlocks(gpu::GPUFuncOp kernel) {
-  Region &body = kernel.getBody();
-  Block *entry = &body.front();
+/// Puts `kernel`'s aligned tests on w, which its entry computes.
+void testOnW(gpu::GPUFuncOp kernel) {
   Location loc = kernel.getLoc();
-
-  // The copy, then a new entry taking the arguments (function arguments and
-  // attributions) both copies used.
-  Region scratch;
-  IRMapping mapping;
-  body.cloneInto(&scratch, mapping);
-  Block *copyEntry = &scratch.front();
-  SmallVector<Block *> copy = llvm::map_to_vector(scratch, [](Block &block) { return &block; });
-  auto *newEntry = new Block();
-  for (BlockArgument arg : entry->getArguments())
-    newEntry->addArgument(arg.getType(), arg.getLoc());
-  body.push_front(newEntry);
-  for (Block *old : {entry, copyEntry}) {
-    for (auto [arg, replacement] : llvm::zip(old->getArguments(), newEntry->getArguments()))
-      arg.replaceAllUsesWith(replacement);
-    old->eraseArguments(0, old->getNumArguments());
-  }
-  body.getBlocks().splice(body.end(), scratch.getBlocks());
-
+  SmallVector<Operation *> tests = alignedTests(kernel.getBody());
   // w = (x - lane) & 992: x & ~31 where lane == x mod 32 (x < 1024); the mask
   // only tells the integer range analysis that it lies in [0, 992] (a max
   // would too, but Intel's vectorizer takes llvm.smax of a uniform value for
   // a varying one).
-  OpBuilder b = OpBuilder::atBlockEnd(newEntry);
+  OpBuilder b = OpBuilder::atBlockBegin(&kernel.getBody().front());
   auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-  auto dim = [&](gpu::Dimension d) { return gpu::BlockDimOp::create(b, loc, d); };
-  Value xAligned = arith::CmpIOp::create(
-      b, loc, IP::eq, arith::AndIOp::create(b, loc, dim(gpu::Dimension::x), index(31)), index(0));
-  Value flat = arith::CmpIOp::create(
-      b, loc, IP::eq, arith::MulIOp::create(b, loc, dim(gpu::Dimension::y), dim(gpu::Dimension::z)),
-      index(1));
-  Value aligned = arith::OrIOp::create(b, loc, xAligned, flat);
   // %tid.x as the lowering reads it (with its bound, for the range analysis).
   gpu::ThreadIdOp tid;
-  body.walk([&](gpu::ThreadIdOp id) {
+  kernel.getBody().walk([&](gpu::ThreadIdOp id) {
     if (!tid && id.getDimension() == gpu::Dimension::x)
       tid = id;
   });
@@ -221,14 +191,10 @@ void duplicateForAlignedBlocks(gpu::GPUFuncOp kernel) {
       v = arith::IndexCastUIOp::create(b, loc, type, w);
     return v;
   };
-
-  for (Block *block : copy)
-    block->walk([&](Operation *op) {
-      int operand = alignedOperand(op);
-      if (operand >= 0)
-        op->setOperand(operand, wAs(op->getOperand(operand).getType()));
-    });
-  cf::CondBranchOp::create(b, loc, aligned, copyEntry, ValueRange{}, entry, ValueRange{});
+  for (Operation *op : tests) {
+    int operand = alignedOperand(op);
+    op->setOperand(operand, wAs(op->getOperand(operand).getType()));
+  }
 }
 
 struct WarpUniformConditionsPass
@@ -239,7 +205,7 @@ struct WarpUniformConditionsPass
       if (!kernel.isKernel() || !width || width.getInt() != 32)
         return;
       if (decidesBranch(alignedTests(kernel.getBody())))
-        duplicateForAlignedBlocks(kernel);
+        testOnW(kernel);
     });
   }
 };

@@ -1,35 +1,24 @@
 // RUN: zmlir-opt %s -split-input-file -zmlir-warp-uniform-conditions | FileCheck %s
 
-// `if (threadIdx.x < 32)` in a kernel whose warps are 32-wide sub-groups: a
-// new entry runs a copy of the body that tests w = (x - lane) & 992 when the
-// block is one-dimensional or %ntid.x is a multiple of 32, the body as it
-// was otherwise.
+// `if (threadIdx.x < 32)` in a kernel whose warps are 32-wide sub-groups
+// tests w = (x - lane) & 992, which its entry computes: such a kernel is
+// launched only where lane == x mod 32 (a one-dimensional work-group where
+// the block is neither one-dimensional nor a multiple of 32 wide).
 // CHECK-LABEL: gpu.func @warp_zero(
 // CHECK-SAME: %[[OUT:.*]]: !llvm.ptr<1>, %[[V:.*]]: f32)
-// CHECK: %[[BX:.*]] = gpu.block_dim x
-// CHECK: %[[XLOW:.*]] = arith.andi %[[BX]], %{{.*}} : index
-// CHECK: %[[XALIGNED:.*]] = arith.cmpi eq, %[[XLOW]], %{{.*}} : index
-// CHECK-DAG: %[[BZ:.*]] = gpu.block_dim z
-// CHECK-DAG: %[[BY:.*]] = gpu.block_dim y
-// CHECK: %[[YZ:.*]] = arith.muli %[[BY]], %[[BZ]] : index
-// CHECK: %[[FLAT:.*]] = arith.cmpi eq, %[[YZ]], %{{.*}} : index
-// CHECK: %[[ALIGNED:.*]] = arith.ori %[[XALIGNED]], %[[FLAT]] : i1
-// CHECK: %[[TID:.*]] = gpu.thread_id x upper_bound 1024
-// CHECK: %[[LANE:.*]] = gpu.lane_id
-// CHECK: %[[C992:.*]] = arith.constant 992 : index
-// CHECK: %[[DIFF:.*]] = arith.subi %[[TID]], %[[LANE]] : index
-// CHECK: %[[W:.*]] = arith.andi %[[DIFF]], %[[C992]] : index
-// CHECK: %[[W32:.*]] = arith.index_castui %[[W]] : index to i32
-// CHECK: cf.cond_br %[[ALIGNED]], ^[[COPY:.*]], ^[[BODY:[a-z0-9]*]]
-// CHECK: ^[[BODY]]:
-// CHECK: %[[T:.*]] = arith.index_castui %{{.*}} : index to i32
-// CHECK: %[[P:.*]] = arith.cmpi ugt, %[[T]], %{{.*}} : i32
-// CHECK: cf.cond_br %[[P]]
-// CHECK: llvm.store %[[V]], %[[OUT]]
-// CHECK: ^[[COPY]]:
+// CHECK-NEXT: %[[TID:.*]] = gpu.thread_id x upper_bound 1024
+// CHECK-NEXT: %[[LANE:.*]] = gpu.lane_id
+// CHECK-NEXT: %[[C992:.*]] = arith.constant 992 : index
+// CHECK-NEXT: %[[DIFF:.*]] = arith.subi %[[TID]], %[[LANE]] : index
+// CHECK-NEXT: %[[W:.*]] = arith.andi %[[DIFF]], %[[C992]] : index
+// CHECK-NEXT: %[[W32:.*]] = arith.index_castui %[[W]] : index to i32
 // CHECK: %[[PW:.*]] = arith.cmpi ugt, %[[W32]], %{{.*}} : i32
 // CHECK: cf.cond_br %[[PW]]
 // CHECK: llvm.store %[[V]], %[[OUT]]
+// CHECK-NOT: cf.cond_br
+// CHECK: gpu.return
+// CHECK-NOT: llvm.store
+// CHECK: }
 gpu.module @m {
   gpu.func @warp_zero(%out: !llvm.ptr<1>, %v: f32) kernel attributes {intel_reqd_sub_group_size = 32 : i32} {
     %c31 = arith.constant 31 : i32
@@ -47,20 +36,15 @@ gpu.module @m {
 
 // -----
 
-// What reads only x & ~31 is rewritten in the copy: x < 64, x >= 32 (signed),
-// x <= 95, 31 < x (the constant first), x >> 5 and x >> 6, x / 64, x & -32,
-// through an extension to i64. What reads x's low bits is not: x < 48, x == 0,
-// x > 32, x >> 4, x / 48, x & 48.
+// What reads only x & ~31 is rewritten: x < 64, x >= 32 (signed), x <= 95,
+// 31 < x (the constant first), x >> 5 and x >> 6, x / 64, x & -32, through an
+// extension to i64. What reads x's low bits is not: x < 48, x == 0, x > 32,
+// x >> 4, x / 48, x & 48.
 // CHECK-LABEL: gpu.func @tests(
 // CHECK: gpu.lane_id
 // CHECK: %[[W:.*]] = arith.andi %{{.*}}, %{{.*}} : index
 // CHECK-DAG: %[[W64:.*]] = arith.index_castui %[[W]] : index to i64
 // CHECK-DAG: %[[W32:.*]] = arith.index_castui %[[W]] : index to i32
-// CHECK: cf.cond_br %{{.*}}, ^[[COPY:.*]], ^[[BODY:[a-z0-9]*]]
-// CHECK: ^[[BODY]]:
-// CHECK-NOT: %[[W32]]
-// CHECK-NOT: %[[W64]]
-// CHECK: ^[[COPY]]:
 // CHECK: %[[T:.*]] = arith.index_castui %{{.*}} : index to i32
 // CHECK: %[[T64:.*]] = arith.extui %[[T]] : i32 to i64
 // CHECK: arith.cmpi ult, %[[W32]], %{{.*}} : i32
@@ -130,7 +114,7 @@ gpu.module @m {
 
 // -----
 
-// No copy: a kernel that does not require 32-wide sub-groups (its warps are
+// Not rewritten: a kernel that does not require 32-wide sub-groups (its warps are
 // not sub-groups), one whose test decides no branch, and one that tests x
 // modulo 256 (through i8), not x.
 // CHECK-LABEL: gpu.func @no_sub_groups(

@@ -29,6 +29,7 @@ from zmlir.runtime.backends._vendor import (
     open_library,
 )
 from zmlir.runtime.backends.base import Backend, NoDevice
+from zmlir.targets.spirv import work_group
 
 _CDEF = """
 typedef int ze_result_t;
@@ -221,6 +222,8 @@ class ZeKernel:
     handle: Any
     num_args: int
     reads_global_offset: bool = False
+    # The sub-group size the kernel requires (0: none): spirv.work_group.
+    sub_group_size: int = 0
 
 
 @dataclass
@@ -421,7 +424,8 @@ class LevelZeroBackend(CopiesThroughMemcpy, Backend):
                lib.zeKernelSetIndirectAccess(handle[0], _INDIRECT_ACCESS_ALL))
         props = ffi.new("ze_kernel_properties_t *", {"stype": _STYPE_KERNEL_PROPERTIES})
         _check("zeKernelGetProperties", lib.zeKernelGetProperties(handle[0], props))
-        kernel = ZeKernel(name, handle[0], int(props.numKernelArgs), program.reads_global_offset)
+        kernel = ZeKernel(name, handle[0], int(props.numKernelArgs), program.reads_global_offset,
+                          int(props.requiredSubgroupSize))
         program.kernels[name] = kernel
         return kernel
 
@@ -456,17 +460,19 @@ class LevelZeroBackend(CopiesThroughMemcpy, Backend):
         _check("zeKernelSetArgumentValue", lib.zeKernelSetArgumentValue(
             kernel.handle, len(encoded), max(window, 1), ffi.NULL),
             f"kernel {kernel.name!r} shared-memory window")
-        _check("zeKernelSetGroupSize", lib.zeKernelSetGroupSize(kernel.handle, bx, by, bz),
+        (lx, ly, lz), shape = work_group((bx, by, bz), kernel.sub_group_size)
+        _check("zeKernelSetGroupSize", lib.zeKernelSetGroupSize(kernel.handle, lx, ly, lz),
                f"block ({bx}, {by}, {bz})")
         if kernel.reads_global_offset:
-            # The window's size is the global offset in x (ZE_experimental_global_offset).
+            # The window's size is the global offset in x (ZE_experimental_global_offset), and
+            # y and z tell a kernel its block's shape where the work-group is not (work_group).
             try:
                 set_offset = lib.zeKernelSetGlobalOffsetExp
             except AttributeError:
                 raise ValueError(f"kernel {kernel.name!r} reads %total_smem_size or "
                                  "%dynamic_smem_size, which needs zeKernelSetGlobalOffsetExp "
                                  f"(not in {self.library_path})") from None
-            _check("zeKernelSetGlobalOffsetExp", set_offset(kernel.handle, window, 0, 0),
+            _check("zeKernelSetGlobalOffsetExp", set_offset(kernel.handle, window, *shape),
                    f"kernel {kernel.name!r} shared-memory window size")
         groups = ffi.new("ze_group_count_t *", (gx, gy, gz))
         _check("zeCommandListAppendLaunchKernel", lib.zeCommandListAppendLaunchKernel(

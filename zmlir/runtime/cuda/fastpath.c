@@ -97,6 +97,9 @@ struct zmlir_fast_entry {
    * variant_grid_x blocks in x and 65535 in y and z */
   uintptr_t variant;
   unsigned int variant_grid_x;
+  /* OpenCL: the sub-group size the kernel requires (0: none), which shapes
+   * its work-groups (zmlir_fast_work_group) */
+  unsigned int sub_group_size;
   unsigned int static_shared, shared_limit, max_threads, nparams;
   /* the parameters' bytes packed as `extra` gives them (each at its alignment) */
   unsigned int param_bytes;
@@ -410,6 +413,7 @@ int zmlir_fast_function(uintptr_t handle, int kind, uintptr_t target, unsigned i
   e->target = target;
   e->variant = 0;
   e->variant_grid_x = 0;
+  e->sub_group_size = 0;
   e->static_shared = static_shared;
   e->shared_limit = shared_limit;
   e->optin = optin;
@@ -426,10 +430,12 @@ int zmlir_fast_function(uintptr_t handle, int kind, uintptr_t target, unsigned i
 }
 
 /* Gives registered OpenCL function `handle` its grid variant: cl_kernel
- * `variant`, which launches of at most `max_grid_x` blocks in x (and 65535 in
- * y and z) run instead (the SPIR-V target's `<kernel>__zmlir_grid31`, the
- * same kernel compiled knowing its global index fits 31 bits); 0 on success. */
-int zmlir_fast_grid_variant(uintptr_t handle, uintptr_t variant, unsigned int max_grid_x) {
+ * `variant` (0: none), which launches of at most `max_grid_x` blocks in x
+ * (and 65535 in y and z) run instead (the SPIR-V target's
+ * `<kernel>__zmlir_grid31`, the same kernel compiled knowing its global index
+ * fits 31 bits); and the sub-group size both require; 0 on success. */
+int zmlir_fast_opencl_kernel(uintptr_t handle, uintptr_t variant, unsigned int max_grid_x,
+                             unsigned int sub_group_size) {
   pthread_mutex_lock(&zmlir_fast_write);
   struct zmlir_fast_entry *e = handle ? zmlir_fast_slot(handle, 0) : NULL;
   int kind = e ? ZMLIR_LOAD(e->kind) : ZMLIR_FAST_NONE;
@@ -437,6 +443,7 @@ int zmlir_fast_grid_variant(uintptr_t handle, uintptr_t variant, unsigned int ma
     ZMLIR_STORE(e->kind, ZMLIR_FAST_NONE); /* readers skip it while it changes */
     e->variant = variant;
     e->variant_grid_x = max_grid_x;
+    e->sub_group_size = sub_group_size;
     ZMLIR_STORE(e->kind, kind);
   }
   pthread_mutex_unlock(&zmlir_fast_write);
@@ -601,6 +608,24 @@ CUresult zmlir_fast_cls_get(void **pvalue, void *ctx, void *key) {
 
 /* -- the launch ------------------------------------------------------------------ */
 
+/* The work-group that runs a CUDA block (zmlir/targets/spirv's work_group):
+ * where the kernel's warps are 32-wide sub-groups, a block of more than one
+ * row whose width is no multiple of 32 runs as a one-dimensional work-group,
+ * its %ntid.x and %ntid.y the global offsets in y and z (Intel's CPU runtime
+ * forms sub-groups along x in each row; CUDA's warps are linear ids). */
+static void zmlir_fast_work_group(unsigned int sub_group_size, const unsigned int block[3],
+                                  size_t local[3], size_t offset[3]) {
+  if (sub_group_size == 32 && block[0] % 32 != 0 && (size_t)block[1] * block[2] > 1) {
+    local[0] = (size_t)block[0] * block[1] * block[2];
+    local[1] = local[2] = 1;
+    offset[1] = block[0];
+    offset[2] = block[1];
+    return;
+  }
+  for (int d = 0; d < 3; ++d)
+    local[d] = block[d];
+}
+
 static int zmlir_fast_opencl(const struct zmlir_fast_entry *e, const unsigned int grid[3],
                              const unsigned int block[3], unsigned int window, void **params,
                              CUresult *result) {
@@ -614,10 +639,9 @@ static int zmlir_fast_opencl(const struct zmlir_fast_entry *e, const unsigned in
   /* The window's size is the global work offset in x: kernels read
    * %total_smem_size and %dynamic_smem_size with get_global_offset(0). */
   size_t global[3], local[3], offset[3] = {window, 0, 0};
-  for (int d = 0; d < 3; ++d) {
-    global[d] = (size_t)grid[d] * block[d];
-    local[d] = block[d];
-  }
+  zmlir_fast_work_group(e->sub_group_size, block, local, offset);
+  for (int d = 0; d < 3; ++d)
+    global[d] = (size_t)grid[d] * local[d];
   void *event = NULL;
   pthread_mutex_lock(&zmlir_fast_cl);
   int ok = 1;

@@ -164,11 +164,11 @@ class FastPath:
                                         len(param_sizes), sizes, param_bytes,
                                         int(native)) != 0:
             return False
-        # The kernel's grid variant (OpenCL: OpenCLBackend.fast_grid_variant),
-        # which fastpath.c launches for the grids it serves.
-        variant = getattr(device, "fast_grid_variant", None)
-        if variant is not None and (found := variant(kernel)) is not None:
-            self.lib.zmlir_fast_grid_variant(handle, *found)
+        # An OpenCL kernel's grid variant and sub-group size
+        # (OpenCLBackend.fast_opencl_kernel), for fastpath.c's launches.
+        facts = getattr(device, "fast_opencl_kernel", None)
+        if facts is not None:
+            self.lib.zmlir_fast_opencl_kernel(handle, *facts(kernel))
         return True
 
     def stream(self, handle: int) -> None:

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "zmlir/lowering/KernelBodyCopy.h"
 #include "zmlir/lowering/LocalStack.h"
 #include "zmlir/lowering/PTXLowering.h"
 #include "zmlir/targets/spirv/SPIRVNames.h"
@@ -21,15 +22,128 @@ namespace {
 using zmlir::spirv::kTrapWordName;
 constexpr int64_t kTrapped = 1, kAsserted = 2, kNarrowWarps = 3, kStackOverflow = 4;
 
-/// `get_global_offset(0)`: the launcher passes the shared window's size in
-/// bytes as the global work offset in x (nothing else reads global ids or
-/// offsets: %tid and %ctaid are local and group ids).
-Value globalOffsetX(OpBuilder &b, Operation *user) {
+/// `get_global_offset(dim)`. The launcher passes values there, as nothing
+/// else reads global ids or offsets (%tid and %ctaid are local and group
+/// ids): in x the shared window's size in bytes; in y and z CUDA's
+/// %ntid.x and %ntid.y where it launches a block as a one-dimensional
+/// work-group (finishWarps), else 0.
+Value globalOffset(OpBuilder &b, Operation *user, int64_t dim) {
   Location loc = user->getLoc();
   mlir::Type i32 = b.getI32Type();
   auto fn = declareFunction(b, user, "_Z17get_global_offsetj",
                             LLVM::LLVMFunctionType::get(b.getI64Type(), {i32}));
-  return LLVM::CallOp::create(b, loc, fn, ValueRange{intConst(b, loc, i32, 0)}).getResult();
+  return LLVM::CallOp::create(b, loc, fn, ValueRange{intConst(b, loc, i32, dim)}).getResult();
+}
+
+Value globalOffsetX(OpBuilder &b, Operation *user) {
+  return globalOffset(b, user, 0);
+}
+
+/// CUDA's %tid and %ntid where the launcher runs a block as a
+/// one-dimensional work-group: get_local_id(0) is the thread's linear id
+/// and get_local_size(0) the block's size, and the global offsets in y and
+/// z are %ntid.x and %ntid.y.
+struct LinearBlock {
+  Value tid[3], ntid[3];
+
+  LinearBlock(OpBuilder &b, Operation *user) {
+    Location loc = user->getLoc();
+    mlir::Type index = b.getIndexType();
+    IntegerAttr bound = b.getIndexAttr(1024); // CUDA's limit, as SpecialRegisters.cpp's
+    Value linear = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x, bound);
+    Value size = gpu::BlockDimOp::create(b, loc, gpu::Dimension::x, bound);
+    // At least 1: a device function computes these where the block runs as
+    // it is too (the offsets 0), and a division by 0 would be undefined.
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value x = arith::MaxUIOp::create(
+        b, loc, arith::IndexCastUIOp::create(b, loc, index, globalOffset(b, user, 1)), one);
+    Value y = arith::MaxUIOp::create(
+        b, loc, arith::IndexCastUIOp::create(b, loc, index, globalOffset(b, user, 2)), one);
+    Value row = arith::MulIOp::create(b, loc, x, y);
+    Value above = arith::DivUIOp::create(b, loc, linear, x);
+    tid[0] = arith::RemUIOp::create(b, loc, linear, x);
+    tid[1] = arith::RemUIOp::create(b, loc, above, y);
+    tid[2] = arith::DivUIOp::create(b, loc, linear, row);
+    ntid[0] = x;
+    ntid[1] = y;
+    ntid[2] = arith::DivUIOp::create(b, loc, size, row);
+  }
+
+  Value of(Operation *read) const {
+    if (auto id = dyn_cast<gpu::ThreadIdOp>(read))
+      return tid[static_cast<int>(id.getDimension())];
+    return ntid[static_cast<int>(cast<gpu::BlockDimOp>(read).getDimension())];
+  }
+};
+
+/// Whether the launcher runs the block as a one-dimensional work-group.
+Value launchedLinear(OpBuilder &b, Operation *user) {
+  Location loc = user->getLoc();
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, globalOffset(b, user, 1),
+                               intConst(b, loc, b.getI64Type(), 0));
+}
+
+/// The reads of %tid and %ntid in `blocks`.
+SmallVector<Operation *> blockShapeReads(ArrayRef<Block *> blocks) {
+  SmallVector<Operation *> reads;
+  for (Block *block : blocks)
+    block->walk([&](Operation *op) {
+      if (isa<gpu::ThreadIdOp, gpu::BlockDimOp>(op))
+        reads.push_back(op);
+    });
+  return reads;
+}
+
+/// Intel's CPU runtime makes sub-groups of 32 consecutive work-items in x,
+/// whatever the block's shape; CUDA's warps are 32 consecutive linear
+/// thread ids. They differ in a block of more than one row whose %ntid.x is
+/// no multiple of 32 (in a 16x2 block a sub-group is a row: lane 16 is no
+/// thread's), so the launcher runs such a block of a kernel that needs
+/// 32-wide sub-groups as a one-dimensional work-group (opencl/device.py,
+/// fastpath.c: `warp_block`). Such a kernel that reads %tid or %ntid gets a
+/// copy of its body reading them from the linear id, which its entry runs
+/// for those launches (a uniform branch: the usual copy keeps the reads
+/// Intel's vectorizer sees consecutive); a device function picks between
+/// the two at each read.
+void readBlockShapeOfLinearLaunches(gpu::GPUModuleOp module,
+                                    const DenseSet<Operation *> &subGroupUsers) {
+  bool anyKernel = false;
+  for (Operation *fn : subGroupUsers) {
+    auto kernel = dyn_cast<gpu::GPUFuncOp>(fn);
+    if (!kernel || !kernel.isKernel())
+      continue;
+    anyKernel = true;
+    auto blocks = llvm::map_to_vector(kernel.getBody(), [](Block &block) { return &block; });
+    if (blockShapeReads(blocks).empty())
+      continue;
+    KernelBodyCopy copied = copyKernelBody(kernel);
+    SmallVector<Operation *> reads = blockShapeReads(copied.copyBlocks);
+    OpBuilder b = OpBuilder::atBlockBegin(copied.copy);
+    LinearBlock linear(b, kernel);
+    for (Operation *read : reads) {
+      read->getResult(0).replaceAllUsesWith(linear.of(read));
+      read->erase();
+    }
+    b.setInsertionPointToEnd(copied.entry);
+    cf::CondBranchOp::create(b, kernel.getLoc(), launchedLinear(b, kernel), copied.copy,
+                             ValueRange{}, copied.original, ValueRange{});
+  }
+  if (!anyKernel)
+    return;
+  for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
+    if (fn.isExternal())
+      continue;
+    auto blocks = llvm::map_to_vector(fn.getBody(), [](Block &block) { return &block; });
+    // (The linear block's own reads, made here, are the work-group's.)
+    for (Operation *read : blockShapeReads(blocks)) {
+      OpBuilder b(read->getContext());
+      b.setInsertionPointAfter(read);
+      LinearBlock linear(b, read);
+      Value picked = arith::SelectOp::create(b, read->getLoc(), launchedLinear(b, read),
+                                             linear.of(read), read->getResult(0));
+      read->getResult(0).replaceAllUsesExcept(picked, picked.getDefiningOp());
+    }
+  }
 }
 
 /// The address of the module's trap word, the global created on first use.
@@ -446,6 +560,7 @@ public:
   /// the launch fails instead of computing garbage.
   void finishWarps(gpu::GPUModuleOp module, const DenseSet<Operation *> &subGroupUsers,
                    const PTXLoweringState &state) const override {
+    readBlockShapeOfLinearLaunches(module, subGroupUsers);
     // A kernel that depends on the warp's width fails rather than run in
     // narrower sub-groups.
     for (Operation *fn : subGroupUsers) {

@@ -30,6 +30,24 @@ GRID_VARIANT_SUFFIX = "__zmlir_grid31"
 GRID_VARIANT_X = (1 << 21) - 1
 
 
+def work_group(block: tuple[int, int, int],
+               sub_group_size: int) -> tuple[tuple[int, int, int], tuple[int, int]]:
+    """The work-group that runs a CUDA block of a kernel requiring sub-groups
+    of `sub_group_size` (0: none), and the global work offsets in y and z
+    that tell the kernel its block's shape (SPIRVTargetInfo.cpp's
+    readBlockShapeOfLinearLaunches).
+
+    A sub-group is a CUDA warp: 32 consecutive linear thread ids. Intel's
+    CPU runtime forms sub-groups along x in each row, so a block of more
+    than one row whose width is not a multiple of 32 runs as a
+    one-dimensional work-group of its threads, its %ntid.x and %ntid.y in
+    those offsets; any other block runs as it is, the offsets 0."""
+    x, y, z = block
+    if sub_group_size == 32 and x % 32 and y * z > 1:
+        return (x * y * z, 1, 1), (x, y)
+    return block, (0, 0)
+
+
 @register
 class SPIRVTarget(Target):
     name = "spirv"

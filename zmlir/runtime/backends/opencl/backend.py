@@ -267,13 +267,14 @@ class OpenCLBackend(Backend):
                 int(info.static_shared_bytes), self.local_mem_size,
                 int(self.device.max_work_group_size))
 
-    def fast_grid_variant(self, kernel: Any) -> tuple[int, int] | None:
-        """(cl_kernel, largest grid in x) of the kernel's grid variant, for fastpath.c."""
-        if kernel.variant is None:
-            return None
+    def fast_opencl_kernel(self, kernel: Any) -> tuple[int, int, int]:
+        """(cl_kernel, largest grid in x) of the kernel's grid variant ((0, 0):
+        none) and the sub-group size it requires, for fastpath.c."""
         from zmlir.runtime.backends.opencl.api import ffi
 
-        return int(ffi.cast("uintptr_t", kernel.variant.handle)), kernel.variant_grid_x
+        variant = kernel.variant
+        return (int(ffi.cast("uintptr_t", variant.handle)) if variant is not None else 0,
+                kernel.variant_grid_x if variant is not None else 0, kernel.sub_group_size)
 
     def close(self) -> None:
         self.device.close()

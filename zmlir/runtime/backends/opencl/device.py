@@ -30,6 +30,7 @@ from zmlir.runtime.backends.opencl import icd
 from zmlir.runtime.backends.opencl.api import OpenCLError, check, ffi
 from zmlir.runtime.slabs import MIN_SLOT, SLAB_BYTES, SlabAllocator
 from zmlir.runtime.sorted_addresses import SortedAddresses
+from zmlir.targets.spirv import work_group
 
 # "program": a program's variables; "ipc": another process's allocation
 # mapped here (cuIpcOpenMemHandle), neither ours to free.
@@ -132,6 +133,9 @@ class Kernel:
     # launch() takes for such grids.
     variant: Kernel | None = field(default=None, repr=False)
     variant_grid_x: int = 0
+    # The sub-group size the kernel requires (32 where its warps are
+    # sub-groups; 0: none), which shapes its work-groups (spirv.work_group).
+    sub_group_size: int = 0
 
     def for_grid(self, grid: Sequence[int]) -> Kernel:
         """The kernel a launch of `grid` blocks runs: the grid variant where it serves."""
@@ -265,7 +269,10 @@ class Program:
                 ffi.NULL
             ),
         )
-        return Kernel(name=name, handle=handle, num_args=int(num_args[0]), device=self.device)
+        kernel = Kernel(name=name, handle=handle, num_args=int(num_args[0]), device=self.device)
+        if self.device.sub_group_sizes:  # cl_intel_required_subgroup_size
+            kernel.sub_group_size = kernel.compile_sub_group_size()
+        return kernel
 
 
 @dataclass(frozen=True)
@@ -778,12 +785,13 @@ class Device:
                 lib.clSetKernelArg(kernel.handle, len(encoded), max(window, 1), ffi.NULL),
                 f"kernel {kernel.name!r} shared-memory window",
             )
-        global_size = ffi.new(_SIZE3, [grid3[0] * block3[0], grid3[1] * block3[1],
-                                       grid3[2] * block3[2]])
-        local_size = ffi.new(_SIZE3, block3)
+        local, shape = work_group(block3, kernel.sub_group_size)
+        global_size = ffi.new(_SIZE3, [g * b for g, b in zip(grid3, local, strict=True)])
+        local_size = ffi.new(_SIZE3, local)
         # The window's size is the global work offset in x: kernels read %total_smem_size and
-        # %dynamic_smem_size with get_global_offset(0) (they read no global ids).
-        offset = ffi.new(_SIZE3, (window, 0, 0))
+        # %dynamic_smem_size with get_global_offset(0) (they read no global ids); y and z tell
+        # a kernel its block's shape where the work-group is not (work_group).
+        offset = ffi.new(_SIZE3, (window, *shape))
         event = ffi.new(_EVENT_OUT) if watched else ffi.NULL
         check(
             "clEnqueueNDRangeKernel",
