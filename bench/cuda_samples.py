@@ -15,7 +15,8 @@ checkout (https://github.com/NVIDIA/cuda-samples). Nothing is fetched.
       against the nvidia-cublas and nvidia-cufft wheels' headers) and
       cuRAND (ours where the sample's generators are ours, else NVIDIA's
       libcurand.so.10, the nvidia-curand wheel), or
-      graphics/MPI/OpenMP interop, are listed as skipped with why.
+      graphics/MPI interop, are listed as skipped with why (OpenMP is
+      GCC's).
 
   nvptx OUT [--arch sm_75] [--gpu sm_90]
       For the CUDA passthrough on a machine without LLVM (the H200): compiles
@@ -123,6 +124,10 @@ def discover(checkout: Path) -> list[Sample]:
             curand = _curand(path) if "cuRAND" in needs else []
             if curand:
                 needs.remove("cuRAND")
+            # GCC's OpenMP: host threads, each calling the driver.
+            openmp = ["-Xcompiler=-fopenmp", "-lgomp"] if "OpenMP" in needs else []
+            if openmp:
+                needs.remove("OpenMP")
             sources = _cmake_sources(text, path.name)
             fatbins = []
             out = re.search(r'set\(CUDA_FATBIN_FILE\s+"\$\{CMAKE_CURRENT_BINARY_DIR\}/([^"]+)"', text)
@@ -147,7 +152,7 @@ def discover(checkout: Path) -> list[Sample]:
                 libs += [*cublas, "-lcublas"] + (["-lcublasLt"] if "CUDA::cublasLt" in text else [])
             if cufft:
                 libs += [*cufft, "-lcufft"]
-            libs += curand
+            libs += curand + openmp
             features = [f for f, pat in FEATURES.items() if re.search(pat, code + text)]
             runtime_ptx = "CUDA::nvrtc" in text or "ptxdump" in text
             samples.append(Sample(path.name, tier, path, sources, fatbins, libs, skip, features,
