@@ -39,6 +39,9 @@ class CompiledModule:
     target: Any  # zmlir.targets.Target
     stages: dict[str, str | bytes] = field(default_factory=dict)
     kernels: dict[str, KernelInfo] = field(default_factory=dict)
+    # The wall seconds each stage took in compile_module (the import under
+    # its stage name, `ptx-mlir`); empty for a module the JIT cache gave.
+    seconds: dict[str, float] = field(default_factory=dict)
 
     @property
     def binary(self) -> bytes:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -154,9 +155,11 @@ def compile_module(ptx: str, target: str | Target = "spirv", *, emit: str = "bin
     dumping = bool(os.environ.get("ZMLIR_DUMP_DIR"))
     importing_only = emit == IMPORT_STAGE
     try:
+        started = time.perf_counter()
         imported = import_ptx(ptx, filename, jobs=jobs, stream_min=stream_min,
                               printed=importing_only or dumping, keep_text=not importing_only,
                               whole=not importing_only)
+        out.seconds[IMPORT_STAGE] = time.perf_counter() - started
         if imported.printed is not None:
             out.stages[IMPORT_STAGE] = imported.printed
         if importing_only:
@@ -168,7 +171,9 @@ def compile_module(ptx: str, target: str | Target = "spirv", *, emit: str = "bin
         for stage in tgt.stages():
             if stage.goal_only and stage.name != emit:
                 continue
+            started = time.perf_counter()
             carried, out.stages[stage.name] = stage.run(carried)
+            out.seconds[stage.name] = time.perf_counter() - started
             if stage.name == KERNEL_METADATA_STAGE:
                 out.kernels = _kernels(out.stages[stage.name], imported.param_types,
                                        _ptx_arch(ptx))

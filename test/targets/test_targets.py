@@ -152,3 +152,15 @@ def test_variable_attributes_are_never_dropped(decl: str, message: str) -> None:
     with pytest.raises(zmlir.CompileError) as info:
         zmlir.compile_module(source, "nvptx:sm_90", filename="v.ptx")
     assert str(info.value) == message
+
+
+def test_each_stage_run_is_timed() -> None:
+    # CompiledModule.seconds: what bench/jit_speed.py splits a compile by; the
+    # stages not run (asm, beside the binary; those after the one asked for)
+    # have no time.
+    source = ".version 9.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n"
+    compiled = zmlir.compile_module(source, "spirv")
+    assert list(compiled.seconds) == ["ptx-mlir", "std-mlir", "llvm-mlir", "llvm-ir", "bin"]
+    assert all(seconds >= 0 for seconds in compiled.seconds.values())
+    assert list(zmlir.compile_module(source, "spirv", emit="std-mlir").seconds) == [
+        "ptx-mlir", "std-mlir"]
