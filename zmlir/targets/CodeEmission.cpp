@@ -239,8 +239,10 @@ llvm::Expected<std::string> zmlir::emitCode(llvm::StringRef llvmIR, llvm::String
   if (llvm::verifyModule(*module, &verifyStream))
     return makeError("invalid LLVM IR: " + verifyMessage);
   optimize(*module, **machine, optLevel);
-  if (module->getTargetTriple().isNVPTX())
+  if (module->getTargetTriple().isNVPTX()) {
     addNVPTXDisjointOrs(*module);
+    splitNVPTXConstantOffsets(*module);
+  }
 
   llvm::SmallString<0> buffer;
   llvm::raw_svector_ostream os(buffer);

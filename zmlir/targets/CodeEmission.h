@@ -42,6 +42,11 @@ enum class OutputKind { Assembly, Object };
 /// registers as inline PTX `add` (NVPTXFixups.cpp).
 void addNVPTXDisjointOrs(llvm::Module &module);
 
+/// NVPTX, after LLVM's optimizations: `x + (G + k)`, G the address of a
+/// variable, as `(x + G) + k`, whose k ptxas folds into address offsets
+/// (NVPTXFixups.cpp).
+void splitNVPTXConstantOffsets(llvm::Module &module);
+
 /// Runs the LLVM backend for `triple`/`cpu`/`features` on LLVM IR text.
 llvm::Expected<std::string> emitCode(llvm::StringRef llvmIR, llvm::StringRef triple,
                                      llvm::StringRef cpu, llvm::StringRef features, OutputKind kind,

@@ -63,6 +63,42 @@ void zmlir::addNVPTXDisjointOrs(llvm::Module &module) {
   }
 }
 
+/// InstCombine folds `(x + G) + k`, G the generic address of a variable (the
+/// shared window's `ptrtoint (addrspacecast @__zmlir_shared_window)`), into
+/// `x + (G + k)`: a constant expression per offset k, which NVPTX's
+/// selection materializes once per block and shares among the adds that
+/// use it, so each such address is an add of two registers (`x + (G+64)`)
+/// that ptxas cannot fold into a load's offset, and keeps in registers of
+/// its own. nvcc's PTX has `x + G` once and `[%rd+64]` (dmmaTensorCoreGemm's
+/// compute_dgemm hoists 96 such wmma.load addresses out of its loop: 168
+/// registers where nvcc's PTX takes 96). So once LLVM's optimizations are
+/// done each `add x, (C + k)`, C a constant other than an integer and x
+/// not a constant, becomes `add (add x, C), k`.
+void zmlir::splitNVPTXConstantOffsets(llvm::Module &module) {
+  for (llvm::Function &function : module) {
+    for (llvm::Instruction &inst : llvm::make_early_inc_range(llvm::instructions(function))) {
+      auto *add = llvm::dyn_cast<llvm::BinaryOperator>(&inst);
+      if (!add || add->getOpcode() != llvm::Instruction::Add)
+        continue;
+      for (unsigned index = 0; index < 2; ++index) {
+        llvm::Value *x = add->getOperand(1 - index);
+        auto *sum = llvm::dyn_cast<llvm::ConstantExpr>(add->getOperand(index));
+        if (llvm::isa<llvm::Constant>(x) || !sum || sum->getOpcode() != llvm::Instruction::Add)
+          continue;
+        auto *base = sum->getOperand(0);
+        auto *offset = llvm::dyn_cast<llvm::ConstantInt>(sum->getOperand(1));
+        if (!offset || llvm::isa<llvm::ConstantInt>(base))
+          continue;
+        llvm::IRBuilder<> builder(add);
+        llvm::Value *withBase = builder.CreateAdd(x, base);
+        add->replaceAllUsesWith(builder.CreateAdd(withBase, offset, add->getName()));
+        add->eraseFromParent();
+        break;
+      }
+    }
+  }
+}
+
 /// Globals the ptx-to-std lowering marked `ptx.managed` (__managed__), as
 /// LLVM's NVPTX backend reads them: a `!nvvm.annotations` entry
 /// `!{ptr addrspace(1) @x, !"managed", i32 1}`, printed as
