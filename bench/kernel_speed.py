@@ -37,7 +37,9 @@ CUDA events, and, apart, those that time a synchronized loop on the host.
       Per kernel of each program (or those --only names), here: what ptxas
       -O3 -v for sm_90 makes of nvcc's PTX and of zmlir's NVPTX (the cache's):
       SASS instructions (bench/ftz_sass.py's count), registers, spill
-      stores and loads; the first place to look for a kernel below 0.9.
+      stores and loads, and their sums; the first place to look for a kernel
+      below 0.9. --fresh compiles zmlir's side with this checkout instead
+      (nvptx:sm_90), for a compiler change's before and after.
 """
 
 from __future__ import annotations
@@ -520,7 +522,7 @@ def ptxas_stats(ptx: str, work: Path, stem: str) -> dict[str, dict[str, int]]:
     return stats
 
 
-def sass(work: Path, only: set[str]) -> int:
+def sass(work: Path, only: set[str], fresh: bool = False) -> int:
     import tempfile
 
     from tools.run_programs_passthrough import driver_ptx_texts
@@ -533,22 +535,46 @@ def sass(work: Path, only: set[str]) -> int:
     print("| program | kernel | SASS nvcc | SASS zmlir | regs nvcc | regs zmlir "
           "| spill bytes nvcc | spill bytes zmlir |")
     print("|---|---|---|---|---|---|---|---|")
+    totals = {"kernels": 0, "sass": [0, 0], "registers": [0, 0], "more": 0, "fewer": 0}
     for exe in exes:
         if only and exe.name not in only:
             continue
         for index, text in enumerate(driver_ptx_texts(exe, relocatable=True, gpu_sm=int(GPU[3:]))):
             text, key = keyed_ptx(text)
             ours = root / "nvptx" / f"{key}.{GPU}.ptx"
-            if not ours.exists():
+            if fresh:
+                import zmlir
+
+                try:
+                    ours_text = zmlir.compile_module(text, f"nvptx:{GPU}",
+                                                     filename=f"{exe.name}.{index}.ptx").binary
+                except zmlir.CompileError as err:
+                    print(f"{exe.name}: module {index}: {str(err).splitlines()[0]}")
+                    continue
+                ours_text = ours_text.decode() if isinstance(ours_text, bytes) else ours_text
+            elif ours.exists():
+                ours_text = ours.read_text(errors="replace")
+            else:
                 continue
             theirs_stats = ptxas_stats(text, scratch, f"{exe.name}.{index}.nvcc")
-            ours_stats = ptxas_stats(ours.read_text(errors="replace"), scratch,
-                                     f"{exe.name}.{index}.zmlir")
+            ours_stats = ptxas_stats(ours_text, scratch, f"{exe.name}.{index}.zmlir")
             for kernel in sorted(theirs_stats):
                 a, b = theirs_stats[kernel], ours_stats.get(kernel, {})
                 print(f"| {exe.name} | {kernel[:60]} | {a.get('sass', '-')} | {b.get('sass', '-')} "
                       f"| {a.get('registers', '-')} | {b.get('registers', '-')} "
                       f"| {a.get('spill_bytes', 0)} | {b.get('spill_bytes', '-')} |", flush=True)
+                if "sass" in b and "registers" in b and "registers" in a:
+                    totals["kernels"] += 1
+                    totals["sass"][0] += a["sass"]
+                    totals["sass"][1] += b["sass"]
+                    totals["registers"][0] += a["registers"]
+                    totals["registers"][1] += b["registers"]
+                    totals["more"] += b["registers"] > a["registers"]
+                    totals["fewer"] += b["registers"] < a["registers"]
+    print(f"\n{totals['kernels']} kernels: SASS nvcc {totals['sass'][0]}, zmlir "
+          f"{totals['sass'][1]}; registers nvcc {totals['registers'][0]}, zmlir "
+          f"{totals['registers'][1]}; zmlir more registers in {totals['more']}, "
+          f"fewer in {totals['fewer']}")
     return 0
 
 
@@ -586,9 +612,11 @@ def main() -> int:
     q = sub.add_parser("sass")
     q.add_argument("work", type=Path)
     q.add_argument("--only", default="")
+    q.add_argument("--fresh", action="store_true",
+                   help="compile zmlir's side now (this checkout), not the cache's")
     args = parser.parse_args()
     if args.command == "sass":
-        return sass(args.work.resolve(), {n for n in args.only.split(",") if n})
+        return sass(args.work.resolve(), {n for n in args.only.split(",") if n}, args.fresh)
     if args.command == "remaining":
         return remaining(args.plan, args.logs)
     if args.command == "prepare":
