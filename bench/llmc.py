@@ -107,9 +107,15 @@ def openmp(source: Path) -> list[str]:
     return ["-Xcompiler", "-fopenmp"] if rule and "-fopenmp" in rule.group(1) else []
 
 
+def nvcc_flags(source: Path) -> list[str]:
+    """nvcc's options for `source` as llm.c's Makefile compiles it (what
+    bench/jit_speed.py builds its PTX with, too)."""
+    return ["-O3", "--use_fast_math", "-std=c++17", *openmp(source)]
+
+
 def build(source: Path, out: Path, arch: str, headers: Path, libdir: Path) -> str | None:
     exe = out / source.stem
-    command = ["nvcc", "-O3", "--use_fast_math", "-std=c++17", *openmp(source), f"-arch={arch}",
+    command = ["nvcc", *nvcc_flags(source), f"-arch={arch}",
                f"-I{headers}", str(source), "-o", str(exe),
                f"-L{libdir}", "-lcublas", "-lcublasLt"]
     done = subprocess.run(command, capture_output=True, text=True)
