@@ -72,7 +72,8 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createTargetMachine(llvm::S
   return machine;
 }
 
-/// The standard LLVM optimisation pipeline at `optLevel`, as clang runs it.
+/// The standard LLVM optimisation pipeline at `optLevel`, as clang runs it
+/// (NVPTX's without LICM).
 void optimize(llvm::Module &module, llvm::TargetMachine &machine, int optLevel) {
   if (optLevel <= 0)
     return;
@@ -80,7 +81,19 @@ void optimize(llvm::Module &module, llvm::TargetMachine &machine, int optLevel) 
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder builder(&machine);
+  // NVPTX's pipeline runs no LICM: the PTX we recompile is NVVM's, whose
+  // loop invariants stand where NVVM left them, some sunk back into their
+  // loops to keep registers free (nvcc's dmmaTensorCoreGemm recomputes
+  // cp.async destinations in each turn of its outer loop). LICM hoisted
+  // them all again, live across the whole loop: compute_dgemm_async_copy
+  // took 168 registers where nvcc's PTX takes 128. ptxas hoists what it
+  // finds worth it itself, knowing its registers.
+  llvm::PassInstrumentationCallbacks instrumentation;
+  if (machine.getTargetTriple().isNVPTX())
+    instrumentation.registerShouldRunOptionalPassCallback(
+        [](llvm::StringRef pass, llvm::Any) { return pass != "LICMPass"; });
+  llvm::PassBuilder builder(&machine, llvm::PipelineTuningOptions(), std::nullopt,
+                            &instrumentation);
   builder.registerModuleAnalyses(mam);
   builder.registerCGSCCAnalyses(cgam);
   builder.registerFunctionAnalyses(fam);
