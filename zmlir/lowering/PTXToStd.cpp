@@ -411,8 +411,11 @@ FailureOr<gpu::GPUFuncOp> ConvertPTXToStdPass::convertKernel(func::FuncOp func,
   kernel->setAttr("zmlir.static_shared_bytes", b.getI64IntegerAttr(staticBytes));
   kernel->setAttr("zmlir.param_count", b.getI64IntegerAttr(func.getNumArguments()));
   setKernelResourceAttrs(kernel, func, state);
-  if (Attribute reqntid = func->getAttr("ptx.reqntid"))
-    kernel->setAttr("ptx.reqntid", reqntid);
+  // The performance directives, for a target whose code keeps them
+  // (NVPTX: `.maxntid` and `.minnctapersm` bound ptxas's registers).
+  for (StringRef directive : {"ptx.reqntid", "ptx.maxntid", "ptx.minnctapersm", "ptx.maxnreg"})
+    if (Attribute value = func->getAttr(directive))
+      kernel->setAttr(directive, value);
   func.erase();
   return kernel;
 }

@@ -123,6 +123,35 @@ llvm::Error zmlir::annotateNVPTXManagedGlobals(gpu::GPUModuleOp gpuModule,
   return llvm::Error::success();
 }
 
+/// A kernel's performance directives (`.maxntid`, `.reqntid`,
+/// `.minnctapersm`, `.maxnreg`: `ptx.*` attributes the ptx-to-std lowering
+/// keeps on it) as the function attributes LLVM's NVPTX backend prints them
+/// from (`"nvvm.maxntid"="256,1,1"`, `"nvvm.minctasm"="2"`, ...). Without
+/// them ptxas took as many registers as a block of 1024 threads allows where
+/// nvcc's PTX bounds the block (llm.c's `__launch_bounds__` kernels).
+llvm::Error zmlir::annotateNVPTXLaunchBounds(gpu::GPUModuleOp gpuModule, llvm::Module &llvmModule) {
+  static constexpr std::pair<llvm::StringLiteral, llvm::StringLiteral> directives[] = {
+      {"ptx.maxntid", "nvvm.maxntid"},
+      {"ptx.reqntid", "nvvm.reqntid"},
+      {"ptx.minnctapersm", "nvvm.minctasm"},
+      {"ptx.maxnreg", "nvvm.maxnreg"}};
+  for (auto fn : gpuModule.getOps<LLVM::LLVMFuncOp>()) {
+    llvm::Function *function = llvmModule.getFunction(fn.getSymName());
+    if (!function)
+      continue;
+    for (auto [directive, attribute] : directives) {
+      auto values = fn->getAttrOfType<DenseI64ArrayAttr>(directive);
+      if (!values || values.empty())
+        continue;
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      llvm::interleave(values.asArrayRef(), os, ",");
+      function->addFnAttr(attribute, text);
+    }
+  }
+  return llvm::Error::success();
+}
+
 /// LLVM 22's NVPTX backend emits every atomicrmw as a relaxed `atom` at
 /// .gpu scope, whatever its ordering and syncscope: an ordered or
 /// system-scope one would come out weaker than the PTX asked for. The

@@ -20,7 +20,8 @@ class NVPTXTarget(Target):
     triple = "nvptx64-nvidia-cuda"
     binary_suffix = ".ptx"
     binary_is_text = True
-    llvm_fixups = ("nvptx-managed-globals", "nvptx-check-atomics", "nvptx-no-runtime-unroll")
+    llvm_fixups = ("nvptx-managed-globals", "nvptx-launch-bounds", "nvptx-check-atomics",
+                   "nvptx-no-runtime-unroll")
 
     def __init__(self, arch: str | None = None) -> None:
         arch = arch or self.default_arch
