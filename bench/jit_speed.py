@@ -429,8 +429,9 @@ def markdown(result: dict) -> str:
         "",
         f"`bench/jit_speed.py` on {result['machine']} ({result['cores']} cores), "
         f"{result['date']}, zmlir {result['commit']}: {t['modules']} modules, "
-        f"{t['ptx_mb']} MB of PTX ({t['failed']} failed; left out as too big: "
-        f"{', '.join(result['left_out']) or 'none'}). Cold: a fresh process, every cache "
+        f"{t['ptx_mb']} MB of PTX ({t['failed']} failed; not measured: "
+        f"{', '.join(result['left_out']) or 'none'}; --all takes modules of {BIG_BYTES // 1000} KB "
+        "or more). Cold: a fresh process, every cache "
         "empty, PTX to a built cl_program; warm: a second fresh process, the JIT cache's "
         "hit and Intel's own binary (its first load, and the least of three more; the "
         "better of two such processes); "
@@ -528,6 +529,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variants", action="store_true", help="also build each module "
                         "without grid variants, and without linear-block copies (what they "
                         "cost Intel's build)")
+    parser.add_argument("--update", action="store_true", help="keep --out's other modules' "
+                        "rows (a module measured again, or one left out before)")
     parser.add_argument("--list", action="store_true", help="the corpus, measured nothing")
     parser.add_argument("--llmc", type=Path, default=Path("/work/src/llm.c"))
     parser.add_argument("--samples", type=Path, default=Path("/work/samples/sm_90"))
@@ -546,14 +549,22 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"{len(chosen)} modules, {sum(sizes[n] for n in chosen) / 1e6:.2f} MB of PTX"
           + (f"; left out (--all): {', '.join(left)}" if left else ""), flush=True)
-    rows = []
+    if not chosen:
+        print("no module chosen")
+        return 1
+    rows: list[dict] = []
+    kept = []  # --update: the other modules' rows of --out
+    if args.update and args.out.exists():
+        kept = [r for r in json.loads(args.out.read_text())["modules"]
+                if r["name"] not in chosen and r["name"] in texts]
     with tempfile.TemporaryDirectory(prefix="jit_speed.") as scratch:
         for index, name in enumerate(chosen):
             path = Path(scratch) / f"m{index}.ptx"
             path.write_text(texts[name])
             cache = Path(scratch) / f"cache{index}"
+            # --variants builds each module twice more.
             cold = measure("cold-variants" if args.variants else "cold", path, cache,
-                           args.timeout)
+                           args.timeout * (3 if args.variants else 1))
             warm: dict = {}
             if "error" not in cold:  # twice: the least of each figure
                 warms = [measure("warm", path, cache, args.timeout) for _ in range(2)]
@@ -567,6 +578,21 @@ def main(argv: list[str] | None = None) -> int:
                   f"(clBuild {_fmt(r['stages_s'].get('cl_build'))}) warm "
                   f"{_fmt(r['warm_s'], 4)} s ptxas {_fmt(r['ptxas_s'])} s"
                   + (f" [{'; '.join(r['errors'])}]" if r["errors"] else ""), flush=True)
+            # Written after each module: a run cut short keeps what it measured.
+            done = sorted(rows + kept, key=lambda r: list(texts).index(r["name"]))
+            names = {r["name"] for r in done}
+            result = write(args.out, done, [n for n in texts if n not in names] if args.update
+                           else [*left, *chosen[index + 1:]])
+    t = result["total"]
+    print(f"total {t['ptx_mb']} MB: cold {t['cold_s']} s ({t['cold_over_ptxas']}x ptxas; "
+          f"compiler {t['compiler_over_ptxas']}x, clBuild {t['cl_build_over_ptxas']}x), warm "
+          f"{t['warm_s']} s ({t['warm_over_ptxas']}x), ptxas {t['ptxas_s']} s")
+    return 1 if t["failed"] else 0
+
+
+def write(out: Path, rows: list[dict], left: list[str]) -> dict:
+    """The results of `rows` (`left`: the modules not measured) to `out`
+    and its markdown page, whose hand-written `## Notes` stay."""
     startups = [v for r in rows for v in r["startup_s"].values() if v is not None]
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
@@ -579,18 +605,12 @@ def main(argv: list[str] | None = None) -> int:
     cpu = re.search(r"model name\s*:\s*(.*)", Path("/proc/cpuinfo").read_text())
     if cpu:
         result["machine"] = cpu.group(1).strip()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n")
-    page = args.out.with_suffix(".md")
-    # The page's hand-written `## Notes` (findings beyond one run) stay.
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    page = out.with_suffix(".md")
     notes = page.read_text().partition("\n## Notes\n") if page.exists() else ("", "", "")
     page.write_text(markdown(result) + (notes[1] + notes[2] if notes[1] else ""))
-    t = result["total"]
-    print(f"total {t['ptx_mb']} MB: cold {t['cold_s']} s ({t['cold_over_ptxas']}x ptxas; "
-          f"compiler {t['compiler_over_ptxas']}x, clBuild {t['cl_build_over_ptxas']}x), warm "
-          f"{t['warm_s']} s ({t['warm_over_ptxas']}x), ptxas {t['ptxas_s']} s")
-    return 1 if t["failed"] else 0
-
+    return result
 
 if __name__ == "__main__":
     sys.exit(main())
