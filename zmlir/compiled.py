@@ -32,6 +32,9 @@ class KernelInfo:
     const_bytes: int = 0
     max_threads: int = 0
     max_registers: int = 0
+    # SPIR-V: whether the kernel has a form for blocks its warps are not
+    # rows of (targets/spirv's work_group).
+    linear_blocks: bool = False
 
 
 @dataclass

@@ -204,7 +204,8 @@ def _kernels(std: str | bytes, param_types: dict[str, tuple[str, ...]],
                                    local_bytes=values.get("local_bytes", 0),
                                    const_bytes=values.get("const_bytes", 0),
                                    max_threads=values.get("max_threads", 0),
-                                   max_registers=values.get("max_registers", 0))
+                                   max_registers=values.get("max_registers", 0),
+                                   linear_blocks=bool(values.get("linear_blocks", 0)))
     return kernels
 
 

@@ -197,7 +197,7 @@ class RecordingLib:
 
 
 def _info(static: int, count: int) -> SimpleNamespace:
-    return SimpleNamespace(static_shared_bytes=static, param_count=count)
+    return SimpleNamespace(static_shared_bytes=static, param_count=count, linear_blocks=False)
 
 
 def test_level_zero_launch_sets_window_as_local_argument() -> None:

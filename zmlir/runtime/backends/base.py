@@ -15,6 +15,11 @@ class NoDevice(RuntimeError):
     """The backend's library loaded (or not) but offers no usable device."""
 
 
+class UnsupportedLaunch(ValueError):
+    """A launch the backend cannot run as CUDA would (the driver answers
+    CUDA_ERROR_NOT_SUPPORTED and says why)."""
+
+
 # CUdevice_attribute values that describe the memory system: a passthrough to
 # a real GPU answers them as that GPU does (Backend.memory_model). A program
 # that sees PAGEABLE_MEMORY_ACCESS hands kernels malloc'd memory, which the

@@ -28,8 +28,8 @@ from zmlir.runtime.backends._vendor import (
     note,
     open_library,
 )
-from zmlir.runtime.backends.base import Backend, NoDevice
-from zmlir.targets.spirv import work_group
+from zmlir.runtime.backends.base import Backend, NoDevice, UnsupportedLaunch
+from zmlir.targets.spirv import warps_not_rows, work_group
 
 _CDEF = """
 typedef int ze_result_t;
@@ -460,7 +460,10 @@ class LevelZeroBackend(CopiesThroughMemcpy, Backend):
         _check("zeKernelSetArgumentValue", lib.zeKernelSetArgumentValue(
             kernel.handle, len(encoded), max(window, 1), ffi.NULL),
             f"kernel {kernel.name!r} shared-memory window")
-        (lx, ly, lz), shape = work_group((bx, by, bz), kernel.sub_group_size)
+        shaped = work_group((bx, by, bz), kernel.sub_group_size, info.linear_blocks)
+        if shaped is None:
+            raise UnsupportedLaunch(warps_not_rows(kernel.name, (bx, by, bz)))
+        (lx, ly, lz), shape = shaped
         _check("zeKernelSetGroupSize", lib.zeKernelSetGroupSize(kernel.handle, lx, ly, lz),
                f"block ({bx}, {by}, {bz})")
         if kernel.reads_global_offset:

@@ -97,9 +97,11 @@ struct zmlir_fast_entry {
    * variant_grid_x blocks in x and 65535 in y and z */
   uintptr_t variant;
   unsigned int variant_grid_x;
-  /* OpenCL: the sub-group size the kernel requires (0: none), which shapes
-   * its work-groups (zmlir_fast_work_group) */
+  /* OpenCL: the sub-group size the kernel requires (0: none), and whether it
+   * has a form for blocks its warps are not rows of, which shape its
+   * work-groups (zmlir_fast_work_group) */
   unsigned int sub_group_size;
+  int linear_blocks;
   unsigned int static_shared, shared_limit, max_threads, nparams;
   /* the parameters' bytes packed as `extra` gives them (each at its alignment) */
   unsigned int param_bytes;
@@ -414,6 +416,7 @@ int zmlir_fast_function(uintptr_t handle, int kind, uintptr_t target, unsigned i
   e->variant = 0;
   e->variant_grid_x = 0;
   e->sub_group_size = 0;
+  e->linear_blocks = 0;
   e->static_shared = static_shared;
   e->shared_limit = shared_limit;
   e->optin = optin;
@@ -433,9 +436,10 @@ int zmlir_fast_function(uintptr_t handle, int kind, uintptr_t target, unsigned i
  * `variant` (0: none), which launches of at most `max_grid_x` blocks in x
  * (and 65535 in y and z) run instead (the SPIR-V target's
  * `<kernel>__zmlir_grid31`, the same kernel compiled knowing its global index
- * fits 31 bits); and the sub-group size both require; 0 on success. */
+ * fits 31 bits); the sub-group size both require, and whether they have a
+ * form for blocks their warps are not rows of; 0 on success. */
 int zmlir_fast_opencl_kernel(uintptr_t handle, uintptr_t variant, unsigned int max_grid_x,
-                             unsigned int sub_group_size) {
+                             unsigned int sub_group_size, int linear_blocks) {
   pthread_mutex_lock(&zmlir_fast_write);
   struct zmlir_fast_entry *e = handle ? zmlir_fast_slot(handle, 0) : NULL;
   int kind = e ? ZMLIR_LOAD(e->kind) : ZMLIR_FAST_NONE;
@@ -444,6 +448,7 @@ int zmlir_fast_opencl_kernel(uintptr_t handle, uintptr_t variant, unsigned int m
     e->variant = variant;
     e->variant_grid_x = max_grid_x;
     e->sub_group_size = sub_group_size;
+    e->linear_blocks = linear_blocks;
     ZMLIR_STORE(e->kind, kind);
   }
   pthread_mutex_unlock(&zmlir_fast_write);
@@ -612,18 +617,23 @@ CUresult zmlir_fast_cls_get(void **pvalue, void *ctx, void *key) {
  * where the kernel's warps are 32-wide sub-groups, a block of more than one
  * row whose width is no multiple of 32 runs as a one-dimensional work-group,
  * its %ntid.x and %ntid.y the global offsets in y and z (Intel's CPU runtime
- * forms sub-groups along x in each row; CUDA's warps are linear ids). */
-static void zmlir_fast_work_group(unsigned int sub_group_size, const unsigned int block[3],
-                                  size_t local[3], size_t offset[3]) {
-  if (sub_group_size == 32 && block[0] % 32 != 0 && (size_t)block[1] * block[2] > 1) {
+ * forms sub-groups along x in each row; CUDA's warps are linear ids), where
+ * the kernel has a form for it; 0 where it has none (the Python path refuses
+ * the launch). */
+static int zmlir_fast_work_group(const struct zmlir_fast_entry *e, const unsigned int block[3],
+                                 size_t local[3], size_t offset[3]) {
+  if (e->sub_group_size == 32 && block[0] % 32 != 0 && (size_t)block[1] * block[2] > 1) {
+    if (!e->linear_blocks)
+      return 0;
     local[0] = (size_t)block[0] * block[1] * block[2];
     local[1] = local[2] = 1;
     offset[1] = block[0];
     offset[2] = block[1];
-    return;
+    return 1;
   }
   for (int d = 0; d < 3; ++d)
     local[d] = block[d];
+  return 1;
 }
 
 static int zmlir_fast_opencl(const struct zmlir_fast_entry *e, const unsigned int grid[3],
@@ -639,7 +649,8 @@ static int zmlir_fast_opencl(const struct zmlir_fast_entry *e, const unsigned in
   /* The window's size is the global work offset in x: kernels read
    * %total_smem_size and %dynamic_smem_size with get_global_offset(0). */
   size_t global[3], local[3], offset[3] = {window, 0, 0};
-  zmlir_fast_work_group(e->sub_group_size, block, local, offset);
+  if (!zmlir_fast_work_group(e, block, local, offset))
+    return 0;
   for (int d = 0; d < 3; ++d)
     global[d] = (size_t)grid[d] * local[d];
   void *event = NULL;

@@ -164,11 +164,11 @@ class FastPath:
                                         len(param_sizes), sizes, param_bytes,
                                         int(native)) != 0:
             return False
-        # An OpenCL kernel's grid variant and sub-group size
+        # An OpenCL kernel's grid variant and work-group shapes
         # (OpenCLBackend.fast_opencl_kernel), for fastpath.c's launches.
         facts = getattr(device, "fast_opencl_kernel", None)
         if facts is not None:
-            self.lib.zmlir_fast_opencl_kernel(handle, *facts(kernel))
+            self.lib.zmlir_fast_opencl_kernel(handle, *facts(kernel, info))
         return True
 
     def stream(self, handle: int) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from zmlir.runtime.backends.base import UnsupportedLaunch
 from zmlir.runtime.cuda import cooperative as cooperative_launch
 from zmlir.runtime.cuda import device_launch
 from zmlir.runtime.cuda.attributes import device_attribute, max_dynamic_shared, max_threads
@@ -132,6 +133,8 @@ class LaunchAPI(FunctionAPI):
                         cooperative_launch.launch(self.device, fn.module, launch)
                     else:
                         launch()
+            except UnsupportedLaunch as err:
+                return self.unsupported("cuLaunchKernel", str(err))
             except ValueError as err:
                 log(f"launch of {fn.name} rejected: {err}")
                 return E.CUDA_ERROR_INVALID_VALUE

@@ -94,28 +94,56 @@ SmallVector<Operation *> blockShapeReads(ArrayRef<Block *> blocks) {
   return reads;
 }
 
+/// Whether `fn` reads %tid or %ntid in y or z.
+bool readsRowsOrPlanes(Operation *fn) {
+  return fn
+      ->walk([](Operation *op) {
+        auto id = dyn_cast<gpu::ThreadIdOp>(op);
+        auto dim = dyn_cast<gpu::BlockDimOp>(op);
+        gpu::Dimension d = id ? id.getDimension() : dim ? dim.getDimension() : gpu::Dimension::x;
+        return d == gpu::Dimension::x ? WalkResult::advance() : WalkResult::interrupt();
+      })
+      .wasInterrupted();
+}
+
 /// Intel's CPU runtime makes sub-groups of 32 consecutive work-items in x,
 /// whatever the block's shape; CUDA's warps are 32 consecutive linear
 /// thread ids. They differ in a block of more than one row whose %ntid.x is
 /// no multiple of 32 (in a 16x2 block a sub-group is a row: lane 16 is no
 /// thread's), so the launcher runs such a block of a kernel that needs
 /// 32-wide sub-groups as a one-dimensional work-group (opencl/device.py,
-/// fastpath.c: `warp_block`). Such a kernel that reads %tid or %ntid gets a
-/// copy of its body reading them from the linear id, which its entry runs
-/// for those launches (a uniform branch: the usual copy keeps the reads
-/// Intel's vectorizer sees consecutive); a device function picks between
-/// the two at each read.
+/// fastpath.c: `work_group`). Such a kernel that reads %tid or %ntid in y or
+/// z, itself or through the functions it calls (one written for blocks of
+/// rows), gets a copy of its body reading them from the linear id, which its
+/// entry runs for those launches (a uniform branch: the usual copy keeps the
+/// reads Intel's vectorizer sees consecutive), and `zmlir.linear_blocks`;
+/// the module's device functions pick between the two at each read. The
+/// copy doubles the kernel's build in Intel's runtime, so a kernel that
+/// reads x alone has none: the launcher refuses it such blocks
+/// (CUDA_ERROR_NOT_SUPPORTED).
 void readBlockShapeOfLinearLaunches(gpu::GPUModuleOp module,
                                     const DenseSet<Operation *> &subGroupUsers) {
-  bool anyKernel = false;
+  auto callees = definedCallees(module);
+  bool anyCopy = false;
   for (Operation *fn : subGroupUsers) {
     auto kernel = dyn_cast<gpu::GPUFuncOp>(fn);
     if (!kernel || !kernel.isKernel())
       continue;
-    anyKernel = true;
-    auto blocks = llvm::map_to_vector(kernel.getBody(), [](Block &block) { return &block; });
-    if (blockShapeReads(blocks).empty())
+    // The kernel and the functions it reaches (definedCallees has device
+    // functions' calls only).
+    DenseSet<Operation *> reached{kernel};
+    kernel.walk([&](LLVM::CallOp call) {
+      std::optional<StringRef> name = call.getCallee();
+      auto callee = name ? module.lookupSymbol<LLVM::LLVMFuncOp>(*name) : LLVM::LLVMFuncOp();
+      if (!callee || callee.isExternal() || !reached.insert(callee).second)
+        return;
+      for (Operation *further : reachedFunctions(callee, callees))
+        reached.insert(further);
+    });
+    if (llvm::none_of(reached, readsRowsOrPlanes))
       continue;
+    anyCopy = true;
+    kernel->setAttr("zmlir.linear_blocks", OpBuilder(kernel).getI64IntegerAttr(1));
     KernelBodyCopy copied = copyKernelBody(kernel);
     SmallVector<Operation *> reads = blockShapeReads(copied.copyBlocks);
     OpBuilder b = OpBuilder::atBlockBegin(copied.copy);
@@ -128,7 +156,7 @@ void readBlockShapeOfLinearLaunches(gpu::GPUModuleOp module,
     cf::CondBranchOp::create(b, kernel.getLoc(), launchedLinear(b, kernel), copied.copy,
                              ValueRange{}, copied.original, ValueRange{});
   }
-  if (!anyKernel)
+  if (!anyCopy)
     return;
   for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
     if (fn.isExternal())

@@ -30,22 +30,32 @@ GRID_VARIANT_SUFFIX = "__zmlir_grid31"
 GRID_VARIANT_X = (1 << 21) - 1
 
 
-def work_group(block: tuple[int, int, int],
-               sub_group_size: int) -> tuple[tuple[int, int, int], tuple[int, int]]:
+def work_group(block: tuple[int, int, int], sub_group_size: int,
+               linear_blocks: bool) -> tuple[tuple[int, int, int], tuple[int, int]] | None:
     """The work-group that runs a CUDA block of a kernel requiring sub-groups
     of `sub_group_size` (0: none), and the global work offsets in y and z
     that tell the kernel its block's shape (SPIRVTargetInfo.cpp's
-    readBlockShapeOfLinearLaunches).
+    readBlockShapeOfLinearLaunches); None where the kernel cannot run it.
 
     A sub-group is a CUDA warp: 32 consecutive linear thread ids. Intel's
     CPU runtime forms sub-groups along x in each row, so a block of more
     than one row whose width is not a multiple of 32 runs as a
     one-dimensional work-group of its threads, its %ntid.x and %ntid.y in
-    those offsets; any other block runs as it is, the offsets 0."""
+    those offsets, where the kernel reads its block's shape from them
+    (`linear_blocks`: it reads %tid or %ntid in y or z); a kernel that reads
+    x alone has no such form (None). Any other block runs as it is, the
+    offsets 0."""
     x, y, z = block
     if sub_group_size == 32 and x % 32 and y * z > 1:
-        return (x * y * z, 1, 1), (x, y)
+        return ((x * y * z, 1, 1), (x, y)) if linear_blocks else None
     return block, (0, 0)
+
+
+def warps_not_rows(name: str, block: tuple[int, int, int]) -> str:
+    """Why a block work_group gives no work-group for cannot run."""
+    return (f"kernel {name!r} with block {block}: its warp operations need 32 consecutive "
+            "threads of the block, and it reads threadIdx.x alone, so zmlir runs it only in "
+            "blocks of one row or a multiple of 32 threads wide")
 
 
 @register

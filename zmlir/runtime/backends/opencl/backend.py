@@ -180,7 +180,8 @@ class OpenCLBackend(Backend):
                             f"a cooperative grid of {blocks} blocks; {self.compute_units} "
                             "run at once")
         return self.device.launch(kernel, grid, block, args, shared_bytes=shared_bytes,
-                                  shared_window=info.static_shared_bytes, watched=watched)
+                                  shared_window=info.static_shared_bytes, watched=watched,
+                                  linear_blocks=info.linear_blocks)
 
     def synchronize(self) -> None:
         self.device.synchronize()
@@ -267,14 +268,16 @@ class OpenCLBackend(Backend):
                 int(info.static_shared_bytes), self.local_mem_size,
                 int(self.device.max_work_group_size))
 
-    def fast_opencl_kernel(self, kernel: Any) -> tuple[int, int, int]:
+    def fast_opencl_kernel(self, kernel: Any, info: Any) -> tuple[int, int, int, int]:
         """(cl_kernel, largest grid in x) of the kernel's grid variant ((0, 0):
-        none) and the sub-group size it requires, for fastpath.c."""
+        none), the sub-group size it requires and whether it has a form for
+        blocks its warps are not rows of (spirv.work_group), for fastpath.c."""
         from zmlir.runtime.backends.opencl.api import ffi
 
         variant = kernel.variant
         return (int(ffi.cast("uintptr_t", variant.handle)) if variant is not None else 0,
-                kernel.variant_grid_x if variant is not None else 0, kernel.sub_group_size)
+                kernel.variant_grid_x if variant is not None else 0, kernel.sub_group_size,
+                int(info.linear_blocks))
 
     def close(self) -> None:
         self.device.close()

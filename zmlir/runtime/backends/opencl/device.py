@@ -25,12 +25,13 @@ from typing import Any, Literal
 import numpy as np
 
 from zmlir.runtime import shared_memory
+from zmlir.runtime.backends.base import UnsupportedLaunch
 from zmlir.runtime.backends.opencl import api as cl
 from zmlir.runtime.backends.opencl import icd
 from zmlir.runtime.backends.opencl.api import OpenCLError, check, ffi
 from zmlir.runtime.slabs import MIN_SLOT, SLAB_BYTES, SlabAllocator
 from zmlir.runtime.sorted_addresses import SortedAddresses
-from zmlir.targets.spirv import work_group
+from zmlir.targets.spirv import warps_not_rows, work_group
 
 # "program": a program's variables; "ipc": another process's allocation
 # mapped here (cuIpcOpenMemHandle), neither ours to free.
@@ -723,6 +724,7 @@ class Device:
         shared_bytes: int = 0,
         shared_window: int | None = None,
         watched: bool = False,
+        linear_blocks: bool = False,
     ) -> Any:
         """Launch `kernel` over `grid` blocks of `block` threads (CUDA semantics).
 
@@ -739,6 +741,9 @@ class Device:
         The launch waits for the kernel, unless `watched`: then it returns the launch's
         cl_event, for the caller to watch and release (the driver: fastpath.c), while the
         kernel runs.
+
+        `linear_blocks`: the kernel has a form for blocks its warps are not rows of
+        (KernelInfo.linear_blocks); without one such a block is UnsupportedLaunch.
         """
         grid3, block3 = _dim3("grid", grid), _dim3("block", block)
         threads = block3[0] * block3[1] * block3[2]
@@ -785,7 +790,10 @@ class Device:
                 lib.clSetKernelArg(kernel.handle, len(encoded), max(window, 1), ffi.NULL),
                 f"kernel {kernel.name!r} shared-memory window",
             )
-        local, shape = work_group(block3, kernel.sub_group_size)
+        shaped = work_group(block3, kernel.sub_group_size, linear_blocks)
+        if shaped is None:
+            raise UnsupportedLaunch(warps_not_rows(kernel.name, block3))
+        local, shape = shaped
         global_size = ffi.new(_SIZE3, [g * b for g, b in zip(grid3, local, strict=True)])
         local_size = ffi.new(_SIZE3, local)
         # The window's size is the global work offset in x: kernels read %total_smem_size and
