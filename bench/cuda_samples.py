@@ -276,15 +276,22 @@ def _build_one(sample: Sample, checkout: Path, out: Path, arch: str,
     common = [f"-arch={arch}", "-std=c++17", "-Wno-deprecated-gpu-targets", "--extended-lambda",
               f"-I{checkout / 'Common'}", f"-I{sample.path}", f"-I{sample.path / 'inc'}"]
     if cuda_libs:  # NVRTC's and cuRAND's device headers from NVIDIA's wheels (nvidia/cu13)
-        # DT_RPATH, not RUNPATH: libnvrtc finds its builtins library through it.
-        common += [f"-I{cuda_libs / 'include'}", f"-L{cuda_libs / 'lib'}",
-                   f"-Xlinker=-rpath={cuda_libs / 'lib'}", "-Xlinker=--disable-new-dtags"]
+        common += [f"-I{cuda_libs / 'include'}", f"-L{cuda_libs / 'lib'}"]
+        if "CUDA::nvrtc" in text:
+            # DT_RPATH, not RUNPATH: libnvrtc finds its builtins library through it. Only
+            # there: the folder may hold NVIDIA's libcublas too, which a DT_RPATH would
+            # put before ours (`zmlir run`'s library path).
+            common += [f"-Xlinker=-rpath={cuda_libs / 'lib'}", "-Xlinker=--disable-new-dtags"]
     steps = [[nvcc, *common, "-fatbin", "-o", str(target / fat), str(sample.path / src)]
              for fat, src in sample.fatbins if fat.endswith(".fatbin")]
     steps += [[nvcc, *common, "-ptx", "-o", str(target / fat), str(sample.path / src)]
               for fat, src in sample.fatbins if fat.endswith(".ptx")]
+    libs = sample.libs
+    if cuda_libs and not (cuda_libs / "lib" / "libnvrtc.so").exists():
+        # The wheel has the versioned library alone.
+        libs = ["-l:libnvrtc.so.13" if lib == "-lnvrtc" else lib for lib in libs]
     steps.append([nvcc, *common, *[str(sample.path / s) for s in sample.sources],
-                  "-o", str(target / sample.name), *sample.libs])
+                  "-o", str(target / sample.name), *libs])
     for cmd in steps:
         result = subprocess.run(cmd, capture_output=True, text=True)
         if result.returncode != 0 and "separate compilation mode" in result.stderr:
