@@ -34,10 +34,11 @@ llvm::DenseMap<Operation *, llvm::SmallVector<Operation *>>
 zmlir::definedCallees(gpu::GPUModuleOp module) {
   SymbolTable symbols(module);
   DenseMap<Operation *, SmallVector<Operation *>> callees;
-  for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
-    if (fn.isExternal())
+  for (Operation &fn : module.getBody()->getOperations()) {
+    auto device = dyn_cast<LLVM::LLVMFuncOp>(fn);
+    if (!isa<gpu::GPUFuncOp>(fn) && !(device && !device.isExternal()))
       continue;
-    SmallVector<Operation *> &called = callees[fn];
+    SmallVector<Operation *> &called = callees[&fn];
     fn.walk([&](LLVM::CallOp call) {
       std::optional<StringRef> name = call.getCallee();
       auto callee = name ? symbols.lookup<LLVM::LLVMFuncOp>(*name) : LLVM::LLVMFuncOp();

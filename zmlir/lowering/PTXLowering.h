@@ -383,8 +383,9 @@ void markCallsConvergent(gpu::GPUModuleOp module);
 /// markCallsConvergent (Warp.cpp).
 llvm::DenseSet<Operation *> functionsUsingSubGroups(gpu::GPUModuleOp module);
 
-/// Each defined device function's defined callees (the module's call graph
-/// of direct LLVM::CallOps). Runs after the conversion patterns (Calls.cpp).
+/// Each kernel's and defined device function's defined callees (the
+/// module's call graph of direct LLVM::CallOps). Runs after the conversion
+/// patterns (Calls.cpp).
 llvm::DenseMap<Operation *, llvm::SmallVector<Operation *>> definedCallees(gpu::GPUModuleOp module);
 
 /// The functions `fn` reaches through `callees` (itself only where on a

@@ -65,13 +65,13 @@ func.func @plain_kernel(%a: i32) attributes {ptx.entry} {
 
 // A device function, in a module with a kernel that has the copy (here
 // through the function's own read of y), picks between the block's own %tid
-// and the linear one at each read.
+// and the linear one at each read (the linear one computed once, at entry).
 // CHECK-LABEL: llvm.func internal @row
-// CHECK: %[[OWN:.*]] = gpu.thread_id  y
 // CHECK: arith.remui %thread_id_x
 // CHECK: %[[TID_Y:.*]] = arith.remui
 // CHECK: %[[OFFSET:.*]] = llvm.call @_Z17get_global_offsetj(%c1_i32{{.*}})
 // CHECK: %[[LINEAR:.*]] = arith.cmpi ne, %[[OFFSET]], %c0_i64
+// CHECK: %[[OWN:.*]] = gpu.thread_id  y
 // CHECK: arith.select %[[LINEAR]], %[[TID_Y]], %[[OWN]] : index
 func.func @row() -> i32 {
   %0 = ptx.sreg <tid.y> : i32

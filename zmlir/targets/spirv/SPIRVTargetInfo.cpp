@@ -35,10 +35,6 @@ Value globalOffset(OpBuilder &b, Operation *user, int64_t dim) {
   return LLVM::CallOp::create(b, loc, fn, ValueRange{intConst(b, loc, i32, dim)}).getResult();
 }
 
-Value globalOffsetX(OpBuilder &b, Operation *user) {
-  return globalOffset(b, user, 0);
-}
-
 /// CUDA's %tid and %ntid where the launcher runs a block as a
 /// one-dimensional work-group: get_local_id(0) is the thread's linear id
 /// and get_local_size(0) the block's size, and the global offsets in y and
@@ -129,17 +125,8 @@ void readBlockShapeOfLinearLaunches(gpu::GPUModuleOp module,
     auto kernel = dyn_cast<gpu::GPUFuncOp>(fn);
     if (!kernel || !kernel.isKernel())
       continue;
-    // The kernel and the functions it reaches (definedCallees has device
-    // functions' calls only).
-    DenseSet<Operation *> reached{kernel};
-    kernel.walk([&](LLVM::CallOp call) {
-      std::optional<StringRef> name = call.getCallee();
-      auto callee = name ? module.lookupSymbol<LLVM::LLVMFuncOp>(*name) : LLVM::LLVMFuncOp();
-      if (!callee || callee.isExternal() || !reached.insert(callee).second)
-        return;
-      for (Operation *further : reachedFunctions(callee, callees))
-        reached.insert(further);
-    });
+    DenseSet<Operation *> reached = reachedFunctions(kernel, callees);
+    reached.insert(kernel);
     if (llvm::none_of(reached, readsRowsOrPlanes))
       continue;
     anyCopy = true;
@@ -162,13 +149,17 @@ void readBlockShapeOfLinearLaunches(gpu::GPUModuleOp module,
     if (fn.isExternal())
       continue;
     auto blocks = llvm::map_to_vector(fn.getBody(), [](Block &block) { return &block; });
-    // (The linear block's own reads, made here, are the work-group's.)
-    for (Operation *read : blockShapeReads(blocks)) {
-      OpBuilder b(read->getContext());
+    SmallVector<Operation *> reads = blockShapeReads(blocks);
+    if (reads.empty())
+      continue;
+    // Computed once at the entry, whose own reads are the work-group's.
+    OpBuilder b = OpBuilder::atBlockBegin(&fn.getBody().front());
+    LinearBlock linear(b, fn);
+    Value isLinear = launchedLinear(b, fn);
+    for (Operation *read : reads) {
       b.setInsertionPointAfter(read);
-      LinearBlock linear(b, read);
-      Value picked = arith::SelectOp::create(b, read->getLoc(), launchedLinear(b, read),
-                                             linear.of(read), read->getResult(0));
+      Value picked = arith::SelectOp::create(b, read->getLoc(), isLinear, linear.of(read),
+                                             read->getResult(0));
       read->getResult(0).replaceAllUsesExcept(picked, picked.getDefiningOp());
     }
   }
@@ -378,7 +369,7 @@ public:
 
   /// SPIR-V kernels cannot read the size of their __local window argument.
   Value sharedWindowBytes(OpBuilder &b, Operation *user) const override {
-    return arith::TruncIOp::create(b, user->getLoc(), b.getI32Type(), globalOffsetX(b, user));
+    return arith::TruncIOp::create(b, user->getLoc(), b.getI32Type(), globalOffset(b, user, 0));
   }
 
   /// cl_khr_kernel_clock's clock_read_work_group: OpReadClockKHR at
@@ -475,7 +466,7 @@ public:
     }
     Value base = LLVM::PtrToIntOp::create(
         b, loc, i64, LLVM::AddrSpaceCastOp::create(b, loc, ptr.getType(), window));
-    Value size = arith::AndIOp::create(b, loc, globalOffsetX(b, user),
+    Value size = arith::AndIOp::create(b, loc, globalOffset(b, user, 0),
                                        intConst(b, loc, i64, 0xffffffff));
     Value shared = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                          arith::SubIOp::create(b, loc, address, base), size);
