@@ -22,7 +22,9 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/PatternMatch.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/Local.h"
 
@@ -163,6 +165,117 @@ llvm::Error zmlir::narrowSPIRVZExtOfTrunc(gpu::GPUModuleOp, llvm::Module &module
     zext->eraseFromParent();
     if (trunc->use_empty())
       trunc->eraseFromParent();
+  }
+  return llvm::Error::success();
+}
+
+/// Whether `function` synchronises its work-items: it calls a convergent
+/// declaration (a barrier, a sub-group operation), a function that does, or
+/// a function it cannot see.
+static llvm::SmallPtrSet<const llvm::Function *, 16> synchronisingFunctions(llvm::Module &module) {
+  llvm::SmallPtrSet<const llvm::Function *, 16> synchronising;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (llvm::Function &function : module) {
+      if (function.isDeclaration() || synchronising.contains(&function))
+        continue;
+      bool syncs = llvm::any_of(llvm::instructions(function), [&](llvm::Instruction &inst) {
+        auto *call = llvm::dyn_cast<llvm::CallBase>(&inst);
+        if (!call || llvm::isa<llvm::IntrinsicInst>(call))
+          return false;
+        const llvm::Function *callee = call->getCalledFunction();
+        if (!callee)
+          return true;
+        return callee->isDeclaration() ? call->isConvergent() : synchronising.contains(callee);
+      });
+      if (syncs)
+        changed = synchronising.insert(&function).second;
+    }
+  }
+  return synchronising;
+}
+
+/// Whether `inst` is a negation that LLVM's instcombine makes an `fneg`:
+/// `fneg x`, `fsub -0.0, x`, `fmul x, -1.0` or `fdiv x, -1.0`.
+static llvm::Value *negatedOperand(llvm::Instruction &inst) {
+  auto isConstant = [](llvm::Value *value, auto predicate) {
+    const llvm::APFloat *constant;
+    return llvm::PatternMatch::match(value, llvm::PatternMatch::m_APFloat(constant)) &&
+           predicate(*constant);
+  };
+  auto isMinusOne = [](const llvm::APFloat &value) { return value.isExactlyValue(-1.0); };
+  auto isMinusZero = [](const llvm::APFloat &value) { return value.isNegZero(); };
+  switch (inst.getOpcode()) {
+  case llvm::Instruction::FNeg:
+    return inst.getOperand(0);
+  case llvm::Instruction::FSub:
+    return isConstant(inst.getOperand(0), isMinusZero) ? inst.getOperand(1) : nullptr;
+  case llvm::Instruction::FMul:
+    if (isConstant(inst.getOperand(0), isMinusOne))
+      return inst.getOperand(1);
+    [[fallthrough]];
+  case llvm::Instruction::FDiv:
+    return isConstant(inst.getOperand(1), isMinusOne) ? inst.getOperand(0) : nullptr;
+  default:
+    return nullptr;
+  }
+}
+
+/// Intel's OpenCL CPU compiler keeps a value that lives across a barrier
+/// once per work-item only where its analysis of which values depend on the
+/// work-item (WIRelatedValue, intel/llvm's SYCLTransforms) says so, and that
+/// analysis has a case per instruction kind but none for `fneg`: a negation
+/// of a work-item's value made before a barrier and used after it is kept
+/// once per work-group, and work-items read each other's (NVIDIA's cuFFT,
+/// vector_fft_symm_r2c<2048>: column n/4 of every row of a 2048-row R2C).
+/// Its instcombine makes `fsub -0.0, x`, `fmul x, -1.0` and sign-bit xors
+/// `fneg`s as well. So in functions that synchronise, each negation becomes
+/// `fsub z, x`, z a -0.0 that the function reads back once from a volatile
+/// private variable: the same value for every x (NaNs' signs aside, which
+/// PTX leaves unspecified, and with subnormals kept, as SPIR-V's default
+/// float mode does), one Intel cannot fold, and a subtraction it classifies
+/// by its operands.
+llvm::Error zmlir::spirvOpaqueNegations(gpu::GPUModuleOp, llvm::Module &module) {
+  auto synchronising = synchronisingFunctions(module);
+  for (llvm::Function &function : module) {
+    if (!synchronising.contains(&function))
+      continue;
+    llvm::SmallVector<llvm::Instruction *> negations;
+    for (llvm::Instruction &inst : llvm::instructions(function))
+      if (negatedOperand(inst))
+        negations.push_back(&inst);
+    if (negations.empty())
+      continue;
+    llvm::BasicBlock &entry = function.getEntryBlock();
+    llvm::IRBuilder<> builder(&entry, entry.getFirstNonPHIOrDbgOrAlloca());
+    llvm::Type *f32 = builder.getFloatTy();
+    unsigned allocaSpace = module.getDataLayout().getAllocaAddrSpace();
+    llvm::AllocaInst *slot = builder.CreateAlloca(f32, allocaSpace, nullptr, "minus_zero.slot");
+    builder.CreateStore(llvm::ConstantFP::getNegativeZero(f32), slot, /*isVolatile=*/true);
+    llvm::Value *minusZero = builder.CreateLoad(f32, slot, /*isVolatile=*/true, "minus_zero");
+    llvm::DenseMap<llvm::Type *, llvm::Value *> minusZeros{{f32, minusZero}};
+    auto minusZeroOf = [&](llvm::Type *type) {
+      llvm::Type *element = type->getScalarType();
+      llvm::Value *scalar = minusZeros.lookup(element);
+      if (!scalar)
+        minusZeros[element] = scalar = builder.CreateFPCast(minusZero, element);
+      auto *vectorType = llvm::dyn_cast<llvm::VectorType>(type);
+      if (!vectorType)
+        return scalar;
+      llvm::Value *vector = minusZeros.lookup(type);
+      if (!vector)
+        minusZeros[type] = vector = builder.CreateVectorSplat(vectorType->getElementCount(),
+                                                              scalar);
+      return vector;
+    };
+    for (llvm::Instruction *negation : negations) {
+      llvm::Value *minusZeroOfType = minusZeroOf(negation->getType());
+      llvm::IRBuilder<> at(negation);
+      llvm::Value *difference = at.CreateFSub(minusZeroOfType, negatedOperand(*negation));
+      difference->takeName(negation);
+      negation->replaceAllUsesWith(difference);
+      negation->eraseFromParent();
+    }
   }
   return llvm::Error::success();
 }

@@ -67,6 +67,8 @@ class SPIRVTarget(Target):
     trap_word = "__zmlir_trap"  # kTrapWordName of SPIRVTargetInfo.cpp
     globaltimer_word = "__zmlir_globaltimer"  # kGlobaltimerName of SPIRVTargetInfo.cpp
     # spirv-bfloat-as-bits: Intel's OpenCL CPU runtime lacks SPV_KHR_bfloat16;
+    # spirv-opaque-negations: Intel's CPU compiler keeps an fneg live across a
+    # barrier once per work-group, not per work-item (SPIRVFixups.cpp);
     # spirv-realign-allocas: LLVM 22 writes an alloca's alignment above 64 wrong;
     # spirv-state-space: isspacep's shared window and stack test, and
     # spirv-inline-private-escapes: calls given private addresses (both before
@@ -79,7 +81,8 @@ class SPIRVTarget(Target):
     # and spirv-typed-element-geps: byte-offset accesses as element GEPs, both
     # of which Intel's vectorizer needs to see accesses consecutive (last:
     # after every rebuilt access).
-    llvm_fixups = ("spirv-bfloat-as-bits", "spirv-split-long-initializers",
+    llvm_fixups = ("spirv-bfloat-as-bits", "spirv-opaque-negations",
+                   "spirv-split-long-initializers",
                    "spirv-narrow-zext-of-trunc", "spirv-state-space",
                    "spirv-inline-private-escapes", "spirv-realign-allocas",
                    "spirv-spin-waits", "spirv-volatile-atomic-accesses",
