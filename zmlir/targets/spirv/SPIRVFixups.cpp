@@ -226,7 +226,8 @@ static llvm::Value *negatedOperand(llvm::Instruction &inst) {
 /// work-item (WIRelatedValue, intel/llvm's SYCLTransforms) says so, and that
 /// analysis has a case per instruction kind but none for `fneg`: a negation
 /// of a work-item's value made before a barrier and used after it is kept
-/// once per work-group, and work-items read each other's (NVIDIA's cuFFT,
+/// once per work-group, and work-items read each other's (intel/llvm issue
+/// 23220, open, found in another FFT; here NVIDIA's cuFFT,
 /// vector_fft_symm_r2c<2048>: column n/4 of every row of a 2048-row R2C).
 /// Its instcombine makes `fsub -0.0, x`, `fmul x, -1.0` and sign-bit xors
 /// `fneg`s as well. So in functions that synchronise, each negation becomes
