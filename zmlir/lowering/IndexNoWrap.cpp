@@ -37,7 +37,11 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace zmlir {
@@ -205,6 +209,17 @@ gpu::GPUFuncOp gridVariant(gpu::GPUFuncOp kernel) {
   return variant;
 }
 
+/// Whether `kernel` reads %ctaid or %nctaid, the only values whose ranges
+/// its grid variant changes (its callees are analysed on their own).
+bool readsGrid(gpu::GPUFuncOp kernel) {
+  return kernel
+      .walk([](Operation *op) {
+        return isa<gpu::BlockIdOp, gpu::GridDimOp>(op) ? WalkResult::interrupt()
+                                                       : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 /// How many extensions of `fn` have a better wide form.
 unsigned widenedExtensions(Operation *fn, const Widener &widener) {
   unsigned count = 0;
@@ -216,23 +231,59 @@ unsigned widenedExtensions(Operation *fn, const Widener &widener) {
   return count;
 }
 
-struct IndexNoWrapPass : zmlir::impl::IndexNoWrapBase<IndexNoWrapPass> {
-  using IndexNoWrapBase::IndexNoWrapBase;
+/// IntegerRangeAnalysis of one function, which does not follow its calls: a
+/// call's results take the ranges its callee, analysed before, returns (any
+/// value where it was not: a declaration, a recursive call).
+class CalleeRangeAnalysis : public dataflow::IntegerRangeAnalysis {
+public:
+  CalleeRangeAnalysis(DataFlowSolver &solver,
+                      const llvm::DenseMap<Value, IntegerValueRange> &callResults)
+      : IntegerRangeAnalysis(solver), callResults(callResults) {}
 
-  void runOnOperation() override {
-    std::unique_ptr<zmlir::TargetInfo> targetInfo = zmlir::createTargetInfo(target, 32);
-    bool widen = targetInfo->widensNoWrapExtensions();
-    // Each kernel's grid variant, analysed with the rest; kept below only
-    // where it widens more than its kernel.
-    llvm::SmallVector<std::pair<gpu::GPUFuncOp, gpu::GPUFuncOp>> variants;
-    if (gridVariants && widen) {
-      llvm::SmallVector<gpu::GPUFuncOp> kernels;
-      getOperation()->walk([&](gpu::GPUFuncOp fn) {
-        if (fn.isKernel() && !fn->hasAttr(kGridVariantAttr))
-          kernels.push_back(fn);
-      });
-      for (gpu::GPUFuncOp kernel : kernels)
-        variants.emplace_back(kernel, gridVariant(kernel));
+  void setToEntryState(dataflow::IntegerValueRangeLattice *lattice) override {
+    auto it = callResults.find(lattice->getAnchor());
+    if (it == callResults.end())
+      return IntegerRangeAnalysis::setToEntryState(lattice);
+    propagateIfChanged(lattice, lattice->join(it->second));
+  }
+
+private:
+  const llvm::DenseMap<Value, IntegerValueRange> &callResults;
+};
+
+/// Analyses the integer ranges of each function on its own, its callees
+/// first, its arguments at their widest; sets the overflow flags they prove
+/// on its addi, subi, muli and shli and collects its index casts whose
+/// operand fits the result (`signedFittingCasts`: with its sign bit clear).
+///
+/// One solver for a whole module followed calls, but each call site it
+/// found revisited all those of the callee: dmmaTensorCoreGemm's 12298
+/// calls of one emulated wmma.mma took 71 s. Analysed alone, a function
+/// loses the ranges of its arguments where all its callers are visible (a
+/// private one; the lowering emits none) and keeps those of its calls'
+/// results.
+class NoWrapMarker {
+public:
+  llvm::SmallPtrSet<Operation *, 16> fittingCasts, signedFittingCasts;
+
+  LogicalResult mark(FunctionOpInterface fn) {
+    if (!started.insert(fn).second)
+      return success();
+    llvm::DenseMap<Value, IntegerValueRange> callResults;
+    SmallVector<CallOpInterface> calls;
+    fn.walk([&](CallOpInterface call) { calls.push_back(call); });
+    for (CallOpInterface call : calls) {
+      auto callee = dyn_cast_if_present<FunctionOpInterface>(call.resolveCallableInTable(&symbols));
+      if (!callee || callee.isExternal())
+        continue;
+      if (failed(mark(callee)))
+        return failure();
+      auto it = returned.find(callee);
+      if (it == returned.end())
+        continue; // a recursive call
+      for (auto [result, range] : llvm::zip(call->getResults(), it->second))
+        if (!range.isUninitialized())
+          callResults[result] = range;
     }
 
     DataFlowSolver solver;
@@ -241,12 +292,29 @@ struct IndexNoWrapPass : zmlir::impl::IndexNoWrapBase<IndexNoWrapPass> {
     // branch on a parameter) counted as dead and got no ranges.
     solver.load<dataflow::DeadCodeAnalysis>();
     solver.load<dataflow::SparseConstantPropagation>();
-    solver.load<dataflow::IntegerRangeAnalysis>();
-    if (failed(solver.initializeAndRun(getOperation())))
-      return signalPassFailure();
+    solver.load<CalleeRangeAnalysis>(callResults);
+    if (failed(solver.initializeAndRun(fn)))
+      return failure();
+    markOps(solver, fn);
 
-    llvm::SmallPtrSet<Operation *, 16> fittingCasts, signedFittingCasts;
-    getOperation()->walk([&](Operation *op) {
+    // What `fn` returns: the join over its live returns.
+    SmallVector<IntegerValueRange> ranges(fn.getResultTypes().size());
+    for (Block &block : fn.getFunctionBody()) {
+      if (block.empty() || !block.back().hasTrait<OpTrait::ReturnLike>())
+        continue;
+      for (auto [range, value] : llvm::zip(ranges, block.back().getOperands())) {
+        auto *lattice = solver.lookupState<dataflow::IntegerValueRangeLattice>(value);
+        if (lattice && !lattice->getValue().isUninitialized())
+          range = IntegerValueRange::join(range, lattice->getValue());
+      }
+    }
+    returned[fn] = std::move(ranges);
+    return success();
+  }
+
+private:
+  void markOps(DataFlowSolver &solver, Operation *fn) {
+    fn->walk([&](Operation *op) {
       if (auto cast = dyn_cast<arith::IndexCastUIOp>(op)) {
         auto type = dyn_cast<IntegerType>(cast.getType());
         std::optional<ConstantIntRanges> in = rangeOf(solver, cast.getIn());
@@ -273,6 +341,45 @@ struct IndexNoWrapPass : zmlir::impl::IndexNoWrapBase<IndexNoWrapPass> {
       op->setAttr(flagged.getIntegerOverflowAttrName(),
                   arith::IntegerOverflowFlagsAttr::get(op->getContext(), flags));
     });
+  }
+
+  SymbolTableCollection symbols;
+  llvm::DenseSet<Operation *> started;
+  /// Each analysed function's returned ranges, one per result.
+  llvm::DenseMap<Operation *, SmallVector<IntegerValueRange>> returned;
+};
+
+struct IndexNoWrapPass : zmlir::impl::IndexNoWrapBase<IndexNoWrapPass> {
+  using IndexNoWrapBase::IndexNoWrapBase;
+
+  void runOnOperation() override {
+    std::unique_ptr<zmlir::TargetInfo> targetInfo = zmlir::createTargetInfo(target, 32);
+    bool widen = targetInfo->widensNoWrapExtensions();
+    // Each kernel's grid variant, analysed like any function; kept below
+    // only where it widens more than its kernel.
+    llvm::SmallVector<std::pair<gpu::GPUFuncOp, gpu::GPUFuncOp>> variants;
+    if (gridVariants && widen) {
+      llvm::SmallVector<gpu::GPUFuncOp> kernels;
+      getOperation()->walk([&](gpu::GPUFuncOp fn) {
+        if (fn.isKernel() && !fn->hasAttr(kGridVariantAttr) && readsGrid(fn))
+          kernels.push_back(fn);
+      });
+      for (gpu::GPUFuncOp kernel : kernels)
+        variants.emplace_back(kernel, gridVariant(kernel));
+    }
+
+    NoWrapMarker marker;
+    SmallVector<FunctionOpInterface> functions;
+    getOperation()->walk<WalkOrder::PreOrder>([&](FunctionOpInterface fn) {
+      if (!fn.isExternal())
+        functions.push_back(fn);
+      return WalkResult::skip();
+    });
+    for (FunctionOpInterface fn : functions)
+      if (failed(marker.mark(fn)))
+        return signalPassFailure();
+    llvm::SmallPtrSetImpl<Operation *> &fittingCasts = marker.fittingCasts;
+    llvm::SmallPtrSetImpl<Operation *> &signedFittingCasts = marker.signedFittingCasts;
 
     if (!widen)
       return;

@@ -76,7 +76,10 @@ def IndexNoWrap : Pass<"zmlir-index-no-wrap"> {
     `%tid.*` < 1024, `%ntid.*` in [1, 1024], CUDA's limit on a block, which
     the driver checks at every launch), this pass sets `overflow<nuw>` and `overflow<nsw>` on the ops
     whose exact result always fits; an op that may wrap (one fed by a kernel
-    parameter, `%ctaid.x * %ntid.x`) keeps none.
+    parameter, `%ctaid.x * %ntid.x`) keeps none. Each function is analysed
+    on its own, its callees first: its arguments may be any value, and a
+    call's results take the ranges its callee returns (one analysis of the
+    whole module revisited every call site of a function at each new one).
 
     Where the target's TargetInfo answers `widensNoWrapExtensions` (SPIR-V:
     Intel's CPU vectorizer sees consecutive addresses in 64-bit math, not

@@ -190,3 +190,61 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// Each function is analysed on its own (one analysis of the module took
+// minutes on dmmaTensorCoreGemm's 12298 calls of one function), but a call's
+// result takes the range its callee returns: %tid.x + 1 is nuw and nsw, and
+// 64 bits on SPIR-V.
+// CHECK-LABEL: llvm.func internal @lane
+// CHECK-LABEL: gpu.func @call_result
+// CHECK: %[[R:.*]] = llvm.call @lane() : () -> i32
+// CHECK: arith.addi %[[R]], %{{.*}} overflow<nsw, nuw> : i32
+// SPV-LABEL: llvm.func internal @lane
+// SPV-LABEL: gpu.func @call_result
+// SPV: %[[R:.*]] = llvm.call @lane() : () -> i32
+// SPV: %[[R64:.*]] = arith.extui %[[R]] : i32 to i64
+// SPV: %[[A64:.*]] = arith.addi %[[R64]], %c1_i64 overflow<nsw, nuw> : i64
+// SPV: llvm.getelementptr %{{.*}}[%[[A64]]]
+gpu.module @m {
+  llvm.func internal @lane() -> i32 {
+    %tid = gpu.thread_id x upper_bound 1024
+    %t = arith.index_castui %tid : index to i32
+    llvm.return %t : i32
+  }
+  gpu.func @call_result(%out: !llvm.ptr<1>) kernel {
+    %c1 = arith.constant 1 : i32
+    %r = llvm.call @lane() : () -> i32
+    %a = arith.addi %r, %c1 : i32
+    %e = arith.extui %a : i32 to i64
+    %p = llvm.getelementptr %out[%e] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i32
+    llvm.store %a, %p : i32, !llvm.ptr<1>
+    gpu.return
+  }
+}
+
+// -----
+
+// What analysing each function alone gives up: a private callee's arguments
+// are any value, not the join of its callers' (%tid.x here), so %i * 4 keeps
+// no flags. (The lowering emits no private functions; PTX's are llvm.func,
+// public to MLIR, whose arguments were any value before too.)
+// CHECK-LABEL: func.func private @scale
+// CHECK: arith.muli %{{[^ ]+}}, %{{[^ ]+}} : i32
+// CHECK-NOT: overflow
+// CHECK-LABEL: gpu.func @private_callee
+gpu.module @m {
+  func.func private @scale(%i: i32) -> i32 {
+    %c4 = arith.constant 4 : i32
+    %s = arith.muli %i, %c4 : i32
+    return %s : i32
+  }
+  gpu.func @private_callee(%out: !llvm.ptr<1>) kernel {
+    %tid = gpu.thread_id x upper_bound 1024
+    %t = arith.index_castui %tid : index to i32
+    %s = func.call @scale(%t) : (i32) -> i32
+    llvm.store %s, %out : i32, !llvm.ptr<1>
+    gpu.return
+  }
+}
