@@ -252,3 +252,33 @@ def test_a_big_module_checks_what_lies_outside_its_bodies_at_load(
     r, log = _run(libdir, tmp_path, bad_body, steps, ZMLIR_CACHE_DIR=cache_dir)
     assert r == {"load": 0, "fill": [0, 0, [4]], "never": 218}
     assert "cannot compile kernel never of module.ptx: module.ptx:" in log, log
+
+
+def _instances(count: int) -> str:
+    """A template's `count` instances: kernel fill_k stores v + k."""
+    return HEAD + "".join(f"""
+.visible .entry fill_{k}(.param .u64 out, .param .u32 v)
+{{
+  .reg .b32 %r<2>; .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out]; ld.param.u32 %r1, [v];
+  add.u32 %r1, %r1, {k};
+  st.global.u32 [%rd1], %r1;
+  ret;
+}}
+""" for k in range(count))
+
+
+@pytest.mark.parametrize("count", [7, 8])
+def test_a_module_of_many_kernels_compiles_those_launched(libdir: str, tmp_path: Path,
+                                                          cache_dir: str, count: int) -> None:
+    """A small module of 8 kernels or more is parted when it loads (a
+    program launches a few of a template's instances); below, compiled whole."""
+    steps = 'code, f = function(mod, b"fill_3")\nr["fill"] = [code, launch(f, 10), read(1)]\n'
+    r, log = _run(libdir, tmp_path, _instances(count), steps, ZMLIR_CACHE_DIR=cache_dir,
+                  ZMLIR_LOG="1")
+    assert r == {"load": 0, "fill": [0, 0, [13]]}
+    compiled = [line for line in log.splitlines() if "part of module.ptx" in line]
+    if count < 8:
+        assert compiled == [], log
+    else:
+        assert len(compiled) == 1 and "with fill_3: compiled" in compiled[0], log

@@ -18,7 +18,7 @@ from zmlir.runtime.cuda.function import FunctionAPI
 from zmlir.runtime.cuda.graph.conditional import define_device_runtime
 from zmlir.runtime.cuda.native import NativeImage, NativeKernels
 from zmlir.runtime.cuda.objects import Function, Module, UncompiledLibrary
-from zmlir.runtime.cuda.parted import PARTED_MIN_BYTES, PartedModule, kernel_level
+from zmlir.runtime.cuda.parted import PartedModule, kernel_level, parted_when_loaded
 from zmlir.runtime.cuda.state import log
 
 E = CUresult
@@ -404,14 +404,14 @@ class ModuleAPI(FunctionAPI):
             log(f"device printf output of {module.ptx_name} is lost: {err}")
 
     def _compile(self, ptx: str, name: str, key: str) -> Any:
-        """The module compiled whole, or parted (parted.py): a big one, or
-        one with kernels we cannot compile."""
+        """The module compiled whole, or parted (parted.py): a big one, one
+        of many kernels, or one with kernels we cannot compile."""
         from zmlir.diagnostics import CompileError
 
         try:
             from zmlir.runtime.cache import compile_cached
 
-            if len(ptx) >= PARTED_MIN_BYTES:
+            if parted_when_loaded(ptx):
                 parted = self._parted(ptx, name)
                 if parted is not None:
                     return parted

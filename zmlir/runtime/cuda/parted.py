@@ -1,9 +1,10 @@
 """Modules compiled a part at a time (zmlir/frontend/partition.py).
 
 A big module (CUB's and Thrust's, 20 to 30 MB of PTX of which a program
-launches a few kernels) is indexed when it loads and each part, a kernel
-with the functions and variables it reaches, is compiled when one of its
-kernels or variables is first asked for, through the JIT cache: a second
+launches a few kernels), or one of many kernels (a template's instances),
+is indexed when it loads and each part, a kernel with the functions and
+variables it reaches, is compiled when one of its kernels or variables is
+first asked for, through the JIT cache: a second
 run finds it there. A module variable that keeps state is compiled in one
 part only, with every kernel that reaches it, so it is one object for all
 of them (cuModuleGetGlobal's too): code generation is unchanged, and so
@@ -21,6 +22,7 @@ diagnostic logged), and the others load and run.
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -29,11 +31,26 @@ from typing import Any
 from zmlir.runtime.cuda.errors import CudaError, CUresult
 
 E = CUresult
-# From this size a module is parted when it loads. Below it, compiled whole:
-# the load checks every function, as NVIDIA's does, and a program launching
-# most kernels pays one compile (5 kernels, 5.6 KB of PTX: 0.94 s of CPU to
-# compile and build whole, 1.14 s in parts; the first part alone 0.65 s).
+# From this size, or this many kernels, a module is parted when it loads.
+# Below both, compiled whole: the load checks every function, as NVIDIA's
+# does, and a program launching most kernels pays one compile (5 kernels,
+# 5.6 KB of PTX: 0.94 s of CPU to compile and build whole, 1.14 s in parts;
+# the first part alone 0.65 s). A module of many kernels is mostly a
+# template's instances, of which a program launches a few: cuda-samples'
+# reduction (213 kernels, 592 KB; a cold run's CPU time) took 54.5 s
+# compiled whole, 2.7 s parted; samples that launch all of their 8 to 12
+# kernels took 3 to 14% more parted (transpose 1.55 -> 1.77 s, dct8x8 2.02
+# -> 2.18, alignedTypes 18.2 -> 18.6; lineOfSight 3.05 -> 2.26).
 PARTED_MIN_BYTES = 1 << 20
+PARTED_MIN_KERNELS = 8
+_ENTRY = re.compile(r"\.entry[ \t\r\n]")
+
+
+def parted_when_loaded(ptx: str) -> bool:
+    """Whether a module is compiled a part at a time from its load on."""
+    return len(ptx) >= PARTED_MIN_BYTES or len(_ENTRY.findall(ptx)) >= PARTED_MIN_KERNELS
+
+
 # The diagnostics that say a construct cannot be lowered (the PTX is valid):
 # they fail the kernels that reach it, not the module.
 _KERNEL_LEVEL = ("unsupported", "internal error")
