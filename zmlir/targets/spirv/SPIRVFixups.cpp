@@ -195,6 +195,25 @@ static llvm::SmallPtrSet<const llvm::Function *, 16> synchronisingFunctions(llvm
   return synchronising;
 }
 
+/// The functions whose code can end up in one that synchronises: those that
+/// synchronise and everything they call, directly or not. Intel inlines a
+/// barrier-free callee into its synchronising caller before it places
+/// values across barriers, so a callee's negation can live across the
+/// caller's barrier.
+static llvm::SmallPtrSet<const llvm::Function *, 16> functionsAroundBarriers(llvm::Module &module) {
+  auto around = synchronisingFunctions(module);
+  llvm::SmallVector<const llvm::Function *> worklist(around.begin(), around.end());
+  while (!worklist.empty()) {
+    const llvm::Function *function = worklist.pop_back_val();
+    for (const llvm::Instruction &inst : llvm::instructions(function))
+      if (auto *call = llvm::dyn_cast<llvm::CallBase>(&inst))
+        if (const llvm::Function *callee = call->getCalledFunction();
+            callee && !callee->isDeclaration() && around.insert(callee).second)
+          worklist.push_back(callee);
+  }
+  return around;
+}
+
 /// Whether `inst` is a negation that LLVM's instcombine makes an `fneg`:
 /// `fneg x`, `fsub -0.0, x`, `fmul x, -1.0` or `fdiv x, -1.0`.
 static llvm::Value *negatedOperand(llvm::Instruction &inst) {
@@ -230,22 +249,101 @@ static llvm::Value *negatedOperand(llvm::Instruction &inst) {
 /// 23220, open, found in another FFT; here NVIDIA's cuFFT,
 /// vector_fft_symm_r2c<2048>: column n/4 of every row of a 2048-row R2C).
 /// Its instcombine makes `fsub -0.0, x`, `fmul x, -1.0` and sign-bit xors
-/// `fneg`s as well. So in functions that synchronise, each negation becomes
+/// `fneg`s as well, and `fneg`s of sign-bit ors, of `copysign(x, -c)` and
+/// of `fmul (select c, -1.0, 1.0), x` (a float's sign flipped through its
+/// bits, PTX's neg.f16 and copysign, a sign chosen per work-item: wrong
+/// values or Intel's compiler crashing in its
+/// sycl-kernel-reduce-cross-barrier-values pass). So in functions that synchronise and in every function
+/// they call (which Intel may inline into them: a `.func` negating for a
+/// kernel that stores the result after bar.sync), each negation becomes
 /// `fsub z, x`, z a -0.0 that the function reads back once from a volatile
 /// private variable: the same value for every x (NaNs' signs aside, which
 /// PTX leaves unspecified, and with subnormals kept, as SPIR-V's default
 /// float mode does), one Intel cannot fold, and a subtraction it classifies
-/// by its operands.
+/// by its operands; the sign masks of those xors and ors become z's bits,
+/// copysign's negative constant z, the select's -1.0 `z - 1.0`: the same
+/// bits, none of them a constant to Intel.
+/// The floating-point type of `type`'s shape whose bits `type` holds, if
+/// `type` is an integer (or integer vector) of 16, 32 or 64 bits.
+static llvm::Type *floatOfBits(llvm::Type *type) {
+  auto *integer = llvm::dyn_cast<llvm::IntegerType>(type->getScalarType());
+  if (!integer)
+    return nullptr;
+  llvm::LLVMContext &context = type->getContext();
+  llvm::Type *element = integer->getBitWidth() == 16   ? llvm::Type::getHalfTy(context)
+                        : integer->getBitWidth() == 32 ? llvm::Type::getFloatTy(context)
+                        : integer->getBitWidth() == 64 ? llvm::Type::getDoubleTy(context)
+                                                       : nullptr;
+  if (!element)
+    return nullptr;
+  if (auto *vector = llvm::dyn_cast<llvm::VectorType>(type))
+    return llvm::VectorType::get(element, vector->getElementCount());
+  return element;
+}
+
+/// Whether `value` is a floating-point value's bits: a bitcast from it.
+static bool isFloatBits(llvm::Value *value) {
+  auto *cast = llvm::dyn_cast<llvm::BitCastInst>(value);
+  return cast && cast->getSrcTy()->isFPOrFPVectorTy();
+}
+
+/// The operand number of the sign-bit mask of `inst`, an `xor` or `or` of a
+/// float's bits that LLVM's instcombine makes `fneg x` or `fneg (fabs x)`
+/// when the mask is a constant, or -1.
+static int signMaskOperand(llvm::Instruction &inst) {
+  if (inst.getOpcode() != llvm::Instruction::Xor && inst.getOpcode() != llvm::Instruction::Or)
+    return -1;
+  if (!floatOfBits(inst.getType()))
+    return -1;
+  bool feedsFloat = llvm::any_of(inst.users(), [](llvm::User *user) {
+    auto *cast = llvm::dyn_cast<llvm::BitCastInst>(user);
+    return cast && cast->getDestTy()->isFPOrFPVectorTy();
+  });
+  for (int i = 0; i < 2; ++i) {
+    const llvm::APInt *mask;
+    if (llvm::PatternMatch::match(inst.getOperand(i), llvm::PatternMatch::m_APInt(mask)) &&
+        mask->isSignMask() && (feedsFloat || isFloatBits(inst.getOperand(1 - i))))
+      return i;
+  }
+  return -1;
+}
+
+/// Whether `inst` is `copysign(x, c)` with a negative constant c, which
+/// instcombine makes `fneg (fabs x)`.
+static bool isNegativeCopysign(llvm::Instruction &inst) {
+  auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst);
+  const llvm::APFloat *sign;
+  return call && call->getIntrinsicID() == llvm::Intrinsic::copysign &&
+         llvm::PatternMatch::match(call->getArgOperand(1), llvm::PatternMatch::m_APFloat(sign)) &&
+         sign->isNegative();
+}
+
+/// The operand number of a constant -1.0 arm of `inst`, a select between
+/// floating-point values (instcombine makes `fmul (select c, -1.0, 1.0), x`
+/// a select of `fneg x`), or -1.
+static int minusOneArm(llvm::Instruction &inst) {
+  if (!llvm::isa<llvm::SelectInst>(inst) || !inst.getType()->isFPOrFPVectorTy())
+    return -1;
+  for (int i = 1; i < 3; ++i) {
+    const llvm::APFloat *arm;
+    if (llvm::PatternMatch::match(inst.getOperand(i), llvm::PatternMatch::m_APFloat(arm)) &&
+        arm->isExactlyValue(-1.0))
+      return i;
+  }
+  return -1;
+}
+
 llvm::Error zmlir::spirvOpaqueNegations(gpu::GPUModuleOp, llvm::Module &module) {
-  auto synchronising = synchronisingFunctions(module);
+  auto around = functionsAroundBarriers(module);
   for (llvm::Function &function : module) {
-    if (!synchronising.contains(&function))
+    if (!around.contains(&function))
       continue;
-    llvm::SmallVector<llvm::Instruction *> negations;
+    llvm::SmallVector<llvm::Instruction *> rewrites;
     for (llvm::Instruction &inst : llvm::instructions(function))
-      if (negatedOperand(inst))
-        negations.push_back(&inst);
-    if (negations.empty())
+      if (negatedOperand(inst) || signMaskOperand(inst) >= 0 || isNegativeCopysign(inst) ||
+          minusOneArm(inst) >= 0)
+        rewrites.push_back(&inst);
+    if (rewrites.empty())
       continue;
     llvm::BasicBlock &entry = function.getEntryBlock();
     llvm::IRBuilder<> builder(&entry, entry.getFirstNonPHIOrDbgOrAlloca());
@@ -254,7 +352,8 @@ llvm::Error zmlir::spirvOpaqueNegations(gpu::GPUModuleOp, llvm::Module &module) 
     llvm::AllocaInst *slot = builder.CreateAlloca(f32, allocaSpace, nullptr, "minus_zero.slot");
     builder.CreateStore(llvm::ConstantFP::getNegativeZero(f32), slot, /*isVolatile=*/true);
     llvm::Value *minusZero = builder.CreateLoad(f32, slot, /*isVolatile=*/true, "minus_zero");
-    llvm::DenseMap<llvm::Type *, llvm::Value *> minusZeros{{f32, minusZero}};
+    // Values derived from the opaque -0.0 once, at entry, per type.
+    llvm::DenseMap<llvm::Type *, llvm::Value *> minusZeros{{f32, minusZero}}, minusOnes, masks;
     auto minusZeroOf = [&](llvm::Type *type) {
       llvm::Type *element = type->getScalarType();
       llvm::Value *scalar = minusZeros.lookup(element);
@@ -269,13 +368,34 @@ llvm::Error zmlir::spirvOpaqueNegations(gpu::GPUModuleOp, llvm::Module &module) 
                                                               scalar);
       return vector;
     };
-    for (llvm::Instruction *negation : negations) {
-      llvm::Value *minusZeroOfType = minusZeroOf(negation->getType());
-      llvm::IRBuilder<> at(negation);
-      llvm::Value *difference = at.CreateFSub(minusZeroOfType, negatedOperand(*negation));
-      difference->takeName(negation);
-      negation->replaceAllUsesWith(difference);
-      negation->eraseFromParent();
+    auto minusOneOf = [&](llvm::Type *type) {
+      llvm::Value *&value = minusOnes[type];
+      if (!value) // -0.0 - 1.0 is -1.0 exactly
+        value = builder.CreateFSub(minusZeroOf(type), llvm::ConstantFP::get(type, 1.0));
+      return value;
+    };
+    auto signMaskOf = [&](llvm::Type *type) {
+      llvm::Value *&value = masks[type];
+      if (!value) // -0.0's bits: the sign bit alone
+        value = builder.CreateBitCast(minusZeroOf(floatOfBits(type)), type);
+      return value;
+    };
+    for (llvm::Instruction *inst : rewrites) {
+      if (llvm::Value *negated = negatedOperand(*inst)) {
+        llvm::Value *minusZeroOfType = minusZeroOf(inst->getType());
+        llvm::IRBuilder<> at(inst);
+        llvm::Value *difference = at.CreateFSub(minusZeroOfType, negated);
+        difference->takeName(inst);
+        inst->replaceAllUsesWith(difference);
+        inst->eraseFromParent();
+      } else if (int mask = signMaskOperand(*inst); mask >= 0) {
+        inst->setOperand(mask, signMaskOf(inst->getType()));
+      } else if (isNegativeCopysign(*inst)) {
+        auto *call = llvm::cast<llvm::CallBase>(inst);
+        call->setArgOperand(1, minusZeroOf(call->getArgOperand(1)->getType()));
+      } else if (int arm = minusOneArm(*inst); arm >= 0) {
+        inst->setOperand(arm, minusOneOf(inst->getType()));
+      }
     }
   }
   return llvm::Error::success();
