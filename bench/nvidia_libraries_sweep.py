@@ -440,7 +440,17 @@ def main() -> int:
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--redo", action="store_true", help="run cases already in the results")
     ap.add_argument("--table", action="store_true", help="print the results' markdown table")
+    ap.add_argument("--compute-capability", metavar="X.Y",
+                    help="an experiment: the driver reports this capability (a sitecustomize "
+                         "that sets zmlir.runtime.cuda.constants.COMPUTE_CAPABILITY)")
     a = ap.parse_args()
+    if a.compute_capability:
+        site = BUILD / "cc"
+        site.mkdir(parents=True, exist_ok=True)
+        (site / "sitecustomize.py").write_text(
+            "import zmlir.runtime.cuda.constants as c\n"
+            f"c.COMPUTE_CAPABILITY = {tuple(map(int, a.compute_capability.split('.')))}\n")
+        os.environ["PYTHONPATH"] = str(site)
     if a.table:
         print(table(load()), end="")
         return 0
