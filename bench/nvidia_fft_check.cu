@@ -4,10 +4,13 @@
 // to argv[3]. Usage:
 //   nvidia_fft_check TYPE IN OUT DIR INPLACE BATCH RANK N0 [N1 [N2]]
 //                    [ISTRIDE IDIST OSTRIDE ODIST]   (rank 1 only: PlanMany)
-// TYPE: c2c r2c c2r z2z d2z z2d; DIR: -1 forward, 1 inverse (c2c, z2z).
+// TYPE: c2c r2c c2r z2z d2z z2d, and through cufftXtMakePlanMany c2c16
+// r2c16 c2r16 (half) and c2cbf r2cbf c2rbf (bfloat16); DIR: -1 forward, 1
+// inverse (complex to complex).
 // Exits 2 on a cuFFT or CUDA error, after printing it.
 #include <cuda_runtime.h>
 #include <cufft.h>
+#include <cufftXt.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -43,7 +46,12 @@ int main(int argc, char **argv) {
   else if (!strcmp(type, "z2z")) t = CUFFT_Z2Z, osz = 16;
   else if (!strcmp(type, "d2z")) t = CUFFT_D2Z, osz = 16;
   else if (!strcmp(type, "z2d")) t = CUFFT_Z2D, osz = 8;
-  else return 1;
+  else if (!strncmp(type, "c2c", 3) || !strncmp(type, "r2c", 3) || !strncmp(type, "c2r", 3)) {
+    t = (cufftType)-1, osz = type[2] == 'r' ? 2 : 4; // half or bfloat16, complex: 2 halves
+  } else return 1;
+  int xt = (int)t == -1, bf = xt && strstr(type, "bf") != NULL;
+  cudaDataType real16 = bf ? CUDA_R_16BF : CUDA_R_16F, complex16 = bf ? CUDA_C_16BF : CUDA_C_16F;
+  cudaDataType xin = type[0] == 'r' ? real16 : complex16, xout = type[2] == 'r' ? real16 : complex16;
   FILE *f = fopen(argv[2], "rb");
   if (!f) return 1;
   fseek(f, 0, SEEK_END);
@@ -55,7 +63,8 @@ int main(int argc, char **argv) {
   // Output elements: the last dimension halved plus one for R2C/D2Z.
   long long last = n[rank - 1], inner = 1;
   for (int i = 0; i < rank - 1; ++i) inner *= n[i];
-  long long out_last = (t == CUFFT_R2C || t == CUFFT_D2Z) ? last / 2 + 1 : last;
+  long long out_last =
+      (t == CUFFT_R2C || t == CUFFT_D2Z || (xt && type[0] == 'r')) ? last / 2 + 1 : last;
   long long real_out = inner * out_last;
   size_t out_bytes = strided ? (size_t)((batch - 1) * odist + (out_last - 1) * os + 1) * osz
                              : (size_t)(batch * real_out) * osz;
@@ -70,7 +79,15 @@ int main(int argc, char **argv) {
     check(cudaMemset(dout, 0, out_bytes), "cudaMemset");
   }
   cufftHandle plan;
-  if (strided) {
+  if (xt) {
+    long long nn[3] = {n[0], n[1], n[2]};
+    size_t work;
+    check(cufftCreate(&plan), "cufftCreate");
+    check(cufftXtMakePlanMany(plan, rank, nn, NULL, 1, 0, xin, NULL, 1, 0, xout, batch, &work,
+                              complex16),
+          "cufftXtMakePlanMany");
+    check(cufftXtExec(plan, din, dout, dir), "cufftXtExec");
+  } else if (strided) {
     int nn[1] = {n[0]}, inembed[1] = {n[0]}, onembed[1] = {n[0]};
     check(cufftPlanMany(&plan, 1, nn, inembed, (int)is, (int)idist, onembed, (int)os, (int)odist, t,
                         batch),
@@ -82,8 +99,9 @@ int main(int argc, char **argv) {
   } else {
     check(cufftPlan3d(&plan, n[0], n[1], n[2], t), "cufftPlan3d");
   }
-  int r;
-  switch (t) {
+  int r = 0;
+  switch (xt ? (cufftType)0 : t) {
+  case (cufftType)0: break;
   case CUFFT_C2C: r = cufftExecC2C(plan, (cufftComplex *)din, (cufftComplex *)dout, dir); break;
   case CUFFT_R2C: r = cufftExecR2C(plan, (cufftReal *)din, (cufftComplex *)dout); break;
   case CUFFT_C2R: r = cufftExecC2R(plan, (cufftComplex *)din, (cufftReal *)dout); break;

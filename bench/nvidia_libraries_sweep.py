@@ -42,6 +42,31 @@ COMPLEX = {"c2c": np.complex64, "z2z": np.complex128}
 DOUBLE = {"z2z", "d2z", "z2d"}
 
 
+HALF = {"16": np.float16, "bf": "bf16"}
+
+
+def to16(x: np.ndarray, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """x (real, or complex as interleaved pairs) as half or bfloat16 bits,
+    and the values those bits hold, in float64."""
+    flat = x.view(np.float64) if np.iscomplexobj(x) else x.astype(np.float64)
+    if kind == "16":
+        bits = flat.astype(np.float16)
+        back = bits.astype(np.float64)
+        bits = bits.view(np.uint16)
+    else:
+        u = flat.astype(np.float32).view(np.uint32).astype(np.uint64)
+        bits = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+        back = (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    back = back.reshape(flat.shape)
+    return bits, (back.view(np.complex128) if np.iscomplexobj(x) else back)
+
+
+def from16(raw: np.ndarray, kind: str) -> np.ndarray:
+    if kind == "16":
+        return raw.view(np.float16).astype(np.float64)
+    return (raw.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+
+
 def build(name: str, lib: str) -> Path:
     BUILD.mkdir(parents=True, exist_ok=True)
     exe = BUILD / name
@@ -84,6 +109,13 @@ def fft_cases() -> list[dict]:
         for n in (1000, 1024, 2048):
             for batch in (7, 1024):
                 cases.append({"lib": "fft", "type": t, "dims": [n], "batch": batch, "inplace": 1})
+    # Half and bfloat16 (cufftXt; powers of two only).
+    for t in ("c2c16", "r2c16", "c2r16", "c2cbf", "r2cbf", "c2rbf"):
+        for n in (2, 8, 64, 256, 1024, 2048, 4096, 16384, 1 << 16):
+            for batch in ((1, 7, 1024) if n <= 4096 else (1, 3)):
+                cases.append({"lib": "fft", "type": t, "dims": [n], "batch": batch})
+        for dims in ([64, 64], [256, 512], [32, 32, 32]):
+            cases.append({"lib": "fft", "type": t, "dims": dims, "batch": 2})
     # Larger: single transforms cuFFT splits into several kernels, batches of
     # tens of thousands, radices 3, 5, 7, 11, 13 and mixed ones, 2-D and 3-D.
     for t in ("c2c", "r2c", "c2r", "z2z", "d2z"):
@@ -114,6 +146,8 @@ def fft_name(c: dict) -> str:
 
 def fft_run(c: dict, exe: Path, work: Path, timeout: int) -> dict:
     t, dims, batch = c["type"], c["dims"], c["batch"]
+    if t[3:] in HALF:
+        return fft16_run(c, exe, work, timeout)
     rng = np.random.default_rng(zlib.crc32(fft_name(c).encode()))
     last = dims[-1]
     half = last // 2 + 1
@@ -388,6 +422,57 @@ def blas_run(c: dict, exe: Path, work: Path, timeout: int) -> dict:
          "bad": bad, "of": int(sum(o.size for o in refs))}
     if first is not None:
         r["first_bad"] = first
+    return r
+
+
+def fft16_run(c: dict, exe: Path, work: Path, timeout: int) -> dict:
+    """Half and bfloat16 transforms (cufftXtMakePlanMany), out of place."""
+    t, dims, batch = c["type"], c["dims"], c["batch"]
+    kind = t[3:]
+    rng = np.random.default_rng(zlib.crc32(fft_name(c).encode()))
+    axes = tuple(range(1, len(dims) + 1))
+    n_total = int(np.prod(dims))
+    if t.startswith("r2c"):
+        bits, x = to16(rng.standard_normal((batch, *dims)), kind)
+        ref = np.fft.rfftn(x, axes=axes)
+    elif t.startswith("c2r"):
+        h = np.fft.rfftn(rng.standard_normal((batch, *dims)), axes=axes) / np.sqrt(n_total)
+        bits, h = to16(h, kind)
+        # The real signal those rounded (Hermitian) values stand for.
+        ref = np.fft.irfftn(h, s=dims, axes=axes) * n_total
+    else:
+        z = rng.standard_normal((batch, *dims)) + 1j * rng.standard_normal((batch, *dims))
+        bits, z = to16(z, kind)
+        ref = np.fft.fftn(z, axes=axes)
+    inp, out = work / "in.bin", work / "out.bin"
+    bits.tofile(inp)
+    direction = "1" if t.startswith("c2r") else "-1"  # C2R: CUFFT_INVERSE
+    args = [str(ZMLIR), "run", "--", str(exe), t, str(inp), str(out), direction, "0", str(batch),
+            str(len(dims)), *map(str, dims)]
+    start = time.time()
+    try:
+        p = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"status": "timeout", "seconds": round(time.time() - start, 1)}
+    secs = round(time.time() - start, 1)
+    if p.returncode != 0:
+        return {"status": "error", "seconds": secs,
+                "detail": (p.stdout + p.stderr).strip().splitlines()[-3:]}
+    y = from16(np.fromfile(out, np.uint16), kind)
+    if not t.startswith("c2r"):
+        y = y.view(np.complex128)
+    y = y[: ref.size].reshape(ref.shape)
+    # Rounding to 11 (half) or 8 (bfloat16) bits at each of log2(n) stages.
+    eps = 2.0 ** -11 if kind == "16" else 2.0 ** -8
+    tol = 4 * eps * max(1.0, np.log2(n_total))
+    scale = np.abs(ref).reshape(batch, -1).max(axis=1).reshape(batch, *[1] * len(dims))
+    err = np.abs(y - ref) / scale
+    bad = np.argwhere(err > tol)
+    r = {"status": "ok" if len(bad) == 0 else "WRONG", "seconds": secs,
+         "max_rel_err": float(err.max()), "bad": len(bad), "of": int(ref.size)}
+    if len(bad):
+        r["bad_batches"] = len(np.unique(bad[:, 0]))
+        r["first_bad"] = bad[0].tolist()
     return r
 
 
