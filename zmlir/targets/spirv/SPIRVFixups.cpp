@@ -253,18 +253,15 @@ static llvm::Value *negatedOperand(llvm::Instruction &inst) {
 /// of `fmul (select c, -1.0, 1.0), x` (a float's sign flipped through its
 /// bits, PTX's neg.f16 and copysign, a sign chosen per work-item: wrong
 /// values or Intel's compiler crashing in its
-/// sycl-kernel-reduce-cross-barrier-values pass). So in functions that synchronise and in every function
-/// they call (which Intel may inline into them: a `.func` negating for a
-/// kernel that stores the result after bar.sync), each negation becomes
-/// `fsub z, x`, z a -0.0 that the function reads back once from a volatile
-/// private variable: the same value for every x (NaNs' signs aside, which
-/// PTX leaves unspecified, and with subnormals kept, as SPIR-V's default
-/// float mode does), one Intel cannot fold, and a subtraction it classifies
-/// by its operands; the sign masks of those xors and ors become z's bits,
-/// copysign's negative constant z, the select's -1.0 `z - 1.0`: the same
-/// bits, none of them a constant to Intel.
-/// The floating-point type of `type`'s shape whose bits `type` holds, if
-/// `type` is an integer (or integer vector) of 16, 32 or 64 bits.
+/// sycl-kernel-reduce-cross-barrier-values pass). So in functions that synchronise and in every
+/// function they call (which Intel may inline into them: a `.func` negating for a kernel that
+/// stores the result after bar.sync), each negation becomes `fsub z, x`, z a -0.0 that the function
+/// reads back once from a volatile private variable: the same value for every x (NaNs' signs aside,
+/// which PTX leaves unspecified, and with subnormals kept, as SPIR-V's default float mode does),
+/// one Intel cannot fold, and a subtraction it classifies by its operands; the sign masks of those
+/// xors and ors become z's bits, copysign's negative constant z, the select's -1.0 `z - 1.0`: the
+/// same bits, none of them a constant to Intel. The floating-point type of `type`'s shape whose
+/// bits `type` holds, if `type` is an integer (or integer vector) of 16, 32 or 64 bits.
 static llvm::Type *floatOfBits(llvm::Type *type) {
   auto *integer = llvm::dyn_cast<llvm::IntegerType>(type->getScalarType());
   if (!integer)
