@@ -65,3 +65,9 @@ def cublas_wheel(libdir: str) -> Path:
     if wheel is None or not build.built(Path(libdir)):
         pytest.skip("our cuBLAS is not built (needs the nvidia-cublas wheel's headers)")
     return wheel
+
+
+def llvm_function(llvm_ir: str, name: str) -> str:
+    """Function `name`'s text in a module's LLVM IR, from `@name(` to its body's end."""
+    start = llvm_ir.index(f"@{name}(")
+    return llvm_ir[start:llvm_ir.index("\n}\n", start)]

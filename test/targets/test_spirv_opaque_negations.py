@@ -11,6 +11,7 @@ trip's values wrong). The spirv-opaque-negations fix-up
 from __future__ import annotations
 
 import numpy as np
+from support import llvm_function
 
 import zmlir
 
@@ -63,20 +64,15 @@ NEGATIONS = """
 """
 
 
-def _function(llvm_ir: str, name: str) -> str:
-    start = llvm_ir.index(f"@{name}(")
-    return llvm_ir[start:llvm_ir.index("\n}\n", start)]
-
-
 def test_negations_are_subtractions_only_where_work_items_synchronise() -> None:
     module = zmlir.compile_module(HEADER + NEGATIONS, "spirv", filename="negations.ptx",
                                   emit="llvm-ir")
-    across = _function(module.stages["llvm-ir"], "negate_across_barrier")
+    across = llvm_function(module.stages["llvm-ir"], "negate_across_barrier")
     assert "fneg" not in across
     assert "load volatile float" in across
     assert across.count("fsub float %minus_zero") == 1
     assert "fsub double" in across
-    assert "fneg float" in _function(module.stages["llvm-ir"], "sync_free")
+    assert "fneg float" in llvm_function(module.stages["llvm-ir"], "sync_free")
 
 
 def test_every_work_item_reads_its_own_negation(device) -> None:
@@ -166,7 +162,7 @@ def test_sign_flips_become_no_constant_negation() -> None:
         module = zmlir.compile_module(HEADER + _sign_flip_kernel(name, body), "spirv",
                                       filename=f"{name}.ptx", emit="llvm-ir")
         llvm_ir = module.stages["llvm-ir"]
-        llvm_ir = _function(llvm_ir, "negate" if name == "callee_fneg" else name)
+        llvm_ir = llvm_function(llvm_ir, "negate" if name == "callee_fneg" else name)
         assert "= fneg" not in llvm_ir, name
         assert "load volatile float" in llvm_ir, name
         for constant in ("-2147483648", "-9223372036854775808", "-32768", "-1.000000e+00"):

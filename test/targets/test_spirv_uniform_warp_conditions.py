@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from support import llvm_function
 
 import zmlir
 
@@ -66,15 +67,10 @@ LANES = """
 """
 
 
-def _function(llvm_ir: str, name: str) -> str:
-    start = llvm_ir.index(f"@{name}(")
-    return llvm_ir[start:llvm_ir.index("\n}\n", start)]
-
-
 def test_a_branch_on_the_warp_tests_the_sub_group() -> None:
     module = zmlir.compile_module(HEADER + WARP_SUM, "spirv", filename="warp_sum.ptx",
                                   emit="llvm-ir")
-    kernel = _function(module.stages["llvm-ir"], "warp_sum")
+    kernel = llvm_function(module.stages["llvm-ir"], "warp_sum")
     entry = kernel[:kernel.index("\n\n")]
     # The entry computes w = (x - lane) & 992.
     assert "_Z22get_sub_group_local_id" in entry

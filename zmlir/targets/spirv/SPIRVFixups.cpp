@@ -169,7 +169,7 @@ llvm::Error zmlir::narrowSPIRVZExtOfTrunc(gpu::GPUModuleOp, llvm::Module &module
   return llvm::Error::success();
 }
 
-/// Whether `function` synchronises its work-items: it calls a convergent
+/// The functions that synchronise their work-items: each calls a convergent
 /// declaration (a barrier, a sub-group operation), a function that does, or
 /// a function it cannot see.
 static llvm::SmallPtrSet<const llvm::Function *, 16> synchronisingFunctions(llvm::Module &module) {
@@ -240,28 +240,8 @@ static llvm::Value *negatedOperand(llvm::Instruction &inst) {
   }
 }
 
-/// Intel's OpenCL CPU compiler keeps a value that lives across a barrier
-/// once per work-item only where its analysis of which values depend on the
-/// work-item (WIRelatedValue, intel/llvm's SYCLTransforms) says so, and that
-/// analysis has a case per instruction kind but none for `fneg`: a negation
-/// of a work-item's value made before a barrier and used after it is kept
-/// once per work-group, and work-items read each other's (intel/llvm issue
-/// 23220, open, found in another FFT; here NVIDIA's cuFFT,
-/// vector_fft_symm_r2c<2048>: column n/4 of every row of a 2048-row R2C).
-/// Its instcombine makes `fsub -0.0, x`, `fmul x, -1.0` and sign-bit xors
-/// `fneg`s as well, and `fneg`s of sign-bit ors, of `copysign(x, -c)` and
-/// of `fmul (select c, -1.0, 1.0), x` (a float's sign flipped through its
-/// bits, PTX's neg.f16 and copysign, a sign chosen per work-item: wrong
-/// values or Intel's compiler crashing in its
-/// sycl-kernel-reduce-cross-barrier-values pass). So in functions that synchronise and in every
-/// function they call (which Intel may inline into them: a `.func` negating for a kernel that
-/// stores the result after bar.sync), each negation becomes `fsub z, x`, z a -0.0 that the function
-/// reads back once from a volatile private variable: the same value for every x (NaNs' signs aside,
-/// which PTX leaves unspecified, and with subnormals kept, as SPIR-V's default float mode does),
-/// one Intel cannot fold, and a subtraction it classifies by its operands; the sign masks of those
-/// xors and ors become z's bits, copysign's negative constant z, the select's -1.0 `z - 1.0`: the
-/// same bits, none of them a constant to Intel. The floating-point type of `type`'s shape whose
-/// bits `type` holds, if `type` is an integer (or integer vector) of 16, 32 or 64 bits.
+/// The floating-point type of `type`'s shape whose bits `type` holds, if
+/// `type` is an integer (or integer vector) of 16, 32 or 64 bits.
 static llvm::Type *floatOfBits(llvm::Type *type) {
   auto *integer = llvm::dyn_cast<llvm::IntegerType>(type->getScalarType());
   if (!integer)
@@ -330,6 +310,27 @@ static int minusOneArm(llvm::Instruction &inst) {
   return -1;
 }
 
+/// Intel's OpenCL CPU compiler keeps a value that lives across a barrier
+/// once per work-item only where its analysis of which values depend on the
+/// work-item (WIRelatedValue, intel/llvm's SYCLTransforms) says so, and that
+/// analysis has a case per instruction kind but none for `fneg`: a negation
+/// of a work-item's value made before a barrier and used after it is kept
+/// once per work-group, and work-items read each other's (intel/llvm issue
+/// 23220, open, found in another FFT; here NVIDIA's cuFFT,
+/// vector_fft_symm_r2c<2048>: column n/4 of every row of a 2048-row R2C).
+/// Its instcombine makes `fsub -0.0, x`, `fmul x, -1.0` and sign-bit xors
+/// `fneg`s as well, and `fneg`s of sign-bit ors, of `copysign(x, -c)` and
+/// of `fmul (select c, -1.0, 1.0), x` (a float's sign flipped through its
+/// bits, PTX's neg.f16 and copysign, a sign chosen per work-item: wrong
+/// values or Intel's compiler crashing in its
+/// sycl-kernel-reduce-cross-barrier-values pass). So in functions that synchronise and in every
+/// function they call (which Intel may inline into them: a `.func` negating for a kernel that
+/// stores the result after bar.sync), each negation becomes `fsub z, x`, z a -0.0 that the function
+/// reads back once from a volatile private variable: the same value for every x (NaNs' signs aside,
+/// which PTX leaves unspecified, and with subnormals kept, as SPIR-V's default float mode does),
+/// one Intel cannot fold, and a subtraction it classifies by its operands; the sign masks of those
+/// xors and ors become z's bits, copysign's negative constant z, the select's -1.0 `z - 1.0`: the
+/// same bits, none of them a constant to Intel.
 llvm::Error zmlir::spirvOpaqueNegations(gpu::GPUModuleOp, llvm::Module &module) {
   auto around = functionsAroundBarriers(module);
   for (llvm::Function &function : module) {
