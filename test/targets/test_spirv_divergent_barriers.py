@@ -7,10 +7,10 @@ at barriers (PTX ISA, `exit`), so `if (i >= n) return;` before
 (NVIDIA's cuFFT does this: half-precision R2C/C2R of 8 points, rows past the
 batch, bench/results/nvidia_libraries_sweep.md). Intel's CPU runtime needs
 every work-item at the same barrier: the early exit left every output
-unwritten, the skipped barriers gave garbage. A KNOWN WRONG RESULT, kept
-here as a strict xfail: taking turns at one work-group collective (as spin
-waits do) fixed both, but made CuPy's `unique` fail its launch, and was
-taken back (docs/driver-differences.md).
+unwritten, the skipped barriers gave garbage. Such a kernel now takes turns
+at one work-group collective (SPIRVSpinWaits.cpp, barriersMayDiverge); one
+whose branches around barriers are the same for every thread keeps its
+barriers.
 """
 
 from __future__ import annotations
@@ -91,6 +91,50 @@ JOIN:
 """
 
 
+# As SKIPPED_BARRIERS, but the block where the ways meet runs code before
+# its barrier: threads t >= n reach it from the kernel's start, the others
+# past their first barrier. Intel's barrier pass lost the later threads'
+# values in such a block until every thread started at a turn.
+SHARED_JOIN = """
+.visible .entry shared_join(.param .u64 out, .param .u32 n)
+{
+  .shared .align 4 .b32 s[256];
+  .shared .align 4 .b32 t[256];
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p;
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %tid.x;
+  mov.u32 %r3, s;
+  shl.b32 %r4, %r2, 2;
+  add.u32 %r5, %r3, %r4;
+  mov.u32 %r9, 0;
+  setp.ge.u32 %p, %r2, %r1;
+  @%p bra JOIN;
+  st.shared.u32 [%r5], %r2;
+  barrier.sync 0;
+  add.u32 %r6, %r2, 1;
+  rem.u32 %r6, %r6, %r1;
+  shl.b32 %r6, %r6, 2;
+  add.u32 %r6, %r3, %r6;
+  ld.shared.u32 %r9, [%r6];
+JOIN:
+  add.u32 %r8, %r9, 1000;
+  mov.u32 %r10, t;
+  add.u32 %r10, %r10, %r4;
+  st.shared.u32 [%r10], %r8;
+  barrier.sync 0;
+  ld.shared.u32 %r11, [%r10];
+  sub.u32 %r11, %r11, 1000;
+  mul.wide.u32 %rd2, %r2, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r11;
+  ret;
+}
+"""
+
+
 def _run(device, source: str, name: str, block: int, n: int) -> np.ndarray:
     from zmlir.runtime.backends.opencl.backend import OpenCLBackend
     from zmlir.runtime.backends.opencl.device import KernelArg
@@ -113,17 +157,60 @@ def _expected(block: int, n: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize("source,name", [(EARLY_EXIT, "early_exit"),
-                                         (SKIPPED_BARRIERS, "skipped_barriers")])
+                                         (SKIPPED_BARRIERS, "skipped_barriers"),
+                                         (SHARED_JOIN, "shared_join")])
 def test_barriers_every_thread_reaches_are_right(device, source: str, name: str) -> None:
     """The same kernels where no thread diverges: right today."""
     np.testing.assert_array_equal(_run(device, source, name, 64, 64), _expected(64, 64))
 
 
-@pytest.mark.xfail(strict=True, reason="threads that reach barriers apart on Intel's CPU "
-                   "runtime: known wrong result (docs/driver-differences.md)")
+# A guard every thread of the block takes alike (the block's id) around a
+# barrier, and one on the thread's id with no barrier inside: no turns.
+UNIFORM = """
+.visible .entry uniform(.param .u64 out, .param .u32 n)
+{
+  .shared .align 4 .b32 s[256];
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<3>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %tid.x;
+  mov.u32 %r7, %ctaid.x;
+  mov.u32 %r3, s;
+  shl.b32 %r4, %r2, 2;
+  add.u32 %r5, %r3, %r4;
+  setp.ge.u32 %p1, %r2, %r1;
+  @%p1 bra STORED;
+  st.shared.u32 [%r5], %r2;
+STORED:
+  setp.ne.u32 %p2, %r7, 0;
+  @%p2 bra DONE;
+  bar.sync 0;
+  ld.shared.u32 %r6, [%r5];
+  mul.wide.u32 %rd2, %r2, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r6;
+DONE:
+  ret;
+}
+"""
+
+
+@pytest.mark.parametrize("source,name,turns", [(EARLY_EXIT, "early_exit", True),
+                                               (SKIPPED_BARRIERS, "skipped_barriers", True),
+                                               (UNIFORM, "uniform", False)])
+def test_only_kernels_whose_barriers_may_diverge_take_turns(source: str, name: str,
+                                                            turns: bool) -> None:
+    module = zmlir.compile_module(HEADER + source, "spirv", filename=f"{name}.ptx",
+                                  emit="llvm-ir")
+    assert ("zmlir.turn" in module.stages["llvm-ir"]) == turns
+
+
 @pytest.mark.parametrize("source,name", [(EARLY_EXIT, "early_exit"),
-                                         (SKIPPED_BARRIERS, "skipped_barriers")])
-@pytest.mark.parametrize("block,n", [(64, 40), (128, 100), (64, 3)])
+                                         (SKIPPED_BARRIERS, "skipped_barriers"),
+                                         (SHARED_JOIN, "shared_join")])
+@pytest.mark.parametrize("block,n", [(64, 40), (128, 100), (64, 3), (256, 255)])
 def test_threads_that_exit_or_skip_barriers(device, source: str, name: str, block: int,
                                             n: int) -> None:
     np.testing.assert_array_equal(_run(device, source, name, block, n), _expected(block, n))

@@ -32,6 +32,14 @@
 // Values that lived across the new edges are demoted to private slots
 // first and promoted back afterwards (LLVM's reg2mem and mem2reg).
 //
+// The same turns give a kernel whose threads may reach its barriers apart
+// what PTX defines (barriersMayDiverge): a thread that exits is no longer
+// waited for, and `barrier.sync` waits for a count of arrivals at any
+// barrier of its number. Intel's runtime needs every work-item at the same
+// barrier: `if (i >= n) return;` before `__syncthreads()` left the others'
+// work after the barrier undone (cuda-samples' shfl_scan has it), and
+// NVIDIA's cuFFT's rows past a batch that skip barriers got garbage.
+//
 // A kernel is left as it is where this cannot be exact: a spin loop or a
 // work-group barrier in a function it calls, or a work-group collective of
 // its own.
@@ -41,9 +49,12 @@
 #include "zmlir/targets/CodeEmission.h"
 #include "zmlir/targets/spirv/SPIRVNames.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/PostDominators.h"
+#include "llvm/IR/CFG.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
@@ -212,6 +223,131 @@ bool syncsOrSpins(const llvm::Function &function,
                       [](llvm::Loop *loop) { return isSpinLoop(*loop); });
 }
 
+/// OpenCL's builtins whose answer is the same for a work-group's work-items.
+constexpr llvm::StringLiteral kWorkGroupUniformBuiltins[] = {
+    "get_group_id",       "get_local_size",         "get_global_size",
+    "get_num_groups",     "get_global_offset",      "get_work_dim",
+    "get_enqueued_local", "get_max_sub_group_size", "get_num_sub_groups"};
+
+/// Whether a thread of the work-group may see `inst`'s value differ from
+/// another's, given the values already known to (`varying`): the ids, what
+/// private or polled memory holds, atomics, calls of code we do not see;
+/// and what is computed from such a value.
+bool mayVary(const llvm::Instruction &inst, const llvm::DenseSet<const llvm::Value *> &varying) {
+  if (llvm::any_of(inst.operands(),
+                   [&](const llvm::Use &use) { return varying.contains(use.get()); }))
+    return true;
+  if (llvm::isa<llvm::AllocaInst, llvm::AtomicRMWInst, llvm::AtomicCmpXchgInst>(inst))
+    return true;
+  if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&inst))
+    return load->isVolatile() || load->isAtomic();
+  if (auto *call = llvm::dyn_cast<llvm::CallBase>(&inst)) {
+    if (llvm::isa<llvm::IntrinsicInst>(call))
+      return call->mayWriteToMemory();
+    const llvm::Function *callee = call->getCalledFunction();
+    if (!callee || !callee->isDeclaration())
+      return true;
+    // OpenCL's builtins, whose declarations carry no memory effects: the
+    // work-item ids and what collectives, atomics and clocks answer vary;
+    // the work-group's id and sizes do not, and the math functions vary with
+    // their arguments alone.
+    llvm::StringRef name = callee->getName();
+    if (llvm::any_of(kWorkGroupUniformBuiltins,
+                     [&](llvm::StringRef uniform) { return name.contains(uniform); }))
+      return false;
+    return name.contains("_id") || name.contains("group_") || name.contains("Group") ||
+           name.contains("atom") || name.contains("Atomic") || name.contains("clock");
+  }
+  return false;
+}
+
+/// The blocks a thread may run after `branch` before the threads that took
+/// its other ways meet again (its immediate post-dominator, `join`, which
+/// is null where they meet only at the kernel's end), `join` not included.
+llvm::SmallPtrSet<llvm::BasicBlock *, 16> divergentRegion(llvm::Instruction *branch,
+                                                          llvm::BasicBlock *join) {
+  llvm::SmallPtrSet<llvm::BasicBlock *, 16> region;
+  llvm::SmallVector<llvm::BasicBlock *> worklist(llvm::successors(branch));
+  while (!worklist.empty()) {
+    llvm::BasicBlock *block = worklist.pop_back_val();
+    if (block == join || !region.insert(block).second)
+      continue;
+    worklist.append(llvm::succ_begin(block), llvm::succ_end(block));
+  }
+  return region;
+}
+
+/// Whether `kernel`'s threads may reach its work-group barriers apart: a
+/// branch on a value that may differ between them (the thread id, say)
+/// leads to a barrier, or to a return that others pass barriers after,
+/// before its ways meet again. PTX defines both: an exited thread is no
+/// longer waited for, and `barrier.sync` waits for a count of arrivals at
+/// any barrier of the same number; Intel's runtime needs every work-item
+/// at the same barrier (an early `if (i >= n) return;` left every thread's
+/// work after the barrier undone).
+bool barriersMayDiverge(llvm::Function &kernel) {
+  if (llvm::none_of(llvm::instructions(kernel), [](llvm::Instruction &inst) {
+        auto *call = llvm::dyn_cast<llvm::CallBase>(&inst);
+        return call && isWorkGroupSync(*call);
+      }))
+    return false;
+  // A kernel whose threads synchronise through shared memory as well (an
+  // mbarrier, whose waits are barriers in a loop until its phase turns)
+  // keeps its barriers: its loops' ends depend on what every thread reads
+  // alike, not on the thread.
+  if (llvm::any_of(llvm::instructions(kernel), [](llvm::Instruction &inst) {
+        if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&inst))
+          return isPoll(*load);
+        if (auto *rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(&inst))
+          return mayAddressShared(rmw->getPointerOperand());
+        if (auto *cas = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(&inst))
+          return mayAddressShared(cas->getPointerOperand());
+        return false;
+      }))
+    return false;
+  llvm::PostDominatorTree postDominators(kernel);
+  auto joinOf = [&](llvm::BasicBlock *block) -> llvm::BasicBlock * {
+    llvm::DomTreeNode *node = postDominators.getNode(block);
+    return node && node->getIDom() ? node->getIDom()->getBlock() : nullptr;
+  };
+  llvm::DenseSet<const llvm::Value *> varying;
+  auto isVaryingBranch = [&](llvm::Instruction *terminator) {
+    if (auto *branch = llvm::dyn_cast<llvm::BranchInst>(terminator))
+      return branch->isConditional() && varying.contains(branch->getCondition());
+    if (auto *choice = llvm::dyn_cast<llvm::SwitchInst>(terminator))
+      return varying.contains(choice->getCondition());
+    return terminator->getNumSuccessors() > 1;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (llvm::Instruction &inst : llvm::instructions(kernel))
+      if (!varying.contains(&inst) && mayVary(inst, varying))
+        changed |= varying.insert(&inst).second;
+    // A phi where the ways of a varying branch meet varies (what each
+    // thread merges depends on the way it took).
+    for (llvm::BasicBlock &block : kernel) {
+      if (!isVaryingBranch(block.getTerminator()))
+        continue;
+      llvm::BasicBlock *join = joinOf(&block);
+      auto region = divergentRegion(block.getTerminator(), join);
+      if (join)
+        region.insert(join);
+      for (llvm::BasicBlock *inside : region)
+        for (llvm::PHINode &phi : inside->phis())
+          changed |= varying.insert(&phi).second;
+    }
+  }
+  for (llvm::BasicBlock &block : kernel) {
+    if (!isVaryingBranch(block.getTerminator()))
+      continue;
+    for (llvm::BasicBlock *inside : divergentRegion(block.getTerminator(), joinOf(&block)))
+      for (llvm::Instruction &inst : *inside)
+        if (auto *call = llvm::dyn_cast<llvm::CallBase>(&inst); call && isWorkGroupSync(*call))
+          return true;
+  }
+  return false;
+}
+
 /// A loop whose back edges the rewrite moves: where they went and the
 /// terminators that took them (terminators, not blocks: splitting a block
 /// at a barrier moves its terminator to the new block).
@@ -265,7 +401,7 @@ std::optional<KernelTurns> findTurns(llvm::Function &kernel) {
     turns.spins.push_back(std::move(spin));
     spinLoops.insert(loop);
   }
-  if (turns.spins.empty())
+  if (turns.spins.empty() && !barriersMayDiverge(kernel))
     return std::nullopt;
   for (llvm::Instruction &inst : llvm::instructions(kernel)) {
     if (auto *ret = llvm::dyn_cast<llvm::ReturnInst>(&inst)) {
@@ -403,11 +539,13 @@ void takeTurns(llvm::Function &kernel, KernelTurns &turns) {
 
   // Where a thread goes on from: spin loop i's header (i), past barrier j
   // (spins + j), out (spins + barriers: it waits at the turns until all
-  // have returned), a moved loop's header, the kernel's start.
+  // have returned), a moved loop's header, the kernel's start, the first
+  // turn.
   uint64_t spinCount = turns.spins.size();
   uint64_t returned = spinCount + turns.barriers.size();
   uint64_t firstLoop = returned + 1;
   uint64_t started = firstLoop + turns.loops.size();
+  uint64_t firstTurn = started + 1;
   llvm::BasicBlock &entry = kernel.getEntryBlock();
   llvm::IRBuilder<> b(entry.getTerminator());
   llvm::AllocaInst *resume = b.CreateAlloca(i32, nullptr, "zmlir.turn.resume");
@@ -417,7 +555,7 @@ void takeTurns(llvm::Function &kernel, KernelTurns &turns) {
   // The first turn follows the threads' first run: progress.
   b.CreateStore(b.getInt32(1), progressed);
   b.CreateStore(b.getInt32(0), stuckTurns);
-  b.CreateStore(b.getInt32(started), resume);
+  b.CreateStore(b.getInt32(firstTurn), resume);
 
   auto *dispatch = llvm::BasicBlock::Create(context, "zmlir.turn.dispatch", &kernel);
   auto *turn = llvm::BasicBlock::Create(context, "zmlir.turn", &kernel);
@@ -473,6 +611,13 @@ void takeTurns(llvm::Function &kernel, KernelTurns &turns) {
   for (auto [index, loop] : llvm::enumerate(turns.loops))
     toResume->addCase(d.getInt32(firstLoop + index), loop.header);
   toResume->addCase(d.getInt32(started), start);
+  // Every thread starts at a turn (a barrier before any work is no barrier
+  // at all), so that no code runs before the kernel's first barrier: Intel's
+  // barrier pass lost the values of the threads that came later in a block
+  // that code both before the first barrier and past a turn reach. Through
+  // the dispatch, which stays the loop's header: with the turn as the
+  // header, Intel's vectorizer gave up on some kernels.
+  toResume->addCase(d.getInt32(firstTurn), leaveFor(turn, started, "zmlir.turn.first"));
 
   // The turn: a barrier (it orders memory, which the collective need not),
   // then one sum of every thread's state.
