@@ -1,11 +1,18 @@
-/* A library for test_arch_preload.py that asks cudart for the compute
- * capability, holding the fatbins (headers only) that FATBINS names:
+/* A library for test_arch_preload.py that asks cudart (DRIVER: the driver)
+ * for the compute capability, holding the fatbins (headers only) that the
+ * build names:
  * PER_ARCH: one image of sm_80 SASS alone and one of PTX alone, as
  * libcurand keeps its kernels; MIXED: one image of SASS and PTX, as nvcc
  * makes for -arch=sm_80. */
 #include <stdint.h>
 
+#ifdef DRIVER
+int cuDeviceGetAttribute(int *value, int attribute, int device);
+#define ask cuDeviceGetAttribute
+#else
 int cudaDeviceGetAttribute(int *value, int attribute, int device);
+#define ask cudaDeviceGetAttribute
+#endif
 
 struct entry {
   uint16_t kind, unknown;
@@ -38,6 +45,6 @@ __attribute__((used, aligned(8))) static struct {
 #endif
 
 void compute_capability(int *major, int *minor) {
-  cudaDeviceGetAttribute(major, 75, 0);
-  cudaDeviceGetAttribute(minor, 76, 0);
+  ask(major, 75, 0);
+  ask(minor, 76, 0);
 }

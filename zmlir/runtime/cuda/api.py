@@ -558,6 +558,7 @@ int zmlir_fast_mem_pending(void);
 int zmlir_fast_mem_claim(uintptr_t address);
 unsigned long long zmlir_fast_memory_calls(void);
 void zmlir_fast_device_attribute(int attrib, int value, int pid);
+void zmlir_fast_native_sm(int sm);
 unsigned long long zmlir_fast_queries(void);
 void zmlir_faults_install(void);
 void zmlir_faults_arm(int delta);

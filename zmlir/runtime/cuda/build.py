@@ -135,7 +135,8 @@ def build(out_dir: Path | None = None, verbose: bool = False) -> Path:
                            if api.PYTHON_BODY_PREFIX in line)
     source = (api.TYPES + preinit_c(paths) + prototypes + "\n" + api.UNSUPPORTED_API
               + fast_path + api.unimplemented_stubs_c())
-    ffibuilder.set_source("_zmlir_cuda", source, extra_compile_args=["-O2"], extra_link_args=[
+    ffibuilder.set_source("_zmlir_cuda", source, extra_compile_args=["-O2", f"-I{here}"],
+                          extra_link_args=[
         f"-Wl,-soname,{IMPLEMENTATION}",
         f"-L{sysconfig.get_config_var('LIBDIR')}",
         f"-Wl,-rpath,{sysconfig.get_config_var('LIBDIR')}",

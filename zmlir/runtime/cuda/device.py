@@ -143,6 +143,8 @@ class DeviceAPI(DriverState):
         value = device_attribute(attrib, self.device)
         self.out(pi, value)
         self.fast.device_attribute(attrib, value)  # answered in C from now on
+        if attrib in (75, 76):
+            self.fast.native_sm(self.device.native_sm())
         return E.CUDA_SUCCESS
 
     def cuDeviceComputeCapability(self, major: Any, minor: Any, dev: int) -> int:

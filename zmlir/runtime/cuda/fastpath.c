@@ -31,6 +31,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -39,6 +40,8 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "fatbin_holdings.h"
 
 #define ZMLIR_FAST_SLOTS 8192 /* a power of two */
 #define ZMLIR_FAST_MAX_PARAMS 64
@@ -1207,17 +1210,73 @@ unsigned long long zmlir_fast_queries(void) {
   return ZMLIR_LOAD(zmlir_fast_query_count);
 }
 
-CUresult cuDeviceGetAttribute(int *pi, int attrib, CUdevice dev) {
-  CUresult result;
-  zmlir_enter();
+static CUresult zmlir_device_attribute(int *pi, int attrib, CUdevice dev) {
   if (pi != NULL && dev == 0 && attrib > 0 && attrib < ZMLIR_FAST_ATTRIBUTES &&
       ZMLIR_LOAD(zmlir_fast_enabled) && ZMLIR_LOAD(zmlir_fast_attribute_known[attrib]) &&
       zmlir_fast_in_process()) {
     *pi = zmlir_fast_attribute_values[attrib];
     __atomic_add_fetch(&zmlir_fast_query_count, 1, __ATOMIC_RELAXED);
-    result = 0;
-  } else
-    result = zmlir_py_cuDeviceGetAttribute(pi, attrib, dev);
+    return 0;
+  }
+  return zmlir_py_cuDeviceGetAttribute(pi, attrib, dev);
+}
+
+/* -- the compute capability a library that picks machine code is told ----------------
+ *
+ * NVIDIA's cuFFT keeps many kernels as images of SASS alone, per
+ * architecture, and the rest as images of PTX alone, and chooses with the
+ * compute capability its own (static) cudart asks the driver for: for our
+ * 8.9 it loads sm_89 SASS that nothing but an NVIDIA GPU runs
+ * (CUFFT_INTERNAL_ERROR at plan time for 4097 points, 2^15 and more, double
+ * 1023). A caller of cuDeviceGetAttribute whose object holds both an image
+ * of SASS alone that the reported architecture would run and an image of
+ * PTX alone (fatbin_holdings.h) is told a major newer than all its SASS,
+ * minor 0 (cuFFT: 13.0), so that it takes the path NVIDIA's libraries take
+ * on a GPU newer than they are, their PTX; not where the backend runs
+ * NVIDIA's machine code itself. Every other caller gets the device's answer. (cudart's callers, libcurand, are answered by
+ * arch_preload.c, whose rule that library needs.) */
+
+enum { ZMLIR_ATTR_MAJOR = 75, ZMLIR_ATTR_MINOR = 76 };
+
+/* The SASS architecture the backend runs (the CUDA passthrough: the GPU's,
+ * where cuFFT's SASS runs as it is), 0 for none, -1 until Python said. */
+static int zmlir_fast_native_sm_value = -1;
+
+void zmlir_fast_native_sm(int sm) {
+  ZMLIR_STORE(zmlir_fast_native_sm_value, sm);
+}
+
+static void zmlir_answer_caller(void *return_address, int attrib, CUdevice dev, int *pi) {
+  Dl_info caller;
+  int major = 0, minor = 0;
+  if (ZMLIR_LOAD(zmlir_fast_native_sm_value) != 0 || dladdr(return_address, &caller) == 0 || caller.dli_fbase == NULL ||
+      zmlir_device_attribute(&major, ZMLIR_ATTR_MAJOR, dev) != 0 ||
+      zmlir_device_attribute(&minor, ZMLIR_ATTR_MINOR, dev) != 0)
+    return;
+  struct zmlir_holdings *h = zmlir_holdings_of((uintptr_t)caller.dli_fbase, major * 10 + minor);
+  if (h == NULL || !h->sass_only_usable || !h->ptx_only)
+    return;
+  int newest = 0;
+  for (int sm = 0; sm < 256; ++sm)
+    if (h->sass[sm])
+      newest = sm;
+  int told = newest / 10 + 1;
+  static int said;
+  if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED) && getenv("ZMLIR_LOG"))
+    fprintf(stderr,
+            "zmlir: %s keeps machine code an sm_%d device runs in images without PTX and "
+            "its PTX apart: told compute capability %d.0 (newer than all its machine code) "
+            "so that it takes its PTX path\n",
+            caller.dli_fname, major * 10 + minor, told);
+  *pi = attrib == ZMLIR_ATTR_MAJOR ? told : 0;
+}
+
+CUresult cuDeviceGetAttribute(int *pi, int attrib, CUdevice dev) {
+  void *return_address = __builtin_extract_return_addr(__builtin_return_address(0));
+  zmlir_enter();
+  CUresult result = zmlir_device_attribute(pi, attrib, dev);
+  if (result == 0 && (attrib == ZMLIR_ATTR_MAJOR || attrib == ZMLIR_ATTR_MINOR))
+    zmlir_answer_caller(return_address, attrib, dev, pi);
   zmlir_leave();
   return result;
 }

@@ -289,6 +289,13 @@ class FastPath:
         if self.lib is not None:
             self.lib.zmlir_fast_device_attribute(attrib, value, os.getpid())
 
+    def native_sm(self, sm: int) -> None:
+        """The backend runs NVIDIA's machine code for sm_<sm> (0: none):
+        fastpath.c tells libraries that keep SASS and PTX apart another
+        compute capability only where it runs none."""
+        if self.lib is not None:
+            self.lib.zmlir_fast_native_sm(sm)
+
     def launches(self) -> int:
         """How many launches took the fast path so far."""
         return int(self.lib.zmlir_fast_launches()) if self.lib is not None else 0
