@@ -958,6 +958,26 @@ for _t, _e in (("e4m3", 4), ("e5m2", 5)):
         | _fp8_to_f16(a & 0xFF, e, True))
 
 
+
+def _pack_sat(a: int, b: int, c: int | None, width: int, signed: bool) -> int:
+    """cvt.pack.sat: a and b (s32) saturated to `width` bits, a above b, c's bits above both."""
+    low, high = (-(1 << width - 1), (1 << width - 1) - 1) if signed else (0, (1 << width) - 1)
+    mask = (1 << width) - 1
+
+    def sat(x: int) -> int:
+        x = x - (1 << 32) if x >= 1 << 31 else x
+        return min(max(x, low), high) & mask
+    packed = sat(a) << width | sat(b)
+    return (packed | (c << 2 * width if c is not None else 0)) & 0xFFFFFFFF
+
+
+for _t in ("s16", "u16"):
+    REFS[f"cvt_pack_sat_{_t}_s32"] = _elementwise(
+        lambda a, b, t=_t: _pack_sat(a, b, None, 16, t[0] == "s"))
+for _t in ("s8", "u8", "s4", "u4", "s2", "u2"):
+    REFS[f"cvt_pack_sat_{_t}_s32_b32"] = _elementwise(
+        lambda a, b, c, t=_t: _pack_sat(a, b, c, int(t[1:]), t[0] == "s"))
+
 # Every reference is registered by now (the fp8 ones above too).
 CASES = [c for c in MINE if c.name in REFS and not (spec.GOLDEN / f"{c.name}.npz").exists()]
 

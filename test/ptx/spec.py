@@ -275,6 +275,13 @@ CVT = [
     *[_c(f"cvt_rn_satfinite_{t}x2_f16x2", "cvt tf32/fp8",
          f"cvt.rn.satfinite.{t}x2.f16x2 %h0, %a0; cvt.u32.u16 %d, %h0;", "u32", "u32",
          extra=SMALL) for t in ("e4m3", "e5m2")],
+    # cvt.pack.sat's integer forms (the 2- and 4-bit ones sm_75): a and b saturate, a above
+    # b, c's low bits above both.
+    *[_c(f"cvt_pack_sat_{t}_s32", "cvt.pack", f"cvt.pack.sat.{t}.s32 %d, %a0, %a1;",
+         "u32 u32", "u32", gen="narrowints") for t in ("s16", "u16")],
+    *[_c(f"cvt_pack_sat_{t}_s32_b32", "cvt.pack",
+         f"cvt.pack.sat.{t}.s32.b32 %d, %a0, %a1, %a2;", "u32 u32 u32", "u32",
+         gen="narrowints") for t in ("s8", "u8", "s4", "u4", "s2", "u2")],
     *[_c(f"cvt_rn_f16x2_{t}x2", "cvt tf32/fp8", f"mov.b16 %h0, %a0; "
          f"cvt.rn.f16x2.{t}x2 %d, %h0;", "u16", "u32", gen="exhaustive16")
       for t in ("e4m3", "e5m2")],
@@ -1237,7 +1244,8 @@ def _more_inputs(g: str, kinds: tuple[str, ...], cols: list[np.ndarray],
     ties (halves, and the limits of every integer type, for conversions), fp8 (magnitudes
     around the fp8 ranges), cas (the compare value equals the memory half of the time),
     incdec (atom.inc/dec bounds near the memory value), smallint (small integers, as floats
-    for float kinds, so that sums are exact in any order)."""
+    for float kinds, so that sums are exact in any order), narrowints (the first two inputs
+    mostly within the 2- to 16-bit ranges, for cvt.pack.sat)."""
     n = len(cols[0])
     if g == "ties":
         ft = np.float32 if kinds[0] == "f32" else np.float64
@@ -1251,6 +1259,13 @@ def _more_inputs(g: str, kinds: tuple[str, ...], cols: list[np.ndarray],
             scale = 2.0 ** rng.integers(-24, 18, n)
             v = (rng.uniform(-1, 1, n) * scale).astype(np.float32)
             cols[i] = np.where(rng.random(n) < 0.75, v.view(np.uint32).astype(np.uint64),
+                               cols[i])
+    elif g == "narrowints":  # a and b mostly around the 2- to 16-bit ranges, either sign
+        for i in range(min(2, len(cols))):
+            magnitude = np.uint64(1) << rng.integers(1, 18, n).astype(np.uint64)
+            v = rng.integers(-(2 ** 17), 2 ** 17, n) % magnitude.astype(np.int64)
+            v = np.where(rng.random(n) < 0.5, v, -v).astype(np.int64)
+            cols[i] = np.where(rng.random(n) < 0.75, v.astype(np.uint64) & np.uint64(0xFFFFFFFF),
                                cols[i])
     elif g == "fp8edges":
         edges = _fp8_edges()

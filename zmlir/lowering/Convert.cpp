@@ -584,6 +584,38 @@ Value floatToTf32Rounded(OpBuilder &b, Location loc, Value x, StringRef rnd, boo
   return k.select(isNaN, nan, r);
 }
 
+/// cvt.pack.sat's integer forms: each of a and b clamped to the width's
+/// range, a above b, c's low bits above both.
+struct CvtPackSatOpLowering : PTXPattern<CvtPackSatOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult matchAndRewrite(CvtPackSatOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    mlir::Type i32 = rewriter.getI32Type();
+    uint32_t width = op.getWidth();
+    int64_t low = op.getIsSigned() ? -(int64_t(1) << (width - 1)) : 0;
+    int64_t high = op.getIsSigned() ? (int64_t(1) << (width - 1)) - 1 : (int64_t(1) << width) - 1;
+    auto constant = [&](int64_t v) {
+      return arith::ConstantIntOp::create(rewriter, loc, i32, v).getResult();
+    };
+    auto saturated = [&](Value x) -> Value {
+      Value clamped = arith::MinSIOp::create(
+          rewriter, loc, arith::MaxSIOp::create(rewriter, loc, x, constant(low)), constant(high));
+      return arith::AndIOp::create(rewriter, loc, clamped, constant((int64_t(1) << width) - 1));
+    };
+    auto shifted = [&](Value x, uint32_t by) -> Value {
+      return arith::ShLIOp::create(rewriter, loc, x, constant(by));
+    };
+    Value packed = arith::OrIOp::create(rewriter, loc, shifted(saturated(adaptor.getA()), width),
+                                        saturated(adaptor.getB()));
+    if (Value c = adaptor.getC())
+      packed = arith::OrIOp::create(rewriter, loc, shifted(c, 2 * width), packed);
+    rewriter.replaceOp(op, packed);
+    return success();
+  }
+};
+
 } // namespace
 
 Value zmlir::lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b,
@@ -613,7 +645,6 @@ Value zmlir::lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b,
 }
 
 void zmlir::populatePTXConvertPatterns(RewritePatternSet &patterns, const PTXLoweringState &state) {
-  patterns
-      .add<MovPackOpLowering, MovUnpackOpLowering, CvtPackOpLowering, MovOpLowering, CvtOpLowering>(
-          patterns.getContext(), state);
+  patterns.add<MovPackOpLowering, MovUnpackOpLowering, CvtPackOpLowering, CvtPackSatOpLowering,
+               MovOpLowering, CvtOpLowering>(patterns.getContext(), state);
 }

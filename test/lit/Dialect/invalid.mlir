@@ -128,6 +128,30 @@ func.func @cvt_pack_fp8_no_satfinite(%a: f32) {
 
 // -----
 
+func.func @cvt_pack_sat_width(%a: i32) {
+  // expected-error @+1 {{packs into 2, 4, 8 or 16 bits, not 3}}
+  %0 = ptx.cvt_pack_sat %a, %a, %a {width = 3 : i32}
+  ptx.ret
+}
+
+// -----
+
+func.func @cvt_pack_sat_8_without_c(%a: i32) {
+  // expected-error @+1 {{of values narrower than 16 bits takes a third operand}}
+  %0 = ptx.cvt_pack_sat %a, %a {is_signed, width = 8 : i32}
+  ptx.ret
+}
+
+// -----
+
+func.func @cvt_pack_sat_16_with_c(%a: i32) {
+  // expected-error @+1 {{of 16-bit values takes no third operand}}
+  %0 = ptx.cvt_pack_sat %a, %a, %a {width = 16 : i32}
+  ptx.ret
+}
+
+// -----
+
 func.func @cvt_pack_f16x2_i16(%a: f32) {
   // expected-error @+1 {{a '.f16x2' pair is 32 bits wide}}
   %0 = ptx.cvt_pack %a, %a {rnd = #ptx.rnd<rn>, type = #ptx.type<f16x2>} : i16

@@ -108,6 +108,11 @@ func.func @families(%a: i32, %b: i32, %c: i32, %f: f32, %p: i1) attributes {ptx.
   %9:2 = ptx.mov_unpack %a : i32 -> i16, i16
   // CHECK: ptx.cvt_pack %{{.*}}, %{{.*}} {relu, rnd = #ptx.rnd<rn>, type = #ptx.type<f16x2>} : i32
   %10 = ptx.cvt_pack %f, %f {type = #ptx.type<f16x2>, rnd = #ptx.rnd<rn>, relu} : i32
+  // cvt.pack.sat's integer forms: 16-bit from two, narrower with c above.
+  // CHECK: ptx.cvt_pack_sat %{{.*}}, %{{.*}} {width = 16 : i32}
+  %p16 = ptx.cvt_pack_sat %a, %b {width = 16 : i32}
+  // CHECK: ptx.cvt_pack_sat %{{.*}}, %{{.*}}, %{{.*}} {is_signed, width = 8 : i32}
+  %p8 = ptx.cvt_pack_sat %a, %b, %p16 {is_signed, width = 8 : i32}
   // The fp8 pairs: from two f32, from and to .f16x2.
   // CHECK: ptx.cvt_pack %{{.*}}, %{{.*}} {relu, rnd = #ptx.rnd<rn>, satfinite, type = #ptx.type<e4m3x2>} : i16
   %e0 = ptx.cvt_pack %f, %f {type = #ptx.type<e4m3x2>, rnd = #ptx.rnd<rn>, satfinite, relu} : i16

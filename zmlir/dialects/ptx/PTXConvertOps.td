@@ -101,4 +101,23 @@ def PTX_CvtPackOp : PTX_Op<"cvt_pack", [Pure]> {
   let hasVerifier = 1;
 }
 
+def PTX_CvtPackSatOp : PTX_Op<"cvt_pack_sat", [Pure]> {
+  let summary = "PTX `cvt.pack.sat` of two s32 integers into narrow integers";
+  let description = [{
+    `cvt.pack.sat.{u16,s16}.s32 d, a, b` and
+    `cvt.pack.sat.{u8,s8,u4,s4,u2,s2}.s32.b32 d, a, b, c` (sm_72, the
+    2- and 4-bit forms sm_75): `a` and `b` saturate to the `width`-bit
+    range (signed with `is_signed`) and pack into the low `2 * width` bits
+    of `d`, `a` above `b`; the bits above them are `c`'s low bits (CUTLASS
+    chains two 8-bit packs through `c` into four bytes). PTX ISA 9.7.9.22.
+
+    Example:
+    `%d = ptx.cvt_pack_sat %a, %b, %c {is_signed, width = 8 : i32}`
+  }];
+  let arguments = (ins I32:$a, I32:$b, Optional<I32>:$c, I32Attr:$width, UnitAttr:$is_signed);
+  let results = (outs I32:$res);
+  let assemblyFormat = "$a `,` $b (`,` $c^)? attr-dict";
+  let hasVerifier = 1;
+}
+
 #endif // ZMLIR_DIALECT_PTX_CONVERTOPS

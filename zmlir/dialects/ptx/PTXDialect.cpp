@@ -210,6 +210,16 @@ LogicalResult CvtPackOp::verify() {
   return success();
 }
 
+LogicalResult CvtPackSatOp::verify() {
+  uint32_t width = getWidth();
+  if (width != 2 && width != 4 && width != 8 && width != 16)
+    return emitOpError("packs into 2, 4, 8 or 16 bits, not ") << width;
+  if ((width == 16) == static_cast<bool>(getC()))
+    return emitOpError(width == 16 ? "of 16-bit values takes no third operand"
+                                   : "of values narrower than 16 bits takes a third operand");
+  return success();
+}
+
 template <typename MemOp>
 static LogicalResult verifyVectorWidth(MemOp op, size_t numValues) {
   int64_t vec = op.getVec();

@@ -145,8 +145,29 @@ def _cvt_fp8(imp: FunctionImporter, inst: ast.Instruction, dtype: str, atype: st
     imp.write_reg(dest, r, inst.loc)
 
 
+# cvt.pack.sat's integer forms: the width each type packs into.
+PACK_WIDTHS = {"u16": 16, "s16": 16, "u8": 8, "s8": 8, "u4": 4, "s4": 4, "u2": 2, "s2": 2}
+
+
+def _cvt_pack_sat(imp: FunctionImporter, inst: ast.Instruction) -> None:
+    """cvt.pack.sat.{u16,s16}.s32 d, a, b and
+    cvt.pack.sat.{u8,s8,u4,s4,u2,s2}.s32.b32 d, a, b, c."""
+    mods = list(inst.modifiers)
+    width = PACK_WIDTHS.get(mods[2]) if len(mods) >= 4 else None
+    sources = ["s32"] if width == 16 else ["s32", "b32"]
+    if mods[:2] != ["pack", "sat"] or width is None or mods[3:] != sources:
+        raise imp.error(f"unsupported 'cvt.{'.'.join(mods)}'", inst.loc)
+    n = 2 if width == 16 else 3
+    vs = operand_values(imp, inst, ["i32"] * n, ["s32", "s32", "b32"][:n])
+    attrs = attr_dict(is_signed=mods[2].startswith("s"), width=f"{width} : i32")
+    emit_result(imp, inst, f"ptx.cvt_pack_sat {operand_slots(n)} {attrs}", vs, "i32")
+
+
 @handles("cvt")
 def _cvt(imp: FunctionImporter, inst: ast.Instruction) -> None:
+    if inst.modifiers and inst.modifiers[0] == "pack":
+        _cvt_pack_sat(imp, inst)
+        return
     m = classify(inst)
     if any(r in FP8_PAIRS for r in m.rest):
         form = _fp8_form(inst)
