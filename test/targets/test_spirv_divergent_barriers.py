@@ -135,6 +135,39 @@ JOIN:
 """
 
 
+# As EARLY_EXIT, with the store to shared memory an atomic exchange (a
+# kernel with atomics on shared memory but no poll of it takes turns too).
+SHARED_ATOMIC = """
+.visible .entry shared_atomic(.param .u64 out, .param .u32 n)
+{
+  .shared .align 4 .b32 s[256];
+  .reg .b32 %r<9>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p;
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %tid.x;
+  setp.ge.u32 %p, %r2, %r1;
+  @%p bra DONE;
+  mov.u32 %r3, s;
+  shl.b32 %r4, %r2, 2;
+  add.u32 %r5, %r3, %r4;
+  atom.shared.exch.b32 %r8, [%r5], %r2;
+  bar.sync 0;
+  add.u32 %r6, %r2, 1;
+  rem.u32 %r6, %r6, %r1;
+  shl.b32 %r6, %r6, 2;
+  add.u32 %r6, %r3, %r6;
+  ld.shared.u32 %r7, [%r6];
+  mul.wide.u32 %rd2, %r2, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r7;
+DONE:
+  ret;
+}
+"""
+
+
 def _run(device, source: str, name: str, block: int, n: int) -> np.ndarray:
     from zmlir.runtime.backends.opencl.backend import OpenCLBackend
     from zmlir.runtime.backends.opencl.device import KernelArg
@@ -158,7 +191,8 @@ def _expected(block: int, n: int) -> np.ndarray:
 
 @pytest.mark.parametrize("source,name", [(EARLY_EXIT, "early_exit"),
                                          (SKIPPED_BARRIERS, "skipped_barriers"),
-                                         (SHARED_JOIN, "shared_join")])
+                                         (SHARED_JOIN, "shared_join"),
+                                         (SHARED_ATOMIC, "shared_atomic")])
 def test_barriers_every_thread_reaches_are_right(device, source: str, name: str) -> None:
     """The same kernels where no thread diverges: right today."""
     np.testing.assert_array_equal(_run(device, source, name, 64, 64), _expected(64, 64))
@@ -209,7 +243,8 @@ def test_only_kernels_whose_barriers_may_diverge_take_turns(source: str, name: s
 
 @pytest.mark.parametrize("source,name", [(EARLY_EXIT, "early_exit"),
                                          (SKIPPED_BARRIERS, "skipped_barriers"),
-                                         (SHARED_JOIN, "shared_join")])
+                                         (SHARED_JOIN, "shared_join"),
+                                         (SHARED_ATOMIC, "shared_atomic")])
 @pytest.mark.parametrize("block,n", [(64, 40), (128, 100), (64, 3), (256, 255)])
 def test_threads_that_exit_or_skip_barriers(device, source: str, name: str, block: int,
                                             n: int) -> None:

@@ -292,17 +292,13 @@ bool barriersMayDiverge(llvm::Function &kernel) {
       }))
     return false;
   // A kernel whose threads synchronise through shared memory as well (an
-  // mbarrier, whose waits are barriers in a loop until its phase turns)
-  // keeps its barriers: its loops' ends depend on what every thread reads
-  // alike, not on the thread.
+  // mbarrier, whose waits are barriers in a loop until the phase they poll
+  // turns) keeps its barriers: its loops' ends depend on what every thread
+  // reads alike, not on the thread. (Atomics on shared memory without a
+  // poll, a histogram's, are no such synchronisation.)
   if (llvm::any_of(llvm::instructions(kernel), [](llvm::Instruction &inst) {
-        if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&inst))
-          return isPoll(*load);
-        if (auto *rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(&inst))
-          return mayAddressShared(rmw->getPointerOperand());
-        if (auto *cas = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(&inst))
-          return mayAddressShared(cas->getPointerOperand());
-        return false;
+        auto *load = llvm::dyn_cast<llvm::LoadInst>(&inst);
+        return load && isPoll(*load);
       }))
     return false;
   llvm::PostDominatorTree postDominators(kernel);
