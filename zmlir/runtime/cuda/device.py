@@ -143,7 +143,9 @@ class DeviceAPI(DriverState):
         value = device_attribute(attrib, self.device)
         self.out(pi, value)
         self.fast.device_attribute(attrib, value)  # answered in C from now on
-        if attrib in (75, 76):
+        if attrib in (75, 76):  # fastpath.c answers a caller from both
+            for other in (75, 76):
+                self.fast.device_attribute(other, device_attribute(other, self.device))
             self.fast.native_sm(self.device.native_sm())
         return E.CUDA_SUCCESS
 

@@ -1246,13 +1246,17 @@ void zmlir_fast_native_sm(int sm) {
   ZMLIR_STORE(zmlir_fast_native_sm_value, sm);
 }
 
-static void zmlir_answer_caller(void *return_address, int attrib, CUdevice dev, int *pi) {
+static void zmlir_answer_caller(void *return_address, int attrib, int *pi) {
   Dl_info caller;
-  int major = 0, minor = 0;
-  if (ZMLIR_LOAD(zmlir_fast_native_sm_value) != 0 || dladdr(return_address, &caller) == 0 || caller.dli_fbase == NULL ||
-      zmlir_device_attribute(&major, ZMLIR_ATTR_MAJOR, dev) != 0 ||
-      zmlir_device_attribute(&minor, ZMLIR_ATTR_MINOR, dev) != 0)
+  /* The device's answers as Python handed them over (both, at the first
+   * ask of either): no second call, which a trace would show. */
+  if (ZMLIR_LOAD(zmlir_fast_native_sm_value) != 0 ||
+      !ZMLIR_LOAD(zmlir_fast_attribute_known[ZMLIR_ATTR_MAJOR]) ||
+      !ZMLIR_LOAD(zmlir_fast_attribute_known[ZMLIR_ATTR_MINOR]) || !zmlir_fast_in_process() ||
+      dladdr(return_address, &caller) == 0 || caller.dli_fbase == NULL)
     return;
+  int major = zmlir_fast_attribute_values[ZMLIR_ATTR_MAJOR];
+  int minor = zmlir_fast_attribute_values[ZMLIR_ATTR_MINOR];
   struct zmlir_holdings *h = zmlir_holdings_of((uintptr_t)caller.dli_fbase, major * 10 + minor);
   if (h == NULL || !h->sass_only_usable || !h->ptx_only)
     return;
@@ -1275,8 +1279,8 @@ CUresult cuDeviceGetAttribute(int *pi, int attrib, CUdevice dev) {
   void *return_address = __builtin_extract_return_addr(__builtin_return_address(0));
   zmlir_enter();
   CUresult result = zmlir_device_attribute(pi, attrib, dev);
-  if (result == 0 && (attrib == ZMLIR_ATTR_MAJOR || attrib == ZMLIR_ATTR_MINOR))
-    zmlir_answer_caller(return_address, attrib, dev, pi);
+  if (result == 0 && dev == 0 && (attrib == ZMLIR_ATTR_MAJOR || attrib == ZMLIR_ATTR_MINOR))
+    zmlir_answer_caller(return_address, attrib, pi);
   zmlir_leave();
   return result;
 }
