@@ -137,35 +137,10 @@ JOIN:
 
 # As EARLY_EXIT, with the store to shared memory an atomic exchange (a
 # kernel with atomics on shared memory but no poll of it takes turns too).
-SHARED_ATOMIC = """
-.visible .entry shared_atomic(.param .u64 out, .param .u32 n)
-{
-  .shared .align 4 .b32 s[256];
-  .reg .b32 %r<9>;
-  .reg .b64 %rd<4>;
-  .reg .pred %p;
-  ld.param.u64 %rd1, [out];
-  ld.param.u32 %r1, [n];
-  mov.u32 %r2, %tid.x;
-  setp.ge.u32 %p, %r2, %r1;
-  @%p bra DONE;
-  mov.u32 %r3, s;
-  shl.b32 %r4, %r2, 2;
-  add.u32 %r5, %r3, %r4;
-  atom.shared.exch.b32 %r8, [%r5], %r2;
-  bar.sync 0;
-  add.u32 %r6, %r2, 1;
-  rem.u32 %r6, %r6, %r1;
-  shl.b32 %r6, %r6, 2;
-  add.u32 %r6, %r3, %r6;
-  ld.shared.u32 %r7, [%r6];
-  mul.wide.u32 %rd2, %r2, 4;
-  add.s64 %rd3, %rd1, %rd2;
-  st.global.u32 [%rd3], %r7;
-DONE:
-  ret;
-}
-"""
+SHARED_ATOMIC = (EARLY_EXIT.replace("early_exit", "shared_atomic")
+                 .replace(".reg .b32 %r<8>;", ".reg .b32 %r<9>;")
+                 .replace("st.shared.u32 [%r5], %r2;", "atom.shared.exch.b32 %r8, [%r5], %r2;"))
+assert "atom.shared.exch" in SHARED_ATOMIC and "%r<9>" in SHARED_ATOMIC
 
 
 def _run(device, source: str, name: str, block: int, n: int) -> np.ndarray:

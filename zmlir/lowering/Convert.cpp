@@ -591,26 +591,17 @@ struct CvtPackSatOpLowering : PTXPattern<CvtPackSatOp> {
 
   LogicalResult matchAndRewrite(CvtPackSatOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    mlir::Type i32 = rewriter.getI32Type();
+    IntArithBuilder k{rewriter, op.getLoc()};
     uint32_t width = op.getWidth();
     int64_t low = op.getIsSigned() ? -(int64_t(1) << (width - 1)) : 0;
     int64_t high = op.getIsSigned() ? (int64_t(1) << (width - 1)) - 1 : (int64_t(1) << width) - 1;
-    auto constant = [&](int64_t v) {
-      return arith::ConstantIntOp::create(rewriter, loc, i32, v).getResult();
+    auto saturated = [&](Value x) {
+      return k.andi(k.minsi(k.maxsi(x, k.c32(low)), k.c32(high)), k.c32((int64_t(1) << width) - 1));
     };
-    auto saturated = [&](Value x) -> Value {
-      Value clamped = arith::MinSIOp::create(
-          rewriter, loc, arith::MaxSIOp::create(rewriter, loc, x, constant(low)), constant(high));
-      return arith::AndIOp::create(rewriter, loc, clamped, constant((int64_t(1) << width) - 1));
-    };
-    auto shifted = [&](Value x, uint32_t by) -> Value {
-      return arith::ShLIOp::create(rewriter, loc, x, constant(by));
-    };
-    Value packed = arith::OrIOp::create(rewriter, loc, shifted(saturated(adaptor.getA()), width),
-                                        saturated(adaptor.getB()));
+    Value packed = k.ori(k.shli(saturated(adaptor.getA()), k.c32(width)),
+                         saturated(adaptor.getB()));
     if (Value c = adaptor.getC())
-      packed = arith::OrIOp::create(rewriter, loc, shifted(c, 2 * width), packed);
+      packed = k.ori(k.shli(c, k.c32(2 * width)), packed);
     rewriter.replaceOp(op, packed);
     return success();
   }

@@ -144,9 +144,8 @@ class DeviceAPI(DriverState):
         self.out(pi, value)
         self.fast.device_attribute(attrib, value)  # answered in C from now on
         if attrib in (75, 76):  # fastpath.c answers a caller from both
-            for other in (75, 76):
-                self.fast.device_attribute(other, device_attribute(other, self.device))
-            self.fast.native_sm(self.device.native_sm())
+            other = 76 if attrib == 75 else 75
+            self.fast.device_attribute(other, device_attribute(other, self.device))
         return E.CUDA_SUCCESS
 
     def cuDeviceComputeCapability(self, major: Any, minor: Any, dev: int) -> int:

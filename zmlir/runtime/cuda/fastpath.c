@@ -1210,17 +1210,6 @@ unsigned long long zmlir_fast_queries(void) {
   return ZMLIR_LOAD(zmlir_fast_query_count);
 }
 
-static CUresult zmlir_device_attribute(int *pi, int attrib, CUdevice dev) {
-  if (pi != NULL && dev == 0 && attrib > 0 && attrib < ZMLIR_FAST_ATTRIBUTES &&
-      ZMLIR_LOAD(zmlir_fast_enabled) && ZMLIR_LOAD(zmlir_fast_attribute_known[attrib]) &&
-      zmlir_fast_in_process()) {
-    *pi = zmlir_fast_attribute_values[attrib];
-    __atomic_add_fetch(&zmlir_fast_query_count, 1, __ATOMIC_RELAXED);
-    return 0;
-  }
-  return zmlir_py_cuDeviceGetAttribute(pi, attrib, dev);
-}
-
 /* -- the compute capability a library that picks machine code is told ----------------
  *
  * NVIDIA's cuFFT keeps many kernels as images of SASS alone, per
@@ -1233,8 +1222,9 @@ static CUresult zmlir_device_attribute(int *pi, int attrib, CUdevice dev) {
  * PTX alone (fatbin_holdings.h) is told a major newer than all its SASS,
  * minor 0 (cuFFT: 13.0), so that it takes the path NVIDIA's libraries take
  * on a GPU newer than they are, their PTX; not where the backend runs
- * NVIDIA's machine code itself. Every other caller gets the device's answer. (cudart's callers, libcurand, are answered by
- * arch_preload.c, whose rule that library needs.) */
+ * NVIDIA's machine code itself. Every other caller gets the device's
+ * answer. (cudart's callers, libcurand, are answered by arch_preload.c,
+ * whose rule that library needs.) */
 
 enum { ZMLIR_ATTR_MAJOR = 75, ZMLIR_ATTR_MINOR = 76 };
 
@@ -1277,8 +1267,16 @@ static void zmlir_answer_caller(void *return_address, int attrib, int *pi) {
 
 CUresult cuDeviceGetAttribute(int *pi, int attrib, CUdevice dev) {
   void *return_address = __builtin_extract_return_addr(__builtin_return_address(0));
+  CUresult result;
   zmlir_enter();
-  CUresult result = zmlir_device_attribute(pi, attrib, dev);
+  if (pi != NULL && dev == 0 && attrib > 0 && attrib < ZMLIR_FAST_ATTRIBUTES &&
+      ZMLIR_LOAD(zmlir_fast_enabled) && ZMLIR_LOAD(zmlir_fast_attribute_known[attrib]) &&
+      zmlir_fast_in_process()) {
+    *pi = zmlir_fast_attribute_values[attrib];
+    __atomic_add_fetch(&zmlir_fast_query_count, 1, __ATOMIC_RELAXED);
+    result = 0;
+  } else
+    result = zmlir_py_cuDeviceGetAttribute(pi, attrib, dev);
   if (result == 0 && dev == 0 && (attrib == ZMLIR_ATTR_MAJOR || attrib == ZMLIR_ATTR_MINOR))
     zmlir_answer_caller(return_address, attrib, pi);
   zmlir_leave();

@@ -99,8 +99,12 @@ class FastPath:
             self.lib.zmlir_register_exit()
 
     def set_backend(self, device: Any) -> None:
-        """Hands the backend's C entry points to fastpath.c (once, at cuInit)."""
+        """Hands the backend's C entry points to fastpath.c (once, at cuInit),
+        and the SASS architecture it runs (0: none; fastpath.c tells libraries
+        that keep SASS and PTX apart another compute capability only then)."""
         self.register_exit()
+        if self.lib is not None:
+            self.lib.zmlir_fast_native_sm(device.native_sm())
         points = device.fast_launch_points()
         if self.lib is None or points is None:
             return
@@ -288,13 +292,6 @@ class FastPath:
         fastpath.c answers cuDeviceGetAttribute for it from now on."""
         if self.lib is not None:
             self.lib.zmlir_fast_device_attribute(attrib, value, os.getpid())
-
-    def native_sm(self, sm: int) -> None:
-        """The backend runs NVIDIA's machine code for sm_<sm> (0: none):
-        fastpath.c tells libraries that keep SASS and PTX apart another
-        compute capability only where it runs none."""
-        if self.lib is not None:
-            self.lib.zmlir_fast_native_sm(sm)
 
     def launches(self) -> int:
         """How many launches took the fast path so far."""
