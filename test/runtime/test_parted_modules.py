@@ -282,3 +282,32 @@ def test_a_module_of_many_kernels_compiles_those_launched(libdir: str, tmp_path:
         assert compiled == [], log
     else:
         assert len(compiled) == 1 and "with fill_3: compiled" in compiled[0], log
+
+
+VARIABLES_ONLY = """
+.version 9.0
+.target sm_120
+.address_size 64
+.global .align 16 .b8 constants[16] = {0, 0, 128, 63, 0, 0, 0, 64, 0, 0, 64, 64, 0, 0, 128, 64};
+"""
+
+_VARIABLES_STEPS = """
+lib_ = ctypes.c_void_p()
+r["library"] = lib.cuLibraryLoadData(ctypes.byref(lib_), ptx, None, None, 0, None, None, 0)
+address, size = ctypes.c_uint64(), ctypes.c_size_t()
+r["global"] = [lib.cuLibraryGetGlobal(ctypes.byref(address), ctypes.byref(size), lib_,
+                                      b"constants"), size.value]
+h = (ctypes.c_float * 4)()
+r["copy"] = lib.cuMemcpyDtoH_v2(h, address, 16)
+r["values"] = list(h)
+"""
+
+
+def test_a_module_of_variables_only(libdir: str, tmp_path: Path, cache_dir: str) -> None:
+    """NVIDIA's cuBLAS keeps `cublas::internal::deviceConstants` in a fatbin
+    image of its own and reads it with cuLibraryGetGlobal as cublasCreate
+    starts: the variable is found, with its initial value."""
+    r, _ = _run(libdir, tmp_path, VARIABLES_ONLY, _VARIABLES_STEPS, ZMLIR_CACHE_DIR=cache_dir)
+    assert r["load"] == 0 and r["library"] == 0
+    assert r["global"] == [0, 16] and r["copy"] == 0
+    assert r["values"] == [1.0, 2.0, 3.0, 4.0]

@@ -136,6 +136,27 @@ llvm::Error zmlir::splitSPIRVLongInitializers(gpu::GPUModuleOp, llvm::Module &mo
   return llvm::Error::success();
 }
 
+/// LLVM 22's SPIR-V backend writes a module's variables as it writes its
+/// first function: a module of variables only (NVIDIA's cuBLAS keeps
+/// `cublas::internal::deviceConstants` in a fatbin image of its own, read
+/// through cuLibraryGetGlobal) came out empty, and the variable was not
+/// found. Such a module gets one empty exported function.
+llvm::Error zmlir::keepSPIRVKernellessVariables(gpu::GPUModuleOp, llvm::Module &module) {
+  bool anyVariable = llvm::any_of(module.globals(),
+                                  [](const llvm::GlobalVariable &v) { return !v.isDeclaration(); });
+  bool anyFunction = llvm::any_of(module,
+                                  [](const llvm::Function &f) { return !f.isDeclaration(); });
+  if (!anyVariable || anyFunction)
+    return llvm::Error::success();
+  auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(module.getContext()), false);
+  auto *holder = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
+                                        "__zmlir_spirv_module_variables", module);
+  holder->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+  llvm::IRBuilder<> builder(llvm::BasicBlock::Create(module.getContext(), "", holder));
+  builder.CreateRetVoid();
+  return llvm::Error::success();
+}
+
 /// LLVM 22's SPIR-V backend folds `zext (trunc X to iN) to iM`, X wider than
 /// iM, into an OpBitwiseAnd of the wide X with an iM mask: invalid SPIR-V
 /// (operands narrower or wider than the result), which spirv-val rejects and
