@@ -1,8 +1,9 @@
-"""When the application's runtime loads its modules under the passthrough:
-as it starts (told eager by cuModuleGetLoadingMode), not at the first use
-of a kernel, which programs often time (a sample timing one launch); the
-runtimes inside NVIDIA's libraries, and everything under
-CUDA_MODULE_LOADING=LAZY, load lazily (fastpath.c)."""
+"""When the application's runtime loads its modules: as it starts (told
+eager by cuModuleGetLoadingMode), not at the first use of a kernel, which
+programs often time (a sample timing one launch); the runtimes inside
+NVIDIA's libraries, and everything under CUDA_MODULE_LOADING=LAZY, load
+lazily (fastpath.c): told eager, NVIDIA's cuBLAS loads its ~2800 images as
+cublasCreate starts."""
 
 from __future__ import annotations
 
@@ -85,12 +86,12 @@ _ASK = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("backend, expected", [("cuda", 2), ("opencl", 1)])
+@pytest.mark.parametrize("backend, expected", [("cuda", 2), ("opencl", 2)])
 def test_other_callers_get_the_drivers_answer(libdir: str, fake_nvidia_driver: Path,
                                               backend: str, expected: int) -> None:
     """A caller that is not the application's runtime (here Python's ctypes,
     as NVIDIA's libraries' own runtimes are) gets the Python driver's answer:
-    NVIDIA's lazy default under the passthrough, eager elsewhere."""
+    NVIDIA's lazy default, on every backend."""
     result = subprocess.run([sys.executable, "-c", _ASK, libdir], capture_output=True,
                             text=True, timeout=300,
                             env={**os.environ, "ZMLIR_BACKEND": backend,

@@ -1676,18 +1676,17 @@ CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *na
 
 /* -- the module loading mode ----------------------------------------------------------
  *
- * Under the passthrough the Python driver answers NVIDIA's default, lazy
- * (module.py: told eager, the runtime inside NVIDIA's cuBLAS loads its ~2800
- * images at once). But a runtime loading lazily loads the application's
- * fatbin at the first use of one of its kernels, and the first use is
- * often inside a region the program times (a sample timing one launch):
- * there our load (the NVPTX cache, NVIDIA's JIT cache) costs 2-14 ms on an
- * H200 where loading nvcc's machine code costs NVIDIA's driver next to
- * nothing. So the application's own runtime (the executable's static one,
- * or libcudart.so) is told eager, as every runtime is on our other
- * backends: its modules load as it starts. Libraries with a runtime of their
- * own inside (cuBLAS, cuFFT) stay lazy, and so does everything under
- * CUDA_MODULE_LOADING=LAZY. */
+ * The Python driver answers NVIDIA's default, lazy (module.py: told eager,
+ * the runtime inside NVIDIA's cuBLAS loads its ~2800 images at once). But a
+ * runtime loading lazily loads the application's fatbin at the first use of
+ * one of its kernels, and the first use is often inside a region the
+ * program times (a sample timing one launch): there our load costs
+ * (the NVPTX cache and NVIDIA's JIT cache under the passthrough: 2-14 ms on
+ * an H200, where loading nvcc's machine code costs NVIDIA's driver next to
+ * nothing; a compile on the CPU). So the application's own runtime (the
+ * executable's static one, or libcudart.so) is told eager: its modules load
+ * as it starts. Libraries with a runtime of their own inside (cuBLAS,
+ * cuFFT) stay lazy, and so does everything under CUDA_MODULE_LOADING=LAZY. */
 
 static int zmlir_called_from_application(void *caller) {
   Dl_info info;

@@ -625,13 +625,13 @@ class ModuleAPI(FunctionAPI):
         return E.CUDA_SUCCESS
 
     def cuModuleGetLoadingMode(self, mode: Any) -> int:
-        # We load eagerly. Where NVIDIA's libraries run on us as NVIDIA's
-        # machine code (the passthrough), NVIDIA's answer instead: lazy
-        # unless CUDA_MODULE_LOADING=EAGER. Told eager, the runtime in
-        # NVIDIA's cuBLAS loads its ~2800 images at once, some for other
-        # GPUs, one PTX only (docs/passthrough-libraries.md). fastpath.c
-        # tells the application's own runtime eager all the same.
-        lazy = (self.initialized and self.device.native_sm() > 0
+        # NVIDIA's answer: lazy unless CUDA_MODULE_LOADING=EAGER. Told
+        # eager, the runtime inside NVIDIA's cuBLAS loads its ~2800 images
+        # as cublasCreate starts (docs/passthrough-libraries.md), which on
+        # a backend compiling PTX is hours; told lazy it loads an image at
+        # the first use of one of its kernels. fastpath.c tells the
+        # application's own runtime eager all the same.
+        lazy = (self.initialized
                 and os.environ.get("CUDA_MODULE_LOADING", "").upper() != "EAGER")
         self.out(mode, 2 if lazy else 1)  # CU_MODULE_LAZY_LOADING, CU_MODULE_EAGER_LOADING
         return E.CUDA_SUCCESS
