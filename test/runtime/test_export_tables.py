@@ -28,7 +28,7 @@ class _Driver:
         return NOT_SUPPORTED
 
 
-@pytest.mark.parametrize("table, index", [("TOOLS_TLS", 2),
+@pytest.mark.parametrize("table, index", [("TOOLS_TLS", 3),
                                           ("TOOLS_RUNTIME_CALLBACK_HOOKS", 4)])
 def test_tools_hooks_answer_quietly(table: str, index: int,
                                     monkeypatch: pytest.MonkeyPatch) -> None:

@@ -93,6 +93,26 @@ _CUFFT_ASKS = textwrap.dedent("""
     # the vendor's slot answers it (the stand-in's 0xfa44), where there is one.
     r["foreign_id"] = context_id(ctypes.c_void_p(0x5E3D029F600), ids[0])
     r["tools_size"] = len(tools)
+    # NVIDIA's cuBLASLt in each GEMM: the current context (TOOLS_TLS slot
+    # 2), the driver's object for a stream (TOOLS_CONTEXT slot 51: the NULL
+    # stream legacy or per thread) and its id (slot 39).
+    current = ctypes.c_void_p()
+    tls = table("42d85a81-23f6-cb47-8298-f6e78a3aecdc")
+    r["current"] = [ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)(tls[2])(
+        ctypes.byref(current)), current.value == ctx.value]
+    r["streams"] = []
+    if len(tools) > 51:  # the passthrough's stand-in has 7 slots
+        stream, obj, sid = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_uint64()
+        assert lib.cuStreamCreate(ctypes.byref(stream), 0) == 0
+        stream_object = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p,
+                                         ctypes.c_void_p, ctypes.c_int)(tools[51])
+        stream_id = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p,
+                                     ctypes.c_void_p)(tools[39])
+        for handle, per_thread in ((None, 0), (None, 1), (stream.value, 0)):
+            code = stream_object(ctx, handle, ctypes.byref(obj), per_thread)
+            r["streams"].append([code, stream_id(ctx, obj, ctypes.byref(sid)),
+                                 obj.value == (handle or 1 + per_thread),
+                                 sid.value == obj.value])
     r["tools_slot5"] = ctypes.CFUNCTYPE(ctypes.c_int)(tools[5])()
     # MODULE_FUNCTIONS slot 7: callback(user, function) for each function
     # of a module, and how many (cuFFT loads one kernel a module).
@@ -146,6 +166,9 @@ def test_what_nvidias_cufft_asks(libdir: str, backend: str, fake_nvidia_driver: 
     assert got["context_id"] == [0, 0, 0] and got["same_id"], got
     assert got["functions_size"] == 64 and got["unknown_module"] == 0, got
     assert got["lt_query"] == 801, got  # CUDA_ERROR_NOT_SUPPORTED
+    if backend == "opencl":  # the stand-in has none of these: ours
+        assert got["current"] == [0, True], got
+        assert got["streams"] == [[0, 0, True, True]] * 3, got
     if backend == "cuda":
         assert got["tools_size"] == 7 and got["tools_slot5"] == 0xFA45, got  # the stand-in's
         assert got["foreign_id"] == 0xFA44, got

@@ -72,6 +72,14 @@ def _unknown_buffer(d: Any, pptr: Any, psize: Any) -> None:
     psize[0] = 1024
 
 
+def _current_context(d: Any, pctx: Any) -> int:
+    # The calling thread's context: NVIDIA's cuBLAS runs no GEMM without it.
+    code = d.cuCtxGetCurrent(pctx)
+    if code == E.CUDA_SUCCESS and pctx[0] == d.ffi.NULL:
+        return E.CUDA_ERROR_INVALID_CONTEXT
+    return code
+
+
 def _cls_put(d: Any, ctx: Any, key: Any, value: Any, dtor: Any) -> int:
     return d.local_storage_put(ctx, key, value, dtor)
 
@@ -150,6 +158,19 @@ def _context_id(d: Any, ctx: Any, result: Any) -> int:
     return d.cuCtxGetId(ctx, result)
 
 
+def _stream_object(d: Any, ctx: Any, stream: Any, pobject: Any, per_thread: int) -> int:
+    # Our streams are their handles; the NULL stream is the legacy or the
+    # per-thread default one, as the caller compiled with.
+    handle = d.ptr(stream) or (2 if per_thread else 1)  # CU_STREAM_PER_THREAD, _LEGACY
+    pobject[0] = d.ffi.cast("void *", handle)
+    return E.CUDA_SUCCESS
+
+
+def _stream_id(d: Any, ctx: Any, obj: Any, result: Any) -> int:
+    result[0] = d.ptr(obj)
+    return E.CUDA_SUCCESS
+
+
 def _module_functions(d: Any, ctx: Any, hmod: Any, callback: Any, user: Any) -> int:
     """Calls callback(user, function) for each function of module `hmod`;
     answers how many (0 for a module we do not know)."""
@@ -206,6 +227,7 @@ BODIES: dict[str, Callable[..., Any]] = {
     "get_module_from_cubin_ext2": _get_module_from_cubin_ext2,
     "cudart_start_check": _cudart_start_check,
     "unknown_buffer": _unknown_buffer,
+    "current_context": _current_context,
     "context_local_storage_put": _cls_put,
     "context_local_storage_delete": _cls_delete,
     "context_local_storage_get": _cls_get,
@@ -218,6 +240,8 @@ BODIES: dict[str, Callable[..., Any]] = {
     "context_check": _context_check,
     "check_fn3": _check_fn3,
     "context_id": _context_id,
+    "stream_object": _stream_object,
+    "stream_id": _stream_id,
     "module_functions": _module_functions,
     "libraries_backend": _libraries_backend,
     "libraries_vendor_library": _libraries_vendor_library,
@@ -343,6 +367,8 @@ def _vendor_copy(driver: Any, table: Table, address: int) -> Any:
         for index, slot in table.slots.items():
             if index < length and vendor[index] != ffi.NULL:
                 _BUILT.vendor_slots[(table.name, index)] = vendor[index]
+                if slot.vendors_first:
+                    continue
             callback = _callback(driver, table, index, slot)
             _BUILT.callbacks.append(callback)
             array[index] = ffi.cast("void *", callback)

@@ -21,6 +21,10 @@ from dataclasses import dataclass, field
 class Slot:
     name: str  # what the slot does; export_slots.BODIES implements it by this name
     signature: str  # a cffi function type, e.g. "CUresult(CUcontext *, CUdevice)"
+    # Under the passthrough the vendor's slot, where it has one, answers:
+    # what it returns (NVIDIA's context, its stream objects) the vendor's
+    # other slots take.
+    vendors_first: bool = False
 
 
 @dataclass
@@ -62,7 +66,10 @@ TABLES = [
         12: Slot("cudart_start_check", "CUresult(void)"),
     }),
     Table("TOOLS_TLS", "42D85A81-23F6-CB47-8298-F6E78A3AECDC", 4, optional=True,
-          vendor_first=True),
+          vendor_first=True, slots={
+        # cuBLAS calls it ~70 times in each GEMM and fails the GEMM on an error.
+        2: Slot("current_context", "CUresult(CUcontext *)", vendors_first=True),
+    }),
     Table("TOOLS_RUNTIME_CALLBACK_HOOKS", "A094798C-2E74-2E74-93F2-0800200C0A66", 7,
           optional=True, slots={
         2: Slot("unknown_buffer", "void(void **, size_t *)"),
@@ -98,6 +105,12 @@ TABLES = [
     Table("TOOLS_CONTEXT", "21318C60-9714-3248-8CA6-41FF7324C8F2", 95, opaque=True,
           vendor_first=True, slots={
               4: Slot("context_id", "CUresult(CUcontext, unsigned long long *)"),
+              # cuBLASLt's GEMMs: the driver's own object for a stream handle
+              # (0: the NULL stream, and whether per thread), then its id.
+              39: Slot("stream_id", "CUresult(CUcontext, void *, unsigned long long *)",
+                       vendors_first=True),
+              51: Slot("stream_object", "CUresult(CUcontext, CUstream, void **, int)",
+                       vendors_first=True),
           }),
     # A module's functions. NVIDIA's cuFFT 12 asks for it as its first plan
     # starts and fails the plan (CUFFT_INTERNAL_ERROR) without it; it loads
