@@ -1217,11 +1217,13 @@ unsigned long long zmlir_fast_queries(void) {
  * compute capability its own (static) cudart asks the driver for: for our
  * 8.9 it loads sm_89 SASS that nothing but an NVIDIA GPU runs
  * (CUFFT_INTERNAL_ERROR at plan time for 4097 points, 2^15 and more, double
- * 1023). A caller of cuDeviceGetAttribute whose object holds both an image
- * of SASS alone that the reported architecture would run and an image of
- * PTX alone (fatbin_holdings.h) is told a major newer than all its SASS,
- * minor 0 (cuFFT: 13.0), so that it takes the path NVIDIA's libraries take
- * on a GPU newer than they are, their PTX; not where the backend runs
+ * 1023). NVIDIA's cuBLAS keeps its PTX beside SASS, but its CUTLASS
+ * kernels for 8.x as SASS alone, which it picks for 8.9. A caller of
+ * cuDeviceGetAttribute whose object holds both an image of SASS alone that
+ * the reported architecture would run and PTX (fatbin_holdings.h) is told
+ * a major newer than all its SASS, minor 0 (cuFFT and cuBLAS: 13.0), so
+ * that it takes the path NVIDIA's libraries take on a GPU newer than they
+ * are, their PTX; not where the backend runs
  * NVIDIA's machine code itself. Every other caller gets the device's
  * answer. (cudart's callers, libcurand, are answered by arch_preload.c,
  * whose rule that library needs.) */
@@ -1248,7 +1250,7 @@ static void zmlir_answer_caller(void *return_address, int attrib, int *pi) {
   int major = zmlir_fast_attribute_values[ZMLIR_ATTR_MAJOR];
   int minor = zmlir_fast_attribute_values[ZMLIR_ATTR_MINOR];
   struct zmlir_holdings *h = zmlir_holdings_of((uintptr_t)caller.dli_fbase, major * 10 + minor);
-  if (h == NULL || !h->sass_only_usable || !h->ptx_only)
+  if (h == NULL || !h->sass_only_usable || !h->ptx)
     return;
   int newest = 0;
   for (int sm = 0; sm < 256; ++sm)
@@ -1258,8 +1260,8 @@ static void zmlir_answer_caller(void *return_address, int attrib, int *pi) {
   static int said;
   if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED) && getenv("ZMLIR_LOG"))
     fprintf(stderr,
-            "zmlir: %s keeps machine code an sm_%d device runs in images without PTX and "
-            "its PTX apart: told compute capability %d.0 (newer than all its machine code) "
+            "zmlir: %s keeps machine code an sm_%d device runs in images without PTX, and "
+            "PTX: told compute capability %d.0 (newer than all its machine code) "
             "so that it takes its PTX path\n",
             caller.dli_fname, major * 10 + minor, told);
   *pi = attrib == ZMLIR_ATTR_MAJOR ? told : 0;

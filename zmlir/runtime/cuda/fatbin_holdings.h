@@ -31,6 +31,7 @@ struct zmlir_holdings {
   uintptr_t base;          /* dli_fbase */
   int sass_only_usable;    /* an image without PTX whose SASS the reported SM runs */
   int ptx_only;            /* an image with PTX alone */
+  int ptx;                 /* an image with PTX, alone or beside SASS */
   unsigned char sass[256]; /* sass[sm]: some image has SASS for sm_<sm> */
 };
 
@@ -81,6 +82,7 @@ static void zmlir_classify_fatbin(const unsigned char *p, size_t room, int repor
   }
   if (ptx && !elf)
     h->ptx_only = 1;
+  h->ptx |= ptx;
   if (elf_usable && !ptx)
     h->sass_only_usable = 1;
   for (int i = 0; i < 256; ++i)
