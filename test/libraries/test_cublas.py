@@ -129,6 +129,31 @@ def test_cublasxt_gemm_matches_the_host_reference(built: Path) -> None:
     assert "unsupported" not in result.stderr and "Traceback" not in result.stderr
 
 
+def test_nvidias_cublas_runs_on_our_driver(libdir: str, tmp_path: Path) -> None:
+    """NVIDIA's own libcublas.so.13 (the wheel's), linked by its path as the
+    wheel's users do, on our driver on the CPU: our libcublasLt, found first
+    on LD_LIBRARY_PATH, hands NVIDIA's libcublas NVIDIA's libcublasLt
+    (route.c); its runtime loads lazily (told eager it loads ~2800 images in
+    cublasCreate), finds its `deviceConstants` in an image of variables only,
+    asks the current context and stream objects (TOOLS_TLS, TOOLS_CONTEXT)
+    and, told compute capability 13.0, runs its PTX kernels."""
+    wheel = cublas_wheel(libdir)
+    nvidia = wheel / "lib"
+    if not (nvidia / "libcublas.so.13").exists():
+        pytest.skip("NVIDIA's libcublas is not installed")
+    exe = tmp_path / "gemm"
+    subprocess.run([tool("nvcc"), "-arch=sm_80", f"-I{wheel / 'include'}",
+                    str(SOURCES / "nvidia" / "gemm.cu"), "-o", str(exe), f"-L{nvidia}",
+                    "-Xlinker", f"-rpath={nvidia}", "-Xlinker", "--disable-new-dtags",
+                    "-l:libcublas.so.13"], check=True, capture_output=True)
+    result = _run(exe, ZMLIR_LOG="1")
+    passed, failed = _cases(result)
+    assert not failed and result.returncode == 0, result.stdout + result.stderr
+    assert passed == ["cublasCreate (status 0)", *passed[1:]] and len(passed) == 3, result.stdout
+    assert f"NVIDIA's libcublasLt.so.13 ({nvidia}" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_other_backends_answer_not_supported(built: Path) -> None:
     """Level Zero (a device here or not): cuBLAS answers CUBLAS_STATUS_NOT_SUPPORTED
     (15) and says why on stderr; the process neither crashes nor hangs."""

@@ -55,13 +55,16 @@ class Library:
     # as `zmlir_<directory>_ptx`: such a library needs only the driver API,
     # and is ours on every driver (common/route.c).
     kernels: str | None = None
+    # NVIDIA's library (and one of its symbols) whose presence, instead of
+    # ours, makes ours NVIDIA's: its library beside it (common/route.c).
+    vendor_partner: tuple[str, str] | None = None
 
 
 _CUBLAS_NOT_SUPPORTED = (15, "CUBLAS_STATUS_NOT_SUPPORTED")
 LIBRARIES = (
     Library("libcublasLt.so.13", "cublas", ("engine.c", "cublasLt.c"),
             "nvidia_exports_cublasLt.txt", "blas", "cuBLASLt", _CUBLAS_NOT_SUPPORTED,
-            "cublas_api.h"),
+            "cublas_api.h", vendor_partner=("libcublas.so.13", "cublasCreate_v2")),
     Library("libcublas.so.13", "cublas", ("engine.c", "cublas.c", "blas.c"),
             "nvidia_exports_cublas.txt", "blas", "cuBLAS", _CUBLAS_NOT_SUPPORTED, "cublas_api.h"),
     Library("libcufft.so.12", "cufft", ("cufft.c",), "nvidia_exports_cufft.txt", "fft",
@@ -238,6 +241,10 @@ def build_library(library: Library, out: Path, libcuda: Path, verbose: bool = Fa
              f'-DZMLIR_API_NAME="{library.api}"']
     if library.kernels:
         flags.append("-DZMLIR_OURS_ON_EVERY_DRIVER")
+    if library.vendor_partner:
+        partner, symbol = library.vendor_partner
+        flags += [f'-DZMLIR_VENDOR_PARTNER="{partner}"',
+                  f'-DZMLIR_VENDOR_PARTNER_SYMBOL="{symbol}"']
     names = _exports(library)
     with tempfile.TemporaryDirectory(prefix="zmlir-libraries-") as tmp:
         objects = []

@@ -26,8 +26,13 @@
  * passthrough where NVIDIA's library is not found; what ours does not make
  * it may hand to NVIDIA's library on zmlir's driver, whatever the backend
  * (zmlir_vendor_library: libcurand's generators of types ours lacks).
+ * Before the backend, libcublasLt looks for its partner (build.py's
+ * vendor_partner): where NVIDIA's libcublas is loaded instead of ours, it
+ * calls private functions of NVIDIA's libcublasLt, so ours is NVIDIA's,
+ * from the folder NVIDIA's libcublas came from, on every backend.
  * ZMLIR_NVIDIA_LIBRARIES=0: NVIDIA's libraries are never opened, as where
  * none is installed. */
+#define _GNU_SOURCE /* dladdr */
 #include "route.h"
 
 #include <dlfcn.h>
@@ -106,6 +111,45 @@ static void open_vendor(void *table) {
   zmlir_log(0, "NVIDIA's %s (%s) on zmlir's driver", zmlir_library_name, path);
 }
 
+#ifdef ZMLIR_VENDOR_PARTNER
+/* Where NVIDIA's ZMLIR_VENDOR_PARTNER (libcublas, whose every call goes
+ * through private functions of its own libcublasLt) is loaded, not ours,
+ * NVIDIA's library of our name beside it: a program linked to the wheel's
+ * libcublas by its path finds our libcublasLt first on LD_LIBRARY_PATH. */
+static int open_partners_vendor(void) {
+  void *partner = dlopen(ZMLIR_VENDOR_PARTNER, RTLD_NOW | RTLD_NOLOAD);
+  Dl_info theirs, ours;
+  void *symbol = partner ? dlsym(partner, ZMLIR_VENDOR_PARTNER_SYMBOL) : NULL;
+  int found = symbol && dladdr(symbol, &theirs) && dladdr((void *)&open_partners_vendor, &ours);
+  char path[4096], own[4096];
+  if (found && realpath(theirs.dli_fname, path) && realpath(ours.dli_fname, own)) {
+    char *slash = strrchr(path, '/'), *own_slash = strrchr(own, '/');
+    found = slash && own_slash &&
+            (slash - path != own_slash - own || strncmp(path, own, (size_t)(slash - path)) != 0);
+    if (found && (size_t)(slash - path) + 1 + strlen(zmlir_library_name) < sizeof path)
+      strcpy(slash + 1, zmlir_library_name);
+    else
+      found = 0;
+  } else {
+    found = 0;
+  }
+  if (partner)
+    dlclose(partner);
+  if (!found)
+    return 0;
+  vendor = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+  if (!vendor) {
+    zmlir_log(1, "NVIDIA's %s is loaded but its %s did not load (%s)", ZMLIR_VENDOR_PARTNER,
+              zmlir_library_name, dlerror());
+    return 0;
+  }
+  route = ZMLIR_ROUTE_VENDOR;
+  zmlir_log(0, "NVIDIA's %s is loaded: NVIDIA's %s (%s) on zmlir's driver", ZMLIR_VENDOR_PARTNER,
+            zmlir_library_name, path);
+  return 1;
+}
+#endif
+
 static void decide(void) {
   CUresult init = cuInit(0);
   if (init != CUDA_SUCCESS) {
@@ -114,6 +158,10 @@ static void decide(void) {
     return;
   }
   void *table = libraries_table();
+#ifdef ZMLIR_VENDOR_PARTNER
+  if (table && open_partners_vendor())
+    return;
+#endif
   if (!table) {
     if (ours_on_every_driver)
       route = ZMLIR_ROUTE_HOST;
