@@ -201,10 +201,14 @@ class ModuleAPI(FunctionAPI):
             # Said once, without ZMLIR_LOG: the usual cause is fixable (and
             # not said where the backend runs it, _native_module).
             if why not in self.warned and not self.device.native_sm():
+                from zmlir.runtime.cuda.build import NVRTC_PRELOAD
+
                 self.warned.add(why)
-                log(f"{why}: zmlir runs PTX; build for a virtual architecture (compute_XX), or "
-                    "run the program under `zmlir run`, whose NVRTC, nvJitLink and nvcc hand "
-                    "out PTX where a cubin is asked for")
+                hint = "" if NVRTC_PRELOAD in os.environ.get("LD_PRELOAD", "") else (
+                    ", or run the program under `zmlir run`, whose NVRTC, nvJitLink and nvcc "
+                    "hand out PTX where a cubin is asked for")
+                log(f"{why}: zmlir runs PTX; build for a virtual architecture "
+                    f"(compute_XX){hint}")
             raise CudaError(E.CUDA_ERROR_NO_BINARY_FOR_GPU, why)
         text = self.ffi.string(self.ffi.cast("char *", address)).decode("utf-8", "replace")
         return [(text, "module.ptx")]
