@@ -224,3 +224,41 @@ def test_only_kernels_whose_barriers_may_diverge_take_turns(source: str, name: s
 def test_threads_that_exit_or_skip_barriers(device, source: str, name: str, block: int,
                                             n: int) -> None:
     np.testing.assert_array_equal(_run(device, source, name, block, n), _expected(block, n))
+
+
+# bar.red (__syncthreads_count, _and) after `if (t >= n) return;`: the
+# counts and the .and take the threads that did not exit, as NVIDIA's
+# barrier does: out[t] = 2 * popc(t odd) + and(t < n) for t < n. Its counter
+# reads are no polls (Control.cpp), so it takes turns; before, Intel's
+# runtime left every output of a block of 64 with n = 17 unwritten.
+BAR_RED = """
+.visible .entry bar_red(.param .u64 out, .param .u32 n)
+{
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<5>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %tid.x;
+  setp.ge.u32 %p1, %r2, %r1;
+  @%p1 bra DONE;
+  and.b32 %r3, %r2, 1;
+  setp.ne.u32 %p2, %r3, 0;
+  bar.red.popc.u32 %r4, 0, %p2;
+  setp.lt.u32 %p3, %r2, %r1;
+  bar.red.and.pred %p4, 0, %p3;
+  selp.u32 %r5, 1, 0, %p4;
+  mad.lo.u32 %r4, %r4, 2, %r5;
+  mul.wide.u32 %rd2, %r2, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r4;
+DONE:
+  ret;
+}
+"""
+
+
+@pytest.mark.parametrize("block,n", [(64, 64), (64, 17), (64, 1), (128, 100), (256, 255)])
+def test_bar_red_counts_the_threads_that_did_not_exit(device, block: int, n: int) -> None:
+    want = np.array([2 * (n // 2) + 1 if t < n else 0 for t in range(block)], np.uint32)
+    np.testing.assert_array_equal(_run(device, BAR_RED, "bar_red", block, n), want)

@@ -198,14 +198,20 @@ struct BarArriveOpLowering : PTXPattern<BarArriveOp> {
 };
 
 /// bar.red: NVIDIA's instruction on NVPTX. Elsewhere a counter at the start
-/// of the shared window counts the true predicates:
+/// of the shared window counts the arriving threads (high 16 bits) and the
+/// true predicates (low 16 bits):
 ///  1. each thread reads the counter before the first barrier (no thread
 ///     adds to it before everyone has passed that barrier, and after the
 ///     previous bar.red's second barrier no one does until then);
-///  2. after the barrier every thread adds its predicate (0 or 1);
-///  3. after a second barrier the counter has grown by the popc, read as
-///     the difference with step 1 (modulo 2^32, so it is never reset).
-/// .and is popc == the number of threads, .or popc != 0.
+///  2. after the barrier every thread adds 2^16 + its predicate (0 or 1);
+///  3. after a second barrier the counter has grown by arrivals * 2^16 +
+///     popc, read as the difference with step 1 (modulo 2^32, so it is
+///     never reset; a block has at most 1024 threads).
+/// .and is popc == arrivals (threads that exited are not waited for, nor
+/// counted), .or popc != 0. The counter is read with an atomic add of 0,
+/// acq_rel (LLVM makes a monotonic one a load), not a load: a target may
+/// take a volatile or atomic load of shared memory for a poll (SPIR-V's
+/// spin waits), and this read is none.
 struct BarRedOpLowering : PTXPattern<BarRedOp> {
   using PTXPattern::PTXPattern;
 
@@ -221,25 +227,33 @@ struct BarRedOpLowering : PTXPattern<BarRedOp> {
     if (!window || !state.barrierCounters.contains(kernel))
       return unsupported(op, "'bar.red' in a '.func' (its counter is in the kernel's shared "
                              "window)");
-    Value before = LLVM::LoadOp::create(rewriter, loc, i32, window, /*alignment=*/4,
-                                        /*isVolatile=*/true);
+    auto read = [&]() -> Value {
+      return LLVM::AtomicRMWOp::create(rewriter, loc, LLVM::AtomicBinOp::add, window,
+                                       intConst(rewriter, loc, i32, 0),
+                                       LLVM::AtomicOrdering::acq_rel, "workgroup");
+    };
+    Value before = read();
     if (failed(emitFullBarrier(op, count, rewriter, state)))
       return failure();
-    Value one = arith::ExtUIOp::create(rewriter, loc, i32, adaptor.getPred());
-    LLVM::AtomicRMWOp::create(rewriter, loc, LLVM::AtomicBinOp::add, window, one,
+    Value arrival = arith::AddIOp::create(
+        rewriter, loc, arith::ExtUIOp::create(rewriter, loc, i32, adaptor.getPred()),
+        intConst(rewriter, loc, i32, 1 << 16));
+    LLVM::AtomicRMWOp::create(rewriter, loc, LLVM::AtomicBinOp::add, window, arrival,
                               LLVM::AtomicOrdering::monotonic, "workgroup");
     gpu::BarrierOp::create(rewriter, loc);
-    Value after = LLVM::LoadOp::create(rewriter, loc, i32, window, /*alignment=*/4,
-                                       /*isVolatile=*/true);
-    Value popc = arith::SubIOp::create(rewriter, loc, after, before);
+    Value grown = arith::SubIOp::create(rewriter, loc, read(), before);
+    Value popc = arith::AndIOp::create(rewriter, loc, grown, intConst(rewriter, loc, i32, 0xffff));
     Value r;
     switch (op.getMode()) {
     case BarRedMode::Popc:
       r = popc;
       break;
-    case BarRedMode::And:
-      r = arith::CmpIOp::create(rewriter, loc, IP::eq, popc, blockThreads(rewriter, loc));
+    case BarRedMode::And: {
+      Value arrivals = arith::ShRUIOp::create(rewriter, loc, grown,
+                                              intConst(rewriter, loc, i32, 16));
+      r = arith::CmpIOp::create(rewriter, loc, IP::eq, popc, arrivals);
       break;
+    }
     case BarRedMode::Or:
       r = arith::CmpIOp::create(rewriter, loc, IP::ne, popc, intConst(rewriter, loc, i32, 0));
       break;

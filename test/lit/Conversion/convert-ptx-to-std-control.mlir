@@ -44,17 +44,25 @@ func.func @bar_reqntid() attributes {ptx.entry, ptx.reqntid = array<i64: 64, 2, 
 // -----
 
 // bar.red off NVPTX: the counter at the start of the shared window, read
-// before the first barrier, incremented between the two, read after.
+// (an atomic add of 0: no poll) before the first barrier, grown by 2^16 +
+// the predicate between the two, read after; .and compares the popc (low
+// half) with the arrivals (high half), which leave out exited threads.
 // SPV-LABEL: gpu.func @bar_red
 // SPV-SAME: zmlir.static_shared_bytes = 16
 // SPV: %[[W:.*]] = llvm.mlir.addressof @__zmlir_shared_window
-// SPV: %[[BEFORE:.*]] = llvm.load volatile %[[W]]
+// SPV: %[[BEFORE:.*]] = llvm.atomicrmw add %[[W]], %{{.*}} syncscope("workgroup") acq_rel
 // SPV-NEXT: gpu.barrier
-// SPV-NEXT: %[[ONE:.*]] = arith.extui %arg0 : i1 to i32
-// SPV-NEXT: llvm.atomicrmw add %[[W]], %[[ONE]] syncscope("workgroup") monotonic
+// SPV: %[[ONE:.*]] = arith.extui %arg0 : i1 to i32
+// SPV-NEXT: %[[ARRIVAL:.*]] = arith.addi %[[ONE]], %c65536_i32 : i32
+// SPV-NEXT: llvm.atomicrmw add %[[W]], %[[ARRIVAL]] syncscope("workgroup") monotonic
 // SPV-NEXT: gpu.barrier
-// SPV-NEXT: %[[AFTER:.*]] = llvm.load volatile %[[W]]
-// SPV-NEXT: arith.subi %[[AFTER]], %[[BEFORE]] : i32
+// SPV: %[[AFTER:.*]] = llvm.atomicrmw add %[[W]], %{{.*}} syncscope("workgroup") acq_rel
+// SPV-NEXT: %[[GROWN:.*]] = arith.subi %[[AFTER]], %[[BEFORE]] : i32
+// SPV: arith.andi %[[GROWN]], %c65535_i32 : i32
+// SPV: %[[GROWN2:.*]] = arith.subi
+// SPV: %[[POPC2:.*]] = arith.andi %[[GROWN2]]
+// SPV: %[[ARRIVALS:.*]] = arith.shrui %[[GROWN2]], %c16_i32 : i32
+// SPV-NEXT: arith.cmpi eq, %[[POPC2]], %[[ARRIVALS]] : i32
 // NV-LABEL: gpu.func @bar_red
 // NV-SAME: zmlir.static_shared_bytes = 0
 // NV: llvm.call_intrinsic "llvm.nvvm.barrier.cta.red.popc.aligned.all"(%{{.*}}, %arg0) : (i32, i1) -> i32
