@@ -242,11 +242,15 @@ struct PTXPattern : OpConversionPattern<OpTy> {
     Location loc = op.getLoc();
     MLIRContext *ctx = b.getContext();
     mlir::Type i64 = b.getI64Type();
+    // `[r+imm]` of a 32-bit register is a 32-bit address: the sum wraps
+    // (NVIDIA's cuBLAS reads shared memory at [As - 120 + 128], which is
+    // As + 8). zmlir-index-no-wrap computes the extension in 64 bits where
+    // the sum cannot wrap.
+    if (offset != 0)
+      address = arith::AddIOp::create(b, loc, address, intConst(b, loc, address.getType(), offset));
     Value wide = address.getType() == i64
                      ? address
                      : arith::ExtUIOp::create(b, loc, i64, address).getResult();
-    if (offset != 0)
-      wide = arith::AddIOp::create(b, loc, wide, intConst(b, loc, i64, offset));
     const AddressSpaceMap &as = state.addressSpaces;
     switch (space) {
     case StateSpace::None:

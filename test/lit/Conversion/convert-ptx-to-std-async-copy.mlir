@@ -5,12 +5,14 @@
 
 // A whole copy (a source size of at least the copy's, or none) is one
 // load of 32-bit words from global memory and one store into the shared
-// window, at the offsets; the groups are dropped. NVPTX: NVIDIA's
+// window, at the offsets (a 32-bit address's in 32 bits: it wraps); the
+// groups are dropped. NVPTX: NVIDIA's
 // cp.async, without the source size, and its groups.
 // SYNC-LABEL: gpu.func @whole
 // SYNC: %[[WINDOW:.*]] = llvm.mlir.addressof @__zmlir_shared_window : !llvm.ptr<3>
-// SYNC: %[[DOFF:.*]] = arith.addi %{{.*}}, %c16_i64
-// SYNC: %[[DST:.*]] = llvm.getelementptr %[[WINDOW]][%[[DOFF]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// SYNC: %[[DOFF:.*]] = arith.addi %{{.*}}, %c16_i32{{.*}} : i32
+// SYNC: %[[DOFF64:.*]] = arith.extui %[[DOFF]] : i32 to i64
+// SYNC: %[[DST:.*]] = llvm.getelementptr %[[WINDOW]][%[[DOFF64]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
 // SYNC: %[[SOFF:.*]] = arith.addi %{{.*}}, %c32_i64
 // SYNC: %[[SRC:.*]] = llvm.inttoptr %[[SOFF]] : i64 to !llvm.ptr<1>
 // SYNC: %[[V:.*]] = llvm.load %[[SRC]] {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xi32>
