@@ -29,7 +29,8 @@ Ref = Callable[[spec.Case, list[np.ndarray]], tuple[np.ndarray, np.ndarray | Non
 REFS: dict[str, Ref] = {}
 # The issue 4 coverage cases of spec.py, the ones with references here.
 MINE = [c for group in (spec.INT_ARITH, spec.LOGIC, spec.FLOAT_ARITH, spec.COMPARE, spec.MOVES,
-                        spec.CVT, spec.MEMORY, spec.ATOMICS, spec.WARP, spec.SREGS)
+                        spec.CVT, spec.MEMORY, spec.ATOMICS, spec.WARP, spec.SREGS,
+                        spec.MATRIX)
         for c in group] + [spec.case("fns_b32"), spec.case("fns_b32_wide_base")] + spec.SETP_HALF \
     + spec.HALF_APPROX
 # Cases without a reference, and why.
@@ -818,6 +819,101 @@ for _c in spec.WARP:
                                   int(_bm.group(1)) if _bm else 31, "half" in _c.name,
                                   "divergent" in _c.name,
                                   None if _m.group(2) == "%t0" else int(_m.group(2)))
+
+
+def _ldmatrix_ref(count: int, trans: bool, hi: bool) -> Ref:
+    """Lane t gets of matrix i (row r at the row lane 8 i + r gave) the elements (t / 4,
+    2 (t % 4)) and (t / 4, 2 (t % 4) + 1), transposed with .trans (PTX ISA 9.7.14.5.15)."""
+    def ref(c: spec.Case, ins: list[np.ndarray]) -> tuple[np.ndarray, None]:
+        words = ins[0].astype(np.uint32)
+        n = len(words)
+        out = np.zeros(n, dtype=np.uint64)
+        for base in range(0, n, spec.BLOCK):
+            rows = words[base:base + spec.BLOCK].view(np.uint16).reshape(32, 8)
+            for w in range(spec.BLOCK // 32):
+                regs = np.zeros((32, 4), dtype=np.uint64)
+                for i in range(count):
+                    m = rows[[((8 * i + r) * 5 + 7 * w + 3) % 32 for r in range(8)]]
+                    m = m.T if trans else m
+                    for t in range(32):
+                        regs[t, i] = int(m[t // 4, 2 * (t % 4)]) | int(
+                            m[t // 4, 2 * (t % 4) + 1]) << 16
+                lo = 2 if hi else 0
+                packed = regs[:, lo] | (regs[:, lo + 1] << np.uint64(32) if count > 1 else 0)
+                out[base + 32 * w:base + 32 * w + 32] = packed
+        return out, None
+    return ref
+
+
+for _c in spec.MATRIX:
+    if _c.family == "ldmatrix":
+        _n = int(re.search(r"_x(\d)", _c.name).group(1))
+        REFS[_c.name] = _ldmatrix_ref(_n, "trans" in _c.name, _c.name.endswith("_hi"))
+
+
+def _mma_ref(atype: str, part: str) -> Ref:
+    """D = A B + C of each warp, its fragments where PTX puts them (PTX ISA 9.7.14.5.7-9,
+    g = lane / 4, t = lane % 4), exact in float64 (the inputs are small integers)."""
+    def ref(c: spec.Case, ins: list[np.ndarray]) -> tuple[np.ndarray, None]:
+        n = len(ins[0])
+        out = np.zeros(n, dtype=np.uint64)
+        f64 = atype == "f64"
+        for w0 in range(0, n, 32):
+            if f64:
+                x = [a[w0:w0 + 32].astype(np.float64) for a in ins]
+                a, b, cm = np.zeros((8, 4)), np.zeros((4, 8)), np.zeros((8, 8))
+                for lane in range(32):
+                    g, t = divmod(lane, 4)
+                    a[g, t], b[t, g] = x[0][lane], x[1][lane]
+                    cm[g, 2 * t], cm[g, 2 * t + 1] = x[2][lane], 2 * x[2][lane]
+                d = a @ b + cm
+                for lane in range(32):
+                    g, t = divmod(lane, 4)
+                    out[w0 + lane] = np.float64(d[g, 2 * t + int(part[1])]).view(np.uint64)
+                continue
+            words = [a[w0:w0 + 32].view(np.uint32).reshape(32, 2) for a in ins]
+            if atype == "tf32":
+                vals = [wd.view(np.float32).astype(np.float64) for wd in words]
+                a, b = np.zeros((16, 8)), np.zeros((8, 8))
+            else:
+                halves = [wd.view(np.uint16).reshape(32, 2, 2) for wd in words]
+                vals = [h.view(np.float16).astype(np.float64) if atype == "f16" else
+                        (h.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+                        for h in halves]
+                a, b = np.zeros((16, 16)), np.zeros((16, 8))
+            cm = np.zeros((16, 8))
+            k2 = a.shape[1] // 2
+            for lane in range(32):
+                g, t = divmod(lane, 4)
+                regs_a = [vals[0][lane, 0], vals[0][lane, 1], vals[1][lane, 0], vals[1][lane, 1]]
+                regs_b = [vals[2][lane, 0], vals[2][lane, 1]]
+                for i, r in enumerate(regs_a):
+                    row = g + 8 * (i % 2)
+                    if atype == "tf32":
+                        a[row, t + k2 * (i // 2)] = r
+                    else:
+                        a[row, 2 * t + k2 * (i // 2):2 * t + k2 * (i // 2) + 2] = r
+                for i, r in enumerate(regs_b):
+                    if atype == "tf32":
+                        b[t + k2 * i, g] = r
+                    else:
+                        b[2 * t + k2 * i:2 * t + k2 * i + 2, g] = r
+                idx = w0 + lane
+                for i, v in enumerate((idx, -idx, 2 * idx, -2 * idx)):
+                    cm[g + 8 * (i // 2), 2 * t + i % 2] = v
+            d = (a @ b + cm).astype(np.float32).view(np.uint32).astype(np.uint64)
+            for lane in range(32):
+                g, t = divmod(lane, 4)
+                row = g if part == "d01" else g + 8
+                out[w0 + lane] = d[row, 2 * t] | d[row, 2 * t + 1] << np.uint64(32)
+        return out, None
+    return ref
+
+
+for _c in spec.MATRIX:
+    if _c.family == "mma.sync":
+        _shape, _t, _part = _c.name.split("_")[2:]
+        REFS[_c.name] = _mma_ref(_t, _part)
 
 
 @_ref("sreg_tid_ntid_ctaid")

@@ -594,6 +594,58 @@ WARP = [
        "@%g0 shfl.sync.idx.b32 %t1|%q0, %a0, %t0, 0x100f, 0xFFFF; selp.u32 %t2, 1, 0, %q0; "
        "mov.b64 %d, {%t1, %t2};", "u32 u32", "u64", gen="warp", locals_=XREGS),
 ]
+# -- ldmatrix and mma.sync (PTX ISA 9.7.14.5): each thread stores its input word into shared
+# memory (the block's 128 words: 32 rows of 16 bytes), lane l of warp w gives the address of
+# row (5 l + 7 w + 3) % 32, and the case returns what ldmatrix gave the lane (x4: two cases,
+# its registers 0-1 and 2-3).
+_LDM_ROWS = ("mov.u32 %t0, sh; shl.b32 %t1, %r3, 2; add.u32 %t1, %t1, %t0; "
+             "st.shared.u32 [%t1], %a0; bar.sync 0; mov.u32 %t2, %laneid; shr.u32 %t3, %r3, 5; "
+             "mad.lo.u32 %t2, %t2, 5, 3; mad.lo.u32 %t2, %t3, 7, %t2; and.b32 %t2, %t2, 31; "
+             "shl.b32 %t2, %t2, 4; add.u32 %t2, %t2, %t0;")
+
+
+def _ldmatrix(count: int, trans: bool, part: str = "") -> Case:
+    regs = ", ".join(f"%t{i}" for i in range(count))
+    out = {"": "mov.b32 %d, %t0;" if count == 1 else "mov.b64 %d, {%t0, %t1};",
+           "hi": "mov.b64 %d, {%t2, %t3};"}[part]
+    name = f"ldmatrix_x{count}{'_trans' if trans else ''}{'_' + part if part else ''}"
+    return _c(name, "ldmatrix", f"{_LDM_ROWS} ldmatrix.sync.aligned.m8n8.x{count}"
+              f"{'.trans' if trans else ''}.shared.b16 {{{regs}}}, [%t2]; {out}", "u32",
+              "u32" if count == 1 else "u64", gen="warp", locals_=SHARED)
+
+
+# mma.sync on small integers (exact in any order of summation, so the H200's tensor cores
+# and the emulation agree): A's registers are in0's and in1's 32-bit halves, B's in2's; C's
+# are f32 from the thread's index i (i, -i, 2i, -2i; f64: in2 and 2 in2), and the case
+# returns D's registers 0-1 or 2-3 (f64: 0 or 1).
+MMA_REGS = "\n\t.reg .b32 %m<8>;\n\t.reg .f32 %v<8>;\n\t.reg .f64 %y<4>;"
+_MMA_C = ("cvt.rn.f32.u32 %v0, %r4; neg.f32 %v1, %v0; add.f32 %v2, %v0, %v0; "
+          "neg.f32 %v3, %v2;")
+
+
+def _mma(form: str, part: str) -> Case:
+    shape, types = form.split(".", 1)
+    name = f"mma_sync_{shape}_{types.split('.')[1]}_{part}"
+    if shape == "m8n8k4":
+        return _c(name, "mma.sync", f"add.f64 %y0, %a2, %a2; mma.sync.aligned.{shape}.row.col."
+                  f"{types} {{%y1, %y2}}, {{%a0}}, {{%a1}}, {{%a2, %y0}}; "
+                  f"mov.b64 %d, %y{1 + int(part[1])};", "f64 f64 f64", "u64", gen="mma_f64",
+                  locals_=MMA_REGS)
+    regs = "mov.b64 {%m0, %m1}, %a0; mov.b64 {%m2, %m3}, %a1; mov.b64 {%m4, %m5}, %a2;"
+    lo, hi = (4, 5) if part == "d01" else (6, 7)
+    return _c(name, "mma.sync", f"{regs} {_MMA_C} mma.sync.aligned.{shape}.row.col.{types} "
+              "{%v4, %v5, %v6, %v7}, {%m0, %m1, %m2, %m3}, {%m4, %m5}, {%v0, %v1, %v2, %v3}; "
+              f"mov.b32 %t0, %v{lo}; mov.b32 %t1, %v{hi}; mov.b64 %d, {{%t0, %t1}};",
+              "u64 u64 u64", "u64", gen="mma_" + types.split(".")[1], locals_=MMA_REGS)
+
+
+MATRIX = [
+    *[_ldmatrix(n, t) for n in (1, 2, 4) for t in (False, True)],
+    *[_ldmatrix(4, t, "hi") for t in (False, True)],
+    *[_mma(f, p) for f in ("m16n8k16.f32.f16.f16.f32", "m16n8k16.f32.bf16.bf16.f32",
+                           "m16n8k8.f32.tf32.tf32.f32") for p in ("d01", "d23")],
+    *[_mma("m8n8k4.f64.f64.f64.f64", p) for p in ("d0", "d1")],
+]
 SREGS = [
     _c("sreg_tid_ntid_ctaid", "special registers",
        "mov.u32 %t0, %tid.x; mov.u32 %t1, %tid.y; shl.b32 %t1, %t1, 7; or.b32 %t0, %t0, %t1; "
@@ -898,6 +950,7 @@ CASES: list[Case] = [
        "xor.b32 %d, %t1, %t0;", "u32", "u32", gen="warp"),
     *SREGS,
     *WARP,
+    *MATRIX,
     *MEMORY,
     *ATOMICS,
     # -- calls and local memory ---------------------------------------------------------------
@@ -1142,6 +1195,22 @@ def inputs(c: Case) -> list[np.ndarray]:
     elif g == "f16pairs":  # every f16 in the low half, and (permuted) in the high half
         low = np.arange(2 ** 16, dtype=np.uint64)
         cols = [low | (rng.permutation(low) << np.uint64(16))]
+    elif g.startswith("mma_"):  # small integers, four 16-bit or two 32-bit ones to a word
+        n = 32 * 64
+        cols = []
+        for _ in c.inputs:
+            v = rng.integers(-8, 9, (n, 4 if g in ("mma_f16", "mma_bf16") else 2))
+            if g == "mma_f16":
+                lanes = v.astype(np.float16).view(np.uint16).astype(np.uint64)
+            elif g == "mma_bf16":
+                lanes = (v.astype(np.float32).view(np.uint32) >> 16).astype(np.uint64)
+            else:
+                lanes = v.astype(np.float32).view(np.uint32).astype(np.uint64)
+            if g == "mma_f64":
+                cols.append((v[:, 0] * 4 + v[:, 1]).astype(np.float64).view(np.uint64))
+                continue
+            width = 64 // lanes.shape[1]
+            cols.append(sum(lanes[:, j] << np.uint64(width * j) for j in range(lanes.shape[1])))
     elif g.startswith("warp"):
         n = 32 * 64
         if g == "warp_small":

@@ -1,8 +1,12 @@
-//===- MatrixOps.cpp - wmma.load, wmma.store, wmma.mma --------------------===//
+//===- MatrixOps.cpp - wmma, mma.sync, ldmatrix ---------------------------===//
 //
 // Warp matrix multiply-accumulate on every target, from plain loads,
 // stores and arithmetic, the lanes of a warp exchanging fragments through
-// shared memory.
+// shared memory (wmma, mma.sync) or warp shuffles (ldmatrix's addresses).
+//
+// mma.sync and ldmatrix have the fragments PTX specifies lane by lane
+// (MmaSyncOpLowering, LdmatrixOpLowering below); the rest of this comment
+// is about wmma's.
 //
 // PTX leaves the distribution of a fragment's elements over the lanes
 // unspecified (only wmma.load/store/mma and element-wise code touch a
@@ -499,6 +503,68 @@ SmallVector<Value> buildMmaFunction(OpBuilder &b, Location loc, const PTXLowerin
   return dRegs;
 }
 
+/// The warp's part of its kernel's exchange area (reserveWmmaScratch) in
+/// the shared window `window`, as a pointer; null where `op` is in no
+/// kernel with such an area. The warp is the linear thread index / 32.
+Value warpExchangeArea(OpBuilder &b, Operation *op, const PTXLoweringState &state, Value window) {
+  auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
+  auto scratch = kernel ? state.wmmaScratch.find(kernel) : state.wmmaScratch.end();
+  if (!window || scratch == state.wmmaScratch.end())
+    return {};
+  Location loc = op->getLoc();
+  mlir::Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto dim = [&](Value index) {
+    return arith::IndexCastUIOp::create(b, loc, i32, index).getResult();
+  };
+  Value tx = dim(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  Value ty = dim(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::y));
+  Value tz = dim(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::z));
+  Value nx = dim(gpu::BlockDimOp::create(b, loc, gpu::Dimension::x));
+  Value ny = dim(gpu::BlockDimOp::create(b, loc, gpu::Dimension::y));
+  Value yz = arith::AddIOp::create(b, loc, ty, arith::MulIOp::create(b, loc, ny, tz));
+  Value linear = arith::AddIOp::create(b, loc, tx, arith::MulIOp::create(b, loc, nx, yz));
+  Value warp = arith::DivUIOp::create(b, loc, linear, intConst(b, loc, i32, 32));
+  auto [areaOffset, warpBytes] = scratch->second;
+  Value offset = arith::AddIOp::create(
+      b, loc, intConst(b, loc, i64, areaOffset),
+      arith::MulIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, warp),
+                            intConst(b, loc, i64, warpBytes)));
+  return LLVM::GEPOp::create(b, loc, window.getType(), b.getI8Type(), window, ValueRange{offset});
+}
+
+/// A call of the module's function `name` (internal, never inlined) with
+/// `args`, returning `resultTypes` (as a struct); `body` builds its body
+/// from its arguments the first time a module asks for it. The results.
+SmallVector<Value>
+callFormFunction(OpBuilder &b, Location loc, gpu::GPUModuleOp module, StringRef name,
+                 ValueRange args, TypeRange resultTypes,
+                 llvm::function_ref<SmallVector<Value>(OpBuilder &, ValueRange)> body) {
+  MLIRContext *ctx = b.getContext();
+  auto resultType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<mlir::Type>(resultTypes));
+  auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
+  if (!fn) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    SmallVector<mlir::Type> argTypes(args.getTypes());
+    fn = LLVM::LLVMFuncOp::create(b, loc, name, LLVM::LLVMFunctionType::get(resultType, argTypes),
+                                  LLVM::Linkage::Internal);
+    fn.setNoInline(true);
+    SmallVector<Location> locs(argTypes.size(), loc);
+    Block *entry = b.createBlock(&fn.getBody(), {}, argTypes, locs);
+    b.setInsertionPointToStart(entry);
+    SmallVector<Value> d = body(b, entry->getArguments());
+    Value result = LLVM::PoisonOp::create(b, loc, resultType);
+    for (auto [i, v] : llvm::enumerate(d))
+      result = LLVM::InsertValueOp::create(b, loc, result, v, i);
+    LLVM::ReturnOp::create(b, loc, result);
+  }
+  auto call = LLVM::CallOp::create(b, loc, fn, args);
+  SmallVector<Value> results;
+  for (unsigned i = 0; i < resultTypes.size(); ++i)
+    results.push_back(LLVM::ExtractValueOp::create(b, loc, call.getResult(), i));
+  return results;
+}
+
 /// wmma.mma, in four steps of the warp's lanes:
 ///  1. each lane writes its registers of A and of B (those with distinct
 ///     elements) to the warp's part of the kernel's exchange area
@@ -527,35 +593,12 @@ struct WmmaMmaOpLowering : PTXPattern<WmmaMmaOp> {
     MLIRContext *ctx = rewriter.getContext();
     MmaForm form(op);
     MmaLayout l(ctx, form);
-    auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
     auto module = op->getParentOfType<gpu::GPUModuleOp>();
-    Value window = sharedWindow(op);
-    auto scratch = kernel ? state.wmmaScratch.find(kernel) : state.wmmaScratch.end();
-    if (!window || scratch == state.wmmaScratch.end())
+    Value area = warpExchangeArea(rewriter, op, state, sharedWindow(op));
+    if (!area)
       return unsupported(op, "'wmma.mma' in a '.func' (only kernels have a shared window to "
                              "exchange fragments in)");
-    // The warp's part of the area: the warp is the linear thread index / 32.
-    mlir::Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
-    auto dim = [&](Value index) {
-      return arith::IndexCastUIOp::create(rewriter, loc, i32, index).getResult();
-    };
-    Value tx = dim(gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x));
-    Value ty = dim(gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::y));
-    Value tz = dim(gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::z));
-    Value nx = dim(gpu::BlockDimOp::create(rewriter, loc, gpu::Dimension::x));
-    Value ny = dim(gpu::BlockDimOp::create(rewriter, loc, gpu::Dimension::y));
-    Value yz = arith::AddIOp::create(rewriter, loc, ty,
-                                     arith::MulIOp::create(rewriter, loc, ny, tz));
-    Value linear = arith::AddIOp::create(rewriter, loc, tx,
-                                         arith::MulIOp::create(rewriter, loc, nx, yz));
-    Value warp = arith::DivUIOp::create(rewriter, loc, linear, intConst(rewriter, loc, i32, 32));
-    auto [areaOffset, warpBytes] = scratch->second;
-    Value offset = arith::AddIOp::create(
-        rewriter, loc, intConst(rewriter, loc, i64, areaOffset),
-        arith::MulIOp::create(rewriter, loc, arith::ExtUIOp::create(rewriter, loc, i64, warp),
-                              intConst(rewriter, loc, i64, warpBytes)));
-    Value area = LLVM::GEPOp::create(rewriter, loc, window.getType(), rewriter.getI8Type(), window,
-                                     ValueRange{offset});
+    mlir::Type i32 = rewriter.getI32Type();
     // 1.
     Value lane = warpLane(rewriter, loc, state.target);
     auto storeRegisters = [&](ValueRange regs, const WmmaFragment &f, int64_t base) {
@@ -577,35 +620,13 @@ struct WmmaMmaOpLowering : PTXPattern<WmmaMmaOp> {
     // 2.
     syncWarp(rewriter, loc, state.target);
     // 3.
-    std::string name = form.functionName();
-    SmallVector<mlir::Type> resultTypes(op.getD().getTypes());
-    auto resultType = LLVM::LLVMStructType::getLiteral(ctx, resultTypes);
     SmallVector<Value> args{area};
     llvm::append_range(args, adaptor.getC());
-    auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
-    if (!fn) {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(module.getBody());
-      SmallVector<mlir::Type> argTypes(ValueRange(args).getTypes());
-      fn = LLVM::LLVMFuncOp::create(rewriter, loc, name,
-                                    LLVM::LLVMFunctionType::get(resultType, argTypes),
-                                    LLVM::Linkage::Internal);
-      fn.setNoInline(true);
-      SmallVector<Location> locs(argTypes.size(), loc);
-      Block *entry = rewriter.createBlock(&fn.getBody(), {}, argTypes, locs);
-      rewriter.setInsertionPointToStart(entry);
-      ValueRange fnArgs = entry->getArguments();
-      SmallVector<Value> d = buildMmaFunction(rewriter, loc, state, form, l, fnArgs[0],
-                                              fnArgs.drop_front());
-      Value result = LLVM::PoisonOp::create(rewriter, loc, resultType);
-      for (auto [i, v] : llvm::enumerate(d))
-        result = LLVM::InsertValueOp::create(rewriter, loc, result, v, i);
-      LLVM::ReturnOp::create(rewriter, loc, result);
-    }
-    auto call = LLVM::CallOp::create(rewriter, loc, fn, args);
-    SmallVector<Value> results;
-    for (unsigned i = 0; i < resultTypes.size(); ++i)
-      results.push_back(LLVM::ExtractValueOp::create(rewriter, loc, call.getResult(), i));
+    SmallVector<Value> results = callFormFunction(
+        rewriter, loc, module, form.functionName(), args, op.getD().getTypes(),
+        [&](OpBuilder &b, ValueRange fnArgs) {
+          return buildMmaFunction(b, loc, state, form, l, fnArgs[0], fnArgs.drop_front());
+        });
     // 4.
     syncWarp(rewriter, loc, state.target);
     rewriter.replaceOp(op, results);
@@ -666,6 +687,230 @@ unsigned targetSm(ModuleOp module) {
   return 0;
 }
 
+//===----------------------------------------------------------------------===//
+// mma.sync and ldmatrix
+//===----------------------------------------------------------------------===//
+
+/// Whether `op` (a ptx.mma_sync or ptx.ldmatrix) is the target's own
+/// instruction in the PTX's architecture. Their fragments are PTX's own, so
+/// each op decides for itself.
+bool nativeWarpMatrixOp(Operation *op, const TargetInfo &target) {
+  return target.hasNativeWmma(op, targetSm(op->getParentOfType<ModuleOp>()));
+}
+
+/// What mma.sync's emulation keeps in a warp's exchange area: A row-major
+/// (M x K) from byte 0, B column-major (N x K) from byte aBytes.
+struct MmaSyncLayout {
+  MmaSyncForm form;
+  unsigned elementBytes;
+  int64_t aBytes, warpBytes;
+
+  explicit MmaSyncLayout(MmaSyncOp op)
+      : form(*getMmaSyncForm(op.getContext(), op.getShape(), op.getAtype(), op.getBtype(),
+                             op.getCtype(), op.getDtype())) {
+    elementBytes = form.elementBits / 8;
+    aBytes = form.m * form.k * elementBytes;
+    warpBytes = llvm::alignTo(aBytes + form.n * form.k * elementBytes, 16);
+  }
+};
+
+/// The function name of an mma.sync form.
+std::string mmaSyncFunctionName(MmaSyncOp op) {
+  return ("__zmlir_mma_sync_" + stringifyMmaShape(op.getShape()) + "_" +
+          stringifyWmmaType(op.getDtype()) + "_" + stringifyWmmaType(op.getAtype()) + "_" +
+          stringifyWmmaType(op.getBtype()) + "_" + stringifyWmmaType(op.getCtype()))
+      .str();
+}
+
+/// The body of an mma.sync form's function, run by each lane with the
+/// warp's exchange area (A row-major, B column-major: MmaSyncLayout) and its
+/// registers of C; it returns its registers of D:
+///  1. with g = lane / 4 and t = lane % 4, D's register i is element (g + 8 *
+///     (i / 2), 2 * t + i % 2) (m8n8k4: (g, 2 * t + i)), as C's;
+///  2. it reads the rows of A and the columns of B those need (K elements
+///     each), widened (f16, bf16 and tf32 to f32, whose products are then
+///     exact; tf32 keeps its upper 19 bits, as the tensor cores read them);
+///  3. d = fma(A[r][k], B[k][c], d) from d = c, k = 0, 1, ..., K - 1.
+SmallVector<Value> buildMmaSyncFunction(OpBuilder &b, Location loc, const PTXLoweringState &state,
+                                        MmaSyncOp op, const MmaSyncLayout &l, Value area,
+                                        ValueRange c) {
+  IntArithBuilder ib{b, loc};
+  const MmaSyncForm &f = l.form;
+  // 1.
+  Value lane = warpLane(b, loc, state.target);
+  Value g = ib.shrui(lane, ib.c32(2)), t = ib.andi(lane, ib.c32(3));
+  // 2.
+  auto loadLine = [&](Value line, int64_t base) {
+    mlir::Type memType = multiplicandMemoryType(b, op.getAtype());
+    Value at = ib.muli(line, ib.c32(f.k * l.elementBytes));
+    if (base)
+      at = ib.addi(at, ib.c32(base));
+    Value ptr = LLVM::GEPOp::create(b, loc, area.getType(), b.getI8Type(), area, ValueRange{at});
+    Value v = LLVM::LoadOp::create(b, loc, VectorType::get({f.k}, memType), ptr, l.elementBytes);
+    return widenMultiplicands(b, loc, v, op.getAtype());
+  };
+  Value aRows[2], bCols[2];
+  for (unsigned h = 0; h < 2; ++h) {
+    aRows[h] = f.cRegisters == 4 || h == 0 ? loadLine(h ? ib.addi(g, ib.c32(8)) : g, 0) : Value();
+    Value col = ib.addi(ib.muli(t, ib.c32(2)), ib.c32(h));
+    bCols[h] = loadLine(col, l.aBytes);
+  }
+  // 3.
+  SmallVector<Value> d;
+  for (unsigned i = 0; i < f.cRegisters; ++i) {
+    Value aRow = aRows[f.cRegisters == 4 ? i / 2 : 0], bCol = bCols[i % 2];
+    Value acc = c[i];
+    for (unsigned k = 0; k < f.k; ++k) {
+      Value kIndex = ib.c32(k);
+      acc = math::FmaOp::create(b, loc, LLVM::ExtractElementOp::create(b, loc, aRow, kIndex),
+                                LLVM::ExtractElementOp::create(b, loc, bCol, kIndex), acc);
+    }
+    d.push_back(acc);
+  }
+  return d;
+}
+
+/// mma.sync off the target's own instruction, in the four steps of
+/// wmma.mma's emulation (WmmaMmaOpLowering), the fragments PTX's:
+///  1. each lane writes each register of A and of B where its elements lie
+///     in A row-major and B column-major (MmaSyncForm: a register's elements
+///     are consecutive along K in both);
+///  2. the warp synchronizes;
+///  3. each lane calls the form's function (buildMmaSyncFunction) with the
+///     area and its registers of C;
+///  4. the warp synchronizes again.
+struct MmaSyncOpLowering : PTXPattern<MmaSyncOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult matchAndRewrite(MmaSyncOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    if (nativeWarpMatrixOp(op, state.target)) {
+      SmallVector<Value> args(adaptor.getA());
+      llvm::append_range(args, adaptor.getB());
+      llvm::append_range(args, adaptor.getC());
+      FailureOr<SmallVector<Value>> d = state.target.emitNativeWmma(rewriter, op, Value(), args);
+      if (failed(d))
+        return unsupported(op, "'mma.sync' form on this target");
+      rewriter.replaceOp(op, *d);
+      return success();
+    }
+    MmaSyncLayout l(op);
+    const MmaSyncForm &f = l.form;
+    Value area = warpExchangeArea(rewriter, op, state, sharedWindow(op));
+    if (!area)
+      return unsupported(op, "'mma.sync' in a '.func' (only kernels have a shared window to "
+                             "exchange fragments in)");
+    IntArithBuilder ib{rewriter, loc};
+    // 1.
+    Value lane = warpLane(rewriter, loc, state.target);
+    Value g = ib.shrui(lane, ib.c32(2)), t = ib.andi(lane, ib.c32(3));
+    unsigned perRegister = f.elementsPerRegister();
+    Value tElements = ib.muli(t, ib.c32(perRegister));
+    auto store = [&](Value reg, Value line, Value along, int64_t base) {
+      Value at = ib.muli(ib.addi(ib.muli(line, ib.c32(f.k)), along), ib.c32(l.elementBytes));
+      if (base)
+        at = ib.addi(at, ib.c32(base));
+      Value ptr = LLVM::GEPOp::create(rewriter, loc, area.getType(), rewriter.getI8Type(), area,
+                                      ValueRange{at});
+      LLVM::StoreOp::create(rewriter, loc, reg, ptr, widthOf(reg.getType()) / 8);
+    };
+    for (auto [i, reg] : llvm::enumerate(adaptor.getA())) {
+      Value row = i % 2 ? ib.addi(g, ib.c32(8)) : g;
+      Value col = i / 2 ? ib.addi(tElements, ib.c32(f.k / 2 * (i / 2))) : tElements;
+      store(reg, row, col, 0);
+    }
+    for (auto [i, reg] : llvm::enumerate(adaptor.getB()))
+      store(reg, g, i ? ib.addi(tElements, ib.c32(f.k / 2 * i)) : tElements, l.aBytes);
+    // 2.
+    syncWarp(rewriter, loc, state.target);
+    // 3.
+    SmallVector<Value> args{area};
+    llvm::append_range(args, adaptor.getC());
+    SmallVector<Value> d = callFormFunction(
+        rewriter, loc, op->getParentOfType<gpu::GPUModuleOp>(), mmaSyncFunctionName(op), args,
+        op.getD().getTypes(), [&](OpBuilder &b, ValueRange fnArgs) {
+          return buildMmaSyncFunction(b, loc, state, op, l, fnArgs[0], fnArgs.drop_front());
+        });
+    // 4.
+    syncWarp(rewriter, loc, state.target);
+    rewriter.replaceOp(op, d);
+    return success();
+  }
+};
+
+/// ldmatrix off the target's own instruction: lane t gets, of matrix i,
+///  1. without .trans, the row address lane 8 * i + t / 4 holds (a warp
+///     shuffle, TargetInfo::readLane; a 64-bit address as two 32-bit
+///     halves) and the 32-bit word 4 * (t % 4) bytes into that row:
+///     elements (t / 4, 2 * (t % 4)) and (t / 4, 2 * (t % 4) + 1);
+///  2. with .trans, the row addresses of lanes 8 * i + 2 * (t % 4) and
+///     8 * i + 2 * (t % 4) + 1 and the 16-bit element 2 * (t / 4) bytes
+///     into each: elements (2 * (t % 4), t / 4) and (2 * (t % 4) + 1, t / 4),
+///     the first in the low half.
+struct LdmatrixOpLowering : PTXPattern<LdmatrixOp> {
+  using PTXPattern::PTXPattern;
+
+  LogicalResult matchAndRewrite(LdmatrixOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value addr = adaptor.getAddr();
+    if (nativeWarpMatrixOp(op, state.target)) {
+      FailureOr<Value> ptr = pointerTo(op, rewriter, addr, op.getOffset(), op.getSpace());
+      if (failed(ptr))
+        return failure();
+      FailureOr<SmallVector<Value>> d = state.target.emitNativeWmma(rewriter, op, *ptr, {});
+      if (failed(d))
+        return unsupported(op, "'ldmatrix' form on this target");
+      rewriter.replaceOp(op, *d);
+      return success();
+    }
+    IntArithBuilder ib{rewriter, loc};
+    mlir::Type i16 = rewriter.getI16Type(), i32 = rewriter.getI32Type(),
+               i64 = rewriter.getI64Type();
+    bool wide = addr.getType() == i64;
+    auto rowAddress = [&](Value src) -> Value {
+      if (!wide)
+        return state.target.readLane(rewriter, loc, addr, src);
+      Value lo = state.target.readLane(rewriter, loc, ib.trunci(i32, addr), src);
+      Value hi = state.target.readLane(rewriter, loc, ib.trunci(i32, ib.shrui(addr, ib.c64(32))),
+                                       src);
+      return ib.ori(ib.extui(i64, lo), ib.shli(ib.extui(i64, hi), ib.c64(32)));
+    };
+    auto load = [&](Value row, Value byteOffset, mlir::Type type) -> FailureOr<Value> {
+      Value at = ib.addi(row, wide ? ib.extui(i64, byteOffset) : byteOffset);
+      FailureOr<Value> ptr = pointerTo(op, rewriter, at, op.getOffset(), op.getSpace());
+      if (failed(ptr))
+        return failure();
+      return LLVM::LoadOp::create(rewriter, loc, type, *ptr, widthOf(type) / 8).getResult();
+    };
+    Value lane = warpLane(rewriter, loc, state.target);
+    Value quarter = ib.shrui(lane, ib.c32(2)), inQuad = ib.andi(lane, ib.c32(3));
+    SmallVector<Value> d;
+    for (unsigned i = 0; i < op.getD().size(); ++i) {
+      if (!op.getTrans()) {
+        // 1.
+        FailureOr<Value> word = load(rowAddress(ib.addi(quarter, ib.c32(8 * i))),
+                                     ib.muli(inQuad, ib.c32(4)), i32);
+        if (failed(word))
+          return failure();
+        d.push_back(*word);
+        continue;
+      }
+      // 2.
+      Value first = ib.addi(ib.muli(inQuad, ib.c32(2)), ib.c32(8 * i));
+      Value column = ib.muli(quarter, ib.c32(2));
+      FailureOr<Value> lo = load(rowAddress(first), column, i16);
+      FailureOr<Value> hi = load(rowAddress(ib.addi(first, ib.c32(1))), column, i16);
+      if (failed(lo) || failed(hi))
+        return failure();
+      d.push_back(ib.ori(ib.extui(i32, *lo), ib.shli(ib.extui(i32, *hi), ib.c32(16))));
+    }
+    rewriter.replaceOp(op, d);
+    return success();
+  }
+};
+
 } // namespace
 
 bool zmlir::nativeWmmaModule(ModuleOp module, const TargetInfo &target) {
@@ -681,11 +926,14 @@ bool zmlir::nativeWmmaModule(ModuleOp module, const TargetInfo &target) {
 }
 
 int64_t zmlir::reserveWmmaScratch(gpu::GPUFuncOp kernel, int64_t offset, PTXLoweringState &state) {
-  if (state.nativeWmma)
-    return offset;
   int64_t warpBytes = 0;
-  kernel.walk([&](WmmaMmaOp op) {
-    warpBytes = std::max(warpBytes, MmaLayout(op.getContext(), MmaForm(op)).warpBytes);
+  if (!state.nativeWmma)
+    kernel.walk([&](WmmaMmaOp op) {
+      warpBytes = std::max(warpBytes, MmaLayout(op.getContext(), MmaForm(op)).warpBytes);
+    });
+  kernel.walk([&](MmaSyncOp op) {
+    if (!nativeWarpMatrixOp(op, state.target))
+      warpBytes = std::max(warpBytes, MmaSyncLayout(op).warpBytes);
   });
   if (!warpBytes)
     return offset;
@@ -702,4 +950,5 @@ void zmlir::populatePTXMatrixPatterns(RewritePatternSet &patterns, const PTXLowe
   else
     patterns.add<WmmaLoadOpLowering, WmmaStoreOpLowering, WmmaMmaOpLowering>(patterns.getContext(),
                                                                              state);
+  patterns.add<MmaSyncOpLowering, LdmatrixOpLowering>(patterns.getContext(), state);
 }

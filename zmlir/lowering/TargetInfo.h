@@ -272,18 +272,20 @@ public:
 
   //===--- Warp matrix multiply-accumulate (wmma) --------------------------===//
 
-  /// Whether `op` (a ptx.wmma_load, ptx.wmma_store or ptx.wmma_mma) is one
-  /// of the target's own warp matrix instructions in PTX for `sm` (the
-  /// number of its `.target sm_XX`; 0 where it names none). The
-  /// distribution of a fragment's elements over the lanes is the target's
-  /// for those and the lowering's own for its emulation (MatrixOps.cpp), so
-  /// a module's wmma ops are either all native or all emulated.
+  /// Whether `op` (a ptx.wmma_load, ptx.wmma_store, ptx.wmma_mma,
+  /// ptx.mma_sync or ptx.ldmatrix) is one of the target's own warp matrix
+  /// instructions in PTX for `sm` (the number of its `.target sm_XX`; 0
+  /// where it names none). The distribution of a wmma fragment's elements
+  /// over the lanes is the target's for those and the lowering's own for
+  /// its emulation (MatrixOps.cpp), so a module's wmma ops are either all
+  /// native or all emulated; mma.sync's and ldmatrix's are PTX's, and each
+  /// such op is asked alone.
   virtual bool hasNativeWmma(mlir::Operation *op, unsigned sm) const { return false; }
   /// `op`, of which hasNativeWmma said yes, as the target's own: `ptr` the
   /// matrix's address as a pointer in the op's state space (null for
-  /// wmma.mma), `args` the op's other converted operands in their order
-  /// (the fragment's registers and the stride; A, B and C): the results'
-  /// registers.
+  /// wmma.mma and mma.sync), `args` the op's other converted operands in
+  /// their order (the fragment's registers and the stride; A, B and C;
+  /// none for ldmatrix): the results' registers.
   virtual mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   emitNativeWmma(mlir::OpBuilder &b, mlir::Operation *op, mlir::Value ptr,
                  mlir::ValueRange args) const {

@@ -78,3 +78,48 @@ func.func @mma_d_count(%a: f64) {
   %d = ptx.wmma_mma a(%a) b(%a) c(%a, %a) {alayout = #ptx.wmma_layout<row>, atype = #ptx.wmma_type<f64>, blayout = #ptx.wmma_layout<col>, btype = #ptx.wmma_type<f64>, ctype = #ptx.wmma_type<f64>, dtype = #ptx.wmma_type<f64>, shape = #ptx.wmma_shape<m8n8k4>} : (f64), (f64), (f64, f64) -> f64
   return
 }
+
+// -----
+
+// mma.sync's m16n8k16 has A in four .b32 registers.
+func.func @mma_sync_register_count(%a: i32, %c: f32) {
+  // expected-error @+1 {{expects 4 registers for A, got 2}}
+  %d:4 = ptx.mma_sync a(%a, %a) b(%a, %a) c(%c, %c, %c, %c) {atype = #ptx.wmma_type<f16>, btype = #ptx.wmma_type<f16>, ctype = #ptx.wmma_type<f32>, dtype = #ptx.wmma_type<f32>, shape = #ptx.mma_shape<m16n8k16>} : (i32, i32), (i32, i32), (f32, f32, f32, f32) -> f32, f32, f32, f32
+  return
+}
+
+// -----
+
+// tf32 is m16n8k8's, not m16n8k16's (zmlir's forms: f16 and bf16 there).
+func.func @mma_sync_form(%a: i32, %c: f32) {
+  // expected-error @+1 {{has no form .m16n8k16.f32.tf32.tf32.f32}}
+  %d:4 = ptx.mma_sync a(%a, %a, %a, %a) b(%a, %a) c(%c, %c, %c, %c) {atype = #ptx.wmma_type<tf32>, btype = #ptx.wmma_type<tf32>, ctype = #ptx.wmma_type<f32>, dtype = #ptx.wmma_type<f32>, shape = #ptx.mma_shape<m16n8k16>} : (i32, i32, i32, i32), (i32, i32), (f32, f32, f32, f32) -> f32, f32, f32, f32
+  return
+}
+
+// -----
+
+// D of m8n8k4.f64 is two .f64 registers.
+func.func @mma_sync_result_type(%x: f64) {
+  // expected-error @+1 {{expects registers of type 'f64' for D, got 'f32'}}
+  %d:2 = ptx.mma_sync a(%x) b(%x) c(%x, %x) {atype = #ptx.wmma_type<f64>, btype = #ptx.wmma_type<f64>, ctype = #ptx.wmma_type<f64>, dtype = #ptx.wmma_type<f64>, shape = #ptx.mma_shape<m8n8k4>} : (f64), (f64), (f64, f64) -> f32, f32
+  return
+}
+
+// -----
+
+// ldmatrix loads .x1, .x2 or .x4.
+func.func @ldmatrix_count(%p: i32) {
+  // expected-error @+1 {{loads 1, 2 or 4 matrices (.x1, .x2, .x4), not 3}}
+  %d:3 = ptx.ldmatrix %p {space = #ptx.space<shared>} : i32 -> i32, i32, i32
+  return
+}
+
+// -----
+
+// ldmatrix reads shared memory.
+func.func @ldmatrix_space(%p: i64) {
+  // expected-error @+1 {{reads .shared or generic addresses only, not '.global'}}
+  %d = ptx.ldmatrix %p {space = #ptx.space<global>} : i64 -> i32
+  return
+}

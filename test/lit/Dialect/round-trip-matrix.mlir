@@ -19,3 +19,21 @@ func.func @wmma(%p: i64, %s: i32, %q: i32) attributes {ptx.entry} {
   ptx.wmma_store %p, %e, %e stride %s {layout = #ptx.wmma_layout<row>, shape = #ptx.wmma_shape<m8n8k4>, type = #ptx.wmma_type<f64>} : i64, f64, f64
   ptx.ret
 }
+
+// mma.sync and ldmatrix print back with their forms; ldmatrix's .trans,
+// state space and offset are optional.
+// CHECK-LABEL: func.func @mma_sync
+func.func @mma_sync(%p: i64, %q: i32, %x: f64) attributes {ptx.entry} {
+  // CHECK: %[[A:.*]]:4 = ptx.ldmatrix %{{.*}} {offset = 16 : i64, space = #ptx.space<shared>} : i32 -> i32, i32, i32, i32
+  %a:4 = ptx.ldmatrix %q {offset = 16, space = #ptx.space<shared>} : i32 -> i32, i32, i32, i32
+  // CHECK: %[[B:.*]]:2 = ptx.ldmatrix %{{.*}} {trans} : i64 -> i32, i32
+  %b:2 = ptx.ldmatrix %p {trans} : i64 -> i32, i32
+  // CHECK: %[[C:.*]] = ptx.ldmatrix %{{.*}} {space = #ptx.space<shared>, trans} : i32 -> i32
+  %c = ptx.ldmatrix %q {space = #ptx.space<shared>, trans} : i32 -> i32
+  %f = arith.constant 1.0 : f32
+  // CHECK: %{{.*}}:4 = ptx.mma_sync a(%[[A]]#0, %[[A]]#1, %[[A]]#2, %[[A]]#3) b(%[[B]]#0, %[[B]]#1) c(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {atype = #ptx.wmma_type<bf16>, btype = #ptx.wmma_type<bf16>, ctype = #ptx.wmma_type<f32>, dtype = #ptx.wmma_type<f32>, shape = #ptx.mma_shape<m16n8k16>} : (i32, i32, i32, i32), (i32, i32), (f32, f32, f32, f32) -> f32, f32, f32, f32
+  %d:4 = ptx.mma_sync a(%a#0, %a#1, %a#2, %a#3) b(%b#0, %b#1) c(%f, %f, %f, %f) {atype = #ptx.wmma_type<bf16>, btype = #ptx.wmma_type<bf16>, ctype = #ptx.wmma_type<f32>, dtype = #ptx.wmma_type<f32>, shape = #ptx.mma_shape<m16n8k16>} : (i32, i32, i32, i32), (i32, i32), (f32, f32, f32, f32) -> f32, f32, f32, f32
+  // CHECK: %{{.*}}:2 = ptx.mma_sync a(%{{.*}}) b(%{{.*}}) c(%{{.*}}, %{{.*}}) {{{.*}}shape = #ptx.mma_shape<m8n8k4>} : (f64), (f64), (f64, f64) -> f64, f64
+  %e:2 = ptx.mma_sync a(%x) b(%x) c(%x, %x) {atype = #ptx.wmma_type<f64>, btype = #ptx.wmma_type<f64>, ctype = #ptx.wmma_type<f64>, dtype = #ptx.wmma_type<f64>, shape = #ptx.mma_shape<m8n8k4>} : (f64), (f64), (f64, f64) -> f64, f64
+  ptx.ret
+}

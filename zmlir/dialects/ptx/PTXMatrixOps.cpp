@@ -205,3 +205,76 @@ LogicalResult WmmaMmaOp::verify() {
   }
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// mma.sync and ldmatrix
+//===----------------------------------------------------------------------===//
+
+std::optional<MmaSyncForm> zmlir::ptx::getMmaSyncForm(MLIRContext *ctx, MmaShape shape,
+                                                      WmmaType atype, WmmaType btype,
+                                                      WmmaType ctype, WmmaType dtype,
+                                                      std::string *whyNot) {
+  Builder b(ctx);
+  bool half = atype == WmmaType::F16 || atype == WmmaType::BF16;
+  std::optional<MmaSyncForm> form;
+  switch (shape) {
+  case MmaShape::M16N8K16:
+    if (half && btype == atype && ctype == WmmaType::F32 && dtype == WmmaType::F32)
+      form = MmaSyncForm{16, 8, 16, 16, 4, 2, 4, b.getI32Type(), b.getF32Type()};
+    break;
+  case MmaShape::M16N8K8:
+    if (atype == WmmaType::TF32 && btype == atype && ctype == WmmaType::F32 &&
+        dtype == WmmaType::F32)
+      form = MmaSyncForm{16, 8, 8, 32, 4, 2, 4, b.getI32Type(), b.getF32Type()};
+    break;
+  case MmaShape::M8N8K4:
+    if (atype == WmmaType::F64 && btype == atype && ctype == atype && dtype == atype)
+      form = MmaSyncForm{8, 8, 4, 64, 1, 1, 2, b.getF64Type(), b.getF64Type()};
+    break;
+  }
+  if (!form && whyNot)
+    *whyNot = (Twine("no form .") + stringifyMmaShape(shape) + "." + stringifyWmmaType(dtype) +
+               "." + stringifyWmmaType(atype) + "." + stringifyWmmaType(btype) + "." +
+               stringifyWmmaType(ctype))
+                  .str();
+  return form;
+}
+
+/// Checks `values` (operands or results, named `what`) against `count`
+/// registers of `type`.
+static LogicalResult verifyMmaRegisters(Operation *op, ValueRange values, unsigned count,
+                                        mlir::Type type, StringRef what) {
+  if (values.size() != count)
+    return op->emitOpError() << "expects " << count << " registers for " << what << ", got "
+                             << values.size();
+  for (Value v : values)
+    if (v.getType() != type)
+      return op->emitOpError() << "expects registers of type " << type << " for " << what
+                               << ", got " << v.getType();
+  return success();
+}
+
+LogicalResult MmaSyncOp::verify() {
+  std::string whyNot;
+  std::optional<MmaSyncForm> form = getMmaSyncForm(getContext(), getShape(), getAtype(), getBtype(),
+                                                   getCtype(), getDtype(), &whyNot);
+  if (!form)
+    return emitOpError("has ") << whyNot;
+  if (failed(verifyMmaRegisters(*this, getA(), form->aRegisters, form->multiplicandType, "A")) ||
+      failed(verifyMmaRegisters(*this, getB(), form->bRegisters, form->multiplicandType, "B")) ||
+      failed(verifyMmaRegisters(*this, getC(), form->cRegisters, form->accumulatorType, "C")) ||
+      failed(verifyMmaRegisters(*this, getD(), form->cRegisters, form->accumulatorType, "D")))
+    return failure();
+  return success();
+}
+
+LogicalResult LdmatrixOp::verify() {
+  size_t n = getD().size();
+  if (n != 1 && n != 2 && n != 4)
+    return emitOpError("loads 1, 2 or 4 matrices (.x1, .x2, .x4), not ") << n;
+  StateSpace space = getSpace();
+  if (space != StateSpace::None && space != StateSpace::Shared)
+    return emitOpError("reads .shared or generic addresses only, not '.")
+           << stringifyStateSpace(space) << "'";
+  return success();
+}

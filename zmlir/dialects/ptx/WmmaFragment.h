@@ -1,7 +1,8 @@
 //===- WmmaFragment.h - The registers of a wmma fragment --------*- C++ -*-===//
 //
 // What PTX fixes of a wmma fragment (PTX ISA 9.7.14.4.1): the matrix it
-// holds and the registers each lane holds it in. The verifiers of the
+// holds and the registers each lane holds it in; and of an mma.sync form
+// (PTX ISA 9.7.14.5), where it fixes each lane's elements too. The verifiers of the
 // ptx.wmma_* ops (PTXMatrixOps.cpp) and their lowering
 // (zmlir/lowering/MatrixOps.cpp) share it.
 //
@@ -50,6 +51,33 @@ std::optional<WmmaFragment> getWmmaFragment(mlir::MLIRContext *ctx, WmmaShape sh
 
 /// Bits of an element of `type`.
 unsigned getWmmaTypeBitWidth(WmmaType type);
+
+/// The registers of an mma.sync form (PTX ISA 9.7.14.5), whose elements
+/// each lane holds where PTX says: with g = %laneid / 4, t = %laneid % 4
+/// and E = elementsPerRegister(), register i of
+///  - A holds row g + 8 * (i % 2), columns E * t + (K / 2) * (i / 2) ...
+///    + E - 1 (one register, m8n8k4: row g, column t);
+///  - B holds column g, rows E * t + (K / 2) * i ... + E - 1;
+///  - C and D hold row g + 8 * (i / 2), column 2 * t + i % 2 (m8n8k4:
+///    row g, column 2 * t + i).
+struct MmaSyncForm {
+  unsigned m, n, k;
+  /// Bits of an element of A and B (16 for f16 and bf16, 32 for tf32, 64).
+  unsigned elementBits;
+  /// Registers per lane of A, B, and C (and D).
+  unsigned aRegisters, bRegisters, cRegisters;
+  /// The registers' types: i32 or f64 for A and B, f32 or f64 for C and D.
+  mlir::Type multiplicandType, accumulatorType;
+
+  /// Elements of A or B in one register: 2 packed f16 or bf16, 1 tf32 or f64.
+  unsigned elementsPerRegister() const { return elementBits >= 32 ? 1 : 32 / elementBits; }
+};
+
+/// The form of `mma.sync.shape.row.col.dtype.atype.btype.ctype`, or none
+/// (with the reason in `whyNot`) where zmlir has no such form.
+std::optional<MmaSyncForm> getMmaSyncForm(mlir::MLIRContext *ctx, MmaShape shape, WmmaType atype,
+                                          WmmaType btype, WmmaType ctype, WmmaType dtype,
+                                          std::string *whyNot = nullptr);
 
 } // namespace zmlir::ptx
 

@@ -1,8 +1,10 @@
-"""Warp matrix instructions: wmma.load, wmma.store and wmma.mma.
+"""Warp matrix instructions: wmma.load, wmma.store and wmma.mma; mma.sync and
+ldmatrix.
 
 The modifiers come in any order (nvcc writes `.row.m16n16k16`, the PTX ISA's
-examples `.m16n16k16.row`); a form with a shape or type these ops do not
-take (the sub-byte and single-bit shapes, `mma.sync`, ...) imports as
+examples `.m16n16k16.row`, cuBLAS `.x4.m8n8`); a form with a shape or type
+these ops do not take (the sub-byte and single-bit shapes, mma.sync's other
+shapes and types, ldmatrix's .m16n16 and .b8 ones, ...) imports as
 `ptx.inst`, which the lowering names as unsupported. Register counts are
 the ops' verifiers' to check."""
 
@@ -141,3 +143,86 @@ def _mma(imp: FunctionImporter, inst: ast.Instruction, shape: str) -> None:
              [*av, *bv, *cv], inst.loc)
     for dest, r in zip(dests, results, strict=True):
         imp.write_reg(dest, r, inst.loc)
+
+
+# mma.sync's forms ptx.mma_sync takes: shape -> (dtype, atype, btype, ctype) lists.
+_MMA_SYNC_FORMS = {
+    "m16n8k16": [("f32", "f16", "f16", "f32"), ("f32", "bf16", "bf16", "f32")],
+    "m16n8k8": [("f32", "tf32", "tf32", "f32")],
+    "m8n8k4": [("f64", "f64", "f64", "f64")],
+}
+
+
+@handles("mma")
+def _mma_sync(imp: FunctionImporter, inst: ast.Instruction) -> None:
+    """mma.sync.aligned.shape.row.col.dtype.atype.btype.ctype d, a, b, c (f64: `.rn` too,
+    its only rounding)."""
+    mods = inst.modifiers
+    shapes = [m for m in mods if m in _MMA_SYNC_FORMS]
+    types = [m for m in mods if m in _TYPES]
+    rest = [m for m in mods if m not in _HINTS and m not in _MMA_SYNC_FORMS and m not in _TYPES]
+    if (len(shapes) != 1 or "sync" not in mods or tuple(types) not in _MMA_SYNC_FORMS[shapes[0]]
+            or rest not in (["row", "col"], ["row", "col", "rn"], ["rn", "row", "col"])
+            or ("rn" in rest and types[0] != "f64") or len(inst.operands) != 4
+            or not all(isinstance(o, ast.Vec) for o in inst.operands)):
+        generic(imp, inst)
+        return
+    shape = shapes[0]
+    dtype, atype, btype, ctype = types
+    d, a, b, c = inst.operands
+    av = _registers(imp, inst, a, _register_type(atype))
+    bv = _registers(imp, inst, b, _register_type(btype))
+    cv = _registers(imp, inst, c, _register_type(ctype))
+    assert isinstance(d, ast.Vec)
+    results = [imp.new_value(_register_type(dtype)) for _ in d.elems]
+    attrs = attr_dict(
+        atype=f"#ptx.wmma_type<{atype}>", btype=f"#ptx.wmma_type<{btype}>",
+        ctype=f"#ptx.wmma_type<{ctype}>", dtype=f"#ptx.wmma_type<{dtype}>",
+        shape=f"#ptx.mma_shape<{shape}>")
+    na, nb, nc = len(av), len(bv), len(cv)
+
+    def types_of(vs: list[Value]) -> str:
+        return ", ".join(v.type for v in vs)
+
+    imp.emit(results,
+             f"ptx.mma_sync a({operand_slots(na)}) b({operand_slots(nb, na)}) "
+             f"c({operand_slots(nc, na + nb)}) {attrs} : ({types_of(av)}), ({types_of(bv)}), "
+             f"({types_of(cv)}) -> {types_of(results)}",
+             [*av, *bv, *cv], inst.loc)
+    for dest, r in zip(d.elems, results, strict=True):
+        imp.write_reg(dest, r, inst.loc)
+
+
+_LDMATRIX_COUNTS = {"x1": 1, "x2": 2, "x4": 4}
+
+
+@handles("ldmatrix")
+def _ldmatrix(imp: FunctionImporter, inst: ast.Instruction) -> None:
+    """ldmatrix.sync.aligned.m8n8.num{.trans}{.shared{::cta}}.b16 d, [a]."""
+    mods = inst.modifiers
+    counts = [m for m in mods if m in _LDMATRIX_COUNTS]
+    spaces = [m for m in mods if m in ("shared", "shared::cta")]
+    rest = [m for m in mods if m not in _HINTS and m not in _LDMATRIX_COUNTS
+            and m not in spaces and m not in ("m8n8", "b16", "trans")]
+    if (len(counts) != 1 or "sync" not in mods or mods.count("m8n8") != 1
+            or mods.count("b16") != 1 or mods.count("trans") > 1 or len(spaces) > 1 or rest
+            or len(inst.operands) != 2):
+        generic(imp, inst)
+        return
+    count = _LDMATRIX_COUNTS[counts[0]]
+    dest, mem = inst.operands
+    dests = list(dest.elems) if isinstance(dest, ast.Vec) else [dest]
+    if len(dests) != count:
+        raise imp.error(f"'ldmatrix.{counts[0]}' expects {count} destination registers, "
+                        f"got {len(dests)}", inst.loc)
+    space = "shared" if spaces else None
+    addr, offset = address(imp, inst, mem, space)
+    results = [imp.new_value("i32") for _ in dests]
+    attrs = attr_dict(
+        offset=f"{offset} : i64" if offset else None,
+        space=f"#ptx.space<{space}>" if space else None,
+        trans="trans" in mods)
+    imp.emit(results, f"ptx.ldmatrix {{0}} {attrs} : {addr.type} -> "
+                      f"{', '.join(r.type for r in results)}", [addr], inst.loc)
+    for d, r in zip(dests, results, strict=True):
+        imp.write_reg(d, r, inst.loc)

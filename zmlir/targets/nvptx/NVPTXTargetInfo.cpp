@@ -140,8 +140,15 @@ public:
   /// wmma on f16, bf16, tf32, s8, u8 and f64 but an mma of s8 by u8
   /// multiplicands, where the PTX's architecture has the form (an older one
   /// keeps the emulation rather than fail instruction selection). MLIR's
-  /// nvvm.wmma.* ops would not do: they have no bf16 or f64 forms.
+  /// nvvm.wmma.* ops would not do: they have no bf16 or f64 forms. ldmatrix
+  /// and mma.sync are llvm.nvvm.ldmatrix.* and llvm.nvvm.mma.* likewise,
+  /// the same intrinsics nvvm.ldmatrix and nvvm.mma.sync become.
   bool hasNativeWmma(Operation *op, unsigned sm) const override {
+    // ldmatrix from sm_75, mma.sync's f16, bf16, tf32 and f64 forms from sm_80.
+    if (isa<LdmatrixOp>(op))
+      return sm >= 75;
+    if (isa<MmaSyncOp>(op))
+      return sm >= 80;
     if (auto mma = dyn_cast<WmmaMmaOp>(op))
       return mma.getAtype() == mma.getBtype() && sm >= wmmaMinSm(mma.getShape(), mma.getAtype());
     if (auto load = dyn_cast<WmmaLoadOp>(op))
@@ -177,6 +184,30 @@ public:
       }
       return regs;
     };
+    // ldmatrix: llvm.nvvm.ldmatrix.sync.aligned.m8n8.x<N>[.trans].b16.
+    if (auto ld = dyn_cast<LdmatrixOp>(op)) {
+      TypeRange types = ld.getD().getTypes();
+      std::string name = "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x" + std::to_string(types.size()) +
+                         (ld.getTrans() ? ".trans" : "") + ".b16";
+      return unpack(call(types, name, ptr), types);
+    }
+    // mma.sync: llvm.nvvm.mma.<shape>.row.col<signature>, the signature as
+    // wmma's (.f32.f32 for f16 multiplicands, else .<atype>).
+    if (auto mma = dyn_cast<MmaSyncOp>(op)) {
+      WmmaType atype = mma.getAtype();
+      std::string signature = atype == WmmaType::F16 ? ("." + stringifyWmmaType(mma.getDtype()) +
+                                                        "." + stringifyWmmaType(mma.getCtype()))
+                                                           .str()
+                                                     : ("." + stringifyWmmaType(atype)).str();
+      std::string name = "llvm.nvvm.mma." + stringifyMmaShape(mma.getShape()).str() + ".row.col" +
+                         signature;
+      size_t nab = mma.getA().size() + mma.getB().size();
+      SmallVector<Value> operands = castAll(b, loc, args.take_front(nab),
+                                            wmmaIntrinsicType(b, atype, args.front().getType()));
+      llvm::append_range(operands, args.drop_front(nab));
+      TypeRange types = mma.getD().getTypes();
+      return unpack(call(types, name, operands), types);
+    }
     std::string prefix = "llvm.nvvm.wmma.";
     if (auto load = dyn_cast<WmmaLoadOp>(op)) {
       TypeRange types = load.getFragment().getTypes();
