@@ -505,7 +505,8 @@ SmallVector<Value> buildMmaFunction(OpBuilder &b, Location loc, const PTXLowerin
 
 /// The warp's part of its kernel's exchange area (reserveWmmaScratch) in
 /// the shared window `window`, as a pointer; null where `op` is in no
-/// kernel with such an area. The warp is the linear thread index / 32.
+/// kernel with such an area. The warp is the target's index of it
+/// (TargetInfo::warpInBlock), else the linear thread index / 32.
 Value warpExchangeArea(OpBuilder &b, Operation *op, const PTXLoweringState &state, Value window) {
   auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
   auto scratch = kernel ? state.wmmaScratch.find(kernel) : state.wmmaScratch.end();
@@ -513,17 +514,20 @@ Value warpExchangeArea(OpBuilder &b, Operation *op, const PTXLoweringState &stat
     return {};
   Location loc = op->getLoc();
   mlir::Type i32 = b.getI32Type(), i64 = b.getI64Type();
-  auto dim = [&](Value index) {
-    return arith::IndexCastUIOp::create(b, loc, i32, index).getResult();
-  };
-  Value tx = dim(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
-  Value ty = dim(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::y));
-  Value tz = dim(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::z));
-  Value nx = dim(gpu::BlockDimOp::create(b, loc, gpu::Dimension::x));
-  Value ny = dim(gpu::BlockDimOp::create(b, loc, gpu::Dimension::y));
-  Value yz = arith::AddIOp::create(b, loc, ty, arith::MulIOp::create(b, loc, ny, tz));
-  Value linear = arith::AddIOp::create(b, loc, tx, arith::MulIOp::create(b, loc, nx, yz));
-  Value warp = arith::DivUIOp::create(b, loc, linear, intConst(b, loc, i32, 32));
+  Value warp = state.target.warpInBlock(b, loc);
+  if (!warp) {
+    auto dim = [&](Value index) {
+      return arith::IndexCastUIOp::create(b, loc, i32, index).getResult();
+    };
+    Value tx = dim(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+    Value ty = dim(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::y));
+    Value tz = dim(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::z));
+    Value nx = dim(gpu::BlockDimOp::create(b, loc, gpu::Dimension::x));
+    Value ny = dim(gpu::BlockDimOp::create(b, loc, gpu::Dimension::y));
+    Value yz = arith::AddIOp::create(b, loc, ty, arith::MulIOp::create(b, loc, ny, tz));
+    Value linear = arith::AddIOp::create(b, loc, tx, arith::MulIOp::create(b, loc, nx, yz));
+    warp = arith::DivUIOp::create(b, loc, linear, intConst(b, loc, i32, 32));
+  }
   auto [areaOffset, warpBytes] = scratch->second;
   Value offset = arith::AddIOp::create(
       b, loc, intConst(b, loc, i64, areaOffset),

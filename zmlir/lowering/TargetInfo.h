@@ -402,6 +402,11 @@ public:
   virtual void finishWarps(mlir::gpu::GPUModuleOp module,
                            const llvm::DenseSet<mlir::Operation *> &subGroupUsers,
                            const PTXLoweringState &state) const {}
+  /// The index of the caller's warp in its block (an i32 below 32: one the
+  /// warp's lanes share and no other warp of the block has), or null: the
+  /// lowering then divides the linear thread index by 32, reading %tid.y
+  /// and .z (wmma's and mma.sync's exchange areas, MatrixOps.cpp).
+  virtual mlir::Value warpInBlock(mlir::OpBuilder &b, mlir::Location loc) const { return {}; }
   /// `bar.warp.sync` the target's own way, or failure (a warp fence).
   virtual mlir::LogicalResult emitNativeWarpSync(mlir::OpBuilder &b, mlir::Location loc,
                                                  mlir::Value mask) const {

@@ -63,7 +63,7 @@ func.func @load_col(%p: i64) attributes {ptx.entry} {
 // SPV: llvm.return
 // SPV-LABEL: gpu.func @mma(
 // SPV-SAME: zmlir.static_shared_bytes = 32768 : i64
-// SPV: %[[WARP:.*]] = arith.divui %{{.*}}, %c32_i32
+// SPV: %[[WARP:.*]] = llvm.call spir_funccc @_Z16get_sub_group_idv() {convergent} : () -> i32
 // SPV: %[[W64:.*]] = arith.extui %[[WARP]] : i32 to i64
 // SPV: %[[OFF:.*]] = arith.muli %[[W64]], %c1024_i64
 // SPV: %[[WIN:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8

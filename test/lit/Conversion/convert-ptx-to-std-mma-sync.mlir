@@ -76,8 +76,12 @@ func.func @ldmatrix_trans(%p: i64) attributes {ptx.entry} {
 // SPV-COUNT-63: math.fma
 // SPV-NOT: math.fma
 // SPV: llvm.return
+// The warp's part is the sub-group's (get_sub_group_id), which reads no
+// %tid.y or .z: the kernel needs no copy for blocks run one-dimensional.
 // SPV-LABEL: gpu.func @mma_f16
 // SPV-SAME: zmlir.static_shared_bytes = 24576 : i64
+// SPV-NOT: linear_blocks
+// SPV: llvm.call spir_funccc @_Z16get_sub_group_idv()
 // SPV: %[[OFF:.*]] = arith.muli %{{.*}}, %c768_i64{{.*}} : i64
 // SPV: %[[AREA:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
 // SPV-COUNT-4: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>

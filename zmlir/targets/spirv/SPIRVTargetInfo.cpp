@@ -496,6 +496,15 @@ public:
     return callSubGroupBuiltin(b, loc, "_Z31sub_group_non_uniform_reduce_orj", i32, {bit});
   }
 
+  /// OpenCL's get_sub_group_id(): a kernel that asks has 32-wide sub-groups,
+  /// its warps. The linear thread index would read %tid.y and .z, and a
+  /// kernel that reads them gets a second copy of its body for blocks run
+  /// as one-dimensional work-groups (readBlockShapeOfLinearLaunches), which
+  /// doubles Intel's build of cuBLAS's tensor-op GEMMs.
+  Value warpInBlock(OpBuilder &b, Location loc) const override {
+    return callSubGroupBuiltin(b, loc, "_Z16get_sub_group_idv", b.getI32Type(), {});
+  }
+
   /// OpenCL's sub_group_shuffle of an i32 (upstream's gpu.shuffle is a pure
   /// op, and converts only inside a gpu.func, not in a device function).
   Value readLane(OpBuilder &b, Location loc, Value v, Value src) const override {
