@@ -16,6 +16,14 @@
  * than ZMLIR_FAULT_PAGES pages — goes to the handler installed before ours,
  * or kills the process as it would have.
  *
+ * A kernel's read of a page mapped without any access (SEGV_ACCERR on a
+ * PROT_NONE page: a library's padding between its segments, a thread's
+ * stack guard; a wild address lands there as often as on nothing) is a
+ * fault too: the page is made readable for the access (its bytes are the
+ * mapping's own) and PROT_NONE again when the faults are taken. A write
+ * that breaks a page's protection is not: that page may be read-only
+ * memory of the host's, which no kernel may change.
+ *
  * But for the driver's guarded ranges (zmlir_faults_guard): CUDA's virtual
  * address reservations (cuda/virtual_memory.py), whose pages are mapped but
  * inaccessible until cuMemSetAccess. A kernel's access there (SEGV_ACCERR)
@@ -81,6 +89,18 @@ static void *zmlir_faults_pc(void *context) {
 #endif
 }
 
+/* Whether the faulting access read (x86-64's page-fault error code: bit 1
+ * set for a write): a read that breaks a page's protection finds a page
+ * without any access. Elsewhere: unknown, so no. */
+static int zmlir_faults_read(void *context) {
+#if defined(__x86_64__)
+  return !(((ucontext_t *)context)->uc_mcontext.gregs[REG_ERR] & 2);
+#else
+  (void)context;
+  return 0;
+#endif
+}
+
 static int zmlir_faults_is_guarded(uintptr_t address) {
   for (unsigned int i = 0; i < ZMLIR_GUARDED_RANGES; ++i) {
     uintptr_t begin = __atomic_load_n(&zmlir_faults_guarded[i].begin, __ATOMIC_ACQUIRE);
@@ -97,10 +117,25 @@ static void zmlir_faults_handler(int sig, siginfo_t *info, void *context) {
   void *pc = zmlir_faults_pc(context);
   int guarded = sig == SIGSEGV && info->si_code == SEGV_ACCERR &&
                 zmlir_faults_is_guarded((uintptr_t)info->si_addr);
-  if (sig == SIGSEGV && (info->si_code == SEGV_MAPERR || guarded) && pc != NULL &&
-      __atomic_load_n(&zmlir_faults_armed, __ATOMIC_ACQUIRE) > 0 && dladdr(pc, &where) == 0) {
+  uintptr_t page = (uintptr_t)info->si_addr & ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1);
+  int kernel = pc != NULL && __atomic_load_n(&zmlir_faults_armed, __ATOMIC_ACQUIRE) > 0 &&
+               dladdr(pc, &where) == 0;
+  if (sig == SIGSEGV && info->si_code == SEGV_ACCERR && !guarded && kernel &&
+      zmlir_faults_read(context)) {
     unsigned int slot = __atomic_fetch_add(&zmlir_faults_mapped, 1, __ATOMIC_ACQ_REL);
-    uintptr_t page = (uintptr_t)info->si_addr & ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1);
+    if (slot < ZMLIR_FAULT_PAGES &&
+        mprotect((void *)page, (size_t)sysconf(_SC_PAGESIZE), PROT_READ) == 0) {
+      zmlir_faults_pages[slot] = page | 2; /* PROT_NONE again when taken */
+      uintptr_t none = 0;
+      __atomic_compare_exchange_n(&zmlir_faults_first, &none, (uintptr_t)info->si_addr, 0,
+                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+      __atomic_add_fetch(&zmlir_faults_count, 1, __ATOMIC_ACQ_REL);
+      errno = saved_errno;
+      return; /* the access is retried */
+    }
+  }
+  if (sig == SIGSEGV && (info->si_code == SEGV_MAPERR || guarded) && kernel) {
+    unsigned int slot = __atomic_fetch_add(&zmlir_faults_mapped, 1, __ATOMIC_ACQ_REL);
     if (slot < ZMLIR_FAULT_PAGES) {
       /* Over a guarded page: the reservation's, which taking gives back. */
       void *mapped = mmap((void *)page, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
@@ -151,8 +186,10 @@ unsigned long zmlir_faults_take(uintptr_t *first) {
     unsigned int n = __atomic_exchange_n(&zmlir_faults_mapped, 0, __ATOMIC_ACQ_REL);
     for (unsigned int i = 0; i < n && i < ZMLIR_FAULT_PAGES; ++i)
       if (zmlir_faults_pages[i]) {
-        uintptr_t page = zmlir_faults_pages[i] & ~(uintptr_t)1;
-        if (zmlir_faults_pages[i] & 1) /* inaccessible again, still reserved */
+        uintptr_t page = zmlir_faults_pages[i] & ~(uintptr_t)3;
+        if (zmlir_faults_pages[i] & 2) /* a page of someone else's, PROT_NONE again */
+          mprotect((void *)page, (size_t)sysconf(_SC_PAGESIZE), PROT_NONE);
+        else if (zmlir_faults_pages[i] & 1) /* inaccessible again, still reserved */
           mmap((void *)page, (size_t)sysconf(_SC_PAGESIZE), PROT_NONE,
                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
         else
@@ -180,7 +217,7 @@ int zmlir_faults_guard(uintptr_t begin, uintptr_t size, int add) {
     if (__atomic_load_n(&zmlir_faults_guarded[i].begin, __ATOMIC_ACQUIRE) == begin)
       __atomic_store_n(&zmlir_faults_guarded[i].begin, 0, __ATOMIC_RELEASE);
   for (unsigned int i = 0; i < ZMLIR_FAULT_PAGES; ++i) {
-    uintptr_t page = zmlir_faults_pages[i] & ~(uintptr_t)1;
+    uintptr_t page = zmlir_faults_pages[i] & ~(uintptr_t)3;
     if (page >= begin && page < begin + size)
       zmlir_faults_pages[i] = 0;
   }
