@@ -262,3 +262,86 @@ DONE:
 def test_bar_red_counts_the_threads_that_did_not_exit(device, block: int, n: int) -> None:
     want = np.array([2 * (n // 2) + 1 if t < n else 0 for t in range(block)], np.uint32)
     np.testing.assert_array_equal(_run(device, BAR_RED, "bar_red", block, n), want)
+
+
+# mma.sync's emulation (MatrixOps.cpp) exchanges fragments in shared memory
+# between sub-group barriers, through a function it does not inline, whose
+# lanes Intel's runtime runs one after another there: in turns they are not
+# together, and NVIDIA's cuBLAS's d884 tensor-op DGEMM (whose warp-uniform
+# branches around barriers look divergent) gave wrong products. Such a
+# kernel keeps its barriers. Per warp w: D = A B + C of 8x4 by 4x8 f64.
+MMA_GUARDED = """
+.visible .entry mma_guarded(.param .u64 d, .param .u64 a, .param .u64 b, .param .u64 c,
+                            .param .u32 n)
+{
+  .reg .b32 %r<20>;
+  .reg .f64 %fd<8>;
+  .reg .b64 %rd<20>;
+  .reg .pred %p;
+  mov.u32 %r0, %tid.x;
+  ld.param.u32 %r10, [n];
+  and.b32 %r1, %r0, 31;
+  shr.u32 %r2, %r0, 5;
+  shr.u32 %r3, %r1, 2;
+  and.b32 %r4, %r1, 3;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.param.u64 %rd3, [c];
+  ld.param.u64 %rd4, [d];
+  shl.b32 %r5, %r2, 5;
+  mad.lo.u32 %r6, %r3, 4, %r4;
+  add.u32 %r6, %r6, %r5;
+  mul.wide.u32 %rd5, %r6, 8;
+  add.s64 %rd5, %rd1, %rd5;
+  ld.global.f64 %fd0, [%rd5];
+  mad.lo.u32 %r7, %r4, 8, %r3;
+  add.u32 %r7, %r7, %r5;
+  mul.wide.u32 %rd6, %r7, 8;
+  add.s64 %rd6, %rd2, %rd6;
+  ld.global.f64 %fd1, [%rd6];
+  shl.b32 %r8, %r2, 6;
+  shl.b32 %r9, %r3, 3;
+  add.u32 %r8, %r8, %r9;
+  shl.b32 %r9, %r4, 1;
+  add.u32 %r8, %r8, %r9;
+  mul.wide.u32 %rd7, %r8, 8;
+  add.s64 %rd8, %rd3, %rd7;
+  add.s64 %rd9, %rd4, %rd7;
+  ld.global.v2.f64 {%fd2, %fd3}, [%rd8];
+  setp.ge.u32 %p, %r0, %r10;
+  @%p bra SKIP;
+  bar.sync 0;
+SKIP:
+  mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd4, %fd5}, {%fd0}, {%fd1}, {%fd2, %fd3};
+  st.global.v2.f64 [%rd9], {%fd4, %fd5};
+  ret;
+}
+"""
+
+
+def test_kernels_exchanging_warp_matrices_keep_their_barriers(device) -> None:
+    from zmlir.runtime.backends.opencl.backend import OpenCLBackend
+    from zmlir.runtime.backends.opencl.device import KernelArg
+
+    ir = zmlir.compile_module(HEADER + MMA_GUARDED, "spirv", filename="mma_guarded.ptx",
+                              emit="llvm-ir").stages["llvm-ir"]
+    assert "zmlir.turn" not in ir
+    warps = 4
+    rng = np.random.default_rng(5)
+    a = rng.integers(-4, 5, (warps, 8, 4)).astype(np.float64)
+    b = rng.integers(-4, 5, (warps, 4, 8)).astype(np.float64)
+    c = rng.integers(-4, 5, (warps, 8, 8)).astype(np.float64)
+    backend = OpenCLBackend(device)
+    module = zmlir.compile_module(HEADER + MMA_GUARDED, "spirv", filename="mma_guarded.ptx")
+    kernel = backend.kernel(device.load_spirv(module.binary), "mma_guarded")
+    buffers = [device.alloc(8 * 64 * warps) for _ in range(4)]
+    try:
+        for buffer, array in zip(buffers[1:], (a, b, c), strict=True):
+            device.copy_to_device(buffer, np.ascontiguousarray(array).tobytes())
+        backend.launch(kernel, module.kernels["mma_guarded"], (1, 1, 1), (32 * warps, 1, 1),
+                       [*(KernelArg.ptr(x) for x in buffers), np.uint32(32 * warps)], 0)
+        got = device.copy_into(buffers[0], np.empty((warps, 8, 8), np.float64))
+    finally:
+        for buffer in buffers:
+            device.free(buffer)
+    np.testing.assert_array_equal(got, a @ b + c)

@@ -41,8 +41,9 @@
 // NVIDIA's cuFFT's rows past a batch that skip barriers got garbage.
 //
 // A kernel is left as it is where this cannot be exact: a spin loop or a
-// work-group barrier in a function it calls, or a work-group collective of
-// its own.
+// work-group barrier in a function it calls, a function it calls that runs
+// sub-group operations (the warp-matrix emulation's), or a work-group
+// collective of its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -199,6 +200,20 @@ bool isSpinLoop(const llvm::Loop &loop) {
       if (!mayRunInSpinLoop(inst))
         return false;
   return polls;
+}
+
+/// Whether `function`, not inlined, runs sub-group operations: Intel's
+/// runtime then runs the lanes of a sub-group one after another between the
+/// caller's sub-group barriers (the warp-matrix emulation's exchange,
+/// MatrixOps.cpp), which needs them together there; in turns they are not
+/// (cuBLAS's d884 tensor-op DGEMM gave wrong products).
+bool usesSubGroups(const llvm::Function &function) {
+  return !function.isDeclaration() &&
+         llvm::any_of(llvm::instructions(function), [](const llvm::Instruction &inst) {
+           auto *call = llvm::dyn_cast<llvm::CallBase>(&inst);
+           const llvm::Function *callee = call ? call->getCalledFunction() : nullptr;
+           return callee && callee->getName().contains("sub_group");
+         });
 }
 
 /// Whether `function` or a function it calls waits for the work-group or
@@ -420,7 +435,7 @@ std::optional<KernelTurns> findTurns(llvm::Function &kernel) {
     }
     llvm::SmallPtrSet<const llvm::Function *, 8> seen;
     if (const llvm::Function *callee = call->getCalledFunction();
-        callee && syncsOrSpins(*callee, seen))
+        callee && (syncsOrSpins(*callee, seen) || usesSubGroups(*callee)))
       return std::nullopt;
   }
   llvm::SmallVector<llvm::BasicBlock *> resumed;
