@@ -727,21 +727,24 @@ std::string mmaSyncFunctionName(MmaSyncOp op) {
 }
 
 /// The body of an mma.sync form's function, run by each lane with the
-/// warp's exchange area (A row-major, B column-major: MmaSyncLayout) and its
-/// registers of C; it returns its registers of D:
+/// warp's exchange area (A row-major, B column-major: MmaSyncLayout), its
+/// lane and its registers of C; it returns its registers of D. The lane is
+/// an argument: a function that reads it itself holds a sub-group
+/// operation, and Intel's CPU compiler, emulating sub-groups across its
+/// calls, then lost values the calling kernel kept across them (cuBLAS's
+/// tf32 GEMM skipped every store of its epilogue).
 ///  1. with g = lane / 4 and t = lane % 4, D's register i is element (g + 8 *
 ///     (i / 2), 2 * t + i % 2) (m8n8k4: (g, 2 * t + i)), as C's;
 ///  2. it reads the rows of A and the columns of B those need (K elements
 ///     each), widened (f16, bf16 and tf32 to f32, whose products are then
 ///     exact; tf32 keeps its upper 19 bits, as the tensor cores read them);
 ///  3. d = fma(A[r][k], B[k][c], d) from d = c, k = 0, 1, ..., K - 1.
-SmallVector<Value> buildMmaSyncFunction(OpBuilder &b, Location loc, const PTXLoweringState &state,
-                                        MmaSyncOp op, const MmaSyncLayout &l, Value area,
+SmallVector<Value> buildMmaSyncFunction(OpBuilder &b, Location loc, MmaSyncOp op,
+                                        const MmaSyncLayout &l, Value area, Value lane,
                                         ValueRange c) {
   IntArithBuilder ib{b, loc};
   const MmaSyncForm &f = l.form;
   // 1.
-  Value lane = warpLane(b, loc, state.target);
   Value g = ib.shrui(lane, ib.c32(2)), t = ib.andi(lane, ib.c32(3));
   // 2.
   auto loadLine = [&](Value line, int64_t base) {
@@ -829,12 +832,12 @@ struct MmaSyncOpLowering : PTXPattern<MmaSyncOp> {
     // 2.
     syncWarp(rewriter, loc, state.target);
     // 3.
-    SmallVector<Value> args{area};
+    SmallVector<Value> args{area, lane};
     llvm::append_range(args, adaptor.getC());
     SmallVector<Value> d = callFormFunction(
         rewriter, loc, op->getParentOfType<gpu::GPUModuleOp>(), mmaSyncFunctionName(op), args,
         op.getD().getTypes(), [&](OpBuilder &b, ValueRange fnArgs) {
-          return buildMmaSyncFunction(b, loc, state, op, l, fnArgs[0], fnArgs.drop_front());
+          return buildMmaSyncFunction(b, loc, op, l, fnArgs[0], fnArgs[1], fnArgs.drop_front(2));
         });
     // 4.
     syncWarp(rewriter, loc, state.target);

@@ -60,12 +60,14 @@ func.func @ldmatrix_trans(%p: i64) attributes {ptx.entry} {
 // columns 2 t + 8 (i / 2)) and of B in B column-major (after A's 512 bytes:
 // column g, rows 2 t + 8 i), in its warp's part of the exchange area (768
 // bytes a warp, 32 warps), then the warp synchronizes, calls the form's
-// function and synchronizes again. The function reads A's rows g and g + 8
+// function (given the lane: it reads no sub-group id itself) and
+// synchronizes again. The function reads A's rows g and g + 8
 // and B's columns 2 t and 2 t + 1 and sums D's registers from C's with fma,
 // k = 0 .. 15.
 // SPV-LABEL: llvm.func internal @__zmlir_mma_sync_m16n8k16_f32_f16_f16_f32(
-// SPV-SAME: %{{[^:]*}}: !llvm.ptr<3>, %[[C0:[^:]*]]: f32, %{{[^:]*}}: f32, %{{[^:]*}}: f32, %{{[^:]*}}: f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// SPV-SAME: %{{[^:]*}}: !llvm.ptr<3>, %{{[^:]*}}: i32, %[[C0:[^:]*]]: f32, %{{[^:]*}}: f32, %{{[^:]*}}: f32, %{{[^:]*}}: f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // SPV-SAME: no_inline
+// SPV-NOT: gpu.lane_id
 // SPV: %[[A0:.*]] = llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<3> -> vector<16xf16>
 // SPV: %[[A0F:.*]] = arith.extf %[[A0]] : vector<16xf16> to vector<16xf32>
 // SPV: %[[B0:.*]] = llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<3> -> vector<16xf16>
