@@ -618,17 +618,22 @@ Value zmlir::lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b,
   if (op.getOpcode() != "cvt" || op->getNumResults() != 1)
     return {};
   mlir::Type resultType = op.getResult(0).getType();
-  // cvt.{rn,rz,rna}{.relu}{.satfinite}.tf32.f32 (.relu not with .rna).
+  // cvt.{rn,rz,rna}{.relu}{.satfinite}.tf32.f32 (.relu not with .rna); the
+  // source may be a .b32 register (cuBLAS's tf32 GEMMs), read as an f32.
   if (mods.size() >= 3 && mods.size() <= 5 && mods.back() == ".f32" &&
-      mods[mods.size() - 2] == ".tf32" && operands.size() == 1 && operands[0].getType().isF32() &&
+      mods[mods.size() - 2] == ".tf32" && operands.size() == 1 &&
+      (operands[0].getType().isF32() || operands[0].getType().isInteger(32)) &&
       llvm::is_contained({StringRef(".rn"), StringRef(".rz"), StringRef(".rna")}, mods[0])) {
     ArrayRef<StringRef> middle = ArrayRef<StringRef>(mods).slice(1, mods.size() - 3);
     bool relu = llvm::is_contained(middle, ".relu");
     bool satfinite = llvm::is_contained(middle, ".satfinite");
     if (middle.size() == static_cast<size_t>(relu + satfinite) && !(relu && mods[0] == ".rna")) {
-      Value r = target.nativeTf32Cvt(b, loc, operands[0], mods[0], relu, satfinite);
+      Value x = operands[0];
+      if (!x.getType().isF32())
+        x = arith::BitcastOp::create(b, loc, b.getF32Type(), x);
+      Value r = target.nativeTf32Cvt(b, loc, x, mods[0], relu, satfinite);
       if (!r)
-        r = floatToTf32Rounded(b, loc, operands[0], mods[0], relu, satfinite);
+        r = floatToTf32Rounded(b, loc, x, mods[0], relu, satfinite);
       return adjustBits(b, loc, r, resultType, false);
     }
   }

@@ -24,6 +24,24 @@ func.func @tf32(%a: f32) attributes {ptx.entry} {
 
 // -----
 
+// A .b32 source register (cuBLAS's tf32 GEMMs write `cvt.rn.tf32.f32 %r, %r`)
+// is the f32 of its bits: the rounding works on them directly.
+// CHECK-LABEL: gpu.func @tf32_b32_source
+// CHECK-SAME: (%[[A:.*]]: i32)
+// CHECK: %[[F:.*]] = arith.bitcast %[[A]] : i32 to f32
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[F]] : f32 to i32
+// CHECK: arith.shrui %[[BITS]], %c13_i32
+// CHECK: arith.andi %{{.*}}, %c-8192_i32
+// NV-LABEL: gpu.func @tf32_b32_source(
+// NV: %[[F:.*]] = arith.bitcast %{{.*}} : i32 to f32
+// NV: llvm.inline_asm "cvt.rn.tf32.f32 $0, $1;", "=r,f" %[[F]] : (f32) -> i32
+func.func @tf32_b32_source(%a: i32) attributes {ptx.entry} {
+  %0 = ptx.inst "cvt" [".rn", ".tf32", ".f32"](%a) {operand_kinds = ["d", "r"]} : (i32) -> i32
+  ptx.ret
+}
+
+// -----
+
 // cvt.rn.satfinite.relu.e4m3x2.f32 (ptx.cvt_pack): integer rounding of
 // each f32 (normal and subnormal results), clamped to 448 (0x7e), negative
 // to +0, NaN 0x7f; the first source goes to the upper byte.
