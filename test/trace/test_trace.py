@@ -364,8 +364,11 @@ def test_interposer_over_our_driver(vector_add: Path, traced: tuple[Path, Path, 
     built = interposer.build(tmp_path / "lib")
     assert interposer._is_ours(str(built))
     trace = tmp_path / "nvidia.jsonl"
+    # Our driver tells the application's runtime eager and any other caller
+    # lazy (fastpath.c); behind the interposer the caller is the interposer.
+    # Asked for eager, every caller gets it, as the application did in `traced`.
     env = dict(os.environ, LD_LIBRARY_PATH=str(built.parent), ZMLIR_REAL_LIBCUDA=ours,
-               ZMLIR_TRACE_INTERPOSER=str(trace))
+               ZMLIR_TRACE_INTERPOSER=str(trace), CUDA_MODULE_LOADING="EAGER")
     env.pop("ZMLIR_TRACE", None)
     result = subprocess.run([str(vector_add)], capture_output=True, text=True, timeout=300,
                             env=env)

@@ -204,9 +204,10 @@ bool isSpinLoop(const llvm::Loop &loop) {
 
 /// Whether `function`, not inlined, runs sub-group operations: Intel's
 /// runtime then runs the lanes of a sub-group one after another between the
-/// caller's sub-group barriers (the warp-matrix emulation's exchange,
-/// MatrixOps.cpp), which needs them together there; in turns they are not
-/// (cuBLAS's d884 tensor-op DGEMM gave wrong products).
+/// caller's sub-group barriers (wmma.mma's emulation, MatrixOps.cpp), which
+/// needs them together there; in turns they are not (cuBLAS's d884
+/// tensor-op DGEMM gave wrong products while mma.sync's function read the
+/// lane itself).
 bool usesSubGroups(const llvm::Function &function) {
   return !function.isDeclaration() &&
          llvm::any_of(llvm::instructions(function), [](const llvm::Instruction &inst) {
