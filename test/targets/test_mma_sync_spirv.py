@@ -147,6 +147,15 @@ F64_KERNEL = HEADER + """
 """
 
 
+# F64_KERNEL with a barrier some lanes might skip (a NaN in A): the branch
+# looks divergent, so the kernel may take turns (SPIRVSpinWaits.cpp), as
+# NVIDIA's cuBLAS's d884 tensor-op DGEMM does; its products were wrong
+# while the emulation's function read the lane itself (aef123d).
+F64_GUARDED = (F64_KERNEL.replace(".reg .b64 %rd<20>;", ".reg .b64 %rd<20>;\n  .reg .pred %p;")
+               .replace("  mma.sync", "  setp.nan.f64 %p, %fd0, %fd0;\n  @%p bra SKIP;\n"
+                        "  bar.sync 0;\nSKIP:\n  mma.sync"))
+assert "bar.sync 0" in F64_GUARDED and ".reg .pred %p;" in F64_GUARDED
+
 def _run(device, ptx: str, d_shape: tuple[int, ...], d_dtype, *inputs: np.ndarray) -> np.ndarray:
     from zmlir.runtime.backends.opencl.backend import OpenCLBackend
     from zmlir.runtime.backends.opencl.device import KernelArg
@@ -311,3 +320,12 @@ def test_ldmatrix(device, count: int, trans: bool, generic: bool) -> None:
     got = _run(device, _ldmatrix_kernel(count, trans, generic), (WARPS, 32, 4), np.uint32, rows)
     np.testing.assert_array_equal(got[..., :count], _ldmatrix_reference(rows, count, trans)[
         ..., :count])
+
+
+def test_m8n8k4_f64_behind_a_guarded_barrier(device) -> None:
+    rng = np.random.default_rng(5)
+    a = rng.integers(-4, 5, (WARPS, 8, 4)).astype(np.float64)
+    b = rng.integers(-4, 5, (WARPS, 4, 8)).astype(np.float64)
+    c = rng.integers(-4, 5, (WARPS, 8, 8)).astype(np.float64)
+    got = _run(device, F64_GUARDED, (WARPS, 8, 8), np.float64, a, b, c)
+    np.testing.assert_array_equal(got, a @ b + c)
