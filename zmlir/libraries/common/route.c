@@ -96,19 +96,27 @@ static void vendor_path(void *table, char *path, size_t size, const char *then) 
               zmlir_library_name, then);
 }
 
-static void open_vendor(void *table) {
-  char path[4096] = "";
-  vendor_path(table, path, sizeof path, VENDOR_FALLBACK);
-  if (!path[0])
-    return;
+/* NVIDIA's library at `path` as the vendor route; `loaded_for` says why it
+ * is NVIDIA's ("" or "NVIDIA's <partner> is loaded: "), `otherwise` what
+ * follows a failure. Whether it loaded. */
+static int load_vendor(const char *path, const char *loaded_for, const char *otherwise) {
   /* DEEPBIND: its own symbols first, never ours of the same names. */
   vendor = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
   if (!vendor) {
-    zmlir_log(1, "NVIDIA's %s did not load (%s): " VENDOR_FALLBACK, zmlir_library_name, dlerror());
-    return;
+    zmlir_log(1, "%sNVIDIA's %s did not load (%s)%s", loaded_for, zmlir_library_name, dlerror(),
+              otherwise);
+    return 0;
   }
   route = ZMLIR_ROUTE_VENDOR;
-  zmlir_log(0, "NVIDIA's %s (%s) on zmlir's driver", zmlir_library_name, path);
+  zmlir_log(0, "%sNVIDIA's %s (%s) on zmlir's driver", loaded_for, zmlir_library_name, path);
+  return 1;
+}
+
+static void open_vendor(void *table) {
+  char path[4096] = "";
+  vendor_path(table, path, sizeof path, VENDOR_FALLBACK);
+  if (path[0])
+    load_vendor(path, "", ": " VENDOR_FALLBACK);
 }
 
 #ifdef ZMLIR_VENDOR_PARTNER
@@ -135,18 +143,7 @@ static int open_partners_vendor(void) {
   }
   if (partner)
     dlclose(partner);
-  if (!found)
-    return 0;
-  vendor = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
-  if (!vendor) {
-    zmlir_log(1, "NVIDIA's %s is loaded but its %s did not load (%s)", ZMLIR_VENDOR_PARTNER,
-              zmlir_library_name, dlerror());
-    return 0;
-  }
-  route = ZMLIR_ROUTE_VENDOR;
-  zmlir_log(0, "NVIDIA's %s is loaded: NVIDIA's %s (%s) on zmlir's driver", ZMLIR_VENDOR_PARTNER,
-            zmlir_library_name, path);
-  return 1;
+  return found && load_vendor(path, "NVIDIA's " ZMLIR_VENDOR_PARTNER " is loaded: ", "");
 }
 #endif
 
