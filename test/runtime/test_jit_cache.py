@@ -13,6 +13,7 @@ import pytest
 from support import LIT_INPUTS
 
 from zmlir.runtime import cache
+from zmlir.runtime.cuda import build as cuda_build
 
 VADD = (LIT_INPUTS / "vadd.ptx").read_text()
 
@@ -179,3 +180,36 @@ def test_directory_others_may_write_is_not_used(cache_dir: Path, fresh_warning: 
     cache_dir.chmod(0o777)
     _compiles_twice_with_one_warning(capsys, "other users may write")
     assert not (cache_dir / "jit.sqlite").exists()
+
+
+
+
+_SPY = """
+import sys
+
+class Spy:
+    def find_spec(self, name, path=None, target=None):
+        if name.startswith(("zmlir.frontend", "zmlir.targets")):
+            cache = sys.modules.get("zmlir.runtime.cache")
+            taken = bool(cache and cache.compiler_fingerprint.cache_info().currsize)
+            with open(OUT, "w") as out:
+                out.write(f"{name} {taken}")
+            sys.meta_path.remove(self)
+        return None
+
+sys.meta_path.insert(0, Spy())
+"""
+
+
+def test_fingerprint_is_taken_before_the_driver_imports_the_compiler(tmp_path: Path) -> None:
+    # Taken after, a process whose compiler files changed meanwhile (an edit,
+    # a rebuild) would store code of the old files under the new files' key.
+    # The spy: a sitecustomize of the host's Python, which the driver shares
+    # (ZMLIR_LINK_NAMESPACE_MODE=shared).
+    out = tmp_path / "first_import.txt"
+    (tmp_path / "sitecustomize.py").write_text(f"OUT = {str(out)!r}\n" + _SPY)
+    library = cuda_build.library_dir() / "libcuda.so.1"
+    subprocess.run([sys.executable, "-c", f"import ctypes; ctypes.CDLL({str(library)!r}).cuInit(0)"],
+                   env={**os.environ, "PYTHONPATH": str(tmp_path), "ZMLIR_LINK_NAMESPACE_MODE": "shared"}, timeout=120, check=True)
+    first, taken = out.read_text().split()
+    assert taken == "True", f"{first} was imported before the fingerprint was taken"

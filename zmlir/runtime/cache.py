@@ -20,6 +20,7 @@ write is such a cache too.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -67,6 +68,15 @@ def compiler_fingerprint() -> str:
         stat = path.stat()
         digest.update(f"{path}|{stat.st_size}|{stat.st_mtime_ns}\n".encode())
     return digest.hexdigest()
+
+
+def fingerprint_compiler() -> None:
+    """Takes the fingerprint now, before the process imports any of the
+    compiler: taken after, a process whose compiler files changed in between
+    (an edit, a rebuild) would store code of the old files under the new
+    files' key."""
+    with contextlib.suppress(OSError):  # no compiler here: precompiled modules only
+        compiler_fingerprint()
 
 
 def _checksum(kernels: str, binary: bytes) -> str:

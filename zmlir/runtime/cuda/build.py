@@ -110,6 +110,9 @@ for p in {paths!r}:
 if os.path.exists({opencl!r}):
     os.environ.setdefault("ZMLIR_OPENCL_ICD", {opencl!r})
 from _zmlir_cuda import ffi, lib
+# The JIT cache's key, before the driver imports any of the compiler.
+from zmlir.runtime import cache
+cache.fingerprint_compiler()
 from zmlir.runtime.cuda import driver
 driver.bind(ffi, lib)
 """
