@@ -947,10 +947,22 @@ int64_t zmlir::reserveWmmaScratch(gpu::GPUFuncOp kernel, int64_t offset, PTXLowe
   });
   if (!warpBytes)
     return offset;
-  // For the largest block: 32 warps.
+  // For the largest block the kernel allows: its `.reqntid` or `.maxntid`
+  // (a larger launch is refused), else 1024 threads.
+  int64_t threads = 1024;
+  for (StringRef bound : {"ptx.reqntid", "ptx.maxntid"}) {
+    auto dims = kernel->getAttrOfType<DenseI64ArrayAttr>(bound);
+    if (!dims || dims.empty())
+      continue;
+    threads = 1;
+    for (int64_t d : dims.asArrayRef())
+      threads *= d;
+    break;
+  }
+  int64_t warps = std::clamp<int64_t>(llvm::divideCeil(threads, 32), 1, 32);
   offset = llvm::alignTo(offset, 16);
   state.wmmaScratch[kernel] = {offset, warpBytes};
-  return offset + 32 * warpBytes;
+  return offset + warps * warpBytes;
 }
 
 void zmlir::populatePTXMatrixPatterns(RewritePatternSet &patterns, const PTXLoweringState &state) {

@@ -338,9 +338,10 @@ LLVM::LLVMFuncOp declareFunction(OpBuilder &b, Operation *user, StringRef name,
 /// (TargetInfo::hasNativeWmma); false where it has none (MatrixOps.cpp).
 bool nativeWmmaModule(ModuleOp module, const TargetInfo &target);
 
-/// Reserves the exchange area of `kernel`'s wmma.mma ops in its shared
-/// window at `offset` (recorded in state.wmmaScratch) and returns the
-/// offset after it; `offset` if it has none or they are native
+/// Reserves the exchange area of `kernel`'s wmma.mma and mma.sync ops in
+/// its shared window at `offset` (recorded in state.wmmaScratch), for the
+/// warps of its largest block (`ptx.reqntid`/`ptx.maxntid`, else 32), and
+/// returns the offset after it; `offset` if it has none or they are native
 /// (MatrixOps.cpp).
 int64_t reserveWmmaScratch(gpu::GPUFuncOp kernel, int64_t offset, PTXLoweringState &state);
 

@@ -390,6 +390,12 @@ FailureOr<gpu::GPUFuncOp> ConvertPTXToStdPass::convertKernel(func::FuncOp func,
     b.setInsertionPointToStart(&entry);
     window = LLVM::AddressOfOp::create(b, func.getLoc(), windowType, "__zmlir_shared_window");
   }
+  // The performance directives, for a target whose code keeps them
+  // (NVPTX: `.maxntid` and `.minnctapersm` bound ptxas's registers), and for
+  // the shared window's layout (the exchange area is for the largest block).
+  for (StringRef directive : {"ptx.reqntid", "ptx.maxntid", "ptx.minnctapersm", "ptx.maxnreg"})
+    if (Attribute value = func->getAttr(directive))
+      kernel->setAttr(directive, value);
   int64_t maxAlign = kSharedWindowAlign;
   int64_t staticBytes = layoutSharedWindow(kernel, state, maxAlign);
   if (windowArg && maxAlign > kSharedWindowAlign) {
@@ -411,11 +417,6 @@ FailureOr<gpu::GPUFuncOp> ConvertPTXToStdPass::convertKernel(func::FuncOp func,
   kernel->setAttr("zmlir.static_shared_bytes", b.getI64IntegerAttr(staticBytes));
   kernel->setAttr("zmlir.param_count", b.getI64IntegerAttr(func.getNumArguments()));
   setKernelResourceAttrs(kernel, func, state);
-  // The performance directives, for a target whose code keeps them
-  // (NVPTX: `.maxntid` and `.minnctapersm` bound ptxas's registers).
-  for (StringRef directive : {"ptx.reqntid", "ptx.maxntid", "ptx.minnctapersm", "ptx.maxnreg"})
-    if (Attribute value = func->getAttr(directive))
-      kernel->setAttr(directive, value);
   func.erase();
   return kernel;
 }

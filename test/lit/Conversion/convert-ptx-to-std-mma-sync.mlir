@@ -143,6 +143,18 @@ func.func @mma_f64(%x: f64, %p: i64) attributes {ptx.entry} {
 
 // -----
 
+// A kernel whose blocks are at most 96 threads (`.maxntid`) has an area for
+// 3 warps, not 32 (512 bytes a warp).
+// SPV-LABEL: gpu.func @mma_f64_maxntid
+// SPV-SAME: zmlir.static_shared_bytes = 1536 : i64
+func.func @mma_f64_maxntid(%x: f64, %p: i64) attributes {ptx.entry, ptx.maxntid = array<i64: 48, 2, 1>} {
+  %d:2 = ptx.mma_sync a(%x) b(%x) c(%x, %x) {atype = #ptx.wmma_type<f64>, btype = #ptx.wmma_type<f64>, ctype = #ptx.wmma_type<f64>, dtype = #ptx.wmma_type<f64>, shape = #ptx.mma_shape<m8n8k4>} : (f64), (f64), (f64, f64) -> f64, f64
+  ptx.st %p, %d#1 {type = #ptx.type<f64>} : i64, f64
+  ptx.ret
+}
+
+// -----
+
 // NVPTX for sm_80 on: NVIDIA's ldmatrix and mma (f16 pairs as <2 x half>,
 // the others as PTX has them), no exchange area; SPIR-V keeps the
 // emulation.
