@@ -1,10 +1,11 @@
-"""A kernel's wild read on the CPU backend (runtime/cuda/faults.c): NVIDIA's
+"""A kernel's wild access on the CPU backend (runtime/cuda/faults.c): NVIDIA's
 driver answers CUDA_ERROR_ILLEGAL_ADDRESS (700) from the next synchronising
 call and the process lives on. A wild address lands on nothing, or on a page
 mapped without access (a library's padding between its segments, a thread's
 stack guard): NVIDIA's cuBLAS, given a matrix smaller than its arguments
 said, read into libtbb's padding and Intel's crash handler killed the
-process."""
+process. A write to the host's read-only memory must leave it as it was;
+a non-canonical address (a garbage pointer) has no page at all."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import textwrap
 
 import pytest
 
-_READ = textwrap.dedent("""
+_WILD = textwrap.dedent("""
     import ctypes, mmap, sys
     lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
     PTX = b'''.version 8.0
@@ -29,12 +30,14 @@ _READ = textwrap.dedent("""
       mov.u32 %r1, %tid.x;
       mul.wide.u32 %rd3, %r1, 4;
       add.s64 %rd4, %rd1, %rd3;
-      ld.global.u32 %r2, [%rd4];
-      add.s64 %rd5, %rd2, %rd3;
-      st.global.u32 [%rd5], %r2;
+      ACCESS
       ret;
     }
     \\0'''
+    ACCESS = {"read": b"ld.global.u32 %r2, [%rd4]; add.s64 %rd5, %rd2, %rd3; "
+                      b"st.global.u32 [%rd5], %r2;",
+              "write": b"add.u32 %r2, %r1, 7; st.global.u32 [%rd4], %r2;"}
+    PTX = PTX.replace(b"ACCESS", ACCESS[sys.argv[3]])
     assert lib.cuInit(0) == 0
     ctx = ctypes.c_void_p()
     assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
@@ -50,23 +53,30 @@ _READ = textwrap.dedent("""
     libc.mmap.restype = ctypes.c_void_p
     libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
                           ctypes.c_int, ctypes.c_long]
-    PROT_NONE, MAP_PRIVATE, MAP_ANONYMOUS = 0, 0x02, 0x20
-    page = libc.mmap(None, mmap.PAGESIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-    target = page if sys.argv[2] == "inaccessible" else page - (1 << 40)
+    PROT_NONE, PROT_READ, MAP_PRIVATE, MAP_ANONYMOUS = 0, 1, 0x02, 0x20
+    protection = PROT_READ if sys.argv[2] == "read-only" else PROT_NONE
+    page = libc.mmap(None, mmap.PAGESIZE, protection, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+    target = {"inaccessible": page, "read-only": page, "unmapped": page - (1 << 40),
+              "non-canonical": 0x8000_0000_0000_0000}[sys.argv[2]]
     values = [ctypes.c_uint64(target), ctypes.c_uint64(out.value)]
     params = (ctypes.c_void_p * 2)(*[ctypes.addressof(v) for v in values])
     launch = lib.cuLaunchKernel(fn, 1, 1, 1, 64, 1, 1, 0, None, params, None)
     sync = lib.cuCtxSynchronize()
     again = lib.cuMemAlloc_v2(ctypes.byref(out), 4)
-    print(launch, sync, again)
+    unchanged = protection == PROT_NONE or ctypes.string_at(page, mmap.PAGESIZE).count(0) == \
+        mmap.PAGESIZE
+    print(launch, sync, again, unchanged)
 """)
 
 
-@pytest.mark.parametrize("where", ["inaccessible", "unmapped"])
-def test_a_wild_read_is_illegal_address(libdir: str, where: str) -> None:
-    result = subprocess.run([sys.executable, "-c", _READ, libdir, where], capture_output=True,
-                            text=True, timeout=300)
+@pytest.mark.parametrize("where, access", [
+    ("inaccessible", "read"), ("unmapped", "read"), ("read-only", "write"),
+    ("non-canonical", "read"), ("non-canonical", "write")])
+def test_a_wild_access_is_illegal_address(libdir: str, where: str, access: str) -> None:
+    result = subprocess.run([sys.executable, "-c", _WILD, libdir, where, access],
+                            capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
-    # The launch succeeds; the synchronisation and every call after answer 700.
-    assert result.stdout.split() == ["0", "700", "700"], result.stdout + result.stderr
-    assert "unmapped address" in result.stderr or "accessed" in result.stderr, result.stderr
+    # The launch succeeds; the synchronisation and every call after answer
+    # 700; a read-only page keeps its zeros.
+    assert result.stdout.split() == ["0", "700", "700", "True"], result.stdout + result.stderr
+    assert "illegally" in result.stderr, result.stderr

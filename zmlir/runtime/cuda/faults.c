@@ -20,9 +20,14 @@
  * PROT_NONE page: a library's padding between its segments, a thread's
  * stack guard; a wild address lands there as often as on nothing) is a
  * fault too: the page is made readable for the access (its bytes are the
- * mapping's own) and PROT_NONE again when the faults are taken. A write
- * that breaks a page's protection is not: that page may be read-only
- * memory of the host's, which no kernel may change.
+ * mapping's own) and PROT_NONE again when the faults are taken.
+ *
+ * What no page can answer is skipped (x86-64): a kernel's write that breaks
+ * a page's protection (read-only memory of the host's, which no kernel may
+ * change) and an access to a non-canonical address (a general protection
+ * fault: si_code SI_KERNEL, no address). The handler moves the kernel past
+ * the instruction (x86_length.h) and counts the fault; the kernel goes on
+ * with results that no longer matter, as above.
  *
  * But for the driver's guarded ranges (zmlir_faults_guard): CUDA's virtual
  * address reservations (cuda/virtual_memory.py), whose pages are mapped but
@@ -43,6 +48,8 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
+
+#include "x86_length.h"
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
@@ -101,6 +108,29 @@ static int zmlir_faults_read(void *context) {
 #endif
 }
 
+/* Moves the interrupted code past its instruction; whether it could. */
+static int zmlir_faults_skip(void *context) {
+#if defined(__x86_64__)
+  greg_t *registers = ((ucontext_t *)context)->uc_mcontext.gregs;
+  unsigned length = zmlir_x86_length((const uint8_t *)registers[REG_RIP]);
+  if (!length)
+    return 0;
+  registers[REG_RIP] += length;
+  return 1;
+#else
+  (void)context;
+  return 0;
+#endif
+}
+
+/* Counts a fault at `address` (the first one's kept). */
+static void zmlir_faults_count_one(uintptr_t address) {
+  uintptr_t none = 0;
+  __atomic_compare_exchange_n(&zmlir_faults_first, &none, address, 0, __ATOMIC_ACQ_REL,
+                              __ATOMIC_ACQUIRE);
+  __atomic_add_fetch(&zmlir_faults_count, 1, __ATOMIC_ACQ_REL);
+}
+
 static int zmlir_faults_is_guarded(uintptr_t address) {
   for (unsigned int i = 0; i < ZMLIR_GUARDED_RANGES; ++i) {
     uintptr_t begin = __atomic_load_n(&zmlir_faults_guarded[i].begin, __ATOMIC_ACQUIRE);
@@ -126,13 +156,18 @@ static void zmlir_faults_handler(int sig, siginfo_t *info, void *context) {
     if (slot < ZMLIR_FAULT_PAGES &&
         mprotect((void *)page, (size_t)sysconf(_SC_PAGESIZE), PROT_READ) == 0) {
       zmlir_faults_pages[slot] = page | 2; /* PROT_NONE again when taken */
-      uintptr_t none = 0;
-      __atomic_compare_exchange_n(&zmlir_faults_first, &none, (uintptr_t)info->si_addr, 0,
-                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-      __atomic_add_fetch(&zmlir_faults_count, 1, __ATOMIC_ACQ_REL);
+      zmlir_faults_count_one((uintptr_t)info->si_addr);
       errno = saved_errno;
       return; /* the access is retried */
     }
+  }
+  if (sig == SIGSEGV && kernel && !guarded &&
+      ((info->si_code == SEGV_ACCERR && !zmlir_faults_read(context)) ||
+       info->si_code == SI_KERNEL) &&
+      zmlir_faults_skip(context)) {
+    zmlir_faults_count_one((uintptr_t)info->si_addr);
+    errno = saved_errno;
+    return; /* on at the next instruction */
   }
   if (sig == SIGSEGV && (info->si_code == SEGV_MAPERR || guarded) && kernel) {
     unsigned int slot = __atomic_fetch_add(&zmlir_faults_mapped, 1, __ATOMIC_ACQ_REL);
@@ -146,10 +181,7 @@ static void zmlir_faults_handler(int sig, siginfo_t *info, void *context) {
       if (mapped == (void *)page || raced) {
         if (!raced)
           zmlir_faults_pages[slot] = page | (uintptr_t)guarded; /* pages are aligned */
-        uintptr_t none = 0;
-        __atomic_compare_exchange_n(&zmlir_faults_first, &none, (uintptr_t)info->si_addr, 0,
-                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-        __atomic_add_fetch(&zmlir_faults_count, 1, __ATOMIC_ACQ_REL);
+        zmlir_faults_count_one((uintptr_t)info->si_addr);
         errno = saved_errno;
         return; /* the access is retried, on the zero page */
       }

@@ -127,8 +127,9 @@ class DriverState:
         if faulted:
             faults, first = self.fast.take_faults()
             if faults and not self.process_error:
-                log(f"a kernel accessed the unmapped address 0x{first:x} ({faults} page "
-                    "faults): later calls return CUDA_ERROR_ILLEGAL_ADDRESS")
+                where = f"the address 0x{first:x}" if first else "a non-canonical address"
+                log(f"a kernel accessed {where} illegally ({faults} faults): later calls "
+                    "return CUDA_ERROR_ILLEGAL_ADDRESS")
                 self.make_sticky(E.CUDA_ERROR_ILLEGAL_ADDRESS)
         if failed and self.fast.take_failed_launches() and not self.process_error:
             log("a kernel failed (the backend's report): later calls return "
