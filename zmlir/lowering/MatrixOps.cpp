@@ -947,18 +947,8 @@ int64_t zmlir::reserveWmmaScratch(gpu::GPUFuncOp kernel, int64_t offset, PTXLowe
   });
   if (!warpBytes)
     return offset;
-  // For the largest block the kernel allows: its `.reqntid` or `.maxntid`
-  // (a larger launch is refused), else 1024 threads.
-  int64_t threads = 1024;
-  for (StringRef bound : {"ptx.reqntid", "ptx.maxntid"}) {
-    auto dims = kernel->getAttrOfType<DenseI64ArrayAttr>(bound);
-    if (!dims || dims.empty())
-      continue;
-    threads = 1;
-    for (int64_t d : dims.asArrayRef())
-      threads *= d;
-    break;
-  }
+  // For the largest block the launcher allows, else 1024 threads.
+  int64_t threads = maxBlockThreads(kernel).value_or(1024);
   int64_t warps = std::clamp<int64_t>(llvm::divideCeil(threads, 32), 1, 32);
   offset = llvm::alignTo(offset, 16);
   state.wmmaScratch[kernel] = {offset, warpBytes};

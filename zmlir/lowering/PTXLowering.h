@@ -338,10 +338,15 @@ LLVM::LLVMFuncOp declareFunction(OpBuilder &b, Operation *user, StringRef name,
 /// (TargetInfo::hasNativeWmma); false where it has none (MatrixOps.cpp).
 bool nativeWmmaModule(ModuleOp module, const TargetInfo &target);
 
+/// The most threads a block of `fn` may have, from its `ptx.maxntid` or
+/// else `ptx.reqntid` (MAX_THREADS_PER_BLOCK: a larger launch is refused);
+/// none where it has neither (PTXToStd.cpp).
+std::optional<int64_t> maxBlockThreads(Operation *fn);
+
 /// Reserves the exchange area of `kernel`'s wmma.mma and mma.sync ops in
 /// its shared window at `offset` (recorded in state.wmmaScratch), for the
-/// warps of its largest block (`ptx.reqntid`/`ptx.maxntid`, else 32), and
-/// returns the offset after it; `offset` if it has none or they are native
+/// warps of its largest block (maxBlockThreads, else 32), and returns the
+/// offset after it; `offset` if it has none or they are native
 /// (MatrixOps.cpp).
 int64_t reserveWmmaScratch(gpu::GPUFuncOp kernel, int64_t offset, PTXLoweringState &state);
 

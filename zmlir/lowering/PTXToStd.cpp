@@ -34,6 +34,19 @@ using namespace mlir;
 using namespace zmlir;
 using namespace zmlir::ptx;
 
+std::optional<int64_t> zmlir::maxBlockThreads(Operation *fn) {
+  for (StringRef bound : {"ptx.maxntid", "ptx.reqntid"}) {
+    auto dims = fn->getAttrOfType<DenseI64ArrayAttr>(bound);
+    if (!dims || dims.empty())
+      continue;
+    int64_t threads = 1;
+    for (int64_t d : dims.asArrayRef())
+      threads *= d;
+    return threads;
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 //===----------------------------------------------------------------------===//
@@ -66,16 +79,8 @@ void setKernelResourceAttrs(gpu::GPUFuncOp kernel, func::FuncOp func, PTXLowerin
   }
   kernel->setAttr("zmlir.local_bytes", b.getI64IntegerAttr(localBytes));
   kernel->setAttr("zmlir.const_bytes", b.getI64IntegerAttr(constBytes));
-  for (StringRef bound : {"ptx.maxntid", "ptx.reqntid"}) {
-    auto dims = func->getAttrOfType<DenseI64ArrayAttr>(bound);
-    if (!dims || dims.empty())
-      continue;
-    int64_t threads = 1;
-    for (int64_t d : dims.asArrayRef())
-      threads *= d;
-    kernel->setAttr("zmlir.max_threads", b.getI64IntegerAttr(threads));
-    break;
-  }
+  if (std::optional<int64_t> threads = maxBlockThreads(func))
+    kernel->setAttr("zmlir.max_threads", b.getI64IntegerAttr(*threads));
   auto maxnreg = func->getAttrOfType<DenseI64ArrayAttr>("ptx.maxnreg");
   if (maxnreg && maxnreg.size() == 1)
     kernel->setAttr("zmlir.max_registers", b.getI64IntegerAttr(maxnreg[0]));
