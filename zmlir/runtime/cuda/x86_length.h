@@ -99,7 +99,9 @@ static unsigned zmlir_x86_length(const uint8_t *code) {
   }
   ++p;
   unsigned imm = 0;
-  unsigned full = operand16 ? 2 : 4; /* an immediate of the operand size */
+  /* An immediate of the operand size: 16 bits under 66, unless REX.W makes
+   * it 64 (an imm32, sign-extended). */
+  unsigned full = operand16 && !rex_w ? 2 : 4;
   if (op == 0x0f) {
     uint8_t op2 = *p++;
     if (op2 == 0x38 || op2 == 0x3a) {
@@ -143,10 +145,6 @@ static unsigned zmlir_x86_length(const uint8_t *code) {
     imm = 4;
   else if ((op == 0xf6 || op == 0xf7) && ((*p >> 3) & 7) < 2)
     imm = op == 0xf6 ? 1 : full; /* test r/m, imm */
-  if (op == 0x68 || op == 0x69 || op == 0x81 || op == 0xa9 || op == 0xc7 ||
-      (op < 0x40 && (op & 7) == 5) || op == 0xf7)
-    if (rex_w && imm == 2)
-      imm = 4; /* REX.W wins over 66: imm32, sign-extended */
   int modrm = (zmlir_x86_modrm_1[op >> 5] >> (op & 31)) & 1;
   n = (unsigned)(p - code) + (modrm ? zmlir_x86_modrm_bytes(p) : 0) + imm;
   return n <= 15 ? n : 0;
