@@ -182,8 +182,6 @@ def test_directory_others_may_write_is_not_used(cache_dir: Path, fresh_warning: 
     assert not (cache_dir / "jit.sqlite").exists()
 
 
-
-
 _SPY = """
 import sys
 
@@ -209,7 +207,8 @@ def test_fingerprint_is_taken_before_the_driver_imports_the_compiler(tmp_path: P
     out = tmp_path / "first_import.txt"
     (tmp_path / "sitecustomize.py").write_text(f"OUT = {str(out)!r}\n" + _SPY)
     library = cuda_build.library_dir() / "libcuda.so.1"
-    subprocess.run([sys.executable, "-c", f"import ctypes; ctypes.CDLL({str(library)!r}).cuInit(0)"],
-                   env={**os.environ, "PYTHONPATH": str(tmp_path), "ZMLIR_LINK_NAMESPACE_MODE": "shared"}, timeout=120, check=True)
+    load = f"import ctypes; ctypes.CDLL({str(library)!r}).cuInit(0)"
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "ZMLIR_LINK_NAMESPACE_MODE": "shared"}
+    subprocess.run([sys.executable, "-c", load], env=env, timeout=120, check=True)
     first, taken = out.read_text().split()
     assert taken == "True", f"{first} was imported before the fingerprint was taken"

@@ -262,4 +262,3 @@ DONE:
 def test_bar_red_counts_the_threads_that_did_not_exit(device, block: int, n: int) -> None:
     want = np.array([2 * (n // 2) + 1 if t < n else 0 for t in range(block)], np.uint32)
     np.testing.assert_array_equal(_run(device, BAR_RED, "bar_red", block, n), want)
-
