@@ -3,16 +3,20 @@
 // nvcc's fast-math PTX is `.ftz` throughout: add.ftz.f32, fma.rn.ftz.f32,
 // setp.lt.ftz.f32, ex2.approx.ftz.f32, ... Flushing each operand and result
 // in software doubles such kernels (an integer mask and a select per
-// value). Where the target has a per-function f32 denormal mode
-// (TargetInfo::hasF32FlushMode), a function whose f32 instructions are all
+// value). Where the target can flush f32 subnormals itself
+// (TargetInfo::f32FlushScope), a function whose f32 instructions are all
 // `.ftz` gets LLVM's `denormal-fp-math-f32="preserve-sign,preserve-sign"`
 // instead, and the patterns flush nothing there (inF32FlushMode). A
 // function that mixes `.ftz` and plain f32 instructions keeps IEEE
 // subnormals and the software flushing: the mode is the whole function's.
 //
-// SPIR-V has no such mode on Intel's OpenCL CPU runtime: it rejects
-// DenormFlushToZero (SPV_KHR_float_controls, capability 4465), and
-// -cl-denorms-are-zero flushes a whole program, f64 included (MXCSR).
+// SPIR-V has no such mode on Intel's OpenCL CPU runtime (it rejects
+// DenormFlushToZero, SPV_KHR_float_controls' capability 4465), but its
+// `-cl-denorms-are-zero` flushes the whole program, f64 with f32 (the
+// MXCSR's DAZ and FTZ, as the kernel runs). So there the mode is the
+// program's: every function of a module gets it where each could, and no
+// f64 instruction depends on subnormals (programFlushesF32); the SPIR-V
+// then asks its runtime for the option (targets/spirv/binary.py).
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +30,16 @@ namespace {
 
 bool isF32Like(DataType type) {
   return type == DataType::F32 || type == DataType::BF16 || type == DataType::BF16x2;
+}
+
+/// Whether `op` computes on f64 values.
+bool involvesF64(Operation *op) {
+  for (NamedAttribute attr : op->getAttrs())
+    if (auto type = dyn_cast<DataTypeAttr>(attr.getValue());
+        type && type.getValue() == DataType::F64)
+      return true;
+  auto f64 = [](mlir::Type t) { return t.isF64(); };
+  return llvm::any_of(op->getOperandTypes(), f64) || llvm::any_of(op->getResultTypes(), f64);
 }
 
 /// Whether `op` computes on f32 values, or on bf16 values (computed in f32).
@@ -62,11 +76,11 @@ bool isNonSubnormalConstant(Value value) {
   return matchPattern(value, m_Constant(&constant)) && !constant.getValue().isDenormal();
 }
 
-/// Whether `op` (f32, without `.ftz`) would give another result where f32
-/// subnormals are flushed. Ops with a `.ftz` form depend on it, and so does
-/// any other op but those that move f32 bits unchanged.
+/// Whether `op` (f32 or f64, without `.ftz`) would give another result
+/// where subnormals are flushed. Ops with a `.ftz` form depend on it, and so
+/// does any other op but those that move bits unchanged.
 bool dependsOnSubnormals(Operation *op, const TargetInfo &target) {
-  if (target.keepsSubnormalsInF32FlushMode(op))
+  if (target.ignoresF32FlushMode(op))
     return false;
   if (auto cvt = dyn_cast<CvtOp>(op))
     return !cvtIgnoresSubnormals(cvt);
@@ -104,12 +118,48 @@ Mode requiredMode(Operation *ptxFunc, const TargetInfo &target) {
   return anyFtz ? Mode::Flush : Mode::Either;
 }
 
+/// Whether no f64 instruction of `ptxModule` depends on subnormals. A
+/// `.ftz` one flushes its f32 operand or result (cvt.ftz.f64.f32,
+/// cvt.rn.ftz.f32.f64) or its f64 operand (rcp.approx.ftz.f64) either way.
+bool f64IgnoresFlushing(Operation *ptxModule, const TargetInfo &target) {
+  WalkResult walk = ptxModule->walk([&](Operation *op) {
+    bool depends = isa_and_nonnull<PTXDialect>(op->getDialect()) && involvesF64(op) &&
+                   !op->hasAttr("ftz") && dependsOnSubnormals(op, target);
+    return depends ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return !walk.wasInterrupted();
+}
+
 } // namespace
 
-void zmlir::setF32DenormalMode(Operation *fn, Operation *ptxFunc, const TargetInfo &target) {
-  if (!target.hasF32FlushMode())
-    return;
+bool zmlir::programFlushesF32(ModuleOp ptxModule, const TargetInfo &target) {
+  if (target.f32FlushScope() != F32FlushScope::Program)
+    return false;
+  bool anyFlush = false;
+  for (auto func : ptxModule.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    Mode mode = requiredMode(func, target);
+    if (mode == Mode::Ieee)
+      return false;
+    anyFlush |= mode == Mode::Flush;
+  }
+  return anyFlush && f64IgnoresFlushing(ptxModule, target);
+}
+
+void zmlir::setF32DenormalMode(Operation *fn, Operation *ptxFunc, const TargetInfo &target,
+                               bool programFlushes) {
   MLIRContext *ctx = fn->getContext();
+  switch (target.f32FlushScope()) {
+  case F32FlushScope::None:
+    return;
+  case F32FlushScope::Program:
+    if (programFlushes)
+      fn->setAttr(kF32DenormalModeAttr, StringAttr::get(ctx, kF32FlushToZeroMode));
+    return;
+  case F32FlushScope::Function:
+    break;
+  }
   switch (requiredMode(ptxFunc, target)) {
   case Mode::Ieee:
     return;

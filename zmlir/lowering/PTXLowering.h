@@ -147,12 +147,19 @@ inline bool inF32FlushMode(Operation *op) {
   return mode && mode.getValue() == kF32FlushToZeroMode;
 }
 
+/// Whether the target flushes f32 subnormals for the whole program made of
+/// `ptxModule` (F32FlushScope::Program): each function's f32 instructions
+/// are `.ftz` or independent of the mode, one at least is `.ftz`, and no
+/// f64 instruction depends on subnormals (F32FlushMode.cpp).
+bool programFlushesF32(ModuleOp ptxModule, const TargetInfo &target);
+
 /// Sets `fn`'s (a gpu.func or llvm.func) f32 denormal mode from the PTX
-/// function `ptxFunc` it is made of, where the target has such a mode:
-/// flush-to-zero if every f32 instruction of it is `.ftz`, LLVM's
-/// `dynamic` (compatible with any caller) if none depends on the mode
-/// (F32FlushMode.cpp).
-void setF32DenormalMode(Operation *fn, Operation *ptxFunc, const TargetInfo &target);
+/// function `ptxFunc` it is made of, where the target has such a mode: per
+/// function, flush-to-zero if every f32 instruction of it is `.ftz`, LLVM's
+/// `dynamic` (compatible with any caller) if none depends on the mode; per
+/// program, flush-to-zero if `programFlushes` (programFlushesF32).
+void setF32DenormalMode(Operation *fn, Operation *ptxFunc, const TargetInfo &target,
+                        bool programFlushes);
 
 /// Clamps a float to [+0, 1] with NaN going to +0 (PTX `.sat` on floats);
 /// -0 gives +0 as well, as on the H200. Compares and selects, not
@@ -195,12 +202,13 @@ struct PTXPattern : OpConversionPattern<OpTy> {
 
   /// Whether `op`'s `.ftz` flushes f32 values in software (flushSubnormal):
   /// not in a function whose f32 instructions the target flushes itself,
-  /// unless LLVM may fold the instruction away, flushing nothing, whatever
-  /// the function's denormal mode: x * 1, x / 1, x + 0, x - 0, fma(x, 1, 0).
+  /// unless its code for `op` does not (flushesInF32FlushMode) or LLVM may
+  /// fold the instruction away, flushing nothing, whatever the function's
+  /// denormal mode: x * 1, x / 1, x + 0, x - 0, fma(x, 1, 0).
   bool softwareFtz(OpTy op) const {
     if (!op.getFtz())
       return false;
-    if (!inF32FlushMode(op))
+    if (!inF32FlushMode(op) || !state.target.flushesInF32FlushMode(op))
       return true;
     auto one = [](Value v) { return isConstantMagnitude(v, 1.0); };
     auto zero = [](Value v) { return isConstantMagnitude(v, 0.0); };

@@ -40,6 +40,20 @@ enum class LoweringTarget {
 #include "zmlir/targets/Targets.def"
 };
 
+/// Where a target can flush f32 subnormals as PTX's `.ftz` does without
+/// flushing each value in software (F32FlushMode.cpp).
+enum class F32FlushScope {
+  /// Nowhere: every `.ftz` flushes in software.
+  None,
+  /// A function at a time, by its denormal mode (NVPTX emits the `.ftz`
+  /// forms, AMDGPU sets the function's FP32 denormal mode).
+  Function,
+  /// The whole program or nothing, f64 subnormals with it: the runtime
+  /// builds the program so (OpenCL's `-cl-denorms-are-zero`, which Intel's
+  /// CPU runtime honours with the MXCSR's DAZ and FTZ).
+  Program,
+};
+
 class TargetInfo {
 public:
   explicit TargetInfo(unsigned waveSize = 32) : waveSize(waveSize) {}
@@ -77,17 +91,19 @@ public:
                                    mlir::Value x, mlir::Value y, bool nan, bool ftz) const {
     return {};
   }
-  /// Whether the backend flushes f32 subnormals as PTX's `.ftz` does, in
+  /// Where the target flushes f32 subnormals as PTX's `.ftz` does, in
   /// every f32 instruction of a function with LLVM's
-  /// `denormal-fp-math-f32="preserve-sign,preserve-sign"` (NVPTX emits the
-  /// `.ftz` forms, AMDGPU sets the function's FP32 denormal mode). A
-  /// function whose f32 arithmetic is all `.ftz` then gets that mode and no
-  /// flushing in software (F32FlushMode.cpp).
-  virtual bool hasF32FlushMode() const { return false; }
-  /// Whether the f32 ptx op `op`, without `.ftz`, keeps subnormals in such a
-  /// function: the target's own instruction for it says how it treats
-  /// subnormals, whatever the function's mode.
-  virtual bool keepsSubnormalsInF32FlushMode(mlir::Operation *op) const { return false; }
+  /// `denormal-fp-math-f32="preserve-sign,preserve-sign"`; such functions
+  /// get no flushing in software (F32FlushMode.cpp).
+  virtual F32FlushScope f32FlushScope() const { return F32FlushScope::None; }
+  /// Whether the f32 ptx op `op`, without `.ftz`, gives the same result in
+  /// the flush mode: the target's own instruction for it, or its lowering,
+  /// treats subnormals one way whatever the mode.
+  virtual bool ignoresF32FlushMode(mlir::Operation *op) const { return false; }
+  /// Whether the target's code for the `.ftz` ptx op `op` flushes f32
+  /// subnormals itself in the flush mode; where not, its lowering flushes
+  /// them in software there too (softwareFtz).
+  virtual bool flushesInF32FlushMode(mlir::Operation *op) const { return true; }
   /// NVIDIA's directed-rounding `add/sub/mul/fma/div/sqrt/rcp` on operands
   /// already flushed when `ftz`, or null.
   virtual mlir::Value nativeDirectedArith(mlir::OpBuilder &b, mlir::Location loc,
@@ -146,7 +162,7 @@ public:
   /// The target's own bf16/bf16x2 `add`, `sub`, `mul`, `fma`, `min` or `max` for `op`
   /// (operands: the bf16 bits, i16, or the pairs', i32), as the PTX spells
   /// it: the result's bits, or null (computed in f32 and rounded,
-  /// FloatArith.cpp). Where it answers, keepsSubnormalsInF32FlushMode(op)
+  /// FloatArith.cpp). Where it answers, ignoresF32FlushMode(op)
   /// answers true too.
   virtual mlir::Value nativeBf16Arith(mlir::OpBuilder &b, mlir::Operation *op,
                                       mlir::ValueRange operands) const {

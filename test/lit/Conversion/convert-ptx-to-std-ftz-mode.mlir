@@ -2,8 +2,8 @@
 // RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std=target=spirv | FileCheck %s --check-prefix=SPV
 
 // A kernel whose f32 instructions are all .ftz flushes in the function's
-// denormal mode on NVPTX: no subnormal test (the exponent mask 0x7f800000)
-// is left. SPIR-V has no such mode: each operand and result is flushed.
+// denormal mode: no subnormal test (the exponent mask 0x7f800000) is left.
+// On SPIR-V the mode is the program's (a module of this one kernel).
 // NV-LABEL: gpu.func @all_ftz
 // NV-SAME: denormal_fp_math_f32 = "preserve-sign,preserve-sign"
 // NV-NOT: 2139095040
@@ -12,8 +12,11 @@
 // NV: arith.cmpf olt
 // NV-NOT: 2139095040
 // SPV-LABEL: gpu.func @all_ftz
-// SPV-NOT: denormal_fp_math_f32
-// SPV: arith.constant 2139095040 : i32
+// SPV-SAME: denormal_fp_math_f32 = "preserve-sign,preserve-sign"
+// SPV-NOT: 2139095040
+// SPV: math.fma
+// SPV-NOT: 2139095040
+// SPV: gpu.return
 func.func @all_ftz(%a: f32, %b: f32) attributes {ptx.entry} {
   %0 = ptx.add %a, %b {type = #ptx.type<f32>, ftz} : f32
   %1 = ptx.mul %0, %b {type = #ptx.type<f32>, ftz} : f32 -> f32
@@ -30,9 +33,54 @@ func.func @all_ftz(%a: f32, %b: f32) attributes {ptx.entry} {
 // NV-NOT: denormal_fp_math_f32
 // NV: arith.constant 2139095040 : i32
 // NV: arith.addf
+// SPV-LABEL: gpu.func @mixed
+// SPV-NOT: denormal_fp_math_f32
+// SPV: arith.constant 2139095040 : i32
+// SPV: arith.addf
 func.func @mixed(%a: f32, %b: f32) attributes {ptx.entry} {
   %0 = ptx.add %a, %b {type = #ptx.type<f32>, ftz} : f32
   %1 = ptx.mul %0, %b {type = #ptx.type<f32>} : f32 -> f32
+  ptx.ret
+}
+
+// -----
+
+// On SPIR-V one function that could not flush keeps the whole program in
+// IEEE mode, the all-.ftz kernel beside it included.
+// NV-LABEL: gpu.func @all_ftz_beside_mixed
+// NV-SAME: denormal_fp_math_f32 = "preserve-sign,preserve-sign"
+// SPV-LABEL: gpu.func @all_ftz_beside_mixed
+// SPV-NOT: denormal_fp_math_f32
+// SPV: arith.constant 2139095040 : i32
+// SPV-LABEL: gpu.func @mixed_beside_all_ftz
+func.func @all_ftz_beside_mixed(%a: f32, %b: f32) attributes {ptx.entry} {
+  %0 = ptx.add %a, %b {type = #ptx.type<f32>, ftz} : f32
+  ptx.ret
+}
+func.func @mixed_beside_all_ftz(%a: f32, %b: f32) attributes {ptx.entry} {
+  %0 = ptx.add %a, %b {type = #ptx.type<f32>, ftz} : f32
+  %1 = ptx.mul %0, %b {type = #ptx.type<f32>} : f32 -> f32
+  ptx.ret
+}
+
+// -----
+
+// The CPU negates and takes magnitudes on the bits, which the SPIR-V
+// program's mode (the MXCSR's) does not flush: neg.ftz and abs.ftz flush in
+// software there, and not on NVPTX (neg.ftz.f32, abs.ftz.f32).
+// NV-LABEL: gpu.func @neg_abs_ftz
+// NV-SAME: denormal_fp_math_f32 = "preserve-sign,preserve-sign"
+// NV-NOT: 2139095040
+// NV: gpu.return
+// SPV-LABEL: gpu.func @neg_abs_ftz
+// SPV-SAME: denormal_fp_math_f32 = "preserve-sign,preserve-sign"
+// SPV: arith.constant 2139095040 : i32
+// SPV: arith.negf
+// SPV: math.absf
+// SPV: arith.constant 2139095040 : i32
+func.func @neg_abs_ftz(%a: f32) attributes {ptx.entry} {
+  %0 = ptx.neg %a {type = #ptx.type<f32>, ftz} : f32
+  %1 = ptx.abs %0 {type = #ptx.type<f32>, ftz} : f32
   ptx.ret
 }
 
@@ -162,8 +210,9 @@ func.func @cvt_rmi(%a: f32) attributes {ptx.entry} {
 // atom.add.f32 and red.add.f32 have no .ftz form: on NVPTX they are NVIDIA's
 // own instructions in either mode (flushing adds to global memory, not to
 // shared memory), so a kernel of .ftz arithmetic adding its sums atomically
-// (llm.c's matmul_backward_bias kernel8) keeps the flush mode. SPIR-V flushes
-// in software.
+// (llm.c's matmul_backward_bias kernel8) keeps the flush mode. SPIR-V adds
+// in a compare-and-swap loop, flushing in software outside shared memory:
+// there the program's mode would flush what the H200 keeps.
 // NV-LABEL: gpu.func @ftz_atomic_add
 // NV-SAME: denormal_fp_math_f32 = "preserve-sign,preserve-sign"
 // NV-NOT: 2139095040
@@ -181,6 +230,17 @@ func.func @ftz_atomic_add(%p: i64, %a: f32, %b: f32) attributes {ptx.entry} {
 
 // -----
 
+// SPIR-V: f32 atomic adds to global memory flush either way.
+// SPV-LABEL: gpu.func @ftz_atomic_add_global
+// SPV-SAME: denormal_fp_math_f32 = "preserve-sign,preserve-sign"
+func.func @ftz_atomic_add_global(%p: i64, %a: f32, %b: f32) attributes {ptx.entry} {
+  %0 = ptx.add %a, %b {type = #ptx.type<f32>, ftz} : f32
+  %1 = ptx.atom %p, %0 {op = #ptx.atomop<add>, type = #ptx.type<f32>, space = #ptx.space<global>} : (i64, f32) -> f32
+  ptx.ret
+}
+
+// -----
+
 // cvt.ftz.f64.f32 in the flush mode widens with arith.extf, which the
 // target flushes itself (cvt.ftz.f64.f32): no software flush of the source
 // (llm.c's matmul_backward_bias_kernel_naive sums floats in double). The
@@ -192,6 +252,9 @@ func.func @ftz_atomic_add(%p: i64, %a: f32, %b: f32) attributes {ptx.entry} {
 // NV: arith.extf
 // NV: arith.truncf
 // NV: arith.constant 2139095040 : i32
+// The SPIR-V program's mode would flush the f64 add's subnormals too.
+// SPV-LABEL: gpu.func @ftz_widen_narrow
+// SPV-NOT: denormal_fp_math_f32
 func.func @ftz_widen_narrow(%a: f32, %d: f64) attributes {ptx.entry} {
   %0 = ptx.add %a, %a {type = #ptx.type<f32>, ftz} : f32
   %1 = ptx.cvt %0 {src_type = #ptx.type<f32>, type = #ptx.type<f64>, ftz} : f32 -> f64

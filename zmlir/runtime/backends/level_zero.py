@@ -30,6 +30,7 @@ from zmlir.runtime.backends._vendor import (
 )
 from zmlir.runtime.backends.base import Backend, NoDevice, UnsupportedLaunch
 from zmlir.targets.spirv import warps_not_rows, work_group
+from zmlir.targets.spirv.binary import build_options
 
 _CDEF = """
 typedef int ze_result_t;
@@ -382,10 +383,12 @@ class LevelZeroBackend(CopiesThroughMemcpy, Backend):
     def load(self, compiled: Any) -> ZeProgram:
         ffi, lib = self.ffi, self.lib
         spirv = ffi.from_buffer(compiled.binary)
+        # Intel's GPU compiler reads OpenCL's `-cl-` options (build_options).
+        flags = ffi.new("char[]", build_options(compiled.binary).encode())
         desc = ffi.new("ze_module_desc_t *", {
             "stype": _STYPE_MODULE_DESC, "format": _MODULE_FORMAT_IL_SPIRV,
             "inputSize": len(compiled.binary),
-            "pInputModule": ffi.cast("const uint8_t *", spirv)})
+            "pInputModule": ffi.cast("const uint8_t *", spirv), "pBuildFlags": flags})
         module = ffi.new("ze_module_handle_t *")
         build_log = ffi.new("ze_module_build_log_handle_t *")
         code = lib.zeModuleCreate(self.context, self.device, desc, module, build_log)

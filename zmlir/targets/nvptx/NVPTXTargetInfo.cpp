@@ -388,7 +388,7 @@ public:
   /// The backend emits every f32 instruction of a function in
   /// `preserve-sign` mode as its `.ftz` form (add, sub, mul, fma, div, sqrt,
   /// setp, cvt, neg, abs, min, max).
-  bool hasF32FlushMode() const override { return true; }
+  F32FlushScope f32FlushScope() const override { return F32FlushScope::Function; }
 
   /// The instructions this target emits as NVIDIA's intrinsics or inline
   /// PTX with their own `.ftz` (or none): min and max (nativeMinMax), the
@@ -399,7 +399,7 @@ public:
   /// shared memory, .noftz.bf16/.bf16x2 keep them (llm.c's atomicAdd of
   /// float sums, matmul_backward_bias kernel7 and kernel8, and of bf16
   /// pairs, layernorm_backward_kernel3).
-  bool keepsSubnormalsInF32FlushMode(Operation *op) const override {
+  bool ignoresF32FlushMode(Operation *op) const override {
     if (isa<AtomOp, RedOp>(op) || plainBf16Arith(op))
       return true;
     if (isa<MinOp, MaxOp>(op))

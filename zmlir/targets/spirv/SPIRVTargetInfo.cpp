@@ -12,6 +12,8 @@
 #include "zmlir/lowering/PTXLowering.h"
 #include "zmlir/targets/spirv/SPIRVNames.h"
 
+#include "llvm/ADT/TypeSwitch.h"
+
 using namespace mlir;
 using namespace zmlir;
 using namespace zmlir::ptx;
@@ -354,6 +356,26 @@ public:
   /// LLVM's SPIR-V backend lowers llvm.minimum/maximum to OpenCL fmin/fmax,
   /// which ignore NaNs and may return either zero.
   bool hasExactFloatMinMax() const override { return false; }
+
+  /// Intel's OpenCL CPU runtime flushes f32 (and f64) subnormals for a
+  /// whole program built with `-cl-denorms-are-zero` (F32FlushMode.cpp).
+  F32FlushScope f32FlushScope() const override { return F32FlushScope::Program; }
+
+  /// The CPU negates and takes magnitudes on the bits: the MXCSR's flushing
+  /// is the arithmetic's.
+  bool flushesInF32FlushMode(Operation *op) const override { return !isa<NegOp, AbsOp>(op); }
+
+  /// Float atomics are compare-and-swap loops whose f32 adds flush in
+  /// software outside shared memory, as the H200's do (Atomics.cpp), and
+  /// whose exchanges move bits.
+  bool ignoresF32FlushMode(Operation *op) const override {
+    auto ignores = [](auto atomic) {
+      return atomic.getOp() == AtomicOp::Exch ||
+             (atomic.getOp() == AtomicOp::Add && atomic.getType() == DataType::F32 &&
+              atomic.getSpace() != StateSpace::Shared);
+    };
+    return TypeSwitch<Operation *, bool>(op).Case<AtomOp, RedOp>(ignores).Default(false);
+  }
 
   /// LLVM's SPIR-V backend gives an array type's length as a 32-bit constant
   /// and truncates a longer one (a 5e9-byte variable became 705032704).

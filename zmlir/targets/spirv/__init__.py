@@ -8,7 +8,7 @@ import shutil
 import subprocess
 
 from zmlir.targets.base import LoweringOptions, Target, register
-from zmlir.targets.spirv.binary import fix_constant_byte_addresses
+from zmlir.targets.spirv.binary import fix_constant_byte_addresses, mark_flushing_subnormals
 from zmlir.toolchain import llvm_tool_candidates
 
 _LLC_CANDIDATES = llvm_tool_candidates("llc")
@@ -28,6 +28,11 @@ def _llc() -> str:
 # most GRID_VARIANT_X blocks in x (and 65535 in y and z).
 GRID_VARIANT_SUFFIX = "__zmlir_grid31"
 GRID_VARIANT_X = (1 << 21) - 1
+
+# The LLVM IR attribute of every function of a program whose f32 subnormals
+# are flushed (F32FlushMode.cpp's program mode); LLVM's SPIR-V backend
+# writes nothing of it, so the binary gets its own mark (binary.py).
+_FLUSHING_FUNCTION = '"denormal-fp-math-f32"="preserve-sign,preserve-sign"'
 
 
 def work_group(block: tuple[int, int, int], sub_group_size: int,
@@ -154,4 +159,7 @@ class SPIRVTarget(Target):
         return self._run_llc(llvm_ir, "asm")
 
     def emit_binary(self, llvm_ir: str) -> bytes:
-        return fix_constant_byte_addresses(self._run_llc(llvm_ir, "obj"))
+        binary = fix_constant_byte_addresses(self._run_llc(llvm_ir, "obj"))
+        if _FLUSHING_FUNCTION in llvm_ir:
+            binary = mark_flushing_subnormals(binary)
+        return binary

@@ -12,6 +12,11 @@ in its initializer, or one split into parts by the
 it. Such a chain becomes `OpSpecConstantOp Bitcast %v` to a pointer to bytes
 and `OpSpecConstantOp InBoundsPtrAccessChain` of that with `n` as the
 element: the same byte.
+
+A program whose f32 subnormals are flushed (F32FlushMode.cpp's program
+mode) says so in an `OpModuleProcessed` naming the build option it needs:
+its runtime builds it with that (Intel's OpenCL CPU runtime rejects SPIR-V's
+own DenormFlushToZero execution mode).
 """
 
 from __future__ import annotations
@@ -24,6 +29,12 @@ HEADER_WORDS = 5
 OP_TYPE_INT = 21
 OP_TYPE_ARRAY = 28
 OP_TYPE_POINTER = 32
+OP_SOURCE_CONTINUED = 2
+OP_SOURCE = 3
+OP_SOURCE_EXTENSION = 4
+OP_NAME = 5
+OP_MEMBER_NAME = 6
+OP_STRING = 7
 OP_CONSTANT = 43
 OP_CONSTANT_NULL = 46
 OP_SPEC_CONSTANT_OP = 52
@@ -32,6 +43,63 @@ OP_VARIABLE = 59
 OP_PTR_ACCESS_CHAIN = 67
 OP_IN_BOUNDS_PTR_ACCESS_CHAIN = 70
 OP_BITCAST = 124
+OP_MODULE_PROCESSED = 330
+_DEBUG_OPCODES = (OP_SOURCE_CONTINUED, OP_SOURCE, OP_SOURCE_EXTENSION, OP_NAME, OP_MEMBER_NAME,
+                  OP_STRING, OP_MODULE_PROCESSED)
+
+# The build option of a program whose f32 subnormals are flushed, for
+# OpenCL and Level Zero alike (Intel's GPU compiler reads `-cl-` options too).
+FLUSH_SUBNORMALS_OPTION = "-cl-denorms-are-zero"
+_FLUSH_MARK = "zmlir: build with " + FLUSH_SUBNORMALS_OPTION
+
+
+def _literal_string(text: str) -> list[int]:
+    """SPIR-V's literal string: UTF-8, nul-terminated, padded to words."""
+    data = text.encode() + b"\0"
+    data += b"\0" * (-len(data) % 4)
+    return list(array.array("I", data))
+
+
+def mark_flushing_subnormals(binary: bytes) -> bytes:
+    """`binary` with the mark of a program built with
+    FLUSH_SUBNORMALS_OPTION: an OpModuleProcessed after its other debug
+    instructions, where the specification puts it."""
+    words = array.array("I", binary)
+    if len(words) < HEADER_WORDS or words[0] != MAGIC:
+        raise ValueError("not a SPIR-V module in this host's byte order")
+    at = HEADER_WORDS
+    end_of_debug = None
+    while at < len(words):
+        count, opcode = words[at] >> 16, words[at] & 0xFFFF
+        if count == 0:
+            raise ValueError("malformed SPIR-V module (an instruction of 0 words)")
+        if opcode in _DEBUG_OPCODES:
+            end_of_debug = at + count
+        elif end_of_debug is not None or opcode == OP_FUNCTION:
+            break
+        at += count
+    if end_of_debug is None:
+        raise ValueError("SPIR-V module without debug instructions (OpName)")
+    text = _literal_string(_FLUSH_MARK)
+    mark = array.array("I", [((1 + len(text)) << 16) | OP_MODULE_PROCESSED, *text])
+    return (words[:end_of_debug] + mark + words[end_of_debug:]).tobytes()
+
+
+def flushes_subnormals(binary: bytes) -> bool:
+    """Whether `binary` carries mark_flushing_subnormals's mark."""
+    words = array.array("I", binary[: len(binary) // 4 * 4])
+    if len(words) < HEADER_WORDS or words[0] != MAGIC:
+        return False
+    text = _literal_string(_FLUSH_MARK)
+    at = HEADER_WORDS
+    while at < len(words):
+        count, opcode = words[at] >> 16, words[at] & 0xFFFF
+        if count == 0 or opcode == OP_FUNCTION:
+            return False
+        if opcode == OP_MODULE_PROCESSED and words[at + 1:at + count].tolist() == text:
+            return True
+        at += count
+    return False
 
 
 def fix_constant_byte_addresses(binary: bytes) -> bytes:
@@ -94,3 +162,11 @@ def fix_constant_byte_addresses(binary: bytes) -> bytes:
         previous = start + count
     out.extend(words[previous:])
     return out.tobytes()
+
+
+def build_options(binary: bytes, options: str = "") -> str:
+    """`options` with what `binary` asks of its build (FLUSH_SUBNORMALS_OPTION
+    where marked)."""
+    if flushes_subnormals(binary) and FLUSH_SUBNORMALS_OPTION not in options.split():
+        return f"{options} {FLUSH_SUBNORMALS_OPTION}".strip()
+    return options

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from zmlir.runtime.backends.base import Backend, NoDevice
+from zmlir.targets.spirv.binary import build_options
 
 _CL_DEVICE_TYPE_CPU = 1 << 1
 
@@ -138,7 +139,7 @@ class OpenCLBackend(Backend):
         binary = blobs.get(key)
         if binary is not None:
             try:
-                return self.device.load_binary(binary)
+                return self.device.load_binary(binary, build_options(compiled.binary))
             except Exception:  # stale or rejected: rebuild from SPIR-V
                 pass
         program = self.device.load_spirv(compiled.binary)

@@ -32,6 +32,7 @@ from zmlir.runtime.backends.opencl.api import OpenCLError, check, ffi
 from zmlir.runtime.slabs import MIN_SLOT, SLAB_BYTES, SlabAllocator
 from zmlir.runtime.sorted_addresses import SortedAddresses
 from zmlir.targets.spirv import warps_not_rows, work_group
+from zmlir.targets.spirv.binary import build_options
 
 # "program": a program's variables; "ipc": another process's allocation
 # mapped here (cuIpcOpenMemHandle), neither ours to free.
@@ -664,8 +665,10 @@ class Device:
     # --- programs and launches --------------------------------------------------------------
 
     def load_spirv(self, spirv: bytes, options: str = "") -> Program:
-        """Create and build a program from a SPIR-V binary; the build log is in the error."""
+        """Create and build a program from a SPIR-V binary; the build log is in the error.
+        A module marked so is built with its f32 subnormals flushed (build_options)."""
         check_spirv(spirv, self.spirv_versions)
+        options = build_options(spirv, options)
         lib = cl.loader()
         err = ffi.new("cl_int *")
         handle = lib.clCreateProgramWithIL(self.context, ffi.from_buffer(spirv), len(spirv), err)
