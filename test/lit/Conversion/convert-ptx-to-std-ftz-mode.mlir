@@ -96,6 +96,10 @@ func.func @neg_abs_ftz(%a: f32) attributes {ptx.entry} {
 // NV: llvm.inline_asm "tanh.approx.f32 $0, $1;"
 // NV: llvm.inline_asm "cvt.rn.bf16.f32 $0, $1;", "=h,f"
 // NV-NOT: 2139095040
+// On SPIR-V tanh.approx.f32 passes a small argument through by a compare
+// and a select, in either mode.
+// SPV-LABEL: gpu.func @gelu_like
+// SPV-SAME: denormal_fp_math_f32 = "preserve-sign,preserve-sign"
 func.func @gelu_like(%h: i16) attributes {ptx.entry} {
   %x = ptx.cvt %h {type = #ptx.type<f32>, src_type = #ptx.type<bf16>} : i16 -> f32
   %0 = ptx.mul %x, %x {type = #ptx.type<f32>, ftz} : f32 -> f32
@@ -202,6 +206,18 @@ func.func @copysign_variable(%a: f32, %b: f32) attributes {ptx.entry} {
 func.func @cvt_rmi(%a: f32) attributes {ptx.entry} {
   %0 = ptx.mul %a, %a {type = #ptx.type<f32>, rnd = #ptx.rnd<rn>, ftz} : f32 -> f32
   %1 = ptx.cvt %0 {rnd = #ptx.rnd<rmi>, src_type = #ptx.type<f32>, type = #ptx.type<f32>} : f32 -> f32
+  ptx.ret
+}
+
+// -----
+
+// SPIR-V's copysign works on the bits, a subnormal magnitude kept in either
+// mode.
+// SPV-LABEL: gpu.func @copysign_variable_spirv
+// SPV-SAME: denormal_fp_math_f32 = "preserve-sign,preserve-sign"
+func.func @copysign_variable_spirv(%a: f32, %b: f32) attributes {ptx.entry} {
+  %0 = ptx.mul %a, %a {type = #ptx.type<f32>, rnd = #ptx.rnd<rn>, ftz} : f32 -> f32
+  %1 = ptx.copysign %0, %b {type = #ptx.type<f32>} : f32
   ptx.ret
 }
 

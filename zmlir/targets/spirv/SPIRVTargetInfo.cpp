@@ -367,14 +367,23 @@ public:
 
   /// Float atomics are compare-and-swap loops whose f32 adds flush in
   /// software outside shared memory, as the H200's do (Atomics.cpp), and
-  /// whose exchanges move bits.
+  /// whose exchanges move bits; copysign works on the bits
+  /// (FloatRounding.cpp), and tanh.approx.f32 passes an argument below 2^-5
+  /// through as it is, by a compare and a select (FloatFunctions.cpp's
+  /// tanhFromExp; its other results are normal).
   bool ignoresF32FlushMode(Operation *op) const override {
     auto ignores = [](auto atomic) {
       return atomic.getOp() == AtomicOp::Exch ||
              (atomic.getOp() == AtomicOp::Add && atomic.getType() == DataType::F32 &&
               atomic.getSpace() != StateSpace::Shared);
     };
-    return TypeSwitch<Operation *, bool>(op).Case<AtomOp, RedOp>(ignores).Default(false);
+    return TypeSwitch<Operation *, bool>(op)
+        .Case<AtomOp, RedOp>(ignores)
+        .Case([](CopysignOp) { return true; })
+        .Case([](TanhOp tanh) {
+          return tanh.getPrecision() == Precision::Approx && tanh.getType() == DataType::F32;
+        })
+        .Default(false);
   }
 
   /// LLVM's SPIR-V backend gives an array type's length as a 32-bit constant
