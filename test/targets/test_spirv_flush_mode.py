@@ -192,3 +192,63 @@ def test_ftz_results_are_the_h200s_in_either_mode(device, beside: str) -> None:
         assert got["plain_add"][0] == SUBNORMAL * 2
     # The program's mode is its own: the host's arithmetic keeps subnormals.
     assert np.float32(NORMAL) * np.float32(0.5) != 0
+
+
+# Results at the edge of f32's normal range, out[i] from the bits in[]:
+# NVIDIA's GPUs flush a result that is tiny after rounding with an unbounded
+# exponent, though rounding to the subnormal format would give 2^-126 (an
+# H100, .device/s40/tininess*.cu: mul.rn.ftz 1 - 2^-24 by 2^-126 is 0; by
+# the next values up it rounds to 2^-126 and stays; div.rn.ftz 2^-125 -
+# 2^-149 by 2 is 0; fma.rn.ftz as mul; rcp.rn.ftz of 2^126 is 2^-126). The
+# MXCSR's FTZ decides the same way; the software flush had kept 2^-126.
+TINY_RESULTS = """
+.visible .entry tiny_results(.param .u64 out, .param .u64 in)
+{
+  .reg .f32 %f<16>; .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd2, [in];
+  ld.global.f32 %f1, [%rd2];
+  ld.global.f32 %f2, [%rd2+4];
+  ld.global.f32 %f3, [%rd2+8];
+  ld.global.f32 %f4, [%rd2+12];
+  ld.global.f32 %f5, [%rd2+16];
+  ld.global.f32 %f6, [%rd2+20];
+  ld.global.f32 %f7, [%rd2+24];
+  mul.rn.ftz.f32 %f8, %f1, %f2;
+  st.global.f32 [%rd1], %f8;
+  mul.rn.ftz.f32 %f9, %f3, %f4;
+  st.global.f32 [%rd1+4], %f9;
+  fma.rn.ftz.f32 %f10, %f1, %f2, 0f80000000;
+  st.global.f32 [%rd1+8], %f10;
+  div.rn.ftz.f32 %f11, %f5, %f6;
+  st.global.f32 [%rd1+12], %f11;
+  rcp.rn.ftz.f32 %f12, %f7;
+  st.global.f32 [%rd1+16], %f12;
+  ret;
+}
+"""
+TINY_INPUTS = [0x3F7FFFFF, 0x00800000, 0x3F7FFFFE, 0x00800001, 0x00FFFFFF, 0x40000000, 0x7E800000]
+TINY_EXPECTED = [0x00000000, 0x00800000, 0x00000000, 0x00000000, 0x00800000]
+
+
+@pytest.mark.parametrize("beside", ["", "plain_add"])
+def test_tiny_results_are_flushed_as_the_h100_does(device, beside: str) -> None:
+    from zmlir.runtime.backends.opencl.backend import OpenCLBackend
+    from zmlir.runtime.backends.opencl.device import KernelArg
+
+    backend = OpenCLBackend(device)
+    module = zmlir.compile_module(HEADER + TINY_RESULTS + (PLAIN_ADD if beside else ""), "spirv",
+                                  filename="tiny.ptx")
+    assert flushes_subnormals(module.binary) == (not beside)
+    program = backend.load(module)
+    inputs = np.array(TINY_INPUTS, np.uint32)
+    addresses = [device.alloc(4 * len(TINY_EXPECTED)), device.alloc(inputs.nbytes)]
+    try:
+        device.copy_to_device(addresses[1], inputs)
+        backend.launch(backend.kernel(program, "tiny_results"), module.kernels["tiny_results"],
+                       (1, 1, 1), (1, 1, 1), [KernelArg.ptr(a) for a in addresses], 0)
+        got = device.copy_into(addresses[0], np.empty(len(TINY_EXPECTED), np.uint32))
+    finally:
+        for address in addresses:
+            device.free(address)
+    assert [hex(v) for v in got] == [hex(v) for v in TINY_EXPECTED]

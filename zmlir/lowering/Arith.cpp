@@ -218,8 +218,10 @@ struct DivRemLowering : PTXPattern<OpTy> {
         b = flushSubnormal(rewriter, loc, b);
       }
       Value r = arith::DivFOp::create(rewriter, loc, a, b);
-      if (flush)
-        r = flushSubnormal(rewriter, loc, r);
+      if (flush && type == DataType::F32)
+        r = flushTinyNearest(
+            rewriter, loc, r,
+            arith::DivFOp::create(rewriter, loc, timesTwoTo24(rewriter, loc, a), b));
       rewriter.replaceOp(op, r);
       return success();
     }
@@ -343,8 +345,10 @@ struct MulOpLowering : PTXPattern<MulOp> {
         b = flushSubnormal(rewriter, loc, b);
       }
       Value r = arith::MulFOp::create(rewriter, loc, a, b, unroundedFlags(op, *this, flush));
-      if (flush)
-        r = flushSubnormal(rewriter, loc, r);
+      if (flush && r.getType().isF32())
+        r = flushTinyNearest(rewriter, loc, r,
+                             arith::MulFOp::create(rewriter, loc, timesTwoTo24(rewriter, loc, a), b,
+                                                   unroundedFlags(op, *this, flush)));
       if (op.getSat())
         r = saturateFloat(rewriter, loc, r);
       rewriter.replaceOp(op, r);
@@ -379,8 +383,10 @@ LogicalResult lowerFusedMultiplyAdd(OpTy op, Value a, Value b, Value c,
     c = flushSubnormal(rewriter, loc, c);
   }
   Value r = math::FmaOp::create(rewriter, loc, a, b, c);
-  if (flush)
-    r = flushSubnormal(rewriter, loc, r);
+  if (flush && type == DataType::F32)
+    r = flushTinyNearest(rewriter, loc, r,
+                         math::FmaOp::create(rewriter, loc, timesTwoTo24(rewriter, loc, a), b,
+                                             timesTwoTo24(rewriter, loc, c)));
   if (op.getSat())
     r = saturateFloat(rewriter, loc, r);
   rewriter.replaceOp(op, r);

@@ -239,7 +239,11 @@ struct FloatUnaryLowering : PTXPattern<OpTy> {
                           : math::Exp2Op::create(rewriter, loc, a).getResult();
     } else
       r = tanhFromExp(rewriter, loc, a, this->state.target);
-    if (ftz)
+    if (ftz && name == "rcp" && t.isF32())
+      r = flushTinyNearest(
+          rewriter, loc, r,
+          arith::DivFOp::create(rewriter, loc, floatConst(rewriter, loc, t, 0x1p24), a));
+    else if (ftz)
       r = flush(r);
     rewriter.replaceOp(op, r);
     return success();

@@ -134,6 +134,35 @@ inline Value flushSubnormal(OpBuilder &b, Location loc, Value value) {
   return arith::SelectOp::create(b, loc, isSubnormal, zero, value);
 }
 
+/// PTX's `.ftz` of `r`, an f32 result rounded to nearest: a zero of its sign
+/// where the result is tiny after rounding with an unbounded exponent, as
+/// NVIDIA's GPUs decide (an H100: mul.rn.ftz.f32 of 1 - 2^-24 by 2^-126 is
+/// 0, where rounding to the subnormal format gives 2^-126, and 1 - 2^-23 by
+/// 2^-126 (1 + 2^-23) is 2^-126). `scaled` is the same operation with its
+/// result 2^24 times larger, rounded in the normal range: below 2^-102
+/// exactly where the result is tiny.
+inline Value flushTinyNearest(OpBuilder &b, Location loc, Value r, Value scaled) {
+  mlir::Type i32 = b.getI32Type();
+  auto magnitude = [&](Value v) {
+    return arith::AndIOp::create(b, loc, arith::BitcastOp::create(b, loc, i32, v),
+                                 intConst(b, loc, i32, 0x7fffffff));
+  };
+  Value atSmallestNormal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, magnitude(r),
+                                                 intConst(b, loc, i32, 0x00800000));
+  Value scaledTiny = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, magnitude(scaled),
+                                           intConst(b, loc, i32, 0x0c800000)); // 2^-102
+  Value tiny = arith::AndIOp::create(b, loc, atSmallestNormal, scaledTiny);
+  Value sign = arith::AndIOp::create(b, loc, arith::BitcastOp::create(b, loc, i32, r),
+                                     intConst(b, loc, i32, static_cast<int32_t>(0x80000000u)));
+  Value zero = arith::BitcastOp::create(b, loc, r.getType(), sign);
+  return arith::SelectOp::create(b, loc, tiny, zero, flushSubnormal(b, loc, r));
+}
+
+/// `x` times 2^24 (exact below 2^104; flushTinyNearest's scaled operands).
+inline Value timesTwoTo24(OpBuilder &b, Location loc, Value x) {
+  return arith::MulFOp::create(b, loc, x, floatConst(b, loc, x.getType(), 0x1p24));
+}
+
 /// LLVM's function attribute (llvm.func's `denormal_fp_math_f32`) and the
 /// value that flushes f32 subnormals in every instruction of the function.
 constexpr llvm::StringLiteral kF32DenormalModeAttr = "denormal_fp_math_f32";
