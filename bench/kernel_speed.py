@@ -451,7 +451,9 @@ def markdown(result: dict) -> str:
                 f"{'met' if gap_min >= 0 else f'short by {-gap_min:.3f}'}), "
                 f"{len(s['below_0.9'])} below 0.9{code}")
 
-    lines = ["# Kernel speed on an H200: nvcc's machine code against zmlir's", "",
+    gpu = next((m.split(",")[0].removeprefix("NVIDIA ") for m in result["machine"]
+                if m.startswith("NVIDIA ")), "NVIDIA GPU")
+    lines = [f"# Kernel speed on an {gpu}: nvcc's machine code against zmlir's", "",
              f"Written by `bench/kernel_speed.py parse` ({result['date']}) from the logs of "
              "`bench/h200_kernel_speed.sh` (" + ", ".join(f"`{n}`" for n in result["logs"]) +
              "). The same executables, built with `nvcc -arch=sm_90` "
