@@ -669,7 +669,7 @@ struct SetpOpLowering : PTXPattern<SetpOp> {
 
 /// The predicate of a comparison (with .ftz flushing float operands).
 FailureOr<Value> comparePredicate(Operation *op, OpBuilder &b, Value a, Value x, Cmp cmp,
-                                  DataType type, bool ftz) {
+                                  DataType type, bool ftz, const TargetInfo &target) {
   Location loc = op->getLoc();
   if (isFloatType(type)) {
     auto pred = floatPredicate(cmp);
@@ -680,7 +680,7 @@ FailureOr<Value> comparePredicate(Operation *op, OpBuilder &b, Value a, Value x,
     }
     a = widenHalf(b, loc, a, type);
     x = widenHalf(b, loc, x, type);
-    if (ftz && !inF32FlushMode(op)) {
+    if (ftz && !(inF32FlushMode(op) && target.flushesInF32FlushMode(op))) {
       a = flushSubnormal(b, loc, a);
       x = flushSubnormal(b, loc, x);
     }
@@ -703,7 +703,7 @@ struct SetOpLowering : PTXPattern<SetOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     FailureOr<Value> p = comparePredicate(op, rewriter, adaptor.getA(), adaptor.getB(), op.getCmp(),
-                                          op.getSrcType(), op.getFtz());
+                                          op.getSrcType(), op.getFtz(), state.target);
     if (failed(p))
       return failure();
     Value r = *p;

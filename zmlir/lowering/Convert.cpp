@@ -264,9 +264,11 @@ struct CvtOpLowering : PTXPattern<CvtOp> {
       return unsupported(op, Twine("conversion '.") + stringifyDataType(dst) + "." +
                                  stringifyDataType(src) + "'");
     // cvt.ftz.f64.f32 widens with arith.extf, which a function in the
-    // target's f32 flush mode flushes itself (NVPTX: cvt.ftz.f64.f32);
-    // every other f32 source is read on its bits by some conversion here.
-    bool widensInFlushMode = src == DataType::F32 && dst == DataType::F64 && inF32FlushMode(op);
+    // target's f32 flush mode flushes itself (NVPTX: cvt.ftz.f64.f32; the
+    // CPU's MXCSR), where the target says so; every other f32 source is
+    // read on its bits by some conversion here.
+    bool widensInFlushMode = src == DataType::F32 && dst == DataType::F64 && inF32FlushMode(op) &&
+                             state.target.flushesInF32FlushMode(op);
     if (srcFloat && op.getFtz() && !widensInFlushMode)
       x = flushSubnormal(rewriter, loc, x);
     Value r;

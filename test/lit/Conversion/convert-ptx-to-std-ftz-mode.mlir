@@ -1,5 +1,6 @@
 // RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std=target=nvptx | FileCheck %s --check-prefix=NV
 // RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std=target=spirv | FileCheck %s --check-prefix=SPV
+// RUN: zmlir-opt %s -split-input-file -convert-ptx-to-std=target=amdgpu | FileCheck %s --check-prefix=AMD
 
 // A kernel whose f32 instructions are all .ftz flushes in the function's
 // denormal mode: no subnormal test (the exponent mask 0x7f800000) is left.
@@ -17,6 +18,14 @@
 // SPV: math.fma
 // SPV-NOT: 2139095040
 // SPV: gpu.return
+// AMDGPU's mode flushes its adds, multiplies and fmas; the comparison
+// keeps its software flush.
+// AMD-LABEL: gpu.func @all_ftz
+// AMD-SAME: denormal_fp_math_f32 = "preserve-sign,preserve-sign"
+// AMD-NOT: 2139095040
+// AMD: math.fma
+// AMD: arith.constant 2139095040 : i32
+// AMD: arith.cmpf olt
 func.func @all_ftz(%a: f32, %b: f32) attributes {ptx.entry} {
   %0 = ptx.add %a, %b {type = #ptx.type<f32>, ftz} : f32
   %1 = ptx.mul %0, %b {type = #ptx.type<f32>, ftz} : f32 -> f32

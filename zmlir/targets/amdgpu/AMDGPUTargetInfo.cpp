@@ -38,6 +38,19 @@ public:
   }
   bool hasRevolutionSinCos() const override { return true; }
 
+  /// In a `preserve-sign` function the backend sets the FP32 denormal mode
+  /// of the mode register to flush inputs and outputs (sign-preserving,
+  /// AMDGPUUsage): v_add, v_sub, v_mul, v_fma and the division's sequence
+  /// flush as PTX's `.ftz` does.
+  F32FlushScope f32FlushScope() const override { return F32FlushScope::Function; }
+
+  /// Those alone: comparisons, conversions, negations and magnitudes
+  /// (source modifiers on the bits) keep flushing in software, as no AMD
+  /// GPU here could show how the mode treats them.
+  bool flushesInF32FlushMode(Operation *op) const override {
+    return isa<AddOp, SubOp, MulOp, FmaOp, MadOp, DivOp>(op);
+  }
+
   std::string syncScopeName(Scope scope) const override {
     switch (scope) {
     case Scope::CTA:
