@@ -141,33 +141,42 @@ def test_the_mark_is_the_build_option() -> None:
         mark_flushing_subnormals(b"\0" * 20)
 
 
+class _OneThread:
+    """The module of `ptx` on the OpenCL device, its kernels launched as one
+    thread each."""
+
+    def __init__(self, device, ptx: str) -> None:
+        from zmlir.runtime.backends.opencl.backend import OpenCLBackend
+
+        self.backend = OpenCLBackend(device)
+        self.module = zmlir.compile_module(HEADER + ptx, "spirv", filename="flush.ptx")
+        self.program = self.backend.load(self.module)
+
+    def launch(self, name: str, args: list) -> None:
+        self.backend.launch(self.backend.kernel(self.program, name), self.module.kernels[name],
+                            (1, 1, 1), (1, 1, 1), args, 0)
+
+
 def _run(device, ptx: str, names: list[str]) -> dict[str, np.ndarray]:
-    from zmlir.runtime.backends.opencl.backend import OpenCLBackend
     from zmlir.runtime.backends.opencl.device import KernelArg
 
-    backend = OpenCLBackend(device)
-    module = zmlir.compile_module(HEADER + ptx, "spirv", filename="flush.ptx")
-    program = backend.load(module)
+    kernels = _OneThread(device, ptx)
     inputs = np.array([SUBNORMAL, NORMAL, 0.5, 1.0, -SUBNORMAL], np.float32)
     addresses = [device.alloc(64), device.alloc(8), device.alloc(inputs.nbytes)]
     got = {}
     try:
         device.copy_to_device(addresses[2], inputs)
         for name in names:
-            info = module.kernels[name]
-            args: list = [KernelArg.ptr(addresses[0])]
+            out = KernelArg.ptr(addresses[0])
             if name == "fast_math":
-                args += [KernelArg.ptr(addresses[1]), KernelArg.ptr(addresses[2])]
-                backend.launch(backend.kernel(program, name), info, (1, 1, 1), (1, 1, 1), args, 0)
+                kernels.launch(name, [out, KernelArg.ptr(addresses[1]), KernelArg.ptr(addresses[2])])
                 got[name] = device.copy_into(addresses[0], np.empty(11, np.float32))
                 got["fast_math64"] = device.copy_into(addresses[1], np.empty(1, np.float64))
             elif name == "f64_add":
-                args.append(np.float64(1e-310))
-                backend.launch(backend.kernel(program, name), info, (1, 1, 1), (1, 1, 1), args, 0)
+                kernels.launch(name, [out, np.float64(1e-310)])
                 got[name] = device.copy_into(addresses[0], np.empty(1, np.float64))
             else:
-                args.append(SUBNORMAL)
-                backend.launch(backend.kernel(program, name), info, (1, 1, 1), (1, 1, 1), args, 0)
+                kernels.launch(name, [out, SUBNORMAL])
                 got[name] = device.copy_into(addresses[0], np.empty(1, np.float32))
     finally:
         for address in addresses:
@@ -233,20 +242,15 @@ TINY_EXPECTED = [0x00000000, 0x00800000, 0x00000000, 0x00000000, 0x00800000]
 
 @pytest.mark.parametrize("beside", ["", "plain_add"])
 def test_tiny_results_are_flushed_as_the_h100_does(device, beside: str) -> None:
-    from zmlir.runtime.backends.opencl.backend import OpenCLBackend
     from zmlir.runtime.backends.opencl.device import KernelArg
 
-    backend = OpenCLBackend(device)
-    module = zmlir.compile_module(HEADER + TINY_RESULTS + (PLAIN_ADD if beside else ""), "spirv",
-                                  filename="tiny.ptx")
-    assert flushes_subnormals(module.binary) == (not beside)
-    program = backend.load(module)
+    kernels = _OneThread(device, TINY_RESULTS + (PLAIN_ADD if beside else ""))
+    assert flushes_subnormals(kernels.module.binary) == (not beside)
     inputs = np.array(TINY_INPUTS, np.uint32)
     addresses = [device.alloc(4 * len(TINY_EXPECTED)), device.alloc(inputs.nbytes)]
     try:
         device.copy_to_device(addresses[1], inputs)
-        backend.launch(backend.kernel(program, "tiny_results"), module.kernels["tiny_results"],
-                       (1, 1, 1), (1, 1, 1), [KernelArg.ptr(a) for a in addresses], 0)
+        kernels.launch("tiny_results", [KernelArg.ptr(a) for a in addresses])
         got = device.copy_into(addresses[0], np.empty(len(TINY_EXPECTED), np.uint32))
     finally:
         for address in addresses:

@@ -680,7 +680,7 @@ FailureOr<Value> comparePredicate(Operation *op, OpBuilder &b, Value a, Value x,
     }
     a = widenHalf(b, loc, a, type);
     x = widenHalf(b, loc, x, type);
-    if (ftz && !(inF32FlushMode(op) && target.flushesInF32FlushMode(op))) {
+    if (ftz && !flushedByTarget(op, target)) {
       a = flushSubnormal(b, loc, a);
       x = flushSubnormal(b, loc, x);
     }

@@ -267,8 +267,8 @@ struct CvtOpLowering : PTXPattern<CvtOp> {
     // target's f32 flush mode flushes itself (NVPTX: cvt.ftz.f64.f32; the
     // CPU's MXCSR), where the target says so; every other f32 source is
     // read on its bits by some conversion here.
-    bool widensInFlushMode = src == DataType::F32 && dst == DataType::F64 && inF32FlushMode(op) &&
-                             state.target.flushesInF32FlushMode(op);
+    bool widensInFlushMode = src == DataType::F32 && dst == DataType::F64 &&
+                             flushedByTarget(op, state.target);
     if (srcFloat && op.getFtz() && !widensInFlushMode)
       x = flushSubnormal(rewriter, loc, x);
     Value r;

@@ -32,24 +32,26 @@ bool isF32Like(DataType type) {
   return type == DataType::F32 || type == DataType::BF16 || type == DataType::BF16x2;
 }
 
-/// Whether `op` computes on f64 values.
-bool involvesF64(Operation *op) {
+/// Whether `op` computes on values of a type: a PTX type attribute of it
+/// (`isData`) or an operand's or result's type (`isType`).
+bool involves(Operation *op, llvm::function_ref<bool(DataType)> isData,
+              llvm::function_ref<bool(mlir::Type)> isType) {
   for (NamedAttribute attr : op->getAttrs())
-    if (auto type = dyn_cast<DataTypeAttr>(attr.getValue());
-        type && type.getValue() == DataType::F64)
+    if (auto type = dyn_cast<DataTypeAttr>(attr.getValue()); type && isData(type.getValue()))
       return true;
-  auto f64 = [](mlir::Type t) { return t.isF64(); };
-  return llvm::any_of(op->getOperandTypes(), f64) || llvm::any_of(op->getResultTypes(), f64);
+  return llvm::any_of(op->getOperandTypes(), isType) || llvm::any_of(op->getResultTypes(), isType);
 }
 
 /// Whether `op` computes on f32 values, or on bf16 values (computed in f32).
 bool involvesF32(Operation *op) {
-  for (NamedAttribute attr : op->getAttrs())
-    if (auto type = dyn_cast<DataTypeAttr>(attr.getValue()); type && isF32Like(type.getValue()))
-      return true;
-  auto f32Like = [](mlir::Type t) { return t.isF32() || t.isBF16(); };
-  return llvm::any_of(op->getOperandTypes(), f32Like) ||
-         llvm::any_of(op->getResultTypes(), f32Like);
+  return involves(op, isF32Like, [](mlir::Type t) { return t.isF32() || t.isBF16(); });
+}
+
+/// Whether `op` computes on f64 values.
+bool involvesF64(Operation *op) {
+  return involves(
+      op, [](DataType type) { return type == DataType::F64; },
+      [](mlir::Type t) { return t.isF64(); });
 }
 
 /// Whether an f32 conversion without `.ftz` gives the same result where f32

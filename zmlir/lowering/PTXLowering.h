@@ -176,6 +176,13 @@ inline bool inF32FlushMode(Operation *op) {
   return mode && mode.getValue() == kF32FlushToZeroMode;
 }
 
+/// Whether the target's code for the `.ftz` op `op` flushes f32 subnormals
+/// itself: in the flush mode, where the target says its code does
+/// (TargetInfo::flushesInF32FlushMode).
+inline bool flushedByTarget(Operation *op, const TargetInfo &target) {
+  return inF32FlushMode(op) && target.flushesInF32FlushMode(op);
+}
+
 /// Whether the target flushes f32 subnormals for the whole program made of
 /// `ptxModule` (F32FlushScope::Program): each function's f32 instructions
 /// are `.ftz` or independent of the mode, one at least is `.ftz`, and no
@@ -237,7 +244,7 @@ struct PTXPattern : OpConversionPattern<OpTy> {
   bool softwareFtz(OpTy op) const {
     if (!op.getFtz())
       return false;
-    if (!inF32FlushMode(op) || !state.target.flushesInF32FlushMode(op))
+    if (!flushedByTarget(op, state.target))
       return true;
     auto one = [](Value v) { return isConstantMagnitude(v, 1.0); };
     auto zero = [](Value v) { return isConstantMagnitude(v, 0.0); };

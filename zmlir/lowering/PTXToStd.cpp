@@ -162,7 +162,7 @@ private:
   int64_t windowAlign = kSharedWindowAlign;
   /// Whether the target flushes f32 subnormals for the whole module
   /// (programFlushesF32): every function gets the flush mode.
-  bool programFlushesF32 = false;
+  bool programFlushes = false;
 };
 
 /// A variable whose initializer holds addresses of symbols
@@ -335,7 +335,7 @@ LogicalResult ConvertPTXToStdPass::convertDeviceFunction(func::FuncOp func,
   b.setInsertionPointToEnd(gpuModule.getBody());
   auto fn = LLVM::LLVMFuncOp::create(b, func.getLoc(), func.getName(), fnType,
                                      LLVM::Linkage::Internal);
-  setF32DenormalMode(fn, func, target, programFlushesF32);
+  setF32DenormalMode(fn, func, target, programFlushes);
   fn.getBody().getBlocks().splice(fn.getBody().end(), func.getBody().getBlocks());
   func.erase();
   return success();
@@ -355,7 +355,7 @@ FailureOr<gpu::GPUFuncOp> ConvertPTXToStdPass::convertKernel(func::FuncOp func,
   auto kernel = gpu::GPUFuncOp::create(b, func.getLoc(), func.getName(),
                                        FunctionType::get(ctx, inputs, {}));
   kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  setF32DenormalMode(kernel, func, state.target, programFlushesF32);
+  setF32DenormalMode(kernel, func, state.target, programFlushes);
   // Replace the builder's empty body with the PTX function's blocks.
   Region &body = kernel.getBody();
   body.front().erase();
@@ -472,7 +472,7 @@ void ConvertPTXToStdPass::runOnOperation() {
   if (failed(convertVariables(module, gpuModule, state)))
     return signalPassFailure();
 
-  programFlushesF32 = zmlir::programFlushesF32(module, *targetInfo);
+  programFlushes = programFlushesF32(module, *targetInfo);
   SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
   bool failedAny = false;
   for (func::FuncOp func : funcs) {

@@ -22,6 +22,7 @@ own DenormFlushToZero execution mode).
 from __future__ import annotations
 
 import array
+from collections.abc import Iterator
 
 MAGIC = 0x07230203
 HEADER_WORDS = 5
@@ -53,6 +54,21 @@ FLUSH_SUBNORMALS_OPTION = "-cl-denorms-are-zero"
 _FLUSH_MARK = "zmlir: build with " + FLUSH_SUBNORMALS_OPTION
 
 
+def _declarations(words: array.array) -> Iterator[tuple[int, int, int]]:
+    """(position, word count, opcode) of each instruction of the SPIR-V
+    module `words` before its first function; ValueError at an instruction
+    of 0 words."""
+    at = HEADER_WORDS
+    while at < len(words):
+        count, opcode = words[at] >> 16, words[at] & 0xFFFF
+        if count == 0:
+            raise ValueError("malformed SPIR-V module (an instruction of 0 words)")
+        if opcode == OP_FUNCTION:
+            return
+        yield at, count, opcode
+        at += count
+
+
 def _literal_string(text: str) -> list[int]:
     """SPIR-V's literal string: UTF-8, nul-terminated, padded to words."""
     data = text.encode() + b"\0"
@@ -67,17 +83,12 @@ def mark_flushing_subnormals(binary: bytes) -> bytes:
     words = array.array("I", binary)
     if len(words) < HEADER_WORDS or words[0] != MAGIC:
         raise ValueError("not a SPIR-V module in this host's byte order")
-    at = HEADER_WORDS
     end_of_debug = None
-    while at < len(words):
-        count, opcode = words[at] >> 16, words[at] & 0xFFFF
-        if count == 0:
-            raise ValueError("malformed SPIR-V module (an instruction of 0 words)")
+    for at, count, opcode in _declarations(words):
         if opcode in _DEBUG_OPCODES:
             end_of_debug = at + count
-        elif end_of_debug is not None or opcode == OP_FUNCTION:
+        elif end_of_debug is not None:
             break
-        at += count
     if end_of_debug is None:
         raise ValueError("SPIR-V module without debug instructions (OpName)")
     text = _literal_string(_FLUSH_MARK)
@@ -91,15 +102,11 @@ def flushes_subnormals(binary: bytes) -> bool:
     if len(words) < HEADER_WORDS or words[0] != MAGIC:
         return False
     text = _literal_string(_FLUSH_MARK)
-    at = HEADER_WORDS
-    while at < len(words):
-        count, opcode = words[at] >> 16, words[at] & 0xFFFF
-        if count == 0 or opcode == OP_FUNCTION:
-            return False
-        if opcode == OP_MODULE_PROCESSED and words[at + 1:at + count].tolist() == text:
-            return True
-        at += count
-    return False
+    try:
+        return any(opcode == OP_MODULE_PROCESSED and words[at + 1:at + count].tolist() == text
+                   for at, count, opcode in _declarations(words))
+    except ValueError:
+        return False
 
 
 def fix_constant_byte_addresses(binary: bytes) -> bytes:
@@ -116,13 +123,11 @@ def fix_constant_byte_addresses(binary: bytes) -> bytes:
     zeros: set[int] = set()  # integer constants 0
     edits: list[tuple[int, int, list[int]]] = []  # (start, word count, replacement)
     bound = words[3]
-    at = HEADER_WORDS
-    while at < len(words):
-        count, opcode = words[at] >> 16, words[at] & 0xFFFF
-        if count == 0:
-            return binary  # malformed: leave it to the consumer's validation
-        if opcode == OP_FUNCTION:
-            break  # initializers all come before the first function
+    try:  # initializers all come before the first function
+        instructions = list(_declarations(words))
+    except ValueError:
+        return binary  # malformed: leave it to the consumer's validation
+    for at, count, opcode in instructions:
         if opcode == OP_TYPE_INT and words[at + 2] == 8:
             bytes_ids.add(words[at + 1])
         elif opcode == OP_TYPE_ARRAY and words[at + 2] in bytes_ids:
@@ -150,7 +155,6 @@ def fix_constant_byte_addresses(binary: bytes) -> bytes:
                         (5 << 16) | OP_SPEC_CONSTANT_OP, result_type, cast, OP_BITCAST, base,
                         (6 << 16) | OP_SPEC_CONSTANT_OP, result_type, result, words[at + 3],
                         cast, index]))
-        at += count
     if not edits:
         return binary
     out = array.array("I", words[:HEADER_WORDS])
