@@ -90,3 +90,25 @@ def test_host_and_managed_pools(libdir: str) -> None:
     assert [r["create_host"], r["set_host"], r["set_wrong_kind"], r["destroy"]] == [0, 0, 1, 0]
     assert r["now_current"] and r["default_again"]
     assert r["host_pools_attribute"] == [0, 1]
+
+
+def test_pool_reuses_a_block_freed_in_a_concurrent_stream_only_when_safe() -> None:
+    # Under the passthrough a created stream's kernels run beside other
+    # streams' (stream.py): a block freed in one is reused in that stream at
+    # once, by another stream only once a synchronisation finds it done.
+    from zmlir.runtime.cuda.mempool import MemoryPool
+
+    bases = iter(range(0x1000, 0x100000, 0x1000))
+    pool = MemoryPool(lambda n: next(bases), lambda base: None)
+    pool.release_threshold = 1 << 30  # keeps free blocks at synchronisations
+    first = pool.allocate(100, stream=7)
+    pool.free(first, stream=7)
+    assert pool.allocate(100, stream=8) != first  # stream 8 may run while 7 still reads it
+    assert pool.allocate(100) != first  # the queue too: it needs no wait for stream 7
+    assert pool.allocate(100, stream=7) == first  # stream order
+    pool.free(first, stream=7)
+    pool.settle(lambda stream: False)  # stream 7 still busy
+    assert pool.allocate(100, stream=8) != first
+    pool.settle(lambda stream: stream == 7)
+    assert pool.allocate(100, stream=8) == first
+    assert not pool.pending and pool.reserved == pool.used  # nothing pending or free left

@@ -545,9 +545,10 @@ def test_launch_fast_path_off_gives_the_same_results(libdir: str, env: str,
 
 # The event calls' C fast path (fastpath.c): under the passthrough (the
 # stand-in NVIDIA driver, whose elapsed time is 1 ms per launch between two
-# records) a recorded event's record, query, synchronisation and elapsed time
-# go to the real driver's event (zmlir_fast_events counts them); everything
-# else takes the Python path with its answers, on OpenCL every call.
+# records) an event's record, query, synchronisation and elapsed time go to
+# the real driver's event from its creation on (zmlir_fast_events counts
+# them), until it is recorded into a capture; everything else takes the
+# Python path with its answers, on OpenCL every call.
 _EVENTS = _FAST[:_FAST.index("def launch(name")] + textwrap.dedent("""
     import threading
     lib.zmlir_fast_events.restype = ctypes.c_ulonglong
@@ -571,7 +572,7 @@ _EVENTS = _FAST[:_FAST.index("def launch(name")] + textwrap.dedent("""
     start, stop, untimed, fresh = event(), event(), event(2), event()
     call("query_unrecorded", "cuEventQuery", fresh)
     elapsed("elapsed_unrecorded", fresh, fresh)
-    call("first_record", "cuEventRecord", start, None)  # Python's, which registers it
+    call("first_record", "cuEventRecord", start, None)
     launch()
     call("stop_first_record", "cuEventRecord", stop, None)
     elapsed("elapsed_first", start, stop)
@@ -665,16 +666,18 @@ def _codes(r: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("backend", ["opencl", "cuda"])
-def test_event_fast_path_takes_recorded_events_only(libdir: str, backend: str,
-                                                    fake_nvidia_driver: Path) -> None:
+def test_event_fast_path_takes_events_outside_captures(libdir: str, backend: str,
+                                                       fake_nvidia_driver: Path) -> None:
     env = {"ZMLIR_BACKEND": backend}
     if backend == "cuda":
         env["ZMLIR_CUDA_DRIVER"] = str(fake_nvidia_driver)
     r = _events_probe(libdir, **env)
     fast = int(backend == "cuda")  # OpenCL: every event call is Python's
-    assert r["query_unrecorded"] == [0, 0]
+    # Never recorded: the real driver's never-recorded event answers.
+    assert r["query_unrecorded"] == [0, fast]
     assert r["elapsed_unrecorded"] == [400, 0]  # CUDA_ERROR_INVALID_HANDLE
-    assert r["first_record"] == [0, 0] and r["stop_first_record"] == [0, 0]
+    # A first record is C's too: a program's first timed region holds no Python.
+    assert r["first_record"] == [0, fast] and r["stop_first_record"] == [0, fast]
     if backend == "cuda":
         assert r["elapsed_first"] == [0, fast]
     else:  # the kernel between may still run: NVIDIA's CUDA_ERROR_NOT_READY then
@@ -692,7 +695,7 @@ def test_event_fast_path_takes_recorded_events_only(libdir: str, backend: str,
     else:  # the markers' device times
         assert r["elapsed_ms"] >= 0.0
         assert r["elapsed_first_ms"] >= 0.0 or r["elapsed_first"][0] == 600
-    assert r["untimed_record"] == [0, 0] and r["untimed_record_again"] == [0, fast]
+    assert r["untimed_record"] == [0, fast] and r["untimed_record_again"] == [0, fast]
     assert r["elapsed_untimed"] == [400, 0]  # CU_EVENT_DISABLE_TIMING: Python's answer
     assert r["elapsed_null"] == [400, 0]  # an H200 answers CUDA_ERROR_INVALID_HANDLE
     assert r["record_bad_event"] == [400, 0]
@@ -740,6 +743,74 @@ def test_event_fast_path_off_gives_the_same_answers(libdir: str, env: str, tmp_p
             assert names.count(function) == count, function
         bad = [c for c in calls if c.get("api") == "cuEventRecord" and c.get("result") == 400]
         assert len(bad) == 3
+
+
+# Streams through the passthrough (the stand-in NVIDIA driver, whose streams
+# count the launches, event records and waits they were given): a created
+# stream is one of the real driver's with its priority, and its kernels and
+# event records go there, on the C path and on Python's alike, so that
+# streams run at once; a wait on an event is the real driver's. The
+# occupancy of a registered function is the real driver's, from C.
+_STREAMS = _FAST[:_FAST.index("def launch(name")] + textwrap.dedent("""
+    import os
+    fake = ctypes.CDLL(os.environ["ZMLIR_CUDA_DRIVER"])
+    lib.zmlir_fast_queries.restype = ctypes.c_ulonglong
+    def work(stream):  # the stand-in's priority, launches, records and waits of it
+        out = (ctypes.c_ulonglong * 4)()
+        assert fake.fake_stream_work(stream, out) == 0
+        return [ctypes.c_longlong(out[0]).value, *out[1:]]
+    def launch(stream):
+        assert lib.cuLaunchKernel(f, 1, 1, 1, n, 1, 1, 0, stream, params, None) == 0
+    lo, hi = ctypes.c_int(), ctypes.c_int()
+    assert lib.cuCtxGetStreamPriorityRange(ctypes.byref(lo), ctypes.byref(hi)) == 0
+    urgent, plain = ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.cuStreamCreateWithPriority(ctypes.byref(urgent), 1, hi.value) == 0
+    assert lib.cuStreamCreate(ctypes.byref(plain), 0) == 0
+    e = ctypes.c_void_p()
+    assert lib.cuEventCreate(ctypes.byref(e), 0) == 0
+    launch(urgent); launch(urgent); launch(plain); launch(None)
+    assert lib.cuEventRecord(e, urgent) == 0
+    assert lib.cuStreamWaitEvent(plain, e, 0) == 0
+    launch(plain)
+    r["query"] = lib.cuStreamQuery(urgent)
+    assert lib.cuStreamSynchronize(plain) == 0
+    r["urgent"], r["plain"] = work(urgent), work(plain)
+    r["priority"] = hi.value
+    h = (ctypes.c_uint32 * n)()
+    assert lib.cuMemcpyDtoH_v2(h, d, 4 * n) == 0
+    r["sum"] = h[0]
+    blocks = ctypes.c_int()
+    before = lib.zmlir_fast_queries()
+    r["occupancy"] = [lib.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+        ctypes.byref(blocks), f, 64, 2048), blocks.value]
+    r["occupancy_flags"] = [lib.cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+        ctypes.byref(blocks), f, 64, 1024, 1), blocks.value]
+    r["occupancy_bad_block"] = lib.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+        ctypes.byref(blocks), f, 0, 0)
+    r["occupancy_in_c"] = lib.zmlir_fast_queries() - before
+    print(json.dumps(r))
+""")
+
+
+@pytest.mark.parametrize("fast", ["1", "0"])
+def test_passthrough_streams_run_their_kernels_in_the_real_driver(
+        libdir: str, fast: str, fake_nvidia_driver: Path) -> None:
+    env = {"ZMLIR_BACKEND": "cuda", "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver),
+           "ZMLIR_FAST_LAUNCH": fast}
+    result = subprocess.run([sys.executable, "-c", _STREAMS, libdir], capture_output=True,
+                            text=True, timeout=300, env={**os.environ, **env})
+    assert result.returncode == 0, result.stderr
+    r = json.loads(result.stdout.strip().splitlines()[-1])
+    assert r["priority"] < 0  # the range's greatest
+    # [priority, launches, event records, waits]
+    assert r["urgent"] == [r["priority"], 2, 1, 0]
+    assert r["plain"] == [0, 2, 0, 1]
+    assert r["query"] == 0 and r["sum"] == 5
+    # The stand-in's 2 blocks and one per KiB asked; add_scalar has no static
+    # shared memory. A block of 0 threads: Python's CUDA_ERROR_INVALID_VALUE.
+    assert r["occupancy"] == [0, 4] and r["occupancy_flags"] == [0, 3]
+    assert r["occupancy_bad_block"] == 1
+    assert r["occupancy_in_c"] == (2 if fast == "1" else 0)
 
 
 # Cooperative launches: through the passthrough (a stand-in NVIDIA driver that

@@ -66,9 +66,10 @@ CUresult cuCtxSynchronize(void) {
   return current ? 0 : 201;
 }
 /* FAKE_STREAM_BUSY: the NULL stream still has work (CUDA_ERROR_NOT_READY). */
+static int fake_stream_live(void *stream);
 CUresult cuStreamQuery(void *stream) {
-  if (stream != NULL)
-    return 400; /* CUDA_ERROR_INVALID_HANDLE: the passthrough has no other */
+  if (stream != NULL && !fake_stream_live(stream))
+    return 400; /* CUDA_ERROR_INVALID_HANDLE */
   return getenv("FAKE_STREAM_BUSY") ? 600 : 0;
 }
 CUresult cuGetErrorName(CUresult error, const char **s) { *s = "CUDA_ERROR_FAKE"; return 0; }
@@ -81,12 +82,41 @@ static int fake_slot4(void) { return 0xfa44; }
 static int fake_slot5(void) { return 0xfa45; }
 /* Streams: the stand-in's own objects, which its TOOLS_CONTEXT slot 6
  * reads as NVIDIA's slots do (CUDA_ERROR_INVALID_HANDLE for any other). */
-struct fake_stream { unsigned int magic; };
-CUresult cuStreamCreate(void **stream, unsigned int flags) {
-  struct fake_stream *s = malloc(sizeof *s);
+/* Each counts the launches, event records and waits it was given
+ * (fake_stream_work), and keeps its priority. */
+struct fake_stream {
+  unsigned int magic;
+  int priority;
+  unsigned long long launches, records, waits;
+};
+static int fake_stream_live(void *stream) {
+  return (uintptr_t)stream >= 0x10000 && ((struct fake_stream *)stream)->magic == 0x57ea;
+}
+CUresult cuStreamCreateWithPriority(void **stream, unsigned int flags, int priority) {
+  struct fake_stream *s = calloc(1, sizeof *s);
   s->magic = 0x57ea;
+  s->priority = priority;
   *stream = s;
   return flags > 1 ? 1 : 0;
+}
+CUresult cuStreamCreate(void **stream, unsigned int flags) {
+  return cuStreamCreateWithPriority(stream, flags, 0);
+}
+CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest) { /* an H100's */
+  *least = 0;
+  *greatest = -5;
+  return 0;
+}
+/* Its priority, launches, event records and waits (a live stream of its own). */
+int fake_stream_work(void *stream, unsigned long long out[4]) {
+  if (!fake_stream_live(stream))
+    return -1;
+  const struct fake_stream *s = stream;
+  out[0] = (unsigned long long)(long long)s->priority;
+  out[1] = s->launches;
+  out[2] = s->records;
+  out[3] = s->waits;
+  return 0;
 }
 CUresult cuStreamDestroy_v2(void *stream) {
   if (stream == NULL || ((struct fake_stream *)stream)->magic != 0x57ea)
@@ -700,7 +730,7 @@ CUresult cuLaunchKernel(void *f, unsigned int gx, unsigned int gy, unsigned int 
                         void *stream, void **params, void **extra) {
   if (!current)
     return 201; /* CUDA_ERROR_INVALID_CONTEXT */
-  if (stream != NULL || (params != NULL && extra != NULL))
+  if ((stream != NULL && !fake_stream_live(stream)) || (params != NULL && extra != NULL))
     return 1;
   void *packed[2];
   if (extra != NULL) { /* add_scalar's p and v at 0 and 8 in CU_LAUNCH_PARAM_BUFFER_POINTER */
@@ -730,15 +760,22 @@ CUresult cuLaunchKernel(void *f, unsigned int gx, unsigned int gy, unsigned int 
   }
   last_shared = shared;
   __atomic_add_fetch(&launches, 1, __ATOMIC_RELAXED);
+  if (stream != NULL)
+    ++((struct fake_stream *)stream)->launches;
   return 0;
 }
 unsigned long long fake_launches(void) { return launches; }
 
 /* Cooperative: at most 2 blocks per multiprocessor of 4 are resident. */
 static unsigned long long cooperative_launches;
+/* 2, and one more per KiB of shared memory asked (which tells what was asked). */
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, void *f, int block, size_t smem) {
-  *n = 2;
+  *n = 2 + (int)(smem / 1024);
   return 0;
+}
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, void *f, int block,
+                                                              size_t smem, unsigned int flags) {
+  return cuOccupancyMaxActiveBlocksPerMultiprocessor(n, f, block, smem);
 }
 CUresult cuLaunchCooperativeKernel(void *f, unsigned int gx, unsigned int gy, unsigned int gz,
                                    unsigned int bx, unsigned int by, unsigned int bz,
@@ -819,15 +856,23 @@ CUresult cuEventRecord(void *event, void *stream) {
     return atoi(forced);
   if (!current)
     return 201; /* CUDA_ERROR_INVALID_CONTEXT */
-  if (stream != NULL)
+  if (stream != NULL && !fake_stream_live(stream))
     return 1;
   struct fake_event *e = event;
   e->recorded = 1;
+  if (stream != NULL)
+    ++((struct fake_stream *)stream)->records;
   e->at = launches;
   __atomic_add_fetch(&event_records, 1, __ATOMIC_RELAXED);
   return 0;
 }
 CUresult cuEventQuery(void *event) { return 0; }
+CUresult cuStreamWaitEvent(void *stream, void *event, unsigned int flags) {
+  if (!fake_stream_live(stream) || event == NULL || flags != 0)
+    return 400;
+  ++((struct fake_stream *)stream)->waits;
+  return 0;
+}
 CUresult cuEventSynchronize(void *event) { return 0; }
 CUresult cuEventElapsedTime(float *ms, void *start, void *end) {
   const struct fake_event *a = start, *b = end;

@@ -147,11 +147,22 @@ class Backend(ABC):
         for tables we do not know."""
         return 0
 
-    def vendor_stream(self) -> int:
+    def vendor_stream(self, priority: int = 0) -> int:
         """A new stream of the vendor's driver underneath (the passthrough),
         as an address, for a stream the application creates to have as its
-        handle; 0: none (the handle is ours)."""
+        handle; 0: none (the handle is ours). The stream's kernels run there:
+        launch and launch_raw take it as `stream=`, record_mark as `stream`,
+        and wait_mark_in_stream makes it wait."""
         return 0
+
+    def stream_priority_range(self) -> tuple[int, int]:
+        """(least, greatest) stream priority that means something: one
+        queue has none, (0, 0); the vendor's range where its streams are."""
+        return 0, 0
+
+    def wait_mark_in_stream(self, stream: int, mark: Any) -> None:
+        """Makes vendor stream `stream` wait for a mark (cuStreamWaitEvent)."""
+        raise NotImplementedError(f"the {self.name} backend has no streams of its own")
 
     def vendor_stream_destroy(self, handle: int) -> None:
         """Destroys the vendor's stream `handle` (vendor_stream's)."""
@@ -284,21 +295,30 @@ class Backend(ABC):
     @abstractmethod
     def synchronize(self) -> None: ...
 
-    def queue_done(self) -> bool:
+    def queue_done(self, stream: int = 0) -> bool:
         """Whether the device has run all the work enqueued so far
         (cuStreamQuery) where its launches return before their kernels end
         and the driver does not watch them (launch_events): the passthrough,
-        whose launches are NVIDIA's. Elsewhere launches end before they
-        return, or the driver watches them (fastpath.c)."""
+        whose launches are NVIDIA's, with those of vendor stream `stream`
+        (0: none). Elsewhere launches end before they return, or the driver
+        watches them (fastpath.c)."""
         return True
 
     # -- events (cuEventRecord, cuEventElapsedTime) ----------------------------------
-    def record_mark(self, previous: Any, flags: int) -> Any:
+    def new_mark(self, flags: int) -> Any:
+        """The mark of a new event of CU_EVENT_* `flags`, not yet recorded,
+        which record_mark records in place; None: none until the first
+        record. A backend whose marks fastpath.c records (fast_event) makes
+        it here, so that the event's first record is a C call too."""
+        return None
+
+    def record_mark(self, previous: Any, flags: int, stream: int = 0) -> Any:
         """A point in the device's queue after the work enqueued so far, for
         an event of CU_EVENT_* `flags` last recorded at `previous` (None:
         never; a backend may record that again in place, else it releases
-        it): here the host clock once the queue has drained. A backend with
-        device timestamps records one in its queue instead, without waiting."""
+        it), in vendor stream `stream` (0: the queue): here the host clock
+        once the queue has drained. A backend with device timestamps records
+        one in its queue instead, without waiting."""
         self.synchronize()
         return time.perf_counter()
 

@@ -80,6 +80,9 @@ CUresult cuCtxSetCurrent(CUcontext ctx);
 CUresult cuCtxSynchronize(void);
 CUresult cuStreamQuery(CUstream hStream);
 CUresult cuStreamCreate(CUstream *phStream, unsigned int flags);
+CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority);
+CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int flags);
+CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority);
 CUresult cuStreamDestroy_v2(CUstream hStream);
 CUresult cuCtxSetLimit(int limit, size_t value);
 CUresult cuCtxGetLimit(size_t *pvalue, int limit);
@@ -207,6 +210,10 @@ CUresult cuEventSynchronize(CUevent hEvent);
 CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd);
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func,
                                                      int blockSize, size_t dynamicSMemSize);
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func,
+                                                              int blockSize,
+                                                              size_t dynamicSMemSize,
+                                                              unsigned int flags);
 """
 
 # Where NVIDIA's driver usually is: Debian/Ubuntu, RHEL-likes, the NVIDIA
@@ -407,8 +414,6 @@ class CUDABackend(Backend):
         cache = os.environ.get(nvptx_cache.ENV, "").strip()
         self.cache_dir = Path(cache) if cache else None
         self._current = threading.local()
-        self._free_events: dict[int, list[Any]] = {}  # by flags (record_mark)
-        self._event_flags: dict[int, int] = {}  # each real event's
         self._hardware: dict[int, int | None] = {}  # hardware_attribute's answers
 
     # -- opening -----------------------------------------------------------------
@@ -757,18 +762,33 @@ class CUDABackend(Backend):
         return int(self.ffi.cast("uintptr_t", table[0]))
 
     # A stream the application creates is one of NVIDIA's too, its handle
-    # NVIDIA's (stream.py): NVIDIA's private table slots read it. It gets no
-    # work of ours (that goes to the NULL stream); it is a blocking stream, so
-    # whatever NVIDIA's slots may queue in it keeps its order with that.
-    def vendor_stream(self) -> int:
+    # NVIDIA's (stream.py): NVIDIA's private table slots read it. Its kernel
+    # launches and event records go there, so that streams run at once and
+    # by their priorities; the rest of its work (copies, fills, waits on the
+    # host) goes to the NULL stream. It is a blocking stream whatever the
+    # application asked: NVIDIA's NULL stream then waits for its work
+    # before, and it for the NULL stream's, so the stream's own order holds.
+    def vendor_stream(self, priority: int = 0) -> int:
         try:
-            create = self.lib.cuStreamCreate
+            create = self.lib.cuStreamCreateWithPriority
         except AttributeError:  # a driver without streams (a stand-in): our handle
             return 0
         self._enter()
         stream = self.ffi.new("CUstream *")
-        self.check("cuStreamCreate", create(stream, 0))
+        self.check("cuStreamCreateWithPriority", create(stream, 0, priority))
         return int(self.ffi.cast("uintptr_t", stream[0]))
+
+    def stream_priority_range(self) -> tuple[int, int]:
+        self._enter()
+        least, greatest = self.ffi.new("int *"), self.ffi.new("int *")
+        self.check("cuCtxGetStreamPriorityRange",
+                   self.lib.cuCtxGetStreamPriorityRange(least, greatest))
+        return int(least[0]), int(greatest[0])
+
+    def wait_mark_in_stream(self, stream: int, mark: Any) -> None:
+        self._enter()
+        self.check("cuStreamWaitEvent", self.lib.cuStreamWaitEvent(
+            self.ffi.cast("CUstream", stream), mark, 0))
 
     def vendor_stream_destroy(self, handle: int) -> None:
         self._enter()
@@ -881,18 +901,19 @@ class CUDABackend(Backend):
 
     def launch_raw(self, kernel: CUDAKernel, info: Any, grid: Sequence[int],
                    block: Sequence[int], params_address: int, shared_bytes: int,
-                   cooperative: bool = False, cluster: Sequence[int] | None = None) -> None:
+                   cooperative: bool = False, cluster: Sequence[int] | None = None,
+                   stream: int = 0) -> None:
         """Launch with the application's own kernelParams array: our NVPTX
         kernels take exactly the PTX parameters, so it passes through as is."""
         self._launch(kernel, info, grid, block, self.ffi.cast("void **", params_address),
-                     shared_bytes, cooperative, cluster)
+                     shared_bytes, cooperative, cluster, stream)
 
     def launch(self, kernel: CUDAKernel, info: Any, grid: Sequence[int], block: Sequence[int],
                args: Sequence[Any], shared_bytes: int, cooperative: bool = False,
-               cluster: Sequence[int] | None = None) -> None:
+               cluster: Sequence[int] | None = None, stream: int = 0) -> None:
         params = param_block(self.ffi, args)
         self._launch(kernel, info, grid, block, params.array, shared_bytes, cooperative,
-                     cluster)
+                     cluster, stream)
 
     def hardware_attribute(self, attrib: int) -> int | None:
         """NVIDIA's answer: the GPU is presented as it is, so that code that
@@ -945,7 +966,8 @@ class CUDABackend(Backend):
 
     def _launch(self, kernel: CUDAKernel, info: Any, grid: Sequence[int], block: Sequence[int],
                 params: Any, shared_bytes: int, cooperative: bool = False,
-                cluster: Sequence[int] | None = None) -> None:
+                cluster: Sequence[int] | None = None, stream: int = 0) -> None:
+        """`stream`: one of vendor_stream's (0: the NULL stream)."""
         (gx, gy, gz), (bx, by, bz) = dim3("grid", grid), dim3("block", block)
         if bx * by * bz > self.info.max_threads:
             raise ValueError(f"block ({bx}, {by}, {bz}) has {bx * by * bz} threads; the "
@@ -959,6 +981,7 @@ class CUDABackend(Backend):
         self._allow_shared(kernel, window)
         where = (f"kernel {kernel.name!r}, grid ({gx}, {gy}, {gz}), block ({bx}, {by}, {bz}), "
                  f"{window} bytes shared")
+        queue = self.ffi.cast("CUstream", stream)
         if cluster is not None:  # cuLaunchKernelEx with the cluster's dimensions
             attrs = self.ffi.new("CUlaunchAttribute[2]")
             attrs[0].id = _LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
@@ -968,14 +991,14 @@ class CUDABackend(Backend):
             config = self.ffi.new("CUlaunchConfig *", {
                 "gridDimX": gx, "gridDimY": gy, "gridDimZ": gz, "blockDimX": bx,
                 "blockDimY": by, "blockDimZ": bz, "sharedMemBytes": window,
-                "attrs": attrs, "numAttrs": 2})
+                "attrs": attrs, "numAttrs": 2, "hStream": queue})
             code = self.lib.cuLaunchKernelEx(config, kernel.handle, params, self.ffi.NULL)
         elif cooperative:  # the real driver checks that the grid fits the device at once
             code = self.lib.cuLaunchCooperativeKernel(kernel.handle, gx, gy, gz, bx, by, bz,
-                                                      window, self.ffi.NULL, params)
+                                                      window, queue, params)
         else:
             code = self.lib.cuLaunchKernel(kernel.handle, gx, gy, gz, bx, by, bz, window,
-                                           self.ffi.NULL, params, self.ffi.NULL)
+                                           queue, params, self.ffi.NULL)
         if code != CUDA_SUCCESS:
             # The real driver's CUresult is the application's answer (as on the C path).
             from zmlir.runtime.cuda.errors import CudaError
@@ -986,14 +1009,15 @@ class CUDABackend(Backend):
         self._enter()
         self.check("cuCtxSynchronize", self.lib.cuCtxSynchronize())
 
-    def queue_done(self) -> bool:
-        # Our launches are NVIDIA's on its NULL stream, which waits for
-        # every other: NVIDIA's answer for it is the whole queue's.
+    def queue_done(self, stream: int = 0) -> bool:
+        # Our work is NVIDIA's on its NULL stream, which waits for every
+        # blocking stream's work before it, and on the vendor stream's own.
         self._enter()
-        code = self.lib.cuStreamQuery(self.ffi.NULL)
-        if code == _CUDA_ERROR_NOT_READY:
-            return False
-        self.check("cuStreamQuery", code)
+        for queue in (0, stream) if stream else (0,):
+            code = self.lib.cuStreamQuery(self.ffi.cast("CUstream", queue))
+            if code == _CUDA_ERROR_NOT_READY:
+                return False
+            self.check("cuStreamQuery", code)
         return True
 
     # NVPTX modules call NVIDIA's malloc and keep their local memory on
@@ -1020,25 +1044,22 @@ class CUDABackend(Backend):
         self.check("cuCtxGetLimit", self.lib.cuCtxGetLimit(value, limit), f"limit {limit}")
         return int(value[0])
 
-    # Events are the real driver's, one per event with its flags, recorded
-    # again in place in the stream our launches take (the NULL stream), so
-    # cuEventElapsedTime is the GPU's own time and recording waits for
-    # nothing; fastpath.c records the same one. Released ones (of destroyed
-    # events) are kept for reuse, by flags.
-    def record_mark(self, previous: Any, flags: int) -> Any:
+    # Events are the real driver's, one per event with its flags, made with
+    # the event (so that fastpath.c records it from the first record on) and
+    # recorded again in place in the stream its record names (ours: the NULL
+    # stream), so cuEventElapsedTime is the GPU's own time and recording
+    # waits for nothing. A never-recorded one answers as NVIDIA's does.
+    def new_mark(self, flags: int) -> Any:
         self._enter()
-        event = previous
-        if event is None:
-            flags &= _EVENT_FLAGS
-            free = self._free_events.get(flags)
-            if free:
-                event = free.pop()
-            else:
-                pevent = self.ffi.new("CUevent *")
-                self.check("cuEventCreate", self.lib.cuEventCreate(pevent, flags))
-                event = pevent[0]
-                self._event_flags[int(self.ffi.cast("uintptr_t", event))] = flags
-        self.check("cuEventRecord", self.lib.cuEventRecord(event, self.ffi.NULL))
+        pevent = self.ffi.new("CUevent *")
+        self.check("cuEventCreate", self.lib.cuEventCreate(pevent, flags & _EVENT_FLAGS))
+        return pevent[0]
+
+    def record_mark(self, previous: Any, flags: int, stream: int = 0) -> Any:
+        self._enter()
+        event = self.new_mark(flags) if previous is None else previous
+        self.check("cuEventRecord", self.lib.cuEventRecord(
+            event, self.ffi.cast("CUstream", stream)))
         return event
 
     def mark_reached(self, mark: Any) -> bool:
@@ -1060,8 +1081,8 @@ class CUDABackend(Backend):
         return float(ms[0])
 
     def release_mark(self, mark: Any) -> None:
-        flags = self._event_flags[int(self.ffi.cast("uintptr_t", mark))]
-        self._free_events.setdefault(flags, []).append(mark)
+        self._enter()
+        self.check("cuEventDestroy", self.lib.cuEventDestroy_v2(mark))
 
     def fast_event(self, mark: Any) -> int:
         return int(self.ffi.cast("uintptr_t", mark))
@@ -1086,6 +1107,9 @@ class CUDABackend(Backend):
         # native_set_function_attribute, in C.
         points["func_get_attribute"] = address(self.lib.cuFuncGetAttribute)
         points["func_set_attribute"] = address(self.lib.cuFuncSetAttribute)
+        occupancy = getattr(self.lib, "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", None)
+        if occupancy is not None:  # the occupancy of a registered function: occupancy()'s
+            points["occupancy"] = address(occupancy)
         # Allocations, frees and memsets: NVIDIA's own, on the NULL stream
         # (the fills: as memset does here); a driver without one leaves it
         # to the Python path.

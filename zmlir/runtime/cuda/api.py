@@ -511,7 +511,9 @@ C_FAST_PATH = ("cuLaunchKernel", "cuLaunchKernelEx", "cuEventRecord", "cuEventRe
                "cuCtxSynchronize_v2", "cuFuncSetAttribute", "cuKernelSetAttribute",
                "cuKernelGetFunction", "cuModuleGetLoadingMode", "cuLibraryGetKernel",
                "cuFuncGetAttribute", "cuKernelGetAttribute", "cuStreamGetCaptureInfo",
-               "cuStreamGetCaptureInfo_v2", "cuStreamGetCaptureInfo_v3")
+               "cuStreamGetCaptureInfo_v2", "cuStreamGetCaptureInfo_v3",
+               "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+               "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags")
 PYTHON_BODY_PREFIX = "zmlir_py_"
 
 # What the Python driver calls to keep fastpath.c's table in step.
@@ -525,7 +527,7 @@ int zmlir_fast_opencl_kernel(uintptr_t handle, uintptr_t variant, unsigned int m
                              unsigned int sub_group_size, int linear_blocks);
 int zmlir_fast_library_kernel(uintptr_t library, const char *name, uintptr_t kernel);
 void zmlir_fast_forget_library(uintptr_t library);
-int zmlir_fast_stream(uintptr_t handle);
+int zmlir_fast_stream(uintptr_t handle, uintptr_t target);
 int zmlir_fast_event(uintptr_t handle, uintptr_t target);
 void zmlir_fast_forget(uintptr_t handle);
 void zmlir_fast_set_context(uintptr_t ctx);

@@ -310,10 +310,11 @@ class ContextAPI(DriverState):
 
     def cuCtxGetStreamPriorityRange(self, least: Any, greatest: Any) -> int:
         self.require_init()
+        low, high = self.device.stream_priority_range()
         if least != self.ffi.NULL:
-            least[0] = 0
+            least[0] = low
         if greatest != self.ffi.NULL:
-            greatest[0] = 0
+            greatest[0] = high
         return E.CUDA_SUCCESS
 
     def cuCtxEnablePeerAccess(self, peer: Any, flags: int) -> int:

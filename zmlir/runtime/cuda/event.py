@@ -7,10 +7,13 @@ a capturing stream, an event marks a fork point of the capture
 (graph/capture.py), or with CU_EVENT_RECORD_EXTERNAL becomes an event
 record node of its graph.
 
-On the passthrough, an event recorded outside a capture is registered with
-the C fast path (fastpath.c), which then records, queries, synchronises and
-times it with the real driver's functions without entering Python; these
-methods remain the reference, taken whenever the fast path does not apply."""
+On the passthrough an event is one of the real driver's from its creation
+(Backend.new_mark), registered with the C fast path (fastpath.c), which
+records, queries, synchronises and times it with the real driver's
+functions without entering Python, its first record included (a program's
+first timed region holds no Python); these methods remain the reference,
+taken whenever the fast path does not apply. A never-recorded event is the
+real driver's never-recorded event, which answers as NVIDIA's does."""
 
 from __future__ import annotations
 
@@ -37,6 +40,10 @@ class EventAPI(DriverState):
             shared = SharedEvent.create()
         ev = Event(flags, shared=shared)
         ev.handle = self.handles.add(ev)
+        if shared is None:
+            ev.mark = self.device.new_mark(flags)
+            if ev.mark is not None:  # recorded in C from the first record on
+                self.fast.event(ev.handle, self.device, ev.mark)
         self.out(phevent, self.handle_ptr(ev.handle))
         return E.CUDA_SUCCESS
 
@@ -48,16 +55,17 @@ class EventAPI(DriverState):
             event_recorded(ev, s)  # a fork point of the capture
             self.fast.forget(ev.handle)  # until recorded outside a capture again
             return E.CUDA_SUCCESS
-        self.record_event(ev)
+        self.record_event(ev, self.ptr(stream) if s is not None and s.vendor else 0)
         return E.CUDA_SUCCESS
 
-    def record_event(self, ev: Event) -> None:
-        """Records an event outside a capture (cuEventRecord, graph event nodes)."""
+    def record_event(self, ev: Event, stream: int = 0) -> None:
+        """Records an event outside a capture (cuEventRecord, graph event
+        nodes), in vendor stream `stream` (0: the backend's queue)."""
         ev.capture, ev.capture_dependencies = None, []
         if ev.shared is not None:  # every process sees it (ipc.py)
             ev.shared.record(self.device)
             return
-        ev.mark = self.device.record_mark(ev.mark, ev.flags)
+        ev.mark = self.device.record_mark(ev.mark, ev.flags, stream)
         self.fast.event(ev.handle, self.device, ev.mark)
 
     def cuEventRecordWithFlags(self, event: Any, stream: Any, flags: int) -> int:

@@ -60,6 +60,7 @@ typedef CUresult (*zmlir_cu_launch_fn)(void *, unsigned int, unsigned int, unsig
 typedef CUresult (*zmlir_cu_launch_ex_fn)(const CUlaunchConfig *, void *, void **, void **);
 typedef CUresult (*zmlir_cu_func_get_attribute_fn)(int *, int, void *);
 typedef CUresult (*zmlir_cu_func_set_attribute_fn)(void *, int, int);
+typedef CUresult (*zmlir_cu_occupancy_fn)(int *, void *, int, size_t, unsigned int);
 typedef int (*zmlir_cl_set_arg_fn)(void *, unsigned int, size_t, const void *);
 typedef int (*zmlir_cl_enqueue_fn)(void *, void *, unsigned int, const size_t *, const size_t *,
                                    const size_t *, unsigned int, const void *, void *);
@@ -90,6 +91,7 @@ struct zmlir_fast_backend {
   uintptr_t ctx_synchronize;                                             /* the real driver's */
   uintptr_t memset[3], memset_async[3]; /* the real driver's D8, D16, D32 */
   uintptr_t func_get_attribute, func_set_attribute; /* the real driver's */
+  uintptr_t occupancy; /* the real driver's cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags */
 };
 
 struct zmlir_fast_entry {
@@ -379,6 +381,7 @@ int zmlir_fast_set_entry(const char *name, uintptr_t address) {
       {"memset_d32_async", offsetof(struct zmlir_fast_backend, memset_async[2])},
       {"func_get_attribute", offsetof(struct zmlir_fast_backend, func_get_attribute)},
       {"func_set_attribute", offsetof(struct zmlir_fast_backend, func_set_attribute)},
+      {"occupancy", offsetof(struct zmlir_fast_backend, occupancy)},
   };
   for (size_t i = 0; i < sizeof fields / sizeof *fields; ++i)
     if (strcmp(name, fields[i].name) == 0) {
@@ -472,8 +475,10 @@ static int zmlir_fast_put(uintptr_t handle, int kind, uintptr_t target) {
   return e ? 0 : -1;
 }
 
-int zmlir_fast_stream(uintptr_t handle) {
-  return zmlir_fast_put(handle, ZMLIR_FAST_STREAM, 0);
+/* Stream `handle`; `target`: the real driver's stream its kernels and event
+ * records go to (the passthrough's vendor stream), 0: the backend's queue. */
+int zmlir_fast_stream(uintptr_t handle, uintptr_t target) {
+  return zmlir_fast_put(handle, ZMLIR_FAST_STREAM, target);
 }
 
 /* Event `handle` is the real driver's CUevent `target` (re-recorded in place). */
@@ -692,6 +697,14 @@ static int zmlir_fast_applies(void *stream) {
   return s <= 2 || zmlir_fast_find(s, ZMLIR_FAST_STREAM) != NULL; /* 0-2: default streams */
 }
 
+/* The real driver's stream for a stream zmlir_fast_applies to: a registered
+ * stream's target (its vendor stream), else NULL (the NULL stream). */
+static void *zmlir_fast_queue(void *stream) {
+  uintptr_t s = (uintptr_t)stream;
+  struct zmlir_fast_entry *e = s > 2 ? zmlir_fast_find(s, ZMLIR_FAST_STREAM) : NULL;
+  return e ? (void *)e->target : NULL;
+}
+
 /* Whether `extra` packs the parameters as the Python path reads it
  * (launch.py: _extra_buffer, _unpack): pairs of CU_LAUNCH_PARAM_BUFFER_POINTER
  * (1) and _SIZE (2) up to _END (0), 32 at most, holding `bytes` at least. */
@@ -745,7 +758,7 @@ static int zmlir_fast_launch(void *f, const unsigned int grid[3], const unsigned
     CUresult code;
     if (cluster != NULL) {
       /* As the backend's _launch: the cluster and an unset cooperative flag
-       * (the hints the application gave are dropped), on the NULL stream. */
+       * (the hints the application gave are dropped), on the stream's queue. */
       if (launch_ex == NULL || grid[0] % cluster[0] || grid[1] % cluster[1] ||
           grid[2] % cluster[2])
         return 0;
@@ -755,11 +768,11 @@ static int zmlir_fast_launch(void *f, const unsigned int grid[3], const unsigned
       memcpy(attrs[0].value, cluster, 3 * sizeof *cluster);
       attrs[1].id = 2; /* CU_LAUNCH_ATTRIBUTE_COOPERATIVE: 0 */
       CUlaunchConfig config = {grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                               (unsigned int)window, NULL, attrs, 2};
+                               (unsigned int)window, zmlir_fast_queue(stream), attrs, 2};
       code = launch_ex(&config, (void *)e->target, params, extra);
     } else if (launch != NULL)
       code = launch((void *)e->target, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                    (unsigned int)window, NULL, params, extra);
+                    (unsigned int)window, zmlir_fast_queue(stream), params, extra);
     else
       return 0;
     /* 201 (CUDA_ERROR_INVALID_CONTEXT): this thread has not entered the real
@@ -848,11 +861,11 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **ker
 /* -- events ----------------------------------------------------------------------
  *
  * Under the CUDA passthrough an event is one of the real driver's, created
- * with the event's flags and recorded in place on the NULL stream, where
- * our launches go (backends/cuda.py). The Python driver registers it when it
- * records it outside a capture (so it is recorded: Python's state and the
- * real driver's agree) and forgets it when it is recorded into a capture or
- * destroyed. A registered event's record, query, synchronisation and
+ * with the event and its flags and recorded in place in its stream's queue
+ * (the NULL stream, or a created stream's vendor stream, where that stream's
+ * launches go: backends/cuda.py). The Python driver registers it as it
+ * creates it, and again when it records it outside a capture, and forgets it
+ * when it is recorded into a capture or destroyed. A registered event's record, query, synchronisation and
  * elapsed time then go straight to the real driver's functions when
  * zmlir_fast_applies (a record: on its stream; the others: on the default
  * stream's terms, a current context without a sticky error, no tracing, no
@@ -880,7 +893,8 @@ static int zmlir_fast_event_record(void *event, void *stream, CUresult *result) 
   zmlir_cu_event_record_fn record = (zmlir_cu_event_record_fn)zmlir_fast_backend.event_record;
   struct zmlir_fast_entry *e = zmlir_fast_event_entry(event, stream);
   /* A thread that has not entered the real context gets 201: Python enters it. */
-  return e && record && zmlir_fast_event_done(record((void *)e->target, NULL), 0, result);
+  return e && record &&
+         zmlir_fast_event_done(record((void *)e->target, zmlir_fast_queue(stream)), 0, result);
 }
 
 CUresult cuEventRecord(CUevent hEvent, CUstream hStream) {
@@ -1458,6 +1472,58 @@ static int zmlir_fast_set_attribute(void *f, int attrib, int value) {
   return 1;
 }
 
+/* -- occupancy ----------------------------------------------------------------------
+ *
+ * CUB's algorithms ask their kernels' occupancy before launching them (each
+ * of Thrust's sorts: radixSortThrust's timed loop). Under the passthrough a
+ * registered function's answer is the real driver's for its CUfunction where
+ * the fast path applies: NVIDIA's machine code's as it is; our NVPTX kernels
+ * hold their static shared memory as dynamic (backends/cuda.py: occupancy),
+ * so it is added, within the 48 KiB a kernel has without opting in (above,
+ * the Python path opts the kernel in first). Any answer but success takes the
+ * Python path. */
+
+static int zmlir_fast_occupancy(int *blocks, void *f, int block, size_t dynamic,
+                                unsigned int flags, CUresult *result) {
+  zmlir_cu_occupancy_fn occupancy = (zmlir_cu_occupancy_fn)zmlir_fast_backend.occupancy;
+  struct zmlir_fast_entry *e = blocks && occupancy && block > 0 && zmlir_fast_applies(NULL)
+                                   ? zmlir_fast_find((uintptr_t)f, ZMLIR_FAST_CUDA)
+                                   : NULL;
+  if (e == NULL)
+    return 0;
+  size_t window = e->native ? dynamic : e->static_shared + dynamic;
+  if ((!e->native && window > 48 * 1024) ||
+      occupancy(blocks, (void *)e->target, block, window, flags) != 0)
+    return 0;
+  *result = 0;
+  __atomic_add_fetch(&zmlir_fast_query_count, 1, __ATOMIC_RELAXED);
+  return 1;
+}
+
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func,
+                                                     int blockSize, size_t dynamicSMemSize) {
+  CUresult result;
+  zmlir_enter();
+  if (!zmlir_fast_occupancy(numBlocks, func, blockSize, dynamicSMemSize, 0, &result))
+    result = zmlir_py_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize,
+                                                                  dynamicSMemSize);
+  zmlir_leave();
+  return result;
+}
+
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func,
+                                                              int blockSize,
+                                                              size_t dynamicSMemSize,
+                                                              unsigned int flags) {
+  CUresult result;
+  zmlir_enter();
+  if (!zmlir_fast_occupancy(numBlocks, func, blockSize, dynamicSMemSize, flags, &result))
+    result = zmlir_py_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+        numBlocks, func, blockSize, dynamicSMemSize, flags);
+  zmlir_leave();
+  return result;
+}
+
 CUresult cuFuncGetAttribute(int *pi, int attrib, CUfunction hfunc) {
   CUresult result = 0;
   zmlir_enter();
@@ -1812,6 +1878,10 @@ uintptr_t zmlir_fast_address(const char *name) {
       {"cuKernelSetAttribute", (uintptr_t)&cuKernelSetAttribute},
       {"cuFuncGetAttribute", (uintptr_t)&cuFuncGetAttribute},
       {"cuKernelGetAttribute", (uintptr_t)&cuKernelGetAttribute},
+      {"cuOccupancyMaxActiveBlocksPerMultiprocessor",
+       (uintptr_t)&cuOccupancyMaxActiveBlocksPerMultiprocessor},
+      {"cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+       (uintptr_t)&cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags},
       {"cuStreamGetCaptureInfo", (uintptr_t)&cuStreamGetCaptureInfo},
       {"cuStreamGetCaptureInfo_v2", (uintptr_t)&cuStreamGetCaptureInfo_v2},
       {"cuStreamGetCaptureInfo_v3", (uintptr_t)&cuStreamGetCaptureInfo_v3},

@@ -175,9 +175,11 @@ class FastPath:
             self.lib.zmlir_fast_opencl_kernel(handle, *facts(kernel, info))
         return True
 
-    def stream(self, handle: int) -> None:
+    def stream(self, handle: int, vendor: int = 0) -> None:
+        """Registers stream `handle`; `vendor`: the backend's stream its
+        kernels and events go to (Backend.vendor_stream; 0: the queue)."""
         if self.lib is not None:
-            self.lib.zmlir_fast_stream(handle)
+            self.lib.zmlir_fast_stream(handle, vendor)
 
     def event(self, handle: int, device: Any, mark: Any) -> None:
         """Registers event `handle`, just recorded outside a capture at

@@ -65,10 +65,13 @@ class LaunchAPI(FunctionAPI):
     def _launch(self, fn: Function, grid: tuple[int, int, int], block: tuple[int, int, int],
                 shared: int, params: Any, extra: Any, stream: Any, cooperative: bool,
                 cluster: tuple[int, int, int] | None = None) -> int:
-        # Only backends that support cooperative launches (clusters) take the keyword.
+        # Only backends that support cooperative launches (clusters, vendor
+        # streams) take the keyword.
         how: dict[str, Any] = {"cooperative": True} if cooperative else {}
         s = self.stream(stream) if stream is not None else None
         capturing = s is not None and s.capture is not None
+        if s is not None and s.vendor and not capturing:
+            how["stream"] = self.ptr(stream)  # the backend's own (Backend.vendor_stream)
         if cluster is not None:
             if any(g % c for g, c in zip(grid, cluster, strict=True)):
                 return E.CUDA_ERROR_INVALID_CLUSTER_SIZE  # the grid is whole clusters

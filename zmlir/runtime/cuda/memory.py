@@ -49,6 +49,11 @@ class MemoryAPI(IpcAPI):  # cuMemFree ends an allocation's exports
         return self._allocate(dptr, nbytes, managed=True)
 
     def cuMemFree_v2(self, dptr: int) -> int:
+        return self.free_device_memory(dptr)
+
+    def free_device_memory(self, dptr: int, stream: int = 0) -> int:
+        """cuMemFree, or cuMemFreeAsync in vendor stream `stream` (0: the
+        queue), which a pool's block waits for before others reuse it."""
         self.require_init()
         if dptr == 0:
             return E.CUDA_SUCCESS
@@ -63,7 +68,7 @@ class MemoryAPI(IpcAPI):  # cuMemFree ends an allocation's exports
         self.sync_point()  # device printf output appears (cudaFree waits for the device)
         pool = self.pool_of.pop(dptr, None)
         if pool is not None:
-            pool.free(dptr)  # kept for reuse until the pool settles or is trimmed
+            pool.free(dptr, stream)  # kept for reuse until the pool settles or is trimmed
         else:
             self.device.free(dptr)
         return E.CUDA_SUCCESS

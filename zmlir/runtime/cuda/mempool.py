@@ -5,7 +5,10 @@ A pool hands out backend allocations and keeps freed ones for reuse, as
 CUDA's pools do. Our work is ordered on one in-order queue, so a block
 freed "in stream order" is free for everything issued after: any later
 allocation of a pool may reuse it (the reuse attributes are kept and
-reported; with one queue every dependency they ask about is satisfied). Memory
+reported; with one queue every dependency they ask about is satisfied).
+A block freed in a vendor stream (the passthrough's, whose kernels run
+beside other streams': stream.py) is pending: reused in that stream, and
+by any once that stream has run its work so far (at a synchronization). Memory
 above the release threshold goes back to the backend at the next
 synchronization (stream, event or context) or at cuMemPoolTrimTo, which
 releases free blocks until the pool holds no more than asked.
@@ -79,6 +82,8 @@ class MemoryPool:
     used_high: int = 0
     destroyed: bool = False
     free_blocks: dict[int, list[int]] = field(default_factory=dict)  # rounded size -> bases
+    # Freed in a vendor stream: (stream, rounded size, base), oldest first.
+    pending: list[tuple[int, int, int]] = field(default_factory=list)
     live: dict[int, int] = field(default_factory=dict)  # base -> rounded size
     # IPC (mempool_ipc.py): the handle types it was created with, its memory
     # (a mempool_ipc.SharedPoolMemory), and whether it is another process's
@@ -88,12 +93,12 @@ class MemoryPool:
     shared: Any = None
     imported: bool = False
 
-    def allocate(self, nbytes: int) -> int:
+    def allocate(self, nbytes: int, stream: int = 0) -> int:
+        """`stream`: the vendor stream it is allocated in (0: the queue)."""
         size = granules(nbytes)
         blocks = self.free_blocks.get(size)
-        if blocks:
-            base = blocks.pop()
-        else:
+        base = blocks.pop() if blocks else self._pending_block(size, stream)
+        if base is None:
             if self.max_size and self.reserved + size > self.max_size:
                 self.release(self.max_size - size)
                 if self.reserved + size > self.max_size:
@@ -114,13 +119,24 @@ class MemoryPool:
         self.used_high = max(self.used_high, self.used)
         return base
 
+    def _pending_block(self, size: int, stream: int) -> int | None:
+        """A block of `size` bytes freed earlier in vendor stream `stream`."""
+        for i, (lane, pending_size, base) in enumerate(self.pending):
+            if stream and lane == stream and pending_size == size:
+                del self.pending[i]
+                return base
+        return None
+
     def owns(self, base: int) -> bool:
         return base in self.live
 
-    def free(self, base: int) -> None:
+    def free(self, base: int, stream: int = 0) -> None:
+        """`stream`: the vendor stream it is freed in (0: the queue)."""
         size = self.live.pop(base)
         self.used -= size
-        if self.destroyed or self.imported:
+        if stream and not self.imported:
+            self.pending.append((stream, size, base))
+        elif self.destroyed or self.imported:
             self.free_backend(base)
             self.reserved -= size
         else:
@@ -136,8 +152,18 @@ class MemoryPool:
                 self.reserved -= size
         self.free_blocks = {s: b for s, b in self.free_blocks.items() if b}
 
-    def settle(self) -> None:
-        """At a synchronization: hold no more than the release threshold."""
+    def settle(self, stream_done: Callable[[int], bool]) -> None:
+        """At a synchronization: blocks pending in streams that have run
+        their work (`stream_done`) are free; hold no more than the release
+        threshold."""
+        done = [block for block in self.pending if stream_done(block[0])]
+        self.pending = [block for block in self.pending if block not in done]
+        for _, size, base in done:
+            if self.destroyed:
+                self.free_backend(base)
+                self.reserved -= size
+            else:
+                self.free_blocks.setdefault(size, []).append(base)
         if self.reserved > self.release_threshold:
             self.release(self.release_threshold)
 
@@ -201,10 +227,15 @@ class MemPoolAPI(MemoryAPI):
             return self.unsupported(api_name, "inside a stream capture (graph memory nodes)")
         return None
 
-    def pool_allocate(self, pool: MemoryPool, dptr: Any, nbytes: int) -> int:
+    def vendor_queue(self, stream: Any) -> int:
+        """The vendor stream `stream` is (stream.py), else 0 (the queue)."""
+        s = self.stream(stream)
+        return self.ptr(stream) if s is not None and s.vendor else 0
+
+    def pool_allocate(self, pool: MemoryPool, dptr: Any, nbytes: int, stream: int = 0) -> int:
         if nbytes == 0 or dptr == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
-        address = pool.allocate(nbytes)
+        address = pool.allocate(nbytes, stream)
         if pool.kind == "host":
             self.host_ranges.add(address, nbytes)
         else:
@@ -289,7 +320,7 @@ class MemPoolAPI(MemoryAPI):
             return error
         self.check_device(0)
         return self.pool_allocate(self._pool(self.current_pool or self._default_pool()), dptr,
-                                  nbytes)
+                                  nbytes, self.vendor_queue(stream))
 
     def cuMemAllocFromPoolAsync(self, dptr: Any, nbytes: int, pool: Any, stream: Any) -> int:
         error = self._stream_ordered("cuMemAllocFromPoolAsync", stream)
@@ -300,7 +331,7 @@ class MemPoolAPI(MemoryAPI):
             return E.CUDA_ERROR_INVALID_HANDLE
         if p.imported:  # another process's pool allocates there only
             return E.CUDA_ERROR_INVALID_VALUE
-        return self.pool_allocate(p, dptr, nbytes)
+        return self.pool_allocate(p, dptr, nbytes, self.vendor_queue(stream))
 
     def cuMemFreeAsync(self, dptr: int, stream: Any) -> int:
         error = self._stream_ordered("cuMemFreeAsync", stream)
@@ -312,9 +343,9 @@ class MemPoolAPI(MemoryAPI):
         if pool is not None and pool.kind == "host":  # not device memory: cuMemFree's not
             self.host_ranges.remove_owned(dptr)
             del self.pool_of[dptr]
-            pool.free(dptr)
+            pool.free(dptr, self.vendor_queue(stream))
             return E.CUDA_SUCCESS
-        return self.cuMemFree_v2(dptr)
+        return self.free_device_memory(dptr, self.vendor_queue(stream))
 
     def cuDeviceGetDefaultMemPool(self, ppool: Any, dev: int) -> int:
         self.check_device(dev)

@@ -264,7 +264,7 @@ class DriverState:
     def settle_pools(self) -> None:
         """At a synchronization: pools release memory above their thresholds."""
         for pool in self.pools:
-            pool.settle()
+            pool.settle(self.device.queue_done)
 
     # -- streams (one in-order queue: ordering is always kept) ----------------------
 

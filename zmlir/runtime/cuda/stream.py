@@ -2,7 +2,11 @@
 run while the host goes on; copies wait for them), so every stream's order
 (and every order between streams) is always kept; a stream
 keeps its flags, priority and attributes, and the capture it records into
-while a graph is being captured (graph.py)."""
+while a graph is being captured (graph.py). Under the passthrough a stream
+is one of NVIDIA's (vendor), where its kernels run and its events are
+recorded, at once with other streams' and by its priority; its other work
+stays in the one queue, NVIDIA's NULL stream, which the stream waits for
+and which waits for it (backends/cuda.py: vendor_stream)."""
 
 from __future__ import annotations
 
@@ -38,16 +42,16 @@ class StreamAPI(DriverState):
         # function of NVIDIA's private tables (TOOLS_TLS and TOOLS_CONTEXT
         # are NVIDIA's there: export_slots.py), which reads it as NVIDIA's;
         # ours, small integers, crashed it (SIGSEGV at the handle's address:
-        # docs/passthrough-libraries.md). Our work still goes to the one
-        # queue; ZMLIR_VENDOR_STREAMS=0 keeps our own handles.
-        vendor = self.device.vendor_stream() if _vendor_streams() else 0
+        # docs/passthrough-libraries.md). ZMLIR_VENDOR_STREAMS=0 keeps our own
+        # handles, and all the stream's work in the one queue.
+        vendor = self.device.vendor_stream(priority) if _vendor_streams() else 0
         if vendor:
             stream.vendor = True
             handle = self.handles.add_at(vendor, stream)
             self.fast.vendor_context(handle, vendor=False)  # ours now, not NVIDIA's context
         else:
             handle = self.handles.add(stream)
-        self.fast.stream(handle)
+        self.fast.stream(handle, vendor)
         self.out(phstream, self.handle_ptr(handle))
         return E.CUDA_SUCCESS
 
@@ -81,8 +85,11 @@ class StreamAPI(DriverState):
             return E.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
         # Every stream's work is in the one queue: a stream is done once the
         # kernels launched before its query are (its own among them), those
-        # the driver watches and those the backend's queue still holds.
-        if not self.fast.launches_done() or not self.device.queue_done():
+        # the driver watches and those the backend's queue still holds (and
+        # the vendor stream's own).
+        s = self.stream(stream)
+        vendor = self.ptr(stream) if s is not None and s.vendor else 0
+        if not self.fast.launches_done() or not self.device.queue_done(vendor):
             return E.CUDA_ERROR_NOT_READY
         self.check_sticky()
         return E.CUDA_SUCCESS
@@ -97,6 +104,10 @@ class StreamAPI(DriverState):
             # Another process's record: waited for here (ipc.py).
             ev.shared.wait(ev.shared.last())
         wait_for_event(s, ev)  # an event of a capture: a fork or a join (graph/capture.py)
+        if s is not None and s.vendor and s.capture is None and ev.capture is None \
+                and ev.mark is not None:
+            # Its kernels run beside other streams': the real driver's wait.
+            self.device.wait_mark_in_stream(self.ptr(stream), ev.mark)
         return E.CUDA_SUCCESS
 
     def cuStreamAddCallback(self, stream: Any, callback: Any, user_data: Any, flags: int) -> int:

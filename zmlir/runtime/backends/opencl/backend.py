@@ -191,7 +191,7 @@ class OpenCLBackend(Backend):
     # not waited for; an event's time is when its marker completed on the
     # device's profiling clock, so cuEventElapsedTime is the time the device
     # took between the two points of its queue.
-    def record_mark(self, previous: Any, flags: int) -> Any:
+    def record_mark(self, previous: Any, flags: int, stream: int = 0) -> Any:
         if previous is not None:
             self.device.release_marker(previous)
         return self.device.marker()
