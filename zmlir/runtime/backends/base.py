@@ -103,6 +103,12 @@ class Backend(ABC):
     @abstractmethod
     def copy_from_device(self, address: int, nbytes: int) -> bytes: ...
 
+    def copy_into_host(self, host: memoryview, address: int) -> None:
+        """Copies host.nbytes bytes from device `address` into `host` (a
+        writable view of the application's memory); a backend that can
+        copies straight there."""
+        host[:] = self.copy_from_device(address, host.nbytes)
+
     @abstractmethod
     def copy_device_to_device(self, dst: int, src: int, nbytes: int) -> None: ...
 

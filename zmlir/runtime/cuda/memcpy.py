@@ -42,7 +42,7 @@ class MemcpyAPI(DriverState):
         if dst_dev and not src_dev:
             self.device.copy_to_device(dst, self.host_view(src, nbytes))
         elif src_dev and not dst_dev:
-            self.host_view(dst, nbytes)[:] = self.device.copy_from_device(src, nbytes)
+            self.device.copy_into_host(self.host_view(dst, nbytes), src)
         elif dst_dev and src_dev:
             self.device.copy_device_to_device(dst, src, nbytes)
         else:
