@@ -112,3 +112,13 @@ def test_pool_reuses_a_block_freed_in_a_concurrent_stream_only_when_safe() -> No
     pool.settle(lambda stream: stream == 7)
     assert pool.allocate(100, stream=8) == first
     assert not pool.pending and pool.reserved == pool.used  # nothing pending or free left
+    # A pool destroyed holds nothing back: its pending blocks go to the backend,
+    # and so do blocks freed later, in any stream.
+    freed: list[int] = []
+    pool.free_backend = freed.append
+    second = pool.allocate(100, stream=7)
+    pool.free(second, stream=7)
+    pool.destroy()
+    assert freed == [second] and not pool.pending
+    pool.free(first, stream=8)
+    assert freed == [second, first]

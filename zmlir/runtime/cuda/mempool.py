@@ -134,11 +134,11 @@ class MemoryPool:
         """`stream`: the vendor stream it is freed in (0: the queue)."""
         size = self.live.pop(base)
         self.used -= size
-        if stream and not self.imported:
-            self.pending.append((stream, size, base))
-        elif self.destroyed or self.imported:
+        if self.destroyed or self.imported:
             self.free_backend(base)
             self.reserved -= size
+        elif stream:
+            self.pending.append((stream, size, base))
         else:
             self.free_blocks.setdefault(size, []).append(base)
 
@@ -168,9 +168,15 @@ class MemoryPool:
             self.release(self.release_threshold)
 
     def destroy(self) -> None:
-        """Frees what is free now; blocks still in use go back when freed."""
+        """Frees what is free now, pending blocks too (the backend's free
+        waits for the device, as cuMemFree does); blocks still in use go
+        back when freed."""
         self.destroyed = True
         self.release(0)
+        for _, size, base in self.pending:
+            self.free_backend(base)
+            self.reserved -= size
+        self.pending = []
 
     def get_attribute(self, attr: int) -> int:
         values = {
