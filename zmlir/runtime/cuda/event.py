@@ -55,7 +55,7 @@ class EventAPI(DriverState):
             event_recorded(ev, s)  # a fork point of the capture
             self.fast.forget(ev.handle)  # until recorded outside a capture again
             return E.CUDA_SUCCESS
-        self.record_event(ev, self.ptr(stream) if s is not None and s.vendor else 0)
+        self.record_event(ev, self.vendor_queue(stream))
         return E.CUDA_SUCCESS
 
     def record_event(self, ev: Event, stream: int = 0) -> None:

@@ -865,11 +865,11 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **ker
  * (the NULL stream, or a created stream's vendor stream, where that stream's
  * launches go: backends/cuda.py). The Python driver registers it as it
  * creates it, and again when it records it outside a capture, and forgets it
- * when it is recorded into a capture or destroyed. A registered event's record, query, synchronisation and
- * elapsed time then go straight to the real driver's functions when
- * zmlir_fast_applies (a record: on its stream; the others: on the default
- * stream's terms, a current context without a sticky error, no tracing, no
- * capture under way). The real driver's success (and NOT_READY, where a
+ * when it is recorded into a capture or destroyed. A registered event's
+ * record, query, synchronisation and elapsed time then go straight to the
+ * real driver's functions when zmlir_fast_applies (a record: on its stream;
+ * the others: on the default stream's terms, a current context without a
+ * sticky error, no tracing, no capture under way). The real driver's success (and NOT_READY, where a
  * call may answer it) is the answer; any other result takes the Python
  * path, which makes the same call again and reports it as it always does
  * (a real sticky error becomes ours). cuEventSynchronize also needs

@@ -70,8 +70,9 @@ class LaunchAPI(FunctionAPI):
         how: dict[str, Any] = {"cooperative": True} if cooperative else {}
         s = self.stream(stream) if stream is not None else None
         capturing = s is not None and s.capture is not None
-        if s is not None and s.vendor and not capturing:
-            how["stream"] = self.ptr(stream)  # the backend's own (Backend.vendor_stream)
+        vendor = 0 if capturing or stream is None else self.vendor_queue(stream)
+        if vendor:
+            how["stream"] = vendor  # the backend's own (Backend.vendor_stream)
         if cluster is not None:
             if any(g % c for g, c in zip(grid, cluster, strict=True)):
                 return E.CUDA_ERROR_INVALID_CLUSTER_SIZE  # the grid is whole clusters

@@ -233,11 +233,6 @@ class MemPoolAPI(MemoryAPI):
             return self.unsupported(api_name, "inside a stream capture (graph memory nodes)")
         return None
 
-    def vendor_queue(self, stream: Any) -> int:
-        """The vendor stream `stream` is (stream.py), else 0 (the queue)."""
-        s = self.stream(stream)
-        return self.ptr(stream) if s is not None and s.vendor else 0
-
     def pool_allocate(self, pool: MemoryPool, dptr: Any, nbytes: int, stream: int = 0) -> int:
         if nbytes == 0 or dptr == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE

@@ -274,6 +274,13 @@ class DriverState:
             return None
         return self.handles.get(value, Stream)
 
+    def vendor_queue(self, handle: Any) -> int:
+        """The backend's stream that stream `handle`'s kernels and event
+        records go to (Backend.vendor_stream: the handle itself), else 0
+        (the one queue)."""
+        s = self.stream(handle)
+        return self.ptr(handle) if s is not None and s.vendor else 0
+
     def enqueue(self, stream: Any, work: Callable[[], int], params: Any = None) -> int:
         """Runs `work` now, or, while `stream` is being captured, records
         the graph node of `params` (graph/model.py) that does it.

@@ -87,9 +87,8 @@ class StreamAPI(DriverState):
         # kernels launched before its query are (its own among them), those
         # the driver watches and those the backend's queue still holds (and
         # the vendor stream's own).
-        s = self.stream(stream)
-        vendor = self.ptr(stream) if s is not None and s.vendor else 0
-        if not self.fast.launches_done() or not self.device.queue_done(vendor):
+        if not self.fast.launches_done() or \
+                not self.device.queue_done(self.vendor_queue(stream)):
             return E.CUDA_ERROR_NOT_READY
         self.check_sticky()
         return E.CUDA_SUCCESS
@@ -104,10 +103,10 @@ class StreamAPI(DriverState):
             # Another process's record: waited for here (ipc.py).
             ev.shared.wait(ev.shared.last())
         wait_for_event(s, ev)  # an event of a capture: a fork or a join (graph/capture.py)
-        if s is not None and s.vendor and s.capture is None and ev.capture is None \
-                and ev.mark is not None:
+        vendor = self.vendor_queue(stream)
+        if vendor and s.capture is None and ev.capture is None and ev.mark is not None:
             # Its kernels run beside other streams': the real driver's wait.
-            self.device.wait_mark_in_stream(self.ptr(stream), ev.mark)
+            self.device.wait_mark_in_stream(vendor, ev.mark)
         return E.CUDA_SUCCESS
 
     def cuStreamAddCallback(self, stream: Any, callback: Any, user_data: Any, flags: int) -> int:
