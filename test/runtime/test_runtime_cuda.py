@@ -543,6 +543,21 @@ def test_launch_fast_path_off_gives_the_same_results(libdir: str, env: str,
         assert len(launches) == 17 and launches[0]["args"]["kernel"] == "add_scalar"
 
 
+
+def test_trace_with_the_fast_path_on_holds_what_reached_python(libdir: str,
+                                                              tmp_path: Path) -> None:
+    # ZMLIR_TRACE_FAST_PATH=1: launches the C path took are not in the trace,
+    # those it handed to Python (bad handles, the capture) are, with answers.
+    trace = tmp_path / "calls.jsonl"
+    r, _ = _fast_probe(libdir, ZMLIR_TRACE=str(trace), ZMLIR_TRACE_FAST_PATH="1")
+    assert r == _fast_probe(libdir)[0]
+    calls = [json.loads(line) for line in trace.read_text().splitlines()][1:]
+    launches = [c for c in calls if c.get("api") == "cuLaunchKernel"]
+    slow = sum(1 for v in r.values() if isinstance(v, list) and v[1] == 0)
+    assert len(launches) == slow == 10
+    assert [c["result"] for c in launches].count(400) == 4  # the handles it refused
+    assert any(c.get("api") == "cuModuleLoadData" for c in calls)
+
 # The event calls' C fast path (fastpath.c): under the passthrough (the
 # stand-in NVIDIA driver, whose elapsed time is 1 ms per launch between two
 # records) an event's record, query, synchronisation and elapsed time go to

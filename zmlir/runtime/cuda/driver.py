@@ -105,7 +105,10 @@ def bind(ffi: Any, lib: Any) -> Driver:
         return invoke() if tracer is None else int(tracer.call(api_name, (), invoke))
     ffi.def_extern(name="zmlir_py_unsupported", error=int(E.CUDA_ERROR_UNKNOWN))(unsupported)
     _install_tracer(driver)
-    driver.fast.enable(tracing=driver.tracer is not None)
+    # ZMLIR_TRACE_FAST_PATH=1 keeps the C fast path on while tracing: the
+    # trace then holds what still reaches Python (what a hot loop costs there).
+    keep_fast = os.environ.get("ZMLIR_TRACE_FAST_PATH", "0") not in ("", "0")
+    driver.fast.enable(tracing=driver.tracer is not None and not keep_fast)
     return driver
 
 
