@@ -10,7 +10,7 @@ with CUDA events (benchmark_kernel: L2 flushed, 10 to 1000 repetitions per
 block size); of NVIDIA's cuda-samples those whose printed time comes from
 CUDA events, and, apart, those that time a synchronized loop on the host.
 
-  prepare WORK [--llmc CHECKOUT] [--samples DIR] [--cuda-libs DIR]
+  prepare WORK [--llmc CHECKOUT] [--samples DIR] [--cuda-libs DIR] [--only a,b]
       Here (nvcc, zmlir with LLVM): builds llm.c's dev/cuda programs as its
       Makefile does on an H200 (`-arch=sm_90`: sm_90 SASS and compute_90 PTX,
       bench/llmc.py's build), copies the chosen cuda-samples from DIR (built
@@ -18,7 +18,8 @@ CUDA events, and, apart, those that time a synchronized loop on the host.
       OUT/sm_90), compiles every PTX the driver may pick from them to NVPTX
       for sm_90 into WORK/kernel_speed/nvptx (runtime/backends/
       nvptx_cache.py), writes the runs (WORK/kernel_speed/plan.txt) and packs
-      it all into WORK/kernel_speed.tar.xz for the GPU machine.
+      it all into WORK/kernel_speed.tar.xz for the GPU machine. --only: those
+      programs' runs alone (with matrixMul, which brings the GPU's clocks up).
 
   parse LOG... [--json FILE] [--md FILE]
       Reads the logs h200_kernel_speed.sh wrote (a later log's run of a
@@ -189,7 +190,9 @@ def plan() -> list[tuple[str, str, list[str]]]:
 
 # -- prepare (here) ----------------------------------------------------------------
 
-def prepare(work: Path, checkout: Path, samples: Path, cuda_libs: Path | None) -> int:
+def prepare(work: Path, checkout: Path, samples: Path, cuda_libs: Path | None,
+            only: set[str]) -> int:
+    """Builds and packs the plan's programs (those named in `only`, if any)."""
     import llmc
 
     import zmlir
@@ -212,6 +215,8 @@ def prepare(work: Path, checkout: Path, samples: Path, cuda_libs: Path | None) -
     libdir = llmc.our_libdir()
     exes: list[Path] = []
     for name in LLMC_RUNS:
+        if only and name not in only:
+            continue
         source = checkout / "dev" / "cuda" / f"{name}.cu"
         exe = root / "llmc" / name
         if not exe.exists() or exe.stat().st_mtime < source.stat().st_mtime:
@@ -220,6 +225,8 @@ def prepare(work: Path, checkout: Path, samples: Path, cuda_libs: Path | None) -
                 raise SystemExit(f"{name}: nvcc: {error}")
         exes.append(exe)
     for name in [*EVENT_SAMPLES, *HOST_SAMPLES]:
+        if only and name not in only:
+            continue
         if not (samples / name / name).exists():
             raise SystemExit(f"{samples / name / name}: not built (bench/cuda_samples.py build "
                              f"--arch {GPU})")
@@ -253,6 +260,8 @@ def prepare(work: Path, checkout: Path, samples: Path, cuda_libs: Path | None) -
                       f"({time.perf_counter() - started:.0f} s)", flush=True)
     lines = []
     for suite, name, args in plan():
+        if only and name not in only:
+            continue
         folder = "llmc" if suite == "llmc" else f"samples/{name}"
         lines.append("\t".join([suite, folder, name, *args]))
     (root / "plan.txt").write_text("\n".join(lines) + "\n")
@@ -601,6 +610,7 @@ def main() -> int:
     p.add_argument("--llmc", type=Path, default=Path("/work/src/llm.c"))
     p.add_argument("--samples", type=Path, default=Path("/work/samples/sm_90"))
     p.add_argument("--cuda-libs", type=Path)
+    p.add_argument("--only", default="", help="programs (a,b): a rerun of some")
     r = sub.add_parser("parse")
     r.add_argument("logs", type=Path, nargs="+", help="logs of h200_kernel_speed.sh, in order")
     r.add_argument("--json", type=Path, default=REPO / "bench/results/h200/kernel_speed.json")
@@ -622,7 +632,8 @@ def main() -> int:
     if args.command == "remaining":
         return remaining(args.plan, args.logs)
     if args.command == "prepare":
-        return prepare(args.work.resolve(), args.llmc, args.samples, args.cuda_libs)
+        return prepare(args.work.resolve(), args.llmc, args.samples, args.cuda_libs,
+                       {n for n in args.only.split(",") if n})
     return parse(args.logs, args.json, args.md, args.reasons)
 
 
