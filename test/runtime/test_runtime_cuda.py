@@ -828,6 +828,56 @@ def test_passthrough_streams_run_their_kernels_in_the_real_driver(
     assert r["occupancy_in_c"] == (2 if fast == "1" else 0)
 
 
+
+# Asynchronous copies through the passthrough: NVIDIA's, on the stream's own
+# stream (the stand-in counts them per stream), the host not waiting for
+# them (fastpath.c); a copy NVIDIA's refuses takes the Python path, which
+# reports it; a capture records them. With the fast path off every copy is
+# the Python path's blocking one, with the same results.
+_ASYNC_COPIES = _FAST[:_FAST.index("def launch(name")] + textwrap.dedent("""
+    import os
+    fake = ctypes.CDLL(os.environ["ZMLIR_CUDA_DRIVER"])
+    fake.fake_stream_copies.restype = ctypes.c_ulonglong
+    s = ctypes.c_void_p()
+    assert lib.cuStreamCreate(ctypes.byref(s), 1) == 0
+    src = (ctypes.c_uint32 * n)(*range(n))
+    back = (ctypes.c_uint32 * n)()
+    e = ctypes.c_uint64()
+    assert lib.cuMemAlloc_v2(ctypes.byref(e), 4 * n) == 0
+    r["htod"] = lib.cuMemcpyHtoDAsync_v2(d, src, 4 * n, s)
+    r["dtod"] = lib.cuMemcpyDtoDAsync_v2(e, d, 4 * n, s)
+    r["unified"] = lib.cuMemcpyAsync(d, e, 4 * n, None)
+    r["dtoh"] = lib.cuMemcpyDtoHAsync_v2(back, d, 4 * n, s)
+    r["null_destination"] = lib.cuMemcpyDtoDAsync_v2(ctypes.c_uint64(0), d, 4 * n, None)
+    assert lib.cuStreamSynchronize(s) == 0
+    r["values"] = list(back)[:3] + [back[n - 1]]
+    r["copies"] = [fake.fake_stream_copies(s), fake.fake_stream_copies(None)]
+    assert lib.cuStreamBeginCapture_v2(s, 0) == 0
+    r["captured"] = lib.cuMemcpyHtoDAsync_v2(d, back, 4 * n, s)
+    graph = ctypes.c_void_p()
+    assert lib.cuStreamEndCapture(s, ctypes.byref(graph)) == 0
+    r["after_capture"] = [fake.fake_stream_copies(s), fake.fake_stream_copies(None)]
+    print(json.dumps(r))
+""")
+
+
+@pytest.mark.parametrize("fast", ["1", "0"])
+def test_passthrough_async_copies_are_nvidias_on_their_stream(
+        libdir: str, fast: str, fake_nvidia_driver: Path) -> None:
+    env = {"ZMLIR_BACKEND": "cuda", "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver),
+           "ZMLIR_FAST_LAUNCH": fast}
+    result = subprocess.run([sys.executable, "-c", _ASYNC_COPIES, libdir], capture_output=True,
+                            text=True, timeout=300, env={**os.environ, **env})
+    assert result.returncode == 0, result.stderr
+    r = json.loads(result.stdout.strip().splitlines()[-1])
+    assert [r["htod"], r["dtod"], r["unified"], r["dtoh"]] == [0, 0, 0, 0]
+    assert r["null_destination"] == 1  # CUDA_ERROR_INVALID_VALUE
+    assert r["values"] == [0, 1, 2, 63]
+    # [on the created stream, on the NULL stream]: 3 and 1 of NVIDIA's
+    # asynchronous copies; the Python path's are its blocking ones.
+    assert r["copies"] == ([3, 1] if fast == "1" else [0, 0])
+    assert r["captured"] == 0 and r["after_capture"] == r["copies"]
+
 # Cooperative launches: through the passthrough (a stand-in NVIDIA driver that
 # allows 2 resident blocks on each of its 4 multiprocessors), and refused on
 # the OpenCL CPU backend, which reports the attribute 0.

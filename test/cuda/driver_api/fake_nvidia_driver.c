@@ -87,7 +87,7 @@ static int fake_slot5(void) { return 0xfa45; }
 struct fake_stream {
   unsigned int magic;
   int priority;
-  unsigned long long launches, records, waits;
+  unsigned long long launches, records, waits, copies;
 };
 static int fake_stream_live(void *stream) {
   return (uintptr_t)stream >= 0x10000 && ((struct fake_stream *)stream)->magic == 0x57ea;
@@ -494,6 +494,35 @@ CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) {
 CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n) {
   memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n);
   return 0;
+}
+/* Asynchronous copies: on the NULL stream or a live one of its own, counted
+ * per stream (fake_stream_copies); a null address is NVIDIA's
+ * CUDA_ERROR_INVALID_VALUE. */
+static unsigned long long null_stream_copies;
+unsigned long long fake_stream_copies(void *stream) {
+  return stream == NULL ? null_stream_copies
+                        : fake_stream_live(stream) ? ((struct fake_stream *)stream)->copies : 0;
+}
+static CUresult fake_copy_async(uintptr_t d, uintptr_t s, size_t n, void *stream) {
+  if (stream != NULL && !fake_stream_live(stream))
+    return 400;
+  if (n != 0 && (d == 0 || s == 0))
+    return 1;
+  memmove((void *)d, (const void *)s, n);
+  ++*(stream == NULL ? &null_stream_copies : &((struct fake_stream *)stream)->copies);
+  return 0;
+}
+CUresult cuMemcpyAsync(CUdeviceptr d, CUdeviceptr s, size_t n, void *stream) {
+  return fake_copy_async(d, s, n, stream);
+}
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, void *stream) {
+  return fake_copy_async(d, (uintptr_t)s, n, stream);
+}
+CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, void *stream) {
+  return fake_copy_async((uintptr_t)d, s, n, stream);
+}
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, void *stream) {
+  return fake_copy_async(d, s, n, stream);
 }
 /* Fills: any memory but the first page (NVIDIA's CUDA_ERROR_INVALID_VALUE
  * there); each is counted (fake_memsets). */

@@ -169,6 +169,10 @@ CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t n);
 CUresult cuMemsetD16_v2(CUdeviceptr dst, unsigned short value, size_t n);
 CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int value, size_t n);
 CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, CUstream stream);
+CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream stream);
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream stream);
+CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream stream);
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream stream);
 CUresult cuMemsetD16Async(CUdeviceptr dst, unsigned short value, size_t n, CUstream stream);
 CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t n, CUstream stream);
 CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
@@ -1120,8 +1124,8 @@ class CUDABackend(Backend):
         if occupancy is not None:  # the occupancy of a registered function: occupancy()'s
             points["occupancy"] = address(occupancy)
         # Allocations, frees and memsets: NVIDIA's own, on the NULL stream
-        # (the fills: as memset does here); a driver without one leaves it
-        # to the Python path.
+        # (the fills: as memset does here); asynchronous copies on the
+        # stream's own; a driver without one leaves it to the Python path.
         for name, symbol in _FAST_MEMORY_POINTS.items():
             function = getattr(self.lib, symbol, None)
             if function is not None:
@@ -1142,6 +1146,8 @@ _FAST_MEMORY_POINTS = {
     "memset_d8": "cuMemsetD8_v2", "memset_d16": "cuMemsetD16_v2", "memset_d32": "cuMemsetD32_v2",
     "memset_d8_async": "cuMemsetD8Async", "memset_d16_async": "cuMemsetD16Async",
     "memset_d32_async": "cuMemsetD32Async",
+    "copy_async": "cuMemcpyAsync", "copy_htod_async": "cuMemcpyHtoDAsync_v2",
+    "copy_dtoh_async": "cuMemcpyDtoHAsync_v2", "copy_dtod_async": "cuMemcpyDtoDAsync_v2",
 }
 
 

@@ -80,6 +80,8 @@ typedef CUresult (*zmlir_cu_memset32_fn)(CUdeviceptr, unsigned int, size_t);
 typedef CUresult (*zmlir_cu_memset8_async_fn)(CUdeviceptr, unsigned char, size_t, void *);
 typedef CUresult (*zmlir_cu_memset16_async_fn)(CUdeviceptr, unsigned short, size_t, void *);
 typedef CUresult (*zmlir_cu_memset32_async_fn)(CUdeviceptr, unsigned int, size_t, void *);
+/* cuMemcpyAsync and cuMemcpy{HtoD,DtoH,DtoD}Async_v2: two addresses, a size, a stream */
+typedef CUresult (*zmlir_cu_copy_async_fn)(uintptr_t, uintptr_t, size_t, void *);
 
 struct zmlir_fast_backend {
   uintptr_t launch;                                                      /* the real driver's */
@@ -90,6 +92,7 @@ struct zmlir_fast_backend {
   uintptr_t mem_alloc, mem_free;                                         /* the real driver's */
   uintptr_t ctx_synchronize;                                             /* the real driver's */
   uintptr_t memset[3], memset_async[3]; /* the real driver's D8, D16, D32 */
+  uintptr_t copy_async[4]; /* the real driver's cuMemcpyAsync, HtoD, DtoH, DtoD Async */
   uintptr_t func_get_attribute, func_set_attribute; /* the real driver's */
   uintptr_t occupancy; /* the real driver's cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags */
 };
@@ -379,6 +382,10 @@ int zmlir_fast_set_entry(const char *name, uintptr_t address) {
       {"memset_d8_async", offsetof(struct zmlir_fast_backend, memset_async[0])},
       {"memset_d16_async", offsetof(struct zmlir_fast_backend, memset_async[1])},
       {"memset_d32_async", offsetof(struct zmlir_fast_backend, memset_async[2])},
+      {"copy_async", offsetof(struct zmlir_fast_backend, copy_async[0])},
+      {"copy_htod_async", offsetof(struct zmlir_fast_backend, copy_async[1])},
+      {"copy_dtoh_async", offsetof(struct zmlir_fast_backend, copy_async[2])},
+      {"copy_dtod_async", offsetof(struct zmlir_fast_backend, copy_async[3])},
       {"func_get_attribute", offsetof(struct zmlir_fast_backend, func_get_attribute)},
       {"func_set_attribute", offsetof(struct zmlir_fast_backend, func_set_attribute)},
       {"occupancy", offsetof(struct zmlir_fast_backend, occupancy)},
@@ -1170,6 +1177,40 @@ ZMLIR_FAST_MEMSET(cuMemsetD8, 0, unsigned char)
 ZMLIR_FAST_MEMSET(cuMemsetD16, 1, unsigned short)
 ZMLIR_FAST_MEMSET(cuMemsetD32, 2, unsigned int)
 
+/* Asynchronous copies under the passthrough: the real driver's, on the
+ * stream's queue (zmlir_fast_queue), where zmlir_fast_applies. The host then
+ * waits for a copy only where NVIDIA's driver makes it (pageable host memory),
+ * and copies overlap kernels and each other as natively (simpleMultiCopy,
+ * asyncAPI); the Python path waits for each. Any answer but success takes
+ * the Python path, which validates the copy and reports what is wrong.
+ * `index`: 0 cuMemcpyAsync, 1 HtoD, 2 DtoH, 3 DtoD. */
+static int zmlir_fast_copy_async(int index, uintptr_t dst, uintptr_t src, size_t n, void *stream,
+                                 CUresult *result) {
+  uintptr_t fn = zmlir_fast_backend.copy_async[index];
+  if (!fn || !zmlir_fast_applies(stream))
+    return 0;
+  if (((zmlir_cu_copy_async_fn)fn)(dst, src, n, zmlir_fast_queue(stream)) != 0)
+    return 0;
+  *result = 0;
+  __atomic_add_fetch(&zmlir_fast_mem_count, 1, __ATOMIC_RELAXED);
+  return 1;
+}
+
+#define ZMLIR_FAST_COPY_ASYNC(name, index, dst_type, src_type)                                     \
+  CUresult name(dst_type dst, src_type src, size_t n, CUstream stream) {                           \
+    CUresult result;                                                                               \
+    zmlir_enter();                                                                                 \
+    if (!zmlir_fast_copy_async(index, (uintptr_t)dst, (uintptr_t)src, n, stream, &result))         \
+      result = zmlir_py_##name(dst, src, n, stream);                                               \
+    zmlir_leave();                                                                                 \
+    return result;                                                                                 \
+  }
+
+ZMLIR_FAST_COPY_ASYNC(cuMemcpyAsync, 0, CUdeviceptr, CUdeviceptr)
+ZMLIR_FAST_COPY_ASYNC(cuMemcpyHtoDAsync_v2, 1, CUdeviceptr, const void *)
+ZMLIR_FAST_COPY_ASYNC(cuMemcpyDtoHAsync_v2, 2, void *, CUdeviceptr)
+ZMLIR_FAST_COPY_ASYNC(cuMemcpyDtoDAsync_v2, 3, CUdeviceptr, CUdeviceptr)
+
 /* -- device attributes, the current context's device -------------------------------
  *
  * Thrust and CUB ask cuDeviceGetAttribute several times in every algorithm
@@ -1869,6 +1910,10 @@ uintptr_t zmlir_fast_address(const char *name) {
       {"cuMemsetD8Async", (uintptr_t)&cuMemsetD8Async},
       {"cuMemsetD16Async", (uintptr_t)&cuMemsetD16Async},
       {"cuMemsetD32Async", (uintptr_t)&cuMemsetD32Async},
+      {"cuMemcpyAsync", (uintptr_t)&cuMemcpyAsync},
+      {"cuMemcpyHtoDAsync_v2", (uintptr_t)&cuMemcpyHtoDAsync_v2},
+      {"cuMemcpyDtoHAsync_v2", (uintptr_t)&cuMemcpyDtoHAsync_v2},
+      {"cuMemcpyDtoDAsync_v2", (uintptr_t)&cuMemcpyDtoDAsync_v2},
       {"cuStreamSynchronize", (uintptr_t)&cuStreamSynchronize},
       {"cuCtxSynchronize", (uintptr_t)&cuCtxSynchronize},
       {"cuCtxSynchronize_v2", (uintptr_t)&cuCtxSynchronize_v2},
