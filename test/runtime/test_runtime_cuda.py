@@ -878,6 +878,43 @@ def test_passthrough_async_copies_are_nvidias_on_their_stream(
     assert r["copies"] == ([3, 1] if fast == "1" else [0, 0])
     assert r["captured"] == 0 and r["after_capture"] == r["copies"]
 
+
+# A kernel opted in to more than 48 KiB of dynamic shared memory
+# (cudaFuncSetAttribute, inside immaTensorCoreGemm's timed region): under the
+# passthrough NVIDIA's function is opted in at once, so that the launch that
+# follows is fastpath.c's; the same value again changes nothing.
+_SHARED_OPTIN = _FAST[:_FAST.index("def launch(name")] + textwrap.dedent("""
+    import os
+    fake = ctypes.CDLL(os.environ["ZMLIR_CUDA_DRIVER"])
+    fake.fake_shared_optins.restype = ctypes.c_ulonglong
+    window = 64 * 1024
+    def launch():
+        before = lib.zmlir_fast_launches()
+        code = lib.cuLaunchKernel(f, 1, 1, 1, n, 1, 1, window, None, params, None)
+        return [code, lib.zmlir_fast_launches() - before]
+    r["set"] = [lib.cuFuncSetAttribute(f, 8, window), fake.fake_shared_optins()]
+    r["launch"] = launch()
+    r["set_again"] = [lib.cuFuncSetAttribute(f, 8, window), fake.fake_shared_optins()]
+    r["launch_again"] = launch()
+    h = (ctypes.c_uint32 * n)()
+    assert lib.cuCtxSynchronize() == 0
+    assert lib.cuMemcpyDtoH_v2(h, d, 4 * n) == 0
+    r["sum"] = h[0]
+    print(json.dumps(r))
+""")
+
+
+def test_passthrough_shared_optin_leaves_the_launch_on_the_fast_path(
+        libdir: str, fake_nvidia_driver: Path) -> None:
+    env = {"ZMLIR_BACKEND": "cuda", "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver)}
+    result = subprocess.run([sys.executable, "-c", _SHARED_OPTIN, libdir], capture_output=True,
+                            text=True, timeout=300, env={**os.environ, **env})
+    assert result.returncode == 0, result.stderr
+    r = json.loads(result.stdout.strip().splitlines()[-1])
+    assert r["set"] == [0, 1] and r["set_again"] == [0, 1]
+    assert r["launch"] == [0, 1] and r["launch_again"] == [0, 1]
+    assert r["sum"] == 2
+
 # Cooperative launches: through the passthrough (a stand-in NVIDIA driver that
 # allows 2 resident blocks on each of its 4 multiprocessors), and refused on
 # the OpenCL CPU backend, which reports the attribute 0.

@@ -695,9 +695,14 @@ CUresult cuPointerGetAttribute(void *data, int attribute, CUdeviceptr ptr) {
  * PREFERRED_SHARED_MEMORY_CARVEOUT, settable; 1 (SHARED_SIZE_BYTES) is
  * the static shared memory of add_scalar's machine code. */
 static int carveout = -1;
+/* Opt-ins to dynamic shared memory (MAX_DYNAMIC_SHARED_SIZE_BYTES), counted. */
+static unsigned long long shared_optins;
+unsigned long long fake_shared_optins(void) { return shared_optins; }
 CUresult cuFuncSetAttribute(void *f, int attrib, int value) {
   if (attrib == 9)
     carveout = value;
+  if (attrib == 8)
+    ++shared_optins;
   return 0;
 }
 CUresult cuFuncGetAttribute(int *value, int attrib, void *f) {

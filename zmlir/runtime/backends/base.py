@@ -510,6 +510,14 @@ class Backend(ABC):
         Python path."""
         return None
 
+    def reserve_shared(self, kernel: Any, window: int) -> None:
+        """Readies `kernel` to launch with a shared window of `window` bytes
+        (static plus dynamic): the application opted it in
+        (cuFuncSetAttribute). The passthrough opts NVIDIA's function in at
+        once, so that its launches above 48 KiB stay on fastpath.c's path;
+        elsewhere nothing needs doing."""
+        return None
+
     def fast_kernel(self, kernel: Any, info: Any,
                     nparams: int) -> tuple[str, int, int, int, int] | None:
         """(kind "cuda"/"opencl", native kernel address, static shared bytes,

@@ -939,6 +939,11 @@ class CUDABackend(Backend):
             self._hardware[attrib] = int(value[0]) if code == CUDA_SUCCESS else None
         return self._hardware[attrib]
 
+    def reserve_shared(self, kernel: CUDAKernel, window: int) -> None:
+        if window <= self.info.shared_optin:
+            self._enter()
+            self._allow_shared(kernel, window)
+
     def _allow_shared(self, kernel: CUDAKernel, window: int) -> None:
         """Opts the kernel in to a window of `window` bytes (the real driver
         refuses launches and occupancy queries above its limit)."""

