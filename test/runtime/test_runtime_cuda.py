@@ -1095,6 +1095,13 @@ _NATIVE = textwrap.dedent("""
             assert lib.cuFuncSetAttribute(f, 9, 50) == 0
             assert lib.cuFuncGetAttribute(ctypes.byref(value), 9, f) == 0
             out["carveout"] = value.value
+            # NVIDIA's cuBLAS opts its kernel in, then asks its occupancy
+            # (fastpath.c asks NVIDIA's): the opt-in is NVIDIA's by then.
+            assert lib.cuKernelSetAttribute(8, 90000, f, 0) == 0
+            blocks = ctypes.c_int()
+            out["occupancy_opted_in"] = [
+                lib.cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+                    ctypes.byref(blocks), f, 32, 90000, 0), blocks.value]
         assert lib.cuModuleUnload(mod) == 0
     print(json.dumps(r))
 """)
@@ -1122,7 +1129,8 @@ def test_machine_code_runs_where_the_backend_runs_it(libdir: str, backend: str,
         return
     assert r["vendor_table"] == [1, 0]
     # NVIDIA's answer (the stand-in's 1234), not our compiler's.
-    assert r["cubin"] == {**ran, "shared_size": 1234, "carveout": 50}
+    assert r["cubin"] == {**ran, "shared_size": 1234, "carveout": 50,
+                          "occupancy_opted_in": [0, 2 + 90000 // 1024]}
     assert r["fatbin"] == r["fatbin_newer_ptx"] == {**ran, "shared_size": 1234}
 
 

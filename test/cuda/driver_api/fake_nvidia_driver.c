@@ -17,7 +17,9 @@
 
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
-struct fake_function { char name[128]; };
+/* max_dynamic: its MAX_DYNAMIC_SHARED_SIZE_BYTES once set (0: NVIDIA's default,
+ * 48 KiB less its 1234 static bytes), which its occupancy honours. */
+struct fake_function { char name[128]; int max_dynamic; };
 
 static __thread int current;
 static unsigned long long launches;
@@ -701,8 +703,11 @@ unsigned long long fake_shared_optins(void) { return shared_optins; }
 CUresult cuFuncSetAttribute(void *f, int attrib, int value) {
   if (attrib == 9)
     carveout = value;
-  if (attrib == 8)
+  if (attrib == 8) {
     ++shared_optins;
+    if (f != NULL)
+      ((struct fake_function *)f)->max_dynamic = value;
+  }
   return 0;
 }
 CUresult cuFuncGetAttribute(int *value, int attrib, void *f) {
@@ -803,8 +808,11 @@ unsigned long long fake_launches(void) { return launches; }
 /* Cooperative: at most 2 blocks per multiprocessor of 4 are resident. */
 static unsigned long long cooperative_launches;
 /* 2, and one more per KiB of shared memory asked (which tells what was asked). */
+/* As NVIDIA's: 0 blocks where the dynamic shared memory is above the
+ * function's opt-in (its launch would fail). */
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, void *f, int block, size_t smem) {
-  *n = 2 + (int)(smem / 1024);
+  int max_dynamic = f ? ((struct fake_function *)f)->max_dynamic : 0;
+  *n = smem > (size_t)(max_dynamic ? max_dynamic : 48 * 1024 - 1234) ? 0 : 2 + (int)(smem / 1024);
   return 0;
 }
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, void *f, int block,

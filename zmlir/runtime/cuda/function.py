@@ -142,17 +142,20 @@ class FunctionAPI(DriverState):
         if attrib == 8 and not 0 <= value <= max_dynamic_shared_optin(fn, self.device):
             return E.CUDA_ERROR_INVALID_VALUE  # MAX_DYNAMIC_SHARED_SIZE_BYTES above the device's
         unchanged = fn.attributes.get(attrib) == value
-        fn.attributes[attrib] = value
-        if is_native(fn.module) and attrib != 8:  # 8: set at launch, by the backend
+        if is_native(fn.module) and attrib != 8:  # 8: below, through the backend
             code = self.device.native_set_function_attribute(fn.kernel.handle, attrib, value)
             if code != E.CUDA_SUCCESS:
                 return code
+        # The backend readies the kernel for the window now (NVIDIA's answer
+        # for its machine code): its next launch (inside immaTensorCoreGemm's
+        # timed region) is then fastpath.c's, and NVIDIA's occupancy, which
+        # fastpath.c asks, counts with the opt-in (NVIDIA's cuBLAS opts a
+        # kernel in, then asks: 0 blocks without it, and cublasCreate failed).
+        if attrib == 8 and not unchanged and fn.pending is None:
+            self.device.reserve_shared(fn.kernel, fn.info.static_shared_bytes + value)
+        fn.attributes[attrib] = value
         # The fast path's shared-memory limit; llm.c's layernorm_forward6 sets
         # the same value before every timed launch, which changes nothing.
-        # The backend readies our kernel for the window now, so that its next
-        # launch, inside a timed region (immaTensorCoreGemm), is fastpath.c's.
-        if attrib == 8 and not unchanged and fn.pending is None and not is_native(fn.module):
-            self.device.reserve_shared(fn.kernel, fn.info.static_shared_bytes + value)
         if attrib == 8 and fn.fast and not unchanged:
             self.fast_register(fn)
         return E.CUDA_SUCCESS
