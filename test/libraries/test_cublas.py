@@ -129,6 +129,21 @@ def test_cublasxt_gemm_matches_the_host_reference(built: Path) -> None:
     assert "unsupported" not in result.stderr and "Traceback" not in result.stderr
 
 
+def _nvidia_gemm(libdir: str, out: Path) -> tuple[Path, Path]:
+    """cublas/nvidia/gemm.cu linked with NVIDIA's libcublas.so.13 by its path,
+    as the wheel's users do; and the wheel's lib folder."""
+    wheel = cublas_wheel(libdir)
+    nvidia = wheel / "lib"
+    if not (nvidia / "libcublas.so.13").exists():
+        pytest.skip("NVIDIA's libcublas is not installed")
+    exe = out / "gemm"
+    subprocess.run([tool("nvcc"), "-arch=sm_80", f"-I{wheel / 'include'}",
+                    str(SOURCES / "nvidia" / "gemm.cu"), "-o", str(exe), f"-L{nvidia}",
+                    "-Xlinker", f"-rpath={nvidia}", "-Xlinker", "--disable-new-dtags",
+                    "-l:libcublas.so.13"], check=True, capture_output=True)
+    return exe, nvidia
+
+
 def test_nvidias_cublas_runs_on_our_driver(libdir: str, tmp_path: Path) -> None:
     """NVIDIA's own libcublas.so.13 (the wheel's), linked by its path as the
     wheel's users do, on our driver on the CPU: our libcublasLt, found first
@@ -137,21 +152,30 @@ def test_nvidias_cublas_runs_on_our_driver(libdir: str, tmp_path: Path) -> None:
     cublasCreate), finds its `deviceConstants` in an image of variables only,
     asks the current context and stream objects (TOOLS_TLS, TOOLS_CONTEXT)
     and, told compute capability 13.0, runs its PTX kernels."""
-    wheel = cublas_wheel(libdir)
-    nvidia = wheel / "lib"
-    if not (nvidia / "libcublas.so.13").exists():
-        pytest.skip("NVIDIA's libcublas is not installed")
-    exe = tmp_path / "gemm"
-    subprocess.run([tool("nvcc"), "-arch=sm_80", f"-I{wheel / 'include'}",
-                    str(SOURCES / "nvidia" / "gemm.cu"), "-o", str(exe), f"-L{nvidia}",
-                    "-Xlinker", f"-rpath={nvidia}", "-Xlinker", "--disable-new-dtags",
-                    "-l:libcublas.so.13"], check=True, capture_output=True)
+    exe, nvidia = _nvidia_gemm(libdir, tmp_path)
     result = _run(exe, ZMLIR_LOG="1")
     passed, failed = _cases(result)
     assert not failed and result.returncode == 0, result.stdout + result.stderr
     assert passed == ["cublasCreate (status 0)", *passed[1:]] and len(passed) == 3, result.stdout
     assert f"NVIDIA's libcublasLt.so.13 ({nvidia}" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_nvidias_cublas_creates_its_handle_through_the_passthrough(
+        libdir: str, tmp_path: Path, fake_nvidia_driver: Path) -> None:
+    """NVIDIA's cuBLAS through the passthrough over the stand-in NVIDIA driver
+    with an H100's attributes (FAKE_H100): cublasCreate opts a kernel in to
+    232448 bytes of dynamic shared memory and asks its occupancy, which
+    fastpath.c asks NVIDIA's driver; the opt-in must be NVIDIA's by then
+    (0 blocks else, and cublasCreate failed with status 14 on an H100)."""
+    exe, _ = _nvidia_gemm(libdir, tmp_path)
+    result = subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(exe),
+                             "--create-only"], capture_output=True, text=True, timeout=600,
+                            env={**os.environ, "ZMLIR_BACKEND": "cuda", "FAKE_H100": "1",
+                                 "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver)})
+    assert result.stdout.splitlines() == ["PASS cublasCreate (status 0)"], \
+        result.stdout + result.stderr
+    assert result.returncode == 0 and "Traceback" not in result.stderr
 
 
 def test_other_backends_answer_not_supported(built: Path) -> None:

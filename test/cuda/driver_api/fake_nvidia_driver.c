@@ -24,7 +24,8 @@ struct fake_function { char name[128]; int max_dynamic; };
 static __thread int current;
 static unsigned long long launches;
 static unsigned int last_shared;
-static struct fake_function functions[16];
+/* 16 functions; 4096 under FAKE_H100, whose machine code has any (below). */
+static struct fake_function functions[4096];
 static int nfunctions;
 
 CUresult cuInit(unsigned int flags) { return flags ? 1 : 0; }
@@ -40,7 +41,27 @@ CUresult cuDeviceGetName(char *name, int len, int dev) {
   return 0;
 }
 CUresult cuDeviceTotalMem_v2(size_t *bytes, int dev) { *bytes = 1ull << 30; return 0; }
+/* FAKE_H100=1: an H100's attributes (NVIDIA's cuBLAS divides by some in
+ * cublasCreate) and machine code with functions and variables of any name,
+ * so that NVIDIA's cuBLAS 13 gets through cublasCreate over the stand-in. */
+static const int fake_h100_attributes[][2] = {
+    {1, 1024}, {2, 1024}, {3, 1024}, {4, 64}, {5, 2147483647}, {6, 65535}, {7, 65535},
+    {8, 49152}, {9, 65536}, {10, 32}, {11, 2147483647}, {12, 65536}, {13, 1980000},
+    {14, 512}, {15, 1}, {16, 132}, {19, 1}, {30, 512}, {31, 1}, {33, 0x1b}, {36, 2619000},
+    {37, 5120}, {38, 52428800}, {39, 2048}, {40, 3}, {41, 1}, {75, 9}, {76, 0}, {78, 1},
+    {79, 1}, {80, 1}, {81, 233472}, {82, 65536}, {83, 1}, {86, 1}, {87, 2}, {88, 1},
+    {89, 1}, {91, 1}, {95, 1}, {96, 1}, {97, 232448}, {98, 1}, {99, 1}, {100, 1},
+    {101, 1}, {102, 1}, {106, 32}, {107, 1}, {108, 65536}, {109, 134217728},
+    {111, 1024}, {112, 1}, {113, 1}, {114, 1}, {115, 1}, {116, 1}, {119, 0x9},
+    {120, 1}, {121, 1}, {122, 1}};
+static int fake_h100(void) { return getenv("FAKE_H100") != NULL; }
 CUresult cuDeviceGetAttribute(int *pi, int attrib, int dev) {
+  for (size_t i = 0; fake_h100() && i < sizeof fake_h100_attributes / sizeof *fake_h100_attributes;
+       ++i)
+    if (fake_h100_attributes[i][0] == attrib) {
+      *pi = fake_h100_attributes[i][1];
+      return 0;
+    }
   switch (attrib) {
   case 1: *pi = 1024; break;        /* MAX_THREADS_PER_BLOCK */
   case 8: *pi = 48 * 1024; break;   /* MAX_SHARED_MEMORY_PER_BLOCK */
@@ -630,9 +651,9 @@ CUresult cuModuleLoadData(void **module, const void *image) {
 }
 CUresult cuModuleUnload(void *module) { return 0; }
 CUresult cuModuleGetFunction(void **f, void *module, const char *name) {
-  if (nfunctions == 16)
+  if (nfunctions == (fake_h100() ? 4096 : 16))
     return 2;
-  if (module == (void *)0x41 && strcmp(name, "add_scalar") != 0)
+  if (module == (void *)0x41 && strcmp(name, "add_scalar") != 0 && !fake_h100())
     return 500; /* CUDA_ERROR_NOT_FOUND: the machine code has add_scalar only */
   strncpy(functions[nfunctions].name, name, sizeof functions[0].name - 1);
   *f = &functions[nfunctions++];
@@ -658,7 +679,18 @@ static unsigned char managed_arena[4096], device_arena[4096];
 static size_t managed_used, device_used;
 static struct { char name[64]; CUdeviceptr address; size_t size; } globals[16];
 static int nglobals;
+static unsigned char fake_h100_variables[1 << 20];
+static size_t fake_h100_variables_used;
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *bytes, void *module, const char *name) {
+  if (module == (void *)0x41 && fake_h100()) { /* any variable: 1 KiB of its own */
+    if (fake_h100_variables_used == sizeof fake_h100_variables)
+      return 2;
+    *p = (CUdeviceptr)(uintptr_t)(fake_h100_variables + fake_h100_variables_used);
+    fake_h100_variables_used += 1024;
+    if (bytes)
+      *bytes = 1024;
+    return 0;
+  }
   for (int i = 0; i < nglobals; ++i)
     if (strcmp(globals[i].name, name) == 0) {
       *p = globals[i].address;
@@ -867,7 +899,15 @@ CUresult cuLaunchKernelEx(const fake_launch_config *c, void *f, void **params, v
     ++cluster_launches;
   return code;
 }
+/* As NVIDIA's: CUDA_ERROR_INVALID_VALUE for an empty grid or block, or more
+ * dynamic shared memory than the function is opted in to. */
 CUresult cuOccupancyMaxActiveClusters(int *n, void *f, const fake_launch_config *c) {
+  int max_dynamic = f ? ((struct fake_function *)f)->max_dynamic : 0;
+  for (int d = 0; d < 3; ++d)
+    if (c->grid[d] == 0 || c->block[d] == 0)
+      return 1;
+  if (c->shared > (unsigned int)(max_dynamic ? max_dynamic : 48 * 1024 - 1234))
+    return 1;
   *n = c->stream == NULL ? 3 : -1; /* the driver's copy has no stream */
   return 0;
 }

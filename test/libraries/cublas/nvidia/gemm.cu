@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include <cublas_v2.h>
@@ -56,13 +57,17 @@ static bool gemm_case(cublasHandle_t handle, const char *name, cublasOperation_t
   return ok;
 }
 
-int main() {
+// --create-only: cublasCreate and cublasDestroy alone (a driver whose kernels
+// do not run, the stand-in NVIDIA driver).
+int main(int argc, char **argv) {
   cublasHandle_t handle;
   cublasStatus_t created = cublasCreate(&handle);
   printf("%s cublasCreate (status %d)\n", created == CUBLAS_STATUS_SUCCESS ? "PASS" : "FAIL",
          (int)created);
   if (created != CUBLAS_STATUS_SUCCESS)
     return 1;
+  if (argc > 1 && strcmp(argv[1], "--create-only") == 0)
+    return cublasDestroy(handle) == CUBLAS_STATUS_SUCCESS ? 0 : 1;
   bool ok = gemm_case<float>(handle, "Sgemm 64x48x40 nn", CUBLAS_OP_N, CUBLAS_OP_N, 64, 48, 40,
                              1e-3);
   ok &= gemm_case<double>(handle, "Dgemm 33x17x29 nt", CUBLAS_OP_N, CUBLAS_OP_T, 33, 17, 29,
