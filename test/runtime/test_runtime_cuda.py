@@ -915,6 +915,39 @@ def test_passthrough_shared_optin_leaves_the_launch_on_the_fast_path(
     assert r["launch"] == [0, 1] and r["launch_again"] == [0, 1]
     assert r["sum"] == 2
 
+
+# A block freed in a created stream (cuMemFreeAsync) is pending on that
+# stream, which the pool asks NVIDIA's driver about at synchronisations;
+# once the stream is destroyed nothing may ask of it any more (NVIDIA's
+# driver crashed reading a destroyed stream: graphMemoryNodes on an H100;
+# the stand-in answers CUDA_ERROR_INVALID_HANDLE).
+_DESTROYED_STREAM_POOL = _FAST[:_FAST.index("def launch(name")] + textwrap.dedent("""
+    s = ctypes.c_void_p()
+    assert lib.cuStreamCreate(ctypes.byref(s), 1) == 0
+    p = ctypes.c_uint64()
+    assert lib.cuMemAllocAsync(ctypes.byref(p), 4096, s) == 0
+    assert lib.cuMemFreeAsync(p, s) == 0
+    r["destroy"] = lib.cuStreamDestroy_v2(s)
+    r["synchronize"] = lib.cuCtxSynchronize()
+    q = ctypes.c_uint64()
+    r["alloc_again"] = [lib.cuMemAllocAsync(ctypes.byref(q), 4096, None), q.value == p.value]
+    r["stream_synchronize"] = lib.cuStreamSynchronize(None)
+    print(json.dumps(r))
+""")
+
+
+def test_passthrough_pool_forgets_a_destroyed_stream(libdir: str,
+                                                    fake_nvidia_driver: Path) -> None:
+    env = {"ZMLIR_BACKEND": "cuda", "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver)}
+    result = subprocess.run([sys.executable, "-c", _DESTROYED_STREAM_POOL, libdir],
+                            capture_output=True, text=True, timeout=300,
+                            env={**os.environ, **env})
+    assert result.returncode == 0, result.stderr
+    r = json.loads(result.stdout.strip().splitlines()[-1])
+    # The block is free once the stream's work is done: taken again.
+    assert r == {"destroy": 0, "synchronize": 0, "alloc_again": [0, True],
+                 "stream_synchronize": 0}, r
+
 # Cooperative launches: through the passthrough (a stand-in NVIDIA driver that
 # allows 2 resident blocks on each of its 4 multiprocessors), and refused on
 # the OpenCL CPU backend, which reports the attribute 0.

@@ -167,6 +167,10 @@ class MemoryPool:
         if self.reserved > self.release_threshold:
             self.release(self.release_threshold)
 
+    def pending_in(self, stream: int) -> bool:
+        """Whether blocks freed in vendor stream `stream` are pending."""
+        return any(lane == stream for lane, _, _ in self.pending)
+
     def destroy(self) -> None:
         """Frees what is free now, pending blocks too (the backend's free
         waits for the device, as cuMemFree does); blocks still in use go

@@ -60,7 +60,15 @@ class StreamAPI(DriverState):
         s = self.handles.remove(self.ptr(stream), Stream)
         self.fast.forget(self.ptr(stream))
         if s.vendor:
-            self.device.vendor_stream_destroy(self.ptr(stream))
+            # Blocks freed in it wait on it in their pools (MemoryPool.pending),
+            # which ask the vendor's driver about it: never once it is gone
+            # (NVIDIA's driver crashed). They are free once its work is done.
+            handle = self.ptr(stream)
+            if any(pool.pending_in(handle) for pool in self.pools):
+                self.device.synchronize()
+                for pool in self.pools:
+                    pool.settle(lambda lane: lane == handle)
+            self.device.vendor_stream_destroy(handle)
         for key in [k for k in self.stream_attributes if k[0] == self.ptr(stream)]:
             del self.stream_attributes[key]
         if s.capture is not None and not any(  # the last stream of an unfinished capture
