@@ -922,10 +922,15 @@ def test_passthrough_shared_optin_leaves_the_launch_on_the_fast_path(
 # driver crashed reading a destroyed stream: graphMemoryNodes on an H100;
 # the stand-in answers CUDA_ERROR_INVALID_HANDLE).
 _DESTROYED_STREAM_POOL = _FAST[:_FAST.index("def launch(name")] + textwrap.dedent("""
+    import os
+    fake = ctypes.CDLL(os.environ["ZMLIR_CUDA_DRIVER"])
+    fake.fake_managed_allocations.restype = ctypes.c_ulonglong
     s = ctypes.c_void_p()
     assert lib.cuStreamCreate(ctypes.byref(s), 1) == 0
     p = ctypes.c_uint64()
+    managed = fake.fake_managed_allocations()
     assert lib.cuMemAllocAsync(ctypes.byref(p), 4096, s) == 0
+    r["managed"] = fake.fake_managed_allocations() - managed  # NVIDIA's device memory
     assert lib.cuMemFreeAsync(p, s) == 0
     r["destroy"] = lib.cuStreamDestroy_v2(s)
     r["synchronize"] = lib.cuCtxSynchronize()
@@ -945,7 +950,7 @@ def test_passthrough_pool_forgets_a_destroyed_stream(libdir: str,
     assert result.returncode == 0, result.stderr
     r = json.loads(result.stdout.strip().splitlines()[-1])
     # The block is free once the stream's work is done: taken again.
-    assert r == {"destroy": 0, "synchronize": 0, "alloc_again": [0, True],
+    assert r == {"managed": 0, "destroy": 0, "synchronize": 0, "alloc_again": [0, True],
                  "stream_synchronize": 0}, r
 
 # Cooperative launches: through the passthrough (a stand-in NVIDIA driver that

@@ -184,7 +184,10 @@ CUresult cuCtxGetLimit(size_t *value, int limit) {
   *value = limit ? heap_size : stack_size;
   return 0;
 }
+static unsigned long long managed_allocations;
+unsigned long long fake_managed_allocations(void) { return managed_allocations; }
 CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned int flags) {
+  ++managed_allocations;
   *p = (CUdeviceptr)(uintptr_t)calloc(1, n);
   return *p ? 0 : 2;
 }
