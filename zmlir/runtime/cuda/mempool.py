@@ -253,9 +253,9 @@ class MemPoolAPI(MemoryAPI):
     def _kind_pool(self, kind: str, max_size: int = 0, default: bool = False) -> MemoryPool:
         """A pool of device, managed or host memory. Device memory is the
         backend's device memory (Backend.alloc_device: under the passthrough
-        NVIDIA's cuMemAlloc's, as cudaMallocAsync gives natively; managed
-        memory there made streamOrderedAllocation's copies and kernels 27%
-        slower on an H100)."""
+        NVIDIA's cuMemAlloc's, as cudaMallocAsync gives natively; while they
+        were managed memory, streamOrderedAllocation ran 27% slower than
+        natively on an H100)."""
         if kind == "device":
             return MemoryPool(self.device.alloc_device, self.device.free, max_size, default)
         if kind != "host":
