@@ -17,8 +17,9 @@ ours loads their machine code for this GPU as it is (load_native).
 
 Memory is managed (cuMemAllocManaged): device addresses the host can also
 touch, as on our other backends, so cudaMallocManaged-style programs work;
-what the application asks cuMemAlloc for is NVIDIA's device memory, as on
-NVIDIA's driver, which NVIDIA's IPC exports: memory handles are NVIDIA's
+what the application asks cuMemAlloc (and a device pool, cuMemAllocAsync)
+for is NVIDIA's device memory, as on NVIDIA's driver, which NVIDIA's IPC
+exports: memory handles are NVIDIA's
 own (cuIpc*MemHandle handed to it), interprocess events stay ours
 (cuda/ipc.py); pools shared between processes are NVIDIA's pools
 (cuda/mempool_ipc.py), and virtual memory management is NVIDIA's
