@@ -849,6 +849,8 @@ _ASYNC_COPIES = _FAST[:_FAST.index("def launch(name")] + textwrap.dedent("""
     r["unified"] = lib.cuMemcpyAsync(d, e, 4 * n, None)
     r["dtoh"] = lib.cuMemcpyDtoHAsync_v2(back, d, 4 * n, s)
     r["null_destination"] = lib.cuMemcpyDtoDAsync_v2(ctypes.c_uint64(0), d, 4 * n, None)
+    fake.fake_stream_fills.restype = ctypes.c_ulonglong
+    r["fill"] = [lib.cuMemsetD32Async(e, 7, n, s), fake.fake_stream_fills(s)]
     assert lib.cuStreamSynchronize(s) == 0
     r["values"] = list(back)[:3] + [back[n - 1]]
     r["copies"] = [fake.fake_stream_copies(s), fake.fake_stream_copies(None)]
@@ -877,6 +879,8 @@ def test_passthrough_async_copies_are_nvidias_on_their_stream(
     # asynchronous copies; the Python path's are its blocking ones.
     assert r["copies"] == ([3, 1] if fast == "1" else [0, 0])
     assert r["captured"] == 0 and r["after_capture"] == r["copies"]
+    # A fill in the stream: NVIDIA's on the stream's own (the C path).
+    assert r["fill"] == [0, 1 if fast == "1" else 0]
 
 
 # A kernel opted in to more than 48 KiB of dynamic shared memory

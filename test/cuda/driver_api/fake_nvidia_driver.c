@@ -110,7 +110,7 @@ static int fake_slot5(void) { return 0xfa45; }
 struct fake_stream {
   unsigned int magic;
   int priority;
-  unsigned long long launches, records, waits, copies;
+  unsigned long long launches, records, waits, copies, fills;
 };
 static int fake_stream_live(void *stream) {
   return (uintptr_t)stream >= 0x10000 && ((struct fake_stream *)stream)->magic == 0x57ea;
@@ -578,14 +578,26 @@ CUresult cuMemsetD32_v2(CUdeviceptr d, unsigned int v, size_t n) {
     ((unsigned int *)(uintptr_t)d)[i] = v;
   return 0;
 }
+/* Asynchronous fills: on the NULL stream or a live one of its own, whose
+ * fills are counted (fake_stream_fills). */
+static int fake_fill_stream(void *stream) {
+  if (stream != NULL && !fake_stream_live(stream))
+    return 0;
+  if (stream != NULL)
+    ++((struct fake_stream *)stream)->fills;
+  return 1;
+}
+unsigned long long fake_stream_fills(void *stream) {
+  return fake_stream_live(stream) ? ((struct fake_stream *)stream)->fills : 0;
+}
 CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void *stream) {
-  return stream ? 400 : cuMemsetD8_v2(d, v, n); /* the passthrough has no other stream */
+  return fake_fill_stream(stream) ? cuMemsetD8_v2(d, v, n) : 400;
 }
 CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, void *stream) {
-  return stream ? 400 : cuMemsetD16_v2(d, v, n);
+  return fake_fill_stream(stream) ? cuMemsetD16_v2(d, v, n) : 400;
 }
 CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, void *stream) {
-  return stream ? 400 : cuMemsetD32_v2(d, v, n);
+  return fake_fill_stream(stream) ? cuMemsetD32_v2(d, v, n) : 400;
 }
 /* The PTX of the last module loaded: its module variables are what
  * cuModuleGetGlobal_v2 finds. */

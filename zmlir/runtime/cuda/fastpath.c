@@ -1131,22 +1131,24 @@ CUresult cuMemFree_v2(CUdeviceptr dptr) {
   return result;
 }
 
-/* A memset through the real driver's `index` (0: D8, 1: D16, 2: D32), on the
- * NULL stream where `async` (our launches' queue); 1 with *result set, else 0. */
+/* A memset through the real driver's `index` (0: D8, 1: D16, 2: D32); where
+ * `async`, on the stream's own stream (zmlir_fast_queue: NULL for the
+ * default streams); 1 with *result set, else 0. */
 static int zmlir_fast_memset(int index, int async, CUdeviceptr dst, unsigned int value, size_t n,
                              void *stream, CUresult *result) {
   uintptr_t fn = async ? zmlir_fast_backend.memset_async[index] : zmlir_fast_backend.memset[index];
   if (!fn || !zmlir_fast_applies(stream))
     return 0;
   CUresult code;
+  void *queue = async ? zmlir_fast_queue(stream) : NULL;
   if (index == 0)
-    code = async ? ((zmlir_cu_memset8_async_fn)fn)(dst, (unsigned char)value, n, NULL)
+    code = async ? ((zmlir_cu_memset8_async_fn)fn)(dst, (unsigned char)value, n, queue)
                  : ((zmlir_cu_memset8_fn)fn)(dst, (unsigned char)value, n);
   else if (index == 1)
-    code = async ? ((zmlir_cu_memset16_async_fn)fn)(dst, (unsigned short)value, n, NULL)
+    code = async ? ((zmlir_cu_memset16_async_fn)fn)(dst, (unsigned short)value, n, queue)
                  : ((zmlir_cu_memset16_fn)fn)(dst, (unsigned short)value, n);
   else
-    code = async ? ((zmlir_cu_memset32_async_fn)fn)(dst, value, n, NULL)
+    code = async ? ((zmlir_cu_memset32_async_fn)fn)(dst, value, n, queue)
                  : ((zmlir_cu_memset32_fn)fn)(dst, value, n);
   if (code != 0)
     return 0;
