@@ -31,8 +31,8 @@ def built(tmp_path_factory: pytest.TempPathFactory, libdir: str) -> Path:
     return out
 
 
-def _run(exe: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(exe)],
+def _run(exe: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(exe), *args],
                           capture_output=True, text=True, timeout=600,
                           env={**os.environ, **env})
 
@@ -169,10 +169,8 @@ def test_nvidias_cublas_creates_its_handle_through_the_passthrough(
     fastpath.c asks NVIDIA's driver; the opt-in must be NVIDIA's by then
     (0 blocks else, and cublasCreate failed with status 14 on an H100)."""
     exe, _ = _nvidia_gemm(libdir, tmp_path)
-    result = subprocess.run([sys.executable, "-m", "zmlir.cli", "run", "--", str(exe),
-                             "--create-only"], capture_output=True, text=True, timeout=600,
-                            env={**os.environ, "ZMLIR_BACKEND": "cuda", "FAKE_H100": "1",
-                                 "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver)})
+    result = _run(exe, "--create-only", ZMLIR_BACKEND="cuda", FAKE_H100="1",
+                  ZMLIR_CUDA_DRIVER=str(fake_nvidia_driver))
     assert result.stdout.splitlines() == ["PASS cublasCreate (status 0)"], \
         result.stdout + result.stderr
     assert result.returncode == 0 and "Traceback" not in result.stderr

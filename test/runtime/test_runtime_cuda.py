@@ -667,12 +667,23 @@ _EVENTS = _FAST[:_FAST.index("def launch(name")] + textwrap.dedent("""
 """)
 
 
-def _events_probe(libdir: str, **env: str) -> dict[str, Any]:
-    result = subprocess.run([sys.executable, "-c", _EVENTS, libdir], capture_output=True,
+def _probe(script: str, libdir: str, **env: str) -> dict[str, Any]:
+    """What probe `script` printed last (JSON), run in a process of its own
+    with `env` added to ours; it must exit cleanly."""
+    result = subprocess.run([sys.executable, "-c", script, libdir], capture_output=True,
                             text=True, timeout=300, env={**os.environ, **env})
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr and "internal error" not in result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def _passthrough(fake_nvidia_driver: Path, **env: str) -> dict[str, str]:
+    """The environment of the passthrough over the stand-in NVIDIA driver."""
+    return {"ZMLIR_BACKEND": "cuda", "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver), **env}
+
+
+def _events_probe(libdir: str, **env: str) -> dict[str, Any]:
+    return _probe(_EVENTS, libdir, **env)
 
 
 def _codes(r: dict[str, Any]) -> dict[str, Any]:
@@ -742,7 +753,7 @@ def test_event_fast_path_takes_events_outside_captures(libdir: str, backend: str
 @pytest.mark.parametrize("env", ["ZMLIR_FAST_LAUNCH", "ZMLIR_TRACE"])
 def test_event_fast_path_off_gives_the_same_answers(libdir: str, env: str, tmp_path: Path,
                                                     fake_nvidia_driver: Path) -> None:
-    passthrough = {"ZMLIR_BACKEND": "cuda", "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver)}
+    passthrough = _passthrough(fake_nvidia_driver)
     value = "0" if env == "ZMLIR_FAST_LAUNCH" else str(tmp_path / "calls.jsonl")
     r = _events_probe(libdir, **passthrough, **{env: value})
     fast = _events_probe(libdir, **passthrough)
@@ -810,12 +821,7 @@ _STREAMS = _FAST[:_FAST.index("def launch(name")] + textwrap.dedent("""
 @pytest.mark.parametrize("fast", ["1", "0"])
 def test_passthrough_streams_run_their_kernels_in_the_real_driver(
         libdir: str, fast: str, fake_nvidia_driver: Path) -> None:
-    env = {"ZMLIR_BACKEND": "cuda", "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver),
-           "ZMLIR_FAST_LAUNCH": fast}
-    result = subprocess.run([sys.executable, "-c", _STREAMS, libdir], capture_output=True,
-                            text=True, timeout=300, env={**os.environ, **env})
-    assert result.returncode == 0, result.stderr
-    r = json.loads(result.stdout.strip().splitlines()[-1])
+    r = _probe(_STREAMS, libdir, **_passthrough(fake_nvidia_driver, ZMLIR_FAST_LAUNCH=fast))
     assert r["priority"] < 0  # the range's greatest
     # [priority, launches, event records, waits]
     assert r["urgent"] == [r["priority"], 2, 1, 0]
@@ -826,7 +832,6 @@ def test_passthrough_streams_run_their_kernels_in_the_real_driver(
     assert r["occupancy"] == [0, 4] and r["occupancy_flags"] == [0, 3]
     assert r["occupancy_bad_block"] == 1
     assert r["occupancy_in_c"] == (2 if fast == "1" else 0)
-
 
 
 # Asynchronous copies through the passthrough: NVIDIA's, on the stream's own
@@ -866,12 +871,8 @@ _ASYNC_COPIES = _FAST[:_FAST.index("def launch(name")] + textwrap.dedent("""
 @pytest.mark.parametrize("fast", ["1", "0"])
 def test_passthrough_async_copies_are_nvidias_on_their_stream(
         libdir: str, fast: str, fake_nvidia_driver: Path) -> None:
-    env = {"ZMLIR_BACKEND": "cuda", "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver),
-           "ZMLIR_FAST_LAUNCH": fast}
-    result = subprocess.run([sys.executable, "-c", _ASYNC_COPIES, libdir], capture_output=True,
-                            text=True, timeout=300, env={**os.environ, **env})
-    assert result.returncode == 0, result.stderr
-    r = json.loads(result.stdout.strip().splitlines()[-1])
+    r = _probe(_ASYNC_COPIES, libdir,
+               **_passthrough(fake_nvidia_driver, ZMLIR_FAST_LAUNCH=fast))
     assert [r["htod"], r["dtod"], r["unified"], r["dtoh"]] == [0, 0, 0, 0]
     assert r["null_destination"] == 1  # CUDA_ERROR_INVALID_VALUE
     assert r["values"] == [0, 1, 2, 63]
@@ -910,11 +911,7 @@ _SHARED_OPTIN = _FAST[:_FAST.index("def launch(name")] + textwrap.dedent("""
 
 def test_passthrough_shared_optin_leaves_the_launch_on_the_fast_path(
         libdir: str, fake_nvidia_driver: Path) -> None:
-    env = {"ZMLIR_BACKEND": "cuda", "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver)}
-    result = subprocess.run([sys.executable, "-c", _SHARED_OPTIN, libdir], capture_output=True,
-                            text=True, timeout=300, env={**os.environ, **env})
-    assert result.returncode == 0, result.stderr
-    r = json.loads(result.stdout.strip().splitlines()[-1])
+    r = _probe(_SHARED_OPTIN, libdir, **_passthrough(fake_nvidia_driver))
     assert r["set"] == [0, 1] and r["set_again"] == [0, 1]
     assert r["launch"] == [0, 1] and r["launch_again"] == [0, 1]
     assert r["sum"] == 2
@@ -947,15 +944,11 @@ _DESTROYED_STREAM_POOL = _FAST[:_FAST.index("def launch(name")] + textwrap.deden
 
 def test_passthrough_pool_forgets_a_destroyed_stream(libdir: str,
                                                     fake_nvidia_driver: Path) -> None:
-    env = {"ZMLIR_BACKEND": "cuda", "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver)}
-    result = subprocess.run([sys.executable, "-c", _DESTROYED_STREAM_POOL, libdir],
-                            capture_output=True, text=True, timeout=300,
-                            env={**os.environ, **env})
-    assert result.returncode == 0, result.stderr
-    r = json.loads(result.stdout.strip().splitlines()[-1])
+    r = _probe(_DESTROYED_STREAM_POOL, libdir, **_passthrough(fake_nvidia_driver))
     # The block is free once the stream's work is done: taken again.
     assert r == {"managed": 0, "destroy": 0, "synchronize": 0, "alloc_again": [0, True],
                  "stream_synchronize": 0}, r
+
 
 # Cooperative launches: through the passthrough (a stand-in NVIDIA driver that
 # allows 2 resident blocks on each of its 4 multiprocessors), and refused on

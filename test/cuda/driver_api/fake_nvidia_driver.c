@@ -855,11 +855,16 @@ unsigned long long fake_launches(void) { return launches; }
 /* Cooperative: at most 2 blocks per multiprocessor of 4 are resident. */
 static unsigned long long cooperative_launches;
 /* 2, and one more per KiB of shared memory asked (which tells what was asked). */
+/* The dynamic shared memory function `f` may launch with: its opt-in, else
+ * NVIDIA's default (48 KiB less its 1234 static bytes). */
+static size_t fake_max_dynamic(void *f) {
+  int opted = f ? ((struct fake_function *)f)->max_dynamic : 0;
+  return (size_t)(opted ? opted : 48 * 1024 - 1234);
+}
 /* As NVIDIA's: 0 blocks where the dynamic shared memory is above the
  * function's opt-in (its launch would fail). */
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, void *f, int block, size_t smem) {
-  int max_dynamic = f ? ((struct fake_function *)f)->max_dynamic : 0;
-  *n = smem > (size_t)(max_dynamic ? max_dynamic : 48 * 1024 - 1234) ? 0 : 2 + (int)(smem / 1024);
+  *n = smem > fake_max_dynamic(f) ? 0 : 2 + (int)(smem / 1024);
   return 0;
 }
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, void *f, int block,
@@ -917,11 +922,10 @@ CUresult cuLaunchKernelEx(const fake_launch_config *c, void *f, void **params, v
 /* As NVIDIA's: CUDA_ERROR_INVALID_VALUE for an empty grid or block, or more
  * dynamic shared memory than the function is opted in to. */
 CUresult cuOccupancyMaxActiveClusters(int *n, void *f, const fake_launch_config *c) {
-  int max_dynamic = f ? ((struct fake_function *)f)->max_dynamic : 0;
   for (int d = 0; d < 3; ++d)
     if (c->grid[d] == 0 || c->block[d] == 0)
       return 1;
-  if (c->shared > (unsigned int)(max_dynamic ? max_dynamic : 48 * 1024 - 1234))
+  if (c->shared > fake_max_dynamic(f))
     return 1;
   *n = c->stream == NULL ? 3 : -1; /* the driver's copy has no stream */
   return 0;

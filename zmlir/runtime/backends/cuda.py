@@ -941,8 +941,10 @@ class CUDABackend(Backend):
         return self._hardware[attrib]
 
     def reserve_shared(self, kernel: CUDAKernel, window: int) -> None:
+        # Above the device's limit NVIDIA's answer (a launch's, an
+        # occupancy's) is the refusal.
+        self._enter()
         if window <= self.info.shared_optin:
-            self._enter()
             self._allow_shared(kernel, window)
 
     def _allow_shared(self, kernel: CUDAKernel, window: int) -> None:
@@ -958,12 +960,10 @@ class CUDABackend(Backend):
         """The real driver's count for a CUlaunchConfig (at config_address,
         the stream's handle cleared; the window is the kernel's static
         shared memory plus the config's dynamic bytes, as at launch)."""
-        self._enter()
         clusters = self.ffi.new("int *")
         config = self.ffi.cast("unsigned int *", config_address)
         config[6] += int(info.static_shared_bytes)  # sharedMemBytes
-        if config[6] <= self.info.shared_optin:
-            self._allow_shared(kernel, int(config[6]))
+        self.reserve_shared(kernel, int(config[6]))
         self.check("cuOccupancyMaxActiveClusters",
                    self.lib.cuOccupancyMaxActiveClusters(
                        clusters, kernel.handle, self.ffi.cast("void *", config_address)))
@@ -972,15 +972,12 @@ class CUDABackend(Backend):
     def occupancy(self, kernel: CUDAKernel, info: Any, block: int, dynamic_shared: int) -> int:
         """The real driver's active blocks per multiprocessor (the window is
         the kernel's static shared memory plus the dynamic bytes)."""
-        self._enter()
         window = int(info.static_shared_bytes) + int(dynamic_shared)
-        if window <= self.info.shared_optin:
-            self._allow_shared(kernel, window)
+        self.reserve_shared(kernel, window)
         blocks = self.ffi.new("int *")
         self.check("cuOccupancyMaxActiveBlocksPerMultiprocessor",
                    self.lib.cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                       blocks, kernel.handle, block,
-                       int(info.static_shared_bytes) + int(dynamic_shared)))
+                       blocks, kernel.handle, block, window))
         return int(blocks[0])
 
     def _launch(self, kernel: CUDAKernel, info: Any, grid: Sequence[int], block: Sequence[int],

@@ -876,10 +876,10 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **ker
  * record, query, synchronisation and elapsed time then go straight to the
  * real driver's functions when zmlir_fast_applies (a record: on its stream;
  * the others: on the default stream's terms, a current context without a
- * sticky error, no tracing, no capture under way). The real driver's success (and NOT_READY, where a
- * call may answer it) is the answer; any other result takes the Python
- * path, which makes the same call again and reports it as it always does
- * (a real sticky error becomes ours). cuEventSynchronize also needs
+ * sticky error, no tracing, no capture under way). The real driver's
+ * success (and NOT_READY, where a call may answer it) is the answer; any
+ * other result takes the Python path, which makes the same call again and
+ * reports it as it always does (a real sticky error becomes ours). cuEventSynchronize also needs
  * zmlir_fast_sync_work at 0: a synchronisation point's own work (device
  * printf output, memory pools) is Python's. Other backends register no
  * events: their events are the Python driver's (OpenCL: markers). */
