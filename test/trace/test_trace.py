@@ -189,6 +189,32 @@ def test_perfetto_export(synthetic: Path, tmp_path: Path) -> None:
     assert names == {"thread 7", "stream 0 (legacy)"}
 
 
+def test_launch_attributes_are_traced(tmp_path: Path) -> None:
+    """cuLaunchKernelEx's record names each launch attribute (id and first
+    words): whether a library's launch can stay in C depends on them."""
+    import cffi
+
+    from zmlir.runtime.cuda import api
+    from zmlir.trace.tracer import Tracer
+
+    ffi = cffi.FFI()
+    ffi.cdef(api.TYPES)
+    attrs = ffi.new("CUlaunchAttribute[2]")
+    attrs[0].id = 4  # CLUSTER_DIMENSION
+    ffi.cast("unsigned int *", attrs[0].value)[0:3] = [2, 1, 1]
+    attrs[1].id = 6  # PROGRAMMATIC_STREAM_SERIALIZATION
+    ffi.cast("unsigned int *", attrs[1].value)[0] = 1
+    config = ffi.new("CUlaunchConfig *", {"gridDimX": 4, "gridDimY": 1, "gridDimZ": 1,
+                                          "blockDimX": 32, "blockDimY": 1, "blockDimZ": 1,
+                                          "attrs": attrs, "numAttrs": 2})
+    path = tmp_path / "t.jsonl"
+    tracer = Tracer(str(path), ffi)
+    tracer.call("cuLaunchKernelEx", (config, ffi.cast("CUfunction", 0x10), ffi.NULL, ffi.NULL),
+                lambda *args: 0)
+    record = json.loads(path.read_text().splitlines()[1])
+    assert record["args"]["config"]["attrs"] == [[4, 2, 1, 1], [6, 1, 0, 0]]
+
+
 # -- real traces of our test programs ---------------------------------------------------------
 
 

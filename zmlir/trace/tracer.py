@@ -209,10 +209,16 @@ class _Decoder:
                 if v == ffi.NULL:
                     return None
                 c = v[0]
+                attrs = ffi.cast("CUlaunchAttribute *", c.attrs)
+                # Each attribute's id and first three words (a cluster's
+                # dimensions, a priority, a flag): which launches stay in C.
+                words = [ffi.cast("unsigned int *", attrs[i].value)
+                         for i in range(c.numAttrs if attrs != ffi.NULL else 0)]
                 return {"grid": [c.gridDimX, c.gridDimY, c.gridDimZ],
                         "block": [c.blockDimX, c.blockDimY, c.blockDimZ],
                         "sharedMemBytes": c.sharedMemBytes, "hStream": self._hex(c.hStream, ok),
-                        "numAttrs": c.numAttrs}
+                        "numAttrs": c.numAttrs,
+                        "attrs": [[attrs[i].id, *w[0:3]] for i, w in enumerate(words)]}
             return False, config
         if bare.endswith("*") and not const:
             pointee = bare[:-1].strip()
