@@ -886,21 +886,34 @@ def test_passthrough_async_copies_are_nvidias_on_their_stream(
 
 # A kernel opted in to more than 48 KiB of dynamic shared memory
 # (cudaFuncSetAttribute, inside immaTensorCoreGemm's timed region): under the
-# passthrough NVIDIA's function is opted in at once, so that the launch that
-# follows is fastpath.c's; the same value again changes nothing.
+# passthrough NVIDIA's function is opted in at once, in C (through Python it
+# took 67-89 us of the region on an H100, 12-16 natively), so that the launch
+# that follows is fastpath.c's; the same value again changes nothing; the
+# attribute reads back; a smaller value is NVIDIA's too, and a launch above it
+# is refused.
 _SHARED_OPTIN = _FAST[:_FAST.index("def launch(name")] + textwrap.dedent("""
     import os
     fake = ctypes.CDLL(os.environ["ZMLIR_CUDA_DRIVER"])
     fake.fake_shared_optins.restype = ctypes.c_ulonglong
+    lib.zmlir_fast_queries.restype = ctypes.c_ulonglong
     window = 64 * 1024
-    def launch():
+    def launch(shared=window):
         before = lib.zmlir_fast_launches()
-        code = lib.cuLaunchKernel(f, 1, 1, 1, n, 1, 1, window, None, params, None)
+        code = lib.cuLaunchKernel(f, 1, 1, 1, n, 1, 1, shared, None, params, None)
         return [code, lib.zmlir_fast_launches() - before]
-    r["set"] = [lib.cuFuncSetAttribute(f, 8, window), fake.fake_shared_optins()]
+    def set_optin(value):
+        before = lib.zmlir_fast_queries()
+        code = lib.cuFuncSetAttribute(f, 8, value)
+        return [code, fake.fake_shared_optins(), lib.zmlir_fast_queries() - before]
+    r["set"] = set_optin(window)
     r["launch"] = launch()
-    r["set_again"] = [lib.cuFuncSetAttribute(f, 8, window), fake.fake_shared_optins()]
+    r["set_again"] = set_optin(window)
     r["launch_again"] = launch()
+    v = ctypes.c_int()
+    r["read_back"] = [lib.cuFuncGetAttribute(ctypes.byref(v), 8, f), v.value]
+    r["lower"] = set_optin(window // 2)
+    r["launch_above"] = launch()
+    r["launch_within"] = launch(window // 2)
     h = (ctypes.c_uint32 * n)()
     assert lib.cuCtxSynchronize() == 0
     assert lib.cuMemcpyDtoH_v2(h, d, 4 * n) == 0
@@ -912,9 +925,14 @@ _SHARED_OPTIN = _FAST[:_FAST.index("def launch(name")] + textwrap.dedent("""
 def test_passthrough_shared_optin_leaves_the_launch_on_the_fast_path(
         libdir: str, fake_nvidia_driver: Path) -> None:
     r = _probe(_SHARED_OPTIN, libdir, **_passthrough(fake_nvidia_driver))
-    assert r["set"] == [0, 1] and r["set_again"] == [0, 1]
+    # [result, NVIDIA's opt-ins so far, answered in C]
+    assert r["set"] == [0, 1, 1] and r["set_again"] == [0, 1, 1]
     assert r["launch"] == [0, 1] and r["launch_again"] == [0, 1]
-    assert r["sum"] == 2
+    assert r["read_back"] == [0, 64 * 1024]
+    assert r["lower"] == [0, 2, 1]
+    assert r["launch_above"] == [1, 0]  # CUDA_ERROR_INVALID_VALUE, from Python
+    assert r["launch_within"] == [0, 1]
+    assert r["sum"] == 3
 
 
 # A block freed in a created stream (cuMemFreeAsync) is pending on that

@@ -518,6 +518,12 @@ class Backend(ABC):
         elsewhere nothing needs doing."""
         return None
 
+    def shared_reserved(self, kernel: Any, window: int) -> None:
+        """fastpath.c opted `kernel` in to `window` bytes itself (the
+        passthrough's cuFuncSetAttribute in C): what reserve_shared would
+        have recorded."""
+        return None
+
     def fast_kernel(self, kernel: Any, info: Any,
                     nparams: int) -> tuple[str, int, int, int, int] | None:
         """(kind "cuda"/"opencl", native kernel address, static shared bytes,

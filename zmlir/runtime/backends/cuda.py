@@ -947,6 +947,9 @@ class CUDABackend(Backend):
         if window <= self.info.shared_optin:
             self._allow_shared(kernel, window)
 
+    def shared_reserved(self, kernel: CUDAKernel, window: int) -> None:
+        kernel.shared_limit = window  # fastpath.c set it, lower or higher
+
     def _allow_shared(self, kernel: CUDAKernel, window: int) -> None:
         """Opts the kernel in to a window of `window` bytes (the real driver
         refuses launches and occupancy queries above its limit)."""
@@ -1123,6 +1126,9 @@ class CUDABackend(Backend):
         # native_set_function_attribute, in C.
         points["func_get_attribute"] = address(self.lib.cuFuncGetAttribute)
         points["func_set_attribute"] = address(self.lib.cuFuncSetAttribute)
+        # A registered function's MAX_DYNAMIC_SHARED_SIZE_BYTES, set in C up to
+        # the device's limit (reserve_shared's, there).
+        points["shared_optin"] = self.info.shared_optin
         occupancy = getattr(self.lib, "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", None)
         if occupancy is not None:  # the occupancy of a registered function: occupancy()'s
             points["occupancy"] = address(occupancy)

@@ -527,6 +527,7 @@ int zmlir_fast_function(uintptr_t handle, int kind, uintptr_t target, unsigned i
                         unsigned int param_bytes, int native);
 int zmlir_fast_opencl_kernel(uintptr_t handle, uintptr_t variant, unsigned int max_grid_x,
                              unsigned int sub_group_size, int linear_blocks);
+int zmlir_fast_optin(uintptr_t handle, unsigned int *optin);
 int zmlir_fast_library_kernel(uintptr_t library, const char *name, uintptr_t kernel);
 void zmlir_fast_forget_library(uintptr_t library);
 int zmlir_fast_stream(uintptr_t handle, uintptr_t target);

@@ -175,6 +175,14 @@ class FastPath:
             self.lib.zmlir_fast_opencl_kernel(handle, *facts(kernel, info))
         return True
 
+    def optin(self, handle: int) -> int | None:
+        """The MAX_DYNAMIC_SHARED_SIZE_BYTES fastpath.c set for function
+        `handle` since it was last registered, or None."""
+        if self.lib is None:
+            return None
+        value = self.ffi.new("unsigned int *")
+        return int(value[0]) if self.lib.zmlir_fast_optin(handle, value) else None
+
     def stream(self, handle: int, vendor: int = 0) -> None:
         """Registers stream `handle`; `vendor`: the backend's stream its
         kernels and events go to (Backend.vendor_stream; 0: the queue)."""

@@ -77,10 +77,21 @@ class FunctionAPI(DriverState):
             self.fast_register(fn)
         return fn.handle
 
+    def sync_optin(self, fn: Function) -> None:
+        """`fn`'s MAX_DYNAMIC_SHARED_SIZE_BYTES as fastpath.c last set it (a
+        cuFuncSetAttribute that never reached Python), before it is read."""
+        if not fn.fast:
+            return
+        value = self.fast.optin(fn.handle)
+        if value is not None:
+            fn.attributes[8] = value
+            self.device.shared_reserved(fn.kernel, fn.info.static_shared_bytes + value)
+
     def fast_register(self, fn: Function) -> None:
         """Registers `fn` with the C launch fast path (if it can launch it):
         its parameters' sizes come from their PTX types, and so does their
         packing in a launch's `extra` (packed_offsets, as launch._unpack reads it)."""
+        self.sync_optin(fn)
         dtypes = [param_dtype(t) for t in fn.info.params]
         # `any(... is None)`, not `None in`: numpy's dtype(None) is float64, so an f64
         # parameter compared equal to None and kept its kernel off the fast path.
@@ -122,6 +133,7 @@ class FunctionAPI(DriverState):
     def attribute_of(self, fn: Function, attrib: int) -> int | None:
         """CUfunction attribute `attrib` of `fn` (None: not one): of NVIDIA's
         machine code, as its driver knows it; of ours, from our compiler."""
+        self.sync_optin(fn)
         if is_native(fn.module):
             return self.device.native_function_attribute(fn.kernel.handle, attrib)
         return function_attribute(attrib, fn, self.device)
@@ -139,6 +151,7 @@ class FunctionAPI(DriverState):
 
     def cuFuncSetAttribute(self, hfunc: Any, attrib: int, value: int) -> int:
         fn = self.handles.get(self.ptr(hfunc), Function)
+        self.sync_optin(fn)
         if attrib == 8 and not 0 <= value <= max_dynamic_shared_optin(fn, self.device):
             return E.CUDA_ERROR_INVALID_VALUE  # MAX_DYNAMIC_SHARED_SIZE_BYTES above the device's
         unchanged = fn.attributes.get(attrib) == value

@@ -85,6 +85,7 @@ class LaunchAPI(FunctionAPI):
             return E.CUDA_ERROR_INVALID_VALUE  # 1024, or the kernel's .maxntid/.reqntid
         if grid[0] > 2**31 - 1 or grid[1] > 65535 or grid[2] > 65535:
             return E.CUDA_ERROR_INVALID_VALUE  # MAX_GRID_DIM_X/Y/Z
+        self.sync_optin(fn)
         if shared > max_dynamic_shared(fn, self.device):
             return E.CUDA_ERROR_INVALID_VALUE  # above 48 KiB without the opt-in, or above it
         if params != self.ffi.NULL and extra != self.ffi.NULL:
