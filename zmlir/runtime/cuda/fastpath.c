@@ -1888,10 +1888,14 @@ CUresult zmlir_fast_not_supported(void) {
 
 /* -- synchronisations --------------------------------------------------------------
  *
- * Under the CUDA passthrough all our work is on the real context's NULL
- * stream, and a synchronisation of a stream or of the context is the real
- * driver's cuCtxSynchronize (backends/cuda.py: synchronize), as Thrust's
- * algorithms make several in each call (radixSortThrust's timed sorts).
+ * Under the CUDA passthrough our work is on the real context's NULL stream
+ * and on created streams' own real streams (their launches, event records,
+ * 1D copies and fills), and a synchronisation of a stream or of the context
+ * is the real driver's cuCtxSynchronize (backends/cuda.py: synchronize),
+ * which waits for all of it: more than a stream's own work (a stream's
+ * 2D/3D copies and host functions run as they are called, after the whole
+ * device: memcpy.py, launch.py). Thrust's algorithms make several in each
+ * call (radixSortThrust's timed sorts).
  * fastpath.c calls it directly when zmlir_fast_applies (a known stream, no
  * capture, a known current context without a sticky error) and a
  * synchronisation point has no Python work (zmlir_fast_sync_work: device
