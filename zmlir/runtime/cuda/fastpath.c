@@ -883,9 +883,9 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **ker
  * sticky error, no tracing, no capture under way). The real driver's
  * success (and NOT_READY, where a call may answer it) is the answer; any
  * other result takes the Python path, which makes the same call again and
- * reports it as it always does (a real sticky error becomes ours). cuEventSynchronize also needs
- * zmlir_fast_sync_work at 0: a synchronisation point's own work (device
- * printf output, memory pools) is Python's. Other backends register no
+ * reports it as it always does (a real sticky error becomes ours).
+ * cuEventSynchronize also needs zmlir_fast_sync_work at 0: a synchronisation
+ * point's own work (device printf output, memory pools) is Python's. Other backends register no
  * events: their events are the Python driver's (OpenCL: markers). */
 
 static struct zmlir_fast_entry *zmlir_fast_event_entry(void *event, void *stream) {
@@ -1489,9 +1489,9 @@ static int zmlir_fast_optin_unchanged(void *f, int attrib, int value) {
  * driver's, which the Python path asks each time (backends/cuda.py:
  * native_function_attribute, native_set_function_attribute); so here, for
  * a registered native function where the fast path applies, but
- * MAX_DYNAMIC_SHARED_SIZE_BYTES's set (zmlir_fast_set_optin, above, for
- * every registered function). NVIDIA's success is the answer; anything else takes the Python
- * path, which asks again and answers as it always does. */
+ * MAX_DYNAMIC_SHARED_SIZE_BYTES's set (zmlir_fast_set_optin, below, for
+ * every registered function). NVIDIA's success is the answer; anything else
+ * takes the Python path, which asks again and answers as it always does. */
 
 static struct zmlir_fast_entry *zmlir_fast_native(void *f) {
   struct zmlir_fast_entry *e =
