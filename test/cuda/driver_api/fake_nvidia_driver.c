@@ -854,14 +854,14 @@ unsigned long long fake_launches(void) { return launches; }
 
 /* Cooperative: at most 2 blocks per multiprocessor of 4 are resident. */
 static unsigned long long cooperative_launches;
-/* 2, and one more per KiB of shared memory asked (which tells what was asked). */
 /* The dynamic shared memory function `f` may launch with: its opt-in, else
  * NVIDIA's default (48 KiB less its 1234 static bytes). */
 static size_t fake_max_dynamic(void *f) {
   int opted = f ? ((struct fake_function *)f)->max_dynamic : 0;
   return (size_t)(opted ? opted : 48 * 1024 - 1234);
 }
-/* As NVIDIA's: 0 blocks where the dynamic shared memory is above the
+/* 2, and one more per KiB of shared memory asked (which tells what was
+ * asked); as NVIDIA's, 0 where the dynamic shared memory is above the
  * function's opt-in (its launch would fail). */
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, void *f, int block, size_t smem) {
   *n = smem > fake_max_dynamic(f) ? 0 : 2 + (int)(smem / 1024);
