@@ -11,11 +11,11 @@ _CUBLAS_IMAGE = (
     "zmlir: cuda backend: module 9f289ec33770bc42 not in the NVPTX cache\n"
     "zmlir: unsupported: export table f8cff951 (returning CUDA_ERROR_INVALID_VALUE)\n"
     "zmlir: image@0x7fd198f30938.sm_90: NVIDIA's machine code, loaded as it is "
-    "(CUDA_ERROR_INVALID_PTX: compiler unavailable)\n")
+    "(CUDA_ERROR_JIT_COMPILER_NOT_FOUND: compiler unavailable)\n")
 _PROGRAM_FATBIN = (
     "zmlir: cuda backend: module 1234 not in the NVPTX cache\n"
     "zmlir: fatbin@0x55ed762ca978.sm_90: NVIDIA's machine code, loaded as it is "
-    "(CUDA_ERROR_INVALID_PTX: compiler unavailable)\n")
+    "(CUDA_ERROR_JIT_COMPILER_NOT_FOUND: compiler unavailable)\n")
 
 
 def _run(suite: str) -> kernel_speed.Run:

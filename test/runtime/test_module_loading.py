@@ -98,3 +98,29 @@ def test_other_callers_get_the_drivers_answer(libdir: str, fake_nvidia_driver: P
                                  "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver)})
     assert result.returncode == 0, result.stderr
     assert int(result.stdout.strip().splitlines()[-1]) == expected
+
+
+def test_a_driver_without_its_compiler_says_so(monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    # A driver installed without zmlir's native compiler (the NVPTX cache's
+    # modules only): a module it cannot compile is NVIDIA's
+    # CUDA_ERROR_JIT_COMPILER_NOT_FOUND (cudart: "PTX JIT compiler library
+    # not found"), not a PTX error, and the log says which module.
+    from types import SimpleNamespace
+
+    from zmlir.runtime import cache
+    from zmlir.runtime.cuda.errors import CudaError, CUresult
+    from zmlir.runtime.cuda.module import ModuleAPI
+
+    def no_compiler(*args: object) -> None:
+        raise ImportError("zmlir._native: cannot open shared object file")
+
+    monkeypatch.setattr(cache, "compile_cached", no_compiler)
+    api = object.__new__(ModuleAPI)
+    api.device = SimpleNamespace(target_for=lambda ptx: "spirv", native_sm=lambda: 0)
+    ptx = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n  ret;\n}\n"
+    with pytest.raises(CudaError) as raised:
+        api._compile(ptx, "k.ptx", "1234")
+    assert raised.value.code == CUresult.CUDA_ERROR_JIT_COMPILER_NOT_FOUND
+    assert "module 1234 is not precompiled and zmlir's compiler is unavailable" in \
+        capsys.readouterr().err

@@ -24,8 +24,10 @@ enum {
   ZMLIR_FATBIN_MAGIC = 0xBA55ED50,
   ZMLIR_FATBIN_KIND_PTX = 1,
   ZMLIR_FATBIN_KIND_ELF = 2,
-  ZMLIR_HOLDINGS_OBJECTS = 32,
 };
+
+/* Apart from the magic, which makes its enum unsigned. */
+enum { ZMLIR_HOLDINGS_OBJECTS = 32 };
 
 struct zmlir_holdings {
   uintptr_t base;          /* dli_fbase */

@@ -24,6 +24,9 @@ from zmlir.runtime.cuda.state import log
 E = CUresult
 # How many compiled modules the driver keeps in memory for loads to come.
 COMPILED_KEPT = 64
+# Why a PTX text did not load where another of the image's, or its machine
+# code, still may: it does not compile, or there is no compiler here.
+_PTX_NOT_LOADED = (E.CUDA_ERROR_INVALID_PTX, E.CUDA_ERROR_JIT_COMPILER_NOT_FOUND)
 
 
 def keyed_ptx(ptx: str) -> tuple[str, str]:
@@ -100,7 +103,8 @@ def linked_ptx(units: list[tuple[str, str]]) -> str:
     except CompileError as err:
         raise CudaError(E.CUDA_ERROR_INVALID_SOURCE, str(err)) from None
     except ImportError as err:  # a driver installed without the compiler's dependencies
-        raise CudaError(E.CUDA_ERROR_INVALID_PTX, f"the PTX linker is unavailable ({err})") from None
+        raise CudaError(E.CUDA_ERROR_JIT_COMPILER_NOT_FOUND,
+                        f"the PTX linker is unavailable ({err})") from None
 
 
 def ceiling_ptx(ptx: str, max_registers: int) -> str:
@@ -298,7 +302,7 @@ class ModuleAPI(FunctionAPI):
             except CudaError as err:
                 # PTX for another architecture may use what we cannot lower
                 # where an older one does not: try the next; report the first.
-                if err.code != E.CUDA_ERROR_INVALID_PTX:
+                if err.code not in _PTX_NOT_LOADED:
                     raise
                 first_error = first_error or err
                 continue
@@ -434,7 +438,7 @@ class ModuleAPI(FunctionAPI):
             if not self.device.native_sm():  # else its machine code may still load
                 log(f"module {key} is not precompiled and zmlir's compiler is unavailable "
                     f"({err})")
-            raise CudaError(E.CUDA_ERROR_INVALID_PTX, "compiler unavailable") from None
+            raise CudaError(E.CUDA_ERROR_JIT_COMPILER_NOT_FOUND, "compiler unavailable") from None
 
     def _parted(self, ptx: str, name: str) -> PartedModule | None:
         """`ptx` to be compiled a part at a time; None if it cannot be parted
@@ -650,7 +654,7 @@ class ModuleAPI(FunctionAPI):
             with JitLog(self.ffi, n_jit, jit_options, jit_values) as jit:
                 handle = self.load_module(code, jit.max_registers)
         except CudaError as err:
-            if err.code not in (E.CUDA_ERROR_INVALID_PTX, E.CUDA_ERROR_NO_BINARY_FOR_GPU,
+            if err.code not in (*_PTX_NOT_LOADED, E.CUDA_ERROR_NO_BINARY_FOR_GPU,
                                 E.CUDA_ERROR_NOT_SUPPORTED, E.CUDA_ERROR_INVALID_SOURCE):
                 raise
             handle = self.handles.add(UncompiledLibrary(err))
