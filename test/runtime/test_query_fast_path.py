@@ -108,13 +108,17 @@ _SYNC = textwrap.dedent("""
     assert lib.cuInit(0) == 0
     counted("no_context", lambda: lib.cuCtxSynchronize())
     ctx = ctypes.c_void_p()
+    other = ctypes.c_void_p()  # made current as it is created
+    assert lib.cuCtxCreate_v2(ctypes.byref(other), 0, 0) == 0
     assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
     assert lib.cuCtxSetCurrent(ctx) == 0
     stream = ctypes.c_void_p()
     assert lib.cuStreamCreate(ctypes.byref(stream), 0) == 0
     counted("context", lambda: lib.cuCtxSynchronize())
     counted("context_v2", lambda: lib.cuCtxSynchronize_v2(None))
-    counted("context_v2_given", lambda: lib.cuCtxSynchronize_v2(ctx))
+    counted("context_v2_given", lambda: lib.cuCtxSynchronize_v2(ctx))  # cudart 13's
+    counted("context_v2_unknown", lambda: lib.cuCtxSynchronize_v2(ctypes.c_void_p(0x999)))
+    counted("context_v2_not_current", lambda: lib.cuCtxSynchronize_v2(other))
     counted("null_stream", lambda: lib.cuStreamSynchronize(None))
     counted("stream", lambda: lib.cuStreamSynchronize(stream))
     counted("unknown_stream", lambda: lib.cuStreamSynchronize(ctypes.c_void_p(0x999)))
@@ -135,13 +139,16 @@ def test_passthrough_synchronizations_take_the_c_path(libdir: str,
 
     fast, python = run(), run(ZMLIR_FAST_LAUNCH="0")
     assert fast["fast"] == {"no_context": 0, "context": 1, "context_v2": 1,
-                            "context_v2_given": 0, "null_stream": 1, "stream": 1,
+                            "context_v2_given": 1, "context_v2_unknown": 0,
+                            "context_v2_not_current": 0, "null_stream": 1, "stream": 1,
                             "unknown_stream": 0}
     assert set(python.pop("fast").values()) == {0}
     fast.pop("fast")
     assert fast == python
     assert fast["no_context"] == 201 and fast["unknown_stream"] == 400
-    assert all(fast[k] == 0 for k in ("context", "context_v2", "null_stream", "stream"))
+    assert fast["context_v2_unknown"] != 0
+    assert all(fast[k] == 0 for k in ("context", "context_v2", "context_v2_given",
+                                      "context_v2_not_current", "null_stream", "stream"))
     # NVIDIA's synchronisation failing (a kernel's fault): the Python path's answer.
     faulted, faulted_python = run(FAKE_SYNC_RESULT="700"), run(FAKE_SYNC_RESULT="700",
                                                                ZMLIR_FAST_LAUNCH="0")

@@ -1932,11 +1932,12 @@ CUresult cuCtxSynchronize(void) {
   return result;
 }
 
-/* CUDA 13's: a context to synchronise (NULL: the current one). */
+/* CUDA 13's: a context to synchronise (NULL: the current one). cudart 13's
+ * cudaDeviceSynchronize names the current one; another is Python's to judge. */
 CUresult cuCtxSynchronize_v2(CUcontext ctx) {
   CUresult result;
   zmlir_enter();
-  if (ctx != NULL || !zmlir_fast_synchronize(NULL, &result))
+  if ((ctx != NULL && (uintptr_t)ctx != zmlir_fast_ctx) || !zmlir_fast_synchronize(NULL, &result))
     result = zmlir_py_cuCtxSynchronize_v2(ctx);
   zmlir_leave();
   return result;
