@@ -1,4 +1,4 @@
-"""cuDeviceGetAttribute, cuCtxGetDevice(_v2), cuKernelGetFunction and unchanged
+"""cuDeviceGetAttribute, cuCtxGetCurrent, cuCtxGetDevice(_v2), cuKernelGetFunction and unchanged
 shared-memory opt-ins (cuFuncSetAttribute) answered by the C fast path
 (fastpath.c) once the Python driver has answered an attribute, and
 cuStreamSynchronize / cuCtxSynchronize(_v2) under the passthrough: the same
@@ -432,6 +432,61 @@ def test_context_ids_take_the_c_path(libdir: str, backend: str,
     assert fast["foreign0"][0] == (0xFA44 if vendor else 400)  # INVALID_HANDLE: ours
     assert fast["null_out"][0] == 1  # CUDA_ERROR_INVALID_VALUE
     assert fast["after_destroy_null"] == fast["current"]  # the primary context again
+
+
+_CURRENT = textwrap.dedent("""
+    import ctypes, json, sys
+    lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
+    lib.zmlir_fast_queries.restype = ctypes.c_ulonglong
+    r = {"fast": {}}
+    def counted(name):
+        out = ctypes.c_void_p(0x5)
+        before = lib.zmlir_fast_queries()
+        code = lib.cuCtxGetCurrent(ctypes.byref(out))
+        r["fast"][name] = lib.zmlir_fast_queries() - before
+        r[name] = [code, out.value]
+    assert lib.cuInit(0) == 0
+    major = ctypes.c_int()  # as cudart first asks: the process is then the fast path's
+    assert lib.cuDeviceGetAttribute(ctypes.byref(major), 75, 0) == 0
+    counted("none")
+    ctx, other = ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+    assert lib.cuCtxSetCurrent(ctx) == 0
+    counted("primary")
+    assert lib.cuCtxCreate_v2(ctypes.byref(other), 0, 0) == 0
+    counted("created")
+    assert lib.cuCtxPopCurrent_v2(None) == 0
+    counted("popped")
+    assert lib.cuCtxPushCurrent_v2(other) == 0
+    assert lib.cuCtxDestroy_v2(other) == 0
+    counted("destroyed")
+    r["null_out"] = lib.cuCtxGetCurrent(None)
+    r["ids"] = [ctx.value, other.value]
+    print(json.dumps(r))
+""")
+
+
+@pytest.mark.parametrize("backend", ["opencl", "cuda"])
+def test_the_current_context_takes_the_c_path(libdir: str, backend: str,
+                                              fake_nvidia_driver: Path) -> None:
+    """cuCtxGetCurrent, which cudart asks around many calls: from C while
+    the fast path knows the calling thread's context (in the process that
+    answered an attribute), Python's answer otherwise (none yet, one
+    destroyed), the same answers either way."""
+    fast, python = _fast_and_python(_CURRENT, libdir, _backend_env(backend, fake_nvidia_driver))
+    assert fast.pop("fast") == {"none": 0, "primary": 1, "created": 1, "popped": 1,
+                                "destroyed": 1}
+
+    def named(run: dict[str, Any]) -> dict[str, Any]:  # each run's handles by name
+        names = {run["ids"][0]: "primary", run["ids"][1]: "created", None: None}
+        return {k: [v[0], names.get(v[1], v[1])] if isinstance(v, list) and k != "ids" else v
+                for k, v in run.items() if k != "ids"}
+
+    assert named(fast) == named(python) == {
+        "none": [0, None], "primary": [0, "primary"], "created": [0, "created"],
+        "popped": [0, "primary"],
+        "destroyed": [0, "primary"],  # destroying the current context pops it
+        "null_out": 1}  # CUDA_ERROR_INVALID_VALUE
 
 
 _LAUNCH_EX = _IN_CONTEXT + textwrap.dedent("""

@@ -508,7 +508,7 @@ C_FAST_PATH = ("cuLaunchKernel", "cuLaunchKernelEx", "cuEventRecord", "cuEventRe
                "cuMemsetD16_v2", "cuMemsetD32_v2", "cuMemsetD8Async", "cuMemsetD16Async",
                "cuMemsetD32Async", "cuMemcpyAsync", "cuMemcpyHtoDAsync_v2",
                "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoDAsync_v2", "cuDeviceGetAttribute",
-               "cuCtxGetDevice", "cuCtxGetDevice_v2", "cuStreamSynchronize", "cuCtxSynchronize",
+               "cuCtxGetCurrent", "cuCtxGetDevice", "cuCtxGetDevice_v2", "cuStreamSynchronize", "cuCtxSynchronize",
                "cuCtxSynchronize_v2", "cuFuncSetAttribute", "cuKernelSetAttribute",
                "cuKernelGetFunction", "cuModuleGetLoadingMode", "cuLibraryGetKernel",
                "cuFuncGetAttribute", "cuKernelGetAttribute", "cuStreamGetCaptureInfo",

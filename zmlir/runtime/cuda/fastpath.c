@@ -1353,6 +1353,22 @@ static int zmlir_fast_current_known(void) {
          zmlir_fast_ctx_epoch == ZMLIR_LOAD(zmlir_fast_epoch) && zmlir_fast_in_process();
 }
 
+/* cudart asks the current context around many calls (UnifiedMemoryStreams:
+ * each task's allocations and events); with a sticky error the fast path
+ * knows none, and Python answers (the stack's top, as NVIDIA's does). */
+CUresult cuCtxGetCurrent(CUcontext *pctx) {
+  CUresult result;
+  zmlir_enter();
+  if (pctx != NULL && zmlir_fast_current_known()) {
+    *pctx = (CUcontext)zmlir_fast_ctx;
+    __atomic_add_fetch(&zmlir_fast_query_count, 1, __ATOMIC_RELAXED);
+    result = 0;
+  } else
+    result = zmlir_py_cuCtxGetCurrent(pctx);
+  zmlir_leave();
+  return result;
+}
+
 CUresult cuCtxGetDevice(CUdevice *device) {
   CUresult result;
   zmlir_enter();
@@ -1975,6 +1991,7 @@ uintptr_t zmlir_fast_address(const char *name) {
       {"cuCtxSynchronize", (uintptr_t)&cuCtxSynchronize},
       {"cuCtxSynchronize_v2", (uintptr_t)&cuCtxSynchronize_v2},
       {"cuDeviceGetAttribute", (uintptr_t)&cuDeviceGetAttribute},
+      {"cuCtxGetCurrent", (uintptr_t)&cuCtxGetCurrent},
       {"cuCtxGetDevice", (uintptr_t)&cuCtxGetDevice},
       {"cuFuncSetAttribute", (uintptr_t)&cuFuncSetAttribute},
       {"cuKernelSetAttribute", (uintptr_t)&cuKernelSetAttribute},
