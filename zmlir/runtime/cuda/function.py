@@ -97,18 +97,25 @@ class FunctionAPI(DriverState):
         # parameter compared equal to None and kept its kernel off the fast path.
         sizes = None if any(d is None for d in dtypes) else [d.itemsize for d in dtypes]
         packed = packed_offsets(fn.info.params, sizes)[1] if sizes is not None else 0
-        if fn.module.trap_word:
-            sizes = None  # its launches check the trap word, in Python
-        if fn.module.device_launch_var:
-            sizes = None  # its launches run the grids it launches (device_launch.py)
-        if fn.name in fn.module.printf_kernels and not self.printf.locked:
-            sizes = None  # its first launch fixes the printf FIFO's size (printf.py), in Python
-        heap = fn.module.heap
-        if heap is not None and not heap.locked and fn.name in fn.module.heap_kernels:
-            sizes = None  # its first launch fixes the heap's size (heap.py), in Python
+        if not self.launches_as_is(fn):
+            sizes = None
         window = fn.info.static_shared_bytes + max_dynamic_shared(fn, self.device)
         fn.fast = self.fast.function(fn.handle, self.device, fn.kernel, fn.info, sizes, window,
                                      packed, is_native(fn.module))
+
+    def launches_as_is(self, fn: Function) -> bool:
+        """Whether a launch of `fn` is the backend's launch and nothing of
+        ours around it: what the C launch path and the vendor's graphs
+        (graph/vendor.py) may launch."""
+        if fn.module.trap_word:
+            return False  # its launches check the trap word, in Python
+        if fn.module.device_launch_var:
+            return False  # its launches run the grids it launches (device_launch.py)
+        if fn.name in fn.module.printf_kernels and not self.printf.locked:
+            return False  # its first launch fixes the printf FIFO's size (printf.py), in Python
+        heap = fn.module.heap
+        # Its first launch fixes the heap's size (heap.py), in Python.
+        return heap is None or heap.locked or fn.name not in fn.module.heap_kernels
 
     def cuKernelGetFunction(self, pfunc: Any, kernel: Any) -> int:
         self.handles.get(self.ptr(kernel), Function)
