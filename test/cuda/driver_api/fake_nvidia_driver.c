@@ -1149,3 +1149,193 @@ CUresult cuTexObjectGetResourceDesc(fake_resource_desc *out, unsigned long long 
 }
 /* The PTX of the last module loaded. */
 const char *fake_module_ptx(void) { return module_ptx; }
+
+/* Graphs: a graph keeps its nodes in the order they were added (a node's
+ * dependencies were added before it), an instantiation copies them and a
+ * launch runs them in that order (counted: fake_graph_launches). A kernel
+ * node copies add_scalar's parameters (a u64 and a u32); a copy node's
+ * CUDA_MEMCPY3D moves rows between host and device addresses.
+ * FAKE_REFUSE_GRAPHS makes instantiations fail. */
+enum { FAKE_KERNEL_NODE, FAKE_MEMSET_NODE, FAKE_COPY_NODE, FAKE_HOST_NODE, FAKE_EMPTY_NODE };
+typedef struct {
+  void *func;
+  unsigned int grid[3], block[3], shared;
+  void **params, **extra;
+} fake_kernel_node_params;
+typedef struct {
+  CUdeviceptr dst;
+  size_t pitch;
+  unsigned int value, element_size;
+  size_t width, height;
+} fake_memset_node_params;
+typedef struct {
+  void (*fn)(void *);
+  void *data;
+} fake_host_node_params;
+typedef struct {
+  size_t src_x, src_y, src_z, src_lod;
+  int src_type;
+  const void *src_host;
+  CUdeviceptr src_device;
+  void *src_array, *reserved0;
+  size_t src_pitch, src_height;
+  size_t dst_x, dst_y, dst_z, dst_lod;
+  int dst_type;
+  void *dst_host;
+  CUdeviceptr dst_device;
+  void *dst_array, *reserved1;
+  size_t dst_pitch, dst_height;
+  size_t width, height, depth;
+} fake_memcpy3d;
+struct fake_node {
+  int type, index;
+  fake_kernel_node_params kernel;
+  unsigned char args[16];
+  void *arg_pointers[2];
+  fake_memset_node_params fill;
+  fake_memcpy3d copy;
+  fake_host_node_params host;
+};
+struct fake_graph {
+  int nnodes;
+  struct fake_node nodes[64];
+};
+static unsigned long long graph_launches;
+static int graph_execs_live;
+
+CUresult cuGraphCreate(struct fake_graph **out, unsigned int flags) {
+  *out = calloc(1, sizeof **out);
+  return 0;
+}
+CUresult cuGraphDestroy(struct fake_graph *g) {
+  free(g);
+  return 0;
+}
+static CUresult fake_graph_node(struct fake_node **out, struct fake_graph *g, int type) {
+  if (g == NULL || g->nnodes == 64)
+    return 1;
+  struct fake_node *n = &g->nodes[g->nnodes];
+  n->type = type;
+  n->index = g->nnodes++;
+  *out = n;
+  return 0;
+}
+static void fake_kernel_node_set(struct fake_node *n, const fake_kernel_node_params *p) {
+  n->kernel = *p;
+  n->kernel.params = NULL;
+  if (strcmp(((struct fake_function *)p->func)->name, "add_scalar") == 0) {
+    memcpy(n->args, p->params[0], 8);
+    memcpy(n->args + 8, p->params[1], 4);
+    n->arg_pointers[0] = n->args;
+    n->arg_pointers[1] = n->args + 8;
+    n->kernel.params = n->arg_pointers;
+  }
+}
+CUresult cuGraphAddKernelNode(struct fake_node **out, struct fake_graph *g, void *deps, size_t n,
+                              const fake_kernel_node_params *p) {
+  CUresult code = fake_graph_node(out, g, FAKE_KERNEL_NODE);
+  if (code == 0)
+    fake_kernel_node_set(*out, p);
+  return code;
+}
+CUresult cuGraphAddMemsetNode(struct fake_node **out, struct fake_graph *g, void *deps, size_t n,
+                              const fake_memset_node_params *p, void *ctx) {
+  CUresult code = fake_graph_node(out, g, FAKE_MEMSET_NODE);
+  if (code == 0)
+    (*out)->fill = *p;
+  return code;
+}
+CUresult cuGraphAddMemcpyNode(struct fake_node **out, struct fake_graph *g, void *deps, size_t n,
+                              const fake_memcpy3d *p, void *ctx) {
+  CUresult code = fake_graph_node(out, g, FAKE_COPY_NODE);
+  if (code == 0)
+    (*out)->copy = *p;
+  return code;
+}
+CUresult cuGraphAddHostNode(struct fake_node **out, struct fake_graph *g, void *deps, size_t n,
+                            const fake_host_node_params *p) {
+  CUresult code = fake_graph_node(out, g, FAKE_HOST_NODE);
+  if (code == 0)
+    (*out)->host = *p;
+  return code;
+}
+CUresult cuGraphAddEmptyNode(struct fake_node **out, struct fake_graph *g, void *deps, size_t n) {
+  return fake_graph_node(out, g, FAKE_EMPTY_NODE);
+}
+CUresult cuGraphInstantiateWithFlags(struct fake_graph **out, struct fake_graph *g,
+                                     unsigned long long flags) {
+  if (getenv("FAKE_REFUSE_GRAPHS"))
+    return 1;
+  *out = malloc(sizeof **out);
+  memcpy(*out, g, sizeof **out);
+  for (int i = 0; i < g->nnodes; ++i) /* the copy's own parameter pointers */
+    if ((*out)->nodes[i].kernel.params != NULL) {
+      (*out)->nodes[i].arg_pointers[0] = (*out)->nodes[i].args;
+      (*out)->nodes[i].arg_pointers[1] = (*out)->nodes[i].args + 8;
+      (*out)->nodes[i].kernel.params = (*out)->nodes[i].arg_pointers;
+    }
+  ++graph_execs_live;
+  return 0;
+}
+CUresult cuGraphExecDestroy(struct fake_graph *e) {
+  free(e);
+  --graph_execs_live;
+  return 0;
+}
+/* `node` is the instantiated graph's: its copy is at the same index. */
+CUresult cuGraphExecKernelNodeSetParams(struct fake_graph *e, struct fake_node *node,
+                                        const fake_kernel_node_params *p) {
+  if (node->index >= e->nnodes || e->nodes[node->index].type != FAKE_KERNEL_NODE)
+    return 1;
+  fake_kernel_node_set(&e->nodes[node->index], p);
+  return 0;
+}
+static const void *fake_copy_end(int type, const void *host, CUdeviceptr device) {
+  return type == 1 ? host : (const void *)(uintptr_t)device; /* CU_MEMORYTYPE_HOST: 1 */
+}
+static void fake_run_copy(const fake_memcpy3d *c) {
+  const char *src = fake_copy_end(c->src_type, c->src_host, c->src_device);
+  char *dst = (char *)fake_copy_end(c->dst_type, c->dst_host, c->dst_device);
+  size_t src_pitch = c->src_pitch ? c->src_pitch : c->width;
+  size_t dst_pitch = c->dst_pitch ? c->dst_pitch : c->width;
+  size_t rows = (c->height ? c->height : 1) * (c->depth ? c->depth : 1);
+  for (size_t y = 0; y < rows; ++y)
+    memcpy(dst + c->dst_x + y * dst_pitch, src + c->src_x + y * src_pitch, c->width);
+}
+static void fake_run_fill(const fake_memset_node_params *f) {
+  for (size_t y = 0; y < (f->height ? f->height : 1); ++y)
+    for (size_t x = 0; x < f->width; ++x) {
+      char *at = (char *)(uintptr_t)(f->dst + y * f->pitch) + x * f->element_size;
+      if (f->element_size == 1)
+        *(unsigned char *)at = (unsigned char)f->value;
+      else if (f->element_size == 2)
+        *(unsigned short *)at = (unsigned short)f->value;
+      else
+        *(unsigned int *)at = f->value;
+    }
+}
+CUresult cuGraphLaunch(struct fake_graph *e, void *stream) {
+  if (!current)
+    return 201; /* CUDA_ERROR_INVALID_CONTEXT */
+  if (e == NULL || (stream != NULL && !fake_stream_live(stream)))
+    return 400;
+  for (int i = 0; i < e->nnodes; ++i) {
+    struct fake_node *n = &e->nodes[i];
+    if (n->type == FAKE_KERNEL_NODE) {
+      const fake_kernel_node_params *k = &n->kernel;
+      CUresult code = cuLaunchKernel(k->func, k->grid[0], k->grid[1], k->grid[2], k->block[0],
+                                     k->block[1], k->block[2], k->shared, stream, k->params, NULL);
+      if (code != 0)
+        return code;
+    } else if (n->type == FAKE_MEMSET_NODE)
+      fake_run_fill(&n->fill);
+    else if (n->type == FAKE_COPY_NODE)
+      fake_run_copy(&n->copy);
+    else if (n->type == FAKE_HOST_NODE)
+      n->host.fn(n->host.data);
+  }
+  ++graph_launches;
+  return 0;
+}
+unsigned long long fake_graph_launches(void) { return graph_launches; }
+int fake_graph_execs_live(void) { return graph_execs_live; }

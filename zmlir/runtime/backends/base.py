@@ -44,6 +44,9 @@ class Backend(ABC):
     # Whether launch takes watched=True: it then returns while the kernel runs,
     # handing the driver the launch's event to watch to its end (fastpath.c).
     launch_events: bool = False
+    # Whether an executable graph of kernels, fills, copies and host functions
+    # may replay as the vendor's own graph (graph_* methods: the CUDA backend's).
+    vendor_graphs: bool = False
     # Whether the host may read and write every module variable at the
     # address global_variable gives (__managed__ variables need it; see
     # host_accessible for a backend that knows per variable).

@@ -35,7 +35,7 @@ from __future__ import annotations
 import os
 import subprocess
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -209,6 +209,41 @@ CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned
                                    unsigned int sharedMemBytes, CUstream hStream,
                                    void **kernelParams);
 CUresult cuEventCreate(CUevent *phEvent, unsigned int flags);
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphNode_st *CUgraphNode;
+typedef struct CUgraphExec_st *CUgraphExec;
+typedef struct {
+    CUfunction func;
+    unsigned int gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes; void **kernelParams; void **extra;
+} CUDA_KERNEL_NODE_PARAMS;
+typedef struct {
+    CUdeviceptr dst; size_t pitch; unsigned int value; unsigned int elementSize;
+    size_t width; size_t height;
+} CUDA_MEMSET_NODE_PARAMS;
+typedef struct { void *fn; void *userData; } CUDA_HOST_NODE_PARAMS;
+CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags);
+CUresult cuGraphDestroy(CUgraph hGraph);
+CUresult cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                              const CUgraphNode *dependencies, size_t numDependencies,
+                              const CUDA_KERNEL_NODE_PARAMS *nodeParams);
+CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                              const CUgraphNode *dependencies, size_t numDependencies,
+                              const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx);
+CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                              const CUgraphNode *dependencies, size_t numDependencies,
+                              const void *copyParams, CUcontext ctx);
+CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                            const CUgraphNode *dependencies, size_t numDependencies,
+                            const CUDA_HOST_NODE_PARAMS *nodeParams);
+CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+                             const CUgraphNode *dependencies, size_t numDependencies);
+CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph,
+                                     unsigned long long flags);
+CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream);
+CUresult cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                        const CUDA_KERNEL_NODE_PARAMS *nodeParams);
+CUresult cuGraphExecDestroy(CUgraphExec hGraphExec);
 CUresult cuEventRecord(CUevent hEvent, CUstream hStream);
 CUresult cuEventQuery(CUevent hEvent);
 CUresult cuEventSynchronize(CUevent hEvent);
@@ -268,6 +303,12 @@ _DEFAULT_SHARED_LIMIT = 48 * 1024  # above this a kernel must opt in
 # The CU_EVENT_* flags a real event is created with: BLOCKING_SYNC, DISABLE_TIMING
 # (an interprocess event is the driver's own, a page of shared memory: cuda/ipc.py).
 _EVENT_FLAGS = 0x1 | 0x2
+
+# NVIDIA's graph calls graph_* make (a driver without one replays ours).
+_GRAPH_CALLS = ("cuGraphCreate", "cuGraphDestroy", "cuGraphAddKernelNode",
+                "cuGraphAddMemsetNode", "cuGraphAddMemcpyNode", "cuGraphAddHostNode",
+                "cuGraphAddEmptyNode", "cuGraphInstantiateWithFlags", "cuGraphLaunch",
+                "cuGraphExecKernelNodeSetParams", "cuGraphExecDestroy")
 
 _VMM_CALLS = frozenset((
     "cuMemGetAllocationGranularity", "cuMemAddressReserve", "cuMemAddressFree", "cuMemCreate",
@@ -1028,6 +1069,112 @@ class CUDABackend(Backend):
         self._enter()
         self.check("cuCtxSynchronize", self.lib.cuCtxSynchronize())
 
+    # -- NVIDIA's graphs (graph/vendor.py) -------------------------------------------
+    # An executable graph of kernels, fills, copies and host functions is
+    # replayed as NVIDIA's: one cuGraphLaunch on the stream's own stream.
+
+    @property
+    def vendor_graphs(self) -> bool:
+        return all(getattr(self.lib, name, None) is not None for name in _GRAPH_CALLS)
+
+    def graph_create(self) -> Any:
+        self._enter()
+        graph = self.ffi.new("CUgraph *")
+        self.check("cuGraphCreate", self.lib.cuGraphCreate(graph, 0))
+        return graph[0]
+
+    def _graph_node(self, api: str, code_of: Callable[[Any, Any, int], int],
+                    dependencies: Sequence[Any]) -> Any:
+        node = self.ffi.new("CUgraphNode *")
+        deps = self.ffi.new("CUgraphNode[]", list(dependencies)) if dependencies else \
+            self.ffi.NULL
+        self.check(api, code_of(node, deps, len(dependencies)))
+        return node[0]
+
+    def _kernel_node_params(self, kernel: CUDAKernel, info: Any, grid: Sequence[int],
+                            block: Sequence[int], shared_bytes: int, args: Sequence[bytes],
+                            keep: list[Any]) -> Any:
+        (gx, gy, gz), (bx, by, bz) = dim3("grid", grid), dim3("block", block)
+        window = int(info.static_shared_bytes) + int(shared_bytes)
+        self._allow_shared(kernel, window)
+        buffers = [self.ffi.new("char[]", a) for a in args]
+        params = self.ffi.new("void *[]", buffers or 1)
+        keep += [buffers, params]
+        return self.ffi.new("CUDA_KERNEL_NODE_PARAMS *", {
+            "func": kernel.handle, "gridDimX": gx, "gridDimY": gy, "gridDimZ": gz,
+            "blockDimX": bx, "blockDimY": by, "blockDimZ": bz, "sharedMemBytes": window,
+            "kernelParams": params, "extra": self.ffi.NULL})
+
+    def graph_add_kernel(self, graph: Any, dependencies: Sequence[Any], kernel: CUDAKernel,
+                         info: Any, grid: Sequence[int], block: Sequence[int],
+                         shared_bytes: int, args: Sequence[bytes]) -> Any:
+        """A kernel node; `args`: each parameter's bytes (NVIDIA copies them)."""
+        keep: list[Any] = []
+        p = self._kernel_node_params(kernel, info, grid, block, shared_bytes, args, keep)
+        return self._graph_node("cuGraphAddKernelNode", lambda node, deps, n:
+                                self.lib.cuGraphAddKernelNode(node, graph, deps, n, p),
+                                dependencies)
+
+    def graph_set_kernel(self, graph_exec: Any, node: Any, kernel: CUDAKernel, info: Any,
+                         grid: Sequence[int], block: Sequence[int], shared_bytes: int,
+                         args: Sequence[bytes]) -> None:
+        keep: list[Any] = []
+        p = self._kernel_node_params(kernel, info, grid, block, shared_bytes, args, keep)
+        self._enter()
+        self.check("cuGraphExecKernelNodeSetParams",
+                   self.lib.cuGraphExecKernelNodeSetParams(graph_exec, node, p))
+
+    def graph_add_memset(self, graph: Any, dependencies: Sequence[Any], dst: int, pitch: int,
+                         value: int, element_size: int, width: int, height: int) -> Any:
+        p = self.ffi.new("CUDA_MEMSET_NODE_PARAMS *", {
+            "dst": dst, "pitch": pitch, "value": value, "elementSize": element_size,
+            "width": width, "height": height})
+        return self._graph_node("cuGraphAddMemsetNode", lambda node, deps, n:
+                                self.lib.cuGraphAddMemsetNode(node, graph, deps, n, p,
+                                                              self.context), dependencies)
+
+    def graph_add_copy(self, graph: Any, dependencies: Sequence[Any], copy: bytes) -> Any:
+        """A copy node of a CUDA_MEMCPY3D's bytes (host and device addresses)."""
+        p = self.ffi.new("char[]", copy)
+        return self._graph_node("cuGraphAddMemcpyNode", lambda node, deps, n:
+                                self.lib.cuGraphAddMemcpyNode(node, graph, deps, n, p,
+                                                              self.context), dependencies)
+
+    def graph_add_host(self, graph: Any, dependencies: Sequence[Any], fn: int,
+                       user_data: int) -> Any:
+        """A host function node: NVIDIA calls the application's `fn` in order."""
+        p = self.ffi.new("CUDA_HOST_NODE_PARAMS *", {
+            "fn": self.ffi.cast("void *", fn), "userData": self.ffi.cast("void *", user_data)})
+        return self._graph_node("cuGraphAddHostNode", lambda node, deps, n:
+                                self.lib.cuGraphAddHostNode(node, graph, deps, n, p),
+                                dependencies)
+
+    def graph_add_empty(self, graph: Any, dependencies: Sequence[Any]) -> Any:
+        return self._graph_node("cuGraphAddEmptyNode", lambda node, deps, n:
+                                self.lib.cuGraphAddEmptyNode(node, graph, deps, n),
+                                dependencies)
+
+    def graph_instantiate(self, graph: Any) -> Any:
+        self._enter()
+        graph_exec = self.ffi.new("CUgraphExec *")
+        self.check("cuGraphInstantiateWithFlags",
+                   self.lib.cuGraphInstantiateWithFlags(graph_exec, graph, 0))
+        return graph_exec[0]
+
+    def graph_launch(self, graph_exec: Any, stream: int = 0) -> int:
+        """NVIDIA's answer (its error codes are the application's)."""
+        self._enter()
+        return int(self.lib.cuGraphLaunch(graph_exec, self.ffi.cast("CUstream", stream)))
+
+    def graph_destroy(self, graph: Any, graph_exec: Any) -> None:
+        self._enter()
+        if graph_exec is not None:
+            self.lib.cuGraphExecDestroy(graph_exec)
+        self.lib.cuGraphDestroy(graph)
+
+    def fast_graph(self, graph_exec: Any) -> int:
+        return int(self.ffi.cast("uintptr_t", graph_exec))
+
     def queue_done(self, stream: int = 0) -> bool:
         # Our work is NVIDIA's on its NULL stream, which waits for every
         # blocking stream's work before it, and on the vendor stream's own.
@@ -1120,6 +1267,8 @@ class CUDABackend(Backend):
                   "event_elapsed": address(self.lib.cuEventElapsedTime),
                   # A stream's or the context's synchronisation: synchronize().
                   "ctx_synchronize": address(self.lib.cuCtxSynchronize)}
+        if self.vendor_graphs:  # an executable graph's replay: graph_launch
+            points["graph_launch"] = address(self.lib.cuGraphLaunch)
         if self.supports_clusters:  # launches with a thread-block cluster, as _launch makes them
             points["launch_ex"] = address(self.lib.cuLaunchKernelEx)
         # NVIDIA's machine code's attributes: native_function_attribute and

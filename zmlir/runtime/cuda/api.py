@@ -514,7 +514,7 @@ C_FAST_PATH = ("cuLaunchKernel", "cuLaunchKernelEx", "cuEventRecord", "cuEventRe
                "cuFuncGetAttribute", "cuKernelGetAttribute", "cuStreamGetCaptureInfo",
                "cuStreamGetCaptureInfo_v2", "cuStreamGetCaptureInfo_v3",
                "cuOccupancyMaxActiveBlocksPerMultiprocessor",
-               "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags")
+               "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", "cuGraphLaunch")
 PYTHON_BODY_PREFIX = "zmlir_py_"
 
 # What the Python driver calls to keep fastpath.c's table in step.
@@ -531,6 +531,7 @@ int zmlir_fast_library_kernel(uintptr_t library, const char *name, uintptr_t ker
 void zmlir_fast_forget_library(uintptr_t library);
 int zmlir_fast_stream(uintptr_t handle, uintptr_t target);
 int zmlir_fast_event(uintptr_t handle, uintptr_t target);
+int zmlir_fast_graph(uintptr_t handle, uintptr_t target);
 void zmlir_fast_forget(uintptr_t handle);
 void zmlir_fast_set_context(uintptr_t ctx);
 void zmlir_fast_context_destroyed(void);

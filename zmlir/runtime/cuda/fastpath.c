@@ -51,7 +51,8 @@ enum {
   ZMLIR_FAST_CUDA = 1,
   ZMLIR_FAST_OPENCL = 2,
   ZMLIR_FAST_STREAM = 3,
-  ZMLIR_FAST_EVENT = 4
+  ZMLIR_FAST_EVENT = 4,
+  ZMLIR_FAST_GRAPH = 5
 };
 
 typedef CUresult (*zmlir_cu_launch_fn)(void *, unsigned int, unsigned int, unsigned int,
@@ -72,6 +73,7 @@ typedef CUresult (*zmlir_cu_event_record_fn)(void *, void *);
 typedef CUresult (*zmlir_cu_event_fn)(void *); /* cuEventQuery, cuEventSynchronize */
 typedef CUresult (*zmlir_cu_event_elapsed_fn)(float *, void *, void *);
 typedef CUresult (*zmlir_cu_synchronize_fn)(void);
+typedef CUresult (*zmlir_cu_graph_launch_fn)(void *, void *);
 typedef CUresult (*zmlir_cu_mem_alloc_fn)(CUdeviceptr *, size_t);
 typedef CUresult (*zmlir_cu_mem_free_fn)(CUdeviceptr);
 typedef CUresult (*zmlir_cu_memset8_fn)(CUdeviceptr, unsigned char, size_t);
@@ -96,6 +98,7 @@ struct zmlir_fast_backend {
   uintptr_t func_get_attribute, func_set_attribute; /* the real driver's */
   uintptr_t occupancy; /* the real driver's cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags */
   uintptr_t shared_optin; /* bytes: the device's MAX_SHARED_MEMORY_PER_BLOCK_OPTIN (0: unknown) */
+  uintptr_t graph_launch; /* the real driver's cuGraphLaunch */
 };
 
 struct zmlir_fast_entry {
@@ -392,6 +395,7 @@ int zmlir_fast_set_entry(const char *name, uintptr_t address) {
       {"func_set_attribute", offsetof(struct zmlir_fast_backend, func_set_attribute)},
       {"occupancy", offsetof(struct zmlir_fast_backend, occupancy)},
       {"shared_optin", offsetof(struct zmlir_fast_backend, shared_optin)},
+      {"graph_launch", offsetof(struct zmlir_fast_backend, graph_launch)},
   };
   for (size_t i = 0; i < sizeof fields / sizeof *fields; ++i)
     if (strcmp(name, fields[i].name) == 0) {
@@ -495,6 +499,11 @@ int zmlir_fast_stream(uintptr_t handle, uintptr_t target) {
 /* Event `handle` is the real driver's CUevent `target` (re-recorded in place). */
 int zmlir_fast_event(uintptr_t handle, uintptr_t target) {
   return target ? zmlir_fast_put(handle, ZMLIR_FAST_EVENT, target) : -1;
+}
+
+/* Executable graph `handle` replays as the real driver's `target` (graph/vendor.py). */
+int zmlir_fast_graph(uintptr_t handle, uintptr_t target) {
+  return target ? zmlir_fast_put(handle, ZMLIR_FAST_GRAPH, target) : -1;
 }
 
 void zmlir_fast_forget(uintptr_t handle) {
@@ -1902,6 +1911,29 @@ CUresult zmlir_fast_not_supported(void) {
   return 801; /* CUDA_ERROR_NOT_SUPPORTED */
 }
 
+/* -- graph launches ---------------------------------------------------------------
+ *
+ * An executable graph the Python driver replays as the real driver's own
+ * (graph/vendor.py: registered at its first launch, forgotten when it
+ * changes) launches here with the real cuGraphLaunch on the stream's own
+ * stream, when zmlir_fast_applies. Any answer but success is the Python
+ * path's to give (it launches again and reports it). */
+
+CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) {
+  zmlir_cu_graph_launch_fn launch = (zmlir_cu_graph_launch_fn)zmlir_fast_backend.graph_launch;
+  CUresult result = 1;
+  zmlir_enter();
+  struct zmlir_fast_entry *e =
+      launch && zmlir_fast_applies(hStream) ? zmlir_fast_find((uintptr_t)hGraphExec, ZMLIR_FAST_GRAPH)
+                                            : NULL;
+  if (e && (result = launch((void *)e->target, zmlir_fast_queue(hStream))) == 0)
+    __atomic_add_fetch(&zmlir_fast_count, 1, __ATOMIC_RELAXED);
+  else
+    result = zmlir_py_cuGraphLaunch(hGraphExec, hStream);
+  zmlir_leave();
+  return result;
+}
+
 /* -- synchronisations --------------------------------------------------------------
  *
  * Under the CUDA passthrough our work is on the real context's NULL stream
@@ -1988,6 +2020,7 @@ uintptr_t zmlir_fast_address(const char *name) {
       {"cuMemcpyDtoHAsync_v2", (uintptr_t)&cuMemcpyDtoHAsync_v2},
       {"cuMemcpyDtoDAsync_v2", (uintptr_t)&cuMemcpyDtoDAsync_v2},
       {"cuStreamSynchronize", (uintptr_t)&cuStreamSynchronize},
+      {"cuGraphLaunch", (uintptr_t)&cuGraphLaunch},
       {"cuCtxSynchronize", (uintptr_t)&cuCtxSynchronize},
       {"cuCtxSynchronize_v2", (uintptr_t)&cuCtxSynchronize_v2},
       {"cuDeviceGetAttribute", (uintptr_t)&cuDeviceGetAttribute},

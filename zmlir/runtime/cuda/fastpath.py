@@ -196,6 +196,12 @@ class FastPath:
         if target:
             self.lib.zmlir_fast_event(handle, target)
 
+    def graph(self, handle: int, target: int) -> None:
+        """Registers executable graph `handle`, replayed as the backend's
+        `target` (graph/vendor.py): its launches are then fastpath.c's."""
+        if self.on and self.backend_ready and target:
+            self.lib.zmlir_fast_graph(handle, target)
+
     def sync_work(self, delta: int) -> None:
         """One thing more (or less, -1) that a synchronisation point must do
         in Python (a printf buffer, a memory pool): cuEventSynchronize takes

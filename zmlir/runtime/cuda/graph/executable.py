@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from zmlir.runtime.cuda.errors import CudaError, CUresult
-from zmlir.runtime.cuda.graph import model
+from zmlir.runtime.cuda.graph import model, vendor
 from zmlir.runtime.cuda.graph.conditional import WHILE
 from zmlir.runtime.cuda.graph.construct import ConstructAPI
 from zmlir.runtime.cuda.graph.model import (
@@ -50,6 +50,10 @@ class GraphExec:
     source: Graph  # the graph instantiated
     flags: int
     orders: dict[int, list[Node]] = field(default_factory=dict)  # id(graph) -> run order
+    # The backend's own copy that replays it (graph/vendor.py), once built;
+    # vendor_refused: none can be, until the graph changes.
+    vendor: vendor.VendorGraph | None = None
+    vendor_refused: bool = False
 
     def node_for(self, node: Node) -> Node | None:
         """The copy of the application's `node` (of the instantiated graph)."""
@@ -65,12 +69,6 @@ class UpdateError(Exception):
 def _graphs(graph: Graph) -> list[Graph]:
     """`graph` and the graphs its nodes hold, at every depth."""
     return [graph] + [inner for n in graph.walk() for inner in inner_graphs(n.params)]
-
-
-def _memory_types(copy: bytes, ffi: Any) -> tuple[int, int]:
-    c = ffi.new("CUDA_MEMCPY3D *")
-    ffi.memmove(c, copy, len(copy))
-    return int(c.srcMemoryType), int(c.dstMemoryType)
 
 
 class ExecAPI(ConstructAPI):
@@ -168,6 +166,7 @@ class ExecAPI(ConstructAPI):
 
     def cuGraphExecDestroy(self, exec_: Any) -> int:
         ge = self._exec(exec_)
+        self._drop_vendor(exec_, ge)
         self.handles.remove(self.ptr(exec_), GraphExec)
         self._release_copy(ge.graph)
         ge.source.instances -= 1
@@ -190,12 +189,34 @@ class ExecAPI(ConstructAPI):
             return E.CUDA_ERROR_INVALID_VALUE  # its allocations of a launch before are unfreed
         for slot in live:
             self.graph_memory.free(slot.address)
+        replay = self._vendor_graph(ge) if self.device.vendor_graphs else None
+        if replay is not None:
+            self.check_sticky()  # as a launch: an earlier kernel may have faulted
+            code = self.device.graph_launch(replay.graph_exec, self.vendor_queue(stream))
+            if code == E.CUDA_SUCCESS:  # the next launches: fastpath.c's
+                self.fast.graph(self.ptr(exec_), self.device.fast_graph(replay.graph_exec))
+            return code
+
         def run() -> int:
             for graph in _graphs(ge.graph):
                 self.assign_defaults(graph)
             return self._run(ge, ge.graph)
 
         return self.enqueue(stream, run)
+
+    def _vendor_graph(self, ge: GraphExec) -> vendor.VendorGraph | None:
+        if ge.vendor is None and not ge.vendor_refused:
+            ge.vendor = vendor.build(self, ge.graph)
+            ge.vendor_refused = ge.vendor is None
+        return ge.vendor
+
+    def _drop_vendor(self, exec_: Any, ge: GraphExec) -> None:
+        """The executable graph changed: the backend's copy goes (built again
+        at the next launch)."""
+        self.fast.forget(self.ptr(exec_))
+        if ge.vendor is not None:
+            vendor.release(self, ge.vendor)
+        ge.vendor, ge.vendor_refused = None, False
 
     def _run(self, ge: GraphExec, graph: Graph) -> int:
         order = ge.orders.get(id(graph))
@@ -268,7 +289,7 @@ class ExecAPI(ConstructAPI):
         replacing `old`'s (nodes of the same type)."""
         a, b = old.params, new.params
         if isinstance(a, CopyParams):
-            if _memory_types(a.copy, self.ffi) != _memory_types(b.copy, self.ffi):
+            if vendor.memory_types(a.copy, self.ffi) != vendor.memory_types(b.copy, self.ffi):
                 raise UpdateError(UPDATE_PARAMETERS_CHANGED, new)
         elif isinstance(a, MemsetParams):
             two_d = a.height > 1 or b.height > 1  # only the address and value may change
@@ -341,6 +362,7 @@ class ExecAPI(ConstructAPI):
             self._take_params(old, new)
         ge.graph.conditions = dict(g.conditions)  # flags and defaults update too
         ge.orders.clear()
+        self._drop_vendor(exec_, ge)
         info[0].result = UPDATE_SUCCESS
         info[0].errorNode = info[0].errorFromNode = self.ffi.NULL
         return E.CUDA_SUCCESS
@@ -374,7 +396,11 @@ class ExecAPI(ConstructAPI):
         except UpdateError:
             return E.CUDA_ERROR_INVALID_VALUE
         self._take_params(copy, new)
-        self._exec(exec_).orders.clear()
+        ge = self._exec(exec_)
+        ge.orders.clear()
+        if ge.vendor is not None and not (copy.type == model.KERNEL
+                                          and vendor.set_kernel(self, ge.vendor, copy)):
+            self._drop_vendor(exec_, ge)
         return E.CUDA_SUCCESS
 
     def cuGraphExecKernelNodeSetParams(self, exec_: Any, node: Any, p: Any) -> int:
@@ -410,7 +436,9 @@ class ExecAPI(ConstructAPI):
         copy = self._exec_node(exec_, node)
         if copy.type not in _CAN_DISABLE:
             return E.CUDA_ERROR_INVALID_VALUE
-        copy.enabled = bool(enabled)
+        if copy.enabled != bool(enabled):
+            copy.enabled = bool(enabled)
+            self._drop_vendor(exec_, self._exec(exec_))
         return E.CUDA_SUCCESS
 
     def cuGraphNodeGetEnabled(self, exec_: Any, node: Any, enabled: Any) -> int:

@@ -1,0 +1,147 @@
+"""Executable graphs replayed as NVIDIA's under the passthrough
+(graph/vendor.py), over the stand-in NVIDIA driver: a graph of a fill, a
+kernel, a copy to the host, a host function and an empty node is one
+cuGraphLaunch of NVIDIA's (the first through Python, the next from
+fastpath.c) with the results of our replay; a kernel node's new parameters
+reach NVIDIA's node; a disabled node, a refused instantiation or the C path
+off give our replay, with the same results."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+_PROBE = r"""
+import ctypes, json, sys
+sys.path.insert(0, sys.argv[3])
+from support import ADD_SCALAR_PTX
+lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
+fake = ctypes.CDLL(sys.argv[2])
+lib.zmlir_fast_launches.restype = ctypes.c_ulonglong
+fake.fake_graph_launches.restype = ctypes.c_ulonglong
+c_void_p, c_size_t, c_uint, c_int = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint, ctypes.c_int
+HOSTFN = ctypes.CFUNCTYPE(None, c_void_p)
+calls = []
+host_fn = HOSTFN(lambda data: calls.append(data))
+
+class Kernel(ctypes.Structure):  # CUDA_KERNEL_NODE_PARAMS
+    _fields_ = [("func", c_void_p), ("grid", c_uint * 3), ("block", c_uint * 3),
+                ("shared", c_uint), ("params", ctypes.POINTER(c_void_p)), ("extra", c_void_p)]
+class Memset(ctypes.Structure):  # CUDA_MEMSET_NODE_PARAMS
+    _fields_ = [("dst", ctypes.c_uint64), ("pitch", c_size_t), ("value", c_uint),
+                ("elementSize", c_uint), ("width", c_size_t), ("height", c_size_t)]
+class Host(ctypes.Structure):
+    _fields_ = [("fn", HOSTFN), ("userData", c_void_p)]
+class Copy(ctypes.Structure):  # CUDA_MEMCPY3D
+    _fields_ = [("srcX", c_size_t), ("srcY", c_size_t), ("srcZ", c_size_t), ("srcLOD", c_size_t),
+                ("srcType", c_int), ("srcHost", c_void_p), ("srcDevice", ctypes.c_uint64),
+                ("srcArray", c_void_p), ("reserved0", c_void_p), ("srcPitch", c_size_t),
+                ("srcHeight", c_size_t),
+                ("dstX", c_size_t), ("dstY", c_size_t), ("dstZ", c_size_t), ("dstLOD", c_size_t),
+                ("dstType", c_int), ("dstHost", c_void_p), ("dstDevice", ctypes.c_uint64),
+                ("dstArray", c_void_p), ("reserved1", c_void_p), ("dstPitch", c_size_t),
+                ("dstHeight", c_size_t),
+                ("width", c_size_t), ("height", c_size_t), ("depth", c_size_t)]
+
+ctx, stream, graph, module, fn = c_void_p(), c_void_p(), c_void_p(), c_void_p(), c_void_p()
+assert lib.cuInit(0) == 0
+assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+assert lib.cuCtxSetCurrent(ctx) == 0
+assert lib.cuStreamCreate(ctypes.byref(stream), 0) == 0
+assert lib.cuModuleLoadData(ctypes.byref(module), ADD_SCALAR_PTX + b"\0") == 0
+assert lib.cuModuleGetFunction(ctypes.byref(fn), module, b"add_scalar") == 0
+dev = ctypes.c_uint64()
+assert lib.cuMemAlloc_v2(ctypes.byref(dev), 128) == 0
+host = (c_uint * 32)()
+
+def kernel_params(value):
+    p, v = ctypes.c_uint64(dev.value), c_uint(value)
+    args = (c_void_p * 2)(ctypes.addressof(p), ctypes.addressof(v))
+    k = Kernel(fn, (1, 1, 1), (32, 1, 1), 0, args, None)
+    k.keep = (p, v, args)
+    return k
+
+def node(add, *args):
+    out = c_void_p()
+    assert add(ctypes.byref(out), graph, *args) == 0, add
+    return out
+
+def deps(*nodes):
+    return (c_void_p * len(nodes))(*[n.value for n in nodes]), len(nodes)
+
+assert lib.cuGraphCreate(ctypes.byref(graph), 0) == 0
+fill = node(lib.cuGraphAddMemsetNode, None, 0,  # 1 into each of 32 words
+            ctypes.byref(Memset(dev.value, 0, 1, 4, 32, 1)), ctx)
+add = node(lib.cuGraphAddKernelNode, *deps(fill), ctypes.byref(kernel_params(5)))
+copy = Copy(srcType=2, srcDevice=dev.value, dstType=1, dstHost=ctypes.addressof(host),
+            width=128, height=1, depth=1)
+back = node(lib.cuGraphAddMemcpyNode, *deps(add), ctypes.byref(copy), ctx)
+told = node(lib.cuGraphAddHostNode, *deps(back), ctypes.byref(Host(host_fn, 7)))
+node(lib.cuGraphAddEmptyNode, *deps(told))
+exe = c_void_p()
+assert lib.cuGraphInstantiateWithFlags(ctypes.byref(exe), graph, 0) == 0
+
+r = {}
+def launch(name, times=1):
+    host[:] = [99] * 32
+    before, vendor = lib.zmlir_fast_launches(), fake.fake_graph_launches()
+    codes = [lib.cuGraphLaunch(exe, stream) for _ in range(times)]
+    codes.append(lib.cuStreamSynchronize(stream))
+    r[name] = {"codes": codes, "values": sorted(set(host)), "fast": lib.zmlir_fast_launches() - before,
+               "nvidia": fake.fake_graph_launches() - vendor, "live": fake.fake_graph_execs_live()}
+
+launch("first", 3)
+assert lib.cuGraphExecKernelNodeSetParams(exe, add, ctypes.byref(kernel_params(7))) == 0
+launch("new_params")
+assert lib.cuGraphNodeSetEnabled(exe, add, 0) == 0
+launch("disabled")
+assert lib.cuGraphNodeSetEnabled(exe, add, 1) == 0
+launch("enabled")
+assert lib.cuGraphExecDestroy(exe) == 0
+r["destroyed_live"] = fake.fake_graph_execs_live()
+r["host_calls"] = len(calls)
+print(json.dumps(r))
+"""
+
+
+def _run(libdir: str, fake_nvidia_driver: Path, **extra: str) -> dict[str, Any]:
+    support = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "ZMLIR_BACKEND": "cuda", "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver),
+           **extra}
+    result = subprocess.run([sys.executable, "-c", _PROBE, libdir, str(fake_nvidia_driver),
+                             support], capture_output=True, text=True, timeout=300, env=env)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def _values(r: dict[str, Any]) -> dict[str, Any]:
+    return {k: (v["codes"], v["values"]) if isinstance(v, dict) else v for k, v in r.items()}
+
+
+def test_graphs_replay_as_nvidias(libdir: str, fake_nvidia_driver: Path) -> None:
+    ours = _run(libdir, fake_nvidia_driver)
+    assert ours["first"] == {"codes": [0] * 4, "values": [6], "fast": 2, "nvidia": 3, "live": 1}
+    # New kernel parameters went to NVIDIA's node: the same instantiation.
+    assert ours["new_params"] == {"codes": [0, 0], "values": [8], "fast": 1, "nvidia": 1,
+                                  "live": 1}
+    # A disabled node: NVIDIA's copy went, ours replayed (the fill alone).
+    assert ours["disabled"] == {"codes": [0, 0], "values": [1], "fast": 0, "nvidia": 0,
+                                "live": 0}
+    assert ours["enabled"] == {"codes": [0, 0], "values": [8], "fast": 0, "nvidia": 1,
+                               "live": 1}
+    assert ours["destroyed_live"] == 0 and ours["host_calls"] == 6
+
+
+def test_our_replay_gives_the_same_results(libdir: str, fake_nvidia_driver: Path) -> None:
+    ours = _values(_run(libdir, fake_nvidia_driver))
+    refused = _run(libdir, fake_nvidia_driver, FAKE_REFUSE_GRAPHS="1")
+    assert {v["nvidia"] for v in refused.values() if isinstance(v, dict)} == {0}
+    assert _values(refused) == ours
+    slow = _run(libdir, fake_nvidia_driver, ZMLIR_FAST_LAUNCH="0")
+    assert {v["fast"] for v in slow.values() if isinstance(v, dict)} == {0}
+    assert slow["first"]["nvidia"] == 3  # NVIDIA's graph, launched from Python
+    assert _values(slow) == ours

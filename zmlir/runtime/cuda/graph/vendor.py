@@ -1,0 +1,147 @@
+"""Executable graphs replayed as the vendor's own (the CUDA passthrough's
+NVIDIA graphs, Backend.vendor_graphs): our replay runs node after node
+through the Python driver, a kernel on NVIDIA's NULL stream and a copy
+waiting for the device, where NVIDIA's graph is one cuGraphLaunch on the
+stream's own stream, which fastpath.c makes once the first launch built it.
+
+A graph is replayed so only if each node is one NVIDIA's graph has as we
+mean it: a kernel whose launch is the backend's as it is (launches_as_is:
+no trap word, no device-side launches, no printf FIFO or heap still to
+size), a fill, a copy between host and device addresses (not arrays), an
+application's host function, an empty node; every node enabled. Anything
+else (child graphs, events, memory nodes, conditionals, what a capture
+recorded as Python work) keeps our replay. A change to the executable graph
+(cuGraphExec*SetParams, cuGraphExecUpdate, cuGraphNodeSetEnabled) drops
+NVIDIA's copy, to be built again at the next launch; a kernel node's new
+parameters go to NVIDIA's node instead (jacobiCudaGraphs sets them before
+every launch)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from zmlir.runtime.cuda.function import param_dtype
+from zmlir.runtime.cuda.graph.model import (
+    CopyParams,
+    EmptyParams,
+    Graph,
+    HostParams,
+    KernelParams,
+    MemsetParams,
+    Node,
+)
+from zmlir.runtime.cuda.objects import Function
+
+# CUmemorytype of a CUDA_MEMCPY3D's ends: an array's handle is ours, not NVIDIA's.
+_MEMORY_ARRAY = 3
+
+
+@dataclass(eq=False)
+class VendorGraph:
+    """NVIDIA's copy of an executable graph: its graph, its instantiation and
+    its node for each of ours (by id)."""
+
+    graph: Any
+    graph_exec: Any = None
+    nodes: dict[int, Any] = field(default_factory=dict)
+
+
+def _function(api: Any, p: KernelParams) -> Function | None:
+    """The kernel of `p` if a launch of it is the backend's and nothing more,
+    with parameters of known sizes."""
+    fn = api.handles.find(p.function)
+    if not isinstance(fn, Function):
+        return None
+    if fn.pending is not None:
+        fn.pending(fn)  # a kernel of a parted module: its part loads now
+    if fn.kernel is None or any(param_dtype(t) is None for t in fn.info.params):
+        return None
+    return fn if api.launches_as_is(fn) else None
+
+
+def memory_types(copy: bytes, ffi: Any) -> tuple[int, int]:
+    """The CUmemorytype of a CUDA_MEMCPY3D's source and destination."""
+    c = ffi.new("CUDA_MEMCPY3D *")
+    ffi.memmove(c, copy, len(copy))
+    return int(c.srcMemoryType), int(c.dstMemoryType)
+
+
+def _host_function(api: Any, p: HostParams) -> tuple[int, int]:
+    return (int(api.ffi.cast("uintptr_t", p.fn)),
+            int(api.ffi.cast("uintptr_t", p.user_data)))
+
+
+def replayable(api: Any, graph: Graph) -> bool:
+    """Whether every node of `graph` has its like in NVIDIA's graphs."""
+    for node in graph.nodes:
+        p = node.params
+        if not node.enabled:
+            return False
+        if isinstance(p, KernelParams):
+            if _function(api, p) is None:
+                return False
+        elif isinstance(p, CopyParams):
+            if _MEMORY_ARRAY in memory_types(p.copy, api.ffi):
+                return False
+        elif not isinstance(p, MemsetParams | HostParams | EmptyParams):
+            return False
+    return True
+
+
+def _add(api: Any, device: Any, vendor: VendorGraph, node: Node, deps: list[Any]) -> Any:
+    p, g = node.params, vendor.graph
+    if isinstance(p, KernelParams):
+        fn = _function(api, p)
+        assert fn is not None
+        return device.graph_add_kernel(g, deps, fn.kernel, fn.info, p.grid, p.block, p.shared,
+                                       p.args)
+    if isinstance(p, MemsetParams):
+        return device.graph_add_memset(g, deps, p.dst, p.pitch, p.value, p.element_size,
+                                       p.width, p.height)
+    if isinstance(p, CopyParams):
+        return device.graph_add_copy(g, deps, p.copy)
+    if isinstance(p, HostParams):
+        return device.graph_add_host(g, deps, *_host_function(api, p))
+    return device.graph_add_empty(g, deps)
+
+
+def build(api: Any, graph: Graph) -> VendorGraph | None:
+    """NVIDIA's graph of `graph`, instantiated; None where a node has no like
+    there or NVIDIA refuses it (our replay runs it then)."""
+    if not replayable(api, graph):
+        return None
+    order = graph.topological_order()
+    if order is None:
+        return None
+    device = api.device
+    vendor = VendorGraph(device.graph_create())
+    try:
+        for node in order:
+            deps = [vendor.nodes[id(d)] for d in node.dependencies]
+            vendor.nodes[id(node)] = _add(api, device, vendor, node, deps)
+        vendor.graph_exec = device.graph_instantiate(vendor.graph)
+    except Exception:  # the backend's refusal: ours replays it
+        device.graph_destroy(vendor.graph, vendor.graph_exec)
+        return None
+    return vendor
+
+
+def set_kernel(api: Any, vendor: VendorGraph, node: Node) -> bool:
+    """Gives NVIDIA's node of kernel node `node` its new parameters; False
+    where it cannot (the copy must be built again)."""
+    p = node.params
+    target = vendor.nodes.get(id(node))
+    fn = _function(api, p) if isinstance(p, KernelParams) else None
+    if target is None or fn is None:
+        return False
+    try:
+        api.device.graph_set_kernel(vendor.graph_exec, target, fn.kernel, fn.info, p.grid,
+                                    p.block, p.shared, p.args)
+    except Exception:  # NVIDIA's refusal (another function, another shape)
+        return False
+    return True
+
+
+def release(api: Any, vendor: VendorGraph) -> None:
+    api.device.graph_destroy(vendor.graph, vendor.graph_exec)
