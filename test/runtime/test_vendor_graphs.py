@@ -3,7 +3,7 @@
 kernel, a copy to the host, a host function and an empty node is one
 cuGraphLaunch of NVIDIA's (the first through Python, the next from
 fastpath.c) with the results of our replay; a kernel node's new parameters
-reach NVIDIA's node; a disabled node, a refused instantiation or the C path
+reach NVIDIA's node (from C, and our copy after); a disabled node, a refused instantiation or the C path
 off give our replay, with the same results."""
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ host_fn = HOSTFN(lambda data: calls.append(data))
 class Kernel(ctypes.Structure):  # CUDA_KERNEL_NODE_PARAMS
     _fields_ = [("func", c_void_p), ("grid", c_uint * 3), ("block", c_uint * 3),
                 ("shared", c_uint), ("params", ctypes.POINTER(c_void_p)), ("extra", c_void_p)]
+class KernelV2(ctypes.Structure):  # CUDA_KERNEL_NODE_PARAMS_v2
+    _fields_ = [("v1", Kernel), ("kern", c_void_p), ("ctx", c_void_p)]
 class Memset(ctypes.Structure):  # CUDA_MEMSET_NODE_PARAMS
     _fields_ = [("dst", ctypes.c_uint64), ("pitch", c_size_t), ("value", c_uint),
                 ("elementSize", c_uint), ("width", c_size_t), ("height", c_size_t)]
@@ -94,9 +96,18 @@ def launch(name, times=1):
     r[name] = {"codes": codes, "values": sorted(set(host)), "fast": lib.zmlir_fast_launches() - before,
                "nvidia": fake.fake_graph_launches() - vendor, "live": fake.fake_graph_execs_live()}
 
+lib.zmlir_fast_queries.restype = ctypes.c_ulonglong
+def set_params(setter, params):
+    before = lib.zmlir_fast_queries()
+    assert setter(exe, add, ctypes.byref(params)) == 0
+    return lib.zmlir_fast_queries() - before
+
 launch("first", 3)
-assert lib.cuGraphExecKernelNodeSetParams(exe, add, ctypes.byref(kernel_params(7))) == 0
+r["set_fast"] = [set_params(lib.cuGraphExecKernelNodeSetParams, kernel_params(7))]
 launch("new_params")
+k = kernel_params(9)
+r["set_fast"].append(set_params(lib.cuGraphExecKernelNodeSetParams_v2, KernelV2(k)))
+launch("new_params_v2")
 assert lib.cuGraphNodeSetEnabled(exe, add, 0) == 0
 launch("disabled")
 assert lib.cuGraphNodeSetEnabled(exe, add, 1) == 0
@@ -125,23 +136,31 @@ def _values(r: dict[str, Any]) -> dict[str, Any]:
 def test_graphs_replay_as_nvidias(libdir: str, fake_nvidia_driver: Path) -> None:
     ours = _run(libdir, fake_nvidia_driver)
     assert ours["first"] == {"codes": [0] * 4, "values": [6], "fast": 2, "nvidia": 3, "live": 1}
-    # New kernel parameters went to NVIDIA's node: the same instantiation.
+    # New kernel parameters went to NVIDIA's node from C (v1 and v2): the same
+    # instantiation.
+    assert ours["set_fast"] == [1, 1]
     assert ours["new_params"] == {"codes": [0, 0], "values": [8], "fast": 1, "nvidia": 1,
                                   "live": 1}
-    # A disabled node: NVIDIA's copy went, ours replayed (the fill alone).
+    assert ours["new_params_v2"] == {"codes": [0, 0], "values": [10], "fast": 1, "nvidia": 1,
+                                     "live": 1}
+    # A disabled node: NVIDIA's copy went, ours replayed (the fill alone), then
+    # NVIDIA's built again from our copy, which took the C path's parameters.
     assert ours["disabled"] == {"codes": [0, 0], "values": [1], "fast": 0, "nvidia": 0,
                                 "live": 0}
-    assert ours["enabled"] == {"codes": [0, 0], "values": [8], "fast": 0, "nvidia": 1,
+    assert ours["enabled"] == {"codes": [0, 0], "values": [10], "fast": 0, "nvidia": 1,
                                "live": 1}
-    assert ours["destroyed_live"] == 0 and ours["host_calls"] == 6
+    assert ours["destroyed_live"] == 0 and ours["host_calls"] == 7
 
 
 def test_our_replay_gives_the_same_results(libdir: str, fake_nvidia_driver: Path) -> None:
-    ours = _values(_run(libdir, fake_nvidia_driver))
+    ours = _run(libdir, fake_nvidia_driver)
+    assert ours.pop("set_fast") == [1, 1]
     refused = _run(libdir, fake_nvidia_driver, FAKE_REFUSE_GRAPHS="1")
     assert {v["nvidia"] for v in refused.values() if isinstance(v, dict)} == {0}
-    assert _values(refused) == ours
+    assert refused.pop("set_fast") == [0, 0]
+    assert _values(refused) == _values(ours)
     slow = _run(libdir, fake_nvidia_driver, ZMLIR_FAST_LAUNCH="0")
     assert {v["fast"] for v in slow.values() if isinstance(v, dict)} == {0}
+    assert slow.pop("set_fast") == [0, 0]
     assert slow["first"]["nvidia"] == 3  # NVIDIA's graph, launched from Python
-    assert _values(slow) == ours
+    assert _values(slow) == _values(ours)

@@ -1172,8 +1172,9 @@ class CUDABackend(Backend):
             self.lib.cuGraphExecDestroy(graph_exec)
         self.lib.cuGraphDestroy(graph)
 
-    def fast_graph(self, graph_exec: Any) -> int:
-        return int(self.ffi.cast("uintptr_t", graph_exec))
+    def fast_graph(self, graph_object: Any) -> int:
+        """The address of an instantiation or a node of graph_*'s, for fastpath.c."""
+        return int(self.ffi.cast("uintptr_t", graph_object))
 
     def queue_done(self, stream: int = 0) -> bool:
         # Our work is NVIDIA's on its NULL stream, which waits for every
@@ -1267,8 +1268,9 @@ class CUDABackend(Backend):
                   "event_elapsed": address(self.lib.cuEventElapsedTime),
                   # A stream's or the context's synchronisation: synchronize().
                   "ctx_synchronize": address(self.lib.cuCtxSynchronize)}
-        if self.vendor_graphs:  # an executable graph's replay: graph_launch
+        if self.vendor_graphs:  # an executable graph's replay: graph_launch, graph_set_kernel
             points["graph_launch"] = address(self.lib.cuGraphLaunch)
+            points["graph_set_kernel"] = address(self.lib.cuGraphExecKernelNodeSetParams)
         if self.supports_clusters:  # launches with a thread-block cluster, as _launch makes them
             points["launch_ex"] = address(self.lib.cuLaunchKernelEx)
         # NVIDIA's machine code's attributes: native_function_attribute and

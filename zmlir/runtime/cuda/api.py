@@ -514,7 +514,8 @@ C_FAST_PATH = ("cuLaunchKernel", "cuLaunchKernelEx", "cuEventRecord", "cuEventRe
                "cuFuncGetAttribute", "cuKernelGetAttribute", "cuStreamGetCaptureInfo",
                "cuStreamGetCaptureInfo_v2", "cuStreamGetCaptureInfo_v3",
                "cuOccupancyMaxActiveBlocksPerMultiprocessor",
-               "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", "cuGraphLaunch")
+               "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", "cuGraphLaunch",
+               "cuGraphExecKernelNodeSetParams", "cuGraphExecKernelNodeSetParams_v2")
 PYTHON_BODY_PREFIX = "zmlir_py_"
 
 # What the Python driver calls to keep fastpath.c's table in step.
@@ -532,6 +533,14 @@ void zmlir_fast_forget_library(uintptr_t library);
 int zmlir_fast_stream(uintptr_t handle, uintptr_t target);
 int zmlir_fast_event(uintptr_t handle, uintptr_t target);
 int zmlir_fast_graph(uintptr_t handle, uintptr_t target);
+int zmlir_fast_graph_node(uintptr_t node, uintptr_t graph, uintptr_t target);
+struct zmlir_graph_record {
+  uintptr_t graph, node, func;
+  unsigned int grid[3], block[3], shared, nargs;
+  unsigned int sizes[64];
+  unsigned char args[512];
+};
+size_t zmlir_fast_graph_take(struct zmlir_graph_record *out, size_t room);
 void zmlir_fast_forget(uintptr_t handle);
 void zmlir_fast_set_context(uintptr_t ctx);
 void zmlir_fast_context_destroyed(void);

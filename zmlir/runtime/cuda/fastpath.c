@@ -52,7 +52,8 @@ enum {
   ZMLIR_FAST_OPENCL = 2,
   ZMLIR_FAST_STREAM = 3,
   ZMLIR_FAST_EVENT = 4,
-  ZMLIR_FAST_GRAPH = 5
+  ZMLIR_FAST_GRAPH = 5,
+  ZMLIR_FAST_GRAPH_NODE = 6
 };
 
 typedef CUresult (*zmlir_cu_launch_fn)(void *, unsigned int, unsigned int, unsigned int,
@@ -74,6 +75,18 @@ typedef CUresult (*zmlir_cu_event_fn)(void *); /* cuEventQuery, cuEventSynchroni
 typedef CUresult (*zmlir_cu_event_elapsed_fn)(float *, void *, void *);
 typedef CUresult (*zmlir_cu_synchronize_fn)(void);
 typedef CUresult (*zmlir_cu_graph_launch_fn)(void *, void *);
+/* CUDA_KERNEL_NODE_PARAMS (v1), and v2's: a CUkernel and a context after it */
+struct zmlir_kernel_node_params {
+  void *func;
+  unsigned int grid[3], block[3], shared;
+  void **params, **extra;
+};
+struct zmlir_kernel_node_params_v2 {
+  struct zmlir_kernel_node_params v1;
+  void *kern, *ctx;
+};
+typedef CUresult (*zmlir_cu_graph_set_kernel_fn)(void *, void *,
+                                                 const struct zmlir_kernel_node_params *);
 typedef CUresult (*zmlir_cu_mem_alloc_fn)(CUdeviceptr *, size_t);
 typedef CUresult (*zmlir_cu_mem_free_fn)(CUdeviceptr);
 typedef CUresult (*zmlir_cu_memset8_fn)(CUdeviceptr, unsigned char, size_t);
@@ -99,6 +112,7 @@ struct zmlir_fast_backend {
   uintptr_t occupancy; /* the real driver's cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags */
   uintptr_t shared_optin; /* bytes: the device's MAX_SHARED_MEMORY_PER_BLOCK_OPTIN (0: unknown) */
   uintptr_t graph_launch; /* the real driver's cuGraphLaunch */
+  uintptr_t graph_set_kernel; /* the real driver's cuGraphExecKernelNodeSetParams (v1) */
 };
 
 struct zmlir_fast_entry {
@@ -396,6 +410,7 @@ int zmlir_fast_set_entry(const char *name, uintptr_t address) {
       {"occupancy", offsetof(struct zmlir_fast_backend, occupancy)},
       {"shared_optin", offsetof(struct zmlir_fast_backend, shared_optin)},
       {"graph_launch", offsetof(struct zmlir_fast_backend, graph_launch)},
+      {"graph_set_kernel", offsetof(struct zmlir_fast_backend, graph_set_kernel)},
   };
   for (size_t i = 0; i < sizeof fields / sizeof *fields; ++i)
     if (strcmp(name, fields[i].name) == 0) {
@@ -504,6 +519,19 @@ int zmlir_fast_event(uintptr_t handle, uintptr_t target) {
 /* Executable graph `handle` replays as the real driver's `target` (graph/vendor.py). */
 int zmlir_fast_graph(uintptr_t handle, uintptr_t target) {
   return target ? zmlir_fast_put(handle, ZMLIR_FAST_GRAPH, target) : -1;
+}
+
+/* Kernel node `node` (the application's) of executable graph `graph` is the
+ * real driver's node `target` in that graph's replay. */
+int zmlir_fast_graph_node(uintptr_t node, uintptr_t graph, uintptr_t target) {
+  if (!target || zmlir_fast_put(node, ZMLIR_FAST_GRAPH_NODE, target) != 0)
+    return -1;
+  pthread_mutex_lock(&zmlir_fast_write);
+  struct zmlir_fast_entry *e = zmlir_fast_find(node, ZMLIR_FAST_GRAPH_NODE);
+  if (e)
+    e->variant = graph; /* whose node it is: another graph's asks are Python's */
+  pthread_mutex_unlock(&zmlir_fast_write);
+  return 0;
 }
 
 void zmlir_fast_forget(uintptr_t handle) {
@@ -1934,6 +1962,109 @@ CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) {
   return result;
 }
 
+/* An executable graph's kernel node's new parameters (jacobiCudaGraphs sets
+ * them before each launch) go to the real driver's node here when the graph
+ * replays as the real driver's, the node and the function are registered
+ * and the launch would fit the function (as zmlir_fast_launch checks); the
+ * Python driver's copy of the graph takes them from a journal before it next
+ * looks at an executable graph (zmlir_fast_graph_take, in order). Anything
+ * else, or the real driver's refusal, is the Python path's. */
+
+#define ZMLIR_GRAPH_JOURNAL 64
+#define ZMLIR_GRAPH_ARG_BYTES 512
+
+struct zmlir_graph_record {
+  uintptr_t graph, node, func;
+  unsigned int grid[3], block[3], shared, nargs;
+  unsigned int sizes[ZMLIR_FAST_MAX_PARAMS];
+  unsigned char args[ZMLIR_GRAPH_ARG_BYTES];
+};
+
+static struct zmlir_graph_record zmlir_graph_journal[ZMLIR_GRAPH_JOURNAL];
+static size_t zmlir_graph_journal_length;
+static pthread_mutex_t zmlir_graph_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int zmlir_fast_graph_set_kernel(void *graph, void *node,
+                                       const struct zmlir_kernel_node_params *p, void *kern) {
+  zmlir_cu_graph_set_kernel_fn set = (zmlir_cu_graph_set_kernel_fn)zmlir_fast_backend.graph_set_kernel;
+  if (!set || !p || p->extra || !zmlir_fast_applies(NULL))
+    return 0;
+  struct zmlir_fast_entry *g = zmlir_fast_find((uintptr_t)graph, ZMLIR_FAST_GRAPH);
+  struct zmlir_fast_entry *n = zmlir_fast_find((uintptr_t)node, ZMLIR_FAST_GRAPH_NODE);
+  uintptr_t func = (uintptr_t)(p->func ? p->func : kern);
+  struct zmlir_fast_entry *f = zmlir_fast_find(func, ZMLIR_FAST_CUDA);
+  if (!g || !n || n->variant != (uintptr_t)graph || !f || (f->nparams && !p->params))
+    return 0;
+  unsigned long long threads = (unsigned long long)p->block[0] * p->block[1] * p->block[2];
+  if (!p->grid[0] || !p->grid[1] || !p->grid[2] || !threads || threads > f->max_threads ||
+      (unsigned long long)f->static_shared + p->shared > ZMLIR_LOAD(f->shared_limit))
+    return 0;
+  struct zmlir_graph_record r = {(uintptr_t)graph, (uintptr_t)node, func};
+  memcpy(r.grid, p->grid, sizeof r.grid);
+  memcpy(r.block, p->block, sizeof r.block);
+  r.shared = p->shared;
+  r.nargs = f->nparams;
+  size_t at = 0;
+  for (unsigned int i = 0; i < f->nparams; ++i) {
+    if (at + f->sizes[i] > sizeof r.args || p->params[i] == NULL)
+      return 0;
+    r.sizes[i] = f->sizes[i];
+    memcpy(r.args + at, p->params[i], f->sizes[i]);
+    at += f->sizes[i];
+  }
+  struct zmlir_kernel_node_params real = *p;
+  real.func = (void *)f->target;
+  real.shared = f->static_shared + p->shared;
+  pthread_mutex_lock(&zmlir_graph_lock);
+  int done = zmlir_graph_journal_length < ZMLIR_GRAPH_JOURNAL &&
+             set((void *)g->target, (void *)n->target, &real) == 0;
+  if (done)
+    zmlir_graph_journal[zmlir_graph_journal_length++] = r;
+  pthread_mutex_unlock(&zmlir_graph_lock);
+  if (done)
+    __atomic_add_fetch(&zmlir_fast_query_count, 1, __ATOMIC_RELAXED);
+  return done;
+}
+
+CUresult cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                        const CUDA_KERNEL_NODE_PARAMS *nodeParams) {
+  CUresult result;
+  zmlir_enter();
+  if (zmlir_fast_graph_set_kernel(hGraphExec, hNode,
+                                  (const struct zmlir_kernel_node_params *)nodeParams, NULL))
+    result = 0;
+  else
+    result = zmlir_py_cuGraphExecKernelNodeSetParams(hGraphExec, hNode, nodeParams);
+  zmlir_leave();
+  return result;
+}
+
+CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                           const CUDA_KERNEL_NODE_PARAMS_v2 *nodeParams) {
+  const struct zmlir_kernel_node_params_v2 *p =
+      (const struct zmlir_kernel_node_params_v2 *)nodeParams;
+  CUresult result;
+  zmlir_enter();
+  if (p && zmlir_fast_graph_set_kernel(hGraphExec, hNode, &p->v1, p->kern))
+    result = 0;
+  else
+    result = zmlir_py_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
+  zmlir_leave();
+  return result;
+}
+
+/* Python takes the journal: up to `room` records, oldest first; how many. */
+size_t zmlir_fast_graph_take(struct zmlir_graph_record *out, size_t room) {
+  pthread_mutex_lock(&zmlir_graph_lock);
+  size_t n = zmlir_graph_journal_length < room ? zmlir_graph_journal_length : room;
+  memcpy(out, zmlir_graph_journal, n * sizeof *out);
+  memmove(zmlir_graph_journal, zmlir_graph_journal + n,
+          (zmlir_graph_journal_length - n) * sizeof *out);
+  zmlir_graph_journal_length -= n;
+  pthread_mutex_unlock(&zmlir_graph_lock);
+  return n;
+}
+
 /* -- synchronisations --------------------------------------------------------------
  *
  * Under the CUDA passthrough our work is on the real context's NULL stream
@@ -2021,6 +2152,8 @@ uintptr_t zmlir_fast_address(const char *name) {
       {"cuMemcpyDtoDAsync_v2", (uintptr_t)&cuMemcpyDtoDAsync_v2},
       {"cuStreamSynchronize", (uintptr_t)&cuStreamSynchronize},
       {"cuGraphLaunch", (uintptr_t)&cuGraphLaunch},
+      {"cuGraphExecKernelNodeSetParams", (uintptr_t)&cuGraphExecKernelNodeSetParams},
+      {"cuGraphExecKernelNodeSetParams_v2", (uintptr_t)&cuGraphExecKernelNodeSetParams_v2},
       {"cuCtxSynchronize", (uintptr_t)&cuCtxSynchronize},
       {"cuCtxSynchronize_v2", (uintptr_t)&cuCtxSynchronize_v2},
       {"cuDeviceGetAttribute", (uintptr_t)&cuDeviceGetAttribute},

@@ -202,6 +202,33 @@ class FastPath:
         if self.on and self.backend_ready and target:
             self.lib.zmlir_fast_graph(handle, target)
 
+    def graph_node(self, node: int, graph: int, target: int) -> None:
+        """Registers kernel node `node` (the application's) of executable
+        graph `graph` as the backend's node `target` of its replay: new
+        parameters for it are then fastpath.c's (take_graph_params)."""
+        if self.on and self.backend_ready and target:
+            self.lib.zmlir_fast_graph_node(node, graph, target)
+
+    def take_graph_params(self) -> list[tuple[int, int, int, tuple[int, int, int],
+                                              tuple[int, int, int], int, tuple[bytes, ...]]]:
+        """The kernel node parameters the C path set since the last call, in
+        order: (graph, node, function, grid, block, shared, each argument's bytes)."""
+        if self.lib is None:
+            return []
+        records = self.ffi.new("struct zmlir_graph_record[]", 16)
+        taken = []
+        while True:
+            n = int(self.lib.zmlir_fast_graph_take(records, 16))
+            for r in records[0:n]:
+                data, at, args = bytes(r.args), 0, []
+                for size in r.sizes[0:r.nargs]:
+                    args.append(data[at:at + size])
+                    at += size
+                taken.append((int(r.graph), int(r.node), int(r.func), tuple(r.grid),
+                              tuple(r.block), int(r.shared), tuple(args)))
+            if n < 16:
+                return taken
+
     def sync_work(self, delta: int) -> None:
         """One thing more (or less, -1) that a synchronisation point must do
         in Python (a printf buffer, a memory pool): cuEventSynchronize takes

@@ -74,6 +74,7 @@ def _graphs(graph: Graph) -> list[Graph]:
 class ExecAPI(ConstructAPI):
     def _exec(self, handle: Any) -> GraphExec:
         self.require_init()
+        self._take_graph_params()
         ge = self.handles.find(self.ptr(handle))
         if not isinstance(ge, GraphExec):
             raise CudaError(E.CUDA_ERROR_INVALID_VALUE, f"not a graph exec: "
@@ -194,7 +195,7 @@ class ExecAPI(ConstructAPI):
             self.check_sticky()  # as a launch: an earlier kernel may have faulted
             code = self.device.graph_launch(replay.graph_exec, self.vendor_queue(stream))
             if code == E.CUDA_SUCCESS:  # the next launches: fastpath.c's
-                self.fast.graph(self.ptr(exec_), self.device.fast_graph(replay.graph_exec))
+                vendor.register(self, self.ptr(exec_), ge.graph, replay)
             return code
 
         def run() -> int:
@@ -203,6 +204,16 @@ class ExecAPI(ConstructAPI):
             return self._run(ge, ge.graph)
 
         return self.enqueue(stream, run)
+
+    def _take_graph_params(self) -> None:
+        """Kernel node parameters fastpath.c gave NVIDIA's copies: ours too."""
+        for graph, node, function, grid, block, shared, args in self.fast.take_graph_params():
+            ge = self.handles.find(graph)
+            origin = self.handles.find(node)
+            copy = ge.node_for(origin) if isinstance(ge, GraphExec) else None
+            if copy is not None:
+                copy.params = KernelParams(function, grid, block, shared, args)
+                ge.orders.clear()
 
     def _vendor_graph(self, ge: GraphExec) -> vendor.VendorGraph | None:
         if ge.vendor is None and not ge.vendor_refused:
@@ -215,7 +226,7 @@ class ExecAPI(ConstructAPI):
         at the next launch)."""
         self.fast.forget(self.ptr(exec_))
         if ge.vendor is not None:
-            vendor.release(self, ge.vendor)
+            vendor.release(self, self.ptr(exec_), ge.vendor)
         ge.vendor, ge.vendor_refused = None, False
 
     def _run(self, ge: GraphExec, graph: Graph) -> int:

@@ -14,7 +14,8 @@ recorded as Python work) keeps our replay. A change to the executable graph
 (cuGraphExec*SetParams, cuGraphExecUpdate, cuGraphNodeSetEnabled) drops
 NVIDIA's copy, to be built again at the next launch; a kernel node's new
 parameters go to NVIDIA's node instead (jacobiCudaGraphs sets them before
-every launch)."""
+every launch), from fastpath.c once the graph was launched (register), which
+journals them for our copy (ExecAPI._take_graph_params)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,9 @@ from zmlir.runtime.cuda.objects import Function
 
 # CUmemorytype of a CUDA_MEMCPY3D's ends: an array's handle is ours, not NVIDIA's.
 _MEMORY_ARRAY = 3
+# The kernel nodes of a graph whose new parameters fastpath.c may set: a few
+# (a solver's step), not a captured network's hundreds in its shared table.
+_NODES_REGISTERED = 64
 
 
 @dataclass(eq=False)
@@ -45,6 +49,8 @@ class VendorGraph:
     graph: Any
     graph_exec: Any = None
     nodes: dict[int, Any] = field(default_factory=dict)
+    # The application's kernel nodes whose new parameters fastpath.c sets.
+    registered: list[int] = field(default_factory=list)
 
 
 def _function(api: Any, p: KernelParams) -> Function | None:
@@ -143,5 +149,23 @@ def set_kernel(api: Any, vendor: VendorGraph, node: Node) -> bool:
     return True
 
 
-def release(api: Any, vendor: VendorGraph) -> None:
+def register(api: Any, handle: int, graph: Graph, vendor: VendorGraph) -> None:
+    """Hands executable graph `handle`'s replay to fastpath.c: its launches,
+    and new parameters of its kernel nodes (those of the graph instantiated)."""
+    device = api.device
+    api.fast.graph(handle, device.fast_graph(vendor.graph_exec))
+    kernels = [n for n in graph.nodes if isinstance(n.params, KernelParams)]
+    if vendor.registered or len(kernels) > _NODES_REGISTERED:
+        return
+    for node in kernels:
+        if node.origin is not None and node.origin.handle:
+            api.fast.graph_node(node.origin.handle, handle,
+                                device.fast_graph(vendor.nodes[id(node)]))
+            vendor.registered.append(node.origin.handle)
+
+
+def release(api: Any, handle: int, vendor: VendorGraph) -> None:
+    for node in vendor.registered:
+        api.fast.forget(node)
+    api.fast.forget(handle)
     api.device.graph_destroy(vendor.graph, vendor.graph_exec)
