@@ -3,7 +3,8 @@
 kernel, a copy to the host, a host function and an empty node is one
 cuGraphLaunch of NVIDIA's (the first through Python, the next from
 fastpath.c) with the results of our replay; a kernel node's new parameters
-reach NVIDIA's node (from C, and our copy after); a disabled node, a refused instantiation or the C path
+reach NVIDIA's node (from C, and our copy after), as do a fill's and an
+update's; a disabled node, a refused instantiation or the C path
 off give our replay, with the same results."""
 
 from __future__ import annotations
@@ -67,23 +68,27 @@ def kernel_params(value):
     k.keep = (p, v, args)
     return k
 
-def node(add, *args):
-    out = c_void_p()
-    assert add(ctypes.byref(out), graph, *args) == 0, add
-    return out
-
 def deps(*nodes):
     return (c_void_p * len(nodes))(*[n.value for n in nodes]), len(nodes)
 
-assert lib.cuGraphCreate(ctypes.byref(graph), 0) == 0
-fill = node(lib.cuGraphAddMemsetNode, None, 0,  # 1 into each of 32 words
-            ctypes.byref(Memset(dev.value, 0, 1, 4, 32, 1)), ctx)
-add = node(lib.cuGraphAddKernelNode, *deps(fill), ctypes.byref(kernel_params(5)))
-copy = Copy(srcType=2, srcDevice=dev.value, dstType=1, dstHost=ctypes.addressof(host),
-            width=128, height=1, depth=1)
-back = node(lib.cuGraphAddMemcpyNode, *deps(add), ctypes.byref(copy), ctx)
-told = node(lib.cuGraphAddHostNode, *deps(back), ctypes.byref(Host(host_fn, 7)))
-node(lib.cuGraphAddEmptyNode, *deps(told))
+def build(graph, fill_value, add_value):
+    # a fill of each of 32 words, add_scalar, a copy to the host, a host function, empty
+    def node(add, *args):
+        out = c_void_p()
+        assert add(ctypes.byref(out), graph, *args) == 0, add
+        return out
+    assert lib.cuGraphCreate(ctypes.byref(graph), 0) == 0
+    fill = node(lib.cuGraphAddMemsetNode, None, 0,
+                ctypes.byref(Memset(dev.value, 0, fill_value, 4, 32, 1)), ctx)
+    add = node(lib.cuGraphAddKernelNode, *deps(fill), ctypes.byref(kernel_params(add_value)))
+    copy = Copy(srcType=2, srcDevice=dev.value, dstType=1, dstHost=ctypes.addressof(host),
+                width=128, height=1, depth=1)
+    back = node(lib.cuGraphAddMemcpyNode, *deps(add), ctypes.byref(copy), ctx)
+    told = node(lib.cuGraphAddHostNode, *deps(back), ctypes.byref(Host(host_fn, 7)))
+    node(lib.cuGraphAddEmptyNode, *deps(told))
+    return fill, add
+
+fill, add = build(graph, 1, 5)
 exe = c_void_p()
 assert lib.cuGraphInstantiateWithFlags(ctypes.byref(exe), graph, 0) == 0
 
@@ -112,6 +117,14 @@ assert lib.cuGraphNodeSetEnabled(exe, add, 0) == 0
 launch("disabled")
 assert lib.cuGraphNodeSetEnabled(exe, add, 1) == 0
 launch("enabled")
+assert lib.cuGraphExecMemsetNodeSetParams(exe, fill, ctypes.byref(Memset(dev.value, 0, 2, 4, 32, 1)),
+                                          ctx) == 0
+launch("new_fill")
+newer = c_void_p()
+build(newer, 3, 20)
+info = (ctypes.c_char * 24)()
+r["update"] = lib.cuGraphExecUpdate_v2(exe, newer, info)
+launch("updated")
 assert lib.cuGraphExecDestroy(exe) == 0
 r["destroyed_live"] = fake.fake_graph_execs_live()
 r["host_calls"] = len(calls)
@@ -149,7 +162,14 @@ def test_graphs_replay_as_nvidias(libdir: str, fake_nvidia_driver: Path) -> None
                                 "live": 0}
     assert ours["enabled"] == {"codes": [0, 0], "values": [10], "fast": 0, "nvidia": 1,
                                "live": 1}
-    assert ours["destroyed_live"] == 0 and ours["host_calls"] == 7
+    # A fill's new value and an update from a graph of the same shape: NVIDIA's
+    # nodes take them, the same instantiation.
+    assert ours["new_fill"] == {"codes": [0, 0], "values": [11], "fast": 1, "nvidia": 1,
+                                "live": 1}
+    assert ours["update"] == 0
+    assert ours["updated"] == {"codes": [0, 0], "values": [23], "fast": 1, "nvidia": 1,
+                               "live": 1}
+    assert ours["destroyed_live"] == 0 and ours["host_calls"] == 9
 
 
 def test_our_replay_gives_the_same_results(libdir: str, fake_nvidia_driver: Path) -> None:

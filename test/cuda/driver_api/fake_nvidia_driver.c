@@ -1282,12 +1282,42 @@ CUresult cuGraphExecDestroy(struct fake_graph *e) {
   --graph_execs_live;
   return 0;
 }
+static struct fake_node *fake_exec_node(struct fake_graph *e, const struct fake_node *node,
+                                        int type) {
+  return node->index < e->nnodes && e->nodes[node->index].type == type ? &e->nodes[node->index]
+                                                                       : NULL;
+}
 /* `node` is the instantiated graph's: its copy is at the same index. */
 CUresult cuGraphExecKernelNodeSetParams(struct fake_graph *e, struct fake_node *node,
                                         const fake_kernel_node_params *p) {
-  if (node->index >= e->nnodes || e->nodes[node->index].type != FAKE_KERNEL_NODE)
+  struct fake_node *n = fake_exec_node(e, node, FAKE_KERNEL_NODE);
+  if (n == NULL)
     return 1;
-  fake_kernel_node_set(&e->nodes[node->index], p);
+  fake_kernel_node_set(n, p);
+  return 0;
+}
+CUresult cuGraphExecMemsetNodeSetParams(struct fake_graph *e, struct fake_node *node,
+                                        const fake_memset_node_params *p, void *ctx) {
+  struct fake_node *n = fake_exec_node(e, node, FAKE_MEMSET_NODE);
+  if (n == NULL)
+    return 1;
+  n->fill = *p;
+  return 0;
+}
+CUresult cuGraphExecMemcpyNodeSetParams(struct fake_graph *e, struct fake_node *node,
+                                        const fake_memcpy3d *p, void *ctx) {
+  struct fake_node *n = fake_exec_node(e, node, FAKE_COPY_NODE);
+  if (n == NULL)
+    return 1;
+  n->copy = *p;
+  return 0;
+}
+CUresult cuGraphExecHostNodeSetParams(struct fake_graph *e, struct fake_node *node,
+                                      const fake_host_node_params *p) {
+  struct fake_node *n = fake_exec_node(e, node, FAKE_HOST_NODE);
+  if (n == NULL)
+    return 1;
+  n->host = *p;
   return 0;
 }
 static const void *fake_copy_end(int type, const void *host, CUdeviceptr device) {

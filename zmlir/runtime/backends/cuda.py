@@ -243,6 +243,13 @@ CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph,
 CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream);
 CUresult cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
                                         const CUDA_KERNEL_NODE_PARAMS *nodeParams);
+CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                        const CUDA_MEMSET_NODE_PARAMS *memsetParams,
+                                        CUcontext ctx);
+CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                        const void *copyParams, CUcontext ctx);
+CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                      const CUDA_HOST_NODE_PARAMS *nodeParams);
 CUresult cuGraphExecDestroy(CUgraphExec hGraphExec);
 CUresult cuEventRecord(CUevent hEvent, CUstream hStream);
 CUresult cuEventQuery(CUevent hEvent);
@@ -308,7 +315,9 @@ _EVENT_FLAGS = 0x1 | 0x2
 _GRAPH_CALLS = ("cuGraphCreate", "cuGraphDestroy", "cuGraphAddKernelNode",
                 "cuGraphAddMemsetNode", "cuGraphAddMemcpyNode", "cuGraphAddHostNode",
                 "cuGraphAddEmptyNode", "cuGraphInstantiateWithFlags", "cuGraphLaunch",
-                "cuGraphExecKernelNodeSetParams", "cuGraphExecDestroy")
+                "cuGraphExecKernelNodeSetParams", "cuGraphExecMemsetNodeSetParams",
+                "cuGraphExecMemcpyNodeSetParams", "cuGraphExecHostNodeSetParams",
+                "cuGraphExecDestroy")
 
 _VMM_CALLS = frozenset((
     "cuMemGetAllocationGranularity", "cuMemAddressReserve", "cuMemAddressFree", "cuMemCreate",
@@ -1124,14 +1133,25 @@ class CUDABackend(Backend):
         self.check("cuGraphExecKernelNodeSetParams",
                    self.lib.cuGraphExecKernelNodeSetParams(graph_exec, node, p))
 
-    def graph_add_memset(self, graph: Any, dependencies: Sequence[Any], dst: int, pitch: int,
-                         value: int, element_size: int, width: int, height: int) -> Any:
-        p = self.ffi.new("CUDA_MEMSET_NODE_PARAMS *", {
+    def _memset_node_params(self, dst: int, pitch: int, value: int, element_size: int,
+                            width: int, height: int) -> Any:
+        return self.ffi.new("CUDA_MEMSET_NODE_PARAMS *", {
             "dst": dst, "pitch": pitch, "value": value, "elementSize": element_size,
             "width": width, "height": height})
+
+    def graph_add_memset(self, graph: Any, dependencies: Sequence[Any], dst: int, pitch: int,
+                         value: int, element_size: int, width: int, height: int) -> Any:
+        p = self._memset_node_params(dst, pitch, value, element_size, width, height)
         return self._graph_node("cuGraphAddMemsetNode", lambda node, deps, n:
                                 self.lib.cuGraphAddMemsetNode(node, graph, deps, n, p,
                                                               self.context), dependencies)
+
+    def graph_set_memset(self, graph_exec: Any, node: Any, dst: int, pitch: int, value: int,
+                         element_size: int, width: int, height: int) -> None:
+        p = self._memset_node_params(dst, pitch, value, element_size, width, height)
+        self._enter()
+        self.check("cuGraphExecMemsetNodeSetParams",
+                   self.lib.cuGraphExecMemsetNodeSetParams(graph_exec, node, p, self.context))
 
     def graph_add_copy(self, graph: Any, dependencies: Sequence[Any], copy: bytes) -> Any:
         """A copy node of a CUDA_MEMCPY3D's bytes (host and device addresses)."""
@@ -1140,14 +1160,27 @@ class CUDABackend(Backend):
                                 self.lib.cuGraphAddMemcpyNode(node, graph, deps, n, p,
                                                               self.context), dependencies)
 
+    def graph_set_copy(self, graph_exec: Any, node: Any, copy: bytes) -> None:
+        self._enter()
+        self.check("cuGraphExecMemcpyNodeSetParams", self.lib.cuGraphExecMemcpyNodeSetParams(
+            graph_exec, node, self.ffi.new("char[]", copy), self.context))
+
+    def _host_node_params(self, fn: int, user_data: int) -> Any:
+        return self.ffi.new("CUDA_HOST_NODE_PARAMS *", {
+            "fn": self.ffi.cast("void *", fn), "userData": self.ffi.cast("void *", user_data)})
+
     def graph_add_host(self, graph: Any, dependencies: Sequence[Any], fn: int,
                        user_data: int) -> Any:
         """A host function node: NVIDIA calls the application's `fn` in order."""
-        p = self.ffi.new("CUDA_HOST_NODE_PARAMS *", {
-            "fn": self.ffi.cast("void *", fn), "userData": self.ffi.cast("void *", user_data)})
+        p = self._host_node_params(fn, user_data)
         return self._graph_node("cuGraphAddHostNode", lambda node, deps, n:
                                 self.lib.cuGraphAddHostNode(node, graph, deps, n, p),
                                 dependencies)
+
+    def graph_set_host(self, graph_exec: Any, node: Any, fn: int, user_data: int) -> None:
+        self._enter()
+        self.check("cuGraphExecHostNodeSetParams", self.lib.cuGraphExecHostNodeSetParams(
+            graph_exec, node, self._host_node_params(fn, user_data)))
 
     def graph_add_empty(self, graph: Any, dependencies: Sequence[Any]) -> Any:
         return self._graph_node("cuGraphAddEmptyNode", lambda node, deps, n:

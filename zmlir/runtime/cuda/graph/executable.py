@@ -373,7 +373,8 @@ class ExecAPI(ConstructAPI):
             self._take_params(old, new)
         ge.graph.conditions = dict(g.conditions)  # flags and defaults update too
         ge.orders.clear()
-        self._drop_vendor(exec_, ge)
+        if ge.vendor is not None and not vendor.update(self, ge.vendor, ge.graph):
+            self._drop_vendor(exec_, ge)
         info[0].result = UPDATE_SUCCESS
         info[0].errorNode = info[0].errorFromNode = self.ffi.NULL
         return E.CUDA_SUCCESS
@@ -409,8 +410,7 @@ class ExecAPI(ConstructAPI):
         self._take_params(copy, new)
         ge = self._exec(exec_)
         ge.orders.clear()
-        if ge.vendor is not None and not (copy.type == model.KERNEL
-                                          and vendor.set_kernel(self, ge.vendor, copy)):
+        if ge.vendor is not None and not vendor.set_params(self, ge.vendor, copy):
             self._drop_vendor(exec_, ge)
         return E.CUDA_SUCCESS
 

@@ -11,11 +11,12 @@ size), a fill, a copy between host and device addresses (not arrays), an
 application's host function, an empty node; every node enabled. Anything
 else (child graphs, events, memory nodes, conditionals, what a capture
 recorded as Python work) keeps our replay. A change to the executable graph
-(cuGraphExec*SetParams, cuGraphExecUpdate, cuGraphNodeSetEnabled) drops
-NVIDIA's copy, to be built again at the next launch; a kernel node's new
-parameters go to NVIDIA's node instead (jacobiCudaGraphs sets them before
-every launch), from fastpath.c once the graph was launched (register), which
-journals them for our copy (ExecAPI._take_graph_params)."""
+(cuGraphExec*SetParams, cuGraphExecUpdate) gives NVIDIA's nodes their new
+parameters (jacobiCudaGraphs sets a kernel node's before every launch, or
+updates from a new capture); where NVIDIA refuses, and for a node disabled
+or enabled, NVIDIA's copy goes, to be built again at the next launch. A
+kernel node's new parameters are fastpath.c's once the graph was launched
+(register), which journals them for our copy (ExecAPI._take_graph_params)."""
 
 from __future__ import annotations
 
@@ -133,20 +134,41 @@ def build(api: Any, graph: Graph) -> VendorGraph | None:
     return vendor
 
 
-def set_kernel(api: Any, vendor: VendorGraph, node: Node) -> bool:
-    """Gives NVIDIA's node of kernel node `node` its new parameters; False
-    where it cannot (the copy must be built again)."""
-    p = node.params
+def set_params(api: Any, vendor: VendorGraph, node: Node) -> bool:
+    """Gives NVIDIA's node of `node` the node's (new) parameters; False where
+    it cannot (another kind of node, NVIDIA's refusal: the copy must be
+    built again)."""
+    p, device = node.params, api.device
     target = vendor.nodes.get(id(node))
-    fn = _function(api, p) if isinstance(p, KernelParams) else None
-    if target is None or fn is None:
+    if target is None or not node.enabled:
         return False
     try:
-        api.device.graph_set_kernel(vendor.graph_exec, target, fn.kernel, fn.info, p.grid,
+        if isinstance(p, KernelParams):
+            fn = _function(api, p)
+            if fn is None:
+                return False
+            device.graph_set_kernel(vendor.graph_exec, target, fn.kernel, fn.info, p.grid,
                                     p.block, p.shared, p.args)
-    except Exception:  # NVIDIA's refusal (another function, another shape)
+        elif isinstance(p, MemsetParams):
+            device.graph_set_memset(vendor.graph_exec, target, p.dst, p.pitch, p.value,
+                                    p.element_size, p.width, p.height)
+        elif isinstance(p, CopyParams):
+            if _MEMORY_ARRAY in memory_types(p.copy, api.ffi):
+                return False
+            device.graph_set_copy(vendor.graph_exec, target, p.copy)
+        elif isinstance(p, HostParams):
+            device.graph_set_host(vendor.graph_exec, target, *_host_function(api, p))
+        elif not isinstance(p, EmptyParams):
+            return False
+    except Exception:  # NVIDIA's refusal (another function, another shape, context)
         return False
     return True
+
+
+def update(api: Any, vendor: VendorGraph, graph: Graph) -> bool:
+    """Gives NVIDIA's nodes the parameters `graph`'s nodes took from an update
+    (cuGraphExecUpdate: same nodes, same edges); False where one cannot."""
+    return all(set_params(api, vendor, node) for node in graph.nodes)
 
 
 def register(api: Any, handle: int, graph: Graph, vendor: VendorGraph) -> None:
