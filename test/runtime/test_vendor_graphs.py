@@ -1,6 +1,7 @@
 """Executable graphs replayed as NVIDIA's under the passthrough
 (graph/vendor.py), over the stand-in NVIDIA driver: a graph of a fill, a
-kernel, a copy to the host, a host function and an empty node is one
+kernel, a copy to the host, a host function and an empty node (or a child
+graph) is one
 cuGraphLaunch of NVIDIA's (the first through Python, the next from
 fastpath.c) with the results of our replay; a kernel node's new parameters
 reach NVIDIA's node (from C, and our copy after), as do a fill's and an
@@ -127,6 +128,24 @@ r["update"] = lib.cuGraphExecUpdate_v2(exe, newer, info)
 launch("updated")
 assert lib.cuGraphExecDestroy(exe) == 0
 r["destroyed_live"] = fake.fake_graph_execs_live()
+
+# A child graph (add_scalar 4) between a fill and the copy back.
+body, outer = c_void_p(), c_void_p()
+assert lib.cuGraphCreate(ctypes.byref(body), 0) == 0
+step = c_void_p()
+assert lib.cuGraphAddKernelNode(ctypes.byref(step), body, None, 0,
+                                ctypes.byref(kernel_params(4))) == 0
+assert lib.cuGraphCreate(ctypes.byref(outer), 0) == 0
+first, child, last = c_void_p(), c_void_p(), c_void_p()
+assert lib.cuGraphAddMemsetNode(ctypes.byref(first), outer, None, 0,
+                                ctypes.byref(Memset(dev.value, 0, 1, 4, 32, 1)), ctx) == 0
+assert lib.cuGraphAddChildGraphNode(ctypes.byref(child), outer, *deps(first), body) == 0
+copy = Copy(srcType=2, srcDevice=dev.value, dstType=1, dstHost=ctypes.addressof(host),
+            width=128, height=1, depth=1)
+assert lib.cuGraphAddMemcpyNode(ctypes.byref(last), outer, *deps(child), ctypes.byref(copy),
+                                ctx) == 0
+assert lib.cuGraphInstantiateWithFlags(ctypes.byref(exe), outer, 0) == 0
+launch("child", 2)
 r["host_calls"] = len(calls)
 print(json.dumps(r))
 """
@@ -170,6 +189,8 @@ def test_graphs_replay_as_nvidias(libdir: str, fake_nvidia_driver: Path) -> None
     assert ours["updated"] == {"codes": [0, 0], "values": [23], "fast": 1, "nvidia": 1,
                                "live": 1}
     assert ours["destroyed_live"] == 0 and ours["host_calls"] == 9
+    assert ours["child"] == {"codes": [0, 0, 0], "values": [5], "fast": 1, "nvidia": 2,
+                             "live": 1}
 
 
 def test_our_replay_gives_the_same_results(libdir: str, fake_nvidia_driver: Path) -> None:

@@ -1156,7 +1156,14 @@ const char *fake_module_ptx(void) { return module_ptx; }
  * node copies add_scalar's parameters (a u64 and a u32); a copy node's
  * CUDA_MEMCPY3D moves rows between host and device addresses.
  * FAKE_REFUSE_GRAPHS makes instantiations fail. */
-enum { FAKE_KERNEL_NODE, FAKE_MEMSET_NODE, FAKE_COPY_NODE, FAKE_HOST_NODE, FAKE_EMPTY_NODE };
+enum {
+  FAKE_KERNEL_NODE,
+  FAKE_MEMSET_NODE,
+  FAKE_COPY_NODE,
+  FAKE_HOST_NODE,
+  FAKE_EMPTY_NODE,
+  FAKE_CHILD_NODE
+};
 typedef struct {
   void *func;
   unsigned int grid[3], block[3], shared;
@@ -1195,6 +1202,7 @@ struct fake_node {
   fake_memset_node_params fill;
   fake_memcpy3d copy;
   fake_host_node_params host;
+  struct fake_graph *child; /* a child graph node's copy (never freed here) */
 };
 struct fake_graph {
   int nnodes;
@@ -1262,18 +1270,30 @@ CUresult cuGraphAddHostNode(struct fake_node **out, struct fake_graph *g, void *
 CUresult cuGraphAddEmptyNode(struct fake_node **out, struct fake_graph *g, void *deps, size_t n) {
   return fake_graph_node(out, g, FAKE_EMPTY_NODE);
 }
+/* A copy of `g` whose kernel nodes' parameter pointers are its own. */
+static struct fake_graph *fake_graph_copy(const struct fake_graph *g) {
+  struct fake_graph *copy = malloc(sizeof *copy);
+  memcpy(copy, g, sizeof *copy);
+  for (int i = 0; i < g->nnodes; ++i)
+    if (copy->nodes[i].kernel.params != NULL) {
+      copy->nodes[i].arg_pointers[0] = copy->nodes[i].args;
+      copy->nodes[i].arg_pointers[1] = copy->nodes[i].args + 8;
+      copy->nodes[i].kernel.params = copy->nodes[i].arg_pointers;
+    }
+  return copy;
+}
+CUresult cuGraphAddChildGraphNode(struct fake_node **out, struct fake_graph *g, void *deps,
+                                  size_t n, const struct fake_graph *child) {
+  CUresult code = fake_graph_node(out, g, FAKE_CHILD_NODE);
+  if (code == 0)
+    (*out)->child = fake_graph_copy(child);
+  return code;
+}
 CUresult cuGraphInstantiateWithFlags(struct fake_graph **out, struct fake_graph *g,
                                      unsigned long long flags) {
   if (getenv("FAKE_REFUSE_GRAPHS"))
     return 1;
-  *out = malloc(sizeof **out);
-  memcpy(*out, g, sizeof **out);
-  for (int i = 0; i < g->nnodes; ++i) /* the copy's own parameter pointers */
-    if ((*out)->nodes[i].kernel.params != NULL) {
-      (*out)->nodes[i].arg_pointers[0] = (*out)->nodes[i].args;
-      (*out)->nodes[i].arg_pointers[1] = (*out)->nodes[i].args + 8;
-      (*out)->nodes[i].kernel.params = (*out)->nodes[i].arg_pointers;
-    }
+  *out = fake_graph_copy(g);
   ++graph_execs_live;
   return 0;
 }
@@ -1344,11 +1364,7 @@ static void fake_run_fill(const fake_memset_node_params *f) {
         *(unsigned int *)at = f->value;
     }
 }
-CUresult cuGraphLaunch(struct fake_graph *e, void *stream) {
-  if (!current)
-    return 201; /* CUDA_ERROR_INVALID_CONTEXT */
-  if (e == NULL || (stream != NULL && !fake_stream_live(stream)))
-    return 400;
+static CUresult fake_run_graph(struct fake_graph *e, void *stream) {
   for (int i = 0; i < e->nnodes; ++i) {
     struct fake_node *n = &e->nodes[i];
     if (n->type == FAKE_KERNEL_NODE) {
@@ -1363,9 +1379,23 @@ CUresult cuGraphLaunch(struct fake_graph *e, void *stream) {
       fake_run_copy(&n->copy);
     else if (n->type == FAKE_HOST_NODE)
       n->host.fn(n->host.data);
+    else if (n->type == FAKE_CHILD_NODE) {
+      CUresult code = fake_run_graph(n->child, stream);
+      if (code != 0)
+        return code;
+    }
   }
-  ++graph_launches;
   return 0;
+}
+CUresult cuGraphLaunch(struct fake_graph *e, void *stream) {
+  if (!current)
+    return 201; /* CUDA_ERROR_INVALID_CONTEXT */
+  if (e == NULL || (stream != NULL && !fake_stream_live(stream)))
+    return 400;
+  CUresult code = fake_run_graph(e, stream);
+  if (code == 0)
+    ++graph_launches;
+  return code;
 }
 unsigned long long fake_graph_launches(void) { return graph_launches; }
 int fake_graph_execs_live(void) { return graph_execs_live; }

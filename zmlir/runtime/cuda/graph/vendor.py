@@ -8,9 +8,9 @@ A graph is replayed so only if each node is one NVIDIA's graph has as we
 mean it: a kernel whose launch is the backend's as it is (launches_as_is:
 no trap word, no device-side launches, no printf FIFO or heap still to
 size), a fill, a copy between host and device addresses (not arrays), an
-application's host function, an empty node; every node enabled. Anything
-else (child graphs, events, memory nodes, conditionals, what a capture
-recorded as Python work) keeps our replay. A change to the executable graph
+application's host function, an empty node, a child graph of these; every
+node enabled. Anything else (events, memory nodes, conditionals, what a
+capture recorded as Python work) keeps our replay. A change to the executable graph
 (cuGraphExec*SetParams, cuGraphExecUpdate) gives NVIDIA's nodes their new
 parameters (jacobiCudaGraphs sets a kernel node's before every launch, or
 updates from a new capture); where NVIDIA refuses, and for a node disabled
@@ -25,6 +25,7 @@ from typing import Any
 
 from zmlir.runtime.cuda.function import param_dtype
 from zmlir.runtime.cuda.graph.model import (
+    ChildParams,
     CopyParams,
     EmptyParams,
     Graph,
@@ -85,7 +86,10 @@ def replayable(api: Any, graph: Graph) -> bool:
         p = node.params
         if not node.enabled:
             return False
-        if isinstance(p, KernelParams):
+        if isinstance(p, ChildParams):
+            if not replayable(api, p.graph):
+                return False
+        elif isinstance(p, KernelParams):
             if _function(api, p) is None:
                 return False
         elif isinstance(p, CopyParams):
@@ -96,8 +100,16 @@ def replayable(api: Any, graph: Graph) -> bool:
     return True
 
 
-def _add(api: Any, device: Any, vendor: VendorGraph, node: Node, deps: list[Any]) -> Any:
-    p, g = node.params, vendor.graph
+def _add(api: Any, device: Any, g: Any, node: Node, deps: list[Any]) -> Any:
+    """NVIDIA's node of `node`, in NVIDIA's graph `g` after `deps`."""
+    p = node.params
+    if isinstance(p, ChildParams):
+        child = device.graph_create()
+        try:
+            _add_nodes(api, device, child, p.graph, {})
+            return device.graph_add_child(g, deps, child)
+        finally:
+            device.graph_destroy(child)  # the node holds NVIDIA's copy
     if isinstance(p, KernelParams):
         fn = _function(api, p)
         assert fn is not None
@@ -113,20 +125,25 @@ def _add(api: Any, device: Any, vendor: VendorGraph, node: Node, deps: list[Any]
     return device.graph_add_empty(g, deps)
 
 
+def _add_nodes(api: Any, device: Any, g: Any, graph: Graph, nodes: dict[int, Any]) -> None:
+    """`graph`'s nodes into NVIDIA's graph `g`; `nodes` maps each (by id) to
+    NVIDIA's."""
+    order = graph.topological_order()
+    if order is None:
+        raise ValueError("a cycle")
+    for node in order:
+        nodes[id(node)] = _add(api, device, g, node, [nodes[id(d)] for d in node.dependencies])
+
+
 def build(api: Any, graph: Graph) -> VendorGraph | None:
     """NVIDIA's graph of `graph`, instantiated; None where a node has no like
     there or NVIDIA refuses it (our replay runs it then)."""
     if not replayable(api, graph):
         return None
-    order = graph.topological_order()
-    if order is None:
-        return None
     device = api.device
     vendor = VendorGraph(device.graph_create())
     try:
-        for node in order:
-            deps = [vendor.nodes[id(d)] for d in node.dependencies]
-            vendor.nodes[id(node)] = _add(api, device, vendor, node, deps)
+        _add_nodes(api, device, vendor.graph, graph, vendor.nodes)
         vendor.graph_exec = device.graph_instantiate(vendor.graph)
     except Exception:  # the backend's refusal: ours replays it
         device.graph_destroy(vendor.graph, vendor.graph_exec)
