@@ -541,6 +541,7 @@ struct zmlir_graph_record {
   unsigned char args[512];
 };
 size_t zmlir_fast_graph_take(struct zmlir_graph_record *out, size_t room);
+int zmlir_fast_graph_pending(void);
 void zmlir_fast_forget(uintptr_t handle);
 void zmlir_fast_set_context(uintptr_t ctx);
 void zmlir_fast_context_destroyed(void);

@@ -2053,6 +2053,11 @@ CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode h
   return result;
 }
 
+/* Whether the journal holds records (read without the lock: a hint). */
+int zmlir_fast_graph_pending(void) {
+  return __atomic_load_n(&zmlir_graph_journal_length, __ATOMIC_RELAXED) != 0;
+}
+
 /* Python takes the journal: up to `room` records, oldest first; how many. */
 size_t zmlir_fast_graph_take(struct zmlir_graph_record *out, size_t room) {
   pthread_mutex_lock(&zmlir_graph_lock);

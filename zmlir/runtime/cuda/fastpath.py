@@ -213,7 +213,7 @@ class FastPath:
                                               tuple[int, int, int], int, tuple[bytes, ...]]]:
         """The kernel node parameters the C path set since the last call, in
         order: (graph, node, function, grid, block, shared, each argument's bytes)."""
-        if self.lib is None:
+        if self.lib is None or not self.lib.zmlir_fast_graph_pending():
             return []
         records = self.ffi.new("struct zmlir_graph_record[]", 16)
         taken = []
