@@ -10,12 +10,14 @@ no trap word, no device-side launches, no printf FIFO or heap still to
 size), a fill, a copy between host and device addresses (not arrays), an
 application's host function, an empty node, a child graph of these; every
 node enabled. Anything else (events, memory nodes, conditionals, what a
-capture recorded as Python work) keeps our replay. A change to the executable graph
-(cuGraphExec*SetParams, cuGraphExecUpdate) gives NVIDIA's nodes their new
-parameters (jacobiCudaGraphs sets a kernel node's before every launch, or
-updates from a new capture); where NVIDIA refuses, and for a node disabled
-or enabled, NVIDIA's copy goes, to be built again at the next launch. A
-kernel node's new parameters are fastpath.c's once the graph was launched
+capture recorded as Python work) keeps our replay.
+
+A change to the executable graph (cuGraphExec*SetParams, cuGraphExecUpdate)
+gives NVIDIA's nodes their new parameters (jacobiCudaGraphs sets a kernel
+node's before every launch, or updates from a new capture); where NVIDIA
+refuses, for a node inside a child graph, and for a node disabled or
+enabled, NVIDIA's copy goes, to be built again at the next launch. A kernel
+node's new parameters are fastpath.c's once the graph was launched
 (register), which journals them for our copy (ExecAPI._take_graph_params)."""
 
 from __future__ import annotations
