@@ -1,5 +1,5 @@
-"""cuMemAlloc_v2, cuMemFree_v2 and cuMemsetD8/16/32 (_v2 and Async) on the
-C fast path (fastpath.c) under the CUDA passthrough, with a stand-in for
+"""cuMemAlloc_v2, cuMemFree_v2, cuMemsetD8/16/32 (_v2 and Async) and the
+blocking copies (cuMemcpy, cuMemcpyHtoD/DtoH/DtoD_v2) on the C fast path (fastpath.c) under the CUDA passthrough, with a stand-in for
 NVIDIA's driver (test/cuda/driver_api/fake_nvidia_driver.c): the calls go
 to NVIDIA's functions without Python, the driver's map of allocations
 (address ranges, pointer attributes, cuMemGetInfo) still knows every
@@ -47,6 +47,16 @@ _PROBE = textwrap.dedent("""
     counted("memset16_async", lambda: lib.cuMemsetD16Async(d, 7, 50, None))
     counted("memset32", lambda: lib.cuMemsetD32_v2(d, 7, 25))
     counted("memset_null", lambda: lib.cuMemsetD8_v2(0, 1, 16))
+    # Blocking copies: host to device, device to device, device to host, unified.
+    src, dst = (ctypes.c_uint32 * 8)(*range(8)), (ctypes.c_uint32 * 8)()
+    counted("htod", lambda: lib.cuMemcpyHtoD_v2(d, src, 32))
+    counted("dtod", lambda: lib.cuMemcpyDtoD_v2(ctypes.c_uint64(d.value + 64), d, 32))
+    counted("dtoh", lambda: lib.cuMemcpyDtoH_v2(dst, ctypes.c_uint64(d.value + 64), 32))
+    r["copied"] = list(dst)
+    counted("unified", lambda: lib.cuMemcpy(ctypes.c_uint64(ctypes.addressof(dst)),
+                                            ctypes.c_uint64(d.value + 4), 8))
+    r["unified_copied"] = list(dst)[:2]
+    counted("dtoh_null", lambda: lib.cuMemcpyDtoH_v2(dst, ctypes.c_uint64(0), 32))
     counted("memset_bad_stream", lambda: lib.cuMemsetD8Async(d, 1, 16, ctypes.c_void_p(0x999)))
     base, size = ctypes.c_uint64(), ctypes.c_size_t()
     code = lib.cuMemGetAddressRange_v2(ctypes.byref(base), ctypes.byref(size),
@@ -101,13 +111,15 @@ def test_passthrough_memory_calls_take_the_c_path(libdir: str,
     assert fast["used"] == 1000
     assert fast["range_after_free"] == 500  # CUDA_ERROR_NOT_FOUND
     assert fast["used_after_cycles"] == 0
+    assert fast["copied"] == list(range(8)) and fast["unified_copied"] == [1, 2]
     taken = ("alloc", "memset8", "memset16", "memset32_async", "memset8_async",
-             "memset16_async", "memset32", "free")
+             "memset16_async", "memset32", "free", "htod", "dtod", "dtoh", "unified")
     for name in taken:
         assert fast[name] == 0 and fast["fast"][name] == 1, name
     # Refused by the checks or by NVIDIA's function: the Python path answers.
     assert fast["alloc_zero"] == 1  # CUDA_ERROR_INVALID_VALUE
     assert fast["memset_null"] == 1
+    assert fast["dtoh_null"] == 1  # CUDA_ERROR_INVALID_VALUE
     assert fast["memset_bad_stream"] == 400  # CUDA_ERROR_INVALID_HANDLE
     assert fast["double_free"] == 1 and fast["free_inside"] == 1
     assert all(fast["fast"][name] == 0 for name in fast["fast"]

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -509,18 +510,34 @@ CUresult cuMemImportFromShareableHandle(unsigned long long *handle, void *os_han
   *handle = 0x1000 + fd;
   return 0;
 }
-CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) {
-  memcpy((void *)(uintptr_t)d, s, n);
+/* Blocking copies: a null address, or memory without access (a virtual
+ * memory reservation unmapped, or mapped without access: PROT_NONE here), is
+ * NVIDIA's CUDA_ERROR_INVALID_VALUE (counted: fake_blocking_copies). */
+static unsigned long long blocking_copies;
+unsigned long long fake_blocking_copies(void) { return blocking_copies; }
+/* Whether the byte at `p` reads (and, where `write`, writes back) without a fault. */
+static int fake_reaches(uintptr_t p, int write) {
+  char byte;
+  struct iovec local = {&byte, 1}, remote = {(void *)p, 1};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 1 &&
+         (!write || process_vm_writev(getpid(), &local, 1, &remote, 1, 0) == 1);
+}
+static CUresult fake_copy(uintptr_t d, uintptr_t s, size_t n) {
+  if (n != 0 && (d == 0 || s == 0 || !fake_reaches(s, 0) || !fake_reaches(s + n - 1, 0) ||
+                 !fake_reaches(d, 1) || !fake_reaches(d + n - 1, 1)))
+    return 1;
+  memmove((void *)d, (const void *)s, n);
+  ++blocking_copies;
   return 0;
+}
+CUresult cuMemcpy(CUdeviceptr d, CUdeviceptr s, size_t n) { return fake_copy(d, s, n); }
+CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) {
+  return fake_copy(d, (uintptr_t)s, n);
 }
 CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) {
-  memcpy(d, (void *)(uintptr_t)s, n);
-  return 0;
+  return fake_copy((uintptr_t)d, s, n);
 }
-CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n) {
-  memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n);
-  return 0;
-}
+CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n) { return fake_copy(d, s, n); }
 /* Asynchronous copies: on the NULL stream or a live one of its own, counted
  * per stream (fake_stream_copies); a null address is NVIDIA's
  * CUDA_ERROR_INVALID_VALUE. */

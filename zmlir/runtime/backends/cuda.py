@@ -163,6 +163,7 @@ CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int flags);
 CUresult cuMemFreeHost(void *p);
 CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int flags);
 CUresult cuMemHostUnregister(void *p);
+CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n);
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n);
 CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n);
 CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n);
@@ -1345,6 +1346,8 @@ class CUDABackend(Backend):
 
 # fastpath.c's entry points for device memory: NVIDIA's functions.
 _FAST_MEMORY_POINTS = {
+    "copy": "cuMemcpy", "copy_htod": "cuMemcpyHtoD_v2", "copy_dtoh": "cuMemcpyDtoH_v2",
+    "copy_dtod": "cuMemcpyDtoD_v2",
     "mem_alloc": "cuMemAlloc_v2", "mem_free": "cuMemFree_v2",
     "memset_d8": "cuMemsetD8_v2", "memset_d16": "cuMemsetD16_v2", "memset_d32": "cuMemsetD32_v2",
     "memset_d8_async": "cuMemsetD8Async", "memset_d16_async": "cuMemsetD16Async",

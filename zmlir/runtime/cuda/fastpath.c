@@ -97,6 +97,8 @@ typedef CUresult (*zmlir_cu_memset16_async_fn)(CUdeviceptr, unsigned short, size
 typedef CUresult (*zmlir_cu_memset32_async_fn)(CUdeviceptr, unsigned int, size_t, void *);
 /* cuMemcpyAsync and cuMemcpy{HtoD,DtoH,DtoD}Async_v2: two addresses, a size, a stream */
 typedef CUresult (*zmlir_cu_copy_async_fn)(uintptr_t, uintptr_t, size_t, void *);
+/* cuMemcpy and cuMemcpy{HtoD,DtoH,DtoD}_v2: two addresses, a size */
+typedef CUresult (*zmlir_cu_copy_fn)(uintptr_t, uintptr_t, size_t);
 
 struct zmlir_fast_backend {
   uintptr_t launch;                                                      /* the real driver's */
@@ -108,6 +110,7 @@ struct zmlir_fast_backend {
   uintptr_t ctx_synchronize;                                             /* the real driver's */
   uintptr_t memset[3], memset_async[3]; /* the real driver's D8, D16, D32 */
   uintptr_t copy_async[4]; /* the real driver's cuMemcpyAsync, HtoD, DtoH, DtoD Async */
+  uintptr_t copy[4];       /* the real driver's cuMemcpy, HtoD, DtoH, DtoD (_v2) */
   uintptr_t func_get_attribute, func_set_attribute; /* the real driver's */
   uintptr_t occupancy; /* the real driver's cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags */
   uintptr_t shared_optin; /* bytes: the device's MAX_SHARED_MEMORY_PER_BLOCK_OPTIN (0: unknown) */
@@ -405,6 +408,10 @@ int zmlir_fast_set_entry(const char *name, uintptr_t address) {
       {"copy_htod_async", offsetof(struct zmlir_fast_backend, copy_async[1])},
       {"copy_dtoh_async", offsetof(struct zmlir_fast_backend, copy_async[2])},
       {"copy_dtod_async", offsetof(struct zmlir_fast_backend, copy_async[3])},
+      {"copy", offsetof(struct zmlir_fast_backend, copy[0])},
+      {"copy_htod", offsetof(struct zmlir_fast_backend, copy[1])},
+      {"copy_dtoh", offsetof(struct zmlir_fast_backend, copy[2])},
+      {"copy_dtod", offsetof(struct zmlir_fast_backend, copy[3])},
       {"func_get_attribute", offsetof(struct zmlir_fast_backend, func_get_attribute)},
       {"func_set_attribute", offsetof(struct zmlir_fast_backend, func_set_attribute)},
       {"occupancy", offsetof(struct zmlir_fast_backend, occupancy)},
@@ -1253,6 +1260,38 @@ ZMLIR_FAST_COPY_ASYNC(cuMemcpyAsync, 0, CUdeviceptr, CUdeviceptr)
 ZMLIR_FAST_COPY_ASYNC(cuMemcpyHtoDAsync_v2, 1, CUdeviceptr, const void *)
 ZMLIR_FAST_COPY_ASYNC(cuMemcpyDtoHAsync_v2, 2, void *, CUdeviceptr)
 ZMLIR_FAST_COPY_ASYNC(cuMemcpyDtoDAsync_v2, 3, CUdeviceptr, CUdeviceptr)
+
+/* Blocking copies under the passthrough: the real driver's, which waits as
+ * NVIDIA's cudaMemcpy waits (the NULL stream's work and the blocking
+ * streams'), where zmlir_fast_applies and a synchronisation point has no
+ * Python work (zmlir_fast_sync_work: device printf output, memory pools);
+ * the Python path synchronises the device, then copies. Any answer but
+ * success takes the Python path, which validates the copy and reports it.
+ * `index`: 0 cuMemcpy, 1 HtoD, 2 DtoH, 3 DtoD. */
+static int zmlir_fast_copy(int index, uintptr_t dst, uintptr_t src, size_t n, CUresult *result) {
+  uintptr_t fn = zmlir_fast_backend.copy[index];
+  if (!fn || ZMLIR_LOAD(zmlir_fast_sync_work) != 0 || !zmlir_fast_applies(NULL) ||
+      ((zmlir_cu_copy_fn)fn)(dst, src, n) != 0)
+    return 0;
+  *result = 0;
+  __atomic_add_fetch(&zmlir_fast_mem_count, 1, __ATOMIC_RELAXED);
+  return 1;
+}
+
+#define ZMLIR_FAST_COPY(name, index, dst_type, src_type)                                           \
+  CUresult name(dst_type dst, src_type src, size_t n) {                                            \
+    CUresult result;                                                                               \
+    zmlir_enter();                                                                                 \
+    if (!zmlir_fast_copy(index, (uintptr_t)dst, (uintptr_t)src, n, &result))                       \
+      result = zmlir_py_##name(dst, src, n);                                                       \
+    zmlir_leave();                                                                                 \
+    return result;                                                                                 \
+  }
+
+ZMLIR_FAST_COPY(cuMemcpy, 0, CUdeviceptr, CUdeviceptr)
+ZMLIR_FAST_COPY(cuMemcpyHtoD_v2, 1, CUdeviceptr, const void *)
+ZMLIR_FAST_COPY(cuMemcpyDtoH_v2, 2, void *, CUdeviceptr)
+ZMLIR_FAST_COPY(cuMemcpyDtoD_v2, 3, CUdeviceptr, CUdeviceptr)
 
 /* -- device attributes, the current context's device -------------------------------
  *
@@ -2155,6 +2194,10 @@ uintptr_t zmlir_fast_address(const char *name) {
       {"cuMemcpyHtoDAsync_v2", (uintptr_t)&cuMemcpyHtoDAsync_v2},
       {"cuMemcpyDtoHAsync_v2", (uintptr_t)&cuMemcpyDtoHAsync_v2},
       {"cuMemcpyDtoDAsync_v2", (uintptr_t)&cuMemcpyDtoDAsync_v2},
+      {"cuMemcpy", (uintptr_t)&cuMemcpy},
+      {"cuMemcpyHtoD_v2", (uintptr_t)&cuMemcpyHtoD_v2},
+      {"cuMemcpyDtoH_v2", (uintptr_t)&cuMemcpyDtoH_v2},
+      {"cuMemcpyDtoD_v2", (uintptr_t)&cuMemcpyDtoD_v2},
       {"cuStreamSynchronize", (uintptr_t)&cuStreamSynchronize},
       {"cuGraphLaunch", (uintptr_t)&cuGraphLaunch},
       {"cuGraphExecKernelNodeSetParams", (uintptr_t)&cuGraphExecKernelNodeSetParams},
