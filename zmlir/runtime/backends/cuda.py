@@ -32,6 +32,7 @@ lets a machine without LLVM run the passthrough.
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import threading
@@ -318,11 +319,10 @@ _EVENT_FLAGS = 0x1 | 0x2
 # NVIDIA's graph calls graph_* make (a driver without one replays ours).
 _GRAPH_CALLS = ("cuGraphCreate", "cuGraphDestroy", "cuGraphAddKernelNode",
                 "cuGraphAddMemsetNode", "cuGraphAddMemcpyNode", "cuGraphAddHostNode",
-                "cuGraphAddEmptyNode", "cuGraphAddChildGraphNode", "cuGraphInstantiateWithFlags",
-                "cuGraphLaunch",
-                "cuGraphExecKernelNodeSetParams", "cuGraphExecMemsetNodeSetParams",
-                "cuGraphExecMemcpyNodeSetParams", "cuGraphExecHostNodeSetParams",
-                "cuGraphExecDestroy")
+                "cuGraphAddEmptyNode", "cuGraphAddChildGraphNode",
+                "cuGraphInstantiateWithFlags", "cuGraphLaunch", "cuGraphExecKernelNodeSetParams",
+                "cuGraphExecMemsetNodeSetParams", "cuGraphExecMemcpyNodeSetParams",
+                "cuGraphExecHostNodeSetParams", "cuGraphExecDestroy")
 
 _VMM_CALLS = frozenset((
     "cuMemGetAllocationGranularity", "cuMemAddressReserve", "cuMemAddressFree", "cuMemCreate",
@@ -1087,8 +1087,8 @@ class CUDABackend(Backend):
     # An executable graph of kernels, fills, copies and host functions is
     # replayed as NVIDIA's: one cuGraphLaunch on the stream's own stream.
 
-    @property
-    def vendor_graphs(self) -> bool:
+    @functools.cached_property
+    def vendor_graphs(self) -> bool:  # asked at every graph launch through Python
         return all(getattr(self.lib, name, None) is not None for name in _GRAPH_CALLS)
 
     def graph_create(self) -> Any:

@@ -1990,9 +1990,9 @@ CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) {
   zmlir_cu_graph_launch_fn launch = (zmlir_cu_graph_launch_fn)zmlir_fast_backend.graph_launch;
   CUresult result = 1;
   zmlir_enter();
-  struct zmlir_fast_entry *e =
-      launch && zmlir_fast_applies(hStream) ? zmlir_fast_find((uintptr_t)hGraphExec, ZMLIR_FAST_GRAPH)
-                                            : NULL;
+  struct zmlir_fast_entry *e = NULL;
+  if (launch && zmlir_fast_applies(hStream))
+    e = zmlir_fast_find((uintptr_t)hGraphExec, ZMLIR_FAST_GRAPH);
   if (e && (result = launch((void *)e->target, zmlir_fast_queue(hStream))) == 0)
     __atomic_add_fetch(&zmlir_fast_count, 1, __ATOMIC_RELAXED);
   else
@@ -2025,7 +2025,8 @@ static pthread_mutex_t zmlir_graph_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int zmlir_fast_graph_set_kernel(void *graph, void *node,
                                        const struct zmlir_kernel_node_params *p, void *kern) {
-  zmlir_cu_graph_set_kernel_fn set = (zmlir_cu_graph_set_kernel_fn)zmlir_fast_backend.graph_set_kernel;
+  zmlir_cu_graph_set_kernel_fn set =
+      (zmlir_cu_graph_set_kernel_fn)zmlir_fast_backend.graph_set_kernel;
   if (!set || !p || p->extra || !zmlir_fast_applies(NULL))
     return 0;
   struct zmlir_fast_entry *g = zmlir_fast_find((uintptr_t)graph, ZMLIR_FAST_GRAPH);

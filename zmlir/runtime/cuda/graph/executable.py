@@ -223,8 +223,7 @@ class ExecAPI(ConstructAPI):
 
     def _drop_vendor(self, exec_: Any, ge: GraphExec) -> None:
         """The executable graph changed: the backend's copy goes (built again
-        at the next launch)."""
-        self.fast.forget(self.ptr(exec_))
+        at the next launch), and fastpath.c forgets it (vendor.release)."""
         if ge.vendor is not None:
             vendor.release(self, self.ptr(exec_), ge.vendor)
         ge.vendor, ge.vendor_refused = None, False
