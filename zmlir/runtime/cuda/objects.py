@@ -147,19 +147,25 @@ class Handles:
 
     def __init__(self) -> None:
         self._objects: dict[int, Any] = {}
+        # The same objects by their class: a program that never destroys its
+        # graphs holds thousands of nodes, and a walk over every stream (each
+        # stream capture's end makes one) must not walk those.
+        self._by_class: dict[type, dict[int, Any]] = {}
         self._ids = itertools.count(0x1000, 0x10)
 
     def add(self, obj: Any) -> int:
-        handle = next(self._ids)
-        self._objects[handle] = obj
-        return handle
+        return self._put(next(self._ids), obj)
 
     def add_at(self, handle: int, obj: Any) -> int:
         """`obj` under a handle given (an object of the vendor's driver that
         stands for it: Backend.vendor_stream), which no live object has."""
         if handle in self._objects or handle < 0x1000:
             raise CudaError(E.CUDA_ERROR_UNKNOWN, f"handle 0x{handle:x} is taken")
+        return self._put(handle, obj)
+
+    def _put(self, handle: int, obj: Any) -> int:
         self._objects[handle] = obj
+        self._by_class.setdefault(type(obj), {})[handle] = obj
         return handle
 
     def get(self, handle: int, kind: type) -> Any:
@@ -174,13 +180,16 @@ class Handles:
 
     def all(self, kind: type) -> Iterator[Any]:
         """Every live object of `kind`."""
-        return (obj for obj in self._objects.values() if isinstance(obj, kind))
+        return (obj for _, obj in self.items(kind))
 
     def items(self, kind: type) -> Iterator[tuple[int, Any]]:
         """(handle, object) of every live object of `kind`."""
-        return ((h, obj) for h, obj in self._objects.items() if isinstance(obj, kind))
+        classes = [objects for cls, objects in list(self._by_class.items())
+                   if issubclass(cls, kind)]
+        return ((h, obj) for objects in classes for h, obj in list(objects.items()))
 
     def remove(self, handle: int, kind: type) -> Any:
         obj = self.get(handle, kind)
         del self._objects[handle]
+        del self._by_class[type(obj)][handle]
         return obj
