@@ -5,7 +5,7 @@ graph) is one
 cuGraphLaunch of NVIDIA's (the first through Python, the next from
 fastpath.c) with the results of our replay; a kernel node's new parameters
 reach NVIDIA's node (from C, and our copy after), as do a fill's and an
-update's; a disabled node, a refused instantiation or the C path
+update's (of the nodes it changed); a disabled node, a refused instantiation or the C path
 off give our replay, with the same results."""
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
 fake = ctypes.CDLL(sys.argv[2])
 lib.zmlir_fast_launches.restype = ctypes.c_ulonglong
 fake.fake_graph_launches.restype = ctypes.c_ulonglong
+fake.fake_graph_exec_sets.restype = ctypes.c_ulonglong
 c_void_p, c_size_t, c_uint, c_int = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint, ctypes.c_int
 HOSTFN = ctypes.CFUNCTYPE(None, c_void_p)
 calls = []
@@ -124,7 +125,9 @@ launch("new_fill")
 newer = c_void_p()
 build(newer, 3, 20)
 info = (ctypes.c_char * 24)()
+sets = fake.fake_graph_exec_sets()
 r["update"] = lib.cuGraphExecUpdate_v2(exe, newer, info)
+r["update_sets"] = fake.fake_graph_exec_sets() - sets
 launch("updated")
 assert lib.cuGraphExecDestroy(exe) == 0
 r["destroyed_live"] = fake.fake_graph_execs_live()
@@ -186,6 +189,7 @@ def test_graphs_replay_as_nvidias(libdir: str, fake_nvidia_driver: Path) -> None
     assert ours["new_fill"] == {"codes": [0, 0], "values": [11], "fast": 1, "nvidia": 1,
                                 "live": 1}
     assert ours["update"] == 0
+    assert ours["update_sets"] == 2  # the fill's and the kernel's: the rest did not change
     assert ours["updated"] == {"codes": [0, 0], "values": [23], "fast": 1, "nvidia": 1,
                                "live": 1}
     assert ours["destroyed_live"] == 0 and ours["host_calls"] == 9
@@ -196,12 +200,14 @@ def test_graphs_replay_as_nvidias(libdir: str, fake_nvidia_driver: Path) -> None
 def test_our_replay_gives_the_same_results(libdir: str, fake_nvidia_driver: Path) -> None:
     ours = _run(libdir, fake_nvidia_driver)
     assert ours.pop("set_fast") == [1, 1]
+    ours.pop("update_sets")
     refused = _run(libdir, fake_nvidia_driver, FAKE_REFUSE_GRAPHS="1")
     assert {v["nvidia"] for v in refused.values() if isinstance(v, dict)} == {0}
-    assert refused.pop("set_fast") == [0, 0]
+    assert (refused.pop("set_fast"), refused.pop("update_sets")) == ([0, 0], 0)
     assert _values(refused) == _values(ours)
     slow = _run(libdir, fake_nvidia_driver, ZMLIR_FAST_LAUNCH="0")
     assert {v["fast"] for v in slow.values() if isinstance(v, dict)} == {0}
     assert slow.pop("set_fast") == [0, 0]
+    assert slow.pop("update_sets") == 2
     assert slow["first"]["nvidia"] == 3  # NVIDIA's graph, launched from Python
     assert _values(slow) == _values(ours)

@@ -192,6 +192,24 @@ CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned int flags) {
   *p = (CUdeviceptr)(uintptr_t)calloc(1, n);
   return *p ? 0 : 2;
 }
+/* Pinned host memory: plain memory (the stand-in's device shares the host's). */
+CUresult cuMemHostAlloc(void **p, size_t n, unsigned int flags) {
+  (void)flags;
+  *p = calloc(1, n);
+  return *p ? 0 : 2;
+}
+CUresult cuMemFreeHost(void *p) {
+  free(p);
+  return 0;
+}
+CUresult cuMemHostRegister_v2(void *p, size_t n, unsigned int flags) {
+  (void)p, (void)n, (void)flags;
+  return 0;
+}
+CUresult cuMemHostUnregister(void *p) {
+  (void)p;
+  return 0;
+}
 /* Device memory (cuMemAlloc_v2): a memfd mapped shared, which IPC exports.
  * A handle names the exporter's pid, its descriptor and that file's inode
  * ("fakeipc"); another process maps /proc/PID/fd/FD, counting the opens of
@@ -1169,7 +1187,8 @@ const char *fake_module_ptx(void) { return module_ptx; }
 
 /* Graphs: a graph keeps its nodes in the order they were added (a node's
  * dependencies were added before it), an instantiation copies them and a
- * launch runs them in that order (counted: fake_graph_launches). A kernel
+ * launch runs them in that order (counted: fake_graph_launches; new
+ * parameters of an instantiation's nodes: fake_graph_exec_sets). A kernel
  * node copies add_scalar's parameters (a u64 and a u32); a copy node's
  * CUDA_MEMCPY3D moves rows between host and device addresses.
  * FAKE_REFUSE_GRAPHS makes instantiations fail. */
@@ -1319,8 +1338,10 @@ CUresult cuGraphExecDestroy(struct fake_graph *e) {
   --graph_execs_live;
   return 0;
 }
+static unsigned long long graph_exec_sets; /* an instantiation's nodes given new parameters */
 static struct fake_node *fake_exec_node(struct fake_graph *e, const struct fake_node *node,
                                         int type) {
+  ++graph_exec_sets;
   return node->index < e->nnodes && e->nodes[node->index].type == type ? &e->nodes[node->index]
                                                                        : NULL;
 }
@@ -1415,4 +1436,5 @@ CUresult cuGraphLaunch(struct fake_graph *e, void *stream) {
   return code;
 }
 unsigned long long fake_graph_launches(void) { return graph_launches; }
+unsigned long long fake_graph_exec_sets(void) { return graph_exec_sets; }
 int fake_graph_execs_live(void) { return graph_execs_live; }

@@ -54,8 +54,10 @@ class LaunchAPI(FunctionAPI):
         self.printf.launched(fn)
         uses_heap = self.heaps.launched(fn)
         code = self._launch(fn, grid, block, shared, params, extra, stream, cooperative, cluster)
+        s = self.stream(stream) if stream is not None else None
+        recorded = s is not None and s.capture is not None  # a graph's node, not a launch
         if (fn.fast or uses_heap or fn.name in fn.module.printf_kernels) and \
-                code == E.CUDA_SUCCESS:
+                code == E.CUDA_SUCCESS and not recorded:
             # The backend may have raised the kernel's shared limit; a kernel
             # whose heap's or printf FIFO's size is fixed now (llm.c's kernels
             # assert) can take the fast path.
@@ -121,8 +123,14 @@ class LaunchAPI(FunctionAPI):
         else:
             if params == self.ffi.NULL and dtypes:
                 return E.CUDA_ERROR_INVALID_VALUE
-            args = [np.frombuffer(bytes(self.ffi.buffer(params[i], dtype.itemsize)),
-                                  dtype=dtype)[0] for i, dtype in enumerate(dtypes)]
+            raw = [bytes(self.ffi.buffer(params[i], dtype.itemsize))
+                   for i, dtype in enumerate(dtypes)]
+            if capturing:  # the node keeps the bytes
+                assert s is not None
+                record(self.handles, s, KernelParams(fn.handle, grid, block, shared,
+                                                     tuple(raw)))
+                return E.CUDA_SUCCESS
+            args = [np.frombuffer(b, dtype=dtype)[0] for b, dtype in zip(raw, dtypes, strict=True)]
         how.update(self._watched())
 
         def run() -> int:

@@ -368,11 +368,15 @@ class ExecAPI(ConstructAPI):
             info[0].errorNode = self.handle_ptr(err.node.handle if err.node else 0)
             info[0].errorFromNode = self.ffi.NULL
             return E.CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE
+        # NVIDIA's copy needs only what changed: a capture per iteration
+        # (jacobiCudaGraphs) changes one kernel's arguments of its three nodes.
+        changed = [old for old, new in zip(ge.graph.nodes, g.nodes, strict=True)
+                   if old.params != new.params]
         for old, new in zip(ge.graph.nodes, g.nodes, strict=True):
             self._take_params(old, new)
         ge.graph.conditions = dict(g.conditions)  # flags and defaults update too
         ge.orders.clear()
-        if ge.vendor is not None and not vendor.update(self, ge.vendor, ge.graph):
+        if ge.vendor is not None and not vendor.update(self, ge.vendor, changed):
             self._drop_vendor(exec_, ge)
         info[0].result = UPDATE_SUCCESS
         info[0].errorNode = info[0].errorFromNode = self.ffi.NULL

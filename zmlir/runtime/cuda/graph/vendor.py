@@ -184,10 +184,10 @@ def set_params(api: Any, vendor: VendorGraph, node: Node) -> bool:
     return True
 
 
-def update(api: Any, vendor: VendorGraph, graph: Graph) -> bool:
-    """Gives NVIDIA's nodes the parameters `graph`'s nodes took from an update
+def update(api: Any, vendor: VendorGraph, nodes: list[Node]) -> bool:
+    """Gives NVIDIA's nodes the parameters `nodes` took from an update
     (cuGraphExecUpdate: same nodes, same edges); False where one cannot."""
-    return all(set_params(api, vendor, node) for node in graph.nodes)
+    return all(set_params(api, vendor, node) for node in nodes)
 
 
 def register(api: Any, handle: int, graph: Graph, vendor: VendorGraph) -> None:
