@@ -115,6 +115,11 @@ launch("new_params")
 k = kernel_params(9)
 r["set_fast"].append(set_params(lib.cuGraphExecKernelNodeSetParams_v2, KernelV2(k)))
 launch("new_params_v2")
+# A node's parameters set again and again before a launch stay in C (its
+# record for our copy is replaced, the journal does not fill): the last win.
+r["set_many"] = sum(set_params(lib.cuGraphExecKernelNodeSetParams, kernel_params(v))
+                    for v in [*range(100, 199), 9])
+launch("set_many_launch")
 assert lib.cuGraphNodeSetEnabled(exe, add, 0) == 0
 launch("disabled")
 assert lib.cuGraphNodeSetEnabled(exe, add, 1) == 0
@@ -180,6 +185,9 @@ def test_graphs_replay_as_nvidias(libdir: str, fake_nvidia_driver: Path) -> None
                                      "live": 1}
     # A disabled node: NVIDIA's copy went, ours replayed (the fill alone), then
     # NVIDIA's built again from our copy, which took the C path's parameters.
+    assert ours["set_many"] == 100
+    assert ours["set_many_launch"] == {"codes": [0, 0], "values": [10], "fast": 1, "nvidia": 1,
+                                       "live": 1}
     assert ours["disabled"] == {"codes": [0, 0], "values": [1], "fast": 0, "nvidia": 0,
                                 "live": 0}
     assert ours["enabled"] == {"codes": [0, 0], "values": [10], "fast": 0, "nvidia": 1,
@@ -192,7 +200,7 @@ def test_graphs_replay_as_nvidias(libdir: str, fake_nvidia_driver: Path) -> None
     assert ours["update_sets"] == 2  # the fill's and the kernel's: the rest did not change
     assert ours["updated"] == {"codes": [0, 0], "values": [23], "fast": 1, "nvidia": 1,
                                "live": 1}
-    assert ours["destroyed_live"] == 0 and ours["host_calls"] == 9
+    assert ours["destroyed_live"] == 0 and ours["host_calls"] == 10
     assert ours["child"] == {"codes": [0, 0, 0], "values": [5], "fast": 1, "nvidia": 2,
                              "live": 1}
 
@@ -201,13 +209,16 @@ def test_our_replay_gives_the_same_results(libdir: str, fake_nvidia_driver: Path
     ours = _run(libdir, fake_nvidia_driver)
     assert ours.pop("set_fast") == [1, 1]
     ours.pop("update_sets")
+    assert ours.pop("set_many") == 100
     refused = _run(libdir, fake_nvidia_driver, FAKE_REFUSE_GRAPHS="1")
     assert {v["nvidia"] for v in refused.values() if isinstance(v, dict)} == {0}
     assert (refused.pop("set_fast"), refused.pop("update_sets")) == ([0, 0], 0)
+    assert refused.pop("set_many") == 0
     assert _values(refused) == _values(ours)
     slow = _run(libdir, fake_nvidia_driver, ZMLIR_FAST_LAUNCH="0")
     assert {v["fast"] for v in slow.values() if isinstance(v, dict)} == {0}
     assert slow.pop("set_fast") == [0, 0]
     assert slow.pop("update_sets") == 2
+    assert slow.pop("set_many") == 0
     assert slow["first"]["nvidia"] == 3  # NVIDIA's graph, launched from Python
     assert _values(slow) == _values(ours)

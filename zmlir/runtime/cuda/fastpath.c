@@ -2056,10 +2056,18 @@ static int zmlir_fast_graph_set_kernel(void *graph, void *node,
   real.func = (void *)f->target;
   real.shared = f->static_shared + p->shared;
   pthread_mutex_lock(&zmlir_graph_lock);
-  int done = zmlir_graph_journal_length < ZMLIR_GRAPH_JOURNAL &&
-             set((void *)g->target, (void *)n->target, &real) == 0;
-  if (done)
-    zmlir_graph_journal[zmlir_graph_journal_length++] = r;
+  /* A node's newer parameters replace its record not yet taken: a loop that
+   * sets them before each launch (jacobiCudaGraphs) keeps one record. */
+  size_t slot = 0;
+  while (slot < zmlir_graph_journal_length && (zmlir_graph_journal[slot].graph != r.graph ||
+                                               zmlir_graph_journal[slot].node != r.node))
+    ++slot;
+  int done = slot < ZMLIR_GRAPH_JOURNAL && set((void *)g->target, (void *)n->target, &real) == 0;
+  if (done) {
+    zmlir_graph_journal[slot] = r;
+    if (slot == zmlir_graph_journal_length)
+      ++zmlir_graph_journal_length;
+  }
   pthread_mutex_unlock(&zmlir_graph_lock);
   if (done)
     __atomic_add_fetch(&zmlir_fast_query_count, 1, __ATOMIC_RELAXED);
