@@ -2,7 +2,9 @@
 kernel, bench/launch_overhead.cu), allocation overhead (µs per cudaMalloc,
 cudaMemset and cudaFree of 64 KiB, bench/alloc_overhead.cu), a program's
 first launch (bench/first_launch.cu; on the NVIDIA machine with NVIDIA's
-JIT cache cold and warm), warm-cache module load time
+JIT cache cold and warm), graph overhead (µs per iteration of a small
+kernel's stream launches, of a graph launch after new kernel parameters, of
+a stream capture and cudaGraphExecUpdate: bench/graph_overhead.cu), warm-cache module load time
 (cuModuleLoadData of test/cuda/matmul_tiled.cu's PTX) and, on the NVIDIA
 machine, a small kernel timed with events (bench/event_timing.cu: the
 event-measured time and the host's wall time per timed launch), on zmlir's
@@ -48,6 +50,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 LAUNCHES = 2000
 ALLOCATIONS = 1000
+GRAPH_ITERATIONS = 2000
+GRAPH_WAYS = ("stream", "set_params", "capture")  # bench/graph_overhead.cu's figures
 EVENT_ROUNDS = 500
 ROUNDS = 5
 NVCC_ARCH = "sm_80"  # PTX our driver picks (the newest up to its compute capability, 8.9)
@@ -66,7 +70,8 @@ def build_programs(directory: Path) -> tuple[Path, Path]:
     the event-timing executable beside them."""
     directory.mkdir(parents=True, exist_ok=True)
     exe, ptx = directory / "launch_overhead", directory / "module.ptx"
-    for program in ("launch_overhead", "event_timing", "alloc_overhead", "first_launch"):
+    for program in ("launch_overhead", "event_timing", "alloc_overhead", "first_launch",
+                    "graph_overhead"):
         # The first launch natively is NVIDIA's driver loading nvcc's machine
         # code for the H200 (sm_90), not its JIT of older PTX.
         arch = "sm_90" if program == "first_launch" else NVCC_ARCH
@@ -168,6 +173,13 @@ def here(out: Path) -> int:
                        python_path_us_per_alloc_cycle=median(python))
         print(f"cudaMalloc + cudaMemset + cudaFree, zmlir (default backend): "
               f"{median(fast):.1f} µs/cycle (ZMLIR_FAST_LAUNCH=0: {median(python):.1f})")
+        graphs = tmp / "graph_overhead"
+        fast = [program_figures(graphs, zmlir_env(), ZMLIR_RUN, GRAPH_ITERATIONS)
+                for _ in range(ROUNDS)]
+        figures = {way: median([f[i] for f in fast]) for i, way in enumerate(GRAPH_WAYS)}
+        results["zmlir_default_backend_graph_us_per_iteration"] = figures
+        print("graph overhead, zmlir (default backend), µs per iteration: " +
+              ", ".join(f"{way} {us:.1f}" for way, us in figures.items()))
         env = zmlir_env({"ZMLIR_CACHE_DIR": str(tmp / "cache")})
         libdir = our_libdir()
         cold = module_load_ms(libdir, ptx, env)
@@ -188,6 +200,7 @@ def prepare(directory: Path, archs: list[str]) -> int:
 
     exe, ptx = build_programs(directory)
     texts = [*driver_ptx_texts(exe), *driver_ptx_texts(directory / "event_timing"),
+             *driver_ptx_texts(directory / "graph_overhead"),
              *driver_ptx_texts(directory / "first_launch", gpu_sm=90), ptx.read_text()]
     for index, text in enumerate(texts):
         text, key = keyed_ptx(text)
@@ -259,6 +272,20 @@ def real_driver(directory: Path, out: Path) -> int:
           f"µs/cycle; zmlir passthrough {median(our_allocs):.2f} µs/cycle (C path; Python "
           f"path {python_allocs:.2f}); native/zmlir "
           f"{median(real_allocs) / median(our_allocs):.2f} (goal >= 0.9)")
+    # Graphs: jacobiCudaGraphs' three ways of driving a small kernel.
+    graphs = directory / "graph_overhead"
+    real_graphs, our_graphs = [], []
+    for _ in range(ROUNDS):
+        real_graphs.append(program_figures(graphs, dict(os.environ), [], GRAPH_ITERATIONS))
+        our_graphs.append(program_figures(graphs, passthrough, ZMLIR_RUN, GRAPH_ITERATIONS))
+    real_fig, our_fig = ({way: median([r[i] for r in runs]) for i, way in enumerate(GRAPH_WAYS)}
+                         for runs in (real_graphs, our_graphs))
+    results.update(real_driver_graph_us_per_iteration=real_fig,
+                   passthrough_graph_us_per_iteration=our_fig,
+                   graph_native_over_zmlir={w: real_fig[w] / our_fig[w] for w in GRAPH_WAYS})
+    print("graph overhead, µs per iteration, NVIDIA driver / zmlir passthrough (native/zmlir): "
+          + ", ".join(f"{w} {real_fig[w]:.1f} / {our_fig[w]:.1f} ({real_fig[w] / our_fig[w]:.2f})"
+                      for w in GRAPH_WAYS))
     # A program's first launch: NVIDIA's driver loads nvcc's machine code; the
     # passthrough has NVIDIA's JIT assemble our NVPTX (its JIT cache fresh:
     # cold) or take it from NVIDIA's JIT cache (warm).
