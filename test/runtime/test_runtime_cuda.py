@@ -332,9 +332,11 @@ _ATTRIBUTES = textwrap.dedent("""
         v = ctypes.c_int()
         assert lib.cuDeviceGetAttribute(ctypes.byref(v), a, 0) == 0
         return v.value
+    name = ctypes.create_string_buffer(256)
+    assert lib.cuDeviceGetName(name, 256, 0) == 0
     print(json.dumps({"sm": attr(16), "warp": attr(10), "threads": attr(1),
                       "major": attr(75), "minor": attr(76), "fp32_per_fp64": attr(87),
-                      "cpus": os.cpu_count()}))
+                      "cpus": os.cpu_count(), "name": name.value.decode()}))
 """)
 
 
@@ -348,6 +350,16 @@ def test_device_attributes_describe_the_backend_device(libdir: str) -> None:
     assert r["fp32_per_fp64"] == 2  # numba's cuda.detect() printed 0
     # The CPU device's compute units are its cores.
     assert 1 <= r["sm"] <= r["cpus"]
+    assert r["name"].startswith("zmlir ")  # a device of zmlir's
+
+
+def test_passthrough_device_keeps_nvidias_name(libdir: str, fake_nvidia_driver: Path) -> None:
+    """Programs look GPUs up by name (llm.c's table for its MFU printed -100%)."""
+    env = {**os.environ, "ZMLIR_BACKEND": "cuda", "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver)}
+    result = subprocess.run([sys.executable, "-c", _ATTRIBUTES, libdir], capture_output=True,
+                            text=True, timeout=120, env=env)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1])["name"] == "fake NVIDIA GPU"
 
 
 # The C launch fast path (zmlir/runtime/cuda/fastpath.c): which launches it

@@ -47,6 +47,10 @@ class Backend(ABC):
     # Whether an executable graph of kernels, fills, copies and host functions
     # may replay as the vendor's own graph (graph_* methods: the CUDA backend's).
     vendor_graphs: bool = False
+    # Whether applications see device_name as it is: the vendor's own device,
+    # which programs look up by name (llm.c's table of GPUs for its MFU);
+    # otherwise the name is zmlir's ("zmlir " + device_name).
+    device_named_as_is: bool = False
     # Whether the host may read and write every module variable at the
     # address global_variable gives (__managed__ variables need it; see
     # host_accessible for a backend that knows per variable).

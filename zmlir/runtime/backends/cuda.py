@@ -462,6 +462,7 @@ class CUDADeviceInfo:
 class CUDABackend(Backend):
     name = "cuda"
     launches_raw_params = True
+    device_named_as_is = True
 
     def __init__(self, opened: OpenedLibrary, device: int, context: Any,
                  info: CUDADeviceInfo) -> None:

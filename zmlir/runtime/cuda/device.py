@@ -105,7 +105,10 @@ class DeviceAPI(DriverState):
         self.check_device(dev)
         if name == self.ffi.NULL or length <= 0:
             return E.CUDA_ERROR_INVALID_VALUE
-        text = f"zmlir {self.device.device_name}".encode()[: max(length - 1, 0)]
+        shown = self.device.device_name
+        if not self.device.device_named_as_is:
+            shown = f"zmlir {shown}"
+        text = shown.encode()[: max(length - 1, 0)]
         self.ffi.memmove(name, text + b"\0", len(text) + 1)
         return E.CUDA_SUCCESS
 
