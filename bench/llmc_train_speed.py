@@ -37,6 +37,7 @@ def prepare(checkout: Path, directory: Path) -> int:
     sys.path.insert(0, str(HERE))
     sys.path.insert(0, str(REPO))
     import llmc_train
+
     import zmlir
     from tools.run_programs_passthrough import driver_ptx_texts
     from zmlir.runtime.backends import nvptx_cache
