@@ -127,6 +127,9 @@ EVENT_SAMPLES: dict[str, list[tuple[list[str], list[Pattern]]]] = {
     "tf32TensorCoreGemm": [([], [(r"^Time: (?P<t>[\d.]+) ms", "ms")])],
     "StreamPriorities": [([], [(r"launched to (?P<label>LOW|HI)\s+priority stream: (?P<t>[\d.]+) ms",
                                 "ms")])],
+    # 20 iterations of cudaMallocAsync x3, copies, a kernel, cudaFreeAsync x3
+    # and a stream synchronisation, between two events.
+    "streamOrderedAllocation": [([], [(r"Total elapsed time = (?P<t>[\d.]+) ms", "ms")])],
 }
 # cuda-samples that time a loop of launches on the host (sdkTimer after
 # cudaDeviceSynchronize): a second figure, not in the goal's geomean.
@@ -155,6 +158,10 @@ HOST_SAMPLES: dict[str, list[tuple[list[str], list[Pattern]]]] = {
     "lineOfSight": [([], [(r"Average time: (?P<t>[\d.]+) ms", "ms")])],
     "MonteCarloMultiGPU": [([], [(r"Total time \(ms\.\): (?P<t>[\d.]+)", "ms")])],
     "reductionMultiBlockCG": [([], [(r"Average time: (?P<t>[\d.]+) ms", "ms")])],
+    # Its three ways: a graph with new kernel node parameters (0), a graph
+    # updated from a stream capture per iteration (1), stream launches (2).
+    "jacobiCudaGraphs": [([f"-gpumethod={m}"], [(r"GPU Processing time: (?P<t>[\d.]+) \(ms\)",
+                                                 "ms")]) for m in (0, 1, 2)],
 }
 UNIT_MS = {"ms": 1.0, "s": 1000.0, "us": 1e-3}
 # Runs of half a minute or more a side on the H200 (a CPU reference, a naive

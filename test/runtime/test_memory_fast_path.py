@@ -135,3 +135,100 @@ def test_opencl_memory_calls_stay_python(libdir: str) -> None:
     r = _probe(libdir, ZMLIR_BACKEND="opencl")
     assert set(r["fast"].values()) == {0} and r["bytes8"] == [0x5a] and r["bytes32"] == [0xdeadbeef]
     assert r["range"] == [0, True, 1000] and r["used_after_cycles"] == 0
+
+
+# Stream-ordered allocation (cudaMallocAsync, cudaFreeAsync) from the device's
+# default pool: NVIDIA's own under the passthrough (mempool.py:
+# VendorDefaultPool), allocated and freed in C while it is the current pool.
+_ASYNC_PROBE = textwrap.dedent("""
+    import ctypes, json, sys
+    lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
+    lib.zmlir_fast_memory_calls.restype = ctypes.c_ulonglong
+    r = {"fast": {}}
+    def counted(name, call):
+        before = lib.zmlir_fast_memory_calls()
+        r[name] = call()
+        r["fast"][name] = lib.zmlir_fast_memory_calls() - before
+    class Props(ctypes.Structure):  # CUmemPoolProps
+        _fields_ = [("allocType", ctypes.c_int), ("handleTypes", ctypes.c_int),
+                    ("locationType", ctypes.c_int), ("locationId", ctypes.c_int),
+                    ("win32", ctypes.c_void_p), ("maxSize", ctypes.c_size_t),
+                    ("usage", ctypes.c_ushort), ("reserved", ctypes.c_ubyte * 54)]
+    assert lib.cuInit(0) == 0
+    ctx, stream = ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+    assert lib.cuCtxSetCurrent(ctx) == 0
+    assert lib.cuStreamCreate(ctypes.byref(stream), 0) == 0
+    pool, other = ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.cuDeviceGetDefaultMemPool(ctypes.byref(pool), 0) == 0
+    def used():
+        v = ctypes.c_uint64()
+        assert lib.cuMemPoolGetAttribute(pool, 7, ctypes.byref(v)) == 0  # USED_MEM_CURRENT
+        return v.value
+    a, b = ctypes.c_uint64(), ctypes.c_uint64()
+    counted("alloc", lambda: lib.cuMemAllocAsync(ctypes.byref(a), 4096, stream))
+    assert lib.cuMemsetD8Async(a, 0x5a, 4096, stream) == 0
+    out = (ctypes.c_uint8 * 4096)()
+    assert lib.cuMemcpyDtoH_v2(out, a, 4096) == 0
+    r["bytes"] = sorted(set(out))
+    base, size = ctypes.c_uint64(), ctypes.c_size_t()
+    code = lib.cuMemGetAddressRange_v2(ctypes.byref(base), ctypes.byref(size),
+                                       ctypes.c_uint64(a.value + 10))
+    r["range"] = [code, base.value == a.value, size.value]
+    r["used"] = used()
+    counted("free", lambda: lib.cuMemFreeAsync(a, stream))
+    assert lib.cuStreamSynchronize(stream) == 0
+    r["used_after_free"] = used()
+    counted("double_free", lambda: lib.cuMemFreeAsync(a, stream))
+    counted("alloc_null_stream", lambda: lib.cuMemAllocAsync(ctypes.byref(b), 100, None))
+    counted("free_sync", lambda: lib.cuMemFree_v2(b))  # a stream-ordered block: NVIDIA's cuMemFree
+    threshold = ctypes.c_uint64(1 << 20)
+    r["set_threshold"] = lib.cuMemPoolSetAttribute(pool, 4, ctypes.byref(threshold))
+    threshold.value = 0
+    assert lib.cuMemPoolGetAttribute(pool, 4, ctypes.byref(threshold)) == 0
+    r["threshold"] = threshold.value
+    # Another pool current: its allocations are ours (Python), then the default again.
+    props = Props(allocType=1, locationType=1, locationId=0)
+    assert lib.cuMemPoolCreate(ctypes.byref(other), ctypes.byref(props)) == 0
+    assert lib.cuDeviceSetMemPool(0, other) == 0
+    counted("alloc_other", lambda: lib.cuMemAllocAsync(ctypes.byref(b), 4096, stream))
+    r["used_other"] = used()
+    counted("free_other", lambda: lib.cuMemFreeAsync(b, stream))
+    assert lib.cuDeviceSetMemPool(0, pool) == 0
+    before = lib.zmlir_fast_memory_calls()
+    for i in range(100):
+        assert lib.cuMemAllocAsync(ctypes.byref(a), 1000 + i, stream) == 0
+        assert lib.cuMemFreeAsync(a, stream) == 0
+    assert lib.cuStreamSynchronize(stream) == 0
+    r["fast"]["cycles"] = lib.zmlir_fast_memory_calls() - before
+    r["used_after_cycles"] = used()
+    print(json.dumps(r))
+""")
+
+
+def _async_probe(libdir: str, **env: str) -> dict[str, Any]:
+    result = subprocess.run([sys.executable, "-c", _ASYNC_PROBE, libdir], capture_output=True,
+                            text=True, timeout=300, env={**os.environ, **env})
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_stream_ordered_allocation_is_nvidias_in_c(libdir: str,
+                                                   fake_nvidia_driver: Path) -> None:
+    passthrough = {"ZMLIR_BACKEND": "cuda", "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver)}
+    fast = _async_probe(libdir, **passthrough)
+    assert fast["bytes"] == [0x5a] and fast["range"] == [0, True, 4096]
+    # The pool's amounts are NVIDIA's pool's: it saw the block made in C.
+    assert fast["used"] == 4096 and fast["used_after_free"] == 0
+    assert fast["used_after_cycles"] == 0 and fast["threshold"] == 1 << 20
+    assert [fast[k] for k in ("alloc", "free", "alloc_null_stream", "free_sync",
+                              "set_threshold", "alloc_other", "free_other")] == [0] * 7
+    assert fast["double_free"] == 1  # CUDA_ERROR_INVALID_VALUE
+    assert {k: v for k, v in fast["fast"].items() if v} == {
+        "alloc": 1, "free": 1, "alloc_null_stream": 1, "free_sync": 1, "cycles": 200}
+    assert fast["used_other"] == 0  # another pool's block: ours, not NVIDIA's default pool's
+    python = _async_probe(libdir, **passthrough, ZMLIR_FAST_LAUNCH="0")
+    assert set(python.pop("fast").values()) == {0}
+    fast.pop("fast")
+    assert python == fast

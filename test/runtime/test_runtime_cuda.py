@@ -665,7 +665,8 @@ _EVENTS = _FAST[:_FAST.index("def launch(name")] + textwrap.dedent("""
     assert lib.cuCtxSetCurrent(ctx) == 0
     call("context_again", "cuEventQuery", start)
     # A memory pool is settled at synchronisations: from its creation on,
-    # cuEventSynchronize is Python's.
+    # cuEventSynchronize is Python's (but for the passthrough's default
+    # pool, NVIDIA's own, which has nothing of ours to settle).
     pool = ctypes.c_void_p()
     assert lib.cuDeviceGetDefaultMemPool(ctypes.byref(pool), 0) == 0
     call("synchronize_with_pool", "cuEventSynchronize", stop)
@@ -757,7 +758,7 @@ def test_event_fast_path_takes_events_outside_captures(libdir: str, backend: str
     # The kernel launched after the capture may still run on OpenCL (above).
     assert r["no_context"] in ([[0, 0]] if backend == "cuda" else ready)
     assert r["context_again"] in ready
-    assert r["synchronize_with_pool"] == [0, 0]
+    assert r["synchronize_with_pool"] == ([0, fast] if backend == "cuda" else [0, 0])
     assert r["record_destroyed"] == [400, 0]
     assert r["sum"] == 7  # 5 launches and the graph's 2
 

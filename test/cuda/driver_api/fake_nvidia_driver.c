@@ -249,12 +249,18 @@ CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) {
     return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
   return fake_map(p, fd, n, 0, -1);
 }
+struct fake_pool { int fd, imported, exported; size_t end; };
+static struct fake_pool default_pool; /* cuMemAllocAsync's, below */
+static unsigned long long default_pool_used;
 CUresult cuMemFree_v2(CUdeviceptr p) {
   struct fake_allocation *a = fake_allocation_of(p);
   if (a == NULL)
     free((void *)(uintptr_t)p);
-  else if (a->base == p && a->pid == 0)
+  else if (a->base == p && a->pid == 0) {
+    if (a->pool == &default_pool) /* a block of the default pool, freed at once */
+      default_pool_used -= a->size;
     fake_unmap(a);
+  }
   else
     return 1;
   return 0;
@@ -316,7 +322,6 @@ CUresult cuIpcOpenEventHandle(void **event, fake_ipc_handle handle) {
  * a piece of it mapped (pid -1 in the table: no legacy IPC of it); the
  * shareable handle a descriptor of the memfd, a block's export data (once
  * the pool's handle was exported) its inode, offset and size ("fakepool"). */
-struct fake_pool { int fd, imported, exported; size_t end; };
 static struct fake_pool pools[16];
 static int npools;
 struct fake_pool_data { char magic[8]; unsigned long long inode, offset, size; };
@@ -358,13 +363,64 @@ CUresult cuMemAllocFromPoolAsync(CUdeviceptr *p, size_t n, struct fake_pool *poo
   pool->end += length;
   return fake_map_piece(p, pool, offset, n);
 }
+/* The device's default pool (cuMemAllocAsync): device memory as
+ * cuMemAlloc_v2's, its amounts and release threshold kept; a block freed
+ * goes at once (the stand-in's work is done when it is issued). */
+static struct fake_pool default_pool = {-1, 0, 0, 0};
+static unsigned long long default_pool_used_high, default_pool_threshold;
+static unsigned long long default_pool_allocations;
+CUresult cuDeviceGetDefaultMemPool(struct fake_pool **pool, int dev) {
+  *pool = &default_pool;
+  return 0;
+}
+CUresult cuMemAllocAsync(CUdeviceptr *p, size_t n, void *stream) {
+  CUresult code = cuMemAlloc_v2(p, n);
+  if (code == 0) {
+    struct fake_allocation *a = fake_allocation_of(*p);
+    a->pool = &default_pool;
+    default_pool_used += n;
+    if (default_pool_used > default_pool_used_high)
+      default_pool_used_high = default_pool_used;
+    ++default_pool_allocations;
+  }
+  return code;
+}
 CUresult cuMemFreeAsync(CUdeviceptr p, void *stream) {
   struct fake_allocation *a = fake_allocation_of(p);
-  if (a == NULL || a->base != p || a->pid != -1)
+  if (a == NULL || a->base != p || (a->pid != -1 && a->pool != &default_pool))
     return 1;
+  if (a->pool == &default_pool)
+    default_pool_used -= a->size;
   fake_unmap(a);
   return 0;
 }
+/* CUmemPool_attribute: 4 RELEASE_THRESHOLD, 5/6 RESERVED, 7/8 USED (current, high) */
+CUresult cuMemPoolGetAttribute(struct fake_pool *pool, int attr, void *value) {
+  if (pool != &default_pool)
+    return 1;
+  if (attr >= 1 && attr <= 3)
+    *(int *)value = 1;
+  else if (attr == 4)
+    *(unsigned long long *)value = default_pool_threshold;
+  else if (attr == 5 || attr == 7)
+    *(unsigned long long *)value = default_pool_used;
+  else if (attr == 6 || attr == 8)
+    *(unsigned long long *)value = default_pool_used_high;
+  else
+    return 1;
+  return 0;
+}
+CUresult cuMemPoolSetAttribute(struct fake_pool *pool, int attr, void *value) {
+  if (pool != &default_pool || attr != 4)
+    return 1;
+  default_pool_threshold = *(unsigned long long *)value;
+  return 0;
+}
+CUresult cuMemPoolTrimTo(struct fake_pool *pool, size_t keep) {
+  return pool == &default_pool ? 0 : 1;
+}
+unsigned long long fake_default_pool_allocations(void) { return default_pool_allocations; }
+unsigned long long fake_default_pool_used(void) { return default_pool_used; }
 CUresult cuMemPoolExportToShareableHandle(int *fd, struct fake_pool *pool, int type,
                                           unsigned long long flags) {
   if (type != 1 || pool->imported)

@@ -466,6 +466,34 @@ class Backend(ABC):
         an imported vendor pool."""
         raise NotImplementedError(f"the {self.name} backend has no pools of its own")
 
+    # The device's default pool where the vendor's driver is underneath: its
+    # own stream-ordered allocator (cudaMallocAsync natively), blocks reused
+    # and released in the streams' own order by the vendor.
+    @property
+    def vendor_default_pool(self) -> bool:
+        """Whether the device's default pool is the vendor's (default_pool_*)."""
+        return False
+
+    def default_pool_alloc(self, nbytes: int, queue: int) -> int:
+        """A block of the vendor's default pool, ordered in `queue` (a
+        vendor stream, 0: the NULL stream); raises CudaError with the
+        vendor's code."""
+        raise NotImplementedError(f"the {self.name} backend has no default pool of its own")
+
+    def default_pool_free(self, address: int, queue: int) -> None:
+        """Frees a block of the vendor's default pool in `queue`'s order."""
+        raise NotImplementedError(f"the {self.name} backend has no default pool of its own")
+
+    def default_pool_attribute(self, attr: int, value: int | None = None) -> int:
+        """The vendor's default pool's attribute `attr` (CUmemPool_attribute),
+        set to `value` first where one is given; raises CudaError with the
+        vendor's code."""
+        raise NotImplementedError(f"the {self.name} backend has no default pool of its own")
+
+    def default_pool_trim(self, keep: int) -> None:
+        """cuMemPoolTrimTo of the vendor's default pool."""
+        raise NotImplementedError(f"the {self.name} backend has no default pool of its own")
+
     @property
     def exports_memory(self) -> bool:
         """Whether ipc_export can (CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE)."""

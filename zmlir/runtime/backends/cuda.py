@@ -18,8 +18,9 @@ ours loads their machine code for this GPU as it is (load_native).
 Memory is managed (cuMemAllocManaged): device addresses the host can also
 touch, as on our other backends, so cudaMallocManaged-style programs work;
 what the application asks cuMemAlloc (and a device pool, cuMemAllocAsync)
-for is NVIDIA's device memory, as on NVIDIA's driver, which NVIDIA's IPC
-exports: memory handles are NVIDIA's
+for is NVIDIA's device memory, as on NVIDIA's driver (the device's default
+pool is NVIDIA's own: cudaMallocAsync's blocks reused in stream order by
+NVIDIA, from C), which NVIDIA's IPC exports: memory handles are NVIDIA's
 own (cuIpc*MemHandle handed to it), interprocess events stay ours
 (cuda/ipc.py); pools shared between processes are NVIDIA's pools
 (cuda/mempool_ipc.py), and virtual memory management is NVIDIA's
@@ -110,6 +111,11 @@ CUresult cuMemPoolDestroy(CUmemoryPool pool);
 CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
                                  CUstream hStream);
 CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream);
+CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
+CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev);
+CUresult cuMemPoolGetAttribute(CUmemoryPool pool, int attr, void *value);
+CUresult cuMemPoolSetAttribute(CUmemoryPool pool, int attr, void *value);
+CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep);
 CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, int handleType,
                                           unsigned long long flags);
 CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle,
@@ -721,6 +727,47 @@ class CUDABackend(Backend):
         self.check("cuMemGetAddressRange_v2",
                    self.lib.cuMemGetAddressRange_v2(base, size, ptr[0]))
         return int(ptr[0]), int(size[0]) - (int(ptr[0]) - int(base[0]))
+
+    # The device's default pool is NVIDIA's (cudaMallocAsync's natively):
+    # NVIDIA orders its blocks' reuse in each stream, and fastpath.c
+    # allocates and frees its blocks without Python.
+    @property
+    def vendor_default_pool(self) -> bool:
+        return True
+
+    @functools.cached_property
+    def _default_pool(self) -> Any:
+        self._enter()
+        pool = self.ffi.new("CUmemoryPool *")
+        self._ipc_call("cuDeviceGetDefaultMemPool",
+                       self.lib.cuDeviceGetDefaultMemPool(pool, self.device))
+        return pool[0]
+
+    def default_pool_alloc(self, nbytes: int, queue: int) -> int:
+        self._enter()
+        ptr = self.ffi.new("CUdeviceptr *")
+        self._ipc_call("cuMemAllocAsync", self.lib.cuMemAllocAsync(
+            ptr, nbytes, self.ffi.cast("CUstream", queue)))
+        return int(ptr[0])
+
+    def default_pool_free(self, address: int, queue: int) -> None:
+        self._enter()
+        self._ipc_call("cuMemFreeAsync",
+                       self.lib.cuMemFreeAsync(address, self.ffi.cast("CUstream", queue)))
+
+    def default_pool_attribute(self, attr: int, value: int | None = None) -> int:
+        pool = self._default_pool
+        cell = self.ffi.new("int *" if attr in _POOL_INT_ATTRIBUTES else "unsigned long long *")
+        if value is not None:
+            cell[0] = value
+            self._ipc_call("cuMemPoolSetAttribute",
+                           self.lib.cuMemPoolSetAttribute(pool, attr, cell))
+        self._ipc_call("cuMemPoolGetAttribute", self.lib.cuMemPoolGetAttribute(pool, attr, cell))
+        return int(cell[0])
+
+    def default_pool_trim(self, keep: int) -> None:
+        pool = self._default_pool
+        self._ipc_call("cuMemPoolTrimTo", self.lib.cuMemPoolTrimTo(pool, keep))
 
     # The GPU reaches host memory only where the real driver mapped it
     # (page-locked, unified addressing: the same address on both sides).
@@ -1345,11 +1392,15 @@ class CUDABackend(Backend):
                 int(info.static_shared_bytes), kernel.shared_limit, self.info.max_threads)
 
 
+# CUmemPool_attribute's of type int (REUSE_*); the others are cuuint64_t.
+_POOL_INT_ATTRIBUTES = (1, 2, 3)
+
 # fastpath.c's entry points for device memory: NVIDIA's functions.
 _FAST_MEMORY_POINTS = {
     "copy": "cuMemcpy", "copy_htod": "cuMemcpyHtoD_v2", "copy_dtoh": "cuMemcpyDtoH_v2",
     "copy_dtod": "cuMemcpyDtoD_v2",
     "mem_alloc": "cuMemAlloc_v2", "mem_free": "cuMemFree_v2",
+    "mem_alloc_async": "cuMemAllocAsync", "mem_free_async": "cuMemFreeAsync",
     "memset_d8": "cuMemsetD8_v2", "memset_d16": "cuMemsetD16_v2", "memset_d32": "cuMemsetD32_v2",
     "memset_d8_async": "cuMemsetD8Async", "memset_d16_async": "cuMemsetD16Async",
     "memset_d32_async": "cuMemsetD32Async",

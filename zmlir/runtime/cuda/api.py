@@ -504,7 +504,8 @@ CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const C
 # apply, the C function calls the Python body, exported as zmlir_py_<name>.
 C_FAST_PATH = ("cuLaunchKernel", "cuLaunchKernelEx", "cuEventRecord", "cuEventRecordWithFlags",
                "cuEventQuery", "cuEventSynchronize", "cuEventElapsedTime",
-               "cuEventElapsedTime_v2", "cuMemAlloc_v2", "cuMemFree_v2", "cuMemsetD8_v2",
+               "cuEventElapsedTime_v2", "cuMemAlloc_v2", "cuMemFree_v2", "cuMemAllocAsync",
+               "cuMemFreeAsync", "cuMemsetD8_v2",
                "cuMemsetD16_v2", "cuMemsetD32_v2", "cuMemsetD8Async", "cuMemsetD16Async",
                "cuMemsetD32Async", "cuMemcpyAsync", "cuMemcpyHtoDAsync_v2",
                "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoDAsync_v2", "cuMemcpy", "cuMemcpyHtoD_v2",
@@ -573,6 +574,7 @@ struct zmlir_mem_record { uintptr_t address; size_t size; };
 size_t zmlir_fast_mem_take(struct zmlir_mem_record *out, size_t room);
 int zmlir_fast_mem_pending(void);
 int zmlir_fast_mem_claim(uintptr_t address);
+int zmlir_fast_mem_kind(uintptr_t address);
 unsigned long long zmlir_fast_memory_calls(void);
 void zmlir_fast_device_attribute(int attrib, int value, int pid);
 void zmlir_fast_native_sm(int sm);

@@ -89,6 +89,8 @@ typedef CUresult (*zmlir_cu_graph_set_kernel_fn)(void *, void *,
                                                  const struct zmlir_kernel_node_params *);
 typedef CUresult (*zmlir_cu_mem_alloc_fn)(CUdeviceptr *, size_t);
 typedef CUresult (*zmlir_cu_mem_free_fn)(CUdeviceptr);
+typedef CUresult (*zmlir_cu_mem_alloc_async_fn)(CUdeviceptr *, size_t, void *);
+typedef CUresult (*zmlir_cu_mem_free_async_fn)(CUdeviceptr, void *);
 typedef CUresult (*zmlir_cu_memset8_fn)(CUdeviceptr, unsigned char, size_t);
 typedef CUresult (*zmlir_cu_memset16_fn)(CUdeviceptr, unsigned short, size_t);
 typedef CUresult (*zmlir_cu_memset32_fn)(CUdeviceptr, unsigned int, size_t);
@@ -107,6 +109,9 @@ struct zmlir_fast_backend {
   uintptr_t release_event, wait_for_events, get_event_info;              /* OpenCL */
   uintptr_t event_record, event_query, event_synchronize, event_elapsed; /* the real driver's */
   uintptr_t mem_alloc, mem_free;                                         /* the real driver's */
+  /* the real driver's cuMemAllocAsync (0 while its default pool is not the
+   * device's current pool: mempool.py) and cuMemFreeAsync */
+  uintptr_t mem_alloc_async, mem_free_async;
   uintptr_t ctx_synchronize;                                             /* the real driver's */
   uintptr_t memset[3], memset_async[3]; /* the real driver's D8, D16, D32 */
   uintptr_t copy_async[4]; /* the real driver's cuMemcpyAsync, HtoD, DtoH, DtoD Async */
@@ -398,6 +403,8 @@ int zmlir_fast_set_entry(const char *name, uintptr_t address) {
       {"ctx_synchronize", offsetof(struct zmlir_fast_backend, ctx_synchronize)},
       {"mem_alloc", offsetof(struct zmlir_fast_backend, mem_alloc)},
       {"mem_free", offsetof(struct zmlir_fast_backend, mem_free)},
+      {"mem_alloc_async", offsetof(struct zmlir_fast_backend, mem_alloc_async)},
+      {"mem_free_async", offsetof(struct zmlir_fast_backend, mem_free_async)},
       {"memset_d8", offsetof(struct zmlir_fast_backend, memset[0])},
       {"memset_d16", offsetof(struct zmlir_fast_backend, memset[1])},
       {"memset_d32", offsetof(struct zmlir_fast_backend, memset[2])},
@@ -1046,6 +1053,9 @@ CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEn
 #define ZMLIR_MEM_SLOTS 16384 /* a power of two */
 #define ZMLIR_MEM_JOURNAL 4096
 #define ZMLIR_MEM_TOMBSTONE ((uintptr_t)1)
+/* A table key's tag: an allocation of the real driver's default pool
+ * (cuMemAllocAsync), which cuMemFreeAsync may free here. */
+#define ZMLIR_MEM_ASYNC ((uintptr_t)2)
 
 struct zmlir_mem_record {
   uintptr_t address;
@@ -1118,12 +1128,28 @@ int zmlir_fast_mem_pending(void) {
 }
 
 /* Python frees (or otherwise owns) the allocation at `address` from now on;
- * whether it was one made here. */
+ * whether it was one made here: 1 by cuMemAlloc_v2, 2 by cuMemAllocAsync
+ * (a block of the real driver's default pool), else 0. */
 int zmlir_fast_mem_claim(uintptr_t address) {
   pthread_mutex_lock(&zmlir_mem_lock);
-  int found = address > ZMLIR_MEM_TOMBSTONE && zmlir_mem_remove(address);
+  int found = address <= ZMLIR_MEM_TOMBSTONE        ? 0
+              : zmlir_mem_remove(address)                   ? 1
+              : zmlir_mem_remove(address | ZMLIR_MEM_ASYNC) ? 2
+                                                            : 0;
   pthread_mutex_unlock(&zmlir_mem_lock);
   return found;
+}
+
+/* What made the live allocation at `address` here, as zmlir_fast_mem_claim
+ * answers, without claiming it. */
+int zmlir_fast_mem_kind(uintptr_t address) {
+  pthread_mutex_lock(&zmlir_mem_lock);
+  int kind = address <= ZMLIR_MEM_TOMBSTONE                    ? 0
+             : zmlir_mem_find(address)                         ? 1
+             : zmlir_mem_find(address | ZMLIR_MEM_ASYNC)       ? 2
+                                                               : 0;
+  pthread_mutex_unlock(&zmlir_mem_lock);
+  return kind;
 }
 
 /* Calls that took this path: allocations and frees (the journal), memsets. */
@@ -1175,6 +1201,64 @@ CUresult cuMemFree_v2(CUdeviceptr dptr) {
   }
   if (!fast)
     result = zmlir_py_cuMemFree_v2(dptr);
+  zmlir_leave();
+  return result;
+}
+
+/* cudaMallocAsync and cudaFreeAsync where the device's current pool is the
+ * real driver's default pool (mempool.py: VendorDefaultPool): the real
+ * driver's, in the stream's own stream (zmlir_fast_queue), journalled as
+ * cuMemAlloc_v2's are. Only a block allocated here is freed here (its key
+ * tagged ZMLIR_MEM_ASYNC); any other free, and any refusal, is Python's. A
+ * free in stream order is no synchronisation point: no Python work waits. */
+CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream) {
+  zmlir_cu_mem_alloc_async_fn alloc =
+      (zmlir_cu_mem_alloc_async_fn)ZMLIR_LOAD(zmlir_fast_backend.mem_alloc_async);
+  CUresult result = 1;
+  zmlir_enter();
+  int fast = alloc && dptr && bytesize && zmlir_fast_applies(hStream);
+  if (fast) {
+    pthread_mutex_lock(&zmlir_mem_lock);
+    fast = zmlir_mem_journal_length < ZMLIR_MEM_JOURNAL && zmlir_mem_used < ZMLIR_MEM_SLOTS / 2;
+    CUdeviceptr p = 0;
+    fast = fast && (result = alloc(&p, bytesize, zmlir_fast_queue(hStream))) == 0 &&
+           p > ZMLIR_MEM_TOMBSTONE && (p & ZMLIR_MEM_ASYNC) == 0;
+    if (fast) {
+      zmlir_mem_insert((uintptr_t)p | ZMLIR_MEM_ASYNC);
+      zmlir_mem_record((uintptr_t)p, bytesize);
+      *dptr = p;
+    } else if (result == 0) { /* an address we cannot key */
+      ((zmlir_cu_mem_free_async_fn)zmlir_fast_backend.mem_free_async)(p,
+                                                                      zmlir_fast_queue(hStream));
+    }
+    pthread_mutex_unlock(&zmlir_mem_lock);
+  }
+  if (!fast)
+    result = zmlir_py_cuMemAllocAsync(dptr, bytesize, hStream);
+  zmlir_leave();
+  return result;
+}
+
+CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) {
+  zmlir_cu_mem_free_async_fn release =
+      (zmlir_cu_mem_free_async_fn)zmlir_fast_backend.mem_free_async;
+  CUresult result = 1;
+  zmlir_enter();
+  int fast = release && dptr && zmlir_fast_applies(hStream);
+  if (fast) {
+    pthread_mutex_lock(&zmlir_mem_lock);
+    fast = zmlir_mem_journal_length < ZMLIR_MEM_JOURNAL &&
+           zmlir_mem_remove((uintptr_t)dptr | ZMLIR_MEM_ASYNC);
+    if (fast && (result = release(dptr, zmlir_fast_queue(hStream))) == 0)
+      zmlir_mem_record((uintptr_t)dptr, 0);
+    else if (fast) { /* Python's again, which frees it and reports what NVIDIA's says */
+      zmlir_mem_insert((uintptr_t)dptr | ZMLIR_MEM_ASYNC);
+      fast = 0;
+    }
+    pthread_mutex_unlock(&zmlir_mem_lock);
+  }
+  if (!fast)
+    result = zmlir_py_cuMemFreeAsync(dptr, hStream);
   zmlir_leave();
   return result;
 }
@@ -2193,6 +2277,8 @@ uintptr_t zmlir_fast_address(const char *name) {
       {"cuEventElapsedTime_v2", (uintptr_t)&cuEventElapsedTime_v2},
       {"cuMemAlloc_v2", (uintptr_t)&cuMemAlloc_v2},
       {"cuMemFree_v2", (uintptr_t)&cuMemFree_v2},
+      {"cuMemAllocAsync", (uintptr_t)&cuMemAllocAsync},
+      {"cuMemFreeAsync", (uintptr_t)&cuMemFreeAsync},
       {"cuMemsetD8_v2", (uintptr_t)&cuMemsetD8_v2},
       {"cuMemsetD16_v2", (uintptr_t)&cuMemsetD16_v2},
       {"cuMemsetD32_v2", (uintptr_t)&cuMemsetD32_v2},

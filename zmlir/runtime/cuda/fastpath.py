@@ -63,6 +63,8 @@ class Launch:
 KIND_CUDA = 1
 KIND_OPENCL = 2
 KIND_BY_NAME = {"cuda": KIND_CUDA, "opencl": KIND_OPENCL}
+# claim_allocation's answer for a block of the vendor's default pool.
+ASYNC_ALLOCATION = 2
 
 
 class FastPath:
@@ -73,6 +75,7 @@ class FastPath:
         self.lib = lib if hasattr(lib, "zmlir_fast_function") else None
         self.backend_ready = False
         self.on = False
+        self._points: dict[str, int] = {}  # the backend's entry points (set_backend)
         self._launch_lock = threading.Lock()  # without the C side
 
     def enable(self, tracing: bool) -> None:
@@ -111,7 +114,16 @@ class FastPath:
         for name, address in points.items():
             if self.lib.zmlir_fast_set_entry(name.encode(), address) != 0:
                 raise ValueError(f"fastpath.c has no backend entry point {name!r}")
+        self._points = points
         self.backend_ready = True
+
+    def default_pool_current(self, current: bool) -> None:
+        """Whether the vendor's default pool is the device's current pool:
+        cuMemAllocAsync takes the C path only then (the backend's
+        mem_alloc_async allocates from the vendor's current pool)."""
+        address = self._points.get("mem_alloc_async")
+        if self.lib is not None and address is not None:
+            self.lib.zmlir_fast_set_entry(b"mem_alloc_async", address if current else 0)
 
     def install_fault_handler(self) -> None:
         """Kernel memory faults become CUDA_ERROR_ILLEGAL_ADDRESS instead of
@@ -321,10 +333,17 @@ class FastPath:
             if n < 256:
                 return taken
 
-    def claim_allocation(self, address: int) -> bool:
+    def claim_allocation(self, address: int) -> int:
         """The Python driver frees the allocation at `address` from now on
-        (the C path leaves it alone); whether the C path made it."""
-        return self.lib is not None and bool(self.lib.zmlir_fast_mem_claim(address))
+        (the C path leaves it alone); whether the C path made it: 1 as
+        cuMemAlloc, ASYNC_ALLOCATION as cuMemAllocAsync (a block of the
+        vendor's default pool), else 0."""
+        return int(self.lib.zmlir_fast_mem_claim(address)) if self.lib is not None else 0
+
+    def allocation_kind(self, address: int) -> int:
+        """What made the live allocation at `address` in C, as
+        claim_allocation answers, leaving it the C path's."""
+        return int(self.lib.zmlir_fast_mem_kind(address)) if self.lib is not None else 0
 
     def memory_calls(self) -> int:
         """Allocations, frees and memsets that took the C path so far."""

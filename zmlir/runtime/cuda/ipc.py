@@ -50,6 +50,7 @@ from typing import Any
 
 from zmlir.runtime import shared_memory
 from zmlir.runtime.cuda.errors import CudaError, CUresult
+from zmlir.runtime.cuda.fastpath import ASYNC_ALLOCATION
 from zmlir.runtime.cuda.objects import Event
 from zmlir.runtime.cuda.state import DriverState
 
@@ -207,7 +208,8 @@ class IpcAPI(DriverState):
         cuMemAlloc's own, not a pool's, a graph's, managed memory or a
         module variable."""
         return (self.allocations.owns(base) and base not in self.pool_of
-                and base not in self.managed)
+                and base not in self.managed
+                and self.fast.allocation_kind(base) != ASYNC_ALLOCATION)
 
     def ipc_freed(self, base: int) -> None:
         """cuMemFree of an allocation: its handles name nothing any more."""

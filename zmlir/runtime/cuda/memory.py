@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from zmlir.runtime.cuda.errors import CudaError, CUresult
+from zmlir.runtime.cuda.fastpath import ASYNC_ALLOCATION
 from zmlir.runtime.cuda.ipc import IpcAPI
 from zmlir.runtime.cuda.state import log
 
@@ -60,13 +61,16 @@ class MemoryAPI(IpcAPI):  # cuMemFree ends an allocation's exports
         if self.graph_memory.free(dptr):  # a graph's allocation, freed outside it
             self.sync_point()
             return E.CUDA_SUCCESS
-        self.fast.claim_allocation(dptr)  # the C path's (fastpath.c): freed here
+        made_by = self.fast.claim_allocation(dptr)  # the C path's (fastpath.c): freed here
         if not self.allocations.remove_owned(dptr):
             return E.CUDA_ERROR_INVALID_VALUE
         self.managed.discard(dptr)
         self.ipc_freed(dptr)
         self.sync_point()  # device printf output appears (cudaFree waits for the device)
         pool = self.pool_of.pop(dptr, None)
+        if made_by == ASYNC_ALLOCATION:  # a block of the vendor's default pool, made in C
+            self.device.default_pool_free(dptr, stream)
+            return E.CUDA_SUCCESS
         if pool is not None:
             pool.free(dptr, stream)  # kept for reuse until the pool settles or is trimmed
         else:
@@ -86,7 +90,7 @@ class MemoryAPI(IpcAPI):  # cuMemFree ends an allocation's exports
     def cuMemGetInfo_v2(self, free: Any, total: Any) -> int:
         self.current_context()
         total_bytes = self.total_memory()
-        held = sum(p.reserved - p.used for p in self.pools)  # free blocks pools keep
+        held = sum(p.held() for p in self.pools)  # free blocks pools keep
         self.out(free, max(total_bytes - self.allocations.owned_bytes() - held, 0))
         self.out(total, total_bytes)
         return E.CUDA_SUCCESS

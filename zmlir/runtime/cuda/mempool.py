@@ -16,6 +16,12 @@ releases free blocks until the pool holds no more than asked.
 Sizes are kept in granules of GRANULE bytes; a freed block is reused for a
 request that rounds to the same size.
 
+Where the vendor's driver is underneath (the passthrough) the device's
+default pool is the vendor's own (VendorDefaultPool): its blocks, their
+reuse and its attributes are NVIDIA's, and fastpath.c allocates and frees
+them without Python while it is the device's current pool (cudaMallocAsync
+in a loop: streamOrderedAllocation's).
+
 Besides the device's pools there are CUDA 13's pools by location and
 allocation type (cuMemGetMemPool, cuMemPoolCreate): page-locked host memory
 (CU_MEM_LOCATION_TYPE_HOST and HOST_NUMA: one host memory here), and managed
@@ -167,6 +173,10 @@ class MemoryPool:
         if self.reserved > self.release_threshold:
             self.release(self.release_threshold)
 
+    def held(self) -> int:
+        """Bytes the pool keeps for reuse (reserved, not in use)."""
+        return self.reserved - self.used
+
     def pending_in(self, stream: int) -> bool:
         """Whether blocks freed in vendor stream `stream` are pending."""
         return any(lane == stream for lane, _, _ in self.pending)
@@ -213,16 +223,66 @@ class MemoryPool:
         return attr in INT_ATTRIBUTES
 
 
+@dataclass
+class VendorDefaultPool(MemoryPool):
+    """The device's default pool where it is the vendor's own
+    (Backend.vendor_default_pool: NVIDIA's under the passthrough): blocks,
+    their reuse in each stream, the release threshold and the amounts are
+    the vendor's; nothing pends or settles here. fastpath.c allocates and
+    frees its blocks too, while it is the device's current pool."""
+
+    vendor: Any = None  # the Backend
+
+    def allocate(self, nbytes: int, stream: int = 0) -> int:
+        base = self.vendor.default_pool_alloc(nbytes, stream)
+        self.live[base] = nbytes
+        return base
+
+    def free(self, base: int, stream: int = 0) -> None:
+        self.live.pop(base, None)
+        self.vendor.default_pool_free(base, stream)
+
+    def release(self, keep: int) -> None:
+        self.vendor.default_pool_trim(keep)
+
+    def settle(self, stream_done: Callable[[int], bool]) -> None:
+        pass  # the vendor's
+
+    def held(self) -> int:
+        return (self.get_attribute(ATTR_RESERVED_MEM_CURRENT)
+                - self.get_attribute(ATTR_USED_MEM_CURRENT))
+
+    def get_attribute(self, attr: int) -> int:
+        if attr not in (*INT_ATTRIBUTES, ATTR_RELEASE_THRESHOLD, ATTR_RESERVED_MEM_CURRENT,
+                        ATTR_RESERVED_MEM_HIGH, ATTR_USED_MEM_CURRENT, ATTR_USED_MEM_HIGH):
+            raise CudaError(E.CUDA_ERROR_INVALID_VALUE, f"memory pool attribute {attr}")
+        return self.vendor.default_pool_attribute(attr)
+
+    def set_attribute(self, attr: int, value: int) -> None:
+        self.vendor.default_pool_attribute(attr, value)
+
+
 class MemPoolAPI(MemoryAPI):
     def _default_pool(self) -> int:
         if self.default_pool == 0:
-            self.default_pool = self._new_pool(self._kind_pool("device", default=True))
+            if self.device.vendor_default_pool:
+                pool: MemoryPool = VendorDefaultPool(self.device.alloc_device, self.device.free,
+                                                     default=True, vendor=self.device)
+            else:
+                pool = self._kind_pool("device", default=True)
+            self.default_pool = self._new_pool(pool)
         return self.default_pool
 
     def _new_pool(self, pool: MemoryPool) -> int:
         self.pools.append(pool)
-        self.fast.sync_work(+1)  # settled at synchronizations: in Python
+        if not isinstance(pool, VendorDefaultPool):
+            self.fast.sync_work(+1)  # settled at synchronizations: in Python
         return self.handles.add(pool)
+
+    def _current_pool_changed(self) -> None:
+        """fastpath.c allocates from the vendor's default pool only while
+        it is the device's current pool."""
+        self.fast.default_pool_current(self.current_pool in (0, self.default_pool))
 
     def _pool(self, handle: Any) -> MemoryPool:
         self.require_init()
@@ -374,6 +434,7 @@ class MemPoolAPI(MemoryAPI):
         if self._pool(pool).imported:
             return E.CUDA_ERROR_INVALID_VALUE
         self.current_pool = self.ptr(pool)
+        self._current_pool_changed()
         return E.CUDA_SUCCESS
 
     def shareable_pool(self, handle_types: int, max_size: int) -> MemoryPool:
@@ -410,6 +471,7 @@ class MemPoolAPI(MemoryAPI):
         self.handles.remove(self.ptr(pool), MemoryPool)
         if self.current_pool == self.ptr(pool):
             self.current_pool = 0  # the default pool is current again
+            self._current_pool_changed()
         for key, current in list(self.kind_current_pools.items()):
             if current == self.ptr(pool):
                 del self.kind_current_pools[key]
