@@ -120,6 +120,26 @@ int main() {
   CHECK(cudaStreamSynchronize(s));
   CHECK(cudaMemPoolDestroy(mine));
 
+  // cudaFree takes a block of the default pool too; many blocks in a loop,
+  // each freed in its stream before the next is made, reuse one another.
+  int* f;
+  CHECK(cudaMallocAsync(&f, bytes, s));
+  iota<<<blocks, threads, 0, s>>>(f, 3, n);
+  expect_iota(f, 3, n, s);
+  CHECK(cudaFree(f));
+  const uint64_t before_loop = attribute(pool, cudaMemPoolAttrUsedMemCurrent);
+  for (int k = 0; k < 100; ++k) {
+    CHECK(cudaMallocAsync(&f, bytes, s));
+    iota<<<blocks, threads, 0, s>>>(f, k, n);
+    CHECK(cudaFreeAsync(f, s));
+  }
+  CHECK(cudaMallocAsync(&f, bytes, s));
+  iota<<<blocks, threads, 0, s>>>(f, 9, n);
+  expect_iota(f, 9, n, s);
+  CHECK(cudaFreeAsync(f, s));
+  CHECK(cudaStreamSynchronize(s));
+  EXPECT(attribute(pool, cudaMemPoolAttrUsedMemCurrent) == before_loop, "all freed");
+
   CHECK(cudaStreamDestroy(s));
   std::printf("PASS\n");
 }
