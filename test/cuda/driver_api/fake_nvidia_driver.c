@@ -1446,6 +1446,32 @@ static void fake_run_copy(const fake_memcpy3d *c) {
   for (size_t y = 0; y < rows; ++y)
     memcpy(dst + c->dst_x + y * dst_pitch, src + c->src_x + y * src_pitch, c->width);
 }
+/* A 2D/3D copy between host and device memory (both host memory here; no
+ * arrays), counted: fake_pitched_copies. */
+static unsigned long long pitched_copies;
+static CUresult fake_copy_3d(const fake_memcpy3d *c) {
+  if (c->src_type == 3 || c->dst_type == 3)
+    return 1; /* arrays: not the stand-in's */
+  const char *src = fake_copy_end(c->src_type, c->src_host, c->src_device);
+  char *dst = (char *)fake_copy_end(c->dst_type, c->dst_host, c->dst_device);
+  size_t src_pitch = c->src_pitch ? c->src_pitch : c->width;
+  size_t dst_pitch = c->dst_pitch ? c->dst_pitch : c->width;
+  size_t src_height = c->src_height ? c->src_height : c->height;
+  size_t dst_height = c->dst_height ? c->dst_height : c->height;
+  ++pitched_copies;
+  for (size_t z = 0; z < (c->depth ? c->depth : 1); ++z)
+    for (size_t y = 0; y < c->height; ++y)
+      memcpy(dst + c->dst_x + ((c->dst_z + z) * dst_height + c->dst_y + y) * dst_pitch,
+             src + c->src_x + ((c->src_z + z) * src_height + c->src_y + y) * src_pitch, c->width);
+  return 0;
+}
+CUresult cuMemcpy3D_v2(const fake_memcpy3d *c) { return fake_copy_3d(c); }
+CUresult cuMemcpy3DAsync_v2(const fake_memcpy3d *c, void *stream) {
+  if (stream != NULL && !fake_stream_live(stream))
+    return 400; /* CUDA_ERROR_INVALID_HANDLE */
+  return fake_copy_3d(c);
+}
+unsigned long long fake_pitched_copies(void) { return pitched_copies; }
 static void fake_run_fill(const fake_memset_node_params *f) {
   for (size_t y = 0; y < (f->height ? f->height : 1); ++y)
     for (size_t x = 0; x < f->width; ++x) {

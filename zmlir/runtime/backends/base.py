@@ -47,6 +47,8 @@ class Backend(ABC):
     # Whether an executable graph of kernels, fills, copies and host functions
     # may replay as the vendor's own graph (graph_* methods: the CUDA backend's).
     vendor_graphs: bool = False
+    # Whether copy_pitched copies 2D/3D between host and device memory.
+    pitched_copies: bool = False
     # Whether applications see device_name as it is: the vendor's own device,
     # which programs look up by name (llm.c's table of GPUs for its MFU);
     # otherwise the name is zmlir's ("zmlir " + device_name).
@@ -465,6 +467,15 @@ class Backend(ABC):
         """(address, size) of another process's block (its export data) in
         an imported vendor pool."""
         raise NotImplementedError(f"the {self.name} backend has no pools of its own")
+
+    def copy_pitched(self, copy: bytes, queue: int | None) -> bool:
+        """A 2D/3D copy between host and device memory (a CUDA_MEMCPY3D's
+        bytes, no array on either side) in one call of the vendor's:
+        asynchronous in `queue` (a vendor stream, 0: the NULL stream), or
+        blocking where `queue` is None; False where the backend has none (the
+        driver then copies a row at a time: pitched_copies). Raises
+        VendorError with the vendor's code."""
+        return False
 
     # The device's default pool where the vendor's driver is underneath: its
     # own stream-ordered allocator (cudaMallocAsync natively), blocks reused

@@ -149,7 +149,38 @@ class MemcpyAPI(DriverState):
                     return code
         return E.CUDA_SUCCESS
 
-    def cuMemcpy2D_v2(self, copy: Any) -> int:
+    def _pitched_by_backend(self, c3: Any, stream: Any | None) -> int | None:
+        """A 2D/3D copy (`c3`: a CUDA_MEMCPY3D) as one call of the backend's
+        (Backend.copy_pitched): in `stream`'s order, or blocking where it is
+        None; None where the backend has none or a side is an array."""
+        c = c3[0]
+        if not self.device.pitched_copies or ARRAY in (c.srcMemoryType, c.dstMemoryType):
+            return None
+        if stream is None:  # a blocking copy: a synchronisation point, as copy()
+            self.current_context()
+            self.sync_point()
+            self.check_sticky()
+        self.device.copy_pitched(bytes(self.ffi.buffer(c3)),
+                                 None if stream is None else self.vendor_queue(stream))
+        return E.CUDA_SUCCESS
+
+    def _pitched_async(self, copy: Any) -> bool:
+        """Whether an asynchronous 2D/3D copy is the backend's, in its
+        stream's order (Backend.copy_pitched): neither side an array."""
+        return (copy != self.ffi.NULL and self.device.pitched_copies
+                and ARRAY not in (copy[0].srcMemoryType, copy[0].dstMemoryType))
+
+    def _as_3d(self, copy: Any) -> Any:
+        """A CUDA_MEMCPY2D as the CUDA_MEMCPY3D of its one slice."""
+        c, c3 = copy[0], self.ffi.new("CUDA_MEMCPY3D *")
+        for side in ("src", "dst"):
+            for name in ("XInBytes", "Y", "MemoryType", "Host", "Device", "Array", "Pitch"):
+                setattr(c3, side + name, getattr(c, side + name))
+        c3.WidthInBytes, c3.Height, c3.Depth = c.WidthInBytes, c.Height, 1
+        return c3
+
+    def _check_2d(self, copy: Any) -> tuple[int, int] | int:
+        """(source, destination) addresses of a CUDA_MEMCPY2D, or the error."""
         if copy == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
         c = copy[0]
@@ -158,9 +189,17 @@ class MemcpyAPI(DriverState):
             return E.CUDA_ERROR_INVALID_VALUE
         src = self._copy_end(c.srcMemoryType, c.srcHost, c.srcDevice, c.srcArray, "source")
         dst = self._copy_end(c.dstMemoryType, c.dstHost, c.dstDevice, c.dstArray, "destination")
-        src += c.srcY * c.srcPitch + c.srcXInBytes
-        dst += c.dstY * c.dstPitch + c.dstXInBytes
-        return self._copy_rows(src, c.srcPitch, 0, dst, c.dstPitch, 0, c.WidthInBytes,
+        return src + c.srcY * c.srcPitch + c.srcXInBytes, dst + c.dstY * c.dstPitch + c.dstXInBytes
+
+    def cuMemcpy2D_v2(self, copy: Any) -> int:
+        ends = self._check_2d(copy)
+        if isinstance(ends, int):
+            return ends
+        code = self._pitched_by_backend(self._as_3d(copy), None)
+        if code is not None:
+            return code
+        c = copy[0]
+        return self._copy_rows(ends[0], c.srcPitch, 0, ends[1], c.dstPitch, 0, c.WidthInBytes,
                                c.Height, 1)
 
     cuMemcpy2DUnaligned_v2 = cuMemcpy2D_v2
@@ -168,28 +207,38 @@ class MemcpyAPI(DriverState):
     def cuMemcpy2DAsync_v2(self, copy: Any, stream: Any) -> int:
         s = self.stream(stream)
         if s is not None and s.capture is not None and copy != self.ffi.NULL:
-            c, c3 = copy[0], self.ffi.new("CUDA_MEMCPY3D *")  # its memcpy node's 3D copy
-            for side in ("src", "dst"):
-                for name in ("XInBytes", "Y", "MemoryType", "Host", "Device", "Array", "Pitch"):
-                    setattr(c3, side + name, getattr(c, side + name))
-            c3.WidthInBytes, c3.Height, c3.Depth = c.WidthInBytes, c.Height, 1
-            return self.enqueue(stream, lambda: E.CUDA_SUCCESS,
-                                CopyParams(bytes(self.ffi.buffer(c3))))
-        return self.cuMemcpy2D_v2(copy)
+            return self.enqueue(stream, lambda: E.CUDA_SUCCESS,  # its memcpy node's 3D copy
+                                CopyParams(bytes(self.ffi.buffer(self._as_3d(copy)))))
+        if self._pitched_async(copy):
+            ends = self._check_2d(copy)
+            if isinstance(ends, int):
+                return ends
+            self._pitched_by_backend(self._as_3d(copy), stream)
+            return E.CUDA_SUCCESS
+        return self.cuMemcpy2D_v2(copy)  # at once (a side an array: texture.py's first)
 
-    def cuMemcpy3D_v2(self, copy: Any) -> int:
+    def _check_3d(self, copy: Any) -> tuple[int, int] | int:
+        """(source, destination) addresses of a CUDA_MEMCPY3D, or the error."""
         if copy == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
         c = copy[0]
         src = self._copy_end(c.srcMemoryType, c.srcHost, c.srcDevice, c.srcArray, "source")
         dst = self._copy_end(c.dstMemoryType, c.dstHost, c.dstDevice, c.dstArray, "destination")
-        src_pitch = c.srcPitch or c.WidthInBytes
-        dst_pitch = c.dstPitch or c.WidthInBytes
-        src_height = c.srcHeight or c.Height
-        dst_height = c.dstHeight or c.Height
-        src += (c.srcZ * src_height + c.srcY) * src_pitch + c.srcXInBytes
-        dst += (c.dstZ * dst_height + c.dstY) * dst_pitch + c.dstXInBytes
-        return self._copy_rows(src, src_pitch, src_height, dst, dst_pitch, dst_height,
+        src_pitch, dst_pitch = c.srcPitch or c.WidthInBytes, c.dstPitch or c.WidthInBytes
+        src_height, dst_height = c.srcHeight or c.Height, c.dstHeight or c.Height
+        return ((src + (c.srcZ * src_height + c.srcY) * src_pitch + c.srcXInBytes),
+                (dst + (c.dstZ * dst_height + c.dstY) * dst_pitch + c.dstXInBytes))
+
+    def cuMemcpy3D_v2(self, copy: Any) -> int:
+        ends = self._check_3d(copy)
+        if isinstance(ends, int):
+            return ends
+        code = self._pitched_by_backend(copy, None)
+        if code is not None:
+            return code
+        c = copy[0]
+        return self._copy_rows(ends[0], c.srcPitch or c.WidthInBytes, c.srcHeight or c.Height,
+                               ends[1], c.dstPitch or c.WidthInBytes, c.dstHeight or c.Height,
                                c.WidthInBytes, c.Height, max(c.Depth, 1))
 
     def cuMemcpy3DAsync_v2(self, copy: Any, stream: Any) -> int:
@@ -197,7 +246,13 @@ class MemcpyAPI(DriverState):
         if s is not None and s.capture is not None and copy != self.ffi.NULL:
             return self.enqueue(stream, lambda: E.CUDA_SUCCESS,
                                 CopyParams(bytes(self.ffi.buffer(copy))))
-        return self.cuMemcpy3D_v2(copy)
+        if self._pitched_async(copy):
+            ends = self._check_3d(copy)
+            if isinstance(ends, int):
+                return ends
+            self._pitched_by_backend(copy, stream)
+            return E.CUDA_SUCCESS
+        return self.cuMemcpy3D_v2(copy)  # at once (a side an array: texture.py's first)
 
     # -- fills --------------------------------------------------------------------
 
