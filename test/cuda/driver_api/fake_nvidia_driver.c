@@ -1472,6 +1472,27 @@ CUresult cuMemcpy3DAsync_v2(const fake_memcpy3d *c, void *stream) {
   return fake_copy_3d(c);
 }
 unsigned long long fake_pitched_copies(void) { return pitched_copies; }
+/* Host functions and stream callbacks: called at once (the stand-in's work
+ * is done when it is issued), counted: fake_host_calls. */
+static unsigned long long host_calls;
+CUresult cuLaunchHostFunc(void *stream, void (*fn)(void *), void *data) {
+  if (stream != NULL && !fake_stream_live(stream))
+    return 400;
+  ++host_calls;
+  fn(data);
+  return 0;
+}
+CUresult cuStreamAddCallback(void *stream, void (*fn)(void *, CUresult, void *), void *data,
+                             unsigned int flags) {
+  if (stream != NULL && !fake_stream_live(stream))
+    return 400;
+  if (flags != 0)
+    return 1;
+  ++host_calls;
+  fn(stream, 0, data);
+  return 0;
+}
+unsigned long long fake_host_calls(void) { return host_calls; }
 static void fake_run_fill(const fake_memset_node_params *f) {
   for (size_t y = 0; y < (f->height ? f->height : 1); ++y)
     for (size_t x = 0; x < f->width; ++x) {

@@ -477,6 +477,18 @@ class Backend(ABC):
         VendorError with the vendor's code."""
         return False
 
+    def launch_host_func(self, queue: int, fn: int, user_data: int) -> bool:
+        """Has the vendor call host function `fn(user_data)` from its own
+        thread once `queue` (a vendor stream, 0: the NULL stream) reaches it,
+        as CUDA's cuLaunchHostFunc; False where the backend cannot (the
+        driver then calls it at once, after the device's work)."""
+        return False
+
+    def add_stream_callback(self, queue: int, callback: int, user_data: int) -> bool:
+        """launch_host_func for cuStreamAddCallback's
+        `callback(stream, status, user_data)`."""
+        return False
+
     # The device's default pool where the vendor's driver is underneath: its
     # own stream-ordered allocator (cudaMallocAsync natively), blocks reused
     # and released in the streams' own order by the vendor.

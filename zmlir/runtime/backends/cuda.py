@@ -160,6 +160,9 @@ CUresult cuMemcpyAtoA_v2(uintptr_t dst, size_t dst_offset, uintptr_t src, size_t
 CUresult cuMemcpy2D_v2(uintptr_t copy);
 CUresult cuMemcpy3D_v2(uintptr_t copy);
 CUresult cuMemcpy3DAsync_v2(uintptr_t copy, CUstream stream);
+CUresult cuLaunchHostFunc(CUstream hStream, void *fn, void *userData);
+CUresult cuStreamAddCallback(CUstream hStream, void *callback, void *userData,
+                             unsigned int flags);
 CUresult cuTexObjectCreate(uintptr_t handle, uintptr_t res, uintptr_t tex, uintptr_t view);
 CUresult cuTexObjectDestroy(unsigned long long handle);
 CUresult cuTexObjectGetResourceDesc(uintptr_t res, unsigned long long handle);
@@ -827,6 +830,24 @@ class CUDABackend(Backend):
             self._enter()
             self.check("cuMemcpyDtoD_v2", self.lib.cuMemcpyDtoD_v2(dst, src, nbytes),
                        f"{nbytes} bytes")
+
+    def launch_host_func(self, queue: int, fn: int, user_data: int) -> bool:
+        # NVIDIA's: the application's function, called from NVIDIA's thread
+        # when the stream gets there (ours ran it at once, after the device's
+        # work, which blocked the caller: a function waiting on the host's
+        # next step never returned).
+        self._enter()
+        self.check("cuLaunchHostFunc", self.lib.cuLaunchHostFunc(
+            self.ffi.cast("CUstream", queue), self.ffi.cast("void *", fn),
+            self.ffi.cast("void *", user_data)))
+        return True
+
+    def add_stream_callback(self, queue: int, callback: int, user_data: int) -> bool:
+        self._enter()
+        self.check("cuStreamAddCallback", self.lib.cuStreamAddCallback(
+            self.ffi.cast("CUstream", queue), self.ffi.cast("void *", callback),
+            self.ffi.cast("void *", user_data), 0))
+        return True
 
     def copy_pitched(self, copy: bytes, queue: int | None) -> bool:
         # NVIDIA's, in one call: a row at a time cost a blocking copy each.

@@ -363,6 +363,10 @@ class LaunchAPI(FunctionAPI):
 
     def cuLaunchHostFunc(self, stream: Any, fn: Any, user_data: Any) -> int:
         self.current_context()
+        s = self.stream(stream)
+        if (s is None or s.capture is None) and self.device.launch_host_func(
+                self.vendor_queue(stream), self.ptr(fn), self.ptr(user_data)):
+            return E.CUDA_SUCCESS  # the backend's, in the stream's order
 
         def run() -> int:
             self.device.synchronize()

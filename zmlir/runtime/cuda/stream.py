@@ -119,6 +119,10 @@ class StreamAPI(DriverState):
 
     def cuStreamAddCallback(self, stream: Any, callback: Any, user_data: Any, flags: int) -> int:
         self.require_init()
+        s = self.stream(stream)
+        if (s is None or s.capture is None) and self.device.add_stream_callback(
+                self.vendor_queue(stream), self.ptr(callback), self.ptr(user_data)):
+            return E.CUDA_SUCCESS  # the backend's, in the stream's order
         self.device.synchronize()
         self.sync_point()
         callback(stream, E.CUDA_SUCCESS, user_data)
