@@ -484,9 +484,10 @@ class Backend(ABC):
         driver then calls it at once, after the device's work)."""
         return False
 
-    def add_stream_callback(self, queue: int, callback: int, user_data: int) -> bool:
+    def add_stream_callback(self, queue: int, stream: int, callback: int,
+                            user_data: int) -> bool:
         """launch_host_func for cuStreamAddCallback's
-        `callback(stream, status, user_data)`."""
+        `callback(stream, status, user_data)` (`stream`: the application's)."""
         return False
 
     # The device's default pool where the vendor's driver is underneath: its

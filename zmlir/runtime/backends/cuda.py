@@ -842,7 +842,8 @@ class CUDABackend(Backend):
             self.ffi.cast("void *", user_data)))
         return True
 
-    def add_stream_callback(self, queue: int, callback: int, user_data: int) -> bool:
+    def add_stream_callback(self, queue: int, stream: int, callback: int,
+                            user_data: int) -> bool:  # NVIDIA's names its stream itself
         self._enter()
         self.check("cuStreamAddCallback", self.lib.cuStreamAddCallback(
             self.ffi.cast("CUstream", queue), self.ffi.cast("void *", callback),

@@ -121,7 +121,8 @@ class StreamAPI(DriverState):
         self.require_init()
         s = self.stream(stream)
         if (s is None or s.capture is None) and self.device.add_stream_callback(
-                self.vendor_queue(stream), self.ptr(callback), self.ptr(user_data)):
+                self.vendor_queue(stream), self.ptr(stream), self.ptr(callback),
+                self.ptr(user_data)):
             return E.CUDA_SUCCESS  # the backend's, in the stream's order
         self.device.synchronize()
         self.sync_point()

@@ -75,6 +75,13 @@ cl_int clGetEventInfo(cl_event event, cl_uint param_name, size_t param_value_siz
 cl_int clGetEventProfilingInfo(cl_event event, cl_uint param_name, size_t param_value_size,
                                void *param_value, size_t *param_value_size_ret);
 cl_int clWaitForEvents(cl_uint num_events, const cl_event *event_list);
+cl_event clCreateUserEvent(cl_context context, cl_int *errcode_ret);
+cl_int clSetUserEventStatus(cl_event event, cl_int execution_status);
+cl_int clSetEventCallback(cl_event event, cl_int command_exec_callback_type,
+                          void (*pfn_notify)(cl_event, cl_int, void *), void *user_data);
+cl_int clEnqueueBarrierWithWaitList(cl_command_queue command_queue,
+                                    cl_uint num_events_in_wait_list,
+                                    const cl_event *event_wait_list, cl_event *event);
 cl_int clReleaseEvent(cl_event event);
 
 cl_program clCreateProgramWithBinary(cl_context context, cl_uint num_devices,

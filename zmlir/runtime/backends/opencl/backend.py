@@ -117,6 +117,24 @@ class OpenCLBackend(Backend):
         self.device.synchronize()
         ctypes.memmove(dst, src, nbytes)
 
+    # Host functions and stream callbacks: the runtime's thread calls them once
+    # the queue gets there; the queue's later work waits for their return.
+    def launch_host_func(self, queue: int, fn: int, user_data: int) -> bool:
+        from zmlir.runtime.backends.opencl.api import ffi
+
+        function = ffi.cast("void (*)(void *)", fn)
+        self.device.host_function(lambda: function(ffi.cast("void *", user_data)))
+        return True
+
+    def add_stream_callback(self, queue: int, stream: int, callback: int,
+                            user_data: int) -> bool:
+        from zmlir.runtime.backends.opencl.api import ffi
+
+        function = ffi.cast("void (*)(void *, int, void *)", callback)
+        self.device.host_function(lambda: function(ffi.cast("void *", stream), 0,
+                                                   ffi.cast("void *", user_data)))
+        return True
+
     def memset(self, address: int, byte: int, nbytes: int) -> None:
         # Filled by the host once the queue is idle, as copies are: an
         # enqueued fill and its wait took ~40 µs on Intel's CPU runtime

@@ -16,8 +16,13 @@ shared and host USM indirectly (CL_KERNEL_EXEC_INFO_INDIRECT_*_ACCESS_INTEL).
 from __future__ import annotations
 
 import array
+import functools
+import itertools
+import queue
 import re
-from collections.abc import Iterable, Sequence
+import sys
+import threading
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Literal
@@ -863,6 +868,65 @@ class Device:
     @staticmethod
     def release_marker(marker: Any) -> None:
         check("clReleaseEvent", cl.loader().clReleaseEvent(marker))
+
+    # -- host functions (cuLaunchHostFunc) ------------------------------------------
+    def host_function(self, call: Callable[[], None]) -> None:
+        """`call()` from a thread of ours once the work enqueued so far is
+        done; the work enqueued after waits for its return (the queue's
+        barrier waits for a user event), as a CUDA stream's work waits for a
+        host function. Never in the caller's thread: a function may wait
+        for what its caller does next."""
+        lib = cl.loader()
+        err = ffi.new("cl_int *")
+        gate = lib.clCreateUserEvent(self.context, err)
+        check("clCreateUserEvent", err[0])
+        reached = ffi.new("cl_event *")
+        check("clEnqueueMarkerWithWaitList",
+              lib.clEnqueueMarkerWithWaitList(self.queue, 0, ffi.NULL, reached))
+        check("clEnqueueBarrierWithWaitList",
+              lib.clEnqueueBarrierWithWaitList(self.queue, 1, ffi.new("cl_event[1]", [gate]),
+                                               ffi.NULL))
+        key = next(_HOST_CALL_KEYS)
+        _HOST_CALLS[key] = (call, gate, reached[0])  # both released once it has run
+        _host_call_thread()
+        check("clSetEventCallback", lib.clSetEventCallback(
+            reached[0], cl.CL_COMPLETE, _host_call_reached, ffi.cast("void *", key)))
+        check("clFlush", lib.clFlush(self.queue))
+
+
+# Host functions waiting for their marker (Device.host_function): key -> (the
+# call, the user event the queue's later work waits for, the marker); the
+# runtime's callback hands their keys to one thread of ours, which calls them
+# in order.
+_HOST_CALLS: dict[int, tuple[Callable[[], None], Any, Any]] = {}
+_HOST_CALL_KEYS = itertools.count(1)
+_HOST_CALLS_READY: queue.SimpleQueue[int] = queue.SimpleQueue()
+
+
+@functools.cache
+def _host_call_thread() -> threading.Thread:
+    thread = threading.Thread(target=_run_host_calls, name="zmlir host functions", daemon=True)
+    thread.start()
+    return thread
+
+
+def _run_host_calls() -> None:
+    lib = cl.loader()
+    while True:
+        call, gate, reached = _HOST_CALLS.pop(_HOST_CALLS_READY.get())
+        try:
+            call()
+        except Exception as err:  # the application's function is C: this is ours
+            print(f"zmlir: internal error in a host function's call: {err}", file=sys.stderr)
+        finally:  # the queue goes on whatever happened: later work never waits forever
+            lib.clSetUserEventStatus(gate, cl.CL_COMPLETE)
+            lib.clReleaseEvent(gate)
+            lib.clReleaseEvent(reached)
+
+
+@ffi.callback("void(cl_event, cl_int, void *)")
+def _host_call_reached(event: Any, status: int, data: Any) -> None:
+    _HOST_CALLS_READY.put(int(ffi.cast("uintptr_t", data)))
 
 
 def check_spirv(spirv: bytes, versions: Sequence[tuple[int, int]]) -> None:
