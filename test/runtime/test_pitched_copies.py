@@ -1,7 +1,8 @@
 """2D and 3D copies (cuMemcpy2D/3D_v2 and their Async forms) between host
-and pitched device memory: under the passthrough one call of NVIDIA's each
-(Backend.copy_pitched; the stand-in driver counts them), in the stream's
-order; on the CPU a row at a time. Both give the same bytes."""
+and pitched device memory, and 2D fills (cuMemsetD2D*): under the
+passthrough one call of NVIDIA's each (Backend.copy_pitched, fill_pitched;
+the stand-in driver counts them), in the stream's order; on the CPU a row
+at a time. Both give the same bytes."""
 
 from __future__ import annotations
 
@@ -84,6 +85,20 @@ d3 = Copy3D(srcMemoryType=DEVICE, srcDevice=vol.value, srcPitch=32, srcHeight=10
 call("down_3d_async", lib.cuMemcpy3DAsync_v2, ctypes.byref(d3), stream)
 assert lib.cuStreamSynchronize(stream) == 0
 r["round_trip_3d"] = bytes(again) == bytes(block)
+# 2D fills: 16-bit words over 10 rows of 40 bytes of the image's rows 3..,
+# blocking and in the stream.
+fills = ctypes.CDLL(sys.argv[2]).fake_pitched_fills if counted else None
+def filled(name, call):
+    before = fills() if fills else 0
+    r[name] = call()
+    r[name + "_fills"] = fills() - before if fills else 0
+filled("fill16", lambda: lib.cuMemsetD2D16_v2(ctypes.c_uint64(dev.value + 3 * pitch), pitch,
+                                               0xBEEF, 20, 10))
+filled("fill32_async", lambda: lib.cuMemsetD2D32Async(ctypes.c_uint64(dev.value + 20 * pitch),
+                                                       pitch, 0x12345678, 8, 5, stream))
+assert lib.cuStreamSynchronize(stream) == 0
+assert lib.cuMemcpyDtoH_v2(whole, dev, len(whole)) == 0
+r["filled_bytes"] = sum(b * (i % 89 + 1) for i, b in enumerate(whole)) % 1000003
 bad = Copy2D(srcMemoryType=HOST, srcHost=ctypes.addressof(image), srcPitch=8,
              dstMemoryType=DEVICE, dstDevice=dev.value, dstPitch=pitch, WidthInBytes=16, Height=2)
 call("width_over_pitch", lib.cuMemcpy2D_v2, ctypes.byref(bad))
@@ -106,6 +121,8 @@ def test_pitched_copies_are_one_call_of_nvidias(libdir: str, fake_nvidia_driver:
     assert [ours[k] for k in ("up", "down_async", "up_3d", "down_3d_async")] == [0] * 4
     assert ours["width_over_pitch"] == 1  # CUDA_ERROR_INVALID_VALUE, before NVIDIA's
     assert ours["calls"] == [1, 1, 1, 1, 0]
+    assert (ours["fill16"], ours["fill32_async"]) == (0, 0)
+    assert (ours.pop("fill16_fills"), ours.pop("fill32_async_fills")) == (1, 1)
     cpu = _probe(libdir, ZMLIR_BACKEND="opencl")  # a row at a time, the same bytes
-    ours.pop("calls"), cpu.pop("calls")
+    ours.pop("calls"), cpu.pop("calls"), cpu.pop("fill16_fills"), cpu.pop("fill32_async_fills")
     assert cpu == ours

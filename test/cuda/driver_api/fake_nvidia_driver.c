@@ -1505,6 +1505,42 @@ static void fake_run_fill(const fake_memset_node_params *f) {
         *(unsigned int *)at = f->value;
     }
 }
+/* 2D fills (cuMemsetD2D{8,16,32}, _v2 and Async), counted: fake_pitched_fills. */
+static unsigned long long pitched_fills;
+static CUresult fake_fill_2d(CUdeviceptr dst, size_t pitch, unsigned int value,
+                             unsigned int element_size, size_t width, size_t height,
+                             void *stream) {
+  if (stream != NULL && !fake_stream_live(stream))
+    return 400;
+  if (pitch < width * element_size && height > 1)
+    return 1;
+  ++pitched_fills;
+  fake_memset_node_params f = {dst, pitch, value, element_size, width, height};
+  fake_run_fill(&f);
+  return 0;
+}
+CUresult cuMemsetD2D8_v2(CUdeviceptr d, size_t p, unsigned char v, size_t w, size_t h) {
+  return fake_fill_2d(d, p, v, 1, w, h, NULL);
+}
+CUresult cuMemsetD2D16_v2(CUdeviceptr d, size_t p, unsigned short v, size_t w, size_t h) {
+  return fake_fill_2d(d, p, v, 2, w, h, NULL);
+}
+CUresult cuMemsetD2D32_v2(CUdeviceptr d, size_t p, unsigned int v, size_t w, size_t h) {
+  return fake_fill_2d(d, p, v, 4, w, h, NULL);
+}
+CUresult cuMemsetD2D8Async(CUdeviceptr d, size_t p, unsigned char v, size_t w, size_t h,
+                           void *s) {
+  return fake_fill_2d(d, p, v, 1, w, h, s);
+}
+CUresult cuMemsetD2D16Async(CUdeviceptr d, size_t p, unsigned short v, size_t w, size_t h,
+                            void *s) {
+  return fake_fill_2d(d, p, v, 2, w, h, s);
+}
+CUresult cuMemsetD2D32Async(CUdeviceptr d, size_t p, unsigned int v, size_t w, size_t h,
+                            void *s) {
+  return fake_fill_2d(d, p, v, 4, w, h, s);
+}
+unsigned long long fake_pitched_fills(void) { return pitched_fills; }
 static CUresult fake_run_graph(struct fake_graph *e, void *stream) {
   for (int i = 0; i < e->nnodes; ++i) {
     struct fake_node *n = &e->nodes[i];

@@ -477,6 +477,14 @@ class Backend(ABC):
         VendorError with the vendor's code."""
         return False
 
+    def fill_pitched(self, dst: int, pitch: int, value: int, element_size: int, width: int,
+                     height: int, queue: int | None) -> bool:
+        """cuMemsetD2D{8,16,32}: `height` rows `pitch` bytes apart of `width`
+        elements of `element_size` bytes set to `value`, in one call of the
+        vendor's (as copy_pitched: asynchronous in `queue`, blocking where it
+        is None); False where the backend has none (a row at a time)."""
+        return False
+
     def launch_host_func(self, queue: int, fn: int, user_data: int) -> bool:
         """Has the vendor call host function `fn(user_data)` from its own
         thread once `queue` (a vendor stream, 0: the NULL stream) reaches it,

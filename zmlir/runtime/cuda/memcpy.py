@@ -285,6 +285,10 @@ class MemcpyAPI(DriverState):
     def memset_async(self, dst: int, pitch: int, value: int, width: int, count: int,
                      height: int, stream: Any) -> int:
         mask = (1 << (8 * width)) - 1
+        s = self.stream(stream)
+        if (s is None or s.capture is None) and count and height and self.device.fill_pitched(
+                dst, pitch, value, width, count, height, self.vendor_queue(stream)):
+            return E.CUDA_SUCCESS  # the backend's, in the stream's order
         return self.enqueue(stream,
                             lambda: self.memset_2d(dst, pitch, value, width, count, height),
                             MemsetParams(dst, pitch, value & mask, width, count, height))
@@ -300,6 +304,9 @@ class MemcpyAPI(DriverState):
 
     def memset_2d(self, dst: int, pitch: int, value: int, width: int, count: int,
                   height: int) -> int:
+        if count and height and self.device.fill_pitched(dst, pitch, value, width, count,
+                                                          height, None):
+            return E.CUDA_SUCCESS  # the backend's blocking fill, after the work before it
         for row in range(height):
             code = self.memset(dst + row * pitch, value, width, count)
             if code != E.CUDA_SUCCESS:
