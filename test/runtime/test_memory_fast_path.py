@@ -232,3 +232,51 @@ def test_stream_ordered_allocation_is_nvidias_in_c(libdir: str,
     assert set(python.pop("fast").values()) == {0}
     fast.pop("fast")
     assert python == fast
+
+
+# Managed memory hints: NVIDIA's under the passthrough (its managed memory
+# moves: a prefetch saves the kernels' page faults), nothing to do on the CPU.
+_HINT_PROBE = textwrap.dedent("""
+    import ctypes, json, sys
+    lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
+    hints = ctypes.CDLL(sys.argv[2]).fake_memory_hints if len(sys.argv) > 2 else None
+    if hints is not None:
+        hints.restype = ctypes.c_ulonglong
+    class Location(ctypes.Structure):
+        _fields_ = [("type", ctypes.c_int), ("id", ctypes.c_int)]
+    assert lib.cuInit(0) == 0
+    ctx, stream = ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+    assert lib.cuCtxSetCurrent(ctx) == 0
+    assert lib.cuStreamCreate(ctypes.byref(stream), 0) == 0
+    m = ctypes.c_uint64()
+    assert lib.cuMemAllocManaged(ctypes.byref(m), 1 << 20, 1) == 0
+    before = hints() if hints else 0
+    r = {"to_device": lib.cuMemPrefetchAsync_v2(m, 1 << 20, Location(1, 0), 0, stream),
+         "to_host": lib.cuMemPrefetchAsync(m, 4096, -1, None),
+         "advise": lib.cuMemAdvise_v2(m, 1 << 20, 1, Location(1, 0)),
+         "advise_v1": lib.cuMemAdvise(m, 4096, 5, 0),
+         "bad_advice": lib.cuMemAdvise(m, 4096, 9, 0),
+         "zero_bytes": lib.cuMemPrefetchAsync(m, 0, 0, None)}
+    assert lib.cuStreamSynchronize(stream) == 0
+    r["vendor_hints"] = hints() - before if hints else 0
+    print(json.dumps(r))
+""")
+
+
+def test_managed_memory_hints_are_nvidias(libdir: str, fake_nvidia_driver: Path) -> None:
+    def probe(*extra: str, **env: str) -> dict[str, Any]:
+        result = subprocess.run([sys.executable, "-c", _HINT_PROBE, libdir, *extra],
+                                capture_output=True, text=True, timeout=300,
+                                env={**os.environ, **env})
+        assert result.returncode == 0, result.stderr
+        assert "internal error" not in result.stderr
+        return json.loads(result.stdout.strip().splitlines()[-1])
+
+    ours = probe(str(fake_nvidia_driver), ZMLIR_BACKEND="cuda",
+                 ZMLIR_CUDA_DRIVER=str(fake_nvidia_driver))
+    assert [ours[k] for k in ("to_device", "to_host", "advise", "advise_v1")] == [0] * 4
+    assert (ours["bad_advice"], ours["zero_bytes"]) == (1, 1)  # ours, before NVIDIA's
+    assert ours.pop("vendor_hints") == 4
+    cpu = probe(ZMLIR_BACKEND="opencl")
+    assert cpu.pop("vendor_hints") == 0 and cpu == ours

@@ -1505,6 +1505,26 @@ static void fake_run_fill(const fake_memset_node_params *f) {
         *(unsigned int *)at = f->value;
     }
 }
+/* Managed memory hints (cuMemPrefetchAsync_v2, cuMemAdvise_v2): checked and
+ * counted (fake_memory_hints); the stand-in's memory stays where it is. */
+typedef struct { int type, id; } fake_location;
+static unsigned long long memory_hints;
+CUresult cuMemPrefetchAsync_v2(CUdeviceptr p, size_t n, fake_location where, unsigned int flags,
+                               void *stream) {
+  if (stream != NULL && !fake_stream_live(stream))
+    return 400;
+  if (n == 0 || flags != 0 || (where.type == 1 && where.id != 0))
+    return 1;
+  ++memory_hints;
+  return 0;
+}
+CUresult cuMemAdvise_v2(CUdeviceptr p, size_t n, int advice, fake_location where) {
+  if (n == 0 || advice < 1 || advice > 6)
+    return 1;
+  ++memory_hints;
+  return 0;
+}
+unsigned long long fake_memory_hints(void) { return memory_hints; }
 /* 2D fills (cuMemsetD2D{8,16,32}, _v2 and Async), counted: fake_pitched_fills. */
 static unsigned long long pitched_fills;
 static CUresult fake_fill_2d(CUdeviceptr dst, size_t pitch, unsigned int value,

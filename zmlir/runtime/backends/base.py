@@ -477,6 +477,14 @@ class Backend(ABC):
         VendorError with the vendor's code."""
         return False
 
+    def memory_hint(self, api: str, ptr: int, count: int, location_type: int, location_id: int,
+                    *rest: int) -> None:
+        """A managed memory range's prefetch (cuMemPrefetchAsync_v2: flags,
+        then the vendor stream, 0: NULL) or advice (cuMemAdvise_v2: the
+        advice) to the vendor's driver, whose managed memory moves; nothing
+        where the one memory is ours. Raises VendorError with its code."""
+        return None
+
     def fill_pitched(self, dst: int, pitch: int, value: int, element_size: int, width: int,
                      height: int, queue: int | None) -> bool:
         """cuMemsetD2D{8,16,32}: `height` rows `pitch` bytes apart of `width`

@@ -161,6 +161,9 @@ CUresult cuMemcpy2D_v2(uintptr_t copy);
 CUresult cuMemcpy3D_v2(uintptr_t copy);
 CUresult cuMemcpy3DAsync_v2(uintptr_t copy, CUstream stream);
 CUresult cuLaunchHostFunc(CUstream hStream, void *fn, void *userData);
+CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location,
+                               unsigned int flags, CUstream hStream);
+CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, int advice, CUmemLocation location);
 CUresult cuStreamAddCallback(CUstream hStream, void *callback, void *userData,
                              unsigned int flags);
 CUresult cuTexObjectCreate(uintptr_t handle, uintptr_t res, uintptr_t tex, uintptr_t view);
@@ -861,6 +864,24 @@ class CUDABackend(Backend):
             self.ffi.cast("CUstream", queue), self.ffi.cast("void *", callback),
             self.ffi.cast("void *", user_data), 0))
         return True
+
+    def memory_hint(self, api: str, ptr: int, count: int, location_type: int, location_id: int,
+                    *rest: int) -> None:
+        # Managed memory is NVIDIA's: its prefetches move it before the
+        # kernels fault it in page by page.
+        if location_type == _MEM_LOCATION_TYPE_DEVICE:  # our device 0 is NVIDIA's self.device
+            location_id = self.device
+        location = self.ffi.new("CUmemLocation *", {"type": location_type, "id": location_id})
+        self._enter()
+        if api == "cuMemPrefetchAsync_v2":
+            flags, queue = rest
+            code = self.lib.cuMemPrefetchAsync_v2(ptr, count, location[0], flags,
+                                                  self.ffi.cast("CUstream", queue))
+        elif api == "cuMemAdvise_v2":
+            code = self.lib.cuMemAdvise_v2(ptr, count, rest[0], location[0])
+        else:
+            raise ValueError(f"{api} is no memory hint")
+        self.check(api, code)
 
     def fill_pitched(self, dst: int, pitch: int, value: int, element_size: int, width: int,
                      height: int, queue: int | None) -> bool:

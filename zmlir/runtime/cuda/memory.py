@@ -167,10 +167,13 @@ class MemoryAPI(IpcAPI):  # cuMemFree ends an allocation's exports
 
     def cuMemPrefetchAsync_v2(self, ptr: int, count: int, location: Any, flags: int,
                               stream: Any) -> int:
-        # Device memory is already where both the host and the kernels reach
-        # it (unified): a prefetch moves nothing.
+        # Our device memory is where both the host and the kernels reach it
+        # (unified): a prefetch moves nothing, but on a vendor's managed
+        # memory (the passthrough's), where the vendor's does.
         self._managed_range("cuMemPrefetchAsync", ptr, count, location)
         self.stream(stream)
+        self.device.memory_hint("cuMemPrefetchAsync_v2", ptr, count, location.type, location.id,
+                                flags, self.vendor_queue(stream))
         return E.CUDA_SUCCESS
 
     def _location(self, device: int) -> Any:
@@ -190,7 +193,11 @@ class MemoryAPI(IpcAPI):  # cuMemFree ends an allocation's exports
         self._managed_range("cuMemAdvise", ptr, count, location)
         if not 1 <= advice <= 6:  # CU_MEM_ADVISE_SET_READ_MOSTLY .. UNSET_ACCESSED_BY
             return E.CUDA_ERROR_INVALID_VALUE
-        return E.CUDA_SUCCESS  # advice about placement: there is one memory
+        # Advice about placement: there is one memory of ours, but the vendor's
+        # managed memory (the passthrough's) takes it.
+        self.device.memory_hint("cuMemAdvise_v2", ptr, count, location.type, location.id,
+                                advice)
+        return E.CUDA_SUCCESS
 
     def cuStreamAttachMemAsync(self, stream: Any, dptr: int, length: int, flags: int) -> int:
         """Which streams may use managed (or pageable: PAGEABLE_MEMORY_ACCESS
