@@ -235,7 +235,8 @@ def test_stream_ordered_allocation_is_nvidias_in_c(libdir: str,
 
 
 # Managed memory hints: NVIDIA's under the passthrough (its managed memory
-# moves: a prefetch saves the kernels' page faults), nothing to do on the CPU.
+# moves: a prefetch saves the kernels' page faults), from C where they can;
+# nothing to do on the CPU.
 _HINT_PROBE = textwrap.dedent("""
     import ctypes, json, sys
     lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
@@ -251,6 +252,8 @@ _HINT_PROBE = textwrap.dedent("""
     assert lib.cuStreamCreate(ctypes.byref(stream), 0) == 0
     m = ctypes.c_uint64()
     assert lib.cuMemAllocManaged(ctypes.byref(m), 1 << 20, 1) == 0
+    lib.zmlir_fast_memory_calls.restype = ctypes.c_ulonglong
+    fast_before = lib.zmlir_fast_memory_calls()
     before = hints() if hints else 0
     r = {"to_device": lib.cuMemPrefetchAsync_v2(m, 1 << 20, Location(1, 0), 0, stream),
          "to_host": lib.cuMemPrefetchAsync(m, 4096, -1, None),
@@ -260,6 +263,7 @@ _HINT_PROBE = textwrap.dedent("""
          "zero_bytes": lib.cuMemPrefetchAsync(m, 0, 0, None)}
     assert lib.cuStreamSynchronize(stream) == 0
     r["vendor_hints"] = hints() - before if hints else 0
+    r["fast_hints"] = lib.zmlir_fast_memory_calls() - fast_before
     print(json.dumps(r))
 """)
 
@@ -278,5 +282,9 @@ def test_managed_memory_hints_are_nvidias(libdir: str, fake_nvidia_driver: Path)
     assert [ours[k] for k in ("to_device", "to_host", "advise", "advise_v1")] == [0] * 4
     assert (ours["bad_advice"], ours["zero_bytes"]) == (1, 1)  # ours, before NVIDIA's
     assert ours.pop("vendor_hints") == 4
+    assert ours.pop("fast_hints") == 4  # from C (fastpath.c), all four
+    python = probe(str(fake_nvidia_driver), ZMLIR_BACKEND="cuda",
+                   ZMLIR_CUDA_DRIVER=str(fake_nvidia_driver), ZMLIR_FAST_LAUNCH="0")
+    assert (python.pop("vendor_hints"), python.pop("fast_hints")) == (4, 0) and python == ours
     cpu = probe(ZMLIR_BACKEND="opencl")
-    assert cpu.pop("vendor_hints") == 0 and cpu == ours
+    assert (cpu.pop("vendor_hints"), cpu.pop("fast_hints")) == (0, 0) and cpu == ours

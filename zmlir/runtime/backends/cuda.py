@@ -1466,6 +1466,7 @@ class CUDABackend(Backend):
             function = getattr(self.lib, symbol, None)
             if function is not None:
                 points[name] = address(function)
+        points["device_ordinal"] = self.device  # NVIDIA's ordinal of our device 0 (hints)
         return points
 
     def fast_kernel(self, kernel: CUDAKernel, info: Any,
@@ -1485,6 +1486,7 @@ _FAST_MEMORY_POINTS = {
     "copy_dtod": "cuMemcpyDtoD_v2",
     "mem_alloc": "cuMemAlloc_v2", "mem_free": "cuMemFree_v2",
     "mem_alloc_async": "cuMemAllocAsync", "mem_free_async": "cuMemFreeAsync",
+    "mem_prefetch": "cuMemPrefetchAsync_v2", "mem_advise": "cuMemAdvise_v2",
     "memset_d8": "cuMemsetD8_v2", "memset_d16": "cuMemsetD16_v2", "memset_d32": "cuMemsetD32_v2",
     "memset_d8_async": "cuMemsetD8Async", "memset_d16_async": "cuMemsetD16Async",
     "memset_d32_async": "cuMemsetD32Async",

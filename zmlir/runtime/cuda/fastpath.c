@@ -90,6 +90,8 @@ typedef CUresult (*zmlir_cu_graph_set_kernel_fn)(void *, void *,
 typedef CUresult (*zmlir_cu_mem_alloc_fn)(CUdeviceptr *, size_t);
 typedef CUresult (*zmlir_cu_mem_free_fn)(CUdeviceptr);
 typedef CUresult (*zmlir_cu_mem_alloc_async_fn)(CUdeviceptr *, size_t, void *);
+typedef CUresult (*zmlir_cu_prefetch_fn)(CUdeviceptr, size_t, CUmemLocation, unsigned int, void *);
+typedef CUresult (*zmlir_cu_advise_fn)(CUdeviceptr, size_t, int, CUmemLocation);
 typedef CUresult (*zmlir_cu_mem_free_async_fn)(CUdeviceptr, void *);
 typedef CUresult (*zmlir_cu_memset8_fn)(CUdeviceptr, unsigned char, size_t);
 typedef CUresult (*zmlir_cu_memset16_fn)(CUdeviceptr, unsigned short, size_t);
@@ -112,6 +114,9 @@ struct zmlir_fast_backend {
   /* the real driver's cuMemAllocAsync (0 while its default pool is not the
    * device's current pool: mempool.py) and cuMemFreeAsync */
   uintptr_t mem_alloc_async, mem_free_async;
+  /* the real driver's cuMemPrefetchAsync_v2 and cuMemAdvise_v2, and its
+   * ordinal of our device 0 */
+  uintptr_t mem_prefetch, mem_advise, device_ordinal;
   uintptr_t ctx_synchronize;                                             /* the real driver's */
   uintptr_t memset[3], memset_async[3]; /* the real driver's D8, D16, D32 */
   uintptr_t copy_async[4]; /* the real driver's cuMemcpyAsync, HtoD, DtoH, DtoD Async */
@@ -405,6 +410,9 @@ int zmlir_fast_set_entry(const char *name, uintptr_t address) {
       {"mem_free", offsetof(struct zmlir_fast_backend, mem_free)},
       {"mem_alloc_async", offsetof(struct zmlir_fast_backend, mem_alloc_async)},
       {"mem_free_async", offsetof(struct zmlir_fast_backend, mem_free_async)},
+      {"mem_prefetch", offsetof(struct zmlir_fast_backend, mem_prefetch)},
+      {"mem_advise", offsetof(struct zmlir_fast_backend, mem_advise)},
+      {"device_ordinal", offsetof(struct zmlir_fast_backend, device_ordinal)},
       {"memset_d8", offsetof(struct zmlir_fast_backend, memset[0])},
       {"memset_d16", offsetof(struct zmlir_fast_backend, memset[1])},
       {"memset_d32", offsetof(struct zmlir_fast_backend, memset[2])},
@@ -1259,6 +1267,85 @@ CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) {
   }
   if (!fast)
     result = zmlir_py_cuMemFreeAsync(dptr, hStream);
+  zmlir_leave();
+  return result;
+}
+
+/* Managed memory hints (cudaMemPrefetchAsync, cudaMemAdvise): the real
+ * driver's, whose managed memory moves, where zmlir_fast_applies and the
+ * location is the host or our device 0 (made the real driver's ordinal);
+ * the prefetch in the stream's own stream. Any refusal is the Python path's,
+ * which checks the range and asks again (memory.py). */
+static int zmlir_fast_location(CUmemLocation *where) {
+  if (where->type == 1) { /* CU_MEM_LOCATION_TYPE_DEVICE */
+    if (where->id != 0)
+      return 0;
+    where->id = (int)zmlir_fast_backend.device_ordinal;
+  }
+  return where->type >= 1 && where->type <= 4; /* device, host, host NUMA (current) */
+}
+
+static int zmlir_fast_prefetch(CUdeviceptr ptr, size_t count, CUmemLocation where,
+                               unsigned int flags, void *stream, CUresult *result) {
+  zmlir_cu_prefetch_fn prefetch = (zmlir_cu_prefetch_fn)zmlir_fast_backend.mem_prefetch;
+  if (!prefetch || !count || !zmlir_fast_location(&where) || !zmlir_fast_applies(stream) ||
+      (*result = prefetch(ptr, count, where, flags, zmlir_fast_queue(stream))) != 0)
+    return 0;
+  __atomic_add_fetch(&zmlir_fast_mem_count, 1, __ATOMIC_RELAXED);
+  return 1;
+}
+
+static int zmlir_fast_advise(CUdeviceptr ptr, size_t count, int advice, CUmemLocation where,
+                             CUresult *result) {
+  zmlir_cu_advise_fn advise = (zmlir_cu_advise_fn)zmlir_fast_backend.mem_advise;
+  if (!advise || !count || advice < 1 || advice > 6 || !zmlir_fast_location(&where) ||
+      !zmlir_fast_applies(NULL) || (*result = advise(ptr, count, advice, where)) != 0)
+    return 0;
+  __atomic_add_fetch(&zmlir_fast_mem_count, 1, __ATOMIC_RELAXED);
+  return 1;
+}
+
+/* CUDA 8-12's device ordinals: CU_DEVICE_CPU (-1) is the host. */
+static CUmemLocation zmlir_fast_device_location(int device) {
+  CUmemLocation where = {device == -1 ? 2 : 1, device == -1 ? 0 : device};
+  return where;
+}
+
+CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location,
+                               unsigned int flags, CUstream hStream) {
+  CUresult result;
+  zmlir_enter();
+  if (!zmlir_fast_prefetch(devPtr, count, location, flags, hStream, &result))
+    result = zmlir_py_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
+  zmlir_leave();
+  return result;
+}
+
+CUresult cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice,
+                            CUstream hStream) {
+  CUresult result;
+  zmlir_enter();
+  if (!zmlir_fast_prefetch(devPtr, count, zmlir_fast_device_location(dstDevice), 0, hStream,
+                           &result))
+    result = zmlir_py_cuMemPrefetchAsync(devPtr, count, dstDevice, hStream);
+  zmlir_leave();
+  return result;
+}
+
+CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, int advice, CUmemLocation location) {
+  CUresult result;
+  zmlir_enter();
+  if (!zmlir_fast_advise(devPtr, count, advice, location, &result))
+    result = zmlir_py_cuMemAdvise_v2(devPtr, count, advice, location);
+  zmlir_leave();
+  return result;
+}
+
+CUresult cuMemAdvise(CUdeviceptr devPtr, size_t count, int advice, CUdevice device) {
+  CUresult result;
+  zmlir_enter();
+  if (!zmlir_fast_advise(devPtr, count, advice, zmlir_fast_device_location(device), &result))
+    result = zmlir_py_cuMemAdvise(devPtr, count, advice, device);
   zmlir_leave();
   return result;
 }
@@ -2279,6 +2366,10 @@ uintptr_t zmlir_fast_address(const char *name) {
       {"cuMemFree_v2", (uintptr_t)&cuMemFree_v2},
       {"cuMemAllocAsync", (uintptr_t)&cuMemAllocAsync},
       {"cuMemFreeAsync", (uintptr_t)&cuMemFreeAsync},
+      {"cuMemPrefetchAsync", (uintptr_t)&cuMemPrefetchAsync},
+      {"cuMemPrefetchAsync_v2", (uintptr_t)&cuMemPrefetchAsync_v2},
+      {"cuMemAdvise", (uintptr_t)&cuMemAdvise},
+      {"cuMemAdvise_v2", (uintptr_t)&cuMemAdvise_v2},
       {"cuMemsetD8_v2", (uintptr_t)&cuMemsetD8_v2},
       {"cuMemsetD16_v2", (uintptr_t)&cuMemsetD16_v2},
       {"cuMemsetD32_v2", (uintptr_t)&cuMemsetD32_v2},
