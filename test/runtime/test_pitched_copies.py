@@ -1,8 +1,9 @@
 """2D and 3D copies (cuMemcpy2D/3D_v2 and their Async forms) between host
 and pitched device memory, and 2D fills (cuMemsetD2D*): under the
 passthrough one call of NVIDIA's each (Backend.copy_pitched, fill_pitched;
-the stand-in driver counts them), in the stream's order; on the CPU a row
-at a time. Both give the same bytes."""
+the stand-in driver counts them), in the stream's order; on the CPU one
+wait, then a memmove per row (a fill a row at a time). Both give the same
+bytes, and both refuse rows past the end of a device allocation."""
 
 from __future__ import annotations
 
@@ -99,6 +100,12 @@ filled("fill32_async", lambda: lib.cuMemsetD2D32Async(ctypes.c_uint64(dev.value 
 assert lib.cuStreamSynchronize(stream) == 0
 assert lib.cuMemcpyDtoH_v2(whole, dev, len(whole)) == 0
 r["filled_bytes"] = sum(b * (i % 89 + 1) for i, b in enumerate(whole)) % 1000003
+# Rows that run past the device allocation: refused before anything moves.
+past = Copy2D(srcMemoryType=HOST, srcHost=ctypes.addressof(image), srcPitch=width,
+              dstMemoryType=DEVICE, dstDevice=dev.value, dstY=height, dstPitch=pitch,
+              WidthInBytes=width, Height=10)
+call("past_the_end", lib.cuMemcpy2D_v2, ctypes.byref(past))
+call("past_the_end_async", lib.cuMemcpy2DAsync_v2, ctypes.byref(past), stream)
 bad = Copy2D(srcMemoryType=HOST, srcHost=ctypes.addressof(image), srcPitch=8,
              dstMemoryType=DEVICE, dstDevice=dev.value, dstPitch=pitch, WidthInBytes=16, Height=2)
 call("width_over_pitch", lib.cuMemcpy2D_v2, ctypes.byref(bad))
@@ -120,7 +127,8 @@ def test_pitched_copies_are_one_call_of_nvidias(libdir: str, fake_nvidia_driver:
     assert ours["round_trip"] and ours["round_trip_3d"]
     assert [ours[k] for k in ("up", "down_async", "up_3d", "down_3d_async")] == [0] * 4
     assert ours["width_over_pitch"] == 1  # CUDA_ERROR_INVALID_VALUE, before NVIDIA's
-    assert ours["calls"] == [1, 1, 1, 1, 0]
+    assert ours["calls"] == [1, 1, 1, 1, 0, 0, 0]
+    assert (ours["past_the_end"], ours["past_the_end_async"]) == (1, 1)  # INVALID_VALUE
     assert (ours["fill16"], ours["fill32_async"]) == (0, 0)
     assert (ours.pop("fill16_fills"), ours.pop("fill32_async_fills")) == (1, 1)
     cpu = _probe(libdir, ZMLIR_BACKEND="opencl")  # a row at a time, the same bytes

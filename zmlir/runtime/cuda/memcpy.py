@@ -160,9 +160,26 @@ class MemcpyAPI(DriverState):
             self.current_context()
             self.sync_point()
             self.check_sticky()
+        for side in ("src", "dst"):  # device memory the copy reaches: all of it ours
+            start, span = self._pitched_side(c, side)
+            if span and self.is_device(start):
+                self.check_device_range(start, span)
         self.device.copy_pitched(bytes(self.ffi.buffer(c3)),
                                  None if stream is None else self.vendor_queue(stream))
         return E.CUDA_SUCCESS
+
+    def _pitched_side(self, c: Any, side: str) -> tuple[int, int]:
+        """The first address of one side (src or dst) of a CUDA_MEMCPY3D and
+        the bytes from there to the end of its last row."""
+        def field(name: str) -> Any:
+            return getattr(c, side + name)
+
+        base = self.ptr(field("Host")) if field("MemoryType") == HOST else int(field("Device"))
+        pitch = field("Pitch") or c.WidthInBytes
+        height = field("Height") or c.Height
+        start = base + (field("Z") * height + field("Y")) * pitch + field("XInBytes")
+        rows = (max(c.Depth, 1) - 1) * height + c.Height - 1
+        return start, (rows * pitch + c.WidthInBytes) if c.Height and c.WidthInBytes else 0
 
     def _pitched_async(self, copy: Any) -> bool:
         """Whether an asynchronous 2D/3D copy is the backend's, in its

@@ -7,6 +7,7 @@ import ctypes
 import functools
 import hashlib
 import os
+import struct
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,6 +15,11 @@ from zmlir.runtime.backends.base import Backend, NoDevice
 from zmlir.targets.spirv.binary import build_options
 
 _CL_DEVICE_TYPE_CPU = 1 << 1
+
+
+# CUDA_MEMCPY3D: per side X, Y, Z, LOD, memory type (and padding), host,
+# device, array, reserved, pitch, height; then width, height, depth.
+_MEMCPY3D = struct.Struct("<4Qi4x6Q4Qi4x6Q3Q")
 
 
 class OpenCLBackend(Backend):
@@ -116,6 +122,34 @@ class OpenCLBackend(Backend):
         # Shared USM is ordinary memory once the queue is idle.
         self.device.synchronize()
         ctypes.memmove(dst, src, nbytes)
+
+    # 2D/3D copies on a CPU device, whose memory is the host's own once the
+    # queue is idle: one wait, then each row a memmove (a blocking copy of
+    # ours per row took 31 ms for a 4000 x 1080 image up and back).
+    @property
+    def pitched_copies(self) -> bool:  # type: ignore[override]
+        return self.is_cpu
+
+    def copy_pitched(self, copy: bytes, queue: int | None) -> bool:
+        if not self.is_cpu:
+            return False
+        fields = _MEMCPY3D.unpack(copy)
+        src, dst = fields[:11], fields[11:22]
+        width, height, depth = fields[22:]
+
+        def rows(side: tuple[int, ...]) -> tuple[int, int, int]:
+            x, y, z, _, kind, host, device, _, _, pitch, slice_rows = side
+            pitch, slice_rows = pitch or width, slice_rows or height
+            base = host if kind == 1 else device  # CU_MEMORYTYPE_HOST, else device/unified
+            return base + (z * slice_rows + y) * pitch + x, pitch, slice_rows
+
+        (src_at, src_pitch, src_rows), (dst_at, dst_pitch, dst_rows) = rows(src), rows(dst)
+        self.device.synchronize()
+        for z in range(max(depth, 1)):
+            for y in range(height):
+                ctypes.memmove(dst_at + (z * dst_rows + y) * dst_pitch,
+                               src_at + (z * src_rows + y) * src_pitch, width)
+        return True
 
     # Host functions and stream callbacks: the runtime's thread calls them once
     # the queue gets there; the queue's later work waits for their return.
