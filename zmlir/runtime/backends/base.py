@@ -47,7 +47,8 @@ class Backend(ABC):
     # Whether an executable graph of kernels, fills, copies and host functions
     # may replay as the vendor's own graph (graph_* methods: the CUDA backend's).
     vendor_graphs: bool = False
-    # Whether copy_pitched copies 2D/3D between host and device memory.
+    # Whether copy_pitched and fill_pitched copy and fill 2D/3D between host
+    # and device memory in one call each.
     pitched_copies: bool = False
     # Whether applications see device_name as it is: the vendor's own device,
     # which programs look up by name (llm.c's table of GPUs for its MFU);

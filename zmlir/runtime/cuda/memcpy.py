@@ -303,7 +303,7 @@ class MemcpyAPI(DriverState):
                      height: int, stream: Any) -> int:
         mask = (1 << (8 * width)) - 1
         s = self.stream(stream)
-        if (s is None or s.capture is None) and count and height and self.device.fill_pitched(
+        if (s is None or s.capture is None) and self._fill_by_backend(
                 dst, pitch, value, width, count, height, self.vendor_queue(stream)):
             return E.CUDA_SUCCESS  # the backend's, in the stream's order
         return self.enqueue(stream,
@@ -321,14 +321,23 @@ class MemcpyAPI(DriverState):
 
     def memset_2d(self, dst: int, pitch: int, value: int, width: int, count: int,
                   height: int) -> int:
-        if count and height and self.device.fill_pitched(dst, pitch, value, width, count,
-                                                          height, None):
+        if self._fill_by_backend(dst, pitch, value, width, count, height, None):
             return E.CUDA_SUCCESS  # the backend's blocking fill, after the work before it
         for row in range(height):
             code = self.memset(dst + row * pitch, value, width, count)
             if code != E.CUDA_SUCCESS:
                 return code
         return E.CUDA_SUCCESS
+
+    def _fill_by_backend(self, dst: int, pitch: int, value: int, width: int, count: int,
+                         height: int, queue: int | None) -> bool:
+        """A fill of `height` rows as one call of the backend's
+        (Backend.fill_pitched), once every row is known to be device or
+        page-locked host memory (on_device raises otherwise)."""
+        if not (count and height and self.device.pitched_copies):
+            return False
+        self.on_device(dst, (height - 1) * (pitch or width * count) + width * count)
+        return self.device.fill_pitched(dst, pitch, value, width, count, height, queue)
 
     def cuMemsetD2D8_v2(self, dst: int, pitch: int, value: int, width: int, height: int) -> int:
         return self.memset_2d(dst, pitch, value, 1, width, height)

@@ -11,6 +11,8 @@ import struct
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from zmlir.runtime.backends.base import Backend, NoDevice
 from zmlir.targets.spirv.binary import build_options
 
@@ -149,6 +151,17 @@ class OpenCLBackend(Backend):
             for y in range(height):
                 ctypes.memmove(dst_at + (z * dst_rows + y) * dst_pitch,
                                src_at + (z * src_rows + y) * src_pitch, width)
+        return True
+
+    def fill_pitched(self, dst: int, pitch: int, value: int, element_size: int, width: int,
+                     height: int, queue: int | None) -> bool:
+        if not self.is_cpu or height == 1:  # one row: the runtime's own fill (memset)
+            return False
+        row = np.full(width, value & ((1 << (8 * element_size)) - 1),
+                      dtype={1: np.uint8, 2: np.uint16, 4: np.uint32}[element_size]).tobytes()
+        self.device.synchronize()
+        for y in range(height):
+            ctypes.memmove(dst + y * (pitch or len(row)), row, len(row))
         return True
 
     # Host functions and stream callbacks: the runtime's thread calls them once
