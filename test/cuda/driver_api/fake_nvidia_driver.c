@@ -187,9 +187,12 @@ CUresult cuCtxGetLimit(size_t *value, int limit) {
 }
 static unsigned long long managed_allocations;
 unsigned long long fake_managed_allocations(void) { return managed_allocations; }
+static struct { CUdeviceptr base; size_t size; } managed[64]; /* for the hints' checks */
 CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned int flags) {
   ++managed_allocations;
   *p = (CUdeviceptr)(uintptr_t)calloc(1, n);
+  if (*p && managed_allocations <= 64)
+    managed[managed_allocations - 1].base = *p, managed[managed_allocations - 1].size = n;
   return *p ? 0 : 2;
 }
 /* Pinned host memory: plain memory (the stand-in's device shares the host's). */
@@ -229,6 +232,15 @@ static struct fake_allocation *fake_allocation_of(CUdeviceptr p) {
     if (p >= allocations[i].base && p < allocations[i].base + allocations[i].size)
       return &allocations[i];
   return NULL;
+}
+/* Whether [p, p + n) is inside one managed or device allocation (the hints'
+ * check: past an allocation's end is CUDA_ERROR_INVALID_VALUE). */
+static int fake_managed_range(CUdeviceptr p, size_t n) {
+  for (int i = 0; i < 64; ++i)
+    if (managed[i].size && p >= managed[i].base && p + n <= managed[i].base + managed[i].size)
+      return 1;
+  struct fake_allocation *a = fake_allocation_of(p);
+  return a != NULL && p + n <= a->base + a->size;
 }
 static CUresult fake_map(CUdeviceptr *p, int fd, size_t n, int pid, int exporter_fd) {
   void *at = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -1513,13 +1525,15 @@ CUresult cuMemPrefetchAsync_v2(CUdeviceptr p, size_t n, fake_location where, uns
                                void *stream) {
   if (stream != NULL && !fake_stream_live(stream))
     return 400;
-  if (n == 0 || flags != 0 || (where.type == 1 && where.id != 0))
+  if (n == 0 || flags != 0 || !fake_managed_range(p, n))
     return 1;
+  if (where.type == 1 && where.id != 0)
+    return 101; /* CUDA_ERROR_INVALID_DEVICE */
   ++memory_hints;
   return 0;
 }
 CUresult cuMemAdvise_v2(CUdeviceptr p, size_t n, int advice, fake_location where) {
-  if (n == 0 || advice < 1 || advice > 6)
+  if (n == 0 || advice < 1 || advice > 6 || !fake_managed_range(p, n))
     return 1;
   ++memory_hints;
   return 0;
