@@ -5,12 +5,10 @@ ours, at once after the device's work. Both call it with its own data."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
+
+from support import run_probe
 
 _PROBE = r"""
 import ctypes, json, sys
@@ -41,11 +39,7 @@ print(json.dumps(r))
 
 
 def _probe(libdir: str, *extra: str, **env: str) -> dict[str, Any]:
-    result = subprocess.run([sys.executable, "-c", _PROBE, libdir, *extra], capture_output=True,
-                            text=True, timeout=300, env={**os.environ, **env})
-    assert result.returncode == 0, result.stderr
-    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return run_probe(_PROBE, libdir, *extra, **env)
 
 
 def test_host_functions_are_nvidias_under_the_passthrough(libdir: str,

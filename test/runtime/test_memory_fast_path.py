@@ -7,13 +7,11 @@ allocation, and every answer is the Python path's (ZMLIR_FAST_LAUNCH=0)."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
+
+from support import run_probe
 
 _PROBE = textwrap.dedent("""
     import ctypes, json, sys
@@ -91,11 +89,7 @@ _PROBE = textwrap.dedent("""
 
 
 def _probe(libdir: str, **env: str) -> dict[str, Any]:
-    result = subprocess.run([sys.executable, "-c", _PROBE, libdir], capture_output=True,
-                            text=True, timeout=300, env={**os.environ, **env})
-    assert result.returncode == 0, result.stderr
-    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return run_probe(_PROBE, libdir, **env)
 
 
 def test_passthrough_memory_calls_take_the_c_path(libdir: str,
@@ -207,11 +201,7 @@ _ASYNC_PROBE = textwrap.dedent("""
 
 
 def _async_probe(libdir: str, **env: str) -> dict[str, Any]:
-    result = subprocess.run([sys.executable, "-c", _ASYNC_PROBE, libdir], capture_output=True,
-                            text=True, timeout=300, env={**os.environ, **env})
-    assert result.returncode == 0, result.stderr
-    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return run_probe(_ASYNC_PROBE, libdir, **env)
 
 
 def test_stream_ordered_allocation_is_nvidias_in_c(libdir: str,
@@ -270,12 +260,7 @@ _HINT_PROBE = textwrap.dedent("""
 
 def test_managed_memory_hints_are_nvidias(libdir: str, fake_nvidia_driver: Path) -> None:
     def probe(*extra: str, **env: str) -> dict[str, Any]:
-        result = subprocess.run([sys.executable, "-c", _HINT_PROBE, libdir, *extra],
-                                capture_output=True, text=True, timeout=300,
-                                env={**os.environ, **env})
-        assert result.returncode == 0, result.stderr
-        assert "internal error" not in result.stderr
-        return json.loads(result.stdout.strip().splitlines()[-1])
+        return run_probe(_HINT_PROBE, libdir, *extra, **env)
 
     ours = probe(str(fake_nvidia_driver), ZMLIR_BACKEND="cuda",
                  ZMLIR_CUDA_DRIVER=str(fake_nvidia_driver))

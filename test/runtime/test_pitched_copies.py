@@ -7,12 +7,10 @@ bytes, and both refuse rows past the end of a device allocation."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
+
+from support import run_probe
 
 _PROBE = r"""
 import ctypes, json, sys
@@ -114,11 +112,7 @@ print(json.dumps(r))
 
 
 def _probe(libdir: str, *extra: str, **env: str) -> dict[str, Any]:
-    result = subprocess.run([sys.executable, "-c", _PROBE, libdir, *extra], capture_output=True,
-                            text=True, timeout=300, env={**os.environ, **env})
-    assert result.returncode == 0, result.stderr
-    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return run_probe(_PROBE, libdir, *extra, **env)
 
 
 def test_pitched_copies_are_one_call_of_nvidias(libdir: str, fake_nvidia_driver: Path) -> None:

@@ -1,8 +1,9 @@
 """Helpers shared by the tests, importable as `support` (pyproject.toml's pytest
 `pythonpath` puts test/ on sys.path, and the repository root for `tools`).
 
-- `support` itself: the test tree's paths and `tool()`, the lookup of
-  external tools (nvcc, ptxas, spirv-val, LLVM's);
+- `support` itself: the test tree's paths, `tool()`, the lookup of
+  external tools (nvcc, ptxas, spirv-val, LLVM's), and `run_probe()`, a
+  driver probe script's JSON answer;
 - `support.cuda_cases`: the CUDA kernels of test/cuda/ with their launches
   and numpy references (also used by examples/demo.py and tools/);
 - `support.programs`: the test programs of test/cuda/programs and how nvcc
@@ -15,8 +16,13 @@ and `corpus.build` (the nvcc corpus)."""
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 TEST_DIR = Path(__file__).resolve().parent.parent
 REPO = TEST_DIR.parent
@@ -71,3 +77,14 @@ def llvm_function(llvm_ir: str, name: str) -> str:
     """Function `name`'s text in a module's LLVM IR, from `@name(` to its body's end."""
     start = llvm_ir.index(f"@{name}(")
     return llvm_ir[start:llvm_ir.index("\n}\n", start)]
+
+
+def run_probe(script: str, *args: str, **env: str) -> dict[str, Any]:
+    """Runs a probe `script` (python -c, its arguments `args`, the
+    environment plus `env`) and returns the JSON of its last line; it must
+    exit 0, with no traceback or internal error of ours on stderr."""
+    result = subprocess.run([sys.executable, "-c", script, *args], capture_output=True,
+                            text=True, timeout=300, env={**os.environ, **env})
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
