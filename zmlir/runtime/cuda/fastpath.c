@@ -1114,6 +1114,12 @@ static void zmlir_mem_insert(uintptr_t address) {
   ++zmlir_mem_live;
 }
 
+/* Under zmlir_mem_lock: whether the journal and the table take one more
+ * allocation (else it is Python's until Python has taken the journal). */
+static int zmlir_mem_has_room(void) {
+  return zmlir_mem_journal_length < ZMLIR_MEM_JOURNAL && zmlir_mem_used < ZMLIR_MEM_SLOTS / 2;
+}
+
 static void zmlir_mem_record(uintptr_t address, size_t size) {
   zmlir_mem_journal[zmlir_mem_journal_length++] = (struct zmlir_mem_record){address, size};
   __atomic_add_fetch(&zmlir_fast_mem_count, 1, __ATOMIC_RELAXED);
@@ -1135,27 +1141,33 @@ int zmlir_fast_mem_pending(void) {
   return __atomic_load_n(&zmlir_mem_journal_length, __ATOMIC_RELAXED) != 0;
 }
 
-/* Python frees (or otherwise owns) the allocation at `address` from now on;
- * whether it was one made here: 1 by cuMemAlloc_v2, 2 by cuMemAllocAsync
- * (a block of the real driver's default pool), else 0. */
-int zmlir_fast_mem_claim(uintptr_t address) {
-  pthread_mutex_lock(&zmlir_mem_lock);
-  int found = address <= ZMLIR_MEM_TOMBSTONE        ? 0
-              : zmlir_mem_remove(address)                   ? 1
-              : zmlir_mem_remove(address | ZMLIR_MEM_ASYNC) ? 2
-                                                            : 0;
-  pthread_mutex_unlock(&zmlir_mem_lock);
-  return found;
+/* Under zmlir_mem_lock: what made the live allocation at `address` here, 1
+ * cuMemAlloc_v2, 2 cuMemAllocAsync (a block of the real driver's default
+ * pool, its key tagged ZMLIR_MEM_ASYNC), else 0; forgotten where `claim`. */
+static int zmlir_mem_kind(uintptr_t address, int claim) {
+  if (address <= ZMLIR_MEM_TOMBSTONE)
+    return 0;
+  for (int kind = 1; kind <= 2; ++kind) {
+    uintptr_t key = kind == 1 ? address : address | ZMLIR_MEM_ASYNC;
+    if (claim ? zmlir_mem_remove(key) : zmlir_mem_find(key) != NULL)
+      return kind;
+  }
+  return 0;
 }
 
-/* What made the live allocation at `address` here, as zmlir_fast_mem_claim
- * answers, without claiming it. */
+/* Python frees (or otherwise owns) the allocation at `address` from now on;
+ * whether it was one made here, and how (zmlir_mem_kind). */
+int zmlir_fast_mem_claim(uintptr_t address) {
+  pthread_mutex_lock(&zmlir_mem_lock);
+  int kind = zmlir_mem_kind(address, 1);
+  pthread_mutex_unlock(&zmlir_mem_lock);
+  return kind;
+}
+
+/* What made the live allocation at `address` here, without claiming it. */
 int zmlir_fast_mem_kind(uintptr_t address) {
   pthread_mutex_lock(&zmlir_mem_lock);
-  int kind = address <= ZMLIR_MEM_TOMBSTONE                    ? 0
-             : zmlir_mem_find(address)                         ? 1
-             : zmlir_mem_find(address | ZMLIR_MEM_ASYNC)       ? 2
-                                                               : 0;
+  int kind = zmlir_mem_kind(address, 0);
   pthread_mutex_unlock(&zmlir_mem_lock);
   return kind;
 }
@@ -1172,7 +1184,7 @@ CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize) {
   int fast = alloc && dptr && bytesize && zmlir_fast_applies(NULL);
   if (fast) {
     pthread_mutex_lock(&zmlir_mem_lock);
-    fast = zmlir_mem_journal_length < ZMLIR_MEM_JOURNAL && zmlir_mem_used < ZMLIR_MEM_SLOTS / 2;
+    fast = zmlir_mem_has_room();
     CUdeviceptr p = 0;
     fast = fast && (result = alloc(&p, bytesize)) == 0 && p > ZMLIR_MEM_TOMBSTONE;
     if (fast) {
@@ -1227,7 +1239,7 @@ CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream) {
   int fast = alloc && dptr && bytesize && zmlir_fast_applies(hStream);
   if (fast) {
     pthread_mutex_lock(&zmlir_mem_lock);
-    fast = zmlir_mem_journal_length < ZMLIR_MEM_JOURNAL && zmlir_mem_used < ZMLIR_MEM_SLOTS / 2;
+    fast = zmlir_mem_has_room();
     CUdeviceptr p = 0;
     fast = fast && (result = alloc(&p, bytesize, zmlir_fast_queue(hStream))) == 0 &&
            p > ZMLIR_MEM_TOMBSTONE && (p & ZMLIR_MEM_ASYNC) == 0;
