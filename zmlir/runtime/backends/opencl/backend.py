@@ -155,13 +155,18 @@ class OpenCLBackend(Backend):
 
     def fill_pitched(self, dst: int, pitch: int, value: int, element_size: int, width: int,
                      height: int, queue: int | None) -> bool:
-        if not self.is_cpu or height == 1:  # one row: the runtime's own fill (memset)
+        if not self.is_cpu:
             return False
-        row = np.full(width, value & ((1 << (8 * element_size)) - 1),
-                      dtype={1: np.uint8, 2: np.uint16, 4: np.uint32}[element_size]).tobytes()
+        value &= (1 << (8 * element_size)) - 1
+        nbytes = width * element_size
+        row = None if element_size == 1 else np.full(
+            width, value, dtype={2: np.uint16, 4: np.uint32}[element_size]).tobytes()
         self.device.synchronize()
         for y in range(height):
-            ctypes.memmove(dst + y * (pitch or len(row)), row, len(row))
+            if row is None:
+                ctypes.memset(dst + y * (pitch or nbytes), value, nbytes)
+            else:
+                ctypes.memmove(dst + y * (pitch or nbytes), row, nbytes)
         return True
 
     # Host functions and stream callbacks: the runtime's thread calls them once
