@@ -234,12 +234,9 @@ class VendorDefaultPool(MemoryPool):
     vendor: Any = None  # the Backend
 
     def allocate(self, nbytes: int, stream: int = 0) -> int:
-        base = self.vendor.default_pool_alloc(nbytes, stream)
-        self.live[base] = nbytes
-        return base
+        return self.vendor.default_pool_alloc(nbytes, stream)
 
     def free(self, base: int, stream: int = 0) -> None:
-        self.live.pop(base, None)
         self.vendor.default_pool_free(base, stream)
 
     def release(self, keep: int) -> None:
