@@ -108,11 +108,20 @@ static int fake_slot5(void) { return 0xfa45; }
  * reads as NVIDIA's slots do (CUDA_ERROR_INVALID_HANDLE for any other). */
 /* Each counts the launches, event records and waits it was given
  * (fake_stream_work), and keeps its priority. */
+struct fake_graph;
 struct fake_stream {
   unsigned int magic;
   int priority;
   unsigned long long launches, records, waits, copies, fills;
+  struct fake_graph *capture; /* what a capture records into (below: stream capture) */
 };
+/* Work asked of a capturing stream becomes a node of its capture (1), else 0. */
+static int fake_capture_kernel(void *stream, void *f, const unsigned int grid[3],
+                               const unsigned int block[3], unsigned int shared, void **params);
+static int fake_capture_fill(void *stream, CUdeviceptr d, unsigned int v, unsigned int size,
+                             size_t n);
+static int fake_capture_copy(void *stream, int dst_type, uintptr_t d, int src_type, uintptr_t s,
+                             size_t n);
 static int fake_stream_live(void *stream) {
   return (uintptr_t)stream >= 0x10000 && ((struct fake_stream *)stream)->magic == 0x57ea;
 }
@@ -632,26 +641,31 @@ unsigned long long fake_stream_copies(void *stream) {
   return stream == NULL ? null_stream_copies
                         : fake_stream_live(stream) ? ((struct fake_stream *)stream)->copies : 0;
 }
-static CUresult fake_copy_async(uintptr_t d, uintptr_t s, size_t n, void *stream) {
+/* A capture records a CUDA_MEMCPY3D whose ends are of CUmemorytype `dst_type` and
+ * `src_type` (HOST 1, DEVICE 2, UNIFIED 4: cuMemcpyAsync's). */
+static CUresult fake_copy_async_typed(uintptr_t d, uintptr_t s, size_t n, void *stream,
+                                      int dst_type, int src_type) {
   if (stream != NULL && !fake_stream_live(stream))
     return 400;
   if (n != 0 && (d == 0 || s == 0))
     return 1;
+  if (fake_capture_copy(stream, dst_type, d, src_type, s, n))
+    return 0;
   memmove((void *)d, (const void *)s, n);
   ++*(stream == NULL ? &null_stream_copies : &((struct fake_stream *)stream)->copies);
   return 0;
 }
 CUresult cuMemcpyAsync(CUdeviceptr d, CUdeviceptr s, size_t n, void *stream) {
-  return fake_copy_async(d, s, n, stream);
+  return fake_copy_async_typed(d, s, n, stream, 4, 4);
 }
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, void *stream) {
-  return fake_copy_async(d, (uintptr_t)s, n, stream);
+  return fake_copy_async_typed(d, (uintptr_t)s, n, stream, 2, 1);
 }
 CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, void *stream) {
-  return fake_copy_async((uintptr_t)d, s, n, stream);
+  return fake_copy_async_typed((uintptr_t)d, s, n, stream, 1, 2);
 }
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, void *stream) {
-  return fake_copy_async(d, s, n, stream);
+  return fake_copy_async_typed(d, s, n, stream, 2, 2);
 }
 /* Fills: any memory but the first page (NVIDIA's CUDA_ERROR_INVALID_VALUE
  * there); each is counted (fake_memsets). */
@@ -694,12 +708,18 @@ unsigned long long fake_stream_fills(void *stream) {
   return fake_stream_live(stream) ? ((struct fake_stream *)stream)->fills : 0;
 }
 CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void *stream) {
+  if (fake_stream_live(stream) && fake_capture_fill(stream, d, v, 1, n))
+    return 0;
   return fake_fill_stream(stream) ? cuMemsetD8_v2(d, v, n) : 400;
 }
 CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, void *stream) {
+  if (fake_stream_live(stream) && fake_capture_fill(stream, d, v, 2, n))
+    return 0;
   return fake_fill_stream(stream) ? cuMemsetD16_v2(d, v, n) : 400;
 }
 CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, void *stream) {
+  if (fake_stream_live(stream) && fake_capture_fill(stream, d, v, 4, n))
+    return 0;
   return fake_fill_stream(stream) ? cuMemsetD32_v2(d, v, n) : 400;
 }
 /* The PTX of the last module loaded: its module variables are what
@@ -712,6 +732,10 @@ unsigned long long fake_cubin_loads(void) { return cubin_loads; }
 unsigned long long fake_links(void) { return links; }
 CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned int n, int *options,
                             void **values) {
+  if (strstr(image, ".entry zmlir_probe") != NULL) { /* zmlir's capture probe: not counted */
+    *module = (void *)0x42;
+    return 0;
+  }
   ++ptx_loads;
   free(module_ptx);
   module_ptx = strdup(image);
@@ -936,6 +960,9 @@ CUresult cuLaunchKernel(void *f, unsigned int gx, unsigned int gy, unsigned int 
     packed[1] = buffer + 8;
     params = packed;
   }
+  const unsigned int grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
+  if (fake_capture_kernel(stream, f, grid, block, shared, params))
+    return 0;
   const struct fake_function *fn = f;
   if (strcmp(fn->name, "add_scalar") == 0) {
     unsigned int *p = (unsigned int *)(uintptr_t) * (CUdeviceptr *)params[0];
@@ -1300,6 +1327,8 @@ typedef struct {
 } fake_memcpy3d;
 struct fake_node {
   int type, index;
+  struct fake_node *deps[4]; /* a capture's: the node before it */
+  size_t ndeps;
   fake_kernel_node_params kernel;
   unsigned char args[16];
   void *arg_pointers[2];
@@ -1323,19 +1352,26 @@ CUresult cuGraphDestroy(struct fake_graph *g) {
   free(g);
   return 0;
 }
-static CUresult fake_graph_node(struct fake_node **out, struct fake_graph *g, int type) {
-  if (g == NULL || g->nnodes == 64)
+static CUresult fake_graph_node_after(struct fake_node **out, struct fake_graph *g, int type,
+                                      struct fake_node **deps, size_t ndeps) {
+  if (g == NULL || g->nnodes == 64 || ndeps > 4)
     return 1;
   struct fake_node *n = &g->nodes[g->nnodes];
   n->type = type;
   n->index = g->nnodes++;
+  for (n->ndeps = 0; n->ndeps < ndeps; ++n->ndeps)
+    n->deps[n->ndeps] = deps[n->ndeps];
   *out = n;
   return 0;
+}
+static CUresult fake_graph_node(struct fake_node **out, struct fake_graph *g, int type) {
+  return fake_graph_node_after(out, g, type, NULL, 0);
 }
 static void fake_kernel_node_set(struct fake_node *n, const fake_kernel_node_params *p) {
   n->kernel = *p;
   n->kernel.params = NULL;
-  if (strcmp(((struct fake_function *)p->func)->name, "add_scalar") == 0) {
+  const char *name = ((struct fake_function *)p->func)->name;
+  if (strcmp(name, "add_scalar") == 0 || strcmp(name, "zmlir_probe") == 0) {
     memcpy(n->args, p->params[0], 8);
     memcpy(n->args + 8, p->params[1], 4);
     n->arg_pointers[0] = n->args;
@@ -1343,36 +1379,36 @@ static void fake_kernel_node_set(struct fake_node *n, const fake_kernel_node_par
     n->kernel.params = n->arg_pointers;
   }
 }
-CUresult cuGraphAddKernelNode(struct fake_node **out, struct fake_graph *g, void *deps, size_t n,
+CUresult cuGraphAddKernelNode(struct fake_node **out, struct fake_graph *g, struct fake_node **deps, size_t n,
                               const fake_kernel_node_params *p) {
-  CUresult code = fake_graph_node(out, g, FAKE_KERNEL_NODE);
+  CUresult code = fake_graph_node_after(out, g, FAKE_KERNEL_NODE, deps, n);
   if (code == 0)
     fake_kernel_node_set(*out, p);
   return code;
 }
-CUresult cuGraphAddMemsetNode(struct fake_node **out, struct fake_graph *g, void *deps, size_t n,
+CUresult cuGraphAddMemsetNode(struct fake_node **out, struct fake_graph *g, struct fake_node **deps, size_t n,
                               const fake_memset_node_params *p, void *ctx) {
-  CUresult code = fake_graph_node(out, g, FAKE_MEMSET_NODE);
+  CUresult code = fake_graph_node_after(out, g, FAKE_MEMSET_NODE, deps, n);
   if (code == 0)
     (*out)->fill = *p;
   return code;
 }
-CUresult cuGraphAddMemcpyNode(struct fake_node **out, struct fake_graph *g, void *deps, size_t n,
+CUresult cuGraphAddMemcpyNode(struct fake_node **out, struct fake_graph *g, struct fake_node **deps, size_t n,
                               const fake_memcpy3d *p, void *ctx) {
-  CUresult code = fake_graph_node(out, g, FAKE_COPY_NODE);
+  CUresult code = fake_graph_node_after(out, g, FAKE_COPY_NODE, deps, n);
   if (code == 0)
     (*out)->copy = *p;
   return code;
 }
-CUresult cuGraphAddHostNode(struct fake_node **out, struct fake_graph *g, void *deps, size_t n,
+CUresult cuGraphAddHostNode(struct fake_node **out, struct fake_graph *g, struct fake_node **deps, size_t n,
                             const fake_host_node_params *p) {
-  CUresult code = fake_graph_node(out, g, FAKE_HOST_NODE);
+  CUresult code = fake_graph_node_after(out, g, FAKE_HOST_NODE, deps, n);
   if (code == 0)
     (*out)->host = *p;
   return code;
 }
-CUresult cuGraphAddEmptyNode(struct fake_node **out, struct fake_graph *g, void *deps, size_t n) {
-  return fake_graph_node(out, g, FAKE_EMPTY_NODE);
+CUresult cuGraphAddEmptyNode(struct fake_node **out, struct fake_graph *g, struct fake_node **deps, size_t n) {
+  return fake_graph_node_after(out, g, FAKE_EMPTY_NODE, deps, n);
 }
 /* A copy of `g` whose kernel nodes' parameter pointers are its own. */
 static struct fake_graph *fake_graph_copy(const struct fake_graph *g) {
@@ -1386,9 +1422,9 @@ static struct fake_graph *fake_graph_copy(const struct fake_graph *g) {
     }
   return copy;
 }
-CUresult cuGraphAddChildGraphNode(struct fake_node **out, struct fake_graph *g, void *deps,
+CUresult cuGraphAddChildGraphNode(struct fake_node **out, struct fake_graph *g, struct fake_node **deps,
                                   size_t n, const struct fake_graph *child) {
-  CUresult code = fake_graph_node(out, g, FAKE_CHILD_NODE);
+  CUresult code = fake_graph_node_after(out, g, FAKE_CHILD_NODE, deps, n);
   if (code == 0)
     (*out)->child = fake_graph_copy(child);
   return code;
@@ -1609,5 +1645,171 @@ CUresult cuGraphLaunch(struct fake_graph *e, void *stream) {
   return code;
 }
 unsigned long long fake_graph_launches(void) { return graph_launches; }
+
+/* Stream capture: cuStreamBeginCapture_v2 gives a created stream a graph its
+ * launches, fills and copies become nodes of, each after the one before
+ * (counted: fake_captures); cuStreamEndCapture hands it over. The graph's
+ * nodes read back as NVIDIA's do, and cuGraphExecUpdate_v2 gives an
+ * instantiation the parameters of a graph of the same node types (counted:
+ * fake_graph_exec_updates). FAKE_CAPTURE_MANGLED: kernel nodes read back
+ * with another grid. */
+static unsigned long long captures, graph_exec_updates;
+unsigned long long fake_captures(void) { return captures; }
+unsigned long long fake_graph_exec_updates(void) { return graph_exec_updates; }
+CUresult cuStreamBeginCapture_v2(struct fake_stream *s, int mode) {
+  if (!fake_stream_live(s) || mode < 0 || mode > 2)
+    return 400;
+  if (s->capture != NULL)
+    return 401; /* CUDA_ERROR_ILLEGAL_STATE */
+  s->capture = calloc(1, sizeof *s->capture);
+  ++captures;
+  return 0;
+}
+CUresult cuStreamEndCapture(struct fake_stream *s, struct fake_graph **out) {
+  if (!fake_stream_live(s) || s->capture == NULL)
+    return 401;
+  *out = s->capture;
+  s->capture = NULL;
+  return 0;
+}
+CUresult cuStreamGetCaptureInfo_v2(struct fake_stream *s, int *status, unsigned long long *id,
+                                   struct fake_graph **graph, struct fake_node ***deps,
+                                   size_t *count) {
+  static struct fake_node *last[1];
+  if (s != NULL && !fake_stream_live(s))
+    return 400;
+  struct fake_graph *g = s ? s->capture : NULL;
+  if (status)
+    *status = g != NULL;
+  if (id && g)
+    *id = (uintptr_t)g;
+  if (graph)
+    *graph = g;
+  last[0] = g && g->nnodes ? &g->nodes[g->nnodes - 1] : NULL;
+  if (deps)
+    *deps = last[0] ? last : NULL;
+  if (count)
+    *count = last[0] != NULL;
+  return 0;
+}
+static struct fake_node *fake_captured_node(void *stream, int type) {
+  struct fake_stream *s = stream;
+  struct fake_node *n;
+  if (!fake_stream_live(stream) || s->capture == NULL ||
+      fake_graph_node(&n, s->capture, type) != 0)
+    return NULL;
+  if (n->index > 0) {
+    n->deps[0] = &s->capture->nodes[n->index - 1];
+    n->ndeps = 1;
+  }
+  return n;
+}
+static int fake_capture_kernel(void *stream, void *f, const unsigned int grid[3],
+                               const unsigned int block[3], unsigned int shared, void **params) {
+  struct fake_node *n = fake_captured_node(stream, FAKE_KERNEL_NODE);
+  if (n == NULL)
+    return 0;
+  fake_kernel_node_params p = {f, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]},
+                               shared, params, NULL};
+  fake_kernel_node_set(n, &p);
+  return 1;
+}
+static int fake_capture_fill(void *stream, CUdeviceptr d, unsigned int v, unsigned int size,
+                             size_t n) {
+  struct fake_node *node = fake_captured_node(stream, FAKE_MEMSET_NODE);
+  if (node == NULL)
+    return 0;
+  node->fill = (fake_memset_node_params){d, 0, v, size, n, 1};
+  return 1;
+}
+static int fake_capture_copy(void *stream, int dst_type, uintptr_t d, int src_type, uintptr_t s,
+                             size_t n) {
+  struct fake_node *node = fake_captured_node(stream, FAKE_COPY_NODE);
+  if (node == NULL)
+    return 0;
+  memset(&node->copy, 0, sizeof node->copy);
+  node->copy.src_type = src_type;
+  node->copy.src_host = (const void *)s;
+  node->copy.src_device = s;
+  node->copy.dst_type = dst_type;
+  node->copy.dst_host = (void *)d;
+  node->copy.dst_device = d;
+  node->copy.width = n;
+  node->copy.height = node->copy.depth = 1;
+  return 1;
+}
+CUresult cuGraphGetNodes(struct fake_graph *g, struct fake_node **nodes, size_t *count) {
+  if (g == NULL || count == NULL)
+    return 1;
+  if (nodes != NULL)
+    for (int i = 0; i < g->nnodes && (size_t)i < *count; ++i)
+      nodes[i] = &g->nodes[i];
+  *count = (size_t)g->nnodes;
+  return 0;
+}
+CUresult cuGraphNodeGetType(struct fake_node *n, int *type) {
+  static const int types[] = {0 /* KERNEL */, 2 /* MEMSET */, 1 /* MEMCPY */, 3 /* HOST */,
+                              5 /* EMPTY */, 4 /* GRAPH */};
+  *type = types[n->type];
+  return 0;
+}
+CUresult cuGraphNodeGetDependencies(struct fake_node *n, struct fake_node **deps,
+                                    size_t *count) {
+  if (deps != NULL)
+    for (size_t i = 0; i < n->ndeps && i < *count; ++i)
+      deps[i] = n->deps[i];
+  *count = n->ndeps;
+  return 0;
+}
+CUresult cuGraphKernelNodeGetParams_v2(struct fake_node *n, fake_kernel_node_params *p) {
+  if (n->type != FAKE_KERNEL_NODE)
+    return 1;
+  *p = n->kernel;
+  ((void **)(p + 1))[0] = ((void **)(p + 1))[1] = NULL; /* v2's kern and ctx */
+  if (getenv("FAKE_CAPTURE_MANGLED")) /* a driver whose graphs read back otherwise */
+    ++p->grid[0];
+  return 0;
+}
+CUresult cuGraphMemsetNodeGetParams(struct fake_node *n, fake_memset_node_params *p) {
+  if (n->type != FAKE_MEMSET_NODE)
+    return 1;
+  *p = n->fill;
+  return 0;
+}
+CUresult cuGraphMemcpyNodeGetParams(struct fake_node *n, fake_memcpy3d *p) {
+  if (n->type != FAKE_COPY_NODE)
+    return 1;
+  *p = n->copy;
+  return 0;
+}
+CUresult cuGraphHostNodeGetParams(struct fake_node *n, fake_host_node_params *p) {
+  if (n->type != FAKE_HOST_NODE)
+    return 1;
+  *p = n->host;
+  return 0;
+}
+typedef struct {
+  int result;
+  struct fake_node *error_node, *error_from_node;
+} fake_update_info;
+CUresult cuGraphExecUpdate_v2(struct fake_graph *e, struct fake_graph *g, fake_update_info *info) {
+  int same = e->nnodes == g->nnodes;
+  for (int i = 0; same && i < g->nnodes; ++i)
+    same = e->nodes[i].type == g->nodes[i].type && e->nodes[i].ndeps == g->nodes[i].ndeps;
+  info->result = same ? 0 : 2; /* SUCCESS, TOPOLOGY_CHANGED */
+  info->error_node = info->error_from_node = NULL;
+  if (!same)
+    return 910; /* CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE */
+  for (int i = 0; i < g->nnodes; ++i) {
+    struct fake_node *to = &e->nodes[i], *from = &g->nodes[i];
+    if (from->type == FAKE_KERNEL_NODE)
+      fake_kernel_node_set(to, &from->kernel);
+    to->fill = from->fill;
+    to->copy = from->copy;
+    to->host = from->host;
+  }
+  ++graph_exec_updates;
+  return 0;
+}
 unsigned long long fake_graph_exec_sets(void) { return graph_exec_sets; }
 int fake_graph_execs_live(void) { return graph_execs_live; }
