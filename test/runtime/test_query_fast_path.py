@@ -663,7 +663,8 @@ def test_cublas_per_call_asks_take_the_c_path(libdir: str, backend: str,
     """What NVIDIA's cuBLAS asks in every GEMM besides its launch: whether
     its stream captures (5 cuStreamGetCaptureInfo_v2) and, under the
     passthrough, its kernel's attributes (up to 32 cuKernelGetAttribute, a
-    cuKernelSetAttribute), answered in C with the Python path's answers."""
+    cuKernelSetAttribute), answered in C with the Python path's answers;
+    under the passthrough during a capture too (NVIDIA's driver captures)."""
     fast, python = _fast_and_python(_CUBLAS_ASKS, libdir,
                                     _backend_env(backend, fake_nvidia_driver))
     cuda = int(backend == "cuda")
@@ -671,8 +672,8 @@ def test_cublas_per_call_asks_take_the_c_path(libdir: str, backend: str,
                 "capture_stream": 1, "capture_unknown": 0, "capture_v3": 1, "capture_v1": 1,
                 "capturing": 0, "capturing_elsewhere": 0, "after_capture": 1,
                 "ours_threads": 0, "ours_carveout_set": 0}
-    if cuda:  # the stand-in's machine code
-        expected.update({"native_shared": 1, "native_threads": 1, "native_carveout_set": 1,
+    if cuda:  # the stand-in's capture (fastpath.c: stream capture), its machine code
+        expected.update({"capturing": 1, "capturing_elsewhere": 1, "native_shared": 1, "native_threads": 1, "native_carveout_set": 1,
                          "native_carveout": 1, "native_cluster_set": 1, "native_optin_set": 1,
                          "native_null": 0})
     assert fast.pop("fast") == expected

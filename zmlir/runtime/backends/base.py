@@ -47,6 +47,9 @@ class Backend(ABC):
     # Whether an executable graph of kernels, fills, copies and host functions
     # may replay as the vendor's own graph (graph_* methods: the CUDA backend's).
     vendor_graphs: bool = False
+    # Whether a stream's capture may be the vendor's (capture_probe and the
+    # graph_* readers; fastpath.c: stream capture): the CUDA backend's.
+    vendor_captures: bool = False
     # Whether copy_pitched and fill_pitched copy and fill 2D/3D between host
     # and device memory in one call each.
     pitched_copies: bool = False

@@ -281,6 +281,29 @@ CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNod
 CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
                                       const CUDA_HOST_NODE_PARAMS *nodeParams);
 CUresult cuGraphExecDestroy(CUgraphExec hGraphExec);
+typedef struct {
+    CUfunction func;
+    unsigned int gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes; void **kernelParams; void **extra; void *kern; void *ctx;
+} CUDA_KERNEL_NODE_PARAMS_v2;
+CUresult cuStreamBeginCapture_v2(CUstream hStream, int mode);
+CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph);
+CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, int *captureStatus_out,
+                                   unsigned long long *id_out, CUgraph *graph_out,
+                                   const CUgraphNode **dependencies_out,
+                                   size_t *numDependencies_out);
+CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, void *resultInfo);
+CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes);
+CUresult cuGraphNodeGetType(CUgraphNode hNode, int *type);
+CUresult cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode *dependencies,
+                                    size_t *numDependencies);
+CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v2 *nodeParams);
+CUresult cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams);
+CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies,
+                                       void *edgeData, size_t *numDependencies);
+CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams);
+CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, void *nodeParams);
+CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams);
 CUresult cuEventRecord(CUevent hEvent, CUstream hStream);
 CUresult cuEventQuery(CUevent hEvent);
 CUresult cuEventSynchronize(CUevent hEvent);
@@ -348,6 +371,30 @@ _GRAPH_CALLS = ("cuGraphCreate", "cuGraphDestroy", "cuGraphAddKernelNode",
                 "cuGraphInstantiateWithFlags", "cuGraphLaunch", "cuGraphExecKernelNodeSetParams",
                 "cuGraphExecMemsetNodeSetParams", "cuGraphExecMemcpyNodeSetParams",
                 "cuGraphExecHostNodeSetParams", "cuGraphExecDestroy")
+
+# The kernel capture_probe launches into a capture (never run).
+_PROBE_PTX = b""".version 7.0
+.target sm_52
+.address_size 64
+.visible .entry zmlir_probe(.param .u64 p, .param .u32 v)
+{
+  .reg .b64 %rd<3>;
+  .reg .b32 %r<2>;
+  ld.param.u64 %rd1, [p];
+  ld.param.u32 %r1, [v];
+  cvta.to.global.u64 %rd2, %rd1;
+  st.global.u32 [%rd2], %r1;
+  ret;
+}
+\0"""
+
+# NVIDIA's calls a capture on its driver needs (fastpath.c: stream capture), and
+# those that read its captured graph (graph/vendor.py: imported).
+_CAPTURE_CALLS = ("cuStreamBeginCapture_v2", "cuStreamEndCapture", "cuStreamGetCaptureInfo_v2",
+                  "cuGraphExecUpdate_v2", "cuGraphGetNodes", "cuGraphNodeGetType",
+                  "cuGraphNodeGetDependencies", "cuGraphKernelNodeGetParams_v2",
+                  "cuGraphMemsetNodeGetParams", "cuGraphMemcpyNodeGetParams",
+                  "cuGraphHostNodeGetParams")
 
 _VMM_CALLS = frozenset((
     "cuMemGetAllocationGranularity", "cuMemAddressReserve", "cuMemAddressFree", "cuMemCreate",
@@ -1346,7 +1393,149 @@ class CUDABackend(Backend):
         self._enter()
         if graph_exec is not None:
             self.lib.cuGraphExecDestroy(graph_exec)
-        self.lib.cuGraphDestroy(graph)
+        if graph is not None:
+            self.lib.cuGraphDestroy(self.ffi.cast("CUgraph", graph))
+
+    # -- NVIDIA's captures of our streams (fastpath.c), its graphs read back ------
+
+    @functools.cached_property
+    def vendor_captures(self) -> bool:
+        return self.vendor_graphs and all(getattr(self.lib, name, None) is not None
+                                          for name in _CAPTURE_CALLS)
+
+    def capture_probe(self, nbytes: int, host: int) -> tuple[int, int, int, bytes]:
+        """NVIDIA's graph of a capture (relaxed, on a stream of its own) of
+        what fastpath.c's captures hold: a fill of device memory, a launch
+        (captured, never run) of a kernel of a module of its own, copies of
+        `nbytes` to and from host memory `host`: (the graph, its device
+        memory, the kernel, the launch's arguments' bytes), which
+        release_capture_probe releases."""
+        self._enter()
+        module, function = self.ffi.new("CUmodule *"), self.ffi.new("CUfunction *")
+        stream, graph = self.ffi.new("CUstream *"), self.ffi.new("CUgraph *")
+        self.check("cuModuleLoadDataEx", self.lib.cuModuleLoadDataEx(
+            module, _PROBE_PTX, 0, self.ffi.NULL, self.ffi.NULL))
+        memory = 0
+        try:
+            self.check("cuModuleGetFunction",
+                       self.lib.cuModuleGetFunction(function, module[0], b"zmlir_probe"))
+            self.check("cuStreamCreate", self.lib.cuStreamCreate(stream, 0))
+            memory = self.alloc(nbytes)
+            pointer, value = self.ffi.new("uint64_t *", memory), self.ffi.new("uint32_t *", 7)
+            params = self.ffi.new("void *[]", [pointer, value])
+            host_pointer, s = self.ffi.cast("void *", host), stream[0]
+            self.check("cuStreamBeginCapture_v2", self.lib.cuStreamBeginCapture_v2(s, 2))
+            codes = [self.lib.cuMemsetD8Async(memory, 7, nbytes, s),
+                     self.lib.cuLaunchKernel(function[0], 1, 1, 1, 1, 1, 1, 0, s, params,
+                                             self.ffi.NULL),
+                     self.lib.cuMemcpyDtoHAsync_v2(host_pointer, memory, nbytes, s),
+                     self.lib.cuMemcpyHtoDAsync_v2(memory, host_pointer, nbytes, s)]
+            end = self.lib.cuStreamEndCapture(s, graph)
+            for code in (*codes, end):
+                self.check("a capture", code)
+        except Exception:
+            if memory:
+                self.free(memory)
+            self.lib.cuModuleUnload(module[0])
+            raise
+        finally:
+            if stream[0] != self.ffi.NULL:
+                self.lib.cuStreamDestroy_v2(stream[0])
+        self._probe_module = module[0]  # unloaded by release_capture_probe
+        args = bytes(self.ffi.buffer(pointer)) + bytes(self.ffi.buffer(value))
+        return self.fast_graph(graph[0]), memory, self.fast_graph(function[0]), args
+
+    def release_capture_probe(self, graph: int, memory: int) -> None:
+        self.graph_destroy(graph)
+        self.free(memory)
+        self.lib.cuModuleUnload(self._probe_module)
+
+    def capture_dependencies(self, stream: int) -> tuple[int, list[int]]:
+        """NVIDIA's CUstreamCaptureStatus of `stream` and the nodes its next
+        work depends on."""
+        self._enter()
+        status, deps = self.ffi.new("int *"), self.ffi.new("const CUgraphNode **")
+        count = self.ffi.new("size_t *")
+        self.check("cuStreamGetCaptureInfo_v2", self.lib.cuStreamGetCaptureInfo_v2(
+            self.ffi.cast("CUstream", stream), status, self.ffi.NULL, self.ffi.NULL, deps,
+            count))
+        return int(status[0]), [self.fast_graph(deps[0][i]) for i in range(count[0])]
+
+    def graph_nodes(self, graph: int) -> list[int]:
+        """The nodes of NVIDIA's graph `graph`, in the order it made them."""
+        self._enter()
+        g = self.ffi.cast("CUgraph", graph)
+        count = self.ffi.new("size_t *")
+        self.check("cuGraphGetNodes", self.lib.cuGraphGetNodes(g, self.ffi.NULL, count))
+        if count[0] == 0:  # NVIDIA refuses an array for none (CUDA_ERROR_INVALID_VALUE)
+            return []
+        nodes = self.ffi.new("CUgraphNode[]", count[0])
+        self.check("cuGraphGetNodes", self.lib.cuGraphGetNodes(g, nodes, count))
+        return [self.fast_graph(nodes[i]) for i in range(count[0])]
+
+    def graph_node(self, node: int) -> tuple[int, list[int]]:
+        """NVIDIA's node `node`: its CUgraphNodeType and its dependencies."""
+        self._enter()
+        n = self.ffi.cast("CUgraphNode", node)
+        kind, count = self.ffi.new("int *"), self.ffi.new("size_t *")
+        self.check("cuGraphNodeGetType", self.lib.cuGraphNodeGetType(n, kind))
+        self.check("cuGraphNodeGetDependencies",
+                   self.lib.cuGraphNodeGetDependencies(n, self.ffi.NULL, count))
+        if count[0] == 0:  # NVIDIA refuses an array for none (CUDA_ERROR_INVALID_VALUE)
+            return int(kind[0]), []
+        deps = self.ffi.new("CUgraphNode[]", count[0])
+        self.check("cuGraphNodeGetDependencies",
+                   self.lib.cuGraphNodeGetDependencies(n, deps, count))
+        return int(kind[0]), [self.fast_graph(deps[i]) for i in range(count[0])]
+
+    def graph_kernel_node(self, node: int) -> tuple[int, tuple[int, int, int],
+                                                    tuple[int, int, int], int, int]:
+        """A kernel node's (CUfunction, grid, block, shared window bytes, its
+        kernelParams: read them with kernel_node_args)."""
+        self._enter()
+        n = self.ffi.cast("CUgraphNode", node)
+        p = self.ffi.new("CUDA_KERNEL_NODE_PARAMS_v2 *")
+        if self.lib.cuGraphKernelNodeGetParams_v2(n, p) != CUDA_SUCCESS:
+            p = self.ffi.new("CUDA_KERNEL_NODE_PARAMS *")  # the first form's (no CUkernel)
+            self.check("cuGraphKernelNodeGetParams", self.lib.cuGraphKernelNodeGetParams(n, p))
+        function = self.fast_graph(p.func) or self.fast_graph(getattr(p, "kern", 0))
+        if p.extra != self.ffi.NULL:  # none in a capture of fastpath.c's launches
+            raise ValueError("a kernel node with `extra`")
+        return (function, (p.gridDimX, p.gridDimY, p.gridDimZ),
+                (p.blockDimX, p.blockDimY, p.blockDimZ), int(p.sharedMemBytes),
+                self.fast_graph(p.kernelParams))
+
+    def kernel_node_args(self, params: int, sizes: Sequence[int]) -> tuple[bytes, ...]:
+        """Each argument's bytes from a kernel node's kernelParams."""
+        if not params and sizes:
+            raise ValueError("a kernel node without its arguments")
+        pointers = self.ffi.cast("void **", params)
+        return tuple(bytes(self.ffi.buffer(pointers[i], size)) for i, size in enumerate(sizes))
+
+    def graph_memset_node(self, node: int) -> tuple[int, int, int, int, int, int]:
+        """A fill node's (dst, pitch, value, element size, width, height)."""
+        self._enter()
+        p = self.ffi.new("CUDA_MEMSET_NODE_PARAMS *")
+        self.check("cuGraphMemsetNodeGetParams", self.lib.cuGraphMemsetNodeGetParams(
+            self.ffi.cast("CUgraphNode", node), p))
+        return (int(p.dst), int(p.pitch), int(p.value), int(p.elementSize), int(p.width),
+                int(p.height))
+
+    def graph_copy_node(self, node: int, size: int) -> bytes:
+        """A copy node's CUDA_MEMCPY3D (`size` bytes)."""
+        self._enter()
+        p = self.ffi.new("char[]", size)
+        self.check("cuGraphMemcpyNodeGetParams", self.lib.cuGraphMemcpyNodeGetParams(
+            self.ffi.cast("CUgraphNode", node), p))
+        return bytes(self.ffi.buffer(p))
+
+    def graph_host_node(self, node: int) -> tuple[int, int]:
+        """A host node's function and user data."""
+        self._enter()
+        p = self.ffi.new("CUDA_HOST_NODE_PARAMS *")
+        self.check("cuGraphHostNodeGetParams", self.lib.cuGraphHostNodeGetParams(
+            self.ffi.cast("CUgraphNode", node), p))
+        return self.fast_graph(p.fn), self.fast_graph(p.userData)
 
     def fast_graph(self, graph_object: Any) -> int:
         """The address of an instantiation or a node of graph_*'s, for fastpath.c."""
@@ -1447,6 +1636,12 @@ class CUDABackend(Backend):
         if self.vendor_graphs:  # an executable graph's replay: graph_launch, graph_set_kernel
             points["graph_launch"] = address(self.lib.cuGraphLaunch)
             points["graph_set_kernel"] = address(self.lib.cuGraphExecKernelNodeSetParams)
+        if self.vendor_captures:  # stream capture on NVIDIA's driver
+            points.update(begin_capture=address(self.lib.cuStreamBeginCapture_v2),
+                          end_capture=address(self.lib.cuStreamEndCapture),
+                          capture_info=address(self.lib.cuStreamGetCaptureInfo_v2),
+                          exec_update=address(self.lib.cuGraphExecUpdate_v2),
+                          graph_destroy=address(self.lib.cuGraphDestroy))
         if self.supports_clusters:  # launches with a thread-block cluster, as _launch makes them
             points["launch_ex"] = address(self.lib.cuLaunchKernelEx)
         # NVIDIA's machine code's attributes: native_function_attribute and

@@ -519,7 +519,9 @@ C_FAST_PATH = ("cuLaunchKernel", "cuLaunchKernelEx", "cuEventRecord", "cuEventRe
                "cuStreamGetCaptureInfo_v2", "cuStreamGetCaptureInfo_v3",
                "cuOccupancyMaxActiveBlocksPerMultiprocessor",
                "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", "cuGraphLaunch",
-               "cuGraphExecKernelNodeSetParams", "cuGraphExecKernelNodeSetParams_v2")
+               "cuGraphExecKernelNodeSetParams", "cuGraphExecKernelNodeSetParams_v2",
+               "cuStreamIsCapturing", "cuStreamBeginCapture", "cuStreamBeginCapture_v2",
+               "cuStreamEndCapture", "cuGraphExecUpdate_v2", "cuGraphDestroy")
 PYTHON_BODY_PREFIX = "zmlir_py_"
 
 # What the Python driver calls to keep fastpath.c's table in step.
@@ -538,6 +540,15 @@ int zmlir_fast_stream(uintptr_t handle, uintptr_t target);
 int zmlir_fast_event(uintptr_t handle, uintptr_t target);
 int zmlir_fast_graph(uintptr_t handle, uintptr_t target);
 int zmlir_fast_graph_node(uintptr_t node, uintptr_t graph, uintptr_t target);
+void zmlir_fast_vendor_capture_enable(int on);
+int zmlir_fast_begin_vendor_capture(uintptr_t stream, int mode);
+int zmlir_fast_vendor_captures_under_way(void);
+void zmlir_fast_capture_lock(int lock);
+int zmlir_fast_stream_capture(uintptr_t stream, int end, int *code, uintptr_t *graph);
+int zmlir_fast_captured_take(uintptr_t graph);
+uintptr_t zmlir_fast_update_take(uintptr_t exec, int *failed, int *destroyed);
+void zmlir_fast_update_done(uintptr_t graph);
+int zmlir_fast_updates_pending(void);
 struct zmlir_graph_record {
   uintptr_t graph, node, func;
   unsigned int grid[3], block[3], shared, nargs;

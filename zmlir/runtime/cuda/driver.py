@@ -170,6 +170,8 @@ def _boundary(name: str, body: Callable[..., int] | None, driver: Driver) -> Cal
     def invoke(*args: Any) -> int:
         driver.fast.enter()  # counted: the process's exit waits for it (fastpath.c)
         try:
+            if driver.fast.vendor_captures():  # streams capture on the vendor's driver
+                driver.demote_vendor_captures()
             if sticky:
                 driver.check_sticky(flush, needs_context)
             return int(body(*args))

@@ -75,6 +75,12 @@ typedef CUresult (*zmlir_cu_event_fn)(void *); /* cuEventQuery, cuEventSynchroni
 typedef CUresult (*zmlir_cu_event_elapsed_fn)(float *, void *, void *);
 typedef CUresult (*zmlir_cu_synchronize_fn)(void);
 typedef CUresult (*zmlir_cu_graph_launch_fn)(void *, void *);
+typedef CUresult (*zmlir_cu_begin_capture_fn)(void *, int);
+typedef CUresult (*zmlir_cu_end_capture_fn)(void *, void **);
+typedef CUresult (*zmlir_cu_capture_info_fn)(void *, int *, unsigned long long *, void **,
+                                             const void **, size_t *);
+typedef CUresult (*zmlir_cu_exec_update_fn)(void *, void *, void *);
+typedef CUresult (*zmlir_cu_graph_destroy_fn)(void *);
 /* CUDA_KERNEL_NODE_PARAMS (v1), and v2's: a CUkernel and a context after it */
 struct zmlir_kernel_node_params {
   void *func;
@@ -126,6 +132,10 @@ struct zmlir_fast_backend {
   uintptr_t shared_optin; /* bytes: the device's MAX_SHARED_MEMORY_PER_BLOCK_OPTIN (0: unknown) */
   uintptr_t graph_launch; /* the real driver's cuGraphLaunch */
   uintptr_t graph_set_kernel; /* the real driver's cuGraphExecKernelNodeSetParams (v1) */
+  /* the real driver's cuStreamBeginCapture_v2, cuStreamEndCapture,
+   * cuStreamGetCaptureInfo_v2, cuGraphExecUpdate_v2 and cuGraphDestroy (below:
+   * stream capture) */
+  uintptr_t begin_capture, end_capture, capture_info, exec_update, graph_destroy;
 };
 
 struct zmlir_fast_entry {
@@ -151,6 +161,13 @@ struct zmlir_fast_entry {
   unsigned int optin;
   int optin_set_here; /* optin was set here, not yet read back by Python (zmlir_fast_optin) */
   unsigned char sizes[ZMLIR_FAST_MAX_PARAMS];
+  /* a stream: 1 + the CUstreamCaptureMode of the capture the real driver
+   * makes of its vendor stream's work (0: none); an executable graph: the
+   * captured graph the real driver's copy was last updated from, and whether
+   * an update of it failed (below: stream capture) */
+  int vendor_capture;
+  uintptr_t pending_update;
+  int update_failed;
 };
 
 static struct zmlir_fast_entry zmlir_fast_table[ZMLIR_FAST_SLOTS];
@@ -159,6 +176,9 @@ static pthread_mutex_t zmlir_fast_write = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t zmlir_fast_cl = PTHREAD_MUTEX_INITIALIZER; /* kernel args are shared */
 static int zmlir_fast_enabled;
 static int zmlir_fast_captures;
+static int zmlir_fast_vendor_captures; /* the real driver's captures of our streams */
+static int zmlir_fast_vendor_capture_on;
+static pthread_mutex_t zmlir_capture_lock = PTHREAD_MUTEX_INITIALIZER;
 static int zmlir_fast_sync_work; /* what a synchronisation must do in Python (below) */
 static unsigned long zmlir_fast_epoch = 1;
 static unsigned long long zmlir_fast_count, zmlir_fast_event_count;
@@ -433,6 +453,11 @@ int zmlir_fast_set_entry(const char *name, uintptr_t address) {
       {"shared_optin", offsetof(struct zmlir_fast_backend, shared_optin)},
       {"graph_launch", offsetof(struct zmlir_fast_backend, graph_launch)},
       {"graph_set_kernel", offsetof(struct zmlir_fast_backend, graph_set_kernel)},
+      {"begin_capture", offsetof(struct zmlir_fast_backend, begin_capture)},
+      {"end_capture", offsetof(struct zmlir_fast_backend, end_capture)},
+      {"capture_info", offsetof(struct zmlir_fast_backend, capture_info)},
+      {"exec_update", offsetof(struct zmlir_fast_backend, exec_update)},
+      {"graph_destroy", offsetof(struct zmlir_fast_backend, graph_destroy)},
   };
   for (size_t i = 0; i < sizeof fields / sizeof *fields; ++i)
     if (strcmp(name, fields[i].name) == 0) {
@@ -755,7 +780,7 @@ static int zmlir_fast_opencl(const struct zmlir_fast_entry *e, const unsigned in
  * tracing), no capture is under way, the calling thread's current context is
  * known and holds no sticky error, no kernel has faulted or failed since the
  * Python driver last looked, and the stream is a default one or ours. */
-static int zmlir_fast_applies(void *stream) {
+static int zmlir_fast_applies_in_capture(void *stream) {
   if (!ZMLIR_LOAD(zmlir_fast_enabled) || ZMLIR_LOAD(zmlir_fast_captures) != 0)
     return 0;
   if (zmlir_fast_ctx == 0 || zmlir_fast_ctx_epoch != ZMLIR_LOAD(zmlir_fast_epoch))
@@ -765,6 +790,35 @@ static int zmlir_fast_applies(void *stream) {
     return 0;
   uintptr_t s = (uintptr_t)stream;
   return s <= 2 || zmlir_fast_find(s, ZMLIR_FAST_STREAM) != NULL; /* 0-2: default streams */
+}
+
+/* As zmlir_fast_applies_in_capture, and no stream captures on the real
+ * driver either: any call but a stream's work (below) is Python's then. */
+static int zmlir_fast_applies(void *stream) {
+  return ZMLIR_LOAD(zmlir_fast_vendor_captures) == 0 && zmlir_fast_applies_in_capture(stream);
+}
+
+/* Whether a stream's work (a launch, an asynchronous copy or fill) may take
+ * the fast path: 0 no, 1 yes, 2 yes with zmlir_capture_lock held (release
+ * it with zmlir_fast_work_done). While the real driver captures streams of
+ * ours, only our created streams' work is here (on a capturing one, the
+ * real driver records it); the lock keeps the Python driver from ending
+ * those captures meanwhile (capture.py: demote). */
+static int zmlir_fast_work_applies(void *stream) {
+  if (ZMLIR_LOAD(zmlir_fast_vendor_captures) == 0)
+    return zmlir_fast_applies_in_capture(stream);
+  if ((uintptr_t)stream <= 2)
+    return 0;
+  pthread_mutex_lock(&zmlir_capture_lock);
+  if (zmlir_fast_applies_in_capture(stream))
+    return 2;
+  pthread_mutex_unlock(&zmlir_capture_lock);
+  return 0;
+}
+
+static void zmlir_fast_work_done(int applies) {
+  if (applies == 2)
+    pthread_mutex_unlock(&zmlir_capture_lock);
 }
 
 /* The real driver's stream for a stream zmlir_fast_applies to: a registered
@@ -800,11 +854,10 @@ static int zmlir_fast_extra_fits(void **extra, unsigned int bytes) {
  * launch with `extra` (NVIDIA's cuBLAS packs its kernels' parameters so)
  * hands it to the real driver as it is, where the Python path unpacks it
  * into kernelParams: the same bytes. */
-static int zmlir_fast_launch(void *f, const unsigned int grid[3], const unsigned int block[3],
-                             unsigned int shared, void *stream, void **params, void **extra,
-                             const unsigned int *cluster, CUresult *result) {
-  if (!zmlir_fast_applies(stream))
-    return 0;
+static int zmlir_fast_launch_here(void *f, const unsigned int grid[3],
+                                  const unsigned int block[3], unsigned int shared, void *stream,
+                                  void **params, void **extra, const unsigned int *cluster,
+                                  CUresult *result) {
   struct zmlir_fast_entry *e = zmlir_fast_find_function((uintptr_t)f);
   if (e == NULL)
     return 0;
@@ -854,6 +907,19 @@ static int zmlir_fast_launch(void *f, const unsigned int grid[3], const unsigned
   }
   __atomic_add_fetch(&zmlir_fast_count, 1, __ATOMIC_RELAXED);
   return 1;
+}
+
+/* A launch in a capture on the real driver is one without `extra` or a
+ * cluster: the kernel node it records has all the Python driver's copy
+ * holds (graph/vendor.py: imported). */
+static int zmlir_fast_launch(void *f, const unsigned int grid[3], const unsigned int block[3],
+                             unsigned int shared, void *stream, void **params, void **extra,
+                             const unsigned int *cluster, CUresult *result) {
+  int applies = zmlir_fast_work_applies(stream);
+  int done = applies && !(applies == 2 && (extra != NULL || cluster != NULL)) &&
+             zmlir_fast_launch_here(f, grid, block, shared, stream, params, extra, cluster, result);
+  zmlir_fast_work_done(applies);
+  return done;
 }
 
 CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
@@ -1368,7 +1434,8 @@ CUresult cuMemAdvise(CUdeviceptr devPtr, size_t count, int advice, CUdevice devi
 static int zmlir_fast_memset(int index, int async, CUdeviceptr dst, unsigned int value, size_t n,
                              void *stream, CUresult *result) {
   uintptr_t fn = async ? zmlir_fast_backend.memset_async[index] : zmlir_fast_backend.memset[index];
-  if (!fn || !zmlir_fast_applies(stream))
+  int applies = !fn ? 0 : async ? zmlir_fast_work_applies(stream) : zmlir_fast_applies(stream);
+  if (!applies)
     return 0;
   CUresult code;
   void *queue = async ? zmlir_fast_queue(stream) : NULL;
@@ -1381,6 +1448,7 @@ static int zmlir_fast_memset(int index, int async, CUdeviceptr dst, unsigned int
   else
     code = async ? ((zmlir_cu_memset32_async_fn)fn)(dst, value, n, queue)
                  : ((zmlir_cu_memset32_fn)fn)(dst, value, n);
+  zmlir_fast_work_done(applies);
   if (code != 0)
     return 0;
   *result = 0;
@@ -1420,9 +1488,12 @@ ZMLIR_FAST_MEMSET(cuMemsetD32, 2, unsigned int)
 static int zmlir_fast_copy_async(int index, uintptr_t dst, uintptr_t src, size_t n, void *stream,
                                  CUresult *result) {
   uintptr_t fn = zmlir_fast_backend.copy_async[index];
-  if (!fn || !zmlir_fast_applies(stream))
+  int applies = fn ? zmlir_fast_work_applies(stream) : 0;
+  if (!applies)
     return 0;
-  if (((zmlir_cu_copy_async_fn)fn)(dst, src, n, zmlir_fast_queue(stream)) != 0)
+  CUresult code = ((zmlir_cu_copy_async_fn)fn)(dst, src, n, zmlir_fast_queue(stream));
+  zmlir_fast_work_done(applies);
+  if (code != 0)
     return 0;
   *result = 0;
   __atomic_add_fetch(&zmlir_fast_mem_count, 1, __ATOMIC_RELAXED);
@@ -1746,7 +1817,7 @@ CUresult zmlir_fast_context_id(void *ctx, unsigned long long *id) {
 
 static int zmlir_fast_optin_unchanged(void *f, int attrib, int value) {
   /* As a launch's: the calling thread's context known, no capture, no fault. */
-  if (attrib != 8 /* MAX_DYNAMIC_SHARED_SIZE_BYTES */ || value < 0 || !zmlir_fast_applies(NULL))
+  if (attrib != 8 /* MAX_DYNAMIC_SHARED_SIZE_BYTES */ || value < 0 || !zmlir_fast_applies_in_capture(NULL))
     return 0;
   struct zmlir_fast_entry *e = zmlir_fast_find_function((uintptr_t)f);
   if (e == NULL || (unsigned int)value != e->optin)
@@ -1770,7 +1841,7 @@ static int zmlir_fast_optin_unchanged(void *f, int attrib, int value) {
 
 static struct zmlir_fast_entry *zmlir_fast_native(void *f) {
   struct zmlir_fast_entry *e =
-      zmlir_fast_applies(NULL) ? zmlir_fast_find((uintptr_t)f, ZMLIR_FAST_CUDA) : NULL;
+      zmlir_fast_applies_in_capture(NULL) ? zmlir_fast_find((uintptr_t)f, ZMLIR_FAST_CUDA) : NULL;
   return e && e->native ? e : NULL;
 }
 
@@ -1797,7 +1868,7 @@ static int zmlir_fast_set_optin(void *f, int value) {
   zmlir_cu_func_set_attribute_fn set =
       (zmlir_cu_func_set_attribute_fn)zmlir_fast_backend.func_set_attribute;
   uintptr_t limit = ZMLIR_LOAD(zmlir_fast_backend.shared_optin);
-  if (set == NULL || limit == 0 || value < 0 || !zmlir_fast_applies(NULL))
+  if (set == NULL || limit == 0 || value < 0 || !zmlir_fast_applies_in_capture(NULL))
     return 0;
   struct zmlir_fast_entry *e = zmlir_fast_find((uintptr_t)f, ZMLIR_FAST_CUDA);
   if (e == NULL)
@@ -1852,7 +1923,7 @@ static int zmlir_fast_set_attribute(void *f, int attrib, int value) {
 static int zmlir_fast_occupancy(int *blocks, void *f, int block, size_t dynamic,
                                 unsigned int flags, CUresult *result) {
   zmlir_cu_occupancy_fn occupancy = (zmlir_cu_occupancy_fn)zmlir_fast_backend.occupancy;
-  struct zmlir_fast_entry *e = blocks && occupancy && block > 0 && zmlir_fast_applies(NULL)
+  struct zmlir_fast_entry *e = blocks && occupancy && block > 0 && zmlir_fast_applies_in_capture(NULL)
                                    ? zmlir_fast_find((uintptr_t)f, ZMLIR_FAST_CUDA)
                                    : NULL;
   if (e == NULL)
@@ -1937,36 +2008,51 @@ CUresult cuKernelSetAttribute(int attrib, int val, CUkernel kernel, CUdevice dev
  * (cuStreamGetCaptureInfo_v2). While no capture is under way anywhere, on a
  * default stream or one of ours, with the calling thread's context known,
  * in the process that called cuInit, the answer is the Python path's for a
- * stream that does not capture: status NONE, no graph, no dependencies. */
+ * stream that does not capture: status NONE, no graph, no dependencies.
+ * While the real driver captures streams of ours (below), a created stream's
+ * answer is the real driver's: its graph and nodes are the handles the
+ * Python driver gives them when it takes the graph over. */
 
-static int zmlir_fast_not_capturing(void *stream) {
-  if (!zmlir_fast_applies(stream) || !zmlir_fast_in_process())
+static int zmlir_fast_capture_info(void *stream, int *status, unsigned long long *id,
+                                   CUgraph *graph, const CUgraphNode **dependencies,
+                                   const void **edges, size_t *count, CUresult *result) {
+  if (!zmlir_fast_applies_in_capture(stream) || !zmlir_fast_in_process())
     return 0;
+  if (ZMLIR_LOAD(zmlir_fast_vendor_captures) == 0) {
+    if (status != NULL)
+      *status = 0; /* CU_STREAM_CAPTURE_STATUS_NONE */
+    if (graph != NULL)
+      *graph = NULL;
+    if (dependencies != NULL)
+      *dependencies = NULL;
+    if (edges != NULL)
+      *edges = NULL;
+    if (count != NULL)
+      *count = 0;
+    *result = 0;
+  } else {
+    zmlir_cu_capture_info_fn info = (zmlir_cu_capture_info_fn)zmlir_fast_backend.capture_info;
+    void *queue = zmlir_fast_queue(stream);
+    if (info == NULL || queue == NULL)
+      return 0;
+    pthread_mutex_lock(&zmlir_capture_lock);
+    *result = info(queue, status, id, (void **)graph, (const void **)dependencies, count);
+    pthread_mutex_unlock(&zmlir_capture_lock);
+    if (*result != 0)
+      return 0;
+    if (edges != NULL)
+      *edges = NULL; /* every edge a default one */
+  }
   __atomic_add_fetch(&zmlir_fast_query_count, 1, __ATOMIC_RELAXED);
   return 1;
 }
 
-static void zmlir_fast_no_capture(int *status, CUgraph *graph, const CUgraphNode **dependencies,
-                                  const void **edges, size_t *count) {
-  if (status != NULL)
-    *status = 0; /* CU_STREAM_CAPTURE_STATUS_NONE */
-  if (graph != NULL)
-    *graph = NULL;
-  if (dependencies != NULL)
-    *dependencies = NULL;
-  if (edges != NULL)
-    *edges = NULL;
-  if (count != NULL)
-    *count = 0;
-}
-
 CUresult cuStreamGetCaptureInfo(CUstream hStream, int *captureStatus_out,
                                 unsigned long long *id_out) {
-  CUresult result = 0;
+  CUresult result;
   zmlir_enter();
-  if (zmlir_fast_not_capturing(hStream))
-    zmlir_fast_no_capture(captureStatus_out, NULL, NULL, NULL, NULL);
-  else
+  if (!zmlir_fast_capture_info(hStream, captureStatus_out, id_out, NULL, NULL, NULL, NULL,
+                               &result))
     result = zmlir_py_cuStreamGetCaptureInfo(hStream, captureStatus_out, id_out);
   zmlir_leave();
   return result;
@@ -1976,12 +2062,10 @@ CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, int *captureStatus_out,
                                    unsigned long long *id_out, CUgraph *graph_out,
                                    const CUgraphNode **dependencies_out,
                                    size_t *numDependencies_out) {
-  CUresult result = 0;
+  CUresult result;
   zmlir_enter();
-  if (zmlir_fast_not_capturing(hStream))
-    zmlir_fast_no_capture(captureStatus_out, graph_out, dependencies_out, NULL,
-                          numDependencies_out);
-  else
+  if (!zmlir_fast_capture_info(hStream, captureStatus_out, id_out, graph_out, dependencies_out,
+                               NULL, numDependencies_out, &result))
     result = zmlir_py_cuStreamGetCaptureInfo_v2(hStream, captureStatus_out, id_out, graph_out,
                                                 dependencies_out, numDependencies_out);
   zmlir_leave();
@@ -1992,15 +2076,23 @@ CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, int *captureStatus_out,
                                    unsigned long long *id_out, CUgraph *graph_out,
                                    const CUgraphNode **dependencies_out, const void **edgeData_out,
                                    size_t *numDependencies_out) {
-  CUresult result = 0;
+  CUresult result;
   zmlir_enter();
-  if (zmlir_fast_not_capturing(hStream))
-    zmlir_fast_no_capture(captureStatus_out, graph_out, dependencies_out, edgeData_out,
-                          numDependencies_out);
-  else
+  if (!zmlir_fast_capture_info(hStream, captureStatus_out, id_out, graph_out, dependencies_out,
+                               edgeData_out, numDependencies_out, &result))
     result = zmlir_py_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out,
                                                 dependencies_out, edgeData_out,
                                                 numDependencies_out);
+  zmlir_leave();
+  return result;
+}
+
+CUresult cuStreamIsCapturing(CUstream hStream, int *captureStatus) {
+  CUresult result;
+  zmlir_enter();
+  if (captureStatus == NULL || !zmlir_fast_capture_info(hStream, captureStatus, NULL, NULL, NULL,
+                                                        NULL, NULL, &result))
+    result = zmlir_py_cuStreamIsCapturing(hStream, captureStatus);
   zmlir_leave();
   return result;
 }
@@ -2010,7 +2102,7 @@ CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, int *captureStatus_out,
 CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel) {
   CUresult result = 0;
   zmlir_enter();
-  if (pFunc != NULL && zmlir_fast_applies(NULL) &&
+  if (pFunc != NULL && zmlir_fast_applies_in_capture(NULL) &&
       zmlir_fast_find_function((uintptr_t)kernel) != NULL) {
     *pFunc = (CUfunction)kernel;
     __atomic_add_fetch(&zmlir_fast_query_count, 1, __ATOMIC_RELAXED);
@@ -2099,7 +2191,7 @@ CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *na
   CUresult result = 0;
   zmlir_enter();
   uintptr_t kernel = 0;
-  if (pKernel != NULL && name != NULL && library != NULL && zmlir_fast_applies(NULL))
+  if (pKernel != NULL && name != NULL && library != NULL && zmlir_fast_applies_in_capture(NULL))
     kernel = zmlir_fast_find_kernel((uintptr_t)library, name);
   if (kernel != 0) {
     *pKernel = (CUkernel)kernel;
@@ -2301,6 +2393,320 @@ size_t zmlir_fast_graph_take(struct zmlir_graph_record *out, size_t room) {
   return n;
 }
 
+/* -- stream capture under the passthrough -----------------------------------------
+ *
+ * A capture of one of our created streams is the real driver's capture of
+ * its vendor stream (jacobiCudaGraphs captures, updates and launches a graph
+ * in every iteration): cuStreamBeginCapture begins it (in relaxed mode: the
+ * Python driver may have to end it from any thread, below), the stream's
+ * work on the fast path (launches without `extra` or a cluster, asynchronous
+ * copies and fills) goes where it always goes and the real driver records
+ * it, and cuStreamEndCapture hands the application the real driver's graph
+ * as its CUgraph, whose nodes' handles are the real driver's too. The
+ * Python driver takes such a graph over (graph/vendor.py: imported) the
+ * first time it is asked about it; until then cuGraphExecUpdate of an
+ * executable graph the real driver replays (graph/vendor.py) from it is the
+ * real driver's update, which the Python driver's copy takes when it next
+ * looks at that executable graph (zmlir_fast_update_take), and its
+ * cuGraphDestroy is the real driver's.
+ *
+ * Any call that reaches the Python driver while such captures are under way
+ * first turns them into its own captures (graph/capture.py: demote): it ends
+ * the real driver's, takes the graph recorded so far and each stream's
+ * dependencies, and records what follows. zmlir_capture_lock keeps that from
+ * happening in the middle of a stream's work here. */
+
+/* Captured graphs the Python driver has not taken over: the real driver's
+ * CUgraph, the executable graphs whose update from it the Python driver's
+ * copies have not taken yet, and whether the application destroyed it (the
+ * real driver's graph then lives until those are taken). Open addressing;
+ * a removed graph leaves a tombstone (graph 1). Under zmlir_capture_lock. */
+struct zmlir_captured {
+  uintptr_t graph;
+  int references, destroyed;
+};
+static struct zmlir_captured *zmlir_captured;
+static size_t zmlir_captured_size, zmlir_captured_used;
+/* Executable graphs with an update (or a failed one) the Python driver has not taken. */
+static int zmlir_updates_pending;
+
+static struct zmlir_captured *zmlir_captured_find(uintptr_t graph) {
+  if (graph <= 1 || zmlir_captured_size == 0)
+    return NULL;
+  size_t i = zmlir_fast_hash(graph) & (zmlir_captured_size - 1);
+  for (size_t n = 0; n < zmlir_captured_size; ++n, i = (i + 1) & (zmlir_captured_size - 1)) {
+    if (zmlir_captured[i].graph == graph)
+      return &zmlir_captured[i];
+    if (zmlir_captured[i].graph == 0)
+      return NULL;
+  }
+  return NULL;
+}
+
+static int zmlir_captured_add(uintptr_t graph) {
+  if (graph <= 1 || zmlir_captured_find(graph) != NULL)
+    return graph > 1;
+  if (2 * (zmlir_captured_used + 1) > zmlir_captured_size) { /* grow, dropping tombstones */
+    size_t size = zmlir_captured_size ? 2 * zmlir_captured_size : 64;
+    struct zmlir_captured *old = zmlir_captured, *table = calloc(size, sizeof *table);
+    if (table == NULL)
+      return 0;
+    size_t old_size = zmlir_captured_size;
+    zmlir_captured = table;
+    zmlir_captured_size = size;
+    zmlir_captured_used = 0;
+    for (size_t k = 0; k < old_size; ++k)
+      if (old[k].graph > 1) {
+        size_t i = zmlir_fast_hash(old[k].graph) & (size - 1);
+        while (table[i].graph != 0)
+          i = (i + 1) & (size - 1);
+        table[i] = old[k];
+        ++zmlir_captured_used;
+      }
+    free(old);
+  }
+  size_t i = zmlir_fast_hash(graph) & (zmlir_captured_size - 1);
+  while (zmlir_captured[i].graph > 1)
+    i = (i + 1) & (zmlir_captured_size - 1);
+  if (zmlir_captured[i].graph == 0)
+    ++zmlir_captured_used;
+  zmlir_captured[i] = (struct zmlir_captured){graph, 0, 0};
+  return 1;
+}
+
+/* One reference fewer to `graph` (0: none): a destroyed graph none refers
+ * to goes. */
+static void zmlir_captured_release(uintptr_t graph) {
+  struct zmlir_captured *c = zmlir_captured_find(graph);
+  if (c != NULL && c->references > 0)
+    --c->references;
+  if (c != NULL && c->destroyed && c->references == 0) {
+    ((zmlir_cu_graph_destroy_fn)zmlir_fast_backend.graph_destroy)((void *)graph);
+    c->graph = 1;
+  }
+}
+
+static int zmlir_fast_begin_capture(void *stream, int mode, CUresult *result) {
+  zmlir_cu_begin_capture_fn begin = (zmlir_cu_begin_capture_fn)zmlir_fast_backend.begin_capture;
+  if (!begin || !zmlir_fast_backend.end_capture || !ZMLIR_LOAD(zmlir_fast_vendor_capture_on) ||
+      mode < 0 || mode > 2 || (uintptr_t)stream <= 2)
+    return 0;
+  int done = 0;
+  pthread_mutex_lock(&zmlir_capture_lock);
+  struct zmlir_fast_entry *e = zmlir_fast_applies_in_capture(stream)
+                                   ? zmlir_fast_find((uintptr_t)stream, ZMLIR_FAST_STREAM)
+                                   : NULL;
+  if (e != NULL && e->target != 0 && e->vendor_capture == 0 &&
+      begin((void *)e->target, 2 /* CU_STREAM_CAPTURE_MODE_RELAXED */) == 0) {
+    e->vendor_capture = 1 + mode;
+    __atomic_add_fetch(&zmlir_fast_vendor_captures, 1, __ATOMIC_ACQ_REL);
+    *result = 0;
+    done = 1;
+  }
+  pthread_mutex_unlock(&zmlir_capture_lock);
+  return done;
+}
+
+CUresult cuStreamBeginCapture_v2(CUstream hStream, int mode) {
+  CUresult result;
+  zmlir_enter();
+  if (!zmlir_fast_begin_capture(hStream, mode, &result))
+    result = zmlir_py_cuStreamBeginCapture_v2(hStream, mode);
+  zmlir_leave();
+  return result;
+}
+
+CUresult cuStreamBeginCapture(CUstream hStream) {
+  CUresult result;
+  zmlir_enter();
+  if (!zmlir_fast_begin_capture(hStream, 0 /* GLOBAL */, &result))
+    result = zmlir_py_cuStreamBeginCapture(hStream);
+  zmlir_leave();
+  return result;
+}
+
+/* The real driver's end of its capture of stream `e`, under zmlir_capture_lock:
+ * its answer, its graph (NULL: none) in *graph, kept among the captured
+ * graphs not taken over where `keep`; -1 where it captures nothing. */
+static int zmlir_fast_end_capture_locked(struct zmlir_fast_entry *e, void **graph, int keep) {
+  if (e == NULL || e->vendor_capture == 0)
+    return -1;
+  *graph = NULL;
+  int code = ((zmlir_cu_end_capture_fn)zmlir_fast_backend.end_capture)((void *)e->target, graph);
+  e->vendor_capture = 0; /* whatever the answer, the capture is over */
+  __atomic_sub_fetch(&zmlir_fast_vendor_captures, 1, __ATOMIC_ACQ_REL);
+  if (keep && code == 0 && *graph != NULL && !zmlir_captured_add((uintptr_t)*graph))
+    code = 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+  return code;
+}
+
+CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph) {
+  CUresult result;
+  int code = -1;
+  zmlir_enter();
+  if (phGraph != NULL && (uintptr_t)hStream > 2 && ZMLIR_LOAD(zmlir_fast_vendor_captures) != 0 &&
+      zmlir_fast_applies_in_capture(hStream)) {
+    pthread_mutex_lock(&zmlir_capture_lock);
+    void *graph = NULL;
+    code = zmlir_fast_end_capture_locked(
+        zmlir_fast_find((uintptr_t)hStream, ZMLIR_FAST_STREAM), &graph, 1);
+    pthread_mutex_unlock(&zmlir_capture_lock);
+    if (code >= 0)
+      *phGraph = graph;
+  }
+  result = code >= 0 ? (CUresult)code : zmlir_py_cuStreamEndCapture(hStream, phGraph);
+  zmlir_leave();
+  return result;
+}
+
+/* An update of an executable graph the real driver replays (registered: its
+ * launches are here) from a captured graph not taken over. Where the real
+ * driver refuses it, its copy may have changed in part: the Python driver
+ * drops it (update_failed) and answers the update. */
+static int zmlir_fast_exec_update(void *exec, void *graph, void *info, CUresult *result) {
+  zmlir_cu_exec_update_fn update = (zmlir_cu_exec_update_fn)zmlir_fast_backend.exec_update;
+  if (!update || info == NULL || !zmlir_fast_applies(NULL) || zmlir_fast_graph_pending())
+    return 0;
+  struct zmlir_fast_entry *x = zmlir_fast_find((uintptr_t)exec, ZMLIR_FAST_GRAPH);
+  if (x == NULL)
+    return 0;
+  int done = 0;
+  pthread_mutex_lock(&zmlir_capture_lock);
+  struct zmlir_captured *c = zmlir_captured_find((uintptr_t)graph);
+  if (c != NULL && !c->destroyed && !x->update_failed) {
+    if (x->pending_update == 0)
+      __atomic_add_fetch(&zmlir_updates_pending, 1, __ATOMIC_ACQ_REL);
+    if (update((void *)x->target, graph, info) == 0) {
+      ++c->references;
+      zmlir_captured_release(x->pending_update);
+      x->pending_update = (uintptr_t)graph;
+      *result = 0;
+      done = 1;
+    } else
+      x->update_failed = 1;
+  }
+  pthread_mutex_unlock(&zmlir_capture_lock);
+  if (done)
+    __atomic_add_fetch(&zmlir_fast_query_count, 1, __ATOMIC_RELAXED);
+  return done;
+}
+
+CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph,
+                              CUgraphExecUpdateResultInfo *resultInfo) {
+  CUresult result;
+  zmlir_enter();
+  if (!zmlir_fast_exec_update(hGraphExec, hGraph, resultInfo, &result))
+    result = zmlir_py_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo);
+  zmlir_leave();
+  return result;
+}
+
+CUresult cuGraphDestroy(CUgraph hGraph) {
+  CUresult result = 0;
+  int done = 0;
+  zmlir_enter();
+  if (zmlir_fast_backend.graph_destroy && ZMLIR_LOAD(zmlir_fast_enabled)) {
+    pthread_mutex_lock(&zmlir_capture_lock);
+    struct zmlir_captured *c = zmlir_captured_find((uintptr_t)hGraph);
+    if (c != NULL && !c->destroyed) {
+      c->destroyed = 1;
+      ++c->references;
+      zmlir_captured_release((uintptr_t)hGraph); /* gone unless an update is not yet taken */
+      done = 1;
+    }
+    pthread_mutex_unlock(&zmlir_capture_lock);
+  }
+  if (!done)
+    result = zmlir_py_cuGraphDestroy(hGraph);
+  zmlir_leave();
+  return result;
+}
+
+/* -- called by the Python driver (graph/capture.py, graph/executable.py) -- */
+
+/* Whether captures of our streams on the real driver may begin here. */
+void zmlir_fast_vendor_capture_enable(int on) {
+  ZMLIR_STORE(zmlir_fast_vendor_capture_on, on);
+}
+
+/* The Python driver's cuStreamBeginCapture_v2 (its first, which decides
+ * whether captures are the real driver's): 0 where the capture began here. */
+int zmlir_fast_begin_vendor_capture(uintptr_t stream, int mode) {
+  CUresult result;
+  return zmlir_fast_begin_capture((void *)stream, mode, &result) ? 0 : -1;
+}
+
+int zmlir_fast_vendor_captures_under_way(void) {
+  return ZMLIR_LOAD(zmlir_fast_vendor_captures);
+}
+
+/* Held while the Python driver ends the real driver's captures (demote). */
+void zmlir_fast_capture_lock(int lock) {
+  if (lock)
+    pthread_mutex_lock(&zmlir_capture_lock);
+  else
+    pthread_mutex_unlock(&zmlir_capture_lock);
+}
+
+/* Under the capture lock: the mode of the real driver's capture of `stream`
+ * (-1: none); with `end`, ends it, the real driver's answer in *code and its
+ * graph in *graph, which the Python driver takes over. */
+int zmlir_fast_stream_capture(uintptr_t stream, int end, int *code, uintptr_t *graph) {
+  struct zmlir_fast_entry *e = zmlir_fast_find(stream, ZMLIR_FAST_STREAM);
+  if (e == NULL || e->vendor_capture == 0)
+    return -1;
+  int mode = e->vendor_capture - 1;
+  if (end) {
+    void *g = NULL;
+    *code = zmlir_fast_end_capture_locked(e, &g, 0);
+    *graph = (uintptr_t)g;
+  }
+  return mode;
+}
+
+/* Takes captured graph `graph` over (the Python driver's now, which destroys
+ * the real driver's graph with its own): 1, or 0 where it is none not taken
+ * (or one the application destroyed). */
+int zmlir_fast_captured_take(uintptr_t graph) {
+  pthread_mutex_lock(&zmlir_capture_lock);
+  struct zmlir_captured *c = zmlir_captured_find(graph);
+  int taken = c != NULL && !c->destroyed;
+  if (taken)
+    c->graph = 1;
+  pthread_mutex_unlock(&zmlir_capture_lock);
+  return taken;
+}
+
+/* The captured graph executable graph `exec` was last updated from here
+ * (0: none since last asked), and whether an update failed (the real
+ * driver's copy is to go); *destroyed: the application destroyed that graph
+ * (zmlir_fast_update_done releases it once read). */
+uintptr_t zmlir_fast_update_take(uintptr_t exec, int *failed, int *destroyed) {
+  pthread_mutex_lock(&zmlir_capture_lock);
+  struct zmlir_fast_entry *x = zmlir_fast_find(exec, ZMLIR_FAST_GRAPH);
+  uintptr_t graph = x ? x->pending_update : 0;
+  *failed = x ? x->update_failed : 0;
+  if (x != NULL && (x->pending_update != 0 || x->update_failed)) {
+    __atomic_sub_fetch(&zmlir_updates_pending, 1, __ATOMIC_ACQ_REL);
+    x->pending_update = 0;
+    x->update_failed = 0;
+  }
+  struct zmlir_captured *c = zmlir_captured_find(graph);
+  *destroyed = c != NULL && c->destroyed;
+  pthread_mutex_unlock(&zmlir_capture_lock);
+  return graph;
+}
+
+int zmlir_fast_updates_pending(void) {
+  return ZMLIR_LOAD(zmlir_updates_pending);
+}
+
+void zmlir_fast_update_done(uintptr_t graph) {
+  pthread_mutex_lock(&zmlir_capture_lock);
+  zmlir_captured_release(graph);
+  pthread_mutex_unlock(&zmlir_capture_lock);
+}
+
 /* -- synchronisations --------------------------------------------------------------
  *
  * Under the CUDA passthrough our work is on the real context's NULL stream
@@ -2416,6 +2822,12 @@ uintptr_t zmlir_fast_address(const char *name) {
       {"cuStreamGetCaptureInfo", (uintptr_t)&cuStreamGetCaptureInfo},
       {"cuStreamGetCaptureInfo_v2", (uintptr_t)&cuStreamGetCaptureInfo_v2},
       {"cuStreamGetCaptureInfo_v3", (uintptr_t)&cuStreamGetCaptureInfo_v3},
+      {"cuStreamIsCapturing", (uintptr_t)&cuStreamIsCapturing},
+      {"cuStreamBeginCapture", (uintptr_t)&cuStreamBeginCapture},
+      {"cuStreamBeginCapture_v2", (uintptr_t)&cuStreamBeginCapture_v2},
+      {"cuStreamEndCapture", (uintptr_t)&cuStreamEndCapture},
+      {"cuGraphExecUpdate_v2", (uintptr_t)&cuGraphExecUpdate_v2},
+      {"cuGraphDestroy", (uintptr_t)&cuGraphDestroy},
       {"cuCtxGetDevice_v2", (uintptr_t)&cuCtxGetDevice_v2},
       {"zmlir_fast_cls_get", (uintptr_t)&zmlir_fast_cls_get},
       {"zmlir_fast_context_id", (uintptr_t)&zmlir_fast_context_id},

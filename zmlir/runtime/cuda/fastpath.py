@@ -248,6 +248,71 @@ class FastPath:
         if self.lib is not None:
             self.lib.zmlir_fast_sync_work_add(delta)
 
+    # -- captures on the vendor's driver (fastpath.c: stream capture) ---------------
+
+    def vendor_capture_enable(self, on: bool) -> None:
+        """Whether captures of our streams may begin on the vendor's driver."""
+        if self.on and self.backend_ready and "begin_capture" in self._points:
+            self.lib.zmlir_fast_vendor_capture_enable(int(on))
+
+    def begin_vendor_capture(self, stream: int, mode: int) -> bool:
+        """Begins the vendor's capture of `stream` as fastpath.c's
+        cuStreamBeginCapture_v2 would: False where it does not."""
+        return self.lib is not None and self.backend_ready and \
+            self.lib.zmlir_fast_begin_vendor_capture(stream, mode) == 0
+
+    def vendor_captures(self) -> bool:
+        """Whether the vendor's driver captures streams of ours (fastpath.c
+        began them): a call of the Python path ends them first (demote)."""
+        return self.lib is not None and bool(self.lib.zmlir_fast_vendor_captures_under_way())
+
+    @contextmanager
+    def capture_lock(self) -> Iterator[None]:
+        """Held while captures on the vendor's driver end: fastpath.c's work
+        on a capturing stream waits, then takes the Python path."""
+        self.lib.zmlir_fast_capture_lock(1)
+        try:
+            yield
+        finally:
+            self.lib.zmlir_fast_capture_lock(0)
+
+    def vendor_capture_mode(self, stream: int) -> int | None:
+        """Under capture_lock: the CUstreamCaptureMode the application began
+        the vendor's capture of `stream` with; None: it captures nothing."""
+        mode = int(self.lib.zmlir_fast_stream_capture(stream, 0, self.ffi.NULL, self.ffi.NULL))
+        return None if mode < 0 else mode
+
+    def end_vendor_capture(self, stream: int) -> tuple[int, int]:
+        """Under capture_lock: ends the vendor's capture of `stream`: (its
+        driver's answer, its graph: 0 for none), which the caller takes over."""
+        code, graph = self.ffi.new("int *"), self.ffi.new("uintptr_t *")
+        self.lib.zmlir_fast_stream_capture(stream, 1, code, graph)
+        return int(code[0]), int(graph[0])
+
+    def updates_pending(self) -> bool:
+        """Whether fastpath.c updated executable graphs the Python driver has
+        not looked at since (take_update)."""
+        return self.lib is not None and bool(self.lib.zmlir_fast_updates_pending())
+
+    def take_captured(self, graph: int) -> bool:
+        """Takes the vendor's captured graph `graph` (the application's
+        CUgraph) over from fastpath.c: False where it has none such."""
+        return self.lib is not None and bool(self.lib.zmlir_fast_captured_take(graph))
+
+    def take_update(self, graph_exec: int) -> tuple[int, bool, bool]:
+        """(the captured graph fastpath.c last updated executable graph
+        `graph_exec`'s vendor copy from, 0: none; whether an update failed;
+        whether the application destroyed that graph: call update_done)."""
+        if self.lib is None:
+            return 0, False, False
+        failed, destroyed = self.ffi.new("int *"), self.ffi.new("int *")
+        graph = int(self.lib.zmlir_fast_update_take(graph_exec, failed, destroyed))
+        return graph, bool(failed[0]), bool(destroyed[0])
+
+    def update_done(self, graph: int) -> None:
+        if self.lib is not None and graph:
+            self.lib.zmlir_fast_update_done(graph)
+
     def forget(self, handle: int) -> None:
         if self.lib is not None:
             self.lib.zmlir_fast_forget(handle)

@@ -90,6 +90,8 @@ class DriverState:
         self.stacks = StackPools()  # each context's software stacks (stacks.py)
         self.traps = TrapWatch()  # launched modules' trap words (traps.py)
         self.graph_memory = GraphMemory(self._graph_memory_alloc, self._graph_memory_free)
+        # Whether captures may be the vendor's was decided (graph/capture.py).
+        self.vendor_captures_decided = False
 
     # -- the current context ------------------------------------------------
 

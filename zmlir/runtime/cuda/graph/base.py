@@ -19,9 +19,16 @@ class GraphBase(DriverState):
         """The graph behind a CUgraph (NULL or unknown: CUDA_ERROR_INVALID_VALUE)."""
         self.require_init()
         graph = self.handles.find(self.ptr(handle))
+        if graph is None:
+            graph = self.captured_graph(self.ptr(handle))
         if not isinstance(graph, Graph):
             raise CudaError(E.CUDA_ERROR_INVALID_VALUE, f"not a graph: 0x{self.ptr(handle):x}")
         return graph
+
+    def captured_graph(self, handle: int) -> Graph | None:
+        """The graph the vendor's driver captured as `handle` (fastpath.c),
+        ours from now on; None where it is none (graph/capture.py)."""
+        return None
 
     def node_of(self, handle: Any, node_type: int | None = None) -> Node:
         """The node behind a CUgraphNode, of `node_type` if given."""
@@ -88,6 +95,9 @@ class GraphBase(DriverState):
             self.handles.remove(graph.handle, Graph)
             graph.handle = 0
         self.release_user_objects(graph.user_objects)
+        if graph.vendor:
+            self.device.graph_destroy(graph.vendor)
+            graph.vendor = 0
 
     # -- user objects (user_objects.py): the references graphs hold ----------------
 

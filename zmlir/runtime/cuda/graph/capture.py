@@ -3,18 +3,26 @@ capture's graph, the same nodes cuGraphAdd* makes. Each stream of the
 capture has its own dependencies (the nodes its next work depends on); an
 event recorded in a capturing stream keeps that stream's, and a stream
 waiting on it joins the capture with them (a fork), or adds them to its
-own (a join)."""
+own (a join).
+
+Under the CUDA passthrough a capture of a created stream is the vendor's
+driver's (fastpath.c: stream capture) while every call of it stays there;
+the first call that comes here ends it and goes on with the graph captured
+so far (demote_vendor_captures)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
 from zmlir.runtime.cuda.errors import CudaError, CUresult
+from zmlir.runtime.cuda.graph import vendor
 from zmlir.runtime.cuda.graph.construct import ConstructAPI
 from zmlir.runtime.cuda.graph.model import AllocParams, Graph, Node, ancestors, record
 from zmlir.runtime.cuda.mempool import MemoryPool, MemPoolAPI
 from zmlir.runtime.cuda.objects import Event, Stream
+from zmlir.runtime.cuda.state import log
 
 E = CUresult
 
@@ -118,6 +126,42 @@ class CaptureAPI(ConstructAPI, MemPoolAPI):
         record(self.handles, s, self.free_params(s.capture.graph, dptr))
         return E.CUDA_SUCCESS
 
+    # -- captures the vendor's driver began (fastpath.c) ----------------------------
+
+    def demote_vendor_captures(self) -> None:
+        """Captures of our streams on the vendor's driver become ours: each
+        ends there, its graph so far is imported as the capture's graph
+        (the application's handles to it and its nodes stay valid) and the
+        stream depends on the nodes it depended on there. The call that
+        came here, and what follows, records into it."""
+        with self.fast.capture_lock():
+            for handle, s in list(self.handles.items(Stream)):
+                mode = self.fast.vendor_capture_mode(handle)
+                if mode is None:
+                    continue
+                try:
+                    status, dependencies = self.device.capture_dependencies(handle)
+                except Exception as err:  # the vendor's refusal: the capture is lost
+                    log(f"stream capture: the vendor's capture is lost: {err}")
+                    status, dependencies = 2, []
+                code, captured = self.fast.end_vendor_capture(handle)
+                graph = None
+                if captured:
+                    try:
+                        graph = vendor.imported(self, captured, handles=True)
+                    except Exception as err:  # what it captured is lost: never run less
+                        log(f"stream capture: the vendor's graph is lost: {err}")
+                        self.device.graph_destroy(captured)
+                if graph is None:
+                    graph = Graph()
+                    graph.handle = self.handles.add(graph)
+                s.capture = Capture(graph, s, mode)
+                # ACTIVE (CU_STREAM_CAPTURE_STATUS_*) with all it captured, or invalidated
+                s.capture.invalidated = status != 1 or code != 0 or graph.vendor != captured
+                s.capture_dependencies = [n for n in map(self.handles.find, dependencies)
+                                          if isinstance(n, Node)]
+                self.fast.capture(+1)
+
     # -- beginning and ending -----------------------------------------------------
 
     def cuStreamBeginCapture(self, stream: Any) -> int:
@@ -125,6 +169,9 @@ class CaptureAPI(ConstructAPI, MemPoolAPI):
 
     def cuStreamBeginCapture_v2(self, stream: Any, mode: int) -> int:
         self.current_context()
+        self._decide_vendor_captures()
+        if self.fast.begin_vendor_capture(self.ptr(stream), mode):  # fastpath.c's then
+            return E.CUDA_SUCCESS
         graph = Graph()
         graph.handle = self.handles.add(graph)
         code = self._begin_capture(stream, graph, [], mode)
@@ -152,6 +199,20 @@ class CaptureAPI(ConstructAPI, MemPoolAPI):
         s.capture_dependencies = deps
         self.fast.capture(+1)  # launches take the Python path, which records them
         return E.CUDA_SUCCESS
+
+    def _decide_vendor_captures(self) -> None:
+        """Captures are the vendor's (fastpath.c) if its driver's capture of
+        a fill, a launch and copies reads back as captured
+        (vendor.captures_read_back), tried at the first capture;
+        ZMLIR_VENDOR_CAPTURE=0: never, 1: without the try."""
+        if self.vendor_captures_decided or not self.device.vendor_captures:
+            return
+        self.vendor_captures_decided = True
+        choice = os.environ.get("ZMLIR_VENDOR_CAPTURE")
+        works = choice == "1" or (choice != "0" and vendor.captures_read_back(self))
+        self.fast.vendor_capture_enable(works)
+        if not works and os.environ.get("ZMLIR_LOG"):
+            log("stream capture: the vendor's captures do not read back as captured: ours")
 
     def cuStreamEndCapture(self, stream: Any, pgraph: Any) -> int:
         self.require_init()

@@ -31,6 +31,7 @@ from zmlir.runtime.cuda.graph.model import (
     inner_graphs,
 )
 from zmlir.runtime.cuda.objects import Event
+from zmlir.runtime.cuda.state import log
 
 E = CUresult
 # CUgraphInstantiate_flags
@@ -74,6 +75,7 @@ def _graphs(graph: Graph) -> list[Graph]:
 class ExecAPI(ConstructAPI):
     def _exec(self, handle: Any) -> GraphExec:
         self.require_init()
+        self._take_vendor_updates()
         self._take_graph_params()
         ge = self.handles.find(self.ptr(handle))
         if not isinstance(ge, GraphExec):
@@ -215,6 +217,39 @@ class ExecAPI(ConstructAPI):
                 copy.params = KernelParams(function, grid, block, shared, args)
                 ge.orders.clear()
 
+    # -- graphs the vendor's driver captured (fastpath.c: stream capture) -----------
+
+    def captured_graph(self, handle: int) -> Graph | None:
+        # Updates made from it so far take it as captured (the application
+        # may change it once it is ours).
+        self._take_vendor_updates()
+        graph = self.handles.find(handle)  # an update's graph: taken over just now
+        if isinstance(graph, Graph) or not self.fast.take_captured(handle):
+            return graph if isinstance(graph, Graph) else None
+        return vendor.imported(self, handle, handles=True)
+
+    def _take_vendor_updates(self) -> None:
+        """Updates fastpath.c made of NVIDIA's copies of executable graphs
+        from captured graphs: ours take them too; where one failed there,
+        NVIDIA's copy goes (built again at the next launch)."""
+        if not self.fast.updates_pending():
+            return
+        for handle, ge in list(self.handles.items(GraphExec)):
+            captured, failed, destroyed = self.fast.take_update(handle)
+            if captured:
+                try:
+                    graph = vendor.imported(self, captured, handles=False) if destroyed \
+                        else self.graph_of(captured)
+                finally:
+                    self.fast.update_done(captured)
+                try:  # NVIDIA's rules are the rules of what its copy took
+                    self._take_update(ge, graph, checked=False)
+                except UpdateError:  # another shape: NVIDIA's copy would not take it
+                    log(f"stream capture: graph 0x{captured:x} updated NVIDIA's copy only")
+                    failed = True
+            if failed:
+                self._drop_vendor(handle, ge)
+
     def _vendor_graph(self, ge: GraphExec) -> vendor.VendorGraph | None:
         if ge.vendor is None and not ge.vendor_refused:
             ge.vendor = vendor.build(self, ge.graph)
@@ -326,11 +361,11 @@ class ExecAPI(ConstructAPI):
             except UpdateError as err:
                 raise UpdateError(err.result, new) from None
 
-    def _check_update(self, old: Graph, new: Graph) -> None:
+    def _check_update(self, old: Graph, new: Graph, params: bool = True) -> None:
         """Nodes pair in creation order; each pair must have the same type,
-        dependents (paired) and updatable parameters. As NVIDIA's (an H200's
-        answers): the nodes are checked last first, an edge by its source
-        node's dependents, and no "from" node is named."""
+        dependents (paired) and updatable parameters (unless not `params`).
+        As NVIDIA's (an H200's answers): the nodes are checked last first, an
+        edge by its source node's dependents, and no "from" node is named."""
         if len(old.nodes) != len(new.nodes):
             raise UpdateError(UPDATE_TOPOLOGY_CHANGED)
         index = {n: i for i, n in enumerate(new.nodes)}
@@ -341,7 +376,8 @@ class ExecAPI(ConstructAPI):
             if sorted(old_index[d] for d in a.dependents) != sorted(index[d] for d in
                                                                     b.dependents):
                 raise UpdateError(UPDATE_TOPOLOGY_CHANGED, b)
-            self._check_params(a, b)
+            if params:
+                self._check_params(a, b)
 
     def _take_params(self, old: Node, new: Node) -> None:
         if isinstance(new.params, ChildParams):
@@ -357,17 +393,11 @@ class ExecAPI(ConstructAPI):
         else:
             old.params = new.params
 
-    def cuGraphExecUpdate_v2(self, exec_: Any, graph: Any, info: Any) -> int:
-        ge, g = self._exec(exec_), self.graph_of(graph)
-        if info == self.ffi.NULL:  # NVIDIA updates all the same
-            info = self.ffi.new("CUgraphExecUpdateResultInfo *")
-        try:
-            self._check_update(ge.graph, g)
-        except UpdateError as err:
-            info[0].result = err.result
-            info[0].errorNode = self.handle_ptr(err.node.handle if err.node else 0)
-            info[0].errorFromNode = self.ffi.NULL
-            return E.CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE
+    def _take_update(self, ge: GraphExec, g: Graph, checked: bool = True) -> list[Node]:
+        """`g`'s parameters into `ge`'s copy (an update its rules allow, else
+        UpdateError; not `checked`: one NVIDIA's made, of a graph of the same
+        shape); the nodes whose parameters changed."""
+        self._check_update(ge.graph, g, params=checked)
         # NVIDIA's copy needs only what changed: a capture per iteration
         # (jacobiCudaGraphs) changes one kernel's arguments of its three nodes.
         changed = [old for old, new in zip(ge.graph.nodes, g.nodes, strict=True)
@@ -376,6 +406,19 @@ class ExecAPI(ConstructAPI):
             self._take_params(old, new)
         ge.graph.conditions = dict(g.conditions)  # flags and defaults update too
         ge.orders.clear()
+        return changed
+
+    def cuGraphExecUpdate_v2(self, exec_: Any, graph: Any, info: Any) -> int:
+        ge, g = self._exec(exec_), self.graph_of(graph)
+        if info == self.ffi.NULL:  # NVIDIA updates all the same
+            info = self.ffi.new("CUgraphExecUpdateResultInfo *")
+        try:
+            changed = self._take_update(ge, g)
+        except UpdateError as err:
+            info[0].result = err.result
+            info[0].errorNode = self.handle_ptr(err.node.handle if err.node else 0)
+            info[0].errorFromNode = self.ffi.NULL
+            return E.CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE
         if ge.vendor is not None and not vendor.update(self, ge.vendor, changed):
             self._drop_vendor(exec_, ge)
         info[0].result = UPDATE_SUCCESS

@@ -127,6 +127,10 @@ class Graph:
     owner: Node | None = None  # the child graph or conditional node it belongs to
     # Its conditional handles (cuGraphConditionalHandleCreate): address -> (default, flags).
     conditions: dict[int, tuple[int, int]] = field(default_factory=dict)
+    # Captured by the vendor's driver (graph/vendor.py: imported): its graph,
+    # whose address is this one's handle (and its nodes' the nodes'), kept
+    # until this one is destroyed, so that no other graph of the vendor's has it.
+    vendor: int = 0
 
     def add(self, params: Any, dependencies: list[Node]) -> Node:
         node = Node(params, self)

@@ -25,7 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from zmlir.runtime.cuda import errors
 from zmlir.runtime.cuda.function import param_dtype
+from zmlir.runtime.cuda.graph import model
 from zmlir.runtime.cuda.graph.model import (
     ChildParams,
     CopyParams,
@@ -35,6 +37,7 @@ from zmlir.runtime.cuda.graph.model import (
     KernelParams,
     MemsetParams,
     Node,
+    connect,
 )
 from zmlir.runtime.cuda.objects import Function
 
@@ -210,3 +213,124 @@ def release(api: Any, handle: int, vendor: VendorGraph) -> None:
         api.fast.forget(node)
     api.fast.forget(handle)
     api.device.graph_destroy(vendor.graph, vendor.graph_exec)
+
+
+# -- NVIDIA's captures of our streams (fastpath.c: stream capture) ----------------
+
+
+def _vendor_function(api: Any, function: int) -> Function:
+    """Our function whose kernel is NVIDIA's CUfunction `function`."""
+    for fn in api.handles.all(Function):
+        kernel = fn.bound_kernel
+        if kernel is not None and api.device.fast_graph(getattr(kernel, "handle", 0)) == function:
+            return fn
+    raise errors.CudaError(errors.CUresult.CUDA_ERROR_UNKNOWN,
+                           f"NVIDIA's function 0x{function:x} is none of ours")
+
+
+def _imported_params(api: Any, node: int, kind: int) -> Any:
+    device = api.device
+    if kind == model.KERNEL:
+        function, grid, block, window, params = device.graph_kernel_node(node)
+        fn = _vendor_function(api, function)
+        sizes = [param_dtype(t).itemsize for t in fn.info.params]
+        return KernelParams(fn.handle, grid, block, window - int(fn.info.static_shared_bytes),
+                            device.kernel_node_args(params, sizes))
+    if kind == model.MEMSET:
+        dst, pitch, value, element_size, width, height = device.graph_memset_node(node)
+        return MemsetParams(dst, pitch, value & ((1 << (8 * element_size)) - 1), element_size,
+                            width, height)
+    if kind == model.MEMCPY:
+        return CopyParams(device.graph_copy_node(node, api.ffi.sizeof("CUDA_MEMCPY3D")))
+    if kind == model.HOST:
+        fn, user_data = device.graph_host_node(node)
+        return HostParams(api.ffi.cast("CUhostFn", fn), api.ffi.cast("void *", user_data))
+    if kind == model.EMPTY:
+        return EmptyParams()
+    # fastpath.c records only launches, copies and fills in a capture.
+    raise errors.CudaError(errors.CUresult.CUDA_ERROR_UNKNOWN,
+                           f"a node of type {kind} in NVIDIA's capture")
+
+
+def imported(api: Any, graph: int, handles: bool) -> Graph:
+    """NVIDIA's graph `graph`, a capture of its driver (kernels, fills,
+    copies), as ours. With `handles` it is the application's graph: its
+    handle and its nodes' are NVIDIA's addresses, and it keeps NVIDIA's graph
+    (Graph.vendor), which the application's handles name."""
+    device = api.device
+    g = Graph()
+    described = {a: device.graph_node(a) for a in device.graph_nodes(graph)}
+    nodes = {a: g.add(_imported_params(api, a, kind), []) for a, (kind, _) in described.items()}
+    for address, (_, dependencies) in described.items():
+        for dependency in dependencies:
+            connect(nodes[dependency], nodes[address])
+    if handles:
+        for address, node in nodes.items():
+            node.handle = api.handles.add_at(address, node)
+        g.vendor = graph
+        g.handle = api.handles.add_at(graph, g)
+    return g
+
+
+# CUmemorytype: a CUDA_MEMCPY3D's end is host memory or a device address (or
+# either: unified addressing).
+_HOST, _DEVICE, _UNIFIED = 1, 2, 4
+
+
+def _copy_between(api: Any, p: Any, src: int, dst: int, nbytes: int) -> bool:
+    """Whether copy node parameters `p` copy `nbytes` from `src` to `dst`, one row."""
+    if not isinstance(p, CopyParams):
+        return False
+    c = api.ffi.new("CUDA_MEMCPY3D *")
+    api.ffi.memmove(c, p.copy, len(p.copy))
+
+    def address(kind: int, host: Any, device: int) -> int | None:
+        if kind == _HOST:
+            return int(api.ffi.cast("uintptr_t", host))
+        return int(device) if kind in (_DEVICE, _UNIFIED) else None
+
+    return (address(int(c.srcMemoryType), c.srcHost, c.srcDevice) == src and
+            address(int(c.dstMemoryType), c.dstHost, c.dstDevice) == dst and
+            (c.srcXInBytes, c.srcY, c.srcZ, c.dstXInBytes, c.dstY, c.dstZ) == (0,) * 6 and
+            c.WidthInBytes == nbytes and c.Height <= 1 and c.Depth <= 1)
+
+
+def _fills(p: Any, dst: int, value: int, nbytes: int) -> bool:
+    """Whether fill node parameters `p` write `nbytes` bytes of `value` at `dst`."""
+    if not isinstance(p, MemsetParams) or p.dst != dst or p.height != 1:
+        return False
+    return p.value.to_bytes(p.element_size, "little") * p.width == bytes([value]) * nbytes
+
+
+def captures_read_back(api: Any) -> bool:
+    """Whether a capture of the vendor's driver reads back as the work
+    captured (its nodes as imported reads them): a fill, a launch and copies
+    between device and pageable host memory, in a chain. fastpath.c's
+    captures are the vendor's only where they do (graph/capture.py)."""
+    device, nbytes = api.device, 64
+    host = api.ffi.new("char[]", nbytes)  # pageable
+    host_address = int(api.ffi.cast("uintptr_t", host))
+    try:
+        graph, memory, function, args = device.capture_probe(nbytes, host_address)
+    except Exception:  # the vendor refuses some of it: our captures then
+        return False
+    try:
+        nodes = device.graph_nodes(graph)
+        described = [device.graph_node(n) for n in nodes]
+        if [kind for kind, _ in described] != [model.MEMSET, model.KERNEL, model.MEMCPY,
+                                                model.MEMCPY] or \
+                [deps for _, deps in described] != [[], *[[n] for n in nodes[:-1]]]:
+            return False
+        fill = MemsetParams(*device.graph_memset_node(nodes[0]))
+        launched, grid, block, window, params = device.graph_kernel_node(nodes[1])
+        kernel = (launched, grid, block, window, device.kernel_node_args(params, [8, 4]))
+        back, forth = (CopyParams(device.graph_copy_node(n, api.ffi.sizeof("CUDA_MEMCPY3D")))
+                       for n in nodes[2:])
+        return (_fills(fill, memory, 7, nbytes) and
+                kernel == (function, (1, 1, 1), (1, 1, 1), 0, (args[:8], args[8:])) and
+                _copy_between(api, back, memory, host_address, nbytes) and
+                _copy_between(api, forth, host_address, memory, nbytes))
+    except Exception:
+        return False
+    finally:
+        device.release_capture_probe(graph, memory)
