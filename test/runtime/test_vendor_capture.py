@@ -21,7 +21,7 @@ from typing import Any
 _PROBE = r"""
 import ctypes, json, sys
 sys.path.insert(0, sys.argv[3])
-from support import ADD_SCALAR_PTX
+from support import add_scalar_setup
 lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
 fake = ctypes.CDLL(sys.argv[2])
 for name in ("fake_captures", "fake_graph_exec_updates", "fake_graph_launches"):
@@ -30,15 +30,7 @@ c_void_p, c_uint = ctypes.c_void_p, ctypes.c_uint
 HOSTFN = ctypes.CFUNCTYPE(None, c_void_p)
 calls = []
 host_fn = HOSTFN(lambda data: calls.append(data))
-ctx, stream, module, fn = c_void_p(), c_void_p(), c_void_p(), c_void_p()
-assert lib.cuInit(0) == 0
-assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
-assert lib.cuCtxSetCurrent(ctx) == 0
-assert lib.cuStreamCreate(ctypes.byref(stream), 1) == 0
-assert lib.cuModuleLoadData(ctypes.byref(module), ADD_SCALAR_PTX + b"\0") == 0
-assert lib.cuModuleGetFunction(ctypes.byref(fn), module, b"add_scalar") == 0
-dev = ctypes.c_uint64()
-assert lib.cuMemAlloc_v2(ctypes.byref(dev), 128) == 0
+ctx, stream, fn, dev = add_scalar_setup(lib, 1)
 host = (c_uint * 32)()
 
 def launch_add(value):

@@ -20,7 +20,7 @@ from typing import Any
 _PROBE = r"""
 import ctypes, json, sys
 sys.path.insert(0, sys.argv[3])
-from support import ADD_SCALAR_PTX
+from support import add_scalar_setup
 lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
 fake = ctypes.CDLL(sys.argv[2])
 lib.zmlir_fast_launches.restype = ctypes.c_ulonglong
@@ -52,15 +52,8 @@ class Copy(ctypes.Structure):  # CUDA_MEMCPY3D
                 ("dstHeight", c_size_t),
                 ("width", c_size_t), ("height", c_size_t), ("depth", c_size_t)]
 
-ctx, stream, graph, module, fn = c_void_p(), c_void_p(), c_void_p(), c_void_p(), c_void_p()
-assert lib.cuInit(0) == 0
-assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
-assert lib.cuCtxSetCurrent(ctx) == 0
-assert lib.cuStreamCreate(ctypes.byref(stream), 0) == 0
-assert lib.cuModuleLoadData(ctypes.byref(module), ADD_SCALAR_PTX + b"\0") == 0
-assert lib.cuModuleGetFunction(ctypes.byref(fn), module, b"add_scalar") == 0
-dev = ctypes.c_uint64()
-assert lib.cuMemAlloc_v2(ctypes.byref(dev), 128) == 0
+ctx, stream, fn, dev = add_scalar_setup(lib, 0)
+graph = c_void_p()
 host = (c_uint * 32)()
 
 def kernel_params(value):

@@ -50,6 +50,25 @@ ADD_SCALAR_PTX = b"""
 """
 
 
+def add_scalar_setup(lib: Any, stream_flags: int) -> tuple[Any, Any, Any, Any]:
+    """A probe's start on our libcuda.so.1 (`lib`, ctypes): the primary
+    context current, a stream of `stream_flags`, ADD_SCALAR_PTX loaded and 128
+    bytes of device memory: (context, stream, add_scalar, the memory), ctypes
+    values."""
+    import ctypes
+
+    ctx, stream, module, fn = (ctypes.c_void_p() for _ in range(4))
+    dev = ctypes.c_uint64()
+    assert lib.cuInit(0) == 0
+    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+    assert lib.cuCtxSetCurrent(ctx) == 0
+    assert lib.cuStreamCreate(ctypes.byref(stream), stream_flags) == 0
+    assert lib.cuModuleLoadData(ctypes.byref(module), ADD_SCALAR_PTX + b"\0") == 0
+    assert lib.cuModuleGetFunction(ctypes.byref(fn), module, b"add_scalar") == 0
+    assert lib.cuMemAlloc_v2(ctypes.byref(dev), 128) == 0
+    return ctx, stream, fn, dev
+
+
 def tool(name: str) -> str | None:
     """A tool from PATH or LLVM 22's bin directory ($ZMLIR_LLVM_ROOT/bin)."""
     # Imported here: tools/ scripts load support.cuda_cases where zmlir is not installed.
