@@ -11,12 +11,10 @@ reads back as captured (tried at the first capture)."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
+
+from support import TEST_DIR, run_probe
 
 _PROBE = r"""
 import ctypes, json, sys
@@ -112,13 +110,8 @@ print(json.dumps(r))
 
 
 def _run(libdir: str, fake_nvidia_driver: Path, **extra: str) -> dict[str, Any]:
-    support = str(Path(__file__).resolve().parents[1])
-    env = {**os.environ, "ZMLIR_BACKEND": "cuda", "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver),
-           **extra}
-    result = subprocess.run([sys.executable, "-c", _PROBE, libdir, str(fake_nvidia_driver),
-                             support], capture_output=True, text=True, timeout=300, env=env)
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return run_probe(_PROBE, libdir, str(fake_nvidia_driver), str(TEST_DIR),
+                     ZMLIR_BACKEND="cuda", ZMLIR_CUDA_DRIVER=str(fake_nvidia_driver), **extra)
 
 
 def test_captures_are_nvidias(libdir: str, fake_nvidia_driver: Path) -> None:
