@@ -65,7 +65,13 @@ info = (ctypes.c_char * 24)()
 r["updated"] = []
 for k in range(4):
     newer = capture(2 + k, 10)
-    assert lib.cuGraphExecUpdate_v2(exe, newer, info) == 0
+    if k == 1:  # the first form
+        error_node, result = c_void_p(1), ctypes.c_int(-1)
+        assert lib.cuGraphExecUpdate(exe, newer, ctypes.byref(error_node),
+                                     ctypes.byref(result)) == 0
+        assert (error_node.value, result.value) == (None, 0)
+    else:
+        assert lib.cuGraphExecUpdate_v2(exe, newer, info) == 0
     if k == 2:  # destroyed before our copy took its update: NVIDIA's graph waits for it
         assert lib.cuGraphDestroy(newer) == 0
     r["updated"].append(run(exe))

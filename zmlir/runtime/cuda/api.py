@@ -521,7 +521,8 @@ C_FAST_PATH = ("cuLaunchKernel", "cuLaunchKernelEx", "cuEventRecord", "cuEventRe
                "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", "cuGraphLaunch",
                "cuGraphExecKernelNodeSetParams", "cuGraphExecKernelNodeSetParams_v2",
                "cuStreamIsCapturing", "cuStreamBeginCapture", "cuStreamBeginCapture_v2",
-               "cuStreamEndCapture", "cuGraphExecUpdate_v2", "cuGraphDestroy")
+               "cuStreamEndCapture", "cuGraphExecUpdate", "cuGraphExecUpdate_v2",
+               "cuGraphDestroy")
 PYTHON_BODY_PREFIX = "zmlir_py_"
 
 # What the Python driver calls to keep fastpath.c's table in step.

@@ -2601,6 +2601,23 @@ CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph,
   return result;
 }
 
+/* The first form (CUDA 11's cudart): the same update, its answer in two outputs. */
+CUresult cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode *hErrorNode_out,
+                           int *updateResult_out) {
+  CUresult result;
+  CUgraphExecUpdateResultInfo info;
+  zmlir_enter();
+  if (zmlir_fast_exec_update(hGraphExec, hGraph, &info, &result)) {
+    if (hErrorNode_out != NULL)
+      *hErrorNode_out = NULL;
+    if (updateResult_out != NULL)
+      *updateResult_out = 0; /* CU_GRAPH_EXEC_UPDATE_SUCCESS */
+  } else
+    result = zmlir_py_cuGraphExecUpdate(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
+  zmlir_leave();
+  return result;
+}
+
 CUresult cuGraphDestroy(CUgraph hGraph) {
   CUresult result = 0;
   int done = 0;
@@ -2827,6 +2844,7 @@ uintptr_t zmlir_fast_address(const char *name) {
       {"cuStreamBeginCapture_v2", (uintptr_t)&cuStreamBeginCapture_v2},
       {"cuStreamEndCapture", (uintptr_t)&cuStreamEndCapture},
       {"cuGraphExecUpdate_v2", (uintptr_t)&cuGraphExecUpdate_v2},
+      {"cuGraphExecUpdate", (uintptr_t)&cuGraphExecUpdate},
       {"cuGraphDestroy", (uintptr_t)&cuGraphDestroy},
       {"cuCtxGetDevice_v2", (uintptr_t)&cuCtxGetDevice_v2},
       {"zmlir_fast_cls_get", (uintptr_t)&zmlir_fast_cls_get},
