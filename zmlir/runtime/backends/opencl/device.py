@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Literal
 
+import cffi
 import numpy as np
 
 from zmlir.runtime import shared_memory
@@ -904,10 +905,37 @@ _HOST_CALLS_READY: queue.SimpleQueue[int] = queue.SimpleQueue()
 
 
 @functools.cache
-def _host_call_thread() -> threading.Thread:
-    thread = threading.Thread(target=_run_host_calls, name="zmlir host functions", daemon=True)
-    thread.start()
-    return thread
+def _host_call_thread() -> int:
+    """The thread calling host functions, made by the host's C library (the
+    link-map namespace the application runs in): an application's function
+    is the host's code (a Python host's ctypes callback takes its GIL, and
+    its C library, whose threads it did not count, took itself for one
+    thread: a second thread of ours racing its malloc hung the process)."""
+    base = cffi.FFI()
+    base.cdef("void *dlmopen(long, const char *, int); void *dlsym(void *, const char *);"
+              "int pthread_create(unsigned long *, void *, void *(*)(void *), void *);"
+              "int pthread_detach(unsigned long);")
+    own = base.dlopen(None)
+    libc = own.dlmopen(0, b"libc.so.6", 2)  # LM_ID_BASE, RTLD_NOW
+    create = own.dlsym(libc, b"pthread_create") if libc != base.NULL else base.NULL
+    detach = own.dlsym(libc, b"pthread_detach") if libc != base.NULL else base.NULL
+    if create == base.NULL or detach == base.NULL:  # the host's is ours
+        threading.Thread(target=_run_host_calls, name="zmlir host functions",
+                         daemon=True).start()
+        return 0
+    thread = base.new("unsigned long *")
+    code = base.cast("int (*)(unsigned long *, void *, void *(*)(void *), void *)", create)(
+        thread, base.NULL, base.cast("void *(*)(void *)", _host_call_main), base.NULL)
+    if code != 0:
+        raise OSError(code, "pthread_create")
+    base.cast("int (*)(unsigned long)", detach)(thread[0])
+    return int(thread[0])
+
+
+@ffi.callback("void *(void *)")
+def _host_call_main(_: Any) -> Any:
+    _run_host_calls()
+    return ffi.NULL
 
 
 def _run_host_calls() -> None:
