@@ -2,8 +2,9 @@
 `pythonpath` puts test/ on sys.path, and the repository root for `tools`).
 
 - `support` itself: the test tree's paths, `tool()`, the lookup of
-  external tools (nvcc, ptxas, spirv-val, LLVM's), and `run_probe()`, a
-  driver probe script's JSON answer;
+  external tools (nvcc, ptxas, spirv-val, LLVM's), `run_probe()`, a
+  driver probe script's JSON answer, and `add_scalar_setup()`, a probe's start
+  on our libcuda.so.1;
 - `support.cuda_cases`: the CUDA kernels of test/cuda/ with their launches
   and numpy references (also used by examples/demo.py and tools/);
 - `support.programs`: the test programs of test/cuda/programs and how nvcc

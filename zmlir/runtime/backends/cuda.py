@@ -298,9 +298,6 @@ CUresult cuGraphNodeGetType(CUgraphNode hNode, int *type);
 CUresult cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode *dependencies,
                                     size_t *numDependencies);
 CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v2 *nodeParams);
-CUresult cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams);
-CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies,
-                                       void *edgeData, size_t *numDependencies);
 CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams);
 CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, void *nodeParams);
 CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams);
@@ -1403,13 +1400,13 @@ class CUDABackend(Backend):
         return self.vendor_graphs and all(getattr(self.lib, name, None) is not None
                                           for name in _CAPTURE_CALLS)
 
-    def capture_probe(self, nbytes: int, host: int) -> tuple[int, int, int, bytes]:
+    def capture_probe(self, nbytes: int, host: int) -> tuple[int, int, Any, int, bytes]:
         """NVIDIA's graph of a capture (relaxed, on a stream of its own) of
         what fastpath.c's captures hold: a fill of device memory, a launch
         (captured, never run) of a kernel of a module of its own, copies of
         `nbytes` to and from host memory `host`: (the graph, its device
-        memory, the kernel, the launch's arguments' bytes), which
-        release_capture_probe releases."""
+        memory, the module, the kernel, the launch's arguments' bytes); the
+        first three for release_capture_probe."""
         self._enter()
         module, function = self.ffi.new("CUmodule *"), self.ffi.new("CUfunction *")
         stream, graph = self.ffi.new("CUstream *"), self.ffi.new("CUgraph *")
@@ -1441,14 +1438,13 @@ class CUDABackend(Backend):
         finally:
             if stream[0] != self.ffi.NULL:
                 self.lib.cuStreamDestroy_v2(stream[0])
-        self._probe_module = module[0]  # unloaded by release_capture_probe
         args = bytes(self.ffi.buffer(pointer)) + bytes(self.ffi.buffer(value))
-        return self.fast_graph(graph[0]), memory, self.fast_graph(function[0]), args
+        return self.fast_graph(graph[0]), memory, module[0], self.fast_graph(function[0]), args
 
-    def release_capture_probe(self, graph: int, memory: int) -> None:
+    def release_capture_probe(self, graph: int, memory: int, module: Any) -> None:
         self.graph_destroy(graph)
         self.free(memory)
-        self.lib.cuModuleUnload(self._probe_module)
+        self.lib.cuModuleUnload(module)
 
     def capture_dependencies(self, stream: int) -> tuple[int, list[int]]:
         """NVIDIA's CUstreamCaptureStatus of `stream` and the nodes its next
@@ -1493,12 +1489,10 @@ class CUDABackend(Backend):
         """A kernel node's (CUfunction, grid, block, shared window bytes, its
         kernelParams: read them with kernel_node_args)."""
         self._enter()
-        n = self.ffi.cast("CUgraphNode", node)
         p = self.ffi.new("CUDA_KERNEL_NODE_PARAMS_v2 *")
-        if self.lib.cuGraphKernelNodeGetParams_v2(n, p) != CUDA_SUCCESS:
-            p = self.ffi.new("CUDA_KERNEL_NODE_PARAMS *")  # the first form's (no CUkernel)
-            self.check("cuGraphKernelNodeGetParams", self.lib.cuGraphKernelNodeGetParams(n, p))
-        function = self.fast_graph(p.func) or self.fast_graph(getattr(p, "kern", 0))
+        self.check("cuGraphKernelNodeGetParams_v2", self.lib.cuGraphKernelNodeGetParams_v2(
+            self.ffi.cast("CUgraphNode", node), p))
+        function = self.fast_graph(p.func) or self.fast_graph(p.kern)
         if p.extra != self.ffi.NULL:  # none in a capture of fastpath.c's launches
             raise ValueError("a kernel node with `extra`")
         return (function, (p.gridDimX, p.gridDimY, p.gridDimZ),

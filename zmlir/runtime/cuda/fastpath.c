@@ -777,7 +777,8 @@ static int zmlir_fast_opencl(const struct zmlir_fast_entry *e, const unsigned in
 }
 
 /* Whether a call on `stream` may take the fast path at all: it is on (no
- * tracing), no capture is under way, the calling thread's current context is
+ * tracing), no capture of the Python driver's is under way (the real
+ * driver's may be: zmlir_fast_applies), the calling thread's current context is
  * known and holds no sticky error, no kernel has faulted or failed since the
  * Python driver last looked, and the stream is a default one or ours. */
 static int zmlir_fast_applies_in_capture(void *stream) {
@@ -803,7 +804,7 @@ static int zmlir_fast_applies(void *stream) {
  * it with zmlir_fast_work_done). While the real driver captures streams of
  * ours, only our created streams' work is here (on a capturing one, the
  * real driver records it); the lock keeps the Python driver from ending
- * those captures meanwhile (capture.py: demote). */
+ * those captures meanwhile (capture.py: demote_vendor_captures). */
 static int zmlir_fast_work_applies(void *stream) {
   if (ZMLIR_LOAD(zmlir_fast_vendor_captures) == 0)
     return zmlir_fast_applies_in_capture(stream);
@@ -1817,7 +1818,8 @@ CUresult zmlir_fast_context_id(void *ctx, unsigned long long *id) {
 
 static int zmlir_fast_optin_unchanged(void *f, int attrib, int value) {
   /* As a launch's: the calling thread's context known, no capture, no fault. */
-  if (attrib != 8 /* MAX_DYNAMIC_SHARED_SIZE_BYTES */ || value < 0 || !zmlir_fast_applies_in_capture(NULL))
+  if (attrib != 8 /* MAX_DYNAMIC_SHARED_SIZE_BYTES */ || value < 0 ||
+      !zmlir_fast_applies_in_capture(NULL))
     return 0;
   struct zmlir_fast_entry *e = zmlir_fast_find_function((uintptr_t)f);
   if (e == NULL || (unsigned int)value != e->optin)
@@ -1923,9 +1925,10 @@ static int zmlir_fast_set_attribute(void *f, int attrib, int value) {
 static int zmlir_fast_occupancy(int *blocks, void *f, int block, size_t dynamic,
                                 unsigned int flags, CUresult *result) {
   zmlir_cu_occupancy_fn occupancy = (zmlir_cu_occupancy_fn)zmlir_fast_backend.occupancy;
-  struct zmlir_fast_entry *e = blocks && occupancy && block > 0 && zmlir_fast_applies_in_capture(NULL)
-                                   ? zmlir_fast_find((uintptr_t)f, ZMLIR_FAST_CUDA)
-                                   : NULL;
+  struct zmlir_fast_entry *e =
+      blocks && occupancy && block > 0 && zmlir_fast_applies_in_capture(NULL)
+          ? zmlir_fast_find((uintptr_t)f, ZMLIR_FAST_CUDA)
+          : NULL;
   if (e == NULL)
     return 0;
   size_t window = e->native ? dynamic : e->static_shared + dynamic;
@@ -2411,10 +2414,11 @@ size_t zmlir_fast_graph_take(struct zmlir_graph_record *out, size_t room) {
  * cuGraphDestroy is the real driver's.
  *
  * Any call that reaches the Python driver while such captures are under way
- * first turns them into its own captures (graph/capture.py: demote): it ends
- * the real driver's, takes the graph recorded so far and each stream's
- * dependencies, and records what follows. zmlir_capture_lock keeps that from
- * happening in the middle of a stream's work here. */
+ * first turns them into its own captures (graph/capture.py:
+ * demote_vendor_captures): it ends the real driver's, takes the graph
+ * recorded so far and each stream's dependencies, and records what follows.
+ * zmlir_capture_lock keeps that from happening in the middle of a stream's
+ * work here. */
 
 /* Captured graphs the Python driver has not taken over: the real driver's
  * CUgraph, the executable graphs whose update from it the Python driver's

@@ -27,7 +27,7 @@ class GraphBase(DriverState):
 
     def captured_graph(self, handle: int) -> Graph | None:
         """The graph the vendor's driver captured as `handle` (fastpath.c),
-        ours from now on; None where it is none (graph/capture.py)."""
+        ours from now on; None where it is none (graph/executable.py)."""
         return None
 
     def node_of(self, handle: Any, node_type: int | None = None) -> Node:

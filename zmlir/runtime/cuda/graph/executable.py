@@ -223,10 +223,11 @@ class ExecAPI(ConstructAPI):
         # Updates made from it so far take it as captured (the application
         # may change it once it is ours).
         self._take_vendor_updates()
-        graph = self.handles.find(handle)  # an update's graph: taken over just now
-        if isinstance(graph, Graph) or not self.fast.take_captured(handle):
-            return graph if isinstance(graph, Graph) else None
-        return vendor.imported(self, handle, handles=True)
+        graph = self.handles.find(handle)
+        if isinstance(graph, Graph):  # an update's graph, taken over just now
+            return graph
+        return vendor.imported(self, handle, handles=True) if self.fast.take_captured(handle) \
+            else None
 
     def _take_vendor_updates(self) -> None:
         """Updates fastpath.c made of NVIDIA's copies of executable graphs

@@ -39,10 +39,9 @@ from zmlir.runtime.cuda.graph.model import (
     Node,
     connect,
 )
+from zmlir.runtime.cuda.memcpy import ARRAY, DEVICE, HOST, UNIFIED
 from zmlir.runtime.cuda.objects import Function
 
-# CUmemorytype of a CUDA_MEMCPY3D's ends: an array's handle is ours, not NVIDIA's.
-_MEMORY_ARRAY = 3
 # The kernel nodes of a graph whose new parameters fastpath.c may set: a few
 # (a solver's step), not a captured network's hundreds in its shared table.
 _NODES_REGISTERED = 64
@@ -98,7 +97,7 @@ def replayable(api: Any, graph: Graph) -> bool:
             if _function(api, p) is None:
                 return False
         elif isinstance(p, CopyParams):
-            if _MEMORY_ARRAY in memory_types(p.copy, api.ffi):
+            if ARRAY in memory_types(p.copy, api.ffi):  # an array's handle is ours
                 return False
         elif not isinstance(p, MemsetParams | HostParams | EmptyParams):
             return False
@@ -175,7 +174,7 @@ def set_params(api: Any, vendor: VendorGraph, node: Node) -> bool:
             device.graph_set_memset(vendor.graph_exec, target, p.dst, p.pitch, p.value,
                                     p.element_size, p.width, p.height)
         elif isinstance(p, CopyParams):
-            if _MEMORY_ARRAY in memory_types(p.copy, api.ffi):
+            if ARRAY in memory_types(p.copy, api.ffi):
                 return False
             device.graph_set_copy(vendor.graph_exec, target, p.copy)
         elif isinstance(p, HostParams):
@@ -218,21 +217,26 @@ def release(api: Any, handle: int, vendor: VendorGraph) -> None:
 # -- NVIDIA's captures of our streams (fastpath.c: stream capture) ----------------
 
 
-def _vendor_function(api: Any, function: int) -> Function:
-    """Our function whose kernel is NVIDIA's CUfunction `function`."""
+def _our_functions(api: Any) -> dict[int, Function]:
+    """Our functions by their kernel's NVIDIA CUfunction (the first of those
+    that share one)."""
+    functions: dict[int, Function] = {}
     for fn in api.handles.all(Function):
-        kernel = fn.bound_kernel
-        if kernel is not None and api.device.fast_graph(getattr(kernel, "handle", 0)) == function:
-            return fn
-    raise errors.CudaError(errors.CUresult.CUDA_ERROR_UNKNOWN,
-                           f"NVIDIA's function 0x{function:x} is none of ours")
+        if fn.bound_kernel is not None:
+            functions.setdefault(api.device.fast_graph(fn.bound_kernel.handle), fn)
+    return functions
 
 
-def _imported_params(api: Any, node: int, kind: int) -> Any:
+def _imported_params(api: Any, node: int, kind: int, functions: dict[int, Function]) -> Any:
+    """Node `node`'s parameters, of CUgraphNodeType `kind`; a kernel node's
+    function is ours in `functions` (_our_functions)."""
     device = api.device
     if kind == model.KERNEL:
         function, grid, block, window, params = device.graph_kernel_node(node)
-        fn = _vendor_function(api, function)
+        fn = functions.get(function)
+        if fn is None:
+            raise errors.CudaError(errors.CUresult.CUDA_ERROR_UNKNOWN,
+                                   f"NVIDIA's function 0x{function:x} is none of ours")
         sizes = [param_dtype(t).itemsize for t in fn.info.params]
         return KernelParams(fn.handle, grid, block, window - int(fn.info.static_shared_bytes),
                             device.kernel_node_args(params, sizes))
@@ -260,7 +264,9 @@ def imported(api: Any, graph: int, handles: bool) -> Graph:
     device = api.device
     g = Graph()
     described = {a: device.graph_node(a) for a in device.graph_nodes(graph)}
-    nodes = {a: g.add(_imported_params(api, a, kind), []) for a, (kind, _) in described.items()}
+    functions = _our_functions(api)
+    nodes = {a: g.add(_imported_params(api, a, kind, functions), [])
+             for a, (kind, _) in described.items()}
     for address, (_, dependencies) in described.items():
         for dependency in dependencies:
             connect(nodes[dependency], nodes[address])
@@ -272,11 +278,6 @@ def imported(api: Any, graph: int, handles: bool) -> Graph:
     return g
 
 
-# CUmemorytype: a CUDA_MEMCPY3D's end is host memory or a device address (or
-# either: unified addressing).
-_HOST, _DEVICE, _UNIFIED = 1, 2, 4
-
-
 def _copy_between(api: Any, p: Any, src: int, dst: int, nbytes: int) -> bool:
     """Whether copy node parameters `p` copy `nbytes` from `src` to `dst`, one row."""
     if not isinstance(p, CopyParams):
@@ -285,9 +286,9 @@ def _copy_between(api: Any, p: Any, src: int, dst: int, nbytes: int) -> bool:
     api.ffi.memmove(c, p.copy, len(p.copy))
 
     def address(kind: int, host: Any, device: int) -> int | None:
-        if kind == _HOST:
+        if kind == HOST:
             return int(api.ffi.cast("uintptr_t", host))
-        return int(device) if kind in (_DEVICE, _UNIFIED) else None
+        return int(device) if kind in (DEVICE, UNIFIED) else None
 
     return (address(int(c.srcMemoryType), c.srcHost, c.srcDevice) == src and
             address(int(c.dstMemoryType), c.dstHost, c.dstDevice) == dst and
@@ -311,7 +312,7 @@ def captures_read_back(api: Any) -> bool:
     host = api.ffi.new("char[]", nbytes)  # pageable
     host_address = int(api.ffi.cast("uintptr_t", host))
     try:
-        graph, memory, function, args = device.capture_probe(nbytes, host_address)
+        graph, memory, module, function, args = device.capture_probe(nbytes, host_address)
     except Exception:  # the vendor refuses some of it: our captures then
         return False
     try:
@@ -321,11 +322,11 @@ def captures_read_back(api: Any) -> bool:
                                                 model.MEMCPY] or \
                 [deps for _, deps in described] != [[], *[[n] for n in nodes[:-1]]]:
             return False
-        fill = MemsetParams(*device.graph_memset_node(nodes[0]))
+        fill, back, forth = (_imported_params(api, nodes[i], described[i][0], {})
+                             for i in (0, 2, 3))
+        # The probe's kernel is none of ours: its node as _imported_params reads one.
         launched, grid, block, window, params = device.graph_kernel_node(nodes[1])
         kernel = (launched, grid, block, window, device.kernel_node_args(params, [8, 4]))
-        back, forth = (CopyParams(device.graph_copy_node(n, api.ffi.sizeof("CUDA_MEMCPY3D")))
-                       for n in nodes[2:])
         return (_fills(fill, memory, 7, nbytes) and
                 kernel == (function, (1, 1, 1), (1, 1, 1), 0, (args[:8], args[8:])) and
                 _copy_between(api, back, memory, host_address, nbytes) and
@@ -333,4 +334,4 @@ def captures_read_back(api: Any) -> bool:
     except Exception:
         return False
     finally:
-        device.release_capture_probe(graph, memory)
+        device.release_capture_probe(graph, memory, module)
