@@ -1352,7 +1352,7 @@ CUresult cuGraphDestroy(struct fake_graph *g) {
   free(g);
   return 0;
 }
-static CUresult fake_graph_node_after(struct fake_node **out, struct fake_graph *g, int type,
+static CUresult fake_graph_node(struct fake_node **out, struct fake_graph *g, int type,
                                       struct fake_node **deps, size_t ndeps) {
   if (g == NULL || g->nnodes == 64 || ndeps > 4)
     return 1;
@@ -1363,9 +1363,6 @@ static CUresult fake_graph_node_after(struct fake_node **out, struct fake_graph 
     n->deps[n->ndeps] = deps[n->ndeps];
   *out = n;
   return 0;
-}
-static CUresult fake_graph_node(struct fake_node **out, struct fake_graph *g, int type) {
-  return fake_graph_node_after(out, g, type, NULL, 0);
 }
 static void fake_kernel_node_set(struct fake_node *n, const fake_kernel_node_params *p) {
   n->kernel = *p;
@@ -1379,36 +1376,41 @@ static void fake_kernel_node_set(struct fake_node *n, const fake_kernel_node_par
     n->kernel.params = n->arg_pointers;
   }
 }
-CUresult cuGraphAddKernelNode(struct fake_node **out, struct fake_graph *g, struct fake_node **deps, size_t n,
+CUresult cuGraphAddKernelNode(struct fake_node **out, struct fake_graph *g,
+                              struct fake_node **deps, size_t n,
                               const fake_kernel_node_params *p) {
-  CUresult code = fake_graph_node_after(out, g, FAKE_KERNEL_NODE, deps, n);
+  CUresult code = fake_graph_node(out, g, FAKE_KERNEL_NODE, deps, n);
   if (code == 0)
     fake_kernel_node_set(*out, p);
   return code;
 }
-CUresult cuGraphAddMemsetNode(struct fake_node **out, struct fake_graph *g, struct fake_node **deps, size_t n,
+CUresult cuGraphAddMemsetNode(struct fake_node **out, struct fake_graph *g,
+                              struct fake_node **deps, size_t n,
                               const fake_memset_node_params *p, void *ctx) {
-  CUresult code = fake_graph_node_after(out, g, FAKE_MEMSET_NODE, deps, n);
+  CUresult code = fake_graph_node(out, g, FAKE_MEMSET_NODE, deps, n);
   if (code == 0)
     (*out)->fill = *p;
   return code;
 }
-CUresult cuGraphAddMemcpyNode(struct fake_node **out, struct fake_graph *g, struct fake_node **deps, size_t n,
+CUresult cuGraphAddMemcpyNode(struct fake_node **out, struct fake_graph *g,
+                              struct fake_node **deps, size_t n,
                               const fake_memcpy3d *p, void *ctx) {
-  CUresult code = fake_graph_node_after(out, g, FAKE_COPY_NODE, deps, n);
+  CUresult code = fake_graph_node(out, g, FAKE_COPY_NODE, deps, n);
   if (code == 0)
     (*out)->copy = *p;
   return code;
 }
-CUresult cuGraphAddHostNode(struct fake_node **out, struct fake_graph *g, struct fake_node **deps, size_t n,
+CUresult cuGraphAddHostNode(struct fake_node **out, struct fake_graph *g,
+                            struct fake_node **deps, size_t n,
                             const fake_host_node_params *p) {
-  CUresult code = fake_graph_node_after(out, g, FAKE_HOST_NODE, deps, n);
+  CUresult code = fake_graph_node(out, g, FAKE_HOST_NODE, deps, n);
   if (code == 0)
     (*out)->host = *p;
   return code;
 }
-CUresult cuGraphAddEmptyNode(struct fake_node **out, struct fake_graph *g, struct fake_node **deps, size_t n) {
-  return fake_graph_node_after(out, g, FAKE_EMPTY_NODE, deps, n);
+CUresult cuGraphAddEmptyNode(struct fake_node **out, struct fake_graph *g,
+                             struct fake_node **deps, size_t n) {
+  return fake_graph_node(out, g, FAKE_EMPTY_NODE, deps, n);
 }
 /* A copy of `g` whose kernel nodes' parameter pointers are its own. */
 static struct fake_graph *fake_graph_copy(const struct fake_graph *g) {
@@ -1422,9 +1424,10 @@ static struct fake_graph *fake_graph_copy(const struct fake_graph *g) {
     }
   return copy;
 }
-CUresult cuGraphAddChildGraphNode(struct fake_node **out, struct fake_graph *g, struct fake_node **deps,
-                                  size_t n, const struct fake_graph *child) {
-  CUresult code = fake_graph_node_after(out, g, FAKE_CHILD_NODE, deps, n);
+CUresult cuGraphAddChildGraphNode(struct fake_node **out, struct fake_graph *g,
+                                  struct fake_node **deps, size_t n,
+                                  const struct fake_graph *child) {
+  CUresult code = fake_graph_node(out, g, FAKE_CHILD_NODE, deps, n);
   if (code == 0)
     (*out)->child = fake_graph_copy(child);
   return code;
@@ -1694,15 +1697,11 @@ CUresult cuStreamGetCaptureInfo_v2(struct fake_stream *s, int *status, unsigned 
 }
 static struct fake_node *fake_captured_node(void *stream, int type) {
   struct fake_stream *s = stream;
-  struct fake_node *n;
-  if (!fake_stream_live(stream) || s->capture == NULL ||
-      fake_graph_node(&n, s->capture, type) != 0)
+  if (!fake_stream_live(stream) || s->capture == NULL)
     return NULL;
-  if (n->index > 0) {
-    n->deps[0] = &s->capture->nodes[n->index - 1];
-    n->ndeps = 1;
-  }
-  return n;
+  struct fake_graph *g = s->capture;
+  struct fake_node *n, *last = g->nnodes ? &g->nodes[g->nnodes - 1] : NULL;
+  return fake_graph_node(&n, g, type, &last, last != NULL) == 0 ? n : NULL;
 }
 static int fake_capture_kernel(void *stream, void *f, const unsigned int grid[3],
                                const unsigned int block[3], unsigned int shared, void **params) {
