@@ -3,7 +3,10 @@
 // synchronize: stream launches (a fill, a kernel, a copy back), an
 // executable graph whose kernel node gets new parameters before each launch,
 // and a stream capture per iteration turned into an update of one
-// executable graph (cudaGraphExecUpdate). Prints "stream set_params capture".
+// executable graph (cudaGraphExecUpdate); and jacobiCudaGraphs' own
+// -gpumethod=0 loop: new parameters, a launch and a stream synchronize per
+// iteration, the graph's copy going to pageable memory (a stack variable).
+// Prints "stream set_params capture set_params_sync".
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -115,6 +118,34 @@ int main(int argc, char** argv) {
   CHECK(cudaGraphExecDestroy(exec));
   CHECK(cudaGraphDestroy(graph));
 
+  // jacobiCudaGraphs -gpumethod=0: the copy node's destination pageable, a
+  // synchronize after each launch.
+  float pageable_sum = 0.0f;
+  CHECK(cudaGraphCreate(&graph, 0));
+  CHECK(cudaGraphAddMemsetNode(&fill_node, graph, nullptr, 0, &fill));
+  kernel.kernelParams = args_even;
+  CHECK(cudaGraphAddKernelNode(&kernel_node, graph, &fill_node, 1, &kernel));
+  CHECK(cudaGraphAddMemcpyNode1D(&copy_node, graph, &kernel_node, 1, &pageable_sum, sum,
+                                 sizeof(float), cudaMemcpyDeviceToHost));
+  CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  CHECK(cudaGraphLaunch(exec, stream));
+  reset();
+  start = Clock::now();
+  for (int k = 0; k < iterations; ++k) {
+    kernel.kernelParams = k % 2 ? args_odd : args_even;
+    CHECK(cudaGraphExecKernelNodeSetParams(exec, kernel_node, &kernel));
+    CHECK(cudaGraphLaunch(exec, stream));
+    CHECK(cudaStreamSynchronize(stream));
+  }
+  double set_params_sync_us = per_iteration(start, iterations);
+  expect("set_params_sync");
+  if (!(pageable_sum > 0.99f && pageable_sum <= 2.0f)) {
+    std::printf("set_params_sync: wrong copied sum %f\n", pageable_sum);
+    wrong = 1;
+  }
+  CHECK(cudaGraphExecDestroy(exec));
+  CHECK(cudaGraphDestroy(graph));
+
   // A capture per iteration, updating one executable graph.
   exec = nullptr;
   reset();
@@ -135,6 +166,6 @@ int main(int argc, char** argv) {
   double capture_us = per_iteration(start, iterations);
 
   expect("capture");
-  std::printf("%.3f %.3f %.3f\n", stream_us, set_params_us, capture_us);
+  std::printf("%.3f %.3f %.3f %.3f\n", stream_us, set_params_us, capture_us, set_params_sync_us);
   return wrong;
 }
