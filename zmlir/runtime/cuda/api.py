@@ -582,6 +582,7 @@ CUresult zmlir_fast_cls_get(void **pvalue, void *ctx, void *key);
 void zmlir_fast_context_id_configure(uintptr_t python, uintptr_t vendor);
 void zmlir_fast_vendor_context(uintptr_t ctx, int add);
 CUresult zmlir_fast_context_id(void *ctx, unsigned long long *id);
+CUresult zmlir_fast_context_check(void *ctx, unsigned int *failed, void **detail);
 uintptr_t zmlir_fast_address(const char *name);
 struct zmlir_mem_record { uintptr_t address; size_t size; };
 size_t zmlir_fast_mem_take(struct zmlir_mem_record *out, size_t room);

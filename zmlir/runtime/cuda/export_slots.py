@@ -339,6 +339,11 @@ def _build(driver: Any, table: Table) -> Any:
                 array[index] = ffi.cast("void *", fast)
         elif slot is not None and BODIES[slot.name] is _context_id:
             _fast_context_id(driver, array, index, callback)
+        elif slot is not None and BODIES[slot.name] is _context_check:
+            # Asked in every cudaDeviceSynchronize: answered in C unless traced.
+            fast = driver.fast.context_check_slot()
+            if fast is not None:
+                array[index] = ffi.cast("void *", fast)
     return array
 
 

@@ -2256,6 +2256,17 @@ CUresult zmlir_fast_not_supported(void) {
   return 801; /* CUDA_ERROR_NOT_SUPPORTED */
 }
 
+/* UNKNOWN_CHECKS slot 2, which cudart 13 asks in every cudaDeviceSynchronize:
+ * export_slots.py's _context_check (no check failed, nothing to report). */
+CUresult zmlir_fast_context_check(void *ctx, unsigned int *failed, void **detail) {
+  (void)ctx;
+  if (failed == NULL || detail == NULL)
+    return 1; /* CUDA_ERROR_INVALID_VALUE */
+  *failed = 0;
+  *detail = NULL;
+  return 0;
+}
+
 /* -- graph launches ---------------------------------------------------------------
  *
  * An executable graph the Python driver replays as the real driver's own
@@ -2854,6 +2865,7 @@ uintptr_t zmlir_fast_address(const char *name) {
       {"zmlir_fast_cls_get", (uintptr_t)&zmlir_fast_cls_get},
       {"zmlir_fast_context_id", (uintptr_t)&zmlir_fast_context_id},
       {"zmlir_fast_not_supported", (uintptr_t)&zmlir_fast_not_supported},
+      {"zmlir_fast_context_check", (uintptr_t)&zmlir_fast_context_check},
       {"cuKernelGetFunction", (uintptr_t)&cuKernelGetFunction},
       {"cuModuleGetLoadingMode", (uintptr_t)&cuModuleGetLoadingMode},
       {"cuLibraryGetKernel", (uintptr_t)&cuLibraryGetKernel},

@@ -446,6 +446,13 @@ class FastPath:
                                                  vendor)
         return self.ffi.cast("void *", self.lib.zmlir_fast_address(b"zmlir_fast_context_id"))
 
+    def context_check_slot(self) -> Any:
+        """The C function to put in UNKNOWN_CHECKS' slot 2 (cudart 13 asks it
+        in every cudaDeviceSynchronize); None: the Python body."""
+        if not self.on:
+            return None
+        return self.ffi.cast("void *", self.lib.zmlir_fast_address(b"zmlir_fast_context_check"))
+
     def vendor_context(self, ctx: int, vendor: bool = True) -> None:
         """Context `ctx` is NVIDIA's, no handle of ours (its id is NVIDIA's
         slot's to give), or, vendor False, may be a handle of ours from now on."""
