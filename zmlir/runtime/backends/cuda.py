@@ -34,6 +34,8 @@ lets a machine without LLVM run the passthrough.
 from __future__ import annotations
 
 import functools
+import hashlib
+import importlib.util
 import os
 import subprocess
 import threading
@@ -411,7 +413,7 @@ _TEXTURE_CALLS = frozenset((
 # ours, sampled in code, as on every other backend.
 NATIVE_TEXTURES_ENV = "ZMLIR_NATIVE_TEXTURES"
 
-_ffi: cffi.FFI | None = None
+_ffi: Any = None
 
 
 _PARSED_AT_OPEN = ("CUfunction *", "CUmodule *", "CUdeviceptr *", "CUevent *", "CUstream *",
@@ -420,17 +422,60 @@ _PARSED_AT_OPEN = ("CUfunction *", "CUmodule *", "CUdeviceptr *", "CUevent *", "
                    "CUfunction[]", "CUlaunchConfig *", "CUlaunchAttribute[2]")
 
 
-def _get_ffi() -> cffi.FFI:
+# The declarations above as an out-of-line cffi module (ABI mode), written by
+# `python -m zmlir.runtime.cuda.build` beside the library it builds
+# (write_ffi_module): parsed there once, where an in-line FFI parses them at
+# each cuInit (~65 ms) and, with pycparser, each type a string names at its
+# first use (~0.5 ms each: 5 ms of jacobiCudaGraphs' first graph launch).
+FFI_MODULE = "cuda_backend_ffi.py"
+
+
+def _cdef_digest() -> str:
+    return hashlib.sha256(_CDEF.encode()).hexdigest()
+
+
+def write_ffi_module(directory: Path) -> Path:
+    """The out-of-line module of _CDEF in `directory`, marked with its digest."""
+    builder = cffi.FFI()
+    builder.cdef(_CDEF)
+    builder.set_source("_zmlir_cuda_backend_ffi", None)
+    path = directory / FFI_MODULE
+    builder.emit_python_code(str(path))
+    with path.open("a") as module:
+        module.write(f"\nCDEF_DIGEST = {_cdef_digest()!r}\n")
+    return path
+
+
+def _prebuilt_ffi() -> Any:
+    """The out-of-line FFI the build wrote, where it declares what _CDEF does;
+    else None (an in-line one then)."""
+    from zmlir.runtime.cuda.build import library_dir
+
+    path = library_dir() / FFI_MODULE
+    if not path.exists():
+        return None
+    try:
+        spec = importlib.util.spec_from_file_location("_zmlir_cuda_backend_ffi", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    except Exception:  # another cffi's, or a broken file: parse _CDEF here
+        return None
+    return module.ffi if getattr(module, "CDEF_DIGEST", None) == _cdef_digest() else None
+
+
+def _get_ffi() -> Any:
     global _ffi
     if _ffi is None:
-        ffi = cffi.FFI()
-        ffi.cdef(_CDEF)
-        # cffi parses a type named by a string at its first use (pycparser,
-        # with every declaration above: ~0.5 ms each, ~13 ms for the first):
-        # those of the calls a program times (a function's first launch,
-        # memory, events) are parsed here, at cuInit.
-        for name in _PARSED_AT_OPEN:
-            ffi.typeof(name)
+        ffi = _prebuilt_ffi()
+        if ffi is None:
+            ffi = cffi.FFI()
+            ffi.cdef(_CDEF)
+            # An in-line FFI parses a type named by a string at its first
+            # use: those of the calls a program times (a function's first
+            # launch, memory, events) are parsed here, at cuInit.
+            for name in _PARSED_AT_OPEN:
+                ffi.typeof(name)
         _ffi = ffi
     return _ffi
 
