@@ -2328,18 +2328,30 @@ static int zmlir_fast_graph_set_kernel(void *graph, void *node,
   if (!p->grid[0] || !p->grid[1] || !p->grid[2] || !threads || threads > f->max_threads ||
       (unsigned long long)f->static_shared + p->shared > ZMLIR_LOAD(f->shared_limit))
     return 0;
-  struct zmlir_graph_record r = {(uintptr_t)graph, (uintptr_t)node, func};
+  /* Filled as far as it is read (sizes[nargs], args[at]): jacobiCudaGraphs
+   * sets parameters before each launch, where zeroing and copying the
+   * whole record cost a microsecond. */
+  struct zmlir_graph_record r;
+  r.graph = (uintptr_t)graph;
+  r.node = (uintptr_t)node;
+  r.func = func;
   memcpy(r.grid, p->grid, sizeof r.grid);
   memcpy(r.block, p->block, sizeof r.block);
   r.shared = p->shared;
   r.nargs = f->nparams;
   size_t at = 0;
   for (unsigned int i = 0; i < f->nparams; ++i) {
-    if (at + f->sizes[i] > sizeof r.args || p->params[i] == NULL)
+    unsigned int size = f->sizes[i];
+    if (at + size > sizeof r.args || p->params[i] == NULL)
       return 0;
-    r.sizes[i] = f->sizes[i];
-    memcpy(r.args + at, p->params[i], f->sizes[i]);
-    at += f->sizes[i];
+    r.sizes[i] = size;
+    if (size == 8)
+      memcpy(r.args + at, p->params[i], 8);
+    else if (size == 4)
+      memcpy(r.args + at, p->params[i], 4);
+    else
+      memcpy(r.args + at, p->params[i], size);
+    at += size;
   }
   struct zmlir_kernel_node_params real = *p;
   real.func = (void *)f->target;
@@ -2353,7 +2365,7 @@ static int zmlir_fast_graph_set_kernel(void *graph, void *node,
     ++slot;
   int done = slot < ZMLIR_GRAPH_JOURNAL && set((void *)g->target, (void *)n->target, &real) == 0;
   if (done) {
-    zmlir_graph_journal[slot] = r;
+    memcpy(&zmlir_graph_journal[slot], &r, offsetof(struct zmlir_graph_record, args) + at);
     if (slot == zmlir_graph_journal_length)
       ++zmlir_graph_journal_length;
   }
