@@ -153,9 +153,9 @@ def build(out_dir: Path | None = None, verbose: bool = False) -> Path:
     if not link.exists():
         link.symlink_to(SONAME)
     _build_nvrtc_preload(out)
-    from zmlir.runtime.backends.cuda import write_ffi_module
+    from zmlir.runtime.backends.cuda_ffi import write_ffi_module
 
-    write_ffi_module(out)  # the passthrough's declarations, parsed once here
+    write_ffi_module()  # the passthrough's declarations, parsed once here
     return final
 
 
