@@ -80,74 +80,63 @@ int main(int argc, char** argv) {
   double stream_us = per_iteration(start, iterations);
   expect("stream");
 
-  // One graph of the same three nodes; the kernel node's arguments swap.
-  cudaGraph_t graph;
-  CHECK(cudaGraphCreate(&graph, 0));
+  // One graph of the same three nodes, its copy into `copy_to`; the kernel
+  // node's arguments swap before each launch, and with `synchronize` a
+  // stream synchronize follows each (jacobiCudaGraphs -gpumethod=0's loop).
   cudaMemsetParams fill = {};
   fill.dst = sum;
   fill.value = 0;
   fill.elementSize = 1;
   fill.width = sizeof(float);
   fill.height = 1;
-  cudaGraphNode_t fill_node, kernel_node, copy_node;
-  CHECK(cudaGraphAddMemsetNode(&fill_node, graph, nullptr, 0, &fill));
   int count = n;
   void* args_even[] = {&a, &b, &sum, &count};
   void* args_odd[] = {&b, &a, &sum, &count};
-  cudaKernelNodeParams kernel = {};
-  kernel.func = reinterpret_cast<void*>(step);
-  kernel.gridDim = dim3(1);
-  kernel.blockDim = dim3(n);
-  kernel.kernelParams = args_even;
-  CHECK(cudaGraphAddKernelNode(&kernel_node, graph, &fill_node, 1, &kernel));
-  CHECK(cudaGraphAddMemcpyNode1D(&copy_node, graph, &kernel_node, 1, host_sum, sum,
-                                 sizeof(float), cudaMemcpyDeviceToHost));
-  cudaGraphExec_t exec;
-  CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  CHECK(cudaGraphLaunch(exec, stream));
-  reset();
-  start = Clock::now();
-  for (int k = 0; k < iterations; ++k) {
-    kernel.kernelParams = k % 2 ? args_odd : args_even;
-    CHECK(cudaGraphExecKernelNodeSetParams(exec, kernel_node, &kernel));
+  auto set_params_way = [&](float* copy_to, bool synchronize) {
+    cudaGraph_t graph;
+    CHECK(cudaGraphCreate(&graph, 0));
+    cudaGraphNode_t fill_node, kernel_node, copy_node;
+    CHECK(cudaGraphAddMemsetNode(&fill_node, graph, nullptr, 0, &fill));
+    cudaKernelNodeParams kernel = {};
+    kernel.func = reinterpret_cast<void*>(step);
+    kernel.gridDim = dim3(1);
+    kernel.blockDim = dim3(n);
+    kernel.kernelParams = args_even;
+    CHECK(cudaGraphAddKernelNode(&kernel_node, graph, &fill_node, 1, &kernel));
+    CHECK(cudaGraphAddMemcpyNode1D(&copy_node, graph, &kernel_node, 1, copy_to, sum,
+                                   sizeof(float), cudaMemcpyDeviceToHost));
+    cudaGraphExec_t exec;
+    CHECK(cudaGraphInstantiate(&exec, graph, 0));
     CHECK(cudaGraphLaunch(exec, stream));
-  }
-  CHECK(cudaStreamSynchronize(stream));
-  double set_params_us = per_iteration(start, iterations);
+    reset();
+    auto start = Clock::now();
+    for (int k = 0; k < iterations; ++k) {
+      kernel.kernelParams = k % 2 ? args_odd : args_even;
+      CHECK(cudaGraphExecKernelNodeSetParams(exec, kernel_node, &kernel));
+      CHECK(cudaGraphLaunch(exec, stream));
+      if (synchronize)
+        CHECK(cudaStreamSynchronize(stream));
+    }
+    if (!synchronize)  // the last launch's end, which the loop did not wait for
+      CHECK(cudaStreamSynchronize(stream));
+    double us = per_iteration(start, iterations);
+    CHECK(cudaGraphExecDestroy(exec));
+    CHECK(cudaGraphDestroy(graph));
+    return us;
+  };
+  double set_params_us = set_params_way(host_sum, false);
   expect("set_params");
-  CHECK(cudaGraphExecDestroy(exec));
-  CHECK(cudaGraphDestroy(graph));
-
-  // jacobiCudaGraphs -gpumethod=0: the copy node's destination pageable, a
-  // synchronize after each launch.
   float pageable_sum = 0.0f;
-  CHECK(cudaGraphCreate(&graph, 0));
-  CHECK(cudaGraphAddMemsetNode(&fill_node, graph, nullptr, 0, &fill));
-  kernel.kernelParams = args_even;
-  CHECK(cudaGraphAddKernelNode(&kernel_node, graph, &fill_node, 1, &kernel));
-  CHECK(cudaGraphAddMemcpyNode1D(&copy_node, graph, &kernel_node, 1, &pageable_sum, sum,
-                                 sizeof(float), cudaMemcpyDeviceToHost));
-  CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  CHECK(cudaGraphLaunch(exec, stream));
-  reset();
-  start = Clock::now();
-  for (int k = 0; k < iterations; ++k) {
-    kernel.kernelParams = k % 2 ? args_odd : args_even;
-    CHECK(cudaGraphExecKernelNodeSetParams(exec, kernel_node, &kernel));
-    CHECK(cudaGraphLaunch(exec, stream));
-    CHECK(cudaStreamSynchronize(stream));
-  }
-  double set_params_sync_us = per_iteration(start, iterations);
+  double set_params_sync_us = set_params_way(&pageable_sum, true);
   expect("set_params_sync");
   if (!(pageable_sum > 0.99f && pageable_sum <= 2.0f)) {
     std::printf("set_params_sync: wrong copied sum %f\n", pageable_sum);
     wrong = 1;
   }
-  CHECK(cudaGraphExecDestroy(exec));
-  CHECK(cudaGraphDestroy(graph));
 
   // A capture per iteration, updating one executable graph.
-  exec = nullptr;
+  cudaGraph_t graph;
+  cudaGraphExec_t exec = nullptr;
   reset();
   start = Clock::now();
   for (int k = 0; k < iterations; ++k) {
