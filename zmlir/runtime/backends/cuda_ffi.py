@@ -266,16 +266,6 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CU
                                                               unsigned int flags);
 """
 
-_ffi: Any = None
-
-
-
-_PARSED_AT_OPEN = ("CUfunction *", "CUmodule *", "CUdeviceptr *", "CUevent *", "CUstream *",
-                   "CUstream", "size_t *", "int *", "unsigned int *", "float *", "void *",
-                   "void **", "void *[]", "int[]", "char[]", "uintptr_t", "const char **",
-                   "CUfunction[]", "CUlaunchConfig *", "CUlaunchAttribute[2]")
-
-
 # The declarations above as an out-of-line cffi module (ABI mode), written
 # beside this file by `python -m zmlir.runtime.cuda.build` (write_ffi_module):
 # parsed there once, where an in-line FFI parses them at each cuInit (~65 ms)
@@ -312,6 +302,13 @@ def _prebuilt_ffi() -> Any:
     except Exception:  # another cffi's, or a broken file: parse _CDEF here
         return None
     return module.ffi if getattr(module, "CDEF_DIGEST", None) == _cdef_digest() else None
+
+
+_PARSED_AT_OPEN = ("CUfunction *", "CUmodule *", "CUdeviceptr *", "CUevent *", "CUstream *",
+                   "CUstream", "size_t *", "int *", "unsigned int *", "float *", "void *",
+                   "void **", "void *[]", "int[]", "char[]", "uintptr_t", "const char **",
+                   "CUfunction[]", "CUlaunchConfig *", "CUlaunchAttribute[2]")
+_ffi: Any = None
 
 
 def get_ffi() -> Any:
