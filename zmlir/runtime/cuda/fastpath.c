@@ -2345,12 +2345,7 @@ static int zmlir_fast_graph_set_kernel(void *graph, void *node,
     if (at + size > sizeof r.args || p->params[i] == NULL)
       return 0;
     r.sizes[i] = size;
-    if (size == 8)
-      memcpy(r.args + at, p->params[i], 8);
-    else if (size == 4)
-      memcpy(r.args + at, p->params[i], 4);
-    else
-      memcpy(r.args + at, p->params[i], size);
+    memcpy(r.args + at, p->params[i], size);
     at += size;
   }
   struct zmlir_kernel_node_params real = *p;
