@@ -137,3 +137,53 @@ def test_fork_after_init(host: tuple[Path, Path]) -> None:
                             text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.splitlines() == ["OK"], result.stdout + result.stderr
+
+
+_BLAS_THREADS_HOST = r"""
+#include <dirent.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+  void *lib = dlopen(argv[1], RTLD_NOW);
+  int (*init)(unsigned) = lib ? (int (*)(unsigned))dlsym(lib, "cuInit") : NULL;
+  if (init == NULL || init(0) != 0)
+    return 1;
+  int threads = 0;
+  DIR *tasks = opendir("/proc/self/task");
+  for (struct dirent *e; (e = readdir(tasks)) != NULL;)
+    threads += e->d_name[0] != '.';
+  const char *setting = getenv("OPENBLAS_NUM_THREADS");
+  printf("%d %s\n", threads, setting ? setting : "unset");
+  return 0;
+}
+"""
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="OpenBLAS starts no thread on one core")
+def test_no_blas_threads_of_ours(tmp_path: Path, libdir: str) -> None:
+    """Our interpreter's numpy starts no OpenBLAS thread per core, whatever
+    the host asks of its own BLAS, and the host's setting is left as it was:
+    a C host (our interpreter in its namespace) and a Python host (in one of
+    its own)."""
+    exe = tmp_path / "blas_threads"
+    (tmp_path / "blas_threads.c").write_text(_BLAS_THREADS_HOST)
+    subprocess.run(["cc", "-o", str(exe), str(tmp_path / "blas_threads.c"), "-ldl"], check=True)
+    python_host = ("import ctypes, os, sys; lib = ctypes.CDLL(sys.argv[1]); "
+                   "assert lib.cuInit(0) == 0; getenv = ctypes.CDLL(None).getenv; "
+                   "getenv.restype = ctypes.c_char_p; "
+                   "print(len(os.listdir('/proc/self/task')), "
+                   "(getenv(b'OPENBLAS_NUM_THREADS') or b'unset').decode())")
+    library = str(Path(libdir) / "libcuda.so.1")
+    for command in ([str(exe), library], [sys.executable, "-c", python_host, library]):
+        seen = []
+        for setting in (None, "1", "2"):
+            env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+            if setting:
+                env["OPENBLAS_NUM_THREADS"] = setting
+            result = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
+            assert result.returncode == 0, result.stdout + result.stderr
+            threads, left = result.stdout.split()
+            assert left == (setting or "unset")
+            seen.append(threads)
+        assert len(set(seen)) == 1, (command[0], seen)

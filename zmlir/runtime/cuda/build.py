@@ -109,6 +109,20 @@ for p in {paths!r}:
 # The OpenCL runtime installed in the environment we were built from.
 if os.path.exists({opencl!r}):
     os.environ.setdefault("ZMLIR_OPENCL_ICD", {opencl!r})
+# Our interpreter's numpy does no BLAS: its OpenBLAS would start a thread per
+# core (15 on a 16-core host, each spinning at first). The host's setting back
+# once it is loaded. Not in the host's own interpreter (ZMLIR_LINK_NAMESPACE_MODE
+# =shared in a Python host), whose numpy is the host's.
+if os.environ.get("ZMLIR_LINK_NAMESPACE_MODE") != "shared" and "numpy" not in sys.modules:
+    host_blas_threads = os.environ.get("OPENBLAS_NUM_THREADS")
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        import numpy  # noqa: F401
+    finally:
+        if host_blas_threads is None:
+            del os.environ["OPENBLAS_NUM_THREADS"]
+        else:
+            os.environ["OPENBLAS_NUM_THREADS"] = host_blas_threads
 from _zmlir_cuda import ffi, lib
 # The JIT cache's key, before the driver imports any of the compiler.
 from zmlir.runtime import cache
