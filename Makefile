@@ -74,12 +74,14 @@ $(STAMPS)/build: $(STAMPS)/pip $(NATIVE_SOURCES)
 	@touch $@
 
 # Our libcuda.so.1; its Python driver is loaded from the tree at run time, so
-# only the exported API, the C launch fast path and the build recipe make it stale.
+# only the exported API, the C launch fast path and the build recipe make it
+# stale, and the passthrough's declarations, which the build writes out as
+# backends/_cuda_backend_ffi.py (a stale one is parsed again at each cuInit).
 $(LIBCUDA): $(STAMPS)/build zmlir/runtime/cuda/api.py zmlir/runtime/cuda/build.py \
             zmlir/runtime/cuda/fastpath.c zmlir/runtime/cuda/nvrtc_preload.c \
             zmlir/runtime/cuda/dlsym_preload.c zmlir/runtime/cuda/nvjitlink_preload.c \
             zmlir/runtime/cuda/jit_preload.h zmlir/runtime/cuda/arch_preload.c \
-            zmlir/runtime/cuda/nvidia_exports.txt
+            zmlir/runtime/cuda/nvidia_exports.txt zmlir/runtime/backends/cuda_ffi.py
 	$(PY) -m zmlir.runtime.cuda.build >/dev/null
 
 # NVIDIA's headers (the nvidia-cublas and nvidia-cufft wheels), OpenBLAS
