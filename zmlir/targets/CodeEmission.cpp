@@ -73,7 +73,7 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createTargetMachine(llvm::S
 }
 
 /// The standard LLVM optimisation pipeline at `optLevel`, as clang runs it
-/// (NVPTX's without LICM and tail call elimination).
+/// (NVPTX's with LICM in innermost loops only and no tail call elimination).
 void optimize(llvm::Module &module, llvm::TargetMachine &machine, int optLevel) {
   if (optLevel <= 0)
     return;
@@ -81,23 +81,32 @@ void optimize(llvm::Module &module, llvm::TargetMachine &machine, int optLevel) 
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  // NVPTX's pipeline runs no LICM: the PTX we recompile is NVVM's, whose
-  // loop invariants stand where NVVM left them, some sunk back into their
-  // loops to keep registers free (nvcc's dmmaTensorCoreGemm recomputes
-  // cp.async destinations in each turn of its outer loop). LICM hoisted
-  // them all again, live across the whole loop: compute_dgemm_async_copy
-  // took 168 registers where nvcc's PTX takes 128. ptxas hoists what it
-  // finds worth it itself, knowing its registers. Nor tail call
-  // elimination: NVVM left `fib(n - 1) + fib(n - 2)` two calls, and the
-  // loop with an accumulator that elimination makes of the second, once
-  // unrolled, keeps more live across the first: 56 bytes of stack per
-  // level where nvcc's take 24, and a recursion that fits the driver's
-  // 1 KiB default stack natively overflowed it (recursion.cu on an H200:
-  // CUDA_ERROR_ILLEGAL_ADDRESS).
+  // NVPTX's LICM runs in innermost loops only: the PTX we recompile is
+  // NVVM's, whose outer loops' invariants stand where NVVM left them, some
+  // sunk back into their loops to keep registers free (nvcc's
+  // dmmaTensorCoreGemm recomputes cp.async destinations in each turn of its
+  // outer loop). LICM of the whole nest hoisted them all again, live across
+  // the whole kernel: compute_dgemm_async_copy took 168 registers where
+  // nvcc's PTX takes 128. ptxas hoists further what it finds worth it. But
+  // the invariants LLVM itself makes in an innermost loop (reassociated
+  // addresses) must leave it, as NVVM's left: without that
+  // compute_gemm_imma's fragment loads kept their constants folded into
+  // the loop's addresses, and ptxas scheduled its global loads late
+  // (0.533 ms a launch on an H100 where nvcc's PTX takes 0.477).
+  // Nor tail call elimination: NVVM left `fib(n - 1) + fib(n - 2)` two
+  // calls, and the loop with an accumulator that elimination makes of the
+  // second, once unrolled, keeps more live across the first: 56 bytes of
+  // stack per level where nvcc's take 24, and a recursion that fits the
+  // driver's 1 KiB default stack natively overflowed it (recursion.cu on an
+  // H200: CUDA_ERROR_ILLEGAL_ADDRESS).
   llvm::PassInstrumentationCallbacks instrumentation;
   if (machine.getTargetTriple().isNVPTX())
-    instrumentation.registerShouldRunOptionalPassCallback([](llvm::StringRef pass, llvm::Any) {
-      return pass != "LICMPass" && pass != "TailCallElimPass";
+    instrumentation.registerShouldRunOptionalPassCallback([](llvm::StringRef pass, llvm::Any ir) {
+      if (pass == "LICMPass") {
+        const auto *loop = llvm::any_cast<const llvm::Loop *>(&ir);
+        return loop && (*loop)->isInnermost();
+      }
+      return pass != "TailCallElimPass";
     });
   llvm::PassBuilder builder(&machine, llvm::PipelineTuningOptions(), std::nullopt,
                             &instrumentation);
