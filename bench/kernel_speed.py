@@ -547,6 +547,7 @@ def sass(work: Path, only: set[str], fresh: bool = False) -> int:
     import tempfile
 
     from tools.run_programs_passthrough import driver_ptx_texts
+    from zmlir.runtime.backends import nvptx_cache
     from zmlir.runtime.cuda.module import keyed_ptx
 
     root = work / NAME
@@ -562,12 +563,15 @@ def sass(work: Path, only: set[str], fresh: bool = False) -> int:
             continue
         for index, text in enumerate(driver_ptx_texts(exe, relocatable=True, gpu_sm=int(GPU[3:]))):
             text, key = keyed_ptx(text)
-            ours = root / "nvptx" / f"{key}.{GPU}.ptx"
+            # What the passthrough runs by default: a module with texture
+            # instructions uses NVIDIA's (+native-textures, the last).
+            target = nvptx_cache.targets(text, GPU)[-1]
+            ours = root / "nvptx" / f"{key}.{target.split(':', 1)[1]}.ptx"
             if fresh:
                 import zmlir
 
                 try:
-                    ours_text = zmlir.compile_module(text, f"nvptx:{GPU}",
+                    ours_text = zmlir.compile_module(text, target,
                                                      filename=f"{exe.name}.{index}.ptx").binary
                 except zmlir.CompileError as err:
                     print(f"{exe.name}: module {index}: {str(err).splitlines()[0]}")
