@@ -154,14 +154,26 @@ def driver_ptx_texts(exe: Path, relocatable: bool = False, gpu_sm: int = 0) -> l
 
 # -- prepare (here) -----------------------------------------------------------------
 
-def prepare(directory: Path, archs: list[str]) -> int:
+def selected(only: str | None) -> list[Program]:
+    """Every program, or those named in `only` (comma-separated)."""
+    found = programs()
+    if only is None:
+        return found
+    names = set(only.split(","))
+    unknown = names - {p.name for p in found}
+    if unknown:
+        raise SystemExit(f"no such program: {', '.join(sorted(unknown))}")
+    return [p for p in found if p.name in names]
+
+
+def prepare(directory: Path, archs: list[str], only: str | None = None) -> int:
     import zmlir
     from zmlir.runtime.backends import nvptx_cache
     from zmlir.runtime.cuda.module import keyed_ptx
 
     cache_dir = directory / "nvptx"
     failures = 0
-    for program in programs():
+    for program in selected(only):
         for cudart in CUDARTS:
             exe = build(program, cudart, directory / "bin")
             relocatable = any(f.startswith("-rdc=true") for f in program.flags)
@@ -220,12 +232,12 @@ def run_one(exe: Path, python: str, cache_dir: Path, log_dir: Path) -> Outcome:
     return Outcome(exe.name, passed, detail, seconds, backend)
 
 
-def run(directory: Path, prebuilt: bool, python: str) -> int:
+def run(directory: Path, prebuilt: bool, python: str, only: str | None = None) -> int:
     cache_dir = directory / "nvptx"
     if not cache_dir.is_dir():
         raise SystemExit(f"{cache_dir} does not exist: run `prepare {directory}` first")
     outcomes = []
-    for program in programs():
+    for program in selected(only):
         for cudart in CUDARTS:
             label = f"{program.name}.{cudart}"
             try:
@@ -283,12 +295,14 @@ def main() -> int:
     r.add_argument("directory", type=Path)
     r.add_argument("--prebuilt", action="store_true", help="use DIR/bin, do not run nvcc")
     r.add_argument("--python", default=sys.executable, help="the Python that runs zmlir")
+    for command in (p, r):
+        command.add_argument("--only", metavar="NAME,...", help="these programs only")
     args = parser.parse_args()
     sys.path.insert(0, str(REPO))
     directory = args.directory.resolve()
     if args.command == "prepare":
-        return prepare(directory, args.arch or ["sm_90"])
-    return run(directory, args.prebuilt, args.python)
+        return prepare(directory, args.arch or ["sm_90"], args.only)
+    return run(directory, args.prebuilt, args.python, args.only)
 
 
 if __name__ == "__main__":

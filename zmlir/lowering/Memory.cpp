@@ -193,6 +193,16 @@ LLVM::LLVMStructType byValCopyType(Value param) {
   return copy ? dyn_cast<LLVM::LLVMStructType>(copy.getValue()) : LLVM::LLVMStructType();
 }
 
+/// The alignment of the copy a kernel's byval pointer parameter points to
+/// (its PTX `.align`, ConvertPTXToStdPass::convertKernel).
+uint64_t byValCopyAlign(Value param) {
+  auto arg = cast<BlockArgument>(param);
+  auto kernel = cast<gpu::GPUFuncOp>(arg.getOwner()->getParentOp());
+  auto align =
+      kernel.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), LLVM::LLVMDialect::getAlignAttrName());
+  return align ? align.getInt() : 1;
+}
+
 /// The width in bits of a `ld.param`/`st.param` of `type` at `offset` of
 /// the aggregate parameter `param`, or a diagnostic when the access is not
 /// whole bytes inside it.
@@ -233,12 +243,12 @@ struct LdParamOpLowering : PTXPattern<LdParamOp> {
       return failure();
     mlir::Type wide = rewriter.getIntegerType(*bits);
     if (isa<LLVM::LLVMPointerType>(param.getType())) {
-      // A kernel's by-value aggregate as a pointer to its copy (aligned to
-      // kKernelAggregateAlign): a load at the offset.
+      // A kernel's by-value aggregate as a pointer to its copy: a load at
+      // the offset, as aligned as the copy's `.align` allows.
       Value at = LLVM::GEPOp::create(rewriter, loc, param.getType(), rewriter.getI8Type(), param,
                                      ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(op.getOffset())});
-      uint64_t align = std::min<uint64_t>(llvm::MinAlign(kKernelAggregateAlign, op.getOffset()),
-                                          *bits / 8);
+      uint64_t align =
+          std::min<uint64_t>(llvm::MinAlign(byValCopyAlign(param), op.getOffset()), *bits / 8);
       Value value = LLVM::LoadOp::create(rewriter, loc, wide, at, align);
       rewriter.replaceOp(op, adjustBits(rewriter, loc, value, op.getRes().getType(), isSigned));
       return success();
@@ -509,11 +519,16 @@ struct ParamAddrOpLowering : PTXPattern<ParamAddrOp> {
     Location loc = op.getLoc();
     Value param = adaptor.getParam();
     Value copy = param;
-    if (!byValCopyType(param)) {
+    auto localType = LLVM::LLVMPointerType::get(op.getContext(), state.addressSpaces.local);
+    if (byValCopyType(param)) {
+      // The byval copy in the allocas' space (generic on NVPTX).
+      if (param.getType() != localType)
+        copy = LLVM::AddrSpaceCastOp::create(rewriter, loc, localType, param);
+    } else {
       auto fn = op->getParentOfType<FunctionOpInterface>();
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(&fn.getFunctionBody().front());
-      copy = localAlloca(rewriter, loc, param.getType(), kKernelAggregateAlign, state);
+      copy = localAlloca(rewriter, loc, param.getType(), kParamCopyAlign, state);
       LLVM::StoreOp::create(rewriter, loc, param, copy);
     }
     rewriter.replaceOpWithNewOp<LLVM::PtrToIntOp>(op, op.getRes().getType(), copy);

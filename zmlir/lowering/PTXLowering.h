@@ -417,10 +417,10 @@ inline bool isReservedSmemRegister(ptx::SpecialReg reg) {
          reg <= ptx::SpecialReg::ReservedSmemOffset1;
 }
 
-/// The alignment of a kernel's copy of a by-value aggregate parameter where
-/// the target passes it byval (TargetInfo::passesKernelAggregatesByVal):
-/// enough for any `ld.param` element (PTX loads them 8 bytes at most).
-constexpr int64_t kKernelAggregateAlign = 8;
+/// The alignment of the `.local` copy the lowering makes of a parameter
+/// passed as a value whose address is taken: enough for any `ld.param`
+/// element (PTX loads them 8 bytes at most).
+constexpr int64_t kParamCopyAlign = 8;
 
 /// Marks the module's device functions, and their calls, convergent: any of
 /// them may run a warp collective or a barrier, which LLVM must not make

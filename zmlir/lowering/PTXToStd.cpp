@@ -363,20 +363,28 @@ FailureOr<gpu::GPUFuncOp> ConvertPTXToStdPass::convertKernel(func::FuncOp func,
   Block &entry = body.front();
   if (state.target.passesKernelAggregatesByVal()) {
     // By-value aggregates become pointers to the kernel's copy of the bytes,
-    // a byval struct (ld.param reads them through it, Memory.cpp). Upstream's
-    // gpu.func lowering drops `llvm.byval`: `zmlir.byval` keeps each
-    // parameter's type (unit where none) for code emission to restore.
-    auto copyType = LLVM::LLVMPointerType::get(ctx, state.addressSpaces.local);
+    // a byval struct aligned as the PTX declares it (ld.param reads them
+    // through it, Memory.cpp), in the space of the target's allocas: a
+    // byval argument is the caller's stack copy. Upstream's gpu.func lowering
+    // drops `llvm.byval` and `llvm.align`: `zmlir.byval` keeps each
+    // parameter's type and `zmlir.align` its alignment (unit where none) for
+    // code emission to restore.
+    auto copyType = LLVM::LLVMPointerType::get(
+        ctx, state.target.allocatesLocalInGeneric() ? state.addressSpaces.generic
+                                                    : state.addressSpaces.local);
     SmallVector<Attribute> byVal(entry.getNumArguments(), b.getUnitAttr());
+    SmallVector<Attribute> aligns(entry.getNumArguments(), b.getUnitAttr());
     bool anyByVal = false;
     for (BlockArgument arg : entry.getArguments()) {
       auto bytes = dyn_cast<LLVM::LLVMArrayType>(arg.getType());
       if (!bytes)
         continue;
       unsigned index = arg.getArgNumber();
+      auto align = func.getArgAttrOfType<IntegerAttr>(index, "ptx.align");
       arg.setType(copyType);
       inputs[index] = copyType;
       byVal[index] = TypeAttr::get(LLVM::LLVMStructType::getLiteral(ctx, {bytes}));
+      aligns[index] = align ? align : b.getI64IntegerAttr(1);
       anyByVal = true;
     }
     if (anyByVal) {
@@ -385,10 +393,10 @@ FailureOr<gpu::GPUFuncOp> ConvertPTXToStdPass::convertKernel(func::FuncOp func,
         if (!isa<TypeAttr>(type))
           continue;
         kernel.setArgAttr(index, LLVM::LLVMDialect::getByValAttrName(), type);
-        kernel.setArgAttr(index, LLVM::LLVMDialect::getAlignAttrName(),
-                          b.getI64IntegerAttr(kKernelAggregateAlign));
+        kernel.setArgAttr(index, LLVM::LLVMDialect::getAlignAttrName(), aligns[index]);
       }
       kernel->setAttr("zmlir.byval", b.getArrayAttr(byVal));
+      kernel->setAttr("zmlir.align", b.getArrayAttr(aligns));
     }
   }
   Value window;

@@ -335,8 +335,9 @@ public:
 
   /// Whether a kernel takes a by-value aggregate parameter (`.param .align N
   /// .b8 p[K]`) as a pointer to its own copy of the bytes, `ptr
-  /// byval({[K x i8]})` (OpenCL C's struct argument), not as the `[K x i8]`
-  /// value. The launcher passes the same K bytes either way.
+  /// byval({[K x i8]}) align N` (OpenCL C's and clang CUDA's struct
+  /// argument), not as the `[K x i8]` value. The launcher passes the same K
+  /// bytes either way.
   virtual bool passesKernelAggregatesByVal() const { return false; }
 
   /// A launch or SM register (`%gridid`, `%smid`, `%nsmid`, `%nwarpid`,

@@ -121,17 +121,22 @@ void optimize(llvm::Module &module, llvm::TargetMachine &machine, int optLevel) 
   builder.buildPerModuleDefaultPipeline(level).run(module, mam);
 }
 
-/// Gives back the `llvm.byval` types that upstream's gpu.func lowering drops:
-/// a kernel whose lowering passes by-value aggregates byval lists each
-/// parameter's type in `zmlir.byval` (unit where it has none).
+/// Gives back the `llvm.byval` types and `llvm.align` alignments that
+/// upstream's gpu.func lowering drops: a kernel whose lowering passes
+/// by-value aggregates byval lists each parameter's type in `zmlir.byval` and
+/// its alignment in `zmlir.align` (unit where it has none).
 void restoreByValParams(ModuleOp module) {
   for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
     auto types = fn->getAttrOfType<ArrayAttr>("zmlir.byval");
-    if (!types)
+    auto aligns = fn->getAttrOfType<ArrayAttr>("zmlir.align");
+    if (!types || !aligns)
       continue;
-    for (auto [index, type] : llvm::enumerate(types))
-      if (isa<TypeAttr>(type) && index < fn.getNumArguments())
-        fn.setArgAttr(index, LLVM::LLVMDialect::getByValAttrName(), type);
+    for (auto [index, type, align] : llvm::enumerate(types, aligns)) {
+      if (!isa<TypeAttr>(type) || index >= fn.getNumArguments())
+        continue;
+      fn.setArgAttr(index, LLVM::LLVMDialect::getByValAttrName(), type);
+      fn.setArgAttr(index, LLVM::LLVMDialect::getAlignAttrName(), align);
+    }
   }
 }
 

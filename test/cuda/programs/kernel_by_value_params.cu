@@ -7,8 +7,9 @@
 // pointers and extents (CuPy's CArray), and one of 400 bytes (too big for
 // the launch fast path's byte-sized parameter sizes), which nvcc reads
 // through its address (`mov.b64 %rd, param`), with constant and computed
-// indices. Intel's OpenCL compiler aborted on a kernel taking an array by
-// value.
+// indices; and a 4-aligned struct after an int (`.param .align 4 .b8
+// v[12]` at offset 4, read 4 bytes at a time, not at an assumed 8). Intel's
+// OpenCL compiler aborted on a kernel taking an array by value.
 struct Mixed {
   int8_t tag;
   int16_t count;
@@ -23,6 +24,9 @@ struct View {
 };
 struct Table {
   int32_t values[100];
+};
+struct Vec3 {
+  float x, y, z;
 };
 
 __global__ void halves(__half h, __half2 pair, float* out) {
@@ -42,6 +46,11 @@ __global__ void scale(View v, float factor) {
     float* p = v.data + row * v.strides[0] + col * v.strides[1];
     *p *= factor;
   }
+}
+
+__global__ void offset(int base, Vec3 v, float* out) {
+  int i = threadIdx.x;
+  out[i] = base + v.x * i + v.y - v.z;
 }
 
 __global__ void ends(Table t, int* out, int n) {
@@ -67,6 +76,14 @@ int main() {
   for (int i = 0; i < 32; ++i)
     EXPECT(half_out[i] == 1.5f * i + 9.75f, "halves[%d] = %g, expected %g", i, half_out[i],
            1.5f * i + 9.75f);
+
+  // A 4-aligned struct after an int
+  offset<<<1, 32>>>(7, Vec3{0.5f, 100.0f, 0.25f}, dhalf);
+  CHECK(cudaGetLastError());
+  CHECK(cudaMemcpy(half_out.data(), dhalf, 32 * sizeof(float), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < 32; ++i)
+    EXPECT(half_out[i] == 7 + 0.5f * i + 99.75f, "offset[%d] = %g, expected %g", i, half_out[i],
+           7 + 0.5f * i + 99.75f);
 
   // A struct of mixed fields
   const int n = 300;

@@ -284,7 +284,14 @@ class FunctionImporter:
             else:
                 raise self.error(f"unsupported parameter type '.{p.type}'", p.loc)
             v = Value(t, f"%arg{i}")
-            args.append(f"%arg{i}: {t}")
+            if p.dims and fn.kind == "entry":
+                # A kernel's by-value aggregate keeps its `.align` (the
+                # element's where none): the layout the launcher packs, and how
+                # wide a target may load it.
+                align = p.align or element_bytes(p.type)
+                args.append(f"%arg{i}: {t} {{ptx.align = {align} : i64}}")
+            else:
+                args.append(f"%arg{i}: {t}")
             if p.space == "reg" and p.dims:
                 raise self.error(f"'.reg' parameter '{p.name}' cannot be an array", p.loc)
             if p.space == "reg":  # `.func f(.reg .b64 %a)`: a register holding the argument

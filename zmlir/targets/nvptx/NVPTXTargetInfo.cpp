@@ -315,6 +315,11 @@ public:
   /// NVPTX selects an invariant load from the global space as
   /// ld.global.nc (NVPTXISelDAGToDAG's LDG), vectors too.
   bool hasNonCoherentLoads() const override { return true; }
+  /// As clang's CUDA: `ptr byval(...) align N` is `.param .align N .b8
+  /// p[K]`, read by ld.param as wide as its alignment allows. As a `[K x i8]`
+  /// value, LLVM declared it 1-aligned and read it byte by byte
+  /// (DeviceScanInitKernel: 43 SASS instructions, nvcc's 22).
+  bool passesKernelAggregatesByVal() const override { return true; }
 
   /// ld.global with `.cg`, `.cs`, `.lu` or `.cv` (llm.c's __ldcs, 128-bit
   /// `ld.global.cs.v4` included) as that instruction in inline PTX: LLVM's
