@@ -396,11 +396,9 @@ struct InstOpLowering : PTXPattern<InstOp> {
                                    state.target.getName() + "'");
     }
     // nanosleep suspends the thread for between 0 and twice the given
-    // nanoseconds (PTX ISA 9.7.19.4): the target's sleep, or no delay at
-    // all, which is one of its answers.
-    if (op.getOpcode() == "nanosleep" && op->getNumResults() == 0 &&
-        adaptor.getOperands().size() == 1) {
-      state.target.emitSleep(rewriter, op.getLoc(), adaptor.getOperands()[0]);
+    // nanoseconds (PTX ISA 9.7.19.4): no delay at all is one of its answers,
+    // on every target.
+    if (op.getOpcode() == "nanosleep" && op->getNumResults() == 0) {
       rewriter.eraseOp(op);
       return success();
     }

@@ -373,12 +373,6 @@ public:
   /// Emits `prefetch{u}` of `address` (the op's operand, in its state space);
   /// targets without one drop it (it has no effect on results).
   virtual void emitPrefetch(mlir::OpBuilder &b, ptx::PrefetchOp op, mlir::Value address) const {}
-  /// Emits `nanosleep` of `nanoseconds` (an i32): the thread sleeps for
-  /// between 0 and twice that. Targets without a sleep emit nothing (no
-  /// delay is one of its answers); one that has it keeps a spin-wait's
-  /// backoff, whose waiting threads otherwise take issue slots from those
-  /// they wait for.
-  virtual void emitSleep(mlir::OpBuilder &b, mlir::Location loc, mlir::Value nanoseconds) const {}
   /// Whether `.local` allocas live in the generic space (and are cast).
   virtual bool allocatesLocalInGeneric() const { return false; }
   /// Whether a `generic(sym)` address in a variable's initializer is cast to

