@@ -198,8 +198,8 @@ LLVM::LLVMStructType byValCopyType(Value param) {
 uint64_t byValCopyAlign(Value param) {
   auto arg = cast<BlockArgument>(param);
   auto kernel = cast<gpu::GPUFuncOp>(arg.getOwner()->getParentOp());
-  auto align =
-      kernel.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), LLVM::LLVMDialect::getAlignAttrName());
+  auto align = kernel.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
+                                                    LLVM::LLVMDialect::getAlignAttrName());
   return align ? align.getInt() : 1;
 }
 
@@ -247,8 +247,8 @@ struct LdParamOpLowering : PTXPattern<LdParamOp> {
       // the offset, as aligned as the copy's `.align` allows.
       Value at = LLVM::GEPOp::create(rewriter, loc, param.getType(), rewriter.getI8Type(), param,
                                      ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(op.getOffset())});
-      uint64_t align =
-          std::min<uint64_t>(llvm::MinAlign(byValCopyAlign(param), op.getOffset()), *bits / 8);
+      uint64_t align = std::min<uint64_t>(llvm::MinAlign(byValCopyAlign(param), op.getOffset()),
+                                          *bits / 8);
       Value value = LLVM::LoadOp::create(rewriter, loc, wide, at, align);
       rewriter.replaceOp(op, adjustBits(rewriter, loc, value, op.getRes().getType(), isSigned));
       return success();
