@@ -8,8 +8,10 @@
 // the launch fast path's byte-sized parameter sizes), which nvcc reads
 // through its address (`mov.b64 %rd, param`), with constant and computed
 // indices; and a 4-aligned struct after an int (`.param .align 4 .b8
-// v[12]` at offset 4, read 4 bytes at a time, not at an assumed 8). Intel's
-// OpenCL compiler aborted on a kernel taking an array by value.
+// v[12]` at offset 4, read 4 bytes at a time, not at an assumed 8), and a
+// 16-aligned one of two float4 after an int (`.align 16`, ld.param.v4.f32 at
+// offset 16: the copy must be as aligned as declared). Intel's OpenCL
+// compiler aborted on a kernel taking an array by value.
 struct Mixed {
   int8_t tag;
   int16_t count;
@@ -27,6 +29,9 @@ struct Table {
 };
 struct Vec3 {
   float x, y, z;
+};
+struct Quads {
+  float4 low, high;
 };
 
 __global__ void halves(__half h, __half2 pair, float* out) {
@@ -51,6 +56,11 @@ __global__ void scale(View v, float factor) {
 __global__ void offset(int base, Vec3 v, float* out) {
   int i = threadIdx.x;
   out[i] = base + v.x * i + v.y - v.z;
+}
+
+__global__ void quads(int base, Quads q, float* out) {
+  int i = threadIdx.x;
+  out[i] = base + q.low.x * i + q.low.w - q.high.y + q.high.z * q.low.y;
 }
 
 __global__ void ends(Table t, int* out, int n) {
@@ -84,6 +94,14 @@ int main() {
   for (int i = 0; i < 32; ++i)
     EXPECT(half_out[i] == 7 + 0.5f * i + 99.75f, "offset[%d] = %g, expected %g", i, half_out[i],
            7 + 0.5f * i + 99.75f);
+
+  // A 16-aligned struct of two float4 after an int
+  quads<<<1, 32>>>(3, Quads{{2.0f, 5.0f, 0.0f, 1.5f}, {0.0f, 0.25f, 4.0f, 0.0f}}, dhalf);
+  CHECK(cudaGetLastError());
+  CHECK(cudaMemcpy(half_out.data(), dhalf, 32 * sizeof(float), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < 32; ++i)
+    EXPECT(half_out[i] == 3 + 2.0f * i + 21.25f, "quads[%d] = %g, expected %g", i, half_out[i],
+           3 + 2.0f * i + 21.25f);
 
   // A struct of mixed fields
   const int n = 300;
