@@ -19,6 +19,9 @@ zmlir's compiler, so the work is split in two:
       total; exit status 1 if any failed. Logs go to DIR/logs, each with the
       backend's ZMLIR_LOG lines (device, NVIDIA driver path, module origin).
 
+Both take `--only NAME,...`: those programs alone (a check of a few on a GPU,
+with DIR/bin small enough to carry for --prebuilt).
+
 The NVIDIA machine needs, besides nvcc and the driver: this repository at the
 same path, a Python with numpy, and cffi + zstandard (+ setuptools to build
 our libcuda.so.1 there against its own libpython), e.g. wheels downloaded
