@@ -318,7 +318,7 @@ public:
   /// As clang's CUDA: `ptr byval(...) align N` is `.param .align N .b8
   /// p[K]`, read by ld.param as wide as its alignment allows. As a `[K x i8]`
   /// value, LLVM declared it 1-aligned and read it byte by byte
-  /// (DeviceScanInitKernel: 43 SASS instructions, nvcc's 22).
+  /// (DeviceScanInitKernel: 42 SASS instructions, nvcc's 22).
   bool passesKernelAggregatesByVal() const override { return true; }
 
   /// ld.global with `.cg`, `.cs`, `.lu` or `.cv` (llm.c's __ldcs, 128-bit
