@@ -565,13 +565,17 @@ struct LocalVarOpLowering : PTXPattern<LocalVarOp> {
 /// index as the generic %SP, so its "local" address was a generic one and
 /// local loads and stores through it faulted (CUDA_ERROR_ILLEGAL_ADDRESS on
 /// the H200).
+LLVM::LLVMPointerType zmlir::allocaPointerType(MLIRContext *ctx, const PTXLoweringState &state) {
+  return LLVM::LLVMPointerType::get(ctx, state.target.allocatesLocalInGeneric()
+                                             ? state.addressSpaces.generic
+                                             : state.addressSpaces.local);
+}
+
 Value zmlir::localAlloca(OpBuilder &b, Location loc, mlir::Type type, int64_t align,
                          const PTXLoweringState &state) {
   MLIRContext *ctx = b.getContext();
   auto localType = LLVM::LLVMPointerType::get(ctx, state.addressSpaces.local);
-  auto allocaType = state.target.allocatesLocalInGeneric()
-                        ? LLVM::LLVMPointerType::get(ctx, state.addressSpaces.generic)
-                        : localType;
+  auto allocaType = allocaPointerType(ctx, state);
   Value one = intConst(b, loc, b.getI64Type(), 1);
   Value ptr = LLVM::AllocaOp::create(b, loc, allocaType, type, one, align);
   if (allocaType != localType)

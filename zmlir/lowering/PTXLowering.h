@@ -363,6 +363,11 @@ inline Value callIntrinsic(OpBuilder &b, Location loc, mlir::Type result, String
 /// is none of them (Convert.cpp).
 Value lowerNarrowFloatCvt(InstOp op, ValueRange operands, OpBuilder &b, const TargetInfo &target);
 
+/// The pointer type of the target's allocas: the private space, or the
+/// generic one where the target wants allocas there
+/// (TargetInfo::allocatesLocalInGeneric) (Memory.cpp).
+LLVM::LLVMPointerType allocaPointerType(MLIRContext *ctx, const PTXLoweringState &state);
+
 /// One `type` in a new alloca in the target's private address space, as a
 /// `.local` pointer (Memory.cpp).
 Value localAlloca(OpBuilder &b, Location loc, mlir::Type type, int64_t align,

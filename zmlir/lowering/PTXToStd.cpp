@@ -369,9 +369,7 @@ FailureOr<gpu::GPUFuncOp> ConvertPTXToStdPass::convertKernel(func::FuncOp func,
     // drops `llvm.byval` and `llvm.align`: `zmlir.byval` keeps each
     // parameter's type and `zmlir.align` its alignment (unit where none) for
     // code emission to restore.
-    auto copyType = LLVM::LLVMPointerType::get(ctx, state.target.allocatesLocalInGeneric()
-                                                        ? state.addressSpaces.generic
-                                                        : state.addressSpaces.local);
+    auto copyType = allocaPointerType(ctx, state);
     SmallVector<Attribute> byVal(entry.getNumArguments(), b.getUnitAttr());
     SmallVector<Attribute> aligns(entry.getNumArguments(), b.getUnitAttr());
     bool anyByVal = false;
