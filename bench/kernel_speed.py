@@ -490,7 +490,7 @@ def markdown(result: dict) -> str:
         lines += ["Not measured: " + ", ".join(goal["unmeasured"] + host["unmeasured"]) + ".", ""]
     reasons = result.get("reasons", {})
     if reasons:
-        lines += ["## Why the kernels below 0.9 are slower", "",
+        lines += ["## Kernels that were or are slower: why", "",
                   "Found by reading the code and `bench/kernel_speed.py sass` (ptxas -O3 for "
                   "sm_90 of nvcc's PTX and of ours: SASS instructions, registers, spills). "
                   "codegen: our NVPTX; driver: our driver's work inside the timed region; "
