@@ -276,6 +276,7 @@ llvm::Expected<std::string> zmlir::emitCode(llvm::StringRef llvmIR, llvm::String
   if (module->getTargetTriple().isNVPTX()) {
     addNVPTXDisjointOrs(*module);
     splitNVPTXConstantOffsets(*module);
+    selectNVPTXConditionalNots(*module);
   }
 
   llvm::SmallString<0> buffer;

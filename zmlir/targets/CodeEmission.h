@@ -47,6 +47,10 @@ void addNVPTXDisjointOrs(llvm::Module &module);
 /// (NVPTXFixups.cpp).
 void splitNVPTXConstantOffsets(llvm::Module &module);
 
+/// NVPTX, after LLVM's optimizations: `b ^ sext(q)`, q an i1, as
+/// `q ? ~b : b`, which ptxas makes a predicated not (NVPTXFixups.cpp).
+void selectNVPTXConditionalNots(llvm::Module &module);
+
 /// Runs the LLVM backend for `triple`/`cpu`/`features` on LLVM IR text.
 llvm::Expected<std::string> emitCode(llvm::StringRef llvmIR, llvm::StringRef triple,
                                      llvm::StringRef cpu, llvm::StringRef features, OutputKind kind,

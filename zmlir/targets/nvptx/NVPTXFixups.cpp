@@ -18,6 +18,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/PatternMatch.h"
 #include "llvm/Support/AtomicOrdering.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -59,6 +60,43 @@ void zmlir::addNVPTXDisjointOrs(llvm::Module &module) {
       call->setDoesNotThrow();
       inst.replaceAllUsesWith(call);
       inst.eraseFromParent();
+    }
+  }
+}
+
+/// A predicated `@!p not.b32 r, r` (CUB's match of a radix digit in a warp:
+/// a ballot per bit, inverted where the thread's bit is clear) reaches LLVM
+/// as `p ? b : ~b`, which InstCombine makes `b ^ sext(!p)`. NVPTX's selection
+/// then computes the predicate twice (`setp.eq` for the sext; `shr`, `and`
+/// and `setp.ne` for the ballot's operand) and emits `selp` and `xor`; ptxas
+/// makes a select of `b` and `~b` nvcc's predicated LOP3. So once LLVM's
+/// optimizations are done each `b ^ sext(q)`, q an i1 and b an i32 or i64
+/// register, becomes `q ? ~b : b` (`p ? b : ~b` where q is `!p`).
+void zmlir::selectNVPTXConditionalNots(llvm::Module &module) {
+  using namespace llvm::PatternMatch;
+  for (llvm::Function &function : module) {
+    for (llvm::Instruction &inst : llvm::make_early_inc_range(llvm::instructions(function))) {
+      llvm::Value *value = nullptr, *condition = nullptr;
+      if (!inst.getType()->isIntegerTy(32) && !inst.getType()->isIntegerTy(64))
+        continue;
+      if (!match(&inst, m_c_Xor(m_SExt(m_Value(condition)), m_Value(value))) ||
+          !condition->getType()->isIntegerTy(1) || llvm::isa<llvm::Constant>(value))
+        continue;
+      auto *mask = llvm::cast<llvm::Instruction>(inst.getOperand(0) == value ? inst.getOperand(1)
+                                                                             : inst.getOperand(0));
+      llvm::IRBuilder<> builder(&inst);
+      llvm::Value *inverted = builder.CreateNot(value);
+      llvm::Value *predicate = nullptr;
+      llvm::Value *select = match(condition, m_Not(m_Value(predicate)))
+                                ? builder.CreateSelect(predicate, value, inverted, inst.getName())
+                                : builder.CreateSelect(condition, inverted, value, inst.getName());
+      inst.replaceAllUsesWith(select);
+      inst.eraseFromParent();
+      if (mask->use_empty())
+        mask->eraseFromParent();
+      auto *negation = llvm::dyn_cast<llvm::Instruction>(condition);
+      if (predicate && negation && negation->use_empty())
+        negation->eraseFromParent();
     }
   }
 }
