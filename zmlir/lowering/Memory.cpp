@@ -557,9 +557,6 @@ struct LocalVarOpLowering : PTXPattern<LocalVarOp> {
 
 } // namespace
 
-/// One `type` in a new alloca in the target's private address space, as a
-/// `.local` pointer.
-///
 /// NVPTX wants allocas in the generic space, cast to the local one (what
 /// NVPTXLowerAlloca expects): LLVM 22 selects an addrspace(5) alloca's frame
 /// index as the generic %SP, so its "local" address was a generic one and
@@ -571,6 +568,8 @@ LLVM::LLVMPointerType zmlir::allocaPointerType(MLIRContext *ctx, const PTXLoweri
                                              : state.addressSpaces.local);
 }
 
+/// One `type` in a new alloca in the target's private address space, as a
+/// `.local` pointer.
 Value zmlir::localAlloca(OpBuilder &b, Location loc, mlir::Type type, int64_t align,
                          const PTXLoweringState &state) {
   MLIRContext *ctx = b.getContext();
