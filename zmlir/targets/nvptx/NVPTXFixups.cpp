@@ -77,13 +77,13 @@ void zmlir::selectNVPTXConditionalNots(llvm::Module &module) {
   for (llvm::Function &function : module) {
     for (llvm::Instruction &inst : llvm::make_early_inc_range(llvm::instructions(function))) {
       llvm::Value *value = nullptr, *condition = nullptr;
+      llvm::Instruction *mask = nullptr;
       if (!inst.getType()->isIntegerTy(32) && !inst.getType()->isIntegerTy(64))
         continue;
-      if (!match(&inst, m_c_Xor(m_SExt(m_Value(condition)), m_Value(value))) ||
+      if (!match(&inst, m_c_Xor(m_CombineAnd(m_Instruction(mask), m_SExt(m_Value(condition))),
+                                m_Value(value))) ||
           !condition->getType()->isIntegerTy(1) || llvm::isa<llvm::Constant>(value))
         continue;
-      auto *mask = llvm::cast<llvm::Instruction>(inst.getOperand(0) == value ? inst.getOperand(1)
-                                                                             : inst.getOperand(0));
       llvm::IRBuilder<> builder(&inst);
       llvm::Value *inverted = builder.CreateNot(value);
       llvm::Value *predicate = nullptr;
