@@ -839,8 +839,11 @@ def test_passthrough_streams_run_their_kernels_in_the_real_driver(
         libdir: str, fast: str, fake_nvidia_driver: Path) -> None:
     r = _probe(_STREAMS, libdir, **_passthrough(fake_nvidia_driver, ZMLIR_FAST_LAUNCH=fast))
     assert r["priority"] < 0  # the range's greatest
-    # [priority, launches, event records, waits]
-    assert r["urgent"] == [r["priority"], 2, 1, 0]
+    # [priority, launches, event records, waits]; the urgent stream is a
+    # non-blocking one: the Python path's launch on the NULL stream is
+    # fenced with it (an event recorded in it, a wait on the NULL stream's).
+    fenced = 1 if fast == "0" else 0
+    assert r["urgent"] == [r["priority"], 2, 1 + fenced, fenced]
     assert r["plain"] == [0, 2, 0, 1]
     assert r["query"] == 0 and r["sum"] == 5
     # The stand-in's 2 blocks and one per KiB asked; add_scalar has no static
@@ -848,6 +851,54 @@ def test_passthrough_streams_run_their_kernels_in_the_real_driver(
     assert r["occupancy"] == [0, 4] and r["occupancy_flags"] == [0, 3]
     assert r["occupancy_bad_block"] == 1
     assert r["occupancy_in_c"] == (2 if fast == "1" else 0)
+
+
+# A non-blocking stream is NVIDIA's non-blocking stream (its work overlaps
+# the legacy stream's as natively); our own work on NVIDIA's NULL stream (here
+# the Python path's blocking copy) is ordered with it by events both ways:
+# the NULL stream waits for it, and it for the NULL stream. A blocking stream
+# orders itself and takes no event; the NULL stream's own launches none.
+_NON_BLOCKING = _FAST[:_FAST.index("def launch(name")] + textwrap.dedent("""
+    import os
+    fake = ctypes.CDLL(os.environ["ZMLIR_CUDA_DRIVER"])
+    fake.fake_null_waits.restype = ctypes.c_ulonglong
+    def waits(stream):
+        out = (ctypes.c_ulonglong * 4)()
+        assert fake.fake_stream_work(stream, out) == 0
+        return out[3]
+    detached, blocking = ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.cuStreamCreate(ctypes.byref(detached), 1) == 0
+    assert lib.cuStreamCreate(ctypes.byref(blocking), 0) == 0
+    r["flags"] = [fake.fake_stream_flags(detached), fake.fake_stream_flags(blocking)]
+    out = ctypes.c_uint()
+    assert lib.cuStreamGetFlags(detached, ctypes.byref(out)) == 0
+    r["reported"] = out.value
+    def counts():
+        return [fake.fake_null_waits(), waits(detached), waits(blocking)]
+    before = counts()
+    assert lib.cuLaunchKernel(f, 1, 1, 1, n, 1, 1, 0, None, params, None) == 0
+    r["null_launch"] = [a - b for a, b in zip(counts(), before)]
+    before = counts()
+    h = (ctypes.c_uint32 * n)()
+    assert lib.cuMemcpyDtoH_v2(h, d, 4 * n) == 0
+    r["python_copy"] = [a - b for a, b in zip(counts(), before)]
+    assert lib.cuStreamDestroy_v2(detached) == 0
+    before = [fake.fake_null_waits(), waits(blocking)]
+    assert lib.cuMemcpyDtoH_v2(h, d, 4 * n) == 0
+    r["after_destroy"] = [fake.fake_null_waits() - before[0], waits(blocking) - before[1]]
+    print(json.dumps(r))
+""")
+
+
+def test_passthrough_non_blocking_streams_are_nvidias(libdir: str,
+                                                      fake_nvidia_driver: Path) -> None:
+    # ZMLIR_FAST_LAUNCH=0: every call is the Python path's.
+    r = _probe(_NON_BLOCKING, libdir, **_passthrough(fake_nvidia_driver, ZMLIR_FAST_LAUNCH="0"))
+    assert r["flags"] == [1, 0] and r["reported"] == 1
+    # [the NULL stream's waits, the non-blocking stream's, the blocking one's]
+    assert r["null_launch"] == [1, 1, 0]  # the Python path's launch on the NULL stream
+    assert r["python_copy"] == [1, 1, 0]
+    assert r["after_destroy"] == [0, 0]
 
 
 # Asynchronous copies through the passthrough: NVIDIA's, on the stream's own

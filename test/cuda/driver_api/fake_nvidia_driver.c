@@ -112,6 +112,7 @@ struct fake_graph;
 struct fake_stream {
   unsigned int magic;
   int priority;
+  unsigned int flags;
   unsigned long long launches, records, waits, copies, fills;
   struct fake_graph *capture; /* what a capture records into (below: stream capture) */
 };
@@ -129,6 +130,7 @@ CUresult cuStreamCreateWithPriority(void **stream, unsigned int flags, int prior
   struct fake_stream *s = calloc(1, sizeof *s);
   s->magic = 0x57ea;
   s->priority = priority;
+  s->flags = flags;
   *stream = s;
   return flags > 1 ? 1 : 0;
 }
@@ -1098,11 +1100,21 @@ CUresult cuEventRecord(void *event, void *stream) {
   return 0;
 }
 CUresult cuEventQuery(void *event) { return 0; }
+/* Waits of the NULL stream (fake_null_waits). */
+static unsigned long long null_waits;
 CUresult cuStreamWaitEvent(void *stream, void *event, unsigned int flags) {
-  if (!fake_stream_live(stream) || event == NULL || flags != 0)
+  if ((stream != NULL && !fake_stream_live(stream)) || event == NULL || flags != 0)
     return 400;
-  ++((struct fake_stream *)stream)->waits;
+  if (stream == NULL)
+    ++null_waits;
+  else
+    ++((struct fake_stream *)stream)->waits;
   return 0;
+}
+unsigned long long fake_null_waits(void) { return null_waits; }
+/* The flags a live stream was created with (CU_STREAM_NON_BLOCKING: 1); -1 for any other. */
+int fake_stream_flags(void *stream) {
+  return fake_stream_live(stream) ? (int)((struct fake_stream *)stream)->flags : -1;
 }
 CUresult cuEventSynchronize(void *event) { return 0; }
 CUresult cuEventElapsedTime(float *ms, void *start, void *end) {

@@ -1,10 +1,9 @@
 // Non-blocking streams (cudaStreamNonBlocking): each keeps its own order,
 // whichever way its work goes (under the CUDA passthrough a copy with an
-// array side, and a graph our driver replays, run on NVIDIA's legacy
-// stream, which a non-blocking stream of NVIDIA's would not wait for by
-// itself), and a block a pool got back from the legacy stream is reused in
-// such a stream only after the legacy stream's kernels that used it.
-// Every check holds on NVIDIA's driver too.
+// array side runs on NVIDIA's legacy stream, which a non-blocking stream
+// does not wait for by itself), and a block a pool got back from the legacy
+// stream is reused in such a stream only after the legacy stream's kernels
+// that used it. Every check holds on NVIDIA's driver too.
 #include "check.h"
 #include <vector>
 

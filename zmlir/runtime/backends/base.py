@@ -166,12 +166,14 @@ class Backend(ABC):
         for tables we do not know."""
         return 0
 
-    def vendor_stream(self, priority: int = 0) -> int:
+    def vendor_stream(self, priority: int = 0, non_blocking: bool = False) -> int:
         """A new stream of the vendor's driver underneath (the passthrough),
         as an address, for a stream the application creates to have as its
         handle; 0: none (the handle is ours). The stream's kernels run there:
         launch and launch_raw take it as `stream=`, record_mark as `stream`,
-        and wait_mark_in_stream makes it wait."""
+        and wait_mark_in_stream makes it wait. `non_blocking`: the
+        application's CU_STREAM_NON_BLOCKING (no order with the NULL stream's
+        work but the backend's own)."""
         return 0
 
     def stream_priority_range(self) -> tuple[int, int]:
@@ -182,6 +184,11 @@ class Backend(ABC):
     def wait_mark_in_stream(self, stream: int, mark: Any) -> None:
         """Makes vendor stream `stream` wait for a mark (cuStreamWaitEvent)."""
         raise NotImplementedError(f"the {self.name} backend has no streams of its own")
+
+    def follow_null_stream(self, stream: int) -> None:
+        """Makes vendor stream `stream`, if non-blocking, wait for the NULL
+        stream's work so far (a block the NULL stream freed, reused there)."""
+        return None
 
     def vendor_stream_destroy(self, handle: int) -> None:
         """Destroys the vendor's stream `handle` (vendor_stream's)."""

@@ -33,6 +33,7 @@ lets a machine without LLVM run the passthrough.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import subprocess
@@ -105,6 +106,8 @@ _DEFAULT_SHARED_LIMIT = 48 * 1024  # above this a kernel must opt in
 # The CU_EVENT_* flags a real event is created with: BLOCKING_SYNC, DISABLE_TIMING
 # (an interprocess event is the driver's own, a page of shared memory: cuda/ipc.py).
 _EVENT_FLAGS = 0x1 | 0x2
+_EVENT_DISABLE_TIMING = 0x2
+_STREAM_NON_BLOCKING = 0x1
 
 # NVIDIA's graph calls graph_* make (a driver without one replays ours).
 _GRAPH_CALLS = ("cuGraphCreate", "cuGraphDestroy", "cuGraphAddKernelNode",
@@ -267,6 +270,10 @@ class CUDABackend(Backend):
         self.cache_dir = Path(cache) if cache else None
         self._current = threading.local()
         self._hardware: dict[int, int | None] = {}  # hardware_attribute's answers
+        # Non-blocking vendor streams (vendor_stream), each with an event of
+        # its own, and one of the NULL stream's: _null_stream_order's fences.
+        self._detached: dict[int, Any] = {}
+        self._null_mark: Any = None
 
     # -- opening -----------------------------------------------------------------
 
@@ -445,7 +452,9 @@ class CUDABackend(Backend):
         if api not in _TEXTURE_CALLS:
             raise ValueError(f"{api} is no array or texture call")
         self._enter()
-        return int(getattr(self.lib, api)(*args))
+        copy = api.startswith("cuMemcpy")  # a blocking copy on the NULL stream
+        with self._null_stream_order() if copy else contextlib.nullcontext():
+            return int(getattr(self.lib, api)(*args))
 
     # NVIDIA's pools for pools with IPC handle types: our MemoryPool keeps
     # its blocks as any pool's, each block one of NVIDIA's pool's, ordered on
@@ -473,13 +482,15 @@ class CUDABackend(Backend):
     def vendor_pool_alloc(self, pool: Any, nbytes: int) -> int:
         self._enter()
         ptr = self.ffi.new("CUdeviceptr *")
-        self._ipc_call("cuMemAllocFromPoolAsync",
-                       self.lib.cuMemAllocFromPoolAsync(ptr, nbytes, pool, self.ffi.NULL))
+        with self._null_stream_order():
+            self._ipc_call("cuMemAllocFromPoolAsync",
+                           self.lib.cuMemAllocFromPoolAsync(ptr, nbytes, pool, self.ffi.NULL))
         return int(ptr[0])
 
     def vendor_pool_free(self, address: int) -> None:
         self._enter()
-        self._ipc_call("cuMemFreeAsync", self.lib.cuMemFreeAsync(address, self.ffi.NULL))
+        with self._null_stream_order():
+            self._ipc_call("cuMemFreeAsync", self.lib.cuMemFreeAsync(address, self.ffi.NULL))
 
     def vendor_pool_export(self, pool: Any, handle_type: int) -> int:
         self._enter()
@@ -531,14 +542,16 @@ class CUDABackend(Backend):
     def default_pool_alloc(self, nbytes: int, queue: int) -> int:
         self._enter()
         ptr = self.ffi.new("CUdeviceptr *")
-        self._ipc_call("cuMemAllocAsync", self.lib.cuMemAllocAsync(
-            ptr, nbytes, self.ffi.cast("CUstream", queue)))
+        with self._null_stream_order(queue):
+            self._ipc_call("cuMemAllocAsync", self.lib.cuMemAllocAsync(
+                ptr, nbytes, self.ffi.cast("CUstream", queue)))
         return int(ptr[0])
 
     def default_pool_free(self, address: int, queue: int) -> None:
         self._enter()
-        self._ipc_call("cuMemFreeAsync",
-                       self.lib.cuMemFreeAsync(address, self.ffi.cast("CUstream", queue)))
+        with self._null_stream_order(queue):
+            self._ipc_call("cuMemFreeAsync",
+                           self.lib.cuMemFreeAsync(address, self.ffi.cast("CUstream", queue)))
 
     def default_pool_attribute(self, attr: int, value: int | None = None) -> int:
         pool = self._default_pool
@@ -584,16 +597,18 @@ class CUDABackend(Backend):
         src, nbytes = host_buffer(self.ffi, data)
         if nbytes:
             self._enter()
-            self.check("cuMemcpyHtoD_v2", self.lib.cuMemcpyHtoD_v2(address, src, nbytes),
-                       f"{nbytes} bytes to {address:#x}")
+            with self._null_stream_order():
+                self.check("cuMemcpyHtoD_v2", self.lib.cuMemcpyHtoD_v2(address, src, nbytes),
+                           f"{nbytes} bytes to {address:#x}")
 
     def copy_from_device(self, address: int, nbytes: int) -> bytes:
         out = bytearray(nbytes)
         if nbytes:
             self._enter()
-            self.check("cuMemcpyDtoH_v2",
-                       self.lib.cuMemcpyDtoH_v2(self.ffi.from_buffer(out), address, nbytes),
-                       f"{nbytes} bytes from {address:#x}")
+            with self._null_stream_order():
+                self.check("cuMemcpyDtoH_v2",
+                           self.lib.cuMemcpyDtoH_v2(self.ffi.from_buffer(out), address, nbytes),
+                           f"{nbytes} bytes from {address:#x}")
         return bytes(out)
 
     def copy_into_host(self, host: memoryview, address: int) -> None:
@@ -601,15 +616,17 @@ class CUDABackend(Backend):
         # cudaHostRegister) takes NVIDIA's DMA at full speed, with no copy of ours.
         if host.nbytes:
             self._enter()
-            self.check("cuMemcpyDtoH_v2",
-                       self.lib.cuMemcpyDtoH_v2(self.ffi.from_buffer(host), address, host.nbytes),
-                       f"{host.nbytes} bytes from {address:#x}")
+            with self._null_stream_order():
+                self.check("cuMemcpyDtoH_v2", self.lib.cuMemcpyDtoH_v2(
+                    self.ffi.from_buffer(host), address, host.nbytes),
+                    f"{host.nbytes} bytes from {address:#x}")
 
     def copy_device_to_device(self, dst: int, src: int, nbytes: int) -> None:
         if nbytes:
             self._enter()
-            self.check("cuMemcpyDtoD_v2", self.lib.cuMemcpyDtoD_v2(dst, src, nbytes),
-                       f"{nbytes} bytes")
+            with self._null_stream_order():
+                self.check("cuMemcpyDtoD_v2", self.lib.cuMemcpyDtoD_v2(dst, src, nbytes),
+                           f"{nbytes} bytes")
 
     def launch_host_func(self, queue: int, fn: int, user_data: int) -> bool:
         # NVIDIA's: the application's function, called from NVIDIA's thread
@@ -617,17 +634,19 @@ class CUDABackend(Backend):
         # work, which blocked the caller: a function waiting on the host's
         # next step never returned).
         self._enter()
-        self.check("cuLaunchHostFunc", self.lib.cuLaunchHostFunc(
-            self.ffi.cast("CUstream", queue), self.ffi.cast("void *", fn),
-            self.ffi.cast("void *", user_data)))
+        with self._null_stream_order(queue):
+            self.check("cuLaunchHostFunc", self.lib.cuLaunchHostFunc(
+                self.ffi.cast("CUstream", queue), self.ffi.cast("void *", fn),
+                self.ffi.cast("void *", user_data)))
         return True
 
     def add_stream_callback(self, queue: int, stream: int, callback: int,
                             user_data: int) -> bool:  # NVIDIA's names its stream itself
         self._enter()
-        self.check("cuStreamAddCallback", self.lib.cuStreamAddCallback(
-            self.ffi.cast("CUstream", queue), self.ffi.cast("void *", callback),
-            self.ffi.cast("void *", user_data), 0))
+        with self._null_stream_order(queue):
+            self.check("cuStreamAddCallback", self.lib.cuStreamAddCallback(
+                self.ffi.cast("CUstream", queue), self.ffi.cast("void *", callback),
+                self.ffi.cast("void *", user_data), 0))
         return True
 
     def memory_hint(self, api: str, ptr: int, count: int, location_type: int, location_id: int,
@@ -640,8 +659,9 @@ class CUDABackend(Backend):
         self._enter()
         if api == "cuMemPrefetchAsync_v2":
             flags, queue = rest
-            code = self.lib.cuMemPrefetchAsync_v2(ptr, count, location[0], flags,
-                                                  self.ffi.cast("CUstream", queue))
+            with self._null_stream_order(queue):
+                code = self.lib.cuMemPrefetchAsync_v2(ptr, count, location[0], flags,
+                                                      self.ffi.cast("CUstream", queue))
         elif api == "cuMemAdvise_v2":
             code = self.lib.cuMemAdvise_v2(ptr, count, rest[0], location[0])
         else:
@@ -655,11 +675,12 @@ class CUDABackend(Backend):
         value &= (1 << (8 * element_size)) - 1
         pitch = pitch or width * element_size  # a 1D fill: one row
         self._enter()
-        if queue is None:
-            code = getattr(self.lib, name)(dst, pitch, value, width, height)
-        else:
-            code = getattr(self.lib, name)(dst, pitch, value, width, height,
-                                           self.ffi.cast("CUstream", queue))
+        with self._null_stream_order(queue):
+            if queue is None:
+                code = getattr(self.lib, name)(dst, pitch, value, width, height)
+            else:
+                code = getattr(self.lib, name)(dst, pitch, value, width, height,
+                                               self.ffi.cast("CUstream", queue))
         self.check(name, code)
         return True
 
@@ -668,17 +689,20 @@ class CUDABackend(Backend):
         self._enter()
         spec = self.ffi.new("char[]", copy)
         address = int(self.ffi.cast("uintptr_t", spec))
-        if queue is None:
-            self.check("cuMemcpy3D_v2", self.lib.cuMemcpy3D_v2(address))
-        else:
-            self.check("cuMemcpy3DAsync_v2", self.lib.cuMemcpy3DAsync_v2(
-                address, self.ffi.cast("CUstream", queue)))
+        with self._null_stream_order(queue):
+            if queue is None:
+                self.check("cuMemcpy3D_v2", self.lib.cuMemcpy3D_v2(address))
+            else:
+                self.check("cuMemcpy3DAsync_v2", self.lib.cuMemcpy3DAsync_v2(
+                    address, self.ffi.cast("CUstream", queue)))
         return True
 
     def memset(self, address: int, byte: int, nbytes: int) -> None:
         if nbytes:
             self._enter()
-            self.check("cuMemsetD8_v2", self.lib.cuMemsetD8_v2(address, byte & 0xFF, nbytes))
+            with self._null_stream_order():
+                self.check("cuMemsetD8_v2",
+                           self.lib.cuMemsetD8_v2(address, byte & 0xFF, nbytes))
 
     # -- code --------------------------------------------------------------------
 
@@ -728,21 +752,63 @@ class CUDABackend(Backend):
         return int(self.ffi.cast("uintptr_t", table[0]))
 
     # A stream the application creates is one of NVIDIA's too, its handle
-    # NVIDIA's (stream.py): NVIDIA's private table slots read it. Its kernel
-    # launches and event records go there, so that streams run at once and
-    # by their priorities; the rest of its work (copies, fills, waits on the
-    # host) goes to the NULL stream. It is a blocking stream whatever the
-    # application asked: NVIDIA's NULL stream then waits for its work
-    # before, and it for the NULL stream's, so the stream's own order holds.
-    def vendor_stream(self, priority: int = 0) -> int:
+    # NVIDIA's (stream.py): NVIDIA's private table slots read it. Its
+    # kernels, event records, fills and 1D and pitched copies go there (from
+    # fastpath.c, launch.py, memcpy.py), so that streams run at once and by
+    # their priorities; the rest of its work (the Python path's copies and
+    # fills, our own reads and writes of device memory) goes to the NULL
+    # stream. A blocking stream orders itself with that work; a non-blocking
+    # one is NVIDIA's non-blocking stream, whose work overlaps the legacy
+    # stream's as natively (a blocking stream made every pageable copy and
+    # pool call of streamOrderedAllocation's loop wait), and which
+    # _null_stream_order orders with our work on the NULL stream.
+    def vendor_stream(self, priority: int = 0, non_blocking: bool = False) -> int:
         try:
             create = self.lib.cuStreamCreateWithPriority
         except AttributeError:  # a driver without streams (a stand-in): our handle
             return 0
         self._enter()
         stream = self.ffi.new("CUstream *")
-        self.check("cuStreamCreateWithPriority", create(stream, 0, priority))
-        return int(self.ffi.cast("uintptr_t", stream[0]))
+        flags = _STREAM_NON_BLOCKING if non_blocking else 0
+        self.check("cuStreamCreateWithPriority", create(stream, flags, priority))
+        handle = int(self.ffi.cast("uintptr_t", stream[0]))
+        if non_blocking:
+            self._detached[handle] = self.new_mark(_EVENT_DISABLE_TIMING)
+        return handle
+
+    def _null_stream_order(self, queue: int | None = 0) -> contextlib.AbstractContextManager:
+        """Where `queue` is the NULL stream (0 or None: a blocking call) and
+        non-blocking streams exist: the work done inside waits for theirs so
+        far, and their later work for it, by events, as if they were
+        blocking streams. Our work there (the Python path's copies and fills,
+        reads of device-side launch queues, printf buffers) is often for a
+        stream, or read after its kernels."""
+        if queue or not self._detached:
+            return contextlib.nullcontext()
+        return _NullStreamFence(self)
+
+    def _fence_null_stream(self) -> None:
+        for handle, mark in list(self._detached.items()):
+            self.check("cuEventRecord", self.lib.cuEventRecord(
+                mark, self.ffi.cast("CUstream", handle)))
+            self.check("cuStreamWaitEvent", self.lib.cuStreamWaitEvent(
+                self.ffi.cast("CUstream", 0), mark, 0))
+
+    def _fence_detached_streams(self, only: int | None = None) -> None:
+        if not self._detached:
+            return
+        if self._null_mark is None:
+            self._null_mark = self.new_mark(_EVENT_DISABLE_TIMING)
+        self.check("cuEventRecord", self.lib.cuEventRecord(
+            self._null_mark, self.ffi.cast("CUstream", 0)))
+        for handle in [only] if only is not None else list(self._detached):
+            self.check("cuStreamWaitEvent", self.lib.cuStreamWaitEvent(
+                self.ffi.cast("CUstream", handle), self._null_mark, 0))
+
+    def follow_null_stream(self, stream: int) -> None:
+        if stream in self._detached:
+            self._enter()
+            self._fence_detached_streams(stream)
 
     def stream_priority_range(self) -> tuple[int, int]:
         self._enter()
@@ -758,8 +824,11 @@ class CUDABackend(Backend):
 
     def vendor_stream_destroy(self, handle: int) -> None:
         self._enter()
+        mark = self._detached.pop(handle, None)
         self.check("cuStreamDestroy", self.lib.cuStreamDestroy_v2(
             self.ffi.cast("CUstream", handle)))
+        if mark is not None:
+            self.release_mark(mark)
 
     # NVIDIA's own machine code for this GPU, loaded as it is: what the
     # application's image holds when it has no PTX we compile (NVIDIA's
@@ -953,23 +1022,26 @@ class CUDABackend(Backend):
         where = (f"kernel {kernel.name!r}, grid ({gx}, {gy}, {gz}), block ({bx}, {by}, {bz}), "
                  f"{window} bytes shared")
         queue = self.ffi.cast("CUstream", stream)
-        if cluster is not None:  # cuLaunchKernelEx with the cluster's dimensions
-            attrs = self.ffi.new("CUlaunchAttribute[2]")
-            attrs[0].id = _LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-            attrs[0].value[0:3] = list(cluster)
-            attrs[1].id = _LAUNCH_ATTRIBUTE_COOPERATIVE
-            attrs[1].value[0] = int(cooperative)
-            config = self.ffi.new("CUlaunchConfig *", {
-                "gridDimX": gx, "gridDimY": gy, "gridDimZ": gz, "blockDimX": bx,
-                "blockDimY": by, "blockDimZ": bz, "sharedMemBytes": window,
-                "attrs": attrs, "numAttrs": 2, "hStream": queue})
-            code = self.lib.cuLaunchKernelEx(config, kernel.handle, params, self.ffi.NULL)
-        elif cooperative:  # the real driver checks that the grid fits the device at once
-            code = self.lib.cuLaunchCooperativeKernel(kernel.handle, gx, gy, gz, bx, by, bz,
-                                                      window, queue, params)
-        else:
-            code = self.lib.cuLaunchKernel(kernel.handle, gx, gy, gz, bx, by, bz, window,
-                                           queue, params, self.ffi.NULL)
+        # On the NULL stream: a graph's kernel replayed by Python for a
+        # stream, or the legacy stream's own (more waiting than NVIDIA's).
+        with self._null_stream_order(stream):
+            if cluster is not None:  # cuLaunchKernelEx with the cluster's dimensions
+                attrs = self.ffi.new("CUlaunchAttribute[2]")
+                attrs[0].id = _LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+                attrs[0].value[0:3] = list(cluster)
+                attrs[1].id = _LAUNCH_ATTRIBUTE_COOPERATIVE
+                attrs[1].value[0] = int(cooperative)
+                config = self.ffi.new("CUlaunchConfig *", {
+                    "gridDimX": gx, "gridDimY": gy, "gridDimZ": gz, "blockDimX": bx,
+                    "blockDimY": by, "blockDimZ": bz, "sharedMemBytes": window,
+                    "attrs": attrs, "numAttrs": 2, "hStream": queue})
+                code = self.lib.cuLaunchKernelEx(config, kernel.handle, params, self.ffi.NULL)
+            elif cooperative:  # the real driver checks that the grid fits the device at once
+                code = self.lib.cuLaunchCooperativeKernel(kernel.handle, gx, gy, gz, bx, by,
+                                                          bz, window, queue, params)
+            else:
+                code = self.lib.cuLaunchKernel(kernel.handle, gx, gy, gz, bx, by, bz, window,
+                                               queue, params, self.ffi.NULL)
         if code != CUDA_SUCCESS:
             # The real driver's CUresult is the application's answer (as on the C path).
             from zmlir.runtime.cuda.errors import CudaError
@@ -1105,7 +1177,8 @@ class CUDABackend(Backend):
     def graph_launch(self, graph_exec: Any, stream: int = 0) -> int:
         """NVIDIA's answer (its error codes are the application's)."""
         self._enter()
-        return int(self.lib.cuGraphLaunch(graph_exec, self.ffi.cast("CUstream", stream)))
+        with self._null_stream_order(stream):
+            return int(self.lib.cuGraphLaunch(graph_exec, self.ffi.cast("CUstream", stream)))
 
     def graph_destroy(self, graph: Any, graph_exec: Any = None) -> None:
         self._enter()
@@ -1258,9 +1331,12 @@ class CUDABackend(Backend):
 
     def queue_done(self, stream: int = 0) -> bool:
         # Our work is NVIDIA's on its NULL stream, which waits for every
-        # blocking stream's work before it, and on the vendor stream's own.
+        # blocking stream's work before it, and on the vendor stream's own;
+        # a non-blocking stream waits for our work on the NULL stream
+        # (_null_stream_order): its own query is the answer.
         self._enter()
-        for queue in (0, stream) if stream else (0,):
+        queues = (stream,) if stream in self._detached else (0, stream) if stream else (0,)
+        for queue in queues:
             code = self.lib.cuStreamQuery(self.ffi.cast("CUstream", queue))
             if code == _CUDA_ERROR_NOT_READY:
                 return False
@@ -1488,3 +1564,16 @@ def _device_info(ffi: Any, lib: Any, device: int) -> CUDADeviceInfo:
         cooperative=attribute(_ATTR_COOPERATIVE_LAUNCH) != 0,
         memory_model={attrib: attribute(attrib) for attrib in MEMORY_MODEL},
     )
+
+
+class _NullStreamFence:
+    """CUDABackend._null_stream_order's fences around work on the NULL stream."""
+
+    def __init__(self, backend: CUDABackend) -> None:
+        self.backend = backend
+
+    def __enter__(self) -> None:
+        self.backend._fence_null_stream()
+
+    def __exit__(self, *exc: object) -> None:
+        self.backend._fence_detached_streams()

@@ -153,7 +153,7 @@ class LaunchAPI(FunctionAPI):
                 return E.CUDA_ERROR_INVALID_VALUE
             self.traps.launched(fn, launched.number)
             if fn.module.device_launch_var:
-                self._device_launches(fn, 1)
+                self._device_launches(fn, 1, how.get("stream", 0))
             return E.CUDA_SUCCESS
 
         if capturing:
@@ -163,11 +163,12 @@ class LaunchAPI(FunctionAPI):
             return E.CUDA_SUCCESS
         return run()
 
-    def _device_launches(self, parent: Function, depth: int) -> None:
+    def _device_launches(self, parent: Function, depth: int, queue: int = 0) -> None:
         """After a launch of `parent`: the grids its threads launched
-        (device_launch.py), each followed by its own, depth first. What
-        cannot run fails as a bad launch does on a GPU: the context's
-        later calls return CUDA_ERROR_LAUNCH_FAILED."""
+        (device_launch.py), each followed by its own, depth first, in the
+        parent's vendor stream `queue` (0: the queue), whose later work waits
+        for them. What cannot run fails as a bad launch does on a GPU: the
+        context's later calls return CUDA_ERROR_LAUNCH_FAILED."""
         module = parent.module
         launches, dropped = device_launch.collect(self.device, module)
         if dropped:  # their threads were told (a NULL buffer), their grids cannot run
@@ -197,9 +198,10 @@ class LaunchAPI(FunctionAPI):
                 device_launch.begin(self.device, module)
                 launched.event = self.device.launch(fn.kernel, fn.info, child.grid,
                                                     child.block, args, child.shared,
-                                                    **self._watched())
+                                                    **self._watched(),
+                                                    **({"stream": queue} if queue else {}))
             self.traps.launched(fn, launched.number)
-            self._device_launches(fn, depth + 1)
+            self._device_launches(fn, depth + 1, queue)
 
     def _device_copy(self, parent: Function, dst: int, src: int, nbytes: int) -> None:
         """A device-side cudaMemcpyAsync by `parent`'s threads. Outside the

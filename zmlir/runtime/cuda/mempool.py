@@ -297,6 +297,10 @@ class MemPoolAPI(MemoryAPI):
         if nbytes == 0 or dptr == self.ffi.NULL:
             return E.CUDA_ERROR_INVALID_VALUE
         address = pool.allocate(nbytes, stream)
+        if stream and not isinstance(pool, VendorDefaultPool):
+            # A free block may be one the NULL stream freed, its kernels
+            # maybe still using it: a non-blocking stream waits for them.
+            self.device.follow_null_stream(stream)
         if pool.kind == "host":
             self.host_ranges.add(address, nbytes)
         else:

@@ -44,7 +44,8 @@ class StreamAPI(DriverState):
         # ours, small integers, crashed it (SIGSEGV at the handle's address:
         # docs/passthrough-libraries.md). ZMLIR_VENDOR_STREAMS=0 keeps our own
         # handles, and all the stream's work in the one queue.
-        vendor = self.device.vendor_stream(priority) if _vendor_streams() else 0
+        vendor = self.device.vendor_stream(priority, bool(flags & _STREAM_FLAGS)) \
+            if _vendor_streams() else 0
         if vendor:
             stream.vendor = True
             handle = self.handles.add_at(vendor, stream)
