@@ -158,6 +158,65 @@ def test_passthrough_synchronizations_take_the_c_path(libdir: str,
     assert faulted["context"] == 700 and faulted["stream"] == 700
 
 
+# A created stream's synchronisation under the passthrough is NVIDIA's of the
+# stream alone while no call of the Python driver has ended since the last
+# synchronisation of the context in C (what the Python driver does for a stream
+# may be on NVIDIA's NULL stream), and NVIDIA's of the context otherwise.
+_STREAM_SYNC = textwrap.dedent("""
+    import ctypes, json, os, sys
+    lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
+    fake = ctypes.CDLL(os.environ["ZMLIR_CUDA_DRIVER"])
+    assert lib.cuInit(0) == 0
+    ctx = ctypes.c_void_p()
+    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+    assert lib.cuCtxSetCurrent(ctx) == 0
+    stream = ctypes.c_void_p()
+    assert lib.cuStreamCreate(ctypes.byref(stream), 0) == 0
+    def asked(call):  # the stand-in's synchronisations during `call`: [context, stream]
+        before, after = (ctypes.c_ulonglong * 2)(), (ctypes.c_ulonglong * 2)()
+        fake.fake_synchronizations(before)
+        assert call() == 0
+        fake.fake_synchronizations(after)
+        return [after[0] - before[0], after[1] - before[1]]
+    lo, hi = ctypes.c_int(), ctypes.c_int()
+    r = {}
+    r["stream_first"] = asked(lambda: lib.cuStreamSynchronize(stream))
+    r["stream_again"] = asked(lambda: lib.cuStreamSynchronize(stream))
+    r["python_call"] = asked(lambda: lib.cuCtxGetStreamPriorityRange(ctypes.byref(lo),
+                                                                     ctypes.byref(hi)))
+    r["stream_after_python"] = asked(lambda: lib.cuStreamSynchronize(stream))
+    r["stream_then"] = asked(lambda: lib.cuStreamSynchronize(stream))
+    r["null_stream"] = asked(lambda: lib.cuStreamSynchronize(None))
+    r["context"] = asked(lambda: lib.cuCtxSynchronize())
+    r["stream_after_context"] = asked(lambda: lib.cuStreamSynchronize(stream))
+    print(json.dumps(r))
+""")
+
+
+def test_a_created_streams_synchronization_is_the_streams(libdir: str,
+                                                          fake_nvidia_driver: Path) -> None:
+    env = {**os.environ, "ZMLIR_BACKEND": "cuda", "ZMLIR_CUDA_DRIVER": str(fake_nvidia_driver)}
+
+    def run(**extra: str) -> dict[str, Any]:
+        result = subprocess.run([sys.executable, "-c", _STREAM_SYNC, libdir],
+                                capture_output=True, text=True, timeout=300,
+                                env={**env, **extra})
+        assert result.returncode == 0, result.stderr
+        assert "internal error" not in result.stderr
+        return json.loads(result.stdout.strip().splitlines()[-1])
+
+    context, stream = [1, 0], [0, 1]
+    assert run() == {"stream_first": context,  # the Python calls that made the stream
+                     "stream_again": stream, "python_call": [0, 0],
+                     "stream_after_python": context, "stream_then": stream,
+                     "null_stream": context, "context": context,
+                     "stream_after_context": stream}
+    # The Python path synchronises the context each time.
+    python = run(ZMLIR_FAST_LAUNCH="0")
+    assert python.pop("python_call") == [0, 0]
+    assert set(map(tuple, python.values())) == {tuple(context)}
+
+
 def _backend_env(backend: str, fake_nvidia_driver: Path) -> dict[str, str]:
     env = {**os.environ, "ZMLIR_BACKEND": backend}
     if backend == "cuda":

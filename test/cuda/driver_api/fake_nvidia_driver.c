@@ -82,12 +82,19 @@ CUresult cuDeviceGetAttribute(int *pi, int attrib, int dev) {
 CUresult cuDevicePrimaryCtxRetain(void **ctx, int dev) { *ctx = (void *)0xc0; return 0; }
 CUresult cuDevicePrimaryCtxRelease_v2(int dev) { return 0; }
 CUresult cuCtxSetCurrent(void *ctx) { current = ctx != NULL; return 0; }
-/* FAKE_SYNC_RESULT=N: synchronizations fail with N, as after a kernel fault. */
+/* FAKE_SYNC_RESULT=N: synchronizations fail with N, as after a kernel fault.
+ * Each is counted (fake_synchronizations: the context's, then a stream's). */
+static unsigned long long fake_ctx_syncs, fake_stream_syncs;
 CUresult cuCtxSynchronize(void) {
+  ++fake_ctx_syncs;
   const char *forced = getenv("FAKE_SYNC_RESULT");
   if (forced)
     return atoi(forced);
   return current ? 0 : 201;
+}
+void fake_synchronizations(unsigned long long out[2]) {
+  out[0] = fake_ctx_syncs;
+  out[1] = fake_stream_syncs;
 }
 /* FAKE_STREAM_BUSY: the NULL stream still has work (CUDA_ERROR_NOT_READY). */
 static int fake_stream_live(void *stream);
@@ -136,6 +143,16 @@ CUresult cuStreamCreateWithPriority(void **stream, unsigned int flags, int prior
 }
 CUresult cuStreamCreate(void **stream, unsigned int flags) {
   return cuStreamCreateWithPriority(stream, flags, 0);
+}
+/* A stream of its own, or the NULL stream (NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD). */
+CUresult cuStreamSynchronize(void *stream) {
+  if ((uintptr_t)stream > 2 && !fake_stream_live(stream))
+    return 400; /* CUDA_ERROR_INVALID_HANDLE */
+  ++fake_stream_syncs;
+  const char *forced = getenv("FAKE_SYNC_RESULT");
+  if (forced)
+    return atoi(forced);
+  return current ? 0 : 201;
 }
 CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest) { /* an H100's */
   *least = 0;

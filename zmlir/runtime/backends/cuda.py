@@ -1424,6 +1424,8 @@ class CUDABackend(Backend):
                   "event_elapsed": address(self.lib.cuEventElapsedTime),
                   # A stream's or the context's synchronisation: synchronize().
                   "ctx_synchronize": address(self.lib.cuCtxSynchronize)}
+        if getattr(self.lib, "cuStreamSynchronize", None) is not None:  # a created stream's own
+            points["stream_synchronize"] = address(self.lib.cuStreamSynchronize)
         if self.vendor_graphs:  # an executable graph's replay: graph_launch, graph_set_kernel
             points["graph_launch"] = address(self.lib.cuGraphLaunch)
             points["graph_set_kernel"] = address(self.lib.cuGraphExecKernelNodeSetParams)

@@ -35,6 +35,7 @@ CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
 CUresult cuCtxSetCurrent(CUcontext ctx);
 CUresult cuCtxSynchronize(void);
 CUresult cuStreamQuery(CUstream hStream);
+CUresult cuStreamSynchronize(CUstream hStream);
 CUresult cuStreamCreate(CUstream *phStream, unsigned int flags);
 CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority);
 CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int flags);

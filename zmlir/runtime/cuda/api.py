@@ -574,6 +574,7 @@ unsigned long zmlir_fast_take_failed_launches(void);
 uint32_t zmlir_fast_take_word(uintptr_t address);
 void zmlir_enter(void);
 void zmlir_leave(void);
+void zmlir_leave_python(void);
 void zmlir_register_exit(void);
 void zmlir_fast_cls_configure(uintptr_t python_get);
 void zmlir_fast_cls_put(uintptr_t ctx, uintptr_t key, uintptr_t value);

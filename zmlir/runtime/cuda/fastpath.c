@@ -74,6 +74,7 @@ typedef CUresult (*zmlir_cu_event_record_fn)(void *, void *);
 typedef CUresult (*zmlir_cu_event_fn)(void *); /* cuEventQuery, cuEventSynchronize */
 typedef CUresult (*zmlir_cu_event_elapsed_fn)(float *, void *, void *);
 typedef CUresult (*zmlir_cu_synchronize_fn)(void);
+typedef CUresult (*zmlir_cu_stream_synchronize_fn)(void *);
 typedef CUresult (*zmlir_cu_graph_launch_fn)(void *, void *);
 typedef CUresult (*zmlir_cu_begin_capture_fn)(void *, int);
 typedef CUresult (*zmlir_cu_end_capture_fn)(void *, void **);
@@ -123,7 +124,7 @@ struct zmlir_fast_backend {
   /* the real driver's cuMemPrefetchAsync_v2 and cuMemAdvise_v2, and its
    * ordinal of our device 0 */
   uintptr_t mem_prefetch, mem_advise, device_ordinal;
-  uintptr_t ctx_synchronize;                                             /* the real driver's */
+  uintptr_t ctx_synchronize, stream_synchronize;                         /* the real driver's */
   uintptr_t memset[3], memset_async[3]; /* the real driver's D8, D16, D32 */
   uintptr_t copy_async[4]; /* the real driver's cuMemcpyAsync, HtoD, DtoH, DtoD Async */
   uintptr_t copy[4];       /* the real driver's cuMemcpy, HtoD, DtoH, DtoD (_v2) */
@@ -388,6 +389,16 @@ void zmlir_leave(void) {
   __atomic_sub_fetch(&zmlir_inflight, 1, __ATOMIC_SEQ_CST);
 }
 
+/* Calls of the Python driver that have ended, and how many of them the last
+ * synchronisation of the whole context covered (below: synchronisations). */
+static unsigned long long zmlir_python_calls, zmlir_python_calls_synced;
+
+/* The end of a call of the Python driver's (driver.py: _boundary). */
+void zmlir_leave_python(void) {
+  __atomic_add_fetch(&zmlir_python_calls, 1, __ATOMIC_SEQ_CST);
+  zmlir_leave();
+}
+
 static void zmlir_at_exit(void) {
   if (__atomic_load_n(&zmlir_exiting, __ATOMIC_SEQ_CST))
     return; /* registered more than once */
@@ -426,6 +437,7 @@ int zmlir_fast_set_entry(const char *name, uintptr_t address) {
       {"event_synchronize", offsetof(struct zmlir_fast_backend, event_synchronize)},
       {"event_elapsed", offsetof(struct zmlir_fast_backend, event_elapsed)},
       {"ctx_synchronize", offsetof(struct zmlir_fast_backend, ctx_synchronize)},
+      {"stream_synchronize", offsetof(struct zmlir_fast_backend, stream_synchronize)},
       {"mem_alloc", offsetof(struct zmlir_fast_backend, mem_alloc)},
       {"mem_free", offsetof(struct zmlir_fast_backend, mem_free)},
       {"mem_alloc_async", offsetof(struct zmlir_fast_backend, mem_alloc_async)},
@@ -2748,15 +2760,21 @@ void zmlir_fast_update_done(uintptr_t graph) {
 
 /* -- synchronisations --------------------------------------------------------------
  *
- * Under the CUDA passthrough our work is on the real context's NULL stream
- * and on created streams' own real streams (their launches, event records,
- * 1D copies and fills), and a synchronisation of a stream or of the context
- * is the real driver's cuCtxSynchronize (backends/cuda.py: synchronize),
- * which waits for all of it: more than a stream's own work (a stream's
- * 2D/3D copies and host functions run as they are called, after the whole
- * device: memcpy.py, launch.py). Thrust's algorithms make several in each
- * call (radixSortThrust's timed sorts).
- * fastpath.c calls it directly when zmlir_fast_applies (a known stream, no
+ * Under the CUDA passthrough a created stream's work is on its own real
+ * stream (its launches, event records, fills and 1D and pitched copies, from
+ * here or from the Python driver); the rest of what the Python driver does
+ * for it (other copies, graphs it replays, our reads and writes of device
+ * memory) is on the real context's NULL stream, which the stream waits for
+ * (NVIDIA's blocking order, or backends/cuda.py's fences) only where its own
+ * later work follows. So a created stream's synchronisation is the real driver's
+ * cuStreamSynchronize of its stream while no call of the Python driver has
+ * ended since the context's last synchronisation here, and its
+ * cuCtxSynchronize otherwise (backends/cuda.py: synchronize), which waits for
+ * everything: as natively, a thread waiting for its stream no longer waits for
+ * other threads' streams (a kernel there may wait for the host). The NULL
+ * stream's and the context's synchronisations are cuCtxSynchronize. Thrust's
+ * algorithms make several in each call (radixSortThrust's timed sorts).
+ * fastpath.c calls them directly when zmlir_fast_applies (a known stream, no
  * capture, a known current context without a sticky error) and a
  * synchronisation point has no Python work (zmlir_fast_sync_work: device
  * printf output, memory pools); any answer but success takes the Python
@@ -2766,9 +2784,25 @@ void zmlir_fast_update_done(uintptr_t graph) {
 
 static int zmlir_fast_synchronize(void *stream, CUresult *result) {
   zmlir_cu_synchronize_fn synchronize = (zmlir_cu_synchronize_fn)zmlir_fast_backend.ctx_synchronize;
-  if (!synchronize || ZMLIR_LOAD(zmlir_fast_sync_work) != 0 || !zmlir_fast_applies(stream) ||
-      synchronize() != 0)
+  zmlir_cu_stream_synchronize_fn stream_synchronize =
+      (zmlir_cu_stream_synchronize_fn)zmlir_fast_backend.stream_synchronize;
+  if (!synchronize || ZMLIR_LOAD(zmlir_fast_sync_work) != 0 || !zmlir_fast_applies(stream))
     return 0;
+  unsigned long long calls = __atomic_load_n(&zmlir_python_calls, __ATOMIC_SEQ_CST);
+  void *queue = stream_synchronize ? zmlir_fast_queue(stream) : NULL;
+  if (queue != NULL && calls == __atomic_load_n(&zmlir_python_calls_synced, __ATOMIC_SEQ_CST)) {
+    if (stream_synchronize(queue) != 0)
+      return 0;
+  } else {
+    if (synchronize() != 0)
+      return 0;
+    /* Every Python call that had ended when it began is covered. */
+    unsigned long long synced = __atomic_load_n(&zmlir_python_calls_synced, __ATOMIC_SEQ_CST);
+    while (synced < calls && !__atomic_compare_exchange_n(&zmlir_python_calls_synced, &synced,
+                                                          calls, 0, __ATOMIC_SEQ_CST,
+                                                          __ATOMIC_SEQ_CST))
+      ;
+  }
   *result = 0;
   __atomic_add_fetch(&zmlir_fast_query_count, 1, __ATOMIC_RELAXED);
   return 1;

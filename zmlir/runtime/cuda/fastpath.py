@@ -92,8 +92,10 @@ class FastPath:
             self.lib.zmlir_enter()
 
     def leave(self) -> None:
+        """Ends a call enter() counted, a call of the Python driver's (a created
+        stream's synchronisation in C is then the context's: fastpath.c)."""
         if self.lib is not None:
-            self.lib.zmlir_leave()
+            self.lib.zmlir_leave_python()
 
     def register_exit(self) -> None:
         """(Re)registers the exit handler: after the backend loaded code whose

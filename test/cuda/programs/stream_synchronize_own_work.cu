@@ -1,0 +1,77 @@
+// A stream's synchronisation waits for that stream's work, not the whole
+// device's. A kernel in another stream waits for a flag the host sets only
+// after cudaStreamSynchronize of its own stream has returned (one host
+// thread per stream, each synchronising its own, does this: cuda-samples
+// UnifiedMemoryStreams): a driver that synchronises the device there waits
+// for that kernel, which gives up after its timeout. Both kinds of created
+// stream: blocking ones do not wait for each other, only for the legacy
+// stream.
+#include "check.h"
+
+__device__ unsigned long long now_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void wait_for_host(volatile int* flag, int* seen, unsigned long long timeout_ns) {
+  unsigned long long start = now_ns();
+  while (*flag == 0) {
+    if (now_ns() - start > timeout_ns) {
+      *seen = -1;
+      return;
+    }
+  }
+  *seen = *flag;
+}
+
+__global__ void add_one(int* x) { *x += 1; }
+
+int main() {
+  int *flag, *seen;
+  CHECK(cudaHostAlloc(&flag, sizeof *flag, cudaHostAllocMapped));
+  CHECK(cudaHostAlloc(&seen, sizeof *seen, cudaHostAllocMapped));
+  int *device_flag, *device_seen, *counter;
+  CHECK(cudaHostGetDevicePointer(&device_flag, flag, 0));
+  CHECK(cudaHostGetDevicePointer(&device_seen, seen, 0));
+  CHECK(cudaMalloc(&counter, sizeof *counter));
+  CHECK(cudaMemset(counter, 0, sizeof *counter));
+
+  const unsigned int kinds[] = {cudaStreamDefault, cudaStreamNonBlocking};
+  int added = 0;
+  for (unsigned int kind : kinds) {
+    cudaStream_t mine, other;
+    CHECK(cudaStreamCreateWithFlags(&mine, kind));
+    CHECK(cudaStreamCreateWithFlags(&other, kind));
+    // Both kernels once, the flag already set: their first launches are done.
+    *(volatile int*)flag = 1;
+    add_one<<<1, 1, 0, mine>>>(counter);
+    wait_for_host<<<1, 1, 0, other>>>(device_flag, device_seen, 3ull * 1000 * 1000 * 1000);
+    CHECK(cudaDeviceSynchronize());
+    added += 1;
+
+    *(volatile int*)flag = 0;
+    *(volatile int*)seen = 0;
+    add_one<<<1, 1, 0, mine>>>(counter);
+    wait_for_host<<<1, 1, 0, other>>>(device_flag, device_seen, 3ull * 1000 * 1000 * 1000);
+    CHECK(cudaGetLastError());
+    CHECK(cudaStreamSynchronize(mine));
+    added += 1;
+    *(volatile int*)flag = 7;
+    CHECK(cudaStreamSynchronize(other));
+    EXPECT(*(volatile int*)seen == 7,
+           "streams of flags %u: the other stream's kernel saw %d, not the host's 7: "
+           "the first stream's synchronisation waited for it",
+           kind, *(volatile int*)seen);
+    CHECK(cudaStreamDestroy(mine));
+    CHECK(cudaStreamDestroy(other));
+  }
+  int total = 0;
+  CHECK(cudaMemcpy(&total, counter, sizeof total, cudaMemcpyDeviceToHost));
+  EXPECT(total == added, "the counter is %d, not %d", total, added);
+  CHECK(cudaFree(counter));
+  CHECK(cudaFreeHost(flag));
+  CHECK(cudaFreeHost(seen));
+  std::printf("PASS\n");
+  return 0;
+}
