@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from support import ADD_SCALAR_PTX, CUDA_DIR, PROGRAMS_DIR, tool
-from support.programs import nvcc_arguments, programs
+from support.programs import CPU_PENDING, nvcc_arguments, programs
 
 from zmlir.runtime.cuda import api
 
@@ -22,10 +22,7 @@ from zmlir.runtime.cuda import api
 # the nvcc flags in the folder's `nvcc_flags` file, e.g. -rdc=true).
 PROGRAMS = {program.name: program for program in programs()}
 # Programs expected to fail, with the reason (strict xfail: a fixed one fails the test).
-PENDING: dict[str, str] = {
-    "stream_synchronize_own_work": "the OpenCL backend's streams share one in-order queue, "
-                                   "and a stream's synchronisation finishes all of it",
-}
+PENDING: dict[str, str] = CPU_PENDING
 # Programs that need what the CPU backend lacks: they must notice, say exactly
 # this and exit with EXIT_WAIVED (they run and pass on the CUDA passthrough,
 # tools/run_programs_passthrough.py).
