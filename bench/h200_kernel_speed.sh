@@ -24,12 +24,16 @@
 # of our PTX, ours) are then warm, as on any run after a program's first, so
 # a sample timing its first launch times the launch, not the JIT (nvcc put
 # SASS in the native side's binary). llm.c's programs time repetitions.
+# ROUNDS=N runs each program N times, natively and under zmlir alternating,
+# and the parse takes each time's median: for PLANs of programs whose timed
+# region is short (a single run of a 0.25 ms sort moves by 0.07 ms).
 # Everything the programs printed goes to $OUT/kernel_speed_h200.log.
 set -u
 TARBALL=${1:?usage: sh bench/h200_kernel_speed.sh TARBALL [SECONDS [PLAN]]}
 BUDGET=${2:-400}
 PLAN=${3:-}
 WARM=" ${WARM:-} "
+ROUNDS=${ROUNDS:-1}
 PY=${PYTHON:-python3}
 REPO=$(pwd)
 WORK=${WORK:-/tmp/zmlir-kernel-speed}
@@ -68,7 +72,7 @@ while IFS="$TAB" read -r suite folder name args; do
         printf '=== warm-up %s\t%s%s rc=%d seconds=%.1f\n\n' "$suite" "$name" \
             "${args:+$TAB$args}" "$rc" "$(awk "BEGIN { print $t1 - $t0 }")" >>"$LOG" ;;
     esac
-    for side in native zmlir; do
+    for side in $(seq "$ROUNDS" | sed 's/.*/native zmlir/'); do
         t0=$(date +%s.%N)
         if [ "$side" = native ]; then
             # Eager, as zmlir tells the application's runtime (429aea5): else

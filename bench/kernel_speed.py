@@ -23,7 +23,8 @@ CUDA events, and, apart, those that time a synchronized loop on the host.
 
   parse LOG... [--json FILE] [--md FILE]
       Reads the logs h200_kernel_speed.sh wrote (a later log's run of a
-      program replaces an earlier one's); per kernel the ratio of
+      program replaces an earlier one's; a program run several times in
+      one log, ROUNDS=N, counts each time's median); per kernel the ratio of
       NVIDIA's time to zmlir's (native/zmlir: above 1, zmlir's is faster),
       their geometric mean over the event-timed kernels and the smallest;
       writes the JSON and the Markdown table. A zmlir run counts only where
@@ -50,6 +51,7 @@ import json
 import math
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -295,7 +297,8 @@ class Run:
     suite: str
     program: str
     args: list[str]
-    sides: dict[str, Side] = field(default_factory=dict)
+    # Each side's runs in one log, in order (ROUNDS=N runs each N times).
+    sides: dict[str, list[Side]] = field(default_factory=dict)
 
 
 HEADER = re.compile(r"^=== (?P<side>native|zmlir) (?P<suite>\w+)\t(?P<run>[^\n]*?) rc=(?P<rc>-?\d+) "
@@ -310,8 +313,8 @@ def read_log(text: str) -> list[Run]:
         words = mark.group("run").split("\t")
         key = mark.group("suite") + " " + " ".join(words)
         run = runs.setdefault(key, Run(mark.group("suite"), words[0], words[1:]))
-        run.sides[mark.group("side")] = Side(int(mark.group("rc")), float(mark.group("s")),
-                                             text[mark.end():end])
+        run.sides.setdefault(mark.group("side"), []).append(
+            Side(int(mark.group("rc")), float(mark.group("s")), text[mark.end():end]))
     return list(runs.values())
 
 
@@ -330,6 +333,14 @@ def times(run: Run, output: str) -> dict[str, float]:
             label = m.groupdict().get("label") or (str(number + 1) if len(matches) > 1 else "-")
             found[label.strip()] = float(m.group("t")) * UNIT_MS[unit]
     return found
+
+
+def median_times(run: Run, sides: list[Side]) -> dict[str, float]:
+    """Label -> the median over the runs of each time every run printed (a
+    short region's single run moves by more than the sides differ)."""
+    each = [times(run, side.output) for side in sides]
+    return {label: statistics.median(t[label] for t in each)
+            for label in each[0] if all(label in t for t in each)}
 
 
 # A module our driver did not find precompiled, then ran as NVIDIA's machine
@@ -374,16 +385,20 @@ def analyse(logged: list[Run]) -> list[dict]:
             for suite, name, args in plan()]
     rows = []
     for run in runs:
-        native, ours = run.sides.get("native"), run.sides.get("zmlir")
+        native, ours = run.sides.get("native", []), run.sides.get("zmlir", [])
         name = run_id(run.program, run.args)
         base = {"suite": run.suite, "program": name}
-        if native is None or ours is None:
+        if not native or not ours:
             rows.append({**base, "kernel": name, "ratio": None, "why": "not run (time limit)"})
             continue
-        trouble = zmlir_trouble(run, ours.output)
-        why = ("" if passed(native) else f"native failed (exit {native.rc})") or \
-              ("" if passed(ours) else f"zmlir failed (exit {ours.rc})") or trouble
-        t_native, t_ours = times(run, native.output), times(run, ours.output)
+        if min(len(native), len(ours)) > 1:
+            base["runs"] = min(len(native), len(ours))
+        failed_native = next((side for side in native if not passed(side)), None)
+        failed_ours = next((side for side in ours if not passed(side)), None)
+        trouble = next(filter(None, (zmlir_trouble(run, side.output) for side in ours)), "")
+        why = ("" if failed_native is None else f"native failed (exit {failed_native.rc})") or \
+              ("" if failed_ours is None else f"zmlir failed (exit {failed_ours.rc})") or trouble
+        t_native, t_ours = median_times(run, native), median_times(run, ours)
         labels = [label for label in t_native if label in t_ours]
         if not labels:
             rows.append({**base, "kernel": name, "ratio": None,
@@ -506,7 +521,8 @@ def markdown(result: dict) -> str:
             ratio = f"{r['ratio']:.3g}" if r["ratio"] else "-"
             if r["ratio"] and r["ratio"] < GOAL_MIN:
                 ratio = f"**{ratio}**"
-            note = "; ".join(x for x in (r.get("why", ""), r.get("note", "")) if x)
+            runs = f"median of {r['runs']} runs" if r.get("runs") else ""
+            note = "; ".join(x for x in (r.get("why", ""), r.get("note", ""), runs) if x)
             lines.append(f"| {r['kernel']} | {_fmt(r.get('native_ms', '-'))} | "
                          f"{_fmt(r.get('zmlir_ms', '-'))} | {ratio} | {note} |")
         lines.append("")

@@ -45,3 +45,25 @@ def test_remaining_lists_the_runs_a_log_did_not_reach(tmp_path, capsys) -> None:
     assert kernel_speed.remaining(plan, [log]) == 0
     assert capsys.readouterr().out.splitlines() == ["llmc\tllmc\tgelu_forward\t2",
                                                     "events\tsamples/matrixMul\tmatrixMul"]
+
+
+def test_a_program_run_several_times_in_one_log_counts_each_times_median() -> None:
+    def side(name: str, ms: float, rc: int = 0) -> str:
+        return (f"=== {name} events\tmatrixMul rc={rc} seconds=1.0\n"
+                + (_OURS if name == "zmlir" else "")
+                + f"Performance= 1.00 GFlop/s, Time= {ms} msec, Size= 1 Ops\n\n")
+
+    def row(text: str) -> dict:
+        rows = kernel_speed.analyse(kernel_speed.read_log(text))
+        return next(r for r in rows if r["kernel"] == "matrixMul")
+
+    rounds = "".join(side("native", n) + side("zmlir", z)
+                     for n, z in ((0.020, 0.030), (0.029, 0.021), (0.022, 0.022)))
+    r = row(rounds)
+    assert (r["native_ms"], r["zmlir_ms"], r["runs"]) == (0.022, 0.022, 3)
+    assert r["ratio"] == 1.0 and r["why"] == ""
+    once = row(side("native", 0.020) + side("zmlir", 0.030))
+    assert once["ratio"] == kernel_speed._sig(0.020 / 0.030) and "runs" not in once
+    # One failed round of either side: the kernel does not count.
+    failed = row(rounds + side("zmlir", 0.021, rc=1))
+    assert failed["ratio"] is None and failed["why"] == "zmlir failed (exit 1)"
