@@ -7,12 +7,7 @@
 // each kind: above the small-allocation size (memory of its own) and a
 // small one (a slot of a shared slab).
 #include "check.h"
-
-__device__ unsigned long long now_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
+#include "waits.h"
 
 // Every thread spins a while, then reads and writes its part of `data`.
 __global__ void late_touch(unsigned* data, size_t n, unsigned long long ns, unsigned* sums) {

@@ -8,23 +8,7 @@
 #include <chrono>
 
 #include "check.h"
-
-__device__ unsigned long long now_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-__global__ void wait_for_host(volatile int* flag, int* seen, unsigned long long timeout_ns) {
-  unsigned long long start = now_ns();
-  while (*flag == 0) {
-    if (now_ns() - start > timeout_ns) {
-      *seen = -1;
-      return;
-    }
-  }
-  *seen = *flag;
-}
+#include "waits.h"
 
 __global__ void spin_for(unsigned long long ns, int* done) {
   unsigned long long start = now_ns();

@@ -7,23 +7,7 @@
 // stream: blocking ones do not wait for each other, only for the legacy
 // stream.
 #include "check.h"
-
-__device__ unsigned long long now_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-__global__ void wait_for_host(volatile int* flag, int* seen, unsigned long long timeout_ns) {
-  unsigned long long start = now_ns();
-  while (*flag == 0) {
-    if (now_ns() - start > timeout_ns) {
-      *seen = -1;
-      return;
-    }
-  }
-  *seen = *flag;
-}
+#include "waits.h"
 
 __global__ void add_one(int* x) { *x += 1; }
 
