@@ -391,8 +391,9 @@ def analyse(logged: list[Run]) -> list[dict]:
         if not native or not ours:
             rows.append({**base, "kernel": name, "ratio": None, "why": "not run (time limit)"})
             continue
-        if min(len(native), len(ours)) > 1:
-            base["runs"] = min(len(native), len(ours))
+        rounds = min(len(native), len(ours))
+        if rounds > 1:
+            base["runs"] = rounds
         failed_native = next((side for side in native if not passed(side)), None)
         failed_ours = next((side for side in ours if not passed(side)), None)
         trouble = next(filter(None, (zmlir_trouble(run, side.output) for side in ours)), "")

@@ -21,8 +21,6 @@ from zmlir.runtime.cuda import api
 # A program is one .cu file, or a folder of .cu files linked together (with
 # the nvcc flags in the folder's `nvcc_flags` file, e.g. -rdc=true).
 PROGRAMS = {program.name: program for program in programs()}
-# Programs expected to fail, with the reason (strict xfail: a fixed one fails the test).
-PENDING: dict[str, str] = CPU_PENDING
 # Programs that need what the CPU backend lacks: they must notice, say exactly
 # this and exit with EXIT_WAIVED (they run and pass on the CUDA passthrough,
 # tools/run_programs_passthrough.py).
@@ -50,7 +48,9 @@ def _build(program: str, cudart: str, out_dir: Path) -> Path:
 
 @pytest.mark.parametrize("cudart", ["static", "shared"])
 @pytest.mark.parametrize("program", [
-    pytest.param(p, marks=pytest.mark.xfail(reason=PENDING[p], strict=True)) if p in PENDING
+    # Known to fail here (strict xfail: a fixed one fails the test).
+    pytest.param(p, marks=pytest.mark.xfail(reason=CPU_PENDING[p], strict=True))
+    if p in CPU_PENDING
     else p for p in PROGRAMS])
 def test_program_runs_unmodified(program: str, cudart: str, build_dir: Path, libdir: str) -> None:
     exe = _build(program, cudart, build_dir)

@@ -85,12 +85,15 @@ CUresult cuCtxSetCurrent(void *ctx) { current = ctx != NULL; return 0; }
 /* FAKE_SYNC_RESULT=N: synchronizations fail with N, as after a kernel fault.
  * Each is counted (fake_synchronizations: the context's, then a stream's). */
 static unsigned long long fake_ctx_syncs, fake_stream_syncs;
-CUresult cuCtxSynchronize(void) {
-  ++fake_ctx_syncs;
+static CUresult fake_sync_result(void) {
   const char *forced = getenv("FAKE_SYNC_RESULT");
   if (forced)
     return atoi(forced);
   return current ? 0 : 201;
+}
+CUresult cuCtxSynchronize(void) {
+  ++fake_ctx_syncs;
+  return fake_sync_result();
 }
 void fake_synchronizations(unsigned long long out[2]) {
   out[0] = fake_ctx_syncs;
@@ -149,10 +152,7 @@ CUresult cuStreamSynchronize(void *stream) {
   if ((uintptr_t)stream > 2 && !fake_stream_live(stream))
     return 400; /* CUDA_ERROR_INVALID_HANDLE */
   ++fake_stream_syncs;
-  const char *forced = getenv("FAKE_SYNC_RESULT");
-  if (forced)
-    return atoi(forced);
-  return current ? 0 : 201;
+  return fake_sync_result();
 }
 CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest) { /* an H100's */
   *least = 0;
