@@ -14,10 +14,7 @@ from support import PROGRAMS_DIR
 
 # Programs known to fail on the CPU (OpenCL) backend, with the reason: the
 # test suite expects each to fail (a strict xfail) and the demo says so.
-CPU_PENDING: dict[str, str] = {
-    "stream_synchronize_own_work": "the OpenCL backend's streams share one in-order queue, "
-                                   "and a stream's synchronisation finishes all of it",
-}
+CPU_PENDING: dict[str, str] = {}
 
 
 @dataclass(frozen=True)

@@ -5,11 +5,23 @@
 // UnifiedMemoryStreams): a driver that synchronises the device there waits
 // for that kernel, which gives up after its timeout. Both kinds of created
 // stream: blocking ones do not wait for each other, only for the legacy
-// stream.
+// stream. The stream's query says it is done meanwhile. And what a stream
+// waits for (an event of another stream) is waited for by its
+// synchronisation.
+#include <chrono>
+
 #include "check.h"
 #include "waits.h"
 
 __global__ void add_one(int* x) { *x += 1; }
+
+// Writes 1 after `ns` of the device's time.
+__global__ void write_late(volatile int* x, unsigned long long ns) {
+  unsigned long long start = now_ns();
+  while (now_ns() - start < ns) {
+  }
+  *x = 1;
+}
 
 int main() {
   int *flag, *seen;
@@ -39,6 +51,14 @@ int main() {
     add_one<<<1, 1, 0, mine>>>(counter);
     wait_for_host<<<1, 1, 0, other>>>(device_flag, device_seen, 3ull * 1000 * 1000 * 1000);
     CHECK(cudaGetLastError());
+    // Its query says so while the other stream's kernel still waits.
+    cudaError_t query = cudaErrorNotReady;
+    auto start = std::chrono::steady_clock::now();
+    while (query == cudaErrorNotReady &&
+           std::chrono::steady_clock::now() - start < std::chrono::seconds(1))
+      query = cudaStreamQuery(mine);
+    EXPECT(query == cudaSuccess, "streams of flags %u: cudaStreamQuery of the first stream: %d",
+           kind, (int)query);
     CHECK(cudaStreamSynchronize(mine));
     added += 1;
     *(volatile int*)flag = 7;
@@ -47,6 +67,28 @@ int main() {
            "streams of flags %u: the other stream's kernel saw %d, not the host's 7: "
            "the first stream's synchronisation waited for it",
            kind, *(volatile int*)seen);
+    CHECK(cudaStreamDestroy(mine));
+    CHECK(cudaStreamDestroy(other));
+  }
+  // A stream's synchronisation waits for the events it waits for: the
+  // other stream's kernel, enqueued after the stream's last kernel.
+  {
+    cudaStream_t mine, other;
+    cudaEvent_t written;
+    CHECK(cudaStreamCreateWithFlags(&mine, cudaStreamNonBlocking));
+    CHECK(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+    CHECK(cudaEventCreateWithFlags(&written, cudaEventDisableTiming));
+    *(volatile int*)seen = 0;
+    add_one<<<1, 1, 0, mine>>>(counter);
+    added += 1;
+    write_late<<<1, 1, 0, other>>>(device_seen, 50ull * 1000 * 1000);
+    CHECK(cudaEventRecord(written, other));
+    CHECK(cudaStreamWaitEvent(mine, written, 0));
+    CHECK(cudaStreamSynchronize(mine));
+    EXPECT(*(volatile int*)seen == 1,
+           "a stream's synchronisation returned before the event it waits for (saw %d)",
+           *(volatile int*)seen);
+    CHECK(cudaEventDestroy(written));
     CHECK(cudaStreamDestroy(mine));
     CHECK(cudaStreamDestroy(other));
   }

@@ -167,6 +167,9 @@ struct zmlir_fast_entry {
    * captured graph the real driver's copy was last updated from, and whether
    * an update of it failed (below: stream capture) */
   int vendor_capture;
+  /* a stream on the backend's one queue: the number of its last launch
+   * (below: a stream's own work) */
+  unsigned long long last_launch;
   uintptr_t pending_update;
   int update_failed;
 };
@@ -567,7 +570,10 @@ static int zmlir_fast_put(uintptr_t handle, int kind, uintptr_t target) {
 /* Stream `handle`; `target`: the real driver's stream its kernels and event
  * records go to (the passthrough's vendor stream), 0: the backend's queue. */
 int zmlir_fast_stream(uintptr_t handle, uintptr_t target) {
-  return zmlir_fast_put(handle, ZMLIR_FAST_STREAM, target);
+  if (zmlir_fast_put(handle, ZMLIR_FAST_STREAM, target) != 0)
+    return -1;
+  ZMLIR_STORE(zmlir_fast_find(handle, ZMLIR_FAST_STREAM)->last_launch, 0ULL);
+  return 0;
 }
 
 /* Event `handle` is the real driver's CUevent `target` (re-recorded in place). */
@@ -648,6 +654,60 @@ unsigned long long zmlir_fast_launch_unlock(uintptr_t event) {
   unsigned long long n = zmlir_launch_enqueued((void *)event);
   pthread_mutex_unlock(&zmlir_fast_cl);
   return n;
+}
+
+/* -- a stream's own work on the backend's one queue -------------------------------
+ *
+ * Every stream's work goes into one in-order queue (OpenCL), so a created
+ * stream's launches have ended once its last one has, with all that was
+ * enqueued before it: a stream's synchronisation waits for that launch, not
+ * for the work of other streams enqueued since (a kernel there may wait for
+ * the host). The Python driver says when that is all of the stream's work
+ * (stream.py: work in the queue that no launch number covers). */
+
+static void zmlir_stream_launched_at(struct zmlir_fast_entry *stream, unsigned long long n) {
+  unsigned long long seen = ZMLIR_LOAD(stream->last_launch);
+  while (seen < n && !__atomic_compare_exchange_n(&stream->last_launch, &seen, n, 0,
+                                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    ;
+}
+
+/* Stream `stream`'s work so far includes every launch enqueued so far (the
+ * Python path's launches for it, and what they launched). */
+void zmlir_fast_stream_launched(uintptr_t stream) {
+  struct zmlir_fast_entry *e = zmlir_fast_find(stream, ZMLIR_FAST_STREAM);
+  if (e != NULL)
+    zmlir_stream_launched_at(e, ZMLIR_LOAD(zmlir_launches_enqueued));
+}
+
+/* Whether stream `stream`'s last launch has ended: 1, 0, or -1 where the
+ * stream is not known here. */
+int zmlir_fast_stream_ended(uintptr_t stream) {
+  struct zmlir_fast_entry *e = zmlir_fast_find(stream, ZMLIR_FAST_STREAM);
+  if (e == NULL)
+    return -1;
+  unsigned long long last = ZMLIR_LOAD(e->last_launch);
+  pthread_mutex_lock(&zmlir_fast_cl);
+  zmlir_launch_reap();
+  int ended = zmlir_launches_completed >= last;
+  pthread_mutex_unlock(&zmlir_fast_cl);
+  return ended;
+}
+
+/* Waits until stream `stream`'s last launch has ended: 1, or 0 where the
+ * stream is not known here. It polls the launches' events, sleeping between
+ * looks (10 us, doubling up to 0.5 ms), outside the lock (other threads
+ * launch meanwhile, the one that ends a kernel we wait for among them): a
+ * thread in clWaitForEvents runs the queue's work itself on Intel's CPU
+ * runtime, the later kernels of other streams with it. */
+int zmlir_fast_stream_wait(uintptr_t stream) {
+  for (long sleep_ns = 10000;; sleep_ns = sleep_ns < 500000 ? 2 * sleep_ns : sleep_ns) {
+    int ended = zmlir_fast_stream_ended(stream);
+    if (ended != 0)
+      return ended == 1;
+    const struct timespec pause = {0, sleep_ns};
+    nanosleep(&pause, NULL);
+  }
 }
 
 /* -- context-local storage -------------------------------------------------------
@@ -753,7 +813,7 @@ static int zmlir_fast_work_group(const struct zmlir_fast_entry *e, const unsigne
 
 static int zmlir_fast_opencl(const struct zmlir_fast_entry *e, const unsigned int grid[3],
                              const unsigned int block[3], unsigned int window, void **params,
-                             CUresult *result) {
+                             struct zmlir_fast_entry *stream, CUresult *result) {
   zmlir_cl_set_arg_fn set_arg = (zmlir_cl_set_arg_fn)zmlir_fast_backend.set_arg;
   zmlir_cl_enqueue_fn enqueue = (zmlir_cl_enqueue_fn)zmlir_fast_backend.enqueue;
   void *kernel = (void *)e->target, *queue = (void *)zmlir_fast_backend.queue;
@@ -782,8 +842,10 @@ static int zmlir_fast_opencl(const struct zmlir_fast_entry *e, const unsigned in
     pthread_mutex_unlock(&zmlir_fast_cl);
     return 0; /* nothing ran: the Python path reports the error */
   }
-  zmlir_launch_enqueued(event);
+  unsigned long long number = zmlir_launch_enqueued(event);
   pthread_mutex_unlock(&zmlir_fast_cl);
+  if (stream != NULL)
+    zmlir_stream_launched_at(stream, number);
   *result = 0;
   return 1;
 }
@@ -886,7 +948,10 @@ static int zmlir_fast_launch_here(void *f, const unsigned int grid[3],
   if (window > ZMLIR_LOAD(e->shared_limit))
     return 0;
   if (e->kind == ZMLIR_FAST_OPENCL) {
-    if (cluster != NULL || !zmlir_fast_opencl(e, grid, block, (unsigned int)window, params, result))
+    struct zmlir_fast_entry *queued =
+        (uintptr_t)stream > 2 ? zmlir_fast_find((uintptr_t)stream, ZMLIR_FAST_STREAM) : NULL;
+    if (cluster != NULL ||
+        !zmlir_fast_opencl(e, grid, block, (unsigned int)window, params, queued, result))
       return 0;
   } else {
     zmlir_cu_launch_fn launch = (zmlir_cu_launch_fn)zmlir_fast_backend.launch;

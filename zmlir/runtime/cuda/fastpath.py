@@ -364,6 +364,23 @@ class FastPath:
         """Whether every launch so far has ended."""
         return bool(self.lib.zmlir_fast_launches_done()) if self.lib is not None else True
 
+    def stream_launched(self, handle: int) -> None:
+        """Stream `handle`'s work includes every launch enqueued so far (the
+        Python path's, for it). fastpath.c's own launches count themselves."""
+        if self.lib is not None:
+            self.lib.zmlir_fast_stream_launched(handle)
+
+    def stream_ended(self, handle: int) -> bool | None:
+        """Whether stream `handle`'s last launch has ended; None where
+        fastpath.c does not know the stream."""
+        ended = int(self.lib.zmlir_fast_stream_ended(handle)) if self.lib is not None else -1
+        return None if ended < 0 else bool(ended)
+
+    def stream_wait(self, handle: int) -> bool:
+        """Waits for stream `handle`'s last launch (fastpath.c: a stream's own
+        work on the backend's one queue); False where it cannot."""
+        return self.lib is not None and bool(self.lib.zmlir_fast_stream_wait(handle))
+
     def poll(self) -> tuple[int, bool, bool]:
         """One look for kernels' errors: how many launches have ended (as
         launches_completed), and whether take_faults and take_failed_launches

@@ -154,6 +154,8 @@ class LaunchAPI(FunctionAPI):
             self.traps.launched(fn, launched.number)
             if fn.module.device_launch_var:
                 self._device_launches(fn, 1, how.get("stream", 0))
+            if s is not None:
+                self.fast.stream_launched(self.ptr(stream))
             return E.CUDA_SUCCESS
 
         if capturing:
@@ -368,6 +370,8 @@ class LaunchAPI(FunctionAPI):
         s = self.stream(stream)
         if (s is None or s.capture is None) and self.device.launch_host_func(
                 self.vendor_queue(stream), self.ptr(fn), self.ptr(user_data)):
+            if s is not None:
+                s.untracked = True
             return E.CUDA_SUCCESS  # the backend's, in the stream's order
 
         def run() -> int:

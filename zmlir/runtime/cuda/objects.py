@@ -114,6 +114,9 @@ class Stream:
     # Under the CUDA passthrough: its handle is a stream of NVIDIA's driver
     # too (Backend.vendor_stream), destroyed with it.
     vendor: bool = False
+    # Work of the stream in the backend's one queue that no launch number
+    # covers (a host function): its synchronisation is the whole queue's.
+    untracked: bool = False
     # While capturing (cuStreamBeginCapture): the capture (graph/capture.py) and
     # the graph nodes the stream's next work depends on.
     capture: Any = None

@@ -293,4 +293,7 @@ class DriverState:
             record(self.handles, s, params if params is not None else WorkParams(work))
             return E.CUDA_SUCCESS
         with self.printf.held():
-            return work()
+            code = work()
+        if s is not None:  # the launches it made are the stream's
+            self.fast.stream_launched(self.ptr(stream))
+        return code

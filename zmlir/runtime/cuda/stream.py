@@ -6,7 +6,10 @@ while a graph is being captured (graph.py). Under the passthrough a stream
 is one of NVIDIA's (vendor), where its kernels run and its events are
 recorded, at once with other streams' and by its priority; its other work
 stays in the one queue, NVIDIA's NULL stream, which the stream waits for
-and which waits for it (backends/cuda.py: vendor_stream)."""
+and which waits for it (backends/cuda.py: vendor_stream). Elsewhere, where
+the one queue's launches are watched to their ends (OpenCL), a created
+stream's synchronisation waits for its last launch, not for the work of
+other streams enqueued after it."""
 
 from __future__ import annotations
 
@@ -80,18 +83,43 @@ class StreamAPI(DriverState):
 
     def cuStreamSynchronize(self, stream: Any) -> int:
         self.require_init()
-        if _refused_in_capture(self.stream(stream)):
+        s = self.stream(stream)
+        if _refused_in_capture(s):
             return E.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+        if self._own_work_is_launches(s) and self.fast.stream_wait(self.ptr(stream)):
+            self.check_sticky()
+            return E.CUDA_SUCCESS
+        if s is not None:
+            s.untracked = False
         self.device.synchronize()
         self.sync_point()
         self.check_sticky()
         self.settle_pools()
         return E.CUDA_SUCCESS
 
+    def _own_work_is_launches(self, s: Stream | None) -> bool:
+        """Whether created stream `s`'s work is its launches in the backend's
+        one queue, each watched to its end (fastpath.c: a stream's own work):
+        then its synchronisation waits for its last launch and its query asks
+        about it, not about other streams' later work (which may wait for the
+        host). Not where a host function of the stream is queued (no launch
+        number covers it) or a printf buffer is to be flushed (read through
+        the queue, after everything)."""
+        return (s is not None and not s.vendor and not s.untracked and self.device.launch_events
+                and self.fast.tracks_launches and not self.printf.buffer)
+
     def cuStreamQuery(self, stream: Any) -> int:
         self.require_init()
-        if _refused_in_capture(self.stream(stream)):
+        s = self.stream(stream)
+        if _refused_in_capture(s):
             return E.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+        ended = self.fast.stream_ended(self.ptr(stream)) if self._own_work_is_launches(s) \
+            else None
+        if ended is not None:
+            if not ended:
+                return E.CUDA_ERROR_NOT_READY
+            self.check_sticky()
+            return E.CUDA_SUCCESS
         # Every stream's work is in the one queue: a stream is done once the
         # kernels launched before its query are (its own among them), those
         # the driver watches and those the backend's queue still holds (and
@@ -112,6 +140,10 @@ class StreamAPI(DriverState):
             # Another process's record: waited for here (ipc.py).
             ev.shared.wait(ev.shared.last())
         wait_for_event(s, ev)  # an event of a capture: a fork or a join (graph/capture.py)
+        if s is not None and s.capture is None:
+            # Its synchronisation waits for what the event follows too: in
+            # the one queue, every launch so far.
+            self.fast.stream_launched(self.ptr(stream))
         vendor = self.vendor_queue(stream)
         if vendor and s.capture is None and ev.capture is None and ev.mark is not None:
             # Its kernels run beside other streams': the real driver's wait.
@@ -124,6 +156,8 @@ class StreamAPI(DriverState):
         if (s is None or s.capture is None) and self.device.add_stream_callback(
                 self.vendor_queue(stream), self.ptr(stream), self.ptr(callback),
                 self.ptr(user_data)):
+            if s is not None:
+                s.untracked = True
             return E.CUDA_SUCCESS  # the backend's, in the stream's order
         self.device.synchronize()
         self.sync_point()
