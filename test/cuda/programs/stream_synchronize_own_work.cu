@@ -70,6 +70,34 @@ int main() {
     CHECK(cudaStreamDestroy(mine));
     CHECK(cudaStreamDestroy(other));
   }
+  // An event recorded in one stream (after a kernel of 50 ms) before
+  // another stream's kernel that waits for the host is reached meanwhile:
+  // its synchronisation returns.
+  {
+    cudaStream_t mine, other;
+    cudaEvent_t done;
+    int* late;
+    CHECK(cudaMalloc(&late, sizeof *late));
+    CHECK(cudaStreamCreateWithFlags(&mine, cudaStreamNonBlocking));
+    CHECK(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+    CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+    *(volatile int*)flag = 0;
+    *(volatile int*)seen = 0;
+    write_late<<<1, 1, 0, mine>>>(late, 50ull * 1000 * 1000);
+    CHECK(cudaEventRecord(done, mine));
+    wait_for_host<<<1, 1, 0, other>>>(device_flag, device_seen, 3ull * 1000 * 1000 * 1000);
+    CHECK(cudaEventSynchronize(done));
+    *(volatile int*)flag = 7;
+    CHECK(cudaStreamSynchronize(other));
+    EXPECT(*(volatile int*)seen == 7,
+           "the other stream's kernel saw %d, not the host's 7: the event's synchronisation "
+           "waited for it",
+           *(volatile int*)seen);
+    CHECK(cudaEventDestroy(done));
+    CHECK(cudaStreamDestroy(mine));
+    CHECK(cudaStreamDestroy(other));
+    CHECK(cudaFree(late));
+  }
   // A stream's synchronisation waits for the events it waits for: the
   // other stream's kernel, enqueued after the stream's last kernel.
   {
