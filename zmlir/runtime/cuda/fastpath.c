@@ -572,7 +572,9 @@ static int zmlir_fast_put(uintptr_t handle, int kind, uintptr_t target) {
 int zmlir_fast_stream(uintptr_t handle, uintptr_t target) {
   if (zmlir_fast_put(handle, ZMLIR_FAST_STREAM, target) != 0)
     return -1;
-  ZMLIR_STORE(zmlir_fast_find(handle, ZMLIR_FAST_STREAM)->last_launch, 0ULL);
+  struct zmlir_fast_entry *e = zmlir_fast_find(handle, ZMLIR_FAST_STREAM);
+  if (e != NULL) /* a slot a destroyed stream left keeps its number */
+    ZMLIR_STORE(e->last_launch, 0ULL);
   return 0;
 }
 
