@@ -5,9 +5,10 @@
 // UnifiedMemoryStreams): a driver that synchronises the device there waits
 // for that kernel, which gives up after its timeout. Both kinds of created
 // stream: blocking ones do not wait for each other, only for the legacy
-// stream. The stream's query says it is done meanwhile. And what a stream
-// waits for (an event of another stream) is waited for by its
-// synchronisation.
+// stream. The stream's query says it is done meanwhile, an event recorded
+// in it is reached and a copy in a non-blocking one waits for its own work
+// only. And what a stream waits for (an event of another stream) is waited
+// for by its synchronisation.
 #include <chrono>
 
 #include "check.h"
@@ -97,6 +98,35 @@ int main() {
     CHECK(cudaStreamDestroy(mine));
     CHECK(cudaStreamDestroy(other));
     CHECK(cudaFree(late));
+  }
+  // A non-blocking stream's copies wait for its own work only: a copy back
+  // of what its kernel wrote, while another stream's kernel waits for the
+  // host.
+  {
+    cudaStream_t mine, other;
+    int* value;
+    int* host_value;
+    CHECK(cudaMalloc(&value, sizeof *value));
+    CHECK(cudaMallocHost(&host_value, sizeof *host_value));
+    CHECK(cudaStreamCreateWithFlags(&mine, cudaStreamNonBlocking));
+    CHECK(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+    *(volatile int*)flag = 0;
+    *(volatile int*)seen = 0;
+    *host_value = 0;
+    write_late<<<1, 1, 0, mine>>>(value, 10ull * 1000 * 1000);
+    wait_for_host<<<1, 1, 0, other>>>(device_flag, device_seen, 3ull * 1000 * 1000 * 1000);
+    CHECK(cudaMemcpyAsync(host_value, value, sizeof *value, cudaMemcpyDeviceToHost, mine));
+    CHECK(cudaStreamSynchronize(mine));
+    EXPECT(*host_value == 1, "the copy after the stream's kernel read %d, not its 1", *host_value);
+    *(volatile int*)flag = 7;
+    CHECK(cudaStreamSynchronize(other));
+    EXPECT(*(volatile int*)seen == 7,
+           "the other stream's kernel saw %d, not the host's 7: the copy waited for it",
+           *(volatile int*)seen);
+    CHECK(cudaStreamDestroy(mine));
+    CHECK(cudaStreamDestroy(other));
+    CHECK(cudaFreeHost(host_value));
+    CHECK(cudaFree(value));
   }
   // A stream's synchronisation waits for the events it waits for: the
   // other stream's kernel, enqueued after the stream's last kernel.

@@ -44,6 +44,10 @@ class Backend(ABC):
     # Whether launch takes watched=True: it then returns while the kernel runs,
     # handing the driver the launch's event to watch to its end (fastpath.c).
     launch_events: bool = False
+    # Whether the host reaches all device memory as its own once the kernels
+    # that use it have ended (shared USM): a stream's copies may then be the
+    # host's, after the stream's launches alone (memcpy.py).
+    host_copies: bool = False
     # Whether an executable graph of kernels, fills, copies and host functions
     # may replay as the vendor's own graph (graph_* methods: the CUDA backend's).
     vendor_graphs: bool = False

@@ -569,6 +569,7 @@ unsigned long long zmlir_fast_events(void);
 void zmlir_fast_launch_lock(void);
 unsigned long long zmlir_fast_launch_unlock(uintptr_t event);
 int zmlir_fast_launches_done(void);
+unsigned long long zmlir_fast_launches_enqueued(void);
 void zmlir_fast_stream_launched(uintptr_t stream);
 int zmlir_fast_stream_ended(uintptr_t stream);
 int zmlir_fast_stream_wait(uintptr_t stream);

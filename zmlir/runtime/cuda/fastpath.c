@@ -674,6 +674,11 @@ static void zmlir_stream_launched_at(struct zmlir_fast_entry *stream, unsigned l
     ;
 }
 
+/* Launches enqueued so far (numbered from 1). */
+unsigned long long zmlir_fast_launches_enqueued(void) {
+  return ZMLIR_LOAD(zmlir_launches_enqueued);
+}
+
 /* Stream `stream`'s work so far includes every launch enqueued so far (the
  * Python path's launches for it, and what they launched). */
 void zmlir_fast_stream_launched(uintptr_t stream) {

@@ -364,6 +364,10 @@ class FastPath:
         """Whether every launch so far has ended."""
         return bool(self.lib.zmlir_fast_launches_done()) if self.lib is not None else True
 
+    def launches_enqueued(self) -> int:
+        """How many launches have been enqueued so far (fastpath.c's ring)."""
+        return int(self.lib.zmlir_fast_launches_enqueued()) if self.lib is not None else 0
+
     def stream_launched(self, handle: int) -> None:
         """Stream `handle`'s work includes every launch enqueued so far (the
         Python path's, for it). fastpath.c's own launches count themselves."""

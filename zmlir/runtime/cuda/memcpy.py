@@ -23,13 +23,22 @@ HOST, DEVICE, ARRAY, UNIFIED = 1, 2, 3, 4
 class MemcpyAPI(DriverState):
     # -- copies -------------------------------------------------------------------
 
-    def copy(self, dst: int, src: int, nbytes: int) -> int:
+    def copy(self, dst: int, src: int, nbytes: int, stream: Any = None) -> int:
         """cudaMemcpyDefault semantics: either side may be host or device. A
         blocking copy is a synchronisation point (an asynchronous one runs
-        through enqueue, which holds printf output back)."""
+        through enqueue, which holds printf output back). An asynchronous
+        copy in `stream` waits for that stream's launches alone where they
+        are all its work and the host reaches the memory (own_work_waited,
+        Backend.host_copies) and the stream is a non-blocking one (a blocking
+        stream's copy waits for the legacy stream's work before it too): then
+        the host copies, beside other streams' kernels."""
         self.current_context()
-        self.device.synchronize()
-        self.sync_point()
+        s = self.stream(stream) if stream is not None else None
+        by_host = s is not None and s.non_blocking and \
+            self.device.host_copies and self.own_work_waited(s, stream)
+        if not by_host:
+            self.device.synchronize()
+            self.sync_point()
         self.check_sticky()
         if nbytes == 0:
             return E.CUDA_SUCCESS
@@ -38,6 +47,9 @@ class MemcpyAPI(DriverState):
             self.check_device_range(dst, nbytes)
         if src_dev:
             self.check_device_range(src, nbytes)
+        if by_host:
+            self.ffi.memmove(self.ffi.cast("void *", dst), self.ffi.cast("void *", src), nbytes)
+            return E.CUDA_SUCCESS
         self.device.synchronize()
         if dst_dev and not src_dev:
             self.device.copy_to_device(dst, self.host_view(src, nbytes))
@@ -69,7 +81,7 @@ class MemcpyAPI(DriverState):
         return CopyParams(bytes(self.ffi.buffer(c)))
 
     def cuMemcpyAsync(self, dst: int, src: int, nbytes: int, stream: Any) -> int:
-        return self.enqueue(stream, lambda: self.copy(dst, src, nbytes),
+        return self.enqueue(stream, lambda: self.copy(dst, src, nbytes, stream),
                             self.copy_node(dst, UNIFIED, src, UNIFIED, nbytes))
 
     def cuMemcpyPeer(self, dst: int, dst_ctx: Any, src: int, src_ctx: Any, nbytes: int) -> int:
@@ -101,32 +113,32 @@ class MemcpyAPI(DriverState):
         self.check_device_range(address, nbytes)  # raises, saying where
         return True
 
-    def cuMemcpyHtoD_v2(self, dst: int, src: Any, nbytes: int) -> int:
+    def cuMemcpyHtoD_v2(self, dst: int, src: Any, nbytes: int, stream: Any = None) -> int:
         if nbytes:
             self.on_device(dst, nbytes)
-        return self.copy(dst, self.ptr(src), nbytes)
+        return self.copy(dst, self.ptr(src), nbytes, stream)
 
-    def cuMemcpyDtoH_v2(self, dst: Any, src: int, nbytes: int) -> int:
+    def cuMemcpyDtoH_v2(self, dst: Any, src: int, nbytes: int, stream: Any = None) -> int:
         if nbytes:
             self.on_device(src, nbytes)
-        return self.copy(self.ptr(dst), src, nbytes)
+        return self.copy(self.ptr(dst), src, nbytes, stream)
 
-    def cuMemcpyDtoD_v2(self, dst: int, src: int, nbytes: int) -> int:
+    def cuMemcpyDtoD_v2(self, dst: int, src: int, nbytes: int, stream: Any = None) -> int:
         if nbytes:
             self.on_device(dst, nbytes)
             self.on_device(src, nbytes)
-        return self.copy(dst, src, nbytes)
+        return self.copy(dst, src, nbytes, stream)
 
     def cuMemcpyHtoDAsync_v2(self, dst: int, src: Any, nbytes: int, stream: Any) -> int:
-        return self.enqueue(stream, lambda: self.cuMemcpyHtoD_v2(dst, src, nbytes),
+        return self.enqueue(stream, lambda: self.cuMemcpyHtoD_v2(dst, src, nbytes, stream),
                             self.copy_node(dst, DEVICE, self.ptr(src), HOST, nbytes))
 
     def cuMemcpyDtoHAsync_v2(self, dst: Any, src: int, nbytes: int, stream: Any) -> int:
-        return self.enqueue(stream, lambda: self.cuMemcpyDtoH_v2(dst, src, nbytes),
+        return self.enqueue(stream, lambda: self.cuMemcpyDtoH_v2(dst, src, nbytes, stream),
                             self.copy_node(self.ptr(dst), HOST, src, DEVICE, nbytes))
 
     def cuMemcpyDtoDAsync_v2(self, dst: int, src: int, nbytes: int, stream: Any) -> int:
-        return self.enqueue(stream, lambda: self.cuMemcpyDtoD_v2(dst, src, nbytes),
+        return self.enqueue(stream, lambda: self.cuMemcpyDtoD_v2(dst, src, nbytes, stream),
                             self.copy_node(dst, DEVICE, src, DEVICE, nbytes))
 
     def _copy_end(self, memory_type: int, host: Any, device: int, array: Any, what: str) -> int:

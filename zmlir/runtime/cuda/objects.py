@@ -122,6 +122,11 @@ class Stream:
     capture: Any = None
     capture_dependencies: list[Any] = field(default_factory=list)
 
+    @property
+    def non_blocking(self) -> bool:
+        """CU_STREAM_NON_BLOCKING: no order with the legacy stream's work."""
+        return bool(self.flags & 0x1)
+
 
 @dataclass
 class UserObject:

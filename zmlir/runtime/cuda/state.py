@@ -263,6 +263,22 @@ class DriverState:
         with self.lock:
             self.printf.flush()
 
+    def own_work_is_launches(self, s: Stream | None) -> bool:
+        """Whether created stream `s`'s work is its launches in the backend's
+        one queue, each watched to its end (fastpath.c: a stream's own work):
+        then its synchronisation waits for its last launch, its query asks
+        about it and its copies wait for it, not for other streams' later
+        work (which may wait for the host). Not where a host function of the
+        stream is queued (no launch number covers it) or a printf buffer is
+        to be flushed (read through the queue, after everything)."""
+        return (s is not None and not s.vendor and not s.untracked and self.device.launch_events
+                and self.fast.tracks_launches and not self.printf.buffer)
+
+    def own_work_waited(self, s: Stream | None, stream: Any) -> bool:
+        """Waits for stream `s`'s own work where own_work_is_launches: True,
+        else False (the caller waits for the device)."""
+        return self.own_work_is_launches(s) and self.fast.stream_wait(self.ptr(stream))
+
     def settle_pools(self) -> None:
         """At a synchronization: pools release memory above their thresholds."""
         for pool in self.pools:
@@ -292,8 +308,9 @@ class DriverState:
         if s is not None and s.capture is not None:
             record(self.handles, s, params if params is not None else WorkParams(work))
             return E.CUDA_SUCCESS
+        before = self.fast.launches_enqueued()
         with self.printf.held():
             code = work()
-        if s is not None:  # the launches it made are the stream's
-            self.fast.stream_launched(self.ptr(stream))
+        if s is not None and self.fast.launches_enqueued() != before:
+            self.fast.stream_launched(self.ptr(stream))  # what it launched is the stream's
         return code

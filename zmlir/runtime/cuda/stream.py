@@ -86,7 +86,7 @@ class StreamAPI(DriverState):
         s = self.stream(stream)
         if _refused_in_capture(s):
             return E.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
-        if self._own_work_is_launches(s) and self.fast.stream_wait(self.ptr(stream)):
+        if self.own_work_waited(s, stream):
             self.check_sticky()
             return E.CUDA_SUCCESS
         if s is not None:
@@ -97,23 +97,12 @@ class StreamAPI(DriverState):
         self.settle_pools()
         return E.CUDA_SUCCESS
 
-    def _own_work_is_launches(self, s: Stream | None) -> bool:
-        """Whether created stream `s`'s work is its launches in the backend's
-        one queue, each watched to its end (fastpath.c: a stream's own work):
-        then its synchronisation waits for its last launch and its query asks
-        about it, not about other streams' later work (which may wait for the
-        host). Not where a host function of the stream is queued (no launch
-        number covers it) or a printf buffer is to be flushed (read through
-        the queue, after everything)."""
-        return (s is not None and not s.vendor and not s.untracked and self.device.launch_events
-                and self.fast.tracks_launches and not self.printf.buffer)
-
     def cuStreamQuery(self, stream: Any) -> int:
         self.require_init()
         s = self.stream(stream)
         if _refused_in_capture(s):
             return E.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
-        ended = self.fast.stream_ended(self.ptr(stream)) if self._own_work_is_launches(s) \
+        ended = self.fast.stream_ended(self.ptr(stream)) if self.own_work_is_launches(s) \
             else None
         if ended is not None:
             if not ended:

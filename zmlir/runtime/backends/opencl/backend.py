@@ -27,6 +27,7 @@ _MEMCPY3D = struct.Struct("<4Qi4x6Q4Qi4x6Q3Q")
 class OpenCLBackend(Backend):
     name = "opencl"
     launch_events = True
+    host_copies = True  # shared USM (open)
 
     def __init__(self, device: Any) -> None:
         self.device = device
