@@ -82,6 +82,7 @@ int main() {
     CHECK(cudaStreamCreateWithFlags(&mine, cudaStreamNonBlocking));
     CHECK(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
     CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+    CHECK(cudaDeviceSynchronize());  // the set-up done, as the program's work begins
     *(volatile int*)flag = 0;
     *(volatile int*)seen = 0;
     write_late<<<1, 1, 0, mine>>>(late, 50ull * 1000 * 1000);
@@ -110,6 +111,7 @@ int main() {
     CHECK(cudaMallocHost(&host_value, sizeof *host_value));
     CHECK(cudaStreamCreateWithFlags(&mine, cudaStreamNonBlocking));
     CHECK(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+    CHECK(cudaDeviceSynchronize());
     *(volatile int*)flag = 0;
     *(volatile int*)seen = 0;
     *host_value = 0;
