@@ -665,7 +665,7 @@ unsigned long long zmlir_fast_launch_unlock(uintptr_t event) {
  * enqueued before it: a stream's synchronisation waits for that launch, not
  * for the work of other streams enqueued since (a kernel there may wait for
  * the host). The Python driver says when that is all of the stream's work
- * (stream.py: work in the queue that no launch number covers). */
+ * (state.py: own_work_is_launches). */
 
 static void zmlir_stream_launched_at(struct zmlir_fast_entry *stream, unsigned long long n) {
   unsigned long long seen = ZMLIR_LOAD(stream->last_launch);

@@ -107,6 +107,9 @@ class UncompiledLibrary:
     error: CudaError
 
 
+CU_STREAM_NON_BLOCKING = 0x1  # the one stream flag; CU_STREAM_DEFAULT is 0
+
+
 @dataclass
 class Stream:
     flags: int = 0
@@ -125,7 +128,7 @@ class Stream:
     @property
     def non_blocking(self) -> bool:
         """CU_STREAM_NON_BLOCKING: no order with the legacy stream's work."""
-        return bool(self.flags & 0x1)
+        return bool(self.flags & CU_STREAM_NON_BLOCKING)
 
 
 @dataclass

@@ -19,7 +19,7 @@ from typing import Any
 
 from zmlir.runtime.cuda.errors import CUresult
 from zmlir.runtime.cuda.graph.capture import dependencies_out, wait_for_event
-from zmlir.runtime.cuda.objects import Event, Stream
+from zmlir.runtime.cuda.objects import CU_STREAM_NON_BLOCKING, Event, Stream
 from zmlir.runtime.cuda.state import DriverState
 
 E = CUresult
@@ -28,7 +28,6 @@ E = CUresult
 # the access policy window, synchronization policy, priority and memory
 # synchronization domain. All are hints here, kept and reported back.
 _STREAM_ATTRIBUTES = (1, 3, 8, 9, 10)
-_STREAM_FLAGS = 0x1  # CU_STREAM_NON_BLOCKING; CU_STREAM_DEFAULT is 0
 
 
 class StreamAPI(DriverState):
@@ -37,7 +36,7 @@ class StreamAPI(DriverState):
 
     def cuStreamCreateWithPriority(self, phstream: Any, flags: int, priority: int) -> int:
         self.current_context()
-        if flags & ~_STREAM_FLAGS:
+        if flags & ~CU_STREAM_NON_BLOCKING:
             return E.CUDA_ERROR_INVALID_VALUE
         stream = Stream(flags, priority)
         # Under the passthrough the handle is a stream of NVIDIA's driver
@@ -47,7 +46,7 @@ class StreamAPI(DriverState):
         # ours, small integers, crashed it (SIGSEGV at the handle's address:
         # docs/passthrough-libraries.md). ZMLIR_VENDOR_STREAMS=0 keeps our own
         # handles, and all the stream's work in the one queue.
-        vendor = self.device.vendor_stream(priority, bool(flags & _STREAM_FLAGS)) \
+        vendor = self.device.vendor_stream(priority, bool(flags & CU_STREAM_NON_BLOCKING)) \
             if _vendor_streams() else 0
         if vendor:
             stream.vendor = True
