@@ -687,34 +687,39 @@ void zmlir_fast_stream_launched(uintptr_t stream) {
     zmlir_stream_launched_at(e, ZMLIR_LOAD(zmlir_launches_enqueued));
 }
 
-/* Whether stream `stream`'s last launch has ended: 1, 0, or -1 where the
- * stream is not known here. */
-int zmlir_fast_stream_ended(uintptr_t stream) {
-  struct zmlir_fast_entry *e = zmlir_fast_find(stream, ZMLIR_FAST_STREAM);
-  if (e == NULL)
-    return -1;
-  unsigned long long last = ZMLIR_LOAD(e->last_launch);
+/* Whether launch `n` (and every one before it) has ended. */
+static int zmlir_launch_ended(unsigned long long n) {
   pthread_mutex_lock(&zmlir_fast_cl);
   zmlir_launch_reap();
-  int ended = zmlir_launches_completed >= last;
+  int ended = zmlir_launches_completed >= n;
   pthread_mutex_unlock(&zmlir_fast_cl);
   return ended;
 }
 
-/* Waits until stream `stream`'s last launch has ended: 1, or 0 where the
- * stream is not known here. It polls the launches' events, sleeping between
- * looks (10 us, doubling up to 0.5 ms), outside the lock (other threads
- * launch meanwhile, the one that ends a kernel we wait for among them): a
- * thread in clWaitForEvents runs the queue's work itself on Intel's CPU
- * runtime, the later kernels of other streams with it. */
+/* Whether stream `stream`'s last launch has ended: 1, 0, or -1 where the
+ * stream is not known here. */
+int zmlir_fast_stream_ended(uintptr_t stream) {
+  struct zmlir_fast_entry *e = zmlir_fast_find(stream, ZMLIR_FAST_STREAM);
+  return e == NULL ? -1 : zmlir_launch_ended(ZMLIR_LOAD(e->last_launch));
+}
+
+/* Waits until stream `stream`'s last launch so far has ended: 1, or 0 where
+ * the stream is not known here. It polls the launches' events, sleeping
+ * between looks (10 us, doubling up to 0.5 ms), outside the lock (other
+ * threads launch meanwhile, the one that ends a kernel we wait for among
+ * them): a thread in clWaitForEvents runs the queue's work itself on Intel's
+ * CPU runtime, the later kernels of other streams with it. */
 int zmlir_fast_stream_wait(uintptr_t stream) {
-  for (long sleep_ns = 10000;; sleep_ns = sleep_ns < 500000 ? 2 * sleep_ns : sleep_ns) {
-    int ended = zmlir_fast_stream_ended(stream);
-    if (ended != 0)
-      return ended == 1;
+  struct zmlir_fast_entry *e = zmlir_fast_find(stream, ZMLIR_FAST_STREAM);
+  if (e == NULL)
+    return 0;
+  unsigned long long last = ZMLIR_LOAD(e->last_launch);
+  for (long sleep_ns = 10000; !zmlir_launch_ended(last);
+       sleep_ns = sleep_ns < 500000 ? 2 * sleep_ns : sleep_ns) {
     const struct timespec pause = {0, sleep_ns};
     nanosleep(&pause, NULL);
   }
+  return 1;
 }
 
 /* -- context-local storage -------------------------------------------------------
