@@ -154,8 +154,7 @@ class LaunchAPI(FunctionAPI):
             self.traps.launched(fn, launched.number)
             if fn.module.device_launch_var:
                 self._device_launches(fn, 1, how.get("stream", 0))
-            if s is not None:
-                self.fast.stream_launched(self.ptr(stream))
+            self.stream_launched(s, stream)
             return E.CUDA_SUCCESS
 
         if capturing:

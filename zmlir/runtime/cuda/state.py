@@ -274,6 +274,12 @@ class DriverState:
         return (s is not None and not s.vendor and not s.untracked and self.device.launch_events
                 and self.fast.tracks_launches and not self.printf.buffer)
 
+    def stream_launched(self, s: Stream | None, stream: Any) -> None:
+        """Every launch enqueued so far is stream `s`'s (fastpath.c: a stream's
+        own work), where its work is in the backend's one queue."""
+        if s is not None and not s.vendor:
+            self.fast.stream_launched(self.ptr(stream))
+
     def own_work_waited(self, s: Stream | None, stream: Any) -> bool:
         """Waits for stream `s`'s own work where own_work_is_launches: True,
         else False (the caller waits for the device)."""
@@ -311,6 +317,6 @@ class DriverState:
         before = self.fast.launches_enqueued()
         with self.printf.held():
             code = work()
-        if s is not None and self.fast.launches_enqueued() != before:
-            self.fast.stream_launched(self.ptr(stream))  # what it launched is the stream's
+        if self.fast.launches_enqueued() != before:
+            self.stream_launched(s, stream)  # what it launched is the stream's
         return code

@@ -131,7 +131,7 @@ class StreamAPI(DriverState):
         if s is not None and s.capture is None:
             # Its synchronisation waits for what the event follows too: in
             # the one queue, every launch so far.
-            self.fast.stream_launched(self.ptr(stream))
+            self.stream_launched(s, stream)
         vendor = self.vendor_queue(stream)
         if vendor and s.capture is None and ev.capture is None and ev.mark is not None:
             # Its kernels run beside other streams': the real driver's wait.
