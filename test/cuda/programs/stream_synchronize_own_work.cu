@@ -24,6 +24,27 @@ __global__ void write_late(volatile int* x, unsigned long long ns) {
   *x = 1;
 }
 
+// A kernel of another stream that waits for the host: the flag it waits
+// for and what it saw, in mapped host memory.
+struct HostWait {
+  int *flag, *seen, *device_flag, *device_seen;
+
+  // Starts it in `stream`, the flag not yet set (it gives up after 3 s).
+  void start(cudaStream_t stream) const {
+    *(volatile int*)flag = 0;
+    *(volatile int*)seen = 0;
+    wait_for_host<<<1, 1, 0, stream>>>(device_flag, device_seen, 3ull * 1000 * 1000 * 1000);
+  }
+
+  // Sets the flag and synchronises `stream`: what the kernel saw, the
+  // host's 7 or -1 (it gave up waiting).
+  int release(cudaStream_t stream) const {
+    *(volatile int*)flag = 7;
+    CHECK(cudaStreamSynchronize(stream));
+    return *(volatile int*)seen;
+  }
+};
+
 int main() {
   int *flag, *seen;
   CHECK(cudaHostAlloc(&flag, sizeof *flag, cudaHostAllocMapped));
@@ -33,6 +54,7 @@ int main() {
   CHECK(cudaHostGetDevicePointer(&device_seen, seen, 0));
   CHECK(cudaMalloc(&counter, sizeof *counter));
   CHECK(cudaMemset(counter, 0, sizeof *counter));
+  const HostWait host_wait{flag, seen, device_flag, device_seen};
 
   const unsigned int kinds[] = {cudaStreamDefault, cudaStreamNonBlocking};
   int added = 0;
@@ -47,10 +69,8 @@ int main() {
     CHECK(cudaDeviceSynchronize());
     added += 1;
 
-    *(volatile int*)flag = 0;
-    *(volatile int*)seen = 0;
     add_one<<<1, 1, 0, mine>>>(counter);
-    wait_for_host<<<1, 1, 0, other>>>(device_flag, device_seen, 3ull * 1000 * 1000 * 1000);
+    host_wait.start(other);
     CHECK(cudaGetLastError());
     // Its query says so while the other stream's kernel still waits.
     cudaError_t query = cudaErrorNotReady;
@@ -62,12 +82,11 @@ int main() {
            kind, (int)query);
     CHECK(cudaStreamSynchronize(mine));
     added += 1;
-    *(volatile int*)flag = 7;
-    CHECK(cudaStreamSynchronize(other));
-    EXPECT(*(volatile int*)seen == 7,
+    int saw = host_wait.release(other);
+    EXPECT(saw == 7,
            "streams of flags %u: the other stream's kernel saw %d, not the host's 7: "
            "the first stream's synchronisation waited for it",
-           kind, *(volatile int*)seen);
+           kind, saw);
     CHECK(cudaStreamDestroy(mine));
     CHECK(cudaStreamDestroy(other));
   }
@@ -83,18 +102,15 @@ int main() {
     CHECK(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
     CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
     CHECK(cudaDeviceSynchronize());  // the set-up done, as the program's work begins
-    *(volatile int*)flag = 0;
-    *(volatile int*)seen = 0;
     write_late<<<1, 1, 0, mine>>>(late, 50ull * 1000 * 1000);
     CHECK(cudaEventRecord(done, mine));
-    wait_for_host<<<1, 1, 0, other>>>(device_flag, device_seen, 3ull * 1000 * 1000 * 1000);
+    host_wait.start(other);
     CHECK(cudaEventSynchronize(done));
-    *(volatile int*)flag = 7;
-    CHECK(cudaStreamSynchronize(other));
-    EXPECT(*(volatile int*)seen == 7,
+    int saw = host_wait.release(other);
+    EXPECT(saw == 7,
            "the other stream's kernel saw %d, not the host's 7: the event's synchronisation "
            "waited for it",
-           *(volatile int*)seen);
+           saw);
     CHECK(cudaEventDestroy(done));
     CHECK(cudaStreamDestroy(mine));
     CHECK(cudaStreamDestroy(other));
@@ -112,19 +128,15 @@ int main() {
     CHECK(cudaStreamCreateWithFlags(&mine, cudaStreamNonBlocking));
     CHECK(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
     CHECK(cudaDeviceSynchronize());
-    *(volatile int*)flag = 0;
-    *(volatile int*)seen = 0;
     *host_value = 0;
     write_late<<<1, 1, 0, mine>>>(value, 10ull * 1000 * 1000);
-    wait_for_host<<<1, 1, 0, other>>>(device_flag, device_seen, 3ull * 1000 * 1000 * 1000);
+    host_wait.start(other);
     CHECK(cudaMemcpyAsync(host_value, value, sizeof *value, cudaMemcpyDeviceToHost, mine));
     CHECK(cudaStreamSynchronize(mine));
     EXPECT(*host_value == 1, "the copy after the stream's kernel read %d, not its 1", *host_value);
-    *(volatile int*)flag = 7;
-    CHECK(cudaStreamSynchronize(other));
-    EXPECT(*(volatile int*)seen == 7,
-           "the other stream's kernel saw %d, not the host's 7: the copy waited for it",
-           *(volatile int*)seen);
+    int saw = host_wait.release(other);
+    EXPECT(saw == 7, "the other stream's kernel saw %d, not the host's 7: the copy waited for it",
+           saw);
     CHECK(cudaStreamDestroy(mine));
     CHECK(cudaStreamDestroy(other));
     CHECK(cudaFreeHost(host_value));
