@@ -396,16 +396,9 @@ struct InstOpLowering : PTXPattern<InstOp> {
                                    state.target.getName() + "'");
     }
     // nanosleep suspends the thread for between 0 and twice the given
-    // nanoseconds (PTX ISA 9.7.19.4): no delay at all is one of its answers.
-    // A target with a sleep keeps it: a waiter that spins without one takes
-    // issue slots from the threads it waits for (libcu++'s barrier and
-    // pipeline waits back off with it).
-    if (op.getOpcode() == "nanosleep" && op->getNumResults() == 0 &&
-        adaptor.getOperands().size() == 1) {
-      Location loc = op.getLoc();
-      state.target.emitNanosleep(
-          rewriter, loc,
-          adjustBits(rewriter, loc, adaptor.getOperands()[0], rewriter.getI32Type(), false));
+    // nanoseconds (PTX ISA 9.7.19.4): no delay at all is one of its answers,
+    // on every target.
+    if (op.getOpcode() == "nanosleep" && op->getNumResults() == 0) {
       rewriter.eraseOp(op);
       return success();
     }

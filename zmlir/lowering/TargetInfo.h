@@ -373,9 +373,6 @@ public:
   /// Emits `prefetch{u}` of `address` (the op's operand, in its state space);
   /// targets without one drop it (it has no effect on results).
   virtual void emitPrefetch(mlir::OpBuilder &b, ptx::PrefetchOp op, mlir::Value address) const {}
-  /// Emits `nanosleep` of `ns` (i32) nanoseconds; targets without a sleep
-  /// drop it (no delay is one of its answers: PTX ISA 9.7.19.4).
-  virtual void emitNanosleep(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ns) const {}
   /// Whether `.local` allocas live in the generic space (and are cast).
   virtual bool allocatesLocalInGeneric() const { return false; }
   /// Whether a `generic(sym)` address in a variable's initializer is cast to

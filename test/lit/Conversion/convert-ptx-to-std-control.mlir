@@ -259,35 +259,17 @@ func.func @grid_workspace() attributes {ptx.entry} {
 
 // -----
 
-// nanosleep may sleep for no time at all, which SPIR-V's CPU code does; a
-// GPU sleeps, so that a spinning waiter leaves its issue slots to others.
+// nanosleep may sleep for no time at all: it lowers to nothing everywhere.
 // SPV-LABEL: gpu.func @nanosleep
 // SPV-NOT: ptx.inst
-// SPV-NOT: llvm.inline_asm
 // SPV: gpu.return
 // NV-LABEL: gpu.func @nanosleep
-// NV: llvm.inline_asm has_side_effects "nanosleep.u32 $0;", "r" %{{.*}} : (i32) -> ()
-// NV-NEXT: gpu.return
+// NV-NOT: ptx.inst
+// NV: gpu.return
 // GFX9-LABEL: gpu.func @nanosleep
-// GFX9: %[[ONE:.*]] = arith.constant 1 : i32
-// GFX9: llvm.call_intrinsic "llvm.amdgcn.s.sleep"(%[[ONE]]) : (i32) -> ()
-// GFX9-NEXT: gpu.return
-func.func @nanosleep(%t: i32) attributes {ptx.entry} {
-  ptx.inst "nanosleep" [".u32"](%t) {operand_kinds = ["r"]} : (i32) -> ()
-  ptx.ret
-}
-
-// -----
-
-// A sleep below 32 ns is dropped on AMDGPU: s_sleep's least is about 64
-// clocks, which could be more than the twice the time PTX allows.
-// NV-LABEL: gpu.func @nanosleep_short
-// NV: llvm.inline_asm has_side_effects "nanosleep.u32 $0;"
-// GFX9-LABEL: gpu.func @nanosleep_short
-// GFX9-NOT: llvm.amdgcn.s.sleep
+// GFX9-NOT: ptx.inst
 // GFX9: gpu.return
-func.func @nanosleep_short() attributes {ptx.entry} {
-  %t = arith.constant 20 : i32
+func.func @nanosleep(%t: i32) attributes {ptx.entry} {
   ptx.inst "nanosleep" [".u32"](%t) {operand_kinds = ["r"]} : (i32) -> ()
   ptx.ret
 }

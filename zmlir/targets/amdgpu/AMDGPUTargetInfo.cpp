@@ -8,7 +8,6 @@
 
 #include "zmlir/lowering/PTXLowering.h"
 
-#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
@@ -74,16 +73,6 @@ public:
     Value field = LLVM::GEPOp::create(b, loc, constPtr, b.getI8Type(), packet,
                                       ArrayRef<LLVM::GEPArg>{28});
     return LLVM::LoadOp::create(b, loc, b.getI32Type(), field, /*alignment=*/4);
-  }
-
-  /// s_sleep 1, about 64 clocks, as AMD's own spin waits back off (its
-  /// operand is a constant); dropped where `ns` is a constant below 32, for
-  /// which that could be more than the twice `ns` PTX allows.
-  void emitNanosleep(OpBuilder &b, Location loc, Value ns) const override {
-    APInt known;
-    if (matchPattern(ns, m_ConstantInt(&known)) && known.ult(32))
-      return;
-    callIntrinsic(b, loc, mlir::Type(), "llvm.amdgcn.s.sleep", intConst(b, loc, b.getI32Type(), 1));
   }
 
   Value readClock(OpBuilder &b, Operation *user, SpecialReg reg) const override {

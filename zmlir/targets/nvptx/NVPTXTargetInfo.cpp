@@ -896,15 +896,6 @@ public:
     return callIntrinsic(b, user->getLoc(), b.getI1Type(), name, ptr);
   }
 
-  /// Inline PTX: llvm.nvvm.nanosleep aborts instruction selection below
-  /// sm_70 (the lowering does not know the architecture); ptxas rejects an
-  /// older one with a message.
-  void emitNanosleep(OpBuilder &b, Location loc, Value ns) const override {
-    LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ValueRange{ns}, "nanosleep.u32 $0;", "r",
-                              /*has_side_effects=*/true, /*is_align_stack=*/false,
-                              LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
-  }
-
   /// Inline PTX: LLVM selects llvm.nvvm.prefetch.* only for PTX ISA 8.0,
   /// and writes 7.8 for sm_90 (llc aborted with "cannot select"). The
   /// operand is the PTX address itself, in the op's state space.
