@@ -334,6 +334,13 @@ class Backend(ABC):
         watches them (fastpath.c)."""
         return True
 
+    def stream_synchronize(self, stream: int) -> bool:
+        """Waits for vendor stream `stream`'s work and ours enqueued for it
+        before (cuStreamSynchronize, not the whole device's: another stream's
+        kernel may wait for the host); False where it cannot say (an error:
+        the caller synchronises the device, which reports it)."""
+        return False
+
     # -- events (cuEventRecord, cuEventElapsedTime) ----------------------------------
     def new_mark(self, flags: int) -> Any:
         """The mark of a new event of CU_EVENT_* `flags`, not yet recorded,

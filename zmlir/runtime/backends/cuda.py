@@ -274,6 +274,11 @@ class CUDABackend(Backend):
         # its own, and one of the NULL stream's: _null_stream_order's fences.
         self._detached: dict[int, Any] = {}
         self._null_mark: Any = None
+        # Blocking vendor streams, and while any exists an event after our
+        # last work on the NULL stream (None: none since): their queries'
+        # share of the NULL stream (queue_done).
+        self._blocking: set[int] = set()
+        self._null_work: Any = None
 
     # -- opening -----------------------------------------------------------------
 
@@ -774,6 +779,8 @@ class CUDABackend(Backend):
         handle = int(self.ffi.cast("uintptr_t", stream[0]))
         if non_blocking:
             self._detached[handle] = self.new_mark(_EVENT_DISABLE_TIMING)
+        else:
+            self._blocking.add(handle)
         return handle
 
     def _null_stream_order(self, queue: int | None = 0) -> contextlib.AbstractContextManager:
@@ -782,10 +789,19 @@ class CUDABackend(Backend):
         far, and their later work for it, by events, as if they were
         blocking streams. Our work there (the Python path's copies and fills,
         reads of device-side launch queues, printf buffers) is often for a
-        stream, or read after its kernels."""
-        if queue or not self._detached:
+        stream, or read after its kernels. While blocking streams exist, an
+        event marks the work's end (queue_done)."""
+        if queue or not (self._detached or self._blocking):
             return contextlib.nullcontext()
         return _NullStreamFence(self)
+
+    def _mark_null_work(self) -> None:
+        if not self._blocking:
+            return
+        if self._null_work is None:
+            self._null_work = self.new_mark(_EVENT_DISABLE_TIMING)
+        self.check("cuEventRecord", self.lib.cuEventRecord(
+            self._null_work, self.ffi.cast("CUstream", 0)))
 
     def _fence_null_stream(self) -> None:
         for handle, mark in list(self._detached.items()):
@@ -824,6 +840,7 @@ class CUDABackend(Backend):
 
     def vendor_stream_destroy(self, handle: int) -> None:
         self._enter()
+        self._blocking.discard(handle)
         mark = self._detached.pop(handle, None)
         self.check("cuStreamDestroy", self.lib.cuStreamDestroy_v2(
             self.ffi.cast("CUstream", handle)))
@@ -1330,18 +1347,39 @@ class CUDABackend(Backend):
         return int(self.ffi.cast("uintptr_t", graph_object))
 
     def queue_done(self, stream: int = 0) -> bool:
-        # Our work is NVIDIA's on its NULL stream, which waits for every
-        # blocking stream's work before it, and on the vendor stream's own;
-        # a non-blocking stream waits for our work on the NULL stream
-        # (_null_stream_order): its own query is the answer.
+        # Our work is NVIDIA's on its NULL stream, and on the vendor stream's
+        # own; a non-blocking stream waits for our work on the NULL stream
+        # (_null_stream_order): its own query is the answer. A blocking one's
+        # is its own and the event after our last work on the NULL stream:
+        # NVIDIA's query of the NULL stream waits for every blocking stream,
+        # and said NOT_READY while another stream's kernel waited for the
+        # host (stream_synchronize_own_work, natively ready).
         self._enter()
-        queues = (stream,) if stream in self._detached else (0, stream) if stream else (0,)
+        if stream in self._blocking and self._null_work is not None:
+            code = self.lib.cuEventQuery(self._null_work)
+            if code == _CUDA_ERROR_NOT_READY:
+                return False
+            self.check("cuEventQuery", code)
+        queues = (stream,) if stream in self._detached or stream in self._blocking else \
+            (0, stream) if stream else (0,)
         for queue in queues:
             code = self.lib.cuStreamQuery(self.ffi.cast("CUstream", queue))
             if code == _CUDA_ERROR_NOT_READY:
                 return False
             self.check("cuStreamQuery", code)
         return True
+
+    def stream_synchronize(self, stream: int) -> bool:
+        # A non-blocking stream waits for our work on the NULL stream
+        # (_null_stream_order); a blocking one's share of it ends at the
+        # event after our last work there.
+        if stream not in self._blocking and stream not in self._detached:
+            return False
+        self._enter()
+        if stream in self._blocking and self._null_work is not None and \
+                self.lib.cuEventSynchronize(self._null_work) != CUDA_SUCCESS:
+            return False
+        return self.lib.cuStreamSynchronize(self.ffi.cast("CUstream", stream)) == CUDA_SUCCESS
 
     # NVPTX modules call NVIDIA's malloc and keep their local memory on
     # NVIDIA's stacks: both limits are the real context's.
@@ -1579,3 +1617,4 @@ class _NullStreamFence:
 
     def __exit__(self, *exc: object) -> None:
         self.backend._fence_detached_streams()
+        self.backend._mark_null_work()

@@ -2845,10 +2845,11 @@ void zmlir_fast_update_done(uintptr_t graph) {
  * (NVIDIA's blocking order, or backends/cuda.py's fences) only where its own
  * later work follows. So a created stream's synchronisation is the real driver's
  * cuStreamSynchronize of its stream while no call of the Python driver has
- * ended since the context's last synchronisation here, and its
- * cuCtxSynchronize otherwise (backends/cuda.py: synchronize), which waits for
- * everything: as natively, a thread waiting for its stream no longer waits for
- * other threads' streams (a kernel there may wait for the host). The NULL
+ * ended since the context's last synchronisation here; otherwise the Python
+ * driver's, which waits for the stream and for the event after our last work
+ * on the NULL stream (backends/cuda.py: stream_synchronize): as natively, a
+ * thread waiting for its stream no longer waits for other threads' streams (a
+ * kernel there may wait for the host). The NULL
  * stream's and the context's synchronisations are cuCtxSynchronize. Thrust's
  * algorithms make several in each call (radixSortThrust's timed sorts).
  * fastpath.c calls them directly when zmlir_fast_applies (a known stream, no
@@ -2870,6 +2871,11 @@ static int zmlir_fast_synchronize(void *stream, CUresult *result) {
   if (queue != NULL && calls == __atomic_load_n(&zmlir_python_calls_synced, __ATOMIC_SEQ_CST)) {
     if (stream_synchronize(queue) != 0)
       return 0;
+  } else if (queue != NULL) {
+    /* Python calls since: the Python driver waits for the stream and for
+     * its share of our work on the NULL stream (state.own_work_waited), not
+     * for the whole context (another stream's kernel may wait for the host). */
+    return 0;
   } else {
     if (synchronize() != 0)
       return 0;

@@ -281,8 +281,12 @@ class DriverState:
             self.fast.stream_launched(self.ptr(stream))
 
     def own_work_waited(self, s: Stream | None, stream: Any) -> bool:
-        """Waits for stream `s`'s own work where own_work_is_launches: True,
-        else False (the caller waits for the device)."""
+        """Waits for stream `s`'s own work where own_work_is_launches, or in
+        its vendor stream (and ours for it) where it has one and no printf
+        buffer is to be flushed: True, else False (the caller waits for the
+        device)."""
+        if s is not None and s.vendor:
+            return not self.printf.buffer and self.device.stream_synchronize(self.ptr(stream))
         return self.own_work_is_launches(s) and self.fast.stream_wait(self.ptr(stream))
 
     def settle_pools(self) -> None:

@@ -6,7 +6,9 @@ while a graph is being captured (graph.py). Under the passthrough a stream
 is one of NVIDIA's (vendor), where its kernels run and its events are
 recorded, at once with other streams' and by its priority; its other work
 stays in the one queue, NVIDIA's NULL stream, which the stream waits for
-and which waits for it (backends/cuda.py: vendor_stream). Elsewhere, where
+and which waits for it (backends/cuda.py: vendor_stream); its synchronisation
+and query are its own stream's and our work's on the NULL stream, not the
+context's (stream_synchronize, queue_done). Elsewhere, where
 the one queue's launches are watched to their ends (OpenCL), a created
 stream's synchronisation waits for its last launch, not for the work of
 other streams enqueued after it."""
@@ -87,6 +89,7 @@ class StreamAPI(DriverState):
             return E.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
         if self.own_work_waited(s, stream):
             self.check_sticky()
+            self.settle_pools()  # a synchronisation: pools release what they keep above
             return E.CUDA_SUCCESS
         if s is not None:
             s.untracked = False
