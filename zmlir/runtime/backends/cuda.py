@@ -796,12 +796,8 @@ class CUDABackend(Backend):
         return _NullStreamFence(self)
 
     def _mark_null_work(self) -> None:
-        if not self._blocking:
-            return
-        if self._null_work is None:
-            self._null_work = self.new_mark(_EVENT_DISABLE_TIMING)
-        self.check("cuEventRecord", self.lib.cuEventRecord(
-            self._null_work, self.ffi.cast("CUstream", 0)))
+        if self._blocking:
+            self._null_work = self.record_mark(self._null_work, _EVENT_DISABLE_TIMING)
 
     def _fence_null_stream(self) -> None:
         for handle, mark in list(self._detached.items()):
@@ -813,10 +809,7 @@ class CUDABackend(Backend):
     def _fence_detached_streams(self, only: int | None = None) -> None:
         if not self._detached:
             return
-        if self._null_mark is None:
-            self._null_mark = self.new_mark(_EVENT_DISABLE_TIMING)
-        self.check("cuEventRecord", self.lib.cuEventRecord(
-            self._null_mark, self.ffi.cast("CUstream", 0)))
+        self._null_mark = self.record_mark(self._null_mark, _EVENT_DISABLE_TIMING)
         for handle in [only] if only is not None else list(self._detached):
             self.check("cuStreamWaitEvent", self.lib.cuStreamWaitEvent(
                 self.ffi.cast("CUstream", handle), self._null_mark, 0))
@@ -1355,11 +1348,9 @@ class CUDABackend(Backend):
         # and said NOT_READY while another stream's kernel waited for the
         # host (stream_synchronize_own_work, natively ready).
         self._enter()
-        if stream in self._blocking and self._null_work is not None:
-            code = self.lib.cuEventQuery(self._null_work)
-            if code == _CUDA_ERROR_NOT_READY:
-                return False
-            self.check("cuEventQuery", code)
+        if stream in self._blocking and self._null_work is not None and \
+                not self.mark_reached(self._null_work):
+            return False
         queues = (stream,) if stream in self._detached or stream in self._blocking else \
             (0, stream) if stream else (0,)
         for queue in queues:
