@@ -161,9 +161,9 @@ def test_passthrough_synchronizations_take_the_c_path(libdir: str,
 # A created stream's synchronisation under the passthrough is NVIDIA's of the
 # stream alone, never the context's (another stream's kernel may wait for the
 # host): in C while no call of the Python driver has ended since the last
-# synchronisation of the context there, else in the Python driver, which first
-# waits for the event after its last work on NVIDIA's NULL stream (what it
-# does for a stream may be there).
+# synchronisation of the context there or the stream's last one in Python,
+# else in the Python driver, which first waits for the event after its last
+# work on NVIDIA's NULL stream (what it does for a stream may be there).
 _STREAM_SYNC = textwrap.dedent("""
     import ctypes, json, os, sys
     lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
@@ -174,12 +174,16 @@ _STREAM_SYNC = textwrap.dedent("""
     assert lib.cuCtxSetCurrent(ctx) == 0
     stream = ctypes.c_void_p()
     assert lib.cuStreamCreate(ctypes.byref(stream), 0) == 0
-    def asked(call):  # the stand-in's synchronisations during `call`: [context, stream]
+    lib.zmlir_fast_queries.restype = ctypes.c_ulonglong
+    def asked(call):
+        # the stand-in's synchronisations during `call`: [context, stream],
+        # and whether it took the C path
         before, after = (ctypes.c_ulonglong * 2)(), (ctypes.c_ulonglong * 2)()
+        fast = lib.zmlir_fast_queries()
         fake.fake_synchronizations(before)
         assert call() == 0
         fake.fake_synchronizations(after)
-        return [after[0] - before[0], after[1] - before[1]]
+        return [after[0] - before[0], after[1] - before[1], lib.zmlir_fast_queries() - fast]
     lo, hi = ctypes.c_int(), ctypes.c_int()
     r = {}
     r["stream_first"] = asked(lambda: lib.cuStreamSynchronize(stream))
@@ -207,14 +211,17 @@ def test_a_created_streams_synchronization_is_the_streams(libdir: str,
         assert "internal error" not in result.stderr
         return json.loads(result.stdout.strip().splitlines()[-1])
 
-    context, stream = [1, 0], [0, 1]
-    streams = {"stream_first": stream,  # after the Python calls that made it
-               "stream_again": stream, "python_call": [0, 0],
-               "stream_after_python": stream, "stream_then": stream,
+    context, stream, python = [1, 0, 1], [0, 1, 1], [0, 1, 0]
+    streams = {"stream_first": python,  # after the Python calls that made it
+               "stream_again": stream,  # none since the last in Python
+               "python_call": [0, 0, 0],
+               "stream_after_python": python, "stream_then": stream,
                "null_stream": context, "context": context,
                "stream_after_context": stream}
     assert run() == streams
-    assert run(ZMLIR_FAST_LAUNCH="0") == streams  # the Python path's own
+    # The Python path's own, the same synchronisations.
+    assert run(ZMLIR_FAST_LAUNCH="0") == {
+        call: [*asked[:2], 0] for call, asked in streams.items()}
 
 
 def _backend_env(backend: str, fake_nvidia_driver: Path) -> dict[str, str]:

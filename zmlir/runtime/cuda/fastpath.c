@@ -170,6 +170,9 @@ struct zmlir_fast_entry {
   /* a stream on the backend's one queue: the number of its last launch
    * (below: a stream's own work) */
   unsigned long long last_launch;
+  /* a stream: the Python driver's calls ended when its last synchronisation
+   * there did, that one included (below: synchronisations) */
+  unsigned long long synced_calls;
   uintptr_t pending_update;
   int update_failed;
 };
@@ -573,8 +576,10 @@ int zmlir_fast_stream(uintptr_t handle, uintptr_t target) {
   if (zmlir_fast_put(handle, ZMLIR_FAST_STREAM, target) != 0)
     return -1;
   struct zmlir_fast_entry *e = zmlir_fast_find(handle, ZMLIR_FAST_STREAM);
-  if (e != NULL) /* a slot a destroyed stream left keeps its number */
+  if (e != NULL) { /* a slot a destroyed stream left keeps its numbers */
     ZMLIR_STORE(e->last_launch, 0ULL);
+    ZMLIR_STORE(e->synced_calls, 0ULL);
+  }
   return 0;
 }
 
@@ -2845,11 +2850,14 @@ void zmlir_fast_update_done(uintptr_t graph) {
  * (NVIDIA's blocking order, or backends/cuda.py's fences) only where its own
  * later work follows. So a created stream's synchronisation is the real driver's
  * cuStreamSynchronize of its stream while no call of the Python driver has
- * ended since the context's last synchronisation here; otherwise the Python
- * driver's, which waits for the stream and for the event after our last work
- * on the NULL stream (backends/cuda.py: stream_synchronize): as natively, a
- * thread waiting for its stream no longer waits for other threads' streams (a
- * kernel there may wait for the host). The NULL
+ * ended since the context's last synchronisation here or the stream's last
+ * one in Python; otherwise the Python driver's, which waits for the stream
+ * and for the event after our last work on the NULL stream (backends/cuda.py:
+ * stream_synchronize): as natively, a thread waiting for its stream no longer
+ * waits for other threads' streams (a kernel there may wait for the host).
+ * A loop of launches and synchronisations after one Python call (creating
+ * the stream) thus goes through Python once, not each time (17 us an
+ * iteration instead of 9 on an H100). The NULL
  * stream's and the context's synchronisations are cuCtxSynchronize. Thrust's
  * algorithms make several in each call (radixSortThrust's timed sorts).
  * fastpath.c calls them directly when zmlir_fast_applies (a known stream, no
@@ -2867,8 +2875,11 @@ static int zmlir_fast_synchronize(void *stream, CUresult *result) {
   if (!synchronize || ZMLIR_LOAD(zmlir_fast_sync_work) != 0 || !zmlir_fast_applies(stream))
     return 0;
   unsigned long long calls = __atomic_load_n(&zmlir_python_calls, __ATOMIC_SEQ_CST);
-  void *queue = stream_synchronize ? zmlir_fast_queue(stream) : NULL;
-  if (queue != NULL && calls == __atomic_load_n(&zmlir_python_calls_synced, __ATOMIC_SEQ_CST)) {
+  uintptr_t s = (uintptr_t)stream;
+  struct zmlir_fast_entry *e = s > 2 ? zmlir_fast_find(s, ZMLIR_FAST_STREAM) : NULL;
+  void *queue = stream_synchronize && e ? (void *)e->target : NULL;
+  if (queue != NULL && (calls == __atomic_load_n(&zmlir_python_calls_synced, __ATOMIC_SEQ_CST) ||
+                        calls == ZMLIR_LOAD(e->synced_calls))) {
     if (stream_synchronize(queue) != 0)
       return 0;
   } else if (queue != NULL) {
@@ -2894,8 +2905,17 @@ static int zmlir_fast_synchronize(void *stream, CUresult *result) {
 CUresult cuStreamSynchronize(CUstream hStream) {
   CUresult result;
   zmlir_enter();
-  if (!zmlir_fast_synchronize(hStream, &result))
+  if (!zmlir_fast_synchronize(hStream, &result)) {
+    unsigned long long before = __atomic_load_n(&zmlir_python_calls, __ATOMIC_SEQ_CST);
     result = zmlir_py_cuStreamSynchronize(hStream);
+    /* Its own call alone ended meanwhile (each counts itself): it covered
+     * every Python call before it. */
+    unsigned long long after = __atomic_load_n(&zmlir_python_calls, __ATOMIC_SEQ_CST);
+    struct zmlir_fast_entry *e =
+        (uintptr_t)hStream > 2 ? zmlir_fast_find((uintptr_t)hStream, ZMLIR_FAST_STREAM) : NULL;
+    if (result == 0 && after == before + 1 && e != NULL)
+      ZMLIR_STORE(e->synced_calls, after);
+  }
   zmlir_leave();
   return result;
 }
