@@ -151,6 +151,26 @@ def median(values: list[float]) -> float:
     return statistics.median(values)
 
 
+def c_and_python_paths(exe: Path, count: int) -> tuple[float, float]:
+    """The medians of `exe`'s first figure over ROUNDS runs on our C path,
+    then over ROUNDS on the Python path (ZMLIR_FAST_LAUNCH=0)."""
+    fast = [program_figures(exe, zmlir_env(), ZMLIR_RUN, count)[0] for _ in range(ROUNDS)]
+    python = [program_figures(exe, zmlir_env({"ZMLIR_FAST_LAUNCH": "0"}), ZMLIR_RUN, count)[0]
+              for _ in range(ROUNDS)]
+    return median(fast), median(python)
+
+
+def native_and_passthrough(exe: Path, passthrough: dict[str, str],
+                           count: int) -> tuple[list[list[float]], list[list[float]]]:
+    """`exe`'s figures from ROUNDS runs on NVIDIA's driver and as many
+    through the passthrough, alternating, so both see the same machine state."""
+    real, ours = [], []
+    for _ in range(ROUNDS):
+        real.append(program_figures(exe, dict(os.environ), [], count))
+        ours.append(program_figures(exe, passthrough, ZMLIR_RUN, count))
+    return real, ours
+
+
 def here(out: Path) -> int:
     results: dict[str, object] = {"launches": LAUNCHES, "rounds": ROUNDS}
     with tempfile.TemporaryDirectory(prefix="zmlir-bench-") as tmp_name:
@@ -166,15 +186,11 @@ def here(out: Path) -> int:
         print(f"launch overhead, zmlir (default backend): C fast path {median(fast):.1f} "
               f"µs/launch, Python path {median(python):.1f} µs/launch; ratio "
               f"{median(fast) / median(python):.2f}")
-        allocs = tmp / "alloc_overhead"
-        fast = [program_figures(allocs, zmlir_env(), ZMLIR_RUN, ALLOCATIONS)[0]
-                for _ in range(ROUNDS)]
-        python = [program_figures(allocs, zmlir_env({"ZMLIR_FAST_LAUNCH": "0"}), ZMLIR_RUN,
-                                  ALLOCATIONS)[0] for _ in range(ROUNDS)]
-        results.update(zmlir_default_backend_us_per_alloc_cycle=median(fast),
-                       python_path_us_per_alloc_cycle=median(python))
+        fast_allocs, python_allocs = c_and_python_paths(tmp / "alloc_overhead", ALLOCATIONS)
+        results.update(zmlir_default_backend_us_per_alloc_cycle=fast_allocs,
+                       python_path_us_per_alloc_cycle=python_allocs)
         print(f"cudaMalloc + cudaMemset + cudaFree, zmlir (default backend): "
-              f"{median(fast):.1f} µs/cycle (ZMLIR_FAST_LAUNCH=0: {median(python):.1f})")
+              f"{fast_allocs:.1f} µs/cycle (ZMLIR_FAST_LAUNCH=0: {python_allocs:.1f})")
         graphs = tmp / "graph_overhead"
         fast = [program_figures(graphs, zmlir_env(), ZMLIR_RUN, GRAPH_ITERATIONS)
                 for _ in range(ROUNDS)]
@@ -182,15 +198,11 @@ def here(out: Path) -> int:
         results["zmlir_default_backend_graph_us_per_iteration"] = figures
         print("graph overhead, zmlir (default backend), µs per iteration: " +
               ", ".join(f"{way} {us:.1f}" for way, us in figures.items()))
-        syncs = tmp / "stream_sync"
-        fast = [program_figures(syncs, zmlir_env(), ZMLIR_RUN, LAUNCHES)[0]
-                for _ in range(ROUNDS)]
-        python = [program_figures(syncs, zmlir_env({"ZMLIR_FAST_LAUNCH": "0"}), ZMLIR_RUN,
-                                  LAUNCHES)[0] for _ in range(ROUNDS)]
-        results.update(zmlir_default_backend_stream_sync_us=median(fast),
-                       python_path_stream_sync_us=median(python))
+        fast_syncs, python_syncs = c_and_python_paths(tmp / "stream_sync", LAUNCHES)
+        results.update(zmlir_default_backend_stream_sync_us=fast_syncs,
+                       python_path_stream_sync_us=python_syncs)
         print(f"launch + cudaStreamSynchronize of a created stream, zmlir (default backend): "
-              f"{median(fast):.1f} µs/iteration (ZMLIR_FAST_LAUNCH=0: {median(python):.1f})")
+              f"{fast_syncs:.1f} µs/iteration (ZMLIR_FAST_LAUNCH=0: {python_syncs:.1f})")
         env = zmlir_env({"ZMLIR_CACHE_DIR": str(tmp / "cache")})
         libdir = our_libdir()
         cold = module_load_ms(libdir, ptx, env)
@@ -270,10 +282,8 @@ def real_driver(directory: Path, out: Path) -> int:
     # cudaMalloc, cudaMemset and cudaFree (llm.c's layernorm_backward times
     # them): the C path (fastpath.c) against NVIDIA's driver and the Python path.
     allocs = directory / "alloc_overhead"
-    real_allocs, our_allocs = [], []
-    for _ in range(ROUNDS):
-        real_allocs.append(program_figures(allocs, dict(os.environ), [], ALLOCATIONS)[0])
-        our_allocs.append(program_figures(allocs, passthrough, ZMLIR_RUN, ALLOCATIONS)[0])
+    real_runs, our_runs = native_and_passthrough(allocs, passthrough, ALLOCATIONS)
+    real_allocs, our_allocs = [r[0] for r in real_runs], [r[0] for r in our_runs]
     python_allocs = median([program_figures(allocs, {**passthrough, "ZMLIR_FAST_LAUNCH": "0"},
                                             ZMLIR_RUN, ALLOCATIONS)[0] for _ in range(ROUNDS)])
     results.update(real_driver_us_per_alloc_cycle=median(real_allocs),
@@ -285,11 +295,8 @@ def real_driver(directory: Path, out: Path) -> int:
           f"path {python_allocs:.2f}); native/zmlir "
           f"{median(real_allocs) / median(our_allocs):.2f} (goal >= 0.9)")
     # Graphs: jacobiCudaGraphs' three ways of driving a small kernel.
-    graphs = directory / "graph_overhead"
-    real_graphs, our_graphs = [], []
-    for _ in range(ROUNDS):
-        real_graphs.append(program_figures(graphs, dict(os.environ), [], GRAPH_ITERATIONS))
-        our_graphs.append(program_figures(graphs, passthrough, ZMLIR_RUN, GRAPH_ITERATIONS))
+    real_graphs, our_graphs = native_and_passthrough(directory / "graph_overhead", passthrough,
+                                                     GRAPH_ITERATIONS)
     real_fig, our_fig = ({way: median([r[i] for r in runs]) for i, way in enumerate(GRAPH_WAYS)}
                          for runs in (real_graphs, our_graphs))
     results.update(real_driver_graph_us_per_iteration=real_fig,
@@ -300,11 +307,8 @@ def real_driver(directory: Path, out: Path) -> int:
                       for w in GRAPH_WAYS))
     # A created stream's launch + synchronisation, the loop right after a
     # Python-path call of ours and after a device synchronisation.
-    syncs = directory / "stream_sync"
-    real_syncs, our_syncs = [], []
-    for _ in range(ROUNDS):
-        real_syncs.append(program_figures(syncs, dict(os.environ), [], LAUNCHES))
-        our_syncs.append(program_figures(syncs, passthrough, ZMLIR_RUN, LAUNCHES))
+    real_syncs, our_syncs = native_and_passthrough(directory / "stream_sync", passthrough,
+                                                   LAUNCHES)
     (real_call, real_device), (our_call, our_device) = (
         [median([r[i] for r in runs]) for i in (0, 1)] for runs in (real_syncs, our_syncs))
     results.update(real_driver_stream_sync_us=real_call,
