@@ -70,3 +70,69 @@ def test_a_variable_defined_twice_is_an_error() -> None:
     with pytest.raises(CompileError, match=r"m\.ptx:5:1: error: duplicate definition of "
                                            r"variable 'twice' \(first defined at line 4\)"):
         _imported(text)
+
+
+# Two blocks of one kernel each declare the label `W` and a `%r1` that hides
+# the kernel's own (nvcc pastes inline asm like this once per use: CUTLASS's
+# `LAB_WAIT:` loops). The first loop runs 3 times (+1), the second 4 (+10),
+# and after the blocks `%r1` is the kernel's 5 again: 3 + 40 + 5.
+BLOCK_SCOPES = HEADER + """
+.visible .entry scoped(.param .u64 out)
+{
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<3>;
+  .reg .pred %p<2>;
+  mov.u32 %r1, 5;
+  mov.u32 %r2, 0;
+  {
+    .reg .b32 %r1;
+    mov.u32 %r1, 0;
+  W:
+    add.u32 %r2, %r2, 1;
+    add.u32 %r1, %r1, 1;
+    setp.lt.u32 %p1, %r1, 3;
+    @%p1 bra W;
+  }
+  {
+    .reg .pred p;
+    .reg .b32 %r1;
+    mov.u32 %r1, 0;
+  W:
+    add.u32 %r2, %r2, 10;
+    add.u32 %r1, %r1, 1;
+    setp.lt.u32 p, %r1, 4;
+    @p bra W;
+  }
+  add.u32 %r2, %r2, %r1;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  st.global.u32 [%rd2], %r2;
+  ret;
+}
+"""
+
+
+def test_blocks_scope_their_labels_and_registers(device) -> None:
+    import numpy as np
+
+    from zmlir.runtime.backends.opencl.backend import OpenCLBackend
+    from zmlir.runtime.backends.opencl.device import KernelArg
+
+    backend = OpenCLBackend(device)
+    module = compile_module(BLOCK_SCOPES, "spirv", filename="m.ptx")
+    kernel = backend.kernel(device.load_spirv(module.binary), "scoped")
+    out = device.alloc(4)
+    try:
+        backend.launch(kernel, module.kernels["scoped"], (1, 1, 1), (1, 1, 1),
+                       [KernelArg.ptr(out)], 0)
+        got = device.copy_into(out, np.empty(1, np.uint32))
+    finally:
+        device.free(out)
+    assert int(got[0]) == 3 + 40 + 5
+
+
+def test_a_label_twice_in_one_block_is_an_error() -> None:
+    text = BLOCK_SCOPES.replace("  W:\n    add.u32 %r2, %r2, 10;",
+                                "  W:\n  W:\n    add.u32 %r2, %r2, 10;")
+    with pytest.raises(CompileError, match=r"m\.ptx:26:3: error: duplicate label 'W'$"):
+        _imported(text)

@@ -18,6 +18,7 @@ from lark import Token, Transformer
 
 from zmlir.diagnostics import CompileError, SourceLoc
 from zmlir.frontend import ast, cexpr
+from zmlir.frontend.block_scopes import unique_block_names
 from zmlir.frontend.fastpath import MAX_REG_COUNT
 
 # `.target sm_XX[a|f]`: the architectures PTX ISA 9.0 (CUDA 13) names.
@@ -325,7 +326,7 @@ class AstBuilder(Transformer[Token, Any]):
             plain = frozenset(
                 p.name for p in (*params, *rets) if p.space == "reg" and p.name[0] != "%"
             )
-            stmts = _resolve_plain_regs(body.stmts, plain)
+            stmts = unique_block_names(_resolve_plain_regs(body.stmts, plain))
         return ast.Function(
             kind=kind[1:],
             name=name.name,
