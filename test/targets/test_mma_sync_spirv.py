@@ -218,6 +218,54 @@ def test_m16n8k16_f16_random_bits_for_bits(device) -> None:
     np.testing.assert_array_equal(got.view(np.uint32), _sequential(a, b, c).view(np.uint32))
 
 
+def _f16_accumulator_kernel() -> str:
+    """_mma_kernel (B transposed) with f16 C and D (16 x 8 row-major per warp, at c + 256 w
+    and d + 256 w): register 0 holds a lane's pair of adjacent elements in row g, register
+    1 in row g + 8."""
+    ptx = _mma_kernel("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16", True)
+    for f32_form, f16_form in (
+            ("mul.wide.u32 %rd10, %r16, 4;", "mul.wide.u32 %rd10, %r16, 2;"),
+            ("ld.global.v2.f32 {%f0, %f1}, [%rd11];\n  ld.global.v2.f32 {%f2, %f3}, [%rd11+256];",
+             "ld.global.u32 %r26, [%rd11];\n  ld.global.u32 %r27, [%rd11+128];"),
+            ("st.global.v2.f32 [%rd12], {%f4, %f5};\n  st.global.v2.f32 [%rd12+256], {%f6, %f7};",
+             "st.global.u32 [%rd12], %r28;\n  st.global.u32 [%rd12+128], %r29;"),
+            ("{%f4, %f5, %f6, %f7}, {%r22", "{%r28, %r29}, {%r22"),
+            ("{%r30, %r31}, {%f0, %f1, %f2, %f3}", "{%r30, %r31}, {%r26, %r27}")):
+        assert f32_form in ptx
+        ptx = ptx.replace(f32_form, f16_form)
+    return ptx
+
+
+def test_m16n8k16_f16_accumulators(device) -> None:
+    # Small integers: every sum exact in f16 (|D| <= 16 * 64 + 100).
+    rng = np.random.default_rng(18)
+    a = rng.integers(-8, 9, (WARPS, 16, 16)).astype(np.float16)
+    b = rng.integers(-8, 9, (WARPS, 16, 8)).astype(np.float16)
+    c = rng.integers(-100, 101, (WARPS, 16, 8)).astype(np.float16)
+    got = _run(device, _f16_accumulator_kernel(), (WARPS, 16, 8), np.float16,
+               a.view(np.uint16), b.view(np.uint16), c)
+    np.testing.assert_array_equal(got, a.astype(np.float32) @ b.astype(np.float32) + c)
+
+
+def test_m16n8k16_f16_accumulators_round_once(device) -> None:
+    # Random f16: the sum as the f32 form's (from C widened), then rounded to f16 once.
+    rng = np.random.default_rng(19)
+    a = rng.standard_normal((WARPS, 16, 16)).astype(np.float16)
+    b = rng.standard_normal((WARPS, 16, 8)).astype(np.float16)
+    c = rng.standard_normal((WARPS, 16, 8)).astype(np.float16)
+    got = _run(device, _f16_accumulator_kernel(), (WARPS, 16, 8), np.float16,
+               a.view(np.uint16), b.view(np.uint16), c)
+    want = _sequential(a, b, c).astype(np.float16)
+    np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))
+
+
+def test_m16n8k16_f16_accumulators_on_nvptx() -> None:
+    # The tensor cores' own form: C and D as <2 x half> pairs (ptxas takes it).
+    module = zmlir.compile_module(_f16_accumulator_kernel(), "nvptx:sm_80", filename="mma.ptx",
+                                  emit="llvm-ir")
+    assert "@llvm.nvvm.mma.m16n8k16.row.col.f16.f16(" in module.stages["llvm-ir"]
+
+
 def test_m16n8k8_tf32(device) -> None:
     """tf32 in .b32 registers, loaded with ldmatrix as pairs of b16; the low 13 bits of
     each input are ignored (1 + 2^-20 multiplies as 1)."""

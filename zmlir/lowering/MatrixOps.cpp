@@ -736,17 +736,20 @@ std::string mmaSyncFunctionName(MmaSyncOp op) {
 /// operation, and Intel's CPU compiler, emulating sub-groups across its
 /// calls, then lost values the calling kernel kept across them (cuBLAS's
 /// tf32 GEMM skipped every store of its epilogue).
-///  1. with g = lane / 4 and t = lane % 4, D's register i is element (g + 8 *
-///     (i / 2), 2 * t + i % 2) (m8n8k4: (g, 2 * t + i)), as C's;
+///  1. with g = lane / 4 and t = lane % 4, D's element i is (g + 8 * (i /
+///     2), 2 * t + i % 2) (m8n8k4: (g, 2 * t + i)), as C's;
 ///  2. it reads the rows of A and the columns of B those need (K elements
 ///     each), widened (f16, bf16 and tf32 to f32, whose products are then
 ///     exact; tf32 keeps its upper 19 bits, as the tensor cores read them);
-///  3. d = fma(A[r][k], B[k][c], d) from d = c, k = 0, 1, ..., K - 1.
+///  3. d = fma(A[r][k], B[k][c], d) from d = c, k = 0, 1, ..., K - 1, in f32
+///     where C or D is f16 (C's pairs unpacked and widened, D rounded to
+///     nearest once at the end and packed).
 SmallVector<Value> buildMmaSyncFunction(OpBuilder &b, Location loc, MmaSyncOp op,
                                         const MmaSyncLayout &l, Value area, Value lane,
                                         ValueRange c) {
   IntArithBuilder ib{b, loc};
   const MmaSyncForm &f = l.form;
+  mlir::Type f16Pair = VectorType::get({2}, b.getF16Type());
   // 1.
   Value g = ib.shrui(lane, ib.c32(2)), t = ib.andi(lane, ib.c32(3));
   // 2.
@@ -761,21 +764,44 @@ SmallVector<Value> buildMmaSyncFunction(OpBuilder &b, Location loc, MmaSyncOp op
   };
   Value aRows[2], bCols[2];
   for (unsigned h = 0; h < 2; ++h) {
-    aRows[h] = f.cRegisters == 4 || h == 0 ? loadLine(h ? ib.addi(g, ib.c32(8)) : g, 0) : Value();
+    aRows[h] = f.accumulators == 4 || h == 0 ? loadLine(h ? ib.addi(g, ib.c32(8)) : g, 0) : Value();
     Value col = ib.addi(ib.muli(t, ib.c32(2)), ib.c32(h));
     bCols[h] = loadLine(col, l.aBytes);
   }
   // 3.
-  SmallVector<Value> d;
-  for (unsigned i = 0; i < f.cRegisters; ++i) {
-    Value aRow = aRows[f.cRegisters == 4 ? i / 2 : 0], bCol = bCols[i % 2];
-    Value acc = c[i];
+  SmallVector<Value> cElements;
+  for (Value reg : c) {
+    if (!reg.getType().isInteger(32)) {
+      cElements.push_back(reg);
+      continue;
+    }
+    Value pair = LLVM::BitcastOp::create(b, loc, f16Pair, reg);
+    for (int64_t half = 0; half < 2; ++half)
+      cElements.push_back(arith::ExtFOp::create(
+          b, loc, b.getF32Type(),
+          LLVM::ExtractElementOp::create(b, loc, pair, ib.c32(half)).getResult()));
+  }
+  SmallVector<Value> dElements;
+  for (unsigned i = 0; i < f.accumulators; ++i) {
+    Value aRow = aRows[f.accumulators == 4 ? i / 2 : 0], bCol = bCols[i % 2];
+    Value acc = cElements[i];
     for (unsigned k = 0; k < f.k; ++k) {
       Value kIndex = ib.c32(k);
       acc = math::FmaOp::create(b, loc, LLVM::ExtractElementOp::create(b, loc, aRow, kIndex),
                                 LLVM::ExtractElementOp::create(b, loc, bCol, kIndex), acc);
     }
-    d.push_back(acc);
+    dElements.push_back(acc);
+  }
+  if (!f.dType.isInteger(32))
+    return dElements;
+  SmallVector<Value> d;
+  for (unsigned j = 0; j < f.accumulators / 2; ++j) {
+    Value pair = LLVM::UndefOp::create(b, loc, f16Pair);
+    for (int64_t half = 0; half < 2; ++half)
+      pair = LLVM::InsertElementOp::create(
+          b, loc, pair, arith::TruncFOp::create(b, loc, b.getF16Type(), dElements[2 * j + half]),
+          ib.c32(half));
+    d.push_back(LLVM::BitcastOp::create(b, loc, b.getI32Type(), pair));
   }
   return d;
 }

@@ -215,21 +215,25 @@ std::optional<MmaSyncForm> zmlir::ptx::getMmaSyncForm(MLIRContext *ctx, MmaShape
                                                       WmmaType ctype, WmmaType dtype,
                                                       std::string *whyNot) {
   Builder b(ctx);
-  bool half = atype == WmmaType::F16 || atype == WmmaType::BF16;
+  mlir::Type f32 = b.getF32Type();
+  bool f32Accumulators = ctype == WmmaType::F32 && dtype == WmmaType::F32;
   std::optional<MmaSyncForm> form;
   switch (shape) {
   case MmaShape::M16N8K16:
-    if (half && btype == atype && ctype == WmmaType::F32 && dtype == WmmaType::F32)
-      form = MmaSyncForm{16, 8, 16, 16, 4, 2, 4, b.getI32Type(), b.getF32Type()};
+    // f16 multiplicands also take f16 accumulators (pairs in a .b32), C's
+    // type D's (ptxas).
+    if ((atype == WmmaType::F16 || atype == WmmaType::BF16) && btype == atype && f32Accumulators)
+      form = MmaSyncForm{16, 8, 16, 16, 4, 2, 4, b.getI32Type(), f32, f32};
+    else if (atype == WmmaType::F16 && btype == atype && ctype == atype && dtype == atype)
+      form = MmaSyncForm{16, 8, 16, 16, 4, 2, 4, b.getI32Type(), b.getI32Type(), b.getI32Type()};
     break;
   case MmaShape::M16N8K8:
-    if (atype == WmmaType::TF32 && btype == atype && ctype == WmmaType::F32 &&
-        dtype == WmmaType::F32)
-      form = MmaSyncForm{16, 8, 8, 32, 4, 2, 4, b.getI32Type(), b.getF32Type()};
+    if (atype == WmmaType::TF32 && btype == atype && f32Accumulators)
+      form = MmaSyncForm{16, 8, 8, 32, 4, 2, 4, b.getI32Type(), f32, f32};
     break;
   case MmaShape::M8N8K4:
     if (atype == WmmaType::F64 && btype == atype && ctype == atype && dtype == atype)
-      form = MmaSyncForm{8, 8, 4, 64, 1, 1, 2, b.getF64Type(), b.getF64Type()};
+      form = MmaSyncForm{8, 8, 4, 64, 1, 1, 2, b.getF64Type(), b.getF64Type(), b.getF64Type()};
     break;
   }
   if (!form && whyNot)
@@ -262,8 +266,10 @@ LogicalResult MmaSyncOp::verify() {
     return emitOpError("has ") << whyNot;
   if (failed(verifyMmaRegisters(*this, getA(), form->aRegisters, form->multiplicandType, "A")) ||
       failed(verifyMmaRegisters(*this, getB(), form->bRegisters, form->multiplicandType, "B")) ||
-      failed(verifyMmaRegisters(*this, getC(), form->cRegisters, form->accumulatorType, "C")) ||
-      failed(verifyMmaRegisters(*this, getD(), form->cRegisters, form->accumulatorType, "D")))
+      failed(verifyMmaRegisters(*this, getC(), form->accumulatorRegisters(form->cType), form->cType,
+                                "C")) ||
+      failed(verifyMmaRegisters(*this, getD(), form->accumulatorRegisters(form->dType), form->dType,
+                                "D")))
     return failure();
   return success();
 }

@@ -153,9 +153,10 @@ def PTX_MmaSyncOp : PTX_Op<"mma_sync", [AttrSizedOperandSegments]> {
     warp's lanes together hold A (M x K, row-major), B (K x N, column-major),
     C and D (M x N), each lane the elements PTX ISA 9.7.14.5 assigns it
     (with groupID = %laneid / 4 and threadID_in_group = %laneid % 4); D is
-    A * B + C. The forms: `.m16n8k16.f32.f16.f16.f32` and
-    `.m16n8k16.f32.bf16.bf16.f32` (A: four .b32 of packed pairs, B: two, C
-    and D: four .f32), `.m16n8k8.f32.tf32.tf32.f32` (A: four .b32, B: two,
+    A * B + C. The forms: `.m16n8k16.f32.f16.f16.f32`,
+    `.m16n8k16.f16.f16.f16.f16` and `.m16n8k16.f32.bf16.bf16.f32` (A: four
+    .b32 of packed pairs, B: two, C and D: four .f32, or two .b32 of packed
+    f16 pairs), `.m16n8k8.f32.tf32.tf32.f32` (A: four .b32, B: two,
     C and D: four .f32) and `.m8n8k4.f64.f64.f64.f64{.rn}` (A and B: one
     .f64, C and D: two). Every form is `.row.col`. PTX ISA 9.7.14.5.14.
     Example: `%d:4 = ptx.mma_sync a(%a0, %a1, %a2, %a3) b(%b0, %b1)

@@ -58,17 +58,23 @@ unsigned getWmmaTypeBitWidth(WmmaType type);
 ///  - A holds row g + 8 * (i % 2), columns E * t + (K / 2) * (i / 2) ...
 ///    + E - 1 (one register, m8n8k4: row g, column t);
 ///  - B holds column g, rows E * t + (K / 2) * i ... + E - 1;
-///  - C and D hold row g + 8 * (i / 2), column 2 * t + i % 2 (m8n8k4:
-///    row g, column 2 * t + i).
+///  - C and D hold, in their element i, row g + 8 * (i / 2), column 2 * t +
+///    i % 2 (m8n8k4: row g, column 2 * t + i); f32 and f64 elements one a
+///    register, f16 ones two (element 2 * j in register j's low half).
 struct MmaSyncForm {
   unsigned m, n, k;
   /// Bits of an element of A and B (16 for f16 and bf16, 32 for tf32, 64).
   unsigned elementBits;
-  /// Registers per lane of A, B, and C (and D).
-  unsigned aRegisters, bRegisters, cRegisters;
-  /// The registers' types: i32 or f64 for A and B, f32 or f64 for C and D.
-  mlir::Type multiplicandType, accumulatorType;
+  /// Registers per lane of A and B; elements per lane of C and D.
+  unsigned aRegisters, bRegisters, accumulators;
+  /// The registers' types: i32 or f64 for A and B; f32, f64 or i32 (a
+  /// packed pair of f16) for C and D.
+  mlir::Type multiplicandType, cType, dType;
 
+  /// Registers of C or D with elements of `type`.
+  unsigned accumulatorRegisters(mlir::Type type) const {
+    return type.isInteger(32) ? accumulators / 2 : accumulators;
+  }
   /// Elements of A or B in one register: 2 packed f16 or bf16, 1 tf32 or f64.
   unsigned elementsPerRegister() const { return elementBits >= 32 ? 1 : 32 / elementBits; }
 };

@@ -147,7 +147,8 @@ def _mma(imp: FunctionImporter, inst: ast.Instruction, shape: str) -> None:
 
 # mma.sync's forms ptx.mma_sync takes: shape -> (dtype, atype, btype, ctype) lists.
 _MMA_SYNC_FORMS = {
-    "m16n8k16": [("f32", "f16", "f16", "f32"), ("f32", "bf16", "bf16", "f32")],
+    "m16n8k16": [("f32", "f16", "f16", "f32"), ("f16", "f16", "f16", "f16"),
+                 ("f32", "bf16", "bf16", "f32")],
     "m16n8k8": [("f32", "tf32", "tf32", "f32")],
     "m8n8k4": [("f64", "f64", "f64", "f64")],
 }

@@ -204,9 +204,13 @@ public:
       size_t nab = mma.getA().size() + mma.getB().size();
       SmallVector<Value> operands = castAll(b, loc, args.take_front(nab),
                                             wmmaIntrinsicType(b, atype, args.front().getType()));
-      llvm::append_range(operands, args.drop_front(nab));
+      ValueRange c = args.drop_front(nab);
+      llvm::append_range(
+          operands, castAll(b, loc, c, wmmaIntrinsicType(b, mma.getCtype(), c.front().getType())));
       TypeRange types = mma.getD().getTypes();
-      return unpack(call(types, name, operands), types);
+      SmallVector<mlir::Type> intrinsicTypes(types.size(),
+                                             wmmaIntrinsicType(b, mma.getDtype(), types.front()));
+      return unpack(call(intrinsicTypes, name, operands), types);
     }
     std::string prefix = "llvm.nvvm.wmma.";
     if (auto load = dyn_cast<WmmaLoadOp>(op)) {
