@@ -229,27 +229,11 @@ llvm::Error zmlir::checkNVPTXAtomicRMWs(gpu::GPUModuleOp, llvm::Module &module) 
 /// against nvcc's 597, 683 without). Every loop gets
 /// `llvm.loop.unroll.runtime.disable` in its loop id (kept with what the
 /// id had: the nounroll markers' `llvm.loop.unroll.disable`); loops of a
-/// known trip count may still be unrolled. A loop that polls an mbarrier
-/// is not unrolled or peeled at all: libcu++'s waits poll 16 times before
-/// they back off, and LLVM peeled those polls (globalToShmemAsyncCopy
-/// -kernel=3: 38 SYNCS.PHASECHK in its SASS against nvcc's 4).
-static bool pollsMbarrier(const llvm::Loop &loop) {
-  for (llvm::BasicBlock *block : loop.blocks())
-    for (llvm::Instruction &inst : *block)
-      if (auto *call = llvm::dyn_cast<llvm::CallInst>(&inst))
-        if (auto *text = llvm::dyn_cast<llvm::InlineAsm>(call->getCalledOperand());
-            text && (text->getAsmString().find("mbarrier.try_wait") != std::string::npos ||
-                     text->getAsmString().find("mbarrier.test_wait") != std::string::npos))
-          return true;
-  return false;
-}
-
+/// known trip count may still be unrolled.
 llvm::Error zmlir::disableNVPTXRuntimeUnrolling(gpu::GPUModuleOp, llvm::Module &module) {
   llvm::LLVMContext &context = module.getContext();
   llvm::MDNode *runtimeDisable = llvm::MDNode::get(
       context, llvm::MDString::get(context, "llvm.loop.unroll.runtime.disable"));
-  llvm::MDNode *disable = llvm::MDNode::get(
-      context, llvm::MDString::get(context, "llvm.loop.unroll.disable"));
   for (llvm::Function &fn : module) {
     if (fn.isDeclaration())
       continue;
@@ -260,8 +244,6 @@ llvm::Error zmlir::disableNVPTXRuntimeUnrolling(gpu::GPUModuleOp, llvm::Module &
       if (llvm::MDNode *old = loop->getLoopID())
         operands.append(old->op_begin() + 1, old->op_end());
       operands.push_back(runtimeDisable);
-      if (pollsMbarrier(*loop))
-        operands.push_back(disable);
       auto *id = llvm::MDNode::getDistinct(context, operands);
       id->replaceOperandWith(0, id);
       loop->setLoopID(id);
