@@ -159,12 +159,12 @@ public:
                                       mlir::Value bits) const {
     return {};
   }
-  /// The target's own bf16/bf16x2 `add`, `sub`, `mul`, `fma`, `min` or `max` for `op`
-  /// (operands: the bf16 bits, i16, or the pairs', i32), as the PTX spells
-  /// it: the result's bits, or null (computed in f32 and rounded,
+  /// The target's own f16/f16x2/bf16/bf16x2 `add`, `sub`, `mul`, `fma`, `min`
+  /// or `max` for `op` (operands: the bits, i16, or the pairs', i32), as the
+  /// PTX spells it: the result's bits, or null (computed in f32 and rounded,
   /// FloatArith.cpp). Where it answers, ignoresF32FlushMode(op)
   /// answers true too.
-  virtual mlir::Value nativeBf16Arith(mlir::OpBuilder &b, mlir::Operation *op,
+  virtual mlir::Value nativeHalfArith(mlir::OpBuilder &b, mlir::Operation *op,
                                       mlir::ValueRange operands) const {
     return {};
   }

@@ -409,7 +409,7 @@ public:
   /// float sums, matmul_backward_bias kernel7 and kernel8, and of bf16
   /// pairs, layernorm_backward_kernel3).
   bool ignoresF32FlushMode(Operation *op) const override {
-    if (isa<AtomOp, RedOp>(op) || plainBf16Arith(op))
+    if (isa<AtomOp, RedOp>(op) || plainHalfArith(op))
       return true;
     if (isa<MinOp, MaxOp>(op))
       return !op->hasAttr("xorsign");
@@ -467,22 +467,30 @@ public:
                      /*sideEffects=*/false, ValueRange{x});
   }
 
-  /// add, sub, mul and fma of bf16 and bf16x2 (rounding to nearest, no
-  /// .relu), and min and max (.NaN or not, no .xorsign.abs), as inline
-  /// PTX, NVIDIA's own instruction as the PTX spells it (cuda_bf16.h's
-  /// __hadd2 is `add.bf16x2`, sm_90): not computed or compared in f32,
-  /// whose subnormals a function in the f32 flush mode would flush where
-  /// bf16's are kept. That kept such functions (llm.c's
-  /// layernorm_backward_kernel4) out of the mode, and made min.bf16 of two
-  /// subnormals in the mode the OR of their bits (setp.eq.ftz.f32 took
-  /// them for zeros). An older GPU than the instruction's has no such PTX
-  /// to run, and ptxas would reject it with a message.
-  static bool plainBf16Arith(Operation *op) {
+  /// add, sub, mul and fma of f16, f16x2, bf16 and bf16x2 (rounding to
+  /// nearest, no .ftz, .sat or .relu), and min and max (.NaN or not, no
+  /// .xorsign.abs), as inline PTX, NVIDIA's own instruction as the PTX
+  /// spells it (cuda_bf16.h's __hadd2 is `add.bf16x2`, sm_90; cuda_fp16.h's
+  /// __hmul `mul.f16`): not computed or compared in f32,
+  /// - whose subnormals a function in the f32 flush mode would flush where
+  ///   bf16's are kept. That kept such functions (llm.c's
+  ///   layernorm_backward_kernel4) out of the mode, and made min.bf16 of two
+  ///   subnormals in the mode the OR of their bits (setp.eq.ftz.f32 took
+  ///   them for zeros);
+  /// - and whose widening, rounding and NaN checks ptxas cannot pair or
+  ///   fuse: a `mul.f16` then `add.f16` (no .rn) are one HFMA2 of nvcc's,
+  ///   ten instructions of ours (CuTe's sgemm_sm80 epilogue: 3480 SASS
+  ///   instructions against nvcc's 1592).
+  /// An older GPU than the instruction's has no such PTX to run, and ptxas
+  /// would reject it with a message.
+  static bool plainHalfArith(Operation *op) {
     bool minMax = isa<MinOp, MaxOp>(op);
     if (!minMax && !isa<AddOp, SubOp, MulOp, FmaOp>(op))
       return false;
     auto type = op->getAttrOfType<DataTypeAttr>("type");
-    if (!type || (type.getValue() != DataType::BF16 && type.getValue() != DataType::BF16x2))
+    if (!type ||
+        !llvm::is_contained({DataType::F16, DataType::F16x2, DataType::BF16, DataType::BF16x2},
+                            type.getValue()))
       return false;
     auto rnd = op->getAttrOfType<RoundingAttr>("rnd");
     if (rnd && rnd.getValue() != Rounding::None && rnd.getValue() != Rounding::RN)
@@ -496,25 +504,27 @@ public:
                          [&](StringRef flag) { return op->hasAttr(flag); });
   }
 
-  Value nativeBf16Arith(OpBuilder &b, Operation *op, ValueRange operands) const override {
-    if (!plainBf16Arith(op))
+  Value nativeHalfArith(OpBuilder &b, Operation *op, ValueRange operands) const override {
+    if (!plainHalfArith(op))
       return Value();
-    bool packed = op->getAttrOfType<DataTypeAttr>("type").getValue() == DataType::BF16x2;
+    DataType type = op->getAttrOfType<DataTypeAttr>("type").getValue();
+    bool packed = type == DataType::F16x2 || type == DataType::BF16x2;
     auto rnd = op->getAttrOfType<RoundingAttr>("rnd");
     std::string text = op->getName().stripDialect().str();
     if (rnd && rnd.getValue() == Rounding::RN)
       text += ".rn";
     if (op->hasAttr("nan"))
       text += ".NaN";
-    text += packed ? ".bf16x2 $0" : ".bf16 $0";
+    text += ("." + stringifyDataType(type) + " $0").str();
     std::string constraints = packed ? "=r" : "=h";
     for (unsigned i = 0; i < operands.size(); ++i) {
       text += ", $" + std::to_string(i + 1);
       constraints += packed ? ",r" : ",h";
     }
     text += ";";
-    mlir::Type type = packed ? b.getI32Type() : b.getI16Type();
-    return inlinePTX(b, op->getLoc(), type, text, constraints, /*sideEffects=*/false, operands);
+    mlir::Type resultType = packed ? b.getI32Type() : b.getI16Type();
+    return inlinePTX(b, op->getLoc(), resultType, text, constraints, /*sideEffects=*/false,
+                     operands);
   }
 
   /// cvt.f32.bf16 as inline PTX, as cuda_bf16.h writes it: ptxas makes a
