@@ -741,11 +741,12 @@ std::string mmaSyncFunctionName(MmaSyncOp op) {
 ///  2. it reads the rows of A and the columns of B those need (K elements
 ///     each), widened (f16, bf16 and tf32 to f32, whose products are then
 ///     exact; tf32 keeps its upper 19 bits, as the tensor cores read them);
-///  3. d = fma(A[r][k], B[k][c], d) from d = c, k = 0, 1, ..., K - 1; f16
-///     accumulators in f64 (C's pairs unpacked and widened, D rounded to
-///     nearest once at the end and packed): an H100's f16 results are
-///     nearer that than an f32 sum (of 524288 random elements 40 differ
-///     from the exact sum rounded once, 179 from an f32 sum's).
+///  3. d = fma(A[r][k], B[k][c], d) from d = c, k = 0, 1, ..., K - 1, in f32
+///     where C or D is f16 (C's pairs unpacked and widened, D rounded to
+///     nearest once at the end and packed). An H100's f16 results differ
+///     from these in 179 of 524288 random elements, from the exact sum
+///     rounded once in 40; sums in f64 would be nearer, at twice the time
+///     on the CPU (CuTe's sgemm_sm80: 10.0 ms a GEMM against 5.0).
 SmallVector<Value> buildMmaSyncFunction(OpBuilder &b, Location loc, MmaSyncOp op,
                                         const MmaSyncLayout &l, Value area, Value lane,
                                         ValueRange c) {
@@ -771,20 +772,17 @@ SmallVector<Value> buildMmaSyncFunction(OpBuilder &b, Location loc, MmaSyncOp op
     bCols[h] = loadLine(col, l.aBytes);
   }
   // 3.
-  bool halfSums = f.cType.isInteger(32);
-  auto summand = [&](Value v) -> Value {
-    return halfSums ? arith::ExtFOp::create(b, loc, b.getF64Type(), v).getResult() : v;
-  };
   SmallVector<Value> cElements;
   for (Value reg : c) {
-    if (!halfSums) {
+    if (!reg.getType().isInteger(32)) {
       cElements.push_back(reg);
       continue;
     }
     Value pair = LLVM::BitcastOp::create(b, loc, f16Pair, reg);
     for (int64_t half = 0; half < 2; ++half)
-      cElements.push_back(
-          summand(LLVM::ExtractElementOp::create(b, loc, pair, ib.c32(half)).getResult()));
+      cElements.push_back(arith::ExtFOp::create(
+          b, loc, b.getF32Type(),
+          LLVM::ExtractElementOp::create(b, loc, pair, ib.c32(half)).getResult()));
   }
   SmallVector<Value> dElements;
   for (unsigned i = 0; i < f.accumulators; ++i) {
@@ -792,9 +790,8 @@ SmallVector<Value> buildMmaSyncFunction(OpBuilder &b, Location loc, MmaSyncOp op
     Value acc = cElements[i];
     for (unsigned k = 0; k < f.k; ++k) {
       Value kIndex = ib.c32(k);
-      acc = math::FmaOp::create(b, loc,
-                                summand(LLVM::ExtractElementOp::create(b, loc, aRow, kIndex)),
-                                summand(LLVM::ExtractElementOp::create(b, loc, bCol, kIndex)), acc);
+      acc = math::FmaOp::create(b, loc, LLVM::ExtractElementOp::create(b, loc, aRow, kIndex),
+                                LLVM::ExtractElementOp::create(b, loc, bCol, kIndex), acc);
     }
     dElements.push_back(acc);
   }
