@@ -80,3 +80,54 @@ def test_a_wild_access_is_illegal_address(libdir: str, where: str, access: str) 
     # 700; a read-only page keeps its zeros.
     assert result.stdout.split() == ["0", "700", "700", "True"], result.stdout + result.stderr
     assert "illegally" in result.stderr, result.stderr
+
+
+# A host that crashes after cuInit and a launch: its own failed assert
+# (abort) or bad pointer (a read of address 0).
+_HOST_CRASH = textwrap.dedent("""
+    import ctypes, os, sys
+    lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
+    PTX = b'''.version 8.0
+    .target sm_80
+    .address_size 64
+    .visible .entry k(.param .u64 out)
+    {
+      .reg .b64 %rd<3>;
+      ld.param.u64 %rd1, [out];
+      cvta.to.global.u64 %rd2, %rd1;
+      st.global.u32 [%rd2], 7;
+      ret;
+    }
+    \\0'''
+    assert lib.cuInit(0) == 0
+    ctx = ctypes.c_void_p()
+    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+    assert lib.cuCtxSetCurrent(ctx) == 0
+    mod, fn = ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.cuModuleLoadData(ctypes.byref(mod), PTX) == 0
+    assert lib.cuModuleGetFunction(ctypes.byref(fn), mod, b"k") == 0
+    out = ctypes.c_uint64()
+    assert lib.cuMemAlloc_v2(ctypes.byref(out), 4) == 0
+    value = ctypes.c_uint64(out.value)
+    params = (ctypes.c_void_p * 1)(ctypes.addressof(value))
+    assert lib.cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, None, params, None) == 0
+    assert lib.cuCtxSynchronize() == 0
+    print("crashing", flush=True)
+    os.abort() if sys.argv[2] == "abort" else ctypes.string_at(0)
+""")
+
+
+@pytest.mark.parametrize("crash, signal_number", [("abort", 6), ("null read", 11)])
+def test_a_host_crash_keeps_the_hosts_handlers(libdir: str, crash: str,
+                                               signal_number: int) -> None:
+    # Intel's OpenCL runtime installs LLVM's crash handler as it opens: a
+    # CUDA program's own failed assert printed "PLEASE submit a bug report
+    # to https://software.intel.com...". cuInit keeps the host's handlers
+    # (here Python's faulthandler, which names the signal).
+    result = subprocess.run([sys.executable, "-X", "faulthandler", "-c", _HOST_CRASH, libdir,
+                             crash], capture_output=True, text=True, timeout=300)
+    assert result.stdout == "crashing\n", result.stdout + result.stderr
+    assert result.returncode == -signal_number, result.stderr
+    assert "PLEASE submit a bug report" not in result.stderr
+    name = "Aborted" if crash == "abort" else "Segmentation fault"
+    assert f"Fatal Python error: {name}" in result.stderr, result.stderr

@@ -599,6 +599,8 @@ void zmlir_fast_device_attribute(int attrib, int value, int pid);
 void zmlir_fast_native_sm(int sm);
 unsigned long long zmlir_fast_queries(void);
 void zmlir_faults_install(void);
+void zmlir_signals_save(void);
+void zmlir_signals_restore(void);
 void zmlir_faults_arm(int delta);
 unsigned long zmlir_faults_take(uintptr_t *first);
 int zmlir_faults_guard(uintptr_t begin, uintptr_t size, int add);

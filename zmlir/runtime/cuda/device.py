@@ -33,17 +33,20 @@ class DeviceAPI(DriverState):
                 return E.CUDA_SUCCESS
             from zmlir.runtime.backends import NoDevice, open_backend
 
+            self.fast.keep_signal_dispositions(opening=True)
             try:
                 self.device = open_backend()
             except NoDevice as err:
                 log(f"no device: {err}")
                 return E.CUDA_ERROR_NO_DEVICE
+            finally:
+                self.fast.keep_signal_dispositions(opening=False)
             self._prepare_module_loading()
             self.printf.device = self.device
             self.heaps.device = self.device
             self.stacks.device = self.device
             self.fast.set_backend(self.device)
-            self.fast.install_fault_handler()  # after the backend's runtime installed its own
+            self.fast.install_fault_handler()  # chaining to the process's own
             self.initialized = True
             self.init_pid = os.getpid()
         return E.CUDA_SUCCESS

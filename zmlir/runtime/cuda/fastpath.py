@@ -127,6 +127,13 @@ class FastPath:
         if self.lib is not None and address is not None:
             self.lib.zmlir_fast_set_entry(b"mem_alloc_async", address if current else 0)
 
+    def keep_signal_dispositions(self, opening: bool) -> None:
+        """Around opening the backend (`opening`: before it, else after):
+        the process's handlers of crash signals stay its own, not those
+        Intel's runtime installs (faults.c)."""
+        if self.lib is not None:
+            (self.lib.zmlir_signals_save if opening else self.lib.zmlir_signals_restore)()
+
     def install_fault_handler(self) -> None:
         """Kernel memory faults become CUDA_ERROR_ILLEGAL_ADDRESS instead of
         killing the process (faults.c), from cuInit on."""

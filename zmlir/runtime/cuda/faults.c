@@ -193,6 +193,27 @@ static void zmlir_faults_handler(int sig, siginfo_t *info, void *context) {
   zmlir_faults_chain(sig, info, context);
 }
 
+/* The signals LLVM's crash handler takes (its KillSigs), which Intel's
+ * OpenCL runtime installs as it opens: a CUDA program's own failed assert
+ * then printed "PLEASE submit a bug report to https://software.intel.com".
+ * cuInit keeps the process's dispositions across opening the backend. */
+static const int zmlir_crash_signals[] = {SIGILL, SIGTRAP, SIGABRT, SIGFPE,  SIGBUS,
+                                          SIGSEGV, SIGQUIT, SIGSYS,  SIGXCPU, SIGXFSZ};
+#define ZMLIR_CRASH_SIGNALS (sizeof zmlir_crash_signals / sizeof zmlir_crash_signals[0])
+static struct sigaction zmlir_process_actions[ZMLIR_CRASH_SIGNALS];
+
+/* Before the backend opens: the process's dispositions of those signals. */
+void zmlir_signals_save(void) {
+  for (unsigned i = 0; i < ZMLIR_CRASH_SIGNALS; ++i)
+    sigaction(zmlir_crash_signals[i], NULL, &zmlir_process_actions[i]);
+}
+
+/* After it opened: those dispositions again. */
+void zmlir_signals_restore(void) {
+  for (unsigned i = 0; i < ZMLIR_CRASH_SIGNALS; ++i)
+    sigaction(zmlir_crash_signals[i], &zmlir_process_actions[i], NULL);
+}
+
 /* Installs the handler (once, at cuInit, after the backend's runtime). */
 void zmlir_faults_install(void) {
   static int installed;
