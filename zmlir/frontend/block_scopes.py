@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from zmlir.diagnostics import CompileError
 from zmlir.frontend import ast
@@ -116,11 +116,15 @@ class _Renamer:
         if not names:
             return s
         if isinstance(s, ast.Instruction):
+
+            def renamed(leaf: ast.Reg | ast.Sym) -> ast.Operand:
+                return type(leaf)(names[leaf.name]) if leaf.name in names else leaf
+
             guard = s.guard
             if guard is not None and guard.reg in names:
                 guard = ast.Guard(names[guard.reg], guard.negated)
             return dataclasses.replace(
-                s, operands=tuple(_operand(o, names) for o in s.operands), guard=guard)
+                s, operands=tuple(map_names(o, renamed) for o in s.operands), guard=guard)
         if isinstance(s, ast.Label):
             return dataclasses.replace(s, name=names.get(s.name, s.name))
         if isinstance(s, ast.RegDecl):
@@ -131,20 +135,23 @@ class _Renamer:
         return s
 
 
-def _operand(o: ast.Operand, names: dict[str, str]) -> ast.Operand:
-    if isinstance(o, ast.Reg):
-        return ast.Reg(names[o.name]) if o.name in names else o
-    if isinstance(o, ast.Sym):
-        return ast.Sym(names[o.name]) if o.name in names else o
+def map_names(o: ast.Operand, leaf: Callable[[ast.Reg | ast.Sym], ast.Operand]) -> ast.Operand:
+    """`o` with each register and symbol in it, in addresses, vectors, pairs
+    and negations too, replaced by `leaf` of it; `o` itself where none
+    changed."""
+    if isinstance(o, (ast.Reg, ast.Sym)):
+        return leaf(o)
     if isinstance(o, ast.Addr):
-        base = _operand(o.base, names)
-        sampler = _operand(o.sampler, names) if o.sampler is not None else None
-        coords = tuple(_operand(e, names) for e in o.coords) if o.coords is not None else None
+        base = map_names(o.base, leaf)
+        sampler = map_names(o.sampler, leaf) if o.sampler is not None else None
+        coords = tuple(map_names(e, leaf) for e in o.coords) if o.coords is not None else None
+        if (base, sampler, coords) == (o.base, o.sampler, o.coords):
+            return o
         return dataclasses.replace(o, base=base, sampler=sampler, coords=coords)  # type: ignore[arg-type]
     if isinstance(o, ast.Vec):
-        return ast.Vec(tuple(_operand(e, names) for e in o.elems))
+        return ast.Vec(tuple(map_names(e, leaf) for e in o.elems))
     if isinstance(o, ast.Pair):
-        return ast.Pair(_operand(o.first, names), _operand(o.second, names))
+        return ast.Pair(map_names(o.first, leaf), map_names(o.second, leaf))
     if isinstance(o, ast.Not):
-        return ast.Not(_operand(o.operand, names))
+        return ast.Not(map_names(o.operand, leaf))
     return o

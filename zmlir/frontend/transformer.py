@@ -18,7 +18,7 @@ from lark import Token, Transformer
 
 from zmlir.diagnostics import CompileError, SourceLoc
 from zmlir.frontend import ast, cexpr
-from zmlir.frontend.block_scopes import unique_block_names
+from zmlir.frontend.block_scopes import map_names, unique_block_names
 from zmlir.frontend.fastpath import MAX_REG_COUNT
 
 # `.target sm_XX[a|f]`: the architectures PTX ISA 9.0 (CUDA 13) names.
@@ -213,24 +213,8 @@ def _resolve_plain_regs(
 
 
 def _resolve_operand(o: ast.Operand, regs: frozenset[str]) -> ast.Operand:
-    if isinstance(o, ast.Sym):
-        return ast.Reg(o.name) if o.name in regs else o
-    if isinstance(o, ast.Addr):
-        base = _resolve_operand(o.base, regs)
-        sampler = _resolve_operand(o.sampler, regs) if o.sampler is not None else None
-        coords = (
-            tuple(_resolve_operand(e, regs) for e in o.coords) if o.coords is not None else None
-        )
-        if (base, sampler, coords) == (o.base, o.sampler, o.coords):
-            return o
-        return dataclasses.replace(o, base=base, sampler=sampler, coords=coords)  # type: ignore[arg-type]
-    if isinstance(o, ast.Vec):
-        return ast.Vec(tuple(_resolve_operand(e, regs) for e in o.elems))
-    if isinstance(o, ast.Pair):
-        return ast.Pair(_resolve_operand(o.first, regs), _resolve_operand(o.second, regs))
-    if isinstance(o, ast.Not):
-        return ast.Not(_resolve_operand(o.operand, regs))
-    return o
+    return map_names(o, lambda leaf: ast.Reg(leaf.name)
+                     if isinstance(leaf, ast.Sym) and leaf.name in regs else leaf)
 
 
 def _type_name(vector: Token | None, ty: Token) -> str:
