@@ -15,6 +15,18 @@ import textwrap
 
 import pytest
 
+# The probes' start on our libcuda.so.1 (`lib`): a context current and the
+# kernel KERNEL of PTX loaded (`fn`).
+_LOAD_KERNEL = textwrap.dedent("""
+    assert lib.cuInit(0) == 0
+    ctx = ctypes.c_void_p()
+    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+    assert lib.cuCtxSetCurrent(ctx) == 0
+    mod, fn = ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.cuModuleLoadData(ctypes.byref(mod), PTX) == 0
+    assert lib.cuModuleGetFunction(ctypes.byref(fn), mod, b"KERNEL") == 0
+""")
+
 _WILD = textwrap.dedent("""
     import ctypes, mmap, sys
     lib = ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
@@ -38,13 +50,7 @@ _WILD = textwrap.dedent("""
                       b"st.global.u32 [%rd5], %r2;",
               "write": b"add.u32 %r2, %r1, 7; st.global.u32 [%rd4], %r2;"}
     PTX = PTX.replace(b"ACCESS", ACCESS[sys.argv[3]])
-    assert lib.cuInit(0) == 0
-    ctx = ctypes.c_void_p()
-    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
-    assert lib.cuCtxSetCurrent(ctx) == 0
-    mod, fn = ctypes.c_void_p(), ctypes.c_void_p()
-    assert lib.cuModuleLoadData(ctypes.byref(mod), PTX) == 0
-    assert lib.cuModuleGetFunction(ctypes.byref(fn), mod, b"wild") == 0
+""") + _LOAD_KERNEL.replace("KERNEL", "wild") + textwrap.dedent("""
     out = ctypes.c_uint64()
     assert lib.cuMemAlloc_v2(ctypes.byref(out), 4 * 64) == 0
     # An inaccessible page of the process's (mmap's PROT_NONE), as a library's
@@ -99,13 +105,7 @@ _HOST_CRASH = textwrap.dedent("""
       ret;
     }
     \\0'''
-    assert lib.cuInit(0) == 0
-    ctx = ctypes.c_void_p()
-    assert lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
-    assert lib.cuCtxSetCurrent(ctx) == 0
-    mod, fn = ctypes.c_void_p(), ctypes.c_void_p()
-    assert lib.cuModuleLoadData(ctypes.byref(mod), PTX) == 0
-    assert lib.cuModuleGetFunction(ctypes.byref(fn), mod, b"k") == 0
+""") + _LOAD_KERNEL.replace("KERNEL", "k") + textwrap.dedent("""
     out = ctypes.c_uint64()
     assert lib.cuMemAlloc_v2(ctypes.byref(out), 4) == 0
     value = ctypes.c_uint64(out.value)
