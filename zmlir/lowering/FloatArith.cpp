@@ -254,15 +254,13 @@ struct HalfArithLowering : PTXPattern<OpTy> {
     f.nan = op->hasAttr("nan");
     f.xorsign = op->hasAttr("xorsign");
     mlir::Type i16 = rewriter.getI16Type(), i32 = rewriter.getI32Type();
-    {
-      SmallVector<Value> operands;
-      for (Value v : adaptor.getOperands())
-        operands.push_back(
-            adjustBits(rewriter, loc, asInteger(rewriter, loc, v), packed ? i32 : i16, false));
-      if (Value r = this->state.target.nativeHalfArith(rewriter, op, operands)) {
-        rewriter.replaceOp(op, adjustBits(rewriter, loc, r, op.getRes().getType(), false));
-        return success();
-      }
+    SmallVector<Value> nativeOperands;
+    for (Value v : adaptor.getOperands())
+      nativeOperands.push_back(
+          adjustBits(rewriter, loc, asInteger(rewriter, loc, v), packed ? i32 : i16, false));
+    if (Value r = this->state.target.nativeHalfArith(rewriter, op, nativeOperands)) {
+      rewriter.replaceOp(op, adjustBits(rewriter, loc, r, op.getRes().getType(), false));
+      return success();
     }
     SmallVector<Value> lo, hi;
     for (Value v : adaptor.getOperands()) {
