@@ -35,6 +35,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from zmlir.libraries import ilp64
+
 ROOT = Path(__file__).resolve().parent
 COMMON = ROOT / "common"
 # Our symbols' prefixes (route.h: IMPL, IMPL_ALWAYS).
@@ -58,6 +60,9 @@ class Library:
     # NVIDIA's library (and one of its symbols) whose presence, instead of
     # ours, makes ours NVIDIA's: its library beside it (common/route.c).
     vendor_partner: tuple[str, str] | None = None
+    # Its `_64` functions over our 32-bit ones where the header allows
+    # (ilp64.py).
+    ilp64: bool = False
 
 
 _CUBLAS_NOT_SUPPORTED = (15, "CUBLAS_STATUS_NOT_SUPPORTED")
@@ -66,7 +71,8 @@ LIBRARIES = (
             "nvidia_exports_cublasLt.txt", "blas", "cuBLASLt", _CUBLAS_NOT_SUPPORTED,
             "cublas_api.h", vendor_partner=("libcublas.so.13", "cublasCreate_v2")),
     Library("libcublas.so.13", "cublas", ("engine.c", "cublas.c", "blas.c"),
-            "nvidia_exports_cublas.txt", "blas", "cuBLAS", _CUBLAS_NOT_SUPPORTED, "cublas_api.h"),
+            "nvidia_exports_cublas.txt", "blas", "cuBLAS", _CUBLAS_NOT_SUPPORTED, "cublas_api.h",
+            ilp64=True),
     Library("libcufft.so.12", "cufft", ("cufft.c",), "nvidia_exports_cufft.txt", "fft",
             "cuFFT", (16, "CUFFT_NOT_SUPPORTED"), "cufft.h"),
     # cuRAND has no "not supported" status; ARCH_MISMATCH ("GPU does not
@@ -223,6 +229,15 @@ def kernels_c(library: Library, include: Path, tmp: Path, verbose: bool = False)
     return source
 
 
+def _compile(source: Path, tmp: Path, flags: list[str], verbose: bool) -> Path:
+    obj = tmp / (source.stem + ".o")
+    command = [*_compiler(), *flags, "-c", str(source), "-o", str(obj)]
+    if verbose:
+        print(" ".join(command))
+    subprocess.run(command, check=True)
+    return obj
+
+
 def build_library(library: Library, out: Path, libcuda: Path, verbose: bool = False) -> Path:
     wheel, cuda_include = nvidia_wheel_dir(library.header), cuda_include_dir()
     if cuda_include is None:
@@ -252,12 +267,12 @@ def build_library(library: Library, out: Path, libcuda: Path, verbose: bool = Fa
         if library.kernels:
             sources.append(kernels_c(library, wheel / "include", Path(tmp), verbose))
         for source in sources:
-            obj = Path(tmp) / (source.stem + ".o")
-            command = [*_compiler(), *flags, "-c", str(source), "-o", str(obj)]
-            if verbose:
-                print(" ".join(command))
-            subprocess.run(command, check=True)
-            objects.append(obj)
+            objects.append(_compile(source, Path(tmp), flags, verbose))
+        if library.ilp64:
+            wide = Path(tmp) / "ilp64.c"
+            header = (wheel / "include" / library.header).read_text()
+            wide.write_text(ilp64.wrappers_c(header, set(_defined(objects)["ours"])))
+            objects.append(_compile(wide, Path(tmp), flags, verbose))
         stubs = Path(tmp) / "exports.c"
         stubs.write_text(exports_c(library, names, _defined(objects)))
         script = Path(tmp) / "exports.map"

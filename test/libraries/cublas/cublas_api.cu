@@ -170,11 +170,23 @@ static void test_handle(cublasHandle_t h) {
   report("invalid lda", cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, (float *)workspace,
                                     3, (float *)workspace, 4, &one, (float *)workspace,
                                     4) == CUBLAS_STATUS_INVALID_VALUE);
-  // What we do not implement (the ILP64 entry points) says so.
+  // The ILP64 entry points: the lower triangle [2 0; 1 4] solves b = (2, 9)
+  // to (1, 2) (cuSOLVER's potrs calls this one).
+  double *tri = (double *)workspace, *rhs = tri + 4, done = 1;
+  const double tri_host[] = {2, 1, -7, 4}, rhs_host[] = {2, 9};
+  CHECK_CUDA(cudaMemcpy(tri, tri_host, sizeof tri_host, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(rhs, rhs_host, sizeof rhs_host, cudaMemcpyHostToDevice));
+  cublasStatus_t solved = cublasDtrsm_64(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                                         CUBLAS_DIAG_NON_UNIT, 2, 1, &done, tri, 2, rhs, 2);
+  double x[2] = {0, 0};
+  CHECK_CUDA(cudaMemcpy(x, rhs, sizeof x, cudaMemcpyDeviceToHost));
+  report("Dtrsm_64", solved == CUBLAS_STATUS_SUCCESS && x[0] == 1 && x[1] == 2);
+  // What ours cannot do (a size beyond the host BLAS's 32-bit integers) says so.
   if (!nvidia)
     report("unsupported", cublasStrsm_64(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                                         CUBLAS_DIAG_NON_UNIT, 1, 1, &one, (float *)workspace, 1,
-                                         (float *)workspace, 1) == CUBLAS_STATUS_NOT_SUPPORTED);
+                                         CUBLAS_DIAG_NON_UNIT, 1, 1LL << 32, &one,
+                                         (float *)workspace, 1, (float *)workspace,
+                                         1) == CUBLAS_STATUS_NOT_SUPPORTED);
   CHECK_CUDA(cudaFree(workspace));
 }
 
