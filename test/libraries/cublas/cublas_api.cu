@@ -136,6 +136,10 @@ __global__ void twice(float *x, int n) {
     x[i] *= 2;
 }
 
+// Exported by NVIDIA's libcublas.so.13 for cuSOLVER, not in its header.
+extern "C" cublasStatus_t cublasSetEnvironmentMode(cublasHandle_t, int);
+extern "C" cublasStatus_t cublasGetEnvironmentMode(cublasHandle_t, int *);
+
 static void test_handle(cublasHandle_t h) {
   int version = 0;
   CHECK_BLAS(cublasGetVersion(h, &version));
@@ -158,6 +162,14 @@ static void test_handle(cublasHandle_t h) {
   CHECK_BLAS(cublasGetMathMode(h, &math));
   report("math mode", math == CUBLAS_TF32_TENSOR_OP_MATH);
   CHECK_BLAS(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+  int environment = -1;
+  bool kept = cublasSetEnvironmentMode(h, 1) == CUBLAS_STATUS_SUCCESS &&
+              cublasGetEnvironmentMode(h, &environment) == CUBLAS_STATUS_SUCCESS &&
+              environment == 1;
+  report("environment mode",
+         kept && cublasSetEnvironmentMode(h, 2) == CUBLAS_STATUS_INVALID_VALUE &&
+             cublasGetEnvironmentMode(h, nullptr) == CUBLAS_STATUS_INVALID_VALUE &&
+             cublasSetEnvironmentMode(h, 0) == CUBLAS_STATUS_SUCCESS);
   void *workspace;
   CHECK_CUDA(cudaMalloc(&workspace, 1 << 20));
   report("workspace", cublasSetWorkspace(h, workspace, 1 << 20) == CUBLAS_STATUS_SUCCESS);
@@ -183,10 +195,10 @@ static void test_handle(cublasHandle_t h) {
   report("Dtrsm_64", solved == CUBLAS_STATUS_SUCCESS && x[0] == 1 && x[1] == 2);
   // What ours cannot do (a size beyond the host BLAS's 32-bit integers) says so.
   if (!nvidia)
-    report("unsupported", cublasStrsm_64(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                                         CUBLAS_DIAG_NON_UNIT, 1, 1LL << 32, &one,
-                                         (float *)workspace, 1, (float *)workspace,
-                                         1) == CUBLAS_STATUS_NOT_SUPPORTED);
+    report("unsupported",
+           cublasStrsm_64(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                          CUBLAS_DIAG_NON_UNIT, 1, 1LL << 32, &one, (float *)workspace, 1,
+                          (float *)workspace, 1) == CUBLAS_STATUS_NOT_SUPPORTED);
   CHECK_CUDA(cudaFree(workspace));
 }
 

@@ -24,6 +24,7 @@ struct cublasContext {
   size_t workspace_bytes;
   int sm_count_target;
   cublasEmulationStrategy_t emulation;
+  int environment_mode;
 };
 
 #define CHECK_HANDLE(h)                                                                            \
@@ -160,6 +161,28 @@ cublasStatus_t IMPL(cublasGetSmCountTarget)(cublasHandle_t handle, int *count) {
   return CUBLAS_STATUS_SUCCESS;
 }
 ABI_CHECK(cublasGetSmCountTarget);
+
+/* cuSOLVER sets this on the cuBLAS handles it makes; NVIDIA's header has no
+   prototype. Its libcublas.so.13 keeps a mode of 0 or 1 in the handle and
+   answers INVALID_VALUE for any other (and for a null pointer to read it
+   into): so does ours, which reads no environment either way. */
+cublasStatus_t IMPL(cublasSetEnvironmentMode)(cublasHandle_t handle, int mode);
+cublasStatus_t IMPL(cublasSetEnvironmentMode)(cublasHandle_t handle, int mode) {
+  CHECK_HANDLE(handle);
+  if ((unsigned)mode > 1)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  handle->environment_mode = mode;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t IMPL(cublasGetEnvironmentMode)(cublasHandle_t handle, int *mode);
+cublasStatus_t IMPL(cublasGetEnvironmentMode)(cublasHandle_t handle, int *mode) {
+  CHECK_HANDLE(handle);
+  if (!mode)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  *mode = handle->environment_mode;
+  return CUBLAS_STATUS_SUCCESS;
+}
 
 /* BF16x9 emulation of f32 GEMMs is NVIDIA's way to speed; the host BLAS
  * computes in f32 whatever the strategy. */
