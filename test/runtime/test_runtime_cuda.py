@@ -226,6 +226,11 @@ _PROBE = textwrap.dedent("""
     r["alloc_async_bad_stream"] = lib.cuMemAllocAsync(ctypes.byref(ptr), 64,
                                                       ctypes.c_void_p(0xdead0))
     r["free_async_unknown"] = lib.cuMemFreeAsync(ctypes.c_uint64(0x1234), None)
+    # Null frees succeed on NVIDIA's driver (580, an H100): cuSPARSE's
+    # cusparseDestroyCsrilu02Info frees a null buffer in stream order.
+    r["free_async_null"] = lib.cuMemFreeAsync(ctypes.c_uint64(0), None)
+    r["free_null"] = lib.cuMemFree_v2(ctypes.c_uint64(0))
+    r["free_host_null"] = lib.cuMemFreeHost(None)
     class Props(ctypes.Structure):
         _fields_ = [("allocType", ctypes.c_int), ("handleTypes", ctypes.c_int),
                     ("locType", ctypes.c_int), ("locId", ctypes.c_int),
@@ -296,6 +301,7 @@ def test_driver_api_error_paths(libdir: str) -> None:
     assert r["set_reserved_current"] == 1 and r["unknown_pool_attribute"] == 1
     assert r["alloc_from_bad_pool"] == 400 and r["alloc_async_bad_stream"] == 400
     assert r["free_async_unknown"] == 1
+    assert r["free_async_null"] == r["free_null"] == r["free_host_null"] == 0
     # IPC pools by POSIX file descriptor (mempool_ipc.py); fabric handles not.
     assert r["pool_ipc"] == 0
     assert r["pool_ipc_fabric"] == 801 and "cuMemPoolCreate" in result.stderr

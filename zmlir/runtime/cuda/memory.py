@@ -128,6 +128,8 @@ class MemoryAPI(IpcAPI):  # cuMemFree ends an allocation's exports
 
     def cuMemFreeHost(self, p: Any) -> int:
         address = self.ptr(p)
+        if address == 0:  # as NVIDIA's
+            return E.CUDA_SUCCESS
         if address not in self.host_allocations:
             return E.CUDA_ERROR_INVALID_VALUE
         self.device.synchronize()  # as cudaFreeHost: no kernel still reaches it

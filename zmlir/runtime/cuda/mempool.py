@@ -408,8 +408,8 @@ class MemPoolAPI(MemoryAPI):
         error = self._stream_ordered("cuMemFreeAsync", stream)
         if error is not None:
             return error
-        if dptr == 0:
-            return E.CUDA_ERROR_INVALID_VALUE
+        if dptr == 0:  # as NVIDIA's: nothing to free (cuSPARSE frees null buffers)
+            return E.CUDA_SUCCESS
         pool = self.pool_of.get(dptr)
         if pool is not None and pool.kind == "host":  # not device memory: cuMemFree's not
             self.host_ranges.remove_owned(dptr)
