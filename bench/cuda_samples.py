@@ -14,9 +14,10 @@ checkout (https://github.com/NVIDIA/cuda-samples). Nothing is fetched.
       beyond cudart, NVRTC, cuBLAS and cuFFT (ours, zmlir/libraries/,
       against the nvidia-cublas and nvidia-cufft wheels' headers) and
       cuRAND (ours where the sample's generators are ours, else NVIDIA's
-      libcurand.so.10, the nvidia-curand wheel), or
-      graphics/MPI interop, are listed as skipped with why (OpenMP is
-      GCC's).
+      libcurand.so.10, the nvidia-curand wheel) and cuSPARSE and cuSOLVER
+      (NVIDIA's, the nvidia-cusparse and nvidia-cusolver wheels, where
+      installed), or graphics/MPI interop, are listed as skipped with why
+      (OpenMP is GCC's).
 
   nvptx OUT [--arch sm_75] [--gpu sm_90]
       For the CUDA passthrough on a machine without LLVM (the H200): compiles
@@ -124,6 +125,13 @@ def discover(checkout: Path) -> list[Sample]:
             curand = _curand(path) if "cuRAND" in needs else []
             if curand:
                 needs.remove("cuRAND")
+            # NVIDIA's own (no library of ours): their PTX runs through our compiler.
+            nvidia = []
+            for why, header, sonames in _NVIDIA_ONLY:
+                flags = _nvidia_library(header, *sonames) if why in needs else []
+                if flags:
+                    needs.remove(why)
+                    nvidia += [*flags, "-Xlinker=--enable-new-dtags"]
             # GCC's OpenMP: host threads, each calling the driver.
             openmp = ["-Xcompiler=-fopenmp", "-lgomp"] if "OpenMP" in needs else []
             if openmp:
@@ -152,7 +160,7 @@ def discover(checkout: Path) -> list[Sample]:
                 libs += [*cublas, "-lcublas"] + (["-lcublasLt"] if "CUDA::cublasLt" in text else [])
             if cufft:
                 libs += [*cufft, "-lcufft"]
-            libs += curand + openmp
+            libs += curand + nvidia + openmp
             features = [f for f, pat in FEATURES.items() if re.search(pat, code + text)]
             runtime_ptx = "CUDA::nvrtc" in text or "ptxdump" in text
             samples.append(Sample(path.name, tier, path, sources, fatbins, libs, skip, features,
@@ -194,18 +202,35 @@ def _curand(sample: Path) -> list[str]:
     return [*flags, "-Xlinker=--enable-new-dtags"]
 
 
+# Libraries of NVIDIA's alone, linked from their wheels (the sample's need,
+# the header that finds the wheel, the libraries: CMake's CUDA::cusolver
+# brings cuSPARSE, whose functions the cuSOLVER samples call), where
+# installed: `pip install 'nvidia-cusparse==12.6.*' 'nvidia-cusolver==12.0.*'`
+# (CUDA 13.0's).
+_NVIDIA_ONLY = (("cuSPARSE", "cusparse.h", ("libcusparse.so.12",)),
+                ("cuSOLVER", "cusolverDn.h", ("libcusolver.so.12", "libcusparse.so.12")))
+
+
 def _nvidia_curand() -> list[str]:
-    """nvcc's flags for NVIDIA's libcurand.so.10: the nvidia-curand wheel's
-    (its headers, the library, found again at run time through the rpath),
+    """nvcc's flags for NVIDIA's libcurand.so.10: the nvidia-curand wheel's,
     else the toolkit's (on a GPU machine), else none."""
+    flags = _nvidia_library("curand.h", "libcurand.so.10")
+    if flags:
+        return flags
+    return ["-lcurand"] if (_toolkit() / "lib64" / "libcurand.so").exists() else []
+
+
+def _nvidia_library(header: str, *sonames: str) -> list[str]:
+    """nvcc's flags for NVIDIA's libraries from the wheel that has `header`:
+    its headers, the libraries, found again at run time through the rpath;
+    none where a library is not installed."""
     from zmlir.libraries.build import nvidia_wheel_dir
 
-    wheel = nvidia_wheel_dir("curand.h")
-    if wheel is None or not (wheel / "lib" / "libcurand.so.10").exists():
-        toolkit = _toolkit()
-        return ["-lcurand"] if (toolkit / "lib64" / "libcurand.so").exists() else []
+    wheel = nvidia_wheel_dir(header)
+    if wheel is None or not all((wheel / "lib" / soname).exists() for soname in sonames):
+        return []
     lib = wheel / "lib"
-    return [f"-I{wheel / 'include'}", f"-L{lib}", "-l:libcurand.so.10",
+    return [f"-I{wheel / 'include'}", f"-L{lib}", *[f"-l:{soname}" for soname in sonames],
             f"-Xlinker=-rpath={lib}"]
 
 
@@ -514,7 +539,8 @@ def table(runs: list[Path], out: Path) -> int:
              "Written by `bench/cuda_samples.py table` from the runs below (each written by",
              "`bench/cuda_samples.py run`). PASS: exit 0 with every kernel module compiled;",
              "WAIVED: the sample's own EXIT_WAIVED; SKIP: needs a library or graphics API",
-             "beyond cudart, NVRTC, cuRAND and our cuBLAS and cuFFT.", "", *counts, "",
+             "beyond cudart, NVRTC, cuRAND, our cuBLAS and cuFFT and NVIDIA's cuSPARSE and",
+             "cuSOLVER.", "", *counts, "",
              "| program | tier | features | " + " | ".join(label for label, _ in loaded)
              + " | first cause |",
              "|---|---|---|" + "---|" * len(loaded) + "---|"]
