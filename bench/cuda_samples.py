@@ -14,10 +14,10 @@ checkout (https://github.com/NVIDIA/cuda-samples). Nothing is fetched.
       beyond cudart, NVRTC, cuBLAS and cuFFT (ours, zmlir/libraries/,
       against the nvidia-cublas and nvidia-cufft wheels' headers) and
       cuRAND (ours where the sample's generators are ours, else NVIDIA's
-      libcurand.so.10, the nvidia-curand wheel) and cuSPARSE and cuSOLVER
-      (NVIDIA's, the nvidia-cusparse and nvidia-cusolver wheels, where
-      installed), or graphics/MPI interop, are listed as skipped with why
-      (OpenMP is GCC's).
+      libcurand.so.10, the nvidia-curand wheel) and cuSPARSE, cuSOLVER and
+      nvJitLink (NVIDIA's, the nvidia-cusparse, nvidia-cusolver and
+      nvidia-nvjitlink wheels, where installed), or graphics/MPI interop,
+      are listed as skipped with why (OpenMP is GCC's).
 
   nvptx OUT [--arch sm_75] [--gpu sm_90]
       For the CUDA passthrough on a machine without LLVM (the H200): compiles
@@ -131,7 +131,10 @@ def discover(checkout: Path) -> list[Sample]:
                 flags = _nvidia_library(header, *sonames) if why in needs else []
                 if flags:
                     needs.remove(why)
-                    nvidia += [*flags, "-Xlinker=--enable-new-dtags"]
+                    # RUNPATH: `zmlir run`'s library path (our libcublas) first;
+                    # an NVRTC sample keeps the RPATH its builtins need (_build_one).
+                    nvidia += flags if "CUDA::nvrtc" in text else [
+                        *flags, "-Xlinker=--enable-new-dtags"]
             # GCC's OpenMP: host threads, each calling the driver.
             openmp = ["-Xcompiler=-fopenmp", "-lgomp"] if "OpenMP" in needs else []
             if openmp:
@@ -208,7 +211,8 @@ def _curand(sample: Path) -> list[str]:
 # installed: `pip install 'nvidia-cusparse==12.6.*' 'nvidia-cusolver==12.0.*'`
 # (CUDA 13.0's).
 _NVIDIA_ONLY = (("cuSPARSE", "cusparse.h", ("libcusparse.so.12",)),
-                ("cuSOLVER", "cusolverDn.h", ("libcusolver.so.12", "libcusparse.so.12")))
+                ("cuSOLVER", "cusolverDn.h", ("libcusolver.so.12", "libcusparse.so.12")),
+                ("nvJitLink", "nvJitLink.h", ("libnvJitLink.so.13",)))
 
 
 def _nvidia_curand() -> list[str]:
