@@ -16,8 +16,10 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Analysis/CallGraph.h"
 #include "llvm/Analysis/ConstantFolding.h"
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
@@ -190,6 +192,20 @@ llvm::Error zmlir::narrowSPIRVZExtOfTrunc(gpu::GPUModuleOp, llvm::Module &module
   return llvm::Error::success();
 }
 
+/// Whether `inst` synchronises: a convergent call of a declaration (a
+/// barrier, a collective), a call of a function in `synchronising`, or an
+/// indirect call, which may be either.
+static bool synchronises(const llvm::Instruction &inst,
+                         const llvm::SmallPtrSet<const llvm::Function *, 16> &synchronising) {
+  auto *call = llvm::dyn_cast<llvm::CallBase>(&inst);
+  if (!call || llvm::isa<llvm::IntrinsicInst>(call))
+    return false;
+  const llvm::Function *callee = call->getCalledFunction();
+  if (!callee)
+    return true;
+  return callee->isDeclaration() ? call->isConvergent() : synchronising.contains(callee);
+}
+
 /// The functions that synchronise their work-items: each calls a convergent
 /// declaration (a barrier, a sub-group operation), a function that does, or
 /// a function it cannot see.
@@ -201,13 +217,7 @@ static llvm::SmallPtrSet<const llvm::Function *, 16> synchronisingFunctions(llvm
       if (function.isDeclaration() || synchronising.contains(&function))
         continue;
       bool syncs = llvm::any_of(llvm::instructions(function), [&](llvm::Instruction &inst) {
-        auto *call = llvm::dyn_cast<llvm::CallBase>(&inst);
-        if (!call || llvm::isa<llvm::IntrinsicInst>(call))
-          return false;
-        const llvm::Function *callee = call->getCalledFunction();
-        if (!callee)
-          return true;
-        return callee->isDeclaration() ? call->isConvergent() : synchronising.contains(callee);
+        return synchronises(inst, synchronising);
       });
       if (syncs)
         changed = synchronising.insert(&function).second;
@@ -415,6 +425,71 @@ llvm::Error zmlir::spirvOpaqueNegations(gpu::GPUModuleOp, llvm::Module &module) 
       } else if (int arm = minusOneArm(*inst); arm >= 0) {
         inst->setOperand(arm, minusOneOf(inst->getType()));
       }
+    }
+  }
+  return llvm::Error::success();
+}
+
+/// Intel's OpenCL CPU compiler miscompiles a loop that holds a work-group
+/// barrier and branches on a value computed before the loop from the
+/// work-item: a persistent block's `for (;;) { if (tid == 0) ticket =
+/// atomicAdd(...); __syncthreads(); ...; __syncthreads(); if (tid == 0)
+/// flag = ...; }` never ends with 32 work-items or more, with the branch's
+/// condition read again in the loop it ends (cuSOLVER's
+/// csrqr_leftLooking_cta_byLevels_core, cuda-samples' cuSolverSp_LowlevelQR,
+/// hung; test_spirv_loop_conditions.py). So in such a loop a branch on a
+/// value defined outside it reads the value back from a volatile private
+/// slot written where the value is made: the same value for each work-item,
+/// and none Intel can take for the loop's.
+llvm::Error zmlir::spirvOpaqueLoopConditions(gpu::GPUModuleOp, llvm::Module &module) {
+  auto synchronising = synchronisingFunctions(module);
+  unsigned allocaSpace = module.getDataLayout().getAllocaAddrSpace();
+  for (llvm::Function &function : module) {
+    if (!synchronising.contains(&function))
+      continue;
+    llvm::DominatorTree dominators(function);
+    llvm::LoopInfo loops(dominators);
+    llvm::SmallVector<std::pair<llvm::Instruction *, llvm::Instruction *>> rewrites;
+    llvm::SmallPtrSet<llvm::Instruction *, 16> seen;
+    for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
+      bool syncs = llvm::any_of(loop->blocks(), [&](llvm::BasicBlock *block) {
+        return llvm::any_of(
+            *block, [&](llvm::Instruction &inst) { return synchronises(inst, synchronising); });
+      });
+      if (!syncs)
+        continue;
+      for (llvm::BasicBlock *block : loop->blocks()) {
+        llvm::Instruction *terminator = block->getTerminator();
+        llvm::Value *condition = nullptr;
+        if (auto *branch = llvm::dyn_cast<llvm::BranchInst>(terminator))
+          condition = branch->isConditional() ? branch->getCondition() : nullptr;
+        else if (auto *choice = llvm::dyn_cast<llvm::SwitchInst>(terminator))
+          condition = choice->getCondition();
+        auto *made = llvm::dyn_cast_or_null<llvm::Instruction>(condition);
+        if (made && !loop->contains(made) && seen.insert(terminator).second)
+          rewrites.emplace_back(made, terminator);
+      }
+    }
+    if (rewrites.empty())
+      continue;
+    llvm::IRBuilder<> builder(&function.getEntryBlock(),
+                              function.getEntryBlock().getFirstInsertionPt());
+    llvm::DenseMap<llvm::Instruction *, llvm::AllocaInst *> slots;
+    for (auto [made, terminator] : rewrites) {
+      llvm::Type *type = made->getType();
+      // SPIR-V keeps no bool in memory: a byte holds an i1.
+      llvm::Type *stored = type->isIntegerTy(1) ? builder.getInt8Ty() : type;
+      llvm::AllocaInst *&slot = slots[made];
+      if (!slot) {
+        builder.SetInsertPoint(&function.getEntryBlock(),
+                               function.getEntryBlock().getFirstInsertionPt());
+        slot = builder.CreateAlloca(stored, allocaSpace, nullptr, made->getName() + ".slot");
+        builder.SetInsertPoint(*made->getInsertionPointAfterDef());
+        builder.CreateStore(builder.CreateZExtOrBitCast(made, stored), slot, /*isVolatile=*/true);
+      }
+      builder.SetInsertPoint(terminator);
+      llvm::Value *again = builder.CreateLoad(stored, slot, /*isVolatile=*/true);
+      terminator->setOperand(0, builder.CreateTruncOrBitCast(again, type));
     }
   }
   return llvm::Error::success();

@@ -82,6 +82,9 @@ class SPIRVTarget(Target):
     # the realignment, as they inline functions with their allocas);
     # spirv-spin-waits: a block's spin loops take turns (SPIRVSpinWaits.cpp;
     # it finds polls by their atomic loads, so before the next one);
+    # spirv-opaque-loop-conditions: Intel's CPU compiler miscompiles a loop with
+    # a barrier that branches on a value made before it (after spin-waits,
+    # whose turns are such loops, and whose polls a volatile load would be);
     # spirv-volatile-atomic-accesses: LLVM 22 writes atomic loads and stores
     # as plain ones (after bfloat-as-bits, which rebuilds loads and stores);
     # spirv-address-geps: integer addresses as GEPs off their base pointer,
@@ -92,7 +95,8 @@ class SPIRVTarget(Target):
                    "spirv-split-long-initializers", "spirv-kernelless-variables",
                    "spirv-narrow-zext-of-trunc", "spirv-state-space",
                    "spirv-inline-private-escapes", "spirv-realign-allocas",
-                   "spirv-spin-waits", "spirv-volatile-atomic-accesses",
+                   "spirv-spin-waits", "spirv-opaque-loop-conditions",
+                   "spirv-volatile-atomic-accesses",
                    "spirv-address-geps", "spirv-typed-element-geps")
 
     # CUDA's `%ctaid.x * %ntid.x + %tid.x` may wrap; under a grid of fewer
