@@ -7,8 +7,10 @@ and, past `bar.sync`, waits for the previous ticket's flag; past a second
 run out (cuSOLVER's csrqr_leftLooking_cta_byLevels_core does this; cuda-samples'
 cuSolverSp_LowlevelQR hung). Intel's compiler miscompiled the loop, which
 branches on `%tid.x != 0` computed once before it: with 32 threads or more
-the launch never ended. The fix-up spirv-opaque-loop-conditions
-(SPIRVFixups.cpp) has such a branch read its condition back in the loop.
+the launch never ended, and so it did with the condition computed in the
+loop, which Intel's LICM hoists. The fix-up spirv-opaque-loop-conditions
+(SPIRVFixups.cpp) has such a branch read the values it depends on back in
+the loop.
 A hang would hang the test: the kernel runs in a process of its own, with
 a timeout.
 """
@@ -93,10 +95,19 @@ _PROGRAM = textwrap.dedent("""
 """)
 
 
+# The same with `%tid.x != 0` computed in the loop, as nvcc leaves it
+# (cuSOLVER's csrqr_solve_Qtb_cta_core): Intel's LICM hoists it.
+TICKETS_IN_LOOP = TICKETS.replace("  setp.ne.s32 %p1, %r2, 0;\nTAKE:\n",
+                                  "TAKE:\n  setp.ne.s32 %p1, %r2, 0;\n")
+assert TICKETS_IN_LOOP != TICKETS
+
+
+@pytest.mark.parametrize("source", [TICKETS, TICKETS_IN_LOOP], ids=["before", "in_loop"])
 @pytest.mark.parametrize("blocks,threads", [(1, 32), (4, 256)])
-def test_persistent_blocks_take_every_ticket(libdir: str, blocks: int, threads: int) -> None:
+def test_persistent_blocks_take_every_ticket(libdir: str, source: str, blocks: int,
+                                             threads: int) -> None:
     n = 40
-    result = subprocess.run([sys.executable, "-c", _PROGRAM, libdir, TICKETS, str(blocks),
+    result = subprocess.run([sys.executable, "-c", _PROGRAM, libdir, source, str(blocks),
                              str(threads), str(n)], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     # Every block took one ticket past the last; tickets 0..n-1 each set

@@ -430,18 +430,41 @@ llvm::Error zmlir::spirvOpaqueNegations(gpu::GPUModuleOp, llvm::Module &module) 
   return llvm::Error::success();
 }
 
+/// Whether `value` is the same in every iteration of `loop` and computed in
+/// it without memory or calls (LICM could hoist it); its operands made
+/// outside the loop go to `outside`.
+static bool hoistable(llvm::Value *value, llvm::Loop *loop, unsigned depth,
+                      llvm::SmallVectorImpl<llvm::Use *> &outside) {
+  auto *inst = llvm::dyn_cast<llvm::Instruction>(value);
+  if (!inst || !loop->contains(inst))
+    return true;
+  if (depth == 0 || llvm::isa<llvm::PHINode>(inst) || llvm::isa<llvm::CallBase>(inst) ||
+      inst->mayReadOrWriteMemory() || inst->mayHaveSideEffects())
+    return false;
+  for (llvm::Use &use : inst->operands()) {
+    auto *operand = llvm::dyn_cast<llvm::Instruction>(use.get());
+    if (operand && !loop->contains(operand))
+      outside.push_back(&use);
+    else if (!hoistable(use.get(), loop, depth - 1, outside))
+      return false;
+  }
+  return true;
+}
+
 /// Intel's OpenCL CPU compiler miscompiles a loop that holds a work-group
-/// barrier and branches on a value computed before the loop from the
-/// work-item: a persistent block's `for (;;) { if (tid == 0) ticket =
+/// barrier and branches on a value the same in every iteration that depends
+/// on the work-item: a persistent block's `for (;;) { if (tid == 0) ticket =
 /// atomicAdd(...); __syncthreads(); ...; __syncthreads(); if (tid == 0)
 /// flag = ...; }` never ends with 32 work-items or more, with the branch's
 /// condition read again in the loop it ends (cuSOLVER's
 /// csrqr_leftLooking_cta_byLevels_core, cuda-samples' cuSolverSp_LowlevelQR,
 /// hung; test_spirv_loop_conditions.py). So in such a loop a branch on a
-/// value defined outside it reads the value back from a volatile private
-/// slot written where the value is made: the same value for each work-item,
-/// and none Intel can take for the loop's.
+/// value made outside it, or computed in it from values made outside it
+/// (which Intel's LICM hoists), reads those values back from volatile
+/// private slots written where they are made: the same value for each
+/// work-item, and none Intel can take for the loop's.
 llvm::Error zmlir::spirvOpaqueLoopConditions(gpu::GPUModuleOp, llvm::Module &module) {
+  constexpr unsigned kDepth = 8;
   auto synchronising = synchronisingFunctions(module);
   unsigned allocaSpace = module.getDataLayout().getAllocaAddrSpace();
   for (llvm::Function &function : module) {
@@ -449,8 +472,8 @@ llvm::Error zmlir::spirvOpaqueLoopConditions(gpu::GPUModuleOp, llvm::Module &mod
       continue;
     llvm::DominatorTree dominators(function);
     llvm::LoopInfo loops(dominators);
-    llvm::SmallVector<std::pair<llvm::Instruction *, llvm::Instruction *>> rewrites;
-    llvm::SmallPtrSet<llvm::Instruction *, 16> seen;
+    // Uses of values made outside a synchronising loop that its branches reach.
+    llvm::SetVector<llvm::Use *> rewrites;
     for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
       bool syncs = llvm::any_of(loop->blocks(), [&](llvm::BasicBlock *block) {
         return llvm::any_of(
@@ -460,36 +483,41 @@ llvm::Error zmlir::spirvOpaqueLoopConditions(gpu::GPUModuleOp, llvm::Module &mod
         continue;
       for (llvm::BasicBlock *block : loop->blocks()) {
         llvm::Instruction *terminator = block->getTerminator();
-        llvm::Value *condition = nullptr;
-        if (auto *branch = llvm::dyn_cast<llvm::BranchInst>(terminator))
-          condition = branch->isConditional() ? branch->getCondition() : nullptr;
-        else if (auto *choice = llvm::dyn_cast<llvm::SwitchInst>(terminator))
-          condition = choice->getCondition();
-        auto *made = llvm::dyn_cast_or_null<llvm::Instruction>(condition);
-        if (made && !loop->contains(made) && seen.insert(terminator).second)
-          rewrites.emplace_back(made, terminator);
+        auto *branch = llvm::dyn_cast<llvm::BranchInst>(terminator);
+        if (!llvm::isa<llvm::SwitchInst>(terminator) && !(branch && branch->isConditional()))
+          continue;
+        llvm::Use &condition = terminator->getOperandUse(0);
+        auto *made = llvm::dyn_cast<llvm::Instruction>(condition.get());
+        if (!made)
+          continue;
+        llvm::SmallVector<llvm::Use *> outside;
+        if (!loop->contains(made))
+          outside.push_back(&condition);
+        else if (!hoistable(made, loop, kDepth, outside))
+          continue;
+        rewrites.insert(outside.begin(), outside.end());
       }
     }
     if (rewrites.empty())
       continue;
-    llvm::IRBuilder<> builder(&function.getEntryBlock(),
-                              function.getEntryBlock().getFirstInsertionPt());
+    llvm::BasicBlock &entry = function.getEntryBlock();
+    llvm::IRBuilder<> builder(&entry, entry.getFirstInsertionPt());
     llvm::DenseMap<llvm::Instruction *, llvm::AllocaInst *> slots;
-    for (auto [made, terminator] : rewrites) {
+    for (llvm::Use *use : rewrites) {
+      auto *made = llvm::cast<llvm::Instruction>(use->get());
       llvm::Type *type = made->getType();
       // SPIR-V keeps no bool in memory: a byte holds an i1.
       llvm::Type *stored = type->isIntegerTy(1) ? builder.getInt8Ty() : type;
       llvm::AllocaInst *&slot = slots[made];
       if (!slot) {
-        builder.SetInsertPoint(&function.getEntryBlock(),
-                               function.getEntryBlock().getFirstInsertionPt());
+        builder.SetInsertPoint(&entry, entry.getFirstInsertionPt());
         slot = builder.CreateAlloca(stored, allocaSpace, nullptr, made->getName() + ".slot");
         builder.SetInsertPoint(*made->getInsertionPointAfterDef());
         builder.CreateStore(builder.CreateZExtOrBitCast(made, stored), slot, /*isVolatile=*/true);
       }
-      builder.SetInsertPoint(terminator);
+      builder.SetInsertPoint(llvm::cast<llvm::Instruction>(use->getUser()));
       llvm::Value *again = builder.CreateLoad(stored, slot, /*isVolatile=*/true);
-      terminator->setOperand(0, builder.CreateTruncOrBitCast(again, type));
+      use->set(builder.CreateTruncOrBitCast(again, type));
     }
   }
   return llvm::Error::success();
