@@ -543,8 +543,8 @@ def table(runs: list[Path], out: Path) -> int:
              "Written by `bench/cuda_samples.py table` from the runs below (each written by",
              "`bench/cuda_samples.py run`). PASS: exit 0 with every kernel module compiled;",
              "WAIVED: the sample's own EXIT_WAIVED; SKIP: needs a library or graphics API",
-             "beyond cudart, NVRTC, cuRAND, our cuBLAS and cuFFT and NVIDIA's cuSPARSE and",
-             "cuSOLVER.", "", *counts, "",
+             "beyond cudart, NVRTC, cuRAND, our cuBLAS and cuFFT and NVIDIA's cuSPARSE,",
+             "cuSOLVER and nvJitLink.", "", *counts, "",
              "| program | tier | features | " + " | ".join(label for label, _ in loaded)
              + " | first cause |",
              "|---|---|---|" + "---|" * len(loaded) + "---|"]

@@ -83,8 +83,9 @@ class SPIRVTarget(Target):
     # spirv-spin-waits: a block's spin loops take turns (SPIRVSpinWaits.cpp;
     # it finds polls by their atomic loads, so before the next one);
     # spirv-opaque-loop-conditions: Intel's CPU compiler miscompiles a loop with
-    # a barrier that branches on a value made before it (after spin-waits,
-    # whose turns are such loops, and whose polls a volatile load would be);
+    # a barrier that branches on a value the same in every iteration, made
+    # before the loop or from values made before it (after spin-waits, whose
+    # turns are such loops, and whose polls a volatile load would be);
     # spirv-volatile-atomic-accesses: LLVM 22 writes atomic loads and stores
     # as plain ones (after bfloat-as-bits, which rebuilds loads and stores);
     # spirv-address-geps: integer addresses as GEPs off their base pointer,
